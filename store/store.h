@@ -1,0 +1,331 @@
+/* store: the tlview file format (SQLite, described in store/SCHEMA.md), its writer, and the
+ * in-memory run model that every reader of tlview works on.
+ *
+ * Writing: store_writer_open() creates a new file (never overwriting one), then rows are added
+ * inside store_writer_begin()/store_writer_commit() batches; store_writer_close() ends it.
+ * Reading: store_run_new() makes an empty run; store_run_load() appends one file's processes to it
+ * (importers append theirs through the store_run_add_* builder calls); store_run_finish() sorts
+ * and indexes it; store_run_free() frees it. store_run_save() writes a run as one file.
+ *
+ * The run model is plain data (public structs in arrays) rather than an opaque handle: the
+ * analysis walks tens of millions of kernels and must read them without a call per field. It is
+ * owned by the store_run and is read-only for everyone but its builders.
+ *
+ * Errors: every call returns 0 (STORE_OK) or a negative STORE_E* code; the message is kept on the
+ * handle (store_writer_errmsg(), store_run_errmsg()) and always names the file. */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SCHEMA_VERSION 1 /* written into new files */
+#define STORE_READER_VERSION 1 /* files with a higher min_reader_version are refused */
+
+enum {
+    STORE_OK = 0,
+    STORE_EIO = -1,      /* the file system or SQLite failed (disk full, unwritable, ...) */
+    STORE_EEXIST = -2,   /* store_writer_open: the file already exists */
+    STORE_EFORMAT = -3,  /* not a tlview file: not SQLite, another database, truncated */
+    STORE_ENEWER = -4,   /* written by a newer tlview than this one */
+    STORE_EINVAL = -5,   /* bad argument */
+    STORE_ENOMEM = -6,
+};
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct store_writer store_writer;
+
+/* Which clock the absolute times handed to the writer are on (meta.clock). */
+typedef enum { STORE_CLOCK_CUPTI = 0, STORE_CLOCK_REALTIME = 1 } store_clock;
+
+/* Describes one process; strings may be NULL; they are copied. */
+typedef struct store_process_info {
+    int64_t pid, ppid;
+    const char *host;    /* gethostname() */
+    const char *exe;     /* executable path */
+    const char *argv;    /* command line, space separated */
+    const char *run_id;  /* TLVIEW_RUN_ID or NULL */
+    const char *source;  /* "libcollect", "nvprof", "nsys", "chrome" */
+    int64_t start_wall;  /* CLOCK_REALTIME ns at start, 0 if unknown */
+} store_process_info;
+
+typedef struct store_device_info {
+    uint32_t device_id;    /* CUDA ordinal as seen by the process */
+    const char *uuid;      /* 32 lowercase hex digits, or NULL */
+    const char *name;      /* "NVIDIA H200" */
+    uint32_t sm_count;     /* multiprocessors */
+    uint32_t cc_major, cc_minor;
+    uint64_t global_memory; /* bytes */
+} store_device_info;
+
+/* One kernel execution, absolute times on the writer's clock. `name` is copied (interned). */
+typedef struct store_kernel_info {
+    int64_t start, end;          /* ns */
+    uint32_t device_id;          /* CUDA ordinal */
+    uint32_t context_id;         /* CUDA context id */
+    uint32_t stream_id;          /* CUDA stream id */
+    uint32_t correlation_id;     /* links to the launching API call */
+    uint32_t grid[3], block[3];  /* x, y, z */
+    uint32_t registers;          /* per thread */
+    uint32_t static_smem, dynamic_smem; /* bytes per block */
+    uint32_t local_mem;          /* bytes per thread */
+    const char *name;            /* mangled name as CUPTI gives it */
+} store_kernel_info;
+
+typedef struct store_memcpy_info {
+    int64_t start, end;
+    uint32_t device_id, context_id, stream_id, correlation_id;
+    uint32_t copy_kind;          /* CUpti_ActivityMemcpyKind */
+    uint32_t src_kind, dst_kind; /* CUpti_ActivityMemoryKind */
+    uint64_t bytes;
+    uint32_t flags;
+} store_memcpy_info;
+
+typedef struct store_memset_info {
+    int64_t start, end;
+    uint32_t device_id, context_id, stream_id, correlation_id;
+    uint32_t value;
+    uint64_t bytes;
+    uint32_t mem_kind;           /* CUpti_ActivityMemoryKind */
+} store_memset_info;
+
+typedef enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 } store_api_domain;
+
+typedef struct store_api_info {
+    int64_t start, end;
+    uint64_t thread_id;
+    uint32_t correlation_id;
+    store_api_domain domain;
+    uint32_t cbid;               /* CUPTI callback id */
+    const char *name;            /* "cudaLaunchKernel" (interned) */
+    int32_t status;              /* return value */
+} store_api_info;
+
+typedef struct store_range_info {
+    int64_t start, end;
+    uint64_t thread_id;
+    const char *domain;          /* NVTX domain or NULL */
+    const char *name;            /* the range's message */
+} store_range_info;
+
+/* Creates `path` as a new tlview file and writes its tables and meta rows. The file must not
+ * exist: then STORE_EEXIST is returned and nothing is touched. `t0` is the time base (absolute
+ * ns on `clock`) every later row is stored relative to. On success *ppW owns the open file; on
+ * error *ppW is still set (unless out of memory) so the message can be read, and must be closed. */
+int store_writer_open(const char *path, store_clock clock, int64_t t0, store_writer **ppW /* OUT */);
+
+/* The last error of the writer, naming the file ("" when none). Owned by the writer. */
+const char *store_writer_errmsg(const store_writer *w);
+
+/* The file's path as opened. */
+const char *store_writer_path(const store_writer *w);
+
+/* Adds a process; *pId receives its row id for later calls. Commits at once (not batched). */
+int store_writer_process(store_writer *w, const store_process_info *p, int64_t *pId /* OUT */);
+
+/* Sets or replaces a process_meta key. Value NULL deletes nothing and stores NULL. */
+int store_writer_process_meta(store_writer *w, int64_t process, const char *key, const char *value);
+int store_writer_process_meta_int(store_writer *w, int64_t process, const char *key, int64_t value);
+
+/* Marks the process finished: end_wall and complete are set; error may be NULL. */
+int store_writer_process_end(store_writer *w, int64_t process, int64_t end_wall, int complete,
+                             const char *error);
+
+/* Records the reason tracing stopped or is incomplete (process.error), keeping complete = 0. */
+int store_writer_process_error(store_writer *w, int64_t process, const char *error);
+
+/* Adds a clock calibration pair (label "start" or "end"). */
+int store_writer_calibration(store_writer *w, int64_t process, const char *label, int64_t cupti,
+                             int64_t realtime, int64_t monotonic);
+
+/* Adds or replaces a device of the process. */
+int store_writer_device(store_writer *w, int64_t process, const store_device_info *d);
+
+/* Sets a context's device, compute API kind (1 CUDA, 2 MPS, 0 unknown) and null stream;
+ * contexts first seen through a kernel are created with kind 0 and updated by this call. */
+int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
+                         uint32_t compute_api_kind, uint32_t null_stream_id);
+
+/* Row batching: rows added between begin and commit land in one transaction. Rows added outside
+ * a batch are committed one by one (slow; meant for metadata). */
+int store_writer_begin(store_writer *w);
+int store_writer_commit(store_writer *w);
+
+int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_info *k);
+int store_writer_memcpy(store_writer *w, int64_t process, const store_memcpy_info *m);
+int store_writer_memset(store_writer *w, int64_t process, const store_memset_info *m);
+int store_writer_api(store_writer *w, int64_t process, const store_api_info *a);
+int store_writer_range(store_writer *w, int64_t process, const store_range_info *r);
+
+/* Commits an open batch, finishes and closes the file, frees w (NULL is a no-op). Returns the
+ * first error met while closing. */
+int store_writer_close(store_writer *w);
+
+/* ---------------------------------------------------------------- run model */
+
+/* Index types: positions in the run's arrays. */
+typedef uint32_t store_idx;
+#define STORE_NONE UINT32_MAX
+
+typedef struct store_process {
+    int64_t pid, ppid;
+    const char *host, *exe, *argv, *run_id, *source; /* owned by the run; may be NULL */
+    const char *file;          /* the file it was read from */
+    int64_t start_wall, end_wall; /* common axis (CLOCK_REALTIME ns), 0 if unknown */
+    int complete;              /* 1 if the collector finished cleanly */
+    const char *error;         /* process.error or NULL */
+    int64_t clock_offset;      /* added to the file's absolute times to reach the common axis */
+    int64_t clock_drift;       /* end-pair offset minus start-pair offset, ns (0 if unknown) */
+    uint64_t records_dropped;  /* from process_meta; 0 if unknown */
+    const char **meta_keys, **meta_values; /* process_meta, nmeta pairs */
+    uint32_t nmeta;
+} store_process;
+
+typedef struct store_device {
+    const char *uuid;          /* merge key; NULL when unknown (then keyed by process+ordinal) */
+    const char *name;
+    uint32_t sm_count, cc_major, cc_minor;
+    uint64_t global_memory;
+} store_device;
+
+typedef struct store_context {
+    store_idx process;         /* index into processes */
+    store_idx device;          /* index into devices (merged by uuid) */
+    uint32_t context_id;       /* CUDA's id, unique within the process only */
+    uint32_t compute_api_kind; /* 1 CUDA, 2 MPS client, 0 unknown */
+} store_context;
+
+typedef struct store_stream {
+    store_idx context;         /* index into contexts */
+    uint32_t stream_id;        /* CUDA's id, unique within the context only */
+} store_stream;
+
+/* A launch signature: what the solo-duration reference is keyed on (with the stream dropped). */
+typedef struct store_launch {
+    store_idx name;            /* index into strings */
+    uint32_t grid[3], block[3];
+    uint32_t registers, static_smem, dynamic_smem;
+} store_launch;
+
+/* 32 bytes: the run holds one per kernel, so keep it small. */
+typedef struct store_kernel {
+    int64_t start, end;        /* common axis, ns */
+    store_idx stream;          /* index into streams (stream -> context -> process, device) */
+    store_idx launch;          /* index into launches */
+    uint32_t correlation_id;   /* unique per process */
+    uint32_t flags;            /* reserved, 0 */
+} store_kernel;
+
+typedef enum { STORE_COPY_MEMCPY = 1, STORE_COPY_MEMSET = 2 } store_copy_type;
+
+typedef struct store_copy {
+    int64_t start, end;        /* common axis */
+    store_idx stream;
+    uint32_t correlation_id;
+    uint16_t type;             /* store_copy_type */
+    uint16_t kind;             /* memcpy: CUpti_ActivityMemcpyKind; memset: memory kind */
+    uint64_t bytes;
+} store_copy;
+
+typedef struct store_api {
+    int64_t start, end;
+    store_idx process;
+    uint32_t correlation_id;
+    uint64_t thread_id;
+    store_idx name;            /* index into strings */
+    uint16_t domain;           /* store_api_domain */
+    int32_t status;
+} store_api;
+
+typedef struct store_range {
+    int64_t start, end;
+    store_idx process;
+    uint64_t thread_id;
+    store_idx domain;          /* index into strings or STORE_NONE */
+    store_idx name;
+} store_range;
+
+typedef struct store_string {
+    const char *text;          /* as recorded (mangled) */
+    const char *demangled;     /* readable form; == text when not mangled */
+} store_string;
+
+typedef struct store_run {
+    store_process *processes;  uint32_t nprocesses;
+    store_device *devices;     uint32_t ndevices;
+    store_context *contexts;   uint32_t ncontexts;
+    store_stream *streams;     uint32_t nstreams;
+    store_launch *launches;    uint32_t nlaunches;
+    store_string *strings;     uint32_t nstrings;
+    store_kernel *kernels;     uint64_t nkernels;  /* sorted by start after store_run_finish */
+    store_copy *copies;        uint64_t ncopies;   /* sorted by start */
+    store_api *apis;           uint64_t napis;     /* sorted by start */
+    store_range *ranges;       uint64_t nranges;   /* sorted by start */
+    int64_t t_begin, t_end;    /* min start / max end over all records (0, 0 when empty) */
+    void *priv;                /* builder state: interning tables, error text, arenas */
+} store_run;
+
+/* A new empty run. NULL when out of memory. Free with store_run_free(). */
+store_run *store_run_new(void);
+
+/* Frees the run and everything it owns. NULL is a no-op. */
+void store_run_free(store_run *run);
+
+/* The last error met by a load/save on this run ("" when none); it names the file. */
+const char *store_run_errmsg(const store_run *run);
+
+/* Sets the run's error message (printf-style); returns `code`. For importers, which report
+ * through the run like the native loader does. */
+int store_run_error(store_run *run, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reads the tlview file at `path` and appends its processes and records to the run, on the common
+ * time axis. A file that is not a tlview file fails with STORE_EFORMAT, one written by a newer
+ * tlview with STORE_ENEWER; the run is then unchanged. */
+int store_run_load(store_run *run, const char *path);
+
+/* True (1) when `path` starts like a tlview file (SQLite with a meta table whose format is
+ * "tlview"); 0 otherwise. Never fails loudly: used for format detection. */
+int store_probe(const char *path);
+
+/* Sorts records by start and computes t_begin/t_end. Call once after the last load/add. */
+int store_run_finish(store_run *run);
+
+/* Writes the whole run as one new tlview file (clock realtime). Fails with STORE_EEXIST if
+ * `path` exists. */
+int store_run_save(const store_run *run, const char *path, const char *writer_name);
+
+/* --- builder calls, for importers (and the native loader). All strings are copied. --- */
+
+/* Interns a string; returns its index. The demangled form is computed here. */
+store_idx store_run_intern(store_run *run, const char *text);
+store_idx store_run_add_process(store_run *run, const store_process_info *p, const char *file);
+int store_run_process_meta(store_run *run, store_idx process, const char *key, const char *value);
+/* Devices are merged by uuid; a device without uuid is unique to (process, ordinal). */
+store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d);
+/* Finds or creates the context (process, context_id); device may be STORE_NONE when unknown. */
+store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id, store_idx device,
+                            uint32_t compute_api_kind);
+store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id);
+store_idx store_run_launch(store_run *run, const store_launch *l);
+/* Appends a record (times already on the common axis). Returns 0 or STORE_ENOMEM. */
+int store_run_add_kernel(store_run *run, const store_kernel *k);
+int store_run_add_copy(store_run *run, const store_copy *c);
+int store_run_add_api(store_run *run, const store_api *a);
+int store_run_add_range(store_run *run, const store_range *r);
+
+/* The process a kernel belongs to, and its device (helpers over the index chain). */
+static inline store_idx store_kernel_process(const store_run *run, const store_kernel *k)
+{
+    return run->contexts[run->streams[k->stream].context].process;
+}
+static inline store_idx store_kernel_device(const store_run *run, const store_kernel *k)
+{
+    return run->contexts[run->streams[k->stream].context].device;
+}
+
+/* Demangles an Itanium C++ name into a malloc'd string; NULL if `name` is not mangled. */
+char *store_demangle(const char *name);
+
+#endif

@@ -1,0 +1,63 @@
+/* Unit-test helpers shared by every tests/<module>/test_<module>.c.
+ * A case is `int test_<module>_<case>(void)` returning 0 on success, 1 on failure and
+ * TEST_SKIP (77) when it cannot run here. The assertion macros print file:line and both sides,
+ * then return 1 from the case. Cases are found by CMake (tests/CMakeLists.txt) and each runs in
+ * its own process, so a crash fails one case only. */
+#ifndef TEST_HELP_H
+#define TEST_HELP_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TEST_SKIP 77
+
+struct test_case {
+    const char *name;   /* case name without the test_<module>_ prefix */
+    int (*fn)(void);    /* the case */
+};
+
+#define TEST_ASSERT(cond)                                                            \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+#define TEST_EQ_INT(a, b)                                                            \
+    do {                                                                             \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                        \
+        if (va_ != vb_) {                                                            \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,      \
+                    __LINE__, #a, #b, va_, vb_);                                     \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+#define TEST_EQ_STR(a, b)                                                            \
+    do {                                                                             \
+        const char *sa_ = (a), *sb_ = (b);                                           \
+        if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0) {                                 \
+            fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,  \
+                    __LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");   \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+/* |a - b| <= tol */
+#define TEST_NEAR(a, b, tol)                                                         \
+    do {                                                                             \
+        double da_ = (double)(a), db_ = (double)(b);                                 \
+        if (!(da_ - db_ <= (tol) && db_ - da_ <= (tol))) {                           \
+            fprintf(stderr, "%s:%d: %s ~= %s failed: %g != %g (tol %g)\n", __FILE__, \
+                    __LINE__, #a, #b, da_, db_, (double)(tol));                      \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+/* A fresh empty directory for the case (under TLVIEW_BINARY_DIR/testtmp); returns its path in a
+ * static buffer. */
+const char *test_tmpdir(void);
+
+#endif

@@ -1,0 +1,72 @@
+/* The main() of every unit-test program. `test_x CASE` runs one case (what CTest does);
+ * `test_x` alone runs every case, each in a forked child, and ends with "N passed, N failed". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_help.h"
+#include "test_cases.h"
+
+static char tmpdir[4096];
+
+const char *test_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        snprintf(tmpdir, sizeof tmpdir, "%s/testtmp", TLVIEW_BINARY_DIR);
+        mkdir(tmpdir, 0755);
+        size_t n = strlen(tmpdir);
+        snprintf(tmpdir + n, sizeof tmpdir - n, "/XXXXXX");
+        if (!mkdtemp(tmpdir)) {
+            fprintf(stderr, "test_tmpdir: mkdtemp %s: %s\n", tmpdir, strerror(errno));
+            abort();
+        }
+    }
+    return tmpdir;
+}
+
+static int run_case(const struct test_case *tc)
+{
+    int rc = tc->fn();
+    if (tmpdir[0] && rc == 0) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        for (const struct test_case *tc = test_cases; tc->name; tc++)
+            if (strcmp(tc->name, argv[1]) == 0)
+                return run_case(tc);
+        fprintf(stderr, "%s: no case named '%s'\n", argv[0], argv[1]);
+        return 2;
+    }
+    int passed = 0, failed = 0, skipped = 0;
+    for (const struct test_case *tc = test_cases; tc->name; tc++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(run_case(tc));
+        int status = 0;
+        waitpid(pid, &status, 0);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        const char *verdict = code == 0 ? "ok" : code == TEST_SKIP ? "skip" : "FAIL";
+        printf("[%s] %s\n", verdict, tc->name);
+        if (code == 0)
+            passed++;
+        else if (code == TEST_SKIP)
+            skipped++;
+        else
+            failed++;
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
