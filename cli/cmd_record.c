@@ -1,0 +1,463 @@
+/* cmd_record.c: `tlview record [-o DIR] [--procs N] [--mps] [--label NAME] -- CMD ARGS`.
+ * Runs N copies of CMD together under libcollect.so (CUDA_INJECTION64_PATH), optionally as clients
+ * of a private MPS daemon, and leaves in DIR one trace file per CUDA process plus manifest.json;
+ * then prints the report's headline. The steps live in cli/record_spawn.c (barrier, signals),
+ * cli/record_mps.c (daemon) and cli/record_manifest.c (manifest). */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "store.h"
+
+#define MAX_PROCS 1024
+
+static const char usage_text[] =
+    "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-f] -- CMD [ARGS...]\n"
+    "\n"
+    "Runs N copies of CMD at once under the tlview collector and keeps one trace file per CUDA\n"
+    "process in DIR, with DIR/manifest.json describing the run; then prints the report's headline.\n"
+    "The copies are started behind a barrier (all are forked before any runs), so they overlap.\n"
+    "Each copy sees TLVIEW_RANK (0..N-1), TLVIEW_NPROCS, TLVIEW_RUN_ID and TLVIEW_OUTPUT.\n"
+    "\n"
+    "  -o, --output DIR   folder for the traces (default: tlview-LABEL-YYYYMMDD-HHMMSS); an\n"
+    "                     existing folder holding a manifest.json is refused unless --force\n"
+    "  -n, --procs N      copies to start together, 1 to 1024 (default 1)\n"
+    "      --mps          run the copies as MPS clients: start a private MPS control daemon with\n"
+    "                     its pipe and log folders in DIR and stop it at the end, or reuse the one\n"
+    "                     of CUDA_MPS_PIPE_DIRECTORY when its control pipe exists (left running)\n"
+    "  -l, --label NAME   trace file prefix, letters, digits, '.', '_', '-' (default: CMD's name)\n"
+    "  -f, --force        record into a folder that already holds a run (its traces are kept;\n"
+    "                     only files written by this run are reported)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Environment: TLVIEW_COLLECTOR (libcollect.so to use), TLVIEW_MPS_CONTROL (control program,\n"
+    "default nvidia-cuda-mps-control on PATH); TLVIEW_* collector settings pass through.\n"
+    "Exit status: 0 when every copy exited 0; the first copy's non-zero status (128+signal when\n"
+    "killed); 128+signal when record itself was interrupted; 1 when record failed (no trace\n"
+    "written, MPS daemon trouble); 2 for a usage error.\n";
+
+/* Everything one record run holds; freed by run_free(). */
+typedef struct rec_run_state {
+    char dir[PATH_MAX];          /* absolute output folder */
+    char label[256];
+    char run_id[96];
+    char collector[PATH_MAX];
+    char pattern[PATH_MAX + 300];/* TLVIEW_OUTPUT */
+    char program[PATH_MAX];      /* CMD resolved on PATH */
+    int nprocs, use_mps, force;
+    rec_mps mps;
+    rec_child *kids;
+    char **before; int nbefore;  /* trace files in DIR before the run */
+    char **files; int nfiles;    /* trace files written by the run */
+} rec_run_state;
+
+static int valid_label(const char *s)
+{
+    if (!*s || strlen(s) > 200)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
+ * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install folder. */
+static int find_collector(char *out, char *err)
+{
+    const char *env = getenv("TLVIEW_COLLECTOR");
+    if (env && *env) {
+        if (!file_exists(env) || !realpath(env, out)) {
+            snprintf(err, REC_ERR_MAX, "TLVIEW_COLLECTOR=%s: no such file", env);
+            return -1;
+        }
+        return 0;
+    }
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *tried = "";
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(cand, sizeof cand, "%s/../collector/libcollect.so", exe);
+        if (file_exists(cand) && realpath(cand, out))
+            return 0;
+        tried = cand;
+    }
+#ifdef TLVIEW_COLLECTOR_DIR
+    if (file_exists(TLVIEW_COLLECTOR_DIR "/libcollect.so") &&
+        realpath(TLVIEW_COLLECTOR_DIR "/libcollect.so", out))
+        return 0;
+    snprintf(err, REC_ERR_MAX, "libcollect.so not found (looked at %s and %s); set "
+             "TLVIEW_COLLECTOR to its path", tried, TLVIEW_COLLECTOR_DIR "/libcollect.so");
+#else
+    snprintf(err, REC_ERR_MAX, "libcollect.so not found (looked at %s); set TLVIEW_COLLECTOR "
+             "to its path", tried);
+#endif
+    return -1;
+}
+
+/* Trace files (*.db) in dir, as a malloc'd array of malloc'd full paths, sorted. */
+static int list_db_files(const char *dir, char ***pOut)
+{
+    *pOut = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0, cap = 0;
+    char **v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nv = realloc(v, sizeof *v * (size_t)cap);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        size_t sz = strlen(dir) + len + 2;
+        v[n] = malloc(sz);
+        if (!v[n])
+            break;
+        snprintf(v[n], sz, "%s/%s", dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    for (int i = 1; i < n; i++) /* insertion sort: a run has few files */
+        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            char *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *pOut = v;
+    return n;
+}
+
+static void free_list(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The files written during the run: those in DIR now that were not there before. */
+static void collect_new_files(rec_run_state *st)
+{
+    char **now;
+    int n = list_db_files(st->dir, &now);
+    st->files = calloc((size_t)n + 1, sizeof *st->files);
+    st->nfiles = 0;
+    for (int i = 0; i < n; i++) {
+        int old = 0;
+        for (int j = 0; j < st->nbefore && !old; j++)
+            old = strcmp(now[i], st->before[j]) == 0;
+        if (!old && st->files)
+            st->files[st->nfiles++] = now[i];
+        else
+            free(now[i]);
+    }
+    free(now);
+}
+
+/* Creates DIR if needed; refuses one holding a manifest unless --force; makes it absolute. */
+static int prepare_dir(rec_run_state *st, const char *dir, char *err)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, REC_ERR_MAX, "%s: cannot create: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(err, REC_ERR_MAX, "%s: not a folder", dir);
+        return -1;
+    }
+    if (!realpath(dir, st->dir)) {
+        snprintf(err, REC_ERR_MAX, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    char manifest[PATH_MAX + 32];
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
+    if (file_exists(manifest) && !st->force) {
+        snprintf(err, REC_ERR_MAX, "%s already holds a recorded run (%s); choose another folder "
+                 "with -o or add --force", dir, manifest);
+        return -1;
+    }
+    if (access(st->dir, W_OK) != 0) {
+        snprintf(err, REC_ERR_MAX, "%s: not writable", dir);
+        return -1;
+    }
+    st->nbefore = list_db_files(st->dir, &st->before);
+    return 0;
+}
+
+/* TLVIEW_OUTPUT = DIR/LABEL.%p.db, with any '%' of DIR or LABEL doubled for the pattern. */
+static void make_pattern(rec_run_state *st)
+{
+    char *o = st->pattern, *end = st->pattern + sizeof st->pattern - 16;
+    for (const char *s = st->dir; *s && o < end; s++) {
+        if (*s == '%')
+            *o++ = '%';
+        *o++ = *s;
+    }
+    snprintf(o, (size_t)(st->pattern + sizeof st->pattern - o), "/%s.%%p.db", st->label);
+}
+
+static void make_run_id(rec_run_state *st, int64_t now)
+{
+    unsigned int rnd = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&rnd, sizeof rnd, 1, f) != 1)
+        rnd = (unsigned int)(now ^ getpid());
+    if (f)
+        fclose(f);
+    time_t s = (time_t)(now / 1000000000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(st->run_id, sizeof st->run_id, "%s-%d-%08x", stamp, (int)getpid(), rnd);
+}
+
+/* Per-process lines and totals read back from the trace files. */
+static int print_summary(rec_run_state *st)
+{
+    store_run *run = store_run_new();
+    if (!run)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < st->nfiles && rc == 0; i++)
+        if (store_run_load(run, st->files[i]) != STORE_OK) {
+            fprintf(stderr, "tlview record: %s\n", store_run_errmsg(run));
+            rc = -1;
+        }
+    if (rc == 0 && store_run_finish(run) != STORE_OK) {
+        fprintf(stderr, "tlview record: %s\n", store_run_errmsg(run));
+        rc = -1;
+    }
+    if (rc == 0) {
+        printf("%8s %8s %12s %5s  %s\n", "pid", "kernels", "kernel ms", "mps", "file");
+        for (uint32_t p = 0; p < run->nprocesses; p++) {
+            uint64_t nk = 0;
+            int64_t busy = 0;
+            for (uint64_t k = 0; k < run->nkernels; k++)
+                if (store_kernel_process(run, &run->kernels[k]) == p) {
+                    nk++;
+                    busy += run->kernels[k].end - run->kernels[k].start;
+                }
+            int mps = 0;
+            for (uint32_t c = 0; c < run->ncontexts; c++)
+                if (run->contexts[c].process == p && run->contexts[c].compute_api_kind == 2)
+                    mps = 1;
+            const store_process *pr = &run->processes[p];
+            printf("%8lld %8llu %12.3f %5s  %s%s\n", (long long)pr->pid, (unsigned long long)nk,
+                   busy / 1e6, mps ? "yes" : "no", pr->file, pr->complete ? "" : " (incomplete)");
+        }
+        printf("%u processes, %llu kernels, %.3f ms from first to last kernel\n",
+               run->nprocesses, (unsigned long long)run->nkernels,
+               (run->t_end - run->t_begin) / 1e6);
+    }
+    store_run_free(run);
+    return rc;
+}
+
+static void run_free(rec_run_state *st)
+{
+    free(st->kids);
+    free_list(st->before, st->nbefore);
+    free_list(st->files, st->nfiles);
+}
+
+static int exit_code_of(const rec_child *k)
+{
+    if (!k->done || k->pid <= 0)
+        return 0;
+    if (WIFEXITED(k->status))
+        return WEXITSTATUS(k->status);
+    return 128 + WTERMSIG(k->status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"procs", required_argument, 0, 'n'},
+        {"mps", no_argument, 0, 'M'},           {"label", required_argument, 0, 'l'},
+        {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    rec_run_state st;
+    memset(&st, 0, sizeof st);
+    st.nprocs = 1;
+    const char *dir = NULL, *label = NULL;
+    char err[REC_ERR_MAX] = "";
+    int c;
+    optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
+    while ((c = getopt_long(argc, argv, "+o:n:l:fh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': dir = optarg; break;
+        case 'n': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == 0 || *end || v < 1 || v > MAX_PROCS) {
+                fprintf(stderr, "tlview record: --procs %s: expected a number from 1 to %d\n",
+                        optarg, MAX_PROCS);
+                return 2;
+            }
+            st.nprocs = (int)v;
+            break;
+        }
+        case 'M': st.use_mps = 1; break;
+        case 'l': label = optarg; break;
+        case 'f': st.force = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: fputs(usage_text, stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "tlview record: no command given (tlview record [OPTIONS] -- CMD ARGS)\n");
+        return 2;
+    }
+    char **cmd = argv + optind;
+    if (!label) {
+        const char *base = strrchr(cmd[0], '/');
+        label = base ? base + 1 : cmd[0];
+    }
+    if (!valid_label(label)) {
+        fprintf(stderr, "tlview record: label '%s': use letters, digits, '.', '_' and '-' only "
+                "(set one with --label)\n", label);
+        return 2;
+    }
+    snprintf(st.label, sizeof st.label, "%s", label);
+
+    rec_signals_block();
+    int64_t start_ns = rec_now_ns();
+    if (rec_find_program(cmd[0], st.program, sizeof st.program, err) != 0) {
+        fprintf(stderr, "tlview record: %s\n", err);
+        return 127;
+    }
+    if (find_collector(st.collector, err) != 0) {
+        fprintf(stderr, "tlview record: %s\n", err);
+        return 1;
+    }
+    const char *gpu_check = getenv("TLVIEW_GPU_CHECK");
+    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && access("/dev/nvidiactl", F_OK) != 0) {
+        fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
+                "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
+        return 1;
+    }
+    if (st.use_mps && rec_mps_find(&st.mps, err) != 0) {
+        fprintf(stderr, "tlview record: %s\n", err);
+        return 1;
+    }
+    char defdir[512];
+    if (!dir) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(defdir, sizeof defdir, "tlview-%s-%s", st.label, stamp);
+        dir = defdir;
+    }
+    if (prepare_dir(&st, dir, err) != 0) {
+        fprintf(stderr, "tlview record: %s\n", err);
+        return 1;
+    }
+    make_run_id(&st, start_ns);
+    make_pattern(&st);
+    const char *old = getenv("CUDA_INJECTION64_PATH");
+    if (old && *old && strcmp(old, st.collector) != 0)
+        fprintf(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,
+                st.collector);
+    setenv("CUDA_INJECTION64_PATH", st.collector, 1);
+    setenv("TLVIEW_OUTPUT", st.pattern, 1);
+    setenv("TLVIEW_RUN_ID", st.run_id, 1);
+
+    st.kids = calloc((size_t)st.nprocs, sizeof *st.kids);
+    if (!st.kids) {
+        fprintf(stderr, "tlview record: out of memory\n");
+        run_free(&st);
+        return 1;
+    }
+    int failed = 0, sig = 0;
+    int64_t release_ns = 0;
+    char mps_err[REC_ERR_MAX] = "";
+    if (st.use_mps && rec_mps_start(&st.mps, st.dir, err) != 0)
+        failed = 1;
+    if (!failed && (sig = rec_signal_pending()) != 0)
+        snprintf(err, REC_ERR_MAX, "interrupted by %s before the command started",
+                 rec_signame(sig));
+    if (!failed && !sig) {
+        fprintf(stderr, "tlview record: %d cop%s of %s%s, traces in %s (run %s)\n", st.nprocs,
+                st.nprocs == 1 ? "y" : "ies", cmd[0], st.use_mps ? " under MPS" : "", st.dir,
+                st.run_id);
+        if (rec_spawn(st.program, cmd, st.kids, st.nprocs, &release_ns, err) != 0)
+            failed = 1;
+        else
+            sig = rec_wait(st.kids, st.nprocs);
+    }
+    int64_t end_ns = rec_now_ns();
+    /* Cleanup is on this one path, whatever happened above: the daemon never outlives us. */
+    if (st.use_mps && rec_mps_stop(&st.mps, mps_err) != 0) {
+        fprintf(stderr, "tlview record: %s\n", mps_err);
+        failed = 1;
+    }
+    collect_new_files(&st);
+    rec_manifest m = {
+        .dir = st.dir, .label = st.label, .run_id = st.run_id, .collector = st.collector,
+        .output_pattern = st.pattern, .argv = cmd, .nprocs = st.nprocs,
+        .mps = st.use_mps ? &st.mps : NULL, .start_ns = start_ns, .release_ns = release_ns,
+        .end_ns = end_ns, .signal = sig, .kids = st.kids, .files = st.files,
+        .nfiles = st.nfiles, .error = err[0] ? err : (mps_err[0] ? mps_err : NULL)};
+    char manifest[PATH_MAX + 32], merr[REC_ERR_MAX];
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", st.dir);
+    if (rec_manifest_write(manifest, &m, merr) != 0) {
+        fprintf(stderr, "tlview record: %s\n", merr);
+        failed = 1;
+    }
+    if (err[0])
+        fprintf(stderr, "tlview record: %s\n", err);
+
+    int child_rc = 0;
+    for (int i = 0; i < st.nprocs; i++) {
+        int code = exit_code_of(&st.kids[i]);
+        if (code && !child_rc)
+            child_rc = code;
+        if (code)
+            fprintf(stderr, "tlview record: copy %d (pid %d) exited with status %d\n", i,
+                    (int)st.kids[i].pid, code);
+    }
+    if (st.nfiles == 0 && release_ns) {
+        fprintf(stderr, "tlview record: no trace file was written in %s: the command made no CUDA "
+                "call, or CUDA did not load %s (see the messages above)\n", st.dir, st.collector);
+        failed = 1;
+    } else if (st.nfiles > 0 && print_summary(&st) != 0) {
+        failed = 1;
+    }
+    run_free(&st);
+    if (sig)
+        return 128 + sig;
+    if (child_rc)
+        return child_rc;
+    return failed ? 1 : 0;
+}

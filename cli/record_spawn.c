@@ -1,0 +1,278 @@
+/* record_spawn.c: process handling for `tlview record`: N copies of a command started behind a
+ * start barrier (a pipe that every child reads until the parent closes it after the last fork),
+ * a wait loop that takes SIGCHLD/SIGINT/SIGTERM synchronously with sigtimedwait() so that no
+ * signal handler races with the bookkeeping, and a small run-to-completion helper for the MPS
+ * control program. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+
+/* pipe() with both ends closed on exec (pipe2 needs _GNU_SOURCE). */
+static int cloexec_pipe(int fds[2])
+{
+    if (pipe(fds) != 0)
+        return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+static sigset_t saved_mask;   /* the mask before rec_signals_block(), restored in children */
+static int blocked;           /* rec_signals_block() was called */
+
+const char *rec_signame(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGKILL: return "SIGKILL";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "another signal";
+    }
+}
+
+int64_t rec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int is_exec_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int rec_find_program(const char *cmd, char *out, size_t n, char *err)
+{
+    if (!cmd || !*cmd) {
+        snprintf(err, REC_ERR_MAX, "no command given after --");
+        return -1;
+    }
+    if (strchr(cmd, '/')) {
+        if (!is_exec_file(cmd)) {
+            snprintf(err, REC_ERR_MAX, "%s: %s", cmd,
+                     access(cmd, F_OK) == 0 ? "not an executable file" : "no such file");
+            return -1;
+        }
+        snprintf(out, n, "%s", cmd);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", cmd);
+        if (is_exec_file(out))
+            return 0;
+        p += len + (colon ? 1 : 0);
+    }
+    snprintf(err, REC_ERR_MAX, "%s: command not found on PATH", cmd);
+    return -1;
+}
+
+void rec_signals_block(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, &saved_mask);
+    blocked = 1;
+}
+
+int rec_signal_pending(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    struct timespec zero = {0, 0};
+    int sig = sigtimedwait(&set, NULL, &zero);
+    return sig > 0 ? sig : 0;
+}
+
+/* In a freshly forked child: the parent's blocked signals must not leak into the program. */
+static void child_restore_signals(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    if (blocked)
+        sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
+
+int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int64_t *pRelease,
+              char *err)
+{
+    int gate[2];
+    if (cloexec_pipe(gate) != 0) {
+        snprintf(err, REC_ERR_MAX, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    for (int i = 0; i < n; i++) {
+        kids[i].rank = i;
+        kids[i].done = 0;
+        kids[i].status = 0;
+        pid_t pid = fork();
+        if (pid < 0) {
+            snprintf(err, REC_ERR_MAX, "fork (copy %d of %d): %s", i + 1, n, strerror(errno));
+            for (int j = 0; j < i; j++) { /* killed before the gate opens: none exec */
+                kill(kids[j].pid, SIGKILL);
+                waitpid(kids[j].pid, &kids[j].status, 0);
+                kids[j].done = 1;
+            }
+            close(gate[1]);
+            close(gate[0]);
+            return -1;
+        }
+        if (pid == 0) {
+            close(gate[1]);
+            char buf[16];
+            ssize_t r;
+            while ((r = read(gate[0], buf, sizeof buf)) < 0 && errno == EINTR)
+                ;
+            if (r != 0)
+                _exit(126); /* the barrier was not opened cleanly */
+            snprintf(buf, sizeof buf, "%d", i);
+            setenv("TLVIEW_RANK", buf, 1);
+            snprintf(buf, sizeof buf, "%d", n);
+            setenv("TLVIEW_NPROCS", buf, 1);
+            child_restore_signals();
+            execv(path, argv);
+            fprintf(stderr, "tlview record: cannot run %s: %s\n", path, strerror(errno));
+            _exit(127);
+        }
+        kids[i].pid = pid;
+    }
+    close(gate[0]);
+    *pRelease = rec_now_ns();
+    close(gate[1]); /* every child's read() returns 0 now: they exec together */
+    return 0;
+}
+
+/* Reaps every child that has exited; returns how many are still running. */
+static int reap(rec_child *kids, int n)
+{
+    int alive = 0;
+    for (int i = 0; i < n; i++) {
+        if (kids[i].done)
+            continue;
+        pid_t r = waitpid(kids[i].pid, &kids[i].status, WNOHANG);
+        if (r == kids[i].pid || (r < 0 && errno == ECHILD))
+            kids[i].done = 1;
+        else
+            alive++;
+    }
+    return alive;
+}
+
+int rec_wait(rec_child *kids, int n)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGCHLD);
+    int first = 0;
+    while (reap(kids, n) > 0) {
+        siginfo_t si;
+        struct timespec tick = {0, 200 * 1000 * 1000}; /* re-reap even if a SIGCHLD merged */
+        int sig = sigtimedwait(&set, &si, &tick);
+        if (sig != SIGINT && sig != SIGTERM)
+            continue;
+        if (!first)
+            first = sig;
+        if (si.si_code == SI_KERNEL)
+            continue; /* from the terminal: the children, in our process group, got it too */
+        for (int i = 0; i < n; i++)
+            if (!kids[i].done)
+                kill(kids[i].pid, sig);
+    }
+    return first;
+}
+
+int rec_run(char *const argv[], const char *input, const char *outfile, int timeout_ms, char *err)
+{
+    int in[2] = {-1, -1};
+    if (input && cloexec_pipe(in) != 0) {
+        snprintf(err, REC_ERR_MAX, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, REC_ERR_MAX, "fork: %s", strerror(errno));
+        if (input) {
+            close(in[0]);
+            close(in[1]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        int fd = input ? in[0] : open("/dev/null", O_RDONLY);
+        if (fd >= 0)
+            dup2(fd, 0);
+        if (outfile) {
+            int out = open(outfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (out >= 0) {
+                dup2(out, 1);
+                dup2(out, 2);
+            }
+        }
+        child_restore_signals();
+        execv(argv[0], argv);
+        fprintf(stderr, "tlview record: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (input) {
+        close(in[0]);
+        size_t len = strlen(input);
+        /* A short text into an empty pipe never blocks; a program that exits early gives EPIPE,
+         * which is harmless here (SIGPIPE is not ours to take: ignore it for this write). */
+        void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+        if (write(in[1], input, len) != (ssize_t)len) {
+            /* the status below tells what happened to the program */
+        }
+        signal(SIGPIPE, old);
+        close(in[1]);
+    }
+    int status = 0;
+    for (int waited = 0;; waited += 10) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0 && errno != EINTR) {
+            snprintf(err, REC_ERR_MAX, "waitpid %s: %s", argv[0], strerror(errno));
+            return -1;
+        }
+        if (waited >= timeout_ms) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            snprintf(err, REC_ERR_MAX, "%s did not finish within %d s (killed)", argv[0],
+                     timeout_ms / 1000);
+            return -1;
+        }
+        struct timespec ms10 = {0, 10 * 1000 * 1000};
+        nanosleep(&ms10, NULL);
+    }
+}

@@ -1,0 +1,546 @@
+/* Tests of `tlview record`'s orchestration, run on the tlview binary with stand-ins: a shell
+ * script in place of the CUDA program (standin_cmd.sh: logs its start time and environment) and
+ * one in place of nvidia-cuda-mps-control (logs start/quit, serves a FIFO control pipe). No GPU is
+ * needed: TLVIEW_GPU_CHECK=0 and TLVIEW_COLLECTOR point record past the GPU-only parts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_help.h"
+
+#define HERE TLVIEW_SOURCE_DIR "/tests/record"
+#define STANDIN HERE "/standin_cmd.sh"
+
+static char out_text[65536], err_text[65536]; /* the last run's stdout and stderr */
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t len = fread(buf, 1, n - 1, f);
+    buf[len] = 0;
+    fclose(f);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* The environment every case starts from: stand-in collector and log folders in the case's
+ * tmpdir, no GPU check, the stand-in MPS control first on PATH. */
+static const char *setup(void)
+{
+    const char *tmp = test_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libcollect.so", tmp);
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
+    setenv("TLVIEW_COLLECTOR", path, 1);
+    setenv("TLVIEW_GPU_CHECK", "0", 1);
+    unsetenv("TLVIEW_MPS_CONTROL");
+    unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+    unsetenv("CUDA_MPS_LOG_DIRECTORY");
+    unsetenv("CUDA_INJECTION64_PATH");
+    snprintf(path, sizeof path, "%s/standin", tmp);
+    mkdir(path, 0755);
+    setenv("STANDIN_DIR", path, 1);
+    snprintf(path, sizeof path, "%s/mps.log", tmp);
+    setenv("STANDIN_MPS_LOG", path, 1);
+    const char *old = getenv("PATH");
+    char newpath[8192];
+    snprintf(newpath, sizeof newpath, "%s:%s", HERE, old ? old : "/usr/bin:/bin");
+    setenv("PATH", newpath, 1);
+    return tmp;
+}
+
+/* Starts `tlview record ARGS...` with stdout/stderr to files in tmpdir; returns its pid. */
+static pid_t start_record(const char *const *args)
+{
+    char outp[4096], errp[4096];
+    snprintf(outp, sizeof outp, "%s/record.out", test_tmpdir());
+    snprintf(errp, sizeof errp, "%s/record.err", test_tmpdir());
+    const char *argv[64] = {TLVIEW_BIN, "record"};
+    int n = 2;
+    for (; args[n - 2] && n < 63; n++)
+        argv[n] = args[n - 2];
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(TLVIEW_BIN, (char **)argv);
+        _exit(99);
+    }
+    return pid;
+}
+
+/* Waits for the record started above; returns its exit code (128+n for a signal) and loads its
+ * stdout/stderr into out_text/err_text. */
+static int finish_record(pid_t pid)
+{
+    int status = 0;
+    waitpid(pid, &status, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/record.out", test_tmpdir());
+    slurp(path, out_text, sizeof out_text);
+    snprintf(path, sizeof path, "%s/record.err", test_tmpdir());
+    slurp(path, err_text, sizeof err_text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_record(const char *const *args)
+{
+    return finish_record(start_record(args));
+}
+
+#define TEST_CONTAINS(hay, needle)                                                         \
+    do {                                                                                   \
+        if (!strstr((hay), (needle))) {                                                    \
+            fprintf(stderr, "%s:%d: \"%s\" not found in:\n%s\n", __FILE__, __LINE__, needle, \
+                    hay);                                                                  \
+            return 1;                                                                      \
+        }                                                                                  \
+    } while (0)
+
+/* Value of KEY=... in the stand-in's log of `rank` (static buffer; "" when absent). */
+static const char *rank_value(int rank, const char *key)
+{
+    static char val[4096];
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/rank.%d", getenv("STANDIN_DIR"), rank);
+    val[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return val;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, klen) == 0 && line[klen] == '=') {
+            snprintf(val, sizeof val, "%s", line + klen + 1);
+            val[strcspn(val, "\n")] = 0;
+        }
+    fclose(f);
+    return val;
+}
+
+static json_t *load_manifest(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (!j)
+        fprintf(stderr, "%s: %s (line %d)\n", path, e.text, e.line);
+    return j;
+}
+
+static long long child_int(json_t *m, int i, const char *key)
+{
+    return json_integer_value(json_object_get(json_array_get(json_object_get(m, "children"), i), key));
+}
+
+/* The stand-in MPS log, for checking what happened to the daemon. */
+static void mps_log(char *buf, size_t n)
+{
+    slurp(getenv("STANDIN_MPS_LOG"), buf, n);
+}
+
+/* Live processes named nvidia-cuda-mps* whose environment holds CUDA_MPS_PIPE_DIRECTORY=dir. */
+static int mps_alive(const char *pipe_dir)
+{
+    char cmd[4400], buf[64] = "";
+    snprintf(cmd, sizeof cmd,
+             "for p in /proc/[0-9]*; do "
+             "  [ \"$(cat $p/comm 2>/dev/null)\" = nvidia-cuda-mps ] || continue; "
+             "  tr '\\0' '\\n' 2>/dev/null < $p/environ | grep -qx 'CUDA_MPS_PIPE_DIRECTORY=%s' "
+             "  && echo x; done | wc -l", pipe_dir);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    if (!fgets(buf, sizeof buf, p))
+        buf[0] = 0;
+    pclose(p);
+    return atoi(buf);
+}
+
+/* ------------------------------------------------------------------ cases */
+
+/* N copies start together: none before the last fork (each sees all N siblings already there),
+ * none before the barrier opens, all within a short window. */
+int test_record_barrier(void)
+{
+    enum { N = 32 }; /* enough forks that a copy started at once would see fewer siblings */
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    setenv("STANDIN_SLEEP", "1", 1); /* stay alive, so later copies count the earlier ones */
+    const char *args[] = {"-o", dir, "--procs", "32", "--", STANDIN, NULL};
+    int rc = run_record(args);
+    TEST_EQ_INT(rc, 1); /* the stand-in writes no trace: record says so and fails */
+    TEST_CONTAINS(err_text, "no trace file was written");
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    long long release_us = json_integer_value(json_object_get(m, "barrier_release_ns")) / 1000;
+    json_decref(m);
+    long long lo = -1, hi = -1;
+    int seen[N] = {0};
+    for (int r = 0; r < N; r++) {
+        long long t = atoll(rank_value(r, "start_us"));
+        TEST_ASSERT(t > 0);
+        TEST_EQ_INT(atoi(rank_value(r, "siblings")), N);
+        TEST_ASSERT(t >= release_us);
+        lo = lo < 0 || t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+        TEST_EQ_INT(atoi(rank_value(r, "TLVIEW_NPROCS")), N);
+        int rank = atoi(rank_value(r, "TLVIEW_RANK"));
+        TEST_ASSERT(rank >= 0 && rank < N);
+        seen[rank]++;
+    }
+    for (int r = 0; r < N; r++)
+        TEST_EQ_INT(seen[r], 1);
+    fprintf(stderr, "%d starts within %lld us, the first %lld us after the release\n", N, hi - lo,
+            lo - release_us);
+    TEST_ASSERT(hi - lo < 1000000); /* together: within 1 s even on a loaded 2-core machine */
+    TEST_ASSERT(lo - release_us < 1000000);
+    return 0;
+}
+
+int test_record_manifest(void)
+{
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    setenv("STANDIN_EXIT_RANK", "1", 1);
+    setenv("STANDIN_EXIT_CODE", "7", 1);
+    const char *args[] = {"-o", dir, "-n", "3", "--label", "demo", "--", STANDIN, "a b", "c", NULL};
+    int rc = run_record(args);
+    TEST_EQ_INT(rc, 7); /* the first failing copy's status */
+    TEST_CONTAINS(err_text, "copy 1 (pid");
+    TEST_CONTAINS(err_text, "exited with status 7");
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_EQ_STR(json_string_value(json_object_get(m, "tool")), "tlview record");
+    TEST_EQ_STR(json_string_value(json_object_get(m, "label")), "demo");
+    TEST_EQ_INT(json_integer_value(json_object_get(m, "procs")), 3);
+    json_t *cmd = json_object_get(m, "command");
+    TEST_EQ_INT(json_array_size(cmd), 3);
+    TEST_EQ_STR(json_string_value(json_array_get(cmd, 0)), STANDIN);
+    TEST_EQ_STR(json_string_value(json_array_get(cmd, 1)), "a b");
+    TEST_EQ_STR(json_string_value(json_array_get(cmd, 2)), "c");
+    char want[4200];
+    snprintf(want, sizeof want, "%s/demo.%%p.db", dir);
+    TEST_EQ_STR(json_string_value(json_object_get(m, "output_pattern")), want);
+    TEST_EQ_STR(json_string_value(json_object_get(m, "dir")), dir);
+    TEST_EQ_STR(json_string_value(json_object_get(m, "collector")), getenv("TLVIEW_COLLECTOR"));
+    TEST_ASSERT(json_is_false(json_object_get(json_object_get(m, "mps"), "enabled")));
+    TEST_ASSERT(json_is_null(json_object_get(m, "interrupted_by")));
+    const char *run_id = json_string_value(json_object_get(m, "run_id"));
+    TEST_ASSERT(run_id && strlen(run_id) > 10);
+    long long t0 = json_integer_value(json_object_get(m, "start_ns"));
+    long long t1 = json_integer_value(json_object_get(m, "barrier_release_ns"));
+    long long t2 = json_integer_value(json_object_get(m, "end_ns"));
+    TEST_ASSERT(t0 > 0 && t0 <= t1 && t1 <= t2);
+    TEST_ASSERT(json_string_value(json_object_get(m, "start_time")));
+    TEST_EQ_INT(json_array_size(json_object_get(m, "children")), 3);
+    for (int r = 0; r < 3; r++) {
+        TEST_EQ_INT(child_int(m, r, "rank"), r);
+        TEST_EQ_INT(child_int(m, r, "pid"), atoi(rank_value(r, "pid")));
+        TEST_EQ_INT(child_int(m, r, "exit_code"), r == 1 ? 7 : 0);
+        TEST_EQ_STR(rank_value(r, "TLVIEW_RUN_ID"), run_id);
+        TEST_EQ_STR(rank_value(r, "TLVIEW_OUTPUT"), want);
+        TEST_EQ_STR(rank_value(r, "CUDA_INJECTION64_PATH"), getenv("TLVIEW_COLLECTOR"));
+        TEST_EQ_STR(rank_value(r, "args"), "a b c");
+    }
+    TEST_EQ_INT(json_array_size(json_object_get(m, "files")), 0);
+    json_decref(m);
+    return 0;
+}
+
+int test_record_usage_errors(void)
+{
+    setup();
+    const char *none[] = {"-n", "2", NULL};
+    TEST_EQ_INT(run_record(none), 2);
+    TEST_CONTAINS(err_text, "tlview record: no command given");
+    const char *zero[] = {"-n", "0", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(zero), 2);
+    TEST_CONTAINS(err_text, "--procs 0: expected a number from 1 to 1024");
+    const char *word[] = {"--procs", "four", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(word), 2);
+    TEST_CONTAINS(err_text, "--procs four: expected a number from 1 to 1024");
+    const char *big[] = {"--procs", "1025", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(big), 2);
+    const char *label[] = {"--label", "../x", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(label), 2);
+    TEST_CONTAINS(err_text, "label '../x'");
+    const char *opt[] = {"--bogus", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(opt), 2);
+    TEST_CONTAINS(err_text, "usage: tlview record");
+    const char *help[] = {"--help", NULL};
+    TEST_EQ_INT(run_record(help), 0);
+    TEST_CONTAINS(out_text, "usage: tlview record");
+    return 0;
+}
+
+int test_record_missing_command(void)
+{
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *abs[] = {"-o", dir, "--", "/nonexistent/prog", NULL};
+    TEST_EQ_INT(run_record(abs), 127);
+    TEST_CONTAINS(err_text, "/nonexistent/prog: no such file");
+    const char *onpath[] = {"-o", dir, "--", "tlview-no-such-program", NULL};
+    TEST_EQ_INT(run_record(onpath), 127);
+    TEST_CONTAINS(err_text, "tlview-no-such-program: command not found on PATH");
+    struct stat st;
+    TEST_ASSERT(stat(dir, &st) != 0); /* refused before anything was created */
+    return 0;
+}
+
+int test_record_existing_dir(void)
+{
+    const char *tmp = setup();
+    char dir[4096], manifest[4200];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    mkdir(dir, 0755);
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", dir);
+    FILE *f = fopen(manifest, "w");
+    TEST_ASSERT(f);
+    fputs("{\"old\": true}\n", f);
+    fclose(f);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "already holds a recorded run");
+    TEST_CONTAINS(err_text, "--force");
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m && json_is_true(json_object_get(m, "old"))); /* untouched */
+    json_decref(m);
+    TEST_EQ_STR(rank_value(0, "pid"), ""); /* the command never ran */
+    const char *forced[] = {"-o", dir, "--force", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(forced), 1); /* runs; fails only for want of a trace */
+    m = load_manifest(dir);
+    TEST_ASSERT(m && json_object_get(m, "run_id"));
+    TEST_EQ_INT(child_int(m, 0, "pid"), atoi(rank_value(0, "pid")));
+    json_decref(m);
+    return 0;
+}
+
+int test_record_collector_missing(void)
+{
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    setenv("TLVIEW_COLLECTOR", "/nonexistent/libcollect.so", 1);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "TLVIEW_COLLECTOR=/nonexistent/libcollect.so: no such file");
+    TEST_EQ_STR(rank_value(0, "pid"), "");
+    return 0;
+}
+
+int test_record_no_gpu(void)
+{
+    const char *tmp = setup();
+    if (access("/dev/nvidiactl", F_OK) == 0)
+        return TEST_SKIP; /* this machine has a GPU: the message cannot show */
+    unsetenv("TLVIEW_GPU_CHECK");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "no NVIDIA GPU here (/dev/nvidiactl is missing)");
+    TEST_EQ_STR(rank_value(0, "pid"), "");
+    return 0;
+}
+
+int test_record_mps_control_missing(void)
+{
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    setenv("PATH", "/usr/bin:/bin", 1); /* no stand-in, and no driver utilities here */
+    const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
+    if (access("/usr/bin/nvidia-cuda-mps-control", F_OK) == 0)
+        return TEST_SKIP;
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "--mps needs nvidia-cuda-mps-control");
+    setenv("TLVIEW_MPS_CONTROL", "/nonexistent/mps-control", 1);
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "TLVIEW_MPS_CONTROL=/nonexistent/mps-control is not an executable");
+    TEST_EQ_STR(rank_value(0, "pid"), "");
+    return 0;
+}
+
+int test_record_mps_start_stop(void)
+{
+    const char *tmp = setup();
+    char dir[4096], pipe_dir[4200], log_dir[4200], log[16384], want[13000];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *args[] = {"-o", dir, "-n", "2", "--mps", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1); /* no trace from the stand-in */
+    TEST_CONTAINS(err_text, "started a private MPS daemon");
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/mps-pipe", dir);
+    snprintf(log_dir, sizeof log_dir, "%s/mps-log", dir);
+    for (int r = 0; r < 2; r++) {
+        TEST_EQ_STR(rank_value(r, "CUDA_MPS_PIPE_DIRECTORY"), pipe_dir);
+        TEST_EQ_STR(rank_value(r, "CUDA_MPS_LOG_DIRECTORY"), log_dir);
+    }
+    mps_log(log, sizeof log);
+    snprintf(want, sizeof want, "start %s\nclient %s\nquit %s\n", pipe_dir, pipe_dir, pipe_dir);
+    TEST_EQ_STR(log, want); /* started once, stopped once, in that order */
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    json_t *mps = json_object_get(m, "mps");
+    TEST_ASSERT(json_is_true(json_object_get(mps, "enabled")));
+    TEST_ASSERT(json_is_true(json_object_get(mps, "started")));
+    TEST_ASSERT(json_is_true(json_object_get(mps, "stopped")));
+    TEST_ASSERT(json_is_false(json_object_get(mps, "reused")));
+    TEST_EQ_STR(json_string_value(json_object_get(mps, "pipe_dir")), pipe_dir);
+    json_decref(m);
+    return 0;
+}
+
+int test_record_mps_reuse(void)
+{
+    const char *tmp = setup();
+    char dir[4096], pipe_dir[4200], log[16384], want[13000];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/userpipe", tmp);
+    mkdir(pipe_dir, 0755);
+    setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
+    TEST_EQ_INT(system(HERE "/nvidia-cuda-mps-control -d"), 0);
+    const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
+    int rc = run_record(args);
+    int alive = mps_alive(pipe_dir);
+    TEST_EQ_INT(system("echo quit | " HERE "/nvidia-cuda-mps-control"), 0);
+    TEST_EQ_INT(rc, 1);
+    TEST_CONTAINS(err_text, "reusing the MPS daemon already running at");
+    TEST_EQ_INT(alive, 1); /* left running by record */
+    TEST_EQ_STR(rank_value(0, "CUDA_MPS_PIPE_DIRECTORY"), pipe_dir);
+    mps_log(log, sizeof log);
+    snprintf(want, sizeof want, "start %s\nclient %s\nquit %s\n", pipe_dir, pipe_dir, pipe_dir);
+    TEST_EQ_STR(log, want); /* only our own quit, after record ended */
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_ASSERT(json_is_true(json_object_get(json_object_get(m, "mps"), "reused")));
+    TEST_ASSERT(json_is_false(json_object_get(json_object_get(m, "mps"), "started")));
+    json_decref(m);
+    for (int i = 0; i < 100 && mps_alive(pipe_dir) > 0; i++)
+        sleep_ms(50);
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
+    return 0;
+}
+
+int test_record_mps_start_fails(void)
+{
+    const char *tmp = setup();
+    char dir[4096], log[8192], pipe_dir[4200], want[8400];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/mps-pipe", dir);
+    setenv("STANDIN_MPS_FAIL_START", "1", 1);
+    const char *args[] = {"-o", dir, "-n", "2", "--mps", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "-d failed (exit 1)");
+    TEST_CONTAINS(err_text, "cannot start (asked to fail)");
+    TEST_EQ_STR(rank_value(0, "pid"), ""); /* the command never ran */
+    mps_log(log, sizeof log);
+    snprintf(want, sizeof want, "start-failed %s\n", pipe_dir);
+    TEST_EQ_STR(log, want);
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_ASSERT(json_string_value(json_object_get(m, "error")));
+    TEST_EQ_INT(json_array_size(json_object_get(m, "children")), 0);
+    json_decref(m);
+    return 0;
+}
+
+/* SIGINT sent to record: the copies get it, the daemon is stopped, record exits 130. */
+int test_record_sigint(void)
+{
+    const char *tmp = setup();
+    char dir[4096], pipe_dir[4200], log[16384], want[13000];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/mps-pipe", dir);
+    setenv("STANDIN_SLEEP", "30", 1);
+    const char *args[] = {"-o", dir, "-n", "3", "--mps", "--", STANDIN, NULL};
+    pid_t pid = start_record(args);
+    int started = 0;
+    for (int i = 0; i < 200 && started < 3; i++) {
+        sleep_ms(50);
+        started = 0;
+        for (int r = 0; r < 3; r++)
+            started += rank_value(r, "pid")[0] != 0;
+    }
+    TEST_EQ_INT(started, 3);
+    sleep_ms(200); /* let the stand-ins reach their trap */
+    kill(pid, SIGINT);
+    int rc = finish_record(pid);
+    TEST_EQ_INT(rc, 130);
+    for (int r = 0; r < 3; r++)
+        TEST_EQ_STR(rank_value(r, "got"), "SIGINT");
+    mps_log(log, sizeof log);
+    snprintf(want, sizeof want, "start %s\nclient %s\nquit %s\n", pipe_dir, pipe_dir, pipe_dir);
+    TEST_EQ_STR(log, want);
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_EQ_STR(json_string_value(json_object_get(m, "interrupted_by")), "SIGINT");
+    for (int r = 0; r < 3; r++)
+        TEST_EQ_INT(child_int(m, r, "exit_code"), 130);
+    json_decref(m);
+    return 0;
+}
+
+int test_record_sigterm(void)
+{
+    const char *tmp = setup();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    setenv("STANDIN_SLEEP", "30", 1);
+    const char *args[] = {"-o", dir, "-n", "2", "--", STANDIN, NULL};
+    pid_t pid = start_record(args);
+    for (int i = 0; i < 200 && !(rank_value(0, "pid")[0] && rank_value(1, "pid")[0]); i++)
+        sleep_ms(50);
+    sleep_ms(200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(finish_record(pid), 143);
+    TEST_EQ_STR(rank_value(0, "got"), "SIGTERM");
+    TEST_EQ_STR(rank_value(1, "got"), "SIGTERM");
+    return 0;
+}
+
+/* A daemon that ignores quit is found in /proc, killed, and reported: none is left behind. */
+int test_record_mps_leftover_killed(void)
+{
+    const char *tmp = setup();
+    char dir[4096], pipe_dir[4200];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/mps-pipe", dir);
+    setenv("STANDIN_MPS_IGNORE_QUIT", "1", 1);
+    const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    TEST_CONTAINS(err_text, "was still running 10 s after quit; it was killed");
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_ASSERT(json_is_true(json_object_get(json_object_get(m, "mps"), "stopped")));
+    json_decref(m);
+    return 0;
+}
