@@ -121,6 +121,10 @@ const char *store_writer_errmsg(const store_writer *w);
 /* The file's path as opened. */
 const char *store_writer_path(const store_writer *w);
 
+/* Sets a file-level meta row, e.g. ("writer", "libcollect 0.1.0"); the reserved keys format,
+ * schema_version, min_reader_version, t0 and clock must not be changed. */
+int store_writer_meta(store_writer *w, const char *key, const char *value);
+
 /* Adds a process; *pId receives its row id for later calls. Commits at once (not batched). */
 int store_writer_process(store_writer *w, const store_process_info *p, int64_t *pId /* OUT */);
 

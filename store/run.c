@@ -1,0 +1,535 @@
+/* run.c: the in-memory run model's builder: growable arrays, a string arena, interning tables
+ * for strings, devices (by uuid), contexts, streams and launch signatures, and the mark/rollback
+ * that lets a failed load leave the run as it was. The loader (load.c) and the importers
+ * build runs through these calls; store_run_finish() sorts them (sort.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+store_run *store_run_new(void)
+{
+    store_run *run = calloc(1, sizeof *run);
+    store_run_priv *p = calloc(1, sizeof *p);
+    if (!run || !p) {
+        free(run);
+        free(p);
+        return NULL;
+    }
+    run->priv = p;
+    return run;
+}
+
+static void free_process_meta(store_process *pr)
+{
+    free(pr->meta_keys);
+    free(pr->meta_values);
+    pr->meta_keys = pr->meta_values = NULL;
+    pr->nmeta = 0;
+}
+
+void store_run_free(store_run *run)
+{
+    if (!run)
+        return;
+    store_run_priv *p = STORE_PRIV(run);
+    for (uint32_t i = 0; i < run->nprocesses; i++)
+        free_process_meta(&run->processes[i]);
+    free(run->processes);
+    free(run->devices);
+    free(run->contexts);
+    free(run->streams);
+    free(run->launches);
+    free(run->strings);
+    free(run->kernels);
+    free(run->copies);
+    free(run->apis);
+    free(run->ranges);
+    store_arena_free(&p->arena);
+    store_htab_free(&p->h_strings);
+    store_htab_free(&p->h_launches);
+    store_htab_free(&p->h_contexts);
+    store_htab_free(&p->h_streams);
+    store_htab_free(&p->h_devices);
+    free(p->meta_cap);
+    free(p->procdevs);
+    for (int i = 0; i < 4; i++)
+        free(p->segs[i].start);
+    free(p);
+    free(run);
+}
+
+const char *store_run_errmsg(const store_run *run)
+{
+    return run ? STORE_PRIV(run)->errmsg : "out of memory";
+}
+
+int store_run_error(store_run *run, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(STORE_PRIV(run)->errmsg, sizeof STORE_PRIV(run)->errmsg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static int string_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    return strcmp(((const store_run *)ctx)->strings[idx].text, key) == 0;
+}
+
+store_idx store_run_intern2(store_run *run, const char *text, const char *demangled)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (!text)
+        return STORE_NONE;
+    uint64_t h = store_hash_str(text);
+    store_idx idx = store_htab_get(&p->h_strings, h, string_eq, run, text);
+    if (idx != STORE_NONE)
+        return idx;
+    uint64_t cap = p->cap_strings;
+    if (run->nstrings == STORE_NONE - 1 ||
+        store_grow((void **)&run->strings, &cap, (uint64_t)run->nstrings + 1,
+                   sizeof *run->strings))
+        return STORE_NONE;
+    p->cap_strings = cap;
+    const char *t = store_arena_strdup(&p->arena, text);
+    const char *d = t;
+    if (t && demangled && strcmp(demangled, text) != 0)
+        d = store_arena_strdup(&p->arena, demangled);
+    if (!t || !d || store_htab_put(&p->h_strings, h, run->nstrings))
+        return STORE_NONE;
+    run->strings[run->nstrings].text = t;
+    run->strings[run->nstrings].demangled = d;
+    return run->nstrings++;
+}
+
+store_idx store_run_intern(store_run *run, const char *text)
+{
+    if (!text)
+        return STORE_NONE;
+    char *dem = store_demangle(text);
+    store_idx idx = store_run_intern2(run, text, dem);
+    free(dem);
+    return idx;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+void store_run_new_segment(store_run *run)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    uint64_t n[4] = {run->nkernels, run->ncopies, run->napis, run->nranges};
+    for (int i = 0; i < 4; i++) {
+        store_segs *s = &p->segs[i];
+        if (s->n && s->start[s->n - 1] == n[i])
+            continue;
+        if (store_grow((void **)&s->start, &s->cap, s->n + 1, sizeof *s->start))
+            continue; /* only sorting speed is lost */
+        s->start[s->n++] = n[i];
+    }
+}
+
+store_idx store_run_add_process(store_run *run, const store_process_info *info, const char *file)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (!info || run->nprocesses == STORE_NONE - 1)
+        return STORE_NONE;
+    uint64_t cap = p->cap_processes;
+    if (store_grow((void **)&run->processes, &cap, (uint64_t)run->nprocesses + 1,
+                   sizeof *run->processes))
+        return STORE_NONE;
+    uint64_t mcap = p->cap_processes;
+    if (store_grow((void **)&p->meta_cap, &mcap, cap, sizeof *p->meta_cap))
+        return STORE_NONE;
+    p->cap_processes = cap;
+    store_process *pr = &run->processes[run->nprocesses];
+    memset(pr, 0, sizeof *pr);
+    pr->pid = info->pid;
+    pr->ppid = info->ppid;
+    pr->host = store_arena_strdup(&p->arena, info->host);
+    pr->exe = store_arena_strdup(&p->arena, info->exe);
+    pr->argv = store_arena_strdup(&p->arena, info->argv);
+    pr->run_id = store_arena_strdup(&p->arena, info->run_id);
+    pr->source = store_arena_strdup(&p->arena, info->source);
+    pr->file = store_arena_strdup(&p->arena, file);
+    pr->start_wall = info->start_wall;
+    if ((info->host && !pr->host) || (info->exe && !pr->exe) || (info->argv && !pr->argv) ||
+        (info->run_id && !pr->run_id) || (info->source && !pr->source) || (file && !pr->file))
+        return STORE_NONE;
+    p->meta_cap[run->nprocesses] = 0;
+    store_run_new_segment(run);
+    return run->nprocesses++;
+}
+
+int store_run_process_meta(store_run *run, store_idx process, const char *key, const char *value)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (process >= run->nprocesses || !key)
+        return STORE_EINVAL;
+    store_process *pr = &run->processes[process];
+    const char *v = store_arena_strdup(&p->arena, value);
+    if (value && !v)
+        return STORE_ENOMEM;
+    if (!strcmp(key, "records_dropped") && value)
+        pr->records_dropped = strtoull(value, NULL, 10);
+    for (uint32_t i = 0; i < pr->nmeta; i++)
+        if (!strcmp(pr->meta_keys[i], key)) {
+            pr->meta_values[i] = v;
+            return STORE_OK;
+        }
+    uint64_t cap = p->meta_cap[process], cap2 = cap;
+    if (store_grow((void **)&pr->meta_keys, &cap, (uint64_t)pr->nmeta + 1, sizeof(char *)) ||
+        store_grow((void **)&pr->meta_values, &cap2, (uint64_t)pr->nmeta + 1, sizeof(char *)))
+        return STORE_ENOMEM;
+    /* Both arrays grow to the same capacity; a failure between them leaves one larger,
+     * which is harmless. */
+    p->meta_cap[process] = (uint32_t)(cap < cap2 ? cap : cap2);
+    const char *k = store_arena_strdup(&p->arena, key);
+    if (!k)
+        return STORE_ENOMEM;
+    pr->meta_keys[pr->nmeta] = k;
+    pr->meta_values[pr->nmeta] = v;
+    pr->nmeta++;
+    return STORE_OK;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+static int device_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const char *u = ((const store_run *)ctx)->devices[idx].uuid;
+    return u && strcmp(u, key) == 0;
+}
+
+static int add_procdev(store_run *run, store_idx process, store_idx device, uint32_t ordinal)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    for (uint64_t i = 0; i < p->nprocdevs; i++)
+        if (p->procdevs[i].process == process && p->procdevs[i].device == device)
+            return STORE_OK;
+    if (store_grow((void **)&p->procdevs, &p->cap_procdevs, p->nprocdevs + 1,
+                   sizeof *p->procdevs))
+        return STORE_ENOMEM;
+    p->procdevs[p->nprocdevs++] = (store_procdev){process, device, ordinal};
+    return STORE_OK;
+}
+
+uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device)
+{
+    const store_run_priv *p = STORE_PRIV(run);
+    for (uint64_t i = 0; i < p->nprocdevs; i++)
+        if (p->procdevs[i].process == process && p->procdevs[i].device == device)
+            return p->procdevs[i].ordinal;
+    return STORE_NONE;
+}
+
+store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (!d || process >= run->nprocesses)
+        return STORE_NONE;
+    store_idx idx = STORE_NONE;
+    uint64_t h = 0;
+    if (d->uuid) {
+        h = store_hash_str(d->uuid);
+        idx = store_htab_get(&p->h_devices, h, device_eq, run, d->uuid);
+    }
+    if (idx == STORE_NONE) {
+        uint64_t cap = p->cap_devices;
+        if (store_grow((void **)&run->devices, &cap, (uint64_t)run->ndevices + 1,
+                       sizeof *run->devices))
+            return STORE_NONE;
+        p->cap_devices = cap;
+        store_device *dv = &run->devices[run->ndevices];
+        memset(dv, 0, sizeof *dv);
+        dv->uuid = store_arena_strdup(&p->arena, d->uuid);
+        if ((d->uuid && !dv->uuid) ||
+            (d->uuid && store_htab_put(&p->h_devices, h, run->ndevices)))
+            return STORE_NONE;
+        idx = run->ndevices++;
+    }
+    /* Fill what this process knows and earlier ones did not. */
+    store_device *dv = &run->devices[idx];
+    if (!dv->name && d->name)
+        dv->name = store_arena_strdup(&p->arena, d->name);
+    if (!dv->sm_count)
+        dv->sm_count = d->sm_count;
+    if (!dv->cc_major && !dv->cc_minor) {
+        dv->cc_major = d->cc_major;
+        dv->cc_minor = d->cc_minor;
+    }
+    if (!dv->global_memory)
+        dv->global_memory = d->global_memory;
+    if (add_procdev(run, process, idx, d->device_id))
+        return STORE_NONE;
+    return idx;
+}
+
+/* ---------------------------------------------------------------- contexts, streams, launches */
+
+typedef struct ctx_key {
+    store_idx process;
+    uint32_t context_id;
+} ctx_key;
+
+static int context_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const store_context *c = &((const store_run *)ctx)->contexts[idx];
+    const ctx_key *k = key;
+    return c->process == k->process && c->context_id == k->context_id;
+}
+
+store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id, store_idx device,
+                            uint32_t compute_api_kind)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (process >= run->nprocesses || (device != STORE_NONE && device >= run->ndevices))
+        return STORE_NONE;
+    ctx_key k = {process, context_id};
+    uint64_t h = store_hash_bytes(&k, sizeof k, 1);
+    store_idx idx = store_htab_get(&p->h_contexts, h, context_eq, run, &k);
+    if (idx != STORE_NONE) {
+        store_context *c = &run->contexts[idx];
+        if (c->device == STORE_NONE)
+            c->device = device;
+        if (compute_api_kind)
+            c->compute_api_kind = compute_api_kind;
+        return idx;
+    }
+    uint64_t cap = p->cap_contexts;
+    if (run->ncontexts == STORE_NONE - 1 ||
+        store_grow((void **)&run->contexts, &cap, (uint64_t)run->ncontexts + 1,
+                   sizeof *run->contexts))
+        return STORE_NONE;
+    p->cap_contexts = cap;
+    if (store_htab_put(&p->h_contexts, h, run->ncontexts))
+        return STORE_NONE;
+    run->contexts[run->ncontexts] = (store_context){process, device, context_id, compute_api_kind};
+    return run->ncontexts++;
+}
+
+static int stream_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const store_stream *s = &((const store_run *)ctx)->streams[idx];
+    const store_stream *k = key;
+    return s->context == k->context && s->stream_id == k->stream_id;
+}
+
+store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (context >= run->ncontexts)
+        return STORE_NONE;
+    store_stream k = {context, stream_id};
+    uint64_t h = store_hash_bytes(&k, sizeof k, 2);
+    store_idx idx = store_htab_get(&p->h_streams, h, stream_eq, run, &k);
+    if (idx != STORE_NONE)
+        return idx;
+    uint64_t cap = p->cap_streams;
+    if (run->nstreams == STORE_NONE - 1 ||
+        store_grow((void **)&run->streams, &cap, (uint64_t)run->nstreams + 1,
+                   sizeof *run->streams))
+        return STORE_NONE;
+    p->cap_streams = cap;
+    if (store_htab_put(&p->h_streams, h, run->nstreams))
+        return STORE_NONE;
+    run->streams[run->nstreams] = k;
+    return run->nstreams++;
+}
+
+static int launch_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    return memcmp(&((const store_run *)ctx)->launches[idx], key, sizeof(store_launch)) == 0;
+}
+
+store_idx store_run_launch(store_run *run, const store_launch *l)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (!l || (l->name != STORE_NONE && l->name >= run->nstrings))
+        return STORE_NONE;
+    uint64_t h = store_hash_bytes(l, sizeof *l, 3);
+    store_idx idx = store_htab_get(&p->h_launches, h, launch_eq, run, l);
+    if (idx != STORE_NONE)
+        return idx;
+    uint64_t cap = p->cap_launches;
+    if (run->nlaunches == STORE_NONE - 1 ||
+        store_grow((void **)&run->launches, &cap, (uint64_t)run->nlaunches + 1,
+                   sizeof *run->launches))
+        return STORE_NONE;
+    p->cap_launches = cap;
+    if (store_htab_put(&p->h_launches, h, run->nlaunches))
+        return STORE_NONE;
+    run->launches[run->nlaunches] = *l;
+    return run->nlaunches++;
+}
+
+/* ---------------------------------------------------------------- records */
+
+int store_run_reserve_kernels(store_run *run, uint64_t n)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    uint64_t need = run->nkernels + n;
+    if (need <= p->cap_kernels)
+        return STORE_OK;
+    /* Exactly what is needed when reserving, doubling otherwise (store_grow). */
+    void *k = realloc(run->kernels, need * sizeof *run->kernels);
+    if (!k)
+        return STORE_ENOMEM;
+    run->kernels = k;
+    p->cap_kernels = need;
+    return STORE_OK;
+}
+
+#define ADD_RECORD(arr, n, cap, rec)                                                     \
+    do {                                                                                 \
+        if ((n) >= (cap) && store_grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))) \
+            return STORE_ENOMEM;                                                         \
+        (arr)[(n)++] = *(rec);                                                           \
+    } while (0)
+
+int store_run_add_kernel(store_run *run, const store_kernel *k)
+{
+    ADD_RECORD(run->kernels, run->nkernels, STORE_PRIV(run)->cap_kernels, k);
+    return STORE_OK;
+}
+
+int store_run_add_copy(store_run *run, const store_copy *c)
+{
+    ADD_RECORD(run->copies, run->ncopies, STORE_PRIV(run)->cap_copies, c);
+    return STORE_OK;
+}
+
+int store_run_add_api(store_run *run, const store_api *a)
+{
+    ADD_RECORD(run->apis, run->napis, STORE_PRIV(run)->cap_apis, a);
+    return STORE_OK;
+}
+
+int store_run_add_range(store_run *run, const store_range *r)
+{
+    ADD_RECORD(run->ranges, run->nranges, STORE_PRIV(run)->cap_ranges, r);
+    return STORE_OK;
+}
+
+/* ---------------------------------------------------------------- mark and rollback */
+
+void store_run_get_mark(const store_run *run, store_run_mark *m)
+{
+    const store_run_priv *p = STORE_PRIV(run);
+    m->nprocesses = run->nprocesses;
+    m->ndevices = run->ndevices;
+    m->ncontexts = run->ncontexts;
+    m->nstreams = run->nstreams;
+    m->nlaunches = run->nlaunches;
+    m->nstrings = run->nstrings;
+    m->nprocdevs = (uint32_t)p->nprocdevs;
+    for (int i = 0; i < 4; i++)
+        m->nsegs[i] = p->segs[i].n;
+    m->nkernels = run->nkernels;
+    m->ncopies = run->ncopies;
+    m->napis = run->napis;
+    m->nranges = run->nranges;
+}
+
+/* Rebuilds a hash table over the first n entries; hashes as the add calls compute them. */
+static void rebuild(store_run *run, store_htab *h, uint32_t n, int which)
+{
+    store_htab_free(h);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t hash;
+        switch (which) {
+        case 0:
+            hash = store_hash_str(run->strings[i].text);
+            break;
+        case 1:
+            if (!run->devices[i].uuid)
+                continue;
+            hash = store_hash_str(run->devices[i].uuid);
+            break;
+        case 2: {
+            ctx_key k = {run->contexts[i].process, run->contexts[i].context_id};
+            hash = store_hash_bytes(&k, sizeof k, 1);
+            break;
+        }
+        case 3:
+            hash = store_hash_bytes(&run->streams[i], sizeof run->streams[i], 2);
+            break;
+        default:
+            hash = store_hash_bytes(&run->launches[i], sizeof run->launches[i], 3);
+            break;
+        }
+        /* The tables were this size before, so only an allocation failure can stop this;
+         * a missing entry then costs a duplicate later, never a wrong answer. */
+        store_htab_put(h, hash, i);
+    }
+}
+
+void store_run_rollback(store_run *run, const store_run_mark *m)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    for (uint32_t i = m->nprocesses; i < run->nprocesses; i++)
+        free_process_meta(&run->processes[i]);
+    run->nprocesses = m->nprocesses;
+    run->ndevices = m->ndevices;
+    run->ncontexts = m->ncontexts;
+    run->nstreams = m->nstreams;
+    run->nlaunches = m->nlaunches;
+    run->nstrings = m->nstrings;
+    run->nkernels = m->nkernels;
+    run->ncopies = m->ncopies;
+    run->napis = m->napis;
+    run->nranges = m->nranges;
+    p->nprocdevs = m->nprocdevs;
+    for (int i = 0; i < 4; i++)
+        p->segs[i].n = m->nsegs[i];
+    rebuild(run, &p->h_strings, run->nstrings, 0);
+    rebuild(run, &p->h_devices, run->ndevices, 1);
+    rebuild(run, &p->h_contexts, run->ncontexts, 2);
+    rebuild(run, &p->h_streams, run->nstreams, 3);
+    rebuild(run, &p->h_launches, run->nlaunches, 4);
+}
+
+/* ---------------------------------------------------------------- finish */
+
+int store_run_finish(store_run *run)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    struct {
+        void **arr;
+        uint64_t n, *cap;
+        size_t size;
+    } a[4] = {
+        {(void **)&run->kernels, run->nkernels, &p->cap_kernels, sizeof *run->kernels},
+        {(void **)&run->copies, run->ncopies, &p->cap_copies, sizeof *run->copies},
+        {(void **)&run->apis, run->napis, &p->cap_apis, sizeof *run->apis},
+        {(void **)&run->ranges, run->nranges, &p->cap_ranges, sizeof *run->ranges},
+    };
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < 4; i++) {
+        void *before = *a[i].arr;
+        if (store_sort_records(a[i].arr, a[i].n, a[i].size, &p->segs[i]))
+            return store_run_error(run, STORE_ENOMEM, "out of memory sorting %llu records",
+                                   (unsigned long long)a[i].n);
+        if (*a[i].arr != before)
+            *a[i].cap = a[i].n;
+        p->segs[i].n = 0; /* all one sorted segment now */
+        const char *base = *a[i].arr;
+        for (uint64_t j = 0; j < a[i].n; j++) {
+            int64_t s, e;
+            memcpy(&s, base + j * a[i].size, sizeof s);
+            memcpy(&e, base + j * a[i].size + sizeof s, sizeof e);
+            if (j == 0 && s < lo)
+                lo = s;
+            if (e > hi)
+                hi = e;
+        }
+    }
+    run->t_begin = lo == INT64_MAX ? 0 : lo;
+    run->t_end = hi == INT64_MIN ? 0 : hi;
+    return STORE_OK;
+}

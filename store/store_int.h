@@ -1,0 +1,147 @@
+/* store_int.h: private to the store/ sources. The index hash table shared by the writer and the run
+ * builder, the string arena, the schema SQL and the run's private state. Nothing here is part
+ * of the public API (store/store.h is). */
+#ifndef STORE_INT_H
+#define STORE_INT_H
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* ---------------------------------------------------------------- hashing */
+
+/* FNV-1a over bytes, then a final mix; `seed` chains several fields. */
+uint64_t store_hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t store_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* An open-addressing table of array indexes: the keys live in the caller's arrays, the table
+ * holds (index + 1, 32 bits of hash) per slot. `eq` compares the key at `idx` with `key`. */
+typedef struct store_htab {
+    uint32_t *slot;  /* 2 words per slot: idx + 1 (0 = empty), hash */
+    uint32_t cap;    /* slots, a power of two (0 before first use) */
+    uint32_t n;      /* used slots */
+} store_htab;
+
+typedef int (*store_htab_eq)(const void *ctx, uint32_t idx, const void *key);
+
+/* The index stored for `key`, or STORE_NONE. */
+uint32_t store_htab_get(const store_htab *h, uint64_t hash, store_htab_eq eq, const void *ctx,
+                        const void *key);
+/* Adds idx under `hash` (the caller checked it is absent). Returns 0 or STORE_ENOMEM. */
+int store_htab_put(store_htab *h, uint64_t hash, uint32_t idx);
+void store_htab_free(store_htab *h);
+
+/* ---------------------------------------------------------------- arena */
+
+typedef struct store_arena_chunk store_arena_chunk;
+typedef struct store_arena {
+    store_arena_chunk *head; /* newest chunk first */
+} store_arena;
+
+/* A copy of s (NULL stays NULL) that lives until store_arena_free(). NULL if out of memory. */
+const char *store_arena_strdup(store_arena *a, const char *s);
+const char *store_arena_strndup(store_arena *a, const char *s, size_t n);
+void store_arena_free(store_arena *a);
+
+/* Grows *pArr (element size `size`) so it holds at least `need` elements; capacity doubles.
+ * Returns 0 or STORE_ENOMEM (the array is then unchanged). */
+int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size);
+
+/* ---------------------------------------------------------------- schema */
+
+/* Creates the tables, the view and the meta rows of a new file. */
+int store_schema_create(sqlite3 *db, store_clock clock, int64_t t0, char *err, size_t errlen);
+
+/* Checks that db is a tlview file this reader can read and returns its t0 and clock.
+ * STORE_EFORMAT or STORE_ENEWER with the message (prefixed with `path`) in err. */
+int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock,
+                       char *err, size_t errlen);
+
+/* Checks the first bytes and the size of `path` before SQLite opens it (empty, not SQLite,
+ * truncated). 0 or STORE_EFORMAT / STORE_EIO with the message in err. */
+int store_file_check(const char *path, char *err, size_t errlen);
+
+/* Opens an existing file for reading; a killed writer's journal or WAL is recovered when the
+ * folder is writable. */
+int store_open_read(const char *path, sqlite3 **pDb, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- run */
+
+/* A device a process saw under a CUDA ordinal (kept so a saved run keeps the ordinals). */
+typedef struct store_procdev {
+    store_idx process, device;
+    uint32_t ordinal;
+} store_procdev;
+
+/* Sizes of every array of a run, for rolling a failed load back. */
+typedef struct store_run_mark {
+    uint32_t nprocesses, ndevices, ncontexts, nstreams, nlaunches, nstrings, nprocdevs;
+    uint64_t nsegs[4];
+    uint64_t nkernels, ncopies, napis, nranges;
+} store_run_mark;
+
+/* Where each batch of appended records begins, so finish can sort batches then merge them. */
+typedef struct store_segs {
+    uint64_t *start; /* first index of each segment, ascending */
+    uint64_t n, cap;
+} store_segs;
+
+typedef struct store_run_priv {
+    char errmsg[1024];
+    store_arena arena;
+    store_htab h_strings, h_launches, h_contexts, h_streams, h_devices;
+    uint64_t cap_processes, cap_devices, cap_contexts, cap_streams, cap_launches, cap_strings;
+    uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges;
+    uint32_t *meta_cap;            /* per process: capacity of meta_keys/meta_values */
+    store_procdev *procdevs;
+    uint64_t nprocdevs, cap_procdevs;
+    store_segs segs[4];            /* kernels, copies, apis, ranges */
+} store_run_priv;
+
+#define STORE_PRIV(run) ((store_run_priv *)(run)->priv)
+
+/* Interns text with a known demangled form (NULL: not mangled; skips store_demangle). */
+store_idx store_run_intern2(store_run *run, const char *text, const char *demangled);
+/* Starts a new sort segment in every record array (called when a new source begins). */
+void store_run_new_segment(store_run *run);
+void store_run_get_mark(const store_run *run, store_run_mark *m);
+/* Drops everything added after the mark (a failed load). */
+void store_run_rollback(store_run *run, const store_run_mark *m);
+/* Reserves room for `n` more kernels (one allocation instead of repeated doubling). */
+int store_run_reserve_kernels(store_run *run, uint64_t n);
+/* The ordinal of device `device` in `process`, or STORE_NONE. */
+uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device);
+
+/* Sorts n records of `size` bytes (an int64 start at offset 0) by start: each segment in place,
+ * then one k-way merge. *pBase may be replaced. Returns 0 or STORE_ENOMEM. */
+int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs);
+
+/* ---------------------------------------------------------------- writer internals (save.c) */
+
+/* The file's context row for (process, context_id), created with kind 0 when new. */
+int store_writer_context_row(store_writer *w, int64_t process, uint32_t context_id,
+                             uint32_t device_id, int64_t *pRow);
+/* The file's strings id of text (interned). */
+int store_writer_string_id(store_writer *w, const char *text, int64_t *pId);
+/* The launch row for a signature on (context_row, stream_id); name_id from string_id. */
+int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream_id,
+                           int64_t name_id, const uint32_t grid[3], const uint32_t block[3],
+                           uint32_t registers, uint32_t static_smem, uint32_t dynamic_smem,
+                           uint32_t local_mem, int64_t *pId);
+/* A kernel row with ids already resolved; start is absolute on the writer's clock. */
+int store_writer_kernel_row(store_writer *w, int64_t start, int64_t dur, int64_t launch_id,
+                            uint32_t correlation_id);
+
+/* printf into a fixed buffer. */
+void store_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

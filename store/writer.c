@@ -1,0 +1,653 @@
+/* writer.c: store_writer, which creates one tlview file and appends rows to it. Statements are
+ * prepared once; names, contexts and launch signatures are interned in memory so a kernel row
+ * is only (start, dur, launch_id, correlation_id). The file runs in WAL mode while open (every
+ * committed batch survives a SIGKILL of the writing process; the next reader recovers the WAL)
+ * and is switched back to a single rollback-journal file at close. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store_int.h"
+
+enum {
+    ST_PROCESS, ST_PMETA, ST_PEND, ST_PERROR, ST_CALIB, ST_DEVICE, ST_CTX_INS, ST_CTX_UPD,
+    ST_STRING, ST_LAUNCH, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_RANGE, ST_META, ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_PROCESS] = "INSERT INTO process(pid, ppid, host, exe, argv, run_id, source, start_wall,"
+                   " complete) VALUES (?,?,?,?,?,?,?,?,0)",
+    [ST_PMETA] = "INSERT OR REPLACE INTO process_meta(process_id, key, value) VALUES (?,?,?)",
+    [ST_PEND] = "UPDATE process SET end_wall = ?, complete = ?, error = coalesce(?, error)"
+                " WHERE id = ?",
+    [ST_PERROR] = "UPDATE process SET error = ?, complete = 0 WHERE id = ?",
+    [ST_CALIB] = "INSERT OR REPLACE INTO calibration(process_id, label, cupti, realtime,"
+                 " monotonic) VALUES (?,?,?,?,?)",
+    [ST_DEVICE] = "INSERT OR REPLACE INTO device(process_id, device_id, uuid, name, sm_count,"
+                  " cc_major, cc_minor, global_memory) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_CTX_INS] = "INSERT INTO context(id, process_id, device_id, context_id, compute_api_kind,"
+                   " null_stream_id) VALUES (?,?,?,?,?,?)",
+    [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?"
+                   " WHERE id = ?",
+    [ST_STRING] = "INSERT INTO strings(id, text, demangled) VALUES (?,?,?)",
+    [ST_LAUNCH] = "INSERT INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
+                  " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
+                  " local_mem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_KERNEL] = "INSERT INTO kernel(start, dur, launch_id, correlation_id) VALUES (?,?,?,?)",
+    [ST_MEMCPY] = "INSERT INTO memcpy(start, dur, context_row, stream_id, correlation_id,"
+                  " copy_kind, src_kind, dst_kind, bytes, flags) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ST_MEMSET] = "INSERT INTO memset(start, dur, context_row, stream_id, correlation_id, value,"
+                  " bytes, mem_kind) VALUES (?,?,?,?,?,?,?,?)",
+    [ST_API] = "INSERT INTO api(start, dur, process_id, thread_id, correlation_id, domain, cbid,"
+               " name_id, status) VALUES (?,?,?,?,?,?,?,?,?)",
+    [ST_RANGE] = "INSERT INTO \"range\"(start, dur, process_id, thread_id, domain_id, name_id)"
+                 " VALUES (?,?,?,?,?,?)",
+    [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)",
+};
+
+/* Interned keys, kept in arrays; the hash tables index them. */
+typedef struct wctx {
+    int64_t process;
+    uint32_t context_id;
+} wctx;
+
+typedef struct wlaunch {
+    int64_t context_row, name_id;
+    uint32_t stream_id, grid[3], block[3], registers, static_smem, dynamic_smem, local_mem;
+} wlaunch;
+
+struct store_writer {
+    sqlite3 *db;
+    char *path;
+    char errmsg[1024];
+    int first_rc;                  /* first error, returned again by close */
+    int in_batch;                  /* inside begin/commit */
+    int64_t t0;
+    sqlite3_stmt *st[ST_COUNT];
+    store_arena arena;
+    const char **strings;          /* strings[i] has file id i + 1 */
+    uint64_t nstrings, cap_strings;
+    store_htab h_strings;
+    wctx *ctxs;                    /* ctxs[i] has context row id i + 1 */
+    uint64_t nctxs, cap_ctxs;
+    store_htab h_ctxs;
+    wlaunch *launches;             /* launches[i] has launch row id i + 1 */
+    uint64_t nlaunches, cap_launches;
+    store_htab h_launches;
+};
+
+/* Records an error (the first code is kept for close) and returns code. */
+static int werr(store_writer *w, int code, const char *what)
+{
+    store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what,
+              w->db ? sqlite3_errmsg(w->db) : "no database");
+    if (!w->first_rc)
+        w->first_rc = code;
+    return code;
+}
+
+/* Runs a prepared statement whose parameters are bound; resets it. */
+static int wstep(store_writer *w, int which, const char *what)
+{
+    sqlite3_stmt *s = w->st[which];
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    if (rc != SQLITE_DONE)
+        return werr(w, STORE_EIO, what);
+    return STORE_OK;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+    if (t)
+        sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+int store_writer_open(const char *path, store_clock clock, int64_t t0, store_writer **ppW)
+{
+    *ppW = NULL;
+    if (!path)
+        return STORE_EINVAL;
+    store_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return STORE_ENOMEM;
+    w->path = strdup(path);
+    if (!w->path) {
+        free(w);
+        return STORE_ENOMEM;
+    }
+    *ppW = w;
+    w->t0 = t0;
+    /* O_EXCL is the one race-free way to never overwrite a file. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s", path,
+                  e == EEXIST ? "already exists; not overwriting it" : strerror(e));
+        w->first_rc = e == EEXIST ? STORE_EEXIST : STORE_EIO;
+        return w->first_rc;
+    }
+    close(fd);
+    int rc = sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        werr(w, STORE_EIO, "cannot open");
+        goto fail;
+    }
+    /* WAL + synchronous=NORMAL: a commit is one sequential append and no fsync; the data is in
+     * the OS once committed, so it survives the process being killed. */
+    char *msg = NULL;
+    rc = sqlite3_exec(w->db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
+                             " PRAGMA synchronous=NORMAL; PRAGMA cache_size=-4096;"
+                             " PRAGMA foreign_keys=OFF", 0, 0, &msg);
+    if (rc != SQLITE_OK) {
+        store_fmt(w->errmsg, sizeof w->errmsg, "%s: cannot set up: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        w->first_rc = STORE_EIO;
+        goto fail;
+    }
+    char err[512];
+    if ((rc = store_schema_create(w->db, clock, t0, err, sizeof err)) != STORE_OK) {
+        store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s", path, err);
+        w->first_rc = rc;
+        goto fail;
+    }
+    for (int i = 0; i < ST_COUNT; i++)
+        if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
+                               NULL) != SQLITE_OK) {
+            werr(w, STORE_EIO, "cannot prepare a statement");
+            goto fail;
+        }
+    return STORE_OK;
+fail:
+    /* The file is ours (O_EXCL): remove the half-made file so the name stays free. */
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(w->st[i]), w->st[i] = NULL;
+    sqlite3_close(w->db);
+    w->db = NULL;
+    unlink(path);
+    char side[4200];
+    store_fmt(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    store_fmt(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    return w->first_rc;
+}
+
+const char *store_writer_errmsg(const store_writer *w)
+{
+    return w ? w->errmsg : "out of memory";
+}
+
+const char *store_writer_path(const store_writer *w)
+{
+    return w->path;
+}
+
+/* Every call that writes checks that open succeeded. */
+#define CHECK_OPEN(w)                                                                    \
+    do {                                                                                 \
+        if (!(w) || !(w)->db)                                                            \
+            return STORE_EINVAL;                                                         \
+    } while (0)
+
+int store_writer_meta(store_writer *w, const char *key, const char *value)
+{
+    CHECK_OPEN(w);
+    if (!key)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_META];
+    bind_text(s, 1, key);
+    bind_text(s, 2, value);
+    return wstep(w, ST_META, "cannot write meta");
+}
+
+int store_writer_process(store_writer *w, const store_process_info *p, int64_t *pId)
+{
+    CHECK_OPEN(w);
+    if (!p)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_PROCESS];
+    sqlite3_bind_int64(s, 1, p->pid);
+    sqlite3_bind_int64(s, 2, p->ppid);
+    bind_text(s, 3, p->host);
+    bind_text(s, 4, p->exe);
+    bind_text(s, 5, p->argv);
+    bind_text(s, 6, p->run_id);
+    bind_text(s, 7, p->source);
+    if (p->start_wall)
+        sqlite3_bind_int64(s, 8, p->start_wall);
+    int rc = wstep(w, ST_PROCESS, "cannot add a process");
+    if (rc == STORE_OK && pId)
+        *pId = sqlite3_last_insert_rowid(w->db);
+    return rc;
+}
+
+int store_writer_process_meta(store_writer *w, int64_t process, const char *key,
+                              const char *value)
+{
+    CHECK_OPEN(w);
+    if (!key)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_PMETA];
+    sqlite3_bind_int64(s, 1, process);
+    bind_text(s, 2, key);
+    bind_text(s, 3, value);
+    return wstep(w, ST_PMETA, "cannot write process_meta");
+}
+
+int store_writer_process_meta_int(store_writer *w, int64_t process, const char *key,
+                                  int64_t value)
+{
+    CHECK_OPEN(w);
+    if (!key)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_PMETA];
+    sqlite3_bind_int64(s, 1, process);
+    bind_text(s, 2, key);
+    sqlite3_bind_int64(s, 3, value);
+    return wstep(w, ST_PMETA, "cannot write process_meta");
+}
+
+int store_writer_process_end(store_writer *w, int64_t process, int64_t end_wall, int complete,
+                             const char *error)
+{
+    CHECK_OPEN(w);
+    sqlite3_stmt *s = w->st[ST_PEND];
+    if (end_wall)
+        sqlite3_bind_int64(s, 1, end_wall);
+    sqlite3_bind_int(s, 2, complete ? 1 : 0);
+    bind_text(s, 3, error);
+    sqlite3_bind_int64(s, 4, process);
+    return wstep(w, ST_PEND, "cannot end the process");
+}
+
+int store_writer_process_error(store_writer *w, int64_t process, const char *error)
+{
+    CHECK_OPEN(w);
+    sqlite3_stmt *s = w->st[ST_PERROR];
+    bind_text(s, 1, error);
+    sqlite3_bind_int64(s, 2, process);
+    return wstep(w, ST_PERROR, "cannot record the process error");
+}
+
+int store_writer_calibration(store_writer *w, int64_t process, const char *label, int64_t cupti,
+                             int64_t realtime, int64_t monotonic)
+{
+    CHECK_OPEN(w);
+    if (!label)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_CALIB];
+    sqlite3_bind_int64(s, 1, process);
+    bind_text(s, 2, label);
+    sqlite3_bind_int64(s, 3, cupti);
+    sqlite3_bind_int64(s, 4, realtime);
+    sqlite3_bind_int64(s, 5, monotonic);
+    return wstep(w, ST_CALIB, "cannot write a calibration pair");
+}
+
+int store_writer_device(store_writer *w, int64_t process, const store_device_info *d)
+{
+    CHECK_OPEN(w);
+    if (!d)
+        return STORE_EINVAL;
+    sqlite3_stmt *s = w->st[ST_DEVICE];
+    sqlite3_bind_int64(s, 1, process);
+    sqlite3_bind_int64(s, 2, d->device_id);
+    bind_text(s, 3, d->uuid);
+    bind_text(s, 4, d->name);
+    sqlite3_bind_int64(s, 5, d->sm_count);
+    sqlite3_bind_int64(s, 6, d->cc_major);
+    sqlite3_bind_int64(s, 7, d->cc_minor);
+    sqlite3_bind_int64(s, 8, (int64_t)d->global_memory);
+    return wstep(w, ST_DEVICE, "cannot write a device");
+}
+
+static int ctx_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const wctx *a = &((const store_writer *)ctx)->ctxs[idx], *b = key;
+    return a->process == b->process && a->context_id == b->context_id;
+}
+
+/* Finds the row of (process, context_id); *pNew tells whether it was just created. */
+static int context_row(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
+                       uint32_t kind, uint32_t null_stream, int have_null_stream, int64_t *pRow,
+                       int *pNew)
+{
+    wctx key = {process, context_id};
+    uint64_t h = store_hash_bytes(&key.process, sizeof key.process, context_id);
+    uint32_t idx = store_htab_get(&w->h_ctxs, h, ctx_eq, w, &key);
+    *pNew = 0;
+    if (idx != STORE_NONE) {
+        *pRow = (int64_t)idx + 1;
+        return STORE_OK;
+    }
+    if (store_grow((void **)&w->ctxs, &w->cap_ctxs, w->nctxs + 1, sizeof *w->ctxs) ||
+        store_htab_put(&w->h_ctxs, h, (uint32_t)w->nctxs))
+        return STORE_ENOMEM;
+    int64_t row = (int64_t)w->nctxs + 1;
+    w->ctxs[w->nctxs++] = key;
+    sqlite3_stmt *s = w->st[ST_CTX_INS];
+    sqlite3_bind_int64(s, 1, row);
+    sqlite3_bind_int64(s, 2, process);
+    sqlite3_bind_int64(s, 3, device_id);
+    sqlite3_bind_int64(s, 4, context_id);
+    sqlite3_bind_int64(s, 5, kind);
+    if (have_null_stream)
+        sqlite3_bind_int64(s, 6, null_stream);
+    *pRow = row;
+    *pNew = 1;
+    return wstep(w, ST_CTX_INS, "cannot add a context");
+}
+
+int store_writer_context_row(store_writer *w, int64_t process, uint32_t context_id,
+                             uint32_t device_id, int64_t *pRow)
+{
+    CHECK_OPEN(w);
+    int created;
+    return context_row(w, process, context_id, device_id, 0, 0, 0, pRow, &created);
+}
+
+int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
+                         uint32_t compute_api_kind, uint32_t null_stream_id)
+{
+    CHECK_OPEN(w);
+    int64_t row;
+    int created;
+    int rc = context_row(w, process, context_id, device_id, compute_api_kind, null_stream_id, 1,
+                         &row, &created);
+    if (rc || created)
+        return rc;
+    sqlite3_stmt *s = w->st[ST_CTX_UPD];
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, compute_api_kind);
+    sqlite3_bind_int64(s, 3, null_stream_id);
+    sqlite3_bind_int64(s, 4, row);
+    return wstep(w, ST_CTX_UPD, "cannot update a context");
+}
+
+static int str_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    return strcmp(((const store_writer *)ctx)->strings[idx], key) == 0;
+}
+
+int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
+{
+    CHECK_OPEN(w);
+    if (!text)
+        return STORE_EINVAL;
+    uint64_t h = store_hash_str(text);
+    uint32_t idx = store_htab_get(&w->h_strings, h, str_eq, w, text);
+    if (idx != STORE_NONE) {
+        *pId = (int64_t)idx + 1;
+        return STORE_OK;
+    }
+    const char *copy = store_arena_strdup(&w->arena, text);
+    if (!copy ||
+        store_grow((void **)&w->strings, &w->cap_strings, w->nstrings + 1, sizeof *w->strings) ||
+        store_htab_put(&w->h_strings, h, (uint32_t)w->nstrings))
+        return STORE_ENOMEM;
+    int64_t id = (int64_t)w->nstrings + 1;
+    w->strings[w->nstrings++] = copy;
+    char *dem = store_demangle(text);
+    sqlite3_stmt *s = w->st[ST_STRING];
+    sqlite3_bind_int64(s, 1, id);
+    bind_text(s, 2, text);
+    bind_text(s, 3, dem);
+    int rc = wstep(w, ST_STRING, "cannot add a string");
+    free(dem);
+    *pId = id;
+    return rc;
+}
+
+static int launch_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    return memcmp(&((const store_writer *)ctx)->launches[idx], key, sizeof(wlaunch)) == 0;
+}
+
+int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream_id,
+                           int64_t name_id, const uint32_t grid[3], const uint32_t block[3],
+                           uint32_t registers, uint32_t static_smem, uint32_t dynamic_smem,
+                           uint32_t local_mem, int64_t *pId)
+{
+    wlaunch key;
+    memset(&key, 0, sizeof key); /* padding takes part in hash and memcmp */
+    key.context_row = context_row;
+    key.name_id = name_id;
+    key.stream_id = stream_id;
+    memcpy(key.grid, grid, sizeof key.grid);
+    memcpy(key.block, block, sizeof key.block);
+    key.registers = registers;
+    key.static_smem = static_smem;
+    key.dynamic_smem = dynamic_smem;
+    key.local_mem = local_mem;
+    uint64_t h = store_hash_bytes(&key, sizeof key, 0);
+    uint32_t idx = store_htab_get(&w->h_launches, h, launch_eq, w, &key);
+    if (idx != STORE_NONE) {
+        *pId = (int64_t)idx + 1;
+        return STORE_OK;
+    }
+    if (store_grow((void **)&w->launches, &w->cap_launches, w->nlaunches + 1,
+                   sizeof *w->launches) ||
+        store_htab_put(&w->h_launches, h, (uint32_t)w->nlaunches))
+        return STORE_ENOMEM;
+    int64_t id = (int64_t)w->nlaunches + 1;
+    w->launches[w->nlaunches++] = key;
+    sqlite3_stmt *s = w->st[ST_LAUNCH];
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int64(s, 2, context_row);
+    sqlite3_bind_int64(s, 3, stream_id);
+    sqlite3_bind_int64(s, 4, name_id);
+    for (int i = 0; i < 3; i++) {
+        sqlite3_bind_int64(s, 5 + i, grid[i]);
+        sqlite3_bind_int64(s, 8 + i, block[i]);
+    }
+    sqlite3_bind_int64(s, 11, registers);
+    sqlite3_bind_int64(s, 12, static_smem);
+    sqlite3_bind_int64(s, 13, dynamic_smem);
+    sqlite3_bind_int64(s, 14, local_mem);
+    *pId = id;
+    return wstep(w, ST_LAUNCH, "cannot add a launch");
+}
+
+int store_writer_kernel_row(store_writer *w, int64_t start, int64_t dur, int64_t launch_id,
+                            uint32_t correlation_id)
+{
+    sqlite3_stmt *s = w->st[ST_KERNEL];
+    sqlite3_bind_int64(s, 1, start - w->t0);
+    sqlite3_bind_int64(s, 2, dur);
+    sqlite3_bind_int64(s, 3, launch_id);
+    sqlite3_bind_int64(s, 4, correlation_id);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? STORE_OK : werr(w, STORE_EIO, "cannot add a kernel");
+}
+
+/* A record's times must be ordered: one without an end is not written (SCHEMA.md). */
+static int check_times(store_writer *w, int64_t start, int64_t end, const char *what)
+{
+    if (end >= start)
+        return STORE_OK;
+    store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s ends before it starts (%lld < %lld); not written",
+              w->path, what, (long long)end, (long long)start);
+    return STORE_EINVAL;
+}
+
+int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_info *k)
+{
+    CHECK_OPEN(w);
+    if (!k || !k->name)
+        return STORE_EINVAL;
+    int rc = check_times(w, k->start, k->end, "kernel");
+    int64_t ctx, name, launch;
+    if (rc == STORE_OK)
+        rc = store_writer_context_row(w, process, k->context_id, k->device_id, &ctx);
+    if (rc == STORE_OK)
+        rc = store_writer_string_id(w, k->name, &name);
+    if (rc == STORE_OK)
+        rc = store_writer_launch_id(w, ctx, k->stream_id, name, k->grid, k->block, k->registers,
+                                    k->static_smem, k->dynamic_smem, k->local_mem, &launch);
+    if (rc == STORE_OK)
+        rc = store_writer_kernel_row(w, k->start, k->end - k->start, launch, k->correlation_id);
+    return rc;
+}
+
+int store_writer_memcpy(store_writer *w, int64_t process, const store_memcpy_info *m)
+{
+    CHECK_OPEN(w);
+    if (!m)
+        return STORE_EINVAL;
+    int64_t ctx;
+    int rc = check_times(w, m->start, m->end, "memcpy");
+    if (rc == STORE_OK)
+        rc = store_writer_context_row(w, process, m->context_id, m->device_id, &ctx);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = w->st[ST_MEMCPY];
+    sqlite3_bind_int64(s, 1, m->start - w->t0);
+    sqlite3_bind_int64(s, 2, m->end - m->start);
+    sqlite3_bind_int64(s, 3, ctx);
+    sqlite3_bind_int64(s, 4, m->stream_id);
+    sqlite3_bind_int64(s, 5, m->correlation_id);
+    sqlite3_bind_int64(s, 6, m->copy_kind);
+    sqlite3_bind_int64(s, 7, m->src_kind);
+    sqlite3_bind_int64(s, 8, m->dst_kind);
+    sqlite3_bind_int64(s, 9, (int64_t)m->bytes);
+    sqlite3_bind_int64(s, 10, m->flags);
+    return wstep(w, ST_MEMCPY, "cannot add a memcpy");
+}
+
+int store_writer_memset(store_writer *w, int64_t process, const store_memset_info *m)
+{
+    CHECK_OPEN(w);
+    if (!m)
+        return STORE_EINVAL;
+    int64_t ctx;
+    int rc = check_times(w, m->start, m->end, "memset");
+    if (rc == STORE_OK)
+        rc = store_writer_context_row(w, process, m->context_id, m->device_id, &ctx);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = w->st[ST_MEMSET];
+    sqlite3_bind_int64(s, 1, m->start - w->t0);
+    sqlite3_bind_int64(s, 2, m->end - m->start);
+    sqlite3_bind_int64(s, 3, ctx);
+    sqlite3_bind_int64(s, 4, m->stream_id);
+    sqlite3_bind_int64(s, 5, m->correlation_id);
+    sqlite3_bind_int64(s, 6, m->value);
+    sqlite3_bind_int64(s, 7, (int64_t)m->bytes);
+    sqlite3_bind_int64(s, 8, m->mem_kind);
+    return wstep(w, ST_MEMSET, "cannot add a memset");
+}
+
+int store_writer_api(store_writer *w, int64_t process, const store_api_info *a)
+{
+    CHECK_OPEN(w);
+    if (!a)
+        return STORE_EINVAL;
+    int64_t name = 0;
+    int rc = check_times(w, a->start, a->end, "API call");
+    if (rc == STORE_OK && a->name)
+        rc = store_writer_string_id(w, a->name, &name);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = w->st[ST_API];
+    sqlite3_bind_int64(s, 1, a->start - w->t0);
+    sqlite3_bind_int64(s, 2, a->end - a->start);
+    sqlite3_bind_int64(s, 3, process);
+    sqlite3_bind_int64(s, 4, (int64_t)a->thread_id);
+    sqlite3_bind_int64(s, 5, a->correlation_id);
+    sqlite3_bind_int64(s, 6, a->domain);
+    sqlite3_bind_int64(s, 7, a->cbid);
+    if (a->name)
+        sqlite3_bind_int64(s, 8, name);
+    sqlite3_bind_int64(s, 9, a->status);
+    return wstep(w, ST_API, "cannot add an API call");
+}
+
+int store_writer_range(store_writer *w, int64_t process, const store_range_info *r)
+{
+    CHECK_OPEN(w);
+    if (!r)
+        return STORE_EINVAL;
+    int64_t name = 0, domain = 0;
+    int rc = check_times(w, r->start, r->end, "range");
+    if (rc == STORE_OK && r->name)
+        rc = store_writer_string_id(w, r->name, &name);
+    if (rc == STORE_OK && r->domain)
+        rc = store_writer_string_id(w, r->domain, &domain);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = w->st[ST_RANGE];
+    sqlite3_bind_int64(s, 1, r->start - w->t0);
+    sqlite3_bind_int64(s, 2, r->end - r->start);
+    sqlite3_bind_int64(s, 3, process);
+    sqlite3_bind_int64(s, 4, (int64_t)r->thread_id);
+    if (r->domain)
+        sqlite3_bind_int64(s, 5, domain);
+    if (r->name)
+        sqlite3_bind_int64(s, 6, name);
+    return wstep(w, ST_RANGE, "cannot add a range");
+}
+
+int store_writer_begin(store_writer *w)
+{
+    CHECK_OPEN(w);
+    if (w->in_batch)
+        return STORE_OK;
+    if (sqlite3_exec(w->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
+        return werr(w, STORE_EIO, "cannot begin a batch");
+    w->in_batch = 1;
+    return STORE_OK;
+}
+
+int store_writer_commit(store_writer *w)
+{
+    CHECK_OPEN(w);
+    if (!w->in_batch)
+        return STORE_OK;
+    if (sqlite3_exec(w->db, "COMMIT", 0, 0, NULL) != SQLITE_OK) {
+        /* A failed COMMIT (disk full) may leave the transaction open: end it so later batches
+         * can still be tried. */
+        int rc = werr(w, STORE_EIO, "cannot commit a batch");
+        if (!sqlite3_get_autocommit(w->db))
+            sqlite3_exec(w->db, "ROLLBACK", 0, 0, NULL);
+        w->in_batch = 0;
+        return rc;
+    }
+    w->in_batch = 0;
+    return STORE_OK;
+}
+
+int store_writer_close(store_writer *w)
+{
+    if (!w)
+        return STORE_OK;
+    int rc = STORE_OK;
+    if (w->db) {
+        if (w->in_batch && store_writer_commit(w))
+            rc = STORE_EIO;
+        for (int i = 0; i < ST_COUNT; i++)
+            sqlite3_finalize(w->st[i]);
+        /* Back to one self-contained file: fold the WAL in and leave WAL mode. */
+        if (sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE",
+                         0, 0, NULL) != SQLITE_OK && !rc)
+            rc = werr(w, STORE_EIO, "cannot finish the file");
+        if (sqlite3_close(w->db) != SQLITE_OK && !rc)
+            rc = STORE_EIO;
+    }
+    store_arena_free(&w->arena);
+    store_htab_free(&w->h_strings);
+    store_htab_free(&w->h_ctxs);
+    store_htab_free(&w->h_launches);
+    free(w->strings);
+    free(w->ctxs);
+    free(w->launches);
+    free(w->path);
+    free(w);
+    return rc;
+}
