@@ -1,0 +1,58 @@
+/* web: `tlview serve` as a library: an embedded HTTP server (libmicrohttpd) that serves the
+ * single-page timeline (web/assets/, compiled into the binary) and a read-only JSON API over one
+ * or two analysed runs (two = comparison mode). The API is described in web/API.md.
+ *
+ * Usage: fill a web_options with web_options_default(), describe each run with a web_run, call
+ * web_start(); the server answers on its own threads until web_stop(). The runs and analyses are
+ * borrowed: they must stay alive and unchanged until web_stop() has returned. */
+#ifndef WEB_H
+#define WEB_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "store.h"
+
+enum {
+    WEB_OK = 0,
+    WEB_EINVAL = -1, /* bad argument: NULL run, no runs, more than WEB_MAX_RUNS, bad address */
+    WEB_ENOMEM = -2,
+    WEB_ESOCKET = -3, /* socket(), bind() or listen() failed (address in use, no permission) */
+    WEB_EHTTP = -4,   /* libmicrohttpd refused to start */
+};
+
+#define WEB_MAX_RUNS 2 /* one run, or two shown one above the other */
+
+typedef struct web web;
+
+/* One run to show. Borrowed, not copied (except `label`, which is copied). */
+typedef struct web_run {
+    const char *label;       /* shown above the run, e.g. "mps-off/n4 (4 files)"; NULL: "run N" */
+    const store_run *run;    /* finished run (store_run_finish) */
+    const analysis *an;      /* analysis_run() of that run */
+} web_run;
+
+typedef struct web_options {
+    const char *bind;        /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
+    unsigned port;           /* TCP port; 0 picks a free one (read it back with web_port) (8080) */
+    unsigned threads;        /* worker threads answering requests (4) */
+} web_options;
+
+/* Sets every field of *o to its documented default. */
+void web_options_default(web_options *o);
+
+/* Indexes the runs for viewport queries, binds the socket and starts serving. On success returns
+ * WEB_OK and *ppW owns the server (stop it with web_stop()). On error returns a WEB_E* code, sets
+ * *ppW to NULL and writes one line naming the problem ("bind 127.0.0.1:8080: Address already in
+ * use") into err (errlen bytes, always NUL-terminated when errlen > 0; err may be NULL). */
+int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW /* OUT */,
+              char *err, size_t errlen);
+
+/* The TCP port the server listens on (the one picked when 0 was asked). */
+unsigned web_port(const web *w);
+
+/* Stops serving (waits for requests in progress), frees the index and the server. The runs
+ * are not touched. NULL is a no-op. */
+void web_stop(web *w);
+
+#endif

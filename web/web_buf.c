@@ -1,0 +1,76 @@
+/* web_buf.c: the growing JSON text buffer of the hot endpoints (timeline, find): appending
+ * numbers and escaped strings without building a jansson tree of millions of nodes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+void web_buf_raw(web_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void web_buf_str(web_buf *b, const char *s)
+{
+    web_buf_raw(b, s, strlen(s));
+}
+
+void web_buf_i64(web_buf *b, int64_t v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    web_buf_raw(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+void web_buf_num(web_buf *b, double v)
+{
+    if (!isfinite(v)) {
+        web_buf_raw(b, "null", 4);
+        return;
+    }
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%.4g", v);
+    web_buf_raw(b, tmp, (size_t)n);
+}
+
+void web_buf_json_str(web_buf *b, const char *s)
+{
+    web_buf_ch(b, '"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char esc[2] = {'\\', (char)*p};
+            web_buf_raw(b, esc, 2);
+        } else if (*p < 0x20) {
+            char esc[8];
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            web_buf_raw(b, esc, 6);
+        } else {
+            web_buf_raw(b, (const char *)p, 1);
+        }
+    }
+    web_buf_ch(b, '"');
+}

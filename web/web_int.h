@@ -1,0 +1,166 @@
+/* web_int.h: private to the .c files of web/. The viewport index built once per run at start (rows of
+ * kernels, interval lists with a bucket grid for O(1)+small-scan range aggregates, the cached
+ * concurrency grid), a small JSON text buffer for the hot endpoints, the embedded assets table and
+ * the request handlers. Nothing here is part of the public API (web/web.h is). */
+#ifndef WEB_INT_H
+#define WEB_INT_H
+
+#include <stdint.h>
+
+#include "web.h"
+
+/* ---------------------------------------------------------------- interval lists */
+
+/* A list of intervals sorted by start, read in place from an array of structs that begin with
+ * `int64_t start, end` (store_kernel, analysis_window): interval i is at base + idx[i] * stride
+ * (or base + i * stride when idx is NULL). A uniform grid of buckets over [t0, t0 + nb * bw)
+ * keeps, per bucket, where its intervals begin, which earlier ones are still running at its
+ * start, and the busy time before it; so "how many started before T, how much busy time before
+ * T" costs one bucket lookup plus a scan of that bucket (16 intervals on average). */
+typedef struct web_ivl {
+    const char *base;        /* first struct */
+    size_t stride;           /* struct size */
+    const uint32_t *idx;     /* positions into base, or NULL for 0..n-1 (not owned) */
+    uint32_t n;              /* intervals */
+    int64_t t0, bw;          /* grid origin and bucket width (ns, >= 1) */
+    uint32_t nb;             /* buckets (>= 1 when n > 0) */
+    uint32_t *first;         /* nb + 1: first position whose start >= bucket start */
+    uint32_t *carry;         /* nb: first position (started earlier) still running at bucket start */
+    int64_t *busy;           /* nb: busy time (overlaps counted twice) before bucket start */
+} web_ivl;
+
+/* What web_ivl_at() tells about an instant T. */
+typedef struct web_ivl_pt {
+    uint32_t pos;            /* intervals with start < T */
+    uint32_t running;        /* of those, intervals with end > T */
+    int64_t busy;            /* sum over intervals of their time before T */
+} web_ivl_pt;
+
+/* Builds the grid over n intervals (sorted by start). Returns 0 or WEB_ENOMEM. */
+int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n);
+void web_ivl_free(web_ivl *v);
+static inline int64_t web_ivl_start(const web_ivl *v, uint32_t i)
+{
+    return *(const int64_t *)(v->base + (size_t)(v->idx ? v->idx[i] : i) * v->stride);
+}
+static inline int64_t web_ivl_end(const web_ivl *v, uint32_t i)
+{
+    return *(const int64_t *)(v->base + (size_t)(v->idx ? v->idx[i] : i) * v->stride + 8);
+}
+static inline uint32_t web_ivl_item(const web_ivl *v, uint32_t i)
+{
+    return v->idx ? v->idx[i] : i;
+}
+web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T);
+/* The first position that may overlap [a, ...): every interval with end > a and start < T is at
+ * a position >= the returned one (some between may have ended; callers filter on end). */
+uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
+
+/* ---------------------------------------------------------------- per-run index */
+
+typedef struct web_row {
+    uint32_t slot;           /* analysis device slot (lane) */
+    store_idx process, context, stream;
+    uint32_t off, n;         /* its kernels: kidx[off .. off + n) */
+    web_ivl ivl;             /* over those kernels */
+} web_row;
+
+typedef struct web_lane {
+    const analysis_device *dev;
+    web_ivl win[ANALYSIS_NVERDICTS]; /* windows of each verdict (idx into analysis_windows) */
+    uint32_t *widx;          /* the idx arrays of win[], one allocation */
+    analysis_bin *grid;      /* cached concurrency bins over [g0, g0 + ngrid * gw) */
+    uint32_t ngrid;
+    int64_t g0, gw;
+} web_lane;
+
+typedef struct web_runix {
+    char *label;
+    const store_run *run;
+    const analysis *an;
+    int64_t origin;          /* API times are ns relative to this (first kernel start) */
+    uint32_t nrows;
+    web_row *rows;           /* by lane, process pid, context, stream */
+    uint32_t *kidx;          /* kernel indexes grouped by row, each group sorted by start */
+    uint32_t *stream_row;    /* run->nstreams: the row of each stream */
+    uint32_t nlanes;
+    web_lane *lanes;
+    uint32_t *device_lane;   /* run->ndevices + 1: lane of each device (last: unknown device) */
+    char *runs_json;         /* this run's entry of GET /api/runs, prebuilt */
+    char *stats_json;        /* GET /api/stats body, prebuilt */
+} web_runix;
+
+int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
+void web_runix_free(web_runix *r);
+/* The lane (analysis device slot) of a kernel, and the verdict of the window holding most of it
+ * (ANALYSIS_SOLO when it overlapped nothing). */
+uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
+analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k);
+
+/* ---------------------------------------------------------------- JSON text */
+
+/* A growing text buffer for the endpoints that emit many numbers: building a jansson tree of
+ * millions of nodes would cost more than the query itself. On allocation failure `failed` is
+ * set and further writes are dropped. */
+typedef struct web_buf {
+    char *s;
+    size_t len, cap;
+    int failed;
+} web_buf;
+
+void web_buf_raw(web_buf *b, const char *s, size_t n);
+void web_buf_str(web_buf *b, const char *s);          /* raw text */
+void web_buf_i64(web_buf *b, int64_t v);
+void web_buf_num(web_buf *b, double v);               /* 4 significant digits; NaN -> null */
+void web_buf_json_str(web_buf *b, const char *s);     /* quoted and escaped */
+static inline void web_buf_ch(web_buf *b, char c) { web_buf_raw(b, &c, 1); }
+
+/* ---------------------------------------------------------------- server side */
+
+typedef struct web_asset {
+    const char *path;        /* "/timeline.js" */
+    const char *mime;
+    const unsigned char *data;
+    size_t len;
+} web_asset;
+
+extern const web_asset web_assets[]; /* generated from web/assets/ at build time; ends with {0} */
+
+/* An API answer: HTTP status and a body the caller frees (malloc'd JSON text). */
+typedef struct web_reply {
+    unsigned status;
+    char *body;
+    size_t len;
+    int persistent;          /* body is prebuilt and lives as long as the server: do not free */
+} web_reply;
+
+/* Query parameters of one request, as (key, value) pairs, values percent-decoded by MHD. */
+typedef struct web_params {
+    const char *key[16], *val[16];
+    unsigned n;
+    int overflow;            /* more than 16 were given */
+} web_params;
+
+struct web {
+    struct MHD_Daemon *daemon;
+    int fd;                  /* listening socket (owned) */
+    unsigned port;
+    unsigned nruns;
+    web_runix runs[WEB_MAX_RUNS];
+    char *runs_body;         /* GET /api/runs, prebuilt */
+    size_t runs_len;
+};
+
+/* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
+ * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;
+ * rowsel (nrows flags) picks rows, NULL for all. Returns 0 or WEB_ENOMEM. */
+int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
+                 uint32_t kmax, const uint8_t *rowsel, web_buf *b);
+
+/* Answers GET /api/<what> (what without the prefix). Sets an {"error": ...} body with a 4xx
+ * status for bad requests. */
+void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
+/* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
+int web_api_runs_body(web *w);
+
+#endif

@@ -1,0 +1,323 @@
+/* web_timeline.c: GET /api/timeline, the viewport query. For each requested row it returns the
+ * kernels overlapping [t0, t1) when there are few enough to draw one by one, else per-pixel
+ * aggregates (count, busy share, dominant verdict); per lane it returns the concurrency profile
+ * and the dominant verdict per pixel, and the overlap windows with their evidence when few. The
+ * cost depends on the width in pixels and the kernels returned, not on the size of the run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+#define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
+
+typedef struct tl_query {
+    const web_runix *r;
+    int64_t t0, t1;          /* absolute ns (common axis) */
+    uint32_t width;          /* pixels */
+    uint32_t kmax;           /* kernels per row listed one by one at most */
+    int64_t *T;              /* width + 1 pixel edges, absolute */
+    int8_t *lane_verdict;    /* nlanes x width: dominant verdict per pixel */
+} tl_query;
+
+static void emit_i64_array(web_buf *b, const int64_t *v, uint32_t n)
+{
+    web_buf_ch(b, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, v[i]);
+    }
+    web_buf_ch(b, ']');
+}
+
+/* lane_verdicts: per pixel, the verdict holding most of the pixel's overlap time (overlap verdicts
+ * win over SOLO/IDLE whenever any overlap is there, so short overlaps stay visible when zoomed
+ * out); also the overlap share in permille. */
+static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict, int64_t *overlap)
+{
+    int64_t *tv = calloc((size_t)q->width * ANALYSIS_NVERDICTS, sizeof *tv);
+    if (!tv) {
+        memset(verdict, -1, q->width);
+        memset(overlap, 0, sizeof *overlap * q->width);
+        return;
+    }
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+        if (!l->win[v].n)
+            continue;
+        int64_t prev = web_ivl_at(&l->win[v], q->T[0]).busy;
+        for (uint32_t j = 0; j < q->width; j++) {
+            int64_t cur = web_ivl_at(&l->win[v], q->T[j + 1]).busy;
+            tv[(size_t)j * ANALYSIS_NVERDICTS + v] = cur - prev;
+            prev = cur;
+        }
+    }
+    for (uint32_t j = 0; j < q->width; j++) {
+        const int64_t *t = tv + (size_t)j * ANALYSIS_NVERDICTS;
+        int best = -1;
+        int64_t best_ns = 0, ov = 0;
+        for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
+            ov += t[v];
+            if (t[v] > best_ns) {
+                best_ns = t[v];
+                best = v;
+            }
+        }
+        if (best < 0)
+            best = t[ANALYSIS_SOLO] > 0 ? ANALYSIS_SOLO : t[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE : -1;
+        int64_t px = q->T[j + 1] - q->T[j];
+        verdict[j] = (int8_t)best;
+        overlap[j] = px > 0 ? (ov * 1000 + px / 2) / px : 0;
+    }
+    free(tv);
+}
+
+/* lane_concurrency: the profile per pixel, from the cached grid when a pixel spans several of
+ * its bins, else computed on demand by the analysis over the (then small) range. */
+static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot, analysis_bin *out)
+{
+    memset(out, 0, sizeof *out * q->width);
+    double px = (double)(q->t1 - q->t0) / q->width;
+    if (!l->grid)
+        return 0;
+    if (px < 4.0 * (double)l->gw) {
+        int64_t a = q->t0 > l->dev->t_begin ? q->t0 : l->dev->t_begin;
+        int64_t b = q->t1 < l->dev->t_end ? q->t1 : l->dev->t_end;
+        if (b <= a)
+            return 0;
+        /* the pixels that intersect [a, b), profiled at exactly their edges */
+        uint32_t ja = 0, jb = q->width;
+        while (ja < q->width && q->T[ja + 1] <= a)
+            ja++;
+        while (jb > ja && q->T[jb - 1] >= b)
+            jb--;
+        if (jb <= ja || q->T[jb] <= q->T[ja])
+            return 0;
+        return analysis_profile_bins(q->r->an, slot, q->T[ja], q->T[jb], out + ja, jb - ja) ? -1 : 0;
+    }
+    for (uint32_t j = 0; j < q->width; j++) {
+        int64_t a = q->T[j], b = q->T[j + 1];
+        if (b <= l->g0 || a >= l->g0 + (int64_t)l->ngrid * l->gw || b <= a)
+            continue;
+        int64_t ga = a > l->g0 ? (a - l->g0) / l->gw : 0;
+        int64_t gb = (b - l->g0 + l->gw - 1) / l->gw;
+        if (gb > l->ngrid)
+            gb = l->ngrid;
+        double busy = 0, mean = 0, wsum = 0;
+        for (int64_t g = ga; g < gb; g++) {
+            const analysis_bin *x = &l->grid[g];
+            int64_t s = l->g0 + g * l->gw, e = s + l->gw;
+            double w = (double)((e < b ? e : b) - (s > a ? s : a));
+            if (w <= 0)
+                continue;
+            if (x->max_processes > out[j].max_processes)
+                out[j].max_processes = x->max_processes;
+            if (x->max_contexts > out[j].max_contexts)
+                out[j].max_contexts = x->max_contexts;
+            busy += x->busy * w;
+            mean += x->mean_processes * w;
+            wsum += w;
+        }
+        if (wsum > 0) {
+            out[j].busy = (float)(busy / (double)(b - a));
+            out[j].mean_processes = (float)(mean / (double)(b - a));
+        }
+    }
+    return 0;
+}
+
+static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scratch,
+                      analysis_bin *bins)
+{
+    const web_lane *l = &q->r->lanes[slot];
+    int8_t *verdict = q->lane_verdict + (size_t)slot * q->width;
+    lane_verdicts(q, l, verdict, scratch);
+    web_buf_str(b, "{\"lane\":");
+    web_buf_i64(b, slot);
+    web_buf_str(b, ",\"verdict\":[");
+    for (uint32_t j = 0; j < q->width; j++) {
+        if (j)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, verdict[j]);
+    }
+    web_buf_str(b, "],\"overlap\":");
+    emit_i64_array(b, scratch, q->width);
+    if (lane_concurrency(q, l, slot, bins) == 0) {
+        web_buf_str(b, ",\"conc_max\":[");
+        for (uint32_t j = 0; j < q->width; j++) {
+            if (j)
+                web_buf_ch(b, ',');
+            web_buf_i64(b, bins[j].max_processes);
+        }
+        web_buf_str(b, "],\"conc_mean\":[");
+        for (uint32_t j = 0; j < q->width; j++) {
+            if (j)
+                web_buf_ch(b, ',');
+            web_buf_num(b, round(bins[j].mean_processes * 100) / 100);
+        }
+        web_buf_str(b, "],\"busy\":[");
+        for (uint32_t j = 0; j < q->width; j++) {
+            if (j)
+                web_buf_ch(b, ',');
+            web_buf_i64(b, (int64_t)lround(bins[j].busy * 1000));
+        }
+        web_buf_ch(b, ']');
+    }
+    /* overlap windows in range, listed with their evidence when few enough */
+    uint64_t nover = 0;
+    uint32_t from[ANALYSIS_NVERDICTS], to[ANALYSIS_NVERDICTS];
+    for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
+        web_ivl_pt pa = web_ivl_at(&l->win[v], q->t0), pb = web_ivl_at(&l->win[v], q->t1);
+        nover += pb.pos - pa.pos + pa.running;
+        from[v] = web_ivl_scan_from(&l->win[v], q->t0);
+        to[v] = pb.pos;
+    }
+    web_buf_str(b, ",\"nwindows\":");
+    web_buf_i64(b, (int64_t)nover);
+    if (nover <= WINDOWS_MAX_LIST) {
+        const analysis_window *all = analysis_windows(q->r->an);
+        int first = 1;
+        web_buf_str(b, ",\"windows\":[");
+        for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
+            for (uint32_t i = from[v]; i < to[v]; i++) {
+                uint32_t wi = web_ivl_item(&l->win[v], i);
+                const analysis_window *w = &all[l->dev->first_window + wi];
+                if (w->t1 <= q->t0)
+                    continue;
+                web_buf_str(b, first ? "[" : ",[");
+                first = 0;
+                web_buf_i64(b, (int64_t)(l->dev->first_window + wi));
+                web_buf_ch(b, ',');
+                web_buf_i64(b, w->t0 - q->r->origin);
+                web_buf_ch(b, ',');
+                web_buf_i64(b, w->t1 - q->r->origin);
+                web_buf_ch(b, ',');
+                web_buf_i64(b, w->verdict);
+                web_buf_ch(b, ']');
+            }
+        }
+        web_buf_ch(b, ']');
+    }
+    web_buf_ch(b, '}');
+}
+
+static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts)
+{
+    const web_runix *r = q->r;
+    const web_row *row = &r->rows[ri];
+    const store_kernel *K = r->run->kernels;
+    const float *stretch = analysis_stretch(r->an);
+    web_ivl_pt pa = web_ivl_at(&row->ivl, q->t0), pb = web_ivl_at(&row->ivl, q->t1);
+    uint64_t n = pb.pos - pa.pos + pa.running;
+    web_buf_str(b, "{\"row\":");
+    web_buf_i64(b, ri);
+    web_buf_str(b, ",\"n\":");
+    web_buf_i64(b, (int64_t)n);
+    if (n <= q->kmax) {
+        uint32_t from = web_ivl_scan_from(&row->ivl, q->t0);
+        static const char *const col[] = {"id", "s", "d", "l", "x", "v"};
+        for (int c = 0; c < 6; c++) {
+            web_buf_str(b, c ? "],\"" : ",\"mode\":\"kernels\",\"");
+            web_buf_str(b, col[c]);
+            web_buf_str(b, "\":[");
+            int first = 1;
+            for (uint32_t i = from; i < pb.pos; i++) {
+                uint32_t k = r->kidx[row->off + i];
+                const store_kernel *kk = &K[k];
+                if (kk->end <= q->t0 && !(kk->start >= q->t0 && kk->end <= kk->start))
+                    continue;
+                if (!first)
+                    web_buf_ch(b, ',');
+                first = 0;
+                switch (c) {
+                case 0: web_buf_i64(b, k); break;
+                case 1: web_buf_i64(b, kk->start - r->origin); break;
+                case 2: web_buf_i64(b, kk->end > kk->start ? kk->end - kk->start : 0); break;
+                case 3: web_buf_i64(b, kk->launch); break;
+                case 4: web_buf_num(b, stretch[k]); break;
+                default: web_buf_i64(b, web_kernel_verdict(r, kk)); break;
+                }
+            }
+        }
+        web_buf_str(b, "]}");
+        return;
+    }
+    for (uint32_t j = 0; j <= q->width; j++)
+        pts[j] = web_ivl_at(&row->ivl, q->T[j]);
+    const int8_t *lv = q->lane_verdict + (size_t)row->slot * q->width;
+    web_buf_str(b, ",\"mode\":\"bins\",\"count\":[");
+    for (uint32_t j = 0; j < q->width; j++) {
+        if (j)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, (int64_t)(pts[j + 1].pos - pts[j].pos + pts[j].running));
+    }
+    web_buf_str(b, "],\"busy\":[");
+    for (uint32_t j = 0; j < q->width; j++) {
+        int64_t px = q->T[j + 1] - q->T[j], busy = pts[j + 1].busy - pts[j].busy;
+        int64_t pm = px > 0 ? (busy * 1000 + px - 1) / px : 0;
+        if (j)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, pm > 1000 ? 1000 : pm);
+    }
+    web_buf_str(b, "],\"verdict\":[");
+    for (uint32_t j = 0; j < q->width; j++) {
+        int busy = pts[j + 1].busy > pts[j].busy || pts[j + 1].pos > pts[j].pos || pts[j].running;
+        if (j)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, busy && row->slot < r->nlanes ? lv[j] : -1);
+    }
+    web_buf_str(b, "]}");
+}
+
+int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width, uint32_t kmax,
+                 const uint8_t *rowsel, web_buf *b)
+{
+    tl_query q = {.r = r, .t0 = r->origin + t0, .t1 = r->origin + t1, .width = width, .kmax = kmax};
+    q.T = malloc(sizeof *q.T * (width + 1));
+    q.lane_verdict = malloc((size_t)(r->nlanes ? r->nlanes : 1) * width);
+    int64_t *scratch = malloc(sizeof *scratch * width);
+    analysis_bin *bins = malloc(sizeof *bins * width);
+    web_ivl_pt *pts = malloc(sizeof *pts * (width + 1));
+    int rc = WEB_ENOMEM;
+    if (!q.T || !q.lane_verdict || !scratch || !bins || !pts)
+        goto out;
+    double span = (double)(q.t1 - q.t0);
+    for (uint32_t j = 0; j <= width; j++)
+        q.T[j] = q.t0 + (int64_t)llround(span * j / width);
+    for (uint32_t j = 1; j <= width; j++)
+        if (q.T[j] < q.T[j - 1])
+            q.T[j] = q.T[j - 1];
+    web_buf_str(b, "{\"run\":");
+    web_buf_i64(b, run_id);
+    web_buf_str(b, ",\"t0\":");
+    web_buf_i64(b, t0);
+    web_buf_str(b, ",\"t1\":");
+    web_buf_i64(b, t1);
+    web_buf_str(b, ",\"width\":");
+    web_buf_i64(b, width);
+    web_buf_str(b, ",\"lanes\":[");
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        if (i)
+            web_buf_ch(b, ',');
+        emit_lane(b, &q, i, scratch, bins);
+    }
+    web_buf_str(b, "],\"rows\":[");
+    int first = 1;
+    for (uint32_t i = 0; i < r->nrows; i++) {
+        if (rowsel && !rowsel[i])
+            continue;
+        if (!first)
+            web_buf_ch(b, ',');
+        first = 0;
+        emit_row(b, &q, i, pts);
+    }
+    web_buf_str(b, "]}");
+    rc = b->failed ? WEB_ENOMEM : WEB_OK;
+out:
+    free(q.T);
+    free(q.lane_verdict);
+    free(scratch);
+    free(bins);
+    free(pts);
+    return rc;
+}
