@@ -1,0 +1,173 @@
+/* spin: the seed's one-thread testMaxFlopsKernel, the smallest program that shows the difference
+ * between N processes time-sliced on one GPU and N processes running concurrently under MPS.
+ * Each launch is <<<1,1>>>: one thread, a dependent chain of FMAs, so it uses almost nothing of the
+ * GPU and lasts long. Run N copies together (--wait-file or --start-at) and compare the stopwatch.
+ * Usage: spin [--iters N] [--launches L] [--streams S] [--wait-file PATH | --start-at NS] */
+#include <cuda_runtime.h>
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "tlsample.h"
+
+/* The seed's kernel (000), with its typo fixed: the listing reads `s2=v1-s1*v2;` but declares no
+ * s1; the chain s -> s2 -> s3 -> s4 means `s`. */
+__global__ void testMaxFlopsKernel(float *pData, int nRepeats, float v1, float v2)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = pData[tid], s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
+    for (int i = 0; i < nRepeats; i++) {
+        s = v1 - s * v2;
+        s2 = v1 - s * v2;
+        s3 = v1 - s2 * v2;
+        s4 = v1 - s3 * v2;
+    }
+    pData[tid] = ((s + s2) + (s3 + s4));
+}
+
+/* The same arithmetic on the CPU (nvcc contracts v1 - s*v2 into one fused multiply-add, hence
+ * fmaf). Only s carries from one iteration to the next, so once s repeats the value it had two
+ * iterations before (a fixed point, or the +inf/-inf swing the seed's constants end in) the rest
+ * of the loop is known and is skipped. */
+static float replay(float init, long long n, float v1, float v2)
+{
+    float s = init, s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
+    float back2 = NAN, back1 = NAN; /* s two and one iterations ago */
+    for (long long i = 0; i < n; i++) {
+        s = fmaf(-s, v2, v1);
+        if (i >= 2 && memcmp(&s, &back2, sizeof s) == 0) {
+            if ((n - 1 - i) % 2 == 1)
+                s = back1; /* an odd number of steps left in a cycle of two */
+            break;
+        }
+        back2 = back1;
+        back1 = s;
+    }
+    if (n > 0) {
+        s2 = fmaf(-s, v2, v1);
+        s3 = fmaf(-s2, v2, v1);
+        s4 = fmaf(-s3, v2, v1);
+    }
+    return (s + s2) + (s3 + s4);
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: spin [--iters N] [--launches L] [--streams S] [--wait-file PATH | --start-at NS]\n"
+            "  --iters N       loop iterations per launch (default 2e8: about 0.45 s on an H200)\n"
+            "  --launches L    kernels to launch (default 1), spread over the streams in turn\n"
+            "  --streams S     CUDA streams in this process (default 1)\n"
+            "  --wait-file P   create P.ready.<pid> once CUDA is up, then wait until P exists\n"
+            "  --start-at NS   then wait until CLOCK_REALTIME reaches NS nanoseconds\n"
+            "  --timeout S     give up waiting after S seconds (default 120)\n");
+    exit(2);
+}
+
+/* Parses a positive number that may be written like 2e8; exits with a message when it is not. */
+static long long parse_count(const char *opt, const char *text, long long max)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (*text == 0 || *end != 0 || v < 1 || v > (double)max || v != floor(v)) {
+        fprintf(stderr, "spin: %s wants a whole number from 1 to %lld, not '%s'\n", opt, max, text);
+        exit(2);
+    }
+    return (long long)v;
+}
+
+int main(int argc, char **argv)
+{
+    long long iters = 200000000LL;
+    int launches = 1, streams = 1;
+    const char *wait_file = NULL;
+    int64_t start_at = 0;
+    double timeout_s = 120;
+    const float v1 = 10.0f, v2 = 9.9899f, init = 1.0f; /* v1, v2 as in the seed */
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc)
+            usage();
+        if (!strcmp(a, "--iters"))
+            iters = parse_count(a, argv[++i], INT_MAX);
+        else if (!strcmp(a, "--launches"))
+            launches = (int)parse_count(a, argv[++i], 1000000);
+        else if (!strcmp(a, "--streams"))
+            streams = (int)parse_count(a, argv[++i], 1024);
+        else if (!strcmp(a, "--wait-file"))
+            wait_file = argv[++i];
+        else if (!strcmp(a, "--start-at"))
+            start_at = parse_count(a, argv[++i], LLONG_MAX);
+        else if (!strcmp(a, "--timeout"))
+            timeout_s = (double)parse_count(a, argv[++i], 86400);
+        else
+            usage();
+    }
+
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    float *d_data, *h_data = (float *)malloc(sizeof(float) * launches);
+    cudaStream_t *st = (cudaStream_t *)malloc(sizeof(cudaStream_t) * streams);
+    cudaEvent_t *ev = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * 2 * launches);
+    if (!h_data || !st || !ev) {
+        fprintf(stderr, "spin: out of memory\n");
+        return 1;
+    }
+    for (int k = 0; k < launches; k++)
+        h_data[k] = init;
+    CHECK_CUDA(cudaMalloc(&d_data, sizeof(float) * launches));
+    CHECK_CUDA(cudaMemcpy(d_data, h_data, sizeof(float) * launches, cudaMemcpyHostToDevice));
+    for (int s = 0; s < streams; s++)
+        CHECK_CUDA(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+    for (int e = 0; e < 2 * launches; e++)
+        CHECK_CUDA(cudaEventCreate(&ev[e]));
+    CHECK_CUDA(cudaDeviceSynchronize());
+
+    printf("spin: pid %d, %d launch(es) of %lld iterations, one thread each, on %d stream(s), %s\n",
+           (int)getpid(), launches, iters, streams, prop.name);
+    fflush(stdout);
+    if (tls_start_barrier(wait_file, start_at, timeout_s) != 0)
+        return 1;
+
+    int64_t t0 = tls_now_ns(CLOCK_MONOTONIC);
+    int64_t go_wall = tls_now_ns(CLOCK_REALTIME);
+    for (int k = 0; k < launches; k++) {
+        cudaStream_t s = st[k % streams];
+        CHECK_CUDA(cudaEventRecord(ev[2 * k], s));
+        testMaxFlopsKernel<<<1, 1, 0, s>>>(d_data + k, (int)iters, v1, v2);
+        CHECK_CUDA(cudaGetLastError());
+        CHECK_CUDA(cudaEventRecord(ev[2 * k + 1], s));
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+    int64_t wall = tls_now_ns(CLOCK_MONOTONIC) - t0;
+
+    CHECK_CUDA(cudaMemcpy(h_data, d_data, sizeof(float) * launches, cudaMemcpyDeviceToHost));
+    float want = replay(init, iters, v1, v2);
+    int bad = 0;
+    for (int k = 0; k < launches; k++) {
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]));
+        printf("spin: launch %d on stream %d: %.1f ms (cudaEvent)\n", k, k % streams, ms);
+        if (memcmp(&h_data[k], &want, sizeof want) != 0 && !(isnan(h_data[k]) && isnan(want))) {
+            fprintf(stderr, "spin: launch %d computed %g, the CPU replay %g\n", k, h_data[k], want);
+            bad++;
+        }
+    }
+    printf("spin: wall %.1f ms from the start signal (CLOCK_REALTIME %lld ns) to the last kernel's end\n",
+           wall / 1e6, (long long)go_wall);
+    printf("spin: result %g, CPU replay %g\n", h_data[0], want);
+    printf("spin: pid=%d launched=%d\n", (int)getpid(), launches);
+
+    for (int e = 0; e < 2 * launches; e++)
+        CHECK_CUDA(cudaEventDestroy(ev[e]));
+    for (int s = 0; s < streams; s++)
+        CHECK_CUDA(cudaStreamDestroy(st[s]));
+    CHECK_CUDA(cudaFree(d_data));
+    free(ev);
+    free(st);
+    free(h_data);
+    printf(bad ? "Test FAILED\n" : "Test PASSED\n");
+    return bad ? 1 : 0;
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# run.sh: the collector's end-to-end check on a real GPU (issue 2), and the spin demo's recordings.
+# Runs every scenario program under CUDA_INJECTION64_PATH=libcollect.so, judges each with check.py
+# (kernels recorded == launched, 0 dropped, complete flag, compute_api_kind, one file per process)
+# and prints the results table last; exits 1 when a row failed, 77 when there is no GPU.
+# Usage: tests/gpu/run.sh [--reference] [--traces-tar FILE] [BUILD_DIR (default ./build)]
+#   --reference   use bench's bare CUPTI injection (it only counts kernels) instead of libcollect:
+#                 checks the scenario programs' own counts, needs no collector
+#   --traces-tar  pack the spin recordings as samples/spin/traces/mps-{off,on}/nN/*.db into FILE
+# MPS runs a private control daemon (pipe and log folders in the work folder) and always stops it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+source_kind=db
+traces_tar=
+build=./build
+while [ $# -gt 0 ]; do
+    case $1 in
+    --reference) source_kind=bare ;;
+    --traces-tar) traces_tar=$2; shift ;;
+    -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) build=$1 ;;
+    esac
+    shift
+done
+
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "tests/gpu/run.sh: no GPU here (nvidia-smi -L lists none): skipped"
+    exit 77
+fi
+if ! B=$(cd "$build" 2>/dev/null && pwd); then
+    echo "run.sh: build folder $build not found" >&2
+    exit 2
+fi
+if [ $source_kind = bare ]; then LIB=$B/bench/libbare_inject.so; else LIB=$B/collector/libcollect.so; fi
+for f in "$LIB" "$B/tests/gpu/empty_launch" "$B/tests/gpu/threads_streams" "$B/tests/gpu/fork_child" \
+    "$B/tests/gpu/exit_modes" "$B/samples/spin/spin"; do
+    if [ ! -f "$f" ]; then
+        echo "run.sh: $f not found: build it first (cmake --build $build)" >&2
+        exit 2
+    fi
+done
+T=$B/tests/gpu
+W=$(mktemp -d /tmp/tlgpu.XXXXXX)
+RESULTS=$W/results.tsv
+: >"$RESULTS"
+echo "run.sh: $(nvidia-smi -L | head -1); injection $LIB; work folder $W"
+nvidia-smi --query-gpu=driver_version,compute_mode --format=csv,noheader | sed 's/^/run.sh: driver, compute mode: /'
+
+# ---- MPS: a private control daemon, always stopped (trap), as ../shared/GPU.md says.
+MPS_UP=0
+mps_procs() { grep -l '^nvidia-cuda-mps' /proc/[0-9]*/comm 2>/dev/null | wc -l; }
+mps_start() {
+    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if ! nvidia-cuda-mps-control -d; then
+        echo "run.sh: nvidia-cuda-mps-control -d failed"
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        return 1
+    fi
+    MPS_UP=1
+    echo "run.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
+}
+mps_stop() {
+    [ $MPS_UP = 1 ] || return 0
+    echo quit | nvidia-cuda-mps-control
+    MPS_UP=0
+    for _ in $(seq 100); do
+        [ "$(mps_procs)" = 0 ] && break
+        sleep 0.1
+    done
+    echo "run.sh: MPS stopped; nvidia-cuda-mps processes left: $(mps_procs)"
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+trap mps_stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# inject DIR CMD...: runs CMD under the injection, files into DIR, stdout/stderr into DIR/*.log;
+# sets RC to its exit status.
+inject() {
+    local d=$1
+    shift
+    mkdir -p "$d"
+    CUDA_INJECTION64_PATH=$LIB TLVIEW_OUTPUT=$d/output.%p.db "$@" >>"$d/stdout.log" 2>>"$d/stderr.log"
+    RC=$?
+}
+# check NAME DIR [check.py options]: judges DIR and adds the row.
+check() {
+    local name=$1 d=$2
+    shift 2
+    python3 "$here/check.py" --name "$name" --dir "$d" --results "$RESULTS" --source $source_kind \
+        --stdout "$d/stdout.log" --stderr "$d/stderr.log" "$@"
+    tail -n 3 "$d/stderr.log" 2>/dev/null | sed "s/^/  stderr: /"
+}
+# rcfail WANT: sets RCF to check's --fail option when RC differs from WANT, else to nothing.
+rcfail() {
+    RCF=()
+    [ "$RC" = "$1" ] || RCF=(--fail "exit status $RC, expected $1")
+}
+# together N DIR CMD...: N copies of CMD (which takes --wait-file) started together; sets RC to the
+# first non-zero exit status.
+together() {
+    local n=$1 d=$2 go=$2/../go.$(basename "$2").$$ pids=() i
+    shift 2
+    mkdir -p "$d"
+    for i in $(seq "$n"); do
+        CUDA_INJECTION64_PATH=$LIB TLVIEW_OUTPUT=$d/output.%p.db "$@" --wait-file "$go" \
+            >>"$d/stdout.$i.log" 2>>"$d/stderr.log" &
+        pids+=($!)
+    done
+    for _ in $(seq 1200); do
+        [ "$(ls "$go".ready.* 2>/dev/null | wc -l)" -ge "$n" ] && break
+        sleep 0.05
+    done
+    touch "$go"
+    RC=0
+    for i in "${pids[@]}"; do
+        wait "$i"
+        local s=$?
+        [ $s != 0 ] && [ $RC = 0 ] && RC=$s
+    done
+    cat "$d"/stdout.*.log >"$d/stdout.log"
+    rm -f "$go" "$go".ready.*
+}
+
+S=$W/scenarios
+echo "== one process, 100000 empty kernels"
+inject "$S/one-process" "$T/empty_launch" 100000
+rcfail 0
+check one-process "$S/one-process" --procs 1 --api-kind 1 "${RCF[@]}"
+
+echo "== 4 processes at once, no MPS"
+together 4 "$S/four-no-mps" "$T/empty_launch" 50000
+rcfail 0
+check four-no-mps "$S/four-no-mps" --procs 4 --api-kind 1 "${RCF[@]}"
+
+echo "== 4 processes at once, MPS"
+if mps_start; then
+    together 4 "$S/four-mps" "$T/empty_launch" 50000
+    clients=$(grep -c 'NEW CLIENT' "$CUDA_MPS_LOG_DIRECTORY/control.log" 2>/dev/null)
+    echo "  MPS control.log: ${clients:-0} NEW CLIENT lines"
+    mps_stop
+    rcfail 0
+    [ "${clients:-0}" -ge 4 ] || RCF+=(--fail "MPS saw ${clients:-0} clients, expected 4")
+    check four-mps "$S/four-mps" --procs 4 --api-kind 2 "${RCF[@]}"
+else
+    check four-mps "$S/four-mps" --procs 4 --fail "the MPS daemon did not start"
+fi
+
+echo "== 8 threads x 4 streams in one process"
+inject "$S/threads-streams" "$T/threads_streams" 8 4 1000
+rcfail 0
+check threads-streams "$S/threads-streams" --procs 1 --api-kind 1 --streams 32 "${RCF[@]}"
+
+echo "== fork: a CUDA child before the parent starts CUDA"
+inject "$S/fork-cuda-child" "$T/fork_child" cuda-child
+rcfail 0
+check fork-cuda-child "$S/fork-cuda-child" --procs 2 --api-kind 1 "${RCF[@]}"
+
+echo "== fork: a CUDA parent forks a child that uses no CUDA"
+inject "$S/fork-nocuda-child" "$T/fork_child" nocuda-child
+rcfail 0
+check fork-nocuda-child "$S/fork-nocuda-child" --procs 1 --api-kind 1 "${RCF[@]}"
+
+echo "== torch.multiprocessing spawn, 4 workers"
+inject "$S/torch-spawn" python3 "$here/torch_spawn.py" 4 1000
+rcfail 0
+check torch-spawn "$S/torch-spawn" --procs 4 --api-kind 1 "${RCF[@]}"
+
+echo "== exit modes"
+for m in exit:0 return:0 sigterm:143 sigint:130 sigterm-handler:7; do
+    mode=${m%%:*}
+    inject "$S/exit-$mode" "$T/exit_modes" "$mode" 5000
+    skip=()
+    [ $source_kind = bare ] && [ "${m#*:}" != 0 ] && skip=(--skip "a bare injection writes nothing when killed")
+    rcfail "${m#*:}"
+    check "exit-$mode" "$S/exit-$mode" --procs 1 --api-kind 1 "${skip[@]}" "${RCF[@]}"
+done
+echo "== SIGKILL after 5000 kernels and 2 s asleep (flush period 200 ms)"
+TLVIEW_FLUSH_MS=200 inject "$S/exit-sigkill" "$T/exit_modes" sigkill 5000 2000
+skip=()
+[ $source_kind = bare ] && skip=(--skip "a bare injection writes nothing when killed")
+rcfail 137
+check exit-sigkill "$S/exit-sigkill" --procs 1 --api-kind 1 --complete 0 "${skip[@]}" "${RCF[@]}"
+
+echo "== an app running torch.profiler: bare, then under the injection"
+P=$S/torch-profiler
+mkdir -p "$P/bare"
+python3 "$here/torch_profiler_app.py" >"$P/bare/stdout.log" 2>"$P/bare/stderr.log"
+bare_rc=$?
+inject "$P" python3 "$here/torch_profiler_app.py"
+fails=()
+[ "$RC" = "$bare_rc" ] || fails+=("--fail=exit status $RC under the injection, $bare_rc bare")
+cmp -s "$P/bare/stdout.log" "$P/stdout.log" || fails+=("--fail=stdout differs from the bare run")
+new_err=$(grep -vxF -f "$P/bare/stderr.log" "$P/stderr.log")
+echo "  bare stdout: $(tr '\n' '|' <"$P/bare/stdout.log")"
+echo "  injected stdout: $(tr '\n' '|' <"$P/stdout.log")"
+echo "  stderr lines only under the injection: $(printf '%s\n' "$new_err" | grep -c .)"
+printf '%s\n' "$new_err" | head -n 5 | sed 's/^/    /'
+if [ $source_kind = db ] && [ -z "$new_err" ]; then fails+=("--fail=the collector said nothing on stderr"); fi
+check torch-profiler "$P" --stepaside --launched 301 "${fails[@]}"
+
+echo "== spin: the seed's one-thread kernel, 1 launch of 2e8 iterations per process"
+TR=$W/samples/spin/traces
+spin_set() {
+    local label=$1 n=$2 d=$TR/$1/n$2
+    TLVIEW_RUN_ID=spin-$label-n$n together "$n" "$d" "$B/samples/spin/spin" --iters 2e8
+    grep -h 'cudaEvent' "$d/stdout.log" | sed "s/^/  $label n$n: /"
+    local api=1
+    [ "$label" = mps-on ] && api=2
+    rcfail 0
+    check "spin-$label-n$n" "$d" --procs "$n" --api-kind $api --durations "${RCF[@]}"
+    # Only the recordings and the programs' own output stay beside them.
+    mv "$d/stdout.log" "$d/spin.log"
+    mkdir -p "$W/spin-logs"
+    mv "$d/stderr.log" "$W/spin-logs/$label-n$n.stderr.log"
+    rm -f "$d"/stdout.*.log
+}
+for n in 1 2 4; do spin_set mps-off $n; done
+if mps_start; then
+    for n in 2 4; do spin_set mps-on $n; done
+    mps_stop
+else
+    check spin-mps-on "$TR/mps-on" --fail "the MPS daemon did not start"
+fi
+if [ -n "$traces_tar" ] && [ $source_kind = db ]; then
+    tar -czf "$traces_tar" -C "$W" samples && echo "run.sh: spin traces packed into $traces_tar"
+fi
+
+left=$(mps_procs)
+[ "$left" = 0 ] && v=PASS || v=FAIL
+printf 'no-mps-left\t-\t-\t-\t-\t-\t%s\n' "$v" >>"$RESULTS"
+echo "run.sh: nvidia-cuda-mps processes left at the end: $left"
+echo
+echo "== results ($source_kind)"
+python3 "$here/check.py" --print-table "$RESULTS"

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""torch_profiler_app: an application that runs PyTorch's own profiler (CUDA activities).
+
+It launches 101 kernels before the profiler starts (one fill_, 100 mul_) and 200 add_ kernels under
+torch.profiler, then prints what its profiler saw and the result. Run bare and under libcollect,
+its stdout and exit code must be the same: the collector has to step aside, not break the app.
+"""
+import sys
+
+import torch
+from torch.autograd import DeviceType
+from torch.profiler import ProfilerActivity, profile
+
+
+def main():
+    x = torch.empty(1 << 16, device="cuda")
+    x.fill_(1.0)
+    for _ in range(100):
+        x.mul_(1.0)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(200):
+            x.add_(1.0)
+        torch.cuda.synchronize()
+    kernels = sum(1 for e in prof.events() if e.device_type == DeviceType.CUDA)
+    print(f"torch_profiler_app: the profiler saw {kernels} GPU events")
+    print(f"torch_profiler_app: result {x[0].item()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
