@@ -127,8 +127,10 @@ int store_writer_open(const char *path, store_clock clock, int64_t t0, store_wri
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s", path,
-                  e == EEXIST ? "already exists; not overwriting it" : strerror(e));
+        if (e == EEXIST)
+            store_fmt(w->errmsg, sizeof w->errmsg, "%s: already exists; not overwriting it", path);
+        else
+            store_fmt(w->errmsg, sizeof w->errmsg, "%s: cannot create: %s", path, strerror(e));
         w->first_rc = e == EEXIST ? STORE_EEXIST : STORE_EIO;
         return w->first_rc;
     }

@@ -1,0 +1,669 @@
+/* Unit tests of store/: writer -> loader round trips of every record kind, save -> load of a
+ * multi-process run, clock alignment, refusal of bad files (newer schema, not SQLite, foreign
+ * database, empty, truncated), never overwriting, unwritable folders, size on disk per kernel,
+ * a writer killed mid-run, and demangling. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "test_help.h"
+
+static char *path_in(const char *name)
+{
+    static char buf[8][4096];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", test_tmpdir(), name);
+    return p;
+}
+
+static int64_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+static int exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_exec(db, sql, 0, 0, NULL);
+    sqlite3_close(db);
+    return rc;
+}
+
+#define T0 1000000000LL /* cupti clock at the collector's start */
+
+static const char *const mangled = "_Z18testMaxFlopsKernelPfi";
+
+/* Writes one process with every record kind; the cupti clock is realtime - offset. */
+static int write_sample(const char *path, int64_t pid, int64_t offset, int nkernels)
+{
+    store_writer *w;
+    int rc = store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w);
+    if (rc) {
+        fprintf(stderr, "open: %s\n", store_writer_errmsg(w));
+        store_writer_close(w);
+        return rc;
+    }
+    store_process_info pi = {pid, 1, "hostA", "/bin/app", "app --x", "run7", "libcollect",
+                             T0 + offset};
+    int64_t proc;
+    rc = store_writer_process(w, &pi, &proc);
+    rc = rc ? rc : store_writer_meta(w, "writer", "libcollect 0.1.0");
+    rc = rc ? rc : store_writer_calibration(w, proc, "start", T0, T0 + offset, 5);
+    rc = rc ? rc : store_writer_process_meta(w, proc, "driver_version", "13000");
+    rc = rc ? rc : store_writer_process_meta_int(w, proc, "records_dropped", 3);
+    store_device_info dev = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0,
+                             150000000000ULL};
+    rc = rc ? rc : store_writer_device(w, proc, &dev);
+    rc = rc ? rc : store_writer_begin(w);
+    for (int i = 0; i < nkernels && !rc; i++) {
+        store_kernel_info k = {.start = T0 + 1000 + 100 * i, .end = T0 + 1050 + 100 * i,
+                               .device_id = 0, .context_id = 1, .stream_id = 7 + i % 2,
+                               .correlation_id = 10 + i, .grid = {2, 3, 4}, .block = {32, 1, 1},
+                               .registers = 16, .static_smem = 48, .dynamic_smem = 1024,
+                               .local_mem = 8, .name = mangled};
+        rc = store_writer_kernel(w, proc, &k);
+    }
+    store_memcpy_info mc = {T0 + 500, T0 + 700, 0, 1, 7, 99, 1, 1, 2, 4096, 0};
+    store_memset_info ms = {T0 + 800, T0 + 850, 0, 1, 8, 98, 0xff, 256, 2};
+    store_api_info ai = {T0 + 400, T0 + 450, 1234, 10, STORE_API_RUNTIME, 211, "cudaLaunchKernel", 0};
+    store_range_info ri = {T0 + 300, T0 + 5000, 1234, "dom", "epoch 1"};
+    rc = rc ? rc : store_writer_memcpy(w, proc, &mc);
+    rc = rc ? rc : store_writer_memset(w, proc, &ms);
+    rc = rc ? rc : store_writer_api(w, proc, &ai);
+    rc = rc ? rc : store_writer_range(w, proc, &ri);
+    rc = rc ? rc : store_writer_commit(w);
+    /* The context's kind arrives after its kernels (CUPTI delivers CONTEXT records late). */
+    rc = rc ? rc : store_writer_context(w, proc, 1, 0, 2, 0);
+    rc = rc ? rc : store_writer_calibration(w, proc, "end", T0 + 100000, T0 + offset + 100020, 6);
+    rc = rc ? rc : store_writer_process_end(w, proc, T0 + offset + 100000, 1, NULL);
+    if (rc)
+        fprintf(stderr, "write: %s\n", store_writer_errmsg(w));
+    int crc = store_writer_close(w);
+    return rc ? rc : crc;
+}
+
+int test_store_roundtrip(void)
+{
+    const char *path = path_in("a.db");
+    const int64_t off = 5000000;
+    TEST_EQ_INT(write_sample(path, 4242, off, 3), STORE_OK);
+    store_run *run = store_run_new();
+    TEST_ASSERT(run != NULL);
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nprocesses, 1);
+    const store_process *p = &run->processes[0];
+    TEST_EQ_INT(p->pid, 4242);
+    TEST_EQ_INT(p->ppid, 1);
+    TEST_EQ_STR(p->host, "hostA");
+    TEST_EQ_STR(p->exe, "/bin/app");
+    TEST_EQ_STR(p->argv, "app --x");
+    TEST_EQ_STR(p->run_id, "run7");
+    TEST_EQ_STR(p->source, "libcollect");
+    TEST_EQ_STR(p->file, path);
+    TEST_EQ_INT(p->start_wall, T0 + off);
+    TEST_EQ_INT(p->end_wall, T0 + off + 100000);
+    TEST_EQ_INT(p->complete, 1);
+    TEST_ASSERT(p->error == NULL);
+    TEST_EQ_INT(p->clock_offset, off);
+    TEST_EQ_INT(p->clock_drift, 20);
+    TEST_EQ_INT(p->records_dropped, 3);
+    TEST_EQ_INT(p->nmeta, 2);
+    TEST_EQ_STR(p->meta_keys[0], "driver_version");
+    TEST_EQ_STR(p->meta_values[0], "13000");
+    TEST_EQ_STR(p->meta_keys[1], "records_dropped");
+    TEST_EQ_STR(p->meta_values[1], "3");
+
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_STR(run->devices[0].uuid, "0123456789abcdef0123456789abcdef");
+    TEST_EQ_STR(run->devices[0].name, "NVIDIA H200");
+    TEST_EQ_INT(run->devices[0].sm_count, 132);
+    TEST_EQ_INT(run->devices[0].cc_major, 9);
+    TEST_EQ_INT(run->devices[0].cc_minor, 0);
+    TEST_EQ_INT(run->devices[0].global_memory, 150000000000LL);
+    TEST_EQ_INT(run->ncontexts, 1);
+    TEST_EQ_INT(run->contexts[0].process, 0);
+    TEST_EQ_INT(run->contexts[0].device, 0);
+    TEST_EQ_INT(run->contexts[0].context_id, 1);
+    TEST_EQ_INT(run->contexts[0].compute_api_kind, 2);
+    TEST_EQ_INT(run->nstreams, 2);
+
+    TEST_EQ_INT(run->nkernels, 3);
+    TEST_EQ_INT(run->nlaunches, 1);
+    for (int i = 0; i < 3; i++) {
+        const store_kernel *k = &run->kernels[i];
+        TEST_EQ_INT(k->start, T0 + off + 1000 + 100 * i);
+        TEST_EQ_INT(k->end, T0 + off + 1050 + 100 * i);
+        TEST_EQ_INT(k->correlation_id, 10 + i);
+        TEST_EQ_INT(run->streams[k->stream].stream_id, 7 + i % 2);
+        TEST_EQ_INT(store_kernel_process(run, k), 0);
+        TEST_EQ_INT(store_kernel_device(run, k), 0);
+        TEST_EQ_INT(k->flags, 0);
+    }
+    const store_launch *l = &run->launches[run->kernels[0].launch];
+    TEST_EQ_STR(run->strings[l->name].text, mangled);
+    TEST_EQ_STR(run->strings[l->name].demangled, "testMaxFlopsKernel(float*, int)");
+    TEST_EQ_INT(l->grid[0], 2);
+    TEST_EQ_INT(l->grid[1], 3);
+    TEST_EQ_INT(l->grid[2], 4);
+    TEST_EQ_INT(l->block[0], 32);
+    TEST_EQ_INT(l->block[1], 1);
+    TEST_EQ_INT(l->block[2], 1);
+    TEST_EQ_INT(l->registers, 16);
+    TEST_EQ_INT(l->static_smem, 48);
+    TEST_EQ_INT(l->dynamic_smem, 1024);
+
+    TEST_EQ_INT(run->ncopies, 2);
+    const store_copy *c = &run->copies[0];
+    TEST_EQ_INT(c->start, T0 + off + 500);
+    TEST_EQ_INT(c->end, T0 + off + 700);
+    TEST_EQ_INT(c->type, STORE_COPY_MEMCPY);
+    TEST_EQ_INT(c->kind, 1);
+    TEST_EQ_INT(c->bytes, 4096);
+    TEST_EQ_INT(c->correlation_id, 99);
+    TEST_EQ_INT(run->streams[c->stream].stream_id, 7);
+    c = &run->copies[1];
+    TEST_EQ_INT(c->start, T0 + off + 800);
+    TEST_EQ_INT(c->end, T0 + off + 850);
+    TEST_EQ_INT(c->type, STORE_COPY_MEMSET);
+    TEST_EQ_INT(c->kind, 2);
+    TEST_EQ_INT(c->bytes, 256);
+    TEST_EQ_INT(c->correlation_id, 98);
+    TEST_EQ_INT(run->streams[c->stream].stream_id, 8);
+
+    TEST_EQ_INT(run->napis, 1);
+    const store_api *a = &run->apis[0];
+    TEST_EQ_INT(a->start, T0 + off + 400);
+    TEST_EQ_INT(a->end, T0 + off + 450);
+    TEST_EQ_INT(a->process, 0);
+    TEST_EQ_INT(a->thread_id, 1234);
+    TEST_EQ_INT(a->correlation_id, 10);
+    TEST_EQ_INT(a->domain, STORE_API_RUNTIME);
+    TEST_EQ_INT(a->status, 0);
+    TEST_EQ_STR(run->strings[a->name].text, "cudaLaunchKernel");
+    TEST_EQ_STR(run->strings[a->name].demangled, "cudaLaunchKernel");
+
+    TEST_EQ_INT(run->nranges, 1);
+    const store_range *r = &run->ranges[0];
+    TEST_EQ_INT(r->start, T0 + off + 300);
+    TEST_EQ_INT(r->end, T0 + off + 5000);
+    TEST_EQ_INT(r->thread_id, 1234);
+    TEST_EQ_STR(run->strings[r->name].text, "epoch 1");
+    TEST_EQ_STR(run->strings[r->domain].text, "dom");
+
+    TEST_EQ_INT(run->t_begin, T0 + off + 300);
+    TEST_EQ_INT(run->t_end, T0 + off + 5000);
+    store_run_free(run);
+
+    /* The file is one plain SQLite file, readable through its view. */
+    char side[4200];
+    snprintf(side, sizeof side, "%s-wal", path);
+    TEST_EQ_INT(access(side, F_OK), -1);
+    sqlite3 *db;
+    TEST_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    TEST_EQ_INT(sqlite3_prepare_v2(db, "SELECT name, end - start, pid, stream_id FROM kernel_v"
+                                       " ORDER BY start LIMIT 1", -1, &st, NULL), SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "testMaxFlopsKernel(float*, int)");
+    TEST_EQ_INT(sqlite3_column_int64(st, 1), 50);
+    TEST_EQ_INT(sqlite3_column_int64(st, 2), 4242);
+    TEST_EQ_INT(sqlite3_column_int64(st, 3), 7);
+    sqlite3_finalize(st);
+    TEST_EQ_INT(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'writer'", -1, &st,
+                                   NULL), SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "libcollect 0.1.0");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    TEST_EQ_INT(store_probe(path), 1);
+    return 0;
+}
+
+/* Reads a whole file into memory; *pLen receives its size. */
+static char *slurp(const char *path, size_t *pLen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *pLen = (size_t)n;
+    return b;
+}
+
+int test_store_eexist(void)
+{
+    const char *path = path_in("exists.db");
+    TEST_EQ_INT(write_sample(path, 1, 0, 2), STORE_OK);
+    size_t n1, n2;
+    char *before = slurp(path, &n1);
+    TEST_ASSERT(before != NULL);
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, 0, &w), STORE_EEXIST);
+    TEST_ASSERT(strstr(store_writer_errmsg(w), path) != NULL);
+    TEST_ASSERT(strstr(store_writer_errmsg(w), "already exists") != NULL);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    char *after = slurp(path, &n2);
+    TEST_ASSERT(after != NULL);
+    TEST_EQ_INT(n1, n2);
+    TEST_EQ_INT(memcmp(before, after, n1), 0);
+    free(before);
+    free(after);
+    /* store_run_save refuses the same way. */
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_save(run, path, "test"), STORE_EEXIST);
+    TEST_ASSERT(strstr(store_run_errmsg(run), path) != NULL);
+    store_run_free(run);
+    after = slurp(path, &n2);
+    TEST_EQ_INT(n1, n2);
+    free(after);
+    return 0;
+}
+
+int test_store_unwritable(void)
+{
+    /* root writes into a mode 0555 folder, so root gets a folder that is a plain file. */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/ro", test_tmpdir());
+    if (geteuid() == 0) {
+        FILE *f = fopen(dir, "w");
+        TEST_ASSERT(f != NULL);
+        fclose(f);
+    } else {
+        TEST_EQ_INT(mkdir(dir, 0555), 0);
+    }
+    char path[4300];
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, 0, &w), STORE_EIO);
+    TEST_ASSERT(strncmp(store_writer_errmsg(w), path, strlen(path)) == 0);
+    TEST_ASSERT(strstr(store_writer_errmsg(w), "cannot create") != NULL);
+    fprintf(stderr, "message: %s\n", store_writer_errmsg(w));
+    /* Every later call fails cleanly instead of crashing. */
+    int64_t id;
+    store_process_info pi = {0};
+    TEST_EQ_INT(store_writer_process(w, &pi, &id), STORE_EINVAL);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    TEST_EQ_INT(access(path, F_OK), -1);
+    if (geteuid() != 0)
+        chmod(dir, 0755);
+    /* store_run_save reports through the run. */
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_save(run, path, "t"), STORE_EIO);
+    TEST_ASSERT(strncmp(store_run_errmsg(run), path, strlen(path)) == 0);
+    store_run_free(run);
+    return 0;
+}
+
+int test_store_newer_schema(void)
+{
+    const char *path = path_in("newer.db");
+    TEST_EQ_INT(write_sample(path, 1, 0, 2), STORE_OK);
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 3 WHERE key = 'schema_version';"
+                               "UPDATE meta SET value = 2 WHERE key = 'min_reader_version'"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_ENEWER);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: written by a newer tlview (schema 3, needs reader 2); "
+             "this tlview reads up to 1", path);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    TEST_EQ_INT(run->nprocesses, 0);
+    TEST_EQ_INT(run->nkernels, 0);
+    /* Additive changes (schema_version only) are still read. */
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 1 WHERE key = 'min_reader_version'"),
+                SQLITE_OK);
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2);
+    store_run_free(run);
+    return 0;
+}
+
+/* Loads `path` into a run that already holds a good file; expects `code`, a message naming
+ * the file and containing `what`, and the run unchanged. */
+static int expect_bad(const char *good, const char *path, int code, const char *what)
+{
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, good), STORE_OK);
+    uint64_t nk = run->nkernels;
+    uint32_t np = run->nprocesses, ns = run->nstrings, nc = run->ncontexts, nd = run->ndevices;
+    TEST_EQ_INT(store_run_load(run, path), code);
+    const char *msg = store_run_errmsg(run);
+    fprintf(stderr, "message: %s\n", msg);
+    TEST_ASSERT(strncmp(msg, path, strlen(path)) == 0);
+    TEST_ASSERT(strstr(msg, what) != NULL);
+    TEST_EQ_INT(run->nkernels, nk);
+    TEST_EQ_INT(run->nprocesses, np);
+    TEST_EQ_INT(run->nstrings, ns);
+    TEST_EQ_INT(run->ncontexts, nc);
+    TEST_EQ_INT(run->ndevices, nd);
+    TEST_EQ_INT(store_probe(path), 0);
+    /* The run still works after the failure: the good file loads again, merged. */
+    TEST_EQ_INT(store_run_load(run, good), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2 * nk);
+    TEST_EQ_INT(run->nstrings, ns);
+    TEST_EQ_INT(run->ndevices, nd);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    store_run_free(run);
+    return 0;
+}
+
+int test_store_bad_files(void)
+{
+    const char *good = path_in("good.db");
+    TEST_EQ_INT(write_sample(good, 1, 0, 50), STORE_OK);
+
+    const char *text = path_in("text.db");
+    FILE *f = fopen(text, "w");
+    TEST_ASSERT(f != NULL);
+    fputs("this is not a database at all, just some text that is long enough\n", f);
+    fclose(f);
+    if (expect_bad(good, text, STORE_EFORMAT, "not an SQLite file"))
+        return 1;
+
+    const char *empty = path_in("empty.db");
+    f = fopen(empty, "w");
+    fclose(f);
+    if (expect_bad(good, empty, STORE_EFORMAT, "empty file"))
+        return 1;
+
+    const char *foreign = path_in("foreign.db");
+    TEST_EQ_INT(exec_sql(foreign, "CREATE TABLE t(a); INSERT INTO t VALUES (1)"), SQLITE_OK);
+    if (expect_bad(good, foreign, STORE_EFORMAT, "not a tlview file (no meta table)"))
+        return 1;
+
+    const char *other = path_in("othermeta.db");
+    TEST_EQ_INT(exec_sql(other, "CREATE TABLE meta(key, value);"
+                                "INSERT INTO meta VALUES ('format', 'nsys')"), SQLITE_OK);
+    if (expect_bad(good, other, STORE_EFORMAT, "not a tlview file"))
+        return 1;
+
+    /* A real file cut in half. */
+    const char *cut = path_in("cut.db");
+    size_t n;
+    char *bytes = slurp(good, &n);
+    TEST_ASSERT(bytes != NULL && n > 8192);
+    f = fopen(cut, "wb");
+    TEST_EQ_INT(fwrite(bytes, 1, n / 2, f), n / 2);
+    fclose(f);
+    free(bytes);
+    if (expect_bad(good, cut, STORE_EFORMAT, "truncated or corrupt"))
+        return 1;
+
+    /* A file that does not exist: an I/O error naming it. */
+    if (expect_bad(good, path_in("missing.db"), STORE_EIO, "cannot open"))
+        return 1;
+    /* A loader must not have created it. */
+    TEST_EQ_INT(access(path_in("missing.db"), F_OK), -1);
+    return 0;
+}
+
+/* Two processes whose CUPTI clocks differ: the same real instant lands on one axis. */
+int test_store_clock_alignment(void)
+{
+    const char *a = path_in("p1.db"), *b = path_in("p2.db");
+    /* Process 1's cupti clock is realtime - 5 ms, process 2's realtime - 9 ms; both ran their
+     * first kernel at realtime T0 + 5 ms + 1000. */
+    TEST_EQ_INT(write_sample(a, 100, 5000000, 2), STORE_OK);
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(b, STORE_CLOCK_CUPTI, T0 - 4000000, &w), STORE_OK);
+    store_process_info pi = {200, 1, "hostA", "/bin/app", "app", NULL, "libcollect", 0};
+    int64_t proc;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    TEST_EQ_INT(store_writer_calibration(w, proc, "start", T0 - 4000000, T0 + 5000000, 0),
+                STORE_OK);
+    store_kernel_info k = {.start = T0 - 4000000 + 1000, .end = T0 - 4000000 + 1050,
+                           .context_id = 1, .stream_id = 1, .correlation_id = 1, .name = "k2"};
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), STORE_OK);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, b), STORE_OK);
+    TEST_EQ_INT(store_run_load(run, a), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->processes[0].clock_offset, 9000000);
+    TEST_EQ_INT(run->processes[1].clock_offset, 5000000);
+    TEST_EQ_INT(run->nkernels, 3);
+    TEST_EQ_INT(run->kernels[0].start, T0 + 5000000 + 1000);
+    TEST_EQ_INT(run->kernels[1].start, T0 + 5000000 + 1000);
+    TEST_EQ_INT(run->kernels[0].end, T0 + 5000000 + 1050);
+    TEST_EQ_INT(run->kernels[1].end, T0 + 5000000 + 1050);
+    TEST_ASSERT(store_kernel_process(run, &run->kernels[0]) !=
+                store_kernel_process(run, &run->kernels[1]));
+    TEST_EQ_INT(run->kernels[2].start, T0 + 5000000 + 1100);
+    TEST_EQ_INT(run->t_begin, T0 + 5000000 + 300);
+    store_run_free(run);
+    return 0;
+}
+
+/* A merged run of three processes written with store_run_save and read back. */
+int test_store_save_roundtrip(void)
+{
+    const char *a = path_in("s1.db"), *b = path_in("s2.db"), *c = path_in("s3.db");
+    TEST_EQ_INT(write_sample(a, 11, 1000000, 40), STORE_OK);
+    TEST_EQ_INT(write_sample(b, 22, 2000000, 30), STORE_OK);
+    TEST_EQ_INT(write_sample(c, 33, 1500000, 20), STORE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, a), STORE_OK);
+    TEST_EQ_INT(store_run_load(run, b), STORE_OK);
+    TEST_EQ_INT(store_run_load(run, c), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->ndevices, 1); /* one GPU seen by three processes, merged by uuid */
+    const char *m = path_in("merged.db");
+    TEST_EQ_INT(store_run_save(run, m, "tlview merge 0.1.0"), STORE_OK);
+    store_run *back = store_run_new();
+    TEST_EQ_INT(store_run_load(back, m), STORE_OK);
+    TEST_EQ_INT(store_run_finish(back), STORE_OK);
+    TEST_EQ_INT(back->nprocesses, 3);
+    TEST_EQ_INT(back->ndevices, 1);
+    TEST_EQ_INT(back->ncontexts, 3);
+    TEST_EQ_INT(back->nstreams, 6);
+    TEST_EQ_INT(back->nkernels, 90);
+    TEST_EQ_INT(back->ncopies, 6);
+    TEST_EQ_INT(back->napis, 3);
+    TEST_EQ_INT(back->nranges, 3);
+    TEST_EQ_INT(back->t_begin, run->t_begin);
+    TEST_EQ_INT(back->t_end, run->t_end);
+    for (uint32_t i = 0; i < 3; i++) {
+        const store_process *p = &run->processes[i], *q = &back->processes[i];
+        TEST_EQ_INT(q->pid, p->pid);
+        TEST_EQ_STR(q->host, p->host);
+        TEST_EQ_STR(q->argv, p->argv);
+        TEST_EQ_INT(q->start_wall, p->start_wall);
+        TEST_EQ_INT(q->end_wall, p->end_wall);
+        TEST_EQ_INT(q->complete, 1);
+        TEST_EQ_INT(q->clock_offset, 0); /* realtime file */
+        TEST_EQ_INT(q->records_dropped, 3);
+        TEST_EQ_STR(q->file, m);
+        TEST_EQ_INT(back->contexts[i].compute_api_kind, 2);
+    }
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i], *q = &back->kernels[i];
+        TEST_EQ_INT(q->start, k->start);
+        TEST_EQ_INT(q->end, k->end);
+        TEST_EQ_INT(q->correlation_id, k->correlation_id);
+        TEST_EQ_INT(back->processes[store_kernel_process(back, q)].pid,
+                    run->processes[store_kernel_process(run, k)].pid);
+        TEST_EQ_INT(back->streams[q->stream].stream_id, run->streams[k->stream].stream_id);
+        TEST_EQ_STR(back->strings[back->launches[q->launch].name].demangled,
+                    run->strings[run->launches[k->launch].name].demangled);
+        TEST_EQ_INT(back->launches[q->launch].dynamic_smem, 1024);
+    }
+    for (uint64_t i = 0; i < run->ncopies; i++) {
+        TEST_EQ_INT(back->copies[i].start, run->copies[i].start);
+        TEST_EQ_INT(back->copies[i].type, run->copies[i].type);
+        TEST_EQ_INT(back->copies[i].bytes, run->copies[i].bytes);
+    }
+    store_run_free(back);
+    store_run_free(run);
+    return 0;
+}
+
+/* Realistic kernels: a few signatures, durations of a few µs, gaps, rising correlation ids. */
+static int write_many(const char *path, int n, int batch, int die_after_batches)
+{
+    store_writer *w;
+    int rc = store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w);
+    if (rc)
+        return rc;
+    store_process_info pi = {77, 1, "h", "/bin/b", "b", NULL, "libcollect", T0};
+    int64_t proc;
+    rc = store_writer_process(w, &pi, &proc);
+    rc = rc ? rc : store_writer_calibration(w, proc, "start", T0, T0, 0);
+    static const char *const names[4] = {"_Z6kernelPfi", "_Z4gemmPKfS0_Pfiii",
+                                         "_Z7softmaxPfi", "_Z9layernormPfS_i"};
+    uint64_t seed = 12345;
+    int64_t t = T0 + 1000;
+    int batches = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        if (i % batch == 0)
+            rc = store_writer_begin(w);
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int sig = (int)(seed >> 60) & 3;
+        int64_t dur = 2000 + (int64_t)((seed >> 20) % 30000);
+        store_kernel_info k = {.start = t, .end = t + dur, .context_id = 1,
+                               .stream_id = 7 + (sig & 1), .correlation_id = 100 + 3 * i,
+                               .grid = {(uint32_t)(64 << sig), 1, 1}, .block = {256, 1, 1},
+                               .registers = 32, .name = names[sig]};
+        t += dur + (int64_t)((seed >> 40) % 3000);
+        rc = rc ? rc : store_writer_kernel(w, proc, &k);
+        if (!rc && (i % batch == batch - 1 || i == n - 1)) {
+            rc = store_writer_commit(w);
+            if (++batches == die_after_batches)
+                kill(getpid(), SIGKILL);
+        }
+    }
+    rc = rc ? rc : store_writer_process_end(w, proc, t, 1, NULL);
+    int crc = store_writer_close(w);
+    return rc ? rc : crc;
+}
+
+int test_store_bytes_per_kernel(void)
+{
+    const char *path = path_in("size.db");
+    const int n = 100000;
+    TEST_EQ_INT(write_many(path, n, 10000, 0), STORE_OK);
+    int64_t sz = file_size(path);
+    double per = (double)sz / n;
+    fprintf(stderr, "%d kernels: %lld bytes, %.2f bytes per kernel\n", n, (long long)sz, per);
+    TEST_ASSERT(per <= 32.0);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, n);
+    TEST_EQ_INT(run->nlaunches, 4);
+    TEST_EQ_INT(run->kernels[n - 1].correlation_id, 100 + 3 * (n - 1));
+    for (int i = 1; i < n; i++)
+        TEST_ASSERT(run->kernels[i - 1].start <= run->kernels[i].start);
+    store_run_free(run);
+    return 0;
+}
+
+/* A writer SIGKILLed after 3 committed batches: the file loads with those kernels, incomplete. */
+int test_store_killed_writer(void)
+{
+    const char *path = path_in("killed.db");
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        write_many(path, 10000, 1000, 3);
+        _exit(0); /* not reached: the writer kills itself */
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFSIGNALED(status));
+    TEST_EQ_INT(WTERMSIG(status), SIGKILL);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nprocesses, 1);
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    TEST_EQ_INT(run->nkernels, 3000);
+    TEST_EQ_INT(run->kernels[2999].correlation_id, 100 + 3 * 2999);
+    store_run_free(run);
+    return 0;
+}
+
+/* The importer-facing builder: interning, device merge by uuid, rollback-free adds, sorting
+ * of several unsorted sources. */
+int test_store_builder_sort(void)
+{
+    store_run *run = store_run_new();
+    store_process_info pi = {1, 0, "h", NULL, NULL, NULL, "chrome", 0};
+    store_idx p0 = store_run_add_process(run, &pi, "a.json");
+    pi.pid = 2;
+    store_idx p1 = store_run_add_process(run, &pi, "b.json");
+    store_device_info d = {0, "aa", "GPU", 1, 9, 0, 1};
+    store_idx d0 = store_run_add_device(run, p0, &d);
+    d.device_id = 3; /* the same GPU under another ordinal in process 2 */
+    TEST_EQ_INT(store_run_add_device(run, p1, &d), d0);
+    d.uuid = NULL;
+    TEST_ASSERT(store_run_add_device(run, p1, &d) != d0);
+    TEST_EQ_INT(store_run_intern(run, "x"), store_run_intern(run, "x"));
+    TEST_ASSERT(store_run_intern(run, "x") != store_run_intern(run, "y"));
+    store_idx c0 = store_run_context(run, p0, 1, d0, 1);
+    store_idx c1 = store_run_context(run, p1, 1, d0, 2);
+    TEST_ASSERT(c0 != c1);
+    TEST_EQ_INT(store_run_context(run, p0, 1, STORE_NONE, 0), c0);
+    store_idx s0 = store_run_stream(run, c0, 1), s1 = store_run_stream(run, c1, 1);
+    TEST_ASSERT(s0 != s1);
+    store_launch l = {.name = store_run_intern(run, "x"), .grid = {1, 1, 1}, .block = {1, 1, 1}};
+    store_idx l0 = store_run_launch(run, &l);
+    TEST_EQ_INT(store_run_launch(run, &l), l0);
+    /* Source 1: disordered; source 2: reverse order. */
+    const int n = 5000;
+    for (int i = 0; i < n; i++) {
+        int64_t t = (int64_t)((i * 7919) % n) * 10;
+        store_kernel k = {t, t + 5, s0, l0, (uint32_t)i, 0};
+        TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+    }
+    pi.pid = 3;
+    store_idx p2 = store_run_add_process(run, &pi, "c.json");
+    store_idx s2 = store_run_stream(run, store_run_context(run, p2, 1, STORE_NONE, 0), 4);
+    for (int i = 0; i < n; i++) {
+        int64_t t = (int64_t)(n - i) * 10 + 3;
+        store_kernel k = {t, t + 5, s2, l0, (uint32_t)i, 0};
+        TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2 * n);
+    for (uint64_t i = 1; i < run->nkernels; i++)
+        TEST_ASSERT(run->kernels[i - 1].start <= run->kernels[i].start);
+    TEST_EQ_INT(run->t_begin, 0);
+    TEST_EQ_INT(run->t_end, (int64_t)n * 10 + 8);
+    TEST_EQ_INT(store_kernel_device(run, &run->kernels[run->nkernels - 1]), STORE_NONE);
+    store_run_free(run);
+    return 0;
+}
+
+int test_store_demangle(void)
+{
+    char *d = store_demangle("_Z18testMaxFlopsKernelPfi");
+    TEST_EQ_STR(d, "testMaxFlopsKernel(float*, int)");
+    free(d);
+    TEST_ASSERT(store_demangle("cudaLaunchKernel") == NULL);
+    TEST_ASSERT(store_demangle("_Zbroken!") == NULL);
+    TEST_ASSERT(store_demangle(NULL) == NULL);
+    return 0;
+}
