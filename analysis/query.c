@@ -1,0 +1,242 @@
+/* query.c: questions asked of an analysis after it is made, computed on demand so that nothing
+ * per event is kept: the exact concurrency profile of a time range, the same summarised per
+ * pixel bin, and the stretch histogram. A range query sweeps only the kernels that can be in
+ * flight in it (those starting after t0 minus the device's longest kernel). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis_int.h"
+
+/* A kernel in flight during a query. */
+typedef struct qent {
+    int64_t end;
+    store_idx ctx, proc;
+} qent;
+
+/* Receives each step [x0, x1) of the profile, already clipped to the query range. */
+typedef void (*seg_fn)(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc);
+
+typedef struct qsweep {
+    qent *heap;
+    uint64_t n, cap;
+    uint32_t *pcount, *ccount; /* kernels in flight per process, per context */
+    uint32_t np, nc;           /* processes, contexts in flight */
+    int64_t cur, t1;           /* time emitted up to; end of the range */
+    seg_fn fn;
+    void *fctx;
+} qsweep;
+
+/* Emits the current counts over [cur, x) and moves cur to x. */
+static void step_to(qsweep *q, int64_t x)
+{
+    if (x > q->t1)
+        x = q->t1;
+    if (x > q->cur) {
+        q->fn(q->fctx, q->cur, x, q->np, q->nc);
+        q->cur = x;
+    }
+}
+
+static void qpop(qsweep *q)
+{
+    qent top = q->heap[0], last = q->heap[--q->n];
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && q->heap[c + 1].end < q->heap[c].end)
+            c++;
+        if (last.end <= q->heap[c].end)
+            break;
+        q->heap[i] = q->heap[c];
+        i = c;
+    }
+    if (q->n)
+        q->heap[i] = last;
+    step_to(q, top.end);
+    if (--q->ccount[top.ctx] == 0)
+        q->nc--;
+    if (--q->pcount[top.proc] == 0)
+        q->np--;
+}
+
+static int qpush(qsweep *q, qent e)
+{
+    if (q->n == q->cap) {
+        uint64_t cap = q->cap ? 2 * q->cap : 64;
+        qent *h = realloc(q->heap, cap * sizeof *h);
+        if (!h)
+            return ANALYSIS_ENOMEM;
+        q->heap = h;
+        q->cap = cap;
+    }
+    uint64_t i = q->n++;
+    while (i > 0 && q->heap[(i - 1) / 2].end > e.end) {
+        q->heap[i] = q->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    q->heap[i] = e;
+    if (q->ccount[e.ctx]++ == 0)
+        q->nc++;
+    if (q->pcount[e.proc]++ == 0)
+        q->np++;
+    return ANALYSIS_OK;
+}
+
+/* The first kernel index whose start is >= t. */
+static uint64_t lower_bound(const store_run *run, int64_t t)
+{
+    uint64_t lo = 0, hi = run->nkernels;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (run->kernels[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Sweeps slot dev's kernels over [t0, t1), handing every step (idle ones included) to fn. */
+static int profile_sweep(const analysis *a, uint32_t dev, int64_t t0, int64_t t1, seg_fn fn,
+                         void *fctx)
+{
+    const store_run *run = a->run;
+    qsweep q = {0};
+    q.pcount = calloc(run->nprocesses + 1, sizeof *q.pcount);
+    q.ccount = calloc(run->ncontexts + 1, sizeof *q.ccount);
+    q.cur = t0;
+    q.t1 = t1;
+    q.fn = fn;
+    q.fctx = fctx;
+    int rc = ANALYSIS_ENOMEM;
+    if (!q.pcount || !q.ccount)
+        goto out;
+    int64_t from = t0 - a->dev_maxdur[dev];
+    for (uint64_t i = lower_bound(run, from > t0 ? INT64_MIN : from);
+         i < run->nkernels && run->kernels[i].start < t1; i++) {
+        const store_kernel *k = &run->kernels[i];
+        if (k->end <= k->start || k->end <= t0 || analysis_kernel_slot(a, k) != dev)
+            continue;
+        while (q.n && q.heap[0].end <= k->start)
+            qpop(&q);
+        step_to(&q, k->start);
+        store_idx ctx = run->streams[k->stream].context;
+        qent e = {k->end, ctx, run->contexts[ctx].process};
+        if ((rc = qpush(&q, e)) != 0)
+            goto out;
+    }
+    while (q.n)
+        qpop(&q);
+    step_to(&q, t1);
+    rc = ANALYSIS_OK;
+out:
+    free(q.heap);
+    free(q.pcount);
+    free(q.ccount);
+    return rc;
+}
+
+/* Collects merged segments for analysis_profile(). */
+typedef struct segout {
+    analysis_segment *out;
+    size_t cap, n;
+    analysis_segment last;     /* the segment being extended (valid when n > 0) */
+} segout;
+
+static uint16_t c16(uint32_t v) { return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v); }
+
+static void seg_collect(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc)
+{
+    segout *so = ctx;
+    if (so->n && so->last.processes == c16(np) && so->last.contexts == c16(nc) &&
+        so->last.t1 == x0) {
+        so->last.t1 = x1;
+    } else {
+        so->n++;
+        so->last = (analysis_segment){x0, x1, c16(np), c16(nc)};
+    }
+    if (so->n <= so->cap)
+        so->out[so->n - 1] = so->last;
+}
+
+int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
+                     analysis_segment *out, size_t cap, size_t *pCount)
+{
+    *pCount = 0;
+    if (!a || dev >= a->ndevs || t1 < t0 || (cap && !out))
+        return ANALYSIS_EINVAL;
+    segout so = {out, cap, 0, {0}};
+    int rc = t1 > t0 ? profile_sweep(a, dev, t0, t1, seg_collect, &so) : ANALYSIS_OK;
+    *pCount = so.n;
+    return rc;
+}
+
+/* Spreads steps over pixel bins for analysis_profile_bins(). */
+typedef struct binout {
+    analysis_bin *out;
+    uint32_t nbins;
+    int64_t t0;
+    double width;
+} binout;
+
+static void seg_bins(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc)
+{
+    binout *bo = ctx;
+    if (!np)
+        return;
+    uint64_t b0 = (uint64_t)((double)(x0 - bo->t0) / bo->width);
+    uint64_t b1 = (uint64_t)((double)(x1 - 1 - bo->t0) / bo->width);
+    for (uint64_t b = b0; b <= b1 && b < bo->nbins; b++) {
+        double lo = bo->t0 + b * bo->width, hi = lo + bo->width;
+        double from = x0 > lo ? (double)x0 : lo, to = x1 < hi ? (double)x1 : hi;
+        analysis_bin *bin = &bo->out[b];
+        if (c16(np) > bin->max_processes)
+            bin->max_processes = c16(np);
+        if (c16(nc) > bin->max_contexts)
+            bin->max_contexts = c16(nc);
+        if (to > from) {
+            bin->busy += (float)((to - from) / bo->width);
+            bin->mean_processes += (float)(np * (to - from) / bo->width);
+        }
+    }
+}
+
+int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
+                          analysis_bin *out, uint32_t nbins)
+{
+    if (!a || dev >= a->ndevs || t1 <= t0 || !nbins || !out)
+        return ANALYSIS_EINVAL;
+    for (uint32_t b = 0; b < nbins; b++)
+        out[b] = (analysis_bin){0, 0, 0.0f, 0.0f};
+    binout bo = {out, nbins, t0, (double)(t1 - t0) / nbins};
+    return profile_sweep(a, dev, t0, t1, seg_bins, &bo);
+}
+
+int analysis_stretch_histogram(const analysis *a, uint32_t dev, double lo, double hi,
+                               uint64_t *counts, uint32_t nbins, uint64_t *pNoRef)
+{
+    if (!a || (dev != UINT32_MAX && dev >= a->ndevs) || !(lo > 0) || !(hi > lo) || !nbins ||
+        !counts)
+        return ANALYSIS_EINVAL;
+    const store_run *run = a->run;
+    double l0 = log2(lo), scale = nbins / (log2(hi) - l0);
+    uint64_t noref = 0;
+    for (uint32_t b = 0; b < nbins; b++)
+        counts[b] = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        if (dev != UINT32_MAX && analysis_kernel_slot(a, &run->kernels[i]) != dev)
+            continue;
+        float s = a->stretch[i];
+        if (isnan(s)) {
+            noref++;
+            continue;
+        }
+        double x = s > 0 ? (log2(s) - l0) * scale : -1;
+        counts[x < 0 ? 0 : x >= nbins ? nbins - 1 : (uint32_t)x]++;
+    }
+    if (pNoRef)
+        *pNoRef = noref;
+    return ANALYSIS_OK;
+}
