@@ -1,0 +1,268 @@
+/* importers/imp.c: the entry point. Detects a file's format by content (SQLite tables, JSON shape,
+ * known foreign magics), runs the matching imp_ops table over a reader object, and keeps what every
+ * importer shares: the first error with its row, the unmapped counters, warnings, progress. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "imp_int.h"
+
+static const imp_ops *const formats[] = {&imp_nvprof_ops, &imp_nsys_ops, &imp_chrome_ops};
+
+static void set_error(imp_error *err, const char *file, int64_t row, const char *text)
+{
+    if (!err || err->message[0])
+        return; /* first error wins */
+    snprintf(err->file, sizeof err->file, "%s", file);
+    err->row = row;
+    snprintf(err->text, sizeof err->text, "%s", text);
+    if (row > 0)
+        snprintf(err->message, sizeof err->message, "%s:%lld: %s", file, (long long)row, text);
+    else
+        snprintf(err->message, sizeof err->message, "%s: %s", file, text);
+}
+
+int imp_fail(imp_reader *r, int code, const char *fmt, ...)
+{
+    char text[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    set_error(r->err, r->path, r->row, text);
+    return code;
+}
+
+void imp_warn(imp_reader *r, const char *fmt, ...)
+{
+    if (r->stats->warning[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->stats->warning, sizeof r->stats->warning, fmt, ap);
+    va_end(ap);
+}
+
+void imp_unmapped(imp_reader *r, const char *kind, uint64_t n)
+{
+    imp_stats *s = r->stats;
+    if (n == 0)
+        return;
+    s->unmapped_total += n;
+    uint32_t i;
+    for (i = 0; i < s->nunmapped; i++)
+        if (strcmp(s->unmapped[i].kind, kind) == 0)
+            break;
+    if (i == s->nunmapped) {
+        if (s->nunmapped == IMP_MAX_UNMAPPED - 1)
+            kind = "other"; /* last slot collects the kinds that did not fit */
+        for (i = 0; i < s->nunmapped; i++)
+            if (strcmp(s->unmapped[i].kind, kind) == 0)
+                break;
+        if (i == s->nunmapped) {
+            snprintf(s->unmapped[i].kind, sizeof s->unmapped[i].kind, "%s", kind);
+            s->unmapped[i].count = 0;
+            s->nunmapped++;
+        }
+    }
+    s->unmapped[i].count += n;
+}
+
+int imp_flush_meta(imp_reader *r, store_idx process)
+{
+    char key[96], val[32];
+    int rc = store_run_process_meta(r->run, process, "import.format", r->ops->name);
+    for (uint32_t i = 0; rc == 0 && i < r->stats->nunmapped; i++) {
+        snprintf(key, sizeof key, "import.unmapped.%s", r->stats->unmapped[i].kind);
+        snprintf(val, sizeof val, "%llu", (unsigned long long)r->stats->unmapped[i].count);
+        rc = store_run_process_meta(r->run, process, key, val);
+    }
+    if (rc == 0 && r->stats->warning[0])
+        rc = store_run_process_meta(r->run, process, "import.warning", r->stats->warning);
+    return rc ? imp_fail(r, rc, "out of memory writing process metadata") : 0;
+}
+
+void imp_progress(imp_reader *r, uint64_t done, uint64_t total)
+{
+    if (!r->opt->progress || (done < r->progress_next && done != total))
+        return;
+    r->progress_next = done + (total ? total / 200 + 1 : 1u << 20);
+    r->opt->progress(r->opt->progress_ctx, r->path, done, total);
+}
+
+store_idx imp_intern(imp_reader *r, const char *text)
+{
+    store_idx s = store_run_intern(r->run, text ? text : "(unknown)");
+    if (s == STORE_NONE)
+        imp_fail(r, STORE_ENOMEM, "out of memory interning a string");
+    return s;
+}
+
+/* Reads up to cap bytes of the file's content, gunzipped when it is gzip. Returns the count or -1
+ * (errno set). *gz tells whether it was compressed. */
+static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, cap, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        errno = EIO;
+        return -1;
+    }
+    *gz = n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
+    if (!*gz)
+        return (long)n;
+    gzFile g = gzopen(path, "rb");
+    if (!g)
+        return -1;
+    int m = gzread(g, buf, (unsigned)cap);
+    gzclose(g);
+    return m < 0 ? 0 : m; /* a broken gzip stream is reported by the reader with its offset */
+}
+
+/* Names what a file is when no importer takes it. */
+static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 *db, imp_error *err)
+{
+    static const unsigned char legacy[] = {0x00, 0x04, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x04};
+    const char *why;
+    if (n == 0)
+        why = "empty file";
+    else if (db && imp_sql_has_table(db, "profStringTable"))
+        why = "a PGI pgprof profile (SQLite without nvprof's Version table): not supported";
+    else if (db) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        char text[300];
+        if (rc != SQLITE_ROW)
+            snprintf(text, sizeof text, "corrupt or truncated SQLite database (%s)", sqlite3_errmsg(db));
+        else
+            snprintf(text, sizeof text,
+                     "an SQLite database of unknown kind (no nvprof Version/StringTable, no Nsight "
+                     "Systems StringIds, not a tlview file)");
+        sqlite3_finalize(st);
+        set_error(err, path, 0, text);
+        return;
+    } else if (n >= sizeof legacy && memcmp(h, legacy, sizeof legacy) == 0)
+        why = "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it with a "
+              "newer nvprof";
+    else if (n >= 5 && (memcmp(h, "<?xml", 5) == 0 || memcmp(h, "<sess", 5) == 0))
+        why = "an NVVP session file (XML), not an nvprof database: import the database it refers to";
+    else if (n >= 16 && memcmp(h, "SQLite format 3", 16) == 0)
+        why = "unreadable SQLite database";
+    else
+        why = "unknown format (neither an SQLite profile nor a JSON trace)";
+    set_error(err, path, 0, why);
+}
+
+/* Runs the probes; returns the matching ops (or NULL, err set), *native when it is a tlview file. */
+static const imp_ops *detect(const char *path, int *native, imp_error *err)
+{
+    unsigned char head[4096];
+    int gz = 0;
+    *native = 0;
+    long n = read_head(path, head, sizeof head, &gz);
+    if (n < 0) {
+        char text[300];
+        snprintf(text, sizeof text, "cannot open: %s", strerror(errno));
+        set_error(err, path, 0, text);
+        return NULL;
+    }
+    imp_probe p = {path, head, (size_t)n, NULL};
+    if (!gz && n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+        if (store_probe(path)) {
+            *native = 1;
+            return NULL;
+        }
+        if (sqlite3_open_v2(path, &p.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+            sqlite3_close(p.db);
+            p.db = NULL;
+        }
+    }
+    const imp_ops *found = NULL;
+    for (size_t i = 0; !found && i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i]->probe(&p))
+            found = formats[i];
+    if (!found)
+        explain(path, head, (size_t)n, p.db, err);
+    sqlite3_close(p.db);
+    return found;
+}
+
+const char *imp_detect(const char *path, imp_error *err)
+{
+    int native;
+    const imp_ops *ops = detect(path, &native, err);
+    return native ? "tlview" : ops ? ops->name : NULL;
+}
+
+int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,
+                imp_error *err)
+{
+    static const imp_options no_options;
+    imp_error local_err;
+    imp_stats local_stats;
+    if (!err)
+        err = &local_err;
+    if (!stats)
+        stats = &local_stats;
+    memset(err, 0, sizeof *err);
+    memset(stats, 0, sizeof *stats);
+    if (!run || !path)
+        return STORE_EINVAL;
+
+    int native;
+    const imp_ops *ops = detect(path, &native, err);
+    if (native) {
+        uint32_t np = run->nprocesses;
+        uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
+        stats->format = "tlview";
+        int rc = store_run_load(run, path);
+        if (rc)
+            set_error(err, path, 0, store_run_errmsg(run));
+        stats->processes = run->nprocesses - np;
+        stats->kernels = run->nkernels - nk;
+        stats->copies = run->ncopies - nc;
+        stats->apis = run->napis - na;
+        stats->ranges = run->nranges - nr;
+        return rc;
+    }
+    if (!ops) {
+        store_run_error(run, STORE_EFORMAT, "%s", err->message);
+        return STORE_EFORMAT;
+    }
+
+    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, 0};
+    uint32_t np = run->nprocesses;
+    uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
+    stats->format = ops->name;
+    int rc = ops->open(&r);
+    if (rc == 0)
+        rc = ops->load(&r);
+    ops->close(&r);
+    stats->processes = run->nprocesses - np;
+    stats->kernels = run->nkernels - nk;
+    stats->copies = run->ncopies - nc;
+    stats->apis = run->napis - na;
+    stats->ranges = run->nranges - nr;
+    if (rc == 0 && run->nprocesses > np)
+        rc = imp_flush_meta(&r, np);
+    if (rc) {
+        if (!err->message[0])
+            imp_fail(&r, rc, "import failed (code %d)", rc);
+        store_run_error(run, rc, "%s", err->message);
+    }
+    return rc;
+}
+
+int imp_load(store_run *run, const char *path, imp_error *err)
+{
+    return imp_load_ex(run, path, NULL, NULL, err);
+}

@@ -1,0 +1,133 @@
+/* importers/ private header: the reader object every importer fills (file, run, error text with its
+ * row, unmapped counters, progress), the SQLite helpers shared by the nvprof and nsys importers,
+ * the streaming JSON reader used by the Chrome importer, and the CUPTI cbid name tables. */
+#ifndef IMP_INT_H
+#define IMP_INT_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "importers.h"
+
+struct imp_reader {
+    const imp_ops *ops;
+    const char *path;           /* as given */
+    store_run *run;             /* where records go */
+    imp_error *err;             /* never NULL inside the importers */
+    imp_stats *stats;           /* never NULL inside the importers */
+    const imp_options *opt;     /* never NULL */
+    int64_t row;                /* current row (SQLite) or line (JSON), for messages */
+    void *state;                /* the format's own state, owned by open/close */
+    uint64_t progress_next;     /* next `done` worth reporting */
+};
+
+/* Records the first error (printf-style) with the reader's current row; returns `code`. */
+int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Counts `n` records of `kind` that could not be mapped (file-level; written to process_meta by
+ * imp_flush_meta()). */
+void imp_unmapped(imp_reader *r, const char *kind, uint64_t n);
+
+/* Keeps the first non-fatal warning. */
+void imp_warn(imp_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writes import.* keys (format, counts, unmapped, warning, clock shift) on `process`. */
+int imp_flush_meta(imp_reader *r, store_idx process);
+
+/* Reports progress when enough happened since the last report. */
+void imp_progress(imp_reader *r, uint64_t done, uint64_t total);
+
+/* Interns text, or "(unknown)" for NULL; STORE_NONE on out of memory. */
+store_idx imp_intern(imp_reader *r, const char *text);
+
+/* ----- SQLite helpers (imp_sql.c) */
+
+/* 1 if the database has a table (or view) of that name. */
+int imp_sql_has_table(sqlite3 *db, const char *table);
+
+/* The columns of a table, for building SELECTs from what a version really has. */
+typedef struct imp_cols {
+    int n;
+    char **names;
+} imp_cols;
+int imp_sql_cols(imp_reader *r, sqlite3 *db, const char *table, imp_cols *cols /* OUT */);
+void imp_sql_cols_free(imp_cols *cols);
+int imp_sql_col_has(const imp_cols *cols, const char *name);
+
+/* Prepares "SELECT <cols> FROM table [tail]" where a column the table lacks reads as NULL (so
+ * one query serves every version). The columns named in `required` (NULL-terminated, may be
+ * NULL) must exist: else the error names the table and the column. */
+int imp_sql_select(imp_reader *r, sqlite3 *db, const char *table, const char *const *cols,
+                   const char *const *required, const char *tail, sqlite3_stmt **ppStmt /* OUT */);
+
+/* Prepares sql; on failure records "<what>: <sqlite message>" and returns STORE_EFORMAT. */
+int imp_sql_prepare(imp_reader *r, sqlite3 *db, const char *sql, sqlite3_stmt **ppStmt /* OUT */);
+
+/* Steps; returns SQLITE_ROW, SQLITE_DONE, or a negative STORE_E* code after imp_fail. */
+int imp_sql_step(imp_reader *r, sqlite3_stmt *st);
+
+/* Counts rows of every table that has a time column (start or timestamp) and is not in `mapped`
+ * (NULL-terminated list), as unmapped kind "table.<name without CUPTI_ACTIVITY_KIND_>". */
+int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped);
+
+/* Opens a file read-only as SQLite; the caller checks what it holds. */
+int imp_sql_open(imp_reader *r, sqlite3 **pdb /* OUT */);
+
+/* Total rows of the named tables that exist (for progress); 0 when unknown. */
+uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables);
+
+/* ----- streaming JSON reader (imp_json.c) */
+
+typedef enum {
+    IMP_JNULL, IMP_JFALSE, IMP_JTRUE, IMP_JNUM, IMP_JSTR, IMP_JARR, IMP_JOBJ
+} imp_jtype;
+
+typedef uint32_t imp_jref; /* node index in the current arena */
+#define IMP_JNONE UINT32_MAX
+
+#define IMP_JSON_MAX_STRING (1u << 20)  /* longest string or number token, bytes */
+#define IMP_JSON_MAX_NODES (1u << 20)   /* values in one parsed element */
+#define IMP_JSON_MAX_DEPTH 64
+
+typedef struct imp_json imp_json;
+
+/* Opens a JSON file, plain or gzip. */
+int imp_json_open(imp_reader *r, imp_json **pj /* OUT */);
+void imp_json_close(imp_json *j);
+/* Next significant byte without consuming it, or -1 at the end of the input. */
+int imp_json_peek(imp_json *j);
+/* Consumes the next significant byte, which must be c. */
+int imp_json_expect(imp_json *j, int c);
+/* Forgets every parsed node (the arena is reused). */
+void imp_json_reset(imp_json *j);
+/* Parses one value into the arena. */
+int imp_json_parse(imp_json *j, imp_jref *out /* OUT */);
+/* Reads and drops one value, keeping no more than one byte at a time. */
+int imp_json_skip(imp_json *j);
+/* Bytes of the file read so far (compressed bytes for gzip) and the file size. */
+uint64_t imp_json_offset(imp_json *j);
+uint64_t imp_json_size(imp_json *j);
+
+imp_jtype imp_json_type(const imp_json *j, imp_jref v);
+/* Member of an object by key (exact), or IMP_JNONE. */
+imp_jref imp_json_get(const imp_json *j, imp_jref obj, const char *key);
+/* Member by key, ASCII case-insensitive. */
+imp_jref imp_json_geti(const imp_json *j, imp_jref obj, const char *key);
+/* Element i of an array, or IMP_JNONE. */
+imp_jref imp_json_at(const imp_json *j, imp_jref arr, uint32_t i);
+uint32_t imp_json_len(const imp_json *j, imp_jref v);
+/* A string's (or number's) text, NUL-terminated; NULL for other types. */
+const char *imp_json_str(const imp_json *j, imp_jref v);
+/* An integer value: numbers (truncated), or strings whose text ends in digits ("stream 7");
+ * returns 0 and leaves *out when absent or not a number. */
+int imp_json_int(const imp_json *j, imp_jref v, int64_t *out);
+/* A decimal number scaled by 1000 exactly, rounded (microseconds -> ns); 0 when not a number. */
+int imp_json_milli(const imp_json *j, imp_jref v, int64_t *out);
+
+/* ----- CUPTI callback names (cbid.c, generated) */
+extern const char *const imp_cbid_runtime[];
+extern const unsigned imp_cbid_runtime_count;
+extern const char *const imp_cbid_driver[];
+extern const unsigned imp_cbid_driver_count;
+
+#endif

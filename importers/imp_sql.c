@@ -1,0 +1,204 @@
+/* importers/imp_sql.c: SQLite helpers shared by the nvprof and nsys importers. Both tools change
+ * their column sets between versions, so queries are built from PRAGMA table_info, and every
+ * SQLite failure becomes one message with the reader's row number. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp_int.h"
+
+int imp_sql_open(imp_reader *r, sqlite3 **pdb)
+{
+    *pdb = NULL;
+    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return imp_fail(r, STORE_EFORMAT, "cannot open as SQLite: %s",
+                        *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
+    return 0;
+}
+
+int imp_sql_has_table(sqlite3 *db, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        found = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+int imp_sql_prepare(imp_reader *r, sqlite3 *db, const char *sql, sqlite3_stmt **ppStmt)
+{
+    *ppStmt = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, ppStmt, NULL) != SQLITE_OK) {
+        sqlite3_finalize(*ppStmt);
+        *ppStmt = NULL;
+        return imp_fail(r, STORE_EFORMAT, "SQLite error: %s", sqlite3_errmsg(db));
+    }
+    return 0;
+}
+
+int imp_sql_step(imp_reader *r, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+        return rc;
+    sqlite3 *db = sqlite3_db_handle(st);
+    if (rc == SQLITE_NOMEM)
+        return imp_fail(r, STORE_ENOMEM, "out of memory reading the database");
+    return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database: %s", sqlite3_errmsg(db));
+}
+
+void imp_sql_cols_free(imp_cols *cols)
+{
+    for (int i = 0; i < cols->n; i++)
+        free(cols->names[i]);
+    free(cols->names);
+    cols->names = NULL;
+    cols->n = 0;
+}
+
+int imp_sql_cols(imp_reader *r, sqlite3 *db, const char *table, imp_cols *cols)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    memset(cols, 0, sizeof *cols);
+    snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
+    int rc = imp_sql_prepare(r, db, sql, &st);
+    if (rc)
+        return rc;
+    int cap = 0;
+    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (!name)
+            continue;
+        if (cols->n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **grown = realloc(cols->names, (size_t)cap * sizeof *grown);
+            if (!grown) {
+                rc = imp_fail(r, STORE_ENOMEM, "out of memory");
+                break;
+            }
+            cols->names = grown;
+        }
+        if (!(cols->names[cols->n] = strdup(name))) {
+            rc = imp_fail(r, STORE_ENOMEM, "out of memory");
+            break;
+        }
+        cols->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        imp_sql_cols_free(cols);
+        return rc;
+    }
+    return 0;
+}
+
+int imp_sql_col_has(const imp_cols *cols, const char *name)
+{
+    for (int i = 0; i < cols->n; i++)
+        if (strcmp(cols->names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int listed(const char *const *list, const char *name);
+
+int imp_sql_select(imp_reader *r, sqlite3 *db, const char *table, const char *const *cols,
+                   const char *const *required, const char *tail, sqlite3_stmt **ppStmt)
+{
+    imp_cols have;
+    *ppStmt = NULL;
+    int rc = imp_sql_cols(r, db, table, &have);
+    if (rc)
+        return rc;
+    for (; required && *required; required++)
+        if (!imp_sql_col_has(&have, *required)) {
+            imp_sql_cols_free(&have);
+            return imp_fail(r, STORE_EFORMAT, "table %s has no column %s", table, *required);
+        }
+    char sql[2048] = "SELECT ";
+    size_t len = strlen(sql);
+    for (int i = 0; cols[i]; i++) {
+        int n = imp_sql_col_has(&have, cols[i])
+                    ? snprintf(sql + len, sizeof sql - len, "%s\"%s\"", i ? ", " : "", cols[i])
+                    : snprintf(sql + len, sizeof sql - len, "%sNULL", i ? ", " : "");
+        if (n < 0 || (size_t)n >= sizeof sql - len) {
+            imp_sql_cols_free(&have);
+            return imp_fail(r, STORE_EINVAL, "query on %s too long", table);
+        }
+        len += (size_t)n;
+    }
+    imp_sql_cols_free(&have);
+    int n = snprintf(sql + len, sizeof sql - len, " FROM \"%s\" %s", table, tail ? tail : "");
+    if (n < 0 || (size_t)n >= sizeof sql - len)
+        return imp_fail(r, STORE_EINVAL, "query on %s too long", table);
+    return imp_sql_prepare(r, db, sql, ppStmt);
+}
+
+static int listed(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (strcmp(*list, name) == 0)
+            return 1;
+    return 0;
+}
+
+int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped)
+{
+    sqlite3_stmt *tables;
+    int rc = imp_sql_prepare(r, db,
+                             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                             "'sqlite_%' ORDER BY name",
+                             &tables);
+    if (rc)
+        return rc;
+    while ((rc = imp_sql_step(r, tables)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(tables, 0);
+        if (!name || listed(mapped, name) || strlen(name) > 200)
+            continue;
+        imp_cols cols;
+        if ((rc = imp_sql_cols(r, db, name, &cols)))
+            break;
+        int timed = imp_sql_col_has(&cols, "start") || imp_sql_col_has(&cols, "timestamp");
+        imp_sql_cols_free(&cols);
+        if (!timed)
+            continue; /* enums, strings, metadata, statistics: not records */
+        char sql[300];
+        sqlite3_stmt *st;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", name);
+        if ((rc = imp_sql_prepare(r, db, sql, &st)))
+            break;
+        rc = imp_sql_step(r, st);
+        sqlite3_int64 n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *shortname = strncmp(name, "CUPTI_ACTIVITY_KIND_", 20) == 0 ? name + 20 : name;
+        char kind[64];
+        snprintf(kind, sizeof kind, "table.%s", shortname);
+        if (n > 0)
+            imp_unmapped(r, kind, (uint64_t)n);
+    }
+    sqlite3_finalize(tables);
+    return rc == SQLITE_DONE ? 0 : rc;
+}
+
+uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables)
+{
+    uint64_t total = 0;
+    for (; *tables; tables++) {
+        if (!imp_sql_has_table(db, *tables))
+            continue;
+        char sql[200];
+        sqlite3_stmt *st = NULL;
+        snprintf(sql, sizeof sql, "SELECT max(rowid) FROM \"%s\"", *tables);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            total += (uint64_t)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return total;
+}
