@@ -46,6 +46,17 @@ static int path_refused(const char *url)
     return 0;
 }
 
+/* raw_uri: sees each request's target before MHD decodes it; its answer becomes the request's
+ * context. A '%' anywhere in the path part is refused: no asset or endpoint needs one, and
+ * decoding would hide "%2e%2e" or "%00" from path_refused(). */
+static char refused_marker;
+static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls, (void)c;
+    size_t n = strcspn(uri, "?");
+    return memchr(uri, '%', n) ? &refused_marker : NULL;
+}
+
 static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key,
                                      const char *value)
 {
@@ -93,13 +104,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
-    (void)version, (void)upload_data, (void)req_cls;
+    (void)version, (void)upload_data;
     const web *w = cls;
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         *upload_data_size = 0;
         return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
     }
-    if (path_refused(url))
+    if (*req_cls == &refused_marker || path_refused(url))
         return send_error(c, MHD_HTTP_BAD_REQUEST, "refused path");
     if (strncmp(url, "/api/", 5) == 0) {
         web_params p = {0};
@@ -207,6 +218,7 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
     }
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
     w->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, w,
+                                 MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
                                  MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd,
                                  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
