@@ -1,0 +1,269 @@
+/* collector: the private interface shared by the collector's .c files and its tests.
+ *
+ * libcollect.so exports one symbol, InitializeInjection (inject.c). Everything it does is split
+ * into parts a CPU-only test can drive: configuration from the environment (config.c), the
+ * output file name (pattern.c), CUPTI record -> store row conversion (records.c), the buffer
+ * queue and its writer thread (writer_thread.c), facts about the process (meta.c) and the
+ * per-process file with its metadata (session.c). Only inject.c calls CUPTI functions; the
+ * others see CUPTI's record structs only, and reach CUPTI through the hooks below. */
+#ifndef COLLECTOR_INT_H
+#define COLLECTOR_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti_activity.h>
+
+#include "store.h"
+
+#define COLLECTOR_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- logging (log.c) */
+
+/* 0 quiet, 1 errors and warnings (default), 2 debug; set from TLVIEW_LOG. */
+extern int collector_log_level;
+
+/* Writes one line "tlview: MSG" (debug lines: "tlview: PREFIX: MSG") to stderr with one
+ * write(2), so lines of several processes do not interleave. Never touches stdout. */
+void collector_log(const char *prefix, int debug, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Each .c file defines LOG_PREFIX before using these; the level is checked before the
+ * arguments are evaluated. */
+#define log_err(...)                                                                     \
+    do {                                                                                 \
+        if (collector_log_level >= 1)                                                    \
+            collector_log(LOG_PREFIX, 0, __VA_ARGS__);                                   \
+    } while (0)
+#define log_warn log_err
+#define log_dbg(...)                                                                     \
+    do {                                                                                 \
+        if (collector_log_level >= 2)                                                    \
+            collector_log(LOG_PREFIX, 1, __VA_ARGS__);                                   \
+    } while (0)
+
+/* ---------------------------------------------------------------- configuration (config.c) */
+
+#define COLLECTOR_DEFAULT_OUTPUT "output.%p.db"
+#define COLLECTOR_DEFAULT_BUFFER_SIZE (8u << 20)
+#define COLLECTOR_DEFAULT_BUFFER_COUNT 64u
+#define COLLECTOR_DEFAULT_FLUSH_MS 500u
+#define COLLECTOR_DEFAULT_EXIT_TIMEOUT_MS 30000u
+#define COLLECTOR_SIGNAL_TIMEOUT_MS 2000u /* bounded wait in SIGINT/SIGTERM handlers */
+
+typedef struct collector_config {
+    char output[4096];       /* TLVIEW_OUTPUT pattern */
+    size_t buffer_size;      /* TLVIEW_BUFFER_SIZE: bytes per CUPTI activity buffer */
+    uint32_t buffer_count;   /* TLVIEW_BUFFER_COUNT: completed buffers the queue may hold */
+    uint32_t flush_ms;       /* TLVIEW_FLUSH_MS: periodic flush, 0 = CUPTI's heuristics only */
+    uint32_t exit_timeout_ms; /* TLVIEW_EXIT_TIMEOUT_MS: longest wait for the drain at exit */
+    int api;                 /* TLVIEW_API=1: runtime and driver API records */
+    int nvtx;                /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
+    int log_level;           /* TLVIEW_LOG */
+    char run_id[256];        /* TLVIEW_RUN_ID, "" when unset */
+} collector_config;
+
+/* Reads every TLVIEW_* variable into *cfg (defaults for those unset) and sets
+ * collector_log_level. A malformed value is reported once on stderr and its default used.
+ * Always returns 0: configuration never stops the host application. */
+int collector_startup(collector_config *cfg /* OUT */);
+
+/* ---------------------------------------------------------------- output name (pattern.c) */
+
+/* Expands %p (pid), %h (host name), %q{VAR} (the variable's value, empty when unset) and %%
+ * of `pattern` into out[size]. An unknown %x is copied as is. Returns 0, or -1 when the
+ * result does not fit (out then holds a truncated string). */
+int collector_pattern_expand(const char *pattern, char *out, size_t size);
+
+/* Creates the output file for `pattern`: expands it, and when that file exists picks
+ * "<stem>.N<ext>" (N = 1, 2, ...; ext = the text from the last '.' of the base name), saying so
+ * on stderr once, without touching the existing file. On success *ppW is open and 0 is
+ * returned; on failure one line naming the path and the reason goes to stderr, *ppW is NULL
+ * and -1 is returned. `clock`/`t0` are passed to store_writer_open(). */
+int collector_output_open(const char *pattern, store_clock clock, int64_t t0,
+                          store_writer **ppW /* OUT */);
+
+/* ---------------------------------------------------------------- records (records.c) */
+
+/* How many records of each kind reached the file, and how many did not. */
+typedef struct collector_counts {
+    uint64_t kernel, memcpy, memset, api, range, context, device; /* rows written */
+    uint64_t unknown;    /* activity kinds tlview does not store */
+    uint64_t incomplete; /* kernels/copies without an end timestamp (forced flush) */
+    uint64_t lost;       /* records not written: queue full, write failure, stop */
+    uint64_t open_ranges; /* NVTX starts never ended */
+} collector_counts;
+
+/* Names an API callback id; NULL when unknown. inject.c passes cuptiGetCallbackName. */
+typedef const char *(*collector_api_name_fn)(store_api_domain domain, uint32_t cbid);
+
+typedef struct collector_sink collector_sink;
+
+/* A sink converts CUPTI activity records into rows of process `process` of writer `w` (not
+ * owned). Returns 0, or STORE_ENOMEM. */
+int collector_sink_new(store_writer *w, int64_t process, collector_api_name_fn api_name,
+                       collector_sink **ppS /* OUT */);
+
+/* Converts one record and writes it. Returns 0 (also for kinds it skips, which are counted),
+ * or the STORE_E* code of a failed write: then the sink is failed, every later record is
+ * only counted as lost, and collector_sink_error() says why. */
+int collector_sink_record(collector_sink *s, const CUpti_Activity *rec);
+
+/* Steps through a completed CUPTI buffer like cuptiActivityGetNextRecord: 0 and *rec set for
+ * a record, 1 at the end, -1 on a corrupt buffer. *rec is NULL on the first call. */
+typedef int (*collector_next_fn)(uint8_t *buf, size_t valid, CUpti_Activity **rec);
+
+/* Writes every record of one completed buffer in one transaction. Returns 0, or the STORE_E*
+ * code when a write failed: the sink is then failed and the buffer's records are counted as
+ * lost (a failed commit loses the whole batch, and the counts say so). */
+int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *buf, size_t valid);
+
+/* Counts `n` records as lost (never written). */
+void collector_sink_lost(collector_sink *s, uint64_t n);
+
+/* The first write error ("" when none); owned by the sink. */
+const char *collector_sink_error(const collector_sink *s);
+
+void collector_sink_counts(const collector_sink *s, collector_counts *out /* OUT */);
+
+/* Frees the sink and its pending NVTX ranges (counted in open_ranges). NULL is a no-op. */
+void collector_sink_free(collector_sink *s);
+
+/* ---------------------------------------------------------------- hooks into CUPTI */
+
+/* The CUPTI-dependent pieces, filled by inject.c with CUPTI calls and by the tests with
+ * stand-ins, so everything below runs without a GPU. */
+typedef struct collector_hooks {
+    collector_next_fn next_record; /* cuptiActivityGetNextRecord */
+    /* Asks CUPTI to hand back its buffers (forced: incomplete ones too). Called on the
+     * writer thread only; may be NULL. Returns 0 or -1. */
+    int (*flush)(int forced);
+    /* The GPU timestamp clock (cuptiGetTimestamp), ns. */
+    int64_t (*gpu_clock)(void);
+    /* Records dropped by CUPTI since the last call (cuptiActivityGetNumDroppedRecords);
+     * may be NULL. */
+    uint64_t (*dropped)(void);
+    /* CUPTI's version (cuptiGetVersion), -1 when unknown; may be NULL. */
+    int64_t (*cupti_version)(void);
+    collector_api_name_fn api_name;
+} collector_hooks;
+
+/* ---------------------------------------------------------------- writer thread */
+
+typedef struct collector_writer collector_writer;
+
+/* Work the writer thread does once, after the final flush and drain (the session writes its
+ * closing metadata there, so no other thread ever touches SQLite). */
+typedef void (*collector_finish_fn)(void *arg);
+
+typedef struct collector_writer_config {
+    store_writer *store;           /* written by the writer thread only (not owned) */
+    collector_sink *sink;          /* not owned */
+    const collector_hooks *hooks;  /* next_record, flush (not owned) */
+    size_t buffer_size;            /* bytes per buffer handed out */
+    uint32_t capacity;             /* completed buffers the queue holds */
+    uint32_t flush_ms;             /* periodic hooks->flush(0), 0 = never */
+    collector_finish_fn finish;    /* may be NULL */
+    void *finish_arg;
+} collector_writer_config;
+
+/* Counters of buffers, readable at any time. */
+typedef struct collector_writer_stats {
+    uint64_t buffers_requested;    /* handed out by collector_writer_buffer() */
+    uint64_t buffers_completed;    /* given back through collector_writer_submit() */
+    uint64_t buffers_dropped;      /* not queued: the queue was full or the writer stopped */
+    uint64_t buffers_written;      /* processed by the writer thread */
+} collector_writer_stats;
+
+/* Starts the writer thread (all signals blocked in it). Returns 0 or -1 (no thread, no
+ * memory: nothing to free then). */
+int collector_writer_start(const collector_writer_config *cfg,
+                           collector_writer **ppW /* OUT */);
+
+/* An empty buffer of cfg->buffer_size bytes, 8-byte aligned, from the free pool or malloc;
+ * NULL when out of memory or stopped. Never blocks on the writer. */
+uint8_t *collector_writer_buffer(collector_writer *w);
+
+/* Hands a completed buffer (from collector_writer_buffer) to the writer, which owns it from
+ * now on. Never blocks on the writer: when the queue is full the buffer's records are counted
+ * as lost, one warning is printed, the buffer is freed and -1 returned. On the writer thread
+ * itself (CUPTI completing buffers inside hooks->flush) the buffer is written at once. */
+int collector_writer_submit(collector_writer *w, uint8_t *buf, size_t valid);
+
+/* Asks the writer to flush CUPTI (hooks->flush(forced)) and write everything queued, and
+ * waits at most timeout_ms. Only an atomic store, sem_post and nanosleep are used, so it may be
+ * called from a signal handler. Returns 0 when done, -1 on timeout or when stopped. */
+int collector_writer_sync(collector_writer *w, int forced, uint32_t timeout_ms);
+
+/* Asks the writer to do a forced flush, drain the queue, run cfg->finish and end, and waits
+ * at most timeout_ms (signal-safe like collector_writer_sync). Returns 0 when the thread has
+ * finished (it is then joined), -1 on timeout: the thread is left running and the caller must
+ * not free what it uses. Later calls return the first outcome's code at once. */
+int collector_writer_stop(collector_writer *w, uint32_t timeout_ms);
+
+void collector_writer_get_stats(collector_writer *w, collector_writer_stats *out /* OUT */);
+
+/* Frees a writer whose collector_writer_stop() returned 0. */
+void collector_writer_free(collector_writer *w);
+
+/* ---------------------------------------------------------------- process facts (meta.c) */
+
+/* Facts about this process for the process row; strings are malloc'd, free with
+ * collector_facts_free(). */
+typedef struct collector_facts {
+    int64_t pid, ppid;
+    char *host, *exe, *argv; /* argv: shell-quoted where needed, separated by spaces */
+} collector_facts;
+
+/* Fills *f from getpid(), gethostname(), /proc/self/exe and /proc/self/cmdline. Missing
+ * facts are left NULL. Returns 0 or STORE_ENOMEM. */
+int collector_facts_read(collector_facts *f /* OUT */);
+void collector_facts_free(collector_facts *f);
+
+/* Quotes one argument for a POSIX shell when it needs it ('it'\''s'); malloc'd. */
+char *collector_shell_quote(const char *arg);
+
+/* The CUDA driver (cuDriverGetVersion) and runtime (cudaRuntimeGetVersion) versions, found
+ * with dlsym in what the process has loaded; -1 when not found (the runtime is often linked
+ * statically into the application, and then not visible). */
+int64_t collector_driver_version(void);
+int64_t collector_runtime_version(void);
+
+/* ---------------------------------------------------------------- session (session.c) */
+
+typedef struct collector_session collector_session;
+
+/* Opens this process's file for `cfg`, writes the process row, its metadata and the start
+ * calibration, and starts the writer thread. On failure a line has gone to stderr, *ppS is
+ * NULL and -1 is returned: tracing is then off and the application runs on untouched. */
+int collector_session_open(const collector_config *cfg, const collector_hooks *hooks,
+                           collector_session **ppS /* OUT */);
+
+/* Called by the CUPTI buffer callbacks (any thread). */
+uint8_t *collector_session_buffer(collector_session *s);
+void collector_session_submit(collector_session *s, uint8_t *buf, size_t valid);
+
+/* Records why tracing is stopped or incomplete (the first reason wins; thread-safe, not
+ * signal-safe). It is written as process.error when the session finishes, with complete=0. */
+void collector_session_fail(collector_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Flushes and writes what CUPTI holds (hooks->flush(forced)), waiting at most timeout_ms.
+ * Signal-safe. Returns 0 or -1 (timeout, finished). */
+int collector_session_sync(collector_session *s, int forced, uint32_t timeout_ms);
+
+/* Ends the session: forced flush, drain, closing metadata (counts, buffers, dropped records,
+ * end calibration, end wall time, complete flag, error) and close, all on the writer thread;
+ * waits at most timeout_ms. `signo` (0 if none) is recorded as exit_signal. Signal-safe.
+ * Returns 0 when the file is closed; -1 on timeout (the file keeps complete = 0 and whatever
+ * was committed) or when already finished. */
+int collector_session_finish(collector_session *s, int signo, uint32_t timeout_ms);
+
+/* The output file's path (valid until collector_session_free()). */
+const char *collector_session_path(const collector_session *s);
+
+/* Frees a finished session (collector_session_finish returned 0). For tests: the injected
+ * library keeps its session until the process ends, since CUPTI may still call back. */
+void collector_session_free(collector_session *s);
+
+#endif

@@ -1,0 +1,321 @@
+/* collector CUPTI glue: InitializeInjection, the only symbol libcollect.so exports.
+ * The CUDA driver calls it at the first CUDA call of every process that has
+ * CUDA_INJECTION64_PATH set. It follows the call sequence of CUPTI's cupti_trace_injection
+ * sample (subscribe, STATE/FATAL_ERROR and cudaDeviceReset callbacks, activity buffer
+ * callbacks, enable the kinds, force-flush at exit), except that a failure never ends the
+ * process: it is reported once on stderr, recorded in the file, and tracing stops. Exit,
+ * SIGINT/SIGTERM and fork are handled here; everything else lives in session.c and below. */
+#define _GNU_SOURCE /* dladdr, sem_clockwait */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "collector_int.h"
+
+#define LOG_PREFIX "inject"
+
+/* Calls CUPTI; on failure reports once (later failures at debug level), records the reason in
+ * the file and stops tracing. Evaluates to the CUptiResult. Never exits. */
+#define CUPTI_CALL(call) cupti_check((call), #call)
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int initialized;                 /* InitializeInjection ran in this process */
+static collector_config cfg;
+static collector_session *session;      /* NULL when tracing is off */
+static pid_t owner;                     /* the process that opened the session */
+static atomic_int tracing;              /* buffers are handed out and written */
+static atomic_int cupti_failures;       /* failed CUPTI calls */
+static atomic_int registered;           /* our buffer callbacks are registered with CUPTI */
+static CUpti_SubscriberHandle subscriber;
+static struct sigaction old_int, old_term;
+
+static CUptiResult cupti_check(CUptiResult r, const char *what)
+{
+    if (r == CUPTI_SUCCESS)
+        return r;
+    const char *text = NULL;
+    if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text)
+        text = "unknown error";
+    if (atomic_fetch_add(&cupti_failures, 1) != 0)
+        log_dbg("%s failed: %s", what, text);
+    else if (session)
+        collector_session_fail(session, "%s failed: %s; tracing stopped", what, text);
+    else
+        log_err("%s failed: %s; tracing stopped", what, text);
+    atomic_store(&tracing, 0);
+    return r;
+}
+
+/* ---------------------------------------------------------------- hooks for session.c */
+
+static int next_record(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    CUptiResult r = cuptiActivityGetNextRecord(buf, valid, rec);
+    if (r == CUPTI_SUCCESS)
+        return 0;
+    return r == CUPTI_ERROR_MAX_LIMIT_REACHED ? 1 : -1;
+}
+
+static int flush(int forced)
+{
+    /* Never flush when our callbacks were not registered: the buffers would be someone
+     * else's (torch.profiler's, when it subscribed first). */
+    if (!atomic_load(&registered) || (!atomic_load(&tracing) && !forced))
+        return 0;
+    CUptiResult r = cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    if (r != CUPTI_SUCCESS && atomic_load(&tracing))
+        CUPTI_CALL(r);
+    return r == CUPTI_SUCCESS ? 0 : -1;
+}
+
+static int64_t gpu_clock(void)
+{
+    uint64_t t = 0;
+    cuptiGetTimestamp(&t);
+    return (int64_t)t;
+}
+
+static uint64_t dropped(void)
+{
+    size_t n = 0;
+    return cuptiActivityGetNumDroppedRecords(NULL, 0, &n) == CUPTI_SUCCESS ? n : 0;
+}
+
+static int64_t cupti_version(void)
+{
+    uint32_t v = 0;
+    return cuptiGetVersion(&v) == CUPTI_SUCCESS ? (int64_t)v : -1;
+}
+
+static const char *api_name(store_api_domain domain, uint32_t cbid)
+{
+    const char *name = NULL;
+    CUpti_CallbackDomain d =
+        domain == STORE_API_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    return cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : NULL;
+}
+
+static const collector_hooks hooks = {
+    .next_record = next_record,
+    .flush = flush,
+    .gpu_clock = gpu_clock,
+    .dropped = dropped,
+    .cupti_version = cupti_version,
+    .api_name = api_name,
+};
+
+/* ---------------------------------------------------------------- CUPTI callbacks */
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+    *max_records = 0;
+    *buf = atomic_load(&tracing) && getpid() == owner ? collector_session_buffer(session) : NULL;
+    *size = *buf ? cfg.buffer_size : 0; /* no buffer: CUPTI drops and counts the records */
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+                                      size_t valid)
+{
+    (void)ctx;
+    (void)stream;
+    (void)size;
+    if (!buf)
+        return;
+    if (getpid() != owner || !session) {
+        free(buf);
+        return;
+    }
+    collector_session_submit(session, buf, valid);
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+                                 CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (getpid() != owner)
+        return;
+    if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
+        const CUpti_StateData *st = data;
+        const char *text = NULL;
+        cuptiGetResultString(st->notification.result, &text);
+        atomic_store(&tracing, 0);
+        collector_session_fail(session, "CUPTI fatal error: %s (%s); tracing stopped",
+                               text ? text : "unknown",
+                               st->notification.message ? st->notification.message : "");
+    } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+        const CUpti_CallbackData *cb = data;
+        /* The reset destroys the context: take its completed records first. */
+        if (cb->callbackSite == CUPTI_API_ENTER && atomic_load(&tracing))
+            CUPTI_CALL(cuptiActivityFlushAll(0));
+    }
+}
+
+/* ---------------------------------------------------------------- lifecycle */
+
+static void at_exit(void)
+{
+    if (getpid() != owner || !session)
+        return;
+    if (collector_session_finish(session, 0, cfg.exit_timeout_ms) != 0)
+        log_err("%s: the writer did not finish within %u ms at exit; the file keeps what was "
+                "committed (complete = 0)",
+                collector_session_path(session), cfg.exit_timeout_ms);
+    atomic_store(&tracing, 0);
+}
+
+/* SIGINT/SIGTERM. When the application left the default action (the process is about to
+ * die), the file is finished; when it has a handler of its own (Python's KeyboardInterrupt,
+ * for one), the process may go on, so what CUPTI holds is only flushed and written, and the
+ * exit handler finishes later. Both waits are bounded; then the old action runs. */
+static void on_signal(int signo, siginfo_t *info, void *uctx)
+{
+    int saved = errno;
+    struct sigaction *old = signo == SIGINT ? &old_int : &old_term;
+    int dfl = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
+    int ign = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN;
+    if (getpid() == owner && session && !ign) {
+        if (dfl) {
+            collector_session_finish(session, signo, COLLECTOR_SIGNAL_TIMEOUT_MS);
+            atomic_store(&tracing, 0);
+        } else {
+            collector_session_sync(session, 0, COLLECTOR_SIGNAL_TIMEOUT_MS);
+        }
+    }
+    if (dfl) {
+        /* Default action: restore it and re-raise; the signal is blocked while we run, so it
+         * is delivered (and ends the process) as this handler returns. */
+        struct sigaction def;
+        memset(&def, 0, sizeof def);
+        def.sa_handler = SIG_DFL;
+        sigemptyset(&def.sa_mask);
+        sigaction(signo, &def, NULL);
+        raise(signo);
+    } else if (!ign) {
+        if (old->sa_flags & SA_SIGINFO)
+            old->sa_sigaction(signo, info, uctx);
+        else
+            old->sa_handler(signo);
+    }
+    errno = saved;
+}
+
+static void install_signal(int signo, struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(signo, &sa, old) != 0)
+        log_dbg("sigaction(%d): %s", signo, strerror(errno));
+}
+
+/* In a child of fork() the parent's file, SQLite handle and writer thread are not ours: the
+ * inherited collector steps aside (owner != getpid() everywhere). CUDA is unusable in such a
+ * child; one that execs and uses CUDA gets a fresh InitializeInjection and its own file. */
+static void at_fork_child(void)
+{
+    atomic_store(&tracing, 0);
+}
+
+/* NVTX reaches CUPTI only through NVTX_INJECTION64_PATH naming libcupti; set it (before the
+ * application's first NVTX call) unless the user did. */
+static void point_nvtx_at_cupti(void)
+{
+    Dl_info info;
+    void *sym = NULL;
+    *(void **)&sym = dlsym(RTLD_DEFAULT, "cuptiActivityEnable");
+    if (getenv("NVTX_INJECTION64_PATH") || !sym || !dladdr(sym, &info) || !info.dli_fname)
+        return;
+    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+    log_dbg("NVTX_INJECTION64_PATH=%s", info.dli_fname);
+}
+
+static int enable_kinds(void)
+{
+    CUpti_ActivityKind kinds[16];
+    size_t n = 0;
+    /* CONCURRENT_KERNEL, never KERNEL: KERNEL serialises kernels and would erase the very
+     * overlap tlview exists to show. */
+    kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_CONTEXT;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_DEVICE;
+    if (cfg.api) {
+        kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+        kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;
+    }
+    if (cfg.nvtx)
+        kinds[n++] = CUPTI_ACTIVITY_KIND_MARKER;
+    for (size_t i = 0; i < n; i++)
+        if (CUPTI_CALL(cuptiActivityEnable(kinds[i])) != CUPTI_SUCCESS)
+            return -1;
+    return 0;
+}
+
+/* Subscribes and starts activity tracing; on failure the reason is recorded and tracing is
+ * off. */
+static void start_cupti(void)
+{
+    CUptiResult r = cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_callback, NULL);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        atomic_store(&cupti_failures, 1);
+        atomic_store(&tracing, 0);
+        collector_session_fail(session, "another CUPTI client is already subscribed "
+                               "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); tlview steps "
+                               "aside and records nothing");
+        return;
+    }
+    if (CUPTI_CALL(r) != CUPTI_SUCCESS ||
+        CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_STATE,
+                                       CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS ||
+        CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                       CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)) !=
+            CUPTI_SUCCESS ||
+        CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS ||
+        CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
+            CUPTI_SUCCESS)
+        return;
+    atomic_store(&registered, 1);
+    if (enable_kinds() != 0)
+        return;
+    if (cfg.flush_ms)
+        CUPTI_CALL(cuptiActivityFlushPeriod(cfg.flush_ms));
+    if (cfg.nvtx)
+        point_nvtx_at_cupti();
+}
+
+static void setup(void)
+{
+    collector_startup(&cfg);
+    owner = getpid();
+    if (collector_session_open(&cfg, &hooks, &session) != 0)
+        return; /* the reason is on stderr; the application runs on untraced */
+    atomic_store(&tracing, 1);
+    start_cupti();
+    /* Even when tracing failed, the file is finished at exit so it carries the reason. */
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, at_fork_child);
+    install_signal(SIGINT, &old_int);
+    install_signal(SIGTERM, &old_term);
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (!initialized) {
+        initialized = 1;
+        setup();
+    }
+    pthread_mutex_unlock(&init_lock);
+    return 1;
+}

@@ -1,0 +1,344 @@
+/* collector records: the one sink every CUPTI activity record goes through (the role of
+ * pPostProcessActivityRecords in CUPTI's helper_cupti_activity.h). It converts the CUDA 13
+ * record structs (CUpti_ActivityKernel10, Memcpy6, Memset4, Context3, Device5, API, Marker2)
+ * into store_*_info rows and hands them to the store writer. Pure C over the structs: the
+ * tests feed it synthetic records. Runs on the writer thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector_int.h"
+
+#define LOG_PREFIX "records"
+
+/* An NVTX start marker waiting for its end marker (same id). */
+typedef struct open_range {
+    uint32_t id;          /* CUPTI marker id */
+    int64_t start;        /* ns, CUPTI clock */
+    uint64_t thread_id;
+    char *name, *domain;  /* copies: CUPTI's strings may not outlive the buffer */
+} open_range;
+
+struct collector_sink {
+    store_writer *w;               /* not owned */
+    int64_t process;               /* process row id in w */
+    collector_api_name_fn api_name;
+    collector_counts counts;
+    int failed;                    /* a write failed: records are only counted now */
+    char error[512];               /* the first write error */
+    open_range *open;              /* NVTX starts not yet ended */
+    size_t nopen, capopen;
+};
+
+int collector_sink_new(store_writer *w, int64_t process, collector_api_name_fn api_name,
+                       collector_sink **ppS)
+{
+    collector_sink *s = calloc(1, sizeof *s);
+    *ppS = s;
+    if (!s)
+        return STORE_ENOMEM;
+    s->w = w;
+    s->process = process;
+    s->api_name = api_name;
+    return 0;
+}
+
+void collector_sink_free(collector_sink *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nopen; i++) {
+        free(s->open[i].name);
+        free(s->open[i].domain);
+    }
+    free(s->open);
+    free(s);
+}
+
+void collector_sink_lost(collector_sink *s, uint64_t n)
+{
+    s->counts.lost += n;
+}
+
+const char *collector_sink_error(const collector_sink *s)
+{
+    return s->error;
+}
+
+void collector_sink_counts(const collector_sink *s, collector_counts *out)
+{
+    *out = s->counts;
+    out->open_ranges += s->nopen;
+}
+
+static void fail(collector_sink *s);
+
+/* Bookkeeping after a store call: counts the row in *counter or fails the sink. */
+static int wrote(collector_sink *s, int rc, uint64_t *counter)
+{
+    if (rc == STORE_OK) {
+        (*counter)++;
+        return 0;
+    }
+    fail(s);
+    s->counts.lost++;
+    return rc;
+}
+
+static int kernel(collector_sink *s, const CUpti_ActivityKernel10 *r)
+{
+    if (r->end == 0 || r->end < r->start) {
+        s->counts.incomplete++;
+        return 0;
+    }
+    store_kernel_info k = {
+        .start = (int64_t)r->start,
+        .end = (int64_t)r->end,
+        .device_id = r->deviceId,
+        .context_id = r->contextId,
+        .stream_id = r->streamId,
+        .correlation_id = r->correlationId,
+        .grid = {(uint32_t)r->gridX, (uint32_t)r->gridY, (uint32_t)r->gridZ},
+        .block = {(uint32_t)r->blockX, (uint32_t)r->blockY, (uint32_t)r->blockZ},
+        .registers = r->registersPerThread,
+        .static_smem = (uint32_t)r->staticSharedMemory,
+        .dynamic_smem = (uint32_t)r->dynamicSharedMemory,
+        .local_mem = r->localMemoryPerThread,
+        .name = r->name ? r->name : "(unknown)",
+    };
+    return wrote(s, store_writer_kernel(s->w, s->process, &k), &s->counts.kernel);
+}
+
+static int memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
+{
+    if (r->end == 0 || r->end < r->start) {
+        s->counts.incomplete++;
+        return 0;
+    }
+    store_memcpy_info m = {
+        .start = (int64_t)r->start,
+        .end = (int64_t)r->end,
+        .device_id = r->deviceId,
+        .context_id = r->contextId,
+        .stream_id = r->streamId,
+        .correlation_id = r->correlationId,
+        .copy_kind = r->copyKind,
+        .src_kind = r->srcKind,
+        .dst_kind = r->dstKind,
+        .bytes = r->bytes,
+        .flags = r->flags,
+    };
+    return wrote(s, store_writer_memcpy(s->w, s->process, &m), &s->counts.memcpy);
+}
+
+static int memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
+{
+    if (r->end == 0 || r->end < r->start) {
+        s->counts.incomplete++;
+        return 0;
+    }
+    store_memset_info m = {
+        .start = (int64_t)r->start,
+        .end = (int64_t)r->end,
+        .device_id = r->deviceId,
+        .context_id = r->contextId,
+        .stream_id = r->streamId,
+        .correlation_id = r->correlationId,
+        .value = r->value,
+        .bytes = r->bytes,
+        .mem_kind = r->memoryKind,
+    };
+    return wrote(s, store_writer_memset(s->w, s->process, &m), &s->counts.memset);
+}
+
+static int api(collector_sink *s, const CUpti_ActivityAPI *r)
+{
+    store_api_domain domain =
+        r->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? STORE_API_RUNTIME : STORE_API_DRIVER;
+    const char *name = s->api_name ? s->api_name(domain, r->cbid) : NULL;
+    char fallback[32];
+    if (!name) {
+        snprintf(fallback, sizeof fallback, "cbid %u", (unsigned)r->cbid);
+        name = fallback;
+    }
+    store_api_info a = {
+        .start = (int64_t)r->start,
+        .end = (int64_t)r->end,
+        .thread_id = r->threadId,
+        .correlation_id = r->correlationId,
+        .domain = domain,
+        .cbid = r->cbid,
+        .name = name,
+        .status = (int32_t)r->returnValue,
+    };
+    return wrote(s, store_writer_api(s->w, s->process, &a), &s->counts.api);
+}
+
+static int context(collector_sink *s, const CUpti_ActivityContext3 *r)
+{
+    return wrote(s,
+                 store_writer_context(s->w, s->process, r->contextId, r->deviceId,
+                                      r->computeApiKind, r->nullStreamId),
+                 &s->counts.context);
+}
+
+static int device(collector_sink *s, const CUpti_ActivityDevice5 *r)
+{
+    static const char hex[] = "0123456789abcdef";
+    char uuid[33];
+    for (int i = 0; i < 16; i++) {
+        unsigned char b = (unsigned char)r->uuid.bytes[i];
+        uuid[2 * i] = hex[b >> 4];
+        uuid[2 * i + 1] = hex[b & 15];
+    }
+    uuid[32] = '\0';
+    store_device_info d = {
+        .device_id = r->id,
+        .uuid = uuid,
+        .name = r->name,
+        .sm_count = r->numMultiprocessors,
+        .cc_major = r->computeCapabilityMajor,
+        .cc_minor = r->computeCapabilityMinor,
+        .global_memory = r->globalMemorySize,
+    };
+    return wrote(s, store_writer_device(s->w, s->process, &d), &s->counts.device);
+}
+
+/* NVTX: a start marker is kept until the end marker with the same id arrives (possibly in a
+ * later buffer); then one range row is written. An instantaneous marker is a range of length
+ * 0. Open ranges are few (nesting depth per thread), so a linear search is enough. */
+static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
+{
+    uint64_t tid = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
+    if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+        if (s->nopen == s->capopen) {
+            size_t cap = s->capopen ? 2 * s->capopen : 16;
+            open_range *grown = realloc(s->open, cap * sizeof *grown);
+            if (!grown) {
+                s->counts.lost++;
+                return STORE_ENOMEM;
+            }
+            s->open = grown;
+            s->capopen = cap;
+        }
+        open_range *o = &s->open[s->nopen];
+        o->id = r->id;
+        o->start = (int64_t)r->timestamp;
+        o->thread_id = tid;
+        o->name = strdup(r->name ? r->name : "");
+        o->domain = r->domain ? strdup(r->domain) : NULL;
+        if (!o->name || (r->domain && !o->domain)) {
+            free(o->name);
+            free(o->domain);
+            s->counts.lost++;
+            return STORE_ENOMEM;
+        }
+        s->nopen++;
+        return 0;
+    }
+    if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+        for (size_t i = s->nopen; i-- > 0;) {
+            open_range o = s->open[i];
+            if (o.id != r->id)
+                continue;
+            s->open[i] = s->open[--s->nopen];
+            store_range_info g = {
+                .start = o.start,
+                .end = (int64_t)r->timestamp,
+                .thread_id = o.thread_id,
+                .domain = o.domain,
+                .name = o.name,
+            };
+            int rc = wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+            free(o.name);
+            free(o.domain);
+            return rc;
+        }
+        s->counts.unknown++; /* an end without a start: its start came before tracing */
+        return 0;
+    }
+    if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+        store_range_info g = {
+            .start = (int64_t)r->timestamp,
+            .end = (int64_t)r->timestamp,
+            .thread_id = tid,
+            .domain = r->domain,
+            .name = r->name ? r->name : "",
+        };
+        return wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+    }
+    s->counts.unknown++;
+    return 0;
+}
+
+int collector_sink_record(collector_sink *s, const CUpti_Activity *rec)
+{
+    if (s->failed) {
+        s->counts.lost++;
+        return STORE_EIO;
+    }
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+        return kernel(s, (const CUpti_ActivityKernel10 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        return memcpy_rec(s, (const CUpti_ActivityMemcpy6 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        return memset_rec(s, (const CUpti_ActivityMemset4 *)rec);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        return api(s, (const CUpti_ActivityAPI *)rec);
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+        return context(s, (const CUpti_ActivityContext3 *)rec);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+        return device(s, (const CUpti_ActivityDevice5 *)rec);
+    case CUPTI_ACTIVITY_KIND_MARKER:
+        return marker(s, (const CUpti_ActivityMarker2 *)rec);
+    default:
+        log_dbg("activity kind %d not stored", (int)rec->kind);
+        s->counts.unknown++;
+        return 0;
+    }
+}
+
+/* Marks the sink failed with the writer's message (the first failure wins). */
+static void fail(collector_sink *s)
+{
+    if (!s->failed)
+        snprintf(s->error, sizeof s->error, "%s", store_writer_errmsg(s->w));
+    s->failed = 1;
+}
+
+int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *buf, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    uint64_t n = 0;
+    if (s->failed) {
+        while (next(buf, valid, &rec) == 0)
+            n++;
+        s->counts.lost += n;
+        return STORE_EIO;
+    }
+    collector_counts before = s->counts;
+    int rc = store_writer_begin(s->w);
+    if (rc != STORE_OK) {
+        fail(s);
+        return collector_sink_buffer(s, next, buf, valid);
+    }
+    int status;
+    while ((status = next(buf, valid, &rec)) == 0) {
+        n++;
+        collector_sink_record(s, rec);
+    }
+    if (status < 0)
+        log_dbg("corrupt activity buffer after %llu records", (unsigned long long)n);
+    rc = store_writer_commit(s->w);
+    if (rc != STORE_OK) {
+        /* The transaction is gone: none of this buffer's rows reached the file. */
+        s->counts = before;
+        s->counts.lost += n;
+        fail(s);
+        return rc;
+    }
+    return s->failed ? STORE_EIO : 0;
+}

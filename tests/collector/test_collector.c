@@ -1,0 +1,836 @@
+/* Unit tests of collector/ without a GPU: synthetic CUDA 13 CUPTI records (Kernel10,
+ * Context3, Memcpy6, Memset4, Device5, API, Marker2) go through the record sink, the queue and
+ * the writer thread into a real tlview file, which is read back with store_run_load() and
+ * sqlite3 and compared field by field. CUPTI itself is replaced by the hooks below; a synthetic
+ * buffer is records laid end to end, each padded to 8 bytes, as CUPTI lays them out. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector_int.h"
+#include "test_help.h"
+
+/* ---------------------------------------------------------------- synthetic CUPTI */
+
+static size_t record_size(CUpti_ActivityKind kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+    default: return sizeof(CUpti_ActivityAPI); /* the stand-in for an unknown kind */
+    }
+}
+
+static int fake_next(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    uint8_t *p = buf;
+    if (*rec)
+        p = (uint8_t *)*rec + ((record_size((*rec)->kind) + 7) & ~(size_t)7);
+    if (p >= buf + valid)
+        return 1;
+    *rec = (CUpti_Activity *)p;
+    return 0;
+}
+
+/* Appends a record to buf at *off. */
+static void put(uint8_t *buf, size_t *off, const void *rec)
+{
+    size_t n = record_size(((const CUpti_Activity *)rec)->kind);
+    memcpy(buf + *off, rec, n);
+    *off += (n + 7) & ~(size_t)7;
+}
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The GPU clock stand-in: CLOCK_REALTIME minus 5 ms, so the calibration offset is visible. */
+#define FAKE_OFFSET 5000000
+static int64_t fake_gpu_clock(void)
+{
+    return realtime_ns() - FAKE_OFFSET;
+}
+
+static const char *fake_api_name(store_api_domain domain, uint32_t cbid)
+{
+    if (domain == STORE_API_RUNTIME && cbid == 211)
+        return "cudaLaunchKernel_v7000";
+    if (domain == STORE_API_DRIVER && cbid == 307)
+        return "cuLaunchKernel";
+    return NULL;
+}
+
+static int fake_flushes, fake_forced;
+static collector_session *flush_session; /* where fake_flush hands its last buffer */
+static uint8_t *flush_buffer;
+static size_t flush_valid;
+
+/* Like cuptiActivityFlushAll: a forced flush hands back the last buffer (inline, since it runs
+ * on the writer thread). */
+static int fake_flush(int forced)
+{
+    fake_flushes++;
+    if (forced) {
+        fake_forced++;
+        if (flush_buffer) {
+            collector_session_submit(flush_session, flush_buffer, flush_valid);
+            flush_buffer = NULL;
+        }
+    }
+    return 0;
+}
+
+static const collector_hooks fake_hooks = {
+    .next_record = fake_next,
+    .flush = fake_flush,
+    .gpu_clock = fake_gpu_clock,
+    .api_name = fake_api_name,
+};
+
+static CUpti_ActivityKernel10 make_kernel(uint64_t start, uint32_t corr, const char *name)
+{
+    CUpti_ActivityKernel10 k;
+    memset(&k, 0, sizeof k);
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = start;
+    k.end = start + 1500;
+    k.deviceId = 0;
+    k.contextId = 1;
+    k.streamId = 7;
+    k.correlationId = corr;
+    k.gridX = 132; k.gridY = 2; k.gridZ = 1;
+    k.blockX = 256; k.blockY = 1; k.blockZ = 1;
+    k.registersPerThread = 40;
+    k.staticSharedMemory = 1024;
+    k.dynamicSharedMemory = 4096;
+    k.localMemoryPerThread = 16;
+    k.name = name;
+    return k;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Sets TLVIEW_OUTPUT to DIR/NAME and fills cfg from the environment. */
+static void config_for(collector_config *cfg, const char *name)
+{
+    char out[4096];
+    snprintf(out, sizeof out, "%s/%s", test_tmpdir(), name);
+    setenv("TLVIEW_OUTPUT", out, 1);
+    collector_startup(cfg);
+}
+
+/* Runs `sql` (one integer result) on the file. */
+static int64_t sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+    else
+        fprintf(stderr, "sql_int %s: %s\n", sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static const char *meta_value(const store_process *p, const char *key)
+{
+    for (uint32_t i = 0; i < p->nmeta; i++)
+        if (!strcmp(p->meta_keys[i], key))
+            return p->meta_values[i];
+    return NULL;
+}
+
+static long long meta_int(const store_process *p, const char *key)
+{
+    const char *v = meta_value(p, key);
+    return v ? atoll(v) : -1;
+}
+
+/* Redirects stderr to a file for the duration of a check; returns the saved fd. */
+static int stderr_to(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+static void stderr_back(int saved)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
+static int count_lines(const char *path, char *first, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    char line[2048];
+    first[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        if (n++ == 0)
+            snprintf(first, size, "%s", line);
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* ---------------------------------------------------------------- cases */
+
+/* Every record kind through the sink into a file, read back field by field. */
+int test_collector_records_roundtrip(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rt.db", test_tmpdir());
+    int64_t t0 = 1000000000000;
+    store_writer *w = NULL;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, t0, &w), 0);
+    store_process_info pi = {.pid = 4242, .ppid = 1, .host = "h", .source = "libcollect"};
+    int64_t proc = 0;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), 0);
+    TEST_EQ_INT(store_writer_calibration(w, proc, "start", t0, t0 + 777, 5), 0);
+    collector_sink *s = NULL;
+    TEST_EQ_INT(collector_sink_new(w, proc, fake_api_name, &s), 0);
+
+    static uint8_t buf1[16384], buf2[4096];
+    size_t n1 = 0, n2 = 0;
+    CUpti_ActivityDevice5 dev;
+    memset(&dev, 0, sizeof dev);
+    dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    dev.id = 0;
+    dev.numMultiprocessors = 132;
+    dev.computeCapabilityMajor = 9;
+    dev.computeCapabilityMinor = 0;
+    dev.globalMemorySize = 150ull << 30;
+    dev.name = "NVIDIA H200";
+    for (int i = 0; i < 16; i++)
+        dev.uuid.bytes[i] = (char)(0xa0 + i);
+    put(buf1, &n1, &dev);
+    CUpti_ActivityContext3 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+    ctx.contextId = 1;
+    ctx.deviceId = 0;
+    ctx.computeApiKind = CUPTI_ACTIVITY_COMPUTE_API_CUDA_MPS;
+    ctx.nullStreamId = 7;
+    put(buf1, &n1, &ctx);
+    CUpti_ActivityKernel10 k = make_kernel(t0 + 2000, 99, "_Z6kernelPfi");
+    put(buf1, &n1, &k);
+    CUpti_ActivityKernel10 unfinished = make_kernel(t0 + 9000, 100, "_Z6kernelPfi");
+    unfinished.end = 0; /* a forced flush hands back kernels still running */
+    put(buf1, &n1, &unfinished);
+    CUpti_ActivityMemcpy6 mc;
+    memset(&mc, 0, sizeof mc);
+    mc.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    mc.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    mc.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+    mc.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    mc.bytes = 1 << 20;
+    mc.start = (uint64_t)t0 + 100;
+    mc.end = (uint64_t)t0 + 600;
+    mc.contextId = 1;
+    mc.streamId = 7;
+    mc.correlationId = 98;
+    put(buf1, &n1, &mc);
+    CUpti_ActivityMemset4 ms;
+    memset(&ms, 0, sizeof ms);
+    ms.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    ms.value = 0xab;
+    ms.bytes = 4096;
+    ms.start = (uint64_t)t0 + 700;
+    ms.end = (uint64_t)t0 + 800;
+    ms.contextId = 1;
+    ms.streamId = 7;
+    ms.correlationId = 97;
+    ms.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    put(buf1, &n1, &ms);
+    CUpti_ActivityAPI rt;
+    memset(&rt, 0, sizeof rt);
+    rt.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    rt.cbid = 211;
+    rt.start = (uint64_t)t0 + 1000;
+    rt.end = (uint64_t)t0 + 1900;
+    rt.threadId = 31337;
+    rt.correlationId = 99;
+    put(buf1, &n1, &rt);
+    CUpti_ActivityAPI drv = rt;
+    drv.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+    drv.cbid = 307;
+    drv.start += 100;
+    drv.end -= 100;
+    drv.returnValue = 1;
+    put(buf1, &n1, &drv);
+    CUpti_ActivityMarker2 start;
+    memset(&start, 0, sizeof start);
+    start.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    start.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+    start.timestamp = (uint64_t)t0 + 50;
+    start.id = 5;
+    start.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    start.objectId.pt.threadId = 31337;
+    start.name = "step";
+    start.domain = "train";
+    put(buf1, &n1, &start);
+    CUpti_Activity other;
+    memset(&other, 0, sizeof other);
+    other.kind = CUPTI_ACTIVITY_KIND_OVERHEAD; /* a kind tlview does not store */
+    put(buf1, &n1, &other);
+    TEST_EQ_INT(collector_sink_buffer(s, fake_next, buf1, n1), 0);
+
+    /* The range's end arrives in the next buffer. */
+    CUpti_ActivityMarker2 end;
+    memset(&end, 0, sizeof end);
+    end.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    end.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+    end.timestamp = (uint64_t)t0 + 5000;
+    end.id = 5;
+    put(buf2, &n2, &end);
+    TEST_EQ_INT(collector_sink_buffer(s, fake_next, buf2, n2), 0);
+
+    collector_counts c;
+    collector_sink_counts(s, &c);
+    TEST_EQ_INT(c.kernel, 1);
+    TEST_EQ_INT(c.incomplete, 1);
+    TEST_EQ_INT(c.memcpy, 1);
+    TEST_EQ_INT(c.memset, 1);
+    TEST_EQ_INT(c.api, 2);
+    TEST_EQ_INT(c.range, 1);
+    TEST_EQ_INT(c.context, 1);
+    TEST_EQ_INT(c.device, 1);
+    TEST_EQ_INT(c.unknown, 1);
+    TEST_EQ_INT(c.lost, 0);
+    TEST_EQ_INT(c.open_ranges, 0);
+    collector_sink_free(s);
+    TEST_EQ_INT(store_writer_close(w), 0);
+
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, 0);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    int64_t off = 777; /* realtime - cupti of the start calibration pair */
+    TEST_EQ_INT(run->nkernels, 1);
+    const store_kernel *sk = &run->kernels[0];
+    TEST_EQ_INT(sk->start, t0 + 2000 + off);
+    TEST_EQ_INT(sk->end, t0 + 3500 + off);
+    TEST_EQ_INT(sk->correlation_id, 99);
+    const store_launch *la = &run->launches[sk->launch];
+    TEST_EQ_STR(run->strings[la->name].text, "_Z6kernelPfi");
+    TEST_EQ_STR(run->strings[la->name].demangled, "kernel(float*, int)");
+    TEST_EQ_INT(la->grid[0], 132);
+    TEST_EQ_INT(la->grid[1], 2);
+    TEST_EQ_INT(la->grid[2], 1);
+    TEST_EQ_INT(la->block[0], 256);
+    TEST_EQ_INT(la->registers, 40);
+    TEST_EQ_INT(la->static_smem, 1024);
+    TEST_EQ_INT(la->dynamic_smem, 4096);
+    const store_stream *st = &run->streams[sk->stream];
+    TEST_EQ_INT(st->stream_id, 7);
+    const store_context *cx = &run->contexts[st->context];
+    TEST_EQ_INT(cx->context_id, 1);
+    TEST_EQ_INT(cx->compute_api_kind, 2);
+    TEST_ASSERT(cx->device != STORE_NONE);
+    const store_device *dv = &run->devices[cx->device];
+    TEST_EQ_STR(dv->uuid, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    TEST_EQ_STR(dv->name, "NVIDIA H200");
+    TEST_EQ_INT(dv->sm_count, 132);
+    TEST_EQ_INT(dv->cc_major, 9);
+    TEST_EQ_INT(dv->cc_minor, 0);
+    TEST_EQ_INT(dv->global_memory, 150ull << 30);
+    TEST_EQ_INT(run->processes[cx->process].pid, 4242);
+
+    TEST_EQ_INT(run->ncopies, 2);
+    const store_copy *cp = &run->copies[0]; /* sorted by start: memcpy first */
+    TEST_EQ_INT(cp->type, STORE_COPY_MEMCPY);
+    TEST_EQ_INT(cp->start, t0 + 100 + off);
+    TEST_EQ_INT(cp->end, t0 + 600 + off);
+    TEST_EQ_INT(cp->kind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+    TEST_EQ_INT(cp->bytes, 1 << 20);
+    TEST_EQ_INT(cp->correlation_id, 98);
+    TEST_EQ_INT(run->streams[cp->stream].stream_id, 7);
+    cp = &run->copies[1];
+    TEST_EQ_INT(cp->type, STORE_COPY_MEMSET);
+    TEST_EQ_INT(cp->start, t0 + 700 + off);
+    TEST_EQ_INT(cp->bytes, 4096);
+    TEST_EQ_INT(cp->kind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+    TEST_EQ_INT(cp->correlation_id, 97);
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM memset"), 0xab);
+    TEST_EQ_INT(sql_int(path, "SELECT src_kind * 100 + dst_kind FROM memcpy"),
+                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE * 100 + CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+
+    TEST_EQ_INT(run->napis, 2);
+    const store_api *ap = &run->apis[0];
+    TEST_EQ_STR(run->strings[ap->name].text, "cudaLaunchKernel_v7000");
+    TEST_EQ_INT(ap->domain, STORE_API_RUNTIME);
+    TEST_EQ_INT(ap->start, t0 + 1000 + off);
+    TEST_EQ_INT(ap->end, t0 + 1900 + off);
+    TEST_EQ_INT(ap->thread_id, 31337);
+    TEST_EQ_INT(ap->correlation_id, 99);
+    TEST_EQ_INT(ap->status, 0);
+    ap = &run->apis[1];
+    TEST_EQ_STR(run->strings[ap->name].text, "cuLaunchKernel");
+    TEST_EQ_INT(ap->domain, STORE_API_DRIVER);
+    TEST_EQ_INT(ap->status, 1);
+    TEST_EQ_INT(sql_int(path, "SELECT cbid FROM api WHERE domain = 2"), 307);
+
+    TEST_EQ_INT(run->nranges, 1);
+    const store_range *rg = &run->ranges[0];
+    TEST_EQ_STR(run->strings[rg->name].text, "step");
+    TEST_ASSERT(rg->domain != STORE_NONE);
+    TEST_EQ_STR(run->strings[rg->domain].text, "train");
+    TEST_EQ_INT(rg->start, t0 + 50 + off);
+    TEST_EQ_INT(rg->end, t0 + 5000 + off);
+    TEST_EQ_INT(rg->thread_id, 31337);
+    store_run_free(run);
+    return 0;
+}
+
+/* 100,000 kernels through the queue and the writer thread, the last buffer handed back by
+ * the forced flush at the end: every one arrives, and the metadata says so. */
+int test_collector_queue_100k(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_BUFFER_SIZE", "1M", 1);
+    setenv("TLVIEW_FLUSH_MS", "20", 1);
+    config_for(&cfg, "q.%p.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    flush_session = s;
+    const int total = 100000;
+    int64_t base = fake_gpu_clock();
+    const size_t per = cfg.buffer_size / ((sizeof(CUpti_ActivityKernel10) + 7) & ~(size_t)7);
+    int made = 0;
+    while (made < total) {
+        uint8_t *buf = collector_session_buffer(s);
+        TEST_ASSERT(buf);
+        size_t off = 0;
+        for (size_t i = 0; i < per && made < total; i++, made++) {
+            CUpti_ActivityKernel10 k =
+                make_kernel((uint64_t)(base + 2000 * (int64_t)made), (uint32_t)made + 1,
+                            made % 2 ? "_Z3oddv" : "_Z4evenv");
+            put(buf, &off, &k);
+        }
+        if (made == total) { /* keep the last one for the forced flush */
+            flush_buffer = buf;
+            flush_valid = off;
+        } else {
+            collector_session_submit(s, buf, off);
+        }
+    }
+    TEST_EQ_INT(collector_session_sync(s, 0, 10000), 0);
+    TEST_ASSERT(fake_flushes >= 1);
+    TEST_EQ_INT(fake_forced, 0);
+    TEST_ASSERT(flush_buffer != NULL);
+    TEST_EQ_INT(collector_session_finish(s, 0, 60000), 0);
+    TEST_EQ_INT(fake_forced, 1);
+    TEST_ASSERT(flush_buffer == NULL);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+
+    store_run *run = store_run_new();
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, 0);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(run->nkernels, total);
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        sum += run->kernels[i].correlation_id;
+    TEST_EQ_INT(sum, (uint64_t)total * (total + 1) / 2);
+    TEST_EQ_INT(run->kernels[total - 1].end - run->kernels[0].start, 2000LL * (total - 1) + 1500);
+    const store_process *p = &run->processes[0];
+    TEST_EQ_INT(p->complete, 1);
+    TEST_ASSERT(p->error == NULL);
+    TEST_EQ_INT(meta_int(p, "count.kernel"), total);
+    TEST_EQ_INT(meta_int(p, "records_lost"), 0);
+    TEST_EQ_INT(meta_int(p, "records_dropped"), 0);
+    TEST_EQ_INT(meta_int(p, "buffers_dropped"), 0);
+    long long nbuf = (total + (long long)per - 1) / (long long)per;
+    TEST_EQ_INT(meta_int(p, "buffers_requested"), nbuf);
+    TEST_EQ_INT(meta_int(p, "buffers_completed"), nbuf);
+    store_run_free(run);
+    return 0;
+}
+
+/* A writer far behind: the queue holds one buffer, the producer never waits; every record is
+ * either in the file or counted as lost, and the file says why it is incomplete. */
+int test_collector_queue_full_drops(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_BUFFER_SIZE", "64K", 1);
+    setenv("TLVIEW_BUFFER_COUNT", "1", 1);
+    config_for(&cfg, "drop.db");
+    TEST_EQ_INT(cfg.buffer_count, 1);
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    const size_t per = cfg.buffer_size / ((sizeof(CUpti_ActivityKernel10) + 7) & ~(size_t)7);
+    int64_t base = fake_gpu_clock();
+    int made = 0;
+    char errpath[4096];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    int saved = stderr_to(errpath);
+    for (int b = 0; b < 200; b++) {
+        uint8_t *buf = collector_session_buffer(s);
+        size_t off = 0;
+        for (size_t i = 0; i < per; i++, made++) {
+            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
+                                                   (uint32_t)made + 1, "_Z1kv");
+            put(buf, &off, &k);
+        }
+        collector_session_submit(s, buf, off);
+    }
+    int rc = collector_session_finish(s, 0, 60000);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    char first[2048];
+    TEST_EQ_INT(count_lines(errpath, first, sizeof first), 1);
+    TEST_ASSERT(strstr(first, "tlview: the writer falls behind") == first);
+
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), 0);
+    const store_process *p = &run->processes[0];
+    long long lost = meta_int(p, "records_lost");
+    TEST_ASSERT(lost > 0);
+    TEST_EQ_INT((long long)run->nkernels + lost, made);
+    TEST_EQ_INT(meta_int(p, "count.kernel"), (long long)run->nkernels);
+    TEST_EQ_INT(meta_int(p, "buffers_dropped") * (long long)per, lost);
+    TEST_EQ_INT(p->complete, 0);
+    TEST_ASSERT(p->error && strstr(p->error, "records lost"));
+    store_run_free(run);
+    return 0;
+}
+
+int test_collector_pattern_expand(void)
+{
+    char out[512], expect[512], host[256];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    setenv("TLVIEW_TEST_RANK", "3", 1);
+    unsetenv("TLVIEW_TEST_UNSET");
+    TEST_EQ_INT(collector_pattern_expand("out.%p.db", out, sizeof out), 0);
+    snprintf(expect, sizeof expect, "out.%ld.db", (long)getpid());
+    TEST_EQ_STR(out, expect);
+    TEST_EQ_INT(collector_pattern_expand("%h-%p", out, sizeof out), 0);
+    snprintf(expect, sizeof expect, "%s-%ld", host, (long)getpid());
+    TEST_EQ_STR(out, expect);
+    TEST_EQ_INT(collector_pattern_expand("r%q{TLVIEW_TEST_RANK}_%q{TLVIEW_TEST_UNSET}.db", out,
+                                         sizeof out), 0);
+    TEST_EQ_STR(out, "r3_.db");
+    TEST_EQ_INT(collector_pattern_expand("100%%/%x/%q/%q{OPEN", out, sizeof out), 0);
+    TEST_EQ_STR(out, "100%/%x/%q/%q{OPEN");
+    TEST_EQ_INT(collector_pattern_expand("trailing%", out, sizeof out), 0);
+    TEST_EQ_STR(out, "trailing%");
+    TEST_EQ_INT(collector_pattern_expand("toolong-%p", out, 8), -1);
+    TEST_EQ_STR(out, "toolong");
+    return 0;
+}
+
+/* An existing file is never touched: the next free numbered name is used, and said once. */
+int test_collector_unique_name(void)
+{
+    char first[4096], one[4096], two[4096];
+    snprintf(first, sizeof first, "%s/run.db", test_tmpdir());
+    snprintf(one, sizeof one, "%s/run.1.db", test_tmpdir());
+    snprintf(two, sizeof two, "%s/run.2.db", test_tmpdir());
+    FILE *f = fopen(first, "w");
+    TEST_ASSERT(f);
+    fputs("not yours", f);
+    fclose(f);
+    char pattern[4096], errpath[4096], line[2048];
+    snprintf(pattern, sizeof pattern, "%s/run.db", test_tmpdir());
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    store_writer *w = NULL;
+    int saved = stderr_to(errpath);
+    int rc = collector_output_open(pattern, STORE_CLOCK_CUPTI, 0, &w);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, 0);
+    TEST_EQ_STR(store_writer_path(w), one);
+    TEST_EQ_INT(store_writer_close(w), 0);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    TEST_ASSERT(strstr(line, "tlview: ") == line && strstr(line, "run.db exists") &&
+                strstr(line, "run.1.db"));
+    TEST_EQ_INT(collector_output_open(pattern, STORE_CLOCK_CUPTI, 0, &w), 0);
+    TEST_EQ_STR(store_writer_path(w), two);
+    TEST_EQ_INT(store_writer_close(w), 0);
+    f = fopen(first, "r");
+    TEST_ASSERT(f);
+    char text[64] = "";
+    TEST_ASSERT(fgets(text, sizeof text, f));
+    fclose(f);
+    TEST_EQ_STR(text, "not yours");
+    /* No extension: the number is appended. */
+    snprintf(pattern, sizeof pattern, "%s/plain", test_tmpdir());
+    TEST_EQ_INT(collector_output_open(pattern, STORE_CLOCK_CUPTI, 0, &w), 0);
+    TEST_EQ_INT(store_writer_close(w), 0);
+    TEST_EQ_INT(collector_output_open(pattern, STORE_CLOCK_CUPTI, 0, &w), 0);
+    snprintf(one, sizeof one, "%s/plain.1", test_tmpdir());
+    TEST_EQ_STR(store_writer_path(w), one);
+    TEST_EQ_INT(store_writer_close(w), 0);
+    return 0;
+}
+
+/* An output folder that cannot be written: one line naming the path and the reason, no file,
+ * no crash, tracing off. */
+int test_collector_unwritable_output(void)
+{
+    char errpath[4096], line[2048], notdir[4096];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    collector_config cfg;
+    config_for(&cfg, "missing/folder/out.%p.db");
+    collector_session *s = (collector_session *)&cfg; /* must be reset to NULL */
+    int saved = stderr_to(errpath);
+    int rc = collector_session_open(&cfg, &fake_hooks, &s);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, -1);
+    TEST_ASSERT(s == NULL);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    TEST_ASSERT(strstr(line, "tlview: cannot write ") == line);
+    TEST_ASSERT(strstr(line, "missing/folder/out."));
+    TEST_ASSERT(strstr(line, "No such file or directory"));
+
+    /* A regular file where the folder should be. */
+    snprintf(notdir, sizeof notdir, "%s/afile", test_tmpdir());
+    FILE *f = fopen(notdir, "w");
+    TEST_ASSERT(f);
+    fclose(f);
+    config_for(&cfg, "afile/out.db");
+    saved = stderr_to(errpath);
+    rc = collector_session_open(&cfg, &fake_hooks, &s);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, -1);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    TEST_ASSERT(strstr(line, "Not a directory"));
+
+    /* TLVIEW_LOG=0: silent. */
+    setenv("TLVIEW_LOG", "0", 1);
+    config_for(&cfg, "missing/out.db");
+    saved = stderr_to(errpath);
+    rc = collector_session_open(&cfg, &fake_hooks, &s);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, -1);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 0);
+    return 0;
+}
+
+/* The process row, its metadata and both calibration pairs. */
+int test_collector_metadata(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_RUN_ID", "run-17", 1);
+    setenv("TLVIEW_API", "1", 1);
+    setenv("CUDA_MPS_PIPE_DIRECTORY", "/tmp/tl-mps-pipe", 1);
+    unsetenv("CUDA_MPS_LOG_DIRECTORY");
+    config_for(&cfg, "meta.%p.db");
+    collector_session *s = NULL;
+    int64_t before = realtime_ns();
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    char path[4096], expect[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    snprintf(expect, sizeof expect, "%s/meta.%ld.db", test_tmpdir(), (long)getpid());
+    TEST_EQ_STR(path, expect);
+    /* Before the finish: the process row is there, complete = 0 (what a SIGKILL leaves). */
+    TEST_EQ_INT(sql_int(path, "SELECT complete FROM process"), 0);
+    TEST_EQ_INT(collector_session_finish(s, SIGTERM, 10000), 0);
+    int64_t after = realtime_ns();
+    collector_session_free(s);
+
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), 0);
+    TEST_EQ_INT(run->nprocesses, 1);
+    const store_process *p = &run->processes[0];
+    char host[256];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    TEST_EQ_INT(p->pid, getpid());
+    TEST_EQ_INT(p->ppid, getppid());
+    TEST_EQ_STR(p->host, host);
+    TEST_ASSERT(p->exe && strstr(p->exe, "test_collector"));
+    TEST_ASSERT(p->argv && strstr(p->argv, "test_collector metadata"));
+    TEST_EQ_STR(p->run_id, "run-17");
+    TEST_EQ_STR(p->source, "libcollect");
+    TEST_EQ_INT(p->complete, 1);
+    TEST_ASSERT(p->error == NULL);
+    TEST_ASSERT(p->start_wall >= before && p->start_wall <= after);
+    TEST_ASSERT(p->end_wall >= p->start_wall && p->end_wall <= after);
+    TEST_NEAR(p->clock_offset, FAKE_OFFSET, 100000);
+    TEST_EQ_STR(meta_value(p, "collector_version"), COLLECTOR_VERSION);
+    TEST_EQ_STR(meta_value(p, "env.CUDA_MPS_PIPE_DIRECTORY"), "/tmp/tl-mps-pipe");
+    TEST_ASSERT(meta_value(p, "env.CUDA_MPS_LOG_DIRECTORY") == NULL);
+    TEST_EQ_INT(meta_int(p, "api_tracing"), 1);
+    TEST_EQ_INT(meta_int(p, "nvtx_tracing"), 0);
+    TEST_EQ_INT(meta_int(p, "buffer_size"), 1 << 23);
+    TEST_EQ_INT(meta_int(p, "exit_signal"), SIGTERM);
+    TEST_EQ_INT(meta_int(p, "count.kernel"), 0);
+    TEST_EQ_INT(meta_int(p, "buffers_requested"), 0);
+    /* No CUDA here: the versions found by dlsym are absent rather than invented. */
+    TEST_ASSERT(meta_value(p, "driver_version") == NULL);
+    store_run_free(run);
+
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration"), 2);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label IN ('start','end')"), 2);
+    TEST_NEAR(sql_int(path, "SELECT realtime - cupti FROM calibration WHERE label = 'end'"),
+              FAKE_OFFSET, 100000);
+    TEST_ASSERT(sql_int(path, "SELECT e.monotonic - s.monotonic FROM calibration s, calibration e"
+                              " WHERE s.label = 'start' AND e.label = 'end'") >= 0);
+    TEST_ASSERT(sql_int(path, "SELECT monotonic FROM calibration WHERE label = 'start'") > 0);
+    return 0;
+}
+
+/* A disk that fills up (RLIMIT_FSIZE): writing stops, the application is not disturbed,
+ * everything is counted, and one line says so. */
+int test_collector_disk_full(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_BUFFER_SIZE", "256K", 1);
+    config_for(&cfg, "full.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim, small;
+    TEST_EQ_INT(getrlimit(RLIMIT_FSIZE, &lim), 0);
+    small = lim;
+    small.rlim_cur = 256 << 10;
+    TEST_EQ_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const size_t per = cfg.buffer_size / ((sizeof(CUpti_ActivityKernel10) + 7) & ~(size_t)7);
+    int64_t base = fake_gpu_clock();
+    char errpath[4096], line[2048];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    int saved = stderr_to(errpath);
+    int made = 0;
+    for (int b = 0; b < 40; b++) {
+        uint8_t *buf = collector_session_buffer(s);
+        TEST_ASSERT(buf);
+        size_t off = 0;
+        for (size_t i = 0; i < per; i++, made++) {
+            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
+                                                   (uint32_t)made, "_Z1kv");
+            put(buf, &off, &k);
+        }
+        collector_session_submit(s, buf, off);
+        TEST_EQ_INT(collector_session_sync(s, 0, 10000), 0);
+    }
+    int rc = collector_session_finish(s, 0, 60000);
+    stderr_back(saved);
+    TEST_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    TEST_EQ_INT(rc, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    int lines = count_lines(errpath, line, sizeof line);
+    TEST_ASSERT(lines >= 1 && lines <= 2);
+    TEST_ASSERT(strstr(line, "tlview: writing ") == line && strstr(line, "full.db failed"));
+    /* What was committed before the disk filled is readable; the file is not complete. */
+    store_run *run = store_run_new();
+    rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, 0);
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    TEST_ASSERT(run->nkernels > 0 && run->nkernels < (uint64_t)made);
+    store_run_free(run);
+    return 0;
+}
+
+int test_collector_config(void)
+{
+    collector_config cfg;
+    const char *vars[] = {"TLVIEW_OUTPUT", "TLVIEW_BUFFER_SIZE", "TLVIEW_BUFFER_COUNT",
+                          "TLVIEW_FLUSH_MS", "TLVIEW_API", "TLVIEW_NVTX", "TLVIEW_LOG",
+                          "TLVIEW_RUN_ID", "TLVIEW_EXIT_TIMEOUT_MS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    TEST_EQ_INT(collector_startup(&cfg), 0);
+    TEST_EQ_STR(cfg.output, "output.%p.db");
+    TEST_EQ_INT(cfg.buffer_size, 8 << 20);
+    TEST_EQ_INT(cfg.buffer_count, 64);
+    TEST_EQ_INT(cfg.flush_ms, 500);
+    TEST_EQ_INT(cfg.exit_timeout_ms, 30000);
+    TEST_EQ_INT(cfg.api, 0);
+    TEST_EQ_INT(cfg.nvtx, 0);
+    TEST_EQ_INT(cfg.log_level, 1);
+    TEST_EQ_STR(cfg.run_id, "");
+
+    setenv("TLVIEW_OUTPUT", "/tmp/x.%h.db", 1);
+    setenv("TLVIEW_BUFFER_SIZE", "32M", 1);
+    setenv("TLVIEW_BUFFER_COUNT", "8", 1);
+    setenv("TLVIEW_FLUSH_MS", "0", 1);
+    setenv("TLVIEW_API", "1", 1);
+    setenv("TLVIEW_NVTX", "yes", 1);
+    setenv("TLVIEW_LOG", "2", 1);
+    setenv("TLVIEW_RUN_ID", "abc", 1);
+    TEST_EQ_INT(collector_startup(&cfg), 0);
+    TEST_EQ_STR(cfg.output, "/tmp/x.%h.db");
+    TEST_EQ_INT(cfg.buffer_size, 32 << 20);
+    TEST_EQ_INT(cfg.buffer_count, 8);
+    TEST_EQ_INT(cfg.flush_ms, 0);
+    TEST_EQ_INT(cfg.api, 1);
+    TEST_EQ_INT(cfg.nvtx, 1);
+    TEST_EQ_INT(cfg.log_level, 2);
+    TEST_EQ_INT(collector_log_level, 2);
+    TEST_EQ_STR(cfg.run_id, "abc");
+
+    /* Malformed values: one warning each, defaults kept. */
+    char errpath[4096], line[2048];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    setenv("TLVIEW_LOG", "1", 1);
+    setenv("TLVIEW_BUFFER_SIZE", "lots", 1);
+    setenv("TLVIEW_BUFFER_COUNT", "0", 1);
+    setenv("TLVIEW_FLUSH_MS", "5s", 1);
+    int saved = stderr_to(errpath);
+    collector_startup(&cfg);
+    stderr_back(saved);
+    TEST_EQ_INT(cfg.buffer_size, 8 << 20);
+    TEST_EQ_INT(cfg.buffer_count, 64);
+    TEST_EQ_INT(cfg.flush_ms, 500);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 3);
+    TEST_ASSERT(strstr(line, "tlview: TLVIEW_BUFFER_SIZE=lots") == line);
+    return 0;
+}
+
+int test_collector_shell_quote(void)
+{
+    char *q = collector_shell_quote("plain-arg_1.txt");
+    TEST_EQ_STR(q, "plain-arg_1.txt");
+    free(q);
+    q = collector_shell_quote("two words");
+    TEST_EQ_STR(q, "'two words'");
+    free(q);
+    q = collector_shell_quote("it's");
+    TEST_EQ_STR(q, "'it'\\''s'");
+    free(q);
+    q = collector_shell_quote("");
+    TEST_EQ_STR(q, "''");
+    free(q);
+    return 0;
+}
