@@ -27,7 +27,9 @@ static const char usage_text[] =
     "Runs N copies of CMD at once under the tlview collector and keeps one trace file per CUDA\n"
     "process in DIR, with DIR/manifest.json describing the run; then prints the report's headline.\n"
     "The copies are started behind a barrier (all are forked before any runs), so they overlap.\n"
-    "Each copy sees TLVIEW_RANK (0..N-1), TLVIEW_NPROCS, TLVIEW_RUN_ID and TLVIEW_OUTPUT.\n"
+    "Each copy sees TLVIEW_RANK (0..N-1), TLVIEW_NPROCS, TLVIEW_RUN_ID, TLVIEW_RECORD_DIR (DIR,\n"
+    "absolute) and TLVIEW_OUTPUT (DIR/LABEL.%p.db); the samples use them for a start barrier of\n"
+    "their own once CUDA is initialised.\n"
     "\n"
     "  -o, --output DIR   folder for the traces (default: tlview-LABEL-YYYYMMDD-HHMMSS); an\n"
     "                     existing folder holding a manifest.json is refused unless --force\n"
@@ -392,6 +394,7 @@ int cmd_record(int argc, char **argv)
     setenv("CUDA_INJECTION64_PATH", st.collector, 1);
     setenv("TLVIEW_OUTPUT", st.pattern, 1);
     setenv("TLVIEW_RUN_ID", st.run_id, 1);
+    setenv("TLVIEW_RECORD_DIR", st.dir, 1);
 
     st.kids = calloc((size_t)st.nprocs, sizeof *st.kids);
     if (!st.kids) {

@@ -263,6 +263,7 @@ int test_record_manifest(void)
         TEST_EQ_INT(child_int(m, r, "exit_code"), r == 1 ? 7 : 0);
         TEST_EQ_STR(rank_value(r, "TLVIEW_RUN_ID"), run_id);
         TEST_EQ_STR(rank_value(r, "TLVIEW_OUTPUT"), want);
+        TEST_EQ_STR(rank_value(r, "TLVIEW_RECORD_DIR"), dir);
         TEST_EQ_STR(rank_value(r, "CUDA_INJECTION64_PATH"), getenv("TLVIEW_COLLECTOR"));
         TEST_EQ_STR(rank_value(r, "args"), "a b c");
     }

@@ -1,0 +1,203 @@
+/* saturating: kernels that fill every SM, the case where MPS gains nothing.
+ *   tlview record --procs 4 -- saturating         time-sliced: each kernel stretched ~4x
+ *   tlview record --procs 4 --mps -- saturating   MPS clients, still stretched ~4x: contended
+ * One launch is `waves` full waves of blocks (as many resident blocks as every SM holds, times
+ * waves), each thread running four independent FMA chains, so the FP32 units are busy on the whole
+ * GPU. Another process's kernel can only take SMs away from it: the work of N copies takes N times
+ * as long whether they are time-sliced or merged by MPS. tlview should say so ("contended"),
+ * unlike the one-thread kernels of spin and streams_vs_processes. */
+#include <cuda_runtime.h>
+
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tlsample.h"
+
+#define THREADS 256
+#define A 0.999f /* x <- x*A + b stays finite for any number of steps */
+
+/* Four independent chains per thread keep the FMA pipes full (one chain would leave them waiting
+ * on each result). */
+__global__ void fill_sms(float *out, int iters)
+{
+    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+    float b = 1e-4f * (float)(g % 13);
+    float x0 = 1.0f, x1 = 2.0f, x2 = 3.0f, x3 = 4.0f;
+    for (int i = 0; i < iters; i++) {
+        x0 = fmaf(x0, A, b);
+        x1 = fmaf(x1, A, b);
+        x2 = fmaf(x2, A, b);
+        x3 = fmaf(x3, A, b);
+    }
+    out[g] = (x0 + x1) + (x2 + x3);
+}
+
+static float replay(unsigned g, int iters)
+{
+    float b = 1e-4f * (float)(g % 13);
+    float x0 = 1.0f, x1 = 2.0f, x2 = 3.0f, x3 = 4.0f;
+    for (int i = 0; i < iters; i++) {
+        x0 = fmaf(x0, A, b);
+        x1 = fmaf(x1, A, b);
+        x2 = fmaf(x2, A, b);
+        x3 = fmaf(x3, A, b);
+    }
+    return (x0 + x1) + (x2 + x3);
+}
+
+/* The copies of one `tlview record --procs N` run wait here, once CUDA is up, until all N have
+ * arrived: each creates DIR/ready.<rank>, then polls until N ready files exist. Returns 0, or -1
+ * with a message after timeout_s seconds. (The same as in streams_vs_processes.cu.) */
+static int rank_barrier(const char *dir, int rank, int nprocs, double timeout_s)
+{
+    char path[4200];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/ready.%d", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "barrier: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    int64_t deadline = tls_now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
+    for (;;) {
+        int ready = 0;
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            ready += strncmp(e->d_name, "ready.", 6) == 0;
+        if (d)
+            closedir(d);
+        if (ready >= nprocs)
+            return 0;
+        if (tls_now_ns(CLOCK_MONOTONIC) > deadline) {
+            fprintf(stderr, "barrier: only %d of %d copies reached %s within %.0f s\n", ready,
+                    nprocs, dir, timeout_s);
+            return -1;
+        }
+        tls_sleep_ns(100000);
+    }
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: saturating [--iters N] [--waves W] [--launches L] [--barrier DIR] [--timeout S]\n"
+            "  --iters N     FMA steps per chain (default 2000: about 0.5 s on an H200)\n"
+            "  --waves W     full waves of blocks per launch (default 8)\n"
+            "  --launches L  kernels launched one after another (default 1)\n"
+            "  --barrier D   wait in folder D for all TLVIEW_NPROCS copies before launching\n"
+            "                (default under tlview record: TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n"
+            "  --timeout S   give up waiting at the barrier after S seconds (default 120)\n");
+    exit(2);
+}
+
+static long long parse_count(const char *opt, const char *text, long long max)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (*text == 0 || *end != 0 || v < 1 || v > (double)max || v != floor(v)) {
+        fprintf(stderr, "saturating: %s wants a whole number from 1 to %lld, not '%s'\n", opt, max,
+                text);
+        exit(2);
+    }
+    return (long long)v;
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 2000, waves = 8, launches = 1;
+    const char *barrier = NULL;
+    double timeout_s = 120;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc)
+            usage();
+        if (!strcmp(argv[i], "--iters"))
+            iters = (int)parse_count(argv[i], argv[i + 1], INT_MAX);
+        else if (!strcmp(argv[i], "--waves"))
+            waves = (int)parse_count(argv[i], argv[i + 1], 1024);
+        else if (!strcmp(argv[i], "--launches"))
+            launches = (int)parse_count(argv[i], argv[i + 1], 100000);
+        else if (!strcmp(argv[i], "--barrier"))
+            barrier = argv[i + 1];
+        else if (!strcmp(argv[i], "--timeout"))
+            timeout_s = (double)parse_count(argv[i], argv[i + 1], 86400);
+        else
+            usage();
+        i++;
+    }
+    const char *np = getenv("TLVIEW_NPROCS"), *rk = getenv("TLVIEW_RANK");
+    int nprocs = np ? atoi(np) : 1, rank = rk ? atoi(rk) : 0;
+    char defbarrier[4096];
+    if (!barrier && nprocs > 1 && getenv("TLVIEW_RECORD_DIR") && getenv("TLVIEW_RUN_ID")) {
+        snprintf(defbarrier, sizeof defbarrier, "%s/barrier-%s", getenv("TLVIEW_RECORD_DIR"),
+                 getenv("TLVIEW_RUN_ID"));
+        barrier = defbarrier;
+    }
+
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    int per_sm = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill_sms, THREADS, 0));
+    long long blocks = (long long)waves * prop.multiProcessorCount * per_sm;
+    if (per_sm < 1 || blocks > INT_MAX / THREADS) {
+        fprintf(stderr, "saturating: %d blocks per SM, %lld blocks: cannot launch\n", per_sm, blocks);
+        return 1;
+    }
+    size_t n = (size_t)blocks * THREADS;
+    float *d_out, *h_out = (float *)malloc(sizeof(float) * n);
+    if (!h_out) {
+        fprintf(stderr, "saturating: out of memory\n");
+        return 1;
+    }
+    CHECK_CUDA(cudaMalloc(&d_out, sizeof(float) * n));
+    CHECK_CUDA(cudaMemset(d_out, 0, sizeof(float) * n));
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    printf("saturating: pid %d (copy %d of %d), %d launch(es) <<<%lld,%d>>> = %d wave(s) of %d SMs "
+           "x %d blocks, %d steps x 4 chains, %s\n", (int)getpid(), rank, nprocs, launches, blocks,
+           THREADS, waves, prop.multiProcessorCount, per_sm, iters, prop.name);
+    fflush(stdout);
+    if (barrier && rank_barrier(barrier, rank, nprocs, timeout_s) != 0)
+        return 1;
+
+    int64_t t0 = tls_now_ns(CLOCK_MONOTONIC);
+    CHECK_CUDA(cudaEventRecord(e0));
+    for (int l = 0; l < launches; l++) {
+        fill_sms<<<(unsigned)blocks, THREADS>>>(d_out, iters);
+        CHECK_CUDA(cudaGetLastError());
+    }
+    CHECK_CUDA(cudaEventRecord(e1));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    double wall_ms = (tls_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+    float ms;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(float) * n, cudaMemcpyDeviceToHost));
+
+    /* Check every thread of block 0, then the first and last thread of ~512 blocks spread over
+     * the grid (a full replay of every thread would take the CPU longer than the GPU). */
+    int bad = 0;
+    long long step = blocks > 512 ? blocks / 512 : 1;
+    for (long long blk = 0; blk < blocks; blk += step)
+        for (int t = 0; t < THREADS; t += (blk == 0 ? 1 : THREADS - 1)) {
+            size_t g = (size_t)blk * THREADS + (size_t)t;
+            float want = replay((unsigned)g, iters);
+            if (memcmp(&h_out[g], &want, sizeof want) != 0 && bad++ < 5)
+                fprintf(stderr, "saturating: thread %zu computed %.9g, the CPU replay %.9g\n", g,
+                        h_out[g], want);
+        }
+    double tflops = 2.0 * 4.0 * (double)iters * (double)n * launches / (ms * 1e-3) / 1e12;
+    printf("saturating: %d launch(es) %.1f ms (cudaEvent), wall %.1f ms, %.1f FP32 TFLOP/s\n",
+           launches, ms, wall_ms, tflops);
+    CHECK_CUDA(cudaEventDestroy(e0));
+    CHECK_CUDA(cudaEventDestroy(e1));
+    CHECK_CUDA(cudaFree(d_out));
+    free(h_out);
+    printf(bad ? "Test FAILED\n" : "Test PASSED\n");
+    return bad ? 1 : 0;
+}
