@@ -1,0 +1,297 @@
+/* cmd_export.c: `tlview export --chrome out.json FILES`: the run as a Chrome/Perfetto trace (JSON
+ * trace event format), written as a stream so that millions of kernels need no JSON tree: one
+ * track per process and stream (overlapping kernels of one stream get extra lanes, so none is
+ * hidden), one track per GPU with the verdict windows and the concurrency counter.
+ * tlview-summary: write the run as a Chrome/Perfetto trace (JSON) with verdicts */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define LANES 8 /* lanes per stream for kernels that overlap on one stream */
+
+static const char usage_text[] =
+    "usage: tlview export --chrome OUT.json [-f] FILES...\n"
+    "\n"
+    "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open:\n"
+    "a process per traced process with a track per CUDA stream (kernels that overlap on one\n"
+    "stream get a second lane, so no kernel hides another), and a process per GPU with the\n"
+    "overlap windows named by their verdict and a counter of processes and contexts in flight.\n"
+    "Kernel events carry grid, block, stretch, the verdict of their window and the MPS flag in\n"
+    "their args. Times are microseconds from the run's first record.\n"
+    "\n"
+    "  -c, --chrome OUT.json  the file to write (required); an existing file is refused\n"
+    "  -f, --force            overwrite OUT.json if it exists\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
+
+/* Writes s as a JSON string. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* A JSON number or null. */
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.4g", v);
+    else
+        fputs("null", f);
+}
+
+/* State of one export. */
+typedef struct exporter {
+    FILE *f;
+    const analysis *a;
+    const store_run *run;
+    int64_t t0;                /* time origin */
+    int first;                 /* no event written yet */
+    int64_t *lane_end;         /* nstreams * LANES */
+    uint64_t *cursor;          /* per device slot: first window that may hold the next kernel */
+} exporter;
+
+static void sep(exporter *x)
+{
+    fputs(x->first ? "\n" : ",\n", x->f);
+    x->first = 0;
+}
+
+static double us(const exporter *x, int64_t t)
+{
+    return (double)(t - x->t0) / 1000.0;
+}
+
+static void meta(exporter *x, const char *what, uint64_t pid, uint64_t tid, const char *name)
+{
+    sep(x);
+    fprintf(x->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":",
+            what, (unsigned long long)pid, (unsigned long long)tid);
+    json_str(x->f, name);
+    fputs("}}", x->f);
+}
+
+static uint32_t slot_of(const exporter *x, store_idx device)
+{
+    for (uint32_t i = 0; i < analysis_ndevices(x->a); i++)
+        if (analysis_get_device(x->a, i)->device == device)
+            return i;
+    return 0;
+}
+
+/* Names the process and stream tracks. */
+static void write_tracks(exporter *x)
+{
+    const store_run *run = x->run;
+    char name[512];
+    for (uint32_t p = 0; p < run->nprocesses; p++) {
+        const store_process *sp = &run->processes[p];
+        snprintf(name, sizeof name, "pid %lld (%s)%s%s", (long long)sp->pid,
+                 sp->file ? sp->file : "?", sp->host ? " on " : "", sp->host ? sp->host : "");
+        meta(x, "process_name", p + 1, 0, name);
+    }
+    for (uint32_t s = 0; s < run->nstreams; s++) {
+        const store_context *c = &run->contexts[run->streams[s].context];
+        for (int lane = 0; lane < LANES; lane++) {
+            snprintf(name, sizeof name, "stream %u (context %u%s)%s", run->streams[s].stream_id,
+                     c->context_id, c->compute_api_kind == 2 ? ", MPS" : "",
+                     lane ? " overlapping" : "");
+            if (lane == 0 || x->lane_end[(uint64_t)s * LANES + lane] != INT64_MIN)
+                meta(x, "thread_name", c->process + 1, (uint64_t)s * LANES + lane + 1, name);
+        }
+    }
+}
+
+/* The verdict of the window where kernel k spends most of its time on its device. */
+static analysis_verdict kernel_verdict(exporter *x, const store_kernel *k, uint32_t slot)
+{
+    const analysis_device *d = analysis_get_device(x->a, slot);
+    const analysis_window *w = analysis_windows(x->a);
+    uint64_t end = d->first_window + d->nwindows, *cur = &x->cursor[slot];
+    analysis_verdict v = ANALYSIS_SOLO;
+    int64_t best = -1;
+    while (*cur < end && w[*cur].t1 <= k->start)
+        (*cur)++;
+    for (uint64_t i = *cur; i < end && w[i].t0 < k->end; i++) {
+        int64_t t0 = k->start > w[i].t0 ? k->start : w[i].t0;
+        int64_t t1 = k->end < w[i].t1 ? k->end : w[i].t1;
+        if (t1 - t0 > best) {
+            best = t1 - t0;
+            v = w[i].verdict;
+        }
+    }
+    return v;
+}
+
+static void write_kernels(exporter *x)
+{
+    const store_run *run = x->run;
+    const float *stretch = analysis_stretch(x->a);
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        const store_context *c = &run->contexts[run->streams[k->stream].context];
+        const store_launch *l = &run->launches[k->launch];
+        int64_t *lanes = &x->lane_end[(uint64_t)k->stream * LANES];
+        int lane = 0;
+        while (lane < LANES - 1 && lanes[lane] != INT64_MIN && lanes[lane] > k->start)
+            lane++;
+        if (k->end > lanes[lane])
+            lanes[lane] = k->end;
+        uint32_t slot = slot_of(x, c->device);
+        const char *name = l->name < run->nstrings ? run->strings[l->name].demangled : "?";
+        sep(x);
+        fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":%u,\"tid\":%llu,\"ts\":%.3f,"
+                      "\"dur\":%.3f,\"name\":",
+                c->process + 1, (unsigned long long)k->stream * LANES + lane + 1, us(x, k->start),
+                k->end > k->start ? (double)(k->end - k->start) / 1000.0 : 0.0);
+        json_str(x->f, name);
+        fprintf(x->f, ",\"args\":{\"gpu\":%u,\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\","
+                      "\"correlation\":%u,\"stretch\":",
+                slot, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                k->correlation_id);
+        json_num(x->f, stretch[i]);
+        fprintf(x->f, ",\"verdict\":\"%s\",\"mps\":%s}}",
+                analysis_verdict_name(kernel_verdict(x, k, slot)),
+                c->compute_api_kind == 2 ? "true" : "false");
+    }
+}
+
+/* A process per GPU: its windows (tid 1) and the concurrency counter. */
+static int write_devices(exporter *x)
+{
+    const store_run *run = x->run;
+    const analysis_window *w = analysis_windows(x->a);
+    char name[256];
+    for (uint32_t i = 0; i < analysis_ndevices(x->a); i++) {
+        const analysis_device *d = analysis_get_device(x->a, i);
+        uint64_t pid = run->nprocesses + 1 + i;
+        snprintf(name, sizeof name, "GPU %u (%s)", i,
+                 d->device != STORE_NONE && run->devices[d->device].name
+                     ? run->devices[d->device].name
+                     : "unknown device");
+        meta(x, "process_name", pid, 0, name);
+        meta(x, "thread_name", pid, 1, "overlap verdicts");
+        for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
+            sep(x);
+            fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"window\",\"pid\":%llu,\"tid\":1,\"ts\":%.3f,"
+                          "\"dur\":%.3f,\"name\":\"%s\",\"args\":{\"mean_stretch\":",
+                    (unsigned long long)pid, us(x, w[k].t0), (double)(w[k].t1 - w[k].t0) / 1000.0,
+                    analysis_verdict_name(w[k].verdict));
+            json_num(x->f, w[k].mean_stretch);
+            fputs(",\"contexts\":", x->f);
+            json_num(x->f, w[k].contexts);
+            fputs(",\"parallelism\":", x->f);
+            json_num(x->f, w[k].parallelism);
+            fprintf(x->f, ",\"max_processes\":%u,\"kernels\":%u,\"mps\":%s}}", w[k].max_processes,
+                    w[k].nkernels, w[k].mps ? "true" : "false");
+        }
+        size_t n = 0;
+        if (analysis_profile(x->a, i, d->t_begin, d->t_end, NULL, 0, &n) != 0)
+            return 1;
+        analysis_segment *seg = malloc((n + 1) * sizeof *seg);
+        if (!seg || analysis_profile(x->a, i, d->t_begin, d->t_end, seg, n, &n) != 0) {
+            free(seg);
+            return 1;
+        }
+        for (size_t s = 0; s <= n; s++) {
+            sep(x);
+            fprintf(x->f, "{\"ph\":\"C\",\"name\":\"in flight\",\"pid\":%llu,\"ts\":%.3f,"
+                          "\"args\":{\"processes\":%u,\"contexts\":%u}}",
+                    (unsigned long long)pid, us(x, s < n ? seg[s].t0 : d->t_end),
+                    s < n ? seg[s].processes : 0, s < n ? seg[s].contexts : 0);
+        }
+        free(seg);
+    }
+    return 0;
+}
+
+/* Writes the whole trace; 0 or 1 (out of memory). */
+static int write_trace(FILE *f, const analysis *a)
+{
+    const store_run *run = analysis_get_run(a);
+    exporter x = {f, a, run, run->t_begin, 1, NULL, NULL};
+    x.lane_end = malloc(((uint64_t)run->nstreams * LANES + 1) * sizeof *x.lane_end);
+    x.cursor = calloc(analysis_ndevices(a) + 1, sizeof *x.cursor);
+    if (!x.lane_end || !x.cursor) {
+        free(x.lane_end);
+        free(x.cursor);
+        return 1;
+    }
+    for (uint64_t i = 0; i < (uint64_t)run->nstreams * LANES; i++)
+        x.lane_end[i] = INT64_MIN;
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++)
+        x.cursor[i] = analysis_get_device(a, i)->first_window;
+    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"tlview %s\",\"t0_ns\":%lld},"
+               "\"traceEvents\":[", CLI_VERSION, (long long)x.t0);
+    write_kernels(&x); /* first: it decides which overlap lanes exist */
+    write_tracks(&x);
+    int rc = write_devices(&x);
+    fputs("\n]}\n", f);
+    free(x.lane_end);
+    free(x.cursor);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"chrome", required_argument, 0, 'c'},
+        {"force", no_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *out = NULL;
+    int force = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': out = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: return cli_usage_error("export", "unknown option");
+        }
+    }
+    if (!out)
+        return cli_usage_error("export", "the output file is required (--chrome OUT.json)");
+    if (optind >= argc)
+        return cli_usage_error("export", "no trace files given");
+    if (!force && access(out, F_OK) == 0) {
+        fprintf(stderr, "tlview export: %s already exists (use --force to overwrite)\n", out);
+        return 1;
+    }
+    store_run *run = NULL;
+    analysis *a = NULL;
+    FILE *f = NULL;
+    int rc = 1;
+    if (cli_load(argc - optind, argv + optind, &run) != 0 || cli_analyse(run, NULL, &a) != 0 ||
+        !(f = cli_create("export", out, force)))
+        goto out;
+    static char buf[1 << 20];
+    setvbuf(f, buf, _IOFBF, sizeof buf);
+    rc = write_trace(f, a);
+    if (ferror(f) | (fclose(f) != 0) || rc) {
+        fprintf(stderr, "tlview export: writing %s failed\n", out);
+        unlink(out);
+        rc = 1;
+    } else {
+        fprintf(stderr, "tlview export: wrote %llu kernels of %u processes to %s\n",
+                (unsigned long long)run->nkernels, run->nprocesses, out);
+    }
+out:
+    analysis_free(a);
+    store_run_free(run);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* cmd_merge.c: `tlview merge -o run.db FILES`: the processes of many trace files written as one
+ * tlview file on the common time axis, which every command accepts like the originals.
+ * tlview-summary: write the processes of many trace files into one tlview file */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: tlview merge -o OUT.db [-f] FILES...\n"
+    "\n"
+    "Reads the trace files (or folders of them), puts every process on the common time axis and\n"
+    "writes them as one tlview file OUT.db, which every tlview command reads like the originals.\n"
+    "\n"
+    "  -o, --output OUT.db  the file to write (required); an existing file is refused\n"
+    "  -f, --force          overwrite OUT.db if it exists\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Exit status: 0 written; 1 a file could not be read or OUT.db written; 2 usage error.\n";
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *out = NULL;
+    int force = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: return cli_usage_error("merge", "unknown option");
+        }
+    }
+    if (!out)
+        return cli_usage_error("merge", "the output file is required (-o OUT.db)");
+    if (optind >= argc)
+        return cli_usage_error("merge", "no trace files given");
+    if (access(out, F_OK) == 0 && !force) {
+        fprintf(stderr, "tlview merge: %s already exists (use --force to overwrite)\n", out);
+        return 1;
+    }
+    store_run *run = NULL;
+    if (cli_load(argc - optind, argv + optind, &run) != 0)
+        return 1;
+    int rc = 0;
+    if (force && access(out, F_OK) == 0 && unlink(out) != 0) {
+        perror(out);
+        rc = 1;
+    } else if (store_run_save(run, out, "tlview merge " CLI_VERSION) != 0) {
+        fprintf(stderr, "tlview merge: %s\n", store_run_errmsg(run));
+        rc = 1;
+    } else {
+        fprintf(stderr, "tlview merge: wrote %u processes, %llu kernels to %s\n", run->nprocesses,
+                (unsigned long long)run->nkernels, out);
+    }
+    store_run_free(run);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/* report_text.c: `tlview report` for a terminal: the headline first, then aligned tables (run,
+ * devices, windows by verdict, processes, signatures), warnings and the comparison. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+const char *report_process_label(const store_run *run, uint32_t p, char *buf, size_t n)
+{
+    const store_process *sp = &run->processes[p];
+    const char *file = sp->file ? strrchr(sp->file, '/') : NULL;
+    file = file ? file + 1 : sp->file ? sp->file : "?";
+    snprintf(buf, n, "%lld (%s)", (long long)sp->pid, file);
+    return buf;
+}
+
+/* "2.31x" or "-" */
+static const char *fmt_x(double v, char *buf, size_t n)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.2fx", v);
+    return buf;
+}
+
+static void section(FILE *out, const char *title, int color)
+{
+    fprintf(out, "\n%s%s%s\n", color ? "\033[1m" : "", title, cli_color_reset(color));
+}
+
+static void text_devices(FILE *out, const analysis *a, int color)
+{
+    const store_run *run = analysis_get_run(a);
+    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    section(out, "Devices", color);
+    fprintf(out, "  %-3s %-20s %9s %5s %10s %10s %10s %-12s %8s %5s %5s %6s\n", "GPU", "name",
+            "kernels", "procs", "busy", "overlap", "idle", "verdict", "stretch", "ctx", "par",
+            "gain");
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        const analysis_device *d = analysis_get_device(a, i);
+        const char *name = d->device != STORE_NONE && run->devices[d->device].name
+                               ? run->devices[d->device].name
+                               : "unknown";
+        fprintf(out, "  %-3u %-20.20s %9llu %5u %10s %10s %10s %s%-12s%s %8s %5.3g %5.3g %6s\n", i,
+                name, (unsigned long long)d->nkernels, d->nprocesses,
+                cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
+                cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
+                cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
+                analysis_verdict_name(d->verdict), cli_color_reset(color),
+                fmt_x(d->mean_stretch, b4, sizeof b4), d->contexts, d->parallelism,
+                fmt_x(d->predicted_gain, b5, sizeof b5));
+    }
+}
+
+static void text_windows(FILE *out, const analysis *a, int color)
+{
+    char b1[32], b2[32];
+    section(out, "Time by verdict", color);
+    fprintf(out, "  %-3s %-12s %8s %10s %7s %8s %6s %6s %5s\n", "GPU", "verdict", "windows", "time",
+            "share", "stretch", "ctx", "par", "MPS");
+    const analysis_window *w = analysis_windows(a);
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        const analysis_device *d = analysis_get_device(a, i);
+        double span = (double)(d->t_end - d->t_begin);
+        for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+            uint64_t n = 0;
+            double len = 0, st = 0, stl = 0, ctx = 0, par = 0, parl = 0;
+            int mps = 0;
+            for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
+                if ((int)w[k].verdict != v)
+                    continue;
+                double l = (double)(w[k].t1 - w[k].t0);
+                n++;
+                len += l;
+                ctx += l * w[k].contexts;
+                mps |= w[k].mps;
+                if (!isnan(w[k].mean_stretch)) {
+                    st += l * w[k].mean_stretch;
+                    stl += l;
+                }
+                if (!isnan(w[k].parallelism)) {
+                    par += l * w[k].parallelism;
+                    parl += l;
+                }
+            }
+            if (!n)
+                continue;
+            fprintf(out, "  %-3u %s%-12s%s %8llu %10s %6.1f%% %8s", i, cli_verdict_color(v, color),
+                    analysis_verdict_name(v), cli_color_reset(color), (unsigned long long)n,
+                    cli_fmt_ns(len, b1, sizeof b1), span > 0 ? 100 * len / span : 0,
+                    fmt_x(stl > 0 ? st / stl : NAN, b2, sizeof b2));
+            if (v >= ANALYSIS_CONCURRENT)
+                fprintf(out, " %6.3g %6.3g %5s\n", ctx / len, parl > 0 ? par / parl : NAN,
+                        mps ? "yes" : "no");
+            else
+                fprintf(out, " %6s %6.3g %5s\n", "-", parl > 0 ? par / parl : NAN, "-");
+        }
+    }
+}
+
+static void text_processes(FILE *out, const analysis *a, int color)
+{
+    const store_run *run = analysis_get_run(a);
+    char lbl[96], b1[32], b2[32], b3[32], b4[32], b5[32];
+    section(out, "Processes", color);
+    fprintf(out, "  %-32s %9s %10s %10s %10s %8s %9s %4s\n", "pid (file)", "kernels", "kernel time",
+            "busy", "overlap", "stretch", "slowdown", "MPS");
+    for (uint32_t p = 0; p < analysis_nprocesses(a); p++) {
+        const analysis_process *ap = analysis_get_process(a, p);
+        fprintf(out, "  %-32.32s %9llu %10s %10s %10s %8s %9s %4s\n",
+                report_process_label(run, p, lbl, sizeof lbl), (unsigned long long)ap->nkernels,
+                cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
+                cli_fmt_ns((double)ap->busy_ns, b2, sizeof b2),
+                cli_fmt_ns((double)ap->overlap_ns, b3, sizeof b3),
+                fmt_x(ap->mean_stretch, b4, sizeof b4), fmt_x(ap->slowdown, b5, sizeof b5),
+                ap->mps ? "yes" : "no");
+    }
+}
+
+static const analysis *sort_ctx;
+
+static int cmp_sig_total(const void *x, const void *y)
+{
+    const analysis_signature *a = analysis_get_signature(sort_ctx, *(const uint32_t *)x);
+    const analysis_signature *b = analysis_get_signature(sort_ctx, *(const uint32_t *)y);
+    return a->total_ns < b->total_ns ? 1 : a->total_ns > b->total_ns ? -1 : 0;
+}
+
+static void text_signatures(FILE *out, const analysis *a, int color, int top)
+{
+    const store_run *run = analysis_get_run(a);
+    uint32_t n = analysis_nsignatures(a);
+    uint32_t *order = malloc((n + 1) * sizeof *order);
+    if (!order)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    sort_ctx = a;
+    qsort(order, n, sizeof *order, cmp_sig_total);
+    static const char *const src[] = {"none", "solo", "baseline"};
+    char b1[32], b2[32], b3[32], dims[64];
+    section(out, "Kernels (by total time)", color);
+    fprintf(out, "  %-40s %-22s %9s %10s %10s %-8s %8s\n", "name", "grid / block", "count", "total",
+            "solo ref", "source", "stretch");
+    for (uint32_t i = 0; i < n && (int)i < top; i++) {
+        const analysis_signature *s = analysis_get_signature(a, order[i]);
+        const store_launch *l = &run->launches[s->launch];
+        const char *name = s->name < run->nstrings ? run->strings[s->name].demangled : NULL;
+        snprintf(dims, sizeof dims, "%u,%u,%u/%u,%u,%u", l->grid[0], l->grid[1], l->grid[2],
+                 l->block[0], l->block[1], l->block[2]);
+        fprintf(out, "  %-40.40s %-22.22s %9llu %10s %10s %-8s %8s\n", name ? name : "?", dims,
+                (unsigned long long)s->nkernels, cli_fmt_ns((double)s->total_ns, b1, sizeof b1),
+                s->source ? cli_fmt_ns(s->reference_ns, b2, sizeof b2) : "-", src[s->source],
+                fmt_x(s->mean_stretch, b3, sizeof b3));
+    }
+    if (n > (uint32_t)top)
+        fprintf(out, "  ... and %u more\n", n - (uint32_t)top);
+    free(order);
+}
+
+static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int color)
+{
+    analysis_comparison c;
+    char b1[32], b2[32];
+    if (analysis_compare(a, cmp, &c) != 0)
+        return;
+    section(out, "Comparison (these files against --compare)", color);
+    fprintf(out, "  span %s -> %s: measured gain %.2fx (predicted %.2fx)\n",
+            cli_fmt_ns((double)c.span_a, b1, sizeof b1), cli_fmt_ns((double)c.span_b, b2, sizeof b2),
+            c.measured_gain, c.predicted_gain);
+    fprintf(out, "  mean stretch %.2fx -> %.2fx; %u kernel signatures in common, median duration "
+            "ratio %.2fx\n", c.mean_stretch_a, c.mean_stretch_b, c.common_signatures,
+            c.duration_ratio);
+}
+
+void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top)
+{
+    const store_run *run = analysis_get_run(a);
+    const analysis_summary *s = analysis_get_summary(a);
+    char b1[32], b2[32];
+    cli_headline(out, a, color);
+    section(out, "Run", color);
+    fprintf(out, "  %u processes, %u devices, %llu kernels (%llu with a solo reference) over %s; "
+            "busy %s\n", run->nprocesses, analysis_ndevices(a), (unsigned long long)s->nkernels,
+            (unsigned long long)s->nreferenced,
+            cli_fmt_ns((double)(s->t_end - s->t_begin), b1, sizeof b1),
+            cli_fmt_ns((double)s->busy_ns, b2, sizeof b2));
+    if (analysis_ndevices(a)) {
+        text_devices(out, a, color);
+        text_windows(out, a, color);
+    }
+    text_processes(out, a, color);
+    if (analysis_nsignatures(a))
+        text_signatures(out, a, color, top);
+    if (cmp)
+        text_compare(out, a, cmp, color);
+    if (analysis_nwarnings(a)) {
+        section(out, "Warnings", color);
+        for (uint32_t i = 0; i < analysis_nwarnings(a); i++)
+            fprintf(out, "  %s!%s %s\n", color ? "\033[1;33m" : "", cli_color_reset(color),
+                    analysis_warning(a, i));
+    }
+}

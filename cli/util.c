@@ -1,0 +1,114 @@
+/* util.c: small helpers the subcommands share: colours, durations, the per-device headline,
+ * creating an output file without overwriting, usage errors. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_color(const char *mode, FILE *out)
+{
+    if (!strcmp(mode, "always"))
+        return 1;
+    if (!strcmp(mode, "never"))
+        return 0;
+    if (strcmp(mode, "auto"))
+        return -1;
+    const char *term = getenv("TERM");
+    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
+}
+
+const char *cli_verdict_color(analysis_verdict v, int color)
+{
+    static const char *const c[ANALYSIS_NVERDICTS] = {
+        "\033[2m", "", "\033[1;32m", "\033[1;31m", "\033[1;33m", "\033[1;35m"};
+    return color && (unsigned)v < ANALYSIS_NVERDICTS ? c[v] : "";
+}
+
+const char *cli_color_reset(int color)
+{
+    return color ? "\033[0m" : "";
+}
+
+const char *cli_fmt_ns(double ns, char *buf, size_t n)
+{
+    double a = fabs(ns);
+    if (isnan(ns))
+        snprintf(buf, n, "-");
+    else if (a >= 1e9)
+        snprintf(buf, n, "%.3g s", ns / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, n, "%.3g ms", ns / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, n, "%.3g us", ns / 1e3);
+    else
+        snprintf(buf, n, "%.0f ns", ns);
+    return buf;
+}
+
+void cli_headline(FILE *out, const analysis *a, int color)
+{
+    const store_run *run = analysis_get_run(a);
+    if (!analysis_ndevices(a)) {
+        fprintf(out, "No kernels in %u process%s.\n", run->nprocesses,
+                run->nprocesses == 1 ? "" : "es");
+        return;
+    }
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        const analysis_device *d = analysis_get_device(a, i);
+        const char *name = d->device != STORE_NONE && run->devices[d->device].name
+                               ? run->devices[d->device].name
+                               : "unknown device";
+        fprintf(out, "GPU %u (%s): ", i, name);
+        if (d->nprocesses < 2 || d->overlap_ns == 0) {
+            fprintf(out, "%u process%s, no overlap between processes", d->nprocesses,
+                    d->nprocesses == 1 ? "" : "es");
+        } else {
+            double share = d->busy_ns ? 100.0 * d->overlap_ns / d->busy_ns : 0;
+            fprintf(out, "%u processes overlapped %.0f%% of busy time", d->nprocesses, share);
+        }
+        char verdict[32];
+        snprintf(verdict, sizeof verdict, "%s", analysis_verdict_name(d->verdict));
+        for (char *p = verdict; *p; p++)
+            *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        if (d->verdict >= ANALYSIS_CONCURRENT) {
+            fprintf(out, "; %s%s%s", cli_verdict_color(d->verdict, color), verdict,
+                    cli_color_reset(color));
+            if (d->verdict != ANALYSIS_UNKNOWN)
+                fprintf(out, ": mean stretch %.2fx (contexts %.3g%s)", d->mean_stretch,
+                        d->contexts, d->mps ? ", MPS" : "");
+            else
+                fprintf(out, ": no solo reference (give --baseline FILES)");
+            if (d->verdict == ANALYSIS_TIME_SLICED)
+                fprintf(out, "; MPS would gain ~%.2gx", d->predicted_gain);
+        }
+        fprintf(out, "\n");
+    }
+}
+
+FILE *cli_create(const char *cmd, const char *path, int force)
+{
+    FILE *f = fopen(path, force ? "w" : "wx");
+    if (!f) {
+        if (errno == EEXIST)
+            fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd,
+                    path);
+        else
+            fprintf(stderr, "tlview %s: cannot create %s: %s\n", cmd, path, strerror(errno));
+    }
+    return f;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tlview %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
+    return 2;
+}
