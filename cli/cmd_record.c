@@ -2,11 +2,13 @@
  * Runs N copies of CMD together under libcollect.so (CUDA_INJECTION64_PATH), optionally as clients
  * of a private MPS daemon, and leaves in DIR one trace file per CUDA process plus manifest.json;
  * then prints the report's headline. The steps live in cli/record_spawn.c (barrier, signals),
- * cli/record_mps.c (daemon) and cli/record_manifest.c (manifest). */
+ * cli/record_mps.c (daemon) and cli/record_manifest.c (manifest).
+ * tlview-summary: run N copies of a CUDA command together under the collector (MPS optional) */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "record.h"
-#include "store.h"
 
 #define MAX_PROCS 1024
 
 static const char usage_text[] =
-    "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-f] -- CMD [ARGS...]\n"
+    "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-b DIR] [-f] -- CMD [ARGS...]\n"
     "\n"
     "Runs N copies of CMD at once under the tlview collector and keeps one trace file per CUDA\n"
     "process in DIR, with DIR/manifest.json describing the run; then prints the report's headline.\n"
@@ -38,6 +40,8 @@ static const char usage_text[] =
     "                     its pipe and log folders in DIR and stop it at the end, or reuse the one\n"
     "                     of CUDA_MPS_PIPE_DIRECTORY when its control pipe exists (left running)\n"
     "  -l, --label NAME   trace file prefix, letters, digits, '.', '_', '-' (default: CMD's name)\n"
+    "  -b, --baseline DIR solo references for the headline from an earlier recording (e.g. the\n"
+    "                     same command with --procs 1): needed when every kernel overlapped\n"
     "  -f, --force        record into a folder that already holds a run (its traces are kept;\n"
     "                     only files written by this run are reported)\n"
     "  -h, --help         this text\n"
@@ -57,6 +61,7 @@ typedef struct rec_run_state {
     char pattern[PATH_MAX + 300];/* TLVIEW_OUTPUT */
     char program[PATH_MAX];      /* CMD resolved on PATH */
     int nprocs, use_mps, force;
+    const char *baseline;        /* --baseline DIR or NULL */
     rec_mps mps;
     rec_child *kids;
     char **before; int nbefore;  /* trace files in DIR before the run */
@@ -242,46 +247,48 @@ static void make_run_id(rec_run_state *st, int64_t now)
     snprintf(st->run_id, sizeof st->run_id, "%s-%d-%08x", stamp, (int)getpid(), rnd);
 }
 
-/* Per-process lines and totals read back from the trace files. */
-static int print_summary(rec_run_state *st)
+/* Reads the run's files back and prints what `tlview report` would headline, with one line per
+ * process (at most 16) so the copies can be told apart. */
+static int print_headline(rec_run_state *st)
 {
-    store_run *run = store_run_new();
-    if (!run)
+    store_run *run = NULL, *base = NULL;
+    analysis *a = NULL;
+    char *basefiles[1] = {(char *)st->baseline};
+    if (cli_load(st->nfiles, st->files, &run) != 0)
         return -1;
-    int rc = 0;
-    for (int i = 0; i < st->nfiles && rc == 0; i++)
-        if (store_run_load(run, st->files[i]) != STORE_OK) {
-            fprintf(stderr, "tlview record: %s\n", store_run_errmsg(run));
-            rc = -1;
-        }
-    if (rc == 0 && store_run_finish(run) != STORE_OK) {
-        fprintf(stderr, "tlview record: %s\n", store_run_errmsg(run));
-        rc = -1;
+    if (st->baseline && cli_load(1, basefiles, &base) != 0) {
+        store_run_free(run);
+        return -1;
     }
-    if (rc == 0) {
-        printf("%8s %8s %12s %5s  %s\n", "pid", "kernels", "kernel ms", "mps", "file");
-        for (uint32_t p = 0; p < run->nprocesses; p++) {
-            uint64_t nk = 0;
-            int64_t busy = 0;
-            for (uint64_t k = 0; k < run->nkernels; k++)
-                if (store_kernel_process(run, &run->kernels[k]) == p) {
-                    nk++;
-                    busy += run->kernels[k].end - run->kernels[k].start;
-                }
-            int mps = 0;
-            for (uint32_t c = 0; c < run->ncontexts; c++)
-                if (run->contexts[c].process == p && run->contexts[c].compute_api_kind == 2)
-                    mps = 1;
-            const store_process *pr = &run->processes[p];
-            printf("%8lld %8llu %12.3f %5s  %s%s\n", (long long)pr->pid, (unsigned long long)nk,
-                   busy / 1e6, mps ? "yes" : "no", pr->file, pr->complete ? "" : " (incomplete)");
-        }
-        printf("%u processes, %llu kernels, %.3f ms from first to last kernel\n",
-               run->nprocesses, (unsigned long long)run->nkernels,
-               (run->t_end - run->t_begin) / 1e6);
+    if (cli_analyse(run, base, &a) != 0) {
+        store_run_free(run);
+        store_run_free(base);
+        return -1;
     }
+    int color = cli_color("auto", stdout) == 1;
+    printf("\n");
+    cli_headline(stdout, a, color);
+    uint32_t np = analysis_nprocesses(a);
+    char busy[32], stretch[32];
+    printf("%8s %8s %12s %9s %4s\n", "pid", "kernels", "kernel time", "stretch", "mps");
+    for (uint32_t i = 0; i < np && i < 16; i++) {
+        const analysis_process *p = analysis_get_process(a, i);
+        if (isnan(p->mean_stretch))
+            snprintf(stretch, sizeof stretch, "-");
+        else
+            snprintf(stretch, sizeof stretch, "%.2fx", p->mean_stretch);
+        printf("%8lld %8llu %12s %9s %4s\n", (long long)run->processes[p->process].pid,
+               (unsigned long long)p->nkernels,
+               cli_fmt_ns((double)p->kernel_ns, busy, sizeof busy), stretch, p->mps ? "yes" : "no");
+    }
+    if (np > 16)
+        printf("... and %u more processes\n", np - 16);
+    printf("full report: tlview report%s%s %s\n", st->baseline ? " --baseline " : "",
+           st->baseline ? st->baseline : "", st->dir);
+    analysis_free(a);
     store_run_free(run);
-    return rc;
+    store_run_free(base);
+    return 0;
 }
 
 static void run_free(rec_run_state *st)
@@ -306,7 +313,7 @@ int cmd_record(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"procs", required_argument, 0, 'n'},
         {"mps", no_argument, 0, 'M'},           {"label", required_argument, 0, 'l'},
         {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"baseline", required_argument, 0, 'b'}, {0, 0, 0, 0}};
     rec_run_state st;
     memset(&st, 0, sizeof st);
     st.nprocs = 1;
@@ -314,41 +321,38 @@ int cmd_record(int argc, char **argv)
     char err[REC_ERR_MAX] = "";
     int c;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
-    while ((c = getopt_long(argc, argv, "+o:n:l:fh", opts, NULL)) != -1) {
+    opterr = 0; /* the messages below name the subcommand */
+    while ((c = getopt_long(argc, argv, "+:o:n:l:b:fh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
         case 'n': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (*optarg == 0 || *end || v < 1 || v > MAX_PROCS) {
-                fprintf(stderr, "tlview record: --procs %s: expected a number from 1 to %d\n",
-                        optarg, MAX_PROCS);
-                return 2;
-            }
+            if (*optarg == 0 || *end || v < 1 || v > MAX_PROCS)
+                return cli_usage_error("record", "--procs %s: expected a number from 1 to %d",
+                                       optarg, MAX_PROCS);
             st.nprocs = (int)v;
             break;
         }
         case 'M': st.use_mps = 1; break;
         case 'l': label = optarg; break;
         case 'f': st.force = 1; break;
+        case 'b': st.baseline = optarg; break;
         case 'h': fputs(usage_text, stdout); return 0;
-        default: fputs(usage_text, stderr); return 2;
+        case ':': return cli_usage_error("record", "%s needs an argument", argv[optind - 1]);
+        default: return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) {
-        fprintf(stderr, "tlview record: no command given (tlview record [OPTIONS] -- CMD ARGS)\n");
-        return 2;
-    }
+    if (optind >= argc)
+        return cli_usage_error("record", "no command given (tlview record [OPTIONS] -- CMD ARGS)");
     char **cmd = argv + optind;
     if (!label) {
         const char *base = strrchr(cmd[0], '/');
         label = base ? base + 1 : cmd[0];
     }
-    if (!valid_label(label)) {
-        fprintf(stderr, "tlview record: label '%s': use letters, digits, '.', '_' and '-' only "
-                "(set one with --label)\n", label);
-        return 2;
-    }
+    if (!valid_label(label))
+        return cli_usage_error("record", "label '%s': use letters, digits, '.', '_' and '-' "
+                               "only (set one with --label)", label);
     snprintf(st.label, sizeof st.label, "%s", label);
 
     rec_signals_block();
@@ -365,6 +369,11 @@ int cmd_record(int argc, char **argv)
     if (!(gpu_check && strcmp(gpu_check, "0") == 0) && access("/dev/nvidiactl", F_OK) != 0) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
                 "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
+        return 1;
+    }
+    struct stat bst;
+    if (st.baseline && stat(st.baseline, &bst) != 0) {
+        fprintf(stderr, "tlview record: --baseline %s: %s\n", st.baseline, strerror(errno));
         return 1;
     }
     if (st.use_mps && rec_mps_find(&st.mps, err) != 0) {
@@ -454,7 +463,7 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "tlview record: no trace file was written in %s: the command made no CUDA "
                 "call, or CUDA did not load %s (see the messages above)\n", st.dir, st.collector);
         failed = 1;
-    } else if (st.nfiles > 0 && print_summary(&st) != 0) {
+    } else if (st.nfiles > 0 && print_headline(&st) != 0) {
         failed = 1;
     }
     run_free(&st);

@@ -5,7 +5,8 @@
 # then behaves as the test asks:
 #   STANDIN_EXIT_RANK/STANDIN_EXIT_CODE  this rank exits with that code
 #   STANDIN_SLEEP=S                      sleep S seconds; SIGINT/SIGTERM are logged, then exit 128+n
-#   STANDIN_TRACE=FILE                   copy FILE to TLVIEW_OUTPUT with %p set to our pid
+#   STANDIN_TRACE_DIR=D                  copy D/template.$TLVIEW_RANK.db to TLVIEW_OUTPUT with %p
+#                                        set to our pid: a trace file as the collector would leave
 start=${EPOCHREALTIME/./}
 read -r -a siblings < /proc/$PPID/task/$PPID/children   # record's children alive right now
 out="$STANDIN_DIR/rank.$TLVIEW_RANK"
@@ -24,8 +25,8 @@ out="$STANDIN_DIR/rank.$TLVIEW_RANK"
     echo "args=$*"
 } > "$out.tmp"
 mv "$out.tmp" "$out"
-if [ -n "$STANDIN_TRACE" ]; then
-    cp "$STANDIN_TRACE" "${TLVIEW_OUTPUT//%p/$$}"
+if [ -n "$STANDIN_TRACE_DIR" ]; then
+    cp "$STANDIN_TRACE_DIR/template.$TLVIEW_RANK.db" "${TLVIEW_OUTPUT//%p/$$}"
 fi
 if [ -n "$STANDIN_SLEEP" ]; then
     trap 'echo "got=SIGINT" >> "$out"; exit 130' INT

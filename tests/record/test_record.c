@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store.h"
 #include "test_help.h"
 
 #define HERE TLVIEW_SOURCE_DIR "/tests/record"
@@ -291,7 +292,13 @@ int test_record_usage_errors(void)
     TEST_CONTAINS(err_text, "label '../x'");
     const char *opt[] = {"--bogus", "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(opt), 2);
-    TEST_CONTAINS(err_text, "usage: tlview record");
+    TEST_CONTAINS(err_text, "tlview record: unknown option '--bogus'\nTry 'tlview record --help'.");
+    const char *arg[] = {"--procs", NULL};
+    TEST_EQ_INT(run_record(arg), 2);
+    TEST_CONTAINS(err_text, "tlview record: --procs needs an argument");
+    const char *base[] = {"--baseline", "/nonexistent/base", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(base), 1);
+    TEST_CONTAINS(err_text, "--baseline /nonexistent/base: No such file or directory");
     const char *help[] = {"--help", NULL};
     TEST_EQ_INT(run_record(help), 0);
     TEST_CONTAINS(out_text, "usage: tlview record");
@@ -542,6 +549,68 @@ int test_record_mps_leftover_killed(void)
     json_t *m = load_manifest(dir);
     TEST_ASSERT(m);
     TEST_ASSERT(json_is_true(json_object_get(json_object_get(m, "mps"), "stopped")));
+    json_decref(m);
+    return 0;
+}
+
+/* A trace of one process for the stand-in to hand in as its own: a solo kernel of 10 ms at
+ * `solo_at` ms, and one of 20 ms at 20 ms that the other process's overlaps: two processes
+ * taking turns (stretch 2, one context's work at a time). */
+static int write_trace(const char *path, int64_t pid, int solo_at)
+{
+    const int64_t ms = 1000000, t0 = 1700000000LL * 1000000000LL;
+    store_writer *w;
+    int rc = store_writer_open(path, STORE_CLOCK_REALTIME, t0, &w);
+    store_process_info pi = {pid, 1, "hostA", "/bin/app", "app", "run1", "libcollect", t0};
+    int64_t proc = 0;
+    rc = rc ? rc : store_writer_process(w, &pi, &proc);
+    store_device_info dev = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0,
+                             150000000000ULL};
+    rc = rc ? rc : store_writer_device(w, proc, &dev);
+    rc = rc ? rc : store_writer_context(w, proc, 1, 0, 1, 7);
+    rc = rc ? rc : store_writer_begin(w);
+    store_kernel_info k = {.start = t0 + solo_at * ms, .end = t0 + (solo_at + 10) * ms,
+                           .context_id = 1, .stream_id = 7, .correlation_id = 1,
+                           .grid = {1, 1, 1}, .block = {1, 1, 1}, .name = "_Z4spinPfi"};
+    rc = rc ? rc : store_writer_kernel(w, proc, &k);
+    k.start = t0 + 20 * ms;
+    k.end = t0 + 40 * ms;
+    k.correlation_id = 2;
+    rc = rc ? rc : store_writer_kernel(w, proc, &k);
+    rc = rc ? rc : store_writer_commit(w);
+    rc = rc ? rc : store_writer_process_end(w, proc, t0 + 50 * ms, 1, NULL);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", path, store_writer_errmsg(w));
+    int rc2 = store_writer_close(w);
+    return rc ? rc : rc2;
+}
+
+/* With trace files written, record reads them back and prints the report's headline. */
+int test_record_headline(void)
+{
+    const char *tmp = setup();
+    char dir[4096], trace[4200];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace, sizeof trace, "%s/standin/template.%d.db", tmp, r);
+        TEST_EQ_INT(write_trace(trace, 4000 + r, r ? 50 : 0), 0);
+    }
+    setenv("STANDIN_TRACE_DIR", getenv("STANDIN_DIR"), 1);
+    const char *args[] = {"-o", dir, "-n", "2", "--label", "spin", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 0);
+    TEST_CONTAINS(out_text, "GPU 0 (NVIDIA H200): 2 processes overlapped");
+    TEST_CONTAINS(out_text, "TIME-SLICED");
+    TEST_CONTAINS(out_text, "    4000        2");
+    TEST_CONTAINS(out_text, "    4001        2");
+    TEST_CONTAINS(out_text, "1.50x"); /* mean of stretch 1 (solo) and 2 (sliced) */
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m);
+    TEST_EQ_INT(json_array_size(json_object_get(m, "files")), 2);
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace, sizeof trace, "%s/spin.%s.db", dir, rank_value(r, "pid"));
+        json_t *c = json_array_get(json_object_get(m, "children"), r);
+        TEST_EQ_STR(json_string_value(json_object_get(c, "file")), trace);
+    }
     json_decref(m);
     return 0;
 }
