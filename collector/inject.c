@@ -71,7 +71,7 @@ static int flush(int forced)
         return 0;
     CUptiResult r = cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     if (r != CUPTI_SUCCESS && atomic_load(&tracing))
-        CUPTI_CALL(r);
+        cupti_check(r, "cuptiActivityFlushAll");
     return r == CUPTI_SUCCESS ? 0 : -1;
 }
 
@@ -275,7 +275,7 @@ static void start_cupti(void)
                                "aside and records nothing");
         return;
     }
-    if (CUPTI_CALL(r) != CUPTI_SUCCESS ||
+    if (cupti_check(r, "cuptiSubscribe") != CUPTI_SUCCESS ||
         CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_STATE,
                                        CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS ||
         CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,

@@ -834,3 +834,177 @@ int test_collector_shell_quote(void)
     free(q);
     return 0;
 }
+
+/* ---------------------------------------------------------------- the real libcollect.so */
+
+/* These run libcollect.so itself in a child process. Without a GPU CUPTI refuses to start, so
+ * the file carries that reason and complete = 0, but the lifecycle (exit handler, signals,
+ * fork) and the promises to the application (stdout, exit code untouched, one stderr line) are
+ * the same. Where a GPU is present the GPU suite covers them instead: skipped. */
+#include <dlfcn.h>
+#include <sys/wait.h>
+
+static volatile sig_atomic_t app_handled;
+static void app_handler(int signo)
+{
+    (void)signo;
+    app_handled = 1;
+}
+
+/* Runs `mode` in a child whose stdout/stderr go to DIR/out.txt and DIR/err.txt, with
+ * TLVIEW_OUTPUT=DIR/inj.%p.db. Returns the wait status; *child gets the child's pid. */
+static int run_injected(const char *mode, pid_t *child)
+{
+    char out[4096], err[4096], pattern[4096], lib[4096];
+    snprintf(out, sizeof out, "%s/out.txt", test_tmpdir());
+    snprintf(err, sizeof err, "%s/err.txt", test_tmpdir());
+    snprintf(pattern, sizeof pattern, "%s/inj.%%p.db", test_tmpdir());
+    snprintf(lib, sizeof lib, "%s/collector/libcollect.so", TLVIEW_BINARY_DIR);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        setenv("TLVIEW_OUTPUT", pattern, 1);
+        if (!strcmp(mode, "sigint-app"))
+            signal(SIGINT, app_handler);
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        int (*init)(void) = NULL;
+        *(void **)&init = h ? dlsym(h, "InitializeInjection") : NULL;
+        if (!init) {
+            fprintf(stderr, "dlopen %s: %s\n", lib, dlerror());
+            _exit(3);
+        }
+        printf("init %d %d\n", init(), init()); /* idempotent, returns 1 */
+        fflush(stdout);
+        if (!strcmp(mode, "sigterm"))
+            raise(SIGTERM);
+        if (!strcmp(mode, "sigint-app")) {
+            raise(SIGINT);
+            printf("handled %d\n", (int)app_handled);
+        }
+        if (!strcmp(mode, "fork")) {
+            pid_t g = fork();
+            if (g == 0)
+                exit(7); /* runs the inherited exit handler: it must step aside */
+            int st = 0;
+            waitpid(g, &st, 0);
+            printf("grandchild %d\n", WEXITSTATUS(st));
+        }
+        exit(42);
+    }
+    *child = pid;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static int have_gpu(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0;
+}
+
+static int read_text(const char *name, char *text, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, size - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    return f ? 0 : -1;
+}
+
+/* Exit through exit(): stdout and the exit code are the application's; one line on stderr;
+ * the file is finished (end calibration, counts) and says why nothing was traced. */
+int test_collector_inject_exit(void)
+{
+    if (have_gpu())
+        return TEST_SKIP;
+    pid_t child;
+    int status = run_injected("exit", &child);
+    char out[256], err[4096], path[4096];
+    read_text("out.txt", out, sizeof out);
+    read_text("err.txt", err, sizeof err);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 42);
+    TEST_EQ_STR(out, "init 1 1\n");
+    TEST_ASSERT(strncmp(err, "tlview: cuptiSubscribe failed: ", 31) == 0);
+    TEST_EQ_INT(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
+    snprintf(path, sizeof path, "%s/inj.%ld.db", test_tmpdir(), (long)child);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), 0);
+    const store_process *p = &run->processes[0];
+    TEST_EQ_INT(p->pid, child);
+    TEST_EQ_INT(p->complete, 0);
+    TEST_ASSERT(p->error && strstr(p->error, "cuptiSubscribe failed"));
+    TEST_ASSERT(p->end_wall > 0);
+    TEST_EQ_INT(meta_int(p, "count.kernel"), 0);
+    TEST_ASSERT(meta_int(p, "cupti_version") > 0);
+    store_run_free(run);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration"), 2);
+    return 0;
+}
+
+/* SIGTERM with the default action: the file is finished first (exit_signal recorded), then the
+ * process dies of SIGTERM as it would have. */
+int test_collector_inject_sigterm(void)
+{
+    if (have_gpu())
+        return TEST_SKIP;
+    pid_t child;
+    int status = run_injected("sigterm", &child);
+    TEST_ASSERT(WIFSIGNALED(status));
+    TEST_EQ_INT(WTERMSIG(status), SIGTERM);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/inj.%ld.db", test_tmpdir(), (long)child);
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'exit_signal'"), SIGTERM);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label = 'end'"), 1);
+    TEST_ASSERT(sql_int(path, "SELECT end_wall FROM process") > 0);
+    return 0;
+}
+
+/* SIGINT when the application has a handler: it still runs, the process goes on, and the file
+ * is finished by the exit handler later (no exit_signal). */
+int test_collector_inject_sigint_chained(void)
+{
+    if (have_gpu())
+        return TEST_SKIP;
+    pid_t child;
+    int status = run_injected("sigint-app", &child);
+    char out[256];
+    read_text("out.txt", out, sizeof out);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 42);
+    TEST_EQ_STR(out, "init 1 1\nhandled 1\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/inj.%ld.db", test_tmpdir(), (long)child);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM process_meta WHERE key = 'exit_signal'"), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label = 'end'"), 1);
+    return 0;
+}
+
+/* fork: the child's exit handler leaves the parent's file alone; the parent finishes it. */
+int test_collector_inject_fork(void)
+{
+    if (have_gpu())
+        return TEST_SKIP;
+    pid_t child;
+    int status = run_injected("fork", &child);
+    char out[256], err[4096];
+    read_text("out.txt", out, sizeof out);
+    read_text("err.txt", err, sizeof err);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 42);
+    TEST_EQ_STR(out, "init 1 1\ngrandchild 7\n");
+    TEST_EQ_INT(strchr(err, '\n') - err + 1, (long)strlen(err)); /* still one line */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/inj.%ld.db", test_tmpdir(), (long)child);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label = 'end'"), 1);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM process"), 1);
+    TEST_EQ_INT(sql_int(path, "SELECT pid FROM process"), child);
+    return 0;
+}
