@@ -1,0 +1,148 @@
+/* cmd_import.c: `tlview import -o RUN.db FILE...`. Reads foreign profiler files (nvprof, Nsight
+ * Systems SQLite exports, Chrome/PyTorch JSON traces, plain or gzip; tlview files too) through
+ * importers/, merges them on one time axis and writes one tlview file. Prints what each file gave
+ * and what could not be mapped, so nothing is dropped silently. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "importers.h"
+#include "store.h"
+
+#ifndef TLVIEW_VERSION
+#define TLVIEW_VERSION "0.1.0"
+#endif
+
+static const char usage_text[] =
+    "usage: tlview import -o OUT.db [-f] [-q] FILE...\n"
+    "\n"
+    "Reads profiler files written by other tools and writes them as one tlview file, every process\n"
+    "on one time axis, ready for `tlview report`, `serve` and `export`. The format of each FILE is\n"
+    "found from its content, not its name:\n"
+    "  nvprof       SQLite databases from nvprof -o (.nvvp, .nvprof, output.%p, any name): kernels\n"
+    "               (CONCURRENT_KERNEL and KERNEL), memcpy, memset, runtime/driver API, NVTX markers\n"
+    "  nsys         Nsight Systems SQLite exports (nsys export --type sqlite): kernels, memcpy,\n"
+    "               memset, CUDA API, NVTX; one process per profiled pid\n"
+    "  chrome       Chrome trace JSON from the PyTorch profiler (Kineto), plain or .gz: kernel,\n"
+    "               memcpy, memset, CUDA runtime and user_annotation events\n"
+    "  tlview       tlview's own files (copied as they are)\n"
+    "Give the files of one multi-process run together (nvprof -o out.%p.nvvp, one PyTorch trace per\n"
+    "rank) and they are merged like tlview's own per-process files.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE  the tlview file to write (required; never overwritten without -f)\n"
+    "  -f, --force        replace FILE if it exists\n"
+    "  -q, --quiet        print nothing but errors (no per-file summary, no progress bar)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "For each FILE a summary line tells the format, the processes and the records imported, then\n"
+    "what was not imported and why (records without times, tables and event kinds tlview does not\n"
+    "show); the same counts are kept in the file as process_meta keys import.unmapped.<kind>.\n"
+    "A progress bar is drawn on stderr when it is a terminal.\n"
+    "\n"
+    "Exit status: 0 when every file was imported and OUT.db written; 1 when a file could not be\n"
+    "read (unknown format, corrupt, truncated: the message names the file and the problem) or\n"
+    "OUT.db could not be written; 2 for a usage error.\n";
+
+static void summary(const char *path, const imp_stats *st, const store_run *run, uint32_t first)
+{
+    printf("%s: %s, %u process%s", path, st->format, st->processes, st->processes == 1 ? "" : "es");
+    for (uint32_t p = first; p < run->nprocesses && p < first + 4; p++)
+        printf("%s%lld", p == first ? " (pid " : ", ", (long long)run->processes[p].pid);
+    if (st->processes)
+        printf("%s)", st->processes > 4 ? ", ..." : "");
+    printf(", %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
+           (unsigned long long)st->kernels, (unsigned long long)st->copies,
+           (unsigned long long)st->apis, (unsigned long long)st->ranges);
+    if (st->nunmapped) {
+        printf("  not imported (%llu):", (unsigned long long)st->unmapped_total);
+        for (uint32_t i = 0; i < st->nunmapped; i++)
+            printf("%s %llu %s", i ? "," : "", (unsigned long long)st->unmapped[i].count,
+                   st->unmapped[i].kind);
+        printf("\n");
+    }
+    if (st->warning[0])
+        printf("  note: %s\n", st->warning);
+}
+
+int cmd_import(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    int force = 0, quiet = 0, c;
+    optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
+    while ((c = getopt_long(argc, argv, "o:fqh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': force = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: fputs(usage_text, stderr); return 2;
+        }
+    }
+    if (!out || optind >= argc) {
+        fprintf(stderr, "tlview import: %s\n%s", !out ? "-o OUT.db is required" : "no input files",
+                usage_text);
+        return 2;
+    }
+    if (!force && access(out, F_OK) == 0) {
+        fprintf(stderr, "tlview import: %s exists (use -f to replace it)\n", out);
+        return 1;
+    }
+
+    store_run *run = store_run_new();
+    if (!run) {
+        fprintf(stderr, "tlview import: out of memory\n");
+        return 1;
+    }
+    imp_options opt = {quiet ? NULL : imp_progress_tty, NULL};
+    char formats[64] = "";
+    int rc = 0;
+    for (int i = optind; i < argc && rc == 0; i++) {
+        imp_stats st;
+        imp_error err;
+        uint32_t first = run->nprocesses;
+        rc = imp_load_ex(run, argv[i], &opt, &st, &err);
+        if (rc) {
+            fprintf(stderr, "tlview import: %s\n", err.message);
+            break;
+        }
+        if (!strstr(formats, st.format) && strlen(formats) + strlen(st.format) + 2 < sizeof formats)
+            snprintf(formats + strlen(formats), sizeof formats - strlen(formats), "%s%s",
+                     formats[0] ? "," : "", st.format);
+        if (!quiet)
+            summary(argv[i], &st, run, first);
+    }
+    if (rc == 0 && (rc = store_run_finish(run)) != 0)
+        fprintf(stderr, "tlview import: %s\n", store_run_errmsg(run));
+    if (rc == 0) {
+        char writer[128];
+        snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, TLVIEW_VERSION);
+        /* -f: write beside and rename, so a failed import leaves the old file as it was */
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s.import-%ld", out, (long)getpid());
+        const char *dest = force ? tmp : out;
+        if ((rc = store_run_save(run, dest, writer)) != 0)
+            fprintf(stderr, "tlview import: %s\n", store_run_errmsg(run));
+        else if (force && rename(tmp, out) != 0) {
+            fprintf(stderr, "tlview import: cannot replace %s: %s\n", out, strerror(errno));
+            remove(tmp);
+            rc = 1;
+        } else if (!quiet)
+            printf("wrote %s: %u processes, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
+                   out, run->nprocesses, (unsigned long long)run->nkernels,
+                   (unsigned long long)run->ncopies, (unsigned long long)run->napis,
+                   (unsigned long long)run->nranges);
+    }
+    store_run_free(run);
+    return rc ? 1 : 0;
+}

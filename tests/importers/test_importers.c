@@ -1,0 +1,852 @@
+/* Unit and corpus tests of importers/ and `tlview import` (cli/cmd_import.c).
+ * Unit cases build their inputs at test time (SQL text, generated JSON). Corpus cases import every
+ * file of ${TLVIEW_SHARED_DIR}/corpus (real nvprof, Nsight Systems and PyTorch files written by
+ * other people) and compare against a direct count of the source: SQL for the databases, jansson
+ * for the JSON traces; they skip (77) when the corpus is absent. */
+#include <dirent.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#ifdef TLVIEW_HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+#include "importers.h"
+#include "test_help.h"
+
+int cmd_import(int argc, char **argv);
+
+/* ------------------------------------------------------------------ helpers */
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static int make_db(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    remove(path);
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "make_db %s: %s\n", path, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* One integer from an SQL query on a file; -1 on error (printed). */
+static long long sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    else
+        fprintf(stderr, "sql_int %s: %s: %s\n", path, sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static int has_table(const char *path, const char *table)
+{
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_master WHERE name = '%s'", table);
+    return sql_int(path, sql) > 0;
+}
+
+/* Sum over the tables that exist of "SELECT count(*) FROM t <where>". */
+static long long count_rows(const char *path, const char *const *tables, const char *where)
+{
+    long long total = 0;
+    for (; *tables; tables++) {
+        if (!has_table(path, *tables))
+            continue;
+        char sql[600];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\" %s", *tables, where);
+        long long n = sql_int(path, sql);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
+}
+
+static uint64_t unmapped(const imp_stats *st, const char *kind)
+{
+    for (uint32_t i = 0; i < st->nunmapped; i++)
+        if (strcmp(st->unmapped[i].kind, kind) == 0)
+            return st->unmapped[i].count;
+    return 0;
+}
+
+static const char *meta(const store_run *run, store_idx p, const char *key)
+{
+    for (uint32_t i = 0; i < run->processes[p].nmeta; i++)
+        if (strcmp(run->processes[p].meta_keys[i], key) == 0)
+            return run->processes[p].meta_values[i];
+    return NULL;
+}
+
+static long max_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* The corpus folder, or NULL (message printed) when absent. */
+static const char *corpus(const char *sub)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/corpus/%s", TLVIEW_SHARED_DIR, sub);
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "skip: corpus folder %s not found (../shared absent)\n", path);
+        return NULL;
+    }
+    return path;
+}
+
+/* Regular files of a folder, sorted, into names[] (each malloc'd); returns the count. */
+static int list_files(const char *dir, char names[][512], int cap)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < cap) {
+        char path[4200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && strlen(path) < 512 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            memcpy(names[n++], path, strlen(path) + 1);
+    }
+    if (d)
+        closedir(d);
+    qsort(names, (size_t)n, 512, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static const char *base(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* A small nvprof-shaped database (Version 12 columns, trimmed to what the importer reads). */
+static const char nvprof_sql[] =
+    "CREATE TABLE Version(version INTEGER); INSERT INTO Version VALUES(12);"
+    "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
+    "INSERT INTO StringTable VALUES(0,'-- null --'),(1,'./app'),(2,'Tesla T4'),(3,'_Z3fooPf');"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_NAME(_id_ INTEGER PRIMARY KEY, objectKind INT, objectId BLOB, name INT);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_NAME VALUES(1, 1, X'39300000000000000000000000', 1);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY, start INT, end INT,"
+    " deviceId INT, contextId INT, streamId INT, correlationId INT, gridX INT, gridY INT, gridZ INT,"
+    " blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT,"
+    " dynamicSharedMemory INT, name INT);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES"
+    " (1, 1600000000000001000, 1600000000000002000, 0, 1, 7, 10, 4,1,1, 128,1,1, 32, 0, 0, 3),"
+    " (2, 1600000000000003000, 1600000000000005000, 0, 1, 7, 11, 4,1,1, 128,1,1, 32, 0, 0, 3);";
+
+/* ------------------------------------------------------------------ unit cases */
+
+/* Formats are told by content: names are chosen to mislead. */
+int test_importers_detect(void)
+{
+    const char *dir = test_tmpdir();
+    char p[4200];
+    imp_error err;
+    static const unsigned char legacy[] = {0, 4, 0, 0, 4, 0, 0, 0, 1, 4, 0, 0, 'G', 'T'};
+
+    snprintf(p, sizeof p, "%s/trace.json", dir);
+    TEST_ASSERT(make_db(p, nvprof_sql) == 0);
+    TEST_EQ_STR(imp_detect(p, &err), "nvprof");
+
+    snprintf(p, sizeof p, "%s/a.nvvp", dir);
+    TEST_ASSERT(write_file(p, "  {\"traceEvents\": []}") == 0);
+    TEST_EQ_STR(imp_detect(p, &err), "chrome");
+
+    snprintf(p, sizeof p, "%s/b.nvvp", dir);
+    TEST_ASSERT(make_db(p, "CREATE TABLE StringIds(id INTEGER, value TEXT); CREATE TABLE NVTX_EVENTS(start INT);") == 0);
+    TEST_EQ_STR(imp_detect(p, &err), "nsys");
+
+    snprintf(p, sizeof p, "%s/c.nvvp", dir);
+    TEST_ASSERT(make_db(p, "CREATE TABLE foo(x); INSERT INTO foo VALUES(1);") == 0);
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "an SQLite database of unknown kind (no nvprof Version/StringTable, no "
+                          "Nsight Systems StringIds, not a tlview file)");
+
+    snprintf(p, sizeof p, "%s/d.nvprof", dir);
+    FILE *f = fopen(p, "wb");
+    TEST_ASSERT(f && fwrite(legacy, 1, sizeof legacy, f) == sizeof legacy && fclose(f) == 0);
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export "
+                          "it with a newer nvprof");
+
+    snprintf(p, sizeof p, "%s/e.nvvp", dir);
+    TEST_ASSERT(write_file(p, "<?xml version=\"1.0\"?><session version=\"2\"/>") == 0);
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "an NVVP session file (XML), not an nvprof database: import the database "
+                          "it refers to");
+
+    snprintf(p, sizeof p, "%s/f.json", dir);
+    TEST_ASSERT(write_file(p, "") == 0);
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "empty file");
+    return 0;
+}
+
+int test_importers_missing_file(void)
+{
+    store_run *run = store_run_new();
+    imp_error err;
+    int rc = imp_load(run, "/nonexistent/x.nvvp", &err);
+    TEST_EQ_INT(rc, STORE_EFORMAT);
+    TEST_EQ_STR(err.message, "/nonexistent/x.nvvp: cannot open: No such file or directory");
+    TEST_EQ_STR(store_run_errmsg(run), err.message);
+    TEST_EQ_INT(run->nprocesses, 0);
+    store_run_free(run);
+    return 0;
+}
+
+/* A 100 MB string: one clear error naming the file and the line, memory stays bounded. */
+int test_importers_huge_string(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/huge.json", test_tmpdir());
+    FILE *f = fopen(p, "wb");
+    TEST_ASSERT(f != NULL);
+    fputs("{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"", f);
+    static char chunk[1 << 20];
+    memset(chunk, 'a', sizeof chunk);
+    for (int i = 0; i < 100; i++)
+        TEST_ASSERT(fwrite(chunk, 1, sizeof chunk, f) == sizeof chunk);
+    fputs("\", \"ts\": 1, \"dur\": 1}]}\n", f);
+    TEST_ASSERT(fclose(f) == 0);
+
+    long before = max_rss_kb();
+    store_run *run = store_run_new();
+    imp_error err;
+    int rc = imp_load(run, p, &err);
+    long grown_kb = max_rss_kb() - before;
+    TEST_EQ_INT(rc, STORE_EFORMAT);
+    char want[4400];
+    snprintf(want, sizeof want, "%s:2: string longer than 1048576 bytes", p);
+    TEST_EQ_STR(err.message, want);
+    TEST_EQ_INT(err.row, 2);
+    fprintf(stderr, "max RSS grew by %ld KiB reading a 100 MB string\n", grown_kb);
+    TEST_ASSERT(grown_kb < 16 * 1024);
+    store_run_free(run);
+    return 0;
+}
+
+/* A 40 MB gzip trace of 200k events: streamed, so the peak stays far below the file's size. */
+int test_importers_large_trace_bounded(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/large.pt.trace.json.gz", test_tmpdir());
+    gzFile g = gzopen(p, "wb1");
+    TEST_ASSERT(g != NULL);
+    gzputs(g, "{\"schemaVersion\": 1, \"traceEvents\": [\n");
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        char ev[600];
+        if (i % 100 == 0)
+            snprintf(ev, sizeof ev,
+                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, "
+                     "\"ts\": %d.125, \"dur\": 2.5, \"args\": {\"device\": 0, \"context\": 1, "
+                     "\"stream\": 7, \"correlation\": %d, \"grid\": [1, 2, 3], \"block\": [4, 5, 6]}},\n",
+                     i % 7, 1000000 + i, i);
+        else
+            snprintf(ev, sizeof ev,
+                     "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%d\", \"pid\": 4242, "
+                     "\"tid\": 4242, \"ts\": %d, \"dur\": 1, \"args\": {\"Input Dims\": [[%d, 3, 224, "
+                     "224], [64, 3, 7, 7], [], [], [], []], \"External id\": %d, \"Sequence number\": "
+                     "%d, \"padding\": \"%0150d\"}},\n", i, 1000000 + i, i, i, i, 0);
+        gzputs(g, ev);
+    }
+    gzputs(g, "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 4242, \"tid\": 0, \"args\": "
+              "{\"labels\": \"CPU\"}}]}\n");
+    TEST_ASSERT(gzclose(g) == Z_OK);
+
+    long before = max_rss_kb();
+    store_run *run = store_run_new();
+    imp_stats st;
+    imp_error err;
+    int rc = imp_load_ex(run, p, NULL, &st, &err);
+    long grown_kb = max_rss_kb() - before;
+    if (rc)
+        fprintf(stderr, "%s\n", err.message);
+    TEST_EQ_INT(rc, 0);
+    TEST_EQ_INT(run->nkernels, n / 100);
+    TEST_EQ_INT(unmapped(&st, "event.cpu_op"), n - n / 100);
+    TEST_EQ_INT(run->processes[0].pid, 4242);
+    TEST_ASSERT(store_run_finish(run) == 0);
+    /* 1000000.125 us -> 1000000125 ns exactly, dur 2.5 us */
+    TEST_EQ_INT(run->kernels[0].start, 1000000125LL);
+    TEST_EQ_INT(run->kernels[1].start, 1000100125LL);
+    TEST_EQ_INT(run->kernels[1].end - run->kernels[1].start, 2500);
+    fprintf(stderr, "max RSS grew by %ld KiB for a trace of %d events\n", grown_kb, n);
+    TEST_ASSERT(grown_kb < 24 * 1024);
+    store_run_free(run);
+    return 0;
+}
+
+int test_importers_deep_nesting(void)
+{
+    char p[4200], text[400] = "{\"traceEvents\": [";
+    snprintf(p, sizeof p, "%s/deep.json", test_tmpdir());
+    for (int i = 0; i < 80; i++)
+        strcat(text, "[");
+    TEST_ASSERT(write_file(p, text) == 0);
+    store_run *run = store_run_new();
+    imp_error err;
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "JSON nested deeper than 64 levels");
+    store_run_free(run);
+    return 0;
+}
+
+static void count_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
+{
+    (void)path;
+    uint64_t *last = ctx;
+    last[0]++;
+    last[1] = done;
+    last[2] = total;
+}
+
+int test_importers_progress(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/p.nvvp", test_tmpdir());
+    TEST_ASSERT(make_db(p, nvprof_sql) == 0);
+    uint64_t seen[3] = {0, 0, 0};
+    imp_options opt = {count_progress, seen};
+    store_run *run = store_run_new();
+    TEST_EQ_INT(imp_load_ex(run, p, &opt, NULL, NULL), 0);
+    TEST_ASSERT(seen[0] >= 1);
+    TEST_EQ_INT(seen[1], seen[2]);
+    TEST_EQ_INT(seen[2], 2); /* two kernel rows */
+    store_run_free(run);
+    return 0;
+}
+
+/* Two files appended to one run become two processes on one axis; the first error wins. */
+int test_importers_append_and_error_struct(void)
+{
+    const char *dir = test_tmpdir();
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/out.1.nvvp", dir);
+    snprintf(b, sizeof b, "%s/out.2.nvvp", dir);
+    TEST_ASSERT(make_db(a, nvprof_sql) == 0);
+    TEST_ASSERT(make_db(b, nvprof_sql) == 0);
+    sqlite3 *db;
+    TEST_ASSERT(sqlite3_open(b, &db) == SQLITE_OK);
+    TEST_ASSERT(sqlite3_exec(db, "UPDATE CUPTI_ACTIVITY_KIND_NAME SET objectId = X'3A300000'", 0, 0, 0) == SQLITE_OK);
+    sqlite3_close(db);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(imp_load(run, a, NULL), 0);
+    TEST_EQ_INT(imp_load(run, b, NULL), 0);
+    TEST_ASSERT(store_run_finish(run) == 0);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->processes[0].pid, 12345);
+    TEST_EQ_INT(run->processes[1].pid, 12346);
+    TEST_EQ_INT(run->nkernels, 4);
+    TEST_EQ_INT(run->ndevices, 2); /* no uuid: one device per (process, ordinal) */
+    TEST_EQ_STR(meta(run, 0, "import.format"), "nvprof");
+    TEST_EQ_STR(meta(run, 1, "nvprof.version"), "12");
+    store_run_free(run);
+    return 0;
+}
+
+static int run_cmd(int argc, const char **argv)
+{
+    fflush(stdout);
+    return cmd_import(argc, (char **)argv);
+}
+
+int test_importers_cmd_import(void)
+{
+    const char *dir = test_tmpdir();
+    char in[4200], out[4200], bad[4200];
+    snprintf(in, sizeof in, "%s/out.12345.nvvp", dir);
+    snprintf(out, sizeof out, "%s/run.db", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    TEST_ASSERT(make_db(in, nvprof_sql) == 0);
+    TEST_ASSERT(write_file(bad, "{\"traceEvents\": [ {\"ph\": \"X\",, ]}") == 0);
+
+    const char *help[] = {"import", "--help"};
+    TEST_EQ_INT(run_cmd(2, help), 0);
+    const char *none[] = {"import"};
+    TEST_EQ_INT(run_cmd(1, none), 2);
+    const char *noout[] = {"import", in};
+    TEST_EQ_INT(run_cmd(2, noout), 2);
+    const char *ok[] = {"import", "-q", "-o", out, in};
+    TEST_EQ_INT(run_cmd(5, ok), 0);
+    TEST_EQ_INT(run_cmd(5, ok), 1); /* exists */
+    const char *force[] = {"import", "-f", "-o", out, in, in};
+    TEST_EQ_INT(run_cmd(6, force), 0);
+    const char *broken[] = {"import", "-f", "-o", out, in, bad};
+    TEST_EQ_INT(run_cmd(6, broken), 1);
+
+    /* what -f wrote before the broken run is intact: two processes, four kernels */
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, out), 0);
+    TEST_ASSERT(store_run_finish(run) == 0);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->nkernels, 4);
+    TEST_EQ_INT(run->processes[0].pid, 12345);
+    TEST_EQ_INT(run->kernels[0].start, 1600000000000001000LL);
+    TEST_EQ_INT(run->kernels[3].end, 1600000000000005000LL);
+    TEST_EQ_STR(run->strings[run->launches[run->kernels[0].launch].name].text, "_Z3fooPf");
+    TEST_EQ_STR(run->strings[run->launches[run->kernels[0].launch].name].demangled, "foo(float*)");
+    TEST_EQ_STR(meta(run, 0, "import.format"), "nvprof");
+    store_run_free(run);
+
+    /* an imported tlview file goes through as tlview */
+    char again[4200];
+    snprintf(again, sizeof again, "%s/again.db", dir);
+    const char *native[] = {"import", "-q", "-o", again, out};
+    TEST_EQ_INT(run_cmd(5, native), 0);
+    run = store_run_new();
+    imp_stats st;
+    TEST_EQ_INT(imp_load_ex(run, again, NULL, &st, NULL), 0);
+    TEST_EQ_STR(st.format, "tlview");
+    TEST_EQ_INT(st.kernels, 4);
+    store_run_free(run);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ corpus: nvprof */
+
+static const char *const nv_kernel_tables[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL", NULL};
+static const char *const nv_copy_tables[] = {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMCPY2", "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
+static const char *const nv_api_tables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", NULL};
+
+/* The kernel at position `offset` by start in SQL is found in the run with its name, duration
+ * and correlation id (times shifted by the importer's GPU clock correction). */
+static int nvprof_sample(const char *path, store_run *run, const imp_stats *st, long long offset)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q = NULL;
+    char sql[800];
+    const char *table = has_table(path, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") &&
+                                sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") > 0
+                            ? "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL" : "CUPTI_ACTIVITY_KIND_KERNEL";
+    snprintf(sql, sizeof sql,
+             "SELECT k.start, k.end, s.value, k.correlationId, k.gridX, k.blockX FROM %s k JOIN "
+             "StringTable s ON s._id_ = k.name WHERE k.start > 0 AND k.end >= k.start ORDER BY "
+             "k.start, k.correlationId LIMIT 1 OFFSET %lld", table, offset);
+    TEST_ASSERT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    TEST_ASSERT(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(q), SQLITE_ROW);
+    int64_t start = sqlite3_column_int64(q, 0) + st->gpu_clock_shift;
+    int64_t dur = sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0);
+    const store_kernel *k = NULL;
+    for (uint64_t i = 0; i < run->nkernels && !k; i++)
+        if (run->kernels[i].start == start &&
+            run->kernels[i].correlation_id == (uint32_t)sqlite3_column_int64(q, 3))
+            k = &run->kernels[i];
+    TEST_ASSERT(k != NULL);
+    const store_launch *l = &run->launches[k->launch];
+    TEST_EQ_STR(run->strings[l->name].text, (const char *)sqlite3_column_text(q, 2));
+    TEST_EQ_INT(k->end - k->start, dur);
+    TEST_EQ_INT(l->grid[0], sqlite3_column_int64(q, 4));
+    TEST_EQ_INT(l->block[0], sqlite3_column_int64(q, 5));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return 0;
+}
+
+int test_importers_corpus_nvprof(void)
+{
+    const char *dir = corpus("nvprof");
+    if (!dir)
+        return TEST_SKIP;
+    static char files[64][512];
+    int n = list_files(dir, files, 64);
+    TEST_ASSERT(n >= 12);
+    for (int i = 0; i < n; i++) {
+        const char *f = files[i];
+        store_run *run = store_run_new();
+        imp_stats st;
+        imp_error err;
+        int rc = imp_load_ex(run, f, NULL, &st, &err);
+        if (rc)
+            fprintf(stderr, "%s\n", err.message);
+        TEST_EQ_INT(rc, 0);
+        TEST_EQ_STR(st.format, "nvprof");
+        TEST_ASSERT(store_run_finish(run) == 0);
+        long long k_ok = count_rows(f, nv_kernel_tables, "WHERE start > 0 AND end >= start");
+        long long k_all = count_rows(f, nv_kernel_tables, "");
+        long long c_ok = count_rows(f, nv_copy_tables, "WHERE start > 0 AND end >= start");
+        long long a_ok = count_rows(f, nv_api_tables, "WHERE start > 0 AND end >= start");
+        long long r_inst = count_rows(f, (const char *const[]){"CUPTI_ACTIVITY_KIND_MARKER", NULL},
+                                      "WHERE flags & 1 AND timestamp > 0");
+        long long r_pairs = count_rows(f, (const char *const[]){"CUPTI_ACTIVITY_KIND_MARKER", NULL},
+                                       "WHERE flags & 2 AND id IN (SELECT id FROM "
+                                       "CUPTI_ACTIVITY_KIND_MARKER GROUP BY id HAVING "
+                                       "sum((flags & 2) != 0) = 1 AND sum((flags & 4) != 0) = 1)");
+        printf("nvprof %-62s kernels %5llu (sql %5lld, %lld without time) copies %4llu (sql %4lld) "
+               "api %5llu (sql %5lld) ranges %3llu (sql %3lld) pid %lld\n", base(f),
+               (unsigned long long)run->nkernels, k_ok, k_all - k_ok, (unsigned long long)run->ncopies,
+               c_ok, (unsigned long long)run->napis, a_ok, (unsigned long long)run->nranges,
+               r_inst + r_pairs, (long long)run->processes[0].pid);
+        TEST_EQ_INT(run->nkernels, k_ok);
+        TEST_EQ_INT(unmapped(&st, "kernel_without_time"), k_all - k_ok);
+        TEST_EQ_INT(run->ncopies, c_ok);
+        TEST_EQ_INT(run->napis, a_ok);
+        TEST_EQ_INT(run->nranges, r_inst + r_pairs);
+        TEST_EQ_INT(run->nprocesses, 1);
+        /* the pid: every API row names it; the file name too where nvprof's %p put it there */
+        if (a_ok > 0) {
+            long long pid = sql_int(f, has_table(f, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
+                                            sql_int(f, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") > 0
+                                        ? "SELECT processId FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"
+                                        : "SELECT processId FROM CUPTI_ACTIVITY_KIND_DRIVER LIMIT 1");
+            TEST_EQ_INT(run->processes[0].pid, pid);
+        }
+        if (strstr(f, "_1234831.nvvp"))
+            TEST_EQ_INT(run->processes[0].pid, 1234831);
+        if (strstr(f, "_37289.nvvp"))
+            TEST_EQ_INT(run->processes[0].pid, 37289);
+        if (strstr(f, "cuhello15263"))
+            TEST_EQ_INT(run->processes[0].pid, 15263);
+        if (k_ok > 0 && (nvprof_sample(f, run, &st, 0) || nvprof_sample(f, run, &st, k_ok / 2) ||
+                         nvprof_sample(f, run, &st, k_ok - 1)))
+            return 1;
+        store_run_free(run);
+    }
+    return 0;
+}
+
+/* Files that look like nvprof but are not: one clear error each. */
+int test_importers_corpus_other(void)
+{
+    const char *dir = corpus("nvprof/other");
+    if (!dir)
+        return TEST_SKIP;
+    char p[4200];
+    imp_error err;
+    store_run *run = store_run_new();
+    snprintf(p, sizeof p, "%s/kamilla0503_saw_models__output.nvvp", dir);
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "a PGI pgprof profile (SQLite without nvprof's Version table): not supported");
+    snprintf(p, sizeof p, "%s/luizalvino_hybridmaxflow__prof.nvprof", dir);
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it "
+                          "with a newer nvprof");
+    char want[4600];
+    snprintf(want, sizeof want, "%s: %s", p, err.text);
+    TEST_EQ_STR(err.message, want);
+    TEST_EQ_INT(run->nprocesses, 0);
+    store_run_free(run);
+    return 0;
+}
+
+/* The MPI pair of one run (ranks as pids 1234831/1234832) merged on one axis. */
+int test_importers_corpus_nvprof_pair(void)
+{
+    const char *dir = corpus("nvprof");
+    if (!dir)
+        return TEST_SKIP;
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/ZhangXin8069_qcu__test_log_x99-Yang_1234831.nvvp", dir);
+    snprintf(b, sizeof b, "%s/ZhangXin8069_qcu__test_log_x99-Yang_1234832.nvvp", dir);
+    store_run *run = store_run_new();
+    imp_stats sa, sb;
+    TEST_EQ_INT(imp_load_ex(run, a, NULL, &sa, NULL), 0);
+    TEST_EQ_INT(imp_load_ex(run, b, NULL, &sb, NULL), 0);
+    TEST_ASSERT(store_run_finish(run) == 0);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->processes[0].pid, 1234831);
+    TEST_EQ_INT(run->processes[1].pid, 1234832);
+    TEST_EQ_INT(run->nkernels, 150 + 145);
+    TEST_EQ_INT(run->ndevices, 2); /* deviceId 0 and 1: two GPUs, told apart by uuid */
+    TEST_ASSERT(run->devices[0].uuid && run->devices[1].uuid &&
+                strcmp(run->devices[0].uuid, run->devices[1].uuid) != 0);
+    /* both GPU clocks were ~3833 s ahead of the CPU clock: corrected per process */
+    TEST_NEAR(sa.gpu_clock_shift / 1e9, -3832.571, 0.01);
+    TEST_NEAR(sb.gpu_clock_shift / 1e9, -3833.502, 0.01);
+    TEST_ASSERT(meta(run, 0, "import.gpu_clock_shift_ns") != NULL);
+    /* one axis: 2024-07-29, both processes' kernels overlap in time */
+    TEST_ASSERT(run->t_begin > 1722211200000000000LL && run->t_end < 1722297600000000000LL);
+    int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {0, 0};
+    uint64_t late = 0, matched = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        store_idx p = store_kernel_process(run, k);
+        if (k->start < lo[p])
+            lo[p] = k->start;
+        if (k->end > hi[p])
+            hi[p] = k->end;
+        for (uint64_t j = 0; j < run->napis; j++)
+            if (run->apis[j].process == p && run->apis[j].correlation_id == k->correlation_id) {
+                matched++;
+                late += k->start >= run->apis[j].start;
+                break;
+            }
+    }
+    printf("pair: rank0 kernels %.3f..%.3f s, rank1 %.3f..%.3f s (since t_begin); %llu of %llu "
+           "kernels matched to their launch, all after it: %s\n",
+           (lo[0] - run->t_begin) / 1e9, (hi[0] - run->t_begin) / 1e9, (lo[1] - run->t_begin) / 1e9,
+           (hi[1] - run->t_begin) / 1e9, (unsigned long long)matched,
+           (unsigned long long)run->nkernels, late == matched ? "yes" : "no");
+    TEST_EQ_INT(matched, 295);
+    TEST_EQ_INT(late, matched);
+    TEST_ASSERT(lo[0] < hi[1] && lo[1] < hi[0]);
+    store_run_free(run);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ corpus: nsys */
+
+int test_importers_corpus_nsys(void)
+{
+    const char *dir = corpus("nsys");
+    if (!dir)
+        return TEST_SKIP;
+    static char files[64][512];
+    int n = list_files(dir, files, 64);
+    TEST_ASSERT(n >= 8);
+    static const char *const kt[] = {"CUPTI_ACTIVITY_KIND_KERNEL", NULL};
+    static const char *const ct[] = {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
+    static const char *const at[] = {"CUPTI_ACTIVITY_KIND_RUNTIME", NULL};
+    static const char *const nt[] = {"NVTX_EVENTS", NULL};
+    for (int i = 0; i < n; i++) {
+        const char *f = files[i];
+        store_run *run = store_run_new();
+        imp_stats st;
+        imp_error err;
+        int rc = imp_load_ex(run, f, NULL, &st, &err);
+        if (rc)
+            fprintf(stderr, "%s\n", err.message);
+        TEST_EQ_INT(rc, 0);
+        TEST_EQ_STR(st.format, "nsys");
+        TEST_ASSERT(store_run_finish(run) == 0);
+        const char *ok = "WHERE start IS NOT NULL AND end IS NOT NULL AND end >= start";
+        long long k = count_rows(f, kt, ok), c = count_rows(f, ct, ok), a = count_rows(f, at, ok);
+        long long g = count_rows(f, nt, "WHERE (eventType = 34) OR (eventType IN (59, 60) AND end "
+                                        "IS NOT NULL AND end >= start)");
+        char sql[1200] = "SELECT count(DISTINCT p) FROM (SELECT 0 AS p WHERE 0";
+        static const char *const gp[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
+        for (int t = 0; gp[t]; t++)
+            if (has_table(f, gp[t]))
+                snprintf(sql + strlen(sql), sizeof sql - strlen(sql),
+                         " UNION SELECT (globalPid >> 24) & 16777215 FROM %s", gp[t]);
+        if (has_table(f, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+            strcat(sql, " UNION SELECT (globalTid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+        if (has_table(f, "NVTX_EVENTS"))
+            strcat(sql, " UNION SELECT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)");
+        strcat(sql, ")");
+        long long procs = sql_int(f, sql);
+        printf("nsys   %-52s kernels %4llu (sql %4lld) copies %4llu (sql %4lld) api %5llu (sql %5lld) "
+               "ranges %4llu (sql %4lld) processes %u (sql %lld) pid %lld\n", base(f),
+               (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
+               (unsigned long long)run->napis, a, (unsigned long long)run->nranges, g,
+               run->nprocesses, procs, run->nprocesses ? (long long)run->processes[0].pid : -1);
+        TEST_EQ_INT(run->nkernels, k);
+        TEST_EQ_INT(run->ncopies, c);
+        TEST_EQ_INT(run->napis, a);
+        TEST_EQ_INT(run->nranges, g);
+        TEST_EQ_INT(run->nprocesses, procs);
+        if (k > 0) { /* the first kernel by start: name, duration, pid */
+            sqlite3 *db;
+            sqlite3_stmt *q;
+            int mangled = sql_int(f, "SELECT count(*) FROM pragma_table_info('CUPTI_ACTIVITY_KIND_KERNEL') "
+                                     "WHERE name = 'mangledName'") > 0;
+            snprintf(sql, sizeof sql,
+                     "SELECT k.start, k.end, s.value, (k.globalPid >> 24) & 16777215 FROM "
+                     "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = %s ORDER BY k.start "
+                     "LIMIT 1", mangled ? "coalesce(k.mangledName, k.demangledName)" : "k.demangledName");
+            TEST_ASSERT(sqlite3_open_v2(f, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+            TEST_ASSERT(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
+            TEST_EQ_INT(sqlite3_step(q), SQLITE_ROW);
+            const store_kernel *k0 = &run->kernels[0];
+            TEST_EQ_INT(k0->end - k0->start, sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0));
+            TEST_EQ_STR(run->strings[run->launches[k0->launch].name].text,
+                        (const char *)sqlite3_column_text(q, 2));
+            TEST_EQ_INT(run->processes[store_kernel_process(run, k0)].pid, sqlite3_column_int64(q, 3));
+            long long t0 = has_table(f, "TARGET_INFO_SESSION_START_TIME")
+                               ? sql_int(f, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME") : 0;
+            TEST_EQ_INT(k0->start, sqlite3_column_int64(q, 0) + t0);
+            sqlite3_finalize(q);
+            sqlite3_close(db);
+        }
+        if (strstr(f, "multiprocessing")) { /* the 3-process NVTX-only export */
+            TEST_EQ_INT(run->nprocesses, 3);
+            TEST_EQ_INT(run->processes[0].pid, 138369);
+        }
+        store_run_free(run);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ corpus: chrome */
+
+#ifdef TLVIEW_HAVE_JANSSON
+/* The whole trace through jansson (an independent parser): events and the header. */
+static json_t *load_gz_json(const char *path)
+{
+    gzFile g = gzopen(path, "rb");
+    if (!g)
+        return NULL;
+    size_t cap = 1 << 24, n = 0;
+    char *buf = malloc(cap);
+    int got;
+    while (buf && (got = gzread(g, buf + n, (unsigned)(cap - n))) > 0) {
+        n += (size_t)got;
+        if (n == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    gzclose(g);
+    json_error_t e;
+    json_t *j = buf ? json_loadb(buf, n, 0, &e) : NULL;
+    if (!j)
+        fprintf(stderr, "jansson %s: %s\n", path, e.text);
+    free(buf);
+    return j;
+}
+
+static int cat_is(json_t *ev, const char *const *cats)
+{
+    const char *cat = json_string_value(json_object_get(ev, "cat"));
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    for (; cat && ph && strcmp(ph, "X") == 0 && *cats; cats++)
+        if (strcasecmp(cat, *cats) == 0)
+            return 1;
+    return 0;
+}
+#endif
+
+int test_importers_corpus_chrome(void)
+{
+#ifndef TLVIEW_HAVE_JANSSON
+    fprintf(stderr, "skip: jansson not found (needed for the independent count)\n");
+    return TEST_SKIP;
+#else
+    const char *dir = corpus("chrome");
+    if (!dir)
+        return TEST_SKIP;
+    static char files[64][512];
+    int n = list_files(dir, files, 64);
+    TEST_ASSERT(n >= 7);
+    static const char *const kc[] = {"kernel", NULL};
+    static const char *const cc[] = {"gpu_memcpy", "memcpy", "gpu_memset", "memset", NULL};
+    static const char *const ac[] = {"cuda_runtime", "runtime", "cuda_driver", "driver", NULL};
+    static const char *const rc_[] = {"user_annotation", NULL};
+    for (int i = 0; i < n; i++) {
+        const char *f = files[i];
+        store_run *run = store_run_new();
+        imp_stats st;
+        imp_error err;
+        int rc = imp_load_ex(run, f, NULL, &st, &err);
+        if (rc)
+            fprintf(stderr, "%s\n", err.message);
+        TEST_EQ_INT(rc, 0);
+        TEST_EQ_STR(st.format, "chrome");
+        TEST_ASSERT(store_run_finish(run) == 0);
+        json_t *root = load_gz_json(f);
+        TEST_ASSERT(root != NULL);
+        json_t *events = json_is_array(root) ? root : json_object_get(root, "traceEvents");
+        int64_t base_ns = json_integer_value(json_object_get(root, "baseTimeNanoseconds"));
+        long long k = 0, c = 0, a = 0, g = 0, cpu_pid = -1;
+        json_t *first_kernel = NULL;
+        size_t idx;
+        json_t *ev;
+        json_array_foreach(events, idx, ev) {
+            k += cat_is(ev, kc);
+            c += cat_is(ev, cc);
+            a += cat_is(ev, ac);
+            g += cat_is(ev, rc_);
+            if (!first_kernel && cat_is(ev, kc))
+                first_kernel = ev;
+            const char *labels = json_string_value(json_object_get(json_object_get(ev, "args"), "labels"));
+            if (cpu_pid < 0 && labels && strcmp(labels, "CPU") == 0)
+                cpu_pid = json_integer_value(json_object_get(ev, "pid"));
+        }
+        printf("chrome %-80s kernels %5llu (json %5lld) copies %4llu (json %4lld) api %5llu (json "
+               "%5lld) ranges %3llu (json %3lld) pid %lld (json %lld)\n", base(f),
+               (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
+               (unsigned long long)run->napis, a, (unsigned long long)run->nranges, g,
+               (long long)run->processes[0].pid, cpu_pid);
+        TEST_EQ_INT(run->nkernels, k);
+        TEST_EQ_INT(run->ncopies, c);
+        TEST_EQ_INT(run->napis, a);
+        TEST_EQ_INT(run->nranges, g);
+        TEST_EQ_INT(run->processes[0].pid, cpu_pid);
+        if (first_kernel) { /* found with its name, duration (us -> ns) and start */
+            json_t *args = json_object_get(first_kernel, "args");
+            double ts = json_number_value(json_object_get(first_kernel, "ts"));
+            double dur = json_number_value(json_object_get(first_kernel, "dur"));
+            const store_kernel *hit = NULL;
+            for (uint64_t x = 0; x < run->nkernels && !hit; x++)
+                if (run->kernels[x].correlation_id == json_integer_value(json_object_get(args, "correlation")) &&
+                    run->kernels[x].start - base_ns > (int64_t)(ts * 1000) - 1000 &&
+                    run->kernels[x].start - base_ns < (int64_t)(ts * 1000) + 1000)
+                    hit = &run->kernels[x];
+            TEST_ASSERT(hit != NULL);
+            TEST_EQ_STR(run->strings[run->launches[hit->launch].name].text,
+                        json_string_value(json_object_get(first_kernel, "name")));
+            TEST_NEAR(hit->end - hit->start, dur * 1000, 0.5);
+            TEST_EQ_INT(run->launches[hit->launch].grid[0],
+                        json_integer_value(json_array_get(json_object_get(args, "grid"), 0)));
+        }
+        if (strstr(f, "cpu_only")) /* ts relative to baseTimeNanoseconds: July 15th 2024 */
+            TEST_ASSERT(run->t_begin > 1721001600000000000LL && run->t_begin < 1721088000000000000LL);
+        json_decref(root);
+        store_run_free(run);
+    }
+    return 0;
+#endif
+}
+
+/* Ranks 0 and 1 of one job (one trace per process) merged on one axis. */
+int test_importers_corpus_chrome_ranks(void)
+{
+    const char *dir = corpus("chrome");
+    if (!dir)
+        return TEST_SKIP;
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/HTA__trace_filter_sampled_rank-0.json.gz", dir);
+    snprintf(b, sizeof b, "%s/HTA__trace_filter_sampled_rank-1.json.gz", dir);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(imp_load(run, a, NULL), 0);
+    TEST_EQ_INT(imp_load(run, b, NULL), 0);
+    TEST_ASSERT(store_run_finish(run) == 0);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->processes[0].pid, 4037);
+    TEST_EQ_INT(run->processes[1].pid, 4045);
+    TEST_EQ_STR(meta(run, 0, "chrome.rank"), "0");
+    TEST_EQ_STR(meta(run, 1, "chrome.rank"), "1");
+    TEST_EQ_INT(run->nkernels, 1154 + 1104);
+    int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {0, 0};
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        store_idx p = store_kernel_process(run, &run->kernels[i]);
+        lo[p] = run->kernels[i].start < lo[p] ? run->kernels[i].start : lo[p];
+        hi[p] = run->kernels[i].end > hi[p] ? run->kernels[i].end : hi[p];
+    }
+    TEST_ASSERT(lo[0] < hi[1] && lo[1] < hi[0]);
+    store_run_free(run);
+    return 0;
+}
