@@ -104,18 +104,15 @@ typedef struct collector_sink collector_sink;
 int collector_sink_new(store_writer *w, int64_t process, collector_api_name_fn api_name,
                        collector_sink **ppS /* OUT */);
 
-/* Converts one record and writes it. Returns 0 (also for kinds it skips, which are counted),
- * or the STORE_E* code of a failed write: then the sink is failed, every later record is
- * only counted as lost, and collector_sink_error() says why. */
-int collector_sink_record(collector_sink *s, const CUpti_Activity *rec);
-
 /* Steps through a completed CUPTI buffer like cuptiActivityGetNextRecord: 0 and *rec set for
  * a record, 1 at the end, -1 on a corrupt buffer. *rec is NULL on the first call. */
 typedef int (*collector_next_fn)(uint8_t *buf, size_t valid, CUpti_Activity **rec);
 
-/* Writes every record of one completed buffer in one transaction. Returns 0, or the STORE_E*
- * code when a write failed: the sink is then failed and the buffer's records are counted as
- * lost (a failed commit loses the whole batch, and the counts say so). */
+/* Writes every record of one completed buffer in one transaction; kinds tlview does not store
+ * are counted as unknown, kernels and copies without an end as incomplete. Returns 0, or the
+ * STORE_E* code when a write failed: the sink is then failed, this buffer's unwritten records
+ * and every later one are counted as lost (a failed commit loses the whole batch, and the
+ * counts say so), and collector_sink_error() says why. */
 int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *buf, size_t valid);
 
 /* Counts `n` records as lost (never written). */
@@ -254,9 +251,9 @@ int collector_session_sync(collector_session *s, int forced, uint32_t timeout_ms
 
 /* Ends the session: forced flush, drain, closing metadata (counts, buffers, dropped records,
  * end calibration, end wall time, complete flag, error) and close, all on the writer thread;
- * waits at most timeout_ms. `signo` (0 if none) is recorded as exit_signal. Signal-safe.
- * Returns 0 when the file is closed; -1 on timeout (the file keeps complete = 0 and whatever
- * was committed) or when already finished. */
+ * waits at most timeout_ms. `signo` (0 if none) is recorded as exit_signal. Signal-safe, and
+ * may be called again (a later call waits for the same finish). Returns 0 once the file is
+ * closed; -1 on timeout (the file keeps complete = 0 and whatever was committed). */
 int collector_session_finish(collector_session *s, int signo, uint32_t timeout_ms);
 
 /* The output file's path (valid until collector_session_free()). */

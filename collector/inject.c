@@ -309,6 +309,9 @@ static void setup(void)
     install_signal(SIGTERM, &old_term);
 }
 
+/* Called by the CUDA driver at the first CUDA call (CUDA_INJECTION64_PATH). Idempotent and
+ * thread-safe; always returns 1 (success), even when tracing could not start: the reason is
+ * on stderr and, where a file could be created, in process.error. */
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
     pthread_mutex_lock(&init_lock);

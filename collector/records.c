@@ -271,7 +271,8 @@ static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
     return 0;
 }
 
-int collector_sink_record(collector_sink *s, const CUpti_Activity *rec)
+/* Converts one record and writes it; 0 or the STORE_E* code of a failed write. */
+static int record(collector_sink *s, const CUpti_Activity *rec)
 {
     if (s->failed) {
         s->counts.lost++;
@@ -328,7 +329,7 @@ int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *bu
     int status;
     while ((status = next(buf, valid, &rec)) == 0) {
         n++;
-        collector_sink_record(s, rec);
+        record(s, rec);
     }
     if (status < 0)
         log_dbg("corrupt activity buffer after %llu records", (unsigned long long)n);

@@ -54,8 +54,9 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Sleeps in 1 ms steps until *flag reaches `target` (or, when `gen`, passes it) or timeout;
- * async-signal-safe. Returns 0 when reached. */
+/* Sleeps in 1 ms steps until request generation `gen` is done (gen_done given) or the thread
+ * has finished (gen_done NULL), at most timeout_ms; async-signal-safe. Returns 0 when reached,
+ * -1 on timeout or when the thread finished before serving the request. */
 static int wait_for(atomic_uint *gen_done, unsigned gen, atomic_int *finished, uint32_t timeout_ms)
 {
     struct timespec step = {0, 1000000};

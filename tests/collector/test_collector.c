@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static const char *fake_api_name(store_api_domain domain, uint32_t cbid)
     return NULL;
 }
 
-static int fake_flushes, fake_forced;
+static atomic_int fake_flushes, fake_forced; /* written on the writer thread */
 static collector_session *flush_session; /* where fake_flush hands its last buffer */
 static uint8_t *flush_buffer;
 static size_t flush_valid;
