@@ -15,9 +15,10 @@ Both print the throughput and a line `RESULT {json}` for scripts, check the kern
 and end with `Test PASSED` (exit 0) or `Test FAILED` (exit 1).
 
 Changes from the seed: the loop count is a runtime argument (not constexpr, not specialised), so
-one compiled kernel serves every --loops and a short warm-up compiles it before the timed part;
-the warm-up and the arithmetic check launch 2 programs, not 1, so tlview never mistakes them for
-instances of the timed single-program kernel; the MPS pipe folder is taken from the environment
+one compiled kernel serves every --loops; it is compiled before the timed part without being
+launched (Triton's warmup()), so a trace starts with the timed requests; the arithmetic check runs
+after them and launches 2 programs, not 1, so tlview never mistakes it for an instance of the
+timed single-program kernel; the MPS pipe folder is taken from the environment
 (CUDA_MPS_PIPE_DIRECTORY, as tlview record --mps sets it) instead of being forced to /tmp.
 """
 import argparse
@@ -66,10 +67,23 @@ def cpu_replay(n_loops):
     return acc
 
 
-def warm_up_and_check(device):
-    """Compiles the kernel (2 programs, CHECK_LOOPS steps) and checks its arithmetic against the
-    CPU. Returns an error text, or None."""
-    out = torch.zeros(N_ELEMENTS, device=device, dtype=torch.float32)
+def compile_kernel(device):
+    """Compiles the kernel without launching it (Triton's warmup), so that nothing runs on the GPU
+    before the timed part: a trace then starts with the timed requests. Falls back to one short
+    2-program launch on a Triton without warmup()."""
+    out = torch.empty(N_ELEMENTS, device=device, dtype=torch.float32)
+    try:
+        single_sm_compute_kernel.warmup(out, CHECK_LOOPS, N_ELEMENTS=N_ELEMENTS,
+                                        BLOCK_SIZE=N_ELEMENTS, grid=(1, ))
+    except (AttributeError, TypeError):
+        launch(out, CHECK_LOOPS, programs=2)
+        torch.cuda.synchronize()
+
+
+def check_arithmetic(device):
+    """Runs the kernel for CHECK_LOOPS steps (2 programs) and compares it with the CPU. Returns an
+    error text, or None."""
+    out = torch.empty(N_ELEMENTS, device=device, dtype=torch.float32)
     launch(out, CHECK_LOOPS, programs=2)
     torch.cuda.synchronize()
     got = out.cpu()
@@ -83,8 +97,9 @@ def warm_up_and_check(device):
 
 
 def timed_requests(device, num_requests, n_loops):
-    """Runs the timed requests; returns (start_ns, end_ns, error text or None)."""
-    output = torch.zeros(N_ELEMENTS, device=device, dtype=torch.float32)
+    """Runs the timed requests; returns (start_ns, end_ns, error text or None). The output needs
+    no zeroing (every lane is written), so no kernel runs before the first request."""
+    output = torch.empty(N_ELEMENTS, device=device, dtype=torch.float32)
     torch.cuda.synchronize()
     start = time.time_ns()
     for _ in range(num_requests):
@@ -97,7 +112,7 @@ def timed_requests(device, num_requests, n_loops):
         error = "the timed kernel produced non-finite values"
     elif not bool((got == got[0]).all()):
         error = "the lanes of the timed kernel disagree (they compute the same recurrence)"
-    return start, end, error
+    return start, end, error or check_arithmetic(device)
 
 
 def rank_barrier(path, rank, nprocs, timeout_s=120.0):
@@ -127,10 +142,10 @@ def worker_task(rank, num_requests, n_loops, results_queue, barrier):
     """A spawn worker of the seed's form."""
     device = torch.device("cuda:0")
     torch.cuda.set_device(device)
-    error = warm_up_and_check(device)
+    compile_kernel(device)
     barrier.wait()
-    start, end, timed_error = timed_requests(device, num_requests, n_loops)
-    results_queue.put((rank, num_requests, start, end, error or timed_error))
+    start, end, error = timed_requests(device, num_requests, n_loops)
+    results_queue.put((rank, num_requests, start, end, error))
 
 
 def run_single(args):
@@ -139,15 +154,14 @@ def run_single(args):
     nprocs = int(os.environ.get("TLVIEW_NPROCS", "1"))
     device = torch.device("cuda:0")
     torch.cuda.set_device(device)
-    error = warm_up_and_check(device)
+    compile_kernel(device)
     barrier = args.barrier
     if not barrier and nprocs > 1 and os.environ.get("TLVIEW_RECORD_DIR"):
         barrier = os.path.join(os.environ["TLVIEW_RECORD_DIR"],
                                "barrier-" + os.environ.get("TLVIEW_RUN_ID", "run"))
     if barrier:
         rank_barrier(barrier, rank, nprocs)
-    start, end, timed_error = timed_requests(device, args.requests, args.loops)
-    error = error or timed_error
+    start, end, error = timed_requests(device, args.requests, args.loops)
     elapsed = (end - start) / 1e9
     print(f"triton_single_sm: copy {rank} of {nprocs}, pid {os.getpid()}: {args.requests} "
           f"requests of {args.loops} loops in {elapsed:.4f} s = "
@@ -166,7 +180,9 @@ def run_workers(args):
     except RuntimeError:
         pass
     print("Pre-compiling Triton kernel in main process...")
-    error = warm_up_and_check(torch.device("cuda:0"))
+    device = torch.device("cuda:0")
+    compile_kernel(device)
+    error = check_arithmetic(device)
     torch.cuda.empty_cache()
     print(f"Launching Single-SM Concurrency Test: {args.workers} Workers, {args.requests} "
           f"Requests Each, {args.loops} Loops")

@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# record_demos.sh: issue 6's GPU check. Runs every demo through `tlview record` with N = 1, 2, 4, 8
+# copies, MPS off and on, then checks tlview's figures against the stopwatch:
+#   spin, streams_vs_processes (one-thread / one-block kernels): time-sliced stretch within 10% of
+#     N and MPS stretch within 10% of 1.0 (tlview report --format json, baseline = the N=1 run);
+#   streams_vs_processes --streams 4 in one process: the 4 kernels overlap and are not stretched;
+#   triton_single_sm --single: the gain tlview predicts from the time-sliced run within 10% of the
+#     measured throughput gain (MPS on / off); the seed's spawn-worker form: one file per worker;
+#   saturating: contended under MPS, MPS gains nothing;
+#   every run: exit 0, one trace per copy, compute_api_kind 2 under MPS and 1 without, the daemon
+#   started and stopped; at the end no nvidia-cuda-mps process is left.
+# Prints the results table last; exits 0 when every row passed, 1 otherwise, 77 without a GPU.
+# Usage: tests/gpu/record_demos.sh [-o OUT] [--procs "1 2 4 8"] [--demos "spin svp sat triton"]
+#                                  [--requests R] [BUILD_DIR (default ./build)]
+# The recordings stay in OUT (default: a new /tmp/tlrec.XXXXXX) as OUT/<demo>/mps-{off,on}/nN/.
+# Needs: a build with cli/tlview (no web part needed), collector/libcollect.so, the samples; python3
+# (sqlite3 module); torch and triton for the Triton rows (skipped with a note otherwise).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=./build
+out=
+procs="1 2 4 8"
+demos="spin svp sat triton"
+requests=5
+while [ $# -gt 0 ]; do
+    case $1 in
+    -o) out=$2; shift ;;
+    --procs) procs=$2; shift ;;
+    --demos) demos=$2; shift ;;
+    --requests) requests=$2; shift ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) echo "record_demos.sh: unknown option $1" >&2; exit 2 ;;
+    *) build=$1 ;;
+    esac
+    shift
+done
+
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "record_demos.sh: no GPU here (nvidia-smi -L lists none): skipped"
+    exit 77
+fi
+if ! B=$(cd "$build" 2>/dev/null && pwd); then
+    echo "record_demos.sh: build folder $build not found" >&2
+    exit 2
+fi
+TL=$B/cli/tlview
+SPIN=$B/samples/spin/spin
+SVP=$B/samples/streams_vs_processes/streams_vs_processes
+SAT=$B/samples/saturating/saturating
+TRI=$src/samples/triton_single_sm/triton_single_sm.py
+for f in "$TL" "$B/collector/libcollect.so" "$SPIN" "$SVP" "$SAT" "$TRI"; do
+    if [ ! -f "$f" ]; then
+        echo "record_demos.sh: $f not found: build it first (cmake --build $build)" >&2
+        exit 2
+    fi
+done
+if [ -z "$out" ]; then
+    out=$(mktemp -d /tmp/tlrec.XXXXXX)
+elif ! mkdir -p "$out"; then
+    exit 2
+fi
+OUT=$(cd "$out" && pwd)
+case " $procs " in *" 1 "*) ;; *) procs="1 $procs" ;; esac # N=1 is every demo's baseline
+echo "record_demos.sh: $(nvidia-smi -L | head -1); tlview $TL; recordings in $OUT"
+
+mps_procs() { grep -l '^nvidia-cuda-mps' /proc/[0-9]*/comm 2>/dev/null | wc -l; }
+# Safety net: a daemon of ours still up (record should have stopped it) is asked to quit.
+cleanup() {
+    for p in "$OUT"/*/mps-on/*/mps-pipe; do
+        [ -p "$p/control" ] && echo quit | CUDA_MPS_PIPE_DIRECTORY=$p nvidia-cuda-mps-control
+    done 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$(mps_procs)" != 0 ]; then
+    echo "record_demos.sh: $(mps_procs) nvidia-cuda-mps process(es) already running before the" \
+        "test; the final check counts them too"
+fi
+
+# rec DEMO MPS N CMD...: one `tlview record` run into OUT/DEMO/mps-MPS/nN (log next to it, exit
+# status in .rc); the N=1 MPS-off run of the demo is the baseline of the others.
+rec() {
+    local demo=$1 mps=$2 n=$3
+    shift 3
+    local d=$OUT/$demo/mps-$mps/n$n base=$OUT/$demo/mps-off/n1 args=()
+    mkdir -p "$(dirname "$d")"
+    args=(-o "$d" --procs "$n" --label "$demo")
+    [ "$mps" = on ] && args+=(--mps)
+    [ "$d" != "$base" ] && [ -d "$base" ] && args+=(--baseline "$base")
+    echo "== $demo, MPS $mps, N=$n: $*"
+    "$TL" record "${args[@]}" -- "$@" >"$d.log" 2>&1
+    echo $? >"$d.rc"
+    sed -n '/^GPU /p' "$d.log" | head -n 2 | sed 's/^/   /'
+    local rep=(--format json)
+    [ "$d" != "$base" ] && [ -d "$base" ] && rep+=(--baseline "$base")
+    "$TL" report "${rep[@]}" "$d" >"$d.report.json" 2>"$d.report.err"
+}
+start_at() { echo $(($(date +%s%N) + 5000000000)); } # spin's common start, 5 s ahead
+
+for demo in $demos; do
+    for mps in off on; do
+        for n in $procs; do
+            case $demo in
+            spin) rec spin $mps "$n" "$SPIN" --iters 2e8 --start-at "$(start_at)" ;;
+            svp) rec svp $mps "$n" "$SVP" ;;
+            sat) rec sat $mps "$n" "$SAT" ;;
+            triton)
+                if ! python3 -c 'import torch, triton' 2>/dev/null; then
+                    echo "== triton: skipped (python3 cannot import torch and triton)"
+                    break 2
+                fi
+                rec triton $mps "$n" python3 "$TRI" --single --requests "$requests" ;;
+            esac
+        done
+    done
+    case $demo in
+    svp) rec svp_streams off 1 "$SVP" --streams 4 ;;
+    triton)
+        if python3 -c 'import torch, triton' 2>/dev/null; then
+            rec triton_seed off 1 python3 "$TRI" --workers 8 --requests "$requests"
+            rec triton_seed on 1 python3 "$TRI" --workers 8 --requests "$requests"
+        fi ;;
+    esac
+done
+
+sleep 1
+left=$(mps_procs)
+echo "record_demos.sh: nvidia-cuda-mps processes left: $left"
+
+python3 - "$OUT" "$left" "$procs" <<'PY'
+"""Judges every recording under OUT and prints the table."""
+import glob
+import json
+import math
+import os
+import re
+import sqlite3
+import statistics
+import sys
+
+OUT, LEFT, PROCS = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
+# The timed kernel of each demo: (name pattern, grid x or None for any).
+TARGET = {"spin": ("testMaxFlopsKernel", None), "svp": ("small_work", None),
+          "svp_streams": ("small_work", None), "sat": ("fill_sms", None),
+          "triton": ("single_sm_compute_kernel", 1), "triton_seed": ("single_sm_compute_kernel", 1)}
+rows, failed = [], 0
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def kernels(run_dir, demo):
+    """(start, end, pid, api kinds) of the demo's timed kernels in every file of run_dir."""
+    name, grid = TARGET[demo]
+    ks, kinds = [], set()
+    for db in sorted(glob.glob(os.path.join(run_dir, "*.db"))):
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        for start, end, pid, gx, n in con.execute(
+                "SELECT start, \"end\", pid, grid_x, name FROM kernel_v"):
+            if name in n and (grid is None or gx == grid):
+                ks.append((start, end, pid))
+        kinds |= {k for (k,) in con.execute("SELECT compute_api_kind FROM context")}
+        con.close()
+    return ks, kinds
+
+
+def results(log):
+    """The RESULT {json} lines a run printed."""
+    out = []
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith("RESULT "):
+                    out.append(json.loads(line[7:]))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def throughput(res):
+    if not res:
+        return float("nan")
+    reqs = sum(r["requests"] for r in res)
+    span = (max(r["end_ns"] for r in res) - min(r["start_ns"] for r in res)) / 1e9
+    return reqs / span if span > 0 else float("nan")
+
+
+def near(x, want, tol=0.10):
+    return x is not None and not math.isnan(x) and abs(x / want - 1) <= tol
+
+
+def fmt(x, spec=".2f"):
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+
+
+solo = {}  # demo -> median duration of the timed kernel in the N=1 MPS-off run (ns)
+for demo in TARGET:
+    ks, _ = kernels(os.path.join(OUT, demo, "mps-off", "n1"), demo)
+    if ks:
+        solo[demo] = statistics.median(e - s for s, e, _ in ks)
+
+runs = {}
+for d in sorted(glob.glob(os.path.join(OUT, "*", "mps-*", "n*"))):
+    if not os.path.isdir(d):
+        continue
+    demo, mps, n = d.split(os.sep)[-3], d.split(os.sep)[-2][4:], int(d.split(os.sep)[-1][1:])
+    runs[(demo, mps, n)] = d
+
+for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+    problems = []
+    rc = int(open(d + ".rc").read().strip() or -1) if os.path.exists(d + ".rc") else -1
+    man = load(os.path.join(d, "manifest.json")) or {}
+    rep = load(d + ".report.json") or {}
+    dev = (rep.get("devices") or [{}])[0]
+    files = len(man.get("files", []))
+    ks, kinds = kernels(d, demo)
+    res = results(d + ".log")
+    if rc != 0:
+        problems.append(f"exit {rc}")
+    want_files = 9 if demo == "triton_seed" else n
+    if files != want_files:
+        problems.append(f"{files} files, {want_files} expected")
+    want_kind = 2 if mps == "on" else 1
+    if kinds - {0} != {want_kind}:  # 0: a context known only through its kernels
+        problems.append(f"compute_api_kind {sorted(kinds)}, {want_kind} expected")
+    m = man.get("mps", {})
+    if mps == "on" and not (m.get("stopped") or m.get("reused")):
+        problems.append("MPS daemon not stopped")
+    if not rep:
+        problems.append("no report json")
+    verdict = dev.get("verdict", "-")
+    tl_stretch = dev.get("mean_stretch")
+    sw_stretch = (statistics.mean(e - s for s, e, _ in ks) / solo[demo]
+                  if ks and demo in solo else float("nan"))
+    pred = meas = None
+    if demo in ("spin", "svp") and n >= 2:
+        if mps == "off" and not (verdict == "time-sliced" and near(tl_stretch, n)):
+            problems.append(f"time-sliced stretch {fmt(tl_stretch)} ({verdict}), {n} +-10% wanted")
+        if mps == "on" and not (verdict == "concurrent" and near(tl_stretch, 1.0)):
+            problems.append(f"MPS stretch {fmt(tl_stretch)} ({verdict}), 1.0 +-10% wanted")
+    if demo == "svp_streams":
+        span = (max(e for _, e, _ in ks) - min(s for s, _, _ in ks)) if ks else 0
+        one = statistics.mean(e - s for s, e, _ in ks) if ks else 0
+        if len(ks) != 4 or not near(span / one if one else float("nan"), 1.0, 0.2):
+            problems.append(f"4 streams: span/kernel {fmt(span / one if one else None)}, ~1 wanted")
+        if not near(sw_stretch, 1.0):
+            problems.append(f"4 streams: stretch {fmt(sw_stretch)}, 1.0 +-10% wanted")
+    if demo == "sat" and n >= 2:
+        off = load(runs.get(("sat", "off", n), "") + ".report.json") or {}
+        span_off = (off.get("summary") or {}).get("span_ns")
+        span_on = (rep.get("summary") or {}).get("span_ns")
+        if mps == "on" and span_off and span_on:
+            meas = span_off / span_on
+            if verdict != "contended":
+                problems.append(f"verdict {verdict}, contended wanted")
+            if meas > 1.25:
+                problems.append(f"MPS gained {meas:.2f}x on saturating kernels")
+    if demo in ("triton", "triton_seed"):
+        if not res or not all(r.get("ok") for r in res):
+            problems.append("a copy's self-check failed or printed no RESULT")
+        if mps == "on" and (demo == "triton_seed" or n >= 2):
+            off_dir = runs.get((demo, "off", n))
+            off_rep = load(off_dir + ".report.json") if off_dir else None
+            thr_off = throughput(results(off_dir + ".log")) if off_dir else float("nan")
+            meas = throughput(res) / thr_off if thr_off else float("nan")
+            pred = ((off_rep or {}).get("summary") or {}).get("predicted_gain")
+            if demo == "triton" and not near(pred, meas):
+                problems.append(f"predicted gain {fmt(pred)} vs measured {fmt(meas)}: over 10% apart")
+    ok = not problems
+    failed += not ok
+    rows.append((demo, mps, n, rc, files, verdict, fmt(tl_stretch), fmt(sw_stretch), fmt(pred),
+                 fmt(meas), "PASS" if ok else "FAIL: " + "; ".join(problems)))
+
+if LEFT != 0:
+    failed += 1
+rows.append(("all", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+             "PASS" if LEFT == 0 else f"FAIL: {LEFT} nvidia-cuda-mps process(es) left"))
+
+head = ("demo", "mps", "N", "rc", "files", "verdict", "tl stretch", "sw stretch", "gain pred",
+        "gain meas", "check")
+print()
+print("| " + " | ".join(head) + " |")
+print("|" + "|".join("---" for _ in head) + "|")
+for r in rows:
+    print("| " + " | ".join(str(x) for x in r) + " |")
+print()
+print("tl stretch: tlview's mean stretch over the device's verdict windows (baseline: the N=1 run);"
+      " sw stretch: the stopwatch, mean kernel duration / the N=1 run's median (CUPTI times);"
+      " gain: throughput (triton) or span (sat) with MPS / without; pred: tlview's predicted gain"
+      " from the MPS-off run.")
+print(f"record_demos.sh: {len(rows) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
