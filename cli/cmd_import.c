@@ -1,7 +1,8 @@
 /* cmd_import.c: `tlview import -o RUN.db FILE...`. Reads foreign profiler files (nvprof, Nsight
  * Systems SQLite exports, Chrome/PyTorch JSON traces, plain or gzip; tlview files too) through
  * importers/, merges them on one time axis and writes one tlview file. Prints what each file gave
- * and what could not be mapped, so nothing is dropped silently. */
+ * and what could not be mapped, so nothing is dropped silently.
+ * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one tlview file */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* load.c: the loader every subcommand shares (cli_load, cli_analyse): turns the FILES arguments
  * (files or folders) into one finished run, reporting a bad file by name, and analyses it.
- * Foreign formats (nvprof, Nsight Systems, Chrome JSON) enter at the one hook in load_one(). */
+ * Native files are loaded together (store_run_load_files scans them on every CPU); foreign
+ * formats (nvprof, Nsight Systems, Chrome JSON) enter at the one hook in load_one(). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -8,25 +9,27 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "importers.h"
 
 /* Appends one file to the run. Returns 0 or a STORE_E* code with the message on the run. */
 static int load_one(store_run *run, const char *path)
 {
     /* ==== IMPORTERS HOOK (issue 5) ==========================================================
      * The one place where foreign formats enter. Files that are not native tlview files go to
-     * the importers here, e.g.:
-     *     if (!store_probe(path))
-     *         return imp_load(run, path);
-     * imp_load() must append through the store_run_add_* builder calls and report through
-     * store_run_error() (a message naming the file), like store_run_load() does.
+     * the importers (nvprof, Nsight Systems, Chrome JSON; format by content), which append
+     * through the store_run_add_* builder calls and report through store_run_error() with a
+     * message naming the file, like store_run_load() does.
      * ======================================================================================= */
+    if (!store_probe(path))
+        return imp_load(run, path, NULL);
     return store_run_load(run, path);
 }
 
-/* Whether a file inside a folder argument is a trace to load (hook: importers' probes too). */
+/* Whether a file inside a folder argument is a trace to load: native or a format the
+ * importers recognise (a manifest or a README beside the traces is not). */
 static int is_trace(const char *path)
 {
-    return store_probe(path);
+    return store_probe(path) || imp_detect(path, NULL) != NULL;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -34,53 +37,64 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* Loads the trace files of folder `dir`, in name order. */
-static int load_dir(store_run *run, const char *dir)
+/* A growing list of paths (owned copies). */
+typedef struct pathlist {
+    char **v;
+    size_t n, cap;
+} pathlist;
+
+static int push(pathlist *l, const char *path)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(path)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static void pathlist_free(pathlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+/* Adds the trace files of folder `dir` to l, in name order. */
+static int expand_dir(pathlist *l, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "tlview: %s: cannot read the folder: %s\n", dir, strerror(errno));
         return 1;
     }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
+    size_t first = l->n;
+    char path[8192];
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
+        struct stat st;
         if (e->d_name[0] == '.')
             continue;
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        char *path = malloc(len);
-        if (!path || (n == cap && !(names = realloc(names, (cap = cap ? 2 * cap : 64) *
-                                                            sizeof *names)))) {
-            free(path);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_trace(path) && push(l, path)) {
+            closedir(d);
             fprintf(stderr, "tlview: %s: out of memory\n", dir);
-            rc = 1;
-            break;
+            return 1;
         }
-        snprintf(path, len, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_trace(path))
-            names[n++] = path;
-        else
-            free(path);
     }
     closedir(d);
-    if (!rc && n == 0) {
+    if (l->n == first) {
         fprintf(stderr, "tlview: %s: the folder holds no trace file\n", dir);
-        rc = 1;
+        return 1;
     }
-    if (n)
-        qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        if (!rc && load_one(run, names[i]) != 0) {
-            fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
-            rc = 1;
-        }
-        free(names[i]);
-    }
-    free(names);
-    return rc;
+    qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
+    return 0;
 }
 
 int cli_load(int nfiles, char **files, store_run **ppRun)
@@ -90,6 +104,7 @@ int cli_load(int nfiles, char **files, store_run **ppRun)
         fprintf(stderr, "tlview: no trace files given\n");
         return 1;
     }
+    pathlist all = {0}, native = {0};
     store_run *run = store_run_new();
     if (!run) {
         fprintf(stderr, "tlview: out of memory\n");
@@ -101,21 +116,39 @@ int cli_load(int nfiles, char **files, store_run **ppRun)
             fprintf(stderr, "tlview: %s: %s\n", files[i], strerror(errno));
             goto fail;
         }
-        if (S_ISDIR(st.st_mode)) {
-            if (load_dir(run, files[i]) != 0)
+        if (S_ISDIR(st.st_mode) ? expand_dir(&all, files[i]) != 0 : push(&all, files[i]) != 0) {
+            if (!S_ISDIR(st.st_mode))
+                fprintf(stderr, "tlview: out of memory\n");
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < all.n; i++) {
+        if (store_probe(all.v[i])) {
+            if (push(&native, all.v[i]) != 0) {
+                fprintf(stderr, "tlview: out of memory\n");
                 goto fail;
-        } else if (load_one(run, files[i]) != 0) {
+            }
+        } else if (load_one(run, all.v[i]) != 0) {
             fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;
         }
+    }
+    if (native.n && store_run_load_files(run, (const char *const *)native.v,
+                                         (uint32_t)native.n) != 0) {
+        fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
+        goto fail;
     }
     if (store_run_finish(run) != 0) {
         fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
         goto fail;
     }
+    pathlist_free(&all);
+    pathlist_free(&native);
     *ppRun = run;
     return 0;
 fail:
+    pathlist_free(&all);
+    pathlist_free(&native);
     store_run_free(run);
     return 1;
 }

@@ -17,6 +17,7 @@ struct imp_reader {
     imp_stats *stats;           /* never NULL inside the importers */
     const imp_options *opt;     /* never NULL */
     int64_t row;                /* current row (SQLite) or line (JSON), for messages */
+    const char *table;          /* table of the last query built by imp_sql_select, or NULL */
     void *state;                /* the format's own state, owned by open/close */
     uint64_t progress_next;     /* next `done` worth reporting */
 };

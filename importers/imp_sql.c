@@ -48,6 +48,9 @@ int imp_sql_step(imp_reader *r, sqlite3_stmt *st)
     sqlite3 *db = sqlite3_db_handle(st);
     if (rc == SQLITE_NOMEM)
         return imp_fail(r, STORE_ENOMEM, "out of memory reading the database");
+    if (r->table)
+        return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database (reading %s): %s", r->table,
+                        sqlite3_errmsg(db));
     return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database: %s", sqlite3_errmsg(db));
 }
 
@@ -133,6 +136,7 @@ int imp_sql_select(imp_reader *r, sqlite3 *db, const char *table, const char *co
         len += (size_t)n;
     }
     imp_sql_cols_free(&have);
+    r->table = table; /* static strings of the importers */
     int n = snprintf(sql + len, sizeof sql - len, " FROM \"%s\" %s", table, tail ? tail : "");
     if (n < 0 || (size_t)n >= sizeof sql - len)
         return imp_fail(r, STORE_EINVAL, "query on %s too long", table);
@@ -150,6 +154,7 @@ static int listed(const char *const *list, const char *name)
 int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped)
 {
     sqlite3_stmt *tables;
+    r->table = NULL;
     int rc = imp_sql_prepare(r, db,
                              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
                              "'sqlite_%' ORDER BY name",

@@ -152,6 +152,14 @@ static json_t *dump(const store_run *run, const imp_stats *st)
                                            "cc_major", (int)d->cc_major, "cc_minor", (int)d->cc_minor,
                                            "global_memory", (json_int_t)d->global_memory));
     }
+    json_object_set_new(root, "contexts", a = json_array());
+    for (uint32_t i = 0; i < run->ncontexts; i++) {
+        const store_context *c = &run->contexts[i];
+        json_array_append_new(a, json_pack("{s:I,s:i,s:i,s:i}", "pid",
+                                           (json_int_t)run->processes[c->process].pid, "context",
+                                           (int)c->context_id, "device", (int)c->device,
+                                           "compute_api_kind", (int)c->compute_api_kind));
+    }
     json_object_set_new(root, "kernels", a = json_array());
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
@@ -208,6 +216,19 @@ static json_t *dump(const store_run *run, const imp_stats *st)
     return root;
 }
 
+static void mkdir_p(const char *dir)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    mkdir(p, 0755);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -217,7 +238,7 @@ int main(int argc, char **argv)
     const char *dir = argv[1], *work = argv[2];
     int print = argc > 3 && strcmp(argv[3], "--print") == 0;
     char input[4200], path[4200];
-    mkdir(work, 0755);
+    mkdir_p(work);
     if (build_input(dir, work, input, sizeof input))
         return 1;
 
