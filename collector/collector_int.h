@@ -184,7 +184,8 @@ uint8_t *collector_writer_buffer(collector_writer *w);
 /* Hands a completed buffer (from collector_writer_buffer) to the writer, which owns it from
  * now on. Never blocks on the writer: when the queue is full the buffer's records are counted
  * as lost, one warning is printed, the buffer is freed and -1 returned. On the writer thread
- * itself (CUPTI completing buffers inside hooks->flush) the buffer is written at once. */
+ * itself (CUPTI completing buffers inside hooks->flush) a full queue does not drop: the buffer
+ * is written at once. */
 int collector_writer_submit(collector_writer *w, uint8_t *buf, size_t valid);
 
 /* Asks the writer to flush CUPTI (hooks->flush(forced)) and write everything queued, and

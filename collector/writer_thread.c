@@ -228,10 +228,6 @@ uint8_t *collector_writer_buffer(collector_writer *w)
 int collector_writer_submit(collector_writer *w, uint8_t *buf, size_t valid)
 {
     atomic_fetch_add(&w->completed, 1);
-    if (on_writer == w && !atomic_load(&w->finished)) {
-        write_buffer(w, buf, valid);
-        return 0;
-    }
     pthread_mutex_lock(&w->lock);
     int full = w->stopped || w->count == w->cfg.capacity;
     if (!full) {
@@ -242,6 +238,12 @@ int collector_writer_submit(collector_writer *w, uint8_t *buf, size_t valid)
     pthread_mutex_unlock(&w->lock);
     if (!full) {
         sem_post(&w->wake);
+        return 0;
+    }
+    /* Completed inside hooks->flush on the writer thread itself, with the queue full: write it
+     * now rather than drop it. (Only then: CUPTI may hold its locks while it calls us.) */
+    if (on_writer == w && !stopped) {
+        write_buffer(w, buf, valid);
         return 0;
     }
     uint64_t n = count_records(w, buf, valid);

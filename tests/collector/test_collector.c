@@ -79,12 +79,13 @@ static const char *fake_api_name(store_api_domain domain, uint32_t cbid)
 }
 
 static atomic_int fake_flushes, fake_forced; /* written on the writer thread */
-static collector_session *flush_session; /* where fake_flush hands its last buffer */
-static uint8_t *flush_buffer;
-static size_t flush_valid;
+static collector_session *flush_session; /* where fake_flush hands its held buffers */
+static uint8_t *flush_buffer, *held[8];
+static size_t flush_valid, held_valid[8];
+static int nheld;
 
-/* Like cuptiActivityFlushAll: a forced flush hands back the last buffer (inline, since it runs
- * on the writer thread). */
+/* Like cuptiActivityFlushAll: a forced flush hands back the buffers CUPTI still holds, on the
+ * writer thread. */
 static int fake_flush(int forced)
 {
     fake_flushes++;
@@ -94,6 +95,9 @@ static int fake_flush(int forced)
             collector_session_submit(flush_session, flush_buffer, flush_valid);
             flush_buffer = NULL;
         }
+        for (int i = 0; i < nheld; i++)
+            collector_session_submit(flush_session, held[i], held_valid[i]);
+        nheld = 0;
     }
     return 0;
 }
@@ -529,6 +533,42 @@ int test_collector_queue_full_drops(void)
     TEST_EQ_INT(p->complete, 0);
     TEST_ASSERT(p->error && strstr(p->error, "records lost"));
     store_run_free(run);
+    return 0;
+}
+
+/* The final forced flush hands back more buffers than the queue holds: on the writer thread
+ * they are written at once, none is dropped. */
+int test_collector_final_flush_overflow(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_BUFFER_SIZE", "64K", 1);
+    setenv("TLVIEW_BUFFER_COUNT", "1", 1);
+    config_for(&cfg, "overflow.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    flush_session = s;
+    int64_t base = fake_gpu_clock();
+    int made = 0;
+    for (nheld = 0; nheld < 8; nheld++) {
+        held[nheld] = collector_session_buffer(s);
+        TEST_ASSERT(held[nheld]);
+        size_t off = 0;
+        for (int i = 0; i < 100; i++, made++) {
+            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
+                                                   (uint32_t)made + 1, "_Z1kv");
+            put(held[nheld], &off, &k);
+        }
+        held_valid[nheld] = off;
+    }
+    TEST_EQ_INT(collector_session_finish(s, 0, 60000), 0);
+    TEST_EQ_INT(nheld, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), made);
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'records_lost'"), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'buffers_completed'"), 8);
+    TEST_EQ_INT(sql_int(path, "SELECT complete FROM process"), 1);
     return 0;
 }
 
