@@ -67,6 +67,8 @@ typedef struct rec_mps {
     int reused;           /* 1: a daemon was already running there; it is left running */
     int started;          /* 1: this record started the daemon and must stop it */
     int stopped;          /* 1: the daemon started here was asked to quit and is gone */
+    int tmp_pipe;         /* 1: pipe_dir is a /tmp folder of ours (DIR's path was too long for
+                             the daemon's UNIX sockets), removed once the daemon is gone */
 } rec_mps;
 
 /* Finds the control program: $TLVIEW_MPS_CONTROL, else nvidia-cuda-mps-control on PATH. */
@@ -74,7 +76,9 @@ int rec_mps_find(rec_mps *m, char *err);
 
 /* Reuses the daemon of $CUDA_MPS_PIPE_DIRECTORY when its control pipe exists (m->reused), else
  * starts a private one with its pipe and log folders in `dir` (m->started) and exports the two
- * variables so the children see them. On error nothing started here is left running. */
+ * variables so the children see them. The pipe folder holds UNIX sockets, whose paths are short:
+ * when `dir` is long it goes to a new /tmp/tlview-mps.XXXXXX instead (said on stderr). On error
+ * nothing started here is left running. */
 int rec_mps_start(rec_mps *m, const char *dir, char *err);
 
 /* Stops the daemon started by rec_mps_start() (`echo quit | control` with the same environment),

@@ -19,6 +19,7 @@
 
 #define QUIT_WAIT_MS 10000  /* the daemon stops its server first: allow it time */
 #define START_WAIT_MS 5000  /* for the control pipe to appear after `control -d` */
+#define MAX_PIPE_DIR 80     /* sun_path holds 108 bytes, and MPS adds its socket names */
 
 static void sleep_ms(int ms)
 {
@@ -148,6 +149,16 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
     }
     snprintf(m->pipe_dir, sizeof m->pipe_dir, "%s/mps-pipe", dir);
     snprintf(m->log_dir, sizeof m->log_dir, "%s/mps-log", dir);
+    if (strlen(m->pipe_dir) > MAX_PIPE_DIR) {
+        snprintf(m->pipe_dir, sizeof m->pipe_dir, "/tmp/tlview-mps.XXXXXX");
+        if (!mkdtemp(m->pipe_dir)) {
+            snprintf(err, REC_ERR_MAX, "%s: %s", m->pipe_dir, strerror(errno));
+            return -1;
+        }
+        m->tmp_pipe = 1;
+        fprintf(stderr, "tlview record: %s/mps-pipe is too long a path for the MPS sockets; "
+                "using %s\n", dir, m->pipe_dir);
+    }
     if (make_dir(m->pipe_dir, err) != 0 || make_dir(m->log_dir, err) != 0)
         return -1;
     pid_t old[8];
@@ -196,6 +207,23 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
     return 0;
 }
 
+/* Removes a pipe folder of ours and what the daemon left in it (sockets, FIFOs, lock files). */
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char child[4400];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            if (unlink(child) != 0 && errno == EISDIR)
+                remove_tree(child);
+        }
+    if (d)
+        closedir(d);
+    rmdir(path);
+}
+
 int rec_mps_stop(rec_mps *m, char *err)
 {
     if (!m->started || m->stopped)
@@ -230,6 +258,8 @@ int rec_mps_stop(rec_mps *m, char *err)
         rc = -1;
     }
     m->stopped = rec_mps_leftovers(m->pipe_dir, left, 16) == 0;
+    if (m->stopped && m->tmp_pipe)
+        remove_tree(m->pipe_dir);
     if (!m->stopped && rc == 0) {
         snprintf(err, REC_ERR_MAX, "the MPS daemon of %s could not be stopped", m->pipe_dir);
         rc = -1;

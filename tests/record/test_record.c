@@ -614,3 +614,27 @@ int test_record_headline(void)
     json_decref(m);
     return 0;
 }
+
+/* A record folder too deep for the daemon's UNIX sockets: the pipe folder goes to /tmp and is
+ * removed once the daemon is gone; the log folder stays in DIR. */
+int test_record_mps_long_dir(void)
+{
+    const char *tmp = setup();
+    char dir[4096], pipe_dir[4200], log_dir[4200];
+    snprintf(dir, sizeof dir, "%s/run-%s", tmp,
+             "a-record-folder-whose-path-is-longer-than-unix-sockets-allow-for-the-mps-pipes");
+    const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1); /* no trace from the stand-in */
+    TEST_CONTAINS(err_text, "is too long a path for the MPS sockets; using /tmp/tlview-mps.");
+    snprintf(pipe_dir, sizeof pipe_dir, "%s", rank_value(0, "CUDA_MPS_PIPE_DIRECTORY"));
+    snprintf(log_dir, sizeof log_dir, "%s/mps-log", dir);
+    TEST_ASSERT(strncmp(pipe_dir, "/tmp/tlview-mps.", 16) == 0);
+    TEST_EQ_STR(rank_value(0, "CUDA_MPS_LOG_DIRECTORY"), log_dir);
+    struct stat st;
+    TEST_ASSERT(stat(pipe_dir, &st) != 0); /* removed */
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
+    char log[16384];
+    mps_log(log, sizeof log);
+    TEST_CONTAINS(log, "quit /tmp/tlview-mps.");
+    return 0;
+}
