@@ -139,6 +139,12 @@ static void finish_work(void *arg)
     uint64_t dropped = atomic_load(&s->dropped);
     int signo = atomic_load(&s->signo);
 
+    /* One stderr line per process: reasons already reported (a CUPTI failure, the disk, the
+     * queue) are only recorded; a new one found here is also said once. */
+    pthread_mutex_lock(&s->lock);
+    int said = s->error[0] != '\0';
+    pthread_mutex_unlock(&s->lock);
+    said |= collector_sink_error(s->sink)[0] != '\0' || b.buffers_dropped > 0;
     if (collector_sink_error(s->sink)[0])
         note_error(s, "writing the file failed: %s; %llu records lost",
                    collector_sink_error(s->sink), (unsigned long long)n.lost);
@@ -150,18 +156,20 @@ static void finish_work(void *arg)
                    "then on are missing",
                    (unsigned long long)(b.buffers_requested - b.buffers_completed),
                    (unsigned long long)b.buffers_requested);
-        log_err("%s: %llu of %llu activity buffers never came back: another CUPTI client "
-                "(torch.profiler?) took over; the trace is incomplete",
-                s->path, (unsigned long long)(b.buffers_requested - b.buffers_completed),
-                (unsigned long long)b.buffers_requested);
+        if (!said++)
+            log_err("%s: %llu of %llu activity buffers never came back: another CUPTI client "
+                    "(torch.profiler?) took over; the trace is incomplete",
+                    s->path, (unsigned long long)(b.buffers_requested - b.buffers_completed),
+                    (unsigned long long)b.buffers_requested);
     }
     if (n.lost && !collector_sink_error(s->sink)[0])
         note_error(s, "%llu records lost: the writer fell behind (%llu buffers dropped)",
                    (unsigned long long)n.lost, (unsigned long long)b.buffers_dropped);
     if (dropped) {
         note_error(s, "CUPTI dropped %llu records (no buffer space)", (unsigned long long)dropped);
-        log_warn("%s: CUPTI dropped %llu records; raise TLVIEW_BUFFER_SIZE or TLVIEW_BUFFER_COUNT",
-                 s->path, (unsigned long long)dropped);
+        if (!said++)
+            log_warn("%s: CUPTI dropped %llu records; raise TLVIEW_BUFFER_SIZE or "
+                     "TLVIEW_BUFFER_COUNT", s->path, (unsigned long long)dropped);
     }
 
     calibration c = calibrate(&s->hooks);

@@ -572,6 +572,79 @@ int test_collector_final_flush_overflow(void)
     return 0;
 }
 
+/* Another CUPTI client (torch.profiler) re-registers the buffer callbacks: the buffers we
+ * handed out go to it and never come back. The file says so, complete = 0, one stderr line. */
+int test_collector_takeover(void)
+{
+    collector_config cfg;
+    setenv("TLVIEW_BUFFER_SIZE", "64K", 1);
+    config_for(&cfg, "takeover.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &fake_hooks, &s), 0);
+    uint8_t *ours = collector_session_buffer(s);
+    uint8_t *taken = collector_session_buffer(s);
+    TEST_ASSERT(ours && taken);
+    size_t off = 0;
+    CUpti_ActivityKernel10 k = make_kernel((uint64_t)fake_gpu_clock(), 1, "_Z1kv");
+    put(ours, &off, &k);
+    collector_session_submit(s, ours, off);
+    char errpath[4096], line[2048];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    int saved = stderr_to(errpath);
+    int rc = collector_session_finish(s, 0, 10000);
+    stderr_back(saved);
+    TEST_EQ_INT(rc, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    free(taken);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    TEST_ASSERT(strstr(line, "1 of 2 activity buffers never came back"));
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), 0);
+    TEST_EQ_INT(run->nkernels, 1);
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    TEST_ASSERT(run->processes[0].error &&
+                strstr(run->processes[0].error, "another CUPTI client (torch.profiler?)"));
+    store_run_free(run);
+    return 0;
+}
+
+static atomic_int fake_dropped_calls;
+/* CUPTI lost 3 records each time it is asked (cuptiActivityGetNumDroppedRecords resets). */
+static uint64_t fake_dropped(void)
+{
+    atomic_fetch_add(&fake_dropped_calls, 1);
+    return 3;
+}
+
+/* Records CUPTI could not place are summed into records_dropped and explained. */
+int test_collector_cupti_dropped(void)
+{
+    collector_hooks hooks = fake_hooks;
+    hooks.dropped = fake_dropped;
+    collector_config cfg;
+    config_for(&cfg, "dropped.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &hooks, &s), 0);
+    uint8_t *buf = collector_session_buffer(s);
+    collector_session_submit(s, buf, 0); /* an empty buffer: 3 dropped */
+    char errpath[4096], line[2048];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    int saved = stderr_to(errpath);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0); /* 3 more */
+    stderr_back(saved);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    TEST_EQ_INT(fake_dropped_calls, 2);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    TEST_ASSERT(strstr(line, "CUPTI dropped 6 records"));
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'records_dropped'"), 6);
+    TEST_EQ_INT(sql_int(path, "SELECT complete FROM process"), 0);
+    return 0;
+}
+
 int test_collector_pattern_expand(void)
 {
     char out[512], expect[512], host[256];
