@@ -113,7 +113,7 @@ def judge_db(args, want, fails):
         for pid in sorted(set(want) - set(seen)):
             fails.append(f"no file for pid {pid}")
     comp = ",".join(str(c) for c in sorted(completes, key=str)) or "-"
-    return f"{len(seen)}/{len(want) if not args.stepaside else 1}", recorded, dropped, comp
+    return len(seen), recorded, dropped, comp
 
 
 def judge_bare(args, want, fails):
@@ -140,7 +140,7 @@ def judge_bare(args, want, fails):
             fails.append(f"no bare_inject count for pid {pid}")
     recorded = sum(k for k, _ in seen.values())
     dropped = sum(d for _, d in seen.values())
-    return f"{len(seen)}/{len(want)}", recorded, dropped, "-"
+    return len(seen), recorded, dropped, "-"
 
 
 def print_table(path):
@@ -151,7 +151,8 @@ def print_table(path):
     for row in [COLUMNS] + rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     failed = [r[0] for r in rows if r[-1] == "FAIL"]
-    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed"
+    skipped = sum(1 for r in rows if r[-1] == "SKIP")
+    print(f"{len(rows) - len(failed) - skipped} passed, {skipped} skipped, {len(failed)} failed"
           + (f": {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
@@ -187,7 +188,7 @@ def main():
         fails.append(f"{len(want)} processes reported their launches, expected {args.procs}")
     print(f"check {args.name}:")
     if args.skip:
-        cells = (f"-/{len(want)}", "-", "-", "-")
+        cells = ("-", "-", "-", "-")
         print(f"  skipped: {args.skip}")
     elif args.source == "bare":
         cells = judge_bare(args, want, fails)
@@ -197,7 +198,8 @@ def main():
     verdict = "FAIL" if fails else ("SKIP" if args.skip else "PASS")
     for why in fails:
         print(f"  FAIL: {why}")
-    row = [args.name, cells[0], str(launched), str(cells[1]), str(cells[2]), cells[3], verdict]
+    procs = args.procs if args.procs is not None else (1 if args.stepaside else len(want))
+    row = [args.name, f"{cells[0]}/{procs}", str(launched), str(cells[1]), str(cells[2]), cells[3], verdict]
     with open(args.results, "a") as f:
         f.write("\t".join(row) + "\n")
     return 0

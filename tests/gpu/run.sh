@@ -109,8 +109,10 @@ together() {
             >>"$d/stdout.$i.log" 2>>"$d/stderr.log" &
         pids+=($!)
     done
+    # Until all are ready; a copy that died before the barrier ends the wait (its status says why).
     for _ in $(seq 1200); do
         [ "$(ls "$go".ready.* 2>/dev/null | wc -l)" -ge "$n" ] && break
+        for i in "${pids[@]}"; do kill -0 "$i" 2>/dev/null || break 2; done
         sleep 0.05
     done
     touch "$go"
@@ -191,6 +193,7 @@ python3 "$here/torch_profiler_app.py" >"$P/bare/stdout.log" 2>"$P/bare/stderr.lo
 bare_rc=$?
 inject "$P" python3 "$here/torch_profiler_app.py"
 fails=()
+[ "$bare_rc" = 0 ] || fails+=("--fail=the app exits $bare_rc even without the injection")
 [ "$RC" = "$bare_rc" ] || fails+=("--fail=exit status $RC under the injection, $bare_rc bare")
 cmp -s "$P/bare/stdout.log" "$P/stdout.log" || fails+=("--fail=stdout differs from the bare run")
 new_err=$(grep -vxF -f "$P/bare/stderr.log" "$P/stderr.log")
