@@ -1,0 +1,95 @@
+/* tracegen.c: writes one synthetic tlview file (one process) for the CLI tests, through the store
+ * writer. Kernels come as trains: --train START,N,DUR,GAP adds N kernels of DUR ns every DUR+GAP
+ * ns from START (ns, realtime clock). Usage:
+ *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U] [--name K]
+ *            [--incomplete] --train START,N,DUR,GAP [--train ...] */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+static int fail(store_writer *w, const char *what)
+{
+    fprintf(stderr, "tracegen: %s: %s\n", what, w ? store_writer_errmsg(w) : "out of memory");
+    store_writer_close(w);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"pid", required_argument, 0, 'p'},     {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'},  {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},    {"name", required_argument, 0, 'k'},
+        {"train", required_argument, 0, 't'},   {"incomplete", no_argument, 0, 'i'},
+        {0, 0, 0, 0},
+    };
+    store_process_info pi = {0};
+    pi.pid = 1000;
+    pi.host = "node1";
+    pi.run_id = "run-1";
+    pi.source = "libcollect";
+    const char *uuid = "0123456789abcdef0123456789abcdef", *name = "_Z4spinPfi";
+    int mps = 0, incomplete = 0, c;
+    int64_t trains[64][4];
+    int ntrains = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p': pi.pid = strtoll(optarg, NULL, 10); break;
+        case 'H': pi.host = optarg; break;
+        case 'r': pi.run_id = optarg; break;
+        case 'm': mps = 1; break;
+        case 'u': uuid = optarg; break;
+        case 'k': name = optarg; break;
+        case 'i': incomplete = 1; break;
+        case 't':
+            if (ntrains == 64 || sscanf(optarg, "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64,
+                                        &trains[ntrains][0], &trains[ntrains][1],
+                                        &trains[ntrains][2], &trains[ntrains][3]) != 4) {
+                fprintf(stderr, "tracegen: bad --train '%s'\n", optarg);
+                return 2;
+            }
+            ntrains++;
+            break;
+        default: return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "usage: tracegen OUT.db [options] --train START,N,DUR,GAP...\n");
+        return 2;
+    }
+    store_writer *w = NULL;
+    int64_t id;
+    if (store_writer_open(argv[optind], STORE_CLOCK_REALTIME, 0, &w) != 0)
+        return fail(w, "open");
+    if (store_writer_process(w, &pi, &id) != 0)
+        return fail(w, "process");
+    store_device_info di = {0, uuid, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, 1, 0, mps ? 2 : 1, 7))
+        return fail(w, "device");
+    if (store_writer_begin(w) != 0)
+        return fail(w, "begin");
+    uint32_t corr = 1;
+    for (int t = 0; t < ntrains; t++)
+        for (int64_t i = 0, s = trains[t][0]; i < trains[t][1]; i++, s += trains[t][2] + trains[t][3]) {
+            store_kernel_info k = {0};
+            k.start = s;
+            k.end = s + trains[t][2];
+            k.context_id = 1;
+            k.stream_id = 7;
+            k.correlation_id = corr++;
+            k.grid[0] = k.grid[1] = k.grid[2] = 1;
+            k.block[0] = k.block[1] = k.block[2] = 1;
+            k.name = name;
+            if (store_writer_kernel(w, id, &k) != 0)
+                return fail(w, "kernel");
+        }
+    if (store_writer_commit(w) != 0)
+        return fail(w, "commit");
+    if (!incomplete && store_writer_process_end(w, id, 1, 1, NULL) != 0)
+        return fail(w, "end");
+    return store_writer_close(w) != 0;
+}
