@@ -1,1 +1,1248 @@
+// timeline.js: the page of `tlview serve`. Draws one or two analysed runs on a canvas: a lane
+// per GPU with its concurrency track and overlap windows shaded by verdict, a row per process
+// stream with its kernels; zoom, pan, hover, details, find, stats. The server does the level of
+// detail (GET /api/timeline returns kernels or per-pixel aggregates), so the page only ever holds
+// about one viewport's worth of data. View state lives in the URL hash. API: web/API.md.
 'use strict';
+
+// ------------------------------------------------------------------ constants
+
+const PROCESS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
+  '#b07aa1', '#ff9da7', '#9c755f', '#8cd17d', '#499894', '#d37295'];
+const VERDICT_COLORS = { // index = analysis_verdict
+  idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
+  contended: '#f08c00', unknown: '#8e6cc4',
+};
+const GUTTER = 230;        // px of labels at the left of the canvas
+const RUN_H = 26;          // run header band
+const LANE_H = 22;         // lane (GPU) header band
+const CONC_H = 34;         // concurrency track
+const VBAND_H = 10;        // overlap-verdict strip
+const ROW_H = 18;          // one stream row
+const LANE_GAP = 8;
+const MIN_SPAN = 10;       // ns: the deepest zoom
+const FETCH_DEBOUNCE = 40; // ms between viewport changes and the query
+const FIND_LIMIT = 2000;
+
+// ------------------------------------------------------------------ state
+
+/* interface Run {          // one element of GET /api/runs "runs"
+ *   id, label, origin_ns, span_ns, nkernels, lanes[], processes[], rows[], names[], launches[]
+ * }
+ * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
+ *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
+ * } */
+const S = {
+  verdicts: [],            // verdict names, by analysis_verdict value
+  runs: [],                // Run
+  compare: null,           // GET /api/runs "compare"
+  t0: 0, t1: 1,            // view, ns relative to each run's first kernel
+  fullSpan: 1,             // ns: the longest run
+  colorBy: 'process',
+  data: [],                // per run: {t0, t1, width, lanes[], rows: Map(row -> RowData)}
+  bands: [],               // layout: {type, run, lane?, row?, y, h}
+  height: 0,
+  hover: null,             // what is under the mouse
+  selected: null,          // {run, id} of the clicked kernel
+  find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
+  seq: 0,                  // query sequence, to drop stale answers
+  ready: false,            // first viewport drawn (read by the browser tests)
+  lastQueryMs: 0,
+  drawCount: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+const canvas = $('timeline');
+const ctx = canvas.getContext('2d');
+const ruler = $('ruler');
+const rctx = ruler.getContext('2d');
+
+// ------------------------------------------------------------------ helpers
+
+// fmtTime formats a duration in ns with a unit that suits it.
+function fmtTime(ns, digits = 3) {
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${+ns.toFixed(0)} ns`;
+  if (a < 1e6) return `${+(ns / 1e3).toPrecision(digits)} µs`;
+  if (a < 1e9) return `${+(ns / 1e6).toPrecision(digits)} ms`;
+  return `${+(ns / 1e9).toPrecision(digits + 1)} s`;
+}
+
+// fmtPct formats a share 0..1.
+function fmtPct(x) {
+  return x == null || !isFinite(x) ? '–' : `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+}
+
+// fmtX formats a stretch or gain factor.
+function fmtX(x) {
+  return x == null || !isFinite(x) ? '–' : `×${x.toFixed(2)}`;
+}
+
+// esc escapes text for innerHTML.
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+// shortName drops the argument list of a demangled name, for labels on bars.
+function shortName(n) {
+  const i = n.indexOf('(');
+  return i > 0 ? n.slice(0, i) : n;
+}
+
+// el builds an element with a class and text.
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text != null) e.textContent = text;
+  return e;
+}
+
+// swatch is a small coloured box (the colour set through the CSSOM, which the CSP allows).
+function swatch(color) {
+  const s = el('span', 'sw');
+  s.style.background = color;
+  return s;
+}
+
+function verdictColor(v) {
+  return VERDICT_COLORS[S.verdicts[v]] || '#999';
+}
+
+function processColor(run, p) {
+  return PROCESS_COLORS[p % PROCESS_COLORS.length];
+}
+
+function showError(msg) {
+  const e = $('error');
+  e.textContent = msg;
+  e.hidden = false;
+  setTimeout(() => { e.hidden = true; }, 6000);
+}
+
+async function getJSON(url, signal) {
+  const r = await fetch(url, { signal });
+  const j = await r.json();
+  if (!r.ok) throw new Error(j.error || `${r.status}`);
+  return j;
+}
+
+// ------------------------------------------------------------------ coordinates
+
+function plotWidth() {
+  return Math.max(50, canvas.clientWidth - GUTTER);
+}
+
+// timeToX maps ns (relative) to a canvas x in CSS px.
+function timeToX(t) {
+  return GUTTER + (t - S.t0) * plotWidth() / (S.t1 - S.t0);
+}
+
+// xToTime maps a canvas x in CSS px to ns (relative).
+function xToTime(x) {
+  return S.t0 + (x - GUTTER) * (S.t1 - S.t0) / plotWidth();
+}
+
+// setView changes the visible range (clamped), redraws and queries the server.
+function setView(t0, t1) {
+  let span = Math.max(MIN_SPAN, t1 - t0);
+  const lim = S.fullSpan * 1.5 + 1e3;
+  if (span > lim) span = lim;
+  const c = (t0 + t1) / 2;
+  t0 = c - span / 2;
+  const lo = -S.fullSpan * 0.25 - 1e3, hi = S.fullSpan * 1.25 + 1e3;
+  if (t0 < lo) t0 = lo;
+  if (t0 + span > hi) t0 = hi - span;
+  S.t0 = t0;
+  S.t1 = t0 + span;
+  writeHash();
+  requestDraw();
+  scheduleFetch();
+}
+
+function zoom(factor, atX) {
+  const x = atX == null ? GUTTER + plotWidth() / 2 : atX;
+  const t = xToTime(x);
+  setView(t - (t - S.t0) * factor, t + (S.t1 - t) * factor);
+}
+
+function pan(fraction) {
+  const d = (S.t1 - S.t0) * fraction;
+  setView(S.t0 + d, S.t1 + d);
+}
+
+function fitAll() {
+  const pad = S.fullSpan * 0.02;
+  setView(-pad, S.fullSpan + pad);
+}
+
+// ------------------------------------------------------------------ URL state
+
+function writeHash() {
+  const p = new URLSearchParams();
+  p.set('t0', Math.round(S.t0));
+  p.set('t1', Math.round(S.t1));
+  if (S.colorBy !== 'process') p.set('color', S.colorBy);
+  if (S.find.q) p.set('q', S.find.q);
+  if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
+  history.replaceState(null, '', `#${p.toString()}`);
+}
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const t0 = parseFloat(p.get('t0')), t1 = parseFloat(p.get('t1'));
+  const color = p.get('color');
+  if (color === 'verdict' || color === 'process') S.colorBy = color;
+  $('colorby').value = S.colorBy;
+  const q = p.get('q');
+  if (q) { $('find').value = q; }
+  const sel = /^(\d+):(\d+)$/.exec(p.get('sel') || '');
+  return { t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null };
+}
+
+// ------------------------------------------------------------------ layout
+
+// layout computes the bands (run, lane, concurrency, verdict strip, rows) and the canvas height.
+function layout() {
+  const bands = [];
+  let y = 0;
+  S.runs.forEach((run, ri) => {
+    if (S.runs.length > 1) { bands.push({ type: 'run', run: ri, y, h: RUN_H }); y += RUN_H; }
+    run.lanes.forEach((lane, li) => {
+      bands.push({ type: 'lane', run: ri, lane: li, y, h: LANE_H }); y += LANE_H;
+      bands.push({ type: 'conc', run: ri, lane: li, y, h: CONC_H }); y += CONC_H;
+      bands.push({ type: 'vband', run: ri, lane: li, y, h: VBAND_H }); y += VBAND_H;
+      const rowsY = y;
+      let prevProc = -1;
+      run.rows.forEach((row, rid) => {
+        if (row.lane !== li) return;
+        bands.push({ type: 'row', run: ri, lane: li, row: rid, y, h: ROW_H, first: row.process !== prevProc });
+        prevProc = row.process;
+        y += ROW_H;
+      });
+      bands.push({ type: 'laneend', run: ri, lane: li, y: rowsY, h: y - rowsY });
+      y += LANE_GAP;
+    });
+  });
+  S.bands = bands;
+  S.height = Math.max(y, 60);
+  resizeCanvases();
+}
+
+function resizeCanvases() {
+  const dpr = window.devicePixelRatio || 1;
+  const top = `${$('top').offsetHeight}px`; // the header may wrap: keep the ruler right below it
+  ruler.style.top = top;
+  $('details').style.top = top;
+  const w = canvas.clientWidth;
+  canvas.style.height = `${S.height}px`;
+  canvas.width = Math.round(w * dpr);
+  canvas.height = Math.round(S.height * dpr);
+  ruler.width = Math.round(ruler.clientWidth * dpr);
+  ruler.height = Math.round(ruler.clientHeight * dpr);
+}
+
+function bandAt(y) {
+  for (const b of S.bands) if (b.type !== 'laneend' && y >= b.y && y < b.y + b.h) return b;
+  return null;
+}
+
+// ------------------------------------------------------------------ data
+
+let fetchTimer = 0;
+let inflight = null;
+
+function scheduleFetch() {
+  clearTimeout(fetchTimer);
+  fetchTimer = setTimeout(fetchView, FETCH_DEBOUNCE);
+}
+
+// fetchView asks the server for the current viewport of every run (stale answers are dropped).
+async function fetchView() {
+  if (inflight) inflight.abort();
+  const ac = new AbortController();
+  inflight = ac;
+  const seq = ++S.seq;
+  const width = Math.round(plotWidth());
+  const t0 = Math.floor(S.t0), t1 = Math.max(Math.ceil(S.t1), Math.floor(S.t0) + 1);
+  const started = performance.now();
+  try {
+    const answers = await Promise.all(S.runs.map((run, ri) =>
+      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}`, ac.signal)));
+    if (seq !== S.seq) return;
+    S.data = answers.map((a) => {
+      const rows = new Map();
+      for (const r of a.rows) rows.set(r.row, r);
+      return { t0: a.t0, t1: a.t1, width: a.width, lanes: a.lanes, rows };
+    });
+    S.lastQueryMs = performance.now() - started;
+    requestDraw();
+    if (S.find.q) scheduleFind();
+  } catch (e) {
+    if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
+  } finally {
+    if (inflight === ac) inflight = null;
+  }
+}
+
+// ------------------------------------------------------------------ drawing
+
+let drawPending = false;
+function requestDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; draw(); });
+}
+
+// binX maps pixel j of an answer over [a.t0, a.t1) to canvas x (answers may lag the view).
+function binEdges(d, j) {
+  const px = (d.t1 - d.t0) / d.width;
+  return [timeToX(d.t0 + j * px), timeToX(d.t0 + (j + 1) * px)];
+}
+
+function draw() {
+  const dpr = window.devicePixelRatio || 1;
+  const W = canvas.clientWidth;
+  if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, W, S.height);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  drawGrid(W);
+  for (const b of S.bands) {
+    const run = S.runs[b.run];
+    const d = S.data[b.run];
+    switch (b.type) {
+      case 'run': drawRunHeader(b, run); break;
+      case 'lane': drawLaneHeader(b, run); break;
+      case 'conc': drawConc(b, run, d); break;
+      case 'vband': drawVerdictStrip(b, d); break;
+      case 'laneend': drawOverlapShade(b, d); break;
+      case 'row': drawRow(b, run, d); break;
+    }
+  }
+  // gutter border
+  ctx.fillStyle = '#dde1e7';
+  ctx.fillRect(GUTTER - 1, 0, 1, S.height);
+  drawRuler();
+  drawHover();
+  S.drawCount++;
+}
+
+function drawGrid(W) {
+  const { step } = tickStep();
+  ctx.fillStyle = '#f0f2f5';
+  for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
+    const x = Math.round(timeToX(t));
+    if (x > GUTTER) ctx.fillRect(x, 0, 1, S.height);
+  }
+  ctx.fillStyle = '#f7f8fa';
+  ctx.fillRect(0, 0, GUTTER - 1, S.height);
+  void W;
+}
+
+function drawRunHeader(b, run) {
+  ctx.fillStyle = '#e8ecf2';
+  ctx.fillRect(0, b.y, canvas.clientWidth, b.h);
+  ctx.fillStyle = '#1d2430';
+  ctx.font = '600 12px system-ui, sans-serif';
+  ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText(`${run.nkernels.toLocaleString()} kernels · span ${fmtTime(run.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+}
+
+function drawLaneHeader(b, run) {
+  const lane = run.lanes[b.lane];
+  ctx.fillStyle = '#1d2430';
+  ctx.font = '600 11.5px system-ui, sans-serif';
+  ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.font = '11px system-ui, sans-serif';
+  const txt = `${lane.nprocesses} processes · ${lane.nkernels.toLocaleString()} kernels${lane.mps ? ' · MPS' : ''}`;
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText(txt, GUTTER + 8, b.y + b.h / 2 + 1);
+  const tw = ctx.measureText(txt).width;
+  const vc = verdictColor(S.verdicts.indexOf(lane.verdict));
+  ctx.fillStyle = vc;
+  roundRect(GUTTER + 16 + tw, b.y + 4, ctx.measureText(lane.verdict).width + 14, b.h - 8, 7);
+  ctx.fill();
+  ctx.fillStyle = '#fff';
+  ctx.font = '600 10.5px system-ui, sans-serif';
+  ctx.fillText(lane.verdict, GUTTER + 23 + tw, b.y + b.h / 2 + 1);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#e3e6eb';
+  ctx.fillRect(0, b.y, canvas.clientWidth, 1);
+}
+
+function roundRect(x, y, w, h, r) {
+  ctx.beginPath();
+  ctx.moveTo(x + r, y);
+  ctx.arcTo(x + w, y, x + w, y + h, r);
+  ctx.arcTo(x + w, y + h, x, y + h, r);
+  ctx.arcTo(x, y + h, x, y, r);
+  ctx.arcTo(x, y, x + w, y, r);
+  ctx.closePath();
+}
+
+function laneData(d, b) {
+  return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
+}
+
+// drawConc draws the concurrency track: mean processes in flight (area), peak (line).
+function drawConc(b, run, d) {
+  const lane = run.lanes[b.lane];
+  const top = Math.max(1, lane.nprocesses);
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText(`processes in flight, 0–${top}`, 22, b.y + b.h / 2 + 6);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#fafbfc';
+  ctx.fillRect(GUTTER, b.y, canvas.clientWidth - GUTTER, b.h);
+  // guide lines at each level
+  ctx.fillStyle = '#eceff3';
+  for (let k = 1; k <= top; k++) ctx.fillRect(GUTTER, Math.round(b.y + b.h - 2 - (b.h - 4) * k / top), canvas.clientWidth - GUTTER, 1);
+  const L = laneData(d, b);
+  if (!L || !L.conc_mean) return;
+  const yOf = (v) => b.y + b.h - 2 - (b.h - 4) * Math.min(v, top) / top;
+  ctx.beginPath();
+  let started = false;
+  for (let j = 0; j < d.width; j++) {
+    const [x0, x1] = binEdges(d, j);
+    if (x1 < GUTTER || x0 > canvas.clientWidth) continue;
+    const y = yOf(L.conc_mean[j]);
+    if (!started) { ctx.moveTo(Math.max(GUTTER, x0), yOf(0)); started = true; }
+    ctx.lineTo(Math.max(GUTTER, x0), y);
+    ctx.lineTo(x1, y);
+  }
+  if (started) {
+    ctx.lineTo(Math.min(canvas.clientWidth, timeToX(d.t1)), yOf(0));
+    ctx.closePath();
+    ctx.fillStyle = 'rgba(47,111,208,0.28)';
+    ctx.fill();
+  }
+  ctx.beginPath();
+  started = false;
+  for (let j = 0; j < d.width; j++) {
+    const [x0, x1] = binEdges(d, j);
+    if (x1 < GUTTER || x0 > canvas.clientWidth) continue;
+    const y = yOf(L.conc_max[j]) + 0.5;
+    if (!started) { ctx.moveTo(Math.max(GUTTER, x0), y); started = true; } else ctx.lineTo(Math.max(GUTTER, x0), y);
+    ctx.lineTo(x1, y);
+  }
+  ctx.strokeStyle = '#2f5fa8';
+  ctx.lineWidth = 1;
+  ctx.stroke();
+}
+
+// overlapSpans yields [x0, x1, verdict] of overlap windows in view: exact windows when the server
+// listed them, else runs of equal per-pixel verdicts.
+function overlapSpans(d, L) {
+  const out = [];
+  if (!L) return out;
+  if (L.windows) {
+    for (const w of L.windows) out.push([timeToX(w[1]), timeToX(w[2]), w[3], w[0]]);
+    return out;
+  }
+  let j0 = -1;
+  for (let j = 0; j <= d.width; j++) {
+    const v = j < d.width ? L.verdict[j] : -1;
+    const ov = v >= 2;
+    if (j0 >= 0 && (!ov || v !== L.verdict[j0])) {
+      out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], L.verdict[j0], -1]);
+      j0 = -1;
+    }
+    if (ov && j0 < 0) j0 = j;
+  }
+  return out;
+}
+
+function drawVerdictStrip(b, d) {
+  ctx.fillStyle = '#eef0f3';
+  ctx.fillRect(GUTTER, b.y + 1, canvas.clientWidth - GUTTER, b.h - 2);
+  const L = laneData(d, b);
+  for (const [x0, x1, v] of overlapSpans(d, L)) {
+    ctx.fillStyle = verdictColor(v);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, canvas.clientWidth) - Math.max(GUTTER, x0)), b.h - 2);
+  }
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText('overlap verdict', 22, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
+}
+
+// drawOverlapShade tints the rows of a lane behind the overlap windows.
+function drawOverlapShade(b, d) {
+  const L = laneData(d, b);
+  ctx.globalAlpha = 0.11;
+  for (const [x0, x1, v] of overlapSpans(d, L)) {
+    ctx.fillStyle = verdictColor(v);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y, Math.max(1, Math.min(x1, canvas.clientWidth) - Math.max(GUTTER, x0)), b.h);
+  }
+  ctx.globalAlpha = 1;
+}
+
+function rowLabel(run, row) {
+  const p = run.processes[row.process];
+  return { head: `pid ${p.pid}${p.mps ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
+}
+
+function drawRow(b, run, d) {
+  const row = run.rows[b.row];
+  const pc = processColor(run, row.process);
+  if (b.first) {
+    ctx.fillStyle = '#e3e6eb';
+    ctx.fillRect(0, b.y, canvas.clientWidth, 1);
+  }
+  // label
+  const lab = rowLabel(run, row);
+  if (b.first) {
+    ctx.fillStyle = pc;
+    ctx.fillRect(10, b.y + 4, 8, b.h - 8);
+    ctx.fillStyle = '#1d2430';
+    ctx.font = '600 11px system-ui, sans-serif';
+    ctx.fillText(lab.head, 24, b.y + b.h / 2);
+    const hw = ctx.measureText(lab.head).width;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillStyle = '#6b7585';
+    ctx.fillText(lab.sub, 30 + hw, b.y + b.h / 2);
+  } else {
+    ctx.fillStyle = '#6b7585';
+    ctx.fillText(lab.sub, 30 + 60, b.y + b.h / 2);
+  }
+  const R = d && d.rows.get(b.row);
+  if (!R) return;
+  const y0 = b.y + 2, h = b.h - 4;
+  const W = canvas.clientWidth;
+  const hl = S.find.launches[b.run];
+  if (R.mode === 'kernels') {
+    // batch rectangles by colour
+    const groups = new Map();
+    const labels = [];
+    const hits = [];
+    for (let i = 0; i < R.s.length; i++) {
+      let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
+      if (x1 < GUTTER || x0 > W) continue;
+      x0 = Math.max(GUTTER, x0);
+      x1 = Math.min(W, x1);
+      const w = Math.max(1, x1 - x0);
+      let c = S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
+      if (hl && hl.size && !hl.has(R.l[i])) c = dim(c);
+      let g = groups.get(c);
+      if (!g) { g = []; groups.set(c, g); }
+      g.push(x0, w);
+      if (w > 46) labels.push([x0, w, i]);
+      if (hl && hl.has(R.l[i])) hits.push([x0, w]);
+      if (S.selected && S.selected.run === b.run && S.selected.id === R.id[i]) hits.push([x0, w, 'sel']);
+    }
+    for (const [c, g] of groups) {
+      ctx.fillStyle = c;
+      ctx.beginPath();
+      for (let k = 0; k < g.length; k += 2) ctx.rect(g[k], y0, g[k + 1], h);
+      ctx.fill();
+    }
+    ctx.fillStyle = '#fff';
+    for (const [x0, w, i] of labels) {
+      const name = shortName(run.names[run.launches[R.l[i]][0]]);
+      ctx.fillText(ellipsis(name, w - 8), x0 + 4, b.y + b.h / 2);
+    }
+    for (const [x0, w, sel] of hits) {
+      ctx.strokeStyle = sel ? '#111' : '#e0a800';
+      ctx.lineWidth = sel ? 2 : 1.5;
+      ctx.strokeRect(x0 + 0.5, y0 - 1, Math.max(1, w - 1), h + 2);
+    }
+  } else {
+    // per-pixel aggregates: a bar whose height is the busy share
+    const groups = new Map();
+    for (let j = 0; j < d.width; j++) {
+      if (!R.count[j]) continue;
+      const [x0, x1] = binEdges(d, j);
+      if (x1 < GUTTER || x0 > W) continue;
+      const bh = Math.max(2, h * R.busy[j] / 1000);
+      let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
+      if (hl && hl.size) c = dim(c);
+      let g = groups.get(c);
+      if (!g) { g = []; groups.set(c, g); }
+      g.push(Math.max(GUTTER, x0), Math.max(1, x1 - Math.max(GUTTER, x0)), bh);
+    }
+    for (const [c, g] of groups) {
+      ctx.fillStyle = c;
+      ctx.beginPath();
+      for (let k = 0; k < g.length; k += 3) ctx.rect(g[k], y0 + h - g[k + 2], g[k + 1], g[k + 2]);
+      ctx.fill();
+    }
+  }
+  // find markers (positions of matches returned by /api/find)
+  const found = S.find.hits[b.run];
+  if (found && R.mode !== 'kernels') {
+    ctx.fillStyle = '#e0a800';
+    ctx.beginPath();
+    for (let i = 0; i < found.row.length; i++) {
+      if (found.row[i] !== b.row) continue;
+      const x0 = timeToX(found.s[i]), x1 = timeToX(found.s[i] + found.d[i]);
+      if (x1 < GUTTER || x0 > W) continue;
+      ctx.rect(Math.max(GUTTER, x0), y0, Math.max(1.5, x1 - x0), h);
+    }
+    ctx.fill();
+  }
+}
+
+const dimCache = new Map();
+// dim returns a washed-out version of a colour, for kernels that do not match the find.
+function dim(c) {
+  let d = dimCache.get(c);
+  if (!d) {
+    const n = parseInt(c.slice(1), 16);
+    const m = (v) => Math.round(v + (255 - v) * 0.72);
+    d = `rgb(${m(n >> 16)},${m((n >> 8) & 255)},${m(n & 255)})`;
+    dimCache.set(c, d);
+  }
+  return d;
+}
+
+function ellipsis(text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= w) lo = mid; else hi = mid - 1;
+  }
+  return lo > 0 ? `${text.slice(0, lo)}…` : '';
+}
+
+// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and the unit to label them in.
+function tickStep() {
+  const nsPerPx = (S.t1 - S.t0) / plotWidth();
+  const raw = nsPerPx * 110;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
+  const unit = step < 1e3 ? [1, 'ns'] : step < 1e6 ? [1e3, 'µs'] : step < 1e9 ? [1e6, 'ms'] : [1e9, 's'];
+  const digits = Math.max(0, Math.ceil(-Math.log10(step / unit[0]) + 1e-9));
+  return { step, unit, digits };
+}
+
+function drawRuler() {
+  const dpr = window.devicePixelRatio || 1;
+  const W = ruler.clientWidth, H = ruler.clientHeight;
+  if (Math.round(W * dpr) !== ruler.width) { ruler.width = Math.round(W * dpr); ruler.height = Math.round(H * dpr); }
+  rctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  rctx.clearRect(0, 0, W, H);
+  rctx.fillStyle = '#f7f8fa';
+  rctx.fillRect(0, 0, GUTTER - 1, H);
+  rctx.font = '11px system-ui, sans-serif';
+  rctx.textBaseline = 'middle';
+  rctx.fillStyle = '#6b7585';
+  rctx.fillText(`${fmtTime(S.t1 - S.t0)} in view`, 10, H / 2);
+  const { step, unit, digits } = tickStep();
+  rctx.fillStyle = '#1d2430';
+  for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
+    const x = Math.round(timeToX(t));
+    if (x <= GUTTER) continue;
+    rctx.fillRect(x, H - 8, 1, 8);
+    const v = (t / unit[0]).toFixed(digits);
+    rctx.fillText(`${v === '-0' ? '0' : v} ${unit[1]}`, x + 4, H / 2 - 2);
+    for (let k = 1; k < 5; k++) {
+      const xm = Math.round(timeToX(t + k * step / 5));
+      if (xm > GUTTER && xm < W) rctx.fillRect(xm, H - 4, 1, 4);
+    }
+  }
+  if (drag && drag.ruler) {
+    rctx.fillStyle = 'rgba(47,111,208,0.25)';
+    rctx.fillRect(Math.min(drag.x0, drag.x1), 0, Math.abs(drag.x1 - drag.x0), H);
+  }
+  rctx.fillStyle = '#dde1e7';
+  rctx.fillRect(GUTTER - 1, 0, 1, H);
+}
+
+function drawHover() {
+  if (!S.hover || S.hover.x == null) return;
+  ctx.fillStyle = 'rgba(29,36,48,0.35)';
+  ctx.fillRect(Math.round(S.hover.x), 0, 1, S.height);
+}
+
+// ------------------------------------------------------------------ hover, click
+
+// hitTest finds what lies under canvas point (x, y).
+function hitTest(x, y) {
+  const b = bandAt(y);
+  if (!b || x < GUTTER) return b ? { band: b } : null;
+  const d = S.data[b.run];
+  const run = S.runs[b.run];
+  if (!d) return { band: b };
+  const t = xToTime(x);
+  const j = Math.floor((t - d.t0) * d.width / (d.t1 - d.t0));
+  if (b.type === 'row') {
+    const R = d.rows.get(b.row);
+    if (!R) return { band: b };
+    if (R.mode === 'kernels') {
+      const tol = 3 * (S.t1 - S.t0) / plotWidth();
+      let best = -1, bestDist = Infinity;
+      for (let i = 0; i < R.s.length; i++) {
+        const s = R.s[i], e = R.s[i] + R.d[i];
+        const dist = t < s ? s - t : t > e ? t - e : 0;
+        if (dist <= tol && dist < bestDist) { best = i; bestDist = dist; }
+      }
+      if (best >= 0) return { band: b, kernel: best, R };
+      return { band: b };
+    }
+    if (j >= 0 && j < d.width && R.count[j]) return { band: b, bin: j, R, d };
+    return { band: b };
+  }
+  if (b.type === 'conc' || b.type === 'vband') {
+    const L = laneData(d, b);
+    if (!L) return { band: b };
+    if (L.windows) {
+      for (const w of L.windows) if (t >= w[1] && t < w[2]) return { band: b, window: w, L, j };
+    }
+    if (j >= 0 && j < d.width) return { band: b, lanebin: j, L };
+  }
+  void run;
+  return { band: b };
+}
+
+function tooltipHTML(h) {
+  const b = h.band, run = S.runs[b.run];
+  if (h.kernel != null) {
+    const R = h.R, i = h.kernel;
+    const L = run.launches[R.l[i]];
+    const row = run.rows[b.row];
+    const p = run.processes[row.process];
+    const v = S.verdicts[R.v[i]];
+    return `<div class="name">${esc(run.names[L[0]])}</div>` +
+      `<div class="kv">pid <b>${p.pid}</b> · stream <b>${row.stream}</b> · GPU <b>${run.lanes[row.lane].lane}</b></div>` +
+      `<div class="kv">grid <b>(${L[1]}, ${L[2]}, ${L[3]})</b> · block <b>(${L[4]}, ${L[5]}, ${L[6]})</b></div>` +
+      `<div class="kv">duration <b>${fmtTime(R.d[i])}</b> · stretch <b>${fmtX(R.x[i])}</b></div>` +
+      `<div class="kv">start <b>${fmtTime(R.s[i], 6)}</b> · verdict <b>${esc(v)}</b></div>`;
+  }
+  if (h.bin != null) {
+    const R = h.R, j = h.bin, d = h.d;
+    const px = (d.t1 - d.t0) / d.width;
+    const v = R.verdict[j] >= 0 ? S.verdicts[R.verdict[j]] : '–';
+    return `<div class="kv"><b>${R.count[j].toLocaleString()}</b> kernels in ${fmtTime(px)}</div>` +
+      `<div class="kv">busy <b>${(R.busy[j] / 10).toFixed(1)}%</b> · verdict <b>${esc(v)}</b></div>` +
+      '<div class="kv">zoom in to see single kernels</div>';
+  }
+  if (h.window) {
+    const w = h.window;
+    return `<div class="kv">overlap window <b>${esc(S.verdicts[w[3]])}</b></div>` +
+      `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
+      '<div class="kv">click for the evidence</div>';
+  }
+  if (h.lanebin != null) {
+    const L = h.L, j = h.lanebin;
+    const v = L.verdict[j] >= 0 ? S.verdicts[L.verdict[j]] : 'idle';
+    return `<div class="kv">processes in flight: peak <b>${L.conc_max ? L.conc_max[j] : '–'}</b>, mean <b>${L.conc_mean ? L.conc_mean[j] : '–'}</b></div>` +
+      `<div class="kv">busy <b>${L.busy ? (L.busy[j] / 10).toFixed(1) : '–'}%</b> · overlap <b>${(L.overlap[j] / 10).toFixed(1)}%</b> · <b>${esc(v)}</b></div>`;
+  }
+  return '';
+}
+
+function onMove(ev) {
+  const r = canvas.getBoundingClientRect();
+  const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  if (drag) return;
+  const h = hitTest(x, y);
+  S.hover = { x: x >= GUTTER ? x : null, h };
+  const tip = $('tooltip');
+  const html = h ? tooltipHTML(h) : '';
+  if (html) {
+    tip.innerHTML = html;
+    tip.hidden = false;
+    const wrap = $('timeline-wrap').getBoundingClientRect();
+    let left = ev.clientX - wrap.left + 14, top = ev.clientY - wrap.top + 14;
+    if (left + tip.offsetWidth > wrap.width - 4) left = ev.clientX - wrap.left - tip.offsetWidth - 14;
+    tip.style.left = `${left}px`;
+    tip.style.top = `${top}px`;
+  } else {
+    tip.hidden = true;
+  }
+  requestDraw();
+}
+
+function onLeave() {
+  S.hover = null;
+  $('tooltip').hidden = true;
+  requestDraw();
+}
+
+// showDetails opens the side panel with one kernel's full record and its window's evidence.
+async function showKernel(runIdx, id) {
+  try {
+    const k = await getJSON(`api/kernel?run=${runIdx}&id=${id}`);
+    S.selected = { run: runIdx, id };
+    writeHash();
+    requestDraw();
+    const rows = [
+      ['process', `pid ${k.pid}`], ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
+      ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
+      ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
+      ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
+      ['correlation id', k.correlation], ['stretch', fmtX(k.stretch)], ['verdict', k.verdict],
+    ];
+    if (k.reference) {
+      rows.push(['solo reference', `${fmtTime(k.reference.reference_ns, 4)} (${k.reference.source}, ${k.reference.nsolo} solo runs)`]);
+      rows.push(['signature mean stretch', fmtX(k.reference.mean_stretch)]);
+    }
+    let html = `<div class="mono">${esc(k.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+    if (k.mangled !== k.name) html += `<h4>Mangled</h4><div class="mono">${esc(k.mangled)}</div>`;
+    if (k.window) html += windowTable(k.window);
+    openDetails('Kernel', html);
+  } catch (e) {
+    showError(`Kernel ${id}: ${e.message}`);
+  }
+}
+
+function windowTable(w) {
+  const rows = [
+    ['verdict', w.verdict], ['span', `${fmtTime(w.t0, 6)} – ${fmtTime(w.t1, 6)}`], ['length', fmtTime(w.t1 - w.t0)],
+    ['kernels', w.nkernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
+    ['mean contexts in flight', w.contexts.toFixed(2)], ['mean stretch', fmtX(w.mean_stretch)],
+    ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
+    ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no'],
+    ['stretch ≈ contexts', w.stretch_matches_contexts ? 'yes (time-slicing explains it)' : 'no'],
+  ];
+  return `<h4>Overlap window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+}
+
+async function showWindow(runIdx, id) {
+  try {
+    const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
+    openDetails('Overlap window', windowTable(w));
+  } catch (e) {
+    showError(`Window ${id}: ${e.message}`);
+  }
+}
+
+function openDetails(title, html) {
+  $('details-title').textContent = title;
+  $('details-body').innerHTML = html;
+  $('details').hidden = false;
+  requestDraw();
+}
+
+function closeDetails() {
+  $('details').hidden = true;
+  S.selected = null;
+  writeHash();
+  requestDraw();
+}
+
+function onClick(ev) {
+  const r = canvas.getBoundingClientRect();
+  const h = hitTest(ev.clientX - r.left, ev.clientY - r.top);
+  if (!h) return;
+  if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
+  else if (h.window) showWindow(h.band.run, h.window[0]);
+  else if (h.bin != null) { // zoom onto the clicked pixel's neighbourhood
+    const t = xToTime(ev.clientX - r.left);
+    const span = (S.t1 - S.t0) / 8;
+    setView(t - span / 2, t + span / 2);
+  }
+}
+
+// ------------------------------------------------------------------ pan, zoom, keys
+
+let drag = null;
+
+function onDown(ev) {
+  if (ev.button !== 0) return;
+  const r = canvas.getBoundingClientRect();
+  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, startX: ev.clientX - r.left };
+  canvas.classList.add('dragging');
+}
+
+function onDrag(ev) {
+  if (!drag) return;
+  if (drag.ruler) {
+    drag.x1 = ev.clientX - ruler.getBoundingClientRect().left;
+    requestDraw();
+    return;
+  }
+  const dx = ev.clientX - drag.x;
+  if (Math.abs(dx) > 2) drag.moved = true;
+  if (!drag.moved) return;
+  const dt = dx * (drag.t1 - drag.t0) / plotWidth();
+  setView(drag.t0 - dt, drag.t1 - dt);
+}
+
+function onUp(ev) {
+  if (!drag) return;
+  const d = drag;
+  drag = null;
+  canvas.classList.remove('dragging');
+  if (d.ruler) {
+    const a = Math.min(d.x0, d.x1), b = Math.max(d.x0, d.x1);
+    if (b - a > 4) setView(xToTime(Math.max(GUTTER, a)), xToTime(b));
+    requestDraw();
+    return;
+  }
+  if (!d.moved && ev.target === canvas) onClick(ev);
+}
+
+function onRulerDown(ev) {
+  if (ev.button !== 0) return;
+  const x = ev.clientX - ruler.getBoundingClientRect().left;
+  drag = { ruler: true, x0: x, x1: x };
+}
+
+function onWheel(ev) {
+  ev.preventDefault();
+  const r = canvas.getBoundingClientRect();
+  if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+    const dx = ev.shiftKey ? ev.deltaY : ev.deltaX;
+    pan(dx / plotWidth());
+    return;
+  }
+  const scale = ev.deltaMode === 1 ? 30 : 1;
+  zoom(Math.exp(ev.deltaY * scale * 0.0018), Math.max(GUTTER, ev.clientX - r.left));
+}
+
+function onKey(ev) {
+  if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') {
+    if (ev.key === 'Escape') ev.target.blur();
+    return;
+  }
+  const k = ev.key;
+  if (k === '+' || k === '=' || k === 'w') zoom(0.6);
+  else if (k === '-' || k === '_' || k === 's') zoom(1 / 0.6);
+  else if (k === 'ArrowLeft' || k === 'a') pan(-0.2);
+  else if (k === 'ArrowRight' || k === 'd') pan(0.2);
+  else if (k === '0') fitAll();
+  else if (k === '/') { $('find').focus(); } else if (k === 'Escape') closeDetails();
+  else return;
+  ev.preventDefault();
+}
+
+// ------------------------------------------------------------------ find
+
+let findTimer = 0;
+function scheduleFind() {
+  clearTimeout(findTimer);
+  findTimer = setTimeout(runFind, 150);
+}
+
+// runFind marks the launches whose name matches (for kernels drawn one by one) and asks the
+// server where the matches lie in the view (for the aggregated rows).
+async function runFind() {
+  const q = $('find').value.trim();
+  S.find.q = q;
+  writeHash();
+  if (!q) {
+    S.find = { q: '', launches: [], hits: [], total: 0 };
+    $('find-info').textContent = '';
+    requestDraw();
+    return;
+  }
+  const ql = q.toLowerCase();
+  S.find.launches = S.runs.map((run) => {
+    const set = new Set();
+    run.launches.forEach((L, i) => { if (run.names[L[0]].toLowerCase().includes(ql)) set.add(i); });
+    return set;
+  });
+  try {
+    const t0 = Math.floor(S.t0), t1 = Math.ceil(S.t1);
+    const res = await Promise.all(S.runs.map((r, ri) =>
+      getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${FIND_LIMIT}&t0=${t0}&t1=${t1}`)));
+    if (S.find.q !== q) return;
+    S.find.hits = res.map((r) => r.kernels);
+    S.find.total = res.reduce((a, r) => a + r.total, 0);
+    const names = res.reduce((a, r) => a + r.names.length, 0);
+    $('find-info').textContent = `${S.find.total.toLocaleString()} in view · ${names} name${names === 1 ? '' : 's'}`;
+  } catch (e) {
+    showError(`Find: ${e.message}`);
+  }
+  requestDraw();
+}
+
+// findStep jumps to the next (dir 1) or previous (-1) match outside the view's centre.
+async function findStep(dir) {
+  const q = $('find').value.trim();
+  if (!q) return;
+  const mid = (S.t0 + S.t1) / 2, half = (S.t1 - S.t0) / 2;
+  let best = null;
+  for (let ri = 0; ri < S.runs.length; ri++) {
+    const range = dir > 0 ? `t0=${Math.ceil(mid + half * 0.02)}` : `t0=${Math.floor(-S.fullSpan)}&t1=${Math.floor(mid - half * 0.02)}`;
+    try {
+      const r = await getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${dir > 0 ? 1 : FIND_LIMIT}&${range}`);
+      const n = r.kernels.s.length;
+      if (!n) continue;
+      const i = dir > 0 ? 0 : n - 1;
+      const s = r.kernels.s[i];
+      if (!best || (dir > 0 ? s < best.s : s > best.s)) best = { s, d: r.kernels.d[i], run: ri, id: r.kernels.id[i] };
+    } catch (e) {
+      showError(`Find: ${e.message}`);
+      return;
+    }
+  }
+  if (!best) { $('find-info').textContent = 'no further match'; return; }
+  const span = Math.max(S.t1 - S.t0, best.d * 4);
+  setView(best.s + best.d / 2 - span / 2, best.s + best.d / 2 + span / 2);
+  showKernel(best.run, best.id);
+}
+
+// ------------------------------------------------------------------ header, legend, stats
+
+function renderHeader() {
+  const info = $('runinfo');
+  info.textContent = '';
+  S.runs.forEach((run, ri) => {
+    const c = el('span', 'chip');
+    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
+    c.append(`${tag}`, el('b', null, run.label), ` · ${run.nkernels.toLocaleString()} kernels · ${fmtTime(run.span_ns)}`);
+    info.append(c);
+  });
+  if (S.compare) {
+    const c = el('span', 'chip');
+    c.append('B finishes ', el('b', null, fmtX(S.compare.measured_gain)), ' faster than A');
+    info.append(c);
+  }
+}
+
+function renderLegend() {
+  const lg = $('legend');
+  lg.textContent = '';
+  lg.append(el('span', 'title', S.colorBy === 'verdict' ? 'Kernels by verdict' : 'Processes'));
+  if (S.colorBy === 'process') {
+    S.runs.forEach((run, ri) => {
+      run.processes.forEach((p, pi) => {
+        if (!p.nkernels) return;
+        const it = el('span', 'item');
+        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}pid ${p.pid}${p.mps ? ' (MPS)' : ''}`);
+        lg.append(it);
+      });
+    });
+  } else {
+    ['solo', 'concurrent', 'time-sliced', 'contended', 'unknown'].forEach((v) => {
+      const it = el('span', 'item');
+      it.append(swatch(VERDICT_COLORS[v]), v);
+      lg.append(it);
+    });
+  }
+  lg.append(el('span', 'title', ' Overlap windows'));
+  ['concurrent', 'time-sliced', 'contended', 'unknown'].forEach((v) => {
+    const it = el('span', 'item');
+    it.append(swatch(VERDICT_COLORS[v]), v);
+    lg.append(it);
+  });
+  const it = el('span', 'item');
+  const sw = swatch('rgba(47,111,208,0.35)');
+  it.append(sw, 'mean processes in flight (line: peak)');
+  lg.append(it);
+}
+
+function table(head, rows) {
+  const t = el('table');
+  const tr = el('tr');
+  head.forEach((h) => tr.append(el('th', null, h)));
+  t.append(tr);
+  rows.forEach((r) => {
+    const row = el('tr');
+    r.forEach((c) => {
+      const td = el('td');
+      if (c instanceof Node) td.append(c); else td.textContent = c;
+      row.append(td);
+    });
+    t.append(row);
+  });
+  return t;
+}
+
+function kpi(label, value) {
+  const k = el('div', 'kpi');
+  k.append(el('div', 'label', label), el('div', 'big', value));
+  return k;
+}
+
+function badge(verdict) {
+  const b = el('span', 'badge', verdict);
+  b.style.background = VERDICT_COLORS[verdict] || '#999';
+  return b;
+}
+
+// barChart draws bars into a canvas: values[], labels[], colour; `mark` draws a line at index.
+function barChart(cv, values, labels, color, opts = {}) {
+  const dpr = window.devicePixelRatio || 1;
+  const W = cv.clientWidth || 400, H = cv.clientHeight || 150;
+  cv.width = W * dpr;
+  cv.height = H * dpr;
+  const c = cv.getContext('2d');
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  c.font = '10.5px system-ui, sans-serif';
+  const L = 38, B = 22, T = 8;
+  const max = Math.max(1e-12, ...values);
+  const n = values.length, bw = (W - L - 6) / n;
+  c.strokeStyle = '#dde1e7';
+  c.fillStyle = '#6b7585';
+  c.textBaseline = 'middle';
+  for (let k = 0; k <= 4; k++) {
+    const y = T + (H - B - T) * (1 - k / 4);
+    c.fillRect(L, Math.round(y), W - L - 6, 1);
+    c.fillText(opts.fmt ? opts.fmt(max * k / 4) : (max * k / 4).toPrecision(2), 2, y);
+  }
+  c.fillStyle = '#eef0f3';
+  values.forEach((v, i) => {
+    const h = (H - B - T) * v / max;
+    c.fillStyle = typeof color === 'function' ? color(i) : color;
+    c.fillRect(L + i * bw + 1, T + (H - B - T) - h, Math.max(1, bw - 2), h);
+  });
+  c.fillStyle = '#6b7585';
+  c.textBaseline = 'top';
+  labels.forEach((lab, i) => {
+    if (lab == null) return;
+    const x = L + i * bw + bw / 2 - c.measureText(lab).width / 2;
+    c.fillText(lab, x, H - B + 5);
+  });
+  if (opts.mark != null) {
+    c.fillStyle = '#1d2430';
+    c.fillRect(Math.round(L + opts.mark * bw), T, 1, H - B - T);
+  }
+  if (opts.xlabel) {
+    c.textAlign = 'right';
+    c.fillText(opts.xlabel, W - 6, H - 11);
+  }
+}
+
+function renderStats(stats) {
+  const box = $('stats');
+  box.textContent = '';
+  if (S.compare) {
+    const card = el('div', 'card wide');
+    card.append(el('h3', null, 'Comparison: A vs B'));
+    const k = el('div', 'kpis');
+    const c = S.compare;
+    k.append(kpi('span A', fmtTime(c.span_a)), kpi('span B', fmtTime(c.span_b)),
+      kpi('measured gain', fmtX(c.measured_gain)), kpi('predicted from A', fmtX(c.predicted_gain)),
+      kpi('mean stretch A · B', `${fmtX(c.mean_stretch_a)} · ${fmtX(c.mean_stretch_b)}`));
+    card.append(k);
+    card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
+    box.append(card);
+  }
+  stats.forEach((st, ri) => {
+    const run = S.runs[ri];
+    const card = el('div', 'card');
+    card.append(el('h3', null, `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' · ' : ''}${run.label}`));
+    const s = st.summary;
+    const k = el('div', 'kpis');
+    k.append(kpi('kernels', s.nkernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
+      kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
+      kpi('mean stretch', fmtX(s.mean_stretch)), kpi('gain if concurrent', fmtX(s.predicted_gain)));
+    card.append(k);
+    for (const w of st.warnings) card.append(el('div', 'warn', w));
+    card.append(el('h4', null, 'Processes'));
+    card.append(table(['process', 'kernels', 'kernel time', 'busy', 'in overlap', 'mean stretch', 'slowdown'],
+      st.processes.map((p) => {
+        const name = el('span');
+        name.append(swatch(processColor(run, p.process)), ` pid ${p.pid}${p.mps ? ' · MPS' : ''}`);
+        return [name, p.nkernels.toLocaleString(), fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
+          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.mean_stretch), fmtX(p.slowdown)];
+      })));
+    st.devices.forEach((d) => {
+      const lane = run.lanes[d.lane];
+      const h = el('h4');
+      h.append(`GPU ${d.lane} · ${lane.name || 'unknown'} `, badge(d.verdict));
+      card.append(h);
+      card.append(table(['busy', 'overlap', 'idle', 'peak procs', 'mean stretch', 'contexts', 'parallelism', 'gain if concurrent'],
+        [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), d.max_processes, fmtX(d.mean_stretch),
+          d.contexts == null ? '–' : d.contexts.toFixed(2), d.parallelism == null ? '–' : d.parallelism.toFixed(2), fmtX(d.predicted_gain)]]));
+      const charts = el('div', 'charts');
+      const lv = d.ns_at_processes || [];
+      const tot = lv.reduce((a, b) => a + b, 0) || 1;
+      const c1 = el('canvas', 'chart');
+      c1.dataset.kind = 'concurrency';
+      const h1 = el('h4', null, 'Concurrency: share of time with N processes in flight');
+      charts.append(h1, c1);
+      const c2 = el('canvas', 'chart');
+      c2.dataset.kind = 'stretch';
+      charts.append(el('h4', null, 'Stretch histogram (duration / solo reference, log scale)'), c2);
+      card.append(charts);
+      requestAnimationFrame(() => {
+        barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
+          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
+        const hs = d.stretch_hist;
+        if (hs) {
+          const step = Math.log2(hs.hi / hs.lo) / hs.bins;
+          const labels = hs.counts.map((_, i) => {
+            const e = Math.log2(hs.lo) + i * step;
+            return Math.abs(e - Math.round(e)) < 1e-9 ? `${+Math.pow(2, Math.round(e)).toPrecision(3)}` : null;
+          });
+          const one = -Math.log2(hs.lo) / step;
+          barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), { mark: one, fmt: (v) => `${Math.round(v)}`, xlabel: '×' });
+        }
+      });
+    });
+    box.append(card);
+  });
+}
+
+// ------------------------------------------------------------------ start
+
+async function main() {
+  let meta;
+  try {
+    meta = await getJSON('api/runs');
+  } catch (e) {
+    showError(`Cannot read the runs: ${e.message}`);
+    return;
+  }
+  S.verdicts = meta.verdicts;
+  S.runs = meta.runs;
+  S.compare = meta.compare;
+  S.fullSpan = Math.max(1, ...S.runs.map((r) => r.span_ns));
+  const h = readHash();
+  renderHeader();
+  renderLegend();
+  layout();
+  if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0) setView(h.t0, h.t1); else fitAll();
+  clearTimeout(fetchTimer); // query now rather than after the debounce
+  await fetchView();
+  draw();
+  S.ready = true;
+  if (h.q) runFind();
+  if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
+  try {
+    const stats = await Promise.all(S.runs.map((r, ri) => getJSON(`api/stats?run=${ri}`)));
+    renderStats(stats);
+  } catch (e) {
+    showError(`Stats: ${e.message}`);
+  }
+  updateStatus();
+}
+
+function updateStatus() {
+  const nsPerPx = (S.t1 - S.t0) / plotWidth();
+  const modes = S.data.map((d) => {
+    let k = 0, b = 0;
+    for (const r of d.rows.values()) { if (r.mode === 'kernels') k++; else b++; }
+    return `${k} rows as kernels, ${b} aggregated`;
+  });
+  $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · keys: +/− zoom, ←/→ pan, 0 fit, / find, drag on the ruler to zoom to a range`;
+}
+
+canvas.addEventListener('mousemove', onMove);
+canvas.addEventListener('mouseleave', onLeave);
+canvas.addEventListener('mousedown', onDown);
+canvas.addEventListener('wheel', onWheel, { passive: false });
+canvas.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+ruler.addEventListener('mousedown', onRulerDown);
+ruler.addEventListener('wheel', onWheel, { passive: false });
+window.addEventListener('mousemove', onDrag);
+window.addEventListener('mouseup', onUp);
+window.addEventListener('keydown', onKey);
+window.addEventListener('resize', () => { resizeCanvases(); requestDraw(); scheduleFetch(); });
+$('zoom-in').addEventListener('click', () => zoom(0.5));
+$('zoom-out').addEventListener('click', () => zoom(2));
+$('zoom-reset').addEventListener('click', fitAll);
+$('colorby').addEventListener('change', (e) => { S.colorBy = e.target.value; renderLegend(); writeHash(); requestDraw(); });
+$('find').addEventListener('input', scheduleFind);
+$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e.shiftKey ? -1 : 1); });
+$('find-next').addEventListener('click', () => findStep(1));
+$('find-prev').addEventListener('click', () => findStep(-1));
+$('details-close').addEventListener('click', closeDetails);
+window.addEventListener('hashchange', () => {
+  const h = readHash();
+  if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0 && (Math.round(h.t0) !== Math.round(S.t0) || Math.round(h.t1) !== Math.round(S.t1))) setView(h.t0, h.t1);
+});
+setInterval(() => { if (S.ready) updateStatus(); }, 500);
+
+window.tlview = S; // for the browser tests and the curious
+main();

@@ -1,0 +1,244 @@
+/* bench_serve: `tlview serve` at scale. Generates a run of N kernels (default 10M: 16 processes
+ * time-sliced on one H200), then measures: time to the first timeline answer on the server side
+ * (analysis + index + the first full-view /api/timeline over HTTP), viewport query latency p50 /
+ * p99 at several zoom levels over loopback, the server's memory per kernel (RSS growth), and,
+ * when wrk is installed, 64 connections for a bounded time with an error count.
+ * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db]  (targets: first answer
+ * <= 1 s, p99 <= 50 ms, <= 64 B/kernel, 0 wrk errors). Exit 1 when a target is missed. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_serve_gen.h"
+#include "web.h"
+
+#define WIDTH 1600
+#define QUERIES 200
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* rss_kb: the resident set (VmRSS) or its peak (VmHWM) of this process, in KiB. */
+static long rss_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0)
+            v = strtol(line + n + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* http_get: one GET over a new loopback connection; returns the status (or -1) and body size. */
+static int http_get(unsigned port, const char *path, size_t *len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        close(fd);
+        return -1;
+    }
+    char req[512], buf[65536];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    size_t total = 0;
+    int status = -1;
+    ssize_t k;
+    while ((k = read(fd, buf, sizeof buf)) > 0) {
+        if (total == 0 && sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
+            status = -1;
+        total += (size_t)k;
+    }
+    close(fd);
+    *len = total;
+    return status;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static double rnd(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t nk = 10000000;
+    int wrk_seconds = 10;
+    const char *load = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
+            nk = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--wrk-seconds") == 0 && i + 1 < argc)
+            wrk_seconds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc)
+            load = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db]\n", argv[0]);
+            return 2;
+        }
+    }
+    int missed = 0;
+    long rss0 = rss_kb("VmRSS:");
+    double t = now_s();
+    store_run *run;
+    if (load) {
+        run = store_run_new();
+        if (!run || store_run_load(run, load) || store_run_finish(run)) {
+            fprintf(stderr, "bench_serve: %s\n", run ? store_run_errmsg(run) : "out of memory");
+            return 1;
+        }
+    } else {
+        bench_gen_opts o = {.nkernels = nk, .nprocs = 16, .streams = 1, .per_iter = 400, .mps = 0};
+        run = bench_gen_run(&o);
+        if (!run) {
+            fprintf(stderr, "bench_serve: out of memory generating %llu kernels\n", (unsigned long long)nk);
+            return 1;
+        }
+    }
+    double t_load = now_s() - t;
+    long rss_run = rss_kb("VmRSS:");
+    nk = run->nkernels;
+    printf("run: %llu kernels, %u processes, %u streams, %s in %.2f s (not part of first paint)\n",
+           (unsigned long long)nk, run->nprocesses, run->nstreams, load ? "loaded" : "generated", t_load);
+
+    t = now_s();
+    analysis *an;
+    if (analysis_run(run, NULL, &an) != ANALYSIS_OK) {
+        fprintf(stderr, "bench_serve: analysis failed\n");
+        return 1;
+    }
+    double t_an = now_s() - t;
+    long rss_an = rss_kb("VmRSS:");
+    t = now_s();
+    web_options opt;
+    web_options_default(&opt);
+    opt.port = 0;
+    web *w;
+    char err[256];
+    web_run wr = {"bench", run, an};
+    if (web_start(&opt, &wr, 1, &w, err, sizeof err) != WEB_OK) {
+        fprintf(stderr, "bench_serve: %s\n", err);
+        return 1;
+    }
+    double t_idx = now_s() - t;
+    unsigned port = web_port(w);
+    const analysis_summary *sum = analysis_get_summary(an);
+    int64_t span = sum->t_end - sum->t_begin;
+    char url[512];
+    size_t len;
+    snprintf(url, sizeof url, "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=%d",
+             (long long)(-span / 50), (long long)(span + span / 50), WIDTH, WIDTH);
+    t = now_s();
+    int st = http_get(port, url, &len);
+    double t_first = now_s() - t;
+    long rss_web = rss_kb("VmRSS:");
+    double paint = t_an + t_idx + t_first;
+    printf("first paint (server side): analysis %.3f s + index %.3f s + first viewport %.1f ms "
+           "(%zu bytes, status %d) = %.3f s  [target <= 1 s: %s]\n",
+           t_an, t_idx, t_first * 1e3, len, st, paint, paint <= 1.0 ? "met" : "MISSED");
+    missed += paint > 1.0 || st != 200;
+    double bpk_run = (rss_run - rss0) * 1024.0 / nk, bpk_an = (rss_an - rss_run) * 1024.0 / nk;
+    double bpk_web = (rss_web - rss_an) * 1024.0 / nk, bpk = (rss_web - rss0) * 1024.0 / nk;
+    printf("memory per kernel: run model %.1f B + analysis %.1f B + web index %.1f B = %.1f B "
+           "(peak RSS %ld MiB)  [target <= 64 B: %s]\n",
+           bpk_run, bpk_an, bpk_web, bpk, rss_kb("VmHWM:") / 1024, bpk <= 64 ? "met" : "MISSED");
+    missed += bpk > 64;
+
+    static const double zooms[] = {1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+    double lat[QUERIES], worst_p99 = 0;
+    for (size_t z = 0; z < sizeof zooms / sizeof *zooms; z++) {
+        double w_ns = (double)span * zooms[z];
+        size_t bytes = 0;
+        int bad = 0;
+        for (int q = 0; q < QUERIES; q++) {
+            double a = z == 0 ? 0 : rnd() * ((double)span - w_ns);
+            snprintf(url, sizeof url, "/api/timeline?run=0&t0=%.0f&t1=%.0f&width=%d&kmax=%d", a,
+                     a + w_ns, WIDTH, WIDTH);
+            t = now_s();
+            st = http_get(port, url, &len);
+            lat[q] = (now_s() - t) * 1e3;
+            bytes += len;
+            bad += st != 200;
+        }
+        qsort(lat, QUERIES, sizeof *lat, cmp_double);
+        double p50 = lat[QUERIES / 2], p99 = lat[(int)(QUERIES * 0.99)];
+        if (p99 > worst_p99)
+            worst_p99 = p99;
+        printf("viewport %-8g of the run (%-9.3g ns): p50 %6.2f ms  p99 %6.2f ms  mean answer %7.1f KiB  "
+               "errors %d\n", zooms[z], w_ns, p50, p99, bytes / 1024.0 / QUERIES, bad);
+        missed += bad > 0;
+    }
+    printf("viewport query p99 worst over zoom levels: %.2f ms  [target <= 50 ms: %s]\n", worst_p99,
+           worst_p99 <= 50 ? "met" : "MISSED");
+    missed += worst_p99 > 50;
+
+    if (wrk_seconds > 0 && system("command -v wrk >/dev/null 2>&1") == 0) {
+        char lua[] = "/tmp/bench_serve_wrk_XXXXXX";
+        int fd = mkstemp(lua);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) {
+            /* each request a random viewport at a random zoom level */
+            fprintf(f, "math.randomseed(7)\nrequest = function()\n"
+                       "  local span = %lld\n  local w = span / (10 ^ math.random(0, 5))\n"
+                       "  local a = math.random() * (span - w)\n"
+                       "  return wrk.format('GET', string.format('/api/timeline?run=0&t0=%%d&t1=%%d"
+                       "&width=%d&kmax=%d', a, a + w))\nend\n",
+                    (long long)span, WIDTH, WIDTH);
+            fclose(f);
+            char cmd[1024];
+            snprintf(cmd, sizeof cmd, "wrk -t2 -c64 -d%ds --timeout 10s --latency -s %s "
+                     "http://127.0.0.1:%u/ 2>&1", wrk_seconds, lua, port);
+            printf("wrk: %s\n", cmd);
+            fflush(stdout);
+            FILE *p = popen(cmd, "r");
+            char line[512];
+            int errors = 0;
+            while (p && fgets(line, sizeof line, p)) {
+                fputs("  ", stdout);
+                fputs(line, stdout);
+                if (strstr(line, "Non-2xx") || strstr(line, "Socket errors"))
+                    errors = 1;
+            }
+            int rc = p ? pclose(p) : -1;
+            printf("wrk: %s  [target 0 errors: %s]\n", rc == 0 ? "ran" : "failed",
+                   !errors && rc == 0 ? "met" : "MISSED");
+            missed += errors || rc != 0;
+            unlink(lua);
+        }
+    } else if (wrk_seconds > 0) {
+        printf("wrk: not installed (apt-get install wrk): skipped\n");
+    }
+    web_stop(w);
+    analysis_free(an);
+    store_run_free(run);
+    printf("%s\n", missed ? "bench_serve: some targets MISSED" : "bench_serve: all targets met");
+    return missed ? 1 : 0;
+}

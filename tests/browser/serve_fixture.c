@@ -1,0 +1,67 @@
+/* serve_fixture: serves generated runs (bench/bench_serve_gen.c) on 127.0.0.1 port 0 for the
+ * browser tests, so they check the page against known data without trace files or the CLI.
+ * Usage: serve_fixture [--compare] [--kernels N]; prints the URL on one line and serves until
+ * SIGTERM or SIGINT. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_serve_gen.h"
+#include "web.h"
+
+int main(int argc, char **argv)
+{
+    int compare = 0;
+    uint64_t nk = 20000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--compare") == 0)
+            compare = 1;
+        else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
+            nk = strtoull(argv[++i], NULL, 10);
+        else {
+            fprintf(stderr, "usage: %s [--compare] [--kernels N]\n", argv[0]);
+            return 2;
+        }
+    }
+    unsigned nruns = compare ? 2 : 1;
+    store_run *runs[2] = {0};
+    analysis *an[2] = {0};
+    web_run wr[2];
+    for (unsigned i = 0; i < nruns; i++) {
+        bench_gen_opts o = {.nkernels = nk, .nprocs = 4, .streams = i ? 1 : 2, .per_iter = 60,
+                            .mps = (int)i, .seed = 0};
+        runs[i] = bench_gen_run(&o);
+        if (!runs[i] || analysis_run(runs[i], NULL, &an[i]) != ANALYSIS_OK) {
+            fprintf(stderr, "serve_fixture: cannot generate or analyse run %u\n", i);
+            return 1;
+        }
+        wr[i] = (web_run){i ? "generated, MPS on (4 processes)" : "generated, MPS off (4 processes)",
+                          runs[i], an[i]};
+    }
+    web_options opt;
+    web_options_default(&opt);
+    opt.port = 0;
+    web *w;
+    char err[256];
+    if (web_start(&opt, wr, nruns, &w, err, sizeof err) != WEB_OK) {
+        fprintf(stderr, "serve_fixture: %s\n", err);
+        return 1;
+    }
+    printf("http://127.0.0.1:%u/\n", web_port(w));
+    fflush(stdout);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    int sig;
+    sigwait(&set, &sig);
+    web_stop(w);
+    for (unsigned i = 0; i < nruns; i++) {
+        analysis_free(an[i]);
+        store_run_free(runs[i]);
+    }
+    return 0;
+}

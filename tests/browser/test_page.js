@@ -1,0 +1,187 @@
+// test_page.js: the page of `tlview serve` in headless Chromium (playwright-core). Starts
+// serve_fixture (generated runs), loads the page and checks: no console errors, the timeline is
+// drawn (canvas pixels of the expected process and verdict colours), wheel and key zoom, hover
+// tooltip text, click details, find, the view in the URL, and the comparison view. Usage:
+// node test_page.js page|compare   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
+'use strict';
+const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const DIR = process.env.TLVIEW_BROWSER_DIR;
+const { chromium } = require(path.join(DIR, 'node_modules', 'playwright-core'));
+const CASE = process.argv[2] || 'page';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let failures = 0;
+function check(cond, what) {
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!cond) failures++;
+}
+
+function startFixture(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.env.TLVIEW_FIXTURE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (b) => {
+      out += b;
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/)/m.exec(out);
+      if (m) resolve({ proc: p, url: m[1] });
+    });
+    p.on('exit', (code) => reject(new Error(`serve_fixture exited with ${code}`)));
+    setTimeout(() => reject(new Error('serve_fixture did not print its URL')), 30000);
+  });
+}
+
+// colourCounts counts canvas pixels (device pixels) near each of the given colours, in rows
+// [y0, y1) of CSS px, right of the label gutter.
+async function colourCounts(page, colours, y0, y1) {
+  return page.evaluate(([colours, y0, y1]) => {
+    const c = document.getElementById('timeline');
+    const dpr = window.devicePixelRatio || 1;
+    const x0 = Math.round(230 * dpr);
+    const img = c.getContext('2d').getImageData(x0, Math.round(y0 * dpr), c.width - x0, Math.max(1, Math.round((y1 - y0) * dpr))).data;
+    const rgb = colours.map((h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]);
+    const counts = colours.map(() => 0);
+    let painted = 0;
+    for (let i = 0; i < img.length; i += 4) {
+      if (img[i + 3] > 0) painted++;
+      for (let k = 0; k < rgb.length; k++) {
+        if (Math.abs(img[i] - rgb[k][0]) < 6 && Math.abs(img[i + 1] - rgb[k][1]) < 6 && Math.abs(img[i + 2] - rgb[k][2]) < 6 && img[i + 3] > 250) counts[k]++;
+      }
+    }
+    return { counts, painted, total: img.length / 4 };
+  }, [colours, y0, y1]);
+}
+
+async function waitData(page, seqAfter) {
+  await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data.length > 0 &&
+    window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seqAfter, { timeout: 15000 });
+  await page.waitForTimeout(100);
+}
+
+async function main() {
+  const fixture = await startFixture(CASE === 'compare' ? ['--compare'] : []);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
+    viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1,
+  });
+  const errors = [];
+  const page = browser.pages()[0] || await browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // a stale viewport query aborted by the page is expected; any other failure is not
+  page.on('requestfailed', (r) => { if (!/ABORTED/.test(r.failure().errorText)) errors.push(`request failed: ${r.url()} ${r.failure().errorText}`); });
+  const external = [];
+  page.on('request', (r) => { if (!r.url().startsWith(fixture.url)) external.push(r.url()); });
+  try {
+    await page.goto(fixture.url);
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
+    await page.waitForSelector('.card table', { timeout: 20000 });
+    await page.waitForTimeout(300);
+    const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, t0: window.tlview.t0, t1: window.tlview.t1 }));
+    const rows = S.bands.filter((b) => b.type === 'row');
+    if (CASE === 'page') await testPage(page, S, rows);
+    else await testCompare(page, S, rows);
+    check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
+    check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
+  } finally {
+    await browser.close();
+    fixture.proc.kill('SIGTERM');
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  console.log(`${failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${failures} failed checks`);
+  process.exit(failures ? 1 : 0);
+}
+
+async function testPage(page, S, rows) {
+  check(S.runs === 1, 'one run');
+  check(rows.length === 8, `8 stream rows (4 processes x 2 streams), got ${rows.length}`);
+  // drawn: every process colour appears in the rows, time-sliced red in the verdict strip
+  const procColours = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'];
+  const y0 = rows[0].y, y1 = rows[rows.length - 1].y + rows[rows.length - 1].h;
+  const c = await colourCounts(page, procColours, y0, y1);
+  procColours.forEach((col, i) => check(c.counts[i] > 200, `process colour ${col} drawn (${c.counts[i]} px)`));
+  const strip = S.bands.find((b) => b.type === 'vband');
+  const v = await colourCounts(page, ['#d64541'], strip.y, strip.y + strip.h);
+  check(v.counts[0] > 300, `time-sliced windows drawn in the verdict strip (${v.counts[0]} px)`);
+  const conc = S.bands.find((b) => b.type === 'conc');
+  const cc = await colourCounts(page, ['#2f5fa8'], conc.y, conc.y + conc.h);
+  check(cc.counts[0] > 100, `concurrency peak line drawn (${cc.counts[0]} px)`);
+  await page.screenshot({ path: path.join(DIR, 'page.png'), fullPage: true });
+
+  // wheel zoom around the centre of the plot
+  const box = await page.locator('#timeline').boundingBox();
+  const before = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
+  let seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.move(box.x + 230 + (box.width - 230) / 2, box.y + rows[0].y + 5);
+  await page.mouse.wheel(0, -300);
+  await waitData(page, seq);
+  const after = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
+  check(after < before * 0.7 && after > before * 0.45, `wheel zoom in: span ${before.toFixed(0)} -> ${after.toFixed(0)} ns`);
+  seq = await page.evaluate(() => window.tlview.seq);
+  await page.keyboard.press('-');
+  await waitData(page, seq);
+  const afterKey = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
+  check(Math.abs(afterKey / after - 1 / 0.6) < 0.01, `key '-' zooms out by 1/0.6 (${after.toFixed(0)} -> ${afterKey.toFixed(0)})`);
+  check(/t0=-?\d+&t1=\d+/.test(await page.evaluate(() => location.hash)), 'view state in the URL hash');
+
+  // zoom onto one overlapped matmul kernel through the URL, then hover it
+  const k = await page.evaluate(async () => {
+    const r = await (await fetch('api/find?run=0&q=matmul&t0=20000000&limit=1')).json();
+    return { s: r.kernels.s[0], d: r.kernels.d[0], row: r.kernels.row[0], id: r.kernels.id[0] };
+  });
+  seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate((k) => { location.hash = `#t0=${k.s - 2 * k.d}&t1=${k.s + 3 * k.d}`; }, k);
+  await waitData(page, seq);
+  const mode = await page.evaluate((row) => window.tlview.data[0].rows.get(row).mode, k.row);
+  check(mode === 'kernels', `zoomed in, the row lists kernels (${mode})`);
+  const band = rows.find((b) => b.row === k.row);
+  const x = await page.evaluate((t) => 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), k.s + k.d / 2);
+  await page.mouse.move(box.x + x, box.y + band.y + band.h / 2);
+  await page.waitForTimeout(150);
+  const tip = await page.evaluate(() => { const t = document.getElementById('tooltip'); return t.hidden ? '' : t.innerText; });
+  check(tip.includes('matmul(float const*, float const*, float*, int)'), `tooltip names the demangled kernel (${tip.split('\n')[0]})`);
+  check(/grid \(1024, 1, 1\) · block \(256, 1, 1\)/.test(tip), 'tooltip shows grid and block');
+  check(/stretch ×[34]\.\d\d/.test(tip) && tip.includes('verdict time-sliced'), `tooltip shows stretch ~4 and the verdict (${tip.replace(/\n/g, ' / ')})`);
+  await page.screenshot({ path: path.join(DIR, 'page-zoomed.png') });
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
+  const details = await page.locator('#details-body').innerText();
+  check(details.includes('effective parallelism') && details.includes('_Z6matmulPKfS0_Pfi'), 'click opens the details with the window evidence');
+  // find
+  await page.fill('#find', 'softmax');
+  await page.waitForFunction(() => /in view/.test(document.getElementById('find-info').textContent), null, { timeout: 5000 });
+  check(true, `find: ${await page.locator('#find-info').innerText()}`);
+  const stats = await page.locator('#stats').innerText();
+  check(stats.includes('pid 4100') && /time-sliced/i.test(stats), 'stats panel lists the processes and the verdict');
+  check(await page.locator('canvas.chart').count() === 2, 'concurrency chart and stretch histogram present');
+}
+
+async function testCompare(page, S, rows) {
+  check(S.runs === 2, 'two runs');
+  const heads = S.bands.filter((b) => b.type === 'run');
+  check(heads.length === 2 && heads[1].y > heads[0].y, 'run B is drawn below run A');
+  const rowsA = rows.filter((b) => b.run === 0), rowsB = rows.filter((b) => b.run === 1);
+  check(rowsA.length === 8 && rowsB.length === 4, `rows A ${rowsA.length}, B ${rowsB.length}`);
+  for (const [name, rs] of [['A', rowsA], ['B', rowsB]]) {
+    const c = await colourCounts(page, ['#4e79a7', '#f28e2b'], rs[0].y, rs[rs.length - 1].y + ROWH(rs));
+    check(c.counts[0] > 100 && c.counts[1] > 100, `run ${name} rows drawn (${c.counts.join(', ')} px)`);
+  }
+  const strips = S.bands.filter((b) => b.type === 'vband');
+  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h);
+  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h);
+  check(a.counts[0] > 300, `A (MPS off) shows time-sliced windows (${a.counts[0]} px)`);
+  check(b.counts[0] > 300, `B (MPS on) shows concurrent windows (${b.counts[0]} px)`);
+  const head = await page.locator('#runinfo').innerText();
+  check(/faster than A/.test(head), `header shows the measured gain (${head.replace(/\n/g, ' ')})`);
+  await page.screenshot({ path: path.join(DIR, 'compare.png'), fullPage: true });
+}
+
+function ROWH(rs) { return rs[rs.length - 1].h; }
+
+main().catch((e) => { console.error(`FAIL: ${e.stack || e}`); process.exit(1); });
