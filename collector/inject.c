@@ -180,8 +180,7 @@ static void on_signal(int signo, siginfo_t *info, void *uctx)
     int saved = errno;
     struct sigaction *old = signo == SIGINT ? &old_int : &old_term;
     int dfl = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
-    int ign = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN;
-    if (getpid() == owner && session && !ign) {
+    if (getpid() == owner && session) {
         if (dfl) {
             collector_session_finish(session, signo, COLLECTOR_SIGNAL_TIMEOUT_MS);
             atomic_store(&tracing, 0);
@@ -198,17 +197,21 @@ static void on_signal(int signo, siginfo_t *info, void *uctx)
         sigemptyset(&def.sa_mask);
         sigaction(signo, &def, NULL);
         raise(signo);
-    } else if (!ign) {
-        if (old->sa_flags & SA_SIGINFO)
-            old->sa_sigaction(signo, info, uctx);
-        else
-            old->sa_handler(signo);
+    } else if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(signo, info, uctx);
+    } else {
+        old->sa_handler(signo); /* never SIG_IGN: install_signal leaves ignored signals alone */
     }
     errno = saved;
 }
 
+/* Installs on_signal for signo, keeping the old action in *old. An ignored signal is left
+ * ignored: a handler would change what exec'd children inherit. */
 static void install_signal(int signo, struct sigaction *old)
 {
+    if (sigaction(signo, NULL, old) != 0 ||
+        (!(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN))
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
