@@ -1,7 +1,8 @@
 /* Tests of web/: a synthetic two-process run is analysed and served on 127.0.0.1 port 0; a tiny
  * HTTP/1.0 client over sockets (with timeouts) checks every endpoint against numbers computed
  * here by brute force, the 400/404/405 answers, path traversal attempts, huge ranges and many
- * concurrent clients; the interval index is checked against brute force on random data. */
+ * concurrent clients; the interval index is checked against brute force on random data; and
+ * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). */
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <math.h>
@@ -9,8 +10,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_help.h"
@@ -670,5 +675,162 @@ int test_web_ivl_bruteforce(void)
     }
     web_ivl_free(&v);
     free(iv);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- tlview serve, end to end */
+
+#define TLVIEW_BIN TLVIEW_BINARY_DIR "/cli/tlview"
+
+/* spawn_serve: runs `tlview serve ARGS` with stdout and stderr to pipes; returns the pid. */
+static pid_t spawn_serve(char *const args[], int *out_fd, int *err_fd, const char *demo_dir)
+{
+    int o[2], e[2];
+    if (pipe(o) || pipe(e))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(o[1], 1);
+        dup2(e[1], 2);
+        close(o[0]), close(e[0]);
+        if (demo_dir)
+            setenv("TLVIEW_DEMO_DIR", demo_dir, 1);
+        execv(TLVIEW_BIN, args);
+        _exit(127);
+    }
+    close(o[1]), close(e[1]);
+    *out_fd = o[0];
+    *err_fd = e[0];
+    return pid;
+}
+
+/* read_line: the first line on fd within 20 s (the URL line of tlview serve). */
+static int read_line(int fd, char *buf, size_t n)
+{
+    size_t len = 0;
+    struct timeval tv = {20, 0};
+    while (len + 1 < n) {
+        fd_set rs;
+        FD_ZERO(&rs);
+        FD_SET(fd, &rs);
+        if (select(fd + 1, &rs, NULL, NULL, &tv) <= 0 || read(fd, buf + len, 1) != 1)
+            break;
+        if (buf[len++] == '\n')
+            break;
+    }
+    buf[len] = 0;
+    return (int)len;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int status = 0;
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        usleep(50000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+static int save_run(const char *dir, const char *name, double scale, int mps, char *path, size_t n)
+{
+    store_run *run = make_run(scale, mps);
+    snprintf(path, n, "%s/%s", dir, name);
+    int rc = store_run_save(run, path, "test_web");
+    if (rc)
+        fprintf(stderr, "store_run_save %s: %s\n", path, store_run_errmsg(run));
+    store_run_free(run);
+    return rc;
+}
+
+int test_web_serve_cli(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char a[1024], b[1024], line[512];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    TEST_EQ_INT(save_run(test_tmpdir(), "b.db", 0.5, 1, b, sizeof b), 0);
+    char *args[] = {"tlview", "serve", "--port", "0", "--compare", b, a, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    unsigned port = 0;
+    char *at = strstr(line, "http://127.0.0.1:");
+    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    json_t *j = get_json(port, "/api/runs", 200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_ASSERT(j);
+    json_t *runs = json_object_get(j, "runs");
+    TEST_EQ_INT(json_array_size(runs), 2);
+    TEST_EQ_INT(jint(json_array_get(runs, 0), "nkernels"), NA + NB);
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), a);
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), b);
+    TEST_EQ_INT(jint(json_object_get(j, "compare"), "span_b"), 549000);
+    json_decref(j);
+    close(out), close(err);
+    return 0;
+}
+
+int test_web_serve_demo_and_errors(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[1024], p[1024], line[1024];
+    const char *tmp = test_tmpdir();
+    /* no demo traces: a clear error, exit 1 */
+    char *none[] = {"tlview", "serve", "--port", "0", NULL};
+    int out, err;
+    pid_t pid = spawn_serve(none, &out, &err, tmp);
+    TEST_EQ_INT(wait_exit(pid), 1);
+    TEST_ASSERT(read_line(err, line, sizeof line) > 0);
+    TEST_ASSERT(strstr(line, "no demo traces found") != NULL);
+    close(out), close(err);
+    /* a bad file: named in the error, exit 1, nothing served */
+    snprintf(p, sizeof p, "%s/bad.db", tmp);
+    FILE *f = fopen(p, "w");
+    fputs("not a trace\n", f);
+    fclose(f);
+    char *bad[] = {"tlview", "serve", "--port", "0", p, NULL};
+    pid = spawn_serve(bad, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 1);
+    TEST_ASSERT(read_line(err, line, sizeof line) > 0);
+    TEST_ASSERT(strstr(line, "bad.db") != NULL);
+    TEST_EQ_INT(read_line(out, line, sizeof line), 0);
+    close(out), close(err);
+    /* demo traces with MPS off and on for 2 processes: served as a comparison */
+    snprintf(dir, sizeof dir, "%s/mps-off", tmp);
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/mps-off/n2", tmp);
+    mkdir(dir, 0755);
+    TEST_EQ_INT(save_run(dir, "output.1.db", 1.0, 0, p, sizeof p), 0);
+    snprintf(dir, sizeof dir, "%s/mps-on", tmp);
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/mps-on/n2", tmp);
+    mkdir(dir, 0755);
+    TEST_EQ_INT(save_run(dir, "output.2.db", 0.5, 1, p, sizeof p), 0);
+    pid = spawn_serve(none, &out, &err, tmp);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    unsigned port = 0;
+    char *at = strstr(line, "http://127.0.0.1:");
+    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1);
+    json_t *j = get_json(port, "/api/runs", 200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_ASSERT(j);
+    json_t *runs = json_object_get(j, "runs");
+    TEST_EQ_INT(json_array_size(runs), 2);
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), "mps-off/n2 (demo, H200)");
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), "mps-on/n2 (demo, H200)");
+    json_decref(j);
+    close(out), close(err);
     return 0;
 }

@@ -1,0 +1,248 @@
+/* cmd_serve.c: `tlview serve FILES`: loads and analyses a run (and optionally a second one to
+ * compare), then serves the timeline page and its JSON API (web/) until Ctrl-C. With no FILES
+ * it opens the bundled H200 demo traces (samples/spin/traces/mps-{off,on}/nK) as a comparison.
+ * tlview-summary: show the run in the browser: timeline per GPU, process and stream; stats */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "web.h"
+
+#ifndef TLVIEW_DEMO_INSTALL_DIR
+#define TLVIEW_DEMO_INSTALL_DIR ""
+#endif
+#ifndef TLVIEW_DEMO_SOURCE_DIR
+#define TLVIEW_DEMO_SOURCE_DIR ""
+#endif
+
+static const char usage_text[] =
+    "usage: tlview serve [--port N] [--bind ADDR] [--compare FILE]... [--baseline FILE]...\n"
+    "                    [--threads N] [FILES...]\n"
+    "\n"
+    "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
+    "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
+    "with the processes' concurrency and every overlap window shaded by its verdict, a row per\n"
+    "process and stream with its kernels, hover and click for details, find by name, and the\n"
+    "analysis tables. Everything is in the binary: the browser fetches nothing from elsewhere.\n"
+    "The server is read-only and only answers for its page and its API (web/API.md).\n"
+    "\n"
+    "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
+    "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
+    "                       share the view on the network)\n"
+    "  -c, --compare FILE   a second run of the same work (e.g. with MPS), drawn below the first\n"
+    "                       on a common time axis relative to each run's first kernel;\n"
+    "                       repeatable, or a folder\n"
+    "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
+    "  -t, --threads N      threads answering requests (default 4)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
+    "MPS off and on) are shown side by side. They are looked for in $TLVIEW_DEMO_DIR, in\n"
+    TLVIEW_DEMO_INSTALL_DIR ", beside the binary (../share/tlview/traces) and in the source\n"
+    "tree (" TLVIEW_DEMO_SOURCE_DIR ").\n"
+    "\n"
+    "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 a file could not be read or the server\n"
+    "could not start; 2 usage error.\n";
+
+typedef struct serve_opts {
+    char **baseline, **compare;
+    int nbaseline, ncompare;
+    web_options web;
+} serve_opts;
+
+static int parse(int argc, char **argv, serve_opts *o)
+{
+    static const struct option longopts[] = {
+        {"port", required_argument, 0, 'p'},     {"bind", required_argument, 0, 'B'},
+        {"compare", required_argument, 0, 'c'},  {"baseline", required_argument, 0, 'b'},
+        {"threads", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int c;
+    char *end;
+    long v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:B:c:b:t:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 65535)
+                return cli_usage_error("serve", "--port wants 0 to 65535, not '%s'", optarg);
+            o->web.port = (unsigned)v;
+            break;
+        case 'B': o->web.bind = optarg; break;
+        case 'c': o->compare[o->ncompare++] = optarg; break;
+        case 'b': o->baseline[o->nbaseline++] = optarg; break;
+        case 't':
+            v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > 256)
+                return cli_usage_error("serve", "--threads wants 1 to 256, not '%s'", optarg);
+            o->web.threads = (unsigned)v;
+            break;
+        case 'h': fputs(usage_text, stdout); return -1;
+        default: return cli_usage_error("serve", "unknown option");
+        }
+    }
+    if (o->ncompare && optind >= argc)
+        return cli_usage_error("serve", "--compare needs the FILES of the first run too");
+    return 0;
+}
+
+/* has_traces: 1 when folder `dir` holds at least one *.db file. */
+static int has_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        found = n > 3 && strcmp(e->d_name + n - 3, ".db") == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* find_demo: the demo traces folder and the largest process count nK recorded both with MPS
+ * off and on (or only one of them). Writes the folders to off/on ("" when absent); returns 0,
+ * or -1 after printing where it looked. */
+static int find_demo(char *off, char *on, size_t n)
+{
+    char exe[PATH_MAX] = "", beside[PATH_MAX + 32] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(beside, sizeof beside, "%s/../share/tlview/traces", exe);
+        }
+    }
+    const char *env = getenv("TLVIEW_DEMO_DIR");
+    const char *where[] = {env ? env : "", TLVIEW_DEMO_INSTALL_DIR, beside, TLVIEW_DEMO_SOURCE_DIR};
+    static const int counts[] = {4, 2, 1};
+    for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
+        if (!where[i][0])
+            continue;
+        for (size_t j = 0; j < sizeof counts / sizeof *counts; j++) {
+            snprintf(off, n, "%s/mps-off/n%d", where[i], counts[j]);
+            snprintf(on, n, "%s/mps-on/n%d", where[i], counts[j]);
+            int a = has_traces(off), b = has_traces(on);
+            if (!a)
+                off[0] = 0;
+            if (!b)
+                on[0] = 0;
+            if (a || b)
+                return 0;
+        }
+    }
+    fprintf(stderr,
+            "tlview serve: no trace files given, and no demo traces found (mps-off/nK or "
+            "mps-on/nK with *.db files) in:%s%s %s %s %s\n"
+            "Give the trace files to show, e.g. `tlview serve output.*.db`, or set TLVIEW_DEMO_DIR.\n",
+            env ? " $TLVIEW_DEMO_DIR=" : "", env ? env : "", TLVIEW_DEMO_INSTALL_DIR, beside,
+            TLVIEW_DEMO_SOURCE_DIR);
+    return -1;
+}
+
+/* label_of: a short name for a run given by `n` file arguments. */
+static void label_of(char *buf, size_t size, int n, char **files, const char *suffix)
+{
+    if (n == 1)
+        snprintf(buf, size, "%s%s", files[0], suffix);
+    else
+        snprintf(buf, size, "%s + %d more%s", files[0], n - 1, suffix);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    serve_opts o = {0};
+    web_options_default(&o.web);
+    o.baseline = calloc((size_t)argc + 1, sizeof *o.baseline);
+    o.compare = calloc((size_t)argc + 1, sizeof *o.compare);
+    store_run *runs[2] = {0}, *base = NULL;
+    analysis *an[2] = {0};
+    web *w = NULL;
+    int rc = 1, nruns = 0;
+    char labels[2][512], off[PATH_MAX], on[PATH_MAX], err[512];
+    if (!o.baseline || !o.compare) {
+        fprintf(stderr, "tlview serve: out of memory\n");
+        goto out;
+    }
+    if ((rc = parse(argc, argv, &o)) != 0) {
+        rc = rc < 0 ? 0 : rc; /* --help */
+        goto out;
+    }
+    rc = 1;
+    if (o.nbaseline && cli_load(o.nbaseline, o.baseline, &base) != 0)
+        goto out;
+    if (optind < argc) {
+        label_of(labels[0], sizeof labels[0], argc - optind, argv + optind, "");
+        if (cli_load(argc - optind, argv + optind, &runs[0]) != 0)
+            goto out;
+        nruns = 1;
+        if (o.ncompare) {
+            label_of(labels[1], sizeof labels[1], o.ncompare, o.compare, "");
+            if (cli_load(o.ncompare, o.compare, &runs[1]) != 0)
+                goto out;
+            nruns = 2;
+        }
+    } else {
+        if (find_demo(off, on, sizeof off) != 0)
+            goto out;
+        char *dirs[2] = {off, on};
+        for (int i = 0; i < 2; i++) {
+            if (!dirs[i][0])
+                continue;
+            const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
+            snprintf(labels[nruns], sizeof labels[nruns], "%s (demo, H200)", tail ? tail : dirs[i]);
+            if (cli_load(1, &dirs[i], &runs[nruns]) != 0)
+                goto out;
+            nruns++;
+        }
+        fprintf(stderr, "tlview serve: no files given: showing the demo traces%s%s%s%s\n",
+                off[0] ? " " : "", off, on[0] ? " and " : "", on);
+    }
+    web_run wr[2];
+    for (int i = 0; i < nruns; i++) {
+        if (cli_analyse(runs[i], base, &an[i]) != 0)
+            goto out;
+        wr[i] = (web_run){labels[i], runs[i], an[i]};
+    }
+    /* block the stop signals before the server's threads start, so they are taken here only */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    if (web_start(&o.web, wr, (unsigned)nruns, &w, err, sizeof err) != WEB_OK) {
+        fprintf(stderr, "tlview serve: %s\n", err);
+        goto out;
+    }
+    int v6 = strchr(o.web.bind, ':') != NULL;
+    const char *host = strcmp(o.web.bind, "0.0.0.0") == 0 ? "127.0.0.1" : strcmp(o.web.bind, "::") == 0 ? "::1" : o.web.bind;
+    printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/  (Ctrl-C stops)\n",
+           (unsigned long long)(runs[0]->nkernels + (runs[1] ? runs[1]->nkernels : 0)),
+           nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host, v6 ? "]" : "", web_port(w));
+    fflush(stdout);
+    int sig;
+    sigwait(&set, &sig);
+    fprintf(stderr, "tlview serve: stopping\n");
+    rc = 0;
+out:
+    web_stop(w);
+    for (int i = 0; i < 2; i++) {
+        analysis_free(an[i]);
+        store_run_free(runs[i]);
+    }
+    store_run_free(base);
+    free(o.baseline);
+    free(o.compare);
+    return rc;
+}
