@@ -307,37 +307,35 @@ static int exit_code_of(const rec_child *k)
     return 128 + WTERMSIG(k->status);
 }
 
-int cmd_record(int argc, char **argv)
+/* Parses the options into st; returns -1 to go on, or the exit status (help, usage error).
+ * *pCmd receives the command's argv, *pDir the -o folder or NULL. */
+static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, const char **pDir)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"procs", required_argument, 0, 'n'},
         {"mps", no_argument, 0, 'M'},           {"label", required_argument, 0, 'l'},
         {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'},
         {"baseline", required_argument, 0, 'b'}, {0, 0, 0, 0}};
-    rec_run_state st;
-    memset(&st, 0, sizeof st);
-    st.nprocs = 1;
-    const char *dir = NULL, *label = NULL;
-    char err[REC_ERR_MAX] = "";
+    const char *label = NULL;
     int c;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
     opterr = 0; /* the messages below name the subcommand */
     while ((c = getopt_long(argc, argv, "+:o:n:l:b:fh", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': dir = optarg; break;
+        case 'o': *pDir = optarg; break;
         case 'n': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*optarg == 0 || *end || v < 1 || v > MAX_PROCS)
                 return cli_usage_error("record", "--procs %s: expected a number from 1 to %d",
                                        optarg, MAX_PROCS);
-            st.nprocs = (int)v;
+            st->nprocs = (int)v;
             break;
         }
-        case 'M': st.use_mps = 1; break;
+        case 'M': st->use_mps = 1; break;
         case 'l': label = optarg; break;
-        case 'f': st.force = 1; break;
-        case 'b': st.baseline = optarg; break;
+        case 'f': st->force = 1; break;
+        case 'b': st->baseline = optarg; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("record", "%s needs an argument", argv[optind - 1]);
         default: return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -345,131 +343,174 @@ int cmd_record(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("record", "no command given (tlview record [OPTIONS] -- CMD ARGS)");
-    char **cmd = argv + optind;
+    *pCmd = argv + optind;
     if (!label) {
-        const char *base = strrchr(cmd[0], '/');
-        label = base ? base + 1 : cmd[0];
+        const char *base = strrchr(argv[optind], '/');
+        label = base ? base + 1 : argv[optind];
     }
     if (!valid_label(label))
         return cli_usage_error("record", "label '%s': use letters, digits, '.', '_' and '-' "
                                "only (set one with --label)", label);
-    snprintf(st.label, sizeof st.label, "%s", label);
+    snprintf(st->label, sizeof st->label, "%s", label);
+    return -1;
+}
 
-    rec_signals_block();
-    int64_t start_ns = rec_now_ns();
-    if (rec_find_program(cmd[0], st.program, sizeof st.program, err) != 0) {
+/* Everything that can be refused before anything is started or created: the command, the
+ * collector, a GPU, the baseline, the MPS control program. Returns 0 or the exit status. */
+static int check_inputs(rec_run_state *st, const char *cmd)
+{
+    char err[REC_ERR_MAX];
+    struct stat sb;
+    const char *gpu_check = getenv("TLVIEW_GPU_CHECK");
+    if (rec_find_program(cmd, st->program, sizeof st->program, err) != 0) {
         fprintf(stderr, "tlview record: %s\n", err);
         return 127;
     }
-    if (find_collector(st.collector, err) != 0) {
+    if (find_collector(st->collector, err) != 0) {
         fprintf(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    const char *gpu_check = getenv("TLVIEW_GPU_CHECK");
     if (!(gpu_check && strcmp(gpu_check, "0") == 0) && access("/dev/nvidiactl", F_OK) != 0) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
                 "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
         return 1;
     }
-    struct stat bst;
-    if (st.baseline && stat(st.baseline, &bst) != 0) {
-        fprintf(stderr, "tlview record: --baseline %s: %s\n", st.baseline, strerror(errno));
+    if (st->baseline && stat(st->baseline, &sb) != 0) {
+        fprintf(stderr, "tlview record: --baseline %s: %s\n", st->baseline, strerror(errno));
         return 1;
     }
-    if (st.use_mps && rec_mps_find(&st.mps, err) != 0) {
+    if (st->use_mps && rec_mps_find(&st->mps, err) != 0) {
         fprintf(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    char defdir[512];
+    return 0;
+}
+
+/* The record folder (made absolute in st->dir), the run id and the children's environment. */
+static int prepare_run(rec_run_state *st, const char *dir, int64_t start_ns)
+{
+    char err[REC_ERR_MAX], defdir[512];
     if (!dir) {
         time_t now = time(NULL);
         struct tm tm;
-        localtime_r(&now, &tm);
         char stamp[32];
+        localtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(defdir, sizeof defdir, "tlview-%s-%s", st.label, stamp);
+        snprintf(defdir, sizeof defdir, "tlview-%s-%s", st->label, stamp);
         dir = defdir;
     }
-    if (prepare_dir(&st, dir, err) != 0) {
+    if (prepare_dir(st, dir, err) != 0) {
         fprintf(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    make_run_id(&st, start_ns);
-    make_pattern(&st);
-    const char *old = getenv("CUDA_INJECTION64_PATH");
-    if (old && *old && strcmp(old, st.collector) != 0)
-        fprintf(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,
-                st.collector);
-    setenv("CUDA_INJECTION64_PATH", st.collector, 1);
-    setenv("TLVIEW_OUTPUT", st.pattern, 1);
-    setenv("TLVIEW_RUN_ID", st.run_id, 1);
-    setenv("TLVIEW_RECORD_DIR", st.dir, 1);
-
-    st.kids = calloc((size_t)st.nprocs, sizeof *st.kids);
-    if (!st.kids) {
+    st->kids = calloc((size_t)st->nprocs, sizeof *st->kids);
+    if (!st->kids) {
         fprintf(stderr, "tlview record: out of memory\n");
-        run_free(&st);
         return 1;
     }
-    int failed = 0, sig = 0;
-    int64_t release_ns = 0;
-    char mps_err[REC_ERR_MAX] = "";
-    if (st.use_mps && rec_mps_start(&st.mps, st.dir, err) != 0)
+    make_run_id(st, start_ns);
+    make_pattern(st);
+    const char *old = getenv("CUDA_INJECTION64_PATH");
+    if (old && *old && strcmp(old, st->collector) != 0)
+        fprintf(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,
+                st->collector);
+    setenv("CUDA_INJECTION64_PATH", st->collector, 1);
+    setenv("TLVIEW_OUTPUT", st->pattern, 1);
+    setenv("TLVIEW_RUN_ID", st->run_id, 1);
+    setenv("TLVIEW_RECORD_DIR", st->dir, 1);
+    return 0;
+}
+
+/* Starts the daemon (--mps), the copies, waits for them, and ALWAYS stops the daemon it started:
+ * this is the one path out, whatever happened. Fills the manifest's outcome fields; returns 1 when
+ * record itself failed (the message is in m->error or printed), else 0. */
+static int run_copies(rec_run_state *st, char **cmd, rec_manifest *m, char *err, char *mps_err)
+{
+    int failed = 0;
+    if (st->use_mps && rec_mps_start(&st->mps, st->dir, err) != 0)
         failed = 1;
-    if (!failed && (sig = rec_signal_pending()) != 0)
+    if (!failed && (m->signal = rec_signal_pending()) != 0)
         snprintf(err, REC_ERR_MAX, "interrupted by %s before the command started",
-                 rec_signame(sig));
-    if (!failed && !sig) {
-        fprintf(stderr, "tlview record: %d cop%s of %s%s, traces in %s (run %s)\n", st.nprocs,
-                st.nprocs == 1 ? "y" : "ies", cmd[0], st.use_mps ? " under MPS" : "", st.dir,
-                st.run_id);
-        if (rec_spawn(st.program, cmd, st.kids, st.nprocs, &release_ns, err) != 0)
+                 rec_signame(m->signal));
+    if (!failed && !m->signal) {
+        fprintf(stderr, "tlview record: %d cop%s of %s%s, traces in %s (run %s)\n", st->nprocs,
+                st->nprocs == 1 ? "y" : "ies", cmd[0], st->use_mps ? " under MPS" : "", st->dir,
+                st->run_id);
+        if (rec_spawn(st->program, cmd, st->kids, st->nprocs, &m->release_ns, err) != 0)
             failed = 1;
         else
-            sig = rec_wait(st.kids, st.nprocs);
+            m->signal = rec_wait(st->kids, st->nprocs);
     }
-    int64_t end_ns = rec_now_ns();
-    /* Cleanup is on this one path, whatever happened above: the daemon never outlives us. */
-    if (st.use_mps && rec_mps_stop(&st.mps, mps_err) != 0) {
-        fprintf(stderr, "tlview record: %s\n", mps_err);
+    m->end_ns = rec_now_ns();
+    if (st->use_mps && rec_mps_stop(&st->mps, mps_err) != 0)
         failed = 1;
-    }
-    collect_new_files(&st);
-    rec_manifest m = {
-        .dir = st.dir, .label = st.label, .run_id = st.run_id, .collector = st.collector,
-        .output_pattern = st.pattern, .argv = cmd, .nprocs = st.nprocs,
-        .mps = st.use_mps ? &st.mps : NULL, .start_ns = start_ns, .release_ns = release_ns,
-        .end_ns = end_ns, .signal = sig, .kids = st.kids, .files = st.files,
-        .nfiles = st.nfiles, .error = err[0] ? err : (mps_err[0] ? mps_err : NULL)};
+    return failed;
+}
+
+/* Writes the manifest, reports the copies' failures and the headline; returns the exit status. */
+static int finish(rec_run_state *st, rec_manifest *m, int failed)
+{
     char manifest[PATH_MAX + 32], merr[REC_ERR_MAX];
-    snprintf(manifest, sizeof manifest, "%s/manifest.json", st.dir);
-    if (rec_manifest_write(manifest, &m, merr) != 0) {
+    collect_new_files(st);
+    m->files = st->files;
+    m->nfiles = st->nfiles;
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
+    if (rec_manifest_write(manifest, m, merr) != 0) {
         fprintf(stderr, "tlview record: %s\n", merr);
         failed = 1;
     }
-    if (err[0])
-        fprintf(stderr, "tlview record: %s\n", err);
-
+    if (m->error && m->error[0])
+        fprintf(stderr, "tlview record: %s\n", m->error);
     int child_rc = 0;
-    for (int i = 0; i < st.nprocs; i++) {
-        int code = exit_code_of(&st.kids[i]);
+    for (int i = 0; i < st->nprocs; i++) {
+        int code = exit_code_of(&st->kids[i]);
         if (code && !child_rc)
             child_rc = code;
         if (code)
             fprintf(stderr, "tlview record: copy %d (pid %d) exited with status %d\n", i,
-                    (int)st.kids[i].pid, code);
+                    (int)st->kids[i].pid, code);
     }
-    if (st.nfiles == 0 && release_ns) {
+    if (st->nfiles == 0 && m->release_ns) {
         fprintf(stderr, "tlview record: no trace file was written in %s: the command made no CUDA "
-                "call, or CUDA did not load %s (see the messages above)\n", st.dir, st.collector);
+                "call, or CUDA did not load %s (see the messages above)\n", st->dir,
+                st->collector);
         failed = 1;
-    } else if (st.nfiles > 0 && print_headline(&st) != 0) {
+    } else if (st->nfiles > 0 && print_headline(st) != 0) {
         failed = 1;
     }
-    run_free(&st);
-    if (sig)
-        return 128 + sig;
+    if (m->signal)
+        return 128 + m->signal;
     if (child_rc)
         return child_rc;
     return failed ? 1 : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    rec_run_state st;
+    memset(&st, 0, sizeof st);
+    st.nprocs = 1;
+    char **cmd = NULL;
+    const char *dir = NULL;
+    int rc = parse_args(&st, argc, argv, &cmd, &dir);
+    if (rc >= 0)
+        return rc;
+    rec_signals_block();
+    int64_t start_ns = rec_now_ns();
+    if ((rc = check_inputs(&st, cmd[0])) != 0 || (rc = prepare_run(&st, dir, start_ns)) != 0) {
+        run_free(&st);
+        return rc;
+    }
+    char err[REC_ERR_MAX] = "", mps_err[REC_ERR_MAX] = "";
+    rec_manifest m = {.dir = st.dir, .label = st.label, .run_id = st.run_id,
+                      .collector = st.collector, .output_pattern = st.pattern, .argv = cmd,
+                      .nprocs = st.nprocs, .mps = st.use_mps ? &st.mps : NULL,
+                      .start_ns = start_ns, .kids = st.kids};
+    int failed = run_copies(&st, cmd, &m, err, mps_err);
+    if (err[0] && mps_err[0]) /* both go to the manifest and to stderr */
+        snprintf(err + strlen(err), REC_ERR_MAX - strlen(err), "; then: %s", mps_err);
+    m.error = err[0] ? err : (mps_err[0] ? mps_err : NULL);
+    rc = finish(&st, &m, failed);
+    run_free(&st);
+    return rc;
 }
