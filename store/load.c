@@ -3,9 +3,10 @@
  * indexed by the file's row ids, so the kernel scan (the hot path: one prepared statement, tens
  * of millions of rows) resolves each row with array lookups only. A failed load rolls the run
  * back to where it was. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -32,6 +33,9 @@ typedef struct loader {
     /* (file process id, ordinal) -> run device */
     struct ldev { int64_t process; uint32_t ordinal; store_idx device; } *devs;
     uint64_t ndevs, cap_devs;
+    store_kernel *kout;  /* this file's slice of run->kernels */
+    uint64_t kcap, kn;   /* its size, rows read */
+    int rc;              /* the scan's result */
 } loader;
 
 static int lerr(loader *L, int code, const char *what)
@@ -126,7 +130,7 @@ static int load_processes(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        if (id < 0) {
+        if (id < 0 || (uint64_t)id >= L->nproc) {
             rc = bad_ref(L, "process", "id", id);
             break;
         }
@@ -262,7 +266,8 @@ static int load_devices_contexts(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
-        if (id < 0 || pid < 0 || (uint64_t)pid >= L->nproc || L->proc[pid] == STORE_NONE) {
+        if (id < 0 || (uint64_t)id >= L->nctx || pid < 0 || (uint64_t)pid >= L->nproc ||
+            L->proc[pid] == STORE_NONE) {
             rc = bad_ref(L, "context", "process", pid);
             break;
         }
@@ -292,7 +297,7 @@ static int load_strings(loader *L)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *text = col_text(st, 1);
-        if (!text || id < 0)
+        if (!text || id < 0 || (uint64_t)id >= L->nstr)
             continue;
         store_idx s = store_run_intern2(L->run, text, col_text(st, 2));
         if (s == STORE_NONE) {
@@ -337,7 +342,8 @@ static int load_launches(loader *L)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0), crow = sqlite3_column_int64(st, 1);
         int64_t pid = sqlite3_column_int64(st, 13);
-        if (id < 0 || crow < 0 || (uint64_t)crow >= L->nctx || L->ctx[crow] == STORE_NONE) {
+        if (id < 0 || (uint64_t)id >= L->nlaunch || crow < 0 || (uint64_t)crow >= L->nctx ||
+            L->ctx[crow] == STORE_NONE || pid < 0 || (uint64_t)pid >= L->nproc) {
             rc = bad_ref(L, "launch", "context row", crow);
             break;
         }
@@ -366,25 +372,43 @@ static int load_launches(loader *L)
     return done(L, st, rc, "reading launches");
 }
 
-static int load_kernels(loader *L)
+/* How many kernel rows the file can hold: max(rowid), bounded by what its size allows. */
+static int count_kernels(loader *L)
 {
-    store_run *run = L->run;
     sqlite3_stmt *st;
     int rc = prep(L, "SELECT max(rowid) FROM kernel", &st);
     if (rc)
         return rc;
     int64_t mx = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
-    /* A row takes at least 6 bytes on disk: never reserve more than the file could hold. */
-    struct stat sb;
-    if (stat(L->path, &sb) == 0 && mx > sb.st_size / 6 + 1024)
-        mx = sb.st_size / 6 + 1024;
-    if (mx > 0 && store_run_reserve_kernels(run, (uint64_t)mx))
-        return STORE_ENOMEM;
-    if ((rc = prep(L, "SELECT start, dur, launch_id, correlation_id FROM kernel", &st)))
+    /* A row takes at least 6 bytes: never reserve more than the database (WAL included, which
+     * page_count sees) could hold. */
+    int64_t bytes = 0;
+    if (prep(L, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+             &st) == STORE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            bytes = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (mx > bytes / 6 + 1024)
+        mx = bytes / 6 + 1024;
+    L->kcap = mx > 0 ? (uint64_t)mx : 0;
+    return STORE_OK;
+}
+
+/* The hot path: scans the kernel table into L->kout[0 .. L->kcap), then puts the rows in order
+ * with a bounded insertion sort (files are nearly sorted). Runs on a worker thread: it touches
+ * only the loader and its own slice of the run's kernel array. */
+static int scan_kernels(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT start, dur, launch_id, correlation_id FROM kernel", &st);
+    if (rc)
         return rc;
     const launch_ref *lr = L->launch;
-    const uint64_t nl = L->nlaunch;
+    const uint64_t nl = L->nlaunch, cap = L->kcap;
+    store_kernel *out = L->kout;
+    uint64_t n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 0);
         int64_t dur = sqlite3_column_int64(st, 1);
@@ -393,17 +417,25 @@ static int load_kernels(loader *L)
             rc = bad_ref(L, "kernel", "launch", (int64_t)lid);
             break;
         }
-        store_kernel k = {
-            .start = lr[lid].base + start,
-            .end = lr[lid].base + start + dur,
-            .stream = lr[lid].stream,
-            .launch = lr[lid].launch,
-            .correlation_id = (uint32_t)sqlite3_column_int64(st, 3),
-        };
-        if ((rc = store_run_add_kernel(run, &k)))
+        if (n == cap) {
+            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (more kernel rows than "
+                      "the table's row ids allow)", L->path);
+            rc = STORE_EFORMAT;
             break;
+        }
+        store_kernel *k = &out[n++];
+        k->start = lr[lid].base + start;
+        k->end = k->start + dur;
+        k->stream = lr[lid].stream;
+        k->launch = lr[lid].launch;
+        k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
+        k->flags = 0;
     }
-    return done(L, st, rc, "reading kernels");
+    L->kn = n;
+    rc = done(L, st, rc, "reading kernels");
+    if (rc == STORE_OK)
+        store_sort_nearly(out, n, sizeof *out);
+    return rc;
 }
 
 /* A (context row, stream id) pair as a run stream, remembering the last one asked for. */
@@ -508,56 +540,160 @@ static int load_apis_ranges(loader *L)
     return done(L, st, rc, "reading ranges");
 }
 
-int store_run_load(store_run *run, const char *path)
+/* Phase 1 (serial): checks the file and reads everything but the kernels into the run. */
+static int open_meta(loader *L)
 {
-    if (!run || !path)
+    int rc = store_file_check(L->path, L->err, sizeof L->err);
+    if (rc == STORE_OK)
+        rc = store_open_read(L->path, &L->db, L->err, sizeof L->err);
+    if (rc == STORE_OK)
+        rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, L->err, sizeof L->err);
+    /* One read transaction: a file still being written is read as one consistent snapshot. */
+    if (rc == STORE_OK && sqlite3_exec(L->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
+        rc = lerr(L, STORE_EIO, "cannot begin reading");
+    if (rc == STORE_OK)
+        rc = load_processes(L);
+    if (rc == STORE_OK)
+        rc = load_process_meta(L);
+    if (rc == STORE_OK)
+        rc = load_devices_contexts(L);
+    if (rc == STORE_OK)
+        rc = load_strings(L);
+    if (rc == STORE_OK)
+        rc = load_launches(L);
+    if (rc == STORE_OK)
+        rc = load_copies(L);
+    if (rc == STORE_OK)
+        rc = load_apis_ranges(L);
+    if (rc == STORE_OK)
+        rc = count_kernels(L);
+    return rc;
+}
+
+static void close_db(loader *L)
+{
+    if (L->db) {
+        sqlite3_exec(L->db, "COMMIT", 0, 0, NULL);
+        sqlite3_close(L->db);
+        L->db = NULL;
+    }
+}
+
+static void close_loader(loader *L)
+{
+    close_db(L);
+    free(L->proc);
+    free(L->offset);
+    free(L->ctx);
+    free(L->str);
+    free(L->launch);
+    free(L->devs);
+}
+
+/* Phase 2: worker threads take files in turn and scan their kernels. */
+typedef struct scan_pool {
+    loader *L;
+    uint32_t n;
+    uint32_t next; /* next file to scan (atomic) */
+} scan_pool;
+
+static void *scan_worker(void *arg)
+{
+    scan_pool *pool = arg;
+    for (;;) {
+        uint32_t i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
+        if (i >= pool->n)
+            return NULL;
+        pool->L[i].rc = scan_kernels(&pool->L[i]);
+        /* Its pages are no longer needed: only as many files as threads hold memory. */
+        if (pool->L[i].rc == STORE_OK)
+            close_db(&pool->L[i]);
+    }
+}
+
+static void scan_all(loader *L, uint32_t n)
+{
+    scan_pool pool = {L, n, 0};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t nt = cpus < 1 ? 1 : cpus > 16 ? 16 : (uint32_t)cpus;
+    if (nt > n)
+        nt = n;
+    pthread_t th[16];
+    uint32_t started = 0;
+    for (uint32_t t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, scan_worker, &pool) == 0)
+            started++;
+    scan_worker(&pool); /* this thread works too; alone if no thread could start */
+    for (uint32_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+}
+
+int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths)
+{
+    if (!run || (!paths && npaths))
         return STORE_EINVAL;
-    loader L = {.run = run, .path = path};
+    for (uint32_t i = 0; i < npaths; i++)
+        if (!paths[i])
+            return STORE_EINVAL;
+    loader *L = calloc(npaths ? npaths : 1, sizeof *L);
+    if (!L)
+        return store_run_error(run, STORE_ENOMEM, "out of memory loading %u files", npaths);
     store_run_mark mark;
     store_run_get_mark(run, &mark);
-    int rc = store_file_check(path, L.err, sizeof L.err);
-    if (rc == STORE_OK)
-        rc = store_open_read(path, &L.db, L.err, sizeof L.err);
-    if (rc == STORE_OK)
-        rc = store_schema_check(L.db, path, &L.t0, &L.clock, L.err, sizeof L.err);
-    /* One read transaction: a file still being written is read as one consistent snapshot. */
-    if (rc == STORE_OK && sqlite3_exec(L.db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
-        rc = lerr(&L, STORE_EIO, "cannot begin reading");
-    if (rc == STORE_OK)
-        rc = load_processes(&L);
-    if (rc == STORE_OK)
-        rc = load_process_meta(&L);
-    if (rc == STORE_OK)
-        rc = load_devices_contexts(&L);
-    if (rc == STORE_OK)
-        rc = load_strings(&L);
-    if (rc == STORE_OK)
-        rc = load_launches(&L);
-    if (rc == STORE_OK)
-        rc = load_kernels(&L);
-    if (rc == STORE_OK)
-        rc = load_copies(&L);
-    if (rc == STORE_OK)
-        rc = load_apis_ranges(&L);
-    if (L.db) {
-        sqlite3_exec(L.db, "COMMIT", 0, 0, NULL);
-        sqlite3_close(L.db);
+    int rc = STORE_OK;
+    uint32_t bad = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < npaths && rc == STORE_OK; i++) {
+        L[i] = (loader){.run = run, .path = paths[i]};
+        rc = open_meta(&L[i]);
+        total += L[i].kcap;
+        bad = i;
     }
-    free(L.proc);
-    free(L.offset);
-    free(L.ctx);
-    free(L.str);
-    free(L.launch);
-    free(L.devs);
+    /* Every file gets its slice of one array, so the scans can run side by side. */
+    if (rc == STORE_OK && total && store_run_reserve_kernels(run, total))
+        rc = STORE_ENOMEM;
+    if (rc == STORE_OK) {
+        uint64_t at = run->nkernels;
+        for (uint32_t i = 0; i < npaths; i++) {
+            L[i].kout = run->kernels + at;
+            at += L[i].kcap;
+        }
+        scan_all(L, npaths);
+        /* Close the gaps that files with fewer rows than row ids left, in file order. */
+        store_segs *segs = &STORE_PRIV(run)->segs[0];
+        for (uint32_t i = 0; i < npaths && rc == STORE_OK; i++) {
+            if ((rc = L[i].rc) != STORE_OK) {
+                bad = i;
+                break;
+            }
+            if (run->kernels + run->nkernels != L[i].kout)
+                memmove(run->kernels + run->nkernels, L[i].kout, L[i].kn * sizeof *L[i].kout);
+            if (store_grow((void **)&segs->start, &segs->cap, segs->n + 1, sizeof *segs->start) ==
+                STORE_OK && (!segs->n || segs->start[segs->n - 1] < run->nkernels))
+                segs->start[segs->n++] = run->nkernels;
+            run->nkernels += L[i].kn;
+        }
+    }
     if (rc != STORE_OK) {
         if (rc == STORE_ENOMEM)
-            store_fmt(L.err, sizeof L.err, "%s: out of memory while loading", path);
+            store_fmt(L[bad].err, sizeof L[bad].err, "%s: out of memory while loading",
+                      L[bad].path);
         store_run_rollback(run, &mark);
-        store_fmt(STORE_PRIV(run)->errmsg, sizeof STORE_PRIV(run)->errmsg, "%s", L.err);
-        return rc;
+        store_fmt(STORE_PRIV(run)->errmsg, sizeof STORE_PRIV(run)->errmsg, "%s", L[bad].err);
+    } else {
+        STORE_PRIV(run)->errmsg[0] = 0;
     }
-    STORE_PRIV(run)->errmsg[0] = 0;
-    return STORE_OK;
+    for (uint32_t i = 0; i < npaths; i++)
+        close_loader(&L[i]);
+    free(L);
+    return rc;
+}
+
+int store_run_load(store_run *run, const char *path)
+{
+    if (!path)
+        return STORE_EINVAL;
+    return store_run_load_files(run, &path, 1);
 }
 
 int store_probe(const char *path)

@@ -1,8 +1,10 @@
-/* sort.c: sorts a run's record arrays by start, cheaply in time and memory. Each file's records
- * arrive mostly sorted, so each segment (one per source) is fixed in place by a bounded
- * insertion sort, or by an LSD radix sort in 1M-record pieces when it is too disordered; the
- * sorted segments are then k-way merged into a new array while the pages of the old one are
- * handed back, so the peak stays near one copy of the records. */
+/* sort.c: sorts a run's record arrays by start, cheaply in time and memory. Each source's
+ * records arrive mostly sorted, so each segment (one per source) is fixed in place by a bounded
+ * insertion sort, or by an LSD radix sort in 1M-record pieces when it is too disordered. The
+ * sorted segments are then merged (a loser tree) into a new array, split by key ranges across
+ * one thread per CPU, while the consumed pages of the old array are handed back to the OS, so
+ * the peak stays near one copy of the records. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,9 +12,12 @@
 
 #include "store_int.h"
 
-#define PIECE ((uint64_t)1 << 20) /* records per radix-sorted piece */
+#define PIECE ((uint64_t)1 << 20)        /* records per radix-sorted piece */
+#define RELEASE_STEP ((uint64_t)2 << 20) /* bytes consumed before pages are handed back */
+#define MAX_THREADS 8
+#define INLINE static inline __attribute__((always_inline))
 
-static inline int64_t key_at(const char *base, uint64_t i, size_t size)
+INLINE int64_t key_at(const char *base, uint64_t i, size_t size)
 {
     int64_t k;
     memcpy(&k, base + i * size, sizeof k);
@@ -20,7 +25,7 @@ static inline int64_t key_at(const char *base, uint64_t i, size_t size)
 }
 
 /* Insertion sort of [lo, hi) giving up after `budget` moves; returns 1 when sorted. */
-static int insertion_sort(char *base, uint64_t lo, uint64_t hi, size_t size, uint64_t budget)
+INLINE int insertion_sort(char *base, uint64_t lo, uint64_t hi, size_t size, uint64_t budget)
 {
     char tmp[64];
     uint64_t moves = 0;
@@ -30,9 +35,10 @@ static int insertion_sort(char *base, uint64_t lo, uint64_t hi, size_t size, uin
             continue;
         memcpy(tmp, base + i * size, size);
         uint64_t j = i;
-        while (j > lo && key_at(base, j - 1, size) > k)
+        while (j > lo && key_at(base, j - 1, size) > k) {
+            memcpy(base + j * size, base + (j - 1) * size, size);
             j--;
-        memmove(base + (j + 1) * size, base + j * size, (i - j) * size);
+        }
         memcpy(base + j * size, tmp, size);
         moves += i - j;
         if (moves > budget)
@@ -42,7 +48,7 @@ static int insertion_sort(char *base, uint64_t lo, uint64_t hi, size_t size, uin
 }
 
 /* Stable LSD radix sort of [lo, hi) by start, 8 bits a pass over the bytes that differ. */
-static int radix_sort(char *base, uint64_t lo, uint64_t hi, size_t size)
+INLINE int radix_sort(char *base, uint64_t lo, uint64_t hi, size_t size)
 {
     uint64_t n = hi - lo;
     char *src = base + lo * size;
@@ -91,7 +97,7 @@ static int radix_sort(char *base, uint64_t lo, uint64_t hi, size_t size)
     return STORE_OK;
 }
 
-static int is_sorted(const char *base, uint64_t lo, uint64_t hi, size_t size)
+INLINE int is_sorted(const char *base, uint64_t lo, uint64_t hi, size_t size)
 {
     for (uint64_t i = lo + 1; i < hi; i++)
         if (key_at(base, i - 1, size) > key_at(base, i, size))
@@ -99,50 +105,209 @@ static int is_sorted(const char *base, uint64_t lo, uint64_t hi, size_t size)
     return 1;
 }
 
-/* A merge input: the next record and the end of its segment. */
-typedef struct cursor {
-    int64_t key;
-    uint64_t pos, end;
-} cursor;
-
-static void sift_down(cursor *h, uint64_t n, uint64_t i)
+/* First index in [lo, hi) whose key is >= v. */
+static uint64_t lower_bound(const char *base, uint64_t lo, uint64_t hi, size_t size, int64_t v)
 {
-    cursor c = h[i];
-    for (;;) {
-        uint64_t l = 2 * i + 1;
-        if (l >= n)
-            break;
-        if (l + 1 < n && h[l + 1].key < h[l].key)
-            l++;
-        if (h[l].key >= c.key)
-            break;
-        h[i] = h[l];
-        i = l;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (key_at(base, mid, size) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    h[i] = c;
+    return lo;
 }
 
-/* Hands back to the OS the whole pages of the old array below `upto` (bytes from its start)
- * that the merge has consumed; the first page (malloc's header) is never touched. */
-static void release(char *old, uint64_t total, uint64_t from, uint64_t upto)
+/* Hands back to the OS the whole pages of old[from, upto) (bytes), which the merge has read and
+ * will not read again. Rounding inward keeps every page another range still needs. */
+static void release(char *old, uint64_t from, uint64_t upto)
 {
     uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)old + from + ps) & ~(ps - 1);
+    uintptr_t lo = ((uintptr_t)old + from + ps - 1) & ~(ps - 1);
     uintptr_t hi = ((uintptr_t)old + upto) & ~(ps - 1);
-    if (upto > total)
-        return;
     if (hi > lo)
         madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs)
+/* One thread's share of the merge: from each segment s the records [pos[s], end[s]), written
+ * to dst from `out` on. */
+typedef struct merge_job {
+    const char *base;
+    char *dst;
+    size_t size;
+    uint32_t nseg;
+    uint64_t *pos, *end, *released; /* per segment */
+    uint64_t out;
+    int release_pages;              /* hand consumed pages back */
+} merge_job;
+
+/* Loser-tree order: live before exhausted, then by key, then by segment (stable). */
+INLINE int before(const int64_t *key, const uint8_t *live, uint32_t a, uint32_t b)
+{
+    if (live[a] != live[b])
+        return live[a];
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+}
+
+INLINE void merge_run(merge_job *j, size_t size)
+{
+    uint32_t k = 1;
+    while (k < j->nseg)
+        k *= 2;
+    int64_t key[1024]; /* merge_segments is never given more than 1024 segments */
+    uint8_t live[1024];
+    uint32_t tree[1024];
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < k; s++) {
+        live[s] = s < j->nseg && j->pos[s] < j->end[s];
+        key[s] = live[s] ? key_at(j->base, j->pos[s], size) : 0;
+        if (s < j->nseg)
+            total += j->end[s] - j->pos[s];
+    }
+    /* Build bottom-up: winners[] of the level below, losers kept in tree[]. */
+    uint32_t win[2048];
+    for (uint32_t s = 0; s < k; s++)
+        win[k + s] = s;
+    for (uint32_t node = k - 1; node >= 1; node--) {
+        uint32_t a = win[2 * node], b = win[2 * node + 1];
+        if (before(key, live, a, b)) {
+            win[node] = a;
+            tree[node] = b;
+        } else {
+            win[node] = b;
+            tree[node] = a;
+        }
+    }
+    uint32_t w = k > 1 ? win[1] : 0;
+    char *out = j->dst + j->out * size;
+    for (uint64_t i = 0; i < total; i++) {
+        uint64_t p = j->pos[w]++;
+        memcpy(out + i * size, j->base + p * size, size);
+        if (p + 1 < j->end[w]) {
+            key[w] = key_at(j->base, p + 1, size);
+        } else {
+            live[w] = 0;
+        }
+        if (j->release_pages && (p + 1) * size - j->released[w] >= RELEASE_STEP) {
+            release((char *)j->base, j->released[w], (p + 1) * size);
+            j->released[w] = (p + 1) * size;
+        }
+        for (uint32_t node = (w + k) >> 1; node >= 1; node >>= 1) {
+            uint32_t l = tree[node];
+            if (before(key, live, l, w)) {
+                tree[node] = w;
+                w = l;
+            }
+        }
+    }
+}
+
+static void *merge_thread(void *arg)
+{
+    merge_job *j = arg;
+    switch (j->size) {
+    case 32:
+        merge_run(j, 32);
+        break;
+    case 40:
+        merge_run(j, 40);
+        break;
+    case 48:
+        merge_run(j, 48);
+        break;
+    default:
+        merge_run(j, j->size);
+        break;
+    }
+    return NULL;
+}
+
+/* The key below which about `want` of the records lie (a split point between threads). */
+static int64_t split_key(const char *base, size_t size, uint32_t nseg, const uint64_t *lo,
+                         const uint64_t *hi, uint64_t want, int64_t kmin, int64_t kmax)
+{
+    /* Binary search on the key value: count(keys < v) is monotone in v. */
+    int64_t a = kmin, b = kmax;
+    while (a < b) {
+        int64_t mid = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
+        uint64_t c = 0;
+        for (uint32_t s = 0; s < nseg; s++)
+            c += lower_bound(base, lo[s], hi[s], size, mid) - lo[s];
+        if (c < want)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* Merges the sorted segments starting at seg[0..nseg) into a new array; *pBase is replaced. */
+static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t *seg,
+                          uint32_t nseg)
+{
+    char *base = *pBase;
+    char *dst = malloc(n * size);
+    uint64_t *arr = malloc((size_t)nseg * (MAX_THREADS * 3 + 2) * sizeof *arr);
+    if (!dst || !arr) {
+        free(dst);
+        free(arr);
+        return STORE_ENOMEM;
+    }
+    store_advise_huge(dst, n * size);
+    uint64_t *lo = arr, *hi = arr + nseg;
+    int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+    for (uint32_t s = 0; s < nseg; s++) {
+        lo[s] = seg[s];
+        hi[s] = s + 1 < nseg ? seg[s + 1] : n;
+        int64_t a = key_at(base, lo[s], size), b = key_at(base, hi[s] - 1, size);
+        kmin = a < kmin ? a : kmin;
+        kmax = b > kmax ? b : kmax;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t nt = n < PIECE ? 1 : cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (uint32_t)cpus;
+    merge_job jobs[MAX_THREADS];
+    int big = n * size >= ((uint64_t)16 << 20);
+    uint64_t out = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        merge_job *j = &jobs[t];
+        *j = (merge_job){base, dst, size, nseg, arr + nseg * (2 + 3 * t),
+                         arr + nseg * (3 + 3 * t), arr + nseg * (4 + 3 * t), out, big};
+        /* Thread t takes the keys in [split t, split t+1): every key below a split goes to an
+         * earlier thread, so the outputs are disjoint and in order. */
+        int64_t v = t + 1 < nt ? split_key(base, size, nseg, lo, hi, n / nt * (t + 1), kmin, kmax)
+                               : 0;
+        for (uint32_t s = 0; s < nseg; s++) {
+            j->pos[s] = t ? jobs[t - 1].end[s] : lo[s];
+            j->end[s] = t + 1 < nt ? lower_bound(base, j->pos[s], hi[s], size, v) : hi[s];
+            j->released[s] = j->pos[s] * size;
+            out += j->end[s] - j->pos[s];
+        }
+    }
+    pthread_t th[MAX_THREADS];
+    uint32_t started = 0;
+    for (uint32_t t = 1; t < nt; t++)
+        if (pthread_create(&th[t], NULL, merge_thread, &jobs[t]) == 0)
+            started |= 1u << t;
+        else
+            merge_thread(&jobs[t]);
+    merge_thread(&jobs[0]);
+    for (uint32_t t = 1; t < nt; t++)
+        if (started & 1u << t)
+            pthread_join(th[t], NULL);
+    free(arr);
+    free(base);
+    *pBase = dst;
+    return STORE_OK;
+}
+
+INLINE int sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs)
 {
     char *base = *pBase;
     if (n < 2)
         return STORE_OK;
     /* Segment boundaries: the recorded ones, cut to size; radix-sorted pieces add more. */
     uint64_t cap = (segs ? segs->n : 0) + 2 + n / PIECE + 1, nb = 0;
-    uint64_t *b = malloc(cap * 2 * sizeof *b); /* room for the pieces of every segment */
+    uint64_t *b = malloc(cap * 2 * sizeof *b);
     if (!b)
         return STORE_ENOMEM;
     b[nb++] = 0;
@@ -166,7 +331,7 @@ int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *
             }
         }
     }
-    /* Merge adjacent segments that are already in order with each other. */
+    /* Join adjacent segments that are already in order with each other. */
     uint64_t nm = 0;
     for (uint64_t s = 0; s < nout; s++) {
         uint64_t lo = out[s];
@@ -174,66 +339,56 @@ int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *
             continue;
         out[nm++] = lo;
     }
-    if (nm <= 1) {
-        free(b);
-        return STORE_OK;
-    }
-    cursor *h = malloc(nm * sizeof *h);
-    char *dst = malloc(n * size);
-    if (!h || !dst) {
-        free(h);
-        free(dst);
-        free(b);
-        return STORE_ENOMEM;
-    }
-    uint64_t *released = b; /* per segment: bytes of it handed back (reuses b) */
-    for (uint64_t s = 0; s < nm; s++) {
-        h[s].pos = out[s];
-        h[s].end = s + 1 < nm ? out[s + 1] : n;
-        h[s].key = key_at(base, h[s].pos, size);
-        released[s] = h[s].pos * size;
-    }
-    /* Heap order by key; each cursor remembers its segment through its position. */
-    for (uint64_t i = nm / 2; i-- > 0;)
-        sift_down(h, nm, i);
-    int big = n * size >= ((uint64_t)16 << 20);
-    uint64_t live = nm, w = 0;
-    const uint64_t step = (uint64_t)4 << 20; /* release in 4 MiB steps */
-    uint64_t since = 0;
-    while (live) {
-        cursor *c = &h[0];
-        memcpy(dst + w * size, base + c->pos * size, size);
-        w++;
-        c->pos++;
-        if (c->pos < c->end) {
-            c->key = key_at(base, c->pos, size);
+    int rc = STORE_OK;
+    /* More segments than the loser tree holds: merge the first ones together first. */
+    while (rc == STORE_OK && nm > 1) {
+        uint32_t take = nm > 1024 ? 1024 : (uint32_t)nm;
+        uint64_t upto = take < nm ? out[take] : n;
+        char *part = base;
+        if (take == nm) {
+            rc = merge_segments(&part, n, size, out, take);
+            base = part;
+            nm = 1;
         } else {
-            h[0] = h[--live];
-        }
-        if (live)
-            sift_down(h, live, 0);
-        if (big && (since += size) >= step) {
-            since = 0;
-            for (uint64_t i = 0; i < live; i++) {
-                /* The segment's start is the largest boundary <= pos. */
-                uint64_t lo = 0, hi = nm;
-                while (hi - lo > 1) {
-                    uint64_t mid = (lo + hi) / 2;
-                    if (out[mid] <= h[i].pos)
-                        lo = mid;
-                    else
-                        hi = mid;
-                }
-                if (h[i].pos * size > released[lo] + step) {
-                    release(base, n * size, released[lo], h[i].pos * size);
-                    released[lo] = h[i].pos * size;
-                }
+            /* Merge records [0, upto) in a side buffer and copy them back. */
+            char *side = malloc(upto * size);
+            if (!side) {
+                rc = STORE_ENOMEM;
+                break;
             }
+            memcpy(side, base, upto * size);
+            rc = merge_segments(&side, upto, size, out, take);
+            if (rc == STORE_OK)
+                memcpy(base, side, upto * size);
+            free(side);
+            memmove(out + 1, out + take, (nm - take) * sizeof *out);
+            nm -= take - 1;
         }
     }
-    free(h);
     free(b);
-    free(base);
-    *pBase = dst;
-    return STORE_OK;
+    *pBase = base;
+    return rc;
+}
+
+int store_sort_nearly(void *base, uint64_t n, size_t size)
+{
+    if (size == 32)
+        return insertion_sort(base, 0, n, 32, 8 * n + 1024);
+    return size <= 64 ? insertion_sort(base, 0, n, size, 8 * n + 1024) : 0;
+}
+
+/* The record sizes of a run get their own copies of the code, so every memcpy above is a
+ * fixed-size move instead of a call. */
+int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs)
+{
+    switch (size) {
+    case 32:
+        return sort_records(pBase, n, 32, segs);
+    case 40:
+        return sort_records(pBase, n, 40, segs);
+    case 48:
+        return sort_records(pBase, n, 48, segs);
+    default:
+        return size <= 64 ? sort_records(pBase, n, size, segs) : STORE_EINVAL;
+    }
 }

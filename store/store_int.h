@@ -56,6 +56,10 @@ void store_arena_free(store_arena *a);
  * Returns 0 or STORE_ENOMEM (the array is then unchanged). */
 int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size);
 
+/* Asks for transparent huge pages over a large block (fewer page faults when it is first
+ * filled: a 10M-kernel array is 320 MB). Advice only; harmless where unsupported. */
+void store_advise_huge(void *p, size_t bytes);
+
 /* ---------------------------------------------------------------- schema */
 
 /* Creates the tables, the view and the meta rows of a new file. */
@@ -120,6 +124,10 @@ void store_run_rollback(store_run *run, const store_run_mark *m);
 int store_run_reserve_kernels(store_run *run, uint64_t n);
 /* The ordinal of device `device` in `process`, or STORE_NONE. */
 uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device);
+
+/* Sorts n records of `size` bytes (int64 start at offset 0) in place when they are nearly
+ * sorted; gives up (leaving a permutation) when they are not. Returns 1 when sorted. */
+int store_sort_nearly(void *base, uint64_t n, size_t size);
 
 /* Sorts n records of `size` bytes (an int64 start at offset 0) by start: each segment in place,
  * then one k-way merge. *pBase may be replaced. Returns 0 or STORE_ENOMEM. */
