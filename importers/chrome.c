@@ -432,9 +432,10 @@ static int finish(imp_reader *r, chrome *ch)
                 for (size_t k = 0; k < ch->ndevs; k++)
                     if (ch->devs[k].id == c->device)
                         d = &ch->devs[k].info;
-                store_idx dev = store_run_add_device(r->run, proc, d);
-                if (dev == STORE_NONE ||
-                    (cx = store_run_context(r->run, proc, c->context, dev, 0)) == STORE_NONE)
+                store_idx dev = imp_device(r, proc, d);
+                if (dev == STORE_NONE)
+                    return STORE_ENOMEM;
+                if ((cx = store_run_context(r->run, proc, c->context, dev, 0)) == STORE_NONE)
                     return imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
                 if (nctx < sizeof ctx / sizeof ctx[0])
                     ctx[nctx].id = c->context, ctx[nctx++].idx = cx;

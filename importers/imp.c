@@ -93,6 +93,30 @@ void imp_progress(imp_reader *r, uint64_t done, uint64_t total)
     r->opt->progress(r->opt->progress_ctx, r->path, done, total);
 }
 
+store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d)
+{
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].process == process && r->devs[i].ordinal == d->device_id)
+            return r->devs[i].idx;
+    if (r->ndevs == r->capdevs) {
+        size_t cap = r->capdevs ? r->capdevs * 2 : 8;
+        struct imp_devkey *g = realloc(r->devs, cap * sizeof *g);
+        if (!g) {
+            imp_fail(r, STORE_ENOMEM, "out of memory");
+            return STORE_NONE;
+        }
+        r->devs = g;
+        r->capdevs = cap;
+    }
+    store_idx idx = store_run_add_device(r->run, process, d);
+    if (idx == STORE_NONE) {
+        imp_fail(r, STORE_ENOMEM, "out of memory adding a device");
+        return STORE_NONE;
+    }
+    r->devs[r->ndevs++] = (struct imp_devkey){process, d->device_id, idx};
+    return idx;
+}
+
 store_idx imp_intern(imp_reader *r, const char *text)
 {
     store_idx s = store_run_intern(r->run, text ? text : "(unknown)");
@@ -101,9 +125,10 @@ store_idx imp_intern(imp_reader *r, const char *text)
     return s;
 }
 
-/* Reads up to cap bytes of the file's content, gunzipped when it is gzip. Returns the count or -1
- * (errno set). *gz tells whether it was compressed. */
-static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz)
+/* Reads up to cap bytes of the file's content, gunzipped when it is gzip. Returns the count, -1
+ * (errno set) or -2 (why set: broken gzip). *gz tells whether it was compressed. */
+static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz, char *why,
+                      size_t whycap)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -121,9 +146,15 @@ static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz)
     gzFile g = gzopen(path, "rb");
     if (!g)
         return -1;
-    int m = gzread(g, buf, (unsigned)cap);
+    int m = gzread(g, buf, (unsigned)cap), zerr = Z_OK;
+    const char *msg = m <= 0 ? gzerror(g, &zerr) : "";
+    size_t pl = strlen(path); /* zlib's message starts with the path */
+    if (strncmp(msg, path, pl) == 0 && msg[pl] == ':')
+        msg += pl + (msg[pl + 1] == ' ' ? 2 : 1);
+    if (m <= 0 && zerr != Z_OK && zerr != Z_BUF_ERROR)
+        snprintf(why, whycap, "corrupt gzip data: %s", msg);
     gzclose(g);
-    return m < 0 ? 0 : m; /* a broken gzip stream is reported by the reader with its offset */
+    return m <= 0 && why[0] ? -2 : m < 0 ? 0 : m;
 }
 
 /* Names what a file is when no importer takes it. */
@@ -168,10 +199,11 @@ static const imp_ops *detect(const char *path, int *native, imp_error *err)
     unsigned char head[4096];
     int gz = 0;
     *native = 0;
-    long n = read_head(path, head, sizeof head, &gz);
+    char text[300] = "";
+    long n = read_head(path, head, sizeof head, &gz, text, sizeof text);
     if (n < 0) {
-        char text[300];
-        snprintf(text, sizeof text, "cannot open: %s", strerror(errno));
+        if (n == -1)
+            snprintf(text, sizeof text, "cannot open: %s", strerror(errno));
         set_error(err, path, 0, text);
         return NULL;
     }
@@ -239,7 +271,7 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
         return STORE_EFORMAT;
     }
 
-    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, NULL, 0};
+    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, NULL, 0, NULL, 0, 0};
     uint32_t np = run->nprocesses;
     uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
     stats->format = ops->name;
@@ -247,6 +279,7 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
     if (rc == 0)
         rc = ops->load(&r);
     ops->close(&r);
+    free(r.devs);
     stats->processes = run->nprocesses - np;
     stats->kernels = run->nkernels - nk;
     stats->copies = run->ncopies - nc;

@@ -77,6 +77,16 @@ static int fail(imp_json *j, const char *fmt, const char *arg)
     return imp_fail(j->r, STORE_EFORMAT, fmt, arg);
 }
 
+/* zlib's message for the stream, without the path it starts with. */
+static const char *gz_message(imp_json *j, int *zerr)
+{
+    const char *msg = gzerror(j->gz, zerr);
+    size_t pl = strlen(j->r->path);
+    if (strncmp(msg, j->r->path, pl) == 0 && msg[pl] == ':')
+        msg += pl + (msg[pl + 1] == ' ' ? 2 : 1);
+    return msg;
+}
+
 /* Refills the buffer; 0 at the end of input, -1 on a read error (reported). */
 static int fill(imp_json *j)
 {
@@ -85,14 +95,15 @@ static int fill(imp_json *j)
     int n = gzread(j->gz, j->buf, sizeof j->buf);
     if (n < 0) {
         int zerr;
-        const char *msg = gzerror(j->gz, &zerr);
-        return fail(j, "corrupt compressed data: %s", msg), -1;
+        return fail(j, "corrupt gzip data: %s", gz_message(j, &zerr)), -1;
     }
     if (n == 0) {
         int zerr;
-        gzerror(j->gz, &zerr);
-        if (zerr != Z_OK && zerr != Z_BUF_ERROR)
-            return fail(j, "corrupt compressed data: %s", gzerror(j->gz, &zerr)), -1;
+        const char *msg = gz_message(j, &zerr);
+        if (zerr == Z_BUF_ERROR) /* the stream ended before its gzip trailer */
+            return fail(j, "truncated gzip data: %s", msg), -1;
+        if (zerr != Z_OK)
+            return fail(j, "corrupt gzip data: %s", msg), -1;
         j->eof = 1;
         return 0;
     }

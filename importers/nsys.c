@@ -342,12 +342,9 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
         for (size_t i = 0; i < ns->ngpus && !info; i++)
             if (ns->gpus[i].cuda_id == device)
                 info = &ns->gpus[i].info;
-        store_idx dev = store_run_add_device(r->run, process, info ? info : &bare);
-        if (dev == STORE_NONE ||
-            grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs)) {
-            imp_fail(r, STORE_ENOMEM, "out of memory adding a device");
+        store_idx dev = imp_device(r, process, info ? info : &bare);
+        if (dev == STORE_NONE || grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
             return STORE_NONE;
-        }
         c = &ns->ctxs[ns->nctxs++];
         *c = (ns_ctx){process, context, device, store_run_context(r->run, process, context, dev, 0)};
         if (c->idx == STORE_NONE) {

@@ -20,7 +20,6 @@ typedef struct nv_device {
     int64_t id;               /* DEVICE.id = the deviceId of activity rows */
     store_device_info info;   /* name points into strings */
     char uuid[33];
-    store_idx idx;            /* STORE_NONE until used */
 } nv_device;
 
 typedef struct nv_context {
@@ -247,7 +246,6 @@ static int load_devices(imp_reader *r, nvprof *nv)
         nv_device *d = &nv->devices[nv->ndevices++];
         memset(d, 0, sizeof *d);
         d->id = sqlite3_column_int64(st, 0);
-        d->idx = STORE_NONE;
         d->info.device_id = (uint32_t)d->id;
         d->info.name = string_text(nv, sqlite3_column_int64(st, 1));
         const unsigned char *u = sqlite3_column_blob(st, 2);
@@ -270,19 +268,12 @@ static int load_devices(imp_reader *r, nvprof *nv)
 
 static store_idx device_idx(imp_reader *r, nvprof *nv, uint32_t device_id)
 {
-    nv_device *d = NULL;
-    for (size_t i = 0; i < nv->ndevices && !d; i++)
-        if (nv->devices[i].id == device_id)
-            d = &nv->devices[i];
-    if (d && d->idx != STORE_NONE)
-        return d->idx;
     store_device_info bare = {.device_id = device_id};
-    store_idx idx = store_run_add_device(r->run, nv->process, d ? &d->info : &bare);
-    if (idx == STORE_NONE)
-        imp_fail(r, STORE_ENOMEM, "out of memory adding a device");
-    if (d)
-        d->idx = idx;
-    return idx;
+    const store_device_info *d = &bare;
+    for (size_t i = 0; i < nv->ndevices; i++)
+        if (nv->devices[i].id == device_id)
+            d = &nv->devices[i].info;
+    return imp_device(r, nv->process, d);
 }
 
 static nv_context *find_context(nvprof *nv, uint32_t id)
