@@ -139,11 +139,20 @@ void collector_facts_free(collector_facts *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Calls `int fn(int *)` found by name in the loaded objects; -1 when absent or failing. */
-static int64_t version_of(const char *symbol)
+/* Calls `int fn(int *)` found by name in the already loaded objects: in the global scope, or in
+ * one of `sonames` if the application loaded it privately (RTLD_NOLOAD never loads anything).
+ * Returns the version, or -1 when absent or failing. */
+static int64_t version_of(const char *symbol, const char *const *sonames)
 {
     int (*fn)(int *) = NULL;
     *(void **)&fn = dlsym(RTLD_DEFAULT, symbol); /* POSIX's way to get a function pointer */
+    for (; !fn && *sonames; sonames++) {
+        void *h = dlopen(*sonames, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            *(void **)&fn = dlsym(h, symbol);
+            dlclose(h); /* only drops the reference NOLOAD added */
+        }
+    }
     int v = 0;
     if (!fn || fn(&v) != 0) {
         log_dbg("%s not available", symbol);
@@ -154,10 +163,13 @@ static int64_t version_of(const char *symbol)
 
 int64_t collector_driver_version(void)
 {
-    return version_of("cuDriverGetVersion");
+    static const char *const sonames[] = {"libcuda.so.1", NULL};
+    return version_of("cuDriverGetVersion", sonames);
 }
 
 int64_t collector_runtime_version(void)
 {
-    return version_of("cudaRuntimeGetVersion");
+    static const char *const sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so",
+                                          NULL};
+    return version_of("cudaRuntimeGetVersion", sonames);
 }

@@ -3,6 +3,7 @@
  * the writer thread into a real tlview file, which is read back with store_run_load() and
  * sqlite3 and compared field by field. CUPTI itself is replaced by the hooks below; a synthetic
  * buffer is records laid end to end, each padded to 8 bytes, as CUPTI lays them out. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -932,6 +933,25 @@ int test_collector_config(void)
     return 0;
 }
 
+/* The runtime version is found in a libcudart the application loaded privately
+ * (RTLD_LOCAL), without linking it; skipped where the toolkit's libcudart is absent. */
+int test_collector_runtime_version(void)
+{
+    TEST_EQ_INT(collector_runtime_version(), -1); /* not loaded yet: nothing is loaded for it */
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/libcudart.so.13", CUDA_LIBRARY_DIR);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return TEST_SKIP;
+    int (*get)(int *) = NULL;
+    *(void **)&get = dlsym(h, "cudaRuntimeGetVersion");
+    int v = 0;
+    TEST_ASSERT(get && get(&v) == 0);
+    TEST_EQ_INT(collector_runtime_version(), v);
+    TEST_ASSERT(v >= 13000);
+    return 0;
+}
+
 int test_collector_shell_quote(void)
 {
     char *q = collector_shell_quote("plain-arg_1.txt");
@@ -955,7 +975,6 @@ int test_collector_shell_quote(void)
  * the file carries that reason and complete = 0, but the lifecycle (exit handler, signals,
  * fork) and the promises to the application (stdout, exit code untouched, one stderr line) are
  * the same. Where a GPU is present the GPU suite covers them instead: skipped. */
-#include <dlfcn.h>
 #include <sys/wait.h>
 
 static volatile sig_atomic_t app_handled;
