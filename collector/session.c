@@ -151,11 +151,17 @@ static void finish_work(void *arg)
     if (b.buffers_requested > b.buffers_completed) {
         /* CUPTI gives every buffer back on a forced flush, unless another client (PyTorch's
          * profiler, for one) registered its own buffer callbacks and received ours. */
+        char earlier[sizeof s->error];
+        pthread_mutex_lock(&s->lock);
+        snprintf(earlier, sizeof earlier, "%s", s->error);
+        s->error[0] = '\0'; /* the takeover explains the rest: it goes first */
+        pthread_mutex_unlock(&s->lock);
         note_error(s, "%llu of %llu activity buffers never came back from CUPTI: another "
                    "CUPTI client (torch.profiler?) took over activity tracing; records from "
-                   "then on are missing",
+                   "then on are missing%s%s%s",
                    (unsigned long long)(b.buffers_requested - b.buffers_completed),
-                   (unsigned long long)b.buffers_requested);
+                   (unsigned long long)b.buffers_requested, earlier[0] ? " (also: " : "",
+                   earlier, earlier[0] ? ")" : "");
         if (!said++)
             log_err("%s: %llu of %llu activity buffers never came back: another CUPTI client "
                     "(torch.profiler?) took over; the trace is incomplete",
