@@ -58,17 +58,35 @@ static int assign_slots(analysis *a)
     const store_run *run = a->run;
     uint32_t nd = run->ndevices + 1; /* + the unknown device */
     uint32_t *dslot = calloc(nd, sizeof *dslot);
-    uint8_t *used = calloc(run->ncontexts ? run->ncontexts : 1, 1);
+    /* per context, from the one pass over the kernels: count, first start, last end, longest */
+    uint64_t *used = calloc(run->ncontexts + 1, sizeof *used);
+    int64_t *span = malloc((run->ncontexts + 1) * 3 * sizeof *span);
     int rc = ANALYSIS_ENOMEM;
-    if (!dslot || !used || !(a->ctx_slot = malloc((run->ncontexts + 1) * sizeof(uint32_t))))
+    if (!dslot || !used || !span ||
+        !(a->ctx_slot = malloc((run->ncontexts + 1) * sizeof(uint32_t))))
         goto out;
     rc = ANALYSIS_EINVAL;
+    int64_t prev = INT64_MIN;
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
-        if (k->stream >= run->nstreams || run->streams[k->stream].context >= run->ncontexts ||
-            (i && k->start < run->kernels[i - 1].start))
+        if (k->stream >= run->nstreams || k->start < prev)
             goto out; /* not finished, or not a consistent run */
-        used[run->streams[k->stream].context] = 1;
+        prev = k->start;
+        store_idx c = run->streams[k->stream].context;
+        if (c >= run->ncontexts)
+            goto out;
+        int64_t dur = analysis_kernel_dur(k), *sp = &span[3 * (uint64_t)c];
+        if (!used[c]++) {
+            sp[0] = k->start;
+            sp[1] = k->start + dur;
+            sp[2] = dur;
+        } else {
+            if (k->start + dur > sp[1])
+                sp[1] = k->start + dur;
+            if (dur > sp[2])
+                sp[2] = dur;
+        }
+        a->sum.nzero += dur == 0;
     }
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         store_idx dv = run->contexts[c].device;
@@ -90,21 +108,18 @@ static int assign_slots(analysis *a)
             a->devs[dslot[d]].device = d < run->ndevices ? d : STORE_NONE;
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         store_idx dv = run->contexts[c].device;
-        a->ctx_slot[c] = dslot[dv < run->ndevices ? dv : run->ndevices];
-    }
-    for (uint64_t i = 0; i < run->nkernels; i++) {
-        const store_kernel *k = &run->kernels[i];
-        uint32_t s = analysis_kernel_slot(a, k);
+        uint32_t s = a->ctx_slot[c] = dslot[dv < run->ndevices ? dv : run->ndevices];
+        if (!used[c])
+            continue;
         analysis_device *ad = &a->devs[s];
-        int64_t end = k->end > k->start ? k->end : k->start;
-        if (!ad->nkernels++)
-            ad->t_begin = ad->t_end = k->start;
-        if (end > ad->t_end)
-            ad->t_end = end;
-        if (end - k->start > a->dev_maxdur[s])
-            a->dev_maxdur[s] = end - k->start;
-        if (k->end <= k->start)
-            a->sum.nzero++;
+        const int64_t *sp = &span[3 * (uint64_t)c];
+        if (!ad->nkernels || sp[0] < ad->t_begin)
+            ad->t_begin = sp[0];
+        if (!ad->nkernels || sp[1] > ad->t_end)
+            ad->t_end = sp[1];
+        if (sp[2] > a->dev_maxdur[s])
+            a->dev_maxdur[s] = sp[2];
+        ad->nkernels += used[c];
     }
     /* distinct processes and contexts per slot, and MPS */
     uint8_t *seen = calloc((uint64_t)a->ndevs * run->nprocesses + 1, 1);
@@ -128,6 +143,7 @@ static int assign_slots(analysis *a)
 out:
     free(dslot);
     free(used);
+    free(span);
     return rc;
 }
 

@@ -15,6 +15,7 @@ typedef struct inflight {
     int64_t end;
     uint64_t k;                /* index into run->kernels */
     int64_t ovl;
+    store_idx ctx, proc;       /* its context and process (saves the lookups at its end) */
 } inflight;
 
 /* The state of one device slot during the sweep. */
@@ -196,9 +197,7 @@ static int kernel_end(sweep *sw, uint32_t s, inflight e)
     analysis *a = sw->a;
     const store_run *run = a->run;
     sweepdev *d = &sw->dev[s];
-    const store_kernel *k = &run->kernels[e.k];
-    store_idx ctx = run->streams[k->stream].context;
-    store_idx p = run->contexts[ctx].process;
+    store_idx ctx = e.ctx, p = e.proc;
     uint64_t ps = (uint64_t)s * run->nprocesses + p;
     uint32_t was = d->nproc;
 
@@ -252,7 +251,7 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
         sw->psince[ps] = k->start;
         sw->povl[ps] = d->ovl;
     }
-    inflight e = {k->end, i, d->ovl};
+    inflight e = {k->end, i, d->ovl, ctx, p};
     int rc = heap_push(d, e);
     if (rc)
         return rc;

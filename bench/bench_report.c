@@ -51,7 +51,7 @@ static uint64_t scan_file(const char *path, uint64_t *sum)
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     uint64_t n = 0;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(db, "SELECT start, dur, launch_id, correlation_id FROM kernel", -1, &st,
                            NULL) == SQLITE_OK)
         while (sqlite3_step(st) == SQLITE_ROW) {
