@@ -247,16 +247,33 @@ static void make_run_id(rec_run_state *st, int64_t now)
     snprintf(st->run_id, sizeof st->run_id, "%s-%d-%08x", stamp, (int)getpid(), rnd);
 }
 
+/* Loads the baseline: a file, or a record folder's trace files (*.db: the folder itself would
+ * offer manifest.json to the importers too). */
+static int load_baseline(const char *path, store_run **ppRun)
+{
+    struct stat sb;
+    char *one[1] = {(char *)path}, **files = one;
+    int n = 1;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = list_db_files(path, &files)) == 0) {
+        fprintf(stderr, "tlview record: --baseline %s: no trace files (*.db) there\n", path);
+        free(files);
+        return -1;
+    }
+    int rc = cli_load(n, files, ppRun);
+    if (files != one)
+        free_list(files, n);
+    return rc;
+}
+
 /* Reads the run's files back and prints what `tlview report` would headline, with one line per
  * process (at most 16) so the copies can be told apart. */
 static int print_headline(rec_run_state *st)
 {
     store_run *run = NULL, *base = NULL;
     analysis *a = NULL;
-    char *basefiles[1] = {(char *)st->baseline};
     if (cli_load(st->nfiles, st->files, &run) != 0)
         return -1;
-    if (st->baseline && cli_load(1, basefiles, &base) != 0) {
+    if (st->baseline && load_baseline(st->baseline, &base) != 0) {
         store_run_free(run);
         return -1;
     }
@@ -283,8 +300,7 @@ static int print_headline(rec_run_state *st)
     }
     if (np > 16)
         printf("... and %u more processes\n", np - 16);
-    printf("full report: tlview report%s%s %s\n", st->baseline ? " --baseline " : "",
-           st->baseline ? st->baseline : "", st->dir);
+    printf("full report: tlview report %s/*.db\n", st->dir);
     analysis_free(a);
     store_run_free(run);
     store_run_free(base);

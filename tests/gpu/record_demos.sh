@@ -12,6 +12,7 @@
 # Prints the results table last; exits 0 when every row passed, 1 otherwise, 77 without a GPU.
 # Usage: tests/gpu/record_demos.sh [-o OUT] [--procs "1 2 4 8"] [--demos "spin svp sat triton"]
 #                                  [--requests R] [BUILD_DIR (default ./build)]
+#        tests/gpu/record_demos.sh --judge OUT     (only judge recordings made before; no GPU)
 # The recordings stay in OUT (default: a new /tmp/tlrec.XXXXXX) as OUT/<demo>/mps-{off,on}/nN/.
 # Needs: a build with cli/tlview (no web part needed), collector/libcollect.so, the samples; python3
 # (sqlite3 module); torch and triton for the Triton rows (skipped with a note otherwise).
@@ -23,19 +24,26 @@ out=
 procs="1 2 4 8"
 demos="spin svp sat triton"
 requests=5
+judge_only=
 while [ $# -gt 0 ]; do
     case $1 in
+    --judge) judge_only=1; out=$2; shift ;;
     -o) out=$2; shift ;;
     --procs) procs=$2; shift ;;
     --demos) demos=$2; shift ;;
     --requests) requests=$2; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "record_demos.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
     esac
     shift
 done
 
+mps_procs() { grep -l '^nvidia-cuda-mps' /proc/[0-9]*/comm 2>/dev/null | wc -l; }
+if [ -n "$judge_only" ]; then
+    [ -d "$out" ] || { echo "record_demos.sh: --judge $out: no such folder" >&2; exit 2; }
+    OUT=$(cd "$out" && pwd)
+else # ---- recording (skipped by --judge), then the judge below
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     echo "record_demos.sh: no GPU here (nvidia-smi -L lists none): skipped"
     exit 77
@@ -64,7 +72,6 @@ OUT=$(cd "$out" && pwd)
 case " $procs " in *" 1 "*) ;; *) procs="1 $procs" ;; esac # N=1 is every demo's baseline
 echo "record_demos.sh: $(nvidia-smi -L | head -1); tlview $TL; recordings in $OUT"
 
-mps_procs() { grep -l '^nvidia-cuda-mps' /proc/[0-9]*/comm 2>/dev/null | wc -l; }
 # Safety net: a daemon of ours still up (record should have stopped it) is asked to quit.
 cleanup() {
     for p in "$OUT"/*/mps-on/*/mps-pipe; do
@@ -93,9 +100,16 @@ rec() {
     "$TL" record "${args[@]}" -- "$@" >"$d.log" 2>&1
     echo $? >"$d.rc"
     sed -n '/^GPU /p' "$d.log" | head -n 2 | sed 's/^/   /'
-    local rep=(--format json)
-    [ "$d" != "$base" ] && [ -d "$base" ] && rep+=(--baseline "$base")
-    "$TL" report "${rep[@]}" "$d" >"$d.report.json" 2>"$d.report.err"
+    report "$d" "$base"
+}
+# report DIR BASE: tlview report --format json of DIR's trace files (not the folder: its
+# manifest.json is JSON too) with BASE's as the baseline, into DIR.report.json.
+report() {
+    local d=$1 base=$2 rep=(--format json) f
+    if [ "$d" != "$base" ] && [ -d "$base" ]; then
+        for f in "$base"/*.db; do rep+=(--baseline "$f"); done
+    fi
+    "$TL" report "${rep[@]}" "$d"/*.db >"$d.report.json" 2>"$d.report.err"
 }
 start_at() { echo $(($(date +%s%N) + 5000000000)); } # spin's common start, 5 s ahead
 
@@ -126,10 +140,11 @@ for demo in $demos; do
 done
 
 sleep 1
+fi # not --judge
 left=$(mps_procs)
 echo "record_demos.sh: nvidia-cuda-mps processes left: $left"
 
-python3 - "$OUT" "$left" "$procs" <<'PY'
+python3 - "$OUT" "$left" <<'PY'
 """Judges every recording under OUT and prints the table."""
 import glob
 import json
@@ -140,7 +155,7 @@ import sqlite3
 import statistics
 import sys
 
-OUT, LEFT, PROCS = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
+OUT, LEFT = sys.argv[1], int(sys.argv[2])
 # The timed kernel of each demo: (name pattern, grid x or None for any).
 TARGET = {"spin": ("testMaxFlopsKernel", None), "svp": ("small_work", None),
           "svp_streams": ("small_work", None), "sat": ("fill_sms", None),

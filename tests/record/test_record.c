@@ -612,6 +612,19 @@ int test_record_headline(void)
         TEST_EQ_STR(json_string_value(json_object_get(c, "file")), trace);
     }
     json_decref(m);
+    /* The first run's folder as the baseline of a second: its trace files are read, its
+     * manifest.json is not mistaken for a trace. */
+    char dir2[4200], empty[4200];
+    snprintf(dir2, sizeof dir2, "%s/run2", tmp);
+    const char *again[] = {"-o", dir2, "-n", "2", "-b", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(again), 0);
+    TEST_CONTAINS(out_text, "TIME-SLICED");
+    snprintf(empty, sizeof empty, "%s/empty", tmp);
+    mkdir(empty, 0755);
+    snprintf(dir2, sizeof dir2, "%s/run3", tmp);
+    const char *nobase[] = {"-o", dir2, "-n", "2", "-b", empty, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(nobase), 1);
+    TEST_CONTAINS(err_text, "no trace files (*.db) there");
     return 0;
 }
 

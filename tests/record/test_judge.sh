@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test_judge.sh: the judging half of tests/gpu/record_demos.sh (--judge) on made-up recordings, so
+# that its checks are tested on a CPU: a one-thread kernel 448 ms alone, 2 copies time-sliced
+# (~2.1x), 2 copies under MPS (1.0x) must pass; the same under MPS stretched 1.6x must fail with
+# the reason named; Triton's predicted gain beside a measured one (throughput from RESULT lines).
+# Usage: test_judge.sh TLVIEW MAKE_TRACE RECORD_DEMOS_SH. Exits 77 without python3.
+set -u
+TL=$1 MK=$2 SCRIPT=$3
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+W=$(mktemp -d /tmp/tljudge.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run DEMO MPS N KIND KERNELS_PER_COPY...: one made-up recording (every copy gets the same kernels)
+run() {
+    local demo=$1 mps=$2 n=$3 kind=$4 d files=() i
+    shift 4
+    d=$W/$demo/mps-$mps/n$n
+    mkdir -p "$d"
+    for i in $(seq "$n"); do
+        "$MK" "$d/$demo.$((100 + i)).db" $((100 + i)) "$kind" "$@" || fail "make_trace"
+        files+=("\"$d/$demo.$((100 + i)).db\"")
+    done
+    local started=false
+    [ "$mps" = on ] && started=true
+    printf '{"files": [%s], "mps": {"enabled": %s, "started": %s, "stopped": %s}}\n' \
+        "$(IFS=,; echo "${files[*]}")" "$started" "$started" "$started" >"$d/manifest.json"
+    echo 0 >"$d.rc"
+    : >"$d.log"
+    local base=()
+    [ "$demo/$mps/$n" != "$demo/off/1" ] && base=(--baseline "$W/$demo/mps-off/n1/$demo.101.db")
+    "$TL" report --format json "${base[@]}" "$d"/*.db >"$d.report.json" || fail "tlview report $d"
+}
+K=_Z18testMaxFlopsKernelPfi
+run spin off 1 1 "0:448:$K:1"
+run spin off 2 1 "0:941:$K:1"
+run spin on 2 2 "0:450:$K:1"
+
+out=$(bash "$SCRIPT" --judge "$W")
+rc=$?
+echo "$out"
+[ $rc = 0 ] || fail "judge exit $rc on good recordings"
+echo "$out" | grep -q '^| spin | off | 2 | 0 | 2 | time-sliced | 2.10 | 2.10 | - | - | PASS |$' ||
+    fail "time-sliced row"
+echo "$out" | grep -q '^| spin | on | 2 | 0 | 2 | concurrent | 1.00 | 1.00 | - | - | PASS |$' ||
+    fail "MPS row"
+
+rm -rf "$W/spin/mps-on"
+run spin on 2 2 "0:720:$K:1"
+out=$(bash "$SCRIPT" --judge "$W")
+rc=$?
+echo "$out"
+[ $rc = 1 ] || fail "judge exit $rc on a stretched MPS run, 1 expected"
+echo "$out" | grep -q '^| spin | on | 2 | .* | FAIL: MPS stretch 1.61 (contended), 1.0 +-10% wanted |$' ||
+    fail "stretched MPS row"
+
+# Triton: 4 requests of 450 ms alone; 2 copies time-sliced (900 ms each) then under MPS (470 ms).
+T=_Z24single_sm_compute_kernelPfi
+req() { local d=$1 i; for i in 0 1 2 3; do echo "$((i * $2)):$2:$T:1"; done; }
+run triton off 1 1 $(req x 450)
+run triton off 2 1 $(req x 900)
+run triton on 2 2 $(req x 470)
+for r in 0 1; do
+    echo "RESULT {\"requests\": 4, \"start_ns\": 0, \"end_ns\": 3600000000, \"ok\": true}"
+done >"$W/triton/mps-off/n2.log"
+for r in 0 1; do
+    echo "RESULT {\"requests\": 4, \"start_ns\": 0, \"end_ns\": 1880000000, \"ok\": true}"
+done >"$W/triton/mps-on/n2.log"
+echo 'RESULT {"requests": 4, "start_ns": 0, "end_ns": 1800000000, "ok": true}' \
+    >"$W/triton/mps-off/n1.log"
+out=$(bash "$SCRIPT" --judge "$W")
+echo "$out"
+echo "$out" | grep -q '^| triton | on | 2 | 0 | 2 | concurrent | 1.04 | 1.04 | 2.00 | 1.91 | PASS |$' ||
+    fail "triton gain row"
+echo "PASS"
