@@ -66,6 +66,10 @@ def run(mode, args, out_dir):
     for line in p.stdout.splitlines():
         if line.startswith("torch_loop: us_per_op="):
             us = float(line.split("=")[1])
+        if line.startswith("torch_loop: profiler session incl. its processing"):
+            whole = float(line.split()[-2]) / args.ops * 1e6
+            print(f"torch_loop: profiler round: {whole:.2f} µs per op counting the session's "
+                  f"start, stop and event processing")
     if p.returncode != 0 or us is None:
         print(f"torch_loop: {mode} run failed (exit {p.returncode}): {p.stderr.strip()[-800:]}")
     elif mode == "libcollect":
