@@ -1,7 +1,8 @@
 /* exit_modes: launch K empty kernels, wait for them, then end in one of the ways a process ends:
  *   exit            exit(0) from a function         return       return 0 from main
  *   sigterm         raise(SIGTERM), default action  sigint       raise(SIGINT), default action
- *   sigterm-handler raise(SIGTERM) with the app's own handler, which says so and _exit(7)s
+ *   sigterm-handler raise(SIGTERM) with the app's own handler, which says so and asks main to
+ *                   stop (as Python's handlers do); main then returns 7
  *   sigkill         sleep SLEEP_MS (past the collector's flush period), then SIGKILL itself
  * Usage: exit_modes MODE [K [SLEEP_MS]] (K default 5000, SLEEP_MS default 2000) */
 #include <cuda_runtime.h>
@@ -11,13 +12,15 @@
 
 __global__ void tlgpu_exit_kernel(void) {}
 
+static volatile sig_atomic_t g_stop;
+
 static void app_handler(int sig)
 {
     static const char msg[] = "exit_modes: app handler ran\n";
     (void)sig;
     if (write(1, msg, sizeof msg - 1) < 0)
         _exit(8);
-    _exit(7);
+    g_stop = 1;
 }
 
 static void leave_by_exit(void) { exit(0); }
@@ -57,8 +60,14 @@ int main(int argc, char **argv)
     case 1:
         return 0;
     case 2:
+        raise(SIGTERM);
+        break;
     case 4:
         raise(SIGTERM);
+        if (g_stop) {
+            printf("exit_modes: stopping as the app's handler asked\n");
+            return 7;
+        }
         break;
     case 3:
         raise(SIGINT);
