@@ -134,9 +134,12 @@ typedef struct analysis_window {
     uint32_t nkernels;         /* kernels with time inside the window */
     uint16_t max_processes;    /* most processes with a kernel in flight at one instant */
     uint16_t max_contexts;     /* most contexts with a kernel in flight at one instant */
+    int64_t busy_ns;           /* time inside with >= 1 kernel in flight (less than t1 - t0 when
+                                  joined overlaps left idle gaps inside) */
     float contexts;            /* mean contexts in flight over the window's busy time */
     float mean_stretch;        /* time-weighted mean stretch of kernels with a reference; NaN if none */
-    float parallelism;         /* effective parallelism: reference work done inside / length */
+    float parallelism;         /* effective parallelism: reference work done inside / busy_ns
+                                  (idle gaps inside a joined window do not dilute it) */
     float coverage;            /* share of kernel time inside that has a reference (0..1) */
     uint8_t mps;               /* 1 when an MPS client context (compute_api_kind 2) ran in it */
     uint8_t stretch_matches_contexts; /* |mean_stretch - contexts| <= tolerance * contexts */
@@ -167,8 +170,8 @@ typedef struct analysis_device {
     double parallelism;        /* effective parallelism over those windows */
     double ns_by_verdict[ANALYSIS_NVERDICTS]; /* total window length per verdict */
     double predicted_gain;     /* span / predicted span if its time-sliced windows had run
-                                  concurrently (each window shrunk by its mean stretch); 1.0
-                                  when nothing is time-sliced */
+                                  concurrently (each window's busy time shrunk by its mean
+                                  stretch, its idle gaps kept); 1.0 when nothing is time-sliced */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
 } analysis_device;
 

@@ -116,8 +116,8 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
         w.t0 = d->cursor;
         w.t1 = t;
         w.device = a->devs[s].device;
-        w.verdict = d->busy > d->cursor_busy ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-        w.mean_stretch = w.parallelism = 0.0f;
+        w.busy_ns = d->busy - d->cursor_busy;
+        w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
         int rc = analysis_push_window(a, &w);
         if (rc)
             return rc;
@@ -139,8 +139,10 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.max_processes = d->maxp;
     w.max_contexts = d->maxc;
     w.mps = d->mps;
-    int64_t busy = d->drop_busy - d->open_busy;
-    w.contexts = busy > 0 ? (float)((double)(d->drop_ctxint - d->open_ctxint) / (double)busy) : 0;
+    w.busy_ns = d->drop_busy - d->open_busy;
+    w.contexts = w.busy_ns > 0
+                     ? (float)((double)(d->drop_ctxint - d->open_ctxint) / (double)w.busy_ns)
+                     : 0;
     d->open = 0;
     d->cursor = d->drop_t;
     d->cursor_busy = d->drop_busy;

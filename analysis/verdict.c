@@ -241,14 +241,20 @@ typedef struct sums {
     double stretch, dur_ref, ref;
 } sums;
 
+/* Fills coverage, mean stretch and effective parallelism of a window from its sums. The work of
+ * the kernels without reference is assumed done at the same rate as the others'. */
+static void window_evidence(analysis_window *w, const winsum *ws)
+{
+    double busy = (double)w->busy_ns;
+    w->coverage = ws->clip > 0 ? (float)(ws->clip_ref / ws->clip) : 0.0f;
+    w->mean_stretch = ws->clip_ref > 0 ? (float)(ws->stretch / ws->clip_ref) : NAN;
+    w->parallelism = ws->clip_ref > 0 && busy > 0 ? (float)(ws->work / busy / w->coverage) : NAN;
+}
+
 /* The verdict of an overlap window from its evidence (rules in analysis/README.md). */
 static analysis_verdict judge_window(const analysis_options *o, analysis_window *w, const winsum *ws)
 {
-    double len = (double)(w->t1 - w->t0);
-    w->coverage = ws->clip > 0 ? (float)(ws->clip_ref / ws->clip) : 0.0f;
-    w->mean_stretch = ws->clip_ref > 0 ? (float)(ws->stretch / ws->clip_ref) : NAN;
-    /* the work of the kernels without reference is assumed done at the same rate */
-    w->parallelism = ws->clip_ref > 0 && len > 0 ? (float)(ws->work / len / w->coverage) : NAN;
+    window_evidence(w, ws);
     w->stretch_matches_contexts =
         ws->clip_ref > 0 &&
         fabs(w->mean_stretch - w->contexts) <= o->sliced_stretch_tolerance * w->contexts;
@@ -306,7 +312,7 @@ static double judge_device(analysis *a, analysis_device *ad)
         wsum[win->verdict][2] += len * win->parallelism;
         wsum[win->verdict][3] += len;
         if (win->verdict == ANALYSIS_TIME_SLICED && win->mean_stretch > 1)
-            saved += len * (1.0 - 1.0 / win->mean_stretch);
+            saved += (double)win->busy_ns * (1.0 - 1.0 / win->mean_stretch);
     }
     ad->verdict = ad->nkernels ? ANALYSIS_SOLO : ANALYSIS_IDLE;
     for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++)
@@ -381,13 +387,8 @@ int analysis_judge(analysis *a)
         analysis_window *win = &a->windows[w];
         if (win->verdict == ANALYSIS_UNKNOWN) /* an overlap window, from the sweep */
             win->verdict = judge_window(&a->opt, win, &ws[w]);
-        else {
-            win->coverage = ws[w].clip > 0 ? (float)(ws[w].clip_ref / ws[w].clip) : 0.0f;
-            win->mean_stretch = ws[w].clip_ref > 0 ? (float)(ws[w].stretch / ws[w].clip_ref) : NAN;
-            win->parallelism = ws[w].clip_ref > 0
-                                   ? (float)(ws[w].work / (double)(win->t1 - win->t0) / win->coverage)
-                                   : NAN;
-        }
+        else
+            window_evidence(win, &ws[w]);
     }
     /* run level: the device that would finish last decides the predicted span */
     analysis_summary *sm = &a->sum;

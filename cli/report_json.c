@@ -55,8 +55,9 @@ static json_t *json_windows(const analysis *a)
         const analysis_device *d = analysis_get_device(a, i);
         for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++)
             json_array_append_new(arr, json_pack(
-                "{s:i, s:I, s:I, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:b, s:b}", "gpu", (int)i,
-                "t0", (json_int_t)w[k].t0, "t1", (json_int_t)w[k].t1, "verdict",
+                "{s:i, s:I, s:I, s:I, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:b, s:b}", "gpu",
+                (int)i, "t0", (json_int_t)w[k].t0, "t1", (json_int_t)w[k].t1, "busy_ns",
+                (json_int_t)w[k].busy_ns, "verdict",
                 analysis_verdict_name(w[k].verdict), "kernels", (int)w[k].nkernels,
                 "max_processes", (int)w[k].max_processes, "max_contexts", (int)w[k].max_contexts,
                 "contexts", jnum(w[k].contexts), "mean_stretch", jnum(w[k].mean_stretch),
@@ -229,14 +230,15 @@ int report_csv(FILE *out, const analysis *a, const char *table)
             fprintf(out, ",%d\n", d->mps);
         }
     } else if (!strcmp(table, "windows")) {
-        fprintf(out, "gpu,t0,t1,verdict,kernels,max_processes,max_contexts,contexts,mean_stretch,"
-                     "parallelism,coverage,mps\n");
+        fprintf(out, "gpu,t0,t1,busy_ns,verdict,kernels,max_processes,max_contexts,contexts,"
+                     "mean_stretch,parallelism,coverage,mps\n");
         const analysis_window *w = analysis_windows(a);
         for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
             const analysis_device *d = analysis_get_device(a, i);
             for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
-                fprintf(out, "%u,%lld,%lld,%s,%u,%u,%u,", i, (long long)w[k].t0,
-                        (long long)w[k].t1, analysis_verdict_name(w[k].verdict), w[k].nkernels,
+                fprintf(out, "%u,%lld,%lld,%lld,%s,%u,%u,%u,", i, (long long)w[k].t0,
+                        (long long)w[k].t1, (long long)w[k].busy_ns,
+                        analysis_verdict_name(w[k].verdict), w[k].nkernels,
                         w[k].max_processes, w[k].max_contexts);
                 csv_num(out, w[k].contexts);
                 fputc(',', out);

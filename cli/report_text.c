@@ -183,8 +183,9 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
     char b1[32], b2[32];
     cli_headline(out, a, color);
     section(out, "Run", color);
-    fprintf(out, "  %u processes, %u devices, %llu kernels (%llu with a solo reference) over %s; "
-            "busy %s\n", run->nprocesses, analysis_ndevices(a), (unsigned long long)s->nkernels,
+    fprintf(out, "  %u process%s, %u device%s, %llu kernels (%llu with a solo reference) over %s; "
+            "busy %s\n", run->nprocesses, run->nprocesses == 1 ? "" : "es", analysis_ndevices(a),
+            analysis_ndevices(a) == 1 ? "" : "s", (unsigned long long)s->nkernels,
             (unsigned long long)s->nreferenced,
             cli_fmt_ns((double)(s->t_end - s->t_begin), b1, sizeof b1),
             cli_fmt_ns((double)s->busy_ns, b2, sizeof b2));

@@ -430,6 +430,8 @@ int test_analysis_windows_join_gap(void)
     TEST_EQ_INT(w[2].nkernels, 4);
     TEST_EQ_INT(w[2].verdict, ANALYSIS_CONCURRENT);
     TEST_NEAR(w[2].contexts, 2.0, 1e-6); /* the joined gap is idle, not busy time */
+    TEST_EQ_INT(w[2].busy_ns, 2000);
+    TEST_NEAR(w[2].parallelism, 2.0, 1e-6); /* over busy time: the gap does not dilute it */
     TEST_EQ_INT(w[3].verdict, ANALYSIS_SOLO);
     const analysis_device *d = analysis_get_device(a, 0);
     TEST_EQ_INT(d->first_window, 0);

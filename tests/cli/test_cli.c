@@ -187,7 +187,7 @@ int test_cli_report_csv(void)
     TEST_ASSERT(!strncmp(out, "pid,host,file,kernels,referenced,kernel_ns,busy_ns,overlap_ns,", 60));
     TEST_ASSERT(strstr(out, ",15,15,25000000,25000000,20000000,1.66667,1.66667,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table windows '%s/off'", TLVIEW, test_tmpdir()), 0);
-    TEST_ASSERT(strstr(slurp(out_path), "\n0,20000000,40000000,time-sliced,20,2,2,2,2,1,1,0\n"));
+    TEST_ASSERT(strstr(slurp(out_path), "\n0,20000000,40000000,20000000,time-sliced,20,2,2,2,2,1,1,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table nope '%s/off'", TLVIEW, test_tmpdir()), 2);
     return 0;
 }
