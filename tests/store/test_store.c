@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -758,6 +759,61 @@ int test_store_sort_large(void)
     }
     TEST_EQ_INT(sum2, sum);
     TEST_EQ_INT(mix2, mix);
+    store_run_free(run);
+    return 0;
+}
+
+/* A full disk, simulated by a file size limit: the writer reports an I/O error naming the file,
+ * and what was committed before stays readable. */
+int test_store_disk_full(void)
+{
+    const char *path = path_in("full.db");
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {256 * 1024, 256 * 1024};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        store_writer *w;
+        if (store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w))
+            _exit(10);
+        store_process_info pi = {5, 1, "h", "/bin/x", "x", NULL, "libcollect", T0};
+        int64_t proc;
+        if (store_writer_process(w, &pi, &proc))
+            _exit(11);
+        int rc = STORE_OK;
+        for (int b = 0; b < 1000 && rc == STORE_OK; b++) {
+            rc = store_writer_begin(w);
+            for (int i = 0; i < 1000 && rc == STORE_OK; i++) {
+                store_kernel_info k = {.start = T0 + (b * 1000 + i) * 100,
+                                       .end = T0 + (b * 1000 + i) * 100 + 50, .context_id = 1,
+                                       .correlation_id = (uint32_t)(b * 1000 + i), .name = "k"};
+                rc = store_writer_kernel(w, proc, &k);
+            }
+            if (rc == STORE_OK)
+                rc = store_writer_commit(w);
+        }
+        const char *msg = store_writer_errmsg(w);
+        int named = strncmp(msg, path, strlen(path)) == 0 && strstr(msg, ": cannot ") != NULL;
+        fprintf(stderr, "message: %s\n", msg);
+        store_writer_process_error(w, proc, msg);
+        store_writer_close(w);
+        _exit(rc == STORE_EIO && named ? 0 : 12);
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 0);
+    store_run *run = store_run_new();
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, STORE_OK);
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    TEST_ASSERT(run->nkernels >= 1000);
+    TEST_EQ_INT(run->nkernels % 1000, 0); /* whole batches only */
+    fprintf(stderr, "%llu kernels survived\n", (unsigned long long)run->nkernels);
     store_run_free(run);
     return 0;
 }
