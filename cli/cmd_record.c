@@ -300,6 +300,12 @@ static int print_headline(rec_run_state *st)
     }
     if (np > 16)
         printf("... and %u more processes\n", np - 16);
+    for (uint32_t i = 0; i < analysis_ndevices(a) && !st->baseline; i++)
+        if (analysis_get_device(a, i)->verdict == ANALYSIS_UNKNOWN) {
+            printf("tip: the kernels had no solo run to compare with: record the command alone "
+                   "(--procs 1) and pass that folder with --baseline\n");
+            break;
+        }
     printf("full report: tlview report %s/*.db\n", st->dir);
     analysis_free(a);
     store_run_free(run);

@@ -554,8 +554,8 @@ int test_record_mps_leftover_killed(void)
 }
 
 /* A trace of one process for the stand-in to hand in as its own: a solo kernel of 10 ms at
- * `solo_at` ms, and one of 20 ms at 20 ms that the other process's overlaps: two processes
- * taking turns (stretch 2, one context's work at a time). */
+ * `solo_at` ms (none when negative), and one of 20 ms at 20 ms that the other process's
+ * overlaps: two processes taking turns (stretch 2, one context's work at a time). */
 static int write_trace(const char *path, int64_t pid, int solo_at)
 {
     const int64_t ms = 1000000, t0 = 1700000000LL * 1000000000LL;
@@ -572,7 +572,8 @@ static int write_trace(const char *path, int64_t pid, int solo_at)
     store_kernel_info k = {.start = t0 + solo_at * ms, .end = t0 + (solo_at + 10) * ms,
                            .context_id = 1, .stream_id = 7, .correlation_id = 1,
                            .grid = {1, 1, 1}, .block = {1, 1, 1}, .name = "_Z4spinPfi"};
-    rc = rc ? rc : store_writer_kernel(w, proc, &k);
+    if (solo_at >= 0)
+        rc = rc ? rc : store_writer_kernel(w, proc, &k);
     k.start = t0 + 20 * ms;
     k.end = t0 + 40 * ms;
     k.correlation_id = 2;
@@ -649,5 +650,24 @@ int test_record_mps_long_dir(void)
     char log[16384];
     mps_log(log, sizeof log);
     TEST_CONTAINS(log, "quit /tmp/tlview-mps.");
+    return 0;
+}
+
+/* Every kernel overlapped: no solo reference, and record says how to get one. */
+int test_record_headline_unknown(void)
+{
+    const char *tmp = setup();
+    char dir[4096], trace[4200];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace, sizeof trace, "%s/standin/template.%d.db", tmp, r);
+        TEST_EQ_INT(write_trace(trace, 4000 + r, -1), 0);
+    }
+    setenv("STANDIN_TRACE_DIR", getenv("STANDIN_DIR"), 1);
+    const char *args[] = {"-o", dir, "-n", "2", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 0);
+    TEST_CONTAINS(out_text, "UNKNOWN");
+    TEST_CONTAINS(out_text, "tip: the kernels had no solo run to compare with: record the command "
+                            "alone (--procs 1) and pass that folder with --baseline");
     return 0;
 }
