@@ -410,3 +410,27 @@ int test_cli_h200_spin_mps_off_n2(void) { return check_spin("mps-off", 2); }
 int test_cli_h200_spin_mps_off_n4(void) { return check_spin("mps-off", 4); }
 int test_cli_h200_spin_mps_on_n2(void) { return check_spin("mps-on", 2); }
 int test_cli_h200_spin_mps_on_n4(void) { return check_spin("mps-on", 4); }
+
+/* Kernels that overlap on one stream (possible in imported traces) get a lane each: none hidden. */
+int test_cli_export_overlapping_on_one_stream(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,1,1000,0 --train 500,1,1000,0 --train 3000,1,100,0",
+                   TRACEGEN, tmp("o.db")), 0);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s'", TLVIEW, tmp("o.json"), tmp("o.db")), 0);
+    json_error_t e;
+    json_t *j = json_load_file(tmp("o.json"), 0, &e), *x;
+    TEST_ASSERT(j);
+    size_t i;
+    json_int_t tids[3];
+    int n = 0;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x) {
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (cat && !strcmp(cat, "kernel") && n < 3)
+            tids[n++] = json_integer_value(json_object_get(x, "tid"));
+    }
+    TEST_EQ_INT(n, 3);
+    TEST_ASSERT(tids[0] != tids[1]); /* the second starts inside the first: another lane */
+    TEST_EQ_INT(tids[2], tids[0]);   /* the first lane is free again */
+    json_decref(j);
+    return 0;
+}
