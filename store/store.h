@@ -110,9 +110,12 @@ typedef struct store_range_info {
 } store_range_info;
 
 /* Creates `path` as a new tlview file and writes its tables and meta rows. The file must not
- * exist: then STORE_EEXIST is returned and nothing is touched. `t0` is the time base (absolute
- * ns on `clock`) every later row is stored relative to. On success *ppW owns the open file; on
- * error *ppW is still set (unless out of memory) so the message can be read, and must be closed. */
+ * exist: then STORE_EEXIST is returned and nothing is touched (it is created with O_EXCL). Other
+ * failures (unwritable folder, ...) give STORE_EIO, and a half-made file is removed. `t0` is the
+ * time base (absolute ns on `clock`) every later row is stored relative to. On success *ppW owns
+ * the open file, which stays in WAL mode until closed (committed batches survive a SIGKILL); on
+ * error *ppW is still set (unless out of memory) so the message can be read, and must be closed.
+ * A writer is used by one thread at a time; never carry it across fork(). */
 int store_writer_open(const char *path, store_clock clock, int64_t t0, store_writer **ppW /* OUT */);
 
 /* The last error of the writer, naming the file ("" when none). Owned by the writer. */
@@ -125,7 +128,8 @@ const char *store_writer_path(const store_writer *w);
  * schema_version, min_reader_version, t0 and clock must not be changed. */
 int store_writer_meta(store_writer *w, const char *key, const char *value);
 
-/* Adds a process; *pId receives its row id for later calls. Commits at once (not batched). */
+/* Adds a process; *pId receives its row id for later calls. Commits at once (not batched).
+ * Calls on a writer whose open failed return STORE_EINVAL. */
 int store_writer_process(store_writer *w, const store_process_info *p, int64_t *pId /* OUT */);
 
 /* Sets or replaces a process_meta key. Value NULL deletes nothing and stores NULL. */
@@ -156,14 +160,18 @@ int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, 
 int store_writer_begin(store_writer *w);
 int store_writer_commit(store_writer *w);
 
+/* Record rows. A record whose end is before its start is refused with STORE_EINVAL (nothing
+ * is written, the writer stays usable). Contexts first met here are created (kind 0) with the
+ * record's device; names are interned. STORE_EIO when SQLite fails (disk full). */
 int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_info *k);
 int store_writer_memcpy(store_writer *w, int64_t process, const store_memcpy_info *m);
 int store_writer_memset(store_writer *w, int64_t process, const store_memset_info *m);
 int store_writer_api(store_writer *w, int64_t process, const store_api_info *a);
 int store_writer_range(store_writer *w, int64_t process, const store_range_info *r);
 
-/* Commits an open batch, finishes and closes the file, frees w (NULL is a no-op). Returns the
- * first error met while closing. */
+/* Commits an open batch, folds the WAL back into the file and leaves it in rollback-journal mode
+ * (one plain .db file), closes it and frees w (NULL is a no-op). Returns the first error met
+ * while closing. It does not mark processes complete: call store_writer_process_end() first. */
 int store_writer_close(store_writer *w);
 
 /* ---------------------------------------------------------------- run model */
@@ -286,7 +294,11 @@ int store_run_error(store_run *run, int code, const char *fmt, ...)
 
 /* Reads the tlview file at `path` and appends its processes and records to the run, on the common
  * time axis. A file that is not a tlview file fails with STORE_EFORMAT, one written by a newer
- * tlview with STORE_ENEWER; the run is then unchanged. */
+ * tlview with STORE_ENEWER, a missing or unreadable one with STORE_EIO; the run is then
+ * unchanged and store_run_errmsg() starts with the path. The file is opened read-write when
+ * possible (never created) so that a killed writer's WAL is recovered. Devices are merged by
+ * uuid; a context whose device has no row gets a device of its own (uuid NULL). Kernels are
+ * appended unsorted: call store_run_finish() before reading them. */
 int store_run_load(store_run *run, const char *path);
 
 /* Loads several files at once, as store_run_load() does one by one but faster: the kernel
@@ -298,14 +310,23 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
  * "tlview"); 0 otherwise. Never fails loudly: used for format detection. */
 int store_probe(const char *path);
 
-/* Sorts records by start and computes t_begin/t_end. Call once after the last load/add. */
+/* Sorts records by start and computes t_begin/t_end. Call once after the last load/add (calling it
+ * again after more adds is allowed). The record arrays may be reallocated: pointers into
+ * run->kernels/copies/apis/ranges taken before are invalid after it. Uses one thread per CPU
+ * for large runs. STORE_ENOMEM when out of memory (the records are then unsorted). */
 int store_run_finish(store_run *run);
 
-/* Writes the whole run as one new tlview file (clock realtime). Fails with STORE_EEXIST if
- * `path` exists. */
+/* Writes the whole run as one new tlview file (clock realtime, t0 = run->t_begin, meta.writer =
+ * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the
+ * file is untouched) and STORE_EIO when it cannot be written (a partial file is removed); the
+ * message is on the run. Each process keeps the device ordinals it had; a process's clock_drift
+ * is kept as process_meta 'clock_drift'. */
 int store_run_save(const store_run *run, const char *path, const char *writer_name);
 
-/* --- builder calls, for importers (and the native loader). All strings are copied. --- */
+/* --- builder calls, for importers (and the native loader). All strings are copied. The
+ * store_idx calls return STORE_NONE when out of memory or given an index that does not exist.
+ * Records from one source should be added after that source's store_run_add_process(): each
+ * process starts a new sort segment, which keeps store_run_finish() fast. --- */
 
 /* Interns a string; returns its index. The demangled form is computed here. */
 store_idx store_run_intern(store_run *run, const char *text);
@@ -324,7 +345,8 @@ int store_run_add_copy(store_run *run, const store_copy *c);
 int store_run_add_api(store_run *run, const store_api *a);
 int store_run_add_range(store_run *run, const store_range *r);
 
-/* The process a kernel belongs to, and its device (helpers over the index chain). */
+/* The process a kernel belongs to, and its device (helpers over the index chain). The device is
+ * STORE_NONE only for contexts an importer created without a device. */
 static inline store_idx store_kernel_process(const store_run *run, const store_kernel *k)
 {
     return run->contexts[run->streams[k->stream].context].process;
