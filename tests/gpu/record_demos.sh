@@ -14,6 +14,8 @@
 #                                  [--requests R] [BUILD_DIR (default ./build)]
 #        tests/gpu/record_demos.sh --judge OUT     (only judge recordings made before; no GPU)
 # The recordings stay in OUT (default: a new /tmp/tlrec.XXXXXX) as OUT/<demo>/mps-{off,on}/nN/.
+# To stay under a time limit per command, record one demo per call into the same OUT
+# (-o OUT --demos spin, then svp, sat, triton), then judge them all with --judge OUT.
 # Needs: a build with cli/tlview (no web part needed), collector/libcollect.so, the samples; python3
 # (sqlite3 module); torch and triton for the Triton rows (skipped with a note otherwise).
 set -u
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --procs) procs=$2; shift ;;
     --demos) demos=$2; shift ;;
     --requests) requests=$2; shift ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "record_demos.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
     esac
@@ -99,6 +101,7 @@ rec() {
     local demo=$1 mps=$2 n=$3
     shift 3
     local d=$OUT/$demo/mps-$mps/n$n base=$OUT/$demo/mps-off/n1 args=()
+    rm -rf "$d" "$d".* # a re-run replaces the old recording rather than mixing with it
     mkdir -p "$(dirname "$d")"
     args=(-o "$d" --procs "$n" --label "$demo")
     [ "$mps" = on ] && args+=(--mps)
@@ -222,9 +225,12 @@ def fmt(x, spec=".2f"):
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
-solo = {}  # demo -> median duration of the timed kernel in the N=1 MPS-off run (ns)
+# demo -> median duration of the timed kernel in the N=1 MPS-off run of its solo demo (ns); the
+# 4-stream and seed-form runs are compared with the one-copy runs of the same kernel.
+SOLO_FROM = {"svp_streams": "svp", "triton_seed": "triton"}
+solo = {}
 for demo in TARGET:
-    ks, _ = kernels(os.path.join(OUT, demo, "mps-off", "n1"), demo)
+    ks, _ = kernels(os.path.join(OUT, SOLO_FROM.get(demo, demo), "mps-off", "n1"), demo)
     if ks:
         solo[demo] = statistics.median(e - s for s, e, _ in ks)
 
