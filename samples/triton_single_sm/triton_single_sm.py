@@ -75,7 +75,7 @@ def compile_kernel(device):
     try:
         single_sm_compute_kernel.warmup(out, CHECK_LOOPS, N_ELEMENTS=N_ELEMENTS,
                                         BLOCK_SIZE=N_ELEMENTS, grid=(1, ))
-    except (AttributeError, TypeError):
+    except Exception:  # an older or newer warmup() signature: a real compile error shows below
         launch(out, CHECK_LOOPS, programs=2)
         torch.cuda.synchronize()
 
