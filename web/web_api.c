@@ -428,6 +428,14 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         const web_runix *r;
         if (check_known(p, out, only_run) || !(r = get_run(w, p, out, &id)))
             return;
+        pthread_mutex_lock(&w->stats->lock);
+        while (!w->stats->done)
+            pthread_cond_wait(&w->stats->done_cv, &w->stats->lock);
+        pthread_mutex_unlock(&w->stats->lock);
+        if (!r->stats_json) {
+            reply_error(out, 500, "out of memory building the statistics");
+            return;
+        }
         out->status = 200;
         out->body = r->stats_json;
         out->len = strlen(r->stats_json);

@@ -74,3 +74,17 @@ void web_buf_json_str(web_buf *b, const char *s)
     }
     web_buf_ch(b, '"');
 }
+
+void web_buf_fixed2(web_buf *b, double v)
+{
+    if (!isfinite(v) || v < 0 || v > 1e15) {
+        web_buf_num(b, v);
+        return;
+    }
+    int64_t c = (int64_t)llround(v * 100);
+    web_buf_i64(b, c / 100);
+    if (c % 100) {
+        char d[3] = {'.', (char)('0' + c % 100 / 10), (char)('0' + c % 10)};
+        web_buf_raw(b, d, d[2] == '0' ? 2 : 3);
+    }
+}

@@ -3,13 +3,15 @@
  * its kernels' indexes sorted by start and an interval grid over them; per lane, the analysis
  * windows split by verdict with a grid each, and a cached concurrency profile at fine resolution
  * for zoomed-out views. Memory: 4 B per kernel for the row arrays plus ~1 B per kernel of grids. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
 
-#define GRID_MAX 262144u /* concurrency bins cached per lane (12 B each) */
+#define GRID_MAX 262144u     /* concurrency bins cached per lane (12 B each) */
+#define PROFILE_CHUNK 1048576 /* profile segments read at once while indexing (16 MiB) */
 
 static const web_runix *sort_ctx; /* qsort has no context argument; the build is single-threaded */
 
@@ -65,25 +67,30 @@ analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k)
     return best == ANALYSIS_IDLE ? ANALYSIS_SOLO : best;
 }
 
+/* build_rows: two passes over the kernels (sorted by start): count them per stream, then place
+ * their ids in their row's slice while building every row's grid on the fly, so the 320 MB of a
+ * 10M-kernel run are streamed twice instead of once per row. */
 static int build_rows(web_runix *r)
 {
     const store_run *run = r->run;
-    uint32_t *count = calloc(run->nstreams ? run->nstreams : 1, sizeof *count);
-    r->stream_row = malloc(sizeof *r->stream_row * (run->nstreams ? run->nstreams : 1));
+    size_t ns = run->nstreams ? run->nstreams : 1;
+    uint32_t *count = calloc(ns, sizeof *count);
+    int64_t *last = malloc(ns * sizeof *last);
+    web_ivl_build_state *st = calloc(ns, sizeof *st);
+    r->stream_row = malloc(sizeof *r->stream_row * ns);
     r->kidx = malloc(sizeof *r->kidx * (run->nkernels ? run->nkernels : 1));
-    if (!count || !r->stream_row || !r->kidx) {
-        free(count);
-        return WEB_ENOMEM;
-    }
-    for (uint64_t i = 0; i < run->nkernels; i++)
+    int rc = WEB_ENOMEM;
+    if (!count || !last || !st || !r->stream_row || !r->kidx)
+        goto out;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
         count[run->kernels[i].stream]++;
+        last[run->kernels[i].stream] = run->kernels[i].start;
+    }
     for (uint32_t s = 0; s < run->nstreams; s++)
         r->nrows += count[s] > 0;
     r->rows = calloc(r->nrows ? r->nrows : 1, sizeof *r->rows);
-    if (!r->rows) {
-        free(count);
-        return WEB_ENOMEM;
-    }
+    if (!r->rows)
+        goto out;
     uint32_t n = 0;
     for (uint32_t s = 0; s < run->nstreams; s++) {
         if (!count[s])
@@ -104,18 +111,29 @@ static int build_rows(web_runix *r)
         r->rows[i].off = off;
         off += r->rows[i].n;
         r->stream_row[r->rows[i].stream] = i;
-        count[r->rows[i].stream] = r->rows[i].off; /* now: next free slot of the row */
     }
-    for (uint64_t i = 0; i < run->nkernels; i++)
-        r->kidx[count[run->kernels[i].stream]++] = (uint32_t)i;
+    /* a row's grid begins at its first kernel (rows are calloc'd: ivl.n is 0 until then) */
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        web_row *row = &r->rows[r->stream_row[run->kernels[i].stream]];
+        if (row->ivl.n == 0) {
+            if (web_ivl_begin(&row->ivl, run->kernels, sizeof *run->kernels, r->kidx + row->off,
+                              row->n, run->kernels[i].start, last[row->stream]))
+                goto out;
+        }
+        r->kidx[row->off + st[row->stream].pos] = (uint32_t)i;
+        web_ivl_push(&row->ivl, &st[row->stream]);
+    }
+    for (uint32_t i = 0; i < r->nrows; i++)
+        web_ivl_end_build(&r->rows[i].ivl, &st[r->rows[i].stream]);
+    rc = WEB_OK;
+out:
     free(count);
-    for (uint32_t i = 0; i < r->nrows; i++) {
-        web_row *row = &r->rows[i];
-        if (web_ivl_build(&row->ivl, run->kernels, sizeof *run->kernels, r->kidx + row->off, row->n))
-            return WEB_ENOMEM;
-    }
-    return WEB_OK;
+    free(last);
+    free(st);
+    return rc;
 }
+
+static int walk_profile(web_runix *r, web_lane *l);
 
 static int build_lane(web_runix *r, web_lane *l)
 {
@@ -135,6 +153,33 @@ static int build_lane(web_runix *r, web_lane *l)
     for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
         if (web_ivl_build(&l->win[v], w, sizeof *w, l->widx + off[v], off[v + 1] - off[v]))
             return WEB_ENOMEM;
+    return walk_profile(r, l);
+}
+
+/* grid_add: spreads one profile segment over the cached grid bins it covers. */
+static void grid_add(web_lane *l, int64_t x0, int64_t x1, unsigned np, unsigned nc)
+{
+    if (np == 0 || x1 <= x0)
+        return;
+    int64_t b0 = (x0 - l->g0) / l->gw, b1 = (x1 - 1 - l->g0) / l->gw;
+    for (int64_t b = b0 < 0 ? 0 : b0; b <= b1 && b < l->ngrid; b++) {
+        int64_t lo = l->g0 + b * l->gw, hi = lo + l->gw;
+        double w = (double)((x1 < hi ? x1 : hi) - (x0 > lo ? x0 : lo)) / (double)l->gw;
+        analysis_bin *g = &l->grid[b];
+        if (np > g->max_processes)
+            g->max_processes = (uint16_t)np;
+        if (nc > g->max_contexts)
+            g->max_contexts = (uint16_t)nc;
+        g->busy += (float)w;
+        g->mean_processes += (float)(w * np);
+    }
+}
+
+/* walk_profile: one walk over the lane's exact concurrency profile, in chunks small enough for a
+ * bounded buffer, fills the grid of concurrency bins cached for zoomed-out views and the time
+ * spent at each number of processes in flight (GET /api/stats). */
+static int walk_profile(web_runix *r, web_lane *l)
+{
     int64_t span = l->dev->t_end - l->dev->t_begin;
     if (span <= 0)
         return WEB_OK;
@@ -144,14 +189,50 @@ static int build_lane(web_runix *r, web_lane *l)
     l->gw = (span + (int64_t)ng - 1) / (int64_t)ng;
     l->ngrid = (uint32_t)((span + l->gw - 1) / l->gw);
     l->g0 = l->dev->t_begin;
-    l->grid = malloc(sizeof *l->grid * l->ngrid);
-    if (!l->grid)
+    l->grid = calloc(l->ngrid, sizeof *l->grid);
+    analysis_segment *seg = malloc(sizeof *seg * PROFILE_CHUNK);
+    if (!l->grid || !seg) {
+        free(seg);
         return WEB_ENOMEM;
+    }
     uint32_t slot = (uint32_t)(l - r->lanes);
-    if (analysis_profile_bins(r->an, slot, l->g0, l->g0 + (int64_t)l->ngrid * l->gw, l->grid,
-                              l->ngrid) != ANALYSIS_OK)
-        return WEB_ENOMEM;
-    return WEB_OK;
+    int64_t a = l->dev->t_begin, step = span / 64 + 1;
+    int rc = WEB_OK;
+    while (a < l->dev->t_end) {
+        int64_t b = a + step < l->dev->t_end ? a + step : l->dev->t_end;
+        size_t n = 0;
+        if (analysis_profile(r->an, slot, a, b, seg, PROFILE_CHUNK, &n) != ANALYSIS_OK) {
+            rc = WEB_ENOMEM;
+            break;
+        }
+        if (n > PROFILE_CHUNK && b - a > 1) {
+            step = (b - a) / 2; /* too many steps in this chunk: retry on half of it */
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            unsigned lv = seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
+            l->ns_at[lv] += seg[i].t1 - seg[i].t0;
+            grid_add(l, seg[i].t0, seg[i].t1, seg[i].processes, seg[i].contexts);
+        }
+        a = b;
+        if (n < PROFILE_CHUNK / 4)
+            step *= 2;
+    }
+    free(seg);
+    return rc;
+}
+
+typedef struct lanes_job {
+    web_runix *r;
+    int rc;
+} lanes_job;
+
+static void *build_lanes(void *arg)
+{
+    lanes_job *job = arg;
+    for (uint32_t i = 0; i < job->r->nlanes && job->rc == WEB_OK; i++)
+        job->rc = build_lane(job->r, &job->r->lanes[i]);
+    return NULL;
 }
 
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
@@ -174,11 +255,18 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
         store_idx d = r->lanes[i].dev->device;
         r->device_lane[d == STORE_NONE || d >= src->run->ndevices ? src->run->ndevices : d] = i;
     }
-    if (build_rows(r))
+    /* the lanes (a walk over the concurrency profile) and the rows (two passes over the kernels)
+     * read the run only: build them side by side */
+    lanes_job job = {r, WEB_OK};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, build_lanes, &job) == 0;
+    if (!threaded)
+        build_lanes(&job);
+    int rows_rc = build_rows(r);
+    if (threaded)
+        pthread_join(th, NULL);
+    if (rows_rc || job.rc)
         goto nomem;
-    for (uint32_t i = 0; i < r->nlanes; i++)
-        if (build_lane(r, &r->lanes[i]))
-            goto nomem;
     return WEB_OK;
 nomem:
     snprintf(err, errlen, "out of memory while indexing run '%s'", src->label ? src->label : "run");

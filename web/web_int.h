@@ -5,6 +5,7 @@
 #ifndef WEB_INT_H
 #define WEB_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "web.h"
@@ -38,6 +39,20 @@ typedef struct web_ivl_pt {
 
 /* Builds the grid over n intervals (sorted by start). Returns 0 or WEB_ENOMEM. */
 int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n);
+
+/* The same in steps, so that many lists can be built in one pass over interleaved data:
+ * web_ivl_begin() with the first and last start, then web_ivl_push() once per interval in order
+ * (idx[pos] must be set by then), then web_ivl_end_build(). */
+typedef struct web_ivl_build_state {
+    uint32_t pos;            /* intervals pushed */
+    uint32_t next;           /* first bucket not filled yet */
+    uint32_t carry;          /* first pushed interval that may still run at that bucket's start */
+    int64_t durs;            /* sum of the pushed intervals' lengths */
+} web_ivl_build_state;
+int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n,
+                  int64_t lo, int64_t hi);
+void web_ivl_push(web_ivl *v, web_ivl_build_state *b);
+void web_ivl_end_build(web_ivl *v, web_ivl_build_state *b);
 void web_ivl_free(web_ivl *v);
 static inline int64_t web_ivl_start(const web_ivl *v, uint32_t i)
 {
@@ -65,6 +80,8 @@ typedef struct web_row {
     web_ivl ivl;             /* over those kernels */
 } web_row;
 
+#define WEB_CONC_LEVELS 65 /* time at 0..64 processes in flight (the last holds 64 and more) */
+
 typedef struct web_lane {
     const analysis_device *dev;
     web_ivl win[ANALYSIS_NVERDICTS]; /* windows of each verdict (idx into analysis_windows) */
@@ -72,6 +89,7 @@ typedef struct web_lane {
     analysis_bin *grid;      /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
+    int64_t ns_at[WEB_CONC_LEVELS]; /* time with exactly N processes in flight */
 } web_lane;
 
 typedef struct web_runix {
@@ -112,6 +130,7 @@ void web_buf_raw(web_buf *b, const char *s, size_t n);
 void web_buf_str(web_buf *b, const char *s);          /* raw text */
 void web_buf_i64(web_buf *b, int64_t v);
 void web_buf_num(web_buf *b, double v);               /* 4 significant digits; NaN -> null */
+void web_buf_fixed2(web_buf *b, double v);            /* >= 0, 2 decimals at most, no printf */
 void web_buf_json_str(web_buf *b, const char *s);     /* quoted and escaped */
 static inline void web_buf_ch(web_buf *b, char c) { web_buf_raw(b, &c, 1); }
 
@@ -141,8 +160,19 @@ typedef struct web_params {
     int overflow;            /* more than 16 were given */
 } web_params;
 
+/* The stats bodies are built on a thread of their own after start (the histograms and tables
+ * take a while at 10M kernels and the first paint does not need them); GET /api/stats waits. */
+typedef struct web_stats_sync {
+    pthread_t thread;
+    int started;             /* the thread was created (join it) */
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    int done;                /* every run's stats_json is built (or NULL after a failure) */
+} web_stats_sync;
+
 struct web {
     struct MHD_Daemon *daemon;
+    web_stats_sync *stats;   /* a pointer, so that handlers holding a const web can lock it */
     int fd;                  /* listening socket (owned) */
     unsigned port;
     unsigned nruns;
@@ -162,5 +192,8 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
 void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
 /* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
 int web_api_runs_body(web *w);
+/* Builds every run's stats_json (NULL when out of memory), then marks w->stats done. Runs on
+ * the stats thread (a void *(*)(void *) taking the web). */
+void *web_api_stats_bodies(void *w);
 
 #endif

@@ -18,16 +18,15 @@ static int64_t clip_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
     return e > s ? e - s : 0;
 }
 
-int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n)
+int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n,
+                  int64_t lo, int64_t hi)
 {
     *v = (web_ivl){.base = base, .stride = stride, .idx = idx, .n = n, .bw = 1};
     if (n == 0)
         return WEB_OK;
-    int64_t lo = web_ivl_start(v, 0), hi = web_ivl_start(v, n - 1);
     uint32_t nb = n / IVL_PER_BUCKET + 1;
-    int64_t bw = (hi - lo) / nb + 1;
     v->t0 = lo;
-    v->bw = bw;
+    v->bw = (hi - lo) / nb + 1;
     v->nb = nb;
     v->first = malloc(sizeof *v->first * (nb + 1));
     v->carry = malloc(sizeof *v->carry * nb);
@@ -36,28 +35,57 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
         web_ivl_free(v);
         return WEB_ENOMEM;
     }
-    uint32_t pos = 0, carry = 0;
-    int64_t durs = 0; /* sum of durations of intervals [0, pos) */
-    for (uint32_t b = 0; b < nb; b++) {
-        int64_t bs = lo + (int64_t)b * bw;
-        while (pos < n && web_ivl_start(v, pos) < bs) {
-            int64_t d = web_ivl_end(v, pos) - web_ivl_start(v, pos);
-            durs += d > 0 ? d : 0;
-            pos++;
-        }
-        while (carry < pos && web_ivl_end(v, carry) <= bs)
-            carry++;
+    v->first[nb] = n;
+    return WEB_OK;
+}
+
+/* close_buckets: fills every bucket that starts at or before `upto` (all when upto is INT64_MAX),
+ * given that intervals [0, b->pos) are pushed and all start before upto. */
+static void close_buckets(web_ivl *v, web_ivl_build_state *b, int64_t upto)
+{
+    while (b->next < v->nb) {
+        int64_t bs = v->t0 + (int64_t)b->next * v->bw;
+        if (bs > upto)
+            break;
+        while (b->carry < b->pos && web_ivl_end(v, b->carry) <= bs)
+            b->carry++;
         int64_t tail = 0; /* time after bs of intervals started before it */
-        for (uint32_t i = carry; i < pos; i++) {
+        for (uint32_t i = b->carry; i < b->pos; i++) {
             int64_t e = web_ivl_end(v, i);
             if (e > bs)
                 tail += e - bs;
         }
-        v->first[b] = pos;
-        v->carry[b] = carry;
-        v->busy[b] = durs - tail;
+        v->first[b->next] = b->pos;
+        v->carry[b->next] = b->carry;
+        v->busy[b->next] = b->durs - tail;
+        b->next++;
     }
-    v->first[nb] = n;
+}
+
+void web_ivl_push(web_ivl *v, web_ivl_build_state *b)
+{
+    int64_t s = web_ivl_start(v, b->pos), e = web_ivl_end(v, b->pos);
+    /* buckets starting at or before s hold only intervals that start before them: close them */
+    close_buckets(v, b, s);
+    b->durs += e > s ? e - s : 0;
+    b->pos++;
+}
+
+void web_ivl_end_build(web_ivl *v, web_ivl_build_state *b)
+{
+    close_buckets(v, b, INT64_MAX);
+}
+
+int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n)
+{
+    web_ivl tmp = {.base = base, .stride = stride, .idx = idx, .n = n};
+    int64_t lo = n ? web_ivl_start(&tmp, 0) : 0, hi = n ? web_ivl_start(&tmp, n - 1) : 0;
+    if (web_ivl_begin(v, base, stride, idx, n, lo, hi))
+        return WEB_ENOMEM;
+    web_ivl_build_state b = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        web_ivl_push(v, &b);
+    web_ivl_end_build(v, &b);
     return WEB_OK;
 }
 

@@ -12,8 +12,6 @@
 #define HIST_LO 0.125    /* stretch histogram: log2 bins over [1/8, 64) */
 #define HIST_HI 64.0
 #define HIST_BINS 36
-#define CONC_LEVELS 65   /* time at 0..64 processes in flight (the last bin holds 64 and more) */
-#define PROFILE_CHUNK 65536
 
 static json_t *num_or_null(double v)
 {
@@ -100,35 +98,13 @@ fail:
     return NULL;
 }
 
-/* conc_levels: time spent at each number of processes in flight on lane `slot`, walking the
- * exact profile in chunks so a buffer of PROFILE_CHUNK segments suffices. */
+/* conc_levels: time spent at each number of processes in flight on lane `slot` (measured
+ * while indexing, web_index.c), up to the highest level reached. */
 static json_t *conc_levels(const web_runix *r, uint32_t slot)
 {
-    const analysis_device *d = r->lanes[slot].dev;
-    int64_t ns[CONC_LEVELS] = {0};
-    analysis_segment *seg = malloc(sizeof *seg * PROFILE_CHUNK);
-    if (!seg)
-        return NULL;
-    int64_t a = d->t_begin, step = (d->t_end - d->t_begin) / 64 + 1;
-    while (a < d->t_end) {
-        int64_t b = a + step < d->t_end ? a + step : d->t_end;
-        size_t n = 0;
-        if (analysis_profile(r->an, slot, a, b, seg, PROFILE_CHUNK, &n) != ANALYSIS_OK)
-            break;
-        if (n > PROFILE_CHUNK && b - a > 1) {
-            step = (b - a) / 2;
-            continue;
-        }
-        for (size_t i = 0; i < n && i < PROFILE_CHUNK; i++) {
-            unsigned lv = seg[i].processes < CONC_LEVELS ? seg[i].processes : CONC_LEVELS - 1;
-            ns[lv] += seg[i].t1 - seg[i].t0;
-        }
-        a = b;
-        step *= 2;
-    }
-    free(seg);
+    const int64_t *ns = r->lanes[slot].ns_at;
     unsigned top = 0;
-    for (unsigned i = 0; i < CONC_LEVELS; i++)
+    for (unsigned i = 0; i < WEB_CONC_LEVELS; i++)
         if (ns[i])
             top = i;
     json_t *arr = json_array();
@@ -194,11 +170,27 @@ static char *stats_body(const web_runix *r, unsigned id)
         "predicted_gain", num_or_null(sum->predicted_gain)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "devices", devs);
-    json_object_set_new(o, "stretch_hist", histogram(r->an, UINT32_MAX));
+    /* with one lane the run's histogram is that lane's: count once (2 passes over 10M) */
+    json_t *devs0 = json_array_get(devs, 0);
+    json_object_set_new(o, "stretch_hist", r->nlanes == 1 && devs0
+                                               ? json_deep_copy(json_object_get(devs0, "stretch_hist"))
+                                               : histogram(r->an, UINT32_MAX));
     json_object_set_new(o, "warnings", warn);
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(o);
     return s;
+}
+
+void *web_api_stats_bodies(void *arg)
+{
+    web *w = arg;
+    for (unsigned i = 0; i < w->nruns; i++)
+        w->runs[i].stats_json = stats_body(&w->runs[i], i);
+    pthread_mutex_lock(&w->stats->lock);
+    w->stats->done = 1;
+    pthread_cond_broadcast(&w->stats->done_cv);
+    pthread_mutex_unlock(&w->stats->lock);
+    return NULL;
 }
 
 int web_api_runs_body(web *w)
@@ -212,8 +204,7 @@ int web_api_runs_body(web *w)
     verdicts = NULL;
     for (unsigned i = 0; i < w->nruns; i++) {
         json_t *e = run_entry(&w->runs[i], i);
-        w->runs[i].stats_json = stats_body(&w->runs[i], i);
-        if (!e || !w->runs[i].stats_json) {
+        if (!e) {
             json_decref(e);
             goto nomem;
         }

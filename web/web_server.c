@@ -200,6 +200,14 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         return WEB_ENOMEM;
     }
     w->fd = -1;
+    w->stats = calloc(1, sizeof *w->stats);
+    if (!w->stats) {
+        free(w);
+        snprintf(err, errlen, "out of memory");
+        return WEB_ENOMEM;
+    }
+    pthread_mutex_init(&w->stats->lock, NULL);
+    pthread_cond_init(&w->stats->done_cv, NULL);
     int rc = WEB_OK, v6 = 0;
     for (unsigned i = 0; i < nruns; i++) {
         if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
@@ -210,6 +218,10 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         snprintf(err, errlen, "out of memory while building the API answers");
         goto fail;
     }
+    if (pthread_create(&w->stats->thread, NULL, web_api_stats_bodies, w) == 0)
+        w->stats->started = 1;
+    else
+        web_api_stats_bodies(w); /* no thread: build them here */
     w->fd = listen_on(o->bind, o->port, &v6, &w->port, err, errlen);
     if (w->fd < 0) {
         rc = w->fd == -2 ? WEB_EINVAL : WEB_ESOCKET;
@@ -246,6 +258,13 @@ void web_stop(web *w)
     }
     if (w->fd >= 0)
         close(w->fd);
+    if (w->stats) {
+        if (w->stats->started)
+            pthread_join(w->stats->thread, NULL);
+        pthread_mutex_destroy(&w->stats->lock);
+        pthread_cond_destroy(&w->stats->done_cv);
+        free(w->stats);
+    }
     for (unsigned i = 0; i < w->nruns; i++)
         web_runix_free(&w->runs[i]);
     free(w->runs_body);

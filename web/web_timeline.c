@@ -153,7 +153,7 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
         for (uint32_t j = 0; j < q->width; j++) {
             if (j)
                 web_buf_ch(b, ',');
-            web_buf_num(b, round(bins[j].mean_processes * 100) / 100);
+            web_buf_fixed2(b, bins[j].mean_processes);
         }
         web_buf_str(b, "],\"busy\":[");
         for (uint32_t j = 0; j < q->width; j++) {
