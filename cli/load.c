@@ -25,13 +25,6 @@ static int load_one(store_run *run, const char *path)
     return store_run_load(run, path);
 }
 
-/* Whether a file inside a folder argument is a trace to load: native or a format the
- * importers recognise (a manifest or a README beside the traces is not). */
-static int is_trace(const char *path)
-{
-    return store_probe(path) || imp_detect(path, NULL) != NULL;
-}
-
 static int cmp_str(const void *x, const void *y)
 {
     return strcmp(*(char *const *)x, *(char *const *)y);
@@ -66,7 +59,9 @@ static void pathlist_free(pathlist *l)
     free(l->v);
 }
 
-/* Adds the trace files of folder `dir` to l, in name order. */
+/* Adds the trace files of folder `dir` to l, in name order. When the folder holds native tlview
+ * files (a `tlview record` folder: traces beside manifest.json and MPS logs), those are the run;
+ * otherwise every file the importers recognise (a folder of nvprof or PyTorch traces). */
 static int expand_dir(pathlist *l, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -74,27 +69,40 @@ static int expand_dir(pathlist *l, const char *dir)
         fprintf(stderr, "tlview: %s: cannot read the folder: %s\n", dir, strerror(errno));
         return 1;
     }
-    size_t first = l->n;
+    pathlist native = {0}, foreign = {0};
     char path[8192];
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    int rc = 0;
+    while (!rc && (e = readdir(d)) != NULL) {
         struct stat st;
         if (e->d_name[0] == '.')
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_trace(path) && push(l, path)) {
-            closedir(d);
-            fprintf(stderr, "tlview: %s: out of memory\n", dir);
-            return 1;
-        }
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (store_probe(path))
+            rc = push(&native, path);
+        else if (!native.n && imp_detect(path, NULL) != NULL)
+            rc = push(&foreign, path);
     }
     closedir(d);
-    if (l->n == first) {
+    pathlist *use = native.n ? &native : &foreign;
+    if (rc)
+        fprintf(stderr, "tlview: %s: out of memory\n", dir);
+    else if (!use->n) {
         fprintf(stderr, "tlview: %s: the folder holds no trace file\n", dir);
-        return 1;
+        rc = 1;
     }
-    qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
-    return 0;
+    if (use->n)
+        qsort(use->v, use->n, sizeof *use->v, cmp_str);
+    for (size_t i = 0; !rc && i < use->n; i++)
+        if (push(l, use->v[i])) {
+            fprintf(stderr, "tlview: %s: out of memory\n", dir);
+            rc = 1;
+        }
+    pathlist_free(&native);
+    pathlist_free(&foreign);
+    return rc;
 }
 
 int cli_load(int nfiles, char **files, store_run **ppRun)

@@ -145,8 +145,11 @@ int test_cli_report_json_time_sliced(void)
 int test_cli_report_json_concurrent_mps(void)
 {
     TEST_EQ_INT(make_two_phase("on", 1, MS), 0);
+    /* a folder stands for its traces; a record folder's manifest and logs are not traces */
+    TEST_EQ_INT(sh("echo '{\"procs\": 2, \"files\": [\"p1.db\"]}' > '%s/on/manifest.json' && "
+                   "echo log > '%s/on/control.log'", test_tmpdir(), test_tmpdir()), 0);
     char args[9000];
-    snprintf(args, sizeof args, "'%s/on'", test_tmpdir()); /* a folder stands for its files */
+    snprintf(args, sizeof args, "'%s/on'", test_tmpdir());
     json_t *j = report_json(args);
     TEST_ASSERT(j);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "concurrent");
