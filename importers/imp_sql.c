@@ -10,7 +10,8 @@
 int imp_sql_open(imp_reader *r, sqlite3 **pdb)
 {
     *pdb = NULL;
-    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    /* one connection, one thread: no per-call mutex (about 8% of an import) */
+    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return imp_fail(r, STORE_EFORMAT, "cannot open as SQLite: %s",
                         *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
     return 0;

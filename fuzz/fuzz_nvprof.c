@@ -1,0 +1,9 @@
+/* fuzz/fuzz_nvprof.c: libFuzzer target for the nvprof importer (see fuzz_import.h, fuzz/run.sh). */
+#include "fuzz_import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_import(data, size, "nvprof", "");
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# fuzz/run.sh DURATION [TARGET...]: builds the libFuzzer targets of the importers (clang,
+# -fsanitize=fuzzer,address,undefined) and runs each for DURATION seconds, one after another.
+# Not part of the test suite. Seeds: the fixtures of tests/importers (SQL run through sqlite3,
+# JSON as is, also gzipped) and the files of ../shared/corpus when present. Crashes are left
+# as crash-* files in $FUZZ_WORK/<target>/ (default /tmp/tlview-fuzz); exit status 1 if any.
+# Needs clang with libclang-rt (Debian: clang, libclang-rt-14-dev), sqlite3, gzip.
+set -eu
+duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome ...]}
+shift
+targets=${*:-nvprof nsys chrome}
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=${FUZZ_WORK:-/tmp/tlview-fuzz}
+mkdir -p "$work/bin"
+
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+objs=""
+for c in "$src"/store/*.c "$src"/importers/*.c; do
+    o="$work/bin/$(basename "$(dirname "$c")")_$(basename "$c" .c).o"
+    clang $flags -fsanitize=fuzzer-no-link -c -std=gnu11 -I"$src/store" -I"$src/importers" "$c" -o "$o" \
+        2>/dev/null || clang -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+        -c -std=gnu11 -I"$src/store" -I"$src/importers" "$c" -o "$o"
+    objs="$objs $o"
+done
+
+status=0
+for t in $targets; do
+    clang $flags -std=gnu11 -I"$src/store" -I"$src/importers" "$src/fuzz/fuzz_$t.c" $objs \
+        -lsqlite3 -lz -lstdc++ -lpthread -o "$work/bin/fuzz_$t"
+    seeds="$work/$t/seeds"
+    mkdir -p "$seeds" "$work/$t/corpus"
+    for d in "$src"/tests/importers/"$t"/*/; do
+        name=$(basename "$d")
+        if [ -f "$d/input.sql" ]; then
+            rm -f "$seeds/$name.db"
+            sqlite3 "$seeds/$name.db" < "$d/input.sql" 2>/dev/null || true
+        elif [ -f "$d/input.json" ]; then
+            cp "$d/input.json" "$seeds/$name.json"
+            gzip -c "$d/input.json" > "$seeds/$name.json.gz"
+        fi
+    done
+    # real files as seeds, when small: libFuzzer mutates every byte of them (gzip seeds are
+    # decompressed: a mutated gzip stream only tests zlib's checksum)
+    corpus_dir="$src/../shared/corpus/$t"
+    for f in "$corpus_dir"/*; do
+        [ -f "$f" ] || continue
+        case $f in
+        *.gz) gzip -dc "$f" > "$seeds/$(basename "$f" .gz)" ;;
+        *) cp "$f" "$seeds/" ;;
+        esac
+    done
+    find "$seeds" -type f -size +300k -delete
+    dict=""
+    [ -f "$src/fuzz/$t.dict" ] && dict="-dict=$src/fuzz/$t.dict"
+    echo "== fuzz_$t for ${duration}s ($(ls "$seeds" | wc -l) seeds)"
+    (cd "$work/$t" && "$work/bin/fuzz_$t" -max_total_time="$duration" -max_len=307200 $dict \
+        -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 corpus "$seeds" 2>&1 | tail -25) || status=1
+    if ls "$work/$t"/crash-* "$work/$t"/leak-* "$work/$t"/timeout-* >/dev/null 2>&1; then
+        echo "fuzz_$t: findings in $work/$t"
+        status=1
+    fi
+done
+exit $status
