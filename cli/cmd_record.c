@@ -377,6 +377,12 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
     return -1;
 }
 
+/* Whether the NVIDIA driver shows a device: its control node (Linux), or WSL's GPU node. */
+static int have_gpu(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+}
+
 /* Everything that can be refused before anything is started or created: the command, the
  * collector, a GPU, the baseline, the MPS control program. Returns 0 or the exit status. */
 static int check_inputs(rec_run_state *st, const char *cmd)
@@ -392,7 +398,7 @@ static int check_inputs(rec_run_state *st, const char *cmd)
         fprintf(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && access("/dev/nvidiactl", F_OK) != 0) {
+    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !have_gpu()) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
                 "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
         return 1;
