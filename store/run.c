@@ -382,7 +382,6 @@ int store_run_reserve_kernels(store_run *run, uint64_t n)
         return STORE_ENOMEM;
     run->kernels = k;
     p->cap_kernels = need;
-    store_advise_huge(k, need * sizeof *run->kernels);
     return STORE_OK;
 }
 

@@ -253,7 +253,6 @@ static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t 
         free(arr);
         return STORE_ENOMEM;
     }
-    store_advise_huge(dst, n * size);
     uint64_t *lo = arr, *hi = arr + nseg;
     int64_t kmin = INT64_MAX, kmax = INT64_MIN;
     for (uint32_t s = 0; s < nseg; s++) {

@@ -56,10 +56,6 @@ void store_arena_free(store_arena *a);
  * Returns 0 or STORE_ENOMEM (the array is then unchanged). */
 int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size);
 
-/* Asks for transparent huge pages over a large block (fewer page faults when it is first
- * filled: a 10M-kernel array is 320 MB). Advice only; harmless where unsupported. */
-void store_advise_huge(void *p, size_t bytes);
-
 /* ---------------------------------------------------------------- schema */
 
 /* Creates the tables, the view and the meta rows of a new file. */

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "store_int.h"
 
@@ -150,16 +149,4 @@ void store_fmt(char *buf, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, len, fmt, ap);
     va_end(ap);
-}
-
-void store_advise_huge(void *p, size_t bytes)
-{
-    /* Only whole 2 MiB-aligned ranges inside the block: nothing outside it is touched. */
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (bytes < 4 * huge)
-        return;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
