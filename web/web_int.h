@@ -67,6 +67,10 @@ static inline uint32_t web_ivl_item(const web_ivl *v, uint32_t i)
     return v->idx ? v->idx[i] : i;
 }
 web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T);
+/* web_ivl_at() at the bucket start nearest to T (exact there, read from the grid without
+ * scanning the bucket): for pixel edges when a pixel spans many buckets, so the edge moves by at
+ * most half a bucket. */
+web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T);
 /* The first position that may overlap [a, ...): every interval with end > a and start < T is at
  * a position >= the returned one (some between may have ended; callers filter on end). */
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);

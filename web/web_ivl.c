@@ -140,6 +140,20 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
     return p;
 }
 
+web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
+{
+    if (v->n == 0 || T <= v->t0)
+        return web_ivl_at(v, T);
+    uint64_t b = ((uint64_t)(T - v->t0) + (uint64_t)v->bw / 2) / (uint64_t)v->bw;
+    if (b == 0 || b >= v->nb)
+        return web_ivl_at(v, T);
+    int64_t bs = v->t0 + (int64_t)b * v->bw;
+    web_ivl_pt p = {v->first[b], 0, v->busy[b]};
+    for (uint32_t i = v->carry[b]; i < p.pos; i++)
+        p.running += web_ivl_end(v, i) > bs;
+    return p;
+}
+
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a)
 {
     if (v->n == 0 || a <= v->t0)

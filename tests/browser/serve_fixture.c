@@ -1,7 +1,7 @@
 /* serve_fixture: serves generated runs (bench/bench_serve_gen.c) on 127.0.0.1 port 0 for the
  * browser tests, so they check the page against known data without trace files or the CLI.
- * Usage: serve_fixture [--compare] [--kernels N]; prints the URL on one line and serves until
- * SIGTERM or SIGINT. */
+ * Usage: serve_fixture [--compare] [--kernels N] [--procs N]; prints the URL on one line and
+ * serves until SIGTERM or SIGINT. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +15,16 @@ int main(int argc, char **argv)
 {
     int compare = 0;
     uint64_t nk = 20000;
+    unsigned procs = 4;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--compare") == 0)
             compare = 1;
         else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--procs") == 0 && i + 1 < argc)
+            procs = (unsigned)strtoul(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: %s [--compare] [--kernels N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--compare] [--kernels N] [--procs N]\n", argv[0]);
             return 2;
         }
     }
@@ -29,16 +32,17 @@ int main(int argc, char **argv)
     store_run *runs[2] = {0};
     analysis *an[2] = {0};
     web_run wr[2];
+    char labels[2][64];
     for (unsigned i = 0; i < nruns; i++) {
-        bench_gen_opts o = {.nkernels = nk, .nprocs = 4, .streams = i ? 1 : 2, .per_iter = 60,
+        bench_gen_opts o = {.nkernels = nk, .nprocs = procs, .streams = i ? 1 : 2, .per_iter = 60,
                             .mps = (int)i, .seed = 0};
         runs[i] = bench_gen_run(&o);
         if (!runs[i] || analysis_run(runs[i], NULL, &an[i]) != ANALYSIS_OK) {
             fprintf(stderr, "serve_fixture: cannot generate or analyse run %u\n", i);
             return 1;
         }
-        wr[i] = (web_run){i ? "generated, MPS on (4 processes)" : "generated, MPS off (4 processes)",
-                          runs[i], an[i]};
+        snprintf(labels[i], sizeof labels[i], "generated, MPS %s (%u processes)", i ? "on" : "off", procs);
+        wr[i] = (web_run){labels[i], runs[i], an[i]};
     }
     web_options opt;
     web_options_default(&opt);

@@ -2,7 +2,9 @@
 // serve_fixture (generated runs), loads the page and checks: no console errors, the timeline is
 // drawn (canvas pixels of the expected process and verdict colours), wheel and key zoom, hover
 // tooltip text, click details, find, the view in the URL, and the comparison view. Usage:
-// node test_page.js page|compare   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
+// node test_page.js page|compare|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
+// `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
+// first drawn timeline and to a redrawn zoom.
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -63,7 +65,7 @@ async function waitData(page, seqAfter) {
 }
 
 async function main() {
-  const fixture = await startFixture(CASE === 'compare' ? ['--compare'] : []);
+  const fixture = await startFixture(CASE === 'compare' ? ['--compare'] : CASE === 'bench' ? ['--kernels', '10000000', '--procs', '16'] : []);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
@@ -78,6 +80,10 @@ async function main() {
   const external = [];
   page.on('request', (r) => { if (!r.url().startsWith(fixture.url)) external.push(r.url()); });
   try {
+    if (CASE === 'bench') {
+      await benchPage(page, fixture.url);
+      return;
+    }
     await page.goto(fixture.url);
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
     await page.waitForSelector('.card table', { timeout: 20000 });
@@ -180,6 +186,25 @@ async function testCompare(page, S, rows) {
   const head = await page.locator('#runinfo').innerText();
   check(/faster than A/.test(head), `header shows the measured gain (${head.replace(/\n/g, ' ')})`);
   await page.screenshot({ path: path.join(DIR, 'compare.png'), fullPage: true });
+}
+
+async function benchPage(page, url) {
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 60000, polling: 5 });
+  const first = Date.now() - t0;
+  const box = await page.locator('#timeline').boundingBox();
+  const times = [];
+  for (let i = 0; i < 8; i++) {
+    const seq = await page.evaluate(() => window.tlview.seq);
+    const t = Date.now();
+    await page.mouse.move(box.x + 700, box.y + 80);
+    await page.mouse.wheel(0, -400);
+    await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 30000, polling: 5 });
+    times.push(Date.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`browser: first timeline drawn ${first} ms after navigation; wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce)`);
 }
 
 function ROWH(rs) { return rs[rs.length - 1].h; }

@@ -672,6 +672,14 @@ int test_web_ivl_bruteforce(void)
         uint32_t from = web_ivl_scan_from(&v, T);
         for (uint32_t i = 0; i < from; i++)
             TEST_ASSERT(iv[i][1] <= T);
+        /* the grid read equals the exact read at the nearest bucket start */
+        int64_t b = (T - v.t0 + v.bw / 2) / v.bw;
+        int64_t snapped = T <= v.t0 || b == 0 || b >= v.nb ? T : v.t0 + b * v.bw;
+        web_ivl_pt g = web_ivl_at_grid(&v, T), e = web_ivl_at(&v, snapped);
+        TEST_EQ_INT(g.pos, e.pos);
+        TEST_EQ_INT(g.running, e.running);
+        TEST_EQ_INT(g.busy, e.busy);
+        TEST_ASSERT(llabs(snapped - T) <= v.bw / 2 + 1);
     }
     web_ivl_free(&v);
     free(iv);
