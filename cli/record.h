@@ -1,7 +1,7 @@
 /* record.h: the parts of `tlview record` (cli/cmd_record.c) kept in their own files:
- * cli/record_spawn.c starts N copies of a command behind a start barrier and waits for them while
- * forwarding SIGINT/SIGTERM; cli/record_mps.c starts, reuses and stops a private MPS control daemon;
- * cli/record_manifest.c writes DIR/manifest.json. Private to cli/ (prefix rec_).
+ * cli/record_spawn.c starts N copies of a command behind a start barrier and waits for them
+ * while forwarding SIGINT/SIGTERM; cli/record_mps.c starts, reuses and stops a private MPS
+ * control daemon; cli/record_manifest.c writes DIR/manifest.json. Private to cli/ (prefix rec_).
  * Errors: functions return 0 or -1 and leave one line of text in the caller's `err` buffer. */
 #ifndef RECORD_H
 #define RECORD_H

@@ -85,12 +85,14 @@ static int rank_barrier(const char *dir, int rank, int nprocs, double timeout_s)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: saturating [--iters N] [--waves W] [--launches L] [--barrier DIR] [--timeout S]\n"
+            "usage: saturating [--iters N] [--waves W] [--launches L] [--barrier DIR]\n"
+            "                  [--timeout S]\n"
             "  --iters N     FMA steps per chain (default 2000: about 0.5 s on an H200)\n"
             "  --waves W     full waves of blocks per launch (default 8)\n"
             "  --launches L  kernels launched one after another (default 1)\n"
             "  --barrier D   wait in folder D for all TLVIEW_NPROCS copies before launching\n"
-            "                (default under tlview record: TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n"
+            "                (default under tlview record:\n"
+            "                TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n"
             "  --timeout S   give up waiting at the barrier after S seconds (default 120)\n");
     exit(2);
 }
@@ -144,7 +146,8 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill_sms, THREADS, 0));
     long long blocks = (long long)waves * prop.multiProcessorCount * per_sm;
     if (per_sm < 1 || blocks > INT_MAX / THREADS) {
-        fprintf(stderr, "saturating: %d blocks per SM, %lld blocks: cannot launch\n", per_sm, blocks);
+        fprintf(stderr, "saturating: %d blocks per SM, %lld blocks: cannot launch\n", per_sm,
+                blocks);
         return 1;
     }
     size_t n = (size_t)blocks * THREADS;

@@ -83,10 +83,12 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: streams_vs_processes [--streams N] [--iters N] [--barrier DIR] [--timeout S]\n"
-            "  --streams N   launch N kernels at once, one per stream, in this process (default 1)\n"
+            "  --streams N   launch N kernels at once, one per stream, in this process\n"
+            "                (default 1)\n"
             "  --iters N     FMA steps per thread (default 2e8: about 0.4 s on an H200)\n"
             "  --barrier D   wait in folder D for all TLVIEW_NPROCS copies before launching\n"
-            "                (default under tlview record: TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n"
+            "                (default under tlview record:\n"
+            "                TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n"
             "  --timeout S   give up waiting at the barrier after S seconds (default 120)\n");
     exit(2);
 }

@@ -300,7 +300,8 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
             meas = throughput(res) / thr_off if thr_off else float("nan")
             pred = ((off_rep or {}).get("summary") or {}).get("predicted_gain")
             if demo == "triton" and not near(pred, meas):
-                problems.append(f"predicted gain {fmt(pred)} vs measured {fmt(meas)}: over 10% apart")
+                problems.append(f"predicted gain {fmt(pred)} vs measured {fmt(meas)}: "
+                                "over 10% apart")
     ok = not problems
     failed += not ok
     rows.append((demo, mps, n, rc, files, verdict, fmt(tl_stretch), fmt(sw_stretch), fmt(pred),

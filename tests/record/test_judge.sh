@@ -51,7 +51,8 @@ out=$(bash "$SCRIPT" --judge "$W")
 rc=$?
 echo "$out"
 [ $rc = 1 ] || fail "judge exit $rc on a stretched MPS run, 1 expected"
-echo "$out" | grep -q '^| spin | on | 2 | .* | FAIL: MPS stretch 1.61 (contended), 1.0 +-10% wanted |$' ||
+want='^| spin | on | 2 | .* | FAIL: MPS stretch 1.61 (contended), 1.0 +-10% wanted |$'
+echo "$out" | grep -q "$want" ||
     fail "stretched MPS row"
 
 # Triton: 4 requests of 450 ms alone; 2 copies time-sliced (900 ms each) then under MPS (470 ms).
@@ -70,6 +71,7 @@ echo 'RESULT {"requests": 4, "start_ns": 0, "end_ns": 1800000000, "ok": true}' \
     >"$W/triton/mps-off/n1.log"
 out=$(bash "$SCRIPT" --judge "$W")
 echo "$out"
-echo "$out" | grep -q '^| triton | on | 2 | 0 | 2 | concurrent | 1.04 | 1.04 | 2.00 | 1.91 | PASS |$' ||
+want='^| triton | on | 2 | 0 | 2 | concurrent | 1.04 | 1.04 | 2.00 | 1.91 | PASS |$'
+echo "$out" | grep -q "$want" ||
     fail "triton gain row"
 echo "PASS"

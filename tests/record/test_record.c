@@ -152,7 +152,8 @@ static json_t *load_manifest(const char *dir)
 
 static long long child_int(json_t *m, int i, const char *key)
 {
-    return json_integer_value(json_object_get(json_array_get(json_object_get(m, "children"), i), key));
+    json_t *kids = json_object_get(m, "children");
+    return json_integer_value(json_object_get(json_array_get(kids, i), key));
 }
 
 /* The stand-in MPS log, for checking what happened to the daemon. */
