@@ -1,8 +1,9 @@
 /* web_server.c: the HTTP side of `tlview serve`: binds the listening socket itself (so a failure
  * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd on a thread pool, and
  * routes each GET to an embedded asset or to the JSON API. Read-only by construction: nothing is
- * ever read from the disk; paths with "..", "//", "\", a leftover "%" or control characters, and
- * absolute-form targets are refused with 400 before any lookup; anything else unknown is a 404. */
+ * ever read from the disk; paths with "..", "//", "\", any percent-encoding (checked on the raw
+ * target) or control characters, and absolute-form targets are refused with 400 before any
+ * lookup; anything else unknown is a 404. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
