@@ -25,6 +25,15 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds (user + system) of the whole process so far. */
+static double cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
 static long maxrss_kb(void)
 {
     struct rusage ru;
@@ -89,17 +98,18 @@ static void *scan_worker(void *arg)
 }
 
 /* Scans every file on `threads` threads; returns seconds, rows in *pRows. */
-static double scan_all(char **paths, int n, int threads, uint64_t *pRows)
+static double scan_all(char **paths, int n, int threads, uint64_t *pRows, double *pCpu)
 {
     scanjob j = {paths, n, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
     pthread_t th[64];
-    double t = now();
+    double t = now(), c = cpu();
     for (int i = 1; i < threads; i++)
         pthread_create(&th[i], NULL, scan_worker, &j);
     scan_worker(&j);
     for (int i = 1; i < threads; i++)
         pthread_join(th[i], NULL);
     *pRows = j.rows;
+    *pCpu = cpu() - c;
     return now() - t;
 }
 
@@ -140,24 +150,27 @@ int main(int argc, char **argv)
     int threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
 
     uint64_t rows = 0, rows2 = 0;
-    scan_all(paths, n, 1, &rows); /* warm the page cache: every timing below reads warm files */
-    double t_scan1 = scan_all(paths, n, 1, &rows);
-    double t_scanN = scan_all(paths, n, threads, &rows2);
+    double c_scan1, c_scanN, c;
+    scan_all(paths, n, 1, &rows, &c); /* warm the page cache: every timing below reads warm files */
+    double t_scan1 = scan_all(paths, n, 1, &rows, &c_scan1);
+    double t_scanN = scan_all(paths, n, threads, &rows2, &c_scanN);
     long rss0 = rss_kb();
 
     store_run *run = store_run_new();
     double t0 = now();
+    c = cpu();
     if (store_run_load_files(run, (const char *const *)paths, (uint32_t)n) ||
         store_run_finish(run)) {
         fprintf(stderr, "bench_report: %s\n", store_run_errmsg(run));
         return 1;
     }
-    double t_load = now() - t0;
+    double t_load = now() - t0, c_load = cpu() - c;
     long rss_load = maxrss_kb();
     analysis *a = NULL;
     t0 = now();
+    c = cpu();
     int rc = analysis_run(run, NULL, &a);
-    double t_an = now() - t0;
+    double t_an = now() - t0, c_an = cpu() - c;
     if (rc) {
         fprintf(stderr, "bench_report: analysis: %s\n", analysis_strerror(rc));
         return 1;
@@ -165,17 +178,20 @@ int main(int argc, char **argv)
     long peak = maxrss_kb();
     uint64_t nk = run->nkernels;
     const analysis_device *dev = analysis_get_device(a, 0);
+    double load1 = getloadavg(&t0, 1) == 1 ? t0 : -1;
 
-    printf("bench_report: %d files, %llu kernels (%llu rows scanned), %d CPUs\n", n,
-           (unsigned long long)nk, (unsigned long long)rows, threads);
-    printf("  %-40s %9s %9s\n", "step", "seconds", "x scan");
-    printf("  %-40s %9.3f %9s\n", "sqlite3 scan, 1 thread (the floor)", t_scan1, "1.00");
-    printf("  %-40s %9.3f %9.2f\n", "sqlite3 scan, threads as the loader", t_scanN,
-           t_scanN / t_scan1);
-    printf("  %-40s %9.3f %9.2f\n", "store_run_load_files + finish", t_load, t_load / t_scan1);
-    printf("  %-40s %9.3f %9.2f\n", "analysis_run", t_an, t_an / t_scan1);
-    printf("  %-40s %9.3f %9.2f   (target <= 2 s, <= 2x scan)\n", "load + analysis", t_load + t_an,
-           (t_load + t_an) / t_scan1);
+    printf("bench_report: %d files, %llu kernels (%llu rows scanned), %d CPUs, load average "
+           "%.2f\n", n, (unsigned long long)nk, (unsigned long long)rows, threads, load1);
+    printf("  %-38s %8s %8s %8s\n", "step", "wall s", "x scan", "CPU s");
+    printf("  %-38s %8.3f %8s %8.3f\n", "sqlite3 scan, 1 thread (the floor)", t_scan1, "1.00",
+           c_scan1);
+    printf("  %-38s %8.3f %8.2f %8.3f\n", "sqlite3 scan, threads as the loader", t_scanN,
+           t_scanN / t_scan1, c_scanN);
+    printf("  %-38s %8.3f %8.2f %8.3f\n", "store_run_load_files + finish", t_load,
+           t_load / t_scan1, c_load);
+    printf("  %-38s %8.3f %8.2f %8.3f\n", "analysis_run", t_an, t_an / t_scan1, c_an);
+    printf("  %-38s %8.3f %8.2f %8.3f   (target <= 2 s, <= 2x scan)\n", "load + analysis",
+           t_load + t_an, (t_load + t_an) / t_scan1, c_load + c_an);
     printf("  peak RSS %.1f MB = %.1f B/kernel (before loading %.1f MB; after load %.1f B/kernel; "
            "target <= 64)\n", peak / 1024.0, peak * 1024.0 / (double)nk, rss0 / 1024.0,
            rss_load * 1024.0 / (double)nk);
