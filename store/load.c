@@ -417,6 +417,12 @@ static int scan_kernels(loader *L)
             rc = bad_ref(L, "kernel", "launch", (int64_t)lid);
             break;
         }
+        if (dur < 0) {
+            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (a kernel with a negative "
+                      "duration, %lld ns)", L->path, (long long)dur);
+            rc = STORE_EFORMAT;
+            break;
+        }
         if (n == cap) {
             store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (more kernel rows than "
                       "the table's row ids allow)", L->path);

@@ -15,11 +15,12 @@
 #include "store.h"
 #include "test_help.h"
 
+/* A path in the case's folder; the buffer is reused after 64 calls. */
 static char *path_in(const char *name)
 {
-    static char buf[8][4096];
+    static char buf[64][4096];
     static int next;
-    char *p = buf[next++ % 8];
+    char *p = buf[next++ % 64];
     snprintf(p, sizeof buf[0], "%s/%s", test_tmpdir(), name);
     return p;
 }
@@ -340,8 +341,8 @@ int test_store_newer_schema(void)
 }
 
 /* Loads `path` into a run that already holds a good file; expects `code`, a message naming
- * the file and containing `what`, and the run unchanged. */
-static int expect_bad(const char *good, const char *path, int code, const char *what)
+ * the file and containing `what`, the run unchanged, and store_probe() to say `probe`. */
+static int expect_bad(const char *good, const char *path, int code, const char *what, int probe)
 {
     store_run *run = store_run_new();
     TEST_EQ_INT(store_run_load(run, good), STORE_OK);
@@ -357,7 +358,7 @@ static int expect_bad(const char *good, const char *path, int code, const char *
     TEST_EQ_INT(run->nstrings, ns);
     TEST_EQ_INT(run->ncontexts, nc);
     TEST_EQ_INT(run->ndevices, nd);
-    TEST_EQ_INT(store_probe(path), 0);
+    TEST_EQ_INT(store_probe(path), probe);
     /* The run still works after the failure: the good file loads again, merged. */
     TEST_EQ_INT(store_run_load(run, good), STORE_OK);
     TEST_EQ_INT(run->nkernels, 2 * nk);
@@ -378,24 +379,24 @@ int test_store_bad_files(void)
     TEST_ASSERT(f != NULL);
     fputs("this is not a database at all, just some text that is long enough\n", f);
     fclose(f);
-    if (expect_bad(good, text, STORE_EFORMAT, "not an SQLite file"))
+    if (expect_bad(good, text, STORE_EFORMAT, "not an SQLite file", 0))
         return 1;
 
     const char *empty = path_in("empty.db");
     f = fopen(empty, "w");
     fclose(f);
-    if (expect_bad(good, empty, STORE_EFORMAT, "empty file"))
+    if (expect_bad(good, empty, STORE_EFORMAT, "empty file", 0))
         return 1;
 
     const char *foreign = path_in("foreign.db");
     TEST_EQ_INT(exec_sql(foreign, "CREATE TABLE t(a); INSERT INTO t VALUES (1)"), SQLITE_OK);
-    if (expect_bad(good, foreign, STORE_EFORMAT, "not a tlview file (no meta table)"))
+    if (expect_bad(good, foreign, STORE_EFORMAT, "not a tlview file (no meta table)", 0))
         return 1;
 
     const char *other = path_in("othermeta.db");
     TEST_EQ_INT(exec_sql(other, "CREATE TABLE meta(key, value);"
                                 "INSERT INTO meta VALUES ('format', 'nsys')"), SQLITE_OK);
-    if (expect_bad(good, other, STORE_EFORMAT, "not a tlview file"))
+    if (expect_bad(good, other, STORE_EFORMAT, "not a tlview file", 0))
         return 1;
 
     /* A real file cut in half. */
@@ -407,11 +408,28 @@ int test_store_bad_files(void)
     TEST_EQ_INT(fwrite(bytes, 1, n / 2, f), n / 2);
     fclose(f);
     free(bytes);
-    if (expect_bad(good, cut, STORE_EFORMAT, "truncated or corrupt"))
+    if (expect_bad(good, cut, STORE_EFORMAT, "truncated or corrupt", 0))
+        return 1;
+
+    /* Whole SQLite, but rows that point nowhere or make no sense. */
+    const char *dangling = path_in("dangling.db");
+    TEST_EQ_INT(write_sample(dangling, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(dangling, "UPDATE kernel SET launch_id = 99 WHERE rowid = 3"), SQLITE_OK);
+    if (expect_bad(good, dangling, STORE_EFORMAT, "refers to launch 99", 1))
+        return 1;
+    const char *negative = path_in("negative.db");
+    TEST_EQ_INT(write_sample(negative, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(negative, "UPDATE kernel SET dur = -5 WHERE rowid = 2"), SQLITE_OK);
+    if (expect_bad(good, negative, STORE_EFORMAT, "negative duration", 1))
+        return 1;
+    const char *nometa = path_in("nometa.db");
+    TEST_EQ_INT(write_sample(nometa, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(nometa, "DELETE FROM meta WHERE key = 't0'"), SQLITE_OK);
+    if (expect_bad(good, nometa, STORE_EFORMAT, "broken meta table", 0))
         return 1;
 
     /* A file that does not exist: an I/O error naming it. */
-    if (expect_bad(good, path_in("missing.db"), STORE_EIO, "cannot open"))
+    if (expect_bad(good, path_in("missing.db"), STORE_EIO, "cannot open", 0))
         return 1;
     /* A loader must not have created it. */
     TEST_EQ_INT(access(path_in("missing.db"), F_OK), -1);
