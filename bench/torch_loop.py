@@ -3,9 +3,11 @@
 
 ROUNDS interleaved rounds of a loop of OPS tiny in-place adds on a 256-float CUDA tensor, each in a
 fresh python process: bare; under libcollect (CUDA_INJECTION64_PATH); under
-torch.profiler(activities=[CUDA]), the profiler users already know. Prints µs per op (the loop and
-the synchronize that ends it), their medians and the ratios to bare, and what libcollect recorded.
-Usage: bench/torch_loop.py [--collect PATH/libcollect.so] [--ops 50000] [--rounds 3]
+torch.profiler(activities=[CUDA]), the profiler users already know; with --bare, also under
+bench's bare CUPTI injection (the floor). Prints µs per op (the loop and the synchronize that ends
+it), their medians and the ratios to bare, and what libcollect recorded.
+Usage: bench/torch_loop.py [--collect libcollect.so] [--bare libbare_inject.so] [--ops 50000]
+                           [--rounds 3]
 """
 import argparse
 import glob
@@ -59,6 +61,8 @@ def run(mode, args, out_dir):
     if mode == "libcollect":
         env["CUDA_INJECTION64_PATH"] = os.path.abspath(args.collect)
         env["TLVIEW_OUTPUT"] = os.path.join(out_dir, "torch.%p.db")
+    if mode == "bare-cupti":
+        env["CUDA_INJECTION64_PATH"] = os.path.abspath(args.bare)
     child_mode = "profiler" if mode == "profiler" else "plain"
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", child_mode,
                         "--ops", str(args.ops)], env=env, capture_output=True, text=True)
@@ -94,16 +98,19 @@ def recorded(out_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--collect", help="libcollect.so (without it: bare and profiler only)")
+    ap.add_argument("--bare", help="bench's libbare_inject.so: adds a bare-CUPTI round")
     ap.add_argument("--ops", type=int, default=50000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--child", choices=["plain", "profiler"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args.child, args.ops)
-    if args.collect and not os.path.isfile(args.collect):
-        print(f"torch_loop: {args.collect}: no such file")
-        return 2
-    modes = ["bare"] + (["libcollect"] if args.collect else []) + ["profiler"]
+    for lib in (args.collect, args.bare):
+        if lib and not os.path.isfile(lib):
+            print(f"torch_loop: {lib}: no such file")
+            return 2
+    modes = (["bare"] + (["bare-cupti"] if args.bare else [])
+             + (["libcollect"] if args.collect else []) + ["profiler"])
     out_dir = tempfile.mkdtemp(prefix="tltorch.")
     print(f"torch_loop: {args.ops} x add_ on a 256-float tensor, {args.rounds} interleaved rounds, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")

@@ -6,7 +6,8 @@
 # Usage: tests/gpu/run.sh [--reference] [--traces-tar FILE] [BUILD_DIR (default ./build)]
 #   --reference   use bench's bare CUPTI injection (it only counts kernels) instead of libcollect:
 #                 checks the scenario programs' own counts, needs no collector
-#   --traces-tar  pack the spin recordings as samples/spin/traces/mps-{off,on}/nN/*.db into FILE
+#   --traces-tar  pack the spin recordings (N = 1, 2, 4; MPS off and on) as
+#                 samples/spin/traces/mps-{off,on}/nN/*.db (+ spin.log, the programs' output) into FILE
 # MPS runs a private control daemon (pipe and log folders in the work folder) and always stops it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -222,7 +223,7 @@ spin_set() {
 }
 for n in 1 2 4; do spin_set mps-off $n; done
 if mps_start; then
-    for n in 2 4; do spin_set mps-on $n; done
+    for n in 1 2 4; do spin_set mps-on $n; done
     mps_stop
 else
     check spin-mps-on "$TR/mps-on" --fail "the MPS daemon did not start"
