@@ -672,3 +672,18 @@ int test_record_headline_unknown(void)
                             "alone (--procs 1) and pass that folder with --baseline");
     return 0;
 }
+
+/* Without TLVIEW_COLLECTOR, record uses the libcollect.so of the build tree it belongs to. */
+int test_record_collector_build_tree(void)
+{
+    const char *tmp = setup();
+    char dir[4096], want[4096];
+    if (!realpath(TLVIEW_BINARY_DIR "/collector/libcollect.so", want))
+        return TEST_SKIP; /* built without CUDA: no collector in this tree */
+    unsetenv("TLVIEW_COLLECTOR");
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1); /* no trace from the stand-in */
+    TEST_EQ_STR(rank_value(0, "CUDA_INJECTION64_PATH"), want);
+    return 0;
+}
