@@ -276,8 +276,7 @@ static int events(imp_reader *r, chrome *ch)
 {
     int rc = imp_json_expect(ch->j, '[');
     if (rc)
-        return imp_json_peek(ch->j) < 0 || r->err->message[0]
-                   ? rc : imp_fail(r, STORE_EFORMAT, "traceEvents is not an array");
+        return rc;
     if (imp_json_peek(ch->j) == ']')
         return imp_json_expect(ch->j, ']');
     for (;;) {
@@ -484,7 +483,7 @@ static int ch_load(imp_reader *r)
         return rc;
     if (imp_json_peek(ch->j) != -1 || r->err->message[0])
         return imp_fail(r, STORE_EFORMAT, "invalid JSON: data after the end of the trace");
-    imp_progress(r, imp_json_size(ch->j), imp_json_size(ch->j));
+    imp_progress_end(r, imp_json_size(ch->j));
     return finish(r, ch);
 }
 

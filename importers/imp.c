@@ -87,10 +87,18 @@ int imp_flush_meta(imp_reader *r, store_idx process)
 
 void imp_progress(imp_reader *r, uint64_t done, uint64_t total)
 {
-    if (!r->opt->progress || (done < r->progress_next && done != total))
+    if (total && done >= total)
+        done = total - 1;
+    if (!r->opt->progress || done < r->progress_next)
         return;
     r->progress_next = done + (total ? total / 200 + 1 : 1u << 20);
     r->opt->progress(r->opt->progress_ctx, r->path, done, total);
+}
+
+void imp_progress_end(imp_reader *r, uint64_t total)
+{
+    if (r->opt->progress)
+        r->opt->progress(r->opt->progress_ctx, r->path, total, total);
 }
 
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d)

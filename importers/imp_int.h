@@ -41,8 +41,11 @@ void imp_warn(imp_reader *r, const char *fmt, ...) __attribute__((format(printf,
 /* Writes import.* keys (format, counts, unmapped, warning, clock shift) on `process`. */
 int imp_flush_meta(imp_reader *r, store_idx process);
 
-/* Reports progress when enough happened since the last report. */
+/* Reports progress when enough happened since the last report; `done` stays below `total` until
+ * imp_progress_end() (buffered readers reach the end of the file before the end of the data). */
 void imp_progress(imp_reader *r, uint64_t done, uint64_t total);
+/* Reports the end (done = total) once. */
+void imp_progress_end(imp_reader *r, uint64_t total);
 
 /* The run device of (process, CUDA ordinal), added on first use: one per pair even without a
  * uuid (the run merges devices by uuid only). STORE_NONE (error set) when out of memory. */

@@ -619,7 +619,7 @@ static int ns_load(imp_reader *r)
         (rc = load_copies(r, ns, STORE_COPY_MEMSET)) || (rc = load_apis(r, ns)) ||
         (rc = load_nvtx(r, ns)))
         return rc;
-    imp_progress(r, ns->rows_total, ns->rows_total);
+    imp_progress_end(r, ns->rows_total);
     if (ns->nprocs == 0)
         imp_warn(r, "no CUDA or NVTX activity in this export");
     return imp_sql_count_unmapped(r, ns->db, derived_tables);

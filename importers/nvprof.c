@@ -671,7 +671,7 @@ static int nv_load(imp_reader *r)
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_DRIVER", STORE_API_DRIVER)) ||
         (rc = load_markers(r, nv)))
         return rc;
-    imp_progress(r, nv->rows_total, nv->rows_total);
+    imp_progress_end(r, nv->rows_total);
     return imp_sql_count_unmapped(r, nv->db, gpu_tables);
 }
 

@@ -14,12 +14,12 @@ void imp_progress_tty(void *ctx, const char *path, uint64_t done, uint64_t total
         return;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (total == 0) {
-        fprintf(stderr, "\r%-32.32s %llu\033[K", base, (unsigned long long)done);
+    if (done == total) { /* the end (also of a file with nothing to count) */
+        fprintf(stderr, "\r\033[K");
         return;
     }
-    if (done >= total) {
-        fprintf(stderr, "\r\033[K");
+    if (total == 0) { /* size unknown: a count */
+        fprintf(stderr, "\r%-32.32s %llu\033[K", base, (unsigned long long)done);
         return;
     }
     int width = 30, fill = (int)(done * (uint64_t)width / total);
