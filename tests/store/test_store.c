@@ -627,6 +627,56 @@ int test_store_killed_writer(void)
     return 0;
 }
 
+/* Killed inside a batch big enough to spill to the WAL before its commit: only the committed
+ * batches are read back. */
+int test_store_killed_mid_batch(void)
+{
+    const char *path = path_in("killed2.db");
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        store_writer *w;
+        if (store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w))
+            _exit(10);
+        store_process_info pi = {5, 1, "h", "/bin/x", "x", NULL, "libcollect", T0};
+        int64_t proc;
+        if (store_writer_process(w, &pi, &proc))
+            _exit(11);
+        for (int b = 0; b < 4; b++) {
+            store_writer_begin(w);
+            int rows = b < 3 ? 1000 : 400000; /* ~9 MB: more than the writer's page cache */
+            for (int i = 0; i < rows; i++) {
+                int64_t t = T0 + (int64_t)(b * 1000000 + i) * 100;
+                store_kernel_info k = {.start = t, .end = t + 50, .context_id = 1,
+                                       .correlation_id = (uint32_t)(b * 1000000 + i),
+                                       .name = "k"};
+                if (store_writer_kernel(w, proc, &k))
+                    _exit(12);
+            }
+            if (b < 3 && store_writer_commit(w))
+                _exit(13);
+        }
+        kill(getpid(), SIGKILL);
+        _exit(14);
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFSIGNALED(status));
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    TEST_ASSERT(file_size(wal) > 4 * 1024 * 1024); /* the open batch did reach the WAL */
+    store_run *run = store_run_new();
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3000);
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    store_run_free(run);
+    return 0;
+}
+
 /* The importer-facing builder: interning, device merge by uuid, rollback-free adds, sorting
  * of several unsorted sources. */
 int test_store_builder_sort(void)
