@@ -129,6 +129,45 @@ int store_sort_nearly(void *base, uint64_t n, size_t size);
  * then one k-way merge. *pBase may be replaced. Returns 0 or STORE_ENOMEM. */
 int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs);
 
+/* ---------------------------------------------------------------- loading one file */
+
+/* What a file's launch row id resolves to. */
+typedef struct launch_ref {
+    store_idx stream, launch;
+    int64_t base;         /* t0 + the process's clock offset */
+    int valid;
+} launch_ref;
+
+/* The state of one file being loaded (load_file.c; load.c drives it). */
+typedef struct loader {
+    store_run *run;
+    const char *path;
+    sqlite3 *db;
+    char err[1024];
+    int64_t t0;
+    store_clock clock;
+    /* file row id -> run index; ids are dense in every file tlview writes */
+    store_idx *proc;  uint64_t nproc;
+    int64_t *offset;  /* per file process id: clock offset */
+    store_idx *ctx;   uint64_t nctx;
+    store_idx *str;   uint64_t nstr;
+    launch_ref *launch; uint64_t nlaunch;
+    /* (file process id, ordinal) -> run device */
+    struct ldev { int64_t process; uint32_t ordinal; store_idx device; } *devs;
+    uint64_t ndevs, cap_devs;
+    store_kernel *kout;  /* this file's slice of run->kernels */
+    uint64_t kcap, kn;   /* its size, rows read */
+    int rc;              /* the scan's result */
+} loader;
+
+/* Phase 1, serial: checks the file, reads everything but the kernels into the run and sizes the
+ * kernel slice (L->kcap). Phase 2, on any thread: scans the kernels into L->kout. */
+int store_load_open(loader *L);
+int store_load_scan(loader *L);
+/* Ends the read transaction and closes the database; store_load_close() also frees L's maps. */
+void store_load_close_db(loader *L);
+void store_load_close(loader *L);
+
 /* ---------------------------------------------------------------- writer internals (save.c) */
 
 /* The file's context row for (process, context_id), created with kind 0 when new. */

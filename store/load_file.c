@@ -1,0 +1,566 @@
+/* load_file.c: reads one tlview file into a run (load.c runs several at once). The metadata
+ * tables are read first and turned into arrays indexed by the file's row ids, so the kernel scan
+ * (the hot path: one prepared statement, tens of millions of rows) resolves each row with array
+ * lookups only. Every check that a file is whole and consistent is here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+static int lerr(loader *L, int code, const char *what)
+{
+    int ec = sqlite3_extended_errcode(L->db) & 0xff;
+    if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_FORMAT) {
+        store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (%s: %s)", L->path, what,
+                  sqlite3_errmsg(L->db));
+        return STORE_EFORMAT;
+    }
+    if (code == STORE_EFORMAT && strstr(sqlite3_errmsg(L->db), "no such"))
+        store_fmt(L->err, sizeof L->err, "%s: not a complete tlview file (%s: %s)", L->path,
+                  what, sqlite3_errmsg(L->db));
+    else
+        store_fmt(L->err, sizeof L->err, "%s: %s: %s", L->path, what, sqlite3_errmsg(L->db));
+    return code;
+}
+
+static int prep(loader *L, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(L->db, sql, -1, st, NULL) != SQLITE_OK)
+        return lerr(L, STORE_EFORMAT, "cannot read the tables");
+    return STORE_OK;
+}
+
+/* An id map sized by the table's largest id; refuses absurdly sparse ids (a damaged file). */
+static int idmap(loader *L, const char *table, store_idx **pMap, uint64_t *pN)
+{
+    char sql[128];
+    sqlite3_stmt *st;
+    store_fmt(sql, sizeof sql, "SELECT max(id), count(*) FROM %s", table);
+    int rc = prep(L, sql, &st);
+    if (rc)
+        return rc;
+    int64_t mx = 0, cnt = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        mx = sqlite3_column_int64(st, 0);
+        cnt = sqlite3_column_int64(st, 1);
+    }
+    rc = sqlite3_errcode(L->db);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return lerr(L, STORE_EIO, table);
+    if (mx < 0 || mx > 4 * cnt + 4096) {
+        store_fmt(L->err, sizeof L->err, "%s: table %s has ids up to %lld for %lld rows; not a "
+                  "file tlview wrote", L->path, table, (long long)mx, (long long)cnt);
+        return STORE_EFORMAT;
+    }
+    *pN = (uint64_t)mx + 1;
+    *pMap = malloc(*pN * sizeof **pMap);
+    if (!*pMap)
+        return STORE_ENOMEM;
+    for (uint64_t i = 0; i < *pN; i++)
+        (*pMap)[i] = STORE_NONE;
+    return STORE_OK;
+}
+
+/* Ends a scan: SQLITE_DONE is success, anything else an error naming `what`. */
+static int done(loader *L, sqlite3_stmt *st, int rc, const char *what)
+{
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE || rc == STORE_OK)
+        return STORE_OK;
+    if (rc < 0)
+        return rc; /* a STORE_E* code, message already set */
+    return lerr(L, STORE_EIO, what);
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    return (const char *)sqlite3_column_text(st, i);
+}
+
+static int bad_ref(loader *L, const char *table, const char *col, int64_t v)
+{
+    store_fmt(L->err, sizeof L->err, "%s: table %s refers to %s %lld, which does not exist",
+              L->path, table, col, (long long)v);
+    return STORE_EFORMAT;
+}
+
+static int load_processes(loader *L)
+{
+    int rc = idmap(L, "process", &L->proc, &L->nproc);
+    if (rc)
+        return rc;
+    L->offset = calloc(L->nproc, sizeof *L->offset);
+    if (!L->offset)
+        return STORE_ENOMEM;
+    sqlite3_stmt *st;
+    if ((rc = prep(L, "SELECT id, pid, ppid, host, exe, argv, run_id, start_wall, end_wall,"
+                      " complete, source, error FROM process ORDER BY id", &st)))
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < 0 || (uint64_t)id >= L->nproc) {
+            rc = bad_ref(L, "process", "id", id);
+            break;
+        }
+        store_process_info pi = {
+            .pid = sqlite3_column_int64(st, 1),
+            .ppid = sqlite3_column_int64(st, 2),
+            .host = col_text(st, 3),
+            .exe = col_text(st, 4),
+            .argv = col_text(st, 5),
+            .run_id = col_text(st, 6),
+            .start_wall = sqlite3_column_int64(st, 7),
+            .source = col_text(st, 10),
+        };
+        store_idx p = store_run_add_process(L->run, &pi, L->path);
+        if (p == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+        store_process *pr = &L->run->processes[p];
+        pr->end_wall = sqlite3_column_int64(st, 8);
+        pr->complete = sqlite3_column_int(st, 9) != 0;
+        pr->error = store_arena_strdup(&STORE_PRIV(L->run)->arena, col_text(st, 11));
+        L->proc[id] = p;
+    }
+    if ((rc = done(L, st, rc, "reading processes")))
+        return rc;
+    /* Clock alignment: offset = realtime - cupti of the start pair; drift from the end pair. */
+    if (L->clock != STORE_CLOCK_CUPTI)
+        return STORE_OK;
+    if ((rc = prep(L, "SELECT process_id, label, cupti, realtime FROM calibration", &st)))
+        return rc;
+    int64_t *end_off = calloc(L->nproc, sizeof *end_off);
+    char *have = calloc(L->nproc, 1);
+    if (!end_off || !have) {
+        free(end_off);
+        free(have);
+        sqlite3_finalize(st);
+        return STORE_ENOMEM;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *label = col_text(st, 1);
+        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE || !label)
+            continue;
+        int64_t off = sqlite3_column_int64(st, 3) - sqlite3_column_int64(st, 2);
+        if (!strcmp(label, "start")) {
+            L->offset[id] = off;
+            have[id] |= 1;
+        } else if (!strcmp(label, "end")) {
+            end_off[id] = off;
+            have[id] |= 2;
+        }
+    }
+    for (uint64_t id = 0; id < L->nproc; id++) {
+        if (L->proc[id] == STORE_NONE)
+            continue;
+        store_process *pr = &L->run->processes[L->proc[id]];
+        pr->clock_offset = L->offset[id];
+        pr->clock_drift = have[id] == 3 ? end_off[id] - L->offset[id] : 0;
+    }
+    free(end_off);
+    free(have);
+    return done(L, st, rc, "reading calibration");
+}
+
+static int load_process_meta(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT process_id, key, value FROM process_meta", &st);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE) {
+            rc = bad_ref(L, "process_meta", "process", id);
+            break;
+        }
+        if (col_text(st, 1) &&
+            (rc = store_run_process_meta(L->run, L->proc[id], col_text(st, 1), col_text(st, 2))))
+            break;
+    }
+    return done(L, st, rc, "reading process_meta");
+}
+
+/* The run device of (file process, ordinal); a placeholder device when the file has no row. */
+static store_idx device_of(loader *L, int64_t process, uint32_t ordinal, const store_device_info *d)
+{
+    for (uint64_t i = 0; i < L->ndevs; i++)
+        if (L->devs[i].process == process && L->devs[i].ordinal == ordinal)
+            return L->devs[i].device;
+    store_device_info blank = {.device_id = ordinal};
+    store_idx dev = store_run_add_device(L->run, L->proc[process], d ? d : &blank);
+    if (dev == STORE_NONE ||
+        store_grow((void **)&L->devs, &L->cap_devs, L->ndevs + 1, sizeof *L->devs))
+        return STORE_NONE;
+    L->devs[L->ndevs++] = (struct ldev){process, ordinal, dev};
+    return dev;
+}
+
+static int load_devices_contexts(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT process_id, device_id, uuid, name, sm_count, cc_major, cc_minor,"
+                     " global_memory FROM device", &st);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE) {
+            rc = bad_ref(L, "device", "process", id);
+            break;
+        }
+        store_device_info d = {
+            .device_id = (uint32_t)sqlite3_column_int64(st, 1),
+            .uuid = col_text(st, 2),
+            .name = col_text(st, 3),
+            .sm_count = (uint32_t)sqlite3_column_int64(st, 4),
+            .cc_major = (uint32_t)sqlite3_column_int64(st, 5),
+            .cc_minor = (uint32_t)sqlite3_column_int64(st, 6),
+            .global_memory = (uint64_t)sqlite3_column_int64(st, 7),
+        };
+        if (device_of(L, id, d.device_id, &d) == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+    }
+    if ((rc = done(L, st, rc, "reading devices")))
+        return rc;
+    if ((rc = idmap(L, "context", &L->ctx, &L->nctx)))
+        return rc;
+    if ((rc = prep(L, "SELECT id, process_id, device_id, context_id, compute_api_kind"
+                      " FROM context", &st)))
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
+        if (id < 0 || (uint64_t)id >= L->nctx || pid < 0 || (uint64_t)pid >= L->nproc ||
+            L->proc[pid] == STORE_NONE) {
+            rc = bad_ref(L, "context", "process", pid);
+            break;
+        }
+        store_idx dev = STORE_NONE;
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+            (dev = device_of(L, pid, (uint32_t)sqlite3_column_int64(st, 2), NULL)) == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+        store_idx c = store_run_context(L->run, L->proc[pid], (uint32_t)sqlite3_column_int64(st, 3),
+                                        dev, (uint32_t)sqlite3_column_int64(st, 4));
+        if (c == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+        L->ctx[id] = c;
+    }
+    return done(L, st, rc, "reading contexts");
+}
+
+static int load_strings(loader *L)
+{
+    int rc = idmap(L, "strings", &L->str, &L->nstr);
+    sqlite3_stmt *st;
+    if (rc || (rc = prep(L, "SELECT id, text, demangled FROM strings", &st)))
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *text = col_text(st, 1);
+        if (!text || id < 0 || (uint64_t)id >= L->nstr)
+            continue;
+        store_idx s = store_run_intern2(L->run, text, col_text(st, 2));
+        if (s == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+        L->str[id] = s;
+    }
+    return done(L, st, rc, "reading strings");
+}
+
+/* The run string of a file string id (column i), STORE_NONE for NULL; -1 if dangling. */
+static int string_ref(loader *L, sqlite3_stmt *st, int i, store_idx *out)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+        *out = STORE_NONE;
+        return 0;
+    }
+    int64_t id = sqlite3_column_int64(st, i);
+    if (id < 0 || (uint64_t)id >= L->nstr || L->str[id] == STORE_NONE)
+        return -1;
+    *out = L->str[id];
+    return 0;
+}
+
+static int load_launches(loader *L)
+{
+    store_idx *tmp = NULL;
+    int rc = idmap(L, "launch", &tmp, &L->nlaunch);
+    free(tmp);
+    if (rc)
+        return rc;
+    L->launch = calloc(L->nlaunch, sizeof *L->launch);
+    if (!L->launch)
+        return STORE_ENOMEM;
+    sqlite3_stmt *st;
+    if ((rc = prep(L, "SELECT l.id, l.context_row, l.stream_id, l.name_id, l.grid_x, l.grid_y,"
+                      " l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.static_smem,"
+                      " l.dynamic_smem, c.process_id FROM launch l"
+                      " LEFT JOIN context c ON c.id = l.context_row", &st)))
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), crow = sqlite3_column_int64(st, 1);
+        int64_t pid = sqlite3_column_int64(st, 13);
+        if (id < 0 || (uint64_t)id >= L->nlaunch || crow < 0 || (uint64_t)crow >= L->nctx ||
+            L->ctx[crow] == STORE_NONE || pid < 0 || (uint64_t)pid >= L->nproc) {
+            rc = bad_ref(L, "launch", "context row", crow);
+            break;
+        }
+        store_launch l;
+        if (string_ref(L, st, 3, &l.name) || l.name == STORE_NONE) {
+            rc = bad_ref(L, "launch", "string", sqlite3_column_int64(st, 3));
+            break;
+        }
+        for (int i = 0; i < 3; i++) {
+            l.grid[i] = (uint32_t)sqlite3_column_int64(st, 4 + i);
+            l.block[i] = (uint32_t)sqlite3_column_int64(st, 7 + i);
+        }
+        l.registers = (uint32_t)sqlite3_column_int64(st, 10);
+        l.static_smem = (uint32_t)sqlite3_column_int64(st, 11);
+        l.dynamic_smem = (uint32_t)sqlite3_column_int64(st, 12);
+        launch_ref *r = &L->launch[id];
+        r->stream = store_run_stream(L->run, L->ctx[crow], (uint32_t)sqlite3_column_int64(st, 2));
+        r->launch = store_run_launch(L->run, &l);
+        if (r->stream == STORE_NONE || r->launch == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+        r->base = L->t0 + L->offset[pid];
+        r->valid = 1;
+    }
+    return done(L, st, rc, "reading launches");
+}
+
+/* How many kernel rows the file can hold: max(rowid), bounded by what its size allows. */
+static int count_kernels(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT max(rowid) FROM kernel", &st);
+    if (rc)
+        return rc;
+    int64_t mx = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    /* A row takes at least 6 bytes: never reserve more than the database (WAL included, which
+     * page_count sees) could hold. */
+    int64_t bytes = 0;
+    if (prep(L, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+             &st) == STORE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            bytes = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (mx > bytes / 6 + 1024)
+        mx = bytes / 6 + 1024;
+    L->kcap = mx > 0 ? (uint64_t)mx : 0;
+    return STORE_OK;
+}
+
+/* The hot path: scans the kernel table into L->kout[0 .. L->kcap), then puts the rows in order
+ * with a bounded insertion sort (files are nearly sorted). Runs on a worker thread: it touches
+ * only the loader and its own slice of the run's kernel array. */
+int store_load_scan(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT start, dur, launch_id, correlation_id FROM kernel", &st);
+    if (rc)
+        return rc;
+    const launch_ref *lr = L->launch;
+    const uint64_t nl = L->nlaunch, cap = L->kcap;
+    store_kernel *out = L->kout;
+    uint64_t n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t start = sqlite3_column_int64(st, 0);
+        int64_t dur = sqlite3_column_int64(st, 1);
+        uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
+        if (lid >= nl || !lr[lid].valid) {
+            rc = bad_ref(L, "kernel", "launch", (int64_t)lid);
+            break;
+        }
+        if (dur < 0) {
+            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (a kernel with a negative "
+                      "duration, %lld ns)", L->path, (long long)dur);
+            rc = STORE_EFORMAT;
+            break;
+        }
+        if (n == cap) {
+            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (more kernel rows than "
+                      "the table's row ids allow)", L->path);
+            rc = STORE_EFORMAT;
+            break;
+        }
+        store_kernel *k = &out[n++];
+        k->start = lr[lid].base + start;
+        k->end = k->start + dur;
+        k->stream = lr[lid].stream;
+        k->launch = lr[lid].launch;
+        k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
+        k->flags = 0;
+    }
+    L->kn = n;
+    rc = done(L, st, rc, "reading kernels");
+    if (rc == STORE_OK)
+        store_sort_nearly(out, n, sizeof *out);
+    return rc;
+}
+
+/* A (context row, stream id) pair as a run stream, remembering the last one asked for. */
+static int copy_stream(loader *L, int64_t crow, uint32_t sid, store_idx *out)
+{
+    if (crow < 0 || (uint64_t)crow >= L->nctx || L->ctx[crow] == STORE_NONE)
+        return bad_ref(L, "memcpy/memset", "context row", crow);
+    *out = store_run_stream(L->run, L->ctx[crow], sid);
+    return *out == STORE_NONE ? STORE_ENOMEM : STORE_OK;
+}
+
+/* Base time of a context row's process. */
+static int64_t ctx_base(loader *L, int64_t crow)
+{
+    store_idx p = L->run->contexts[L->ctx[crow]].process;
+    return L->t0 + L->run->processes[p].clock_offset;
+}
+
+static int load_copies(loader *L)
+{
+    static const char *const sql[2] = {
+        "SELECT start, dur, context_row, stream_id, correlation_id, copy_kind, bytes FROM memcpy",
+        "SELECT start, dur, context_row, stream_id, correlation_id, mem_kind, bytes FROM memset",
+    };
+    for (int t = 0; t < 2; t++) {
+        sqlite3_stmt *st;
+        int rc = prep(L, sql[t], &st);
+        if (rc)
+            return rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t crow = sqlite3_column_int64(st, 2);
+            store_copy c = {0};
+            if ((rc = copy_stream(L, crow, (uint32_t)sqlite3_column_int64(st, 3), &c.stream)))
+                break;
+            int64_t base = ctx_base(L, crow);
+            c.start = base + sqlite3_column_int64(st, 0);
+            c.end = c.start + sqlite3_column_int64(st, 1);
+            c.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
+            c.type = t == 0 ? STORE_COPY_MEMCPY : STORE_COPY_MEMSET;
+            c.kind = (uint16_t)sqlite3_column_int64(st, 5);
+            c.bytes = (uint64_t)sqlite3_column_int64(st, 6);
+            if ((rc = store_run_add_copy(L->run, &c)))
+                break;
+        }
+        if ((rc = done(L, st, rc, t == 0 ? "reading memcpy" : "reading memset")))
+            return rc;
+    }
+    return STORE_OK;
+}
+
+static int load_apis_ranges(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT start, dur, process_id, thread_id, correlation_id, domain, name_id,"
+                     " status FROM api", &st);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 2);
+        if (pid < 0 || (uint64_t)pid >= L->nproc || L->proc[pid] == STORE_NONE) {
+            rc = bad_ref(L, "api", "process", pid);
+            break;
+        }
+        store_api a = {0};
+        if (string_ref(L, st, 6, &a.name)) {
+            rc = bad_ref(L, "api", "string", sqlite3_column_int64(st, 6));
+            break;
+        }
+        a.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
+        a.end = a.start + sqlite3_column_int64(st, 1);
+        a.process = L->proc[pid];
+        a.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+        a.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
+        a.domain = (uint16_t)sqlite3_column_int64(st, 5);
+        a.status = (int32_t)sqlite3_column_int64(st, 7);
+        if ((rc = store_run_add_api(L->run, &a)))
+            break;
+    }
+    if ((rc = done(L, st, rc, "reading api")))
+        return rc;
+    if ((rc = prep(L, "SELECT start, dur, process_id, thread_id, domain_id, name_id"
+                      " FROM \"range\"", &st)))
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 2);
+        if (pid < 0 || (uint64_t)pid >= L->nproc || L->proc[pid] == STORE_NONE) {
+            rc = bad_ref(L, "range", "process", pid);
+            break;
+        }
+        store_range r = {0};
+        if (string_ref(L, st, 4, &r.domain) || string_ref(L, st, 5, &r.name)) {
+            rc = bad_ref(L, "range", "string", sqlite3_column_int64(st, 5));
+            break;
+        }
+        r.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
+        r.end = r.start + sqlite3_column_int64(st, 1);
+        r.process = L->proc[pid];
+        r.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+        if ((rc = store_run_add_range(L->run, &r)))
+            break;
+    }
+    return done(L, st, rc, "reading ranges");
+}
+
+/* Phase 1 (serial): checks the file and reads everything but the kernels into the run. */
+int store_load_open(loader *L)
+{
+    int rc = store_file_check(L->path, L->err, sizeof L->err);
+    if (rc == STORE_OK)
+        rc = store_open_read(L->path, &L->db, L->err, sizeof L->err);
+    if (rc == STORE_OK)
+        rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, L->err, sizeof L->err);
+    /* One read transaction: a file still being written is read as one consistent snapshot. */
+    if (rc == STORE_OK && sqlite3_exec(L->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
+        rc = lerr(L, STORE_EIO, "cannot begin reading");
+    if (rc == STORE_OK)
+        rc = load_processes(L);
+    if (rc == STORE_OK)
+        rc = load_process_meta(L);
+    if (rc == STORE_OK)
+        rc = load_devices_contexts(L);
+    if (rc == STORE_OK)
+        rc = load_strings(L);
+    if (rc == STORE_OK)
+        rc = load_launches(L);
+    if (rc == STORE_OK)
+        rc = load_copies(L);
+    if (rc == STORE_OK)
+        rc = load_apis_ranges(L);
+    if (rc == STORE_OK)
+        rc = count_kernels(L);
+    return rc;
+}
+
+void store_load_close_db(loader *L)
+{
+    if (L->db) {
+        sqlite3_exec(L->db, "COMMIT", 0, 0, NULL);
+        sqlite3_close(L->db);
+        L->db = NULL;
+    }
+}
+
+void store_load_close(loader *L)
+{
+    store_load_close_db(L);
+    free(L->proc);
+    free(L->offset);
+    free(L->ctx);
+    free(L->str);
+    free(L->launch);
+    free(L->devs);
+}
