@@ -508,6 +508,10 @@ static int finish(rec_run_state *st, rec_manifest *m, int failed)
     } else if (st->nfiles > 0 && print_headline(st) != 0) {
         failed = 1;
     }
+    if (m->release_ns)
+        printf("stopwatch: %.3f s from the start barrier to the last copy's exit (%d cop%s, "
+               "%d trace file%s)\n", (m->end_ns - m->release_ns) / 1e9, st->nprocs,
+               st->nprocs == 1 ? "y" : "ies", st->nfiles, st->nfiles == 1 ? "" : "s");
     if (m->signal)
         return 128 + m->signal;
     if (child_rc)

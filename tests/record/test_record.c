@@ -605,6 +605,8 @@ int test_record_headline(void)
     TEST_CONTAINS(out_text, "    4000        2");
     TEST_CONTAINS(out_text, "    4001        2");
     TEST_CONTAINS(out_text, "1.50x"); /* mean of stretch 1 (solo) and 2 (sliced) */
+    TEST_CONTAINS(out_text, "s from the start barrier to the last copy's exit (2 copies, 2 trace "
+                            "files)");
     json_t *m = load_manifest(dir);
     TEST_ASSERT(m);
     TEST_EQ_INT(json_array_size(json_object_get(m, "files")), 2);
