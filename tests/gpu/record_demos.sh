@@ -13,6 +13,9 @@
 # Usage: tests/gpu/record_demos.sh [-o OUT] [--procs "1 2 4 8"] [--demos "spin svp sat triton"]
 #                                  [--requests R] [BUILD_DIR (default ./build)]
 #        tests/gpu/record_demos.sh --judge OUT     (only judge recordings made before; no GPU)
+#   --traces-tar FILE  also pack the recordings of streams_vs_processes, saturating and
+#                      triton_single_sm (trace files + manifest.json, which holds the command) as
+#                      samples/<demo>/traces/mps-{off,on}/nN/ into FILE, to commit them
 # The recordings stay in OUT (default: a new /tmp/tlrec.XXXXXX) as OUT/<demo>/mps-{off,on}/nN/.
 # To stay under a time limit per command, record one demo per call into the same OUT
 # (-o OUT --demos spin, then svp, sat, triton), then judge them all with --judge OUT.
@@ -27,6 +30,7 @@ procs="1 2 4 8"
 demos="spin svp sat triton"
 requests=5
 judge_only=
+traces_tar=
 while [ $# -gt 0 ]; do
     case $1 in
     --judge) judge_only=1; out=$2; shift ;;
@@ -34,7 +38,8 @@ while [ $# -gt 0 ]; do
     --procs) procs=$2; shift ;;
     --demos) demos=$2; shift ;;
     --requests) requests=$2; shift ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --traces-tar) traces_tar=$2; shift ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "record_demos.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
     esac
@@ -153,6 +158,30 @@ sleep 1
 left=$(mps_procs)
 echo "record_demos.sh: nvidia-cuda-mps processes left: $left"
 fi # not --judge: judging old recordings says nothing about the processes running now
+
+# pack_traces FILE: the demos' recordings laid out as in the repository, into FILE (tar.gz).
+pack_traces() {
+    local stage=$OUT/.pack demo folder d rel
+    rm -rf "$stage"
+    for demo in svp:streams_vs_processes svp_streams:streams_vs_processes/traces/streams4 \
+        sat:saturating triton:triton_single_sm; do
+        folder=${demo#*:}
+        demo=${demo%%:*}
+        for d in "$OUT/$demo"/mps-*/n*/; do
+            [ -f "$d/manifest.json" ] || continue
+            rel=${d#"$OUT/$demo/"}
+            case $folder in
+            */traces/*) rel=$folder/${rel#mps-off/n1/} ;; # the one 4-stream run
+            *) rel=$folder/traces/$rel ;;
+            esac
+            mkdir -p "$stage/samples/$rel"
+            cp "$d"/*.db "$d/manifest.json" "$stage/samples/$rel/" 2>/dev/null
+        done
+    done
+    tar -czf "$1" -C "$stage" samples && echo "record_demos.sh: recordings packed into $1"
+    rm -rf "$stage"
+}
+[ -n "$traces_tar" ] && pack_traces "$traces_tar"
 
 python3 - "$OUT" "${left:--1}" <<'PY'
 """Judges every recording under OUT and prints the table."""
