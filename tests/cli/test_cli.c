@@ -439,3 +439,30 @@ int test_cli_export_overlapping_on_one_stream(void)
     json_decref(j);
     return 0;
 }
+
+/* MPS off against MPS on: the gain tlview predicts from the time-sliced run is within 10% of the
+ * gain measured between the two recordings. */
+int test_cli_h200_spin_predicted_gain(void)
+{
+    char off[4096], on[4096], base[4096], args[13000];
+    for (int n = 2; n <= 4; n += 2) {
+        snprintf(off, sizeof off, "%s/samples/spin/traces/mps-off/n%d", TLVIEW_SOURCE_DIR, n);
+        snprintf(on, sizeof on, "%s/samples/spin/traces/mps-on/n%d", TLVIEW_SOURCE_DIR, n);
+        snprintf(base, sizeof base, "%s/samples/spin/traces/mps-off/n1", TLVIEW_SOURCE_DIR);
+        struct stat st;
+        if (stat(off, &st) || stat(on, &st) || stat(base, &st)) {
+            fprintf(stderr, "skip: the spin recordings (samples/spin/traces) are not there yet\n");
+            return TEST_SKIP;
+        }
+        snprintf(args, sizeof args, "--baseline '%s' --compare '%s' '%s'", base, on, off);
+        json_t *j = report_json(args);
+        TEST_ASSERT(j);
+        double measured = jnum(j, "comparison.measured_gain");
+        double predicted = jnum(j, "comparison.predicted_gain");
+        fprintf(stderr, "n%d: measured gain %.3f, predicted %.3f\n", n, measured, predicted);
+        TEST_NEAR(predicted, measured, 0.1 * measured);
+        TEST_NEAR(measured, n, 0.15 * n);
+        json_decref(j);
+    }
+    return 0;
+}
