@@ -139,8 +139,8 @@ int cmd_import(int argc, char **argv)
             remove(tmp);
             rc = 1;
         } else if (!quiet)
-            printf("wrote %s: %u processes, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
-                   out, run->nprocesses, (unsigned long long)run->nkernels,
+            printf("wrote %s: %u process%s, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
+                   out, run->nprocesses, run->nprocesses == 1 ? "" : "es", (unsigned long long)run->nkernels,
                    (unsigned long long)run->ncopies, (unsigned long long)run->napis,
                    (unsigned long long)run->nranges);
     }

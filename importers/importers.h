@@ -10,7 +10,10 @@
  * imp_error (first error wins, NULL allowed, like jansson's json_error_t) and is also set on the
  * run (store_run_errmsg()), so callers that only hold the run can print it.
  * Records that cannot be mapped are never dropped silently: they are counted per kind in the
- * process_meta keys `import.unmapped.<kind>` and in imp_stats. */
+ * process_meta keys `import.unmapped.<kind>` and in imp_stats. The import.* keys describe the
+ * whole file and sit on the first process it added (an nsys export can hold several):
+ * import.format, import.unmapped.<kind>, import.warning, import.gpu_clock_shift_ns (nvprof).
+ * Other keys: nvprof.version, chrome.rank. */
 #ifndef IMPORTERS_H
 #define IMPORTERS_H
 
