@@ -43,9 +43,9 @@ static const char usage_text[] =
     "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
-    "MPS off and on) are shown side by side. They are looked for in $TLVIEW_DEMO_DIR, in\n"
-    TLVIEW_DEMO_INSTALL_DIR ", beside the binary (../share/tlview/traces) and in the source\n"
-    "tree (" TLVIEW_DEMO_SOURCE_DIR ").\n"
+    "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
+    "when set (only there), else in " TLVIEW_DEMO_INSTALL_DIR ", beside the binary\n"
+    "(../share/tlview/traces) and in the source tree (" TLVIEW_DEMO_SOURCE_DIR ").\n"
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 a file could not be read or the server\n"
     "could not start; 2 usage error.\n";
@@ -124,8 +124,9 @@ static int find_demo(char *off, char *on, size_t n)
             snprintf(beside, sizeof beside, "%s/../share/tlview/traces", exe);
         }
     }
-    const char *env = getenv("TLVIEW_DEMO_DIR");
-    const char *where[] = {env ? env : "", TLVIEW_DEMO_INSTALL_DIR, beside, TLVIEW_DEMO_SOURCE_DIR};
+    const char *env = getenv("TLVIEW_DEMO_DIR"); /* when set, the only place looked in */
+    const char *where[] = {env ? env : "", env ? "" : TLVIEW_DEMO_INSTALL_DIR, env ? "" : beside,
+                           env ? "" : TLVIEW_DEMO_SOURCE_DIR};
     static const int counts[] = {4, 2, 1};
     for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
         if (!where[i][0])
@@ -144,10 +145,9 @@ static int find_demo(char *off, char *on, size_t n)
     }
     fprintf(stderr,
             "tlview serve: no trace files given, and no demo traces found (mps-off/nK or "
-            "mps-on/nK with *.db files) in:%s%s %s %s %s\n"
+            "mps-on/nK with *.db files) in: %s%s %s %s %s\n"
             "Give the trace files to show, e.g. `tlview serve output.*.db`, or set TLVIEW_DEMO_DIR.\n",
-            env ? " $TLVIEW_DEMO_DIR=" : "", env ? env : "", TLVIEW_DEMO_INSTALL_DIR, beside,
-            TLVIEW_DEMO_SOURCE_DIR);
+            env ? "$TLVIEW_DEMO_DIR=" : "", env ? env : "", where[1], where[2], where[3]);
     return -1;
 }
 
@@ -196,6 +196,18 @@ int cmd_serve(int argc, char **argv)
     } else {
         if (find_demo(off, on, sizeof off) != 0)
             goto out;
+        /* one process alone (mps-off/n1) gives the solo references that the stretch needs: the
+         * demo's processes each run one long kernel, all of them overlapped */
+        char solo[PATH_MAX], *first = off[0] ? off : on;
+        const char *root_end = strstr(first, off[0] ? "/mps-off/n" : "/mps-on/n");
+        int k = root_end ? (int)(root_end - first) : 0;
+        snprintf(solo, sizeof solo, "%.*s/mps-off/n1", k, first);
+        if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 && has_traces(solo)) {
+            char *sv[1] = {solo};
+            if (cli_load(1, sv, &base) != 0)
+                goto out;
+            fprintf(stderr, "tlview serve: solo references from %s\n", solo);
+        }
         char *dirs[2] = {off, on};
         for (int i = 0; i < 2; i++) {
             if (!dirs[i][0])

@@ -133,7 +133,28 @@ out:
     return rc;
 }
 
-static int walk_profile(web_runix *r, web_lane *l);
+/* build_grid: the concurrency bins cached for zoomed-out views, one sweep of the analysis'
+ * profile over the lane (the costliest part of the index: it runs beside the rows). */
+static int build_grid(web_runix *r, web_lane *l)
+{
+    int64_t span = l->dev->t_end - l->dev->t_begin;
+    if (span <= 0)
+        return WEB_OK;
+    uint64_t ng = l->dev->nkernels * 2 < GRID_MAX ? l->dev->nkernels * 2 : GRID_MAX;
+    if (ng < 64)
+        ng = 64;
+    l->gw = (span + (int64_t)ng - 1) / (int64_t)ng;
+    l->ngrid = (uint32_t)((span + l->gw - 1) / l->gw);
+    l->g0 = l->dev->t_begin;
+    l->grid = malloc(sizeof *l->grid * l->ngrid);
+    if (!l->grid)
+        return WEB_ENOMEM;
+    uint32_t slot = (uint32_t)(l - r->lanes);
+    if (analysis_profile_bins(r->an, slot, l->g0, l->g0 + (int64_t)l->ngrid * l->gw, l->grid,
+                              l->ngrid) != ANALYSIS_OK)
+        return WEB_ENOMEM;
+    return WEB_OK;
+}
 
 static int build_lane(web_runix *r, web_lane *l)
 {
@@ -153,50 +174,19 @@ static int build_lane(web_runix *r, web_lane *l)
     for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
         if (web_ivl_build(&l->win[v], w, sizeof *w, l->widx + off[v], off[v + 1] - off[v]))
             return WEB_ENOMEM;
-    return walk_profile(r, l);
+    return build_grid(r, l);
 }
 
-/* grid_add: spreads one profile segment over the cached grid bins it covers. */
-static void grid_add(web_lane *l, int64_t x0, int64_t x1, unsigned np, unsigned nc)
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
 {
-    if (np == 0 || x1 <= x0)
-        return;
-    int64_t b0 = (x0 - l->g0) / l->gw, b1 = (x1 - 1 - l->g0) / l->gw;
-    for (int64_t b = b0 < 0 ? 0 : b0; b <= b1 && b < l->ngrid; b++) {
-        int64_t lo = l->g0 + b * l->gw, hi = lo + l->gw;
-        double w = (double)((x1 < hi ? x1 : hi) - (x0 > lo ? x0 : lo)) / (double)l->gw;
-        analysis_bin *g = &l->grid[b];
-        if (np > g->max_processes)
-            g->max_processes = (uint16_t)np;
-        if (nc > g->max_contexts)
-            g->max_contexts = (uint16_t)nc;
-        g->busy += (float)w;
-        g->mean_processes += (float)(w * np);
-    }
-}
-
-/* walk_profile: one walk over the lane's exact concurrency profile, in chunks small enough for a
- * bounded buffer, fills the grid of concurrency bins cached for zoomed-out views and the time
- * spent at each number of processes in flight (GET /api/stats). */
-static int walk_profile(web_runix *r, web_lane *l)
-{
-    int64_t span = l->dev->t_end - l->dev->t_begin;
-    if (span <= 0)
+    const web_lane *l = &r->lanes[slot];
+    memset(ns_at, 0, sizeof *ns_at * WEB_CONC_LEVELS);
+    if (l->dev->t_end <= l->dev->t_begin)
         return WEB_OK;
-    uint64_t ng = l->dev->nkernels * 2 < GRID_MAX ? l->dev->nkernels * 2 : GRID_MAX;
-    if (ng < 64)
-        ng = 64;
-    l->gw = (span + (int64_t)ng - 1) / (int64_t)ng;
-    l->ngrid = (uint32_t)((span + l->gw - 1) / l->gw);
-    l->g0 = l->dev->t_begin;
-    l->grid = calloc(l->ngrid, sizeof *l->grid);
     analysis_segment *seg = malloc(sizeof *seg * PROFILE_CHUNK);
-    if (!l->grid || !seg) {
-        free(seg);
+    if (!seg)
         return WEB_ENOMEM;
-    }
-    uint32_t slot = (uint32_t)(l - r->lanes);
-    int64_t a = l->dev->t_begin, step = span / 64 + 1;
+    int64_t a = l->dev->t_begin, step = (l->dev->t_end - l->dev->t_begin) / 64 + 1;
     int rc = WEB_OK;
     while (a < l->dev->t_end) {
         int64_t b = a + step < l->dev->t_end ? a + step : l->dev->t_end;
@@ -211,8 +201,7 @@ static int walk_profile(web_runix *r, web_lane *l)
         }
         for (size_t i = 0; i < n; i++) {
             unsigned lv = seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
-            l->ns_at[lv] += seg[i].t1 - seg[i].t0;
-            grid_add(l, seg[i].t0, seg[i].t1, seg[i].processes, seg[i].contexts);
+            ns_at[lv] += seg[i].t1 - seg[i].t0;
         }
         a = b;
         if (n < PROFILE_CHUNK / 4)

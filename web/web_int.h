@@ -93,7 +93,6 @@ typedef struct web_lane {
     analysis_bin *grid;      /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
-    int64_t ns_at[WEB_CONC_LEVELS]; /* time with exactly N processes in flight */
 } web_lane;
 
 typedef struct web_runix {
@@ -114,6 +113,10 @@ typedef struct web_runix {
 
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
 void web_runix_free(web_runix *r);
+/* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
+ * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last
+ * holding N and more). Returns 0 or WEB_ENOMEM. */
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at);
 /* The lane (analysis device slot) of a kernel, and the verdict of the window holding most of it
  * (ANALYSIS_SOLO when it overlapped nothing). */
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);

@@ -98,11 +98,13 @@ fail:
     return NULL;
 }
 
-/* conc_levels: time spent at each number of processes in flight on lane `slot` (measured
- * while indexing, web_index.c), up to the highest level reached. */
+/* conc_levels: time spent at each number of processes in flight on lane `slot`, up to the
+ * highest level reached (one more walk over the profile: this runs on the stats thread). */
 static json_t *conc_levels(const web_runix *r, uint32_t slot)
 {
-    const int64_t *ns = r->lanes[slot].ns_at;
+    int64_t ns[WEB_CONC_LEVELS];
+    if (web_lane_levels(r, slot, ns))
+        return NULL;
     unsigned top = 0;
     for (unsigned i = 0; i < WEB_CONC_LEVELS; i++)
         if (ns[i])

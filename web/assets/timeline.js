@@ -308,6 +308,8 @@ function draw() {
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   drawGrid(W);
+  // overlap shading first, so that it tints the rows' background and not their kernels
+  for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
   for (const b of S.bands) {
     const run = S.runs[b.run];
     const d = S.data[b.run];
@@ -316,7 +318,6 @@ function draw() {
       case 'lane': drawLaneHeader(b, run); break;
       case 'conc': drawConc(b, run, d); break;
       case 'vband': drawVerdictStrip(b, d); break;
-      case 'laneend': drawOverlapShade(b, d); break;
       case 'row': drawRow(b, run, d); break;
     }
   }
@@ -1071,6 +1072,12 @@ function barChart(cv, values, labels, color, opts = {}) {
   const L = 38, B = 22, T = 8;
   const max = Math.max(1e-12, ...values);
   const n = values.length, bw = (W - L - 6) / n;
+  if (!values.some((v) => v > 0)) {
+    c.fillStyle = '#6b7585';
+    c.textAlign = 'center';
+    c.fillText(opts.empty || 'nothing to show', W / 2, H / 2);
+    return;
+  }
   c.strokeStyle = '#dde1e7';
   c.fillStyle = '#6b7585';
   c.textBaseline = 'middle';
@@ -1166,7 +1173,10 @@ function renderStats(stats) {
             return Math.abs(e - Math.round(e)) < 1e-9 ? `${+Math.pow(2, Math.round(e)).toPrecision(3)}` : null;
           });
           const one = -Math.log2(hs.lo) / step;
-          barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), { mark: one, fmt: (v) => `${Math.round(v)}`, xlabel: '×' });
+          barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), {
+            mark: one, fmt: (v) => `${Math.round(v)}`, xlabel: '×',
+            empty: `no kernel has a solo reference (${hs.noref} without): give --baseline FILES of a solo run`,
+          });
         }
       });
     });
