@@ -1,6 +1,7 @@
 #!/bin/sh
 # run_browser.sh install DIR            : npm install playwright-core into DIR (the build folder)
-# run_browser.sh CASE DIR FIXTURE SCRIPT: runs one case of test_page.js against serve_fixture
+# run_browser.sh CASE DIR FIXTURE SCRIPT [DEMO_DIR]: runs one case of test_page.js against FIXTURE
+#   (serve_fixture, or tlview for the demo case, which needs DEMO_DIR/mps-off/n4 and mps-on/n4)
 # Exits 77 (skipped) with a message when chromium, node, npm or the installed packages are missing.
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 what=$1 dir=$2
@@ -14,5 +15,8 @@ fi
 if [ ! -x "$CHROMIUM" ]; then echo "SKIP: $CHROMIUM not found (apt-get install chromium)"; exit 77; fi
 if [ ! -d "$dir/node_modules/playwright-core" ]; then
   echo "SKIP: $dir/node_modules/playwright-core missing (run the browser__npm_install test)"; exit 77
+fi
+if [ "$what" = demo ] && ! ls "$5"/mps-off/n4/*.db "$5"/mps-on/n4/*.db >/dev/null 2>&1; then
+  echo "SKIP: no demo traces in $5 (mps-off/n4, mps-on/n4)"; exit 77
 fi
 exec env TLVIEW_BROWSER_DIR="$dir" TLVIEW_FIXTURE="$3" CHROMIUM="$CHROMIUM" node "$4" "$what"

@@ -2,7 +2,7 @@
 // serve_fixture (generated runs), loads the page and checks: no console errors, the timeline is
 // drawn (canvas pixels of the expected process and verdict colours), wheel and key zoom, hover
 // tooltip text, click details, find, the view in the URL, and the comparison view. Usage:
-// node test_page.js page|compare|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
+// node test_page.js page|compare|demo|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
 // `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
 // first drawn timeline and to a redrawn zoom.
 'use strict';
@@ -29,7 +29,7 @@ function startFixture(args) {
     let out = '';
     p.stdout.on('data', (b) => {
       out += b;
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/)/m.exec(out);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
       if (m) resolve({ proc: p, url: m[1] });
     });
     p.on('exit', (code) => reject(new Error(`serve_fixture exited with ${code}`)));
@@ -65,7 +65,8 @@ async function waitData(page, seqAfter) {
 }
 
 async function main() {
-  const fixture = await startFixture(CASE === 'compare' ? ['--compare'] : CASE === 'bench' ? ['--kernels', '10000000', '--procs', '16'] : []);
+  const args = { compare: ['--compare'], bench: ['--kernels', '10000000', '--procs', '16'], demo: ['serve', '--port', '0'] };
+  const fixture = await startFixture(args[CASE] || []);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
@@ -91,6 +92,7 @@ async function main() {
     const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, t0: window.tlview.t0, t1: window.tlview.t1 }));
     const rows = S.bands.filter((b) => b.type === 'row');
     if (CASE === 'page') await testPage(page, S, rows);
+    else if (CASE === 'demo') await testDemo(page, S, rows);
     else await testCompare(page, S, rows);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
     check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
@@ -186,6 +188,21 @@ async function testCompare(page, S, rows) {
   const head = await page.locator('#runinfo').innerText();
   check(/faster than A/.test(head), `header shows the measured gain (${head.replace(/\n/g, ' ')})`);
   await page.screenshot({ path: path.join(DIR, 'compare.png'), fullPage: true });
+}
+
+// testDemo: `tlview serve` with no files shows the bundled H200 traces (4 processes, MPS off
+// then on): time-sliced above, concurrent below.
+async function testDemo(page, S, rows) {
+  check(S.runs === 2, 'two runs (MPS off, MPS on)');
+  const lanes = await page.evaluate(() => window.tlview.runs.map((r) => `${r.label}: ${r.lanes[0].verdict}`));
+  check(/mps-off.*time-sliced/.test(lanes[0]) && /mps-on.*concurrent/.test(lanes[1]), `verdicts ${lanes.join('; ')}`);
+  const strips = S.bands.filter((b) => b.type === 'vband');
+  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h);
+  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h);
+  check(a.counts[0] > 1000 && b.counts[0] > 200, `time-sliced (${a.counts[0]} px) and concurrent (${b.counts[0]} px) strips drawn`);
+  const k = await colourCounts(page, ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'], rows[0].y, rows[3].y + rows[3].h);
+  check(k.counts.every((n) => n > 500), `the 4 kernels of run A drawn (${k.counts.join(', ')} px)`);
+  await page.screenshot({ path: path.join(DIR, 'demo.png'), fullPage: true });
 }
 
 async function benchPage(page, url) {
