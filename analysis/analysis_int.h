@@ -56,13 +56,4 @@ int analysis_references(analysis *a);
 /* Stretch of every kernel, window evidence and verdicts, process and device figures (verdict.c). */
 int analysis_judge(analysis *a);
 
-/* Hash of a launch signature (name text, grid, block, total shared memory) and its equality,
- * usable across runs. */
-uint64_t analysis_sig_hash(const store_run *run, const store_launch *l);
-int analysis_sig_equal(const store_run *ra, const store_launch *la, const store_run *rb,
-                       const store_launch *lb);
-
-/* Median of v[0..n) (n > 0); reorders v. */
-double analysis_median(float *v, uint64_t n);
-
 #endif

@@ -4,7 +4,6 @@
  * processes and contexts in flight are constant, which gives busy/overlap/idle time, the overlap
  * windows, per-process busy and overlap time, and whether each kernel ran solo. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "analysis_int.h"
 
@@ -35,7 +34,7 @@ typedef struct sweepdev {
     int64_t open_busy, open_ctxint; /* at win_t0 */
     int64_t cursor_busy;       /* busy clock at cursor */
     uint16_t maxp, maxc;       /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;
+    uint8_t mps;               /* an MPS client context ran in the open window */
 } sweepdev;
 
 typedef struct sweep {
@@ -76,8 +75,8 @@ static inflight heap_pop(sweepdev *d)
         uint64_t c = 2 * i + 1;
         if (c >= d->n)
             break;
-        if (c + 1 < d->n && d->heap[c + 1].end < d->heap[c].end)
-            c++;
+        /* the smaller child without a branch: which one it is is unpredictable */
+        c += (uint64_t)(c + 1 < d->n && d->heap[c + 1].end < d->heap[c].end);
         if (last.end <= d->heap[c].end)
             break;
         d->heap[i] = d->heap[c];

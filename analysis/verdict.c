@@ -20,7 +20,8 @@ static const char *launch_name(const store_run *run, const store_launch *l)
     return l->name < run->nstrings && run->strings[l->name].text ? run->strings[l->name].text : "";
 }
 
-uint64_t analysis_sig_hash(const store_run *run, const store_launch *l)
+/* Hash of a launch signature (name text, grid, block, total shared memory), usable across runs. */
+static uint64_t sig_hash(const store_run *run, const store_launch *l)
 {
     uint64_t h = 1469598103934665603ULL;
     for (const char *s = launch_name(run, l); *s; s++)
@@ -31,8 +32,8 @@ uint64_t analysis_sig_hash(const store_run *run, const store_launch *l)
     return h ^ (h >> 31);
 }
 
-int analysis_sig_equal(const store_run *ra, const store_launch *la, const store_run *rb,
-                       const store_launch *lb)
+static int sig_equal(const store_run *ra, const store_launch *la, const store_run *rb,
+                     const store_launch *lb)
 {
     return !memcmp(la->grid, lb->grid, sizeof la->grid) &&
            !memcmp(la->block, lb->block, sizeof la->block) &&
@@ -62,10 +63,10 @@ static int sigtab_init(sigtab *t, uint32_t n)
 static uint32_t sigtab_find(sigtab *t, const analysis *a, const store_run *r, const store_launch *l,
                             uint32_t add)
 {
-    uint64_t i = analysis_sig_hash(r, l) & t->mask;
+    uint64_t i = sig_hash(r, l) & t->mask;
     for (; t->slot[i]; i = (i + 1) & t->mask) {
         uint32_t s = t->slot[i] - 1;
-        if (analysis_sig_equal(a->run, &a->run->launches[a->sigs[s].launch], r, l))
+        if (sig_equal(a->run, &a->run->launches[a->sigs[s].launch], r, l))
             return s;
     }
     if (add != UINT32_MAX)
@@ -136,7 +137,8 @@ static void select_nth(float *v, uint64_t n, uint64_t k)
     }
 }
 
-double analysis_median(float *v, uint64_t n)
+/* Median of v[0..n) (n > 0); reorders v. */
+static double median(float *v, uint64_t n)
 {
     uint64_t k = n / 2;
     select_nth(v, n, k);
@@ -178,7 +180,7 @@ static int solo_references(analysis *a)
         uint64_t n = a->sigs[s].nsolo;
         if (n) {
             a->sigs[s].source = ANALYSIS_REF_SOLO;
-            a->sigs[s].reference_ns = analysis_median(dur + begin, n);
+            a->sigs[s].reference_ns = median(dur + begin, n);
         }
         begin += n;
     }
@@ -457,7 +459,7 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     }
     pOut->common_signatures = n;
     if (n)
-        pOut->duration_ratio = analysis_median(ratio, n);
+        pOut->duration_ratio = median(ratio, n);
     free(t.slot);
     free(ratio);
     return ANALYSIS_OK;
