@@ -81,7 +81,8 @@ void cli_headline(FILE *out, const analysis *a, int color)
                 fprintf(out, ": mean stretch %.2fx (contexts %.3g%s)", d->mean_stretch,
                         d->contexts, d->mps ? ", MPS" : "");
             else
-                fprintf(out, ": no solo reference (give --baseline FILES)");
+                fprintf(out, ": no solo reference (give --baseline FILES)%s",
+                        d->mps ? "" : "; without MPS the contexts can only have time-sliced");
             if (d->verdict == ANALYSIS_TIME_SLICED)
                 fprintf(out, "; MPS would gain ~%.2gx", d->predicted_gain);
         }

@@ -466,3 +466,17 @@ int test_cli_h200_spin_predicted_gain(void)
     }
     return 0;
 }
+
+/* Processes that always overlapped and never ran alone: no reference, and the headline says how
+ * to get one and what the hardware allows without MPS. */
+int test_cli_headline_without_reference(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,3,%lld,0 && '%s' '%s' --pid 2 --train 0,3,%lld,0",
+                   TRACEGEN, tmp("a.db"), 2 * MS, TRACEGEN, tmp("b.db"), 2 * MS), 0);
+    TEST_EQ_INT(sh("'%s' report '%s' '%s'", TLVIEW, tmp("a.db"), tmp("b.db")), 0);
+    const char *out = slurp(out_path);
+    TEST_ASSERT(!strncmp(out, "GPU 0 (NVIDIA H200): 2 processes overlapped 100% of busy time; "
+                              "UNKNOWN: no solo reference (give --baseline FILES); without MPS the "
+                              "contexts can only have time-sliced\n", 150));
+    return 0;
+}
