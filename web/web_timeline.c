@@ -10,7 +10,7 @@
 #include "web_int.h"
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
-#define SNAP_BUCKETS 32       /* pixel edges snap to the row grid when a pixel spans this many buckets */
+#define SNAP_BUCKETS 8        /* pixel edges snap to the row grid when a pixel spans this many buckets */
 
 typedef struct tl_query {
     const web_runix *r;
