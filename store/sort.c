@@ -141,63 +141,55 @@ typedef struct merge_job {
     int release_pages;              /* hand consumed pages back */
 } merge_job;
 
-/* Loser-tree order: live before exhausted, then by key, then by segment (stable). */
-INLINE int before(const int64_t *key, const uint8_t *live, uint32_t a, uint32_t b)
-{
-    if (live[a] != live[b])
-        return live[a];
-    return key[a] < key[b] || (key[a] == key[b] && a < b);
-}
-
+/* A loser tree over the segments' next keys. An exhausted segment's key is INT64_MAX; ties go
+ * to the lower segment (a stable merge). The replay is written without branches on the keys:
+ * with interleaved sources the comparisons are unpredictable. */
 INLINE void merge_run(merge_job *j, size_t size)
 {
     uint32_t k = 1;
     while (k < j->nseg)
         k *= 2;
     int64_t key[1024]; /* merge_segments is never given more than 1024 segments */
-    uint8_t live[1024];
-    uint32_t tree[1024];
+    uint32_t tree[1024], win[2048];
     uint64_t total = 0;
     for (uint32_t s = 0; s < k; s++) {
-        live[s] = s < j->nseg && j->pos[s] < j->end[s];
-        key[s] = live[s] ? key_at(j->base, j->pos[s], size) : 0;
+        int live = s < j->nseg && j->pos[s] < j->end[s];
+        key[s] = live ? key_at(j->base, j->pos[s], size) : INT64_MAX;
         if (s < j->nseg)
             total += j->end[s] - j->pos[s];
     }
-    /* Build bottom-up: winners[] of the level below, losers kept in tree[]. */
-    uint32_t win[2048];
+    /* Build bottom-up: the winner of each subtree goes up, its loser stays in tree[]. */
     for (uint32_t s = 0; s < k; s++)
         win[k + s] = s;
     for (uint32_t node = k - 1; node >= 1; node--) {
         uint32_t a = win[2 * node], b = win[2 * node + 1];
-        if (before(key, live, a, b)) {
-            win[node] = a;
-            tree[node] = b;
-        } else {
-            win[node] = b;
-            tree[node] = a;
-        }
+        int a_first = key[a] < key[b] || (key[a] == key[b] && a < b);
+        win[node] = a_first ? a : b;
+        tree[node] = a_first ? b : a;
     }
     uint32_t w = k > 1 ? win[1] : 0;
     char *out = j->dst + j->out * size;
     for (uint64_t i = 0; i < total; i++) {
+        if (__builtin_expect(j->pos[w] >= j->end[w], 0)) {
+            /* Only when real keys equal INT64_MAX: any live segment is then a right pick. */
+            uint32_t s = 0;
+            while (j->pos[s] >= j->end[s])
+                s++;
+            w = s;
+        }
         uint64_t p = j->pos[w]++;
         memcpy(out + i * size, j->base + p * size, size);
-        if (p + 1 < j->end[w]) {
-            key[w] = key_at(j->base, p + 1, size);
-        } else {
-            live[w] = 0;
-        }
+        key[w] = p + 1 < j->end[w] ? key_at(j->base, p + 1, size) : INT64_MAX;
         if (j->release_pages && (p + 1) * size - j->released[w] >= RELEASE_STEP) {
             release((char *)j->base, j->released[w], (p + 1) * size);
             j->released[w] = (p + 1) * size;
         }
         for (uint32_t node = (w + k) >> 1; node >= 1; node >>= 1) {
             uint32_t l = tree[node];
-            if (before(key, live, l, w)) {
-                tree[node] = w;
-                w = l;
-            }
+            int64_t kl = key[l], kw = key[w];
+            int swap = (kl < kw) | ((kl == kw) & (l < w));
+            tree[node] = swap ? w : l;
+            w = swap ? l : w;
         }
     }
 }

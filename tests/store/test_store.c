@@ -885,3 +885,37 @@ int test_store_disk_full(void)
     store_run_free(run);
     return 0;
 }
+
+/* Keys at the ends of the int64 range, equal across sources: nothing lost, nothing repeated. */
+int test_store_sort_extreme_keys(void)
+{
+    store_run *run = store_run_new();
+    store_process_info pi = {1, 0, NULL, NULL, NULL, NULL, "chrome", 0};
+    const int64_t keys[3][3] = {{0, INT64_MAX, INT64_MAX}, {INT64_MIN, 5, INT64_MAX},
+                                {INT64_MAX, INT64_MAX, INT64_MAX}};
+    uint32_t id = 0;
+    for (int src = 0; src < 3; src++) {
+        pi.pid = src + 1;
+        store_idx p = store_run_add_process(run, &pi, "x");
+        store_idx s = store_run_stream(run, store_run_context(run, p, 1, STORE_NONE, 0), 1);
+        for (int i = 0; i < 3; i++) {
+            store_kernel k = {keys[src][i], keys[src][i], s, 0, id++, 0};
+            TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+        }
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 9);
+    uint32_t seen = 0;
+    for (uint64_t i = 0; i < 9; i++) {
+        if (i)
+            TEST_ASSERT(run->kernels[i - 1].start <= run->kernels[i].start);
+        seen |= 1u << run->kernels[i].correlation_id;
+    }
+    TEST_EQ_INT(seen, 0x1ff);
+    TEST_EQ_INT(run->kernels[0].start, INT64_MIN);
+    TEST_EQ_INT(run->kernels[8].start, INT64_MAX);
+    TEST_EQ_INT(run->t_begin, INT64_MIN);
+    TEST_EQ_INT(run->t_end, INT64_MAX);
+    store_run_free(run);
+    return 0;
+}
