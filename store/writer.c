@@ -27,12 +27,12 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " monotonic) VALUES (?,?,?,?,?)",
     [ST_DEVICE] = "INSERT OR REPLACE INTO device(process_id, device_id, uuid, name, sm_count,"
                   " cc_major, cc_minor, global_memory) VALUES (?,?,?,?,?,?,?,?)",
-    [ST_CTX_INS] = "INSERT INTO context(id, process_id, device_id, context_id, compute_api_kind,"
+    [ST_CTX_INS] = "INSERT OR REPLACE INTO context(id, process_id, device_id, context_id, compute_api_kind,"
                    " null_stream_id) VALUES (?,?,?,?,?,?)",
     [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?"
                    " WHERE id = ?",
-    [ST_STRING] = "INSERT INTO strings(id, text, demangled) VALUES (?,?,?)",
-    [ST_LAUNCH] = "INSERT INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
+    [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text, demangled) VALUES (?,?,?)",
+    [ST_LAUNCH] = "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
                   " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
                   " local_mem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_KERNEL] = "INSERT INTO kernel(start, dur, launch_id, correlation_id) VALUES (?,?,?,?)",
@@ -70,21 +70,33 @@ struct store_writer {
     const char **strings;          /* strings[i] has file id i + 1 */
     uint64_t nstrings, cap_strings;
     store_htab h_strings;
+    struct {
+        const char *ptr;           /* a caller's pointer last seen with this string */
+        uint32_t idx;
+    } recent[256];                 /* CUPTI hands the same name pointer again and again */
     wctx *ctxs;                    /* ctxs[i] has context row id i + 1 */
     uint64_t nctxs, cap_ctxs;
     store_htab h_ctxs;
     wlaunch *launches;             /* launches[i] has launch row id i + 1 */
     uint64_t nlaunches, cap_launches;
     store_htab h_launches;
+    uint64_t mark_strings, mark_ctxs, mark_launches; /* interned before the open batch */
 };
 
-/* Records an error (the first code is kept for close) and returns code. */
+static void forget_batch(store_writer *w);
+
+/* Records an error (the first code is kept for close) and returns code. When SQLite rolled the
+ * open batch back on its own (disk full), what the batch interned is forgotten too. */
 static int werr(store_writer *w, int code, const char *what)
 {
     store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what,
               w->db ? sqlite3_errmsg(w->db) : "no database");
     if (!w->first_rc)
         w->first_rc = code;
+    if (w->db && w->in_batch && sqlite3_get_autocommit(w->db)) {
+        forget_batch(w);
+        w->in_batch = 0;
+    }
     return code;
 }
 
@@ -316,23 +328,28 @@ static int ctx_eq(const void *ctx, uint32_t idx, const void *key)
 }
 
 /* Finds the row of (process, context_id); *pNew tells whether it was just created. */
+static uint64_t ctx_hash(int64_t process, uint32_t context_id)
+{
+    return store_hash_bytes(&process, sizeof process, context_id);
+}
+
+/* Finds the row of (process, context_id); *pNew tells whether it was just created. The row is
+ * written before it is remembered, so a failed insert is never referred to. */
 static int context_row(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
                        uint32_t kind, uint32_t null_stream, int have_null_stream, int64_t *pRow,
                        int *pNew)
 {
     wctx key = {process, context_id};
-    uint64_t h = store_hash_bytes(&key.process, sizeof key.process, context_id);
+    uint64_t h = ctx_hash(process, context_id);
     uint32_t idx = store_htab_get(&w->h_ctxs, h, ctx_eq, w, &key);
     *pNew = 0;
     if (idx != STORE_NONE) {
         *pRow = (int64_t)idx + 1;
         return STORE_OK;
     }
-    if (store_grow((void **)&w->ctxs, &w->cap_ctxs, w->nctxs + 1, sizeof *w->ctxs) ||
-        store_htab_put(&w->h_ctxs, h, (uint32_t)w->nctxs))
+    if (store_grow((void **)&w->ctxs, &w->cap_ctxs, w->nctxs + 1, sizeof *w->ctxs))
         return STORE_ENOMEM;
     int64_t row = (int64_t)w->nctxs + 1;
-    w->ctxs[w->nctxs++] = key;
     sqlite3_stmt *s = w->st[ST_CTX_INS];
     sqlite3_bind_int64(s, 1, row);
     sqlite3_bind_int64(s, 2, process);
@@ -341,9 +358,15 @@ static int context_row(store_writer *w, int64_t process, uint32_t context_id, ui
     sqlite3_bind_int64(s, 5, kind);
     if (have_null_stream)
         sqlite3_bind_int64(s, 6, null_stream);
+    int rc = wstep(w, ST_CTX_INS, "cannot add a context");
+    if (rc)
+        return rc;
+    if (store_htab_put(&w->h_ctxs, h, (uint32_t)w->nctxs))
+        return STORE_ENOMEM;
+    w->ctxs[w->nctxs++] = key;
     *pRow = row;
     *pNew = 1;
-    return wstep(w, ST_CTX_INS, "cannot add a context");
+    return STORE_OK;
 }
 
 int store_writer_context_row(store_writer *w, int64_t process, uint32_t context_id,
@@ -382,19 +405,26 @@ int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
     CHECK_OPEN(w);
     if (!text)
         return STORE_EINVAL;
+    /* A pointer seen before is checked with strcmp (vectorised), cheaper than hashing a long
+     * C++ name; the content check keeps a reused pointer from being misread. */
+    uintptr_t slot = ((uintptr_t)text >> 3 ^ (uintptr_t)text >> 11) & 255;
+    if (w->recent[slot].ptr == text && strcmp(w->strings[w->recent[slot].idx], text) == 0) {
+        *pId = (int64_t)w->recent[slot].idx + 1;
+        return STORE_OK;
+    }
     uint64_t h = store_hash_str(text);
     uint32_t idx = store_htab_get(&w->h_strings, h, str_eq, w, text);
     if (idx != STORE_NONE) {
+        w->recent[slot].ptr = text;
+        w->recent[slot].idx = idx;
         *pId = (int64_t)idx + 1;
         return STORE_OK;
     }
     const char *copy = store_arena_strdup(&w->arena, text);
     if (!copy ||
-        store_grow((void **)&w->strings, &w->cap_strings, w->nstrings + 1, sizeof *w->strings) ||
-        store_htab_put(&w->h_strings, h, (uint32_t)w->nstrings))
+        store_grow((void **)&w->strings, &w->cap_strings, w->nstrings + 1, sizeof *w->strings))
         return STORE_ENOMEM;
     int64_t id = (int64_t)w->nstrings + 1;
-    w->strings[w->nstrings++] = copy;
     char *dem = store_demangle(text);
     sqlite3_stmt *s = w->st[ST_STRING];
     sqlite3_bind_int64(s, 1, id);
@@ -402,8 +432,15 @@ int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
     bind_text(s, 3, dem);
     int rc = wstep(w, ST_STRING, "cannot add a string");
     free(dem);
+    if (rc)
+        return rc;
+    if (store_htab_put(&w->h_strings, h, (uint32_t)w->nstrings))
+        return STORE_ENOMEM;
+    w->recent[slot].ptr = text;
+    w->recent[slot].idx = (uint32_t)w->nstrings;
+    w->strings[w->nstrings++] = copy;
     *pId = id;
-    return rc;
+    return STORE_OK;
 }
 
 static int launch_eq(const void *ctx, uint32_t idx, const void *key)
@@ -434,11 +471,9 @@ int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream
         return STORE_OK;
     }
     if (store_grow((void **)&w->launches, &w->cap_launches, w->nlaunches + 1,
-                   sizeof *w->launches) ||
-        store_htab_put(&w->h_launches, h, (uint32_t)w->nlaunches))
+                   sizeof *w->launches))
         return STORE_ENOMEM;
     int64_t id = (int64_t)w->nlaunches + 1;
-    w->launches[w->nlaunches++] = key;
     sqlite3_stmt *s = w->st[ST_LAUNCH];
     sqlite3_bind_int64(s, 1, id);
     sqlite3_bind_int64(s, 2, context_row);
@@ -452,8 +487,14 @@ int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream
     sqlite3_bind_int64(s, 12, static_smem);
     sqlite3_bind_int64(s, 13, dynamic_smem);
     sqlite3_bind_int64(s, 14, local_mem);
+    int rc = wstep(w, ST_LAUNCH, "cannot add a launch");
+    if (rc)
+        return rc;
+    if (store_htab_put(&w->h_launches, h, (uint32_t)w->nlaunches))
+        return STORE_ENOMEM;
+    memcpy(&w->launches[w->nlaunches++], &key, sizeof key); /* padding included: memcmp'd */
     *pId = id;
-    return wstep(w, ST_LAUNCH, "cannot add a launch");
+    return STORE_OK;
 }
 
 int store_writer_kernel_row(store_writer *w, int64_t start, int64_t dur, int64_t launch_id,
@@ -596,6 +637,29 @@ int store_writer_range(store_writer *w, int64_t process, const store_range_info 
     return wstep(w, ST_RANGE, "cannot add a range");
 }
 
+/* Drops the strings, contexts and launches interned since the batch began: their rows were
+ * rolled back, and later rows must not refer to them. */
+static void forget_batch(store_writer *w)
+{
+    w->nstrings = w->mark_strings;
+    w->nctxs = w->mark_ctxs;
+    w->nlaunches = w->mark_launches;
+    memset(w->recent, 0, sizeof w->recent);
+    store_htab_free(&w->h_strings);
+    store_htab_free(&w->h_ctxs);
+    store_htab_free(&w->h_launches);
+    /* Rebuilding needs no more memory than the tables had; if it fails, an entry is missing
+     * and the name is simply written again under a new id. */
+    for (uint64_t i = 0; i < w->nstrings; i++)
+        store_htab_put(&w->h_strings, store_hash_str(w->strings[i]), (uint32_t)i);
+    for (uint64_t i = 0; i < w->nctxs; i++)
+        store_htab_put(&w->h_ctxs, ctx_hash(w->ctxs[i].process, w->ctxs[i].context_id),
+                       (uint32_t)i);
+    for (uint64_t i = 0; i < w->nlaunches; i++)
+        store_htab_put(&w->h_launches, store_hash_bytes(&w->launches[i], sizeof(wlaunch), 0),
+                       (uint32_t)i);
+}
+
 int store_writer_begin(store_writer *w)
 {
     CHECK_OPEN(w);
@@ -604,6 +668,9 @@ int store_writer_begin(store_writer *w)
     if (sqlite3_exec(w->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
         return werr(w, STORE_EIO, "cannot begin a batch");
     w->in_batch = 1;
+    w->mark_strings = w->nstrings;
+    w->mark_ctxs = w->nctxs;
+    w->mark_launches = w->nlaunches;
     return STORE_OK;
 }
 
@@ -616,9 +683,12 @@ int store_writer_commit(store_writer *w)
         /* A failed COMMIT (disk full) may leave the transaction open: end it so later batches
          * can still be tried. */
         int rc = werr(w, STORE_EIO, "cannot commit a batch");
-        if (!sqlite3_get_autocommit(w->db))
-            sqlite3_exec(w->db, "ROLLBACK", 0, 0, NULL);
-        w->in_batch = 0;
+        if (w->in_batch) {
+            if (!sqlite3_get_autocommit(w->db))
+                sqlite3_exec(w->db, "ROLLBACK", 0, 0, NULL);
+            forget_batch(w);
+            w->in_batch = 0;
+        }
         return rc;
     }
     w->in_batch = 0;

@@ -919,3 +919,81 @@ int test_store_sort_extreme_keys(void)
     store_run_free(run);
     return 0;
 }
+
+/* A batch lost to a full disk, then room again: the names, contexts and launches that batch
+ * introduced are written again by the next one, and the file reads back whole. */
+int test_store_batch_lost_then_recovered(void)
+{
+    const char *path = path_in("recover.db");
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        store_writer *w;
+        if (store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w))
+            _exit(10);
+        store_process_info pi = {5, 1, "h", "/bin/x", "x", NULL, "libcollect", T0};
+        int64_t proc;
+        if (store_writer_process(w, &pi, &proc))
+            _exit(11);
+        char name[64];
+        int64_t t = T0;
+        uint32_t corr = 0;
+        /* One good batch. */
+        store_writer_begin(w);
+        store_kernel_info k = {.start = t, .end = t + 10, .context_id = 1, .name = "good"};
+        if (store_writer_kernel(w, proc, &k) || store_writer_commit(w))
+            _exit(12);
+        /* A batch with a new context and new names that cannot fit. */
+        struct rlimit rl;
+        getrlimit(RLIMIT_FSIZE, &rl);
+        struct rlimit tight = {(rlim_t)file_size(path) + 4096, rl.rlim_max};
+        setrlimit(RLIMIT_FSIZE, &tight);
+        int rc = store_writer_begin(w);
+        for (int i = 0; i < 20000 && rc == STORE_OK; i++) {
+            snprintf(name, sizeof name, "_Z5lost%ci", 'a' + i % 26);
+            store_kernel_info l = {.start = t += 100, .end = t + 10, .context_id = 2,
+                                   .stream_id = 3, .correlation_id = ++corr, .name = name};
+            rc = store_writer_kernel(w, proc, &l);
+        }
+        if (rc == STORE_OK)
+            rc = store_writer_commit(w);
+        if (rc != STORE_EIO)
+            _exit(13);
+        /* Room again: the same names and context in a new batch. */
+        setrlimit(RLIMIT_FSIZE, &rl);
+        rc = store_writer_begin(w);
+        for (int i = 0; i < 100 && rc == STORE_OK; i++) {
+            snprintf(name, sizeof name, "_Z5lost%ci", 'a' + i % 26);
+            store_kernel_info l = {.start = t += 100, .end = t + 10, .context_id = 2,
+                                   .stream_id = 3, .correlation_id = ++corr, .name = name};
+            rc = store_writer_kernel(w, proc, &l);
+        }
+        if (rc == STORE_OK)
+            rc = store_writer_commit(w);
+        if (rc != STORE_OK) {
+            fprintf(stderr, "after recovery: %s\n", store_writer_errmsg(w));
+            _exit(14);
+        }
+        store_writer_process_end(w, proc, t, 1, NULL);
+        _exit(store_writer_close(w) == STORE_OK ? 0 : 15);
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 0);
+    store_run *run = store_run_new();
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 101);
+    TEST_EQ_INT(run->ncontexts, 2);
+    const store_kernel *last = &run->kernels[100];
+    TEST_EQ_STR(run->strings[run->launches[last->launch].name].demangled, "lostv(int)"); /* i = 99 */
+    TEST_EQ_INT(run->contexts[run->streams[last->stream].context].context_id, 2);
+    store_run_free(run);
+    return 0;
+}
