@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 #include "importers.h"
+
+#define LOAD_BATCH 128 /* native files loaded together at most */
 
 /* Appends one file to the run. Returns 0 or a STORE_E* code with the message on the run. */
 static int load_one(store_run *run, const char *path)
@@ -57,6 +60,17 @@ static void pathlist_free(pathlist *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
     free(l->v);
+}
+
+/* How many native files to load together: LOAD_BATCH, fewer when the limit of open files is low
+ * (each open file holds a descriptor or two; some are kept for stdio and SQLite). */
+static size_t load_batch(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return LOAD_BATCH;
+    size_t n = rl.rlim_cur > 24 ? (size_t)(rl.rlim_cur - 24) / 2 : 1;
+    return n < 1 ? 1 : n > LOAD_BATCH ? LOAD_BATCH : n;
 }
 
 /* Adds the trace files of folder `dir` to l, in name order. When the folder holds native tlview
@@ -141,10 +155,15 @@ int cli_load(int nfiles, char **files, store_run **ppRun)
             goto fail;
         }
     }
-    if (native.n && store_run_load_files(run, (const char *const *)native.v,
-                                         (uint32_t)native.n) != 0) {
-        fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
-        goto fail;
+    /* store_run_load_files() holds its files open together: a run of thousands of files goes
+     * in batches that stay well below the limit of open files */
+    size_t batch = load_batch();
+    for (size_t i = 0; i < native.n; i += batch) {
+        size_t n = native.n - i < batch ? native.n - i : batch;
+        if (store_run_load_files(run, (const char *const *)native.v + i, (uint32_t)n) != 0) {
+            fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
+            goto fail;
+        }
     }
     if (store_run_finish(run) != 0) {
         fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));

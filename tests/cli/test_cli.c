@@ -480,3 +480,22 @@ int test_cli_headline_without_reference(void)
                               "contexts can only have time-sliced\n", 150));
     return 0;
 }
+
+/* Hundreds of files with few descriptors allowed: the loader must not hold them all open. */
+int test_cli_many_files_few_descriptors(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/many", test_tmpdir());
+    mkdir(dir, 0755);
+    TEST_EQ_INT(sh("for i in $(seq 1 200); do '%s' '%s'/p$i.db --pid $i --train $((i * 1000)),2,"
+                   "600,0 || exit 1; done", TRACEGEN, dir), 0);
+    TEST_EQ_INT(sh("ulimit -n 64 && '%s' report --format json '%s'", TLVIEW, dir), 0);
+    json_error_t e;
+    json_t *j = json_load_file(out_path, 0, &e);
+    TEST_ASSERT(j);
+    TEST_NEAR(jnum(j, "summary.processes"), 200, 0);
+    TEST_NEAR(jnum(j, "summary.kernels"), 400, 0);
+    TEST_NEAR(jnum(j, "devices.0.overlap_ns"), 199 * 200, 0); /* neighbours overlap 200 ns */
+    json_decref(j);
+    return 0;
+}
