@@ -605,3 +605,148 @@ int test_analysis_verdict_names(void)
     TEST_EQ_STR(analysis_verdict_name((analysis_verdict)42), "?");
     return 0;
 }
+
+/* ------------------------------------------------------------ property test */
+
+static uint64_t prng = 88172645463325252ULL;
+
+static uint32_t rnd(uint32_t n)
+{
+    prng ^= prng << 13;
+    prng ^= prng >> 7;
+    prng ^= prng << 17;
+    return (uint32_t)(prng % n);
+}
+
+static int cmp_f(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Random small runs (3 processes on 2 devices, 2 signatures, durations 0..60 on a 0..400 axis, so
+ * ties and zero lengths are common) against a brute-force walk over every nanosecond: busy,
+ * overlap, per-process busy and overlap, solo references, stretch, the profile, and windows
+ * (join gap 0: overlap windows are exactly the instants with >= 2 processes). */
+int test_analysis_random_runs_match_brute_force(void)
+{
+    enum { T = 460, NP = 3, NK = 40 };
+    for (int iter = 0; iter < 300; iter++) {
+        store_run *run = store_run_new();
+        store_idx st[NP];
+        int devof[NP];
+        for (int p = 0; p < NP; p++) {
+            devof[p] = p == 2 && iter % 3 == 0; /* sometimes a second GPU */
+            st[p] = synth_process(run, 10 + p, "h", "r", rnd(2),
+                                  devof[p] ? "ffffffffffffffffffffffffffffffff" : NULL);
+        }
+        for (int i = 0; i < NP * NK; i++) {
+            int64_t s = rnd(400), d = rnd(8) == 0 ? 0 : rnd(60);
+            synth_kernel(run, st[rnd(NP)], rnd(2) ? "a" : "b", s, s + d);
+        }
+        TEST_EQ_INT(store_run_finish(run), 0);
+        analysis_options o;
+        analysis_options_default(&o);
+        o.join_gap_ns = 0;
+        analysis *a = NULL;
+        TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+
+        /* brute force: processes in flight per device and instant */
+        static int inflight[2][T][NP];
+        memset(inflight, 0, sizeof inflight);
+        for (uint64_t k = 0; k < run->nkernels; k++) {
+            const store_kernel *kk = &run->kernels[k];
+            store_idx p = store_kernel_process(run, kk);
+            for (int64_t t = kk->start; t < kk->end; t++)
+                inflight[devof[p]][t][p]++;
+        }
+        int64_t busy[2] = {0}, ovl[2] = {0}, pbusy[NP] = {0}, povl[NP] = {0};
+        for (int d = 0; d < 2; d++)
+            for (int t = 0; t < T; t++) {
+                int np = 0;
+                for (int p = 0; p < NP; p++)
+                    np += inflight[d][t][p] > 0;
+                busy[d] += np > 0;
+                ovl[d] += np > 1;
+                for (int p = 0; p < NP; p++) {
+                    pbusy[p] += inflight[d][t][p] > 0;
+                    povl[p] += inflight[d][t][p] > 0 && np > 1;
+                }
+            }
+        for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
+            const analysis_device *ad = analysis_get_device(a, s);
+            int d = run->devices[ad->device].uuid[0] == 'f';
+            TEST_EQ_INT(ad->busy_ns, busy[d]);
+            TEST_EQ_INT(ad->overlap_ns, ovl[d]);
+            TEST_EQ_INT(ad->idle_ns, ad->t_end - ad->t_begin - busy[d]);
+            /* windows tile the span; overlap windows hold exactly the >= 2 instants */
+            const analysis_window *w = analysis_windows(a) + ad->first_window;
+            int64_t at = ad->t_begin;
+            for (uint64_t i = 0; i < ad->nwindows; i++) {
+                TEST_EQ_INT(w[i].t0, at);
+                at = w[i].t1;
+                for (int64_t t = w[i].t0; t < w[i].t1; t++) {
+                    int np = 0;
+                    for (int p = 0; p < NP; p++)
+                        np += inflight[d][t][p] > 0;
+                    TEST_EQ_INT(np > 1, w[i].verdict >= ANALYSIS_CONCURRENT);
+                }
+            }
+            TEST_EQ_INT(at, ad->t_end);
+            /* the exact profile */
+            analysis_segment seg[2 * T];
+            size_t n = 0;
+            TEST_EQ_INT(analysis_profile(a, s, 0, T, seg, 2 * T, &n), 0);
+            TEST_ASSERT(n <= 2 * T);
+            for (size_t i = 0; i < n; i++)
+                for (int64_t t = seg[i].t0; t < seg[i].t1; t++) {
+                    int np = 0;
+                    for (int p = 0; p < NP; p++)
+                        np += inflight[d][t][p] > 0;
+                    TEST_EQ_INT(seg[i].processes, np);
+                }
+        }
+        for (int p = 0; p < NP; p++) {
+            TEST_EQ_INT(analysis_get_process(a, p)->busy_ns, pbusy[p]);
+            TEST_EQ_INT(analysis_get_process(a, p)->overlap_ns, povl[p]);
+        }
+        /* solo instances and their medians, per signature, then every stretch */
+        for (uint32_t sig = 0; sig < analysis_nsignatures(a); sig++) {
+            float solo[NP * NK];
+            int ns = 0;
+            for (uint64_t k = 0; k < run->nkernels; k++) {
+                const store_kernel *kk = &run->kernels[k];
+                if (analysis_launch_signature(a, kk->launch) != sig || kk->end <= kk->start)
+                    continue;
+                store_idx p = store_kernel_process(run, kk);
+                int alone = 1;
+                for (int64_t t = kk->start; t < kk->end && alone; t++)
+                    for (int q = 0; q < NP; q++)
+                        if (q != (int)p && inflight[devof[p]][t][q])
+                            alone = 0;
+                if (alone)
+                    solo[ns++] = (float)(kk->end - kk->start);
+            }
+            const analysis_signature *as = analysis_get_signature(a, sig);
+            TEST_EQ_INT(as->nsolo, ns);
+            if (ns) {
+                qsort(solo, (size_t)ns, sizeof *solo, cmp_f);
+                double med = ns % 2 ? solo[ns / 2] : (solo[ns / 2 - 1] + solo[ns / 2]) / 2.0;
+                TEST_NEAR(as->reference_ns, med, 1e-9);
+            }
+        }
+        for (uint64_t k = 0; k < run->nkernels; k++) {
+            const store_kernel *kk = &run->kernels[k];
+            double ref = analysis_get_signature(a, analysis_launch_signature(a, kk->launch))
+                             ->reference_ns;
+            float s = analysis_stretch(a)[k];
+            if (kk->end <= kk->start || ref <= 0)
+                TEST_ASSERT(isnan(s));
+            else
+                TEST_NEAR(s, (kk->end - kk->start) / ref, 1e-5 * s);
+        }
+        analysis_free(a);
+        store_run_free(run);
+    }
+    return 0;
+}
