@@ -46,22 +46,16 @@ static void scan_all(loader *L, uint32_t n)
         pthread_join(th[t], NULL);
 }
 
-int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths)
+/* Loads paths[0..n) (n <= GROUP) into the run: metadata one file after the other, then the kernel
+ * scans side by side. On error the message is left in `err`; the caller rolls back. */
+static int load_group(store_run *run, const char *const *paths, uint32_t n, loader *L, char *err,
+                      size_t errlen)
 {
-    if (!run || (!paths && npaths))
-        return STORE_EINVAL;
-    for (uint32_t i = 0; i < npaths; i++)
-        if (!paths[i])
-            return STORE_EINVAL;
-    loader *L = calloc(npaths ? npaths : 1, sizeof *L);
-    if (!L)
-        return store_run_error(run, STORE_ENOMEM, "out of memory loading %u files", npaths);
-    store_run_mark mark;
-    store_run_get_mark(run, &mark);
     int rc = STORE_OK;
     uint32_t bad = 0;
     uint64_t total = 0;
-    for (uint32_t i = 0; i < npaths && rc == STORE_OK; i++) {
+    memset(L, 0, n * sizeof *L); /* the ones never opened are closed too */
+    for (uint32_t i = 0; i < n && rc == STORE_OK; i++) {
         L[i] = (loader){.run = run, .path = paths[i]};
         rc = store_load_open(&L[i]);
         total += L[i].kcap;
@@ -72,14 +66,14 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
         rc = STORE_ENOMEM;
     if (rc == STORE_OK) {
         uint64_t at = run->nkernels;
-        for (uint32_t i = 0; i < npaths; i++) {
+        for (uint32_t i = 0; i < n; i++) {
             L[i].kout = run->kernels + at;
             at += L[i].kcap;
         }
-        scan_all(L, npaths);
+        scan_all(L, n);
         /* Close the gaps that files with fewer rows than row ids left, in file order. */
         store_segs *segs = &STORE_PRIV(run)->segs[0];
-        for (uint32_t i = 0; i < npaths && rc == STORE_OK; i++) {
+        for (uint32_t i = 0; i < n && rc == STORE_OK; i++) {
             if ((rc = L[i].rc) != STORE_OK) {
                 bad = i;
                 break;
@@ -92,17 +86,40 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
             run->nkernels += L[i].kn;
         }
     }
-    if (rc != STORE_OK) {
-        if (rc == STORE_ENOMEM)
-            store_fmt(L[bad].err, sizeof L[bad].err, "%s: out of memory while loading",
-                      L[bad].path);
-        store_run_rollback(run, &mark);
-        store_fmt(STORE_PRIV(run)->errmsg, sizeof STORE_PRIV(run)->errmsg, "%s", L[bad].err);
-    } else {
-        STORE_PRIV(run)->errmsg[0] = 0;
-    }
-    for (uint32_t i = 0; i < npaths; i++)
+    if (rc == STORE_ENOMEM)
+        store_fmt(err, errlen, "%s: out of memory while loading", L[bad].path);
+    else if (rc != STORE_OK)
+        store_fmt(err, errlen, "%s", L[bad].err);
+    for (uint32_t i = 0; i < n; i++)
         store_load_close(&L[i]);
+    return rc;
+}
+
+/* Files open at once: bounded so thousands of files fit in the descriptor limit. */
+#define GROUP 64
+
+int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths)
+{
+    if (!run || (!paths && npaths))
+        return STORE_EINVAL;
+    for (uint32_t i = 0; i < npaths; i++)
+        if (!paths[i])
+            return STORE_EINVAL;
+    loader *L = calloc(GROUP, sizeof *L);
+    if (!L)
+        return store_run_error(run, STORE_ENOMEM, "out of memory loading %u files", npaths);
+    store_run_mark mark;
+    store_run_get_mark(run, &mark);
+    store_run_priv *p = STORE_PRIV(run);
+    int rc = STORE_OK;
+    for (uint32_t g = 0; g < npaths && rc == STORE_OK; g += GROUP) {
+        uint32_t n = npaths - g < GROUP ? npaths - g : GROUP;
+        rc = load_group(run, paths + g, n, L, p->errmsg, sizeof p->errmsg);
+    }
+    if (rc != STORE_OK)
+        store_run_rollback(run, &mark);
+    else
+        p->errmsg[0] = 0;
     free(L);
     return rc;
 }

@@ -997,3 +997,44 @@ int test_store_batch_lost_then_recovered(void)
     store_run_free(run);
     return 0;
 }
+
+/* Many files at once, more than the descriptor limit allows open together. */
+int test_store_load_many_files(void)
+{
+    enum { N = 150 };
+    static char names[N][64];
+    const char *paths[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "many%03d.db", i);
+        paths[i] = strdup(path_in(names[i]));
+        TEST_EQ_INT(write_sample(paths[i], 1000 + i, i * 1000, 3), STORE_OK);
+    }
+    struct rlimit rl = {100, 100};
+    TEST_EQ_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    store_run *run = store_run_new();
+    int rc = store_run_load_files(run, paths, N);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, STORE_OK);
+    TEST_EQ_INT(run->nprocesses, N);
+    TEST_EQ_INT(run->processes[N - 1].pid, 1000 + N - 1);
+    TEST_EQ_INT(run->nkernels, 3 * N);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    /* A bad file in the third group: the first two groups are rolled back too. */
+    const char *bad = path_in("many_bad.db");
+    FILE *f = fopen(bad, "w");
+    fputs("not a database, not at all, no", f);
+    fclose(f);
+    const char *good140 = paths[140];
+    paths[140] = bad;
+    TEST_EQ_INT(store_run_load_files(run, paths, N), STORE_EFORMAT);
+    TEST_ASSERT(strncmp(store_run_errmsg(run), bad, strlen(bad)) == 0);
+    TEST_EQ_INT(run->nprocesses, N);
+    TEST_EQ_INT(run->nkernels, 3 * N);
+    store_run_free(run);
+    paths[140] = good140;
+    for (int i = 0; i < N; i++)
+        free((char *)paths[i]);
+    return 0;
+}
