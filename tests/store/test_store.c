@@ -1038,3 +1038,37 @@ int test_store_load_many_files(void)
         free((char *)paths[i]);
     return 0;
 }
+
+/* More sources than one merge takes at once (1024): merged in rounds. */
+int test_store_sort_many_segments(void)
+{
+    store_run *run = store_run_new();
+    store_process_info pi = {0, 0, NULL, NULL, NULL, NULL, "chrome", 0};
+    const int nsrc = 2500, per = 4;
+    uint64_t sum = 0;
+    for (int src = 0; src < nsrc; src++) {
+        pi.pid = src;
+        store_idx p = store_run_add_process(run, &pi, "x");
+        store_idx s = store_run_stream(run, store_run_context(run, p, 1, STORE_NONE, 0), 1);
+        TEST_ASSERT(s != STORE_NONE);
+        for (int i = 0; i < per; i++) {
+            int64_t t = (int64_t)((src * 7919) % nsrc) + (int64_t)i * nsrc;
+            store_kernel k = {t, t + 1, s, 0, (uint32_t)(src * per + i), 0};
+            TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+            sum += (uint64_t)t * 3 + k.correlation_id;
+        }
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, nsrc * per);
+    uint64_t sum2 = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        if (i)
+            TEST_ASSERT(run->kernels[i - 1].start <= run->kernels[i].start);
+        sum2 += (uint64_t)run->kernels[i].start * 3 + run->kernels[i].correlation_id;
+    }
+    TEST_EQ_INT(sum2, sum);
+    TEST_EQ_INT(run->kernels[0].start, 0);
+    TEST_EQ_INT(run->kernels[nsrc * per - 1].start, nsrc * per - 1);
+    store_run_free(run);
+    return 0;
+}
