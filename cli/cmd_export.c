@@ -14,7 +14,7 @@
 #define LANES 8 /* lanes per stream for kernels that overlap on one stream */
 
 static const char usage_text[] =
-    "usage: tlview export --chrome OUT.json [-f] FILES...\n"
+    "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] FILES...\n"
     "\n"
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open:\n"
     "a process per traced process with a track per CUDA stream (kernels that overlap on one\n"
@@ -24,6 +24,8 @@ static const char usage_text[] =
     "their args. Times are microseconds from the run's first record.\n"
     "\n"
     "  -c, --chrome OUT.json  the file to write (required); an existing file is refused\n"
+    "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
+    "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n"
     "  -h, --help             this text\n"
     "\n"
@@ -249,34 +251,42 @@ int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"chrome", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
         {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *out = NULL;
-    int force = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': out = optarg; break;
-        case 'f': force = 1; break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        default: return cli_usage_error("export", "unknown option");
-        }
-    }
-    if (!out)
-        return cli_usage_error("export", "the output file is required (--chrome OUT.json)");
-    if (optind >= argc)
-        return cli_usage_error("export", "no trace files given");
-    if (!force && access(out, F_OK) == 0) {
-        fprintf(stderr, "tlview export: %s already exists (use --force to overwrite)\n", out);
-        return 1;
-    }
-    store_run *run = NULL;
+    char **base = calloc((size_t)argc + 1, sizeof *base);
+    int force = 0, nbase = 0, c, rc = 1;
+    store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     FILE *f = NULL;
-    int rc = 1;
-    if (cli_load(argc - optind, argv + optind, &run) != 0 || cli_analyse(run, NULL, &a) != 0 ||
+    if (!base) {
+        fprintf(stderr, "tlview export: out of memory\n");
+        return 1;
+    }
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:b:fh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': out = optarg; break;
+        case 'b': base[nbase++] = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': fputs(usage_text, stdout); rc = 0; goto out;
+        default: rc = cli_usage_error("export", "unknown option"); goto out;
+        }
+    }
+    if (!out || optind >= argc) {
+        rc = cli_usage_error("export", !out ? "the output file is required (--chrome OUT.json)"
+                                            : "no trace files given");
+        goto out;
+    }
+    if (!force && access(out, F_OK) == 0) {
+        fprintf(stderr, "tlview export: %s already exists (use --force to overwrite)\n", out);
+        goto out;
+    }
+    if (cli_load(argc - optind, argv + optind, &run) != 0 ||
+        (nbase && cli_load(nbase, base, &baseline) != 0) || cli_analyse(run, baseline, &a) != 0 ||
         !(f = cli_create("export", out, force)))
         goto out;
     static char buf[1 << 20];
@@ -293,5 +303,7 @@ int cmd_export(int argc, char **argv)
 out:
     analysis_free(a);
     store_run_free(run);
+    store_run_free(baseline);
+    free(base);
     return rc;
 }

@@ -499,3 +499,34 @@ int test_cli_many_files_few_descriptors(void)
     json_decref(j);
     return 0;
 }
+
+/* The Chrome export of a real time-sliced run carries each kernel's stretch and verdict. */
+int test_cli_h200_spin_export(void)
+{
+    char dir[4096], base[4096];
+    snprintf(dir, sizeof dir, "%s/samples/spin/traces/mps-off/n2", TLVIEW_SOURCE_DIR);
+    snprintf(base, sizeof base, "%s/samples/spin/traces/mps-off/n1", TLVIEW_SOURCE_DIR);
+    struct stat st;
+    if (stat(dir, &st) || stat(base, &st)) {
+        fprintf(stderr, "skip: the spin recordings (samples/spin/traces) are not there yet\n");
+        return TEST_SKIP;
+    }
+    TEST_EQ_INT(sh("'%s' export --baseline '%s' --chrome '%s' '%s'", TLVIEW, base, tmp("s.json"),
+                   dir), 0);
+    json_error_t e;
+    json_t *j = json_load_file(tmp("s.json"), 0, &e), *x;
+    TEST_ASSERT(j);
+    size_t i, n = 0;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x) {
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (!cat || strcmp(cat, "kernel"))
+            continue;
+        json_t *args = json_object_get(x, "args");
+        TEST_EQ_STR(json_string_value(json_object_get(args, "verdict")), "time-sliced");
+        TEST_NEAR(json_number_value(json_object_get(args, "stretch")), 2.0, 0.2);
+        n++;
+    }
+    TEST_ASSERT(n >= 2);
+    json_decref(j);
+    return 0;
+}
