@@ -418,7 +418,11 @@ static int finish(imp_reader *r, chrome *ch)
     uint32_t last_stream_id = 0;
     for (size_t i = 0; i < ch->nrecs; i++) {
         ch_rec *c = &ch->recs[i];
-        int64_t start = ch->base + c->ts, end = start + c->dur;
+        int64_t start, end;
+        if (!imp_add(ch->base, c->ts, &start) || !imp_add(start, c->dur, &end)) {
+            imp_unmapped(r, "without_time.overflow", 1);
+            continue;
+        }
         store_idx stream = STORE_NONE;
         if (c->type == REC_KERNEL || c->type == REC_COPY) {
             store_idx cx = STORE_NONE;

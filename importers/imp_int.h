@@ -28,6 +28,17 @@ struct imp_reader {
     size_t ndevs, capdevs;
 };
 
+/* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
+ * and such a record has no usable time. */
+static inline int imp_add(int64_t a, int64_t b, int64_t *out)
+{
+    int64_t s;
+    if (__builtin_add_overflow(a, b, &s))
+        return 0;
+    *out = s;
+    return 1;
+}
+
 /* Records the first error (printf-style) with the reader's current row; returns `code`. */
 int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

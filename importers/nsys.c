@@ -366,9 +366,8 @@ static int row_times(nsys *ns, sqlite3_stmt *st, int64_t *start, int64_t *end)
 {
     if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL)
         return 0;
-    *start = sqlite3_column_int64(st, 0) + ns->t0;
-    *end = sqlite3_column_int64(st, 1) + ns->t0;
-    return *end >= *start;
+    return imp_add(sqlite3_column_int64(st, 0), ns->t0, start) &&
+           imp_add(sqlite3_column_int64(st, 1), ns->t0, end) && *end >= *start;
 }
 
 static store_idx gpu_stream(imp_reader *r, nsys *ns, sqlite3_stmt *st)
@@ -553,15 +552,18 @@ static int load_nvtx(imp_reader *r, nsys *ns)
         if (type == 75 || type == 76)
             continue; /* domain create/destroy: names, not records */
         store_range g = {.thread_id = (uint64_t)sqlite3_column_int64(st, 4) & 0xFFFFFF, .domain = STORE_NONE};
-        g.start = sqlite3_column_int64(st, 0) + ns->t0;
-        g.end = type == 34 ? g.start : sqlite3_column_int64(st, 1) + ns->t0;
         if (type != 34 && type != 59 && type != 60) {
             char kind[48];
             snprintf(kind, sizeof kind, "nvtx_event_type_%lld", (long long)type);
             imp_unmapped(r, kind, 1);
             continue;
         }
-        if ((type != 34 && sqlite3_column_type(st, 1) == SQLITE_NULL) || g.end < g.start) {
+        int timed = imp_add(sqlite3_column_int64(st, 0), ns->t0, &g.start);
+        g.end = g.start;
+        if (type != 34)
+            timed = timed && sqlite3_column_type(st, 1) != SQLITE_NULL &&
+                    imp_add(sqlite3_column_int64(st, 1), ns->t0, &g.end);
+        if (!timed || g.end < g.start) {
             imp_unmapped(r, "nvtx_without_end", 1);
             continue;
         }

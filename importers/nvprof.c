@@ -385,7 +385,9 @@ static int gpu_shift(imp_reader *r, nvprof *nv)
             if (rc < 0)
                 return rc;
         }
-    if (have && (best > 1000000000LL || best < -10000LL)) {
+    /* beyond ~11 days the file's clocks are garbage rather than skewed: left alone */
+    if (have && (best > 1000000000LL || best < -10000LL) && best > -1000000000000000LL &&
+        best < 1000000000000000LL) {
         char v[32];
         nv->gpu_shift = -best;
         r->stats->gpu_clock_shift = nv->gpu_shift;
@@ -420,7 +422,9 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
         r->row++;
         progress_row(r, nv);
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
-        if (start <= 0 || end < start) {
+        store_kernel k = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
+        if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &k.start) ||
+            !imp_add(end, nv->gpu_shift, &k.end)) {
             imp_unmapped(r, "kernel_without_time", 1);
             continue;
         }
@@ -432,8 +436,6 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
         l.registers = (uint32_t)sqlite3_column_int64(st, 12);
         l.static_smem = (uint32_t)sqlite3_column_int64(st, 13);
         l.dynamic_smem = (uint32_t)sqlite3_column_int64(st, 14);
-        store_kernel k = {.start = start + nv->gpu_shift, .end = end + nv->gpu_shift,
-                          .correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
         k.stream = stream_idx(r, nv, (uint32_t)sqlite3_column_int64(st, 2),
                               (uint32_t)sqlite3_column_int64(st, 3), (uint32_t)sqlite3_column_int64(st, 4));
         if (l.name == STORE_NONE || k.stream == STORE_NONE) {
@@ -471,14 +473,14 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
         r->row++;
         progress_row(r, nv);
         int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-        if (start <= 0 || end < start) {
+        store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
+                        .type = (uint16_t)type, .kind = (uint16_t)sqlite3_column_int64(st, 0),
+                        .bytes = (uint64_t)sqlite3_column_int64(st, 1)};
+        if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &c.start) ||
+            !imp_add(end, nv->gpu_shift, &c.end)) {
             imp_unmapped(r, bad, 1);
             continue;
         }
-        store_copy c = {.start = start + nv->gpu_shift, .end = end + nv->gpu_shift,
-                        .correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
-                        .type = (uint16_t)type, .kind = (uint16_t)sqlite3_column_int64(st, 0),
-                        .bytes = (uint64_t)sqlite3_column_int64(st, 1)};
         c.stream = stream_idx(r, nv, (uint32_t)sqlite3_column_int64(st, 4),
                               (uint32_t)sqlite3_column_int64(st, 5), (uint32_t)sqlite3_column_int64(st, 6));
         if (c.stream == STORE_NONE) {
