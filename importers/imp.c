@@ -142,10 +142,10 @@ static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz,
     if (!f)
         return -1;
     size_t n = fread(buf, 1, cap, f);
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno; /* EISDIR for a folder */
     fclose(f);
     if (bad) {
-        errno = EIO;
+        errno = e ? e : EIO;
         return -1;
     }
     *gz = n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;

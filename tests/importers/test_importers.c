@@ -223,6 +223,9 @@ int test_importers_missing_file(void)
     TEST_EQ_STR(err.message, "/nonexistent/x.nvvp: cannot open: No such file or directory");
     TEST_EQ_STR(store_run_errmsg(run), err.message);
     TEST_EQ_INT(run->nprocesses, 0);
+    memset(&err, 0, sizeof err);
+    TEST_EQ_INT(imp_load(run, test_tmpdir(), &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "cannot open: Is a directory");
     store_run_free(run);
     return 0;
 }
