@@ -161,6 +161,34 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
     free(order);
 }
 
+/* The stretch histogram of all kernels, one bar per power of two. */
+static void text_histogram(FILE *out, const analysis *a, int color)
+{
+    enum { NB = 7 };
+    static const char *const label[NB] = {"<= 1.4x", "~2x", "~4x", "~8x", "~16x", "~32x", ">= 45x"};
+    uint64_t counts[NB], noref = 0, max = 0;
+    /* bins of one octave centred on 1, 2, 4, ...: log2 edges at -0.5, 0.5, ..., 6.5 */
+    if (analysis_stretch_histogram(a, UINT32_MAX, 0.7071067811865476, 90.50966799187808, counts,
+                                   NB, &noref) != 0)
+        return;
+    for (int i = 0; i < NB; i++)
+        max = counts[i] > max ? counts[i] : max;
+    if (!max)
+        return;
+    section(out, "Stretch of the kernels", color);
+    for (int i = 0; i < NB; i++) {
+        if (!counts[i])
+            continue;
+        int w = (int)((counts[i] * 40 + max - 1) / max);
+        fprintf(out, "  %-8s %10llu ", label[i], (unsigned long long)counts[i]);
+        for (int k = 0; k < w; k++)
+            fputs("#", out);
+        fputc('\n', out);
+    }
+    if (noref)
+        fprintf(out, "  %-8s %10llu\n", "no ref", (unsigned long long)noref);
+}
+
 static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int color)
 {
     analysis_comparison c;
@@ -196,6 +224,7 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
     text_processes(out, a, color);
     if (analysis_nsignatures(a))
         text_signatures(out, a, color, top);
+    text_histogram(out, a, color);
     if (cmp)
         text_compare(out, a, cmp, color);
     if (analysis_nwarnings(a)) {
