@@ -302,8 +302,9 @@ int store_run_error(store_run *run, int code, const char *fmt, ...)
 int store_run_load(store_run *run, const char *path);
 
 /* Loads several files at once, as store_run_load() does one by one but faster: the kernel
- * tables are scanned on one thread per CPU. All or nothing: when one file fails, the run is left
- * unchanged and the message names that file. Processes appear in the order of `paths`. */
+ * tables are scanned on one thread per CPU, and files are opened 64 at a time (thousands of files
+ * are fine). All or nothing: when one file fails, the run is left unchanged and the message names
+ * that file. Processes appear in the order of `paths`. */
 int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths);
 
 /* True (1) when `path` starts like a tlview file (SQLite with a meta table whose format is
