@@ -173,7 +173,7 @@ int test_cli_report_text_and_color(void)
     TEST_ASSERT(strstr(out, "\nProcesses\n"));
     TEST_ASSERT(strstr(out, "101 (p1.db)"));
     TEST_ASSERT(strstr(out, "time-sliced"));
-    TEST_ASSERT(strstr(out, "\nStretch of the kernels\n  <= 1.4x           10 ####################\n"
+    TEST_ASSERT(strstr(out, "\nStretch of the kernels\n  <= 1.4x          10 ####################\n"
                             "  ~2x              20 ########################################\n"));
     TEST_ASSERT(!strchr(out, '\033')); /* not a TTY: no colour */
     TEST_EQ_INT(sh("'%s' report --color always '%s/off'", TLVIEW, test_tmpdir()), 0);
