@@ -209,7 +209,10 @@ static int cmp_i64pair(const void *x, const void *y)
     return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
-/* Processes whose kernels overlap no other process's kernels in time: likely another run. */
+/* Processes whose kernels lie DISJOINT_GAP_NS or more away from every other process's kernels:
+ * likely another run's files. (Processes that run one after another in one script follow each
+ * other within seconds; a second recording of the same experiment is further away.) */
+#define DISJOINT_GAP_NS 10000000000LL
 static int warn_disjoint(analysis *a)
 {
     const store_run *run = a->run;
@@ -229,20 +232,21 @@ static int warn_disjoint(analysis *a)
         int64_t maxend = INT64_MIN;
         uint32_t nbad = 0;
         for (uint32_t i = 0; i < n; i++) {
-            int before = i > 0 && maxend > r[3 * i];
-            int after = i + 1 < n && r[3 * (i + 1)] < r[3 * i + 1];
-            if (!before && !after) {
+            /* the nearest other process's kernels, before and after (negative: overlapping) */
+            int64_t before = i > 0 ? r[3 * i] - maxend : INT64_MAX;
+            int64_t after = i + 1 < n ? r[3 * (i + 1)] - r[3 * i + 1] : INT64_MAX;
+            if (before >= DISJOINT_GAP_NS && after >= DISJOINT_GAP_NS) {
                 const store_process *sp = &run->processes[r[3 * i + 2]];
                 if (nbad++ < 5)
-                    warn(a, "process %lld (%s) ran its kernels when no other process ran any: "
-                         "its file is likely from another run",
+                    warn(a, "process %lld (%s) ran its kernels 10 s or more away from every other "
+                         "process's: its file is likely from another run",
                          (long long)sp->pid, sp->file ? sp->file : "?");
             }
             if (r[3 * i + 1] > maxend)
                 maxend = r[3 * i + 1];
         }
         if (nbad > 5)
-            warn(a, "%u more processes overlap no other process in time", nbad - 5);
+            warn(a, "%u more processes ran 10 s or more away from every other", nbad - 5);
     }
     free(r);
     return ANALYSIS_OK;

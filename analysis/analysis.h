@@ -255,9 +255,9 @@ typedef struct analysis_summary {
 const analysis_summary *analysis_get_summary(const analysis *a);
 
 /* Warnings about the run's consistency, in English, one per problem found: files from
- * different hosts or with different run ids, processes whose kernels do not overlap any other
- * process's in time (likely another run), incomplete processes, dropped records, kernels read as
- * zero-length. analysis_warning() returns NULL when i is out of range. */
+ * different hosts or with different run ids, processes whose kernels lie 10 s or more away from
+ * every other process's (likely another run), incomplete processes, dropped records, processes
+ * without kernels, kernels read as zero-length. analysis_warning() returns NULL when i is out of range. */
 uint32_t analysis_nwarnings(const analysis *a);
 const char *analysis_warning(const analysis *a, uint32_t i);
 

@@ -369,14 +369,25 @@ int test_analysis_files_from_another_run(void)
     store_idx s1 = synth_process(run, 11, "hostA", "run1", 0, NULL);
     store_idx s2 = synth_process(run, 22, "hostB", "run2", 0, NULL);
     synth_train(run, s1, "k", 0, 3, 100, 10);
-    synth_train(run, s2, "k", 1000 * MS, 3, 100, 10);
+    synth_train(run, s2, "k", 100000 * MS, 3, 100, 10); /* 100 s later */
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
     TEST_EQ_INT(analysis_nwarnings(a), 4);
     TEST_ASSERT(has_warning(a, "2 hosts (hostA, hostB)"));
     TEST_ASSERT(has_warning(a, "2 run ids (run1, run2)"));
-    TEST_ASSERT(has_warning(a, "process 11 (synthetic.db) ran its kernels when no other"));
-    TEST_ASSERT(has_warning(a, "process 22 (synthetic.db) ran its kernels when no other"));
+    TEST_ASSERT(has_warning(a, "process 11 (synthetic.db) ran its kernels 10 s or more away"));
+    TEST_ASSERT(has_warning(a, "process 22 (synthetic.db) ran its kernels 10 s or more away"));
+    analysis_free(a);
+    store_run_free(run);
+
+    /* one process after another within seconds (a script's steps): no warning */
+    run = store_run_new();
+    s1 = synth_process(run, 11, "h", "r", 0, NULL);
+    s2 = synth_process(run, 22, "h", "r", 0, NULL);
+    synth_train(run, s1, "k", 0, 3, 100, 10);
+    synth_train(run, s2, "k", 2000 * MS, 3, 100, 10);
+    a = analyse(run, NULL);
+    TEST_EQ_INT(analysis_nwarnings(a), 0);
     analysis_free(a);
     store_run_free(run);
 
