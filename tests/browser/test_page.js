@@ -211,7 +211,7 @@ async function benchPage(page, url) {
   await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 60000, polling: 5 });
   const first = Date.now() - t0;
   const box = await page.locator('#timeline').boundingBox();
-  const times = [];
+  const times = [], queries = [];
   for (let i = 0; i < 8; i++) {
     const seq = await page.evaluate(() => window.tlview.seq);
     const t = Date.now();
@@ -219,9 +219,10 @@ async function benchPage(page, url) {
     await page.mouse.wheel(0, -400);
     await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 30000, polling: 5 });
     times.push(Date.now() - t);
+    queries.push(Math.round(await page.evaluate(() => window.tlview.lastQueryMs)));
   }
   times.sort((a, b) => a - b);
-  console.log(`browser: first timeline drawn ${first} ms after navigation; wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce)`);
+  console.log(`browser: first timeline drawn ${first} ms after navigation; wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce); query round trips ${queries.join(' ')} ms`);
 }
 
 function ROWH(rs) { return rs[rs.length - 1].h; }

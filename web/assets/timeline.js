@@ -128,8 +128,11 @@ async function getJSON(url, signal) {
 
 // ------------------------------------------------------------------ coordinates
 
+// plotWidth is the width of the time axis in CSS px. clientWidth is read once per frame, event
+// or resize (cssWidth): reading it per bar forced a layout query per call and cost ~100 ms a frame.
+let cssWidth = 0;
 function plotWidth() {
-  return Math.max(50, canvas.clientWidth - GUTTER);
+  return Math.max(50, (cssWidth || canvas.clientWidth) - GUTTER);
 }
 
 // timeToX maps ns (relative) to a canvas x in CSS px.
@@ -230,6 +233,7 @@ function layout() {
 
 function resizeCanvases() {
   const dpr = window.devicePixelRatio || 1;
+  cssWidth = canvas.clientWidth;
   const top = `${$('top').offsetHeight}px`; // the header may wrap: keep the ruler right below it
   ruler.style.top = top;
   $('details').style.top = top;
@@ -301,7 +305,7 @@ function binEdges(d, j) {
 
 function draw() {
   const dpr = window.devicePixelRatio || 1;
-  const W = canvas.clientWidth;
+  const W = cssWidth = canvas.clientWidth;
   if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, W, S.height);
@@ -310,6 +314,15 @@ function draw() {
   drawGrid(W);
   // overlap shading first, so that it tints the rows' background and not their kernels
   for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
+  for (const d of S.data) { // pixel edges of each answer on the current view, once per frame
+    const px = (d.t1 - d.t0) / d.width;
+    if (!d.xs || d.xs.length !== d.width + 1) d.xs = new Float64Array(d.width + 1);
+    for (let j = 0; j <= d.width; j++) d.xs[j] = timeToX(d.t0 + j * px);
+  }
+  layerBegin();
+  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'bars');
+  layerEnd();
+  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'marks');
   for (const b of S.bands) {
     const run = S.runs[b.run];
     const d = S.data[b.run];
@@ -318,7 +331,6 @@ function draw() {
       case 'lane': drawLaneHeader(b, run); break;
       case 'conc': drawConc(b, run, d); break;
       case 'vband': drawVerdictStrip(b, d); break;
-      case 'row': drawRow(b, run, d); break;
     }
   }
   // gutter border
@@ -343,7 +355,7 @@ function drawGrid(W) {
 
 function drawRunHeader(b, run) {
   ctx.fillStyle = '#e8ecf2';
-  ctx.fillRect(0, b.y, canvas.clientWidth, b.h);
+  ctx.fillRect(0, b.y, cssWidth, b.h);
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 12px system-ui, sans-serif';
   ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
@@ -371,7 +383,7 @@ function drawLaneHeader(b, run) {
   ctx.fillText(lane.verdict, GUTTER + 23 + tw, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#e3e6eb';
-  ctx.fillRect(0, b.y, canvas.clientWidth, 1);
+  ctx.fillRect(0, b.y, cssWidth, 1);
 }
 
 function roundRect(x, y, w, h, r) {
@@ -399,10 +411,10 @@ function drawConc(b, run, d) {
   ctx.fillText(`processes in flight, 0–${top}`, 22, b.y + b.h / 2 + 6);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#fafbfc';
-  ctx.fillRect(GUTTER, b.y, canvas.clientWidth - GUTTER, b.h);
+  ctx.fillRect(GUTTER, b.y, cssWidth - GUTTER, b.h);
   // guide lines at each level
   ctx.fillStyle = '#eceff3';
-  for (let k = 1; k <= top; k++) ctx.fillRect(GUTTER, Math.round(b.y + b.h - 2 - (b.h - 4) * k / top), canvas.clientWidth - GUTTER, 1);
+  for (let k = 1; k <= top; k++) ctx.fillRect(GUTTER, Math.round(b.y + b.h - 2 - (b.h - 4) * k / top), cssWidth - GUTTER, 1);
   const L = laneData(d, b);
   if (!L || !L.conc_mean) return;
   const yOf = (v) => b.y + b.h - 2 - (b.h - 4) * Math.min(v, top) / top;
@@ -410,14 +422,14 @@ function drawConc(b, run, d) {
   let started = false;
   for (let j = 0; j < d.width; j++) {
     const [x0, x1] = binEdges(d, j);
-    if (x1 < GUTTER || x0 > canvas.clientWidth) continue;
+    if (x1 < GUTTER || x0 > cssWidth) continue;
     const y = yOf(L.conc_mean[j]);
     if (!started) { ctx.moveTo(Math.max(GUTTER, x0), yOf(0)); started = true; }
     ctx.lineTo(Math.max(GUTTER, x0), y);
     ctx.lineTo(x1, y);
   }
   if (started) {
-    ctx.lineTo(Math.min(canvas.clientWidth, timeToX(d.t1)), yOf(0));
+    ctx.lineTo(Math.min(cssWidth, timeToX(d.t1)), yOf(0));
     ctx.closePath();
     ctx.fillStyle = 'rgba(47,111,208,0.28)';
     ctx.fill();
@@ -426,7 +438,7 @@ function drawConc(b, run, d) {
   started = false;
   for (let j = 0; j < d.width; j++) {
     const [x0, x1] = binEdges(d, j);
-    if (x1 < GUTTER || x0 > canvas.clientWidth) continue;
+    if (x1 < GUTTER || x0 > cssWidth) continue;
     const y = yOf(L.conc_max[j]) + 0.5;
     if (!started) { ctx.moveTo(Math.max(GUTTER, x0), y); started = true; } else ctx.lineTo(Math.max(GUTTER, x0), y);
     ctx.lineTo(x1, y);
@@ -460,11 +472,11 @@ function overlapSpans(d, L) {
 
 function drawVerdictStrip(b, d) {
   ctx.fillStyle = '#eef0f3';
-  ctx.fillRect(GUTTER, b.y + 1, canvas.clientWidth - GUTTER, b.h - 2);
+  ctx.fillRect(GUTTER, b.y + 1, cssWidth - GUTTER, b.h - 2);
   const L = laneData(d, b);
   for (const [x0, x1, v] of overlapSpans(d, L)) {
     ctx.fillStyle = verdictColor(v);
-    ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, canvas.clientWidth) - Math.max(GUTTER, x0)), b.h - 2);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h - 2);
   }
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
@@ -478,7 +490,7 @@ function drawOverlapShade(b, d) {
   ctx.globalAlpha = 0.11;
   for (const [x0, x1, v] of overlapSpans(d, L)) {
     ctx.fillStyle = verdictColor(v);
-    ctx.fillRect(Math.max(GUTTER, x0), b.y, Math.max(1, Math.min(x1, canvas.clientWidth) - Math.max(GUTTER, x0)), b.h);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y, Math.max(1, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h);
   }
   ctx.globalAlpha = 1;
 }
@@ -488,14 +500,145 @@ function rowLabel(run, row) {
   return { head: `pid ${p.pid}${p.mps ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
 }
 
-function drawRow(b, run, d) {
+// ------------------------------------------------------------------ pixel layer
+// Kernel bars and per-pixel bars are written into one ImageData and composited once per frame:
+// tens of thousands of canvas rectangles cost ~100 ms in a software-rendered canvas, this ~5 ms.
+const layer = { canvas: document.createElement('canvas'), img: null, u32: null, w: 0, h: 0, dpr: 1, used: false };
+const rgbaCache = new Map();
+
+// rgba32 turns '#rrggbb' or 'rgb(r,g,b)' into a little-endian ABGR pixel.
+function rgba32(c) {
+  let v = rgbaCache.get(c);
+  if (v === undefined) {
+    let r, g, b;
+    if (c[0] === '#') {
+      const n = parseInt(c.slice(1), 16);
+      r = n >> 16; g = (n >> 8) & 255; b = n & 255;
+    } else {
+      [r, g, b] = c.match(/\d+/g).map(Number);
+    }
+    v = ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+    rgbaCache.set(c, v);
+  }
+  return v;
+}
+
+function layerBegin() {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.width, h = canvas.height;
+  if (layer.w !== w || layer.h !== h) {
+    layer.canvas.width = w;
+    layer.canvas.height = h;
+    layer.img = new ImageData(w, h);
+    layer.u32 = new Uint32Array(layer.img.data.buffer);
+    layer.w = w;
+    layer.h = h;
+  } else if (layer.used) {
+    layer.u32.fill(0);
+  }
+  layer.dpr = dpr;
+  layer.used = false;
+}
+
+// layerRect fills a rectangle given in CSS px (at least one device pixel wide).
+function layerRect(x, y, w, h, px) {
+  const d = layer.dpr;
+  const x0 = Math.max(0, Math.floor(x * d)), x1 = Math.min(layer.w, Math.max(x0 + 1, Math.round((x + w) * d)));
+  const y0 = Math.max(0, Math.round(y * d)), y1 = Math.min(layer.h, Math.round((y + h) * d));
+  const u = layer.u32, W = layer.w;
+  if (x1 - x0 <= 4) { // narrow bars (most of them): plain stores beat a fill() call per line
+    for (let i = y0 * W + x0, end = y1 * W; i < end; i += W) for (let k = 0; k < x1 - x0; k++) u[i + k] = px;
+  } else {
+    for (let yy = y0; yy < y1; yy++) u.fill(px, yy * W + x0, yy * W + x1);
+  }
+  layer.used = true;
+}
+
+function layerEnd() {
+  if (!layer.used) return;
+  layer.canvas.getContext('2d').putImageData(layer.img, 0, 0);
+  ctx.drawImage(layer.canvas, 0, 0, layer.w / layer.dpr, layer.h / layer.dpr);
+}
+
+// drawRow draws one stream row: in phase 'bars' its label and its kernels or per-pixel bars
+// (into the pixel layer), in phase 'marks' the names on wide kernels, highlights and find marks.
+function drawRow(b, run, d, phase) {
   const row = run.rows[b.row];
   const pc = processColor(run, row.process);
+  const R = d && d.rows.get(b.row);
+  const y0 = b.y + 2, h = b.h - 4;
+  const W = cssWidth;
+  const hl = S.find.launches[b.run];
+  if (phase === 'bars') {
+    drawRowLabel(b, run, row, pc);
+    if (!R) return;
+    if (R.mode === 'kernels') {
+      for (let i = 0; i < R.s.length; i++) {
+        let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
+        if (x1 < GUTTER || x0 > W) continue;
+        x0 = Math.max(GUTTER, x0);
+        x1 = Math.min(W, x1);
+        let c = S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
+        if (hl && hl.size && !hl.has(R.l[i])) c = dim(c);
+        // a one-pixel gap keeps back-to-back kernels apart when they are wide enough
+        layerRect(x0, y0, Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0)), h, rgba32(c));
+      }
+    } else {
+      const xs = d.xs;
+      for (let j = 0; j < d.width; j++) {
+        if (!R.count[j]) continue;
+        const x0 = xs[j], x1 = xs[j + 1];
+        if (x1 < GUTTER || x0 > W) continue;
+        const bh = Math.max(2, h * R.busy[j] / 1000);
+        let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
+        if (hl && hl.size) c = dim(c);
+        const xa = Math.max(GUTTER, x0);
+        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, rgba32(c));
+      }
+    }
+    return;
+  }
+  if (!R) return;
+  if (R.mode === 'kernels') {
+    ctx.fillStyle = '#fff';
+    for (let i = 0; i < R.s.length; i++) {
+      const x0 = Math.max(GUTTER, timeToX(R.s[i])), x1 = Math.min(W, timeToX(R.s[i] + R.d[i]));
+      const w = x1 - x0;
+      const hit = hl && hl.has(R.l[i]);
+      const sel = S.selected && S.selected.run === b.run && S.selected.id === R.id[i];
+      if (x1 < GUTTER || x0 > W || (w <= 46 && !hit && !sel)) continue;
+      if (w > 46) {
+        ctx.fillStyle = '#fff';
+        ctx.fillText(ellipsis(shortName(run.names[run.launches[R.l[i]][0]]), w - 8), x0 + 4, b.y + b.h / 2);
+      }
+      if (hit || sel) {
+        ctx.strokeStyle = sel ? '#111' : '#e0a800';
+        ctx.lineWidth = sel ? 2 : 1.5;
+        ctx.strokeRect(x0 + 0.5, y0 - 1, Math.max(1, w - 1), h + 2);
+      }
+    }
+    return;
+  }
+  // find markers (positions of matches returned by /api/find) over aggregated rows
+  const found = S.find.hits[b.run];
+  if (found) {
+    ctx.fillStyle = '#e0a800';
+    ctx.beginPath();
+    for (let i = 0; i < found.row.length; i++) {
+      if (found.row[i] !== b.row) continue;
+      const x0 = timeToX(found.s[i]), x1 = timeToX(found.s[i] + found.d[i]);
+      if (x1 < GUTTER || x0 > W) continue;
+      ctx.rect(Math.max(GUTTER, x0), y0, Math.max(1.5, x1 - x0), h);
+    }
+    ctx.fill();
+  }
+}
+
+function drawRowLabel(b, run, row, pc) {
   if (b.first) {
     ctx.fillStyle = '#e3e6eb';
-    ctx.fillRect(0, b.y, canvas.clientWidth, 1);
+    ctx.fillRect(0, b.y, cssWidth, 1);
   }
-  // label
   const lab = rowLabel(run, row);
   if (b.first) {
     ctx.fillStyle = pc;
@@ -510,81 +653,6 @@ function drawRow(b, run, d) {
   } else {
     ctx.fillStyle = '#6b7585';
     ctx.fillText(lab.sub, 30 + 60, b.y + b.h / 2);
-  }
-  const R = d && d.rows.get(b.row);
-  if (!R) return;
-  const y0 = b.y + 2, h = b.h - 4;
-  const W = canvas.clientWidth;
-  const hl = S.find.launches[b.run];
-  if (R.mode === 'kernels') {
-    // batch rectangles by colour
-    const groups = new Map();
-    const labels = [];
-    const hits = [];
-    for (let i = 0; i < R.s.length; i++) {
-      let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
-      if (x1 < GUTTER || x0 > W) continue;
-      x0 = Math.max(GUTTER, x0);
-      x1 = Math.min(W, x1);
-      const w = Math.max(1, x1 - x0);
-      let c = S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
-      if (hl && hl.size && !hl.has(R.l[i])) c = dim(c);
-      let g = groups.get(c);
-      if (!g) { g = []; groups.set(c, g); }
-      g.push(x0, w);
-      if (w > 46) labels.push([x0, w, i]);
-      if (hl && hl.has(R.l[i])) hits.push([x0, w]);
-      if (S.selected && S.selected.run === b.run && S.selected.id === R.id[i]) hits.push([x0, w, 'sel']);
-    }
-    for (const [c, g] of groups) {
-      ctx.fillStyle = c;
-      ctx.beginPath();
-      for (let k = 0; k < g.length; k += 2) ctx.rect(g[k], y0, g[k + 1], h);
-      ctx.fill();
-    }
-    ctx.fillStyle = '#fff';
-    for (const [x0, w, i] of labels) {
-      const name = shortName(run.names[run.launches[R.l[i]][0]]);
-      ctx.fillText(ellipsis(name, w - 8), x0 + 4, b.y + b.h / 2);
-    }
-    for (const [x0, w, sel] of hits) {
-      ctx.strokeStyle = sel ? '#111' : '#e0a800';
-      ctx.lineWidth = sel ? 2 : 1.5;
-      ctx.strokeRect(x0 + 0.5, y0 - 1, Math.max(1, w - 1), h + 2);
-    }
-  } else {
-    // per-pixel aggregates: a bar whose height is the busy share
-    const groups = new Map();
-    for (let j = 0; j < d.width; j++) {
-      if (!R.count[j]) continue;
-      const [x0, x1] = binEdges(d, j);
-      if (x1 < GUTTER || x0 > W) continue;
-      const bh = Math.max(2, h * R.busy[j] / 1000);
-      let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
-      if (hl && hl.size) c = dim(c);
-      let g = groups.get(c);
-      if (!g) { g = []; groups.set(c, g); }
-      g.push(Math.max(GUTTER, x0), Math.max(1, x1 - Math.max(GUTTER, x0)), bh);
-    }
-    for (const [c, g] of groups) {
-      ctx.fillStyle = c;
-      ctx.beginPath();
-      for (let k = 0; k < g.length; k += 3) ctx.rect(g[k], y0 + h - g[k + 2], g[k + 1], g[k + 2]);
-      ctx.fill();
-    }
-  }
-  // find markers (positions of matches returned by /api/find)
-  const found = S.find.hits[b.run];
-  if (found && R.mode !== 'kernels') {
-    ctx.fillStyle = '#e0a800';
-    ctx.beginPath();
-    for (let i = 0; i < found.row.length; i++) {
-      if (found.row[i] !== b.row) continue;
-      const x0 = timeToX(found.s[i]), x1 = timeToX(found.s[i] + found.d[i]);
-      if (x1 < GUTTER || x0 > W) continue;
-      ctx.rect(Math.max(GUTTER, x0), y0, Math.max(1.5, x1 - x0), h);
-    }
-    ctx.fill();
   }
 }
 
