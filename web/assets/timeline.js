@@ -280,6 +280,7 @@ async function fetchView() {
     });
     S.lastQueryMs = performance.now() - started;
     requestDraw();
+    updateStatus();
     if (S.find.q) scheduleFind();
   } catch (e) {
     if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
@@ -679,15 +680,18 @@ function ellipsis(text, w) {
   return lo > 0 ? `${text.slice(0, lo)}…` : '';
 }
 
-// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and the unit to label them in.
+// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and the unit to label them in:
+// the unit of the view's position when three decimals suffice ("19.5 ms"), else the step's.
 function tickStep() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const raw = nsPerPx * 110;
   const p = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
-  const unit = step < 1e3 ? [1, 'ns'] : step < 1e6 ? [1e3, 'µs'] : step < 1e9 ? [1e6, 'ms'] : [1e9, 's'];
-  const digits = Math.max(0, Math.ceil(-Math.log10(step / unit[0]) + 1e-9));
-  return { step, unit, digits };
+  const unitOf = (v) => (v < 1e3 ? [1, 'ns'] : v < 1e6 ? [1e3, 'µs'] : v < 1e9 ? [1e6, 'ms'] : [1e9, 's']);
+  const digitsFor = (u) => Math.max(0, Math.ceil(-Math.log10(step / u[0]) - 1e-9));
+  let unit = unitOf(Math.max(Math.abs(S.t0), Math.abs(S.t1)));
+  if (digitsFor(unit) > 3) unit = unitOf(step);
+  return { step, unit, digits: digitsFor(unit) };
 }
 
 function drawRuler() {
