@@ -704,6 +704,44 @@ int test_analysis_random_runs_match_brute_force(void)
                 }
             }
             TEST_EQ_INT(at, ad->t_end);
+            /* the evidence of each window, instant by instant */
+            for (uint64_t i = 0; i < ad->nwindows; i++) {
+                double clip = 0, clip_ref = 0, st = 0, work = 0, ctxsum = 0;
+                int64_t wbusy = 0;
+                for (int64_t t = w[i].t0; t < w[i].t1; t++) {
+                    int nk = 0;
+                    uint8_t ctxseen[64] = {0};
+                    int nctx = 0;
+                    for (uint64_t k = 0; k < run->nkernels; k++) {
+                        const store_kernel *kk = &run->kernels[k];
+                        store_idx p = store_kernel_process(run, kk);
+                        if (devof[p] != d || kk->start > t || kk->end <= t)
+                            continue;
+                        nk++;
+                        store_idx c = run->streams[kk->stream].context;
+                        if (c < 64 && !ctxseen[c]++)
+                            nctx++;
+                        float sk = analysis_stretch(a)[k];
+                        clip += 1;
+                        if (!isnan(sk)) {
+                            clip_ref += 1;
+                            st += sk;
+                            work += 1.0 / sk;
+                        }
+                    }
+                    wbusy += nk > 0;
+                    ctxsum += nctx;
+                }
+                TEST_EQ_INT(w[i].busy_ns, wbusy);
+                TEST_NEAR(w[i].coverage, clip > 0 ? clip_ref / clip : 0, 1e-5);
+                if (clip_ref > 0) {
+                    TEST_NEAR(w[i].mean_stretch, st / clip_ref, 1e-4 * st / clip_ref);
+                    double par = work / (double)wbusy / (clip_ref / clip);
+                    TEST_NEAR(w[i].parallelism, par, 1e-4 * par);
+                }
+                if (w[i].verdict >= ANALYSIS_CONCURRENT && wbusy > 0)
+                    TEST_NEAR(w[i].contexts, ctxsum / (double)wbusy, 1e-4 * ctxsum / wbusy);
+            }
             /* the exact profile */
             analysis_segment seg[2 * T];
             size_t n = 0;
