@@ -3,7 +3,6 @@
  * its kernels' indexes sorted by start and an interval grid over them; per lane, the analysis
  * windows split by verdict with a grid each, and a cached concurrency profile at fine resolution
  * for zoomed-out views. Memory: 4 B per kernel for the row arrays plus ~1 B per kernel of grids. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +133,8 @@ out:
 }
 
 /* build_grid: the concurrency bins cached for zoomed-out views, one sweep of the analysis'
- * profile over the lane (the costliest part of the index: it runs beside the rows). */
+ * profile over the lane (the costliest part of the index: it runs after start, on the stats
+ * thread, so that the first paint does not wait for it). */
 static int build_grid(web_runix *r, web_lane *l)
 {
     int64_t span = l->dev->t_end - l->dev->t_begin;
@@ -156,6 +156,7 @@ static int build_grid(web_runix *r, web_lane *l)
     return WEB_OK;
 }
 
+/* build_lane: the lane's windows split by verdict, each with its interval grid. */
 static int build_lane(web_runix *r, web_lane *l)
 {
     const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
@@ -174,7 +175,7 @@ static int build_lane(web_runix *r, web_lane *l)
     for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
         if (web_ivl_build(&l->win[v], w, sizeof *w, l->widx + off[v], off[v + 1] - off[v]))
             return WEB_ENOMEM;
-    return build_grid(r, l);
+    return WEB_OK;
 }
 
 int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
@@ -211,17 +212,20 @@ int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
     return rc;
 }
 
-typedef struct lanes_job {
-    web_runix *r;
-    int rc;
-} lanes_job;
-
-static void *build_lanes(void *arg)
+int web_runix_build_grids(web_runix *r)
 {
-    lanes_job *job = arg;
-    for (uint32_t i = 0; i < job->r->nlanes && job->rc == WEB_OK; i++)
-        job->rc = build_lane(job->r, &job->r->lanes[i]);
-    return NULL;
+    int rc = WEB_OK;
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        if (rc == WEB_OK)
+            rc = build_grid(r, &r->lanes[i]);
+        if (rc != WEB_OK) { /* no grid: queries compute the profile directly */
+            free(r->lanes[i].grid);
+            r->lanes[i].grid = NULL;
+            r->lanes[i].ngrid = 0;
+        }
+        __atomic_store_n(&r->lanes[i].grid_state, rc == WEB_OK ? 1 : 2, __ATOMIC_RELEASE);
+    }
+    return rc;
 }
 
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
@@ -244,19 +248,12 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
         store_idx d = r->lanes[i].dev->device;
         r->device_lane[d == STORE_NONE || d >= src->run->ndevices ? src->run->ndevices : d] = i;
     }
-    /* the lanes (a walk over the concurrency profile) and the rows (two passes over the kernels)
-     * read the run only: build them side by side */
-    lanes_job job = {r, WEB_OK};
-    pthread_t th;
-    int threaded = pthread_create(&th, NULL, build_lanes, &job) == 0;
-    if (!threaded)
-        build_lanes(&job);
-    int rows_rc = build_rows(r);
-    if (threaded)
-        pthread_join(th, NULL);
-    if (rows_rc || job.rc)
+    for (uint32_t i = 0; i < r->nlanes; i++)
+        if (build_lane(r, &r->lanes[i]))
+            goto nomem;
+    if (build_rows(r))
         goto nomem;
-    return WEB_OK;
+    return WEB_OK; /* the concurrency grids come later: web_runix_build_grids() */
 nomem:
     snprintf(err, errlen, "out of memory while indexing run '%s'", src->label ? src->label : "run");
     web_runix_free(r);

@@ -93,6 +93,7 @@ typedef struct web_lane {
     analysis_bin *grid;      /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
+    int grid_state;          /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
 } web_lane;
 
 typedef struct web_runix {
@@ -112,6 +113,10 @@ typedef struct web_runix {
 } web_runix;
 
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
+/* Builds the lanes' concurrency grids (after web_runix_build, while the server already answers:
+ * queries compute the profile directly or report it pending until a lane's grid_state is set).
+ * Returns 0 or WEB_ENOMEM. */
+int web_runix_build_grids(web_runix *r);
 void web_runix_free(web_runix *r);
 /* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
  * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last
@@ -167,8 +172,9 @@ typedef struct web_params {
     int overflow;            /* more than 16 were given */
 } web_params;
 
-/* The stats bodies are built on a thread of their own after start (the histograms and tables
- * take a while at 10M kernels and the first paint does not need them); GET /api/stats waits. */
+/* The concurrency grids and the stats bodies are built on a thread of their own after start
+ * (they take a while at 10M kernels and the first paint does not need them); GET /api/stats
+ * waits for them, GET /api/timeline does without the grids meanwhile. */
 typedef struct web_stats_sync {
     pthread_t thread;
     int started;             /* the thread was created (join it) */
@@ -199,8 +205,8 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
 void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
 /* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
 int web_api_runs_body(web *w);
-/* Builds every run's stats_json (NULL when out of memory), then marks w->stats done. Runs on
- * the stats thread (a void *(*)(void *) taking the web). */
+/* Builds every run's concurrency grids, then its stats_json (NULL when out of memory), then
+ * marks w->stats done. Runs on the stats thread (a void *(*)(void *) taking the web). */
 void *web_api_stats_bodies(void *w);
 
 #endif

@@ -187,6 +187,8 @@ void *web_api_stats_bodies(void *arg)
 {
     web *w = arg;
     for (unsigned i = 0; i < w->nruns; i++)
+        web_runix_build_grids(&w->runs[i]); /* a failure leaves direct profile queries */
+    for (unsigned i = 0; i < w->nruns; i++)
         w->runs[i].stats_json = stats_body(&w->runs[i], i);
     pthread_mutex_lock(&w->stats->lock);
     w->stats->done = 1;

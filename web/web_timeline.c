@@ -10,6 +10,7 @@
 #include "web_int.h"
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
+#define DIRECT_MAX 300000     /* kernels profiled directly per query while the grid is built */
 #define SNAP_BUCKETS 8        /* pixel edges snap to the row grid when a pixel spans this many buckets */
 
 typedef struct tl_query {
@@ -73,19 +74,38 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict,
     free(tv);
 }
 
+/* lane_kernels_in: kernels of the lane's rows overlapping [a, b) (what a direct profile costs). */
+static uint64_t lane_kernels_in(const tl_query *q, uint32_t slot, int64_t a, int64_t b)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < q->r->nrows; i++) {
+        const web_row *row = &q->r->rows[i];
+        if (row->slot != slot)
+            continue;
+        web_ivl_pt pa = web_ivl_at(&row->ivl, a), pb = web_ivl_at(&row->ivl, b);
+        n += pb.pos - pa.pos + pa.running;
+    }
+    return n;
+}
+
 /* lane_concurrency: the profile per pixel, from the cached grid when a pixel spans several of
- * its bins, else computed on demand by the analysis over the (then small) range. */
+ * its bins, else computed on demand by the analysis over the (then small) range. Before the grid
+ * is built (just after start) a range holding more than DIRECT_MAX kernels is not computed:
+ * returns 1 (pending) and the page asks again. 0 on success, -1 on failure. */
 static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot, analysis_bin *out)
 {
     memset(out, 0, sizeof *out * q->width);
     double px = (double)(q->t1 - q->t0) / q->width;
-    if (!l->grid)
+    int state = __atomic_load_n(&l->grid_state, __ATOMIC_ACQUIRE);
+    if (l->dev->t_end <= l->dev->t_begin)
         return 0;
-    if (px < 4.0 * (double)l->gw) {
-        int64_t a = q->t0 > l->dev->t_begin ? q->t0 : l->dev->t_begin;
-        int64_t b = q->t1 < l->dev->t_end ? q->t1 : l->dev->t_end;
-        if (b <= a)
-            return 0;
+    int64_t a = q->t0 > l->dev->t_begin ? q->t0 : l->dev->t_begin;
+    int64_t b = q->t1 < l->dev->t_end ? q->t1 : l->dev->t_end;
+    if (b <= a)
+        return 0;
+    if (state != 1 || !l->grid || px < 4.0 * (double)l->gw) {
+        if (state == 0 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
+            return 1;
         /* the pixels that intersect [a, b), profiled at exactly their edges */
         uint32_t ja = 0, jb = q->width;
         while (ja < q->width && q->T[ja + 1] <= a)
@@ -143,7 +163,10 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
     }
     web_buf_str(b, "],\"overlap\":");
     emit_i64_array(b, scratch, q->width);
-    if (lane_concurrency(q, l, slot, bins) == 0) {
+    int conc = lane_concurrency(q, l, slot, bins);
+    if (conc == 1)
+        web_buf_str(b, ",\"conc_pending\":true");
+    if (conc == 0) {
         web_buf_str(b, ",\"conc_max\":[");
         for (uint32_t j = 0; j < q->width; j++) {
             if (j)

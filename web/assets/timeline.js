@@ -281,6 +281,8 @@ async function fetchView() {
     S.lastQueryMs = performance.now() - started;
     requestDraw();
     updateStatus();
+    // just after start the server may still be building its concurrency cache: ask again soon
+    if (S.data.some((d) => d.lanes.some((l) => l.conc_pending))) setTimeout(scheduleFetch, 300);
     if (S.find.q) scheduleFind();
   } catch (e) {
     if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
@@ -417,6 +419,11 @@ function drawConc(b, run, d) {
   ctx.fillStyle = '#eceff3';
   for (let k = 1; k <= top; k++) ctx.fillRect(GUTTER, Math.round(b.y + b.h - 2 - (b.h - 4) * k / top), cssWidth - GUTTER, 1);
   const L = laneData(d, b);
+  if (L && L.conc_pending) {
+    ctx.fillStyle = '#9aa3b0';
+    ctx.fillText('computing the concurrency profile…', GUTTER + 10, b.y + b.h / 2);
+    return;
+  }
   if (!L || !L.conc_mean) return;
   const yOf = (v) => b.y + b.h - 2 - (b.h - 4) * Math.min(v, top) / top;
   ctx.beginPath();
