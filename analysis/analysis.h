@@ -161,6 +161,8 @@ typedef struct analysis_device {
     int64_t overlap_ns;        /* >= 2 processes with a kernel in flight */
     int64_t idle_ns;           /* (t_end - t_begin) - busy_ns */
     uint16_t max_processes, max_contexts; /* most in flight at one instant */
+    uint32_t max_kernels;      /* most kernels in flight at one instant (streams of one process
+                                  count: concurrency inside a context shows here) */
     uint8_t mps;               /* an MPS client context ran kernels on it */
     analysis_verdict verdict;  /* the verdict holding the most overlap-window time; SOLO (or IDLE
                                   with no kernels) when there is no overlap window */

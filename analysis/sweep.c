@@ -190,6 +190,8 @@ static void device_max(analysis_device *ad, const sweepdev *d)
         ad->max_processes = clamp16(d->nproc);
     if (clamp16(d->nctx) > ad->max_contexts)
         ad->max_contexts = clamp16(d->nctx);
+    if (d->n > ad->max_kernels)
+        ad->max_kernels = d->n > UINT32_MAX ? UINT32_MAX : (uint32_t)d->n;
 }
 
 /* Ends the in-flight kernel e of slot s at e.end (the clocks are already there). */

@@ -30,7 +30,7 @@ static json_t *json_devices(const analysis *a)
             json_object_set_new(byv, analysis_verdict_name(v), json_real(d->ns_by_verdict[v]));
         json_array_append_new(arr, json_pack(
             "{s:i, s:o, s:o, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:i, s:i, s:b, s:s, s:f,"
-            " s:o, s:o, s:o, s:o, s:o, s:I, s:I}",
+            " s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
             "gpu", (int)i, "uuid", jstr(sd ? sd->uuid : NULL), "name", jstr(sd ? sd->name : NULL),
             "kernels", (json_int_t)d->nkernels, "processes", (int)d->nprocesses, "contexts",
             (int)d->ncontexts, "t_begin", (json_int_t)d->t_begin, "t_end", (json_int_t)d->t_end,
@@ -42,7 +42,7 @@ static json_t *json_devices(const analysis *a)
             "mean_stretch", jnum(d->mean_stretch), "contexts_in_flight", jnum(d->contexts),
             "parallelism", jnum(d->parallelism), "predicted_gain", jnum(d->predicted_gain),
             "ns_by_verdict", byv, "first_window", (json_int_t)d->first_window, "windows",
-            (json_int_t)d->nwindows));
+            (json_int_t)d->nwindows, "max_kernels", (json_int_t)d->max_kernels));
     }
     return arr;
 }

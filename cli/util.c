@@ -66,6 +66,9 @@ void cli_headline(FILE *out, const analysis *a, int color)
         if (d->nprocesses < 2 || d->overlap_ns == 0) {
             fprintf(out, "%u process%s, no overlap between processes", d->nprocesses,
                     d->nprocesses == 1 ? "" : "es");
+            if (d->max_kernels > 1)
+                fprintf(out, "; up to %u kernels in flight at once (streams of one process)",
+                        d->max_kernels);
         } else {
             double share = d->busy_ns ? 100.0 * d->overlap_ns / d->busy_ns : 0;
             fprintf(out, "%u processes overlapped %.0f%% of busy time", d->nprocesses, share);

@@ -297,6 +297,7 @@ int test_analysis_identical_timestamps(void)
     TEST_EQ_INT(d->busy_ns, 4000);
     TEST_EQ_INT(d->overlap_ns, 1000);
     TEST_EQ_INT(d->max_processes, 2);
+    TEST_EQ_INT(d->max_kernels, 2);
     TEST_EQ_INT(analysis_get_signature(a, 0)->nsolo, 3);
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->t0, 5000);
@@ -797,5 +798,27 @@ int test_analysis_random_runs_match_brute_force(void)
         analysis_free(a);
         store_run_free(run);
     }
+    return 0;
+}
+
+/* Kernels of one process on several streams: concurrency inside a context is not overlap between
+ * processes, but the device counts the kernels in flight, and they stay solo references. */
+int test_analysis_streams_of_one_process(void)
+{
+    store_run *run = store_run_new();
+    store_idx s1 = synth_process(run, 1, "h", "r", 0, NULL);
+    store_idx c = run->streams[s1].context;
+    for (uint32_t i = 0; i < 4; i++)
+        synth_train(run, store_run_stream(run, c, 20 + i), "k", 0, 5, 1000, 0);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->max_kernels, 4);
+    TEST_EQ_INT(d->max_processes, 1);
+    TEST_EQ_INT(d->overlap_ns, 0);
+    TEST_EQ_INT(d->verdict, ANALYSIS_SOLO);
+    TEST_EQ_INT(analysis_get_signature(a, 0)->nsolo, 20);
+    analysis_free(a);
+    store_run_free(run);
     return 0;
 }
