@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_serve_gen.h"
 #include "test_help.h"
 #include "web.h"
 #include "web_int.h"
@@ -840,5 +841,59 @@ int test_web_serve_demo_and_errors(void)
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), "mps-on/n2 (demo, H200)");
     json_decref(j);
     close(out), close(err);
+    return 0;
+}
+
+/* The concurrency grid built after start: before it, a wide range is reported pending; after
+ * it, the per-pixel peak and mean match the analysis' exact profile of the same pixels. */
+int test_web_concurrency_grid(void)
+{
+    bench_gen_opts o = {.nkernels = 400000, .nprocs = 4, .streams = 1, .per_iter = 100, .mps = 0};
+    store_run *run = bench_gen_run(&o);
+    TEST_ASSERT(run);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run src = {"grid", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    const analysis_device *d = analysis_get_device(an, 0);
+    int64_t span = d->t_end - d->t_begin;
+    web_buf b = {0};
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_ASSERT(strstr(b.s, "\"conc_pending\":true") != NULL);
+    free(b.s);
+    /* a narrow range is profiled directly even before the grid */
+    b = (web_buf){0};
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
+    free(b.s);
+    TEST_EQ_INT(web_runix_build_grids(&r), 0);
+    TEST_EQ_INT(r.lanes[0].grid_state, 1);
+    enum { W = 200 };
+    b = (web_buf){0};
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+    json_error_t e;
+    json_t *j = json_loads(b.s, 0, &e);
+    free(b.s);
+    TEST_ASSERT(j);
+    json_t *lane = json_array_get(json_object_get(j, "lanes"), 0);
+    json_t *mx = json_object_get(lane, "conc_max"), *mean = json_object_get(lane, "conc_mean");
+    TEST_EQ_INT(json_array_size(mx), W);
+    analysis_bin exact[W];
+    TEST_EQ_INT(analysis_profile_bins(an, 0, r.origin, r.origin + span, exact, W), ANALYSIS_OK);
+    int max_diff = 0;
+    for (int i = 0; i < W; i++) {
+        /* the grid may add the edge bins of the neighbours: the peak can only be higher there */
+        int g = (int)json_integer_value(json_array_get(mx, (size_t)i));
+        TEST_ASSERT(g >= exact[i].max_processes);
+        max_diff += g != exact[i].max_processes;
+        TEST_NEAR(json_number_value(json_array_get(mean, (size_t)i)), exact[i].mean_processes, 0.05);
+    }
+    TEST_ASSERT(max_diff <= W / 10);
+    json_decref(j);
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
     return 0;
 }
