@@ -8,11 +8,11 @@
 
 #include "store_int.h"
 
-/* Phase 2: worker threads take files in turn and scan their kernels. */
+/* Phase 2: worker threads take shares of the kernel tables in turn. */
 typedef struct scan_pool {
-    loader *L;
+    scan_part *part;
     uint32_t n;
-    uint32_t next; /* next file to scan (atomic) */
+    uint32_t next; /* next share to scan (atomic) */
 } scan_pool;
 
 static void *scan_worker(void *arg)
@@ -22,20 +22,24 @@ static void *scan_worker(void *arg)
         uint32_t i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
         if (i >= pool->n)
             return NULL;
-        pool->L[i].rc = store_load_scan(&pool->L[i]);
-        /* Its pages are no longer needed: only as many files as threads hold memory. */
-        if (pool->L[i].rc == STORE_OK)
-            store_load_close_db(&pool->L[i]);
+        scan_part *s = &pool->part[i];
+        s->rc = store_load_scan(s);
+        /* A file's own connection serves its first share only: its pages can go now. */
+        if (!s->own_db && s->rc == STORE_OK)
+            store_load_close_db(s->L);
     }
 }
 
-static void scan_all(loader *L, uint32_t n)
+static uint32_t threads(void)
 {
-    scan_pool pool = {L, n, 0};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t nt = cpus < 1 ? 1 : cpus > 16 ? 16 : (uint32_t)cpus;
-    if (nt > n)
-        nt = n;
+    return cpus < 1 ? 1 : cpus > 16 ? 16 : (uint32_t)cpus;
+}
+
+static void scan_all(scan_part *part, uint32_t n)
+{
+    scan_pool pool = {part, n, 0};
+    uint32_t nt = threads() < n ? threads() : n;
     pthread_t th[16];
     uint32_t started = 0;
     for (uint32_t t = 1; t < nt; t++)
@@ -46,10 +50,48 @@ static void scan_all(loader *L, uint32_t n)
         pthread_join(th[t], NULL);
 }
 
+#define MIN_SHARE ((uint64_t)1 << 18) /* rows: smaller shares are not worth a connection */
+
+/* Cuts each file's kernel table into shares: one per file when there are files enough to keep
+ * every CPU busy, else rowid ranges so that one big file is read by every CPU. Returns the
+ * number of shares written to part (room for n * 16), slices laid out from `at` on. */
+static uint32_t make_parts(loader *L, uint32_t n, store_kernel *at, scan_part *part)
+{
+    uint32_t nt = threads(), np = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t shares = 1;
+        if (n < nt && L[i].kmin == 1 && L[i].kcap >= 2 * MIN_SHARE) {
+            shares = (nt + n - 1) / n;
+            if (shares > L[i].kcap / MIN_SHARE)
+                shares = (uint32_t)(L[i].kcap / MIN_SHARE);
+        }
+        uint64_t chunk = shares > 1 ? L[i].kcap / shares : 0;
+        L[i].kout = at;
+        for (uint32_t p = 0; p < shares; p++) {
+            scan_part *s = &part[np++];
+            memset(s, 0, sizeof *s);
+            s->L = &L[i];
+            s->own_db = p > 0;
+            if (shares == 1) {
+                s->lo = INT64_MIN;
+                s->cap = L[i].kcap;
+            } else {
+                s->lo = 1 + (int64_t)(p * chunk);
+                /* The last share takes every row above: a file that grew keeps none back. */
+                s->hi = p + 1 < shares ? s->lo + (int64_t)chunk : INT64_MAX;
+                s->cap = p + 1 < shares ? chunk : L[i].kcap - p * chunk;
+            }
+            s->out = at;
+            at += s->cap;
+        }
+    }
+    return np;
+}
+
 /* Loads paths[0..n) (n <= GROUP) into the run: metadata one file after the other, then the kernel
  * scans side by side. On error the message is left in `err`; the caller rolls back. */
-static int load_group(store_run *run, const char *const *paths, uint32_t n, loader *L, char *err,
-                      size_t errlen)
+static int load_group(store_run *run, const char *const *paths, uint32_t n, loader *L,
+                      scan_part *part, char *err, size_t errlen)
 {
     int rc = STORE_OK;
     uint32_t bad = 0;
@@ -61,35 +103,32 @@ static int load_group(store_run *run, const char *const *paths, uint32_t n, load
         total += L[i].kcap;
         bad = i;
     }
-    /* Every file gets its slice of one array, so the scans can run side by side. */
+    /* Every share gets its slice of one array, so the scans can run side by side. */
     if (rc == STORE_OK && total && store_run_reserve_kernels(run, total))
         rc = STORE_ENOMEM;
-    if (rc == STORE_OK) {
-        uint64_t at = run->nkernels;
-        for (uint32_t i = 0; i < n; i++) {
-            L[i].kout = run->kernels + at;
-            at += L[i].kcap;
-        }
-        scan_all(L, n);
-        /* Close the gaps that files with fewer rows than row ids left, in file order. */
-        store_segs *segs = &STORE_PRIV(run)->segs[0];
-        for (uint32_t i = 0; i < n && rc == STORE_OK; i++) {
-            if ((rc = L[i].rc) != STORE_OK) {
-                bad = i;
-                break;
-            }
-            if (run->kernels + run->nkernels != L[i].kout)
-                memmove(run->kernels + run->nkernels, L[i].kout, L[i].kn * sizeof *L[i].kout);
-            if (store_grow((void **)&segs->start, &segs->cap, segs->n + 1, sizeof *segs->start) ==
-                STORE_OK && (!segs->n || segs->start[segs->n - 1] < run->nkernels))
-                segs->start[segs->n++] = run->nkernels;
-            run->nkernels += L[i].kn;
-        }
-    }
     if (rc == STORE_ENOMEM)
         store_fmt(err, errlen, "%s: out of memory while loading", L[bad].path);
     else if (rc != STORE_OK)
         store_fmt(err, errlen, "%s", L[bad].err);
+    if (rc == STORE_OK) {
+        uint32_t np = make_parts(L, n, run->kernels + run->nkernels, part);
+        scan_all(part, np);
+        /* Close the gaps that shares with fewer rows than row ids left, in order. */
+        store_segs *segs = &STORE_PRIV(run)->segs[0];
+        for (uint32_t i = 0; i < np && rc == STORE_OK; i++) {
+            scan_part *s = &part[i];
+            if ((rc = s->rc) != STORE_OK) {
+                store_fmt(err, errlen, "%s", s->err);
+                break;
+            }
+            if (run->kernels + run->nkernels != s->out)
+                memmove(run->kernels + run->nkernels, s->out, s->n * sizeof *s->out);
+            if (store_grow((void **)&segs->start, &segs->cap, segs->n + 1, sizeof *segs->start) ==
+                STORE_OK && (!segs->n || segs->start[segs->n - 1] < run->nkernels))
+                segs->start[segs->n++] = run->nkernels;
+            run->nkernels += s->n;
+        }
+    }
     for (uint32_t i = 0; i < n; i++)
         store_load_close(&L[i]);
     return rc;
@@ -106,21 +145,26 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
         if (!paths[i])
             return STORE_EINVAL;
     loader *L = calloc(GROUP, sizeof *L);
-    if (!L)
+    scan_part *part = calloc((size_t)GROUP * 16, sizeof *part);
+    if (!L || !part) {
+        free(L);
+        free(part);
         return store_run_error(run, STORE_ENOMEM, "out of memory loading %u files", npaths);
+    }
     store_run_mark mark;
     store_run_get_mark(run, &mark);
     store_run_priv *p = STORE_PRIV(run);
     int rc = STORE_OK;
     for (uint32_t g = 0; g < npaths && rc == STORE_OK; g += GROUP) {
         uint32_t n = npaths - g < GROUP ? npaths - g : GROUP;
-        rc = load_group(run, paths + g, n, L, p->errmsg, sizeof p->errmsg);
+        rc = load_group(run, paths + g, n, L, part, p->errmsg, sizeof p->errmsg);
     }
     if (rc != STORE_OK)
         store_run_rollback(run, &mark);
     else
         p->errmsg[0] = 0;
     free(L);
+    free(part);
     return rc;
 }
 

@@ -345,10 +345,16 @@ static int load_launches(loader *L)
 static int count_kernels(loader *L)
 {
     sqlite3_stmt *st;
-    int rc = prep(L, "SELECT max(rowid) FROM kernel", &st);
+    /* Two subqueries: min and max together in one SELECT would scan the whole table. */
+    int rc = prep(L, "SELECT (SELECT min(rowid) FROM kernel), (SELECT max(rowid) FROM kernel)",
+                  &st);
     if (rc)
         return rc;
-    int64_t mx = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int64_t mn = 1, mx = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        mn = sqlite3_column_int64(st, 0);
+        mx = sqlite3_column_int64(st, 1);
+    }
     sqlite3_finalize(st);
     /* A row takes at least 6 bytes: never reserve more than the database (WAL included, which
      * page_count sees) could hold. */
@@ -362,52 +368,87 @@ static int count_kernels(loader *L)
     if (mx > bytes / 6 + 1024)
         mx = bytes / 6 + 1024;
     L->kcap = mx > 0 ? (uint64_t)mx : 0;
+    L->kmin = mn;
     return STORE_OK;
 }
 
-/* The hot path: scans the kernel table into L->kout[0 .. L->kcap), then puts the rows in order
- * with a bounded insertion sort (files are nearly sorted). Runs on a worker thread: it touches
- * only the loader and its own slice of the run's kernel array. */
-int store_load_scan(loader *L)
+/* The hot path: scans a share of the kernel table into s->out, then puts the rows in order with
+ * a bounded insertion sort (files are nearly sorted). Runs on a worker thread: it touches only
+ * the share, its loader's read-only maps and its own slice of the run's kernel array. */
+int store_load_scan(scan_part *s)
 {
-    sqlite3_stmt *st;
-    int rc = prep(L, "SELECT start, dur, launch_id, correlation_id FROM kernel", &st);
-    if (rc)
-        return rc;
+    loader *L = s->L;
+    sqlite3 *db = L->db;
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_OK;
+    if (s->own_db) {
+        db = NULL;
+        rc = store_open_read(L->path, &db, s->err, sizeof s->err);
+        if (rc == STORE_OK && sqlite3_exec(db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
+            rc = STORE_EIO;
+    }
+    const char *sql = s->lo == INT64_MIN
+                          ? "SELECT start, dur, launch_id, correlation_id FROM kernel"
+                          : "SELECT start, dur, launch_id, correlation_id FROM kernel"
+                            " WHERE rowid >= ?1 AND rowid < ?2";
+    if (rc == STORE_OK && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        rc = STORE_EIO;
+    if (rc == STORE_OK && s->lo != INT64_MIN) {
+        sqlite3_bind_int64(st, 1, s->lo);
+        sqlite3_bind_int64(st, 2, s->hi);
+    }
     const launch_ref *lr = L->launch;
-    const uint64_t nl = L->nlaunch, cap = L->kcap;
-    store_kernel *out = L->kout;
+    const uint64_t nl = L->nlaunch, cap = s->cap;
+    store_kernel *out = s->out;
     uint64_t n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int step = SQLITE_DONE;
+    while (rc == STORE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 0);
         int64_t dur = sqlite3_column_int64(st, 1);
         uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
         if (lid >= nl || !lr[lid].valid) {
-            rc = bad_ref(L, "kernel", "launch", (int64_t)lid);
-            break;
-        }
-        if (dur < 0) {
-            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (a kernel with a negative "
+            store_fmt(s->err, sizeof s->err, "%s: table kernel refers to launch %lld, which does "
+                      "not exist", L->path, (long long)lid);
+            rc = STORE_EFORMAT;
+        } else if (dur < 0) {
+            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (a kernel with a negative "
                       "duration, %lld ns)", L->path, (long long)dur);
             rc = STORE_EFORMAT;
-            break;
-        }
-        if (n == cap) {
-            store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (more kernel rows than "
+        } else if (n == cap) {
+            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (more kernel rows than "
                       "the table's row ids allow)", L->path);
             rc = STORE_EFORMAT;
-            break;
+        } else {
+            store_kernel *k = &out[n++];
+            k->start = lr[lid].base + start;
+            k->end = k->start + dur;
+            k->stream = lr[lid].stream;
+            k->launch = lr[lid].launch;
+            k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
+            k->flags = 0;
         }
-        store_kernel *k = &out[n++];
-        k->start = lr[lid].base + start;
-        k->end = k->start + dur;
-        k->stream = lr[lid].stream;
-        k->launch = lr[lid].launch;
-        k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
-        k->flags = 0;
     }
-    L->kn = n;
-    rc = done(L, st, rc, "reading kernels");
+    s->n = n;
+    if (rc == STORE_OK && step != SQLITE_DONE) {
+        int ec = sqlite3_extended_errcode(db) & 0xff;
+        if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_FORMAT) {
+            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (reading kernels: %s)",
+                      L->path, sqlite3_errmsg(db));
+            rc = STORE_EFORMAT;
+        } else {
+            store_fmt(s->err, sizeof s->err, "%s: reading kernels: %s", L->path,
+                      sqlite3_errmsg(db));
+            rc = STORE_EIO;
+        }
+    } else if (rc == STORE_EIO && !s->err[0]) {
+        store_fmt(s->err, sizeof s->err, "%s: cannot read the kernels: %s", L->path,
+                  db ? sqlite3_errmsg(db) : "cannot open");
+    }
+    sqlite3_finalize(st);
+    if (s->own_db && db) {
+        sqlite3_exec(db, "COMMIT", 0, 0, NULL);
+        sqlite3_close(db);
+    }
     if (rc == STORE_OK)
         store_sort_nearly(out, n, sizeof *out);
     return rc;

@@ -156,14 +156,28 @@ typedef struct loader {
     struct ldev { int64_t process; uint32_t ordinal; store_idx device; } *devs;
     uint64_t ndevs, cap_devs;
     store_kernel *kout;  /* this file's slice of run->kernels */
-    uint64_t kcap, kn;   /* its size, rows read */
-    int rc;              /* the scan's result */
+    uint64_t kcap;       /* its size: the kernel table's largest rowid */
+    int64_t kmin;        /* the smallest rowid (1 in files tlview wrote) */
 } loader;
 
+/* A share of one file's kernel table: the rows with lo <= rowid < hi (all rows when lo is
+ * INT64_MIN), written to out[0 .. cap). The first share of a file reads through the file's own
+ * connection; the others open their own, so shares of one file can be read side by side. */
+typedef struct scan_part {
+    loader *L;
+    int64_t lo, hi;
+    int own_db;          /* 1: open a connection of its own */
+    store_kernel *out;
+    uint64_t cap, n;     /* room, rows read */
+    int rc;
+    char err[1024];
+} scan_part;
+
 /* Phase 1, serial: checks the file, reads everything but the kernels into the run and sizes the
- * kernel slice (L->kcap). Phase 2, on any thread: scans the kernels into L->kout. */
+ * kernel slice (L->kcap). Phase 2, on any thread: scans a share of the kernels, in start order
+ * when they were nearly so. */
 int store_load_open(loader *L);
-int store_load_scan(loader *L);
+int store_load_scan(scan_part *s);
 /* Ends the read transaction and closes the database; store_load_close() also frees L's maps. */
 void store_load_close_db(loader *L);
 void store_load_close(loader *L);

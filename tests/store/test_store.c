@@ -1072,3 +1072,33 @@ int test_store_sort_many_segments(void)
     store_run_free(run);
     return 0;
 }
+
+/* One big file is read by every CPU in rowid ranges: the same kernels as a one-range read, and
+ * an error in a later range still names the file and leaves the run unchanged. */
+int test_store_one_file_in_shares(void)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return TEST_SKIP; /* a single CPU reads a file in one range */
+    const char *path = path_in("big.db");
+    const int n = 700000;
+    TEST_EQ_INT(write_many(path, n, 50000, 0), STORE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load_files(run, &path, 1), STORE_OK);
+    TEST_EQ_INT(run->nkernels, n);
+    /* Before finish the kernels are in file order (write_many writes them by start). */
+    for (int i = 0; i < n; i++)
+        TEST_EQ_INT(run->kernels[i].correlation_id, 100 + 3 * i);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    store_run_free(run);
+
+    TEST_EQ_INT(exec_sql(path, "UPDATE kernel SET launch_id = 77 WHERE rowid = 690000"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load_files(run, &path, 1), STORE_EFORMAT);
+    TEST_ASSERT(strncmp(store_run_errmsg(run), path, strlen(path)) == 0);
+    TEST_ASSERT(strstr(store_run_errmsg(run), "refers to launch 77") != NULL);
+    TEST_EQ_INT(run->nkernels, 0);
+    TEST_EQ_INT(run->nprocesses, 0);
+    store_run_free(run);
+    return 0;
+}
