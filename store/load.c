@@ -66,7 +66,6 @@ static uint32_t make_parts(loader *L, uint32_t n, store_kernel *at, scan_part *p
                 shares = (uint32_t)(L[i].kcap / MIN_SHARE);
         }
         uint64_t chunk = shares > 1 ? L[i].kcap / shares : 0;
-        L[i].kout = at;
         for (uint32_t p = 0; p < shares; p++) {
             scan_part *s = &part[np++];
             memset(s, 0, sizeof *s);

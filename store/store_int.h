@@ -153,10 +153,13 @@ typedef struct loader {
     store_idx *str;   uint64_t nstr;
     launch_ref *launch; uint64_t nlaunch;
     /* (file process id, ordinal) -> run device */
-    struct ldev { int64_t process; uint32_t ordinal; store_idx device; } *devs;
+    struct ldev {
+        int64_t process;
+        uint32_t ordinal;
+        store_idx device;
+    } *devs;
     uint64_t ndevs, cap_devs;
-    store_kernel *kout;  /* this file's slice of run->kernels */
-    uint64_t kcap;       /* its size: the kernel table's largest rowid */
+    uint64_t kcap;       /* room for its kernels: the kernel table's largest rowid */
     int64_t kmin;        /* the smallest rowid (1 in files tlview wrote) */
 } loader;
 
