@@ -3,6 +3,7 @@
  * its kernels' indexes sorted by start and an interval grid over them; per lane, the analysis
  * windows split by verdict with a grid each, and a cached concurrency profile at fine resolution
  * for zoomed-out views. Memory: 4 B per kernel for the row arrays plus ~1 B per kernel of grids. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,11 @@
 #define GRID_MAX 262144u     /* concurrency bins cached per lane (12 B each) */
 #define PROFILE_CHUNK 1048576 /* profile segments read at once while indexing (16 MiB) */
 
-static const web_runix *sort_ctx; /* qsort has no context argument; the build is single-threaded */
-
-static int row_cmp(const void *pa, const void *pb)
+/* row_cmp: rows by lane, process pid, context id, stream id (qsort_r with the run). */
+static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
     const web_row *a = pa, *b = pb;
-    const store_run *run = sort_ctx->run;
+    const store_run *run = ctx;
     if (a->slot != b->slot)
         return a->slot < b->slot ? -1 : 1;
     int64_t pa_ = run->processes[a->process].pid, pb_ = run->processes[b->process].pid;
@@ -102,9 +102,7 @@ static int build_rows(web_runix *r)
         row->slot = r->device_lane[d == STORE_NONE || d >= run->ndevices ? run->ndevices : d];
         row->n = count[s];
     }
-    sort_ctx = r;
-    qsort(r->rows, r->nrows, sizeof *r->rows, row_cmp);
-    sort_ctx = NULL;
+    qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp, (void *)run);
     uint32_t off = 0;
     for (uint32_t i = 0; i < r->nrows; i++) {
         r->rows[i].off = off;

@@ -53,7 +53,9 @@ int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *i
                   int64_t lo, int64_t hi);
 void web_ivl_push(web_ivl *v, web_ivl_build_state *b);
 void web_ivl_end_build(web_ivl *v, web_ivl_build_state *b);
+/* Frees the grid (not the intervals, which belong to the caller). */
 void web_ivl_free(web_ivl *v);
+/* Start, end and array position of the interval at list position i. */
 static inline int64_t web_ivl_start(const web_ivl *v, uint32_t i)
 {
     return *(const int64_t *)(v->base + (size_t)(v->idx ? v->idx[i] : i) * v->stride);
@@ -66,6 +68,7 @@ static inline uint32_t web_ivl_item(const web_ivl *v, uint32_t i)
 {
     return v->idx ? v->idx[i] : i;
 }
+/* What the list holds before instant T (see web_ivl_pt). */
 web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T);
 /* web_ivl_at() at the bucket start nearest to T (exact there, read from the grid without
  * scanning the bucket): for pixel edges when a pixel spans many buckets, so the edge moves by at
@@ -112,11 +115,14 @@ typedef struct web_runix {
     char *stats_json;        /* GET /api/stats body, prebuilt */
 } web_runix;
 
+/* Indexes one run for the API: lanes and their windows by verdict, rows and their grids.
+ * Returns 0, or WEB_ENOMEM with a message in err (r is then freed). */
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
 /* Builds the lanes' concurrency grids (after web_runix_build, while the server already answers:
  * queries compute the profile directly or report it pending until a lane's grid_state is set).
  * Returns 0 or WEB_ENOMEM. */
 int web_runix_build_grids(web_runix *r);
+/* Frees what web_runix_build made (the run and analysis are borrowed). */
 void web_runix_free(web_runix *r);
 /* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
  * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last

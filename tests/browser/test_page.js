@@ -136,6 +136,17 @@ async function testPage(page, S, rows) {
   const afterKey = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
   check(Math.abs(afterKey / after - 1 / 0.6) < 0.01, `key '-' zooms out by 1/0.6 (${after.toFixed(0)} -> ${afterKey.toFixed(0)})`);
   check(/t0=-?\d+&t1=\d+/.test(await page.evaluate(() => location.hash)), 'view state in the URL hash');
+  // drag to pan: 200 px to the right shows earlier times by 200 px worth
+  const v0 = await page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
+  const cy = box.y + rows[2].y + 5;
+  await page.mouse.move(box.x + 600, cy);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 700, cy, { steps: 4 });
+  await page.mouse.move(box.x + 800, cy, { steps: 4 });
+  await page.mouse.up();
+  const v1 = await page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
+  const perPx = (v0[1] - v0[0]) / (box.width - 230);
+  check(Math.abs((v0[0] - v1[0]) / perPx - 200) < 2 && Math.abs((v1[1] - v1[0]) - (v0[1] - v0[0])) < 1, `drag pans by 200 px (${((v0[0] - v1[0]) / perPx).toFixed(1)} px)`);
 
   // zoom onto one overlapped matmul kernel through the URL, then hover it
   const k = await page.evaluate(async () => {
