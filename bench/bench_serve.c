@@ -3,8 +3,10 @@
  * (analysis + index + the first full-view /api/timeline over HTTP), viewport query latency p50 /
  * p99 at several zoom levels over loopback, the server's memory per kernel (RSS growth), and,
  * when wrk is installed, 64 connections for a bounded time with an error count.
- * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db]  (targets: first answer
- * <= 1 s, p99 <= 50 ms, <= 64 B/kernel, 0 wrk errors). Exit 1 when a target is missed. */
+ * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]
+ * (--save writes the generated run, so that a later --load times the whole `tlview serve` path
+ * from the file). Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B/kernel, 0 wrk errors.
+ * Exit 1 when a target is missed. */
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
 {
     uint64_t nk = 10000000;
     int wrk_seconds = 10;
-    const char *load = NULL;
+    const char *load = NULL, *save = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
@@ -109,8 +111,11 @@ int main(int argc, char **argv)
             wrk_seconds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc)
             load = argv[++i];
+        else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
+            save = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -133,10 +138,19 @@ int main(int argc, char **argv)
         }
     }
     double t_load = now_s() - t;
+    if (save) {
+        double ts = now_s();
+        if (store_run_save(run, save, "bench_serve")) {
+            fprintf(stderr, "bench_serve: %s\n", store_run_errmsg(run));
+            return 1;
+        }
+        printf("saved %s in %.2f s\n", save, now_s() - ts);
+    }
     long rss_run = rss_kb("VmRSS:");
     nk = run->nkernels;
-    printf("run: %llu kernels, %u processes, %u streams, %s in %.2f s (not part of first paint)\n",
-           (unsigned long long)nk, run->nprocesses, run->nstreams, load ? "loaded" : "generated", t_load);
+    printf("run: %llu kernels, %u processes, %u streams, %s in %.2f s%s\n", (unsigned long long)nk,
+           run->nprocesses, run->nstreams, load ? "loaded from the file" : "generated", t_load,
+           load ? "" : " (not part of first paint)");
 
     t = now_s();
     double c = cpu_s();
@@ -185,6 +199,9 @@ int main(int argc, char **argv)
     printf("  CPU time (all threads): analysis %.3f s, index %.3f s; machine load average %.2f on %ld "
            "cores\n", c_an, c_idx, la[0], sysconf(_SC_NPROCESSORS_ONLN));
     missed += paint > 1.0 || st != 200;
+    if (load)
+        printf("  with the file load, as `tlview serve FILE` does it: %.3f s to the first answer\n",
+               t_load + paint);
     double bpk_run = (rss_run - rss0) * 1024.0 / nk, bpk_an = (rss_an - rss_run) * 1024.0 / nk;
     double bpk_web = (rss_web - rss_an) * 1024.0 / nk, bpk = (rss_web - rss0) * 1024.0 / nk;
     printf("memory per kernel: run model %.1f B + analysis %.1f B + web index %.1f B = %.1f B "
