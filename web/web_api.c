@@ -362,8 +362,8 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
         const store_kernel *k = &run->kernels[i];
         if (k->start >= b)
             break;
-        if (!hit[k->launch] || k->end < a)
-            continue;
+        if (!hit[k->launch] || (k->end <= a && !(k->start >= a && k->end <= k->start)))
+            continue; /* ended before the range (a zero-length kernel at its start counts) */
         total++;
         count[run->launches[k->launch].name]++;
         if (listed < limit) {

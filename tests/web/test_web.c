@@ -897,3 +897,44 @@ int test_web_concurrency_grid(void)
     store_run_free(run);
     return 0;
 }
+
+/* A run without kernels (a process that launched nothing) is served without crashing. */
+int test_web_empty_run(void)
+{
+    store_run *run = store_run_new();
+    store_process_info pi = {.pid = 7, .host = "h", .source = "libcollect"};
+    TEST_ASSERT(store_run_add_process(run, &pi, "empty.db") != STORE_NONE);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"empty", run, an};
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    web *w;
+    char err[128];
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    json_t *j = get_json(web_port(w), "/api/runs", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "runs"), 0), "nkernels"), 0);
+    json_decref(j);
+    j = get_json(web_port(w), "/api/timeline?run=0&t0=0&t1=1000&width=10", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "rows")), 0);
+    json_decref(j);
+    j = get_json(web_port(w), "/api/stats?run=0", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 1);
+    json_decref(j);
+    j = get_json(web_port(w), "/api/kernel?run=0&id=0", 404);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_json(web_port(w), "/api/find?run=0&q=x", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "total"), 0);
+    json_decref(j);
+    web_stop(w);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
