@@ -1149,7 +1149,6 @@ function barChart(cv, values, labels, color, opts = {}) {
   c.setTransform(dpr, 0, 0, dpr, 0, 0);
   c.font = '10.5px system-ui, sans-serif';
   const L = 38, B = 22, T = 8;
-  const max = Math.max(1e-12, ...values);
   const n = values.length, bw = (W - L - 6) / n;
   if (!values.some((v) => v > 0)) {
     c.fillStyle = '#6b7585';
@@ -1157,13 +1156,19 @@ function barChart(cv, values, labels, color, opts = {}) {
     c.fillText(opts.empty || 'nothing to show', W / 2, H / 2);
     return;
   }
+  // y axis: a 1-2-5 step giving about 4 lines (whole numbers for counts), the top on a line
+  const peak = Math.max(...values);
+  const raw = peak / 4, p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+  let step = [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw);
+  if (opts.integer) step = Math.max(1, Math.round(step));
+  const max = Math.ceil(peak / step - 1e-9) * step;
   c.strokeStyle = '#dde1e7';
   c.fillStyle = '#6b7585';
   c.textBaseline = 'middle';
-  for (let k = 0; k <= 4; k++) {
-    const y = T + (H - B - T) * (1 - k / 4);
+  for (let v = 0; v <= max + 1e-9; v += step) {
+    const y = T + (H - B - T) * (1 - v / max);
     c.fillRect(L, Math.round(y), W - L - 6, 1);
-    c.fillText(opts.fmt ? opts.fmt(max * k / 4) : (max * k / 4).toPrecision(2), 2, y);
+    c.fillText(opts.fmt ? opts.fmt(v) : String(+v.toPrecision(3)), 2, y);
   }
   c.fillStyle = '#eef0f3';
   values.forEach((v, i) => {
@@ -1253,7 +1258,7 @@ function renderStats(stats) {
           });
           const one = -Math.log2(hs.lo) / step;
           barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), {
-            mark: one, fmt: (v) => `${Math.round(v)}`, xlabel: '×',
+            mark: one, integer: true, fmt: (v) => (v >= 1e6 ? `${+(v / 1e6).toPrecision(3)}M` : v >= 1e4 ? `${+(v / 1e3).toPrecision(3)}k` : `${v}`), xlabel: '×',
             empty: `no kernel has a solo reference (${hs.noref} without): give --baseline FILES of a solo run`,
           });
         }
