@@ -7,4 +7,5 @@ if(TARGET tlview_web)
   target_link_libraries(tlview_bench_gen PUBLIC tlview_store)
   add_executable(bench_serve ${CMAKE_CURRENT_LIST_DIR}/bench_serve.c)
   target_link_libraries(bench_serve PRIVATE tlview_bench_gen tlview_web)
+  # tests/web registers a small run of it as the test bench__serve_1m
 endif()

@@ -314,7 +314,7 @@ function draw() {
   ctx.clearRect(0, 0, W, S.height);
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
-  drawGrid(W);
+  drawGrid();
   // overlap shading first, so that it tints the rows' background and not their kernels
   for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
   for (const d of S.data) { // pixel edges of each answer on the current view, once per frame
@@ -344,7 +344,7 @@ function draw() {
   S.drawCount++;
 }
 
-function drawGrid(W) {
+function drawGrid() {
   const { step } = tickStep();
   ctx.fillStyle = '#f0f2f5';
   for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
@@ -353,7 +353,6 @@ function drawGrid(W) {
   }
   ctx.fillStyle = '#f7f8fa';
   ctx.fillRect(0, 0, GUTTER - 1, S.height);
-  void W;
 }
 
 function drawRunHeader(b, run) {
