@@ -187,23 +187,32 @@ skip=()
 rcfail 137
 check exit-sigkill "$S/exit-sigkill" --procs 1 --api-kind 1 --complete 0 "${skip[@]}" "${RCF[@]}"
 
-echo "== an app running torch.profiler: bare, then under the injection"
-P=$S/torch-profiler
-mkdir -p "$P/bare"
-python3 "$here/torch_profiler_app.py" >"$P/bare/stdout.log" 2>"$P/bare/stderr.log"
-bare_rc=$?
-inject "$P" python3 "$here/torch_profiler_app.py"
-fails=()
-[ "$bare_rc" = 0 ] || fails+=("--fail=the app exits $bare_rc even without the injection")
-[ "$RC" = "$bare_rc" ] || fails+=("--fail=exit status $RC under the injection, $bare_rc bare")
-cmp -s "$P/bare/stdout.log" "$P/stdout.log" || fails+=("--fail=stdout differs from the bare run")
-new_err=$(grep -vxF -f "$P/bare/stderr.log" "$P/stderr.log")
-echo "  bare stdout: $(tr '\n' '|' <"$P/bare/stdout.log")"
-echo "  injected stdout: $(tr '\n' '|' <"$P/stdout.log")"
-echo "  stderr lines only under the injection: $(printf '%s\n' "$new_err" | grep -c .)"
-printf '%s\n' "$new_err" | head -n 5 | sed 's/^/    /'
-if [ $source_kind = db ] && [ -z "$new_err" ]; then fails+=("--fail=the collector said nothing on stderr"); fi
-check torch-profiler "$P" --stepaside --launched 301 "${fails[@]}"
+# profiler_case NAME ARGS...: torch_profiler_app.py bare, then under the injection; its exit status
+# and stdout (which counts the GPU events its profiler saw) must not change, and the collector must
+# say on stderr (a `tlview:` line) and in the file why it stepped aside.
+profiler_case() {
+    local name=$1 P=$S/$1
+    shift
+    mkdir -p "$P/bare"
+    python3 "$here/torch_profiler_app.py" "$@" >"$P/bare/stdout.log" 2>"$P/bare/stderr.log"
+    local bare_rc=$?
+    inject "$P" python3 "$here/torch_profiler_app.py" "$@"
+    local fails=()
+    [ "$bare_rc" = 0 ] || fails+=("--fail=the app exits $bare_rc even without the injection")
+    [ "$RC" = "$bare_rc" ] || fails+=("--fail=exit status $RC under the injection, $bare_rc bare")
+    cmp -s "$P/bare/stdout.log" "$P/stdout.log" || fails+=("--fail=stdout differs from the bare run")
+    echo "  bare stdout: $(tr '\n' '|' <"$P/bare/stdout.log")"
+    echo "  injected stdout: $(tr '\n' '|' <"$P/stdout.log")"
+    grep -vxF -f "$P/bare/stderr.log" "$P/stderr.log" | head -n 6 | sed 's/^/  stderr only when injected: /'
+    if [ $source_kind = db ] && ! grep -q '^tlview' "$P/stderr.log"; then
+        fails+=("--fail=no tlview line on stderr")
+    fi
+    check "$name" "$P" --stepaside --launched 301 "${fails[@]}"
+}
+echo "== an app running torch.profiler after its first CUDA work: bare, then under the injection"
+profiler_case torch-profiler
+echo "== an app starting torch.profiler before any CUDA call: bare, then under the injection"
+profiler_case torch-profiler-first --profile-first
 
 echo "== spin: the seed's one-thread kernel, 1 launch of 2e8 iterations per process"
 TR=$W/samples/spin/traces
