@@ -59,6 +59,8 @@ typedef struct collector_config {
     uint32_t exit_timeout_ms; /* TLVIEW_EXIT_TIMEOUT_MS: longest wait for the drain at exit */
     int api;                 /* TLVIEW_API=1: runtime and driver API records */
     int nvtx;                /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
+    int callbacks;           /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
+                                cudaDeviceReset callbacks); blocks the app's own CUPTI use */
     int log_level;           /* TLVIEW_LOG */
     char run_id[256];        /* TLVIEW_RUN_ID, "" when unset */
 } collector_config;

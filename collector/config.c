@@ -106,6 +106,7 @@ int collector_startup(collector_config *cfg)
 
     cfg->api = env_bool("TLVIEW_API");
     cfg->nvtx = env_bool("TLVIEW_NVTX");
+    cfg->callbacks = env_bool("TLVIEW_CALLBACKS");
 
     const char *run = getenv("TLVIEW_RUN_ID");
     snprintf(cfg->run_id, sizeof cfg->run_id, "%s", run ? run : "");

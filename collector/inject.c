@@ -1,9 +1,12 @@
 /* collector CUPTI glue: InitializeInjection, the only symbol libcollect.so exports.
  * The CUDA driver calls it at the first CUDA call of every process that has
  * CUDA_INJECTION64_PATH set. It follows the call sequence of CUPTI's cupti_trace_injection
- * sample (subscribe, STATE/FATAL_ERROR and cudaDeviceReset callbacks, activity buffer
- * callbacks, enable the kinds, force-flush at exit), except that a failure never ends the
- * process: it is reported once on stderr, recorded in the file, and tracing stops. Exit,
+ * sample (subscribe, activity buffer callbacks, enable the kinds, force-flush at exit), except
+ * that a failure never ends the process: it is reported once on stderr, recorded in the file,
+ * and tracing stops. CUPTI allows one subscriber per process, and an application with its own
+ * CUPTI client (torch.profiler) must keep working: so by default the subscription is only
+ * probed, at start and at every periodic flush, and tlview steps aside when the application
+ * holds it (TLVIEW_CALLBACKS=1 keeps it for the whole run instead). Exit,
  * SIGINT/SIGTERM and fork are handled here; everything else lives in session.c and below. */
 #define _GNU_SOURCE /* dladdr, sem_clockwait */
 #include <dlfcn.h>
@@ -33,6 +36,7 @@ static pid_t owner;                     /* the process that opened the session *
 static atomic_int tracing;              /* buffers are handed out and written */
 static atomic_int cupti_failures;       /* failed CUPTI calls */
 static atomic_int registered;           /* our buffer callbacks are registered with CUPTI */
+static atomic_int subscribed;           /* we hold the CUPTI subscription (TLVIEW_CALLBACKS=1) */
 static CUpti_SubscriberHandle subscriber;
 static struct sigaction old_int, old_term;
 
@@ -63,12 +67,51 @@ static int next_record(uint8_t *buf, size_t valid, CUpti_Activity **rec)
     return r == CUPTI_ERROR_MAX_LIMIT_REACHED ? 1 : -1;
 }
 
+static void CUPTIAPI on_probe(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)data;
+}
+
+/* 1 when another CUPTI client (torch.profiler's kineto, for one) holds the one subscription
+ * CUPTI allows. The probe holds the subscription only between two calls; a client that
+ * subscribes in exactly that instant would be refused, a risk taken once per flush period. */
+static int other_client(void)
+{
+    if (atomic_load(&subscribed))
+        return 0;
+    CUpti_SubscriberHandle probe;
+    CUptiResult r = cuptiSubscribe(&probe, on_probe, NULL);
+    if (r == CUPTI_SUCCESS)
+        cuptiUnsubscribe(probe);
+    return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+}
+
+/* The application took CUPTI over: it has (or is about to have) its own buffer callbacks, so
+ * tlview flushes nothing more, lest it hand that client's records to the wrong callbacks. */
+static void step_aside(void)
+{
+    if (!atomic_exchange(&registered, 0))
+        return;
+    atomic_store(&tracing, 0);
+    collector_session_fail(session, "another CUPTI client subscribed (torch.profiler, for one); "
+                                    "tlview stepped aside so that it works: kernels from then "
+                                    "on are not recorded");
+}
+
 static int flush(int forced)
 {
     /* Never flush when our callbacks were not registered: the buffers would be someone
      * else's (torch.profiler's, when it subscribed first). */
     if (!atomic_load(&registered) || (!atomic_load(&tracing) && !forced))
         return 0;
+    if (other_client()) {
+        step_aside();
+        return 0;
+    }
     CUptiResult r = cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     if (r != CUPTI_SUCCESS && atomic_load(&tracing))
         cupti_check(r, "cuptiActivityFlushAll");
@@ -265,8 +308,8 @@ static int enable_kinds(void)
     return 0;
 }
 
-/* Subscribes and starts activity tracing; on failure the reason is recorded and tracing is
- * off. */
+/* Probes (or, with TLVIEW_CALLBACKS=1, holds) the subscription and starts activity tracing;
+ * when another client holds CUPTI, or on failure, the reason is recorded and tracing is off. */
 static void start_cupti(void)
 {
     CUptiResult r = cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_callback, NULL);
@@ -278,13 +321,20 @@ static void start_cupti(void)
                                "aside and records nothing");
         return;
     }
-    if (cupti_check(r, "cuptiSubscribe") != CUPTI_SUCCESS ||
-        CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_STATE,
-                                       CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS ||
-        CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                                       CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)) !=
-            CUPTI_SUCCESS ||
-        CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS ||
+    if (cupti_check(r, "cuptiSubscribe") != CUPTI_SUCCESS)
+        return;
+    if (!cfg.callbacks) {
+        cuptiUnsubscribe(subscriber); /* leave it free for the application's own client */
+    } else {
+        atomic_store(&subscribed, 1);
+        if (CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_STATE,
+                                           CUPTI_CBID_STATE_FATAL_ERROR)) != CUPTI_SUCCESS ||
+            CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                           CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)) !=
+                CUPTI_SUCCESS)
+            return;
+    }
+    if (CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS ||
         CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
             CUPTI_SUCCESS)
         return;

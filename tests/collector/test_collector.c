@@ -882,7 +882,7 @@ int test_collector_config(void)
     collector_config cfg;
     const char *vars[] = {"TLVIEW_OUTPUT", "TLVIEW_BUFFER_SIZE", "TLVIEW_BUFFER_COUNT",
                           "TLVIEW_FLUSH_MS", "TLVIEW_API", "TLVIEW_NVTX", "TLVIEW_LOG",
-                          "TLVIEW_RUN_ID", "TLVIEW_EXIT_TIMEOUT_MS"};
+                          "TLVIEW_RUN_ID", "TLVIEW_EXIT_TIMEOUT_MS", "TLVIEW_CALLBACKS"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     TEST_EQ_INT(collector_startup(&cfg), 0);
@@ -893,6 +893,7 @@ int test_collector_config(void)
     TEST_EQ_INT(cfg.exit_timeout_ms, 30000);
     TEST_EQ_INT(cfg.api, 0);
     TEST_EQ_INT(cfg.nvtx, 0);
+    TEST_EQ_INT(cfg.callbacks, 0);
     TEST_EQ_INT(cfg.log_level, 1);
     TEST_EQ_STR(cfg.run_id, "");
 
@@ -902,6 +903,7 @@ int test_collector_config(void)
     setenv("TLVIEW_FLUSH_MS", "0", 1);
     setenv("TLVIEW_API", "1", 1);
     setenv("TLVIEW_NVTX", "yes", 1);
+    setenv("TLVIEW_CALLBACKS", "1", 1);
     setenv("TLVIEW_LOG", "2", 1);
     setenv("TLVIEW_RUN_ID", "abc", 1);
     TEST_EQ_INT(collector_startup(&cfg), 0);
@@ -911,6 +913,7 @@ int test_collector_config(void)
     TEST_EQ_INT(cfg.flush_ms, 0);
     TEST_EQ_INT(cfg.api, 1);
     TEST_EQ_INT(cfg.nvtx, 1);
+    TEST_EQ_INT(cfg.callbacks, 1);
     TEST_EQ_INT(cfg.log_level, 2);
     TEST_EQ_INT(collector_log_level, 2);
     TEST_EQ_STR(cfg.run_id, "abc");

@@ -4,6 +4,8 @@
  *   sigterm-handler raise(SIGTERM) with the app's own handler, which says so and asks main to
  *                   stop (as Python's handlers do); main then returns 7
  *   sigkill         sleep SLEEP_MS (past the collector's flush period), then SIGKILL itself
+ *   reset           cudaDeviceReset() right after the kernels (no sleep), then return 0: the
+ *                   context and its CUPTI buffers go away before the exit-time flush
  * Usage: exit_modes MODE [K [SLEEP_MS]] (K default 5000, SLEEP_MS default 2000) */
 #include <cuda_runtime.h>
 #include <signal.h>
@@ -30,14 +32,14 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     long k = argc > 2 ? strtol(argv[2], NULL, 10) : 5000;
     long sleep_ms = argc > 3 ? strtol(argv[3], NULL, 10) : 2000;
-    static const char *modes[] = {"exit", "return", "sigterm", "sigint", "sigterm-handler",
-                                  "sigkill"};
+    static const char *modes[] = {"exit",   "return", "sigterm", "sigint", "sigterm-handler",
+                                  "sigkill", "reset"};
     int m = -1;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         if (!strcmp(mode, modes[i]))
             m = i;
     if (m < 0 || k < 1 || sleep_ms < 0) {
-        fprintf(stderr, "usage: exit_modes exit|return|sigterm|sigint|sigterm-handler|sigkill "
+        fprintf(stderr, "usage: exit_modes exit|return|sigterm|sigint|sigterm-handler|sigkill|reset "
                         "[K [SLEEP_MS]]\n");
         return 2;
     }
@@ -76,6 +78,9 @@ int main(int argc, char **argv)
         tls_sleep_ns(sleep_ms * 1000000LL);
         kill(getpid(), SIGKILL);
         break;
+    case 6:
+        CHECK_CUDA(cudaDeviceReset());
+        return 0;
     }
     printf("exit_modes: still running after the %s\n", mode);
     return 3;

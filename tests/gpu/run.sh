@@ -172,7 +172,7 @@ rcfail 0
 check torch-spawn "$S/torch-spawn" --procs 4 --api-kind 1 "${RCF[@]}"
 
 echo "== exit modes"
-for m in exit:0 return:0 sigterm:143 sigint:130 sigterm-handler:7; do
+for m in exit:0 return:0 reset:0 sigterm:143 sigint:130 sigterm-handler:7; do
     mode=${m%%:*}
     inject "$S/exit-$mode" "$T/exit_modes" "$mode" 5000
     skip=()
@@ -180,6 +180,10 @@ for m in exit:0 return:0 sigterm:143 sigint:130 sigterm-handler:7; do
     rcfail "${m#*:}"
     check "exit-$mode" "$S/exit-$mode" --procs 1 --api-kind 1 "${skip[@]}" "${RCF[@]}"
 done
+echo "== cudaDeviceReset with the CUPTI subscription held (TLVIEW_CALLBACKS=1)"
+TLVIEW_CALLBACKS=1 inject "$S/exit-reset-callbacks" "$T/exit_modes" reset 5000
+rcfail 0
+check exit-reset-callbacks "$S/exit-reset-callbacks" --procs 1 --api-kind 1 "${RCF[@]}"
 echo "== SIGKILL after 5000 kernels and 2 s asleep (flush period 200 ms)"
 TLVIEW_FLUSH_MS=200 inject "$S/exit-sigkill" "$T/exit_modes" sigkill 5000 2000
 skip=()
