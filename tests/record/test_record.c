@@ -141,7 +141,7 @@ static const char *rank_value(int rank, const char *key)
 
 static json_t *load_manifest(const char *dir)
 {
-    char path[4096];
+    char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     json_error_t e;
     json_t *j = json_load_file(path, 0, &e);
