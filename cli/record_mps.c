@@ -179,7 +179,15 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
     char out[4200];
     snprintf(out, sizeof out, "%s/control-d.out", m->log_dir);
     char *argv[] = {m->control, "-d", NULL};
+    /* The daemon, and the nvidia-cuda-mps-server it starts, are CUDA processes: they must not
+     * inherit the injection meant for the copies, or they would be traced as one of them. */
+    char *inject = getenv("CUDA_INJECTION64_PATH") ? strdup(getenv("CUDA_INJECTION64_PATH")) : NULL;
+    unsetenv("CUDA_INJECTION64_PATH");
     int status = rec_run(argv, NULL, out, START_WAIT_MS, err);
+    if (inject) {
+        setenv("CUDA_INJECTION64_PATH", inject, 1);
+        free(inject);
+    }
     if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (status >= 0)
             snprintf(err, REC_ERR_MAX, "%s -d failed (%s %d)", m->control,
