@@ -343,11 +343,6 @@ static void start_cupti(void)
         return;
     if (cfg.flush_ms)
         CUPTI_CALL(cuptiActivityFlushPeriod(cfg.flush_ms));
-    /* Enabling DEVICE emits records at once, so CUPTI now holds a buffer of ours. Hand it back:
-     * were a client of the application (torch.profiler started before any CUDA call, whose
-     * CUPTI set-up is what called us) to register its callbacks next, its records would land in
-     * that buffer and be delivered to it as an unknown buffer, lost to both of us. */
-    CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     if (cfg.nvtx)
         point_nvtx_at_cupti();
 }

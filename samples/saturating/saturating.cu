@@ -87,7 +87,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: saturating [--iters N] [--waves W] [--launches L] [--barrier DIR]\n"
             "                  [--timeout S]\n"
-            "  --iters N     FMA steps per chain (default 2000: about 0.5 s on an H200)\n"
+            "  --iters N     FMA steps per chain (default 1800000: about 0.5 s on an H200)\n"
             "  --waves W     full waves of blocks per launch (default 8)\n"
             "  --launches L  kernels launched one after another (default 1)\n"
             "  --barrier D   wait in folder D for all TLVIEW_NPROCS copies before launching\n"
@@ -111,7 +111,7 @@ static long long parse_count(const char *opt, const char *text, long long max)
 
 int main(int argc, char **argv)
 {
-    int iters = 2000, waves = 8, launches = 1;
+    int iters = 1800000, waves = 8, launches = 1;
     const char *barrier = NULL;
     double timeout_s = 120;
     for (int i = 1; i < argc; i++) {
@@ -182,12 +182,12 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     CHECK_CUDA(cudaMemcpy(h_out, d_out, sizeof(float) * n, cudaMemcpyDeviceToHost));
 
-    /* Check every thread of block 0, then the first and last thread of ~512 blocks spread over
-     * the grid (a full replay of every thread would take the CPU longer than the GPU). */
+    /* Check the first and last thread of ~8 blocks spread over the grid (the CPU replays a
+     * thread at about a thousandth of the GPU's rate: replaying more would outlast the run). */
     int bad = 0;
-    long long step = blocks > 512 ? blocks / 512 : 1;
+    long long step = blocks > 8 ? blocks / 8 : 1;
     for (long long blk = 0; blk < blocks; blk += step)
-        for (int t = 0; t < THREADS; t += (blk == 0 ? 1 : THREADS - 1)) {
+        for (int t = 0; t < THREADS; t += THREADS - 1) {
             size_t g = (size_t)blk * THREADS + (size_t)t;
             float want = replay((unsigned)g, iters);
             if (memcmp(&h_out[g], &want, sizeof want) != 0 && bad++ < 5)
