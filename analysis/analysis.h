@@ -143,6 +143,10 @@ typedef struct analysis_window {
     float coverage;            /* share of kernel time inside that has a reference (0..1) */
     uint8_t mps;               /* 1 when an MPS client context (compute_api_kind 2) ran in it */
     uint8_t stretch_matches_contexts; /* |mean_stretch - contexts| <= tolerance * contexts */
+    int64_t concurrent_ns;     /* least time the kernels inside would need side by side: the
+                                  larger of busy_ns / mean_stretch and their reference work
+                                  weighted by the share of the GPU's SMs each one occupies
+                                  (kernels that fill the GPU cannot overlap); 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */

@@ -236,6 +236,7 @@ typedef struct winsum {
     double clip_ref;           /* of which kernels with a reference */
     double stretch;            /* sum of clip * stretch */
     double work;               /* reference work done inside: sum of clip / stretch */
+    double sm_work;            /* the same, each kernel weighted by its share of the SMs */
 } winsum;
 
 /* Sums per process and per signature. */
@@ -251,6 +252,32 @@ static void window_evidence(analysis_window *w, const winsum *ws)
     w->coverage = ws->clip > 0 ? (float)(ws->clip_ref / ws->clip) : 0.0f;
     w->mean_stretch = ws->clip_ref > 0 ? (float)(ws->stretch / ws->clip_ref) : NAN;
     w->parallelism = ws->clip_ref > 0 && busy > 0 ? (float)(ws->work / busy / w->coverage) : NAN;
+    w->concurrent_ns = ws->clip_ref > 0 && w->mean_stretch > 0
+                           ? (int64_t)fmax(busy / w->mean_stretch, ws->sm_work / w->coverage)
+                           : 0;
+}
+
+/* The share of the device's SMs a kernel holds while it runs (0..1]: its blocks over the blocks
+ * all SMs hold at once, by the occupancy limits per SM (threads, 32 blocks, 64K registers,
+ * shared memory) of compute capability 7.0 and later. 0 when the device's SM count is unknown. */
+static double gpu_share(const store_launch *l, const store_device *d)
+{
+    double threads = (double)l->block[0] * l->block[1] * l->block[2];
+    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2];
+    if (!d || !d->sm_count || threads <= 0 || blocks <= 0)
+        return 0;
+    double max_threads = d->cc_major == 8 && d->cc_minor > 0   ? 1536
+                         : d->cc_major == 7 && d->cc_minor == 5 ? 1024
+                                                                : 2048;
+    double smem_per_sm = d->cc_major >= 9 ? 233472 : d->cc_major == 8 ? 167936 : 98304;
+    double warps = ceil(threads / 32);
+    double per_sm = fmin(32, floor(max_threads / (warps * 32)));
+    if (l->registers)
+        per_sm = fmin(per_sm, floor(65536 / (ceil(l->registers * 32 / 256.0) * 256 * warps)));
+    double smem = (double)l->static_smem + l->dynamic_smem;
+    if (smem > 0)
+        per_sm = fmin(per_sm, floor(smem_per_sm / smem));
+    return fmin(1, blocks / (fmax(per_sm, 1) * d->sm_count));
 }
 
 /* The verdict of an overlap window from its evidence (rules in analysis/README.md). */
@@ -276,6 +303,10 @@ static analysis_verdict judge_window(const analysis_options *o, analysis_window 
 static void add_to_windows(const analysis *a, uint32_t s, uint64_t *pCur, winsum *ws,
                            const store_kernel *k, float stretch)
 {
+    store_idx dev = store_kernel_device(a->run, k);
+    double share = isnan(stretch) ? 0
+                                  : gpu_share(&a->run->launches[k->launch],
+                                              dev == STORE_NONE ? NULL : &a->run->devices[dev]);
     const analysis_device *ad = &a->devs[s];
     uint64_t end = ad->first_window + ad->nwindows;
     while (*pCur < end && a->windows[*pCur].t1 <= k->start)
@@ -293,6 +324,7 @@ static void add_to_windows(const analysis *a, uint32_t s, uint64_t *pCur, winsum
             ws[w].clip_ref += clip;
             ws[w].stretch += clip * stretch;
             ws[w].work += clip / stretch;
+            ws[w].sm_work += clip / stretch * share;
         }
     }
 }
@@ -313,8 +345,8 @@ static double judge_device(analysis *a, analysis_device *ad)
         wsum[win->verdict][1] += len * win->contexts;
         wsum[win->verdict][2] += len * win->parallelism;
         wsum[win->verdict][3] += len;
-        if (win->verdict == ANALYSIS_TIME_SLICED && win->mean_stretch > 1)
-            saved += (double)win->busy_ns * (1.0 - 1.0 / win->mean_stretch);
+        if (win->verdict == ANALYSIS_TIME_SLICED && win->concurrent_ns < win->busy_ns)
+            saved += (double)(win->busy_ns - win->concurrent_ns);
     }
     ad->verdict = ad->nkernels ? ANALYSIS_SOLO : ANALYSIS_IDLE;
     for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++)

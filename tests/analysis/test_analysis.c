@@ -822,3 +822,48 @@ int test_analysis_streams_of_one_process(void)
     store_run_free(run);
     return 0;
 }
+
+/* A "fill" kernel of `blocks` blocks of 256 threads (8 such blocks fit on an SM). */
+static void wide_kernel(store_run *run, store_idx stream, uint32_t blocks, int64_t start,
+                        int64_t end)
+{
+    store_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = store_run_intern(run, "fill");
+    l.grid[0] = blocks;
+    l.grid[1] = l.grid[2] = 1;
+    l.block[0] = 256;
+    l.block[1] = l.block[2] = 1;
+    store_kernel k = {start, end, stream, store_run_launch(run, &l), 0, 0};
+    store_run_add_kernel(run, &k);
+}
+
+/* Predicted gain of 4-way time-slicing of kernels of `blocks` blocks on a 132-SM device, each
+ * taking 1000 ns alone (baseline) and 4000 ns sliced. */
+static double gain_for_blocks(uint32_t blocks)
+{
+    store_run *base = store_run_new(), *run = store_run_new();
+    wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), blocks, 0, 1000);
+    store_run_finish(base);
+    for (int p = 0; p < 4; p++)
+        wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks, 0, 4000);
+    analysis *a = analyse(run, base);
+    double gain = a && overlap_window(a, 0)->verdict == ANALYSIS_TIME_SLICED
+                      ? analysis_get_summary(a)->predicted_gain
+                      : -1;
+    analysis_free(a);
+    store_run_free(run);
+    store_run_free(base);
+    return gain;
+}
+
+/* Kernels that fill every SM cannot run side by side: time-slicing them costs nothing that MPS
+ * could win back (measured on the H200, samples/saturating: 1.12x). */
+int test_analysis_predicted_gain_gpu_bound(void)
+{
+    TEST_NEAR(gain_for_blocks(1), 4.0, 1e-6);            /* one block: 4 fit side by side */
+    TEST_NEAR(gain_for_blocks(132 * 8 / 2), 2.0, 1e-6);  /* half the GPU each: 2 at a time */
+    TEST_NEAR(gain_for_blocks(132 * 8), 1.0, 1e-6);      /* one full wave each: in turn */
+    TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6);  /* eight waves: in turn */
+    return 0;
+}

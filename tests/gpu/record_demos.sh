@@ -6,7 +6,7 @@
 #   streams_vs_processes --streams 4 in one process: the 4 kernels overlap and are not stretched;
 #   triton_single_sm --single: the gain tlview predicts from the time-sliced run within 10% of the
 #     measured throughput gain (MPS on / off); the seed's spawn-worker form: one file per worker;
-#   saturating: contended under MPS, MPS gains nothing;
+#   saturating: MPS gains nothing (the hardware queues full-GPU kernels: overlap <= 25% of busy);
 #   every run: exit 0, one trace per copy, compute_api_kind 2 under MPS and 1 without, the daemon
 #   started and stopped; at the end no nvidia-cuda-mps process is left.
 # Prints the results table last; exits 0 when every row passed, 1 otherwise, 77 without a GPU.
@@ -315,8 +315,14 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
         span_on = (rep.get("summary") or {}).get("span_ns")
         if mps == "on" and span_off and span_on:
             meas = span_off / span_on
-            if verdict != "contended":
-                problems.append(f"verdict {verdict}, contended wanted")
+            # Measured on the H200 (2026-11-29): full-GPU kernels of MPS clients are queued by
+            # the hardware, not shared: they overlap only while one kernel's last wave drains
+            # (~10% of busy time), unstretched beyond ~1.1x. So "MPS gains nothing" shows as
+            # little overlap, not as a contended stretch.
+            dev = (rep.get("devices") or [{}])[0]
+            share = dev.get("overlap_share")
+            if share is None or share > 0.25:
+                problems.append(f"overlap share {fmt(share)}: the kernels shared the GPU")
             if meas > 1.25:
                 problems.append(f"MPS gained {meas:.2f}x on saturating kernels")
     if demo in ("triton", "triton_seed"):
