@@ -156,11 +156,22 @@ static const collector_hooks hooks = {
 
 /* ---------------------------------------------------------------- CUPTI callbacks */
 
+/* The first buffers hold one record each. When the application's own CUPTI client is what
+ * initialised CUDA (torch.profiler started before any CUDA call), that client registers its
+ * buffer callbacks right after InitializeInjection returns; a buffer of ours still half empty
+ * then would take its records and be completed to it as an unknown buffer, lost to both. */
+#define FIRST_SINGLE_RECORD_BUFFERS 16
+
+static atomic_int single_record_buffers = FIRST_SINGLE_RECORD_BUFFERS;
+
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
-    *max_records = 0;
     *buf = atomic_load(&tracing) && getpid() == owner ? collector_session_buffer(session) : NULL;
     *size = *buf ? cfg.buffer_size : 0; /* no buffer: CUPTI drops and counts the records */
+    *max_records = *buf && atomic_load(&single_record_buffers) > 0 &&
+                           atomic_fetch_sub(&single_record_buffers, 1) > 0
+                       ? 1
+                       : 0;
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
