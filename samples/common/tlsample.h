@@ -6,12 +6,14 @@
 #ifndef TLSAMPLE_H
 #define TLSAMPLE_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHECK_CUDA(call)                                                                  \
@@ -78,6 +80,40 @@ static inline int tls_start_barrier(const char *wait_file, int64_t start_at_ns, 
         }
     }
     return 0;
+}
+
+/* tls_rank_barrier: the copies of one `tlview record --procs N` run wait here, once CUDA is up,
+ * until all N have arrived: each creates DIR/ready.<rank>, then polls until N ready files exist.
+ * Returns 0, or -1 with a message after timeout_s seconds. */
+static inline int tls_rank_barrier(const char *dir, int rank, int nprocs, double timeout_s)
+{
+    char path[4200];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/ready.%d", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "barrier: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    int64_t deadline = tls_now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
+    for (;;) {
+        int ready = 0;
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            ready += strncmp(e->d_name, "ready.", 6) == 0;
+        if (d)
+            closedir(d);
+        if (ready >= nprocs)
+            return 0;
+        if (tls_now_ns(CLOCK_MONOTONIC) > deadline) {
+            fprintf(stderr, "barrier: only %d of %d copies reached %s within %.0f s\n", ready,
+                    nprocs, dir, timeout_s);
+            return -1;
+        }
+        tls_sleep_ns(100000);
+    }
 }
 
 #endif

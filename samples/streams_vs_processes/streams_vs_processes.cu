@@ -8,11 +8,9 @@
  * sliver, so four fit side by side whenever the GPU is allowed to run them together. */
 #include <cuda_runtime.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tlsample.h"
 
@@ -43,40 +41,6 @@ static float replay(int t, int block, long long iters)
         x = next;
     }
     return x;
-}
-
-/* The copies of one `tlview record --procs N` run wait here, once CUDA is up, until all N have
- * arrived: each creates DIR/ready.<rank>, then polls until N ready files exist. Returns 0, or -1
- * with a message after timeout_s seconds. */
-static int rank_barrier(const char *dir, int rank, int nprocs, double timeout_s)
-{
-    char path[4200];
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/ready.%d", dir, rank);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "barrier: cannot create %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    fclose(f);
-    int64_t deadline = tls_now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
-    for (;;) {
-        int ready = 0;
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        while (d && (e = readdir(d)))
-            ready += strncmp(e->d_name, "ready.", 6) == 0;
-        if (d)
-            closedir(d);
-        if (ready >= nprocs)
-            return 0;
-        if (tls_now_ns(CLOCK_MONOTONIC) > deadline) {
-            fprintf(stderr, "barrier: only %d of %d copies reached %s within %.0f s\n", ready,
-                    nprocs, dir, timeout_s);
-            return -1;
-        }
-        tls_sleep_ns(100000);
-    }
 }
 
 static void usage(void)
@@ -157,7 +121,7 @@ int main(int argc, char **argv)
            "on %d stream(s), %s\n", (int)getpid(), rank, nprocs, streams, THREADS, iters, streams,
            prop.name);
     fflush(stdout);
-    if (barrier && rank_barrier(barrier, rank, nprocs, timeout_s) != 0)
+    if (barrier && tls_rank_barrier(barrier, rank, nprocs, timeout_s) != 0)
         return 1;
 
     int64_t t0 = tls_now_ns(CLOCK_MONOTONIC);
