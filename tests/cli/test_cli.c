@@ -593,3 +593,44 @@ int test_cli_h200_triton_gain(void)
     }
     return 0;
 }
+
+/* Two GPUs (issue 7, on synthetic files since no 2-GPU machine was lent): two processes
+ * time-sliced on GPU A, two MPS clients on GPU B, and one process using both at once. Each GPU
+ * is judged on its own; the two-GPU process is on both and overlaps nobody, although its kernels
+ * on A and B run at the same instants. */
+int test_cli_two_gpus(void)
+{
+    const char *A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    TEST_EQ_INT(sh("'%s' '%s' --pid 11 --uuid %s --train 0,5,%lld,0 --train %lld,5,%lld,0",
+                   TRACEGEN, tmp("p1.db"), A, MS, 10 * MS, 2 * MS), 0);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 12 --uuid %s --train %lld,5,%lld,0", TRACEGEN, tmp("p2.db"),
+                   A, 10 * MS, 2 * MS), 0);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 13 --uuid %s --mps --train 0,5,%lld,0 --train %lld,5,%lld,0",
+                   TRACEGEN, tmp("p3.db"), B, MS, 10 * MS, MS), 0);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 14 --uuid %s --mps --train %lld,5,%lld,0", TRACEGEN,
+                   tmp("p4.db"), B, 10 * MS, MS), 0);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 15 --uuid %s --train %lld,5,%lld,0 --uuid2 %s "
+                   "--train2 %lld,5,%lld,0",
+                   TRACEGEN, tmp("p5.db"), A, 40 * MS, MS, B, 40 * MS, MS), 0);
+    char args[9000];
+    snprintf(args, sizeof args, "'%s' '%s' '%s' '%s' '%s'", tmp("p1.db"), tmp("p2.db"),
+             tmp("p3.db"), tmp("p4.db"), tmp("p5.db"));
+    json_t *j = report_json(args);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 2);
+    TEST_EQ_STR(jstr(j, "devices.0.uuid"), A);
+    TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
+    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_EQ_INT(jnum(j, "devices.0.processes"), 3);
+    TEST_EQ_INT(jnum(j, "devices.0.overlap_ns"), 10 * MS);
+    TEST_EQ_STR(jstr(j, "devices.1.uuid"), B);
+    TEST_EQ_STR(jstr(j, "devices.1.verdict"), "concurrent");
+    TEST_NEAR(jnum(j, "devices.1.mean_stretch"), 1.0, 1e-6);
+    TEST_EQ_INT(jnum(j, "devices.1.processes"), 3);
+    TEST_EQ_INT(jnum(j, "devices.1.overlap_ns"), 5 * MS);
+    TEST_EQ_INT(jnum(j, "processes.4.pid"), 15);
+    TEST_EQ_INT(jnum(j, "processes.4.kernels"), 10);
+    TEST_EQ_INT(jnum(j, "processes.4.overlap_ns"), 0);
+    json_decref(j);
+    return 0;
+}

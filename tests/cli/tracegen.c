@@ -2,7 +2,10 @@
  * writer. Kernels come as trains: --train START,N,DUR,GAP adds N kernels of DUR ns every DUR+GAP
  * ns from START (ns, realtime clock). Usage:
  *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U] [--name K]
- *            [--incomplete] --train START,N,DUR,GAP [--train ...] */
+ *            [--incomplete] --train START,N,DUR,GAP [--train ...]
+ *            [--uuid2 U --train2 START,N,DUR,GAP ...]
+ * --uuid2 gives the process a second GPU (CUDA ordinal 1, context 2, stream 8) that the --train2
+ * trains run on, as a process that uses two GPUs. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@ int main(int argc, char **argv)
         {"run-id", required_argument, 0, 'r'},  {"mps", no_argument, 0, 'm'},
         {"uuid", required_argument, 0, 'u'},    {"name", required_argument, 0, 'k'},
         {"train", required_argument, 0, 't'},   {"incomplete", no_argument, 0, 'i'},
+        {"uuid2", required_argument, 0, 'U'},   {"train2", required_argument, 0, 'T'},
         {0, 0, 0, 0},
     };
     store_process_info pi = {0};
@@ -32,9 +36,9 @@ int main(int argc, char **argv)
     pi.host = "node1";
     pi.run_id = "run-1";
     pi.source = "libcollect";
-    const char *uuid = "0123456789abcdef0123456789abcdef", *name = "_Z4spinPfi";
+    const char *uuid = "0123456789abcdef0123456789abcdef", *name = "_Z4spinPfi", *uuid2 = NULL;
     int mps = 0, incomplete = 0, c;
-    int64_t trains[64][4];
+    int64_t trains[64][5]; /* start, n, dur, gap, gpu (0 or 1) */
     int ntrains = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -45,14 +49,16 @@ int main(int argc, char **argv)
         case 'u': uuid = optarg; break;
         case 'k': name = optarg; break;
         case 'i': incomplete = 1; break;
+        case 'U': uuid2 = optarg; break;
         case 't':
+        case 'T':
             if (ntrains == 64 || sscanf(optarg, "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64,
                                         &trains[ntrains][0], &trains[ntrains][1],
                                         &trains[ntrains][2], &trains[ntrains][3]) != 4) {
                 fprintf(stderr, "tracegen: bad --train '%s'\n", optarg);
                 return 2;
             }
-            ntrains++;
+            trains[ntrains++][4] = c == 'T';
             break;
         default: return 2;
         }
@@ -70,6 +76,10 @@ int main(int argc, char **argv)
     store_device_info di = {0, uuid, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
     if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, 1, 0, mps ? 2 : 1, 7))
         return fail(w, "device");
+    store_device_info di2 = {1, uuid2, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    if (uuid2 && (store_writer_device(w, id, &di2) != 0 ||
+                  store_writer_context(w, id, 2, 1, mps ? 2 : 1, 8) != 0))
+        return fail(w, "second device");
     if (store_writer_begin(w) != 0)
         return fail(w, "begin");
     uint32_t corr = 1;
@@ -78,8 +88,9 @@ int main(int argc, char **argv)
             store_kernel_info k = {0};
             k.start = s;
             k.end = s + trains[t][2];
-            k.context_id = 1;
-            k.stream_id = 7;
+            k.device_id = (uint32_t)trains[t][4];
+            k.context_id = 1 + (uint32_t)trains[t][4];
+            k.stream_id = 7 + (uint32_t)trains[t][4];
             k.correlation_id = corr++;
             k.grid[0] = k.grid[1] = k.grid[2] = 1;
             k.block[0] = k.block[1] = k.block[2] = 1;
