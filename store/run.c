@@ -238,6 +238,11 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
     if (d->uuid) {
         h = store_hash_str(d->uuid);
         idx = store_htab_get(&p->h_devices, h, device_eq, run, d->uuid);
+    } else { /* without a uuid, a device is the process's ordinal */
+        for (uint64_t i = 0; i < p->nprocdevs && idx == STORE_NONE; i++)
+            if (p->procdevs[i].process == process && p->procdevs[i].ordinal == d->device_id &&
+                !run->devices[p->procdevs[i].device].uuid)
+                idx = p->procdevs[i].device;
     }
     if (idx == STORE_NONE) {
         uint64_t cap = p->cap_devices;

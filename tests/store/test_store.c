@@ -1102,3 +1102,29 @@ int test_store_one_file_in_shares(void)
     store_run_free(run);
     return 0;
 }
+
+/* Devices merge by uuid; without one, a device is one process's CUDA ordinal: the same
+ * (process, ordinal) gives the same device, another ordinal or process another one. */
+int test_store_devices_without_uuid(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_process_info pi = {0};
+    pi.pid = 1;
+    store_idx p1 = store_run_add_process(run, &pi, "a.db");
+    pi.pid = 2;
+    store_idx p2 = store_run_add_process(run, &pi, "b.db");
+    store_device_info d0 = {0, NULL, "GPU", 80, 7, 0, 0}, d1 = {1, NULL, "GPU", 80, 7, 0, 0};
+    store_device_info u = {0, "0123456789abcdef0123456789abcdef", "H200", 132, 9, 0, 0};
+    store_idx a = store_run_add_device(run, p1, &d0);
+    TEST_EQ_INT(store_run_add_device(run, p1, &d0), a);
+    store_idx b = store_run_add_device(run, p1, &d1);
+    TEST_ASSERT(b != a);
+    store_idx c = store_run_add_device(run, p2, &d0);
+    TEST_ASSERT(c != a && c != b);
+    store_idx h1 = store_run_add_device(run, p1, &u), h2 = store_run_add_device(run, p2, &u);
+    TEST_EQ_INT(h1, h2);
+    TEST_EQ_INT(run->ndevices, 4);
+    store_run_free(run);
+    return 0;
+}
