@@ -103,25 +103,9 @@ void imp_progress_end(imp_reader *r, uint64_t total)
 
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d)
 {
-    for (size_t i = 0; i < r->ndevs; i++)
-        if (r->devs[i].process == process && r->devs[i].ordinal == d->device_id)
-            return r->devs[i].idx;
-    if (r->ndevs == r->capdevs) {
-        size_t cap = r->capdevs ? r->capdevs * 2 : 8;
-        struct imp_devkey *g = realloc(r->devs, cap * sizeof *g);
-        if (!g) {
-            imp_fail(r, STORE_ENOMEM, "out of memory");
-            return STORE_NONE;
-        }
-        r->devs = g;
-        r->capdevs = cap;
-    }
     store_idx idx = store_run_add_device(r->run, process, d);
-    if (idx == STORE_NONE) {
+    if (idx == STORE_NONE)
         imp_fail(r, STORE_ENOMEM, "out of memory adding a device");
-        return STORE_NONE;
-    }
-    r->devs[r->ndevs++] = (struct imp_devkey){process, d->device_id, idx};
     return idx;
 }
 
@@ -279,7 +263,7 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
         return STORE_EFORMAT;
     }
 
-    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, NULL, 0, NULL, 0, 0};
+    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, NULL, 0};
     uint32_t np = run->nprocesses;
     uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
     stats->format = ops->name;
@@ -287,7 +271,6 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
     if (rc == 0)
         rc = ops->load(&r);
     ops->close(&r);
-    free(r.devs);
     stats->processes = run->nprocesses - np;
     stats->kernels = run->nkernels - nk;
     stats->copies = run->ncopies - nc;

@@ -20,12 +20,6 @@ struct imp_reader {
     const char *table;          /* table of the last query built by imp_sql_select, or NULL */
     void *state;                /* the format's own state, owned by open/close */
     uint64_t progress_next;     /* next `done` worth reporting */
-    struct imp_devkey {
-        store_idx process;
-        uint32_t ordinal;
-        store_idx idx;
-    } *devs;                    /* devices added by this file, see imp_device() */
-    size_t ndevs, capdevs;
 };
 
 /* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
@@ -58,8 +52,8 @@ void imp_progress(imp_reader *r, uint64_t done, uint64_t total);
 /* Reports the end (done = total) once. */
 void imp_progress_end(imp_reader *r, uint64_t total);
 
-/* The run device of (process, CUDA ordinal), added on first use: one per pair even without a
- * uuid (the run merges devices by uuid only). STORE_NONE (error set) when out of memory. */
+/* The run device of (process, CUDA ordinal), added on first use (store_run_add_device: merged
+ * by uuid, else one per pair). STORE_NONE (error set) when out of memory. */
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d);
 
 /* Interns text, or "(unknown)" for NULL; STORE_NONE on out of memory. */
