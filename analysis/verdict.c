@@ -301,12 +301,8 @@ static analysis_verdict judge_window(const analysis_options *o, analysis_window 
 /* Adds kernel k's time inside the windows of slot s to their sums; *pCur is the slot's first
  * window that may still hold a kernel (starts only grow, so it only moves forward). */
 static void add_to_windows(const analysis *a, uint32_t s, uint64_t *pCur, winsum *ws,
-                           const store_kernel *k, float stretch)
+                           const store_kernel *k, float stretch, float share)
 {
-    store_idx dev = store_kernel_device(a->run, k);
-    double share = isnan(stretch) ? 0
-                                  : gpu_share(&a->run->launches[k->launch],
-                                              dev == STORE_NONE ? NULL : &a->run->devices[dev]);
     const analysis_device *ad = &a->devs[s];
     uint64_t end = ad->first_window + ad->nwindows;
     while (*pCur < end && a->windows[*pCur].t1 <= k->start)
@@ -372,12 +368,19 @@ int analysis_judge(analysis *a)
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
     double *sigstretch = calloc(a->nsigs + 1, sizeof *sigstretch);
     uint64_t *signref = calloc(a->nsigs + 1, sizeof *signref);
+    /* share of the SMs each launch signature holds on each device slot */
+    float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     double stretch_sum = 0;
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigstretch || !signref)
+    if (!ws || !cur || !ps || !sigstretch || !signref || !share)
         goto out;
-    for (uint32_t s = 0; s < a->ndevs; s++)
+    for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
+        store_idx d = a->devs[s].device;
+        for (uint32_t l = 0; l < run->nlaunches; l++)
+            share[(size_t)l * a->ndevs + s] = (float)gpu_share(
+                &run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
+    }
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         uint32_t sig = a->launch_sig[k->launch], s = analysis_kernel_slot(a, k);
@@ -405,7 +408,7 @@ int analysis_judge(analysis *a)
             stretch_sum += st;
         }
         if (dur > 0)
-            add_to_windows(a, s, &cur[s], ws, k, st);
+            add_to_windows(a, s, &cur[s], ws, k, st, share[(size_t)k->launch * a->ndevs + s]);
     }
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
@@ -451,6 +454,7 @@ int analysis_judge(analysis *a)
 out:
     free(ws);
     free(cur);
+    free(share);
     free(ps);
     free(sigstretch);
     free(signref);
