@@ -26,6 +26,16 @@ static const char *fmt_x(double v, char *buf, size_t n)
     return buf;
 }
 
+/* A number with 3 significant digits, or "-" when there is none (no overlap window). */
+static const char *fmt_g(double v, char *buf, size_t n)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3g", v);
+    return buf;
+}
+
 static void section(FILE *out, const char *title, int color)
 {
     fprintf(out, "\n%s%s%s\n", color ? "\033[1m" : "", title, cli_color_reset(color));
@@ -34,7 +44,7 @@ static void section(FILE *out, const char *title, int color)
 static void text_devices(FILE *out, const analysis *a, int color)
 {
     const store_run *run = analysis_get_run(a);
-    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
     section(out, "Devices", color);
     fprintf(out, "  %-3s %-20s %9s %5s %10s %10s %10s %-12s %8s %5s %5s %6s\n", "GPU", "name",
             "kernels", "procs", "busy", "overlap", "idle", "verdict", "stretch", "ctx", "par",
@@ -44,13 +54,14 @@ static void text_devices(FILE *out, const analysis *a, int color)
         const char *name = d->device != STORE_NONE && run->devices[d->device].name
                                ? run->devices[d->device].name
                                : "unknown";
-        fprintf(out, "  %-3u %-20.20s %9llu %5u %10s %10s %10s %s%-12s%s %8s %5.3g %5.3g %6s\n", i,
+        fprintf(out, "  %-3u %-20.20s %9llu %5u %10s %10s %10s %s%-12s%s %8s %5s %5s %6s\n", i,
                 name, (unsigned long long)d->nkernels, d->nprocesses,
                 cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
                 cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
                 cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
                 analysis_verdict_name(d->verdict), cli_color_reset(color),
-                fmt_x(d->mean_stretch, b4, sizeof b4), d->contexts, d->parallelism,
+                fmt_x(d->mean_stretch, b4, sizeof b4), fmt_g(d->contexts, b6, sizeof b6),
+                fmt_g(d->parallelism, b7, sizeof b7),
                 fmt_x(d->predicted_gain, b5, sizeof b5));
     }
 }

@@ -634,3 +634,15 @@ int test_cli_two_gpus(void)
     json_decref(j);
     return 0;
 }
+
+/* A GPU with no overlap window has no contexts or parallelism figure: the table says "-", never
+ * "nan" (seen on the nvprof corpus, 2026-11-29). */
+int test_cli_report_text_solo_device_dashes(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,3,%lld,0", TRACEGEN, tmp("solo.db"), MS), 0);
+    TEST_EQ_INT(sh("'%s' report --color never '%s'", TLVIEW, tmp("solo.db")), 0);
+    const char *out = slurp(out_path);
+    TEST_ASSERT(out && !strstr(out, "nan"));
+    TEST_ASSERT(strstr(out, " solo                -     -     -  1.00x\n"));
+    return 0;
+}
