@@ -64,6 +64,10 @@ store_idx imp_intern(imp_reader *r, const char *text);
 /* 1 if the database has a table (or view) of that name. */
 int imp_sql_has_table(sqlite3 *db, const char *table);
 
+/* 1 when the database has a table named CUPTI_ACTIVITY_KIND_* (nvprof and Nsight Systems both
+ * name their activity tables so); 0 otherwise or on error. */
+int imp_sql_has_cupti_tables(sqlite3 *db);
+
 /* The columns of a table, for building SELECTs from what a version really has. */
 typedef struct imp_cols {
     int n;

@@ -30,6 +30,17 @@ int imp_sql_has_table(sqlite3 *db, const char *table)
     return found;
 }
 
+int imp_sql_has_cupti_tables(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int yes = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
+                           "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1", -1, &st, NULL) == SQLITE_OK)
+        yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 int imp_sql_prepare(imp_reader *r, sqlite3 *db, const char *sql, sqlite3_stmt **ppStmt)
 {
     *ppStmt = NULL;

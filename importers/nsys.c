@@ -67,13 +67,7 @@ static int ns_probe(const imp_probe *p)
         return 0;
     if (imp_sql_has_table(p->db, "TARGET_INFO_GPU") || imp_sql_has_table(p->db, "NVTX_EVENTS"))
         return 1;
-    sqlite3_stmt *st = NULL;
-    int yes = 0;
-    if (sqlite3_prepare_v2(p->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
-                           "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1", -1, &st, NULL) == SQLITE_OK)
-        yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
+    return imp_sql_has_cupti_tables(p->db);
 }
 
 static int ns_open(imp_reader *r)

@@ -49,13 +49,7 @@ static int nv_probe(const imp_probe *p)
 {
     if (!p->db || !imp_sql_has_table(p->db, "Version") || !imp_sql_has_table(p->db, "StringTable"))
         return 0;
-    sqlite3_stmt *st = NULL;
-    int yes = 0;
-    if (sqlite3_prepare_v2(p->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
-                           "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1", -1, &st, NULL) == SQLITE_OK)
-        yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
+    return imp_sql_has_cupti_tables(p->db);
 }
 
 static int nv_open(imp_reader *r)

@@ -539,23 +539,40 @@ int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_inf
     return rc;
 }
 
+/* Checks the times of a memcpy or memset row and binds the columns both tables start with
+ * (start, dur, context_row, stream_id, correlation_id) to statement `st`, making the context row
+ * when it is new. The caller binds the rest and steps. */
+static int bind_copy_head(store_writer *w, int st, /* ST_MEMCPY or ST_MEMSET */
+                          int64_t process, int64_t start, int64_t end,
+                          uint32_t device_id, uint32_t context_id, /* CUDA's ids */
+                          uint32_t stream_id, uint32_t correlation_id,
+                          const char *what) /* "memcpy", "memset": for messages */
+{
+    int64_t ctx;
+    int rc = check_times(w, start, end, what);
+    if (rc == STORE_OK)
+        rc = store_writer_context_row(w, process, context_id, device_id, &ctx);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = w->st[st];
+    sqlite3_bind_int64(s, 1, start - w->t0);
+    sqlite3_bind_int64(s, 2, end - start);
+    sqlite3_bind_int64(s, 3, ctx);
+    sqlite3_bind_int64(s, 4, stream_id);
+    sqlite3_bind_int64(s, 5, correlation_id);
+    return STORE_OK;
+}
+
 int store_writer_memcpy(store_writer *w, int64_t process, const store_memcpy_info *m)
 {
     CHECK_OPEN(w);
     if (!m)
         return STORE_EINVAL;
-    int64_t ctx;
-    int rc = check_times(w, m->start, m->end, "memcpy");
-    if (rc == STORE_OK)
-        rc = store_writer_context_row(w, process, m->context_id, m->device_id, &ctx);
+    int rc = bind_copy_head(w, ST_MEMCPY, process, m->start, m->end, m->device_id, m->context_id,
+                            m->stream_id, m->correlation_id, "memcpy");
     if (rc)
         return rc;
     sqlite3_stmt *s = w->st[ST_MEMCPY];
-    sqlite3_bind_int64(s, 1, m->start - w->t0);
-    sqlite3_bind_int64(s, 2, m->end - m->start);
-    sqlite3_bind_int64(s, 3, ctx);
-    sqlite3_bind_int64(s, 4, m->stream_id);
-    sqlite3_bind_int64(s, 5, m->correlation_id);
     sqlite3_bind_int64(s, 6, m->copy_kind);
     sqlite3_bind_int64(s, 7, m->src_kind);
     sqlite3_bind_int64(s, 8, m->dst_kind);
@@ -569,18 +586,11 @@ int store_writer_memset(store_writer *w, int64_t process, const store_memset_inf
     CHECK_OPEN(w);
     if (!m)
         return STORE_EINVAL;
-    int64_t ctx;
-    int rc = check_times(w, m->start, m->end, "memset");
-    if (rc == STORE_OK)
-        rc = store_writer_context_row(w, process, m->context_id, m->device_id, &ctx);
+    int rc = bind_copy_head(w, ST_MEMSET, process, m->start, m->end, m->device_id, m->context_id,
+                            m->stream_id, m->correlation_id, "memset");
     if (rc)
         return rc;
     sqlite3_stmt *s = w->st[ST_MEMSET];
-    sqlite3_bind_int64(s, 1, m->start - w->t0);
-    sqlite3_bind_int64(s, 2, m->end - m->start);
-    sqlite3_bind_int64(s, 3, ctx);
-    sqlite3_bind_int64(s, 4, m->stream_id);
-    sqlite3_bind_int64(s, 5, m->correlation_id);
     sqlite3_bind_int64(s, 6, m->value);
     sqlite3_bind_int64(s, 7, (int64_t)m->bytes);
     sqlite3_bind_int64(s, 8, m->mem_kind);
