@@ -32,8 +32,8 @@ const char *analysis_strerror(int code)
 
 const char *analysis_verdict_name(analysis_verdict v)
 {
-    static const char *const names[ANALYSIS_NVERDICTS] = {
-        "idle", "solo", "concurrent", "time-sliced", "contended", "unknown"};
+    static const char *const names[ANALYSIS_NVERDICTS] = {"idle",        "solo",      "concurrent",
+                                                          "time-sliced", "contended", "unknown"};
     return (unsigned)v < ANALYSIS_NVERDICTS ? names[v] : "?";
 }
 
@@ -238,7 +238,8 @@ static int warn_disjoint(analysis *a)
             if (before >= DISJOINT_GAP_NS && after >= DISJOINT_GAP_NS) {
                 const store_process *sp = &run->processes[r[3 * i + 2]];
                 if (nbad++ < 5)
-                    warn(a, "process %lld (%s) ran its kernels 10 s or more away from every other "
+                    warn(a,
+                         "process %lld (%s) ran its kernels 10 s or more away from every other "
                          "process's: its file is likely from another run",
                          (long long)sp->pid, sp->file ? sp->file : "?");
             }
@@ -261,14 +262,15 @@ static int check_run(analysis *a)
     if (n < 0)
         return ANALYSIS_ENOMEM;
     if (n > 1)
-        warn(a, "the files come from %lld hosts (%s, %s%s): processes of different machines are "
-             "mixed", (long long)n, v1, v2, n > 2 ? ", ..." : "");
+        warn(a,
+             "the files come from %lld hosts (%s, %s%s): processes of different machines are "
+             "mixed",
+             (long long)n, v1, v2, n > 2 ? ", ..." : "");
     if ((n = distinct(run, offsetof(store_process, run_id), &v1, &v2)) < 0)
         return ANALYSIS_ENOMEM;
     if (n > 1)
         warn(a, "the files carry %lld run ids (%s, %s%s): processes of different runs are mixed",
-             (long long)n,
-             v1, v2, n > 2 ? ", ..." : "");
+             (long long)n, v1, v2, n > 2 ? ", ..." : "");
     int rc = warn_disjoint(a);
     if (rc)
         return rc;
@@ -291,8 +293,10 @@ static int check_run(analysis *a)
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
     if (a->sum.nzero)
-        warn(a, "%llu kernels have zero length (or end before start): counted, but without "
-             "stretch", (unsigned long long)a->sum.nzero);
+        warn(a,
+             "%llu kernels have zero length (or end before start): counted, but without "
+             "stretch",
+             (unsigned long long)a->sum.nzero);
     return ANALYSIS_OK;
 }
 
@@ -365,16 +369,46 @@ void analysis_free(analysis *a)
     free(a);
 }
 
-const store_run *analysis_get_run(const analysis *a) { return a->run; }
-const analysis_options *analysis_get_options(const analysis *a) { return &a->opt; }
-const float *analysis_stretch(const analysis *a) { return a->stretch; }
-uint32_t analysis_nsignatures(const analysis *a) { return a->nsigs; }
-uint64_t analysis_nwindows(const analysis *a) { return a->nwindows; }
-const analysis_window *analysis_windows(const analysis *a) { return a->windows; }
-uint32_t analysis_ndevices(const analysis *a) { return a->ndevs; }
-uint32_t analysis_nprocesses(const analysis *a) { return a->run->nprocesses; }
-const analysis_summary *analysis_get_summary(const analysis *a) { return &a->sum; }
-uint32_t analysis_nwarnings(const analysis *a) { return a->nwarnings; }
+const store_run *analysis_get_run(const analysis *a)
+{
+    return a->run;
+}
+const analysis_options *analysis_get_options(const analysis *a)
+{
+    return &a->opt;
+}
+const float *analysis_stretch(const analysis *a)
+{
+    return a->stretch;
+}
+uint32_t analysis_nsignatures(const analysis *a)
+{
+    return a->nsigs;
+}
+uint64_t analysis_nwindows(const analysis *a)
+{
+    return a->nwindows;
+}
+const analysis_window *analysis_windows(const analysis *a)
+{
+    return a->windows;
+}
+uint32_t analysis_ndevices(const analysis *a)
+{
+    return a->ndevs;
+}
+uint32_t analysis_nprocesses(const analysis *a)
+{
+    return a->run->nprocesses;
+}
+const analysis_summary *analysis_get_summary(const analysis *a)
+{
+    return &a->sum;
+}
+uint32_t analysis_nwarnings(const analysis *a)
+{
+    return a->nwarnings;
+}
 
 const analysis_signature *analysis_get_signature(const analysis *a, uint32_t i)
 {

@@ -33,29 +33,30 @@ enum {
  * kernel in flight) get CONCURRENT, TIME_SLICED, CONTENDED or UNKNOWN; IDLE and SOLO name the
  * stretches between them (see analysis_window). The order is stable (used as array index). */
 typedef enum analysis_verdict {
-    ANALYSIS_IDLE = 0,        /* no kernel in flight */
-    ANALYSIS_SOLO = 1,        /* kernels of one process only (some idle time possible) */
-    ANALYSIS_CONCURRENT = 2,  /* several processes, kernels not stretched: really side by side */
-    ANALYSIS_TIME_SLICED = 3, /* several contexts, no MPS, the GPU did ~one context's work at a time */
-    ANALYSIS_CONTENDED = 4,   /* overlapped and stretched, but with real parallelism or under MPS */
-    ANALYSIS_UNKNOWN = 5,     /* overlapped, but too few kernels have a solo reference to judge */
+    ANALYSIS_IDLE = 0,       /* no kernel in flight */
+    ANALYSIS_SOLO = 1,       /* kernels of one process only (some idle time possible) */
+    ANALYSIS_CONCURRENT = 2, /* several processes, kernels not stretched: really side by side */
+    ANALYSIS_TIME_SLICED =
+        3, /* several contexts, no MPS, the GPU did ~one context's work at a time */
+    ANALYSIS_CONTENDED = 4, /* overlapped and stretched, but with real parallelism or under MPS */
+    ANALYSIS_UNKNOWN = 5,   /* overlapped, but too few kernels have a solo reference to judge */
 } analysis_verdict;
 #define ANALYSIS_NVERDICTS 6
 
 /* Thresholds and inputs. Fill with analysis_options_default() then change what you need. */
 typedef struct analysis_options {
-    const store_run *baseline;        /* a run of the same kernels alone (e.g. one process): when
-                                         set, solo references come from it; NULL: from the run's own
-                                         solo instances. Must be finished; read only during
-                                         analysis_run(). */
-    double concurrent_max_stretch;    /* window mean stretch <= this: CONCURRENT (1.25) */
-    double sliced_max_parallelism;    /* effective parallelism <= this: the GPU worked for about
-                                         one context at a time (1.3) */
-    double sliced_stretch_tolerance;  /* |stretch - contexts| <= tol * contexts: the stretch is
-                                         explained by time-slicing (0.30); evidence flag */
-    double min_reference_coverage;    /* share of a window's kernel time that must have a
-                                         reference, else UNKNOWN (0.5) */
-    int64_t join_gap_ns;              /* overlap windows closer than this are one window (1 ms) */
+    const store_run *baseline;       /* a run of the same kernels alone (e.g. one process): when
+                                        set, solo references come from it; NULL: from the run's own
+                                        solo instances. Must be finished; read only during
+                                        analysis_run(). */
+    double concurrent_max_stretch;   /* window mean stretch <= this: CONCURRENT (1.25) */
+    double sliced_max_parallelism;   /* effective parallelism <= this: the GPU worked for about
+                                        one context at a time (1.3) */
+    double sliced_stretch_tolerance; /* |stretch - contexts| <= tol * contexts: the stretch is
+                                        explained by time-slicing (0.30); evidence flag */
+    double min_reference_coverage;   /* share of a window's kernel time that must have a
+                                        reference, else UNKNOWN (0.5) */
+    int64_t join_gap_ns;             /* overlap windows closer than this are one window (1 ms) */
 } analysis_options;
 
 /* Sets every field of *o to its documented default. */
@@ -94,22 +95,22 @@ const float *analysis_stretch(const analysis *a);
 
 /* Where a signature's solo reference comes from. */
 typedef enum analysis_ref_source {
-    ANALYSIS_REF_NONE = 0,      /* no solo instance anywhere: stretch is NaN */
-    ANALYSIS_REF_SOLO = 1,      /* median of this run's instances that ran with no other process */
-    ANALYSIS_REF_BASELINE = 2,  /* median of the baseline run's solo instances */
+    ANALYSIS_REF_NONE = 0,     /* no solo instance anywhere: stretch is NaN */
+    ANALYSIS_REF_SOLO = 1,     /* median of this run's instances that ran with no other process */
+    ANALYSIS_REF_BASELINE = 2, /* median of the baseline run's solo instances */
 } analysis_ref_source;
 
 /* A launch signature: name, grid, block and shared memory, the stream dropped. Several
  * run->launches (same kernel on different streams or processes) map to one signature. */
 typedef struct analysis_signature {
-    store_idx launch;          /* one run->launches entry of this signature (name, grid, block) */
-    store_idx name;            /* index into run->strings */
+    store_idx launch; /* one run->launches entry of this signature (name, grid, block) */
+    store_idx name;   /* index into run->strings */
     analysis_ref_source source;
-    double reference_ns;       /* solo reference duration (median); 0 when source is NONE */
-    uint64_t nsolo;            /* instances the median was taken over (in the run or baseline) */
-    uint64_t nkernels;         /* instances in the run */
-    int64_t total_ns;          /* sum of their durations */
-    double mean_stretch;       /* mean over instances with a stretch; NaN when none */
+    double reference_ns; /* solo reference duration (median); 0 when source is NONE */
+    uint64_t nsolo;      /* instances the median was taken over (in the run or baseline) */
+    uint64_t nkernels;   /* instances in the run */
+    int64_t total_ns;    /* sum of their durations */
+    double mean_stretch; /* mean over instances with a stretch; NaN when none */
 } analysis_signature;
 
 uint32_t analysis_nsignatures(const analysis *a);
@@ -128,25 +129,25 @@ uint32_t analysis_launch_signature(const analysis *a, store_idx launch);
  * kernel was in flight in it, IDLE otherwise). The stretch figures are weighted by each
  * kernel's time inside the window (partial kernels clipped proportionally). */
 typedef struct analysis_window {
-    int64_t t0, t1;            /* ns, common axis */
-    store_idx device;          /* index into run->devices (STORE_NONE: unknown device) */
+    int64_t t0, t1;   /* ns, common axis */
+    store_idx device; /* index into run->devices (STORE_NONE: unknown device) */
     analysis_verdict verdict;
-    uint32_t nkernels;         /* kernels with time inside the window */
-    uint16_t max_processes;    /* most processes with a kernel in flight at one instant */
-    uint16_t max_contexts;     /* most contexts with a kernel in flight at one instant */
-    int64_t busy_ns;           /* time inside with >= 1 kernel in flight (less than t1 - t0 when
-                                  joined overlaps left idle gaps inside) */
-    float contexts;            /* mean contexts in flight over the window's busy time */
-    float mean_stretch;        /* time-weighted mean stretch of kernels with a reference; NaN if none */
-    float parallelism;         /* effective parallelism: reference work done inside / busy_ns
-                                  (idle gaps inside a joined window do not dilute it) */
-    float coverage;            /* share of kernel time inside that has a reference (0..1) */
-    uint8_t mps;               /* 1 when an MPS client context (compute_api_kind 2) ran in it */
+    uint32_t nkernels;      /* kernels with time inside the window */
+    uint16_t max_processes; /* most processes with a kernel in flight at one instant */
+    uint16_t max_contexts;  /* most contexts with a kernel in flight at one instant */
+    int64_t busy_ns;        /* time inside with >= 1 kernel in flight (less than t1 - t0 when
+                               joined overlaps left idle gaps inside) */
+    float contexts;         /* mean contexts in flight over the window's busy time */
+    float mean_stretch; /* time-weighted mean stretch of kernels with a reference; NaN if none */
+    float parallelism;  /* effective parallelism: reference work done inside / busy_ns
+                           (idle gaps inside a joined window do not dilute it) */
+    float coverage;     /* share of kernel time inside that has a reference (0..1) */
+    uint8_t mps;        /* 1 when an MPS client context (compute_api_kind 2) ran in it */
     uint8_t stretch_matches_contexts; /* |mean_stretch - contexts| <= tolerance * contexts */
-    int64_t concurrent_ns;     /* least time the kernels inside would need side by side: the
-                                  larger of busy_ns / mean_stretch and their reference work
-                                  weighted by the share of the GPU's SMs each one occupies
-                                  (kernels that fill the GPU cannot overlap); 0 if unknown */
+    int64_t concurrent_ns;            /* least time the kernels inside would need side by side: the
+                                         larger of busy_ns / mean_stretch and their reference work
+                                         weighted by the share of the GPU's SMs each one occupies
+                                         (kernels that fill the GPU cannot overlap); 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */
@@ -156,28 +157,28 @@ const analysis_window *analysis_windows(const analysis *a);
 /* ------------------------------------------------------------ devices */
 
 typedef struct analysis_device {
-    store_idx device;          /* index into run->devices; STORE_NONE: kernels of unknown device */
+    store_idx device; /* index into run->devices; STORE_NONE: kernels of unknown device */
     uint64_t nkernels;
-    uint32_t nprocesses;       /* distinct processes with kernels on it */
-    uint32_t ncontexts;        /* distinct contexts with kernels on it */
-    int64_t t_begin, t_end;    /* first kernel start, last kernel end */
-    int64_t busy_ns;           /* >= 1 kernel in flight */
-    int64_t overlap_ns;        /* >= 2 processes with a kernel in flight */
-    int64_t idle_ns;           /* (t_end - t_begin) - busy_ns */
+    uint32_t nprocesses;                  /* distinct processes with kernels on it */
+    uint32_t ncontexts;                   /* distinct contexts with kernels on it */
+    int64_t t_begin, t_end;               /* first kernel start, last kernel end */
+    int64_t busy_ns;                      /* >= 1 kernel in flight */
+    int64_t overlap_ns;                   /* >= 2 processes with a kernel in flight */
+    int64_t idle_ns;                      /* (t_end - t_begin) - busy_ns */
     uint16_t max_processes, max_contexts; /* most in flight at one instant */
-    uint32_t max_kernels;      /* most kernels in flight at one instant (streams of one process
-                                  count: concurrency inside a context shows here) */
-    uint8_t mps;               /* an MPS client context ran kernels on it */
-    analysis_verdict verdict;  /* the verdict holding the most overlap-window time; SOLO (or IDLE
-                                  with no kernels) when there is no overlap window */
-    double verdict_ns;         /* total length of the windows with that verdict */
-    double mean_stretch;       /* over the windows with that verdict, time weighted; NaN if none */
-    double contexts;           /* mean contexts in flight over those windows */
-    double parallelism;        /* effective parallelism over those windows */
+    uint32_t max_kernels;     /* most kernels in flight at one instant (streams of one process
+                                 count: concurrency inside a context shows here) */
+    uint8_t mps;              /* an MPS client context ran kernels on it */
+    analysis_verdict verdict; /* the verdict holding the most overlap-window time; SOLO (or IDLE
+                                 with no kernels) when there is no overlap window */
+    double verdict_ns;        /* total length of the windows with that verdict */
+    double mean_stretch;      /* over the windows with that verdict, time weighted; NaN if none */
+    double contexts;          /* mean contexts in flight over those windows */
+    double parallelism;       /* effective parallelism over those windows */
     double ns_by_verdict[ANALYSIS_NVERDICTS]; /* total window length per verdict */
-    double predicted_gain;     /* span / predicted span if its time-sliced windows had run
-                                  concurrently (each window's busy time shrunk by its mean
-                                  stretch, its idle gaps kept); 1.0 when nothing is time-sliced */
+    double predicted_gain;           /* span / predicted span if its time-sliced windows had run
+                                        concurrently (each window's busy time shrunk by its mean
+                                        stretch, its idle gaps kept); 1.0 when nothing is time-sliced */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
 } analysis_device;
 
@@ -203,15 +204,15 @@ typedef struct analysis_segment {
 int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
                      analysis_segment *out, /* OUT: up to cap segments */
                      size_t cap,            /* room in out */
-                     size_t *pCount         /* OUT: segments in the range */);
+                     size_t *pCount /* OUT: segments in the range */);
 
 /* The profile summarised into `nbins` equal bins over [t0, t1) (one bin per pixel, for
  * drawing): per bin the most processes and contexts in flight at any instant, and the busy share.
  * Returns ANALYSIS_OK, ANALYSIS_EINVAL (bad dev, t1 <= t0, nbins 0) or ANALYSIS_ENOMEM. */
 typedef struct analysis_bin {
     uint16_t max_processes, max_contexts;
-    float busy;                /* share of the bin with >= 1 kernel in flight (0..1) */
-    float mean_processes;      /* time-weighted mean processes in flight */
+    float busy;           /* share of the bin with >= 1 kernel in flight (0..1) */
+    float mean_processes; /* time-weighted mean processes in flight */
 } analysis_bin;
 int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
                           analysis_bin *out, /* OUT: nbins bins */
@@ -224,21 +225,21 @@ int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t
 int analysis_stretch_histogram(const analysis *a, uint32_t dev, double lo, double hi,
                                uint64_t *counts, /* OUT: nbins counters */
                                uint32_t nbins,
-                               uint64_t *pNoRef  /* OUT: kernels without stretch, or NULL */);
+                               uint64_t *pNoRef /* OUT: kernels without stretch, or NULL */);
 
 /* ------------------------------------------------------------ processes */
 
 typedef struct analysis_process {
-    store_idx process;         /* index into run->processes */
+    store_idx process; /* index into run->processes */
     uint64_t nkernels;
-    uint64_t nreferenced;      /* kernels with a stretch */
-    int64_t kernel_ns;         /* sum of kernel durations */
-    int64_t busy_ns;           /* union of its kernels' intervals (all devices) */
-    int64_t overlap_ns;        /* time one of its kernels was in flight with another process's */
-    double mean_stretch;       /* mean stretch of its referenced kernels; NaN if none */
-    double slowdown;           /* sum of durations / sum of references over its referenced
-                                  kernels: how much longer its GPU work took than alone; NaN */
-    uint8_t mps;               /* one of its contexts is an MPS client */
+    uint64_t nreferenced; /* kernels with a stretch */
+    int64_t kernel_ns;    /* sum of kernel durations */
+    int64_t busy_ns;      /* union of its kernels' intervals (all devices) */
+    int64_t overlap_ns;   /* time one of its kernels was in flight with another process's */
+    double mean_stretch;  /* mean stretch of its referenced kernels; NaN if none */
+    double slowdown;      /* sum of durations / sum of references over its referenced
+                             kernels: how much longer its GPU work took than alone; NaN */
+    uint8_t mps;          /* one of its contexts is an MPS client */
 } analysis_process;
 
 /* One entry per run->processes entry, same order (processes without kernels included, with 0s). */
@@ -249,13 +250,13 @@ const analysis_process *analysis_get_process(const analysis *a, uint32_t i);
 
 typedef struct analysis_summary {
     uint64_t nkernels;
-    uint64_t nzero;            /* zero-length kernels (and end < start, read as zero-length) */
-    uint64_t nreferenced;      /* kernels with a stretch */
-    int64_t t_begin, t_end;    /* first kernel start, last kernel end, all devices */
+    uint64_t nzero;              /* zero-length kernels (and end < start, read as zero-length) */
+    uint64_t nreferenced;        /* kernels with a stretch */
+    int64_t t_begin, t_end;      /* first kernel start, last kernel end, all devices */
     int64_t busy_ns, overlap_ns; /* summed over devices */
-    double mean_stretch;       /* over referenced kernels; NaN if none */
-    double predicted_gain;     /* span / predicted span if every time-sliced window had run
-                                  concurrently (the device that finishes last decides) */
+    double mean_stretch;         /* over referenced kernels; NaN if none */
+    double predicted_gain;       /* span / predicted span if every time-sliced window had run
+                                    concurrently (the device that finishes last decides) */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);
@@ -263,7 +264,8 @@ const analysis_summary *analysis_get_summary(const analysis *a);
 /* Warnings about the run's consistency, in English, one per problem found: files from
  * different hosts or with different run ids, processes whose kernels lie 10 s or more away from
  * every other process's (likely another run), incomplete processes, dropped records, processes
- * without kernels, kernels read as zero-length. analysis_warning() returns NULL when i is out of range. */
+ * without kernels, kernels read as zero-length. analysis_warning() returns NULL when i is out of
+ * range. */
 uint32_t analysis_nwarnings(const analysis *a);
 const char *analysis_warning(const analysis *a, uint32_t i);
 
@@ -271,13 +273,13 @@ const char *analysis_warning(const analysis *a, uint32_t i);
 
 /* Two analyses of the same work, e.g. `a` with MPS off and `b` with MPS on. */
 typedef struct analysis_comparison {
-    int64_t span_a, span_b;    /* t_end - t_begin of each run's kernels */
-    double measured_gain;      /* span_a / span_b: how much faster b finished */
-    double predicted_gain;     /* a's predicted_gain, to set beside the measured one */
+    int64_t span_a, span_b; /* t_end - t_begin of each run's kernels */
+    double measured_gain;   /* span_a / span_b: how much faster b finished */
+    double predicted_gain;  /* a's predicted_gain, to set beside the measured one */
     double mean_stretch_a, mean_stretch_b;
     uint32_t common_signatures; /* signatures (by name, grid, block, smem) found in both */
-    double duration_ratio;     /* median over common signatures of mean duration a / mean
-                                  duration b; NaN when none in common */
+    double duration_ratio;      /* median over common signatures of mean duration a / mean
+                                   duration b; NaN when none in common */
 } analysis_comparison;
 
 /* Compares a with b into *pOut. Returns ANALYSIS_OK, ANALYSIS_EINVAL (NULL argument) or

@@ -1,6 +1,7 @@
-/* analysis_int.h: private to the analysis/ sources. The analysis handle's layout and the passes that fill
- * it: sweep.c (concurrency sweep, windows, solo marks), verdict.c (signatures, references,
- * stretch, evidence, verdicts), query.c (profile queries on demand), analysis.c (the rest). */
+/* analysis_int.h: private to the analysis/ sources. The analysis handle's layout and the passes
+ * that fill it: sweep.c (concurrency sweep, windows, solo marks), verdict.c (signatures,
+ * references, stretch, evidence, verdicts), query.c (profile queries on demand), analysis.c (the
+ * rest). */
 #ifndef ANALYSIS_INT_H
 #define ANALYSIS_INT_H
 
@@ -13,17 +14,17 @@
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;               /* run->nkernels: sweep marks, then stretches */
-    uint32_t *ctx_slot;           /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
-    analysis_device *devs;        /* device slots, ndevs */
+    float *stretch;        /* run->nkernels: sweep marks, then stretches */
+    uint32_t *ctx_slot;    /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    analysis_device *devs; /* device slots, ndevs */
     uint32_t ndevs;
-    int64_t *dev_maxdur;          /* ndevs: longest kernel of each slot (profile queries) */
-    analysis_window *windows;     /* sorted by slot, then t0 */
+    int64_t *dev_maxdur;      /* ndevs: longest kernel of each slot (profile queries) */
+    analysis_window *windows; /* sorted by slot, then t0 */
     uint64_t nwindows, capwindows;
     analysis_signature *sigs;
     uint32_t nsigs;
-    uint32_t *launch_sig;         /* run->nlaunches: signature of each launch */
-    analysis_process *procs;      /* run->nprocesses */
+    uint32_t *launch_sig;            /* run->nlaunches: signature of each launch */
+    analysis_process *procs;         /* run->nprocesses */
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;
     char **warnings;

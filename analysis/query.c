@@ -142,10 +142,13 @@ out:
 typedef struct segout {
     analysis_segment *out;
     size_t cap, n;
-    analysis_segment last;     /* the segment being extended (valid when n > 0) */
+    analysis_segment last; /* the segment being extended (valid when n > 0) */
 } segout;
 
-static uint16_t c16(uint32_t v) { return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v); }
+static uint16_t c16(uint32_t v)
+{
+    return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+}
 
 static void seg_collect(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc)
 {
@@ -161,8 +164,8 @@ static void seg_collect(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t
         so->out[so->n - 1] = so->last;
 }
 
-int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
-                     analysis_segment *out, size_t cap, size_t *pCount)
+int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1, analysis_segment *out,
+                     size_t cap, size_t *pCount)
 {
     *pCount = 0;
     if (!a || dev >= a->ndevs || t1 < t0 || (cap && !out))

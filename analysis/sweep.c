@@ -12,37 +12,37 @@
  * flight means another process). */
 typedef struct inflight {
     int64_t end;
-    uint64_t k;                /* index into run->kernels */
+    uint64_t k; /* index into run->kernels */
     int64_t ovl;
-    store_idx ctx, proc;       /* its context and process (saves the lookups at its end) */
+    store_idx ctx, proc; /* its context and process (saves the lookups at its end) */
 } inflight;
 
 /* The state of one device slot during the sweep. */
 typedef struct sweepdev {
-    inflight *heap;            /* min-heap on end */
+    inflight *heap; /* min-heap on end */
     uint64_t n, cap;
-    int64_t now;               /* time of the last event */
+    int64_t now;                /* time of the last event */
     uint32_t nproc, nctx, nmps; /* processes, contexts, MPS contexts in flight */
-    int64_t busy, ovl;         /* busy and overlap clocks (ns since the device's first start) */
-    int64_t ctxint;            /* integral of contexts in flight over time */
+    int64_t busy, ovl;          /* busy and overlap clocks (ns since the device's first start) */
+    int64_t ctxint;             /* integral of contexts in flight over time */
     /* the overlap window being built */
-    int open;                  /* a window is open (maybe pending: overlap ended < join gap ago) */
-    int64_t win_t0;            /* its start */
-    int64_t cursor;            /* end of the last emitted window */
-    int64_t drop_t;            /* when the overlap last fell below 2 processes */
+    int open;       /* a window is open (maybe pending: overlap ended < join gap ago) */
+    int64_t win_t0; /* its start */
+    int64_t cursor; /* end of the last emitted window */
+    int64_t drop_t; /* when the overlap last fell below 2 processes */
     int64_t drop_busy, drop_ctxint; /* busy and ctxint clocks at drop_t */
     int64_t open_busy, open_ctxint; /* at win_t0 */
-    int64_t cursor_busy;       /* busy clock at cursor */
-    uint16_t maxp, maxc;       /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;               /* an MPS client context ran in the open window */
+    int64_t cursor_busy;            /* busy clock at cursor */
+    uint16_t maxp, maxc;            /* of the open window (updated only while >= 2 in flight) */
+    uint8_t mps;                    /* an MPS client context ran in the open window */
 } sweepdev;
 
 typedef struct sweep {
     analysis *a;
-    sweepdev *dev;             /* ndevs */
-    uint32_t *pcount;          /* ndevs * nprocesses: kernels in flight per (slot, process) */
-    int64_t *psince, *povl;    /* when the (slot, process) became busy; overlap clock then */
-    uint32_t *ccount;          /* ncontexts: kernels in flight per context */
+    sweepdev *dev;          /* ndevs */
+    uint32_t *pcount;       /* ndevs * nprocesses: kernels in flight per (slot, process) */
+    int64_t *psince, *povl; /* when the (slot, process) became busy; overlap clock then */
+    uint32_t *ccount;       /* ncontexts: kernels in flight per context */
 } sweep;
 
 static int heap_push(sweepdev *d, inflight e)
@@ -139,9 +139,8 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.max_contexts = d->maxc;
     w.mps = d->mps;
     w.busy_ns = d->drop_busy - d->open_busy;
-    w.contexts = w.busy_ns > 0
-                     ? (float)((double)(d->drop_ctxint - d->open_ctxint) / (double)w.busy_ns)
-                     : 0;
+    w.contexts =
+        w.busy_ns > 0 ? (float)((double)(d->drop_ctxint - d->open_ctxint) / (double)w.busy_ns) : 0;
     d->open = 0;
     d->cursor = d->drop_t;
     d->cursor_busy = d->drop_busy;
@@ -289,8 +288,10 @@ int analysis_sweep(analysis *a)
 {
     const store_run *run = a->run;
     uint64_t nps = (uint64_t)a->ndevs * run->nprocesses;
-    sweep sw = {a, calloc(a->ndevs ? a->ndevs : 1, sizeof(sweepdev)),
-                calloc(nps ? nps : 1, sizeof(uint32_t)), calloc(nps ? nps : 1, sizeof(int64_t)),
+    sweep sw = {a,
+                calloc(a->ndevs ? a->ndevs : 1, sizeof(sweepdev)),
+                calloc(nps ? nps : 1, sizeof(uint32_t)),
+                calloc(nps ? nps : 1, sizeof(int64_t)),
                 calloc(nps ? nps : 1, sizeof(int64_t)),
                 calloc(run->ncontexts ? run->ncontexts : 1, sizeof(uint32_t))};
     int rc = ANALYSIS_ENOMEM;

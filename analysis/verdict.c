@@ -44,7 +44,7 @@ static int sig_equal(const store_run *ra, const store_launch *la, const store_ru
 
 /* An open-addressing table from signature hash to signature index, over one analysis. */
 typedef struct sigtab {
-    uint32_t *slot;            /* signature index + 1, 0 = empty */
+    uint32_t *slot; /* signature index + 1, 0 = empty */
     uint64_t mask;
 } sigtab;
 
@@ -112,14 +112,19 @@ static void select_nth(float *v, uint64_t n, uint64_t k)
     uint64_t lo = 0, hi = n - 1;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < v[lo]) swapf(&v[mid], &v[lo]);
-        if (v[hi] < v[lo]) swapf(&v[hi], &v[lo]);
-        if (v[hi] < v[mid]) swapf(&v[hi], &v[mid]);
+        if (v[mid] < v[lo])
+            swapf(&v[mid], &v[lo]);
+        if (v[hi] < v[lo])
+            swapf(&v[hi], &v[lo]);
+        if (v[hi] < v[mid])
+            swapf(&v[hi], &v[mid]);
         float pivot = v[mid];
         uint64_t i = lo, j = hi;
         while (i <= j) {
-            while (v[i] < pivot) i++;
-            while (v[j] > pivot) j--;
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
             if (i <= j) {
                 swapf(&v[i], &v[j]);
                 i++;
@@ -232,11 +237,11 @@ int analysis_references(analysis *a)
 
 /* Sums gathered for one window from the kernels with time inside it. */
 typedef struct winsum {
-    double clip;               /* kernel time inside */
-    double clip_ref;           /* of which kernels with a reference */
-    double stretch;            /* sum of clip * stretch */
-    double work;               /* reference work done inside: sum of clip / stretch */
-    double sm_work;            /* the same, each kernel weighted by its share of the SMs */
+    double clip;     /* kernel time inside */
+    double clip_ref; /* of which kernels with a reference */
+    double stretch;  /* sum of clip * stretch */
+    double work;     /* reference work done inside: sum of clip / stretch */
+    double sm_work;  /* the same, each kernel weighted by its share of the SMs */
 } winsum;
 
 /* Sums per process and per signature. */
@@ -266,7 +271,7 @@ static double gpu_share(const store_launch *l, const store_device *d)
     double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2];
     if (!d || !d->sm_count || threads <= 0 || blocks <= 0)
         return 0;
-    double max_threads = d->cc_major == 8 && d->cc_minor > 0   ? 1536
+    double max_threads = d->cc_major == 8 && d->cc_minor > 0    ? 1536
                          : d->cc_major == 7 && d->cc_minor == 5 ? 1024
                                                                 : 2048;
     double smem_per_sm = d->cc_major >= 9 ? 233472 : d->cc_major == 8 ? 167936 : 98304;
@@ -281,12 +286,12 @@ static double gpu_share(const store_launch *l, const store_device *d)
 }
 
 /* The verdict of an overlap window from its evidence (rules in analysis/README.md). */
-static analysis_verdict judge_window(const analysis_options *o, analysis_window *w, const winsum *ws)
+static analysis_verdict judge_window(const analysis_options *o, analysis_window *w,
+                                     const winsum *ws)
 {
     window_evidence(w, ws);
-    w->stretch_matches_contexts =
-        ws->clip_ref > 0 &&
-        fabs(w->mean_stretch - w->contexts) <= o->sliced_stretch_tolerance * w->contexts;
+    w->stretch_matches_contexts = ws->clip_ref > 0 && fabs(w->mean_stretch - w->contexts) <=
+                                                          o->sliced_stretch_tolerance * w->contexts;
     if (!(ws->clip_ref > 0) || w->coverage < o->min_reference_coverage)
         return ANALYSIS_UNKNOWN;
     if (w->mean_stretch <= o->concurrent_max_stretch)
@@ -378,8 +383,8 @@ int analysis_judge(analysis *a)
         cur[s] = a->devs[s].first_window;
         store_idx d = a->devs[s].device;
         for (uint32_t l = 0; l < run->nlaunches; l++)
-            share[(size_t)l * a->ndevs + s] = (float)gpu_share(
-                &run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
+            share[(size_t)l * a->ndevs + s] =
+                (float)gpu_share(&run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
     }
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
@@ -447,9 +452,10 @@ int analysis_judge(analysis *a)
             predicted_end = end;
     }
     sm->mean_stretch = sm->nreferenced ? stretch_sum / sm->nreferenced : NAN;
-    sm->predicted_gain = a->ndevs && predicted_end > sm->t_begin
-                             ? (double)(sm->t_end - sm->t_begin) / (double)(predicted_end - sm->t_begin)
-                             : 1.0;
+    sm->predicted_gain =
+        a->ndevs && predicted_end > sm->t_begin
+            ? (double)(sm->t_end - sm->t_begin) / (double)(predicted_end - sm->t_begin)
+            : 1.0;
     rc = ANALYSIS_OK;
 out:
     free(ws);
@@ -490,8 +496,8 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
         if (bs == UINT32_MAX || !sa->nkernels || !b->sigs[bs].nkernels || !b->sigs[bs].total_ns)
             continue;
         const analysis_signature *sb = &b->sigs[bs];
-        ratio[n++] = (float)(((double)sa->total_ns / sa->nkernels) /
-                             ((double)sb->total_ns / sb->nkernels));
+        ratio[n++] =
+            (float)(((double)sa->total_ns / sa->nkernels) / ((double)sb->total_ns / sb->nkernels));
     }
     pOut->common_signatures = n;
     if (n)

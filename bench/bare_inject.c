@@ -3,7 +3,8 @@
  * buffers (BARE_INJECT_BUFFER_SIZE bytes to change it), counts the kernel records it gets back
  * and does nothing else. At exit it force-flushes and prints one line on stderr:
  *   bare_inject: pid=<pid> kernels=<n> dropped=<n>
- * (tests/gpu/check.py --source bare reads it). A forked child that never used CUDA prints nothing. */
+ * (tests/gpu/check.py --source bare reads it). A forked child that never used CUDA prints nothing.
+ */
 #include <cupti.h>
 
 #include <pthread.h>

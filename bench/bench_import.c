@@ -37,32 +37,71 @@ static long long generate(const char *path, long long n)
     remove(path);
     if (sqlite3_open(path, &db) != SQLITE_OK)
         return -1;
-    int rc = exec(db,
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
-        "CREATE TABLE StringTable( _id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE );"
-        "CREATE TABLE Version( version INTEGER); INSERT INTO Version VALUES(12);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_NAME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, objectKind INT NOT NULL, objectId BLOB NOT NULL, name INT NOT NULL);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_DEVICE(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, id INT NOT NULL, name INT NOT NULL, uuid BLOB NOT NULL, numMultiprocessors INT NOT NULL, computeCapabilityMajor INT NOT NULL, computeCapabilityMinor INT NOT NULL, globalMemorySize INT NOT NULL);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_CONTEXT(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, contextId INT NOT NULL, deviceId INT NOT NULL, computeApiKind INT NOT NULL, nullStreamId INT NOT NULL);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cacheConfig BLOB NOT NULL, sharedMemoryConfig INT NOT NULL, registersPerThread INT NOT NULL, partitionedGlobalCacheRequested INT NOT NULL, partitionedGlobalCacheExecuted INT NOT NULL, start INT NOT NULL, end INT NOT NULL, completed INT NOT NULL, deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, gridX INT NOT NULL, gridY INT NOT NULL, gridZ INT NOT NULL, blockX INT NOT NULL, blockY INT NOT NULL, blockZ INT NOT NULL, staticSharedMemory INT NOT NULL, dynamicSharedMemory INT NOT NULL, localMemoryPerThread INT NOT NULL, localMemoryTotal INT NOT NULL, correlationId INT NOT NULL, gridId INT NOT NULL, name INT NOT NULL, queued INT NOT NULL, submitted INT NOT NULL, launchType INT NOT NULL, isSharedMemoryCarveoutRequested INT NOT NULL, sharedMemoryCarveoutRequested INT NOT NULL, sharedMemoryExecuted INT NOT NULL);"
-        "CREATE INDEX INDEX_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ON CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(correlationId);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL, end INT NOT NULL, processId INT NOT NULL, threadId INT NOT NULL, correlationId INT NOT NULL, returnValue INT NOT NULL);"
-        "CREATE INDEX INDEX_CUPTI_ACTIVITY_KIND_RUNTIME ON CUPTI_ACTIVITY_KIND_RUNTIME(correlationId);"
-        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, copyKind INT NOT NULL, srcKind INT NOT NULL, dstKind INT NOT NULL, flags INT NOT NULL, bytes INT NOT NULL, start INT NOT NULL, end INT NOT NULL, deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, runtimeCorrelationId INT NOT NULL);"
-        "INSERT INTO StringTable VALUES(0, '-- null --'), (1, 'python train.py'), (2, 'NVIDIA H200');"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_NAME VALUES(1, 1, X'39300000000000000000000000', 1);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE VALUES(1, 0, 2, X'00112233445566778899aabbccddeeff', 132, 9, 0, 150000000000);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_CONTEXT VALUES(1, 1, 0, 1, 7);");
+    int rc = exec(
+        db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
+            "CREATE TABLE StringTable( _id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL "
+            "UNIQUE );"
+            "CREATE TABLE Version( version INTEGER); INSERT INTO Version VALUES(12);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_NAME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "objectKind INT NOT NULL, objectId BLOB NOT NULL, name INT NOT NULL);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_DEVICE(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, id "
+            "INT NOT NULL, name INT NOT NULL, uuid BLOB NOT NULL, numMultiprocessors INT NOT NULL, "
+            "computeCapabilityMajor INT NOT NULL, computeCapabilityMinor INT NOT NULL, "
+            "globalMemorySize INT NOT NULL);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_CONTEXT(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "contextId INT NOT NULL, deviceId INT NOT NULL, computeApiKind INT NOT NULL, "
+            "nullStreamId INT NOT NULL);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY "
+            "AUTOINCREMENT, cacheConfig BLOB NOT NULL, sharedMemoryConfig INT NOT NULL, "
+            "registersPerThread INT NOT NULL, partitionedGlobalCacheRequested INT NOT NULL, "
+            "partitionedGlobalCacheExecuted INT NOT NULL, start INT NOT NULL, end INT NOT NULL, "
+            "completed INT NOT NULL, deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT "
+            "NOT NULL, gridX INT NOT NULL, gridY INT NOT NULL, gridZ INT NOT NULL, blockX INT NOT "
+            "NULL, blockY INT NOT NULL, blockZ INT NOT NULL, staticSharedMemory INT NOT NULL, "
+            "dynamicSharedMemory INT NOT NULL, localMemoryPerThread INT NOT NULL, localMemoryTotal "
+            "INT NOT NULL, correlationId INT NOT NULL, gridId INT NOT NULL, name INT NOT NULL, "
+            "queued INT NOT NULL, submitted INT NOT NULL, launchType INT NOT NULL, "
+            "isSharedMemoryCarveoutRequested INT NOT NULL, sharedMemoryCarveoutRequested INT NOT "
+            "NULL, sharedMemoryExecuted INT NOT NULL);"
+            "CREATE INDEX INDEX_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ON "
+            "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(correlationId);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid "
+            "INT NOT NULL, start INT NOT NULL, end INT NOT NULL, processId INT NOT NULL, threadId "
+            "INT NOT NULL, correlationId INT NOT NULL, returnValue INT NOT NULL);"
+            "CREATE INDEX INDEX_CUPTI_ACTIVITY_KIND_RUNTIME ON "
+            "CUPTI_ACTIVITY_KIND_RUNTIME(correlationId);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "copyKind INT NOT NULL, srcKind INT NOT NULL, dstKind INT NOT NULL, flags INT NOT "
+            "NULL, bytes INT NOT NULL, start INT NOT NULL, end INT NOT NULL, deviceId INT NOT "
+            "NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, "
+            "runtimeCorrelationId INT NOT NULL);"
+            "INSERT INTO StringTable VALUES(0, '-- null --'), (1, 'python train.py'), (2, 'NVIDIA "
+            "H200');"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_NAME VALUES(1, 1, X'39300000000000000000000000', 1);"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE VALUES(1, 0, 2, "
+            "X'00112233445566778899aabbccddeeff', 132, 9, 0, 150000000000);"
+            "INSERT INTO CUPTI_ACTIVITY_KIND_CONTEXT VALUES(1, 1, 0, 1, 7);");
     for (int i = 0; rc == 0 && i < 200; i++) {
         char sql[200];
-        snprintf(sql, sizeof sql, "INSERT INTO StringTable(value) VALUES('_Z%dkernel_%dPfS_i')", 8 + (i >= 10), i);
+        snprintf(sql, sizeof sql, "INSERT INTO StringTable(value) VALUES('_Z%dkernel_%dPfS_i')",
+                 8 + (i >= 10), i);
         rc = exec(db, sql);
     }
     sqlite3_stmt *k = NULL, *a = NULL, *m = NULL;
     if (rc == 0 &&
-        (sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES(NULL, X'00', 0, ?1, 0, 0, ?2, ?3, ?3, 0, 1, ?4, ?5, 1, 1, 256, 1, 1, 0, ?6, 0, 0, ?7, ?7, ?8, 0, 0, 1, 0, 0, 0)", -1, &k, NULL) ||
-         sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(NULL, 211, ?1, ?2, 12345, 1829437888, ?3, 0)", -1, &a, NULL) ||
-         sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(NULL, 1, 2, 3, 1, ?1, ?2, ?3, 0, 1, ?4, ?5, 0)", -1, &m, NULL)))
+        (sqlite3_prepare_v2(db,
+                            "INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES(NULL, X'00', "
+                            "0, ?1, 0, 0, ?2, ?3, ?3, 0, 1, ?4, ?5, 1, 1, 256, 1, 1, 0, ?6, 0, 0, "
+                            "?7, ?7, ?8, 0, 0, 1, 0, 0, 0)",
+                            -1, &k, NULL) ||
+         sqlite3_prepare_v2(db,
+                            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(NULL, 211, ?1, ?2, "
+                            "12345, 1829437888, ?3, 0)",
+                            -1, &a, NULL) ||
+         sqlite3_prepare_v2(db,
+                            "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(NULL, 1, 2, 3, 1, ?1, "
+                            "?2, ?3, 0, 1, ?4, ?5, 0)",
+                            -1, &m, NULL)))
         rc = -1;
     long long t = 1700000000000000000LL, rows = 0;
     for (long long i = 0; rc == 0 && i < n; i++) {
@@ -111,7 +150,8 @@ static long long sqlite_read(const char *path)
         "SELECT start, end, deviceId, contextId, streamId, correlationId, gridX, gridY, gridZ, "
         "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, name "
         "FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
-        "SELECT cbid, start, end, threadId, correlationId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+        "SELECT cbid, start, end, threadId, correlationId, returnValue FROM "
+        "CUPTI_ACTIVITY_KIND_RUNTIME",
         "SELECT copyKind, bytes, start, end, deviceId, contextId, streamId, correlationId FROM "
         "CUPTI_ACTIVITY_KIND_MEMCPY",
     };
@@ -175,8 +215,10 @@ int main(int argc, char **argv)
     long long got = (long long)(run->nkernels + run->napis + run->ncopies);
     printf("nvprof-shaped file: %lld kernels, %lld records, generated in %.2f s\n", n, rows, t_gen);
     printf("%-34s %12s %10s %14s\n", "reader", "records", "seconds", "records/s");
-    printf("%-34s %12lld %10.3f %14.0f\n", "sqlite3 (same rows and columns)", read, t_sql, read / t_sql);
-    printf("%-34s %12lld %10.3f %14.0f\n", "imp_load (nvprof -> run model)", got, t_imp, got / t_imp);
+    printf("%-34s %12lld %10.3f %14.0f\n", "sqlite3 (same rows and columns)", read, t_sql,
+           read / t_sql);
+    printf("%-34s %12lld %10.3f %14.0f\n", "imp_load (nvprof -> run model)", got, t_imp,
+           got / t_imp);
     printf("%-34s %12lld %10.3f %14.0f\n", "imp_load + store_run_finish", got, t_imp + t_fin,
            got / (t_imp + t_fin));
     printf("importer / sqlite3 time: %.2fx\n", t_imp / t_sql);

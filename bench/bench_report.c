@@ -142,7 +142,8 @@ int main(int argc, char **argv)
         }
     closedir(d);
     if (!n) {
-        fprintf(stderr, "bench_report: no bench.*.db in %s (run bench_report_gen first)\n", argv[1]);
+        fprintf(stderr, "bench_report: no bench.*.db in %s (run bench_report_gen first)\n",
+                argv[1]);
         return 1;
     }
     qsort(paths, (size_t)n, sizeof *paths, cmp_str);
@@ -181,19 +182,21 @@ int main(int argc, char **argv)
     double load1 = getloadavg(&t0, 1) == 1 ? t0 : -1;
 
     printf("bench_report: %d files, %llu kernels (%llu rows scanned), %d CPUs, load average "
-           "%.2f\n", n, (unsigned long long)nk, (unsigned long long)rows, threads, load1);
+           "%.2f\n",
+           n, (unsigned long long)nk, (unsigned long long)rows, threads, load1);
     printf("  %-38s %8s %8s %8s\n", "step", "wall s", "x scan", "CPU s");
     printf("  %-38s %8.3f %8s %8.3f\n", "sqlite3 scan, 1 thread (the floor)", t_scan1, "1.00",
            c_scan1);
     printf("  %-38s %8.3f %8.2f %8.3f\n", "sqlite3 scan, threads as the loader", t_scanN,
            t_scanN / t_scan1, c_scanN);
-    printf("  %-38s %8.3f %8.2f %8.3f\n", "store_run_load_files + finish", t_load,
-           t_load / t_scan1, c_load);
+    printf("  %-38s %8.3f %8.2f %8.3f\n", "store_run_load_files + finish", t_load, t_load / t_scan1,
+           c_load);
     printf("  %-38s %8.3f %8.2f %8.3f\n", "analysis_run", t_an, t_an / t_scan1, c_an);
     printf("  %-38s %8.3f %8.2f %8.3f   (target <= 2 s, <= 2x scan)\n", "load + analysis",
            t_load + t_an, (t_load + t_an) / t_scan1, c_load + c_an);
     printf("  peak RSS %.1f MB = %.1f B/kernel (before loading %.1f MB; after load %.1f B/kernel; "
-           "target <= 64)\n", peak / 1024.0, peak * 1024.0 / (double)nk, rss0 / 1024.0,
+           "target <= 64)\n",
+           peak / 1024.0, peak * 1024.0 / (double)nk, rss0 / 1024.0,
            rss_load * 1024.0 / (double)nk);
     printf("  check: %llu windows, device verdict %s, mean stretch %.2fx (expected ~%d)\n",
            (unsigned long long)analysis_nwindows(a), analysis_verdict_name(dev->verdict),

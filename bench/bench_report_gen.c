@@ -12,9 +12,9 @@
 #include "store.h"
 
 #define NSIG 8
-#define SOLO 64                     /* solo kernels per process */
-#define PER_ITER 8                  /* kernels per process per iteration */
-#define BARRIER 200000LL            /* ns idle between iterations */
+#define SOLO 64          /* solo kernels per process */
+#define PER_ITER 8       /* kernels per process per iteration */
+#define BARRIER 200000LL /* ns idle between iterations */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -34,9 +34,9 @@ static int64_t base_dur(int sig)
 
 static int write_file(const char *path, int p, int nfiles, uint64_t per_proc)
 {
-    static const char *const names[NSIG] = {
-        "_Z6gemm_aPfS_S_i", "_Z6gemm_bPfS_S_i", "_Z4reluPfi",   "_Z7softmaxPfi",
-        "_Z9layernormPfS_i", "_Z4copyPfS_i",    "_Z6reducePfi", "_Z4spinPfi"};
+    static const char *const names[NSIG] = {"_Z6gemm_aPfS_S_i", "_Z6gemm_bPfS_S_i",  "_Z4reluPfi",
+                                            "_Z7softmaxPfi",    "_Z9layernormPfS_i", "_Z4copyPfS_i",
+                                            "_Z6reducePfi",     "_Z4spinPfi"};
     store_writer *w = NULL;
     int64_t id;
     store_process_info pi = {0};
@@ -44,8 +44,8 @@ static int write_file(const char *path, int p, int nfiles, uint64_t per_proc)
     pi.host = "bench";
     pi.run_id = "bench-run";
     pi.source = "libcollect";
-    store_device_info di = {0, "00112233445566778899aabbccddeeff", "NVIDIA H200", 132, 9, 0,
-                            150ULL << 30};
+    store_device_info di = {
+        0, "00112233445566778899aabbccddeeff", "NVIDIA H200", 132, 9, 0, 150ULL << 30};
     if (store_writer_open(path, STORE_CLOCK_REALTIME, 0, &w) || store_writer_process(w, &pi, &id) ||
         store_writer_device(w, id, &di) || store_writer_context(w, id, 1, 0, 1, 7) ||
         store_writer_begin(w))

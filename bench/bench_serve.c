@@ -114,7 +114,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
             save = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]\n",
+            fprintf(stderr,
+                    "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]\n",
                     argv[0]);
             return 2;
         }
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
         bench_gen_opts o = {.nkernels = nk, .nprocs = 16, .streams = 1, .per_iter = 400, .mps = 0};
         run = bench_gen_run(&o);
         if (!run) {
-            fprintf(stderr, "bench_serve: out of memory generating %llu kernels\n", (unsigned long long)nk);
+            fprintf(stderr, "bench_serve: out of memory generating %llu kernels\n",
+                    (unsigned long long)nk);
             return 1;
         }
     }
@@ -196,8 +198,10 @@ int main(int argc, char **argv)
             la[0] = -1;
         fclose(lf);
     }
-    printf("  CPU time (all threads): analysis %.3f s, index %.3f s; machine load average %.2f on %ld "
-           "cores\n", c_an, c_idx, la[0], sysconf(_SC_NPROCESSORS_ONLN));
+    printf(
+        "  CPU time (all threads): analysis %.3f s, index %.3f s; machine load average %.2f on %ld "
+        "cores\n",
+        c_an, c_idx, la[0], sysconf(_SC_NPROCESSORS_ONLN));
     missed += paint > 1.0 || st != 200;
     if (load)
         printf("  with the file load, as `tlview serve FILE` does it: %.3f s to the first answer\n",
@@ -212,7 +216,8 @@ int main(int argc, char **argv)
     /* the concurrency cache and the stats are built after start: time when they are ready, then
      * measure the steady state */
     st = http_get(port, "/api/stats?run=0", &len);
-    printf("stats and concurrency cache ready %.3f s after the server started (status %d, %zu bytes)\n",
+    printf("stats and concurrency cache ready %.3f s after the server started (status %d, %zu "
+           "bytes)\n",
            now_s() - t_started, st, len);
     static const double zooms[] = {1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
     double lat[QUERIES], worst_p99 = 0;
@@ -234,8 +239,10 @@ int main(int argc, char **argv)
         double p50 = lat[QUERIES / 2], p99 = lat[(int)(QUERIES * 0.99)];
         if (p99 > worst_p99)
             worst_p99 = p99;
-        printf("viewport %-8g of the run (%-9.3g ns): p50 %6.2f ms  p99 %6.2f ms  mean answer %7.1f KiB  "
-               "errors %d\n", zooms[z], w_ns, p50, p99, bytes / 1024.0 / QUERIES, bad);
+        printf("viewport %-8g of the run (%-9.3g ns): p50 %6.2f ms  p99 %6.2f ms  mean answer "
+               "%7.1f KiB  "
+               "errors %d\n",
+               zooms[z], w_ns, p50, p99, bytes / 1024.0 / QUERIES, bad);
         missed += bad > 0;
     }
     printf("viewport query p99 worst over zoom levels: %.2f ms  [target <= 50 ms: %s]\n", worst_p99,
@@ -248,16 +255,19 @@ int main(int argc, char **argv)
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (f) {
             /* each request a random viewport at a random zoom level */
-            fprintf(f, "math.randomseed(7)\nrequest = function()\n"
-                       "  local span = %lld\n  local w = span / (10 ^ math.random(0, 5))\n"
-                       "  local a = math.random() * (span - w)\n"
-                       "  return wrk.format('GET', string.format('/api/timeline?run=0&t0=%%d&t1=%%d"
-                       "&width=%d&kmax=%d', a, a + w))\nend\n",
+            fprintf(f,
+                    "math.randomseed(7)\nrequest = function()\n"
+                    "  local span = %lld\n  local w = span / (10 ^ math.random(0, 5))\n"
+                    "  local a = math.random() * (span - w)\n"
+                    "  return wrk.format('GET', string.format('/api/timeline?run=0&t0=%%d&t1=%%d"
+                    "&width=%d&kmax=%d', a, a + w))\nend\n",
                     (long long)span, WIDTH, WIDTH);
             fclose(f);
             char cmd[1024];
-            snprintf(cmd, sizeof cmd, "wrk -t2 -c64 -d%ds --timeout 10s --latency -s %s "
-                     "http://127.0.0.1:%u/ 2>&1", wrk_seconds, lua, port);
+            snprintf(cmd, sizeof cmd,
+                     "wrk -t2 -c64 -d%ds --timeout 10s --latency -s %s "
+                     "http://127.0.0.1:%u/ 2>&1",
+                     wrk_seconds, lua, port);
             printf("wrk: %s\n", cmd);
             fflush(stdout);
             FILE *p = popen(cmd, "r");

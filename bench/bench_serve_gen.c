@@ -6,12 +6,12 @@
 
 #define BASE_NS 1764000000000000000LL /* an absolute realtime origin */
 #define SOLO_PER_PROC 24
-#define BARRIER_GAP_NS 1500000        /* idle between iterations: longer than the join gap */
+#define BARRIER_GAP_NS 1500000 /* idle between iterations: longer than the join gap */
 
 static const struct {
     const char *name;
     uint32_t grid, block, regs;
-    int64_t dur;                      /* solo duration, ns */
+    int64_t dur; /* solo duration, ns */
 } KERNELS[] = {
     {"_Z11spin_kernelPyy", 132, 256, 24, 40000},
     {"_Z6matmulPKfS0_Pfi", 1024, 256, 64, 120000},
@@ -42,14 +42,21 @@ store_run *bench_gen_run(const bench_gen_opts *o)
     for (unsigned p = 0; p < np; p++) {
         char argv[64];
         snprintf(argv, sizeof argv, "./spin --iters %u --rank %u", per, p);
-        store_process_info pi = {.pid = 4100 + p, .ppid = 4000, .host = "h200-node",
-                                 .exe = "/opt/demo/spin", .argv = argv, .source = "libcollect"};
+        store_process_info pi = {.pid = 4100 + p,
+                                 .ppid = 4000,
+                                 .host = "h200-node",
+                                 .exe = "/opt/demo/spin",
+                                 .argv = argv,
+                                 .source = "libcollect"};
         store_idx pr = store_run_add_process(run, &pi, "generated");
         if (pr == STORE_NONE)
             goto fail;
         run->processes[pr].complete = 1; /* as a collector that finished cleanly would say */
-        store_device_info di = {.device_id = 0, .uuid = "6a1c0e2f9b3d4c5e8f7a6b5c4d3e2f10",
-                                .name = "NVIDIA H200", .sm_count = 132, .cc_major = 9,
+        store_device_info di = {.device_id = 0,
+                                .uuid = "6a1c0e2f9b3d4c5e8f7a6b5c4d3e2f10",
+                                .name = "NVIDIA H200",
+                                .sm_count = 132,
+                                .cc_major = 9,
                                 .global_memory = 150ULL << 30};
         store_idx dev = store_run_add_device(run, pr, &di);
         store_idx cx = store_run_context(run, pr, 1, dev, o->mps ? 2 : 1);
@@ -57,7 +64,8 @@ store_run *bench_gen_run(const bench_gen_opts *o)
             streams[p][s] = store_run_stream(run, cx, 7 + 6 * s);
         for (unsigned k = 0; k < NKINDS; k++) {
             store_launch l = {.name = store_run_intern(run, KERNELS[k].name),
-                              .grid = {KERNELS[k].grid, 1, 1}, .block = {KERNELS[k].block, 1, 1},
+                              .grid = {KERNELS[k].grid, 1, 1},
+                              .block = {KERNELS[k].block, 1, 1},
                               .registers = KERNELS[k].regs};
             launches[p][k] = store_run_launch(run, &l);
         }

@@ -11,11 +11,11 @@
 #include "store.h"
 
 typedef struct bench_gen_opts {
-    uint64_t nkernels;       /* total kernels (approximately: rounded to whole iterations) */
-    unsigned nprocs;         /* processes (pids 4100, 4101, ...) */
-    unsigned streams;        /* streams per process (1 or more) */
-    unsigned per_iter;       /* kernels per process between two barriers */
-    int mps;                 /* 1: MPS clients (concurrent), 0: time-sliced */
+    uint64_t nkernels; /* total kernels (approximately: rounded to whole iterations) */
+    unsigned nprocs;   /* processes (pids 4100, 4101, ...) */
+    unsigned streams;  /* streams per process (1 or more) */
+    unsigned per_iter; /* kernels per process between two barriers */
+    int mps;           /* 1: MPS clients (concurrent), 0: time-sliced */
     uint64_t seed;
 } bench_gen_opts;
 

@@ -60,10 +60,10 @@ typedef struct exporter {
     FILE *f;
     const analysis *a;
     const store_run *run;
-    int64_t t0;                /* time origin */
-    int first;                 /* no event written yet */
-    int64_t *lane_end;         /* nstreams * LANES */
-    uint64_t *cursor;          /* per device slot: first window that may hold the next kernel */
+    int64_t t0;        /* time origin */
+    int first;         /* no event written yet */
+    int64_t *lane_end; /* nstreams * LANES */
+    uint64_t *cursor;  /* per device slot: first window that may hold the next kernel */
 } exporter;
 
 static void sep(exporter *x)
@@ -80,8 +80,9 @@ static double us(const exporter *x, int64_t t)
 static void meta(exporter *x, const char *what, uint64_t pid, uint64_t tid, const char *name)
 {
     sep(x);
-    fprintf(x->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":",
-            what, (unsigned long long)pid, (unsigned long long)tid);
+    fprintf(x->f,
+            "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":", what,
+            (unsigned long long)pid, (unsigned long long)tid);
     json_str(x->f, name);
     fputs("}}", x->f);
 }
@@ -155,13 +156,15 @@ static void write_kernels(exporter *x)
         uint32_t slot = slot_of(x, c->device);
         const char *name = l->name < run->nstrings ? run->strings[l->name].demangled : "?";
         sep(x);
-        fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":%u,\"tid\":%llu,\"ts\":%.3f,"
-                      "\"dur\":%.3f,\"name\":",
+        fprintf(x->f,
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":%u,\"tid\":%llu,\"ts\":%.3f,"
+                "\"dur\":%.3f,\"name\":",
                 c->process + 1, (unsigned long long)k->stream * LANES + lane + 1, us(x, k->start),
                 k->end > k->start ? (double)(k->end - k->start) / 1000.0 : 0.0);
         json_str(x->f, name);
-        fprintf(x->f, ",\"args\":{\"gpu\":%u,\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\","
-                      "\"correlation\":%u,\"stretch\":",
+        fprintf(x->f,
+                ",\"args\":{\"gpu\":%u,\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\","
+                "\"correlation\":%u,\"stretch\":",
                 slot, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
                 k->correlation_id);
         json_num(x->f, stretch[i]);
@@ -188,8 +191,9 @@ static int write_devices(exporter *x)
         meta(x, "thread_name", pid, 1, "overlap verdicts");
         for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
             sep(x);
-            fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"window\",\"pid\":%llu,\"tid\":1,\"ts\":%.3f,"
-                          "\"dur\":%.3f,\"name\":\"%s\",\"args\":{\"mean_stretch\":",
+            fprintf(x->f,
+                    "{\"ph\":\"X\",\"cat\":\"window\",\"pid\":%llu,\"tid\":1,\"ts\":%.3f,"
+                    "\"dur\":%.3f,\"name\":\"%s\",\"args\":{\"mean_stretch\":",
                     (unsigned long long)pid, us(x, w[k].t0), (double)(w[k].t1 - w[k].t0) / 1000.0,
                     analysis_verdict_name(w[k].verdict));
             json_num(x->f, w[k].mean_stretch);
@@ -210,8 +214,9 @@ static int write_devices(exporter *x)
         }
         for (size_t s = 0; s <= n; s++) {
             sep(x);
-            fprintf(x->f, "{\"ph\":\"C\",\"name\":\"in flight\",\"pid\":%llu,\"ts\":%.3f,"
-                          "\"args\":{\"processes\":%u,\"contexts\":%u}}",
+            fprintf(x->f,
+                    "{\"ph\":\"C\",\"name\":\"in flight\",\"pid\":%llu,\"ts\":%.3f,"
+                    "\"args\":{\"processes\":%u,\"contexts\":%u}}",
                     (unsigned long long)pid, us(x, s < n ? seg[s].t0 : d->t_end),
                     s < n ? seg[s].processes : 0, s < n ? seg[s].contexts : 0);
         }
@@ -236,8 +241,10 @@ static int write_trace(FILE *f, const analysis *a)
         x.lane_end[i] = INT64_MIN;
     for (uint32_t i = 0; i < analysis_ndevices(a); i++)
         x.cursor[i] = analysis_get_device(a, i)->first_window;
-    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"tlview %s\",\"t0_ns\":%lld},"
-               "\"traceEvents\":[", CLI_VERSION, (long long)x.t0);
+    fprintf(f,
+            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"tlview %s\",\"t0_ns\":%lld},"
+            "\"traceEvents\":[",
+            CLI_VERSION, (long long)x.t0);
     write_kernels(&x); /* first: it decides which overlap lanes exist */
     write_tracks(&x);
     int rc = write_devices(&x);
@@ -272,7 +279,10 @@ int cmd_export(int argc, char **argv)
         case 'c': out = optarg; break;
         case 'b': base[nbase++] = optarg; break;
         case 'f': force = 1; break;
-        case 'h': fputs(usage_text, stdout); rc = 0; goto out;
+        case 'h':
+            fputs(usage_text, stdout);
+            rc = 0;
+            goto out;
         default: rc = cli_usage_error("export", "unknown option"); goto out;
         }
     }

@@ -2,7 +2,8 @@
  * Systems SQLite exports, Chrome/PyTorch JSON traces, plain or gzip; tlview files too) through
  * importers/, merges them on one time axis and writes one tlview file. Prints what each file gave
  * and what could not be mapped, so nothing is dropped silently.
- * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one tlview file */
+ * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one
+ * tlview file */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,17 +21,22 @@
 static const char usage_text[] =
     "usage: tlview import -o OUT.db [-f] [-q] FILE...\n"
     "\n"
-    "Reads profiler files written by other tools and writes them as one tlview file, every process\n"
-    "on one time axis, ready for `tlview report`, `serve` and `export`. The format of each FILE is\n"
+    "Reads profiler files written by other tools and writes them as one tlview file, every "
+    "process\n"
+    "on one time axis, ready for `tlview report`, `serve` and `export`. The format of each FILE "
+    "is\n"
     "found from its content, not its name:\n"
-    "  nvprof       SQLite databases from nvprof -o (.nvvp, .nvprof, output.%p, any name): kernels\n"
-    "               (CONCURRENT_KERNEL and KERNEL), memcpy, memset, runtime/driver API, NVTX markers\n"
+    "  nvprof       SQLite databases from nvprof -o (.nvvp, .nvprof, output.%p, any name): "
+    "kernels\n"
+    "               (CONCURRENT_KERNEL and KERNEL), memcpy, memset, runtime/driver API, NVTX "
+    "markers\n"
     "  nsys         Nsight Systems SQLite exports (nsys export --type sqlite): kernels, memcpy,\n"
     "               memset, CUDA API, NVTX; one process per profiled pid\n"
     "  chrome       Chrome trace JSON from the PyTorch profiler (Kineto), plain or .gz: kernel,\n"
     "               memcpy, memset, CUDA runtime and user_annotation events\n"
     "  tlview       tlview's own files (copied as they are)\n"
-    "Give the files of one multi-process run together (nvprof -o out.%p.nvvp, one PyTorch trace per\n"
+    "Give the files of one multi-process run together (nvprof -o out.%p.nvvp, one PyTorch trace "
+    "per\n"
     "rank) and they are merged like tlview's own per-process files.\n"
     "\n"
     "Options:\n"
@@ -139,10 +145,11 @@ int cmd_import(int argc, char **argv)
             remove(tmp);
             rc = 1;
         } else if (!quiet)
-            printf("wrote %s: %u process%s, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
-                   out, run->nprocesses, run->nprocesses == 1 ? "" : "es", (unsigned long long)run->nkernels,
-                   (unsigned long long)run->ncopies, (unsigned long long)run->napis,
-                   (unsigned long long)run->nranges);
+            printf(
+                "wrote %s: %u process%s, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
+                out, run->nprocesses, run->nprocesses == 1 ? "" : "es",
+                (unsigned long long)run->nkernels, (unsigned long long)run->ncopies,
+                (unsigned long long)run->napis, (unsigned long long)run->nranges);
     }
     store_run_free(run);
     return rc ? 1 : 0;

@@ -56,18 +56,20 @@ static const char usage_text[] =
 
 /* Everything one record run holds; freed by run_free(). */
 typedef struct rec_run_state {
-    char dir[PATH_MAX];          /* absolute output folder */
+    char dir[PATH_MAX]; /* absolute output folder */
     char label[256];
     char run_id[96];
     char collector[PATH_MAX];
-    char pattern[PATH_MAX + 300];/* TLVIEW_OUTPUT */
-    char program[PATH_MAX];      /* CMD resolved on PATH */
+    char pattern[PATH_MAX + 300]; /* TLVIEW_OUTPUT */
+    char program[PATH_MAX];       /* CMD resolved on PATH */
     int nprocs, use_mps, force;
-    const char *baseline;        /* --baseline DIR or NULL */
+    const char *baseline; /* --baseline DIR or NULL */
     rec_mps mps;
     rec_child *kids;
-    char **before; int nbefore;  /* trace files in DIR before the run */
-    char **files; int nfiles;    /* trace files written by the run */
+    char **before;
+    int nbefore; /* trace files in DIR before the run */
+    char **files;
+    int nfiles; /* trace files written by the run */
 } rec_run_state;
 
 static int valid_label(const char *s)
@@ -116,11 +118,15 @@ static int find_collector(char *out, char *err)
     if (file_exists(TLVIEW_COLLECTOR_DIR "/libcollect.so") &&
         realpath(TLVIEW_COLLECTOR_DIR "/libcollect.so", out))
         return 0;
-    snprintf(err, REC_ERR_MAX, "libcollect.so not found (looked at %s and %s); set "
-             "TLVIEW_COLLECTOR to its path", tried, TLVIEW_COLLECTOR_DIR "/libcollect.so");
+    snprintf(err, REC_ERR_MAX,
+             "libcollect.so not found (looked at %s and %s); set "
+             "TLVIEW_COLLECTOR to its path",
+             tried, TLVIEW_COLLECTOR_DIR "/libcollect.so");
 #else
-    snprintf(err, REC_ERR_MAX, "libcollect.so not found (looked at %s); set TLVIEW_COLLECTOR "
-             "to its path", tried);
+    snprintf(err, REC_ERR_MAX,
+             "libcollect.so not found (looked at %s); set TLVIEW_COLLECTOR "
+             "to its path",
+             tried);
 #endif
     return -1;
 }
@@ -209,8 +215,10 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
     char manifest[PATH_MAX + 32];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
     if (file_exists(manifest) && !st->force) {
-        snprintf(err, REC_ERR_MAX, "%s already holds a recorded run (%s); choose another folder "
-                 "with -o or add --force", dir, manifest);
+        snprintf(err, REC_ERR_MAX,
+                 "%s already holds a recorded run (%s); choose another folder "
+                 "with -o or add --force",
+                 dir, manifest);
         return -1;
     }
     if (access(st->dir, W_OK) != 0) {
@@ -297,8 +305,8 @@ static int print_headline(rec_run_state *st)
         else
             snprintf(stretch, sizeof stretch, "%.2fx", p->mean_stretch);
         printf("%8lld %8llu %12s %9s %4s\n", (long long)run->processes[p->process].pid,
-               (unsigned long long)p->nkernels,
-               cli_fmt_ns((double)p->kernel_ns, busy, sizeof busy), stretch, p->mps ? "yes" : "no");
+               (unsigned long long)p->nkernels, cli_fmt_ns((double)p->kernel_ns, busy, sizeof busy),
+               stretch, p->mps ? "yes" : "no");
     }
     if (np > 16)
         printf("... and %u more processes\n", np - 16);
@@ -335,11 +343,14 @@ static int exit_code_of(const rec_child *k)
  * *pCmd receives the command's argv, *pDir the -o folder or NULL. */
 static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, const char **pDir)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"procs", required_argument, 0, 'n'},
-        {"mps", no_argument, 0, 'M'},           {"label", required_argument, 0, 'l'},
-        {"force", no_argument, 0, 'f'},         {"help", no_argument, 0, 'h'},
-        {"baseline", required_argument, 0, 'b'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"procs", required_argument, 0, 'n'},
+                                         {"mps", no_argument, 0, 'M'},
+                                         {"label", required_argument, 0, 'l'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"baseline", required_argument, 0, 'b'},
+                                         {0, 0, 0, 0}};
     const char *label = NULL;
     int c;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
@@ -373,8 +384,10 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
         label = base ? base + 1 : argv[optind];
     }
     if (!valid_label(label))
-        return cli_usage_error("record", "label '%s': use letters, digits, '.', '_' and '-' "
-                               "only (set one with --label)", label);
+        return cli_usage_error("record",
+                               "label '%s': use letters, digits, '.', '_' and '-' "
+                               "only (set one with --label)",
+                               label);
     snprintf(st->label, sizeof st->label, "%s", label);
     return -1;
 }
@@ -402,7 +415,7 @@ static int check_inputs(rec_run_state *st, const char *cmd)
     }
     if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !have_gpu()) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
-                "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
+                        "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
         return 1;
     }
     if (st->baseline && stat(st->baseline, &sb) != 0) {
@@ -501,17 +514,19 @@ static int finish(rec_run_state *st, rec_manifest *m, int failed)
                     (int)st->kids[i].pid, code);
     }
     if (st->nfiles == 0 && m->release_ns) {
-        fprintf(stderr, "tlview record: no trace file was written in %s: the command made no CUDA "
-                "call, or CUDA did not load %s (see the messages above)\n", st->dir,
-                st->collector);
+        fprintf(stderr,
+                "tlview record: no trace file was written in %s: the command made no CUDA "
+                "call, or CUDA did not load %s (see the messages above)\n",
+                st->dir, st->collector);
         failed = 1;
     } else if (st->nfiles > 0 && print_headline(st) != 0) {
         failed = 1;
     }
     if (m->release_ns)
         printf("stopwatch: %.3f s from the start barrier to the last copy's exit (%d cop%s, "
-               "%d trace file%s)\n", (m->end_ns - m->release_ns) / 1e9, st->nprocs,
-               st->nprocs == 1 ? "y" : "ies", st->nfiles, st->nfiles == 1 ? "" : "s");
+               "%d trace file%s)\n",
+               (m->end_ns - m->release_ns) / 1e9, st->nprocs, st->nprocs == 1 ? "y" : "ies",
+               st->nfiles, st->nfiles == 1 ? "" : "s");
     if (m->signal)
         return 128 + m->signal;
     if (child_rc)
@@ -536,10 +551,16 @@ int cmd_record(int argc, char **argv)
         return rc;
     }
     char err[REC_ERR_MAX] = "", mps_err[REC_ERR_MAX] = "";
-    rec_manifest m = {.dir = st.dir, .label = st.label, .run_id = st.run_id,
-                      .collector = st.collector, .output_pattern = st.pattern, .argv = cmd,
-                      .nprocs = st.nprocs, .mps = st.use_mps ? &st.mps : NULL,
-                      .start_ns = start_ns, .kids = st.kids};
+    rec_manifest m = {.dir = st.dir,
+                      .label = st.label,
+                      .run_id = st.run_id,
+                      .collector = st.collector,
+                      .output_pattern = st.pattern,
+                      .argv = cmd,
+                      .nprocs = st.nprocs,
+                      .mps = st.use_mps ? &st.mps : NULL,
+                      .start_ns = start_ns,
+                      .kids = st.kids};
     int failed = run_copies(&st, cmd, &m, err, mps_err);
     if (err[0] && mps_err[0]) /* both go to the manifest and to stderr */
         snprintf(err + strlen(err), REC_ERR_MAX - strlen(err), "; then: %s", mps_err);

@@ -1,6 +1,7 @@
 /* cmd_report.c: `tlview report FILES`: loads the trace files of one run, analyses them and
  * prints the headline and tables (report_text.c) or JSON/CSV for scripts (report_json.c).
- * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended */
+ * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended
+ */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +81,7 @@ static int parse(int argc, char **argv, report_opts *o)
     if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "csv"))
         return cli_usage_error("report", "unknown format '%s' (text, json or csv)", o->format);
     if (cli_color(o->color, stdout) < 0)
-        return cli_usage_error("report", "--color wants auto, always or never, not '%s'",
-                               o->color);
+        return cli_usage_error("report", "--color wants auto, always or never, not '%s'", o->color);
     if (optind >= argc)
         return cli_usage_error("report", "no trace files given");
     return 0;

@@ -59,9 +59,12 @@ typedef struct serve_opts {
 static int parse(int argc, char **argv, serve_opts *o)
 {
     static const struct option longopts[] = {
-        {"port", required_argument, 0, 'p'},     {"bind", required_argument, 0, 'B'},
-        {"compare", required_argument, 0, 'c'},  {"baseline", required_argument, 0, 'b'},
-        {"threads", required_argument, 0, 't'},  {"help", no_argument, 0, 'h'},
+        {"port", required_argument, 0, 'p'},
+        {"bind", required_argument, 0, 'B'},
+        {"compare", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
+        {"threads", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     int c;
@@ -143,11 +146,12 @@ static int find_demo(char *off, char *on, size_t n)
                 return 0;
         }
     }
-    fprintf(stderr,
-            "tlview serve: no trace files given, and no demo traces found (mps-off/nK or "
-            "mps-on/nK with *.db files) in: %s%s %s %s %s\n"
-            "Give the trace files to show, e.g. `tlview serve output.*.db`, or set TLVIEW_DEMO_DIR.\n",
-            env ? "$TLVIEW_DEMO_DIR=" : "", env ? env : "", where[1], where[2], where[3]);
+    fprintf(
+        stderr,
+        "tlview serve: no trace files given, and no demo traces found (mps-off/nK or "
+        "mps-on/nK with *.db files) in: %s%s %s %s %s\n"
+        "Give the trace files to show, e.g. `tlview serve output.*.db`, or set TLVIEW_DEMO_DIR.\n",
+        env ? "$TLVIEW_DEMO_DIR=" : "", env ? env : "", where[1], where[2], where[3]);
     return -1;
 }
 
@@ -202,7 +206,8 @@ int cmd_serve(int argc, char **argv)
         const char *root_end = strstr(first, off[0] ? "/mps-off/n" : "/mps-on/n");
         int k = root_end ? (int)(root_end - first) : 0;
         snprintf(solo, sizeof solo, "%.*s/mps-off/n1", k, first);
-        if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 && has_traces(solo)) {
+        if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 &&
+            has_traces(solo)) {
             char *sv[1] = {solo};
             if (cli_load(1, sv, &base) != 0)
                 goto out;
@@ -238,7 +243,9 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     int v6 = strchr(o.web.bind, ':') != NULL;
-    const char *host = strcmp(o.web.bind, "0.0.0.0") == 0 ? "127.0.0.1" : strcmp(o.web.bind, "::") == 0 ? "::1" : o.web.bind;
+    const char *host = strcmp(o.web.bind, "0.0.0.0") == 0 ? "127.0.0.1"
+                       : strcmp(o.web.bind, "::") == 0    ? "::1"
+                                                          : o.web.bind;
     printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/  (Ctrl-C stops)\n",
            (unsigned long long)(runs[0]->nkernels + (runs[1] ? runs[1]->nkernels : 0)),
            nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host, v6 ? "]" : "", web_port(w));

@@ -15,10 +15,10 @@
 
 /* One started copy of the command. */
 typedef struct rec_child {
-    int rank;          /* 0..N-1, also in its TLVIEW_RANK */
-    pid_t pid;         /* 0 until forked */
-    int done;          /* 1 once reaped */
-    int status;        /* waitpid() status, valid when done */
+    int rank;   /* 0..N-1, also in its TLVIEW_RANK */
+    pid_t pid;  /* 0 until forked */
+    int done;   /* 1 once reaped */
+    int status; /* waitpid() status, valid when done */
 } rec_child;
 
 /* ------------------------------------------------------------ spawning (record_spawn.c) */
@@ -61,14 +61,14 @@ int rec_run(char *const argv[], const char *input, const char *outfile, int time
 /* ------------------------------------------------------------ MPS (record_mps.c) */
 
 typedef struct rec_mps {
-    char control[4096];   /* nvidia-cuda-mps-control (or TLVIEW_MPS_CONTROL) */
-    char pipe_dir[4096];  /* CUDA_MPS_PIPE_DIRECTORY used by the clients */
-    char log_dir[4096];   /* CUDA_MPS_LOG_DIRECTORY used by the clients */
-    int reused;           /* 1: a daemon was already running there; it is left running */
-    int started;          /* 1: this record started the daemon and must stop it */
-    int stopped;          /* 1: the daemon started here was asked to quit and is gone */
-    int tmp_pipe;         /* 1: pipe_dir is a /tmp folder of ours (DIR's path was too long for
-                             the daemon's UNIX sockets), removed once the daemon is gone */
+    char control[4096];  /* nvidia-cuda-mps-control (or TLVIEW_MPS_CONTROL) */
+    char pipe_dir[4096]; /* CUDA_MPS_PIPE_DIRECTORY used by the clients */
+    char log_dir[4096];  /* CUDA_MPS_LOG_DIRECTORY used by the clients */
+    int reused;          /* 1: a daemon was already running there; it is left running */
+    int started;         /* 1: this record started the daemon and must stop it */
+    int stopped;         /* 1: the daemon started here was asked to quit and is gone */
+    int tmp_pipe;        /* 1: pipe_dir is a /tmp folder of ours (DIR's path was too long for
+                            the daemon's UNIX sockets), removed once the daemon is gone */
 } rec_mps;
 
 /* Finds the control program: $TLVIEW_MPS_CONTROL, else nvidia-cuda-mps-control on PATH. */
@@ -95,20 +95,20 @@ int rec_mps_leftovers(const char *pipe_dir, pid_t *pids, int max);
 
 /* Everything manifest.json says about one record run. */
 typedef struct rec_manifest {
-    const char *dir;             /* the output folder, absolute */
-    const char *label;           /* file name prefix */
-    const char *run_id;          /* TLVIEW_RUN_ID given to every child */
-    const char *collector;       /* absolute path of libcollect.so */
-    const char *output_pattern;  /* TLVIEW_OUTPUT given to every child */
-    char *const *argv;           /* the command, NULL-terminated */
-    int nprocs;                  /* N */
-    const rec_mps *mps;          /* NULL without --mps */
+    const char *dir;                      /* the output folder, absolute */
+    const char *label;                    /* file name prefix */
+    const char *run_id;                   /* TLVIEW_RUN_ID given to every child */
+    const char *collector;                /* absolute path of libcollect.so */
+    const char *output_pattern;           /* TLVIEW_OUTPUT given to every child */
+    char *const *argv;                    /* the command, NULL-terminated */
+    int nprocs;                           /* N */
+    const rec_mps *mps;                   /* NULL without --mps */
     int64_t start_ns, release_ns, end_ns; /* record start, barrier opened, all children done */
-    int signal;                  /* SIGINT/SIGTERM that interrupted the run, or 0 */
-    const rec_child *kids;       /* nprocs children */
-    char **files;                /* trace files written during the run, nfiles of them */
+    int signal;                           /* SIGINT/SIGTERM that interrupted the run, or 0 */
+    const rec_child *kids;                /* nprocs children */
+    char **files;                         /* trace files written during the run, nfiles of them */
     int nfiles;
-    const char *error;           /* why record failed, or NULL */
+    const char *error; /* why record failed, or NULL */
 } rec_manifest;
 
 /* Writes `path` (replacing it) from `m`. Returns 0, or -1 with a message. */

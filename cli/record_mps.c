@@ -17,9 +17,9 @@
 
 #include "record.h"
 
-#define QUIT_WAIT_MS 10000  /* the daemon stops its server first: allow it time */
-#define START_WAIT_MS 5000  /* for the control pipe to appear after `control -d` */
-#define MAX_PIPE_DIR 80     /* sun_path holds 108 bytes, and MPS adds its socket names */
+#define QUIT_WAIT_MS 10000 /* the daemon stops its server first: allow it time */
+#define START_WAIT_MS 5000 /* for the control pipe to appear after `control -d` */
+#define MAX_PIPE_DIR 80    /* sun_path holds 108 bytes, and MPS adds its socket names */
 
 static void sleep_ms(int ms)
 {
@@ -143,8 +143,10 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
         const char *log = getenv("CUDA_MPS_LOG_DIRECTORY");
         snprintf(m->log_dir, sizeof m->log_dir, "%s", log ? log : "");
         m->reused = 1;
-        fprintf(stderr, "tlview record: reusing the MPS daemon already running at %s "
-                "(it is left running)\n", m->pipe_dir);
+        fprintf(stderr,
+                "tlview record: reusing the MPS daemon already running at %s "
+                "(it is left running)\n",
+                m->pipe_dir);
         return 0;
     }
     snprintf(m->pipe_dir, sizeof m->pipe_dir, "%s/mps-pipe", dir);
@@ -156,15 +158,18 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
             return -1;
         }
         m->tmp_pipe = 1;
-        fprintf(stderr, "tlview record: %s/mps-pipe is too long a path for the MPS sockets; "
-                "using %s\n", dir, m->pipe_dir);
+        fprintf(stderr,
+                "tlview record: %s/mps-pipe is too long a path for the MPS sockets; "
+                "using %s\n",
+                dir, m->pipe_dir);
     }
     if (make_dir(m->pipe_dir, err) != 0 || make_dir(m->log_dir, err) != 0)
         return -1;
     pid_t old[8];
     int nold = rec_mps_leftovers(m->pipe_dir, old, 8);
     if (nold > 0) {
-        snprintf(err, REC_ERR_MAX, "an MPS daemon (pid %d) already serves %s; stop it first: "
+        snprintf(err, REC_ERR_MAX,
+                 "an MPS daemon (pid %d) already serves %s; stop it first: "
                  "CUDA_MPS_PIPE_DIRECTORY=%s sh -c 'echo quit | %s'",
                  (int)old[0], m->pipe_dir, m->pipe_dir, m->control);
         return -1;
@@ -260,9 +265,10 @@ int rec_mps_stop(rec_mps *m, char *err)
         sleep_ms(1000);
         for (int i = 0; i < n; i++)
             kill(left[i], SIGKILL);
-        snprintf(err, REC_ERR_MAX, "the MPS daemon (pid %d%s) was still running %d s after quit; "
-                 "it was killed", (int)left[0], nleft > 1 ? " and others" : "",
-                 QUIT_WAIT_MS / 1000);
+        snprintf(err, REC_ERR_MAX,
+                 "the MPS daemon (pid %d%s) was still running %d s after quit; "
+                 "it was killed",
+                 (int)left[0], nleft > 1 ? " and others" : "", QUIT_WAIT_MS / 1000);
         rc = -1;
     }
     m->stopped = rec_mps_leftovers(m->pipe_dir, left, 16) == 0;

@@ -26,8 +26,8 @@ static int cloexec_pipe(int fds[2])
     return 0;
 }
 
-static sigset_t saved_mask;   /* the mask before rec_signals_block(), restored in children */
-static int blocked;           /* rec_signals_block() was called */
+static sigset_t saved_mask; /* the mask before rec_signals_block(), restored in children */
+static int blocked;         /* rec_signals_block() was called */
 
 const char *rec_signame(int sig)
 {

@@ -61,8 +61,7 @@ static void text_devices(FILE *out, const analysis *a, int color)
                 cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
                 analysis_verdict_name(d->verdict), cli_color_reset(color),
                 fmt_x(d->mean_stretch, b4, sizeof b4), fmt_g(d->contexts, b6, sizeof b6),
-                fmt_g(d->parallelism, b7, sizeof b7),
-                fmt_x(d->predicted_gain, b5, sizeof b5));
+                fmt_g(d->parallelism, b7, sizeof b7), fmt_x(d->predicted_gain, b5, sizeof b5));
     }
 }
 
@@ -179,8 +178,8 @@ static void text_histogram(FILE *out, const analysis *a, int color)
     static const char *const label[NB] = {"<= 1.4x", "~2x", "~4x", "~8x", "~16x", "~32x", ">= 45x"};
     uint64_t counts[NB], noref = 0, max = 0;
     /* bins of one octave centred on 1, 2, 4, ...: log2 edges at -0.5, 0.5, ..., 6.5 */
-    if (analysis_stretch_histogram(a, UINT32_MAX, 0.7071067811865476, 90.50966799187808, counts,
-                                   NB, &noref) != 0)
+    if (analysis_stretch_histogram(a, UINT32_MAX, 0.7071067811865476, 90.50966799187808, counts, NB,
+                                   &noref) != 0)
         return;
     for (int i = 0; i < NB; i++)
         max = counts[i] > max ? counts[i] : max;
@@ -208,11 +207,12 @@ static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int 
         return;
     section(out, "Comparison (these files against --compare)", color);
     fprintf(out, "  span %s -> %s: measured gain %.2fx (predicted %.2fx)\n",
-            cli_fmt_ns((double)c.span_a, b1, sizeof b1), cli_fmt_ns((double)c.span_b, b2, sizeof b2),
-            c.measured_gain, c.predicted_gain);
-    fprintf(out, "  mean stretch %.2fx -> %.2fx; %u kernel signatures in common, median duration "
-            "ratio %.2fx\n", c.mean_stretch_a, c.mean_stretch_b, c.common_signatures,
-            c.duration_ratio);
+            cli_fmt_ns((double)c.span_a, b1, sizeof b1),
+            cli_fmt_ns((double)c.span_b, b2, sizeof b2), c.measured_gain, c.predicted_gain);
+    fprintf(out,
+            "  mean stretch %.2fx -> %.2fx; %u kernel signatures in common, median duration "
+            "ratio %.2fx\n",
+            c.mean_stretch_a, c.mean_stretch_b, c.common_signatures, c.duration_ratio);
 }
 
 void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top)
@@ -222,8 +222,10 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
     char b1[32], b2[32];
     cli_headline(out, a, color);
     section(out, "Run", color);
-    fprintf(out, "  %u process%s, %u device%s, %llu kernels (%llu with a solo reference) over %s; "
-            "busy %s\n", run->nprocesses, run->nprocesses == 1 ? "" : "es", analysis_ndevices(a),
+    fprintf(out,
+            "  %u process%s, %u device%s, %llu kernels (%llu with a solo reference) over %s; "
+            "busy %s\n",
+            run->nprocesses, run->nprocesses == 1 ? "" : "es", analysis_ndevices(a),
             analysis_ndevices(a) == 1 ? "" : "s", (unsigned long long)s->nkernels,
             (unsigned long long)s->nreferenced,
             cli_fmt_ns((double)(s->t_end - s->t_begin), b1, sizeof b1),

@@ -23,8 +23,8 @@ int cli_color(const char *mode, FILE *out)
 
 const char *cli_verdict_color(analysis_verdict v, int color)
 {
-    static const char *const c[ANALYSIS_NVERDICTS] = {
-        "\033[2m", "", "\033[1;32m", "\033[1;31m", "\033[1;33m", "\033[1;35m"};
+    static const char *const c[ANALYSIS_NVERDICTS] = {"\033[2m",    "",           "\033[1;32m",
+                                                      "\033[1;31m", "\033[1;33m", "\033[1;35m"};
     return color && (unsigned)v < ANALYSIS_NVERDICTS ? c[v] : "";
 }
 
@@ -81,8 +81,8 @@ void cli_headline(FILE *out, const analysis *a, int color)
             fprintf(out, "; %s%s%s", cli_verdict_color(d->verdict, color), verdict,
                     cli_color_reset(color));
             if (d->verdict != ANALYSIS_UNKNOWN)
-                fprintf(out, ": mean stretch %.2fx (contexts %.3g%s)", d->mean_stretch,
-                        d->contexts, d->mps ? ", MPS" : "");
+                fprintf(out, ": mean stretch %.2fx (contexts %.3g%s)", d->mean_stretch, d->contexts,
+                        d->mps ? ", MPS" : "");
             else
                 fprintf(out, ": no solo reference (give --baseline FILES)%s",
                         d->mps ? "" : "; without MPS the contexts can only have time-sliced");
@@ -98,8 +98,7 @@ FILE *cli_create(const char *cmd, const char *path, int force)
     FILE *f = fopen(path, force ? "w" : "wx");
     if (!f) {
         if (errno == EEXIST)
-            fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd,
-                    path);
+            fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd, path);
         else
             fprintf(stderr, "tlview %s: cannot create %s: %s\n", cmd, path, strerror(errno));
     }

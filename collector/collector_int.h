@@ -30,16 +30,16 @@ void collector_log(const char *prefix, int debug, const char *fmt, ...)
 
 /* Each .c file defines LOG_PREFIX before using these; the level is checked before the
  * arguments are evaluated. */
-#define log_err(...)                                                                     \
-    do {                                                                                 \
-        if (collector_log_level >= 1)                                                    \
-            collector_log(LOG_PREFIX, 0, __VA_ARGS__);                                   \
+#define log_err(...)                                                                               \
+    do {                                                                                           \
+        if (collector_log_level >= 1)                                                              \
+            collector_log(LOG_PREFIX, 0, __VA_ARGS__);                                             \
     } while (0)
 #define log_warn log_err
-#define log_dbg(...)                                                                     \
-    do {                                                                                 \
-        if (collector_log_level >= 2)                                                    \
-            collector_log(LOG_PREFIX, 1, __VA_ARGS__);                                   \
+#define log_dbg(...)                                                                               \
+    do {                                                                                           \
+        if (collector_log_level >= 2)                                                              \
+            collector_log(LOG_PREFIX, 1, __VA_ARGS__);                                             \
     } while (0)
 
 /* ---------------------------------------------------------------- configuration (config.c) */
@@ -52,17 +52,17 @@ void collector_log(const char *prefix, int debug, const char *fmt, ...)
 #define COLLECTOR_SIGNAL_TIMEOUT_MS 2000u /* bounded wait in SIGINT/SIGTERM handlers */
 
 typedef struct collector_config {
-    char output[4096];       /* TLVIEW_OUTPUT pattern */
-    size_t buffer_size;      /* TLVIEW_BUFFER_SIZE: bytes per CUPTI activity buffer */
-    uint32_t buffer_count;   /* TLVIEW_BUFFER_COUNT: completed buffers the queue may hold */
-    uint32_t flush_ms;       /* TLVIEW_FLUSH_MS: periodic flush, 0 = CUPTI's heuristics only */
+    char output[4096];        /* TLVIEW_OUTPUT pattern */
+    size_t buffer_size;       /* TLVIEW_BUFFER_SIZE: bytes per CUPTI activity buffer */
+    uint32_t buffer_count;    /* TLVIEW_BUFFER_COUNT: completed buffers the queue may hold */
+    uint32_t flush_ms;        /* TLVIEW_FLUSH_MS: periodic flush, 0 = CUPTI's heuristics only */
     uint32_t exit_timeout_ms; /* TLVIEW_EXIT_TIMEOUT_MS: longest wait for the drain at exit */
-    int api;                 /* TLVIEW_API=1: runtime and driver API records */
-    int nvtx;                /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
-    int callbacks;           /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
-                                cudaDeviceReset callbacks); blocks the app's own CUPTI use */
-    int log_level;           /* TLVIEW_LOG */
-    char run_id[256];        /* TLVIEW_RUN_ID, "" when unset */
+    int api;                  /* TLVIEW_API=1: runtime and driver API records */
+    int nvtx;                 /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
+    int callbacks;            /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
+                                 cudaDeviceReset callbacks); blocks the app's own CUPTI use */
+    int log_level;            /* TLVIEW_LOG */
+    char run_id[256];         /* TLVIEW_RUN_ID, "" when unset */
 } collector_config;
 
 /* Reads every TLVIEW_* variable into *cfg (defaults for those unset) and sets
@@ -90,9 +90,9 @@ int collector_output_open(const char *pattern, store_clock clock, int64_t t0,
 /* How many records of each kind reached the file, and how many did not. */
 typedef struct collector_counts {
     uint64_t kernel, memcpy, memset, api, range, context, device; /* rows written */
-    uint64_t unknown;    /* activity kinds tlview does not store */
-    uint64_t incomplete; /* kernels/copies without an end timestamp (forced flush) */
-    uint64_t lost;       /* records not written: queue full, write failure, stop */
+    uint64_t unknown;     /* activity kinds tlview does not store */
+    uint64_t incomplete;  /* kernels/copies without an end timestamp (forced flush) */
+    uint64_t lost;        /* records not written: queue full, write failure, stop */
     uint64_t open_ranges; /* NVTX starts never ended */
 } collector_counts;
 
@@ -156,28 +156,27 @@ typedef struct collector_writer collector_writer;
 typedef void (*collector_finish_fn)(void *arg);
 
 typedef struct collector_writer_config {
-    store_writer *store;           /* written by the writer thread only (not owned) */
-    collector_sink *sink;          /* not owned */
-    const collector_hooks *hooks;  /* next_record, flush (not owned) */
-    size_t buffer_size;            /* bytes per buffer handed out */
-    uint32_t capacity;             /* completed buffers the queue holds */
-    uint32_t flush_ms;             /* periodic hooks->flush(0), 0 = never */
-    collector_finish_fn finish;    /* may be NULL */
+    store_writer *store;          /* written by the writer thread only (not owned) */
+    collector_sink *sink;         /* not owned */
+    const collector_hooks *hooks; /* next_record, flush (not owned) */
+    size_t buffer_size;           /* bytes per buffer handed out */
+    uint32_t capacity;            /* completed buffers the queue holds */
+    uint32_t flush_ms;            /* periodic hooks->flush(0), 0 = never */
+    collector_finish_fn finish;   /* may be NULL */
     void *finish_arg;
 } collector_writer_config;
 
 /* Counters of buffers, readable at any time. */
 typedef struct collector_writer_stats {
-    uint64_t buffers_requested;    /* handed out by collector_writer_buffer() */
-    uint64_t buffers_completed;    /* given back through collector_writer_submit() */
-    uint64_t buffers_dropped;      /* not queued: the queue was full or the writer stopped */
-    uint64_t buffers_written;      /* processed by the writer thread */
+    uint64_t buffers_requested; /* handed out by collector_writer_buffer() */
+    uint64_t buffers_completed; /* given back through collector_writer_submit() */
+    uint64_t buffers_dropped;   /* not queued: the queue was full or the writer stopped */
+    uint64_t buffers_written;   /* processed by the writer thread */
 } collector_writer_stats;
 
 /* Starts the writer thread (all signals blocked in it). Returns 0 or -1 (no thread, no
  * memory: nothing to free then). */
-int collector_writer_start(const collector_writer_config *cfg,
-                           collector_writer **ppW /* OUT */);
+int collector_writer_start(const collector_writer_config *cfg, collector_writer **ppW /* OUT */);
 
 /* An empty buffer of cfg->buffer_size bytes, 8-byte aligned, from the free pool or malloc;
  * NULL when out of memory or stopped. Never blocks on the writer. */

@@ -29,14 +29,14 @@
 #define CUPTI_CALL(call) cupti_check((call), #call)
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static int initialized;                 /* InitializeInjection ran in this process */
+static int initialized; /* InitializeInjection ran in this process */
 static collector_config cfg;
-static collector_session *session;      /* NULL when tracing is off */
-static pid_t owner;                     /* the process that opened the session */
-static atomic_int tracing;              /* buffers are handed out and written */
-static atomic_int cupti_failures;       /* failed CUPTI calls */
-static atomic_int registered;           /* our buffer callbacks are registered with CUPTI */
-static atomic_int subscribed;           /* we hold the CUPTI subscription (TLVIEW_CALLBACKS=1) */
+static collector_session *session; /* NULL when tracing is off */
+static pid_t owner;                /* the process that opened the session */
+static atomic_int tracing;         /* buffers are handed out and written */
+static atomic_int cupti_failures;  /* failed CUPTI calls */
+static atomic_int registered;      /* our buffer callbacks are registered with CUPTI */
+static atomic_int subscribed;      /* we hold the CUPTI subscription (TLVIEW_CALLBACKS=1) */
 static CUpti_SubscriberHandle subscriber;
 static struct sigaction old_int, old_term;
 
@@ -189,8 +189,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     collector_session_submit(session, buf, valid);
 }
 
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
-                                 CUpti_CallbackId cbid, const void *data)
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data)
 {
     (void)userdata;
     if (getpid() != owner)
@@ -327,7 +327,8 @@ static void start_cupti(void)
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         atomic_store(&cupti_failures, 1);
         atomic_store(&tracing, 0);
-        collector_session_fail(session, "another CUPTI client is already subscribed "
+        collector_session_fail(session,
+                               "another CUPTI client is already subscribed "
                                "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); tlview steps "
                                "aside and records nothing");
         return;

@@ -124,8 +124,8 @@ static int check_folder(const char *path)
     else if (access(dir, W_OK | X_OK) != 0)
         reason = strerror(errno);
     if (reason) {
-        log_err("cannot write %s: folder %s: %s; tracing disabled (the application runs on)",
-                path, dir, reason);
+        log_err("cannot write %s: folder %s: %s; tracing disabled (the application runs on)", path,
+                dir, reason);
         return -1;
     }
     return 0;
@@ -136,8 +136,7 @@ int collector_output_open(const char *pattern, store_clock clock, int64_t t0, st
     char first[PATH_MAX], path[PATH_MAX];
     *ppW = NULL;
     if (collector_pattern_expand(pattern, first, sizeof first) != 0 || !first[0]) {
-        log_err("TLVIEW_OUTPUT=%s gives an empty or too long file name; tracing disabled",
-                pattern);
+        log_err("TLVIEW_OUTPUT=%s gives an empty or too long file name; tracing disabled", pattern);
         return -1;
     }
     if (check_folder(first) != 0)

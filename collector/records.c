@@ -13,20 +13,20 @@
 
 /* An NVTX start marker waiting for its end marker (same id). */
 typedef struct open_range {
-    uint32_t id;          /* CUPTI marker id */
-    int64_t start;        /* ns, CUPTI clock */
+    uint32_t id;   /* CUPTI marker id */
+    int64_t start; /* ns, CUPTI clock */
     uint64_t thread_id;
-    char *name, *domain;  /* copies: CUPTI's strings may not outlive the buffer */
+    char *name, *domain; /* copies: CUPTI's strings may not outlive the buffer */
 } open_range;
 
 struct collector_sink {
-    store_writer *w;               /* not owned */
-    int64_t process;               /* process row id in w */
+    store_writer *w; /* not owned */
+    int64_t process; /* process row id in w */
     collector_api_name_fn api_name;
     collector_counts counts;
-    int failed;                    /* a write failed: records are only counted now */
-    char error[512];               /* the first write error */
-    open_range *open;              /* NVTX starts not yet ended */
+    int failed;       /* a write failed: records are only counted now */
+    char error[512];  /* the first write error */
+    open_range *open; /* NVTX starts not yet ended */
     size_t nopen, capopen;
 };
 
@@ -280,21 +280,14 @@ static int record(collector_sink *s, const CUpti_Activity *rec)
     }
     switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-        return kernel(s, (const CUpti_ActivityKernel10 *)rec);
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-        return memcpy_rec(s, (const CUpti_ActivityMemcpy6 *)rec);
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-        return memset_rec(s, (const CUpti_ActivityMemset4 *)rec);
+    case CUPTI_ACTIVITY_KIND_KERNEL: return kernel(s, (const CUpti_ActivityKernel10 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return memcpy_rec(s, (const CUpti_ActivityMemcpy6 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return memset_rec(s, (const CUpti_ActivityMemset4 *)rec);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER:
-        return api(s, (const CUpti_ActivityAPI *)rec);
-    case CUPTI_ACTIVITY_KIND_CONTEXT:
-        return context(s, (const CUpti_ActivityContext3 *)rec);
-    case CUPTI_ACTIVITY_KIND_DEVICE:
-        return device(s, (const CUpti_ActivityDevice5 *)rec);
-    case CUPTI_ACTIVITY_KIND_MARKER:
-        return marker(s, (const CUpti_ActivityMarker2 *)rec);
+    case CUPTI_ACTIVITY_KIND_DRIVER: return api(s, (const CUpti_ActivityAPI *)rec);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return context(s, (const CUpti_ActivityContext3 *)rec);
+    case CUPTI_ACTIVITY_KIND_DEVICE: return device(s, (const CUpti_ActivityDevice5 *)rec);
+    case CUPTI_ACTIVITY_KIND_MARKER: return marker(s, (const CUpti_ActivityMarker2 *)rec);
     default:
         log_dbg("activity kind %d not stored", (int)rec->kind);
         s->counts.unknown++;

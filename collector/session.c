@@ -18,22 +18,24 @@
 struct collector_session {
     collector_config cfg;
     collector_hooks hooks;
-    store_writer *store;       /* written on the writer thread once it runs */
-    char path[4096];           /* the file's name, kept after the writer closes it */
-    int64_t process;           /* process row id */
+    store_writer *store; /* written on the writer thread once it runs */
+    char path[4096];     /* the file's name, kept after the writer closes it */
+    int64_t process;     /* process row id */
     collector_sink *sink;
     collector_writer *writer;
-    pthread_mutex_t lock;      /* guards error */
-    char error[1024];          /* the first reason the file is incomplete, "" if none */
+    pthread_mutex_t lock;         /* guards error */
+    char error[1024];             /* the first reason the file is incomplete, "" if none */
     atomic_uint_fast64_t dropped; /* sum of cuptiActivityGetNumDroppedRecords */
-    atomic_int signo;          /* the signal that ended the process, 0 if none */
-    int64_t runtime_version;   /* -1 until known */
+    atomic_int signo;             /* the signal that ended the process, 0 if none */
+    int64_t runtime_version;      /* -1 until known */
 };
 
 /* The MPS environment and the device selection, stored as env.NAME when set. */
 static const char *const env_keys[] = {
-    "CUDA_MPS_PIPE_DIRECTORY",          "CUDA_MPS_LOG_DIRECTORY",
-    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+    "CUDA_MPS_PIPE_DIRECTORY",
+    "CUDA_MPS_LOG_DIRECTORY",
+    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
     "CUDA_VISIBLE_DEVICES",
 };
 
@@ -118,8 +120,7 @@ static int write_start_meta(collector_session *s, const calibration *c)
     rc = rc ? rc : store_writer_process_meta_int(w, p, "flush_ms", s->cfg.flush_ms);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "api_tracing", s->cfg.api);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "nvtx_tracing", s->cfg.nvtx);
-    rc = rc ? rc
-            : store_writer_calibration(w, p, "start", c->cupti, c->realtime, c->monotonic);
+    rc = rc ? rc : store_writer_calibration(w, p, "start", c->cupti, c->realtime, c->monotonic);
     int crc = store_writer_commit(w);
     return rc ? rc : crc;
 }
@@ -156,12 +157,13 @@ static void finish_work(void *arg)
         snprintf(earlier, sizeof earlier, "%s", s->error);
         s->error[0] = '\0'; /* the takeover explains the rest: it goes first */
         pthread_mutex_unlock(&s->lock);
-        note_error(s, "%llu of %llu activity buffers never came back from CUPTI: another "
+        note_error(s,
+                   "%llu of %llu activity buffers never came back from CUPTI: another "
                    "CUPTI client (torch.profiler?) took over activity tracing; records from "
                    "then on are missing%s%s%s",
                    (unsigned long long)(b.buffers_requested - b.buffers_completed),
-                   (unsigned long long)b.buffers_requested, earlier[0] ? " (also: " : "",
-                   earlier, earlier[0] ? ")" : "");
+                   (unsigned long long)b.buffers_requested, earlier[0] ? " (also: " : "", earlier,
+                   earlier[0] ? ")" : "");
         if (!said++)
             log_err("%s: %llu of %llu activity buffers never came back: another CUPTI client "
                     "(torch.profiler?) took over; the trace is incomplete",
@@ -175,7 +177,8 @@ static void finish_work(void *arg)
         note_error(s, "CUPTI dropped %llu records (no buffer space)", (unsigned long long)dropped);
         if (!said++)
             log_warn("%s: CUPTI dropped %llu records; raise TLVIEW_BUFFER_SIZE or "
-                     "TLVIEW_BUFFER_COUNT", s->path, (unsigned long long)dropped);
+                     "TLVIEW_BUFFER_COUNT",
+                     s->path, (unsigned long long)dropped);
     }
 
     calibration c = calibrate(&s->hooks);
@@ -209,7 +212,8 @@ static void finish_work(void *arg)
     rc = rc ? rc : store_writer_calibration(w, p, "end", c.cupti, c.realtime, c.monotonic);
     pthread_mutex_lock(&s->lock);
     int complete = !s->error[0] && !rc;
-    rc = rc ? rc : store_writer_process_end(w, p, c.realtime, complete, s->error[0] ? s->error : NULL);
+    rc = rc ? rc
+            : store_writer_process_end(w, p, c.realtime, complete, s->error[0] ? s->error : NULL);
     pthread_mutex_unlock(&s->lock);
     int crc = store_writer_commit(w);
     rc = rc ? rc : crc;
@@ -221,8 +225,8 @@ static void finish_work(void *arg)
         log_err("%s: closing failed (code %d)", s->path, crc);
     log_dbg("%s: %llu kernels, %llu memcpy, %llu memset, %llu api, %llu ranges; complete=%d",
             s->path, (unsigned long long)n.kernel, (unsigned long long)n.memcpy,
-            (unsigned long long)n.memset, (unsigned long long)n.api,
-            (unsigned long long)n.range, complete);
+            (unsigned long long)n.memset, (unsigned long long)n.api, (unsigned long long)n.range,
+            complete);
     s->store = NULL;
 }
 

@@ -17,31 +17,31 @@
 #include "collector_int.h"
 
 #define LOG_PREFIX "writer"
-#define POOL_MAX 4u          /* empty buffers kept for reuse (8 MiB each by default) */
-#define IDLE_WAKE_MS 100u    /* the thread checks its requests at least this often */
+#define POOL_MAX 4u       /* empty buffers kept for reuse (8 MiB each by default) */
+#define IDLE_WAKE_MS 100u /* the thread checks its requests at least this often */
 
 typedef struct queued {
     uint8_t *buf;
-    size_t valid;            /* bytes of records in buf */
+    size_t valid; /* bytes of records in buf */
 } queued;
 
 struct collector_writer {
     collector_writer_config cfg;
     pthread_t thread;
-    pthread_mutex_t lock;    /* guards ring, pool, stopped */
-    sem_t wake;              /* posted for each queued buffer and each request */
-    queued *ring;            /* cfg.capacity slots */
+    pthread_mutex_t lock; /* guards ring, pool, stopped */
+    sem_t wake;           /* posted for each queued buffer and each request */
+    queued *ring;         /* cfg.capacity slots */
     uint32_t head, count;
     uint8_t *pool[POOL_MAX];
     uint32_t npool;
-    int stopped;             /* the final drain is done: submits are dropped */
+    int stopped; /* the final drain is done: submits are dropped */
     atomic_uint_fast64_t requested, completed, dropped, written;
-    atomic_uint_fast64_t lost;     /* records in dropped buffers, added to the sink at the end */
+    atomic_uint_fast64_t lost; /* records in dropped buffers, added to the sink at the end */
     atomic_int warned_full;
     atomic_uint sync_req, sync_done; /* request generations */
     atomic_int sync_forced;
     atomic_int stop_req;
-    atomic_int finished;     /* the thread has run cfg.finish and no longer touches *w */
+    atomic_int finished; /* the thread has run cfg.finish and no longer touches *w */
 };
 
 /* The writer this thread runs, so a buffer completed inside hooks->flush is written at once. */

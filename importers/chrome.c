@@ -17,14 +17,14 @@ typedef enum { REC_KERNEL, REC_COPY, REC_API, REC_RANGE } rec_type;
 /* One kept record; times in ns, still relative to baseTimeNanoseconds when there is one. */
 typedef struct ch_rec {
     int64_t ts, dur;
-    uint8_t type;             /* rec_type */
-    uint8_t api_domain;       /* store_api_domain for REC_API */
-    uint16_t kind;            /* copy kind / memory kind */
-    uint16_t copy_type;       /* store_copy_type */
+    uint8_t type;       /* rec_type */
+    uint8_t api_domain; /* store_api_domain for REC_API */
+    uint16_t kind;      /* copy kind / memory kind */
+    uint16_t copy_type; /* store_copy_type */
     uint32_t device, context, stream, correlation;
-    store_idx what;           /* REC_KERNEL: launch; REC_API, REC_RANGE: name */
-    uint64_t bytes;           /* REC_COPY */
-    uint64_t thread;          /* REC_API, REC_RANGE */
+    store_idx what;  /* REC_KERNEL: launch; REC_API, REC_RANGE: name */
+    uint64_t bytes;  /* REC_COPY */
+    uint64_t thread; /* REC_API, REC_RANGE */
 } ch_rec;
 
 typedef struct ch_device {
@@ -35,16 +35,24 @@ typedef struct ch_device {
 
 typedef struct chrome {
     imp_json *j;
-    ch_rec *recs; size_t nrecs, caprecs;
-    ch_device *devs; size_t ndevs, capdevs;
-    int64_t base;             /* baseTimeNanoseconds, 0 when absent */
-    int have_cpu_pid; int64_t cpu_pid;   /* from process_labels "CPU" */
-    int have_any_pid; int64_t any_pid;   /* first pid of a CPU-side event */
-    struct { int64_t pid; char *name; } pnames[16]; /* process_name metadata, first 16 pids */
+    ch_rec *recs;
+    size_t nrecs, caprecs;
+    ch_device *devs;
+    size_t ndevs, capdevs;
+    int64_t base; /* baseTimeNanoseconds, 0 when absent */
+    int have_cpu_pid;
+    int64_t cpu_pid; /* from process_labels "CPU" */
+    int have_any_pid;
+    int64_t any_pid; /* first pid of a CPU-side event */
+    struct {
+        int64_t pid;
+        char *name;
+    } pnames[16]; /* process_name metadata, first 16 pids */
     size_t npnames;
     char *host;
-    int64_t rank; int have_rank;
-    int64_t schema;           /* schemaVersion, 0 when absent */
+    int64_t rank;
+    int have_rank;
+    int64_t schema; /* schemaVersion, 0 when absent */
     uint64_t events, events_with_ph;
 } chrome;
 
@@ -111,8 +119,8 @@ static int64_t arg_int(imp_json *j, imp_jref args, const char *key, int64_t dflt
 /* "Memcpy HtoD (Pageable -> Device)" -> CUpti_ActivityMemcpyKind 1. */
 static uint16_t memcpy_kind(const char *name)
 {
-    static const char *const kinds[] = {"HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
-                                        "DtoD", "HtoH", "PtoP"};
+    static const char *const kinds[] = {"HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                        "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
     for (size_t i = 0; name && i < sizeof kinds / sizeof kinds[0]; i++)
         if (strstr(name, kinds[i]))
             return (uint16_t)(i + 1);
@@ -187,8 +195,10 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
     }
     const char *cat = imp_json_str(j, imp_json_get(j, ev, "cat"));
     if (strcmp(ph, "X") != 0) {
-        unmapped_cat(r, "event.ph_", ph[0] == 's' || ph[0] == 'f' || ph[0] == 't' ? "flow"
-                                    : ph[0] == 'i' || ph[0] == 'I' ? "instant" : ph);
+        unmapped_cat(r, "event.ph_",
+                     ph[0] == 's' || ph[0] == 'f' || ph[0] == 't' ? "flow"
+                     : ph[0] == 'i' || ph[0] == 'I'               ? "instant"
+                                                                  : ph);
         return 0;
     }
     rec_type type;
@@ -383,7 +393,8 @@ static int top_object(imp_reader *r, chrome *ch)
             break;
     }
     if (!seen_events)
-        return imp_fail(r, STORE_EFORMAT, "JSON object without a traceEvents array: not a Chrome trace");
+        return imp_fail(r, STORE_EFORMAT,
+                        "JSON object without a traceEvents array: not a Chrome trace");
     return 0;
 }
 
@@ -412,7 +423,10 @@ static int finish(imp_reader *r, chrome *ch)
             return imp_fail(r, STORE_ENOMEM, "out of memory");
     }
     /* contexts of this file: (context id) -> run context; few, so a short list */
-    struct { uint32_t id; store_idx idx; } ctx[64];
+    struct {
+        uint32_t id;
+        store_idx idx;
+    } ctx[64];
     size_t nctx = 0;
     store_idx last_ctx = STORE_NONE, last_stream = STORE_NONE;
     uint32_t last_stream_id = 0;
@@ -459,12 +473,21 @@ static int finish(imp_reader *r, chrome *ch)
             store_copy k = {start, end, stream, c->correlation, c->copy_type, c->kind, c->bytes};
             rc = store_run_add_copy(r->run, &k);
         } else if (c->type == REC_API) {
-            store_api a = {.start = start, .end = end, .process = proc, .correlation_id = c->correlation,
-                           .thread_id = c->thread, .name = c->what, .domain = c->api_domain};
+            store_api a = {.start = start,
+                           .end = end,
+                           .process = proc,
+                           .correlation_id = c->correlation,
+                           .thread_id = c->thread,
+                           .name = c->what,
+                           .domain = c->api_domain};
             rc = store_run_add_api(r->run, &a);
         } else {
-            store_range g = {.start = start, .end = end, .process = proc, .thread_id = c->thread,
-                             .domain = STORE_NONE, .name = c->what};
+            store_range g = {.start = start,
+                             .end = end,
+                             .process = proc,
+                             .thread_id = c->thread,
+                             .domain = STORE_NONE,
+                             .name = c->what};
             rc = store_run_add_range(r->run, &g);
         }
         if (rc)

@@ -152,7 +152,8 @@ static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz,
 /* Names what a file is when no importer takes it. */
 static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 *db, imp_error *err)
 {
-    static const unsigned char legacy[] = {0x00, 0x04, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x04};
+    static const unsigned char legacy[] = {0x00, 0x04, 0x00, 0x00, 0x04,
+                                           0x00, 0x00, 0x00, 0x01, 0x04};
     const char *why;
     if (n == 0)
         why = "empty file";
@@ -165,7 +166,8 @@ static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 
             rc = sqlite3_step(st);
         char text[300];
         if (rc != SQLITE_ROW)
-            snprintf(text, sizeof text, "corrupt or truncated SQLite database (%s)", sqlite3_errmsg(db));
+            snprintf(text, sizeof text, "corrupt or truncated SQLite database (%s)",
+                     sqlite3_errmsg(db));
         else
             snprintf(text, sizeof text,
                      "an SQLite database of unknown kind (no nvprof Version/StringTable, no Nsight "
@@ -177,7 +179,8 @@ static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 
         why = "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it with a "
               "newer nvprof";
     else if (n >= 5 && (memcmp(h, "<?xml", 5) == 0 || memcmp(h, "<sess", 5) == 0))
-        why = "an NVVP session file (XML), not an nvprof database: import the database it refers to";
+        why =
+            "an NVVP session file (XML), not an nvprof database: import the database it refers to";
     else if (n >= 16 && memcmp(h, "SQLite format 3", 16) == 0)
         why = "unreadable SQLite database";
     else
@@ -185,7 +188,8 @@ static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 
     set_error(err, path, 0, why);
 }
 
-/* Runs the probes; returns the matching ops (or NULL, err set), *native when it is a tlview file. */
+/* Runs the probes; returns the matching ops (or NULL, err set), *native when it is a tlview file.
+ */
 static const imp_ops *detect(const char *path, int *native, imp_error *err)
 {
     unsigned char head[4096];

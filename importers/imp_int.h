@@ -11,15 +11,15 @@
 
 struct imp_reader {
     const imp_ops *ops;
-    const char *path;           /* as given */
-    store_run *run;             /* where records go */
-    imp_error *err;             /* never NULL inside the importers */
-    imp_stats *stats;           /* never NULL inside the importers */
-    const imp_options *opt;     /* never NULL */
-    int64_t row;                /* current row (SQLite) or line (JSON), for messages */
-    const char *table;          /* table of the last query built by imp_sql_select, or NULL */
-    void *state;                /* the format's own state, owned by open/close */
-    uint64_t progress_next;     /* next `done` worth reporting */
+    const char *path;       /* as given */
+    store_run *run;         /* where records go */
+    imp_error *err;         /* never NULL inside the importers */
+    imp_stats *stats;       /* never NULL inside the importers */
+    const imp_options *opt; /* never NULL */
+    int64_t row;            /* current row (SQLite) or line (JSON), for messages */
+    const char *table;      /* table of the last query built by imp_sql_select, or NULL */
+    void *state;            /* the format's own state, owned by open/close */
+    uint64_t progress_next; /* next `done` worth reporting */
 };
 
 /* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
@@ -101,15 +101,13 @@ uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables);
 
 /* ----- streaming JSON reader (imp_json.c) */
 
-typedef enum {
-    IMP_JNULL, IMP_JFALSE, IMP_JTRUE, IMP_JNUM, IMP_JSTR, IMP_JARR, IMP_JOBJ
-} imp_jtype;
+typedef enum { IMP_JNULL, IMP_JFALSE, IMP_JTRUE, IMP_JNUM, IMP_JSTR, IMP_JARR, IMP_JOBJ } imp_jtype;
 
 typedef uint32_t imp_jref; /* node index in the current arena */
 #define IMP_JNONE UINT32_MAX
 
-#define IMP_JSON_MAX_STRING (1u << 20)  /* longest string or number token, bytes */
-#define IMP_JSON_MAX_NODES (1u << 20)   /* values in one parsed element */
+#define IMP_JSON_MAX_STRING (1u << 20) /* longest string or number token, bytes */
+#define IMP_JSON_MAX_NODES (1u << 20)  /* values in one parsed element */
 #define IMP_JSON_MAX_DEPTH 64
 
 typedef struct imp_json imp_json;

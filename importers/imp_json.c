@@ -15,22 +15,24 @@
 #include "imp_int.h"
 
 typedef struct jnode {
-    uint8_t type;             /* imp_jtype */
-    uint32_t text;            /* pool offset of a string/number's text */
-    uint32_t len;             /* children of an array/object; bytes of a string/number */
-    uint32_t key;             /* pool offset of the member's key, UINT32_MAX outside objects */
-    uint32_t first, next;     /* first child; next sibling (IMP_JNONE ends) */
+    uint8_t type;         /* imp_jtype */
+    uint32_t text;        /* pool offset of a string/number's text */
+    uint32_t len;         /* children of an array/object; bytes of a string/number */
+    uint32_t key;         /* pool offset of the member's key, UINT32_MAX outside objects */
+    uint32_t first, next; /* first child; next sibling (IMP_JNONE ends) */
 } jnode;
 
 struct imp_json {
-    imp_reader *r;            /* for errors (row = line) */
+    imp_reader *r; /* for errors (row = line) */
     gzFile gz;
-    uint64_t size;            /* file size in bytes */
+    uint64_t size; /* file size in bytes */
     unsigned char buf[1 << 16];
     size_t pos, len;
     int eof;
-    jnode *nodes; uint32_t nnodes, capnodes;
-    char *pool; size_t npool, cappool;
+    jnode *nodes;
+    uint32_t nnodes, capnodes;
+    char *pool;
+    size_t npool, cappool;
 };
 
 int imp_json_open(imp_reader *r, imp_json **pj)
@@ -229,7 +231,8 @@ static int put_utf8(imp_json *j, uint32_t cp, int keep)
         b[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
     else
         b[0] = (unsigned char)(0xF0 | cp >> 18), b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F)),
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
+        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)),
+        b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
     for (int i = 0; keep && i < n; i++)
         if (pool_put(j, b[i]))
             return -1;
@@ -241,8 +244,10 @@ static int hex4(imp_json *j, uint32_t *cp)
     *cp = 0;
     for (int i = 0; i < 4; i++) {
         int c = getb(j);
-        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int v = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (v < 0)
             return fail(j, "%s", "invalid JSON: bad \\u escape");
         *cp = *cp << 4 | (uint32_t)v;
@@ -266,7 +271,9 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
             c = getb(j);
             uint32_t cp;
             switch (c) {
-            case '"': case '\\': case '/': break;
+            case '"':
+            case '\\':
+            case '/': break;
             case 'b': c = '\b'; break;
             case 'f': c = '\f'; break;
             case 'n': c = '\n'; break;
@@ -277,7 +284,8 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
                     return STORE_EFORMAT;
                 if (cp >= 0xD800 && cp < 0xDC00) { /* a surrogate pair */
                     uint32_t lo;
-                    if (getb(j) != '\\' || getb(j) != 'u' || hex4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    if (getb(j) != '\\' || getb(j) != 'u' || hex4(j, &lo) || lo < 0xDC00 ||
+                        lo > 0xDFFF)
                         return fail(j, "%s", "invalid JSON: unpaired surrogate in \\u escape");
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 } else if (cp >= 0xDC00 && cp < 0xE000)
@@ -293,8 +301,7 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
                 if (n > IMP_JSON_MAX_STRING)
                     return fail(j, "%s", "string longer than 1048576 bytes");
                 continue;
-            default:
-                return fail(j, "%s", "invalid JSON: bad escape in a string");
+            default: return fail(j, "%s", "invalid JSON: bad escape in a string");
             }
         }
         if (++n > IMP_JSON_MAX_STRING)
@@ -393,7 +400,8 @@ static int value(imp_json *j, int keep, int depth, uint32_t *out)
             if (obj) {
                 if ((c = skip_ws(j)) != '"')
                     return c == -2 ? STORE_EFORMAT
-                                   : fail(j, "invalid JSON: expected a member name, found %s", show(c, b));
+                                   : fail(j, "invalid JSON: expected a member name, found %s",
+                                          show(c, b));
                 getb(j);
                 if ((rc = read_string(j, keep, &key, &klen)) || (rc = imp_json_expect(j, ':')))
                     return rc;
@@ -415,8 +423,10 @@ static int value(imp_json *j, int keep, int depth, uint32_t *out)
                 break;
             if (c != ',')
                 return c == -2 ? STORE_EFORMAT
-                               : fail(j, obj ? "invalid JSON: expected ',' or '}', found %s"
-                                             : "invalid JSON: expected ',' or ']', found %s", show(c, b));
+                               : fail(j,
+                                      obj ? "invalid JSON: expected ',' or '}', found %s"
+                                          : "invalid JSON: expected ',' or ']', found %s",
+                                      show(c, b));
         }
         break;
     }
@@ -433,10 +443,16 @@ static int value(imp_json *j, int keep, int depth, uint32_t *out)
         }
         break;
     }
-    case 't': case 'f': case 'n':
+    case 't':
+    case 'f':
+    case 'n':
         if ((rc = read_literal(j, c == 't' ? "true" : c == 'f' ? "false" : "null")))
             return rc;
-        if (keep && (rc = new_node(j, c == 't' ? IMP_JTRUE : c == 'f' ? IMP_JFALSE : IMP_JNULL, &me)))
+        if (keep && (rc = new_node(j,
+                                   c == 't'   ? IMP_JTRUE
+                                   : c == 'f' ? IMP_JFALSE
+                                              : IMP_JNULL,
+                                   &me)))
             return rc;
         break;
     default:

@@ -11,7 +11,8 @@ int imp_sql_open(imp_reader *r, sqlite3 **pdb)
 {
     *pdb = NULL;
     /* one connection, one thread: no per-call mutex (about 8% of an import) */
-    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK)
         return imp_fail(r, STORE_EFORMAT, "cannot open as SQLite: %s",
                         *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
     return 0;
@@ -21,8 +22,9 @@ int imp_sql_has_table(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *st = NULL;
     int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
-                           -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st,
+            NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
         found = sqlite3_step(st) == SQLITE_ROW;
     }
@@ -34,8 +36,10 @@ int imp_sql_has_cupti_tables(sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;
     int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
-                           "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1", -1, &st, NULL) == SQLITE_OK)
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
+                           "'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK)
         yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return yes;
@@ -61,8 +65,8 @@ int imp_sql_step(imp_reader *r, sqlite3_stmt *st)
     if (rc == SQLITE_NOMEM)
         return imp_fail(r, STORE_ENOMEM, "out of memory reading the database");
     if (r->table)
-        return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database (reading %s): %s", r->table,
-                        sqlite3_errmsg(db));
+        return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database (reading %s): %s",
+                        r->table, sqlite3_errmsg(db));
     return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database: %s", sqlite3_errmsg(db));
 }
 
@@ -167,10 +171,11 @@ int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped
 {
     sqlite3_stmt *tables;
     r->table = NULL;
-    int rc = imp_sql_prepare(r, db,
-                             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                             "'sqlite_%' ORDER BY name",
-                             &tables);
+    int rc =
+        imp_sql_prepare(r, db,
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                        "'sqlite_%' ORDER BY name",
+                        &tables);
     if (rc)
         return rc;
     while ((rc = imp_sql_step(r, tables)) == SQLITE_ROW) {
@@ -213,7 +218,8 @@ uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables)
         char sql[200];
         sqlite3_stmt *st = NULL;
         snprintf(sql, sizeof sql, "SELECT max(rowid) FROM \"%s\"", *tables);
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
             total += (uint64_t)sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
     }

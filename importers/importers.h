@@ -25,27 +25,27 @@ struct sqlite3;
 
 /* Where and why an import failed. */
 typedef struct imp_error {
-    char file[256];     /* the file as given to imp_load */
-    int64_t row;        /* SQLite row number or JSON line of the failure; 0 when not applicable */
-    char text[320];     /* the problem, without the file name */
-    char message[640];  /* "<file>: <text>" or "<file>:<row>: <text>", ready to print */
+    char file[256];    /* the file as given to imp_load */
+    int64_t row;       /* SQLite row number or JSON line of the failure; 0 when not applicable */
+    char text[320];    /* the problem, without the file name */
+    char message[640]; /* "<file>: <text>" or "<file>:<row>: <text>", ready to print */
 } imp_error;
 
 #define IMP_MAX_UNMAPPED 32 /* kinds kept by name in imp_stats; the rest add up in "other" */
 
 /* What one imp_load_ex() call read. */
 typedef struct imp_stats {
-    const char *format;           /* "nvprof", "nsys", "chrome", "tlview" (static string) */
-    uint32_t processes;           /* processes added */
+    const char *format; /* "nvprof", "nsys", "chrome", "tlview" (static string) */
+    uint32_t processes; /* processes added */
     uint64_t kernels, copies, apis, ranges; /* records added */
-    uint64_t unmapped_total;      /* records seen but not mapped, all kinds */
-    uint32_t nunmapped;           /* entries used in unmapped[] */
+    uint64_t unmapped_total;                /* records seen but not mapped, all kinds */
+    uint32_t nunmapped;                     /* entries used in unmapped[] */
     struct {
-        char kind[48];            /* "kernel_without_time", "table.OVERHEAD", "chrome.cpu_op" */
+        char kind[48]; /* "kernel_without_time", "table.OVERHEAD", "chrome.cpu_op" */
         uint64_t count;
     } unmapped[IMP_MAX_UNMAPPED];
-    int64_t gpu_clock_shift;      /* ns added to GPU records of the last process (0: none) */
-    char warning[256];            /* first non-fatal oddity (unknown version...), "" when none */
+    int64_t gpu_clock_shift; /* ns added to GPU records of the last process (0: none) */
+    char warning[256];       /* first non-fatal oddity (unknown version...), "" when none */
 } imp_stats;
 
 /* Progress callback: `done` of `total` units (bytes or rows) of `path` have been read. Called a
@@ -53,24 +53,24 @@ typedef struct imp_stats {
 typedef void (*imp_progress_fn)(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 typedef struct imp_options {
-    imp_progress_fn progress;     /* NULL: no progress reports */
-    void *progress_ctx;           /* handed to progress */
+    imp_progress_fn progress; /* NULL: no progress reports */
+    void *progress_ctx;       /* handed to progress */
 } imp_options;
 
 /* What a probe sees of a file: its first bytes (gunzipped when the file is gzip) and, when it is
  * an SQLite database, an open read-only handle. */
 typedef struct imp_probe {
     const char *path;
-    const unsigned char *head;    /* first bytes of the (decompressed) content */
+    const unsigned char *head; /* first bytes of the (decompressed) content */
     size_t nhead;
-    struct sqlite3 *db;           /* NULL unless the file starts with the SQLite magic */
+    struct sqlite3 *db; /* NULL unless the file starts with the SQLite magic */
 } imp_probe;
 
 typedef struct imp_reader imp_reader; /* one file being read; private (imp_int.h) */
 
 /* One importer. Detection asks every probe in turn; the first that says yes reads the file. */
 typedef struct imp_ops {
-    const char *name;             /* "nvprof": also the process source */
+    const char *name; /* "nvprof": also the process source */
     /* called when detecting a format: 1 if this importer reads the file, 0 otherwise; must not
      * fail loudly nor keep anything */
     int (*probe)(const imp_probe *p);

@@ -12,14 +12,14 @@
 #include "imp_int.h"
 
 typedef struct ns_string {
-    int64_t id;               /* StringIds.id */
+    int64_t id; /* StringIds.id */
     char *text;
-    store_idx idx;            /* interned, STORE_NONE until used */
+    store_idx idx; /* interned, STORE_NONE until used */
 } ns_string;
 
 typedef struct ns_gpu {
-    int64_t cuda_id;          /* the deviceId of activity rows */
-    store_device_info info;   /* strings owned here */
+    int64_t cuda_id;        /* the deviceId of activity rows */
+    store_device_info info; /* strings owned here */
     char uuid[33];
 } ns_gpu;
 
@@ -41,25 +41,39 @@ typedef struct ns_pname {
 
 typedef struct nsys {
     sqlite3 *db;
-    int64_t t0;               /* utcEpochNs of the session start, 0 when unknown */
+    int64_t t0; /* utcEpochNs of the session start, 0 when unknown */
     char *host;
-    ns_string *strings; size_t nstrings;
-    ns_gpu *gpus; size_t ngpus;
-    ns_pname *pnames; size_t npnames;
-    ns_proc *procs; size_t nprocs, capprocs;
-    ns_ctx *ctxs; size_t nctxs, capctxs;
-    ns_string *domains; size_t ndomains; /* NVTX domainId -> name (id, text) */
+    ns_string *strings;
+    size_t nstrings;
+    ns_gpu *gpus;
+    size_t ngpus;
+    ns_pname *pnames;
+    size_t npnames;
+    ns_proc *procs;
+    size_t nprocs, capprocs;
+    ns_ctx *ctxs;
+    size_t nctxs, capctxs;
+    ns_string *domains;
+    size_t ndomains; /* NVTX domainId -> name (id, text) */
     uint64_t rows_done, rows_total;
 } nsys;
 
-static const char *const mapped_tables[] = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", NULL};
+static const char *const mapped_tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                            "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                            "CUPTI_ACTIVITY_KIND_MEMSET",
+                                            "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                            "NVTX_EVENTS",
+                                            NULL};
 
 /* Tables nsys derives from NVTX_EVENTS (already read): not counted as unmapped. */
-static const char *const derived_tables[] = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "NvtxPushPopRanges", "NvtxStartEndRanges", NULL};
+static const char *const derived_tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                             "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                             "CUPTI_ACTIVITY_KIND_MEMSET",
+                                             "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                             "NVTX_EVENTS",
+                                             "NvtxPushPopRanges",
+                                             "NvtxStartEndRanges",
+                                             NULL};
 
 static int ns_probe(const imp_probe *p)
 {
@@ -199,7 +213,8 @@ static int load_session(imp_reader *r, nsys *ns)
     int rc;
     if (imp_sql_has_table(ns->db, "TARGET_INFO_SESSION_START_TIME")) {
         static const char *const cols[] = {"utcEpochNs", NULL};
-        if ((rc = imp_sql_select(r, ns->db, "TARGET_INFO_SESSION_START_TIME", cols, cols, "LIMIT 1", &st)))
+        if ((rc = imp_sql_select(r, ns->db, "TARGET_INFO_SESSION_START_TIME", cols, cols, "LIMIT 1",
+                                 &st)))
             return rc;
         if ((rc = imp_sql_step(r, st)) == SQLITE_ROW)
             ns->t0 = sqlite3_column_int64(st, 0);
@@ -209,8 +224,9 @@ static int load_session(imp_reader *r, nsys *ns)
     }
     if (ns->t0 <= 0) {
         ns->t0 = 0;
-        imp_warn(r, "no session start time (nsys before 2022.1): times stay relative to the session "
-                    "start and cannot be aligned with other files");
+        imp_warn(r,
+                 "no session start time (nsys before 2022.1): times stay relative to the session "
+                 "start and cannot be aligned with other files");
     }
     if (imp_sql_has_table(ns->db, "TARGET_INFO_SYSTEM_ENV")) {
         static const char *const cols[] = {"value", NULL};
@@ -254,12 +270,22 @@ static int load_gpus(imp_reader *r, nsys *ns)
         int rc = imp_sql_cols(r, ns->db, tables[t], &have);
         if (rc)
             return rc;
-        const char *idcol = imp_sql_col_has(&have, "cuDevice") ? "cuDevice"
-                            : imp_sql_col_has(&have, "deviceId") ? "deviceId" : "id";
+        const char *idcol = imp_sql_col_has(&have, "cuDevice")   ? "cuDevice"
+                            : imp_sql_col_has(&have, "deviceId") ? "deviceId"
+                                                                 : "id";
         imp_sql_cols_free(&have);
-        const char *const cols[] = {idcol, "name", "uuid", "smCount", "numMultiprocessors",
-                                    "computeMajor", "computeCapabilityMajor", "computeMinor",
-                                    "computeCapabilityMinor", "totalMemory", "globalMemorySize", NULL};
+        const char *const cols[] = {idcol,
+                                    "name",
+                                    "uuid",
+                                    "smCount",
+                                    "numMultiprocessors",
+                                    "computeMajor",
+                                    "computeCapabilityMajor",
+                                    "computeMinor",
+                                    "computeCapabilityMinor",
+                                    "totalMemory",
+                                    "globalMemorySize",
+                                    NULL};
         sqlite3_stmt *st;
         if ((rc = imp_sql_select(r, ns->db, tables[t], cols, NULL, "", &st)))
             return rc;
@@ -284,10 +310,14 @@ static int load_gpus(imp_reader *r, nsys *ns)
                 if (isxdigit((unsigned char)*u))
                     g->uuid[k++] = (char)tolower((unsigned char)*u);
             g->info.uuid = k == 32 ? g->uuid : NULL;
-            g->info.sm_count = (uint32_t)(sqlite3_column_int64(st, 3) | sqlite3_column_int64(st, 4));
-            g->info.cc_major = (uint32_t)(sqlite3_column_int64(st, 5) | sqlite3_column_int64(st, 6));
-            g->info.cc_minor = (uint32_t)(sqlite3_column_int64(st, 7) | sqlite3_column_int64(st, 8));
-            g->info.global_memory = (uint64_t)(sqlite3_column_int64(st, 9) | sqlite3_column_int64(st, 10));
+            g->info.sm_count =
+                (uint32_t)(sqlite3_column_int64(st, 3) | sqlite3_column_int64(st, 4));
+            g->info.cc_major =
+                (uint32_t)(sqlite3_column_int64(st, 5) | sqlite3_column_int64(st, 6));
+            g->info.cc_minor =
+                (uint32_t)(sqlite3_column_int64(st, 7) | sqlite3_column_int64(st, 8));
+            g->info.global_memory =
+                (uint64_t)(sqlite3_column_int64(st, 9) | sqlite3_column_int64(st, 10));
         }
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
@@ -337,10 +367,12 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
             if (ns->gpus[i].cuda_id == device)
                 info = &ns->gpus[i].info;
         store_idx dev = imp_device(r, process, info ? info : &bare);
-        if (dev == STORE_NONE || grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
+        if (dev == STORE_NONE ||
+            grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
             return STORE_NONE;
         c = &ns->ctxs[ns->nctxs++];
-        *c = (ns_ctx){process, context, device, store_run_context(r->run, process, context, dev, 0)};
+        *c =
+            (ns_ctx){process, context, device, store_run_context(r->run, process, context, dev, 0)};
         if (c->idx == STORE_NONE) {
             imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
             return STORE_NONE;
@@ -377,10 +409,20 @@ static store_idx gpu_stream(imp_reader *r, nsys *ns, sqlite3_stmt *st)
  * static/dynamicSharedMemory -> 3905683162|4077931236|0|1|7|123|282427033387008|831|846|847|... */
 static int load_kernels(imp_reader *r, nsys *ns)
 {
-    static const char *const cols[] = {GPU_COLS, "mangledName", "demangledName", "shortName",
-                                       "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                                       "registersPerThread", "staticSharedMemory",
-                                       "dynamicSharedMemory", NULL};
+    static const char *const cols[] = {GPU_COLS,
+                                       "mangledName",
+                                       "demangledName",
+                                       "shortName",
+                                       "gridX",
+                                       "gridY",
+                                       "gridZ",
+                                       "blockX",
+                                       "blockY",
+                                       "blockZ",
+                                       "registersPerThread",
+                                       "staticSharedMemory",
+                                       "dynamicSharedMemory",
+                                       NULL};
     static const char *const req[] = {"start", "end", NULL};
     const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!imp_sql_has_table(ns->db, table))
@@ -415,7 +457,8 @@ static int load_kernels(imp_reader *r, nsys *ns)
             rc = STORE_ENOMEM;
             break;
         }
-        if ((k.launch = store_run_launch(r->run, &l)) == STORE_NONE || store_run_add_kernel(r->run, &k)) {
+        if ((k.launch = store_run_launch(r->run, &l)) == STORE_NONE ||
+            store_run_add_kernel(r->run, &k)) {
             rc = imp_fail(r, STORE_ENOMEM, "out of memory adding kernels");
             break;
         }
@@ -432,21 +475,25 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
     static const char *const mcols[] = {GPU_COLS, "bytes", "copyKind", NULL};
     static const char *const scols[] = {GPU_COLS, "bytes", "memKind", NULL};
     static const char *const req[] = {"start", "end", NULL};
-    const char *table = type == STORE_COPY_MEMCPY ? "CUPTI_ACTIVITY_KIND_MEMCPY" : "CUPTI_ACTIVITY_KIND_MEMSET";
+    const char *table =
+        type == STORE_COPY_MEMCPY ? "CUPTI_ACTIVITY_KIND_MEMCPY" : "CUPTI_ACTIVITY_KIND_MEMSET";
     if (!imp_sql_has_table(ns->db, table))
         return 0;
     sqlite3_stmt *st;
-    int rc = imp_sql_select(r, ns->db, table, type == STORE_COPY_MEMCPY ? mcols : scols, req, "", &st);
+    int rc =
+        imp_sql_select(r, ns->db, table, type == STORE_COPY_MEMCPY ? mcols : scols, req, "", &st);
     if (rc)
         return rc;
     r->row = 0;
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
         r->row++;
         imp_progress(r, ++ns->rows_done, ns->rows_total);
-        store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5), .type = (uint16_t)type,
+        store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
+                        .type = (uint16_t)type,
                         .bytes = (uint64_t)sqlite3_column_int64(st, 7)};
         if (!row_times(ns, st, &c.start, &c.end)) {
-            imp_unmapped(r, type == STORE_COPY_MEMCPY ? "memcpy_without_time" : "memset_without_time", 1);
+            imp_unmapped(
+                r, type == STORE_COPY_MEMCPY ? "memcpy_without_time" : "memset_without_time", 1);
             continue;
         }
         int64_t kind = sqlite3_column_int64(st, 8);
@@ -471,8 +518,8 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
  * 282427033443755|1|811 "cudaLaunchKernel_v7000"|0. Driver calls (cu*) share the table. */
 static int load_apis(imp_reader *r, nsys *ns)
 {
-    static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId",
-                                       "returnValue", NULL};
+    static const char *const cols[] = {"start",  "end",         "globalTid", "correlationId",
+                                       "nameId", "returnValue", NULL};
     static const char *const req[] = {"start", "end", NULL};
     const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!imp_sql_has_table(ns->db, table))
@@ -487,13 +534,15 @@ static int load_apis(imp_reader *r, nsys *ns)
         imp_progress(r, ++ns->rows_done, ns->rows_total);
         store_api a = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 3),
                        .thread_id = (uint64_t)sqlite3_column_int64(st, 2) & 0xFFFFFF,
-                       .status = (int32_t)sqlite3_column_int64(st, 5), .domain = STORE_API_RUNTIME};
+                       .status = (int32_t)sqlite3_column_int64(st, 5),
+                       .domain = STORE_API_RUNTIME};
         if (!row_times(ns, st, &a.start, &a.end)) {
             imp_unmapped(r, "api_without_time", 1);
             continue;
         }
         ns_string *s = sqlite3_column_type(st, 4) == SQLITE_NULL
-                           ? NULL : find_pair(ns->strings, ns->nstrings, sqlite3_column_int64(st, 4));
+                           ? NULL
+                           : find_pair(ns->strings, ns->nstrings, sqlite3_column_int64(st, 4));
         if (s && s->idx == STORE_NONE) { /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
             char name[256];
             snprintf(name, sizeof name, "%s", s->text);
@@ -525,8 +574,8 @@ static int load_apis(imp_reader *r, nsys *ns)
  * (`text`) or a StringIds id (`textId`). */
 static int load_nvtx(imp_reader *r, nsys *ns)
 {
-    static const char *const cols[] = {"start", "end", "eventType", "text", "globalTid", "textId",
-                                       "domainId", NULL};
+    static const char *const cols[] = {"start",     "end",    "eventType", "text",
+                                       "globalTid", "textId", "domainId",  NULL};
     static const char *const req[] = {"start", "eventType", NULL};
     const char *table = "NVTX_EVENTS";
     if (!imp_sql_has_table(ns->db, table))
@@ -545,7 +594,8 @@ static int load_nvtx(imp_reader *r, nsys *ns)
         int64_t type = sqlite3_column_int64(st, 2);
         if (type == 75 || type == 76)
             continue; /* domain create/destroy: names, not records */
-        store_range g = {.thread_id = (uint64_t)sqlite3_column_int64(st, 4) & 0xFFFFFF, .domain = STORE_NONE};
+        store_range g = {.thread_id = (uint64_t)sqlite3_column_int64(st, 4) & 0xFFFFFF,
+                         .domain = STORE_NONE};
         if (type != 34 && type != 59 && type != 60) {
             char kind[48];
             snprintf(kind, sizeof kind, "nvtx_event_type_%lld", (long long)type);
@@ -568,7 +618,8 @@ static int load_nvtx(imp_reader *r, nsys *ns)
         else if ((g.name = string_col(r, ns, st, 5, &missing)), missing)
             g.name = imp_intern(r, NULL);
         ns_string *d = sqlite3_column_type(st, 6) == SQLITE_NULL
-                           ? NULL : find_pair(ns->domains, ns->ndomains, sqlite3_column_int64(st, 6));
+                           ? NULL
+                           : find_pair(ns->domains, ns->ndomains, sqlite3_column_int64(st, 6));
         if (d && d->idx == STORE_NONE)
             d->idx = imp_intern(r, d->text);
         g.domain = d ? d->idx : STORE_NONE;
@@ -599,7 +650,8 @@ static int ns_load(imp_reader *r)
         sqlite3_stmt *st;
         if ((rc = imp_sql_select(r, ns->db, meta[i], cols, NULL,
                                  "WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR' OR name = "
-                                 "'EXPORT_SCHEMA_VERSION' ORDER BY name LIMIT 1", &st)))
+                                 "'EXPORT_SCHEMA_VERSION' ORDER BY name LIMIT 1",
+                                 &st)))
             return rc;
         rc = imp_sql_step(r, st);
         if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 3)

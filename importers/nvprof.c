@@ -11,39 +11,49 @@
 #include "imp_int.h"
 
 typedef struct nv_string {
-    int64_t id;               /* StringTable._id_ */
+    int64_t id; /* StringTable._id_ */
     char *text;
-    store_idx idx;            /* interned index, STORE_NONE until first use */
+    store_idx idx; /* interned index, STORE_NONE until first use */
 } nv_string;
 
 typedef struct nv_device {
-    int64_t id;               /* DEVICE.id = the deviceId of activity rows */
-    store_device_info info;   /* name points into strings */
+    int64_t id;             /* DEVICE.id = the deviceId of activity rows */
+    store_device_info info; /* name points into strings */
     char uuid[33];
 } nv_device;
 
 typedef struct nv_context {
-    uint32_t id;              /* contextId */
-    uint32_t device;          /* deviceId */
-    uint32_t kind;            /* computeApiKind */
-    store_idx idx;            /* STORE_NONE until used */
+    uint32_t id;     /* contextId */
+    uint32_t device; /* deviceId */
+    uint32_t kind;   /* computeApiKind */
+    store_idx idx;   /* STORE_NONE until used */
 } nv_context;
 
 typedef struct nvprof {
     sqlite3 *db;
-    nv_string *strings; size_t nstrings;
-    nv_device *devices; size_t ndevices;
-    nv_context *contexts; size_t ncontexts, capcontexts;
+    nv_string *strings;
+    size_t nstrings;
+    nv_device *devices;
+    size_t ndevices;
+    nv_context *contexts;
+    size_t ncontexts, capcontexts;
     store_idx process;
-    int64_t gpu_shift;        /* ns added to GPU rows */
-    store_idx last_ctx; uint32_t last_stream_id; store_idx last_stream; /* one-entry cache */
+    int64_t gpu_shift; /* ns added to GPU rows */
+    store_idx last_ctx;
+    uint32_t last_stream_id;
+    store_idx last_stream; /* one-entry cache */
     uint64_t rows_done, rows_total;
 } nvprof;
 
-static const char *const gpu_tables[] = {
-    "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL",
-    "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMCPY2", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_MARKER", NULL};
+static const char *const gpu_tables[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
+                                         "CUPTI_ACTIVITY_KIND_KERNEL",
+                                         "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMCPY2",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET",
+                                         "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                         "CUPTI_ACTIVITY_KIND_DRIVER",
+                                         "CUPTI_ACTIVITY_KIND_MARKER",
+                                         NULL};
 
 static int nv_probe(const imp_probe *p)
 {
@@ -163,7 +173,8 @@ static int add_process(imp_reader *r, nvprof *nv)
     int rc;
     if (imp_sql_has_table(nv->db, "CUPTI_ACTIVITY_KIND_NAME")) {
         static const char *const cols[] = {"objectKind", "objectId", "name", NULL};
-        rc = imp_sql_select(r, nv->db, "CUPTI_ACTIVITY_KIND_NAME", cols, cols, "ORDER BY _id_", &st);
+        rc =
+            imp_sql_select(r, nv->db, "CUPTI_ACTIVITY_KIND_NAME", cols, cols, "ORDER BY _id_", &st);
         if (rc)
             return rc;
         while (pid < 0 && (rc = imp_sql_step(r, st)) == SQLITE_ROW) {
@@ -204,7 +215,8 @@ static int add_process(imp_reader *r, nvprof *nv)
     char exe[256] = "";
     if (cmd)
         snprintf(exe, sizeof exe, "%.*s", (int)strcspn(cmd, " "), cmd);
-    store_process_info info = {.pid = pid, .exe = cmd ? exe : NULL, .argv = cmd, .source = "nvprof"};
+    store_process_info info = {
+        .pid = pid, .exe = cmd ? exe : NULL, .argv = cmd, .source = "nvprof"};
     nv->process = store_run_add_process(r->run, &info, r->path);
     if (nv->process == STORE_NONE)
         return imp_fail(r, STORE_ENOMEM, "out of memory adding the process");
@@ -218,9 +230,14 @@ static int load_devices(imp_reader *r, nvprof *nv)
 {
     if (!imp_sql_has_table(nv->db, "CUPTI_ACTIVITY_KIND_DEVICE"))
         return 0;
-    static const char *const cols[] = {"id", "name", "uuid", "numMultiprocessors",
-                                       "computeCapabilityMajor", "computeCapabilityMinor",
-                                       "globalMemorySize", NULL};
+    static const char *const cols[] = {"id",
+                                       "name",
+                                       "uuid",
+                                       "numMultiprocessors",
+                                       "computeCapabilityMajor",
+                                       "computeCapabilityMinor",
+                                       "globalMemorySize",
+                                       NULL};
     static const char *const req[] = {"id", NULL};
     sqlite3_stmt *st;
     int rc = imp_sql_select(r, nv->db, "CUPTI_ACTIVITY_KIND_DEVICE", cols, req, "", &st);
@@ -278,7 +295,8 @@ static nv_context *find_context(nvprof *nv, uint32_t id)
     return NULL;
 }
 
-static nv_context *new_context(imp_reader *r, nvprof *nv, uint32_t id, uint32_t device, uint32_t kind)
+static nv_context *new_context(imp_reader *r, nvprof *nv, uint32_t id, uint32_t device,
+                               uint32_t kind)
 {
     if (nv->ncontexts == nv->capcontexts) {
         size_t cap = nv->capcontexts ? nv->capcontexts * 2 : 8;
@@ -307,9 +325,8 @@ static int load_contexts(imp_reader *r, nvprof *nv)
         return rc;
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
         uint32_t id = (uint32_t)sqlite3_column_int64(st, 0);
-        if (!find_context(nv, id) &&
-            !new_context(r, nv, id, (uint32_t)sqlite3_column_int64(st, 1),
-                         (uint32_t)sqlite3_column_int64(st, 2))) {
+        if (!find_context(nv, id) && !new_context(r, nv, id, (uint32_t)sqlite3_column_int64(st, 1),
+                                                  (uint32_t)sqlite3_column_int64(st, 2))) {
             rc = STORE_ENOMEM;
             break;
         }
@@ -319,7 +336,8 @@ static int load_contexts(imp_reader *r, nvprof *nv)
 }
 
 /* The run stream of a GPU row; contexts first met here get the row's device and kind 0. */
-static store_idx stream_idx(imp_reader *r, nvprof *nv, uint32_t device, uint32_t context, uint32_t stream)
+static store_idx stream_idx(imp_reader *r, nvprof *nv, uint32_t device, uint32_t context,
+                            uint32_t stream)
 {
     nv_context *c = find_context(nv, context);
     if (!c && !(c = new_context(r, nv, context, device, 0)))
@@ -349,7 +367,8 @@ static store_idx stream_idx(imp_reader *r, nvprof *nv, uint32_t device, uint32_t
  * `limit` kernels of each table (0: all). *have is 0 when nothing correlates. */
 static int min_launch_delay(imp_reader *r, nvprof *nv, int limit, int64_t *best, int *have)
 {
-    static const char *const kt[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL"};
+    static const char *const kt[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
+                                     "CUPTI_ACTIVITY_KIND_KERNEL"};
     static const char *const at[] = {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"};
     *have = 0;
     for (int i = 0; i < 2; i++)
@@ -362,7 +381,8 @@ static int min_launch_delay(imp_reader *r, nvprof *nv, int limit, int64_t *best,
             snprintf(sql, sizeof sql,
                      "SELECT min(k.start - a.start) FROM (SELECT start, correlationId FROM \"%s\" "
                      "WHERE start > 0 AND correlationId != 0%s) k JOIN \"%s\" a ON "
-                     "a.correlationId = k.correlationId", kt[i], lim, at[j]);
+                     "a.correlationId = k.correlationId",
+                     kt[i], lim, at[j]);
             sqlite3_stmt *st;
             int rc = imp_sql_prepare(r, nv->db, sql, &st);
             if (rc)
@@ -406,7 +426,8 @@ static int gpu_shift(imp_reader *r, nvprof *nv)
     nv->gpu_shift = -best;
     r->stats->gpu_clock_shift = nv->gpu_shift;
     snprintf(v, sizeof v, "%lld", (long long)nv->gpu_shift);
-    imp_warn(r, "GPU timestamps were %.3f s off the CPU clock: GPU records shifted", (double)best / 1e9);
+    imp_warn(r, "GPU timestamps were %.3f s off the CPU clock: GPU records shifted",
+             (double)best / 1e9);
     if (store_run_process_meta(r->run, nv->process, "import.gpu_clock_shift_ns", v))
         return imp_fail(r, STORE_ENOMEM, "out of memory");
     return 0;
@@ -418,10 +439,23 @@ static int gpu_shift(imp_reader *r, nvprof *nv)
  * (kernel_without_time). */
 static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
 {
-    static const char *const cols[] = {"start", "end", "deviceId", "contextId", "streamId",
-                                       "correlationId", "gridX", "gridY", "gridZ", "blockX",
-                                       "blockY", "blockZ", "registersPerThread",
-                                       "staticSharedMemory", "dynamicSharedMemory", "name", NULL};
+    static const char *const cols[] = {"start",
+                                       "end",
+                                       "deviceId",
+                                       "contextId",
+                                       "streamId",
+                                       "correlationId",
+                                       "gridX",
+                                       "gridY",
+                                       "gridZ",
+                                       "blockX",
+                                       "blockY",
+                                       "blockZ",
+                                       "registersPerThread",
+                                       "staticSharedMemory",
+                                       "dynamicSharedMemory",
+                                       "name",
+                                       NULL};
     static const char *const req[] = {"start", "end", NULL};
     if (!imp_sql_has_table(nv->db, table))
         return 0;
@@ -449,12 +483,14 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
         l.static_smem = (uint32_t)sqlite3_column_int64(st, 13);
         l.dynamic_smem = (uint32_t)sqlite3_column_int64(st, 14);
         k.stream = stream_idx(r, nv, (uint32_t)sqlite3_column_int64(st, 2),
-                              (uint32_t)sqlite3_column_int64(st, 3), (uint32_t)sqlite3_column_int64(st, 4));
+                              (uint32_t)sqlite3_column_int64(st, 3),
+                              (uint32_t)sqlite3_column_int64(st, 4));
         if (l.name == STORE_NONE || k.stream == STORE_NONE) {
             rc = STORE_ENOMEM;
             break;
         }
-        if ((k.launch = store_run_launch(r->run, &l)) == STORE_NONE || store_run_add_kernel(r->run, &k)) {
+        if ((k.launch = store_run_launch(r->run, &l)) == STORE_NONE ||
+            store_run_add_kernel(r->run, &k)) {
             rc = imp_fail(r, STORE_ENOMEM, "out of memory adding kernels");
             break;
         }
@@ -468,15 +504,17 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
  * 1|92928|...|0|1|7|14. MEMSET: memoryKind (v9+)|bytes|start|end|... (copyKind column absent). */
 static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_type type)
 {
-    static const char *const mcols[] = {"copyKind", "bytes", "start", "end", "deviceId",
+    static const char *const mcols[] = {"copyKind",  "bytes",    "start",         "end", "deviceId",
                                         "contextId", "streamId", "correlationId", NULL};
-    static const char *const scols[] = {"memoryKind", "bytes", "start", "end", "deviceId",
-                                        "contextId", "streamId", "correlationId", NULL};
+    static const char *const scols[] = {"memoryKind", "bytes",         "start",
+                                        "end",        "deviceId",      "contextId",
+                                        "streamId",   "correlationId", NULL};
     static const char *const req[] = {"start", "end", NULL};
     if (!imp_sql_has_table(nv->db, table))
         return 0;
     sqlite3_stmt *st;
-    int rc = imp_sql_select(r, nv->db, table, type == STORE_COPY_MEMCPY ? mcols : scols, req, "", &st);
+    int rc =
+        imp_sql_select(r, nv->db, table, type == STORE_COPY_MEMCPY ? mcols : scols, req, "", &st);
     if (rc)
         return rc;
     const char *bad = type == STORE_COPY_MEMCPY ? "memcpy_without_time" : "memset_without_time";
@@ -486,7 +524,8 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
         progress_row(r, nv);
         int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
         store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
-                        .type = (uint16_t)type, .kind = (uint16_t)sqlite3_column_int64(st, 0),
+                        .type = (uint16_t)type,
+                        .kind = (uint16_t)sqlite3_column_int64(st, 0),
                         .bytes = (uint64_t)sqlite3_column_int64(st, 1)};
         if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &c.start) ||
             !imp_add(end, nv->gpu_shift, &c.end)) {
@@ -494,7 +533,8 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
             continue;
         }
         c.stream = stream_idx(r, nv, (uint32_t)sqlite3_column_int64(st, 4),
-                              (uint32_t)sqlite3_column_int64(st, 5), (uint32_t)sqlite3_column_int64(st, 6));
+                              (uint32_t)sqlite3_column_int64(st, 5),
+                              (uint32_t)sqlite3_column_int64(st, 6));
         if (c.stream == STORE_NONE) {
             rc = STORE_ENOMEM;
             break;
@@ -513,8 +553,8 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
  * threadId is a signed 32-bit value in some files (negative in the TensorFlow one): masked. */
 static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_domain domain)
 {
-    static const char *const cols[] = {"cbid", "start", "end", "threadId", "correlationId",
-                                       "returnValue", NULL};
+    static const char *const cols[] = {"cbid",          "start",       "end", "threadId",
+                                       "correlationId", "returnValue", NULL};
     static const char *const req[] = {"cbid", "start", "end", NULL};
     if (!imp_sql_has_table(nv->db, table))
         return 0;
@@ -555,10 +595,14 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
             if (cbid > 0 && cbid < 1024)
                 cache[cbid] = name;
         }
-        store_api a = {.start = start, .end = end, .process = nv->process,
+        store_api a = {.start = start,
+                       .end = end,
+                       .process = nv->process,
                        .correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
-                       .thread_id = (uint64_t)sqlite3_column_int64(st, 3) & 0xFFFFFFFFu, .name = name,
-                       .domain = (uint16_t)domain, .status = (int32_t)sqlite3_column_int64(st, 5)};
+                       .thread_id = (uint64_t)sqlite3_column_int64(st, 3) & 0xFFFFFFFFu,
+                       .name = name,
+                       .domain = (uint16_t)domain,
+                       .status = (int32_t)sqlite3_column_int64(st, 5)};
         if (store_run_add_api(r->run, &a)) {
             rc = imp_fail(r, STORE_ENOMEM, "out of memory adding API calls");
             break;
@@ -582,7 +626,8 @@ static uint64_t blob_tid(sqlite3_stmt *st, int col)
  * name 0), 1 = instantaneous (a range of length 0). Ordered by id, then time, to pair them. */
 static int load_markers(imp_reader *r, nvprof *nv)
 {
-    static const char *const cols[] = {"flags", "timestamp", "id", "objectId", "name", "domain", NULL};
+    static const char *const cols[] = {"flags", "timestamp", "id", "objectId",
+                                       "name",  "domain",    NULL};
     static const char *const req[] = {"flags", "timestamp", "id", NULL};
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
     if (!imp_sql_has_table(nv->db, table))
@@ -619,9 +664,12 @@ static int load_markers(imp_reader *r, nvprof *nv)
             imp_unmapped(r, "marker_other", 1);
             continue;
         }
-        store_range g = {.start = ts, .end = ts, .process = nv->process,
+        store_range g = {.start = ts,
+                         .end = ts,
+                         .process = nv->process,
                          .thread_id = blob_tid(st, 3),
-                         .name = string_idx(r, nv, sqlite3_column_int64(st, 4)), .domain = STORE_NONE};
+                         .name = string_idx(r, nv, sqlite3_column_int64(st, 4)),
+                         .domain = STORE_NONE};
         int64_t dom = sqlite3_column_int64(st, 5);
         if (string_text(nv, dom))
             g.domain = string_idx(r, nv, dom);
@@ -665,7 +713,8 @@ static int nv_load(imp_reader *r)
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         seen |= known[i] == version;
     if (!seen)
-        imp_warn(r, "nvprof version %lld not seen before: columns read by name", (long long)version);
+        imp_warn(r, "nvprof version %lld not seen before: columns read by name",
+                 (long long)version);
 
     nv->rows_total = imp_sql_total_rows(nv->db, gpu_tables);
     if ((rc = load_strings(r, nv)) || (rc = add_process(r, nv)) || (rc = load_devices(r, nv)) ||

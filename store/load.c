@@ -123,7 +123,8 @@ static int load_group(store_run *run, const char *const *paths, uint32_t n, load
             if (run->kernels + run->nkernels != s->out)
                 memmove(run->kernels + run->nkernels, s->out, s->n * sizeof *s->out);
             if (store_grow((void **)&segs->start, &segs->cap, segs->n + 1, sizeof *segs->start) ==
-                STORE_OK && (!segs->n || segs->start[segs->n - 1] < run->nkernels))
+                    STORE_OK &&
+                (!segs->n || segs->start[segs->n - 1] < run->nkernels))
                 segs->start[segs->n++] = run->nkernels;
             run->nkernels += s->n;
         }

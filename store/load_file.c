@@ -16,8 +16,8 @@ static int lerr(loader *L, int code, const char *what)
         return STORE_EFORMAT;
     }
     if (code == STORE_EFORMAT && strstr(sqlite3_errmsg(L->db), "no such"))
-        store_fmt(L->err, sizeof L->err, "%s: not a complete tlview file (%s: %s)", L->path,
-                  what, sqlite3_errmsg(L->db));
+        store_fmt(L->err, sizeof L->err, "%s: not a complete tlview file (%s: %s)", L->path, what,
+                  sqlite3_errmsg(L->db));
     else
         store_fmt(L->err, sizeof L->err, "%s: %s: %s", L->path, what, sqlite3_errmsg(L->db));
     return code;
@@ -49,8 +49,10 @@ static int idmap(loader *L, const char *table, store_idx **pMap, uint64_t *pN)
     if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
         return lerr(L, STORE_EIO, table);
     if (mx < 0 || mx > 4 * cnt + 4096) {
-        store_fmt(L->err, sizeof L->err, "%s: table %s has ids up to %lld for %lld rows; not a "
-                  "file tlview wrote", L->path, table, (long long)mx, (long long)cnt);
+        store_fmt(L->err, sizeof L->err,
+                  "%s: table %s has ids up to %lld for %lld rows; not a "
+                  "file tlview wrote",
+                  L->path, table, (long long)mx, (long long)cnt);
         return STORE_EFORMAT;
     }
     *pN = (uint64_t)mx + 1;
@@ -94,8 +96,10 @@ static int load_processes(loader *L)
     if (!L->offset)
         return STORE_ENOMEM;
     sqlite3_stmt *st;
-    if ((rc = prep(L, "SELECT id, pid, ppid, host, exe, argv, run_id, start_wall, end_wall,"
-                      " complete, source, error FROM process ORDER BY id", &st)))
+    if ((rc = prep(L,
+                   "SELECT id, pid, ppid, host, exe, argv, run_id, start_wall, end_wall,"
+                   " complete, source, error FROM process ORDER BY id",
+                   &st)))
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
@@ -202,8 +206,10 @@ static store_idx device_of(loader *L, int64_t process, uint32_t ordinal, const s
 static int load_devices_contexts(loader *L)
 {
     sqlite3_stmt *st;
-    int rc = prep(L, "SELECT process_id, device_id, uuid, name, sm_count, cc_major, cc_minor,"
-                     " global_memory FROM device", &st);
+    int rc = prep(L,
+                  "SELECT process_id, device_id, uuid, name, sm_count, cc_major, cc_minor,"
+                  " global_memory FROM device",
+                  &st);
     if (rc)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -230,8 +236,10 @@ static int load_devices_contexts(loader *L)
         return rc;
     if ((rc = idmap(L, "context", &L->ctx, &L->nctx)))
         return rc;
-    if ((rc = prep(L, "SELECT id, process_id, device_id, context_id, compute_api_kind"
-                      " FROM context", &st)))
+    if ((rc = prep(L,
+                   "SELECT id, process_id, device_id, context_id, compute_api_kind"
+                   " FROM context",
+                   &st)))
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
@@ -303,10 +311,12 @@ static int load_launches(loader *L)
     if (!L->launch)
         return STORE_ENOMEM;
     sqlite3_stmt *st;
-    if ((rc = prep(L, "SELECT l.id, l.context_row, l.stream_id, l.name_id, l.grid_x, l.grid_y,"
-                      " l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.static_smem,"
-                      " l.dynamic_smem, c.process_id FROM launch l"
-                      " LEFT JOIN context c ON c.id = l.context_row", &st)))
+    if ((rc = prep(L,
+                   "SELECT l.id, l.context_row, l.stream_id, l.name_id, l.grid_x, l.grid_y,"
+                   " l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.static_smem,"
+                   " l.dynamic_smem, c.process_id FROM launch l"
+                   " LEFT JOIN context c ON c.id = l.context_row",
+                   &st)))
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0), crow = sqlite3_column_int64(st, 1);
@@ -346,8 +356,8 @@ static int count_kernels(loader *L)
 {
     sqlite3_stmt *st;
     /* Two subqueries: min and max together in one SELECT would scan the whole table. */
-    int rc = prep(L, "SELECT (SELECT min(rowid) FROM kernel), (SELECT max(rowid) FROM kernel)",
-                  &st);
+    int rc =
+        prep(L, "SELECT (SELECT min(rowid) FROM kernel), (SELECT max(rowid) FROM kernel)", &st);
     if (rc)
         return rc;
     int64_t mn = 1, mx = 0;
@@ -407,16 +417,22 @@ int store_load_scan(scan_part *s)
         int64_t dur = sqlite3_column_int64(st, 1);
         uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
         if (lid >= nl || !lr[lid].valid) {
-            store_fmt(s->err, sizeof s->err, "%s: table kernel refers to launch %lld, which does "
-                      "not exist", L->path, (long long)lid);
+            store_fmt(s->err, sizeof s->err,
+                      "%s: table kernel refers to launch %lld, which does "
+                      "not exist",
+                      L->path, (long long)lid);
             rc = STORE_EFORMAT;
         } else if (dur < 0) {
-            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (a kernel with a negative "
-                      "duration, %lld ns)", L->path, (long long)dur);
+            store_fmt(s->err, sizeof s->err,
+                      "%s: truncated or corrupt (a kernel with a negative "
+                      "duration, %lld ns)",
+                      L->path, (long long)dur);
             rc = STORE_EFORMAT;
         } else if (n == cap) {
-            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (more kernel rows than "
-                      "the table's row ids allow)", L->path);
+            store_fmt(s->err, sizeof s->err,
+                      "%s: truncated or corrupt (more kernel rows than "
+                      "the table's row ids allow)",
+                      L->path);
             rc = STORE_EFORMAT;
         } else {
             store_kernel *k = &out[n++];
@@ -505,8 +521,10 @@ static int load_copies(loader *L)
 static int load_apis_ranges(loader *L)
 {
     sqlite3_stmt *st;
-    int rc = prep(L, "SELECT start, dur, process_id, thread_id, correlation_id, domain, name_id,"
-                     " status FROM api", &st);
+    int rc = prep(L,
+                  "SELECT start, dur, process_id, thread_id, correlation_id, domain, name_id,"
+                  " status FROM api",
+                  &st);
     if (rc)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -532,8 +550,10 @@ static int load_apis_ranges(loader *L)
     }
     if ((rc = done(L, st, rc, "reading api")))
         return rc;
-    if ((rc = prep(L, "SELECT start, dur, process_id, thread_id, domain_id, name_id"
-                      " FROM \"range\"", &st)))
+    if ((rc = prep(L,
+                   "SELECT start, dur, process_id, thread_id, domain_id, name_id"
+                   " FROM \"range\"",
+                   &st)))
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 2);

@@ -93,8 +93,7 @@ store_idx store_run_intern2(store_run *run, const char *text, const char *demang
         return idx;
     uint64_t cap = p->cap_strings;
     if (run->nstrings == STORE_NONE - 1 ||
-        store_grow((void **)&run->strings, &cap, (uint64_t)run->nstrings + 1,
-                   sizeof *run->strings))
+        store_grow((void **)&run->strings, &cap, (uint64_t)run->nstrings + 1, sizeof *run->strings))
         return STORE_NONE;
     p->cap_strings = cap;
     const char *t = store_arena_strdup(&p->arena, text);
@@ -212,8 +211,7 @@ static int add_procdev(store_run *run, store_idx process, store_idx device, uint
     for (uint64_t i = 0; i < p->nprocdevs; i++)
         if (p->procdevs[i].process == process && p->procdevs[i].device == device)
             return STORE_OK;
-    if (store_grow((void **)&p->procdevs, &p->cap_procdevs, p->nprocdevs + 1,
-                   sizeof *p->procdevs))
+    if (store_grow((void **)&p->procdevs, &p->cap_procdevs, p->nprocdevs + 1, sizeof *p->procdevs))
         return STORE_ENOMEM;
     p->procdevs[p->nprocdevs++] = (store_procdev){process, device, ordinal};
     return STORE_OK;
@@ -253,8 +251,7 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
         store_device *dv = &run->devices[run->ndevices];
         memset(dv, 0, sizeof *dv);
         dv->uuid = store_arena_strdup(&p->arena, d->uuid);
-        if ((d->uuid && !dv->uuid) ||
-            (d->uuid && store_htab_put(&p->h_devices, h, run->ndevices)))
+        if ((d->uuid && !dv->uuid) || (d->uuid && store_htab_put(&p->h_devices, h, run->ndevices)))
             return STORE_NONE;
         idx = run->ndevices++;
     }
@@ -289,8 +286,8 @@ static int context_eq(const void *ctx, uint32_t idx, const void *key)
     return c->process == k->process && c->context_id == k->context_id;
 }
 
-store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id, store_idx device,
-                            uint32_t compute_api_kind)
+store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id,
+                            store_idx device, uint32_t compute_api_kind)
 {
     store_run_priv *p = STORE_PRIV(run);
     if (process >= run->nprocesses || (device != STORE_NONE && device >= run->ndevices))
@@ -337,8 +334,7 @@ store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id
         return idx;
     uint64_t cap = p->cap_streams;
     if (run->nstreams == STORE_NONE - 1 ||
-        store_grow((void **)&run->streams, &cap, (uint64_t)run->nstreams + 1,
-                   sizeof *run->streams))
+        store_grow((void **)&run->streams, &cap, (uint64_t)run->nstreams + 1, sizeof *run->streams))
         return STORE_NONE;
     p->cap_streams = cap;
     if (store_htab_put(&p->h_streams, h, run->nstreams))
@@ -390,11 +386,11 @@ int store_run_reserve_kernels(store_run *run, uint64_t n)
     return STORE_OK;
 }
 
-#define ADD_RECORD(arr, n, cap, rec)                                                     \
-    do {                                                                                 \
-        if ((n) >= (cap) && store_grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))) \
-            return STORE_ENOMEM;                                                         \
-        (arr)[(n)++] = *(rec);                                                           \
+#define ADD_RECORD(arr, n, cap, rec)                                                               \
+    do {                                                                                           \
+        if ((n) >= (cap) && store_grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)))           \
+            return STORE_ENOMEM;                                                                   \
+        (arr)[(n)++] = *(rec);                                                                     \
     } while (0)
 
 int store_run_add_kernel(store_run *run, const store_kernel *k)
@@ -448,9 +444,7 @@ static void rebuild(store_run *run, store_htab *h, uint32_t n, int which)
     for (uint32_t i = 0; i < n; i++) {
         uint64_t hash;
         switch (which) {
-        case 0:
-            hash = store_hash_str(run->strings[i].text);
-            break;
+        case 0: hash = store_hash_str(run->strings[i].text); break;
         case 1:
             if (!run->devices[i].uuid)
                 continue;
@@ -461,12 +455,8 @@ static void rebuild(store_run *run, store_htab *h, uint32_t n, int which)
             hash = store_hash_bytes(&k, sizeof k, 1);
             break;
         }
-        case 3:
-            hash = store_hash_bytes(&run->streams[i], sizeof run->streams[i], 2);
-            break;
-        default:
-            hash = store_hash_bytes(&run->launches[i], sizeof run->launches[i], 3);
-            break;
+        case 3: hash = store_hash_bytes(&run->streams[i], sizeof run->streams[i], 2); break;
+        default: hash = store_hash_bytes(&run->launches[i], sizeof run->launches[i], 3); break;
         }
         /* The tables were this size before, so only an allocation failure can stop this;
          * a missing entry then costs a duplicate later, never a wrong answer. */

@@ -12,10 +12,10 @@
 typedef struct saver {
     const store_run *run;
     store_writer *w;
-    int64_t *proc_row;   /* run process -> file process id */
-    int64_t *ctx_row;    /* run context -> file context row */
-    uint32_t *ordinal;   /* run context -> device ordinal written */
-    int64_t *str_id;     /* run string -> file id (0 = not yet written) */
+    int64_t *proc_row; /* run process -> file process id */
+    int64_t *ctx_row;  /* run context -> file context row */
+    uint32_t *ordinal; /* run context -> device ordinal written */
+    int64_t *str_id;   /* run string -> file id (0 = not yet written) */
     uint64_t rows;
 } saver;
 
@@ -50,8 +50,8 @@ static int save_processes(saver *S)
     int rc = STORE_OK;
     for (uint32_t i = 0; i < run->nprocesses && !rc; i++) {
         const store_process *p = &run->processes[i];
-        store_process_info pi = {p->pid, p->ppid, p->host, p->exe, p->argv, p->run_id, p->source,
-                                 p->start_wall};
+        store_process_info pi = {p->pid,  p->ppid,   p->host,   p->exe,
+                                 p->argv, p->run_id, p->source, p->start_wall};
         rc = store_writer_process(w, &pi, &S->proc_row[i]);
         if (!rc)
             rc = store_writer_process_end(w, S->proc_row[i], p->end_wall, p->complete, p->error);
@@ -64,8 +64,8 @@ static int save_processes(saver *S)
     for (uint64_t i = 0; i < STORE_PRIV(run)->nprocdevs && !rc; i++) {
         const store_procdev *pd = &STORE_PRIV(run)->procdevs[i];
         const store_device *d = &run->devices[pd->device];
-        store_device_info di = {pd->ordinal, d->uuid, d->name, d->sm_count, d->cc_major,
-                                d->cc_minor, d->global_memory};
+        store_device_info di = {pd->ordinal, d->uuid,     d->name,         d->sm_count,
+                                d->cc_major, d->cc_minor, d->global_memory};
         rc = store_writer_device(w, S->proc_row[pd->process], &di);
     }
     for (uint32_t i = 0; i < run->ncontexts && !rc; i++) {
@@ -77,8 +77,8 @@ static int save_processes(saver *S)
                 /* A device this process never declared: give it an ordinal of its own. */
                 const store_device *d = &run->devices[c->device];
                 ord = 1000 + c->device;
-                store_device_info di = {ord, d->uuid, d->name, d->sm_count, d->cc_major,
-                                        d->cc_minor, d->global_memory};
+                store_device_info di = {ord,         d->uuid,     d->name,         d->sm_count,
+                                        d->cc_major, d->cc_minor, d->global_memory};
                 rc = store_writer_device(w, S->proc_row[c->process], &di);
             }
         }
@@ -106,8 +106,8 @@ static int save_records(saver *S)
         rc = string_id(S, l->name, &name);
         if (!rc)
             rc = store_writer_launch_id(w, S->ctx_row[s->context], s->stream_id, name, l->grid,
-                                        l->block, l->registers, l->static_smem, l->dynamic_smem,
-                                        0, &lid);
+                                        l->block, l->registers, l->static_smem, l->dynamic_smem, 0,
+                                        &lid);
         if (!rc)
             rc = store_writer_kernel_row(w, k->start, k->end - k->start, lid, k->correlation_id);
         if (!rc)
@@ -119,17 +119,23 @@ static int save_records(saver *S)
         const store_context *cx = &run->contexts[s->context];
         int64_t proc = S->proc_row[cx->process];
         if (c->type == STORE_COPY_MEMSET) {
-            store_memset_info m = {.start = c->start, .end = c->end,
+            store_memset_info m = {.start = c->start,
+                                   .end = c->end,
                                    .device_id = S->ordinal[s->context],
-                                   .context_id = cx->context_id, .stream_id = s->stream_id,
-                                   .correlation_id = c->correlation_id, .bytes = c->bytes,
+                                   .context_id = cx->context_id,
+                                   .stream_id = s->stream_id,
+                                   .correlation_id = c->correlation_id,
+                                   .bytes = c->bytes,
                                    .mem_kind = c->kind};
             rc = store_writer_memset(w, proc, &m);
         } else {
-            store_memcpy_info m = {.start = c->start, .end = c->end,
+            store_memcpy_info m = {.start = c->start,
+                                   .end = c->end,
                                    .device_id = S->ordinal[s->context],
-                                   .context_id = cx->context_id, .stream_id = s->stream_id,
-                                   .correlation_id = c->correlation_id, .copy_kind = c->kind,
+                                   .context_id = cx->context_id,
+                                   .stream_id = s->stream_id,
+                                   .correlation_id = c->correlation_id,
+                                   .copy_kind = c->kind,
                                    .bytes = c->bytes};
             rc = store_writer_memcpy(w, proc, &m);
         }
@@ -138,7 +144,9 @@ static int save_records(saver *S)
     }
     for (uint64_t i = 0; i < run->napis && !rc; i++) {
         const store_api *a = &run->apis[i];
-        store_api_info ai = {.start = a->start, .end = a->end, .thread_id = a->thread_id,
+        store_api_info ai = {.start = a->start,
+                             .end = a->end,
+                             .thread_id = a->thread_id,
                              .correlation_id = a->correlation_id,
                              .domain = (store_api_domain)a->domain,
                              .name = a->name != STORE_NONE ? run->strings[a->name].text : NULL,
@@ -149,9 +157,11 @@ static int save_records(saver *S)
     }
     for (uint64_t i = 0; i < run->nranges && !rc; i++) {
         const store_range *r = &run->ranges[i];
-        store_range_info ri = {.start = r->start, .end = r->end, .thread_id = r->thread_id,
-                               .domain = r->domain != STORE_NONE ? run->strings[r->domain].text
-                                                                 : NULL,
+        store_range_info ri = {.start = r->start,
+                               .end = r->end,
+                               .thread_id = r->thread_id,
+                               .domain =
+                                   r->domain != STORE_NONE ? run->strings[r->domain].text : NULL,
                                .name = r->name != STORE_NONE ? run->strings[r->name].text : NULL};
         rc = store_writer_range(w, S->proc_row[r->process], &ri);
         if (!rc)

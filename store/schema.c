@@ -92,8 +92,8 @@ static int is_format_error(int rc)
     return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT || rc == SQLITE_FORMAT;
 }
 
-int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock,
-                       char *err, size_t errlen)
+int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock, char *err,
+                       size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta", -1, &st, NULL);
@@ -147,8 +147,10 @@ int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock 
         return STORE_ENEWER;
     }
     if (schema < 1 || min_reader < 1 || !have_t0) {
-        store_fmt(err, errlen, "%s: a tlview file with a broken meta table (schema_version, "
-                  "min_reader_version or t0 missing)", path);
+        store_fmt(err, errlen,
+                  "%s: a tlview file with a broken meta table (schema_version, "
+                  "min_reader_version or t0 missing)",
+                  path);
         return STORE_EFORMAT;
     }
     if (!strcmp(clock, "cupti"))
@@ -195,8 +197,10 @@ int store_file_check(const char *path, char *err, size_t errlen)
         store_fmt(err, errlen, "%s: not an SQLite file", path);
         rc = STORE_EFORMAT;
     } else if (got < (ssize_t)sizeof hdr) {
-        store_fmt(err, errlen, "%s: truncated or corrupt (%lld bytes, shorter than an SQLite "
-                  "header)", path, (long long)sb.st_size);
+        store_fmt(err, errlen,
+                  "%s: truncated or corrupt (%lld bytes, shorter than an SQLite "
+                  "header)",
+                  path, (long long)sb.st_size);
         rc = STORE_EFORMAT;
     } else {
         /* The header's page count is valid when the change counter matches
@@ -229,8 +233,8 @@ int store_open_read(const char *path, sqlite3 **pDb, char *err, size_t errlen)
         rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     }
     if (rc != SQLITE_OK) {
-        store_fmt(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) :
-                  sqlite3_errstr(rc));
+        store_fmt(err, errlen, "%s: cannot open: %s", path,
+                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return STORE_EIO;
     }

@@ -138,7 +138,7 @@ typedef struct merge_job {
     uint32_t nseg;
     uint64_t *pos, *end, *released; /* per segment */
     uint64_t out;
-    int release_pages;              /* hand consumed pages back */
+    int release_pages; /* hand consumed pages back */
 } merge_job;
 
 /* A loser tree over the segments' next keys. An exhausted segment's key is INT64_MAX; ties go
@@ -198,18 +198,10 @@ static void *merge_thread(void *arg)
 {
     merge_job *j = arg;
     switch (j->size) {
-    case 32:
-        merge_run(j, 32);
-        break;
-    case 40:
-        merge_run(j, 40);
-        break;
-    case 48:
-        merge_run(j, 48);
-        break;
-    default:
-        merge_run(j, j->size);
-        break;
+    case 32: merge_run(j, 32); break;
+    case 40: merge_run(j, 40); break;
+    case 48: merge_run(j, 48); break;
+    default: merge_run(j, j->size); break;
     }
     return NULL;
 }
@@ -234,8 +226,7 @@ static int64_t split_key(const char *base, size_t size, uint32_t nseg, const uin
 }
 
 /* Merges the sorted segments starting at seg[0..nseg) into a new array; *pBase is replaced. */
-static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t *seg,
-                          uint32_t nseg)
+static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t *seg, uint32_t nseg)
 {
     char *base = *pBase;
     char *dst = malloc(n * size);
@@ -261,12 +252,19 @@ static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t 
     uint64_t out = 0;
     for (uint32_t t = 0; t < nt; t++) {
         merge_job *j = &jobs[t];
-        *j = (merge_job){base, dst, size, nseg, arr + nseg * (2 + 3 * t),
-                         arr + nseg * (3 + 3 * t), arr + nseg * (4 + 3 * t), out, big};
+        *j = (merge_job){base,
+                         dst,
+                         size,
+                         nseg,
+                         arr + nseg * (2 + 3 * t),
+                         arr + nseg * (3 + 3 * t),
+                         arr + nseg * (4 + 3 * t),
+                         out,
+                         big};
         /* Thread t takes the keys in [split t, split t+1): every key below a split goes to an
          * earlier thread, so the outputs are disjoint and in order. */
-        int64_t v = t + 1 < nt ? split_key(base, size, nseg, lo, hi, n / nt * (t + 1), kmin, kmax)
-                               : 0;
+        int64_t v =
+            t + 1 < nt ? split_key(base, size, nseg, lo, hi, n / nt * (t + 1), kmin, kmax) : 0;
         for (uint32_t s = 0; s < nseg; s++) {
             j->pos[s] = t ? jobs[t - 1].end[s] : lo[s];
             j->end[s] = t + 1 < nt ? lower_bound(base, j->pos[s], hi[s], size, v) : hi[s];
@@ -373,13 +371,9 @@ int store_sort_nearly(void *base, uint64_t n, size_t size)
 int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *segs)
 {
     switch (size) {
-    case 32:
-        return sort_records(pBase, n, 32, segs);
-    case 40:
-        return sort_records(pBase, n, 40, segs);
-    case 48:
-        return sort_records(pBase, n, 48, segs);
-    default:
-        return size <= 64 ? sort_records(pBase, n, size, segs) : STORE_EINVAL;
+    case 32: return sort_records(pBase, n, 32, segs);
+    case 40: return sort_records(pBase, n, 40, segs);
+    case 48: return sort_records(pBase, n, 48, segs);
+    default: return size <= 64 ? sort_records(pBase, n, size, segs) : STORE_EINVAL;
     }
 }

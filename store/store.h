@@ -24,11 +24,11 @@
 
 enum {
     STORE_OK = 0,
-    STORE_EIO = -1,      /* the file system or SQLite failed (disk full, unwritable, ...) */
-    STORE_EEXIST = -2,   /* store_writer_open: the file already exists */
-    STORE_EFORMAT = -3,  /* not a tlview file: not SQLite, another database, truncated */
-    STORE_ENEWER = -4,   /* written by a newer tlview than this one */
-    STORE_EINVAL = -5,   /* bad argument */
+    STORE_EIO = -1,     /* the file system or SQLite failed (disk full, unwritable, ...) */
+    STORE_EEXIST = -2,  /* store_writer_open: the file already exists */
+    STORE_EFORMAT = -3, /* not a tlview file: not SQLite, another database, truncated */
+    STORE_ENEWER = -4,  /* written by a newer tlview than this one */
+    STORE_EINVAL = -5,  /* bad argument */
     STORE_ENOMEM = -6,
 };
 
@@ -42,35 +42,35 @@ typedef enum { STORE_CLOCK_CUPTI = 0, STORE_CLOCK_REALTIME = 1 } store_clock;
 /* Describes one process; strings may be NULL; they are copied. */
 typedef struct store_process_info {
     int64_t pid, ppid;
-    const char *host;    /* gethostname() */
-    const char *exe;     /* executable path */
-    const char *argv;    /* command line, space separated */
-    const char *run_id;  /* TLVIEW_RUN_ID or NULL */
-    const char *source;  /* "libcollect", "nvprof", "nsys", "chrome" */
-    int64_t start_wall;  /* CLOCK_REALTIME ns at start, 0 if unknown */
+    const char *host;   /* gethostname() */
+    const char *exe;    /* executable path */
+    const char *argv;   /* command line, space separated */
+    const char *run_id; /* TLVIEW_RUN_ID or NULL */
+    const char *source; /* "libcollect", "nvprof", "nsys", "chrome" */
+    int64_t start_wall; /* CLOCK_REALTIME ns at start, 0 if unknown */
 } store_process_info;
 
 typedef struct store_device_info {
-    uint32_t device_id;    /* CUDA ordinal as seen by the process */
-    const char *uuid;      /* 32 lowercase hex digits, or NULL */
-    const char *name;      /* "NVIDIA H200" */
-    uint32_t sm_count;     /* multiprocessors */
+    uint32_t device_id; /* CUDA ordinal as seen by the process */
+    const char *uuid;   /* 32 lowercase hex digits, or NULL */
+    const char *name;   /* "NVIDIA H200" */
+    uint32_t sm_count;  /* multiprocessors */
     uint32_t cc_major, cc_minor;
     uint64_t global_memory; /* bytes */
 } store_device_info;
 
 /* One kernel execution, absolute times on the writer's clock. `name` is copied (interned). */
 typedef struct store_kernel_info {
-    int64_t start, end;          /* ns */
-    uint32_t device_id;          /* CUDA ordinal */
-    uint32_t context_id;         /* CUDA context id */
-    uint32_t stream_id;          /* CUDA stream id */
-    uint32_t correlation_id;     /* links to the launching API call */
-    uint32_t grid[3], block[3];  /* x, y, z */
-    uint32_t registers;          /* per thread */
+    int64_t start, end;                 /* ns */
+    uint32_t device_id;                 /* CUDA ordinal */
+    uint32_t context_id;                /* CUDA context id */
+    uint32_t stream_id;                 /* CUDA stream id */
+    uint32_t correlation_id;            /* links to the launching API call */
+    uint32_t grid[3], block[3];         /* x, y, z */
+    uint32_t registers;                 /* per thread */
     uint32_t static_smem, dynamic_smem; /* bytes per block */
-    uint32_t local_mem;          /* bytes per thread */
-    const char *name;            /* mangled name as CUPTI gives it */
+    uint32_t local_mem;                 /* bytes per thread */
+    const char *name;                   /* mangled name as CUPTI gives it */
 } store_kernel_info;
 
 typedef struct store_memcpy_info {
@@ -87,7 +87,7 @@ typedef struct store_memset_info {
     uint32_t device_id, context_id, stream_id, correlation_id;
     uint32_t value;
     uint64_t bytes;
-    uint32_t mem_kind;           /* CUpti_ActivityMemoryKind */
+    uint32_t mem_kind; /* CUpti_ActivityMemoryKind */
 } store_memset_info;
 
 typedef enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 } store_api_domain;
@@ -97,16 +97,16 @@ typedef struct store_api_info {
     uint64_t thread_id;
     uint32_t correlation_id;
     store_api_domain domain;
-    uint32_t cbid;               /* CUPTI callback id */
-    const char *name;            /* "cudaLaunchKernel" (interned) */
-    int32_t status;              /* return value */
+    uint32_t cbid;    /* CUPTI callback id */
+    const char *name; /* "cudaLaunchKernel" (interned) */
+    int32_t status;   /* return value */
 } store_api_info;
 
 typedef struct store_range_info {
     int64_t start, end;
     uint64_t thread_id;
-    const char *domain;          /* NVTX domain or NULL */
-    const char *name;            /* the range's message */
+    const char *domain; /* NVTX domain or NULL */
+    const char *name;   /* the range's message */
 } store_range_info;
 
 /* Creates `path` as a new tlview file and writes its tables and meta rows. The file must not
@@ -116,7 +116,8 @@ typedef struct store_range_info {
  * the open file, which stays in WAL mode until closed (committed batches survive a SIGKILL); on
  * error *ppW is still set (unless out of memory) so the message can be read, and must be closed.
  * A writer is used by one thread at a time; never carry it across fork(). */
-int store_writer_open(const char *path, store_clock clock, int64_t t0, store_writer **ppW /* OUT */);
+int store_writer_open(const char *path, store_clock clock, int64_t t0,
+                      store_writer **ppW /* OUT */);
 
 /* The last error of the writer, naming the file ("" when none). Owned by the writer. */
 const char *store_writer_errmsg(const store_writer *w);
@@ -183,19 +184,19 @@ typedef uint32_t store_idx;
 typedef struct store_process {
     int64_t pid, ppid;
     const char *host, *exe, *argv, *run_id, *source; /* owned by the run; may be NULL */
-    const char *file;          /* the file it was read from */
+    const char *file;                                /* the file it was read from */
     int64_t start_wall, end_wall; /* common axis (CLOCK_REALTIME ns), 0 if unknown */
-    int complete;              /* 1 if the collector finished cleanly */
-    const char *error;         /* process.error or NULL */
-    int64_t clock_offset;      /* added to the file's absolute times to reach the common axis */
-    int64_t clock_drift;       /* end-pair offset minus start-pair offset, ns (0 if unknown) */
-    uint64_t records_dropped;  /* from process_meta; 0 if unknown */
+    int complete;                 /* 1 if the collector finished cleanly */
+    const char *error;            /* process.error or NULL */
+    int64_t clock_offset;         /* added to the file's absolute times to reach the common axis */
+    int64_t clock_drift;          /* end-pair offset minus start-pair offset, ns (0 if unknown) */
+    uint64_t records_dropped;     /* from process_meta; 0 if unknown */
     const char **meta_keys, **meta_values; /* process_meta, nmeta pairs */
     uint32_t nmeta;
 } store_process;
 
 typedef struct store_device {
-    const char *uuid;          /* merge key; NULL when unknown (then keyed by process+ordinal) */
+    const char *uuid; /* merge key; NULL when unknown (then keyed by process+ordinal) */
     const char *name;
     uint32_t sm_count, cc_major, cc_minor;
     uint64_t global_memory;
@@ -209,34 +210,34 @@ typedef struct store_context {
 } store_context;
 
 typedef struct store_stream {
-    store_idx context;         /* index into contexts */
-    uint32_t stream_id;        /* CUDA's id, unique within the context only */
+    store_idx context;  /* index into contexts */
+    uint32_t stream_id; /* CUDA's id, unique within the context only */
 } store_stream;
 
 /* A launch signature: what the solo-duration reference is keyed on (with the stream dropped). */
 typedef struct store_launch {
-    store_idx name;            /* index into strings */
+    store_idx name; /* index into strings */
     uint32_t grid[3], block[3];
     uint32_t registers, static_smem, dynamic_smem;
 } store_launch;
 
 /* 32 bytes: the run holds one per kernel, so keep it small. */
 typedef struct store_kernel {
-    int64_t start, end;        /* common axis, ns */
-    store_idx stream;          /* index into streams (stream -> context -> process, device) */
-    store_idx launch;          /* index into launches */
-    uint32_t correlation_id;   /* unique per process */
-    uint32_t flags;            /* reserved, 0 */
+    int64_t start, end;      /* common axis, ns */
+    store_idx stream;        /* index into streams (stream -> context -> process, device) */
+    store_idx launch;        /* index into launches */
+    uint32_t correlation_id; /* unique per process */
+    uint32_t flags;          /* reserved, 0 */
 } store_kernel;
 
 typedef enum { STORE_COPY_MEMCPY = 1, STORE_COPY_MEMSET = 2 } store_copy_type;
 
 typedef struct store_copy {
-    int64_t start, end;        /* common axis */
+    int64_t start, end; /* common axis */
     store_idx stream;
     uint32_t correlation_id;
-    uint16_t type;             /* store_copy_type */
-    uint16_t kind;             /* memcpy: CUpti_ActivityMemcpyKind; memset: memory kind */
+    uint16_t type; /* store_copy_type */
+    uint16_t kind; /* memcpy: CUpti_ActivityMemcpyKind; memset: memory kind */
     uint64_t bytes;
 } store_copy;
 
@@ -245,8 +246,8 @@ typedef struct store_api {
     store_idx process;
     uint32_t correlation_id;
     uint64_t thread_id;
-    store_idx name;            /* index into strings */
-    uint16_t domain;           /* store_api_domain */
+    store_idx name;  /* index into strings */
+    uint16_t domain; /* store_api_domain */
     int32_t status;
 } store_api;
 
@@ -254,28 +255,38 @@ typedef struct store_range {
     int64_t start, end;
     store_idx process;
     uint64_t thread_id;
-    store_idx domain;          /* index into strings or STORE_NONE */
+    store_idx domain; /* index into strings or STORE_NONE */
     store_idx name;
 } store_range;
 
 typedef struct store_string {
-    const char *text;          /* as recorded (mangled) */
-    const char *demangled;     /* readable form; == text when not mangled */
+    const char *text;      /* as recorded (mangled) */
+    const char *demangled; /* readable form; == text when not mangled */
 } store_string;
 
 typedef struct store_run {
-    store_process *processes;  uint32_t nprocesses;
-    store_device *devices;     uint32_t ndevices;
-    store_context *contexts;   uint32_t ncontexts;
-    store_stream *streams;     uint32_t nstreams;
-    store_launch *launches;    uint32_t nlaunches;
-    store_string *strings;     uint32_t nstrings;
-    store_kernel *kernels;     uint64_t nkernels;  /* sorted by start after store_run_finish */
-    store_copy *copies;        uint64_t ncopies;   /* sorted by start */
-    store_api *apis;           uint64_t napis;     /* sorted by start */
-    store_range *ranges;       uint64_t nranges;   /* sorted by start */
-    int64_t t_begin, t_end;    /* min start / max end over all records (0, 0 when empty) */
-    void *priv;                /* builder state: interning tables, error text, arenas */
+    store_process *processes;
+    uint32_t nprocesses;
+    store_device *devices;
+    uint32_t ndevices;
+    store_context *contexts;
+    uint32_t ncontexts;
+    store_stream *streams;
+    uint32_t nstreams;
+    store_launch *launches;
+    uint32_t nlaunches;
+    store_string *strings;
+    uint32_t nstrings;
+    store_kernel *kernels;
+    uint64_t nkernels; /* sorted by start after store_run_finish */
+    store_copy *copies;
+    uint64_t ncopies; /* sorted by start */
+    store_api *apis;
+    uint64_t napis; /* sorted by start */
+    store_range *ranges;
+    uint64_t nranges;       /* sorted by start */
+    int64_t t_begin, t_end; /* min start / max end over all records (0, 0 when empty) */
+    void *priv;             /* builder state: interning tables, error text, arenas */
 } store_run;
 
 /* A new empty run. NULL when out of memory. Free with store_run_free(). */
@@ -336,8 +347,8 @@ int store_run_process_meta(store_run *run, store_idx process, const char *key, c
 /* Devices are merged by uuid; a device without uuid is unique to (process, ordinal). */
 store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d);
 /* Finds or creates the context (process, context_id); device may be STORE_NONE when unknown. */
-store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id, store_idx device,
-                            uint32_t compute_api_kind);
+store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id,
+                            store_idx device, uint32_t compute_api_kind);
 store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id);
 store_idx store_run_launch(store_run *run, const store_launch *l);
 /* Appends a record (times already on the common axis). Returns 0 or STORE_ENOMEM. */

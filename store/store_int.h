@@ -26,9 +26,9 @@ static inline uint64_t store_hash_str(const char *s)
 /* An open-addressing table of array indexes: the keys live in the caller's arrays, the table
  * holds (index + 1, 32 bits of hash) per slot. `eq` compares the key at `idx` with `key`. */
 typedef struct store_htab {
-    uint32_t *slot;  /* 2 words per slot: idx + 1 (0 = empty), hash */
-    uint32_t cap;    /* slots, a power of two (0 before first use) */
-    uint32_t n;      /* used slots */
+    uint32_t *slot; /* 2 words per slot: idx + 1 (0 = empty), hash */
+    uint32_t cap;   /* slots, a power of two (0 before first use) */
+    uint32_t n;     /* used slots */
 } store_htab;
 
 typedef int (*store_htab_eq)(const void *ctx, uint32_t idx, const void *key);
@@ -63,8 +63,8 @@ int store_schema_create(sqlite3 *db, store_clock clock, int64_t t0, char *err, s
 
 /* Checks that db is a tlview file this reader can read and returns its t0 and clock.
  * STORE_EFORMAT or STORE_ENEWER with the message (prefixed with `path`) in err. */
-int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock,
-                       char *err, size_t errlen);
+int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock, char *err,
+                       size_t errlen);
 
 /* Checks the first bytes and the size of `path` before SQLite opens it (empty, not SQLite,
  * truncated). 0 or STORE_EFORMAT / STORE_EIO with the message in err. */
@@ -101,10 +101,10 @@ typedef struct store_run_priv {
     store_htab h_strings, h_launches, h_contexts, h_streams, h_devices;
     uint64_t cap_processes, cap_devices, cap_contexts, cap_streams, cap_launches, cap_strings;
     uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges;
-    uint32_t *meta_cap;            /* per process: capacity of meta_keys/meta_values */
+    uint32_t *meta_cap; /* per process: capacity of meta_keys/meta_values */
     store_procdev *procdevs;
     uint64_t nprocdevs, cap_procdevs;
-    store_segs segs[4];            /* kernels, copies, apis, ranges */
+    store_segs segs[4]; /* kernels, copies, apis, ranges */
 } store_run_priv;
 
 #define STORE_PRIV(run) ((store_run_priv *)(run)->priv)
@@ -134,7 +134,7 @@ int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *
 /* What a file's launch row id resolves to. */
 typedef struct launch_ref {
     store_idx stream, launch;
-    int64_t base;         /* t0 + the process's clock offset */
+    int64_t base; /* t0 + the process's clock offset */
     int valid;
 } launch_ref;
 
@@ -147,20 +147,24 @@ typedef struct loader {
     int64_t t0;
     store_clock clock;
     /* file row id -> run index; ids are dense in every file tlview writes */
-    store_idx *proc;  uint64_t nproc;
-    int64_t *offset;  /* per file process id: clock offset */
-    store_idx *ctx;   uint64_t nctx;
-    store_idx *str;   uint64_t nstr;
-    launch_ref *launch; uint64_t nlaunch;
+    store_idx *proc;
+    uint64_t nproc;
+    int64_t *offset; /* per file process id: clock offset */
+    store_idx *ctx;
+    uint64_t nctx;
+    store_idx *str;
+    uint64_t nstr;
+    launch_ref *launch;
+    uint64_t nlaunch;
     /* (file process id, ordinal) -> run device */
     struct ldev {
         int64_t process;
         uint32_t ordinal;
         store_idx device;
-    } *devs;
+    } * devs;
     uint64_t ndevs, cap_devs;
-    uint64_t kcap;       /* room for its kernels: the kernel table's largest rowid */
-    int64_t kmin;        /* the smallest rowid (1 in files tlview wrote) */
+    uint64_t kcap; /* room for its kernels: the kernel table's largest rowid */
+    int64_t kmin;  /* the smallest rowid (1 in files tlview wrote) */
 } loader;
 
 /* A share of one file's kernel table: the rows with lo <= rowid < hi (all rows when lo is
@@ -169,9 +173,9 @@ typedef struct loader {
 typedef struct scan_part {
     loader *L;
     int64_t lo, hi;
-    int own_db;          /* 1: open a connection of its own */
+    int own_db; /* 1: open a connection of its own */
     store_kernel *out;
-    uint64_t cap, n;     /* room, rows read */
+    uint64_t cap, n; /* room, rows read */
     int rc;
     char err[1024];
 } scan_part;

@@ -68,8 +68,7 @@ int store_htab_put(store_htab *h, uint64_t hash, uint32_t idx)
             return STORE_ENOMEM;
         for (uint32_t i = 0; i < h->cap; i++)
             if (h->slot[2 * i])
-                htab_place(ns, ncap, h->slot[2 * i], h->slot[2 * i + 1],
-                           home(h->slot[2 * i + 1]));
+                htab_place(ns, ncap, h->slot[2 * i], h->slot[2 * i + 1], home(h->slot[2 * i + 1]));
         free(h->slot);
         h->slot = ns;
         h->cap = ncap;

@@ -12,8 +12,23 @@
 #include "store_int.h"
 
 enum {
-    ST_PROCESS, ST_PMETA, ST_PEND, ST_PERROR, ST_CALIB, ST_DEVICE, ST_CTX_INS, ST_CTX_UPD,
-    ST_STRING, ST_LAUNCH, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_RANGE, ST_META, ST_COUNT
+    ST_PROCESS,
+    ST_PMETA,
+    ST_PEND,
+    ST_PERROR,
+    ST_CALIB,
+    ST_DEVICE,
+    ST_CTX_INS,
+    ST_CTX_UPD,
+    ST_STRING,
+    ST_LAUNCH,
+    ST_KERNEL,
+    ST_MEMCPY,
+    ST_MEMSET,
+    ST_API,
+    ST_RANGE,
+    ST_META,
+    ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -27,14 +42,16 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " monotonic) VALUES (?,?,?,?,?)",
     [ST_DEVICE] = "INSERT OR REPLACE INTO device(process_id, device_id, uuid, name, sm_count,"
                   " cc_major, cc_minor, global_memory) VALUES (?,?,?,?,?,?,?,?)",
-    [ST_CTX_INS] = "INSERT OR REPLACE INTO context(id, process_id, device_id, context_id, compute_api_kind,"
-                   " null_stream_id) VALUES (?,?,?,?,?,?)",
+    [ST_CTX_INS] =
+        "INSERT OR REPLACE INTO context(id, process_id, device_id, context_id, compute_api_kind,"
+        " null_stream_id) VALUES (?,?,?,?,?,?)",
     [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?"
                    " WHERE id = ?",
     [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text, demangled) VALUES (?,?,?)",
-    [ST_LAUNCH] = "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
-                  " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
-                  " local_mem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_LAUNCH] =
+        "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
+        " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
+        " local_mem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_KERNEL] = "INSERT INTO kernel(start, dur, launch_id, correlation_id) VALUES (?,?,?,?)",
     [ST_MEMCPY] = "INSERT INTO memcpy(start, dur, context_row, stream_id, correlation_id,"
                   " copy_kind, src_kind, dst_kind, bytes, flags) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -62,22 +79,22 @@ struct store_writer {
     sqlite3 *db;
     char *path;
     char errmsg[1024];
-    int first_rc;                  /* first error, returned again by close */
-    int in_batch;                  /* inside begin/commit */
+    int first_rc; /* first error, returned again by close */
+    int in_batch; /* inside begin/commit */
     int64_t t0;
     sqlite3_stmt *st[ST_COUNT];
     store_arena arena;
-    const char **strings;          /* strings[i] has file id i + 1 */
+    const char **strings; /* strings[i] has file id i + 1 */
     uint64_t nstrings, cap_strings;
     store_htab h_strings;
     struct {
-        const char *ptr;           /* a caller's pointer last seen with this string */
+        const char *ptr; /* a caller's pointer last seen with this string */
         uint32_t idx;
-    } recent[256];                 /* CUPTI hands the same name pointer again and again */
-    wctx *ctxs;                    /* ctxs[i] has context row id i + 1 */
+    } recent[256]; /* CUPTI hands the same name pointer again and again */
+    wctx *ctxs;    /* ctxs[i] has context row id i + 1 */
     uint64_t nctxs, cap_ctxs;
     store_htab h_ctxs;
-    wlaunch *launches;             /* launches[i] has launch row id i + 1 */
+    wlaunch *launches; /* launches[i] has launch row id i + 1 */
     uint64_t nlaunches, cap_launches;
     store_htab h_launches;
     uint64_t mark_strings, mark_ctxs, mark_launches; /* interned before the open batch */
@@ -155,9 +172,11 @@ int store_writer_open(const char *path, store_clock clock, int64_t t0, store_wri
     /* WAL + synchronous=NORMAL: a commit is one sequential append and no fsync; the data is in
      * the OS once committed, so it survives the process being killed. */
     char *msg = NULL;
-    rc = sqlite3_exec(w->db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
-                             " PRAGMA synchronous=NORMAL; PRAGMA cache_size=-4096;"
-                             " PRAGMA foreign_keys=OFF", 0, 0, &msg);
+    rc = sqlite3_exec(w->db,
+                      "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
+                      " PRAGMA synchronous=NORMAL; PRAGMA cache_size=-4096;"
+                      " PRAGMA foreign_keys=OFF",
+                      0, 0, &msg);
     if (rc != SQLITE_OK) {
         store_fmt(w->errmsg, sizeof w->errmsg, "%s: cannot set up: %s", path, msg ? msg : "?");
         sqlite3_free(msg);
@@ -203,10 +222,10 @@ const char *store_writer_path(const store_writer *w)
 }
 
 /* Every call that writes checks that open succeeded. */
-#define CHECK_OPEN(w)                                                                    \
-    do {                                                                                 \
-        if (!(w) || !(w)->db)                                                            \
-            return STORE_EINVAL;                                                         \
+#define CHECK_OPEN(w)                                                                              \
+    do {                                                                                           \
+        if (!(w) || !(w)->db)                                                                      \
+            return STORE_EINVAL;                                                                   \
     } while (0)
 
 int store_writer_meta(store_writer *w, const char *key, const char *value)
@@ -241,8 +260,7 @@ int store_writer_process(store_writer *w, const store_process_info *p, int64_t *
     return rc;
 }
 
-int store_writer_process_meta(store_writer *w, int64_t process, const char *key,
-                              const char *value)
+int store_writer_process_meta(store_writer *w, int64_t process, const char *key, const char *value)
 {
     CHECK_OPEN(w);
     if (!key)
@@ -254,8 +272,7 @@ int store_writer_process_meta(store_writer *w, int64_t process, const char *key,
     return wstep(w, ST_PMETA, "cannot write process_meta");
 }
 
-int store_writer_process_meta_int(store_writer *w, int64_t process, const char *key,
-                                  int64_t value)
+int store_writer_process_meta_int(store_writer *w, int64_t process, const char *key, int64_t value)
 {
     CHECK_OPEN(w);
     if (!key)
@@ -470,8 +487,7 @@ int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream
         *pId = (int64_t)idx + 1;
         return STORE_OK;
     }
-    if (store_grow((void **)&w->launches, &w->cap_launches, w->nlaunches + 1,
-                   sizeof *w->launches))
+    if (store_grow((void **)&w->launches, &w->cap_launches, w->nlaunches + 1, sizeof *w->launches))
         return STORE_ENOMEM;
     int64_t id = (int64_t)w->nlaunches + 1;
     sqlite3_stmt *s = w->st[ST_LAUNCH];
@@ -515,8 +531,9 @@ static int check_times(store_writer *w, int64_t start, int64_t end, const char *
 {
     if (end >= start)
         return STORE_OK;
-    store_fmt(w->errmsg, sizeof w->errmsg, "%s: %s ends before it starts (%lld < %lld); not written",
-              w->path, what, (long long)end, (long long)start);
+    store_fmt(w->errmsg, sizeof w->errmsg,
+              "%s: %s ends before it starts (%lld < %lld); not written", w->path, what,
+              (long long)end, (long long)start);
     return STORE_EINVAL;
 }
 
@@ -543,8 +560,8 @@ int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_inf
  * (start, dur, context_row, stream_id, correlation_id) to statement `st`, making the context row
  * when it is new. The caller binds the rest and steps. */
 static int bind_copy_head(store_writer *w, int st, /* ST_MEMCPY or ST_MEMSET */
-                          int64_t process, int64_t start, int64_t end,
-                          uint32_t device_id, uint32_t context_id, /* CUDA's ids */
+                          int64_t process, int64_t start, int64_t end, uint32_t device_id,
+                          uint32_t context_id, /* CUDA's ids */
                           uint32_t stream_id, uint32_t correlation_id,
                           const char *what) /* "memcpy", "memset": for messages */
 {
@@ -716,8 +733,9 @@ int store_writer_close(store_writer *w)
         for (int i = 0; i < ST_COUNT; i++)
             sqlite3_finalize(w->st[i]);
         /* Back to one self-contained file: fold the WAL in and leave WAL mode. */
-        if (sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE",
-                         0, 0, NULL) != SQLITE_OK && !rc)
+        if (sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE", 0, 0,
+                         NULL) != SQLITE_OK &&
+            !rc)
             rc = werr(w, STORE_EIO, "cannot finish the file");
         if (sqlite3_close(w->db) != SQLITE_OK && !rc)
             rc = STORE_EIO;

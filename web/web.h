@@ -27,15 +27,15 @@ typedef struct web web;
 
 /* One run to show. Borrowed, not copied (except `label`, which is copied). */
 typedef struct web_run {
-    const char *label;       /* shown above the run, e.g. "mps-off/n4 (4 files)"; NULL: "run N" */
-    const store_run *run;    /* finished run (store_run_finish) */
-    const analysis *an;      /* analysis_run() of that run */
+    const char *label;    /* shown above the run, e.g. "mps-off/n4 (4 files)"; NULL: "run N" */
+    const store_run *run; /* finished run (store_run_finish) */
+    const analysis *an;   /* analysis_run() of that run */
 } web_run;
 
 typedef struct web_options {
-    const char *bind;        /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
-    unsigned port;           /* TCP port; 0 picks a free one (read it back with web_port) (8080) */
-    unsigned threads;        /* worker threads answering requests (4) */
+    const char *bind; /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
+    unsigned port;    /* TCP port; 0 picks a free one (read it back with web_port) (8080) */
+    unsigned threads; /* worker threads answering requests (4) */
 } web_options;
 
 /* Sets every field of *o to its documented default. */

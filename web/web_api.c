@@ -134,8 +134,10 @@ static int get_time(const web_params *p, web_reply *out, const char *key, int op
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (!*s || isspace((unsigned char)*s) || *end || errno || !isfinite(x) || fabs(x) > TIME_ABS_MAX) {
-        reply_error(out, 400, "parameter '%s' must be a time in ns (|t| <= 4e18), got '%.40s'", key, s);
+    if (!*s || isspace((unsigned char)*s) || *end || errno || !isfinite(x) ||
+        fabs(x) > TIME_ABS_MAX) {
+        reply_error(out, 400, "parameter '%s' must be a time in ns (|t| <= 4e18), got '%.40s'", key,
+                    s);
         return -1;
     }
     *v = (int64_t)llround(x);
@@ -202,15 +204,15 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
 
 static json_t *window_json(const web_runix *r, const analysis_window *w)
 {
-    return json_pack("{s:I,s:I,s:s,s:i,s:i,s:i,s:f,s:o,s:o,s:o,s:b,s:b}",
-        "t0", (json_int_t)(w->t0 - r->origin), "t1", (json_int_t)(w->t1 - r->origin),
-        "verdict", analysis_verdict_name(w->verdict), "nkernels", (int)w->nkernels,
-        "max_processes", (int)w->max_processes, "max_contexts", (int)w->max_contexts,
-        "contexts", (double)w->contexts,
-        "mean_stretch", isfinite(w->mean_stretch) ? json_real(w->mean_stretch) : json_null(),
-        "parallelism", isfinite(w->parallelism) ? json_real(w->parallelism) : json_null(),
-        "coverage", isfinite(w->coverage) ? json_real(w->coverage) : json_null(),
-        "mps", w->mps, "stretch_matches_contexts", w->stretch_matches_contexts);
+    return json_pack(
+        "{s:I,s:I,s:s,s:i,s:i,s:i,s:f,s:o,s:o,s:o,s:b,s:b}", "t0", (json_int_t)(w->t0 - r->origin),
+        "t1", (json_int_t)(w->t1 - r->origin), "verdict", analysis_verdict_name(w->verdict),
+        "nkernels", (int)w->nkernels, "max_processes", (int)w->max_processes, "max_contexts",
+        (int)w->max_contexts, "contexts", (double)w->contexts, "mean_stretch",
+        isfinite(w->mean_stretch) ? json_real(w->mean_stretch) : json_null(), "parallelism",
+        isfinite(w->parallelism) ? json_real(w->parallelism) : json_null(), "coverage",
+        isfinite(w->coverage) ? json_real(w->coverage) : json_null(), "mps", w->mps,
+        "stretch_matches_contexts", w->stretch_matches_contexts);
 }
 
 /* api_window: GET /api/window?run&id: one analysis window with its evidence. */
@@ -232,9 +234,10 @@ static void api_window(const web *w, const web_params *p, web_reply *out)
     const analysis_window *win = &analysis_windows(r->an)[id];
     json_t *o = window_json(r, win);
     json_object_set_new(o, "id", json_integer((json_int_t)id));
-    json_object_set_new(o, "lane", json_integer(win->device == STORE_NONE || win->device >= r->run->ndevices
-                                                    ? (json_int_t)r->device_lane[r->run->ndevices]
-                                                    : (json_int_t)r->device_lane[win->device]));
+    json_object_set_new(o, "lane",
+                        json_integer(win->device == STORE_NONE || win->device >= r->run->ndevices
+                                         ? (json_int_t)r->device_lane[r->run->ndevices]
+                                         : (json_int_t)r->device_lane[win->device]));
     reply_json(out, o);
 }
 
@@ -261,31 +264,33 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     const analysis_signature *sig =
         analysis_get_signature(r->an, analysis_launch_signature(r->an, k->launch));
     float stretch = analysis_stretch(r->an)[id];
-    json_t *o = json_pack("{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:s,s:s,s:I,s:I,s:I,s:[iii],"
-                          "s:[iii],s:i,s:i,s:i,s:o,s:s}",
-        "id", (json_int_t)id, "run", (int)rid, "row", (int)r->stream_row[k->stream],
-        "lane", (int)web_kernel_lane(r, k), "process", (int)cx->process,
-        "pid", (json_int_t)run->processes[cx->process].pid, "context", (json_int_t)cx->context_id,
-        "stream", (json_int_t)st->stream_id, "correlation", (json_int_t)k->correlation_id,
-        "name", name->demangled ? name->demangled : name->text, "mangled", name->text,
-        "start", (json_int_t)(k->start - r->origin), "end", (json_int_t)(k->end - r->origin),
-        "dur", (json_int_t)(k->end > k->start ? k->end - k->start : 0),
-        "grid", (int)l->grid[0], (int)l->grid[1], (int)l->grid[2],
-        "block", (int)l->block[0], (int)l->block[1], (int)l->block[2],
-        "registers", (int)l->registers, "static_smem", (int)l->static_smem,
-        "dynamic_smem", (int)l->dynamic_smem,
-        "stretch", isfinite(stretch) ? json_real(stretch) : json_null(),
-        "verdict", analysis_verdict_name(web_kernel_verdict(r, k)));
+    json_t *o = json_pack(
+        "{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:s,s:s,s:I,s:I,s:I,s:[iii],"
+        "s:[iii],s:i,s:i,s:i,s:o,s:s}",
+        "id", (json_int_t)id, "run", (int)rid, "row", (int)r->stream_row[k->stream], "lane",
+        (int)web_kernel_lane(r, k), "process", (int)cx->process, "pid",
+        (json_int_t)run->processes[cx->process].pid, "context", (json_int_t)cx->context_id,
+        "stream", (json_int_t)st->stream_id, "correlation", (json_int_t)k->correlation_id, "name",
+        name->demangled ? name->demangled : name->text, "mangled", name->text, "start",
+        (json_int_t)(k->start - r->origin), "end", (json_int_t)(k->end - r->origin), "dur",
+        (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
+        (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0], (int)l->block[1],
+        (int)l->block[2], "registers", (int)l->registers, "static_smem", (int)l->static_smem,
+        "dynamic_smem", (int)l->dynamic_smem, "stretch",
+        isfinite(stretch) ? json_real(stretch) : json_null(), "verdict",
+        analysis_verdict_name(web_kernel_verdict(r, k)));
     if (!o) {
         reply_error(out, 500, "out of memory");
         return;
     }
     if (sig) {
         static const char *const src[] = {"none", "solo", "baseline"};
-        json_object_set_new(o, "reference", json_pack("{s:f,s:s,s:I,s:I,s:o}", "reference_ns",
-            sig->reference_ns, "source", src[sig->source <= 2 ? sig->source : 0],
-            "nsolo", (json_int_t)sig->nsolo, "nkernels", (json_int_t)sig->nkernels,
-            "mean_stretch", isfinite(sig->mean_stretch) ? json_real(sig->mean_stretch) : json_null()));
+        json_object_set_new(
+            o, "reference",
+            json_pack("{s:f,s:s,s:I,s:I,s:o}", "reference_ns", sig->reference_ns, "source",
+                      src[sig->source <= 2 ? sig->source : 0], "nsolo", (json_int_t)sig->nsolo,
+                      "nkernels", (json_int_t)sig->nkernels, "mean_stretch",
+                      isfinite(sig->mean_stretch) ? json_real(sig->mean_stretch) : json_null()));
     }
     /* the window holding most of the kernel, with its evidence */
     uint32_t lane = web_kernel_lane(r, k);
@@ -305,7 +310,8 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
         }
         if (best) {
             json_t *wj = window_json(r, best);
-            json_object_set_new(wj, "id", json_integer((json_int_t)(best - analysis_windows(r->an))));
+            json_object_set_new(wj, "id",
+                                json_integer((json_int_t)(best - analysis_windows(r->an))));
             json_object_set_new(o, "window", wj);
         }
     }
@@ -391,7 +397,8 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
             continue;
         web_buf_str(&o, first ? "{\"name\":" : ",{\"name\":");
         first = 0;
-        web_buf_json_str(&o, run->strings[i].demangled ? run->strings[i].demangled : run->strings[i].text);
+        web_buf_json_str(&o, run->strings[i].demangled ? run->strings[i].demangled
+                                                       : run->strings[i].text);
         web_buf_str(&o, ",\"count\":");
         web_buf_i64(&o, (int64_t)count[i]);
         web_buf_ch(&o, '}');

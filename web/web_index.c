@@ -10,7 +10,7 @@
 
 #include "web_int.h"
 
-#define GRID_MAX 262144u     /* concurrency bins cached per lane (12 B each) */
+#define GRID_MAX 262144u      /* concurrency bins cached per lane (12 B each) */
 #define PROFILE_CHUNK 1048576 /* profile segments read at once while indexing (16 MiB) */
 
 /* row_cmp: rows by lane, process pid, context id, stream id (qsort_r with the run). */
@@ -55,7 +55,8 @@ analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k)
     }
     analysis_verdict best = ANALYSIS_SOLO;
     int64_t best_ns = -1;
-    for (uint64_t i = lo, seen = 0; i < dev->nwindows && w[i].t0 < k->end && seen < 64; i++, seen++) {
+    for (uint64_t i = lo, seen = 0; i < dev->nwindows && w[i].t0 < k->end && seen < 64;
+         i++, seen++) {
         int64_t s = w[i].t0 > k->start ? w[i].t0 : k->start;
         int64_t e = w[i].t1 < k->end ? w[i].t1 : k->end;
         if (e - s > best_ns) {
@@ -199,7 +200,8 @@ int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
             continue;
         }
         for (size_t i = 0; i < n; i++) {
-            unsigned lv = seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
+            unsigned lv =
+                seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
             ns_at[lv] += seg[i].t1 - seg[i].t0;
         }
         a = b;

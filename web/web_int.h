@@ -1,5 +1,5 @@
-/* web_int.h: private to the .c files of web/. The viewport index built once per run at start (rows of
- * kernels, interval lists with a bucket grid for O(1)+small-scan range aggregates, the cached
+/* web_int.h: private to the .c files of web/. The viewport index built once per run at start (rows
+ * of kernels, interval lists with a bucket grid for O(1)+small-scan range aggregates, the cached
  * concurrency grid), a small JSON text buffer for the hot endpoints, the embedded assets table and
  * the request handlers. Nothing here is part of the public API (web/web.h is). */
 #ifndef WEB_INT_H
@@ -19,22 +19,22 @@
  * start, and the busy time before it; so "how many started before T, how much busy time before
  * T" costs one bucket lookup plus a scan of that bucket (16 intervals on average). */
 typedef struct web_ivl {
-    const char *base;        /* first struct */
-    size_t stride;           /* struct size */
-    const uint32_t *idx;     /* positions into base, or NULL for 0..n-1 (not owned) */
-    uint32_t n;              /* intervals */
-    int64_t t0, bw;          /* grid origin and bucket width (ns, >= 1) */
-    uint32_t nb;             /* buckets (>= 1 when n > 0) */
-    uint32_t *first;         /* nb + 1: first position whose start >= bucket start */
-    uint32_t *carry;         /* nb: first position (started earlier) still running at bucket start */
-    int64_t *busy;           /* nb: busy time (overlaps counted twice) before bucket start */
+    const char *base;    /* first struct */
+    size_t stride;       /* struct size */
+    const uint32_t *idx; /* positions into base, or NULL for 0..n-1 (not owned) */
+    uint32_t n;          /* intervals */
+    int64_t t0, bw;      /* grid origin and bucket width (ns, >= 1) */
+    uint32_t nb;         /* buckets (>= 1 when n > 0) */
+    uint32_t *first;     /* nb + 1: first position whose start >= bucket start */
+    uint32_t *carry;     /* nb: first position (started earlier) still running at bucket start */
+    int64_t *busy;       /* nb: busy time (overlaps counted twice) before bucket start */
 } web_ivl;
 
 /* What web_ivl_at() tells about an instant T. */
 typedef struct web_ivl_pt {
-    uint32_t pos;            /* intervals with start < T */
-    uint32_t running;        /* of those, intervals with end > T */
-    int64_t busy;            /* sum over intervals of their time before T */
+    uint32_t pos;     /* intervals with start < T */
+    uint32_t running; /* of those, intervals with end > T */
+    int64_t busy;     /* sum over intervals of their time before T */
 } web_ivl_pt;
 
 /* Builds the grid over n intervals (sorted by start). Returns 0 or WEB_ENOMEM. */
@@ -44,10 +44,10 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
  * web_ivl_begin() with the first and last start, then web_ivl_push() once per interval in order
  * (idx[pos] must be set by then), then web_ivl_end_build(). */
 typedef struct web_ivl_build_state {
-    uint32_t pos;            /* intervals pushed */
-    uint32_t next;           /* first bucket not filled yet */
-    uint32_t carry;          /* first pushed interval that may still run at that bucket's start */
-    int64_t durs;            /* sum of the pushed intervals' lengths */
+    uint32_t pos;   /* intervals pushed */
+    uint32_t next;  /* first bucket not filled yet */
+    uint32_t carry; /* first pushed interval that may still run at that bucket's start */
+    int64_t durs;   /* sum of the pushed intervals' lengths */
 } web_ivl_build_state;
 int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n,
                   int64_t lo, int64_t hi);
@@ -81,10 +81,10 @@ uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
 /* ---------------------------------------------------------------- per-run index */
 
 typedef struct web_row {
-    uint32_t slot;           /* analysis device slot (lane) */
+    uint32_t slot; /* analysis device slot (lane) */
     store_idx process, context, stream;
-    uint32_t off, n;         /* its kernels: kidx[off .. off + n) */
-    web_ivl ivl;             /* over those kernels */
+    uint32_t off, n; /* its kernels: kidx[off .. off + n) */
+    web_ivl ivl;     /* over those kernels */
 } web_row;
 
 #define WEB_CONC_LEVELS 65 /* time at 0..64 processes in flight (the last holds 64 and more) */
@@ -92,27 +92,27 @@ typedef struct web_row {
 typedef struct web_lane {
     const analysis_device *dev;
     web_ivl win[ANALYSIS_NVERDICTS]; /* windows of each verdict (idx into analysis_windows) */
-    uint32_t *widx;          /* the idx arrays of win[], one allocation */
-    analysis_bin *grid;      /* cached concurrency bins over [g0, g0 + ngrid * gw) */
+    uint32_t *widx;                  /* the idx arrays of win[], one allocation */
+    analysis_bin *grid;              /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
-    int grid_state;          /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
+    int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
 } web_lane;
 
 typedef struct web_runix {
     char *label;
     const store_run *run;
     const analysis *an;
-    int64_t origin;          /* API times are ns relative to this (first kernel start) */
+    int64_t origin; /* API times are ns relative to this (first kernel start) */
     uint32_t nrows;
-    web_row *rows;           /* by lane, process pid, context, stream */
-    uint32_t *kidx;          /* kernel indexes grouped by row, each group sorted by start */
-    uint32_t *stream_row;    /* run->nstreams: the row of each stream */
+    web_row *rows;        /* by lane, process pid, context, stream */
+    uint32_t *kidx;       /* kernel indexes grouped by row, each group sorted by start */
+    uint32_t *stream_row; /* run->nstreams: the row of each stream */
     uint32_t nlanes;
     web_lane *lanes;
-    uint32_t *device_lane;   /* run->ndevices + 1: lane of each device (last: unknown device) */
-    char *runs_json;         /* this run's entry of GET /api/runs, prebuilt */
-    char *stats_json;        /* GET /api/stats body, prebuilt */
+    uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
+    char *runs_json;       /* this run's entry of GET /api/runs, prebuilt */
+    char *stats_json;      /* GET /api/stats body, prebuilt */
 } web_runix;
 
 /* Indexes one run for the API: lanes and their windows by verdict, rows and their grids.
@@ -145,17 +145,20 @@ typedef struct web_buf {
 } web_buf;
 
 void web_buf_raw(web_buf *b, const char *s, size_t n);
-void web_buf_str(web_buf *b, const char *s);          /* raw text */
+void web_buf_str(web_buf *b, const char *s); /* raw text */
 void web_buf_i64(web_buf *b, int64_t v);
-void web_buf_num(web_buf *b, double v);               /* 4 significant digits; NaN -> null */
-void web_buf_fixed2(web_buf *b, double v);            /* >= 0, 2 decimals at most, no printf */
-void web_buf_json_str(web_buf *b, const char *s);     /* quoted and escaped */
-static inline void web_buf_ch(web_buf *b, char c) { web_buf_raw(b, &c, 1); }
+void web_buf_num(web_buf *b, double v);           /* 4 significant digits; NaN -> null */
+void web_buf_fixed2(web_buf *b, double v);        /* >= 0, 2 decimals at most, no printf */
+void web_buf_json_str(web_buf *b, const char *s); /* quoted and escaped */
+static inline void web_buf_ch(web_buf *b, char c)
+{
+    web_buf_raw(b, &c, 1);
+}
 
 /* ---------------------------------------------------------------- server side */
 
 typedef struct web_asset {
-    const char *path;        /* "/timeline.js" */
+    const char *path; /* "/timeline.js" */
     const char *mime;
     const unsigned char *data;
     size_t len;
@@ -168,14 +171,14 @@ typedef struct web_reply {
     unsigned status;
     char *body;
     size_t len;
-    int persistent;          /* body is prebuilt and lives as long as the server: do not free */
+    int persistent; /* body is prebuilt and lives as long as the server: do not free */
 } web_reply;
 
 /* Query parameters of one request, as (key, value) pairs, values percent-decoded by MHD. */
 typedef struct web_params {
     const char *key[16], *val[16];
     unsigned n;
-    int overflow;            /* more than 16 were given */
+    int overflow; /* more than 16 were given */
 } web_params;
 
 /* The concurrency grids and the stats bodies are built on a thread of their own after start
@@ -183,20 +186,20 @@ typedef struct web_params {
  * waits for them, GET /api/timeline does without the grids meanwhile. */
 typedef struct web_stats_sync {
     pthread_t thread;
-    int started;             /* the thread was created (join it) */
+    int started; /* the thread was created (join it) */
     pthread_mutex_t lock;
     pthread_cond_t done_cv;
-    int done;                /* every run's stats_json is built (or NULL after a failure) */
+    int done; /* every run's stats_json is built (or NULL after a failure) */
 } web_stats_sync;
 
 struct web {
     struct MHD_Daemon *daemon;
-    web_stats_sync *stats;   /* a pointer, so that handlers holding a const web can lock it */
-    int fd;                  /* listening socket (owned) */
+    web_stats_sync *stats; /* a pointer, so that handlers holding a const web can lock it */
+    int fd;                /* listening socket (owned) */
     unsigned port;
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];
-    char *runs_body;         /* GET /api/runs, prebuilt */
+    char *runs_body; /* GET /api/runs, prebuilt */
     size_t runs_len;
 };
 

@@ -7,7 +7,8 @@
 
 #include "web_int.h"
 
-#define IVL_PER_BUCKET 8 /* mean intervals per bucket: 16 B per bucket (2 B per interval), scan length */
+#define IVL_PER_BUCKET                                                                             \
+    8 /* mean intervals per bucket: 16 B per bucket (2 B per interval), scan length */
 
 static int64_t clip_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
 {

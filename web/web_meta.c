@@ -9,7 +9,7 @@
 
 #include "web_int.h"
 
-#define HIST_LO 0.125    /* stretch histogram: log2 bins over [1/8, 64) */
+#define HIST_LO 0.125 /* stretch histogram: log2 bins over [1/8, 64) */
 #define HIST_HI 64.0
 #define HIST_BINS 36
 
@@ -43,26 +43,31 @@ static json_t *run_entry(const web_runix *r, unsigned id)
     for (uint32_t i = 0; i < r->nlanes; i++) {
         const analysis_device *d = r->lanes[i].dev;
         const store_device *sd = d->device != STORE_NONE ? &run->devices[d->device] : NULL;
-        json_array_append_new(lanes, json_pack("{s:i,s:o,s:o,s:i,s:I,s:i,s:b,s:s}",
-            "lane", (int)i, "name", str_or_null(sd ? sd->name : "unknown device"),
-            "uuid", str_or_null(sd ? sd->uuid : NULL), "sm_count", sd ? (int)sd->sm_count : 0,
-            "nkernels", (json_int_t)d->nkernels, "nprocesses", (int)d->nprocesses, "mps", d->mps,
-            "verdict", analysis_verdict_name(d->verdict)));
+        json_array_append_new(
+            lanes,
+            json_pack("{s:i,s:o,s:o,s:i,s:I,s:i,s:b,s:s}", "lane", (int)i, "name",
+                      str_or_null(sd ? sd->name : "unknown device"), "uuid",
+                      str_or_null(sd ? sd->uuid : NULL), "sm_count", sd ? (int)sd->sm_count : 0,
+                      "nkernels", (json_int_t)d->nkernels, "nprocesses", (int)d->nprocesses, "mps",
+                      d->mps, "verdict", analysis_verdict_name(d->verdict)));
     }
     for (uint32_t i = 0; i < run->nprocesses; i++) {
         const store_process *p = &run->processes[i];
         const analysis_process *ap = analysis_get_process(r->an, i);
-        json_array_append_new(procs, json_pack("{s:i,s:I,s:o,s:o,s:o,s:o,s:b,s:I}", "id", (int)i,
-            "pid", (json_int_t)p->pid, "host", str_or_null(p->host), "exe", str_or_null(p->exe),
-            "argv", str_or_null(p->argv), "file", str_or_null(p->file), "mps", ap ? ap->mps : 0,
-            "nkernels", (json_int_t)(ap ? ap->nkernels : 0)));
+        json_array_append_new(procs,
+                              json_pack("{s:i,s:I,s:o,s:o,s:o,s:o,s:b,s:I}", "id", (int)i, "pid",
+                                        (json_int_t)p->pid, "host", str_or_null(p->host), "exe",
+                                        str_or_null(p->exe), "argv", str_or_null(p->argv), "file",
+                                        str_or_null(p->file), "mps", ap ? ap->mps : 0, "nkernels",
+                                        (json_int_t)(ap ? ap->nkernels : 0)));
     }
     for (uint32_t i = 0; i < r->nrows; i++) {
         const web_row *w = &r->rows[i];
-        json_array_append_new(rows, json_pack("{s:i,s:i,s:i,s:I,s:I,s:i}", "id", (int)i, "lane",
-            (int)w->slot, "process", (int)w->process,
-            "context", (json_int_t)run->contexts[w->context].context_id,
-            "stream", (json_int_t)run->streams[w->stream].stream_id, "nkernels", (int)w->n));
+        json_array_append_new(
+            rows, json_pack("{s:i,s:i,s:i,s:I,s:I,s:i}", "id", (int)i, "lane", (int)w->slot,
+                            "process", (int)w->process, "context",
+                            (json_int_t)run->contexts[w->context].context_id, "stream",
+                            (json_int_t)run->streams[w->stream].stream_id, "nkernels", (int)w->n));
     }
     /* names: only those of launched kernels, numbered in order of first use */
     for (uint32_t i = 0; i < run->nstrings; i++)
@@ -76,9 +81,10 @@ static json_t *run_entry(const web_runix *r, unsigned id)
             json_array_append_new(names, json_string(s->demangled ? s->demangled : s->text));
         }
         json_array_append_new(launches, json_pack("[i,i,i,i,i,i,i,i,i]", (int)name_of[l->name],
-            (int)l->grid[0], (int)l->grid[1], (int)l->grid[2], (int)l->block[0],
-            (int)l->block[1], (int)l->block[2], (int)l->registers,
-            (int)(l->static_smem + l->dynamic_smem)));
+                                                  (int)l->grid[0], (int)l->grid[1], (int)l->grid[2],
+                                                  (int)l->block[0], (int)l->block[1],
+                                                  (int)l->block[2], (int)l->registers,
+                                                  (int)(l->static_smem + l->dynamic_smem)));
     }
     free(name_of);
     json_object_set_new(o, "lanes", lanes);
@@ -134,12 +140,15 @@ static char *stats_body(const web_runix *r, unsigned id)
     json_t *o = json_object(), *procs = json_array(), *devs = json_array(), *warn = json_array();
     for (uint32_t i = 0; i < analysis_nprocesses(r->an); i++) {
         const analysis_process *p = analysis_get_process(r->an, i);
-        json_array_append_new(procs, json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:b}",
-            "process", (int)p->process, "pid", (json_int_t)run->processes[p->process].pid,
-            "nkernels", (json_int_t)p->nkernels, "nreferenced", (json_int_t)p->nreferenced,
-            "kernel_ns", (json_int_t)p->kernel_ns, "busy_ns", (json_int_t)p->busy_ns,
-            "overlap_ns", (json_int_t)p->overlap_ns, "mean_stretch", num_or_null(p->mean_stretch),
-            "slowdown", num_or_null(p->slowdown), "mps", p->mps));
+        json_array_append_new(
+            procs,
+            json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:b}", "process", (int)p->process,
+                      "pid", (json_int_t)run->processes[p->process].pid, "nkernels",
+                      (json_int_t)p->nkernels, "nreferenced", (json_int_t)p->nreferenced,
+                      "kernel_ns", (json_int_t)p->kernel_ns, "busy_ns", (json_int_t)p->busy_ns,
+                      "overlap_ns", (json_int_t)p->overlap_ns, "mean_stretch",
+                      num_or_null(p->mean_stretch), "slowdown", num_or_null(p->slowdown), "mps",
+                      p->mps));
     }
     for (uint32_t i = 0; i < r->nlanes; i++) {
         const analysis_device *d = r->lanes[i].dev;
@@ -147,36 +156,40 @@ static char *stats_body(const web_runix *r, unsigned id)
         for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
             json_object_set_new(byv, analysis_verdict_name(v), json_real(d->ns_by_verdict[v]));
         json_t *lv = conc_levels(r, i);
-        json_array_append_new(devs, json_pack(
-            "{s:i,s:I,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-            "lane", (int)i, "nkernels", (json_int_t)d->nkernels, "nprocesses", (int)d->nprocesses,
-            "ncontexts", (int)d->ncontexts, "span_ns", (json_int_t)(d->t_end - d->t_begin),
-            "busy_ns", (json_int_t)d->busy_ns, "overlap_ns", (json_int_t)d->overlap_ns,
-            "idle_ns", (json_int_t)d->idle_ns, "nwindows", (json_int_t)d->nwindows,
-            "max_processes", (int)d->max_processes, "max_contexts", (int)d->max_contexts,
-            "mps", d->mps, "verdict", analysis_verdict_name(d->verdict),
-            "mean_stretch", num_or_null(d->mean_stretch), "contexts", num_or_null(d->contexts),
-            "parallelism", num_or_null(d->parallelism),
-            "predicted_gain", num_or_null(d->predicted_gain), "ns_by_verdict", byv,
-            "ns_at_processes", lv ? lv : json_null(), "stretch_hist", histogram(r->an, i)));
+        json_array_append_new(
+            devs,
+            json_pack(
+                "{s:i,s:I,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+                "lane", (int)i, "nkernels", (json_int_t)d->nkernels, "nprocesses",
+                (int)d->nprocesses, "ncontexts", (int)d->ncontexts, "span_ns",
+                (json_int_t)(d->t_end - d->t_begin), "busy_ns", (json_int_t)d->busy_ns,
+                "overlap_ns", (json_int_t)d->overlap_ns, "idle_ns", (json_int_t)d->idle_ns,
+                "nwindows", (json_int_t)d->nwindows, "max_processes", (int)d->max_processes,
+                "max_contexts", (int)d->max_contexts, "mps", d->mps, "verdict",
+                analysis_verdict_name(d->verdict), "mean_stretch", num_or_null(d->mean_stretch),
+                "contexts", num_or_null(d->contexts), "parallelism", num_or_null(d->parallelism),
+                "predicted_gain", num_or_null(d->predicted_gain), "ns_by_verdict", byv,
+                "ns_at_processes", lv ? lv : json_null(), "stretch_hist", histogram(r->an, i)));
     }
     for (uint32_t i = 0; i < analysis_nwarnings(r->an); i++)
         json_array_append_new(warn, json_string(analysis_warning(r->an, i)));
     json_object_set_new(o, "run", json_integer(id));
-    json_object_set_new(o, "summary", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}",
-        "nkernels", (json_int_t)sum->nkernels, "nzero", (json_int_t)sum->nzero,
-        "nreferenced", (json_int_t)sum->nreferenced,
-        "span_ns", (json_int_t)(sum->nkernels ? sum->t_end - sum->t_begin : 0),
-        "busy_ns", (json_int_t)sum->busy_ns, "overlap_ns", (json_int_t)sum->overlap_ns,
-        "mean_stretch", num_or_null(sum->mean_stretch),
-        "predicted_gain", num_or_null(sum->predicted_gain)));
+    json_object_set_new(
+        o, "summary",
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "nkernels", (json_int_t)sum->nkernels,
+                  "nzero", (json_int_t)sum->nzero, "nreferenced", (json_int_t)sum->nreferenced,
+                  "span_ns", (json_int_t)(sum->nkernels ? sum->t_end - sum->t_begin : 0), "busy_ns",
+                  (json_int_t)sum->busy_ns, "overlap_ns", (json_int_t)sum->overlap_ns,
+                  "mean_stretch", num_or_null(sum->mean_stretch), "predicted_gain",
+                  num_or_null(sum->predicted_gain)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "devices", devs);
     /* with one lane the run's histogram is that lane's: count once (2 passes over 10M) */
     json_t *devs0 = json_array_get(devs, 0);
-    json_object_set_new(o, "stretch_hist", r->nlanes == 1 && devs0
-                                               ? json_deep_copy(json_object_get(devs0, "stretch_hist"))
-                                               : histogram(r->an, UINT32_MAX));
+    json_object_set_new(o, "stretch_hist",
+                        r->nlanes == 1 && devs0
+                            ? json_deep_copy(json_object_get(devs0, "stretch_hist"))
+                            : histogram(r->an, UINT32_MAX));
     json_object_set_new(o, "warnings", warn);
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(o);
@@ -218,14 +231,14 @@ int web_api_runs_body(web *w)
     runs = NULL;
     analysis_comparison c;
     if (w->nruns == 2 && analysis_compare(w->runs[0].an, w->runs[1].an, &c) == ANALYSIS_OK)
-        json_object_set_new(o, "compare", json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:i,s:o}",
-            "span_a", (json_int_t)c.span_a, "span_b", (json_int_t)c.span_b,
-            "measured_gain", num_or_null(c.measured_gain),
-            "predicted_gain", num_or_null(c.predicted_gain),
-            "mean_stretch_a", num_or_null(c.mean_stretch_a),
-            "mean_stretch_b", num_or_null(c.mean_stretch_b),
-            "common_signatures", (int)c.common_signatures,
-            "duration_ratio", num_or_null(c.duration_ratio)));
+        json_object_set_new(
+            o, "compare",
+            json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:i,s:o}", "span_a", (json_int_t)c.span_a, "span_b",
+                      (json_int_t)c.span_b, "measured_gain", num_or_null(c.measured_gain),
+                      "predicted_gain", num_or_null(c.predicted_gain), "mean_stretch_a",
+                      num_or_null(c.mean_stretch_a), "mean_stretch_b",
+                      num_or_null(c.mean_stretch_b), "common_signatures", (int)c.common_signatures,
+                      "duration_ratio", num_or_null(c.duration_ratio)));
     else
         json_object_set_new(o, "compare", json_null());
     w->runs_body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));

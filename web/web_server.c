@@ -18,8 +18,9 @@
 
 #define LISTEN_BACKLOG 256
 #define CONNECTION_TIMEOUT_S 30
-#define CSP "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " \
-            "base-uri 'none'; frame-ancestors 'none'"
+#define CSP                                                                                        \
+    "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "            \
+    "base-uri 'none'; frame-ancestors 'none'"
 
 void web_options_default(web_options *o)
 {
@@ -74,7 +75,7 @@ static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const c
 }
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *mime,
-                            const void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+                               const void *body, size_t len, enum MHD_ResponseMemoryMode mode)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
     if (!r) {
@@ -121,7 +122,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!rep.body)
             return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
         return respond(c, rep.status, "application/json", rep.body, rep.len,
-                    rep.persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+                       rep.persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
     }
     const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
     for (const web_asset *a = web_assets; a->path; a++)
@@ -230,12 +231,11 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         goto fail;
     }
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
-    w->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, w,
-                                 MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
-                                 MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd,
-                                 MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
-                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-                                 MHD_OPTION_END);
+    w->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, handle, w, MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)(o->threads ? o->threads : 1), MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
     if (!w->daemon) {
         snprintf(err, errlen, "libmicrohttpd could not start on port %u", w->port);
         rc = WEB_EHTTP;

@@ -11,15 +11,15 @@
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
 #define DIRECT_MAX 300000     /* kernels profiled directly per query while the grid is built */
-#define SNAP_BUCKETS 8        /* pixel edges snap to the row grid when a pixel spans this many buckets */
+#define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 
 typedef struct tl_query {
     const web_runix *r;
-    int64_t t0, t1;          /* absolute ns (common axis) */
-    uint32_t width;          /* pixels */
-    uint32_t kmax;           /* kernels per row listed one by one at most */
-    int64_t *T;              /* width + 1 pixel edges, absolute */
-    int8_t *lane_verdict;    /* nlanes x width: dominant verdict per pixel */
+    int64_t t0, t1;       /* absolute ns (common axis) */
+    uint32_t width;       /* pixels */
+    uint32_t kmax;        /* kernels per row listed one by one at most */
+    int64_t *T;           /* width + 1 pixel edges, absolute */
+    int8_t *lane_verdict; /* nlanes x width: dominant verdict per pixel */
 } tl_query;
 
 static void emit_i64_array(web_buf *b, const int64_t *v, uint32_t n)
@@ -114,7 +114,8 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
             jb--;
         if (jb <= ja || q->T[jb] <= q->T[ja])
             return 0;
-        return analysis_profile_bins(q->r->an, slot, q->T[ja], q->T[jb], out + ja, jb - ja) ? -1 : 0;
+        return analysis_profile_bins(q->r->an, slot, q->T[ja], q->T[jb], out + ja, jb - ja) ? -1
+                                                                                            : 0;
     }
     for (uint32_t j = 0; j < q->width; j++) {
         int64_t a = q->T[j], b = q->T[j + 1];
@@ -296,8 +297,8 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
     web_buf_str(b, "]}");
 }
 
-int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width, uint32_t kmax,
-                 const uint8_t *rowsel, web_buf *b)
+int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
+                 uint32_t kmax, const uint8_t *rowsel, web_buf *b)
 {
     tl_query q = {.r = r, .t0 = r->origin + t0, .t1 = r->origin + t1, .width = width, .kmax = kmax};
     q.T = malloc(sizeof *q.T * (width + 1));

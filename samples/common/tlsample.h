@@ -16,14 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHECK_CUDA(call)                                                                  \
-    do {                                                                                  \
-        cudaError_t tls_err_ = (call);                                                    \
-        if (tls_err_ != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,          \
-                    cudaGetErrorString(tls_err_));                                        \
-            exit(EXIT_FAILURE);                                                           \
-        }                                                                                 \
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t tls_err_ = (call);                                                             \
+        if (tls_err_ != cudaSuccess) {                                                             \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
+                    cudaGetErrorString(tls_err_));                                                 \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 /* tls_now_ns: the clock `clk` (CLOCK_MONOTONIC, CLOCK_REALTIME) in nanoseconds. */

@@ -61,9 +61,9 @@ int test_analysis_solo_reference_is_median(void)
     store_run *run = store_run_new();
     store_idx s = synth_process(run, 1, "h", "r", 0, NULL);
     synth_kernel(run, s, "k", 0, 100);
-    synth_kernel(run, s, "k", 200, 500);    /* 300 */
-    synth_kernel(run, s, "k", 600, 800);    /* 200 */
-    synth_kernel(run, s, "k", 900, 1300);   /* 400 */
+    synth_kernel(run, s, "k", 200, 500);  /* 300 */
+    synth_kernel(run, s, "k", 600, 800);  /* 200 */
+    synth_kernel(run, s, "k", 900, 1300); /* 400 */
     synth_kernel(run, s, "other", 2000, 2050);
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
@@ -424,8 +424,8 @@ int test_analysis_windows_join_gap(void)
     for (int i = 0; i < 2; i++) {
         store_idx s = i ? s2 : s1;
         synth_kernel(run, s, "k", 0, 1000);
-        synth_kernel(run, s, "k", 1500000, 1501000);     /* 1.499 ms later: a new window */
-        synth_kernel(run, s, "k", 1600000, 1601000);     /* 99 us later: joined */
+        synth_kernel(run, s, "k", 1500000, 1501000); /* 1.499 ms later: a new window */
+        synth_kernel(run, s, "k", 1600000, 1601000); /* 99 us later: joined */
     }
     synth_train(run, s1, "k", 10 * MS, 3, 1000, 0); /* solo: the reference */
     analysis *a = analyse(run, NULL);
@@ -787,8 +787,8 @@ int test_analysis_random_runs_match_brute_force(void)
         }
         for (uint64_t k = 0; k < run->nkernels; k++) {
             const store_kernel *kk = &run->kernels[k];
-            double ref = analysis_get_signature(a, analysis_launch_signature(a, kk->launch))
-                             ->reference_ns;
+            double ref =
+                analysis_get_signature(a, analysis_launch_signature(a, kk->launch))->reference_ns;
             float s = analysis_stretch(a)[k];
             if (kk->end <= kk->start || ref <= 0)
                 TEST_ASSERT(isnan(s));
@@ -861,9 +861,9 @@ static double gain_for_blocks(uint32_t blocks)
  * could win back (measured on the H200, samples/saturating: 1.12x). */
 int test_analysis_predicted_gain_gpu_bound(void)
 {
-    TEST_NEAR(gain_for_blocks(1), 4.0, 1e-6);            /* one block: 4 fit side by side */
-    TEST_NEAR(gain_for_blocks(132 * 8 / 2), 2.0, 1e-6);  /* half the GPU each: 2 at a time */
-    TEST_NEAR(gain_for_blocks(132 * 8), 1.0, 1e-6);      /* one full wave each: in turn */
-    TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6);  /* eight waves: in turn */
+    TEST_NEAR(gain_for_blocks(1), 4.0, 1e-6);           /* one block: 4 fit side by side */
+    TEST_NEAR(gain_for_blocks(132 * 8 / 2), 2.0, 1e-6); /* half the GPU each: 2 at a time */
+    TEST_NEAR(gain_for_blocks(132 * 8), 1.0, 1e-6);     /* one full wave each: in turn */
+    TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6); /* eight waves: in turn */
     return 0;
 }

@@ -34,14 +34,19 @@ int main(int argc, char **argv)
     web_run wr[2];
     char labels[2][64];
     for (unsigned i = 0; i < nruns; i++) {
-        bench_gen_opts o = {.nkernels = nk, .nprocs = procs, .streams = i ? 1 : 2, .per_iter = 60,
-                            .mps = (int)i, .seed = 0};
+        bench_gen_opts o = {.nkernels = nk,
+                            .nprocs = procs,
+                            .streams = i ? 1 : 2,
+                            .per_iter = 60,
+                            .mps = (int)i,
+                            .seed = 0};
         runs[i] = bench_gen_run(&o);
         if (!runs[i] || analysis_run(runs[i], NULL, &an[i]) != ANALYSIS_OK) {
             fprintf(stderr, "serve_fixture: cannot generate or analyse run %u\n", i);
             return 1;
         }
-        snprintf(labels[i], sizeof labels[i], "generated, MPS %s (%u processes)", i ? "on" : "off", procs);
+        snprintf(labels[i], sizeof labels[i], "generated, MPS %s (%u processes)", i ? "on" : "off",
+                 procs);
         wr[i] = (web_run){labels[i], runs[i], an[i]};
     }
     web_options opt;

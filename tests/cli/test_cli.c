@@ -136,8 +136,8 @@ int test_cli_report_json_time_sliced(void)
     TEST_NEAR(jnum(j, "stretch_histogram.no_reference"), 0, 0);
     TEST_EQ_INT(json_array_size(json_object_get(j, "warnings")), 0);
     TEST_EQ_STR(jstr(j, "headline.0"), "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy "
-                                      "time; TIME-SLICED: mean stretch 2.00x (contexts 2); MPS "
-                                      "would gain ~1.2x");
+                                       "time; TIME-SLICED: mean stretch 2.00x (contexts 2); MPS "
+                                       "would gain ~1.2x");
     json_decref(j);
     return 0;
 }
@@ -147,7 +147,9 @@ int test_cli_report_json_concurrent_mps(void)
     TEST_EQ_INT(make_two_phase("on", 1, MS), 0);
     /* a folder stands for its traces; a record folder's manifest and logs are not traces */
     TEST_EQ_INT(sh("echo '{\"procs\": 2, \"files\": [\"p1.db\"]}' > '%s/on/manifest.json' && "
-                   "echo log > '%s/on/control.log'", test_tmpdir(), test_tmpdir()), 0);
+                   "echo log > '%s/on/control.log'",
+                   test_tmpdir(), test_tmpdir()),
+                0);
     char args[9000];
     snprintf(args, sizeof args, "'%s/on'", test_tmpdir());
     json_t *j = report_json(args);
@@ -155,8 +157,8 @@ int test_cli_report_json_concurrent_mps(void)
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "concurrent");
     TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 1.0, 1e-6);
     TEST_NEAR(jnum(j, "devices.0.parallelism"), 2.0, 1e-6);
-    TEST_ASSERT(json_is_true(json_object_get(json_array_get(json_object_get(j, "devices"), 0),
-                                             "mps")));
+    TEST_ASSERT(
+        json_is_true(json_object_get(json_array_get(json_object_get(j, "devices"), 0), "mps")));
     TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
     json_decref(j);
     return 0;
@@ -167,8 +169,9 @@ int test_cli_report_text_and_color(void)
     TEST_EQ_INT(make_two_phase("off", 0, 2 * MS), 0);
     TEST_EQ_INT(sh("'%s' report '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
-    TEST_ASSERT(!strncmp(out, "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy time; "
-                              "TIME-SLICED: mean stretch 2.00x (contexts 2); MPS would gain ~1.2x\n",
+    TEST_ASSERT(!strncmp(out,
+                         "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy time; "
+                         "TIME-SLICED: mean stretch 2.00x (contexts 2); MPS would gain ~1.2x\n",
                          strlen("GPU 0 (NVIDIA H200): 2 processes overlapped")));
     TEST_ASSERT(strstr(out, "\nProcesses\n"));
     TEST_ASSERT(strstr(out, "101 (p1.db)"));
@@ -189,10 +192,12 @@ int test_cli_report_csv(void)
     TEST_EQ_INT(sh("'%s' report --format csv '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
     TEST_EQ_INT(count_lines(out), 3);
-    TEST_ASSERT(!strncmp(out, "pid,host,file,kernels,referenced,kernel_ns,busy_ns,overlap_ns,", 60));
+    TEST_ASSERT(
+        !strncmp(out, "pid,host,file,kernels,referenced,kernel_ns,busy_ns,overlap_ns,", 60));
     TEST_ASSERT(strstr(out, ",15,15,25000000,25000000,20000000,1.66667,1.66667,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table windows '%s/off'", TLVIEW, test_tmpdir()), 0);
-    TEST_ASSERT(strstr(slurp(out_path), "\n0,20000000,40000000,20000000,time-sliced,20,2,2,2,2,1,1,0\n"));
+    TEST_ASSERT(
+        strstr(slurp(out_path), "\n0,20000000,40000000,20000000,time-sliced,20,2,2,2,2,1,1,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table nope '%s/off'", TLVIEW, test_tmpdir()), 2);
     return 0;
 }
@@ -202,10 +207,12 @@ int test_cli_report_baseline_and_compare(void)
 {
     TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,5,%lld,0", TRACEGEN, tmp("base.db"), MS), 0);
     TEST_EQ_INT(sh("'%s' '%s' --pid 2 --train 0,10,%lld,0 && '%s' '%s' --pid 3 --train 0,10,%lld,0",
-                   TRACEGEN, tmp("off2.db"), 2 * MS, TRACEGEN, tmp("off3.db"), 2 * MS), 0);
+                   TRACEGEN, tmp("off2.db"), 2 * MS, TRACEGEN, tmp("off3.db"), 2 * MS),
+                0);
     TEST_EQ_INT(sh("'%s' '%s' --mps --pid 4 --train 0,10,%lld,0 && '%s' '%s' --mps --pid 5 "
-                   "--train 0,10,%lld,0", TRACEGEN, tmp("on4.db"), MS, TRACEGEN, tmp("on5.db"),
-                   MS), 0);
+                   "--train 0,10,%lld,0",
+                   TRACEGEN, tmp("on4.db"), MS, TRACEGEN, tmp("on5.db"), MS),
+                0);
     char args[9000];
     snprintf(args, sizeof args, "--baseline '%s' --compare '%s' --compare '%s' '%s' '%s'",
              tmp("base.db"), tmp("on4.db"), tmp("on5.db"), tmp("off2.db"), tmp("off3.db"));
@@ -224,8 +231,10 @@ int test_cli_report_baseline_and_compare(void)
 int test_cli_report_warns_other_run(void)
 {
     TEST_EQ_INT(make_two_phase("off", 0, 2 * MS), 0);
-    TEST_EQ_INT(sh("'%s' '%s/off/p3.db' --pid 103 --host node9 --run-id run-2 --train %lld,3,%lld,0",
-                   TRACEGEN, test_tmpdir(), 100000 * MS, MS), 0);
+    TEST_EQ_INT(
+        sh("'%s' '%s/off/p3.db' --pid 103 --host node9 --run-id run-2 --train %lld,3,%lld,0",
+           TRACEGEN, test_tmpdir(), 100000 * MS, MS),
+        0);
     char args[9000];
     snprintf(args, sizeof args, "'%s/off'", test_tmpdir());
     json_t *j = report_json(args);
@@ -255,8 +264,9 @@ int test_cli_merge(void)
     /* never overwrite without --force */
     TEST_EQ_INT(sh("'%s' merge -o '%s' '%s/off'", TLVIEW, tmp("merged.db"), test_tmpdir()), 1);
     TEST_ASSERT(strstr(slurp(err_path), "merged.db already exists (use --force to overwrite)"));
-    TEST_EQ_INT(sh("'%s' merge --force -o '%s' '%s/off/p1.db'", TLVIEW, tmp("merged.db"),
-                   test_tmpdir()), 0);
+    TEST_EQ_INT(
+        sh("'%s' merge --force -o '%s' '%s/off/p1.db'", TLVIEW, tmp("merged.db"), test_tmpdir()),
+        0);
     j = report_json(tmp("merged.db"));
     TEST_NEAR(jnum(j, "summary.processes"), 1, 0);
     json_decref(j);
@@ -274,7 +284,8 @@ int test_cli_export_chrome(void)
     json_t *ev = json_object_get(j, "traceEvents");
     size_t i, nk = 0, nsliced = 0, nwin = 0, ncounter = 0;
     json_t *x;
-    json_array_foreach(ev, i, x) {
+    json_array_foreach(ev, i, x)
+    {
         const char *ph = json_string_value(json_object_get(x, "ph"));
         const char *cat = json_string_value(json_object_get(x, "cat"));
         if (!strcmp(ph, "X") && !strcmp(cat, "kernel")) {
@@ -340,16 +351,20 @@ int test_cli_bad_input(void)
 
     TEST_EQ_INT(sh("'%s' '%s' --train 0,20000,1000,0", TRACEGEN, tmp("newer.db")), 0);
     TEST_EQ_INT(sqlite3_open(tmp("newer.db"), &db), SQLITE_OK);
-    TEST_EQ_INT(sqlite3_exec(db, "UPDATE meta SET value = 99 WHERE key = 'min_reader_version';"
-                                 "UPDATE meta SET value = 99 WHERE key = 'schema_version';",
-                             0, 0, 0), 0);
+    TEST_EQ_INT(sqlite3_exec(db,
+                             "UPDATE meta SET value = 99 WHERE key = 'min_reader_version';"
+                             "UPDATE meta SET value = 99 WHERE key = 'schema_version';",
+                             0, 0, 0),
+                0);
     sqlite3_close(db);
     TEST_EQ_INT(expect_bad(tmp("newer.db"), "newer tlview"), 0);
 
     /* truncated: the first half of a valid file */
     TEST_EQ_INT(sh("'%s' '%s' --train 0,20000,1000,0 && cp '%s' '%s' && truncate -s "
-                   "$(( $(stat -c %%s '%s') / 2 )) '%s'", TRACEGEN, tmp("full.db"), tmp("full.db"),
-                   tmp("trunc.db"), tmp("full.db"), tmp("trunc.db")), 0);
+                   "$(( $(stat -c %%s '%s') / 2 )) '%s'",
+                   TRACEGEN, tmp("full.db"), tmp("full.db"), tmp("trunc.db"), tmp("full.db"),
+                   tmp("trunc.db")),
+                0);
     TEST_EQ_INT(expect_bad(tmp("trunc.db"), "truncated"), 0);
 
     /* a bad file among good ones is still named */
@@ -397,8 +412,10 @@ static int check_spin(const char *mode, int n)
     if (stat(base, &st) != 0) /* one process alone is the same with MPS on or off */
         snprintf(base, sizeof base, "%s/samples/spin/traces/mps-off/n1", TLVIEW_SOURCE_DIR);
     if (stat(dir, &st) != 0 || stat(base, &st) != 0) {
-        fprintf(stderr, "skip: %s or %s not recorded yet (samples/spin/traces comes from the H200 "
-                        "recordings)\n", dir, base);
+        fprintf(stderr,
+                "skip: %s or %s not recorded yet (samples/spin/traces comes from the H200 "
+                "recordings)\n",
+                dir, base);
         return TEST_SKIP;
     }
     snprintf(args, sizeof args, "--baseline '%s' '%s'", base, dir);
@@ -413,16 +430,29 @@ static int check_spin(const char *mode, int n)
     return 0;
 }
 
-int test_cli_h200_spin_mps_off_n2(void) { return check_spin("mps-off", 2); }
-int test_cli_h200_spin_mps_off_n4(void) { return check_spin("mps-off", 4); }
-int test_cli_h200_spin_mps_on_n2(void) { return check_spin("mps-on", 2); }
-int test_cli_h200_spin_mps_on_n4(void) { return check_spin("mps-on", 4); }
+int test_cli_h200_spin_mps_off_n2(void)
+{
+    return check_spin("mps-off", 2);
+}
+int test_cli_h200_spin_mps_off_n4(void)
+{
+    return check_spin("mps-off", 4);
+}
+int test_cli_h200_spin_mps_on_n2(void)
+{
+    return check_spin("mps-on", 2);
+}
+int test_cli_h200_spin_mps_on_n4(void)
+{
+    return check_spin("mps-on", 4);
+}
 
 /* Kernels that overlap on one stream (possible in imported traces) get a lane each: none hidden. */
 int test_cli_export_overlapping_on_one_stream(void)
 {
     TEST_EQ_INT(sh("'%s' '%s' --train 0,1,1000,0 --train 500,1,1000,0 --train 3000,1,100,0",
-                   TRACEGEN, tmp("o.db")), 0);
+                   TRACEGEN, tmp("o.db")),
+                0);
     TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s'", TLVIEW, tmp("o.json"), tmp("o.db")), 0);
     json_error_t e;
     json_t *j = json_load_file(tmp("o.json"), 0, &e), *x;
@@ -430,7 +460,8 @@ int test_cli_export_overlapping_on_one_stream(void)
     size_t i;
     json_int_t tids[3];
     int n = 0;
-    json_array_foreach(json_object_get(j, "traceEvents"), i, x) {
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x)
+    {
         const char *cat = json_string_value(json_object_get(x, "cat"));
         if (cat && !strcmp(cat, "kernel") && n < 3)
             tids[n++] = json_integer_value(json_object_get(x, "tid"));
@@ -474,12 +505,15 @@ int test_cli_h200_spin_predicted_gain(void)
 int test_cli_headline_without_reference(void)
 {
     TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,3,%lld,0 && '%s' '%s' --pid 2 --train 0,3,%lld,0",
-                   TRACEGEN, tmp("a.db"), 2 * MS, TRACEGEN, tmp("b.db"), 2 * MS), 0);
+                   TRACEGEN, tmp("a.db"), 2 * MS, TRACEGEN, tmp("b.db"), 2 * MS),
+                0);
     TEST_EQ_INT(sh("'%s' report '%s' '%s'", TLVIEW, tmp("a.db"), tmp("b.db")), 0);
     const char *out = slurp(out_path);
-    TEST_ASSERT(!strncmp(out, "GPU 0 (NVIDIA H200): 2 processes overlapped 100% of busy time; "
-                              "UNKNOWN: no solo reference (give --baseline FILES); without MPS the "
-                              "contexts can only have time-sliced\n", 150));
+    TEST_ASSERT(!strncmp(out,
+                         "GPU 0 (NVIDIA H200): 2 processes overlapped 100% of busy time; "
+                         "UNKNOWN: no solo reference (give --baseline FILES); without MPS the "
+                         "contexts can only have time-sliced\n",
+                         150));
     return 0;
 }
 
@@ -490,7 +524,9 @@ int test_cli_many_files_few_descriptors(void)
     snprintf(dir, sizeof dir, "%s/many", test_tmpdir());
     mkdir(dir, 0755);
     TEST_EQ_INT(sh("for i in $(seq 1 200); do '%s' '%s'/p$i.db --pid $i --train $((i * 1000)),2,"
-                   "600,0 || exit 1; done", TRACEGEN, dir), 0);
+                   "600,0 || exit 1; done",
+                   TRACEGEN, dir),
+                0);
     TEST_EQ_INT(sh("ulimit -n 64 && '%s' report --format json '%s'", TLVIEW, dir), 0);
     json_error_t e;
     json_t *j = json_load_file(out_path, 0, &e);
@@ -513,13 +549,14 @@ int test_cli_h200_spin_export(void)
         fprintf(stderr, "skip: the spin recordings (samples/spin/traces) are not there yet\n");
         return TEST_SKIP;
     }
-    TEST_EQ_INT(sh("'%s' export --baseline '%s' --chrome '%s' '%s'", TLVIEW, base, tmp("s.json"),
-                   dir), 0);
+    TEST_EQ_INT(
+        sh("'%s' export --baseline '%s' --chrome '%s' '%s'", TLVIEW, base, tmp("s.json"), dir), 0);
     json_error_t e;
     json_t *j = json_load_file(tmp("s.json"), 0, &e), *x;
     TEST_ASSERT(j);
     size_t i, n = 0;
-    json_array_foreach(json_object_get(j, "traceEvents"), i, x) {
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x)
+    {
         const char *cat = json_string_value(json_object_get(x, "cat"));
         if (!cat || strcmp(cat, "kernel"))
             continue;
@@ -554,8 +591,7 @@ static int demo_gains(const char *demo, int n, double *measured, double *predict
     *measured = jnum(j, "comparison.measured_gain");
     *predicted = jnum(j, "comparison.predicted_gain");
     json_decref(j);
-    fprintf(stderr, "%s n%d: measured gain %.3f, predicted %.3f\n", demo, n, *measured,
-            *predicted);
+    fprintf(stderr, "%s n%d: measured gain %.3f, predicted %.3f\n", demo, n, *measured, *predicted);
     return 0;
 }
 
@@ -575,7 +611,8 @@ int test_cli_h200_saturating_gain(void)
 }
 
 /* Single-SM Triton kernels: MPS gains ~N up to 4 copies, as predicted; at 8 the clients contend
- * (measured 5.6x on 2026-11-29) and the prediction, which does not model that, is an upper bound. */
+ * (measured 5.6x on 2026-11-29) and the prediction, which does not model that, is an upper bound.
+ */
 int test_cli_h200_triton_gain(void)
 {
     for (int n = 2; n <= 8; n *= 2) {
@@ -602,16 +639,21 @@ int test_cli_two_gpus(void)
 {
     const char *A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     TEST_EQ_INT(sh("'%s' '%s' --pid 11 --uuid %s --train 0,5,%lld,0 --train %lld,5,%lld,0",
-                   TRACEGEN, tmp("p1.db"), A, MS, 10 * MS, 2 * MS), 0);
-    TEST_EQ_INT(sh("'%s' '%s' --pid 12 --uuid %s --train %lld,5,%lld,0", TRACEGEN, tmp("p2.db"),
-                   A, 10 * MS, 2 * MS), 0);
+                   TRACEGEN, tmp("p1.db"), A, MS, 10 * MS, 2 * MS),
+                0);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 12 --uuid %s --train %lld,5,%lld,0", TRACEGEN, tmp("p2.db"), A,
+                   10 * MS, 2 * MS),
+                0);
     TEST_EQ_INT(sh("'%s' '%s' --pid 13 --uuid %s --mps --train 0,5,%lld,0 --train %lld,5,%lld,0",
-                   TRACEGEN, tmp("p3.db"), B, MS, 10 * MS, MS), 0);
+                   TRACEGEN, tmp("p3.db"), B, MS, 10 * MS, MS),
+                0);
     TEST_EQ_INT(sh("'%s' '%s' --pid 14 --uuid %s --mps --train %lld,5,%lld,0", TRACEGEN,
-                   tmp("p4.db"), B, 10 * MS, MS), 0);
+                   tmp("p4.db"), B, 10 * MS, MS),
+                0);
     TEST_EQ_INT(sh("'%s' '%s' --pid 15 --uuid %s --train %lld,5,%lld,0 --uuid2 %s "
                    "--train2 %lld,5,%lld,0",
-                   TRACEGEN, tmp("p5.db"), A, 40 * MS, MS, B, 40 * MS, MS), 0);
+                   TRACEGEN, tmp("p5.db"), A, 40 * MS, MS, B, 40 * MS, MS),
+                0);
     char args[9000];
     snprintf(args, sizeof args, "'%s' '%s' '%s' '%s' '%s'", tmp("p1.db"), tmp("p2.db"),
              tmp("p3.db"), tmp("p4.db"), tmp("p5.db"));

@@ -24,11 +24,16 @@ static int fail(store_writer *w, const char *what)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"pid", required_argument, 0, 'p'},     {"host", required_argument, 0, 'H'},
-        {"run-id", required_argument, 0, 'r'},  {"mps", no_argument, 0, 'm'},
-        {"uuid", required_argument, 0, 'u'},    {"name", required_argument, 0, 'k'},
-        {"train", required_argument, 0, 't'},   {"incomplete", no_argument, 0, 'i'},
-        {"uuid2", required_argument, 0, 'U'},   {"train2", required_argument, 0, 'T'},
+        {"pid", required_argument, 0, 'p'},
+        {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'},
+        {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},
+        {"name", required_argument, 0, 'k'},
+        {"train", required_argument, 0, 't'},
+        {"incomplete", no_argument, 0, 'i'},
+        {"uuid2", required_argument, 0, 'U'},
+        {"train2", required_argument, 0, 'T'},
         {0, 0, 0, 0},
     };
     store_process_info pi = {0};
@@ -52,9 +57,9 @@ int main(int argc, char **argv)
         case 'U': uuid2 = optarg; break;
         case 't':
         case 'T':
-            if (ntrains == 64 || sscanf(optarg, "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64,
-                                        &trains[ntrains][0], &trains[ntrains][1],
-                                        &trains[ntrains][2], &trains[ntrains][3]) != 4) {
+            if (ntrains == 64 ||
+                sscanf(optarg, "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64, &trains[ntrains][0],
+                       &trains[ntrains][1], &trains[ntrains][2], &trains[ntrains][3]) != 4) {
                 fprintf(stderr, "tracegen: bad --train '%s'\n", optarg);
                 return 2;
             }
@@ -84,7 +89,8 @@ int main(int argc, char **argv)
         return fail(w, "begin");
     uint32_t corr = 1;
     for (int t = 0; t < ntrains; t++)
-        for (int64_t i = 0, s = trains[t][0]; i < trains[t][1]; i++, s += trains[t][2] + trains[t][3]) {
+        for (int64_t i = 0, s = trains[t][0]; i < trains[t][1];
+             i++, s += trains[t][2] + trains[t][3]) {
             store_kernel_info k = {0};
             k.start = s;
             k.end = s + trains[t][2];

@@ -80,7 +80,7 @@ static const char *fake_api_name(store_api_domain domain, uint32_t cbid)
 }
 
 static atomic_int fake_flushes, fake_forced; /* written on the writer thread */
-static collector_session *flush_session; /* where fake_flush hands its held buffers */
+static collector_session *flush_session;     /* where fake_flush hands its held buffers */
 static uint8_t *flush_buffer, *held[8];
 static size_t flush_valid, held_valid[8];
 static int nheld;
@@ -121,8 +121,12 @@ static CUpti_ActivityKernel10 make_kernel(uint64_t start, uint32_t corr, const c
     k.contextId = 1;
     k.streamId = 7;
     k.correlationId = corr;
-    k.gridX = 132; k.gridY = 2; k.gridZ = 1;
-    k.blockX = 256; k.blockY = 1; k.blockZ = 1;
+    k.gridX = 132;
+    k.gridY = 2;
+    k.gridZ = 1;
+    k.blockX = 256;
+    k.blockY = 1;
+    k.blockZ = 1;
     k.registersPerThread = 40;
     k.staticSharedMemory = 1024;
     k.dynamicSharedMemory = 4096;
@@ -507,8 +511,8 @@ int test_collector_queue_full_drops(void)
         uint8_t *buf = collector_session_buffer(s);
         size_t off = 0;
         for (size_t i = 0; i < per; i++, made++) {
-            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
-                                                   (uint32_t)made + 1, "_Z1kv");
+            CUpti_ActivityKernel10 k =
+                make_kernel((uint64_t)(base + 2000 * (int64_t)made), (uint32_t)made + 1, "_Z1kv");
             put(buf, &off, &k);
         }
         collector_session_submit(s, buf, off);
@@ -555,8 +559,8 @@ int test_collector_final_flush_overflow(void)
         TEST_ASSERT(held[nheld]);
         size_t off = 0;
         for (int i = 0; i < 100; i++, made++) {
-            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
-                                                   (uint32_t)made + 1, "_Z1kv");
+            CUpti_ActivityKernel10 k =
+                make_kernel((uint64_t)(base + 2000 * (int64_t)made), (uint32_t)made + 1, "_Z1kv");
             put(held[nheld], &off, &k);
         }
         held_valid[nheld] = off;
@@ -659,8 +663,9 @@ int test_collector_pattern_expand(void)
     TEST_EQ_INT(collector_pattern_expand("%h-%p", out, sizeof out), 0);
     snprintf(expect, sizeof expect, "%s-%ld", host, (long)getpid());
     TEST_EQ_STR(out, expect);
-    TEST_EQ_INT(collector_pattern_expand("r%q{TLVIEW_TEST_RANK}_%q{TLVIEW_TEST_UNSET}.db", out,
-                                         sizeof out), 0);
+    TEST_EQ_INT(
+        collector_pattern_expand("r%q{TLVIEW_TEST_RANK}_%q{TLVIEW_TEST_UNSET}.db", out, sizeof out),
+        0);
     TEST_EQ_STR(out, "r3_.db");
     TEST_EQ_INT(collector_pattern_expand("100%%/%x/%q/%q{OPEN", out, sizeof out), 0);
     TEST_EQ_STR(out, "100%/%x/%q/%q{OPEN");
@@ -813,7 +818,8 @@ int test_collector_metadata(void)
     store_run_free(run);
 
     TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration"), 2);
-    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label IN ('start','end')"), 2);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label IN ('start','end')"),
+                2);
     TEST_NEAR(sql_int(path, "SELECT realtime - cupti FROM calibration WHERE label = 'end'"),
               FAKE_OFFSET, 100000);
     TEST_ASSERT(sql_int(path, "SELECT e.monotonic - s.monotonic FROM calibration s, calibration e"
@@ -848,8 +854,8 @@ int test_collector_disk_full(void)
         TEST_ASSERT(buf);
         size_t off = 0;
         for (size_t i = 0; i < per; i++, made++) {
-            CUpti_ActivityKernel10 k = make_kernel((uint64_t)(base + 2000 * (int64_t)made),
-                                                   (uint32_t)made, "_Z1kv");
+            CUpti_ActivityKernel10 k =
+                make_kernel((uint64_t)(base + 2000 * (int64_t)made), (uint32_t)made, "_Z1kv");
             put(buf, &off, &k);
         }
         collector_session_submit(s, buf, off);
@@ -880,9 +886,10 @@ int test_collector_disk_full(void)
 int test_collector_config(void)
 {
     collector_config cfg;
-    const char *vars[] = {"TLVIEW_OUTPUT", "TLVIEW_BUFFER_SIZE", "TLVIEW_BUFFER_COUNT",
-                          "TLVIEW_FLUSH_MS", "TLVIEW_API", "TLVIEW_NVTX", "TLVIEW_LOG",
-                          "TLVIEW_RUN_ID", "TLVIEW_EXIT_TIMEOUT_MS", "TLVIEW_CALLBACKS"};
+    const char *vars[] = {"TLVIEW_OUTPUT",   "TLVIEW_BUFFER_SIZE", "TLVIEW_BUFFER_COUNT",
+                          "TLVIEW_FLUSH_MS", "TLVIEW_API",         "TLVIEW_NVTX",
+                          "TLVIEW_LOG",      "TLVIEW_RUN_ID",      "TLVIEW_EXIT_TIMEOUT_MS",
+                          "TLVIEW_CALLBACKS"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     TEST_EQ_INT(collector_startup(&cfg), 0);

@@ -140,17 +140,18 @@ static json_t *dump(const store_run *run, const imp_stats *st)
         for (uint32_t m = 0; m < p->nmeta; m++)
             json_object_set_new(meta, p->meta_keys[m], str_or_null(p->meta_values[m]));
         json_array_append_new(a, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "pid", (json_int_t)p->pid,
-                                           "source", str_or_null(p->source), "exe", str_or_null(p->exe),
-                                           "argv", str_or_null(p->argv), "host", str_or_null(p->host),
-                                           "meta", meta));
+                                           "source", str_or_null(p->source), "exe",
+                                           str_or_null(p->exe), "argv", str_or_null(p->argv),
+                                           "host", str_or_null(p->host), "meta", meta));
     }
     json_object_set_new(root, "devices", a = json_array());
     for (uint32_t i = 0; i < run->ndevices; i++) {
         const store_device *d = &run->devices[i];
-        json_array_append_new(a, json_pack("{s:o,s:o,s:i,s:i,s:i,s:I}", "uuid", str_or_null(d->uuid),
-                                           "name", str_or_null(d->name), "sm_count", (int)d->sm_count,
-                                           "cc_major", (int)d->cc_major, "cc_minor", (int)d->cc_minor,
-                                           "global_memory", (json_int_t)d->global_memory));
+        json_array_append_new(a,
+                              json_pack("{s:o,s:o,s:i,s:i,s:i,s:I}", "uuid", str_or_null(d->uuid),
+                                        "name", str_or_null(d->name), "sm_count", (int)d->sm_count,
+                                        "cc_major", (int)d->cc_major, "cc_minor", (int)d->cc_minor,
+                                        "global_memory", (json_int_t)d->global_memory));
     }
     json_object_set_new(root, "contexts", a = json_array());
     for (uint32_t i = 0; i < run->ncontexts; i++) {
@@ -167,14 +168,15 @@ static json_t *dump(const store_run *run, const imp_stats *st)
         const store_context *c = &run->contexts[s->context];
         const store_launch *l = &run->launches[k->launch];
         json_array_append_new(
-            a, json_pack("{s:I,s:I,s:o,s:I,s:i,s:i,s:i,s:i,s:[iii],s:[iii],s:i,s:i,s:i}", "start",
-                         (json_int_t)k->start, "end", (json_int_t)k->end, "name",
-                         text_of(run, l->name), "pid", (json_int_t)run->processes[c->process].pid,
-                         "device", (int)c->device, "context", (int)c->context_id, "stream",
-                         (int)s->stream_id, "correlation", (int)k->correlation_id, "grid",
-                         (int)l->grid[0], (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0],
-                         (int)l->block[1], (int)l->block[2], "registers", (int)l->registers,
-                         "static_smem", (int)l->static_smem, "dynamic_smem", (int)l->dynamic_smem));
+            a,
+            json_pack("{s:I,s:I,s:o,s:I,s:i,s:i,s:i,s:i,s:[iii],s:[iii],s:i,s:i,s:i}", "start",
+                      (json_int_t)k->start, "end", (json_int_t)k->end, "name",
+                      text_of(run, l->name), "pid", (json_int_t)run->processes[c->process].pid,
+                      "device", (int)c->device, "context", (int)c->context_id, "stream",
+                      (int)s->stream_id, "correlation", (int)k->correlation_id, "grid",
+                      (int)l->grid[0], (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0],
+                      (int)l->block[1], (int)l->block[2], "registers", (int)l->registers,
+                      "static_smem", (int)l->static_smem, "dynamic_smem", (int)l->dynamic_smem));
     }
     json_object_set_new(root, "copies", a = json_array());
     for (uint64_t i = 0; i < run->ncopies; i++) {
@@ -183,8 +185,9 @@ static json_t *dump(const store_run *run, const imp_stats *st)
         const store_context *c = &run->contexts[s->context];
         json_array_append_new(
             a, json_pack("{s:I,s:I,s:s,s:i,s:I,s:I,s:i,s:i,s:i}", "start", (json_int_t)k->start,
-                         "end", (json_int_t)k->end, "type", k->type == STORE_COPY_MEMCPY ? "memcpy" : "memset",
-                         "kind", (int)k->kind, "bytes", (json_int_t)k->bytes, "pid",
+                         "end", (json_int_t)k->end, "type",
+                         k->type == STORE_COPY_MEMCPY ? "memcpy" : "memset", "kind", (int)k->kind,
+                         "bytes", (json_int_t)k->bytes, "pid",
                          (json_int_t)run->processes[c->process].pid, "context", (int)c->context_id,
                          "stream", (int)s->stream_id, "correlation", (int)k->correlation_id));
     }
@@ -195,22 +198,23 @@ static json_t *dump(const store_run *run, const imp_stats *st)
             a, json_pack("{s:I,s:I,s:I,s:I,s:i,s:o,s:s,s:i}", "start", (json_int_t)k->start, "end",
                          (json_int_t)k->end, "pid", (json_int_t)run->processes[k->process].pid,
                          "thread", (json_int_t)k->thread_id, "correlation", (int)k->correlation_id,
-                         "name", text_of(run, k->name),
-                         "domain", k->domain == STORE_API_DRIVER ? "driver" : "runtime", "status",
+                         "name", text_of(run, k->name), "domain",
+                         k->domain == STORE_API_DRIVER ? "driver" : "runtime", "status",
                          (int)k->status));
     }
     json_object_set_new(root, "ranges", a = json_array());
     for (uint64_t i = 0; i < run->nranges; i++) {
         const store_range *k = &run->ranges[i];
-        json_array_append_new(
-            a, json_pack("{s:I,s:I,s:I,s:I,s:o,s:o}", "start", (json_int_t)k->start, "end",
-                         (json_int_t)k->end, "pid", (json_int_t)run->processes[k->process].pid,
-                         "thread", (json_int_t)k->thread_id, "domain", text_of(run, k->domain),
-                         "name", text_of(run, k->name)));
+        json_array_append_new(a, json_pack("{s:I,s:I,s:I,s:I,s:o,s:o}", "start",
+                                           (json_int_t)k->start, "end", (json_int_t)k->end, "pid",
+                                           (json_int_t)run->processes[k->process].pid, "thread",
+                                           (json_int_t)k->thread_id, "domain",
+                                           text_of(run, k->domain), "name", text_of(run, k->name)));
     }
     json_t *un = json_object();
     for (uint32_t i = 0; i < st->nunmapped; i++)
-        json_object_set_new(un, st->unmapped[i].kind, json_integer((json_int_t)st->unmapped[i].count));
+        json_object_set_new(un, st->unmapped[i].kind,
+                            json_integer((json_int_t)st->unmapped[i].count));
     json_object_set_new(root, "unmapped", un);
     json_object_set_new(root, "warning", json_string(st->warning));
     return root;
@@ -257,11 +261,13 @@ int main(int argc, char **argv)
         if (print)
             printf("%s\n", got);
         if (strncmp(err.message, input, strlen(input)) != 0) {
-            fprintf(stderr, "FAIL: the message does not start with the file name: %s\n", err.message);
+            fprintf(stderr, "FAIL: the message does not start with the file name: %s\n",
+                    err.message);
             fail = 1;
         }
         if (strcmp(store_run_errmsg(run), err.message) != 0) {
-            fprintf(stderr, "FAIL: run message \"%s\" != \"%s\"\n", store_run_errmsg(run), err.message);
+            fprintf(stderr, "FAIL: run message \"%s\" != \"%s\"\n", store_run_errmsg(run),
+                    err.message);
             fail = 1;
         }
         if (!want_error) {

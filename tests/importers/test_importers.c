@@ -132,7 +132,8 @@ static int list_files(const char *dir, char names[][512], int cap)
         char path[4200];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (e->d_name[0] != '.' && strlen(path) < 512 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        if (e->d_name[0] != '.' && strlen(path) < 512 && stat(path, &sb) == 0 &&
+            S_ISREG(sb.st_mode))
             memcpy(names[n++], path, strlen(path) + 1);
     }
     if (d)
@@ -152,10 +153,13 @@ static const char nvprof_sql[] =
     "CREATE TABLE Version(version INTEGER); INSERT INTO Version VALUES(12);"
     "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
     "INSERT INTO StringTable VALUES(0,'-- null --'),(1,'./app'),(2,'Tesla T4'),(3,'_Z3fooPf');"
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_NAME(_id_ INTEGER PRIMARY KEY, objectKind INT, objectId BLOB, name INT);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_NAME(_id_ INTEGER PRIMARY KEY, objectKind INT, objectId "
+    "BLOB, name INT);"
     "INSERT INTO CUPTI_ACTIVITY_KIND_NAME VALUES(1, 1, X'39300000000000000000000000', 1);"
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY, start INT, end INT,"
-    " deviceId INT, contextId INT, streamId INT, correlationId INT, gridX INT, gridY INT, gridZ INT,"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY, start INT, end "
+    "INT,"
+    " deviceId INT, contextId INT, streamId INT, correlationId INT, gridX INT, gridY INT, gridZ "
+    "INT,"
     " blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT,"
     " dynamicSharedMemory INT, name INT);"
     "INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES"
@@ -181,7 +185,8 @@ int test_importers_detect(void)
     TEST_EQ_STR(imp_detect(p, &err), "chrome");
 
     snprintf(p, sizeof p, "%s/b.nvvp", dir);
-    TEST_ASSERT(make_db(p, "CREATE TABLE StringIds(id INTEGER, value TEXT); CREATE TABLE NVTX_EVENTS(start INT);") == 0);
+    TEST_ASSERT(make_db(p, "CREATE TABLE StringIds(id INTEGER, value TEXT); CREATE TABLE "
+                           "NVTX_EVENTS(start INT);") == 0);
     TEST_EQ_STR(imp_detect(p, &err), "nsys");
 
     snprintf(p, sizeof p, "%s/c.nvvp", dir);
@@ -273,17 +278,21 @@ int test_importers_large_trace_bounded(void)
     for (int i = 0; i < n; i++) {
         char ev[600];
         if (i % 100 == 0)
-            snprintf(ev, sizeof ev,
-                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, "
-                     "\"ts\": %d.125, \"dur\": 2.5, \"args\": {\"device\": 0, \"context\": 1, "
-                     "\"stream\": 7, \"correlation\": %d, \"grid\": [1, 2, 3], \"block\": [4, 5, 6]}},\n",
-                     i % 7, 1000000 + i, i);
+            snprintf(
+                ev, sizeof ev,
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, "
+                "\"ts\": %d.125, \"dur\": 2.5, \"args\": {\"device\": 0, \"context\": 1, "
+                "\"stream\": 7, \"correlation\": %d, \"grid\": [1, 2, 3], \"block\": [4, 5, "
+                "6]}},\n",
+                i % 7, 1000000 + i, i);
         else
-            snprintf(ev, sizeof ev,
-                     "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%d\", \"pid\": 4242, "
-                     "\"tid\": 4242, \"ts\": %d, \"dur\": 1, \"args\": {\"Input Dims\": [[%d, 3, 224, "
-                     "224], [64, 3, 7, 7], [], [], [], []], \"External id\": %d, \"Sequence number\": "
-                     "%d, \"padding\": \"%0150d\"}},\n", i, 1000000 + i, i, i, i, 0);
+            snprintf(
+                ev, sizeof ev,
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%d\", \"pid\": 4242, "
+                "\"tid\": 4242, \"ts\": %d, \"dur\": 1, \"args\": {\"Input Dims\": [[%d, 3, 224, "
+                "224], [64, 3, 7, 7], [], [], [], []], \"External id\": %d, \"Sequence number\": "
+                "%d, \"padding\": \"%0150d\"}},\n",
+                i, 1000000 + i, i, i, i, 0);
         gzputs(g, ev);
     }
     gzputs(g, "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 4242, \"tid\": 0, \"args\": "
@@ -364,7 +373,8 @@ int test_importers_append_and_error_struct(void)
     TEST_ASSERT(make_db(b, nvprof_sql) == 0);
     sqlite3 *db;
     TEST_ASSERT(sqlite3_open(b, &db) == SQLITE_OK);
-    TEST_ASSERT(sqlite3_exec(db, "UPDATE CUPTI_ACTIVITY_KIND_NAME SET objectId = X'3A300000'", 0, 0, 0) == SQLITE_OK);
+    TEST_ASSERT(sqlite3_exec(db, "UPDATE CUPTI_ACTIVITY_KIND_NAME SET objectId = X'3A300000'", 0, 0,
+                             0) == SQLITE_OK);
     sqlite3_close(db);
     store_run *run = store_run_new();
     TEST_EQ_INT(imp_load(run, a, NULL), 0);
@@ -441,9 +451,13 @@ int test_importers_cmd_import(void)
 
 /* ------------------------------------------------------------------ corpus: nvprof */
 
-static const char *const nv_kernel_tables[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL", NULL};
-static const char *const nv_copy_tables[] = {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMCPY2", "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
-static const char *const nv_api_tables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", NULL};
+static const char *const nv_kernel_tables[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
+                                               "CUPTI_ACTIVITY_KIND_KERNEL", NULL};
+static const char *const nv_copy_tables[] = {"CUPTI_ACTIVITY_KIND_MEMCPY",
+                                             "CUPTI_ACTIVITY_KIND_MEMCPY2",
+                                             "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
+static const char *const nv_api_tables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME",
+                                            "CUPTI_ACTIVITY_KIND_DRIVER", NULL};
 
 /* The kernel at position `offset` by start in SQL is found in the run with its name, duration
  * and correlation id (times shifted by the importer's GPU clock correction). */
@@ -452,13 +466,16 @@ static int nvprof_sample(const char *path, store_run *run, const imp_stats *st, 
     sqlite3 *db;
     sqlite3_stmt *q = NULL;
     char sql[800];
-    const char *table = has_table(path, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") &&
-                                sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") > 0
-                            ? "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL" : "CUPTI_ACTIVITY_KIND_KERNEL";
+    const char *table =
+        has_table(path, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") &&
+                sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") > 0
+            ? "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"
+            : "CUPTI_ACTIVITY_KIND_KERNEL";
     snprintf(sql, sizeof sql,
              "SELECT k.start, k.end, s.value, k.correlationId, k.gridX, k.blockX FROM %s k JOIN "
              "StringTable s ON s._id_ = k.name WHERE k.start > 0 AND k.end >= k.start ORDER BY "
-             "k.start, k.correlationId LIMIT 1 OFFSET %lld", table, offset);
+             "k.start, k.correlationId LIMIT 1 OFFSET %lld",
+             table, offset);
     TEST_ASSERT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
     TEST_ASSERT(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(q), SQLITE_ROW);
@@ -510,10 +527,11 @@ int test_importers_corpus_nvprof(void)
                                        "CUPTI_ACTIVITY_KIND_MARKER GROUP BY id HAVING "
                                        "sum((flags & 2) != 0) = 1 AND sum((flags & 4) != 0) = 1)");
         printf("nvprof %-62s kernels %5llu (sql %5lld, %lld without time) copies %4llu (sql %4lld) "
-               "api %5llu (sql %5lld) ranges %3llu (sql %3lld) pid %lld\n", base(f),
-               (unsigned long long)run->nkernels, k_ok, k_all - k_ok, (unsigned long long)run->ncopies,
-               c_ok, (unsigned long long)run->napis, a_ok, (unsigned long long)run->nranges,
-               r_inst + r_pairs, (long long)run->processes[0].pid);
+               "api %5llu (sql %5lld) ranges %3llu (sql %3lld) pid %lld\n",
+               base(f), (unsigned long long)run->nkernels, k_ok, k_all - k_ok,
+               (unsigned long long)run->ncopies, c_ok, (unsigned long long)run->napis, a_ok,
+               (unsigned long long)run->nranges, r_inst + r_pairs,
+               (long long)run->processes[0].pid);
         TEST_EQ_INT(run->nkernels, k_ok);
         TEST_EQ_INT(unmapped(&st, "kernel_without_time"), k_all - k_ok);
         TEST_EQ_INT(run->ncopies, c_ok);
@@ -522,10 +540,11 @@ int test_importers_corpus_nvprof(void)
         TEST_EQ_INT(run->nprocesses, 1);
         /* the pid: every API row names it; the file name too where nvprof's %p put it there */
         if (a_ok > 0) {
-            long long pid = sql_int(f, has_table(f, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
-                                            sql_int(f, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") > 0
-                                        ? "SELECT processId FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"
-                                        : "SELECT processId FROM CUPTI_ACTIVITY_KIND_DRIVER LIMIT 1");
+            long long pid = sql_int(
+                f, has_table(f, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
+                           sql_int(f, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") > 0
+                       ? "SELECT processId FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"
+                       : "SELECT processId FROM CUPTI_ACTIVITY_KIND_DRIVER LIMIT 1");
             TEST_EQ_INT(run->processes[0].pid, pid);
         }
         if (strstr(f, "_1234831.nvvp"))
@@ -553,11 +572,13 @@ int test_importers_corpus_other(void)
     store_run *run = store_run_new();
     snprintf(p, sizeof p, "%s/kamilla0503_saw_models__output.nvvp", dir);
     TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
-    TEST_EQ_STR(err.text, "a PGI pgprof profile (SQLite without nvprof's Version table): not supported");
+    TEST_EQ_STR(err.text,
+                "a PGI pgprof profile (SQLite without nvprof's Version table): not supported");
     snprintf(p, sizeof p, "%s/luizalvino_hybridmaxflow__prof.nvprof", dir);
     TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
-    TEST_EQ_STR(err.text, "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it "
-                          "with a newer nvprof");
+    TEST_EQ_STR(err.text,
+                "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it "
+                "with a newer nvprof");
     char want[4600];
     snprintf(want, sizeof want, "%s: %s", p, err.text);
     TEST_EQ_STR(err.message, want);
@@ -632,7 +653,8 @@ int test_importers_corpus_nsys(void)
     int n = list_files(dir, files, 64);
     TEST_ASSERT(n >= 8);
     static const char *const kt[] = {"CUPTI_ACTIVITY_KIND_KERNEL", NULL};
-    static const char *const ct[] = {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
+    static const char *const ct[] = {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                                     NULL};
     static const char *const at[] = {"CUPTI_ACTIVITY_KIND_RUNTIME", NULL};
     static const char *const nt[] = {"NVTX_EVENTS", NULL};
     for (int i = 0; i < n; i++) {
@@ -648,8 +670,9 @@ int test_importers_corpus_nsys(void)
         TEST_ASSERT(store_run_finish(run) == 0);
         const char *ok = "WHERE start IS NOT NULL AND end IS NOT NULL AND end >= start";
         long long k = count_rows(f, kt, ok), c = count_rows(f, ct, ok), a = count_rows(f, at, ok);
-        long long g = count_rows(f, nt, "WHERE (eventType = 34) OR (eventType IN (59, 60) AND end "
-                                        "IS NOT NULL AND end >= start)");
+        long long g = count_rows(f, nt,
+                                 "WHERE (eventType = 34) OR (eventType IN (59, 60) AND end "
+                                 "IS NOT NULL AND end >= start)");
         char sql[1200] = "SELECT count(DISTINCT p) FROM (SELECT 0 AS p WHERE 0";
         static const char *const gp[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                                          "CUPTI_ACTIVITY_KIND_MEMSET", NULL};
@@ -658,16 +681,19 @@ int test_importers_corpus_nsys(void)
                 snprintf(sql + strlen(sql), sizeof sql - strlen(sql),
                          " UNION SELECT (globalPid >> 24) & 16777215 FROM %s", gp[t]);
         if (has_table(f, "CUPTI_ACTIVITY_KIND_RUNTIME"))
-            strcat(sql, " UNION SELECT (globalTid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+            strcat(sql,
+                   " UNION SELECT (globalTid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
         if (has_table(f, "NVTX_EVENTS"))
-            strcat(sql, " UNION SELECT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)");
+            strcat(sql, " UNION SELECT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE "
+                        "eventType IN (34, 59, 60)");
         strcat(sql, ")");
         long long procs = sql_int(f, sql);
-        printf("nsys   %-52s kernels %4llu (sql %4lld) copies %4llu (sql %4lld) api %5llu (sql %5lld) "
-               "ranges %4llu (sql %4lld) processes %u (sql %lld) pid %lld\n", base(f),
-               (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
-               (unsigned long long)run->napis, a, (unsigned long long)run->nranges, g,
-               run->nprocesses, procs, run->nprocesses ? (long long)run->processes[0].pid : -1);
+        printf(
+            "nsys   %-52s kernels %4llu (sql %4lld) copies %4llu (sql %4lld) api %5llu (sql %5lld) "
+            "ranges %4llu (sql %4lld) processes %u (sql %lld) pid %lld\n",
+            base(f), (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
+            (unsigned long long)run->napis, a, (unsigned long long)run->nranges, g, run->nprocesses,
+            procs, run->nprocesses ? (long long)run->processes[0].pid : -1);
         TEST_EQ_INT(run->nkernels, k);
         TEST_EQ_INT(run->ncopies, c);
         TEST_EQ_INT(run->napis, a);
@@ -676,22 +702,27 @@ int test_importers_corpus_nsys(void)
         if (k > 0) { /* the first kernel by start: name, duration, pid */
             sqlite3 *db;
             sqlite3_stmt *q;
-            int mangled = sql_int(f, "SELECT count(*) FROM pragma_table_info('CUPTI_ACTIVITY_KIND_KERNEL') "
-                                     "WHERE name = 'mangledName'") > 0;
+            int mangled =
+                sql_int(f, "SELECT count(*) FROM pragma_table_info('CUPTI_ACTIVITY_KIND_KERNEL') "
+                           "WHERE name = 'mangledName'") > 0;
             snprintf(sql, sizeof sql,
                      "SELECT k.start, k.end, s.value, (k.globalPid >> 24) & 16777215 FROM "
                      "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = %s ORDER BY k.start "
-                     "LIMIT 1", mangled ? "coalesce(k.mangledName, k.demangledName)" : "k.demangledName");
+                     "LIMIT 1",
+                     mangled ? "coalesce(k.mangledName, k.demangledName)" : "k.demangledName");
             TEST_ASSERT(sqlite3_open_v2(f, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
             TEST_ASSERT(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
             TEST_EQ_INT(sqlite3_step(q), SQLITE_ROW);
             const store_kernel *k0 = &run->kernels[0];
-            TEST_EQ_INT(k0->end - k0->start, sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0));
+            TEST_EQ_INT(k0->end - k0->start,
+                        sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0));
             TEST_EQ_STR(run->strings[run->launches[k0->launch].name].text,
                         (const char *)sqlite3_column_text(q, 2));
-            TEST_EQ_INT(run->processes[store_kernel_process(run, k0)].pid, sqlite3_column_int64(q, 3));
+            TEST_EQ_INT(run->processes[store_kernel_process(run, k0)].pid,
+                        sqlite3_column_int64(q, 3));
             long long t0 = has_table(f, "TARGET_INFO_SESSION_START_TIME")
-                               ? sql_int(f, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME") : 0;
+                               ? sql_int(f, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")
+                               : 0;
             TEST_EQ_INT(k0->start, sqlite3_column_int64(q, 0) + t0);
             sqlite3_finalize(q);
             sqlite3_close(db);
@@ -777,20 +808,22 @@ int test_importers_corpus_chrome(void)
         json_t *first_kernel = NULL;
         size_t idx;
         json_t *ev;
-        json_array_foreach(events, idx, ev) {
+        json_array_foreach(events, idx, ev)
+        {
             k += cat_is(ev, kc);
             c += cat_is(ev, cc);
             a += cat_is(ev, ac);
             g += cat_is(ev, rc_);
             if (!first_kernel && cat_is(ev, kc))
                 first_kernel = ev;
-            const char *labels = json_string_value(json_object_get(json_object_get(ev, "args"), "labels"));
+            const char *labels =
+                json_string_value(json_object_get(json_object_get(ev, "args"), "labels"));
             if (cpu_pid < 0 && labels && strcmp(labels, "CPU") == 0)
                 cpu_pid = json_integer_value(json_object_get(ev, "pid"));
         }
         printf("chrome %-80s kernels %5llu (json %5lld) copies %4llu (json %4lld) api %5llu (json "
-               "%5lld) ranges %3llu (json %3lld) pid %lld (json %lld)\n", base(f),
-               (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
+               "%5lld) ranges %3llu (json %3lld) pid %lld (json %lld)\n",
+               base(f), (unsigned long long)run->nkernels, k, (unsigned long long)run->ncopies, c,
                (unsigned long long)run->napis, a, (unsigned long long)run->nranges, g,
                (long long)run->processes[0].pid, cpu_pid);
         TEST_EQ_INT(run->nkernels, k);
@@ -804,7 +837,8 @@ int test_importers_corpus_chrome(void)
             double dur = json_number_value(json_object_get(first_kernel, "dur"));
             const store_kernel *hit = NULL;
             for (uint64_t x = 0; x < run->nkernels && !hit; x++)
-                if (run->kernels[x].correlation_id == json_integer_value(json_object_get(args, "correlation")) &&
+                if (run->kernels[x].correlation_id ==
+                        json_integer_value(json_object_get(args, "correlation")) &&
                     run->kernels[x].start - base_ns > (int64_t)(ts * 1000) - 1000 &&
                     run->kernels[x].start - base_ns < (int64_t)(ts * 1000) + 1000)
                     hit = &run->kernels[x];
@@ -816,7 +850,8 @@ int test_importers_corpus_chrome(void)
                         json_integer_value(json_array_get(json_object_get(args, "grid"), 0)));
         }
         if (strstr(f, "cpu_only")) /* ts relative to baseTimeNanoseconds: July 15th 2024 */
-            TEST_ASSERT(run->t_begin > 1721001600000000000LL && run->t_begin < 1721088000000000000LL);
+            TEST_ASSERT(run->t_begin > 1721001600000000000LL &&
+                        run->t_begin < 1721088000000000000LL);
         json_decref(root);
         store_run_free(run);
     }

@@ -17,12 +17,12 @@ int main(int argc, char **argv)
     const int64_t ms = 1000000, t0 = 1700000000LL * 1000000000LL;
     store_writer *w = NULL;
     int rc = store_writer_open(argv[1], STORE_CLOCK_REALTIME, t0, &w);
-    store_process_info pi = {atoll(argv[2]), 1, "hostA", "/bin/demo", "demo", "run1",
-                             "libcollect", t0};
+    store_process_info pi = {atoll(argv[2]), 1,      "hostA",      "/bin/demo",
+                             "demo",         "run1", "libcollect", t0};
     int64_t proc = 0;
     rc = rc ? rc : store_writer_process(w, &pi, &proc);
-    store_device_info dev = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0,
-                             150000000000ULL};
+    store_device_info dev = {
+        0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 150000000000ULL};
     rc = rc ? rc : store_writer_device(w, proc, &dev);
     rc = rc ? rc : store_writer_context(w, proc, 1, 0, (uint32_t)atoi(argv[3]), 7);
     rc = rc ? rc : store_writer_begin(w);
@@ -36,9 +36,13 @@ int main(int argc, char **argv)
             return 2;
         }
         store_kernel_info k = {.start = t0 + (int64_t)(start * ms),
-                               .end = t0 + (int64_t)((start + dur) * ms), .context_id = 1,
-                               .stream_id = 7, .correlation_id = (uint32_t)i,
-                               .grid = {grid, 1, 1}, .block = {1, 1, 1}, .name = name};
+                               .end = t0 + (int64_t)((start + dur) * ms),
+                               .context_id = 1,
+                               .stream_id = 7,
+                               .correlation_id = (uint32_t)i,
+                               .grid = {grid, 1, 1},
+                               .block = {1, 1, 1},
+                               .name = name};
         rc = store_writer_kernel(w, proc, &k);
     }
     rc = rc ? rc : store_writer_commit(w);

@@ -110,13 +110,12 @@ static int run_record(const char *const *args)
     return finish_record(start_record(args));
 }
 
-#define TEST_CONTAINS(hay, needle)                                                         \
-    do {                                                                                   \
-        if (!strstr((hay), (needle))) {                                                    \
-            fprintf(stderr, "%s:%d: \"%s\" not found in:\n%s\n", __FILE__, __LINE__, needle, \
-                    hay);                                                                  \
-            return 1;                                                                      \
-        }                                                                                  \
+#define TEST_CONTAINS(hay, needle)                                                                 \
+    do {                                                                                           \
+        if (!strstr((hay), (needle))) {                                                            \
+            fprintf(stderr, "%s:%d: \"%s\" not found in:\n%s\n", __FILE__, __LINE__, needle, hay); \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* Value of KEY=... in the stand-in's log of `rank` (static buffer; "" when absent). */
@@ -170,7 +169,8 @@ static int mps_alive(const char *pipe_dir)
              "for p in /proc/[0-9]*; do "
              "  [ \"$(cat $p/comm 2>/dev/null)\" = nvidia-cuda-mps ] || continue; "
              "  tr '\\0' '\\n' 2>/dev/null < $p/environ | grep -qx 'CUDA_MPS_PIPE_DIRECTORY=%s' "
-             "  && echo x; done | wc -l", pipe_dir);
+             "  && echo x; done | wc -l",
+             pipe_dir);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -443,6 +443,10 @@ int test_record_mps_reuse(void)
     TEST_CONTAINS(err_text, "reusing the MPS daemon already running at");
     TEST_EQ_INT(alive, 1); /* left running by record */
     TEST_EQ_STR(rank_value(0, "CUDA_MPS_PIPE_DIRECTORY"), pipe_dir);
+    /* the stand-in daemon logs its quit after the client returns: wait for it to end first */
+    for (int i = 0; i < 100 && mps_alive(pipe_dir) > 0; i++)
+        sleep_ms(50);
+    TEST_EQ_INT(mps_alive(pipe_dir), 0);
     mps_log(log, sizeof log);
     snprintf(want, sizeof want, "start %s\nclient %s\nquit %s\n", pipe_dir, pipe_dir, pipe_dir);
     TEST_EQ_STR(log, want); /* only our own quit, after record ended */
@@ -451,9 +455,6 @@ int test_record_mps_reuse(void)
     TEST_ASSERT(json_is_true(json_object_get(json_object_get(m, "mps"), "reused")));
     TEST_ASSERT(json_is_false(json_object_get(json_object_get(m, "mps"), "started")));
     json_decref(m);
-    for (int i = 0; i < 100 && mps_alive(pipe_dir) > 0; i++)
-        sleep_ms(50);
-    TEST_EQ_INT(mps_alive(pipe_dir), 0);
     return 0;
 }
 
@@ -565,14 +566,19 @@ static int write_trace(const char *path, int64_t pid, int solo_at)
     store_process_info pi = {pid, 1, "hostA", "/bin/app", "app", "run1", "libcollect", t0};
     int64_t proc = 0;
     rc = rc ? rc : store_writer_process(w, &pi, &proc);
-    store_device_info dev = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0,
-                             150000000000ULL};
+    store_device_info dev = {
+        0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 150000000000ULL};
     rc = rc ? rc : store_writer_device(w, proc, &dev);
     rc = rc ? rc : store_writer_context(w, proc, 1, 0, 1, 7);
     rc = rc ? rc : store_writer_begin(w);
-    store_kernel_info k = {.start = t0 + solo_at * ms, .end = t0 + (solo_at + 10) * ms,
-                           .context_id = 1, .stream_id = 7, .correlation_id = 1,
-                           .grid = {1, 1, 1}, .block = {1, 1, 1}, .name = "_Z4spinPfi"};
+    store_kernel_info k = {.start = t0 + solo_at * ms,
+                           .end = t0 + (solo_at + 10) * ms,
+                           .context_id = 1,
+                           .stream_id = 7,
+                           .correlation_id = 1,
+                           .grid = {1, 1, 1},
+                           .block = {1, 1, 1},
+                           .name = "_Z4spinPfi"};
     if (solo_at >= 0)
         rc = rc ? rc : store_writer_kernel(w, proc, &k);
     k.start = t0 + 20 * ms;

@@ -55,29 +55,38 @@ static int write_sample(const char *path, int64_t pid, int64_t offset, int nkern
         store_writer_close(w);
         return rc;
     }
-    store_process_info pi = {pid, 1, "hostA", "/bin/app", "app --x", "run7", "libcollect",
-                             T0 + offset};
+    store_process_info pi = {pid,       1,      "hostA",      "/bin/app",
+                             "app --x", "run7", "libcollect", T0 + offset};
     int64_t proc;
     rc = store_writer_process(w, &pi, &proc);
     rc = rc ? rc : store_writer_meta(w, "writer", "libcollect 0.1.0");
     rc = rc ? rc : store_writer_calibration(w, proc, "start", T0, T0 + offset, 5);
     rc = rc ? rc : store_writer_process_meta(w, proc, "driver_version", "13000");
     rc = rc ? rc : store_writer_process_meta_int(w, proc, "records_dropped", 3);
-    store_device_info dev = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0,
-                             150000000000ULL};
+    store_device_info dev = {
+        0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 150000000000ULL};
     rc = rc ? rc : store_writer_device(w, proc, &dev);
     rc = rc ? rc : store_writer_begin(w);
     for (int i = 0; i < nkernels && !rc; i++) {
-        store_kernel_info k = {.start = T0 + 1000 + 100 * i, .end = T0 + 1050 + 100 * i,
-                               .device_id = 0, .context_id = 1, .stream_id = 7 + i % 2,
-                               .correlation_id = 10 + i, .grid = {2, 3, 4}, .block = {32, 1, 1},
-                               .registers = 16, .static_smem = 48, .dynamic_smem = 1024,
-                               .local_mem = 8, .name = mangled};
+        store_kernel_info k = {.start = T0 + 1000 + 100 * i,
+                               .end = T0 + 1050 + 100 * i,
+                               .device_id = 0,
+                               .context_id = 1,
+                               .stream_id = 7 + i % 2,
+                               .correlation_id = 10 + i,
+                               .grid = {2, 3, 4},
+                               .block = {32, 1, 1},
+                               .registers = 16,
+                               .static_smem = 48,
+                               .dynamic_smem = 1024,
+                               .local_mem = 8,
+                               .name = mangled};
         rc = store_writer_kernel(w, proc, &k);
     }
     store_memcpy_info mc = {T0 + 500, T0 + 700, 0, 1, 7, 99, 1, 1, 2, 4096, 0};
     store_memset_info ms = {T0 + 800, T0 + 850, 0, 1, 8, 98, 0xff, 256, 2};
-    store_api_info ai = {T0 + 400, T0 + 450, 1234, 10, STORE_API_RUNTIME, 211, "cudaLaunchKernel", 0};
+    store_api_info ai = {T0 + 400, T0 + 450,           1234, 10, STORE_API_RUNTIME,
+                         211,      "cudaLaunchKernel", 0};
     store_range_info ri = {T0 + 300, T0 + 5000, 1234, "dom", "epoch 1"};
     rc = rc ? rc : store_writer_memcpy(w, proc, &mc);
     rc = rc ? rc : store_writer_memset(w, proc, &ms);
@@ -214,16 +223,20 @@ int test_store_roundtrip(void)
     sqlite3 *db;
     TEST_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
-    TEST_EQ_INT(sqlite3_prepare_v2(db, "SELECT name, end - start, pid, stream_id FROM kernel_v"
-                                       " ORDER BY start LIMIT 1", -1, &st, NULL), SQLITE_OK);
+    TEST_EQ_INT(sqlite3_prepare_v2(db,
+                                   "SELECT name, end - start, pid, stream_id FROM kernel_v"
+                                   " ORDER BY start LIMIT 1",
+                                   -1, &st, NULL),
+                SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
     TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "testMaxFlopsKernel(float*, int)");
     TEST_EQ_INT(sqlite3_column_int64(st, 1), 50);
     TEST_EQ_INT(sqlite3_column_int64(st, 2), 4242);
     TEST_EQ_INT(sqlite3_column_int64(st, 3), 7);
     sqlite3_finalize(st);
-    TEST_EQ_INT(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'writer'", -1, &st,
-                                   NULL), SQLITE_OK);
+    TEST_EQ_INT(
+        sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL),
+        SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
     TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "libcollect 0.1.0");
     sqlite3_finalize(st);
@@ -326,8 +339,10 @@ int test_store_newer_schema(void)
     store_run *run = store_run_new();
     TEST_EQ_INT(store_run_load(run, path), STORE_ENEWER);
     char want[4400];
-    snprintf(want, sizeof want, "%s: written by a newer tlview (schema 3, needs reader 2); "
-             "this tlview reads up to 1", path);
+    snprintf(want, sizeof want,
+             "%s: written by a newer tlview (schema 3, needs reader 2); "
+             "this tlview reads up to 1",
+             path);
     TEST_EQ_STR(store_run_errmsg(run), want);
     TEST_EQ_INT(run->nprocesses, 0);
     TEST_EQ_INT(run->nkernels, 0);
@@ -395,7 +410,8 @@ int test_store_bad_files(void)
 
     const char *other = path_in("othermeta.db");
     TEST_EQ_INT(exec_sql(other, "CREATE TABLE meta(key, value);"
-                                "INSERT INTO meta VALUES ('format', 'nsys')"), SQLITE_OK);
+                                "INSERT INTO meta VALUES ('format', 'nsys')"),
+                SQLITE_OK);
     if (expect_bad(good, other, STORE_EFORMAT, "not a tlview file", 0))
         return 1;
 
@@ -450,8 +466,12 @@ int test_store_clock_alignment(void)
     TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
     TEST_EQ_INT(store_writer_calibration(w, proc, "start", T0 - 4000000, T0 + 5000000, 0),
                 STORE_OK);
-    store_kernel_info k = {.start = T0 - 4000000 + 1000, .end = T0 - 4000000 + 1050,
-                           .context_id = 1, .stream_id = 1, .correlation_id = 1, .name = "k2"};
+    store_kernel_info k = {.start = T0 - 4000000 + 1000,
+                           .end = T0 - 4000000 + 1050,
+                           .context_id = 1,
+                           .stream_id = 1,
+                           .correlation_id = 1,
+                           .name = "k2"};
     TEST_EQ_INT(store_writer_kernel(w, proc, &k), STORE_OK);
     TEST_EQ_INT(store_writer_close(w), STORE_OK);
 
@@ -549,8 +569,8 @@ static int write_many(const char *path, int n, int batch, int die_after_batches)
     int64_t proc;
     rc = store_writer_process(w, &pi, &proc);
     rc = rc ? rc : store_writer_calibration(w, proc, "start", T0, T0, 0);
-    static const char *const names[4] = {"_Z6kernelPfi", "_Z4gemmPKfS0_Pfiii",
-                                         "_Z7softmaxPfi", "_Z9layernormPfS_i"};
+    static const char *const names[4] = {"_Z6kernelPfi", "_Z4gemmPKfS0_Pfiii", "_Z7softmaxPfi",
+                                         "_Z9layernormPfS_i"};
     uint64_t seed = 12345;
     int64_t t = T0 + 1000;
     int batches = 0;
@@ -560,10 +580,15 @@ static int write_many(const char *path, int n, int batch, int die_after_batches)
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         int sig = (int)(seed >> 60) & 3;
         int64_t dur = 2000 + (int64_t)((seed >> 20) % 30000);
-        store_kernel_info k = {.start = t, .end = t + dur, .context_id = 1,
-                               .stream_id = 7 + (sig & 1), .correlation_id = 100 + 3 * i,
-                               .grid = {(uint32_t)(64 << sig), 1, 1}, .block = {256, 1, 1},
-                               .registers = 32, .name = names[sig]};
+        store_kernel_info k = {.start = t,
+                               .end = t + dur,
+                               .context_id = 1,
+                               .stream_id = 7 + (sig & 1),
+                               .correlation_id = 100 + 3 * i,
+                               .grid = {(uint32_t)(64 << sig), 1, 1},
+                               .block = {256, 1, 1},
+                               .registers = 32,
+                               .name = names[sig]};
         t += dur + (int64_t)((seed >> 40) % 3000);
         rc = rc ? rc : store_writer_kernel(w, proc, &k);
         if (!rc && (i % batch == batch - 1 || i == n - 1)) {
@@ -648,7 +673,9 @@ int test_store_killed_mid_batch(void)
             int rows = b < 3 ? 1000 : 400000; /* ~9 MB: more than the writer's page cache */
             for (int i = 0; i < rows; i++) {
                 int64_t t = T0 + (int64_t)(b * 1000000 + i) * 100;
-                store_kernel_info k = {.start = t, .end = t + 50, .context_id = 1,
+                store_kernel_info k = {.start = t,
+                                       .end = t + 50,
+                                       .context_id = 1,
                                        .correlation_id = (uint32_t)(b * 1000000 + i),
                                        .name = "k"};
                 if (store_writer_kernel(w, proc, &k))
@@ -855,8 +882,10 @@ int test_store_disk_full(void)
             rc = store_writer_begin(w);
             for (int i = 0; i < 1000 && rc == STORE_OK; i++) {
                 store_kernel_info k = {.start = T0 + (b * 1000 + i) * 100,
-                                       .end = T0 + (b * 1000 + i) * 100 + 50, .context_id = 1,
-                                       .correlation_id = (uint32_t)(b * 1000 + i), .name = "k"};
+                                       .end = T0 + (b * 1000 + i) * 100 + 50,
+                                       .context_id = 1,
+                                       .correlation_id = (uint32_t)(b * 1000 + i),
+                                       .name = "k"};
                 rc = store_writer_kernel(w, proc, &k);
             }
             if (rc == STORE_OK)
@@ -891,8 +920,8 @@ int test_store_sort_extreme_keys(void)
 {
     store_run *run = store_run_new();
     store_process_info pi = {1, 0, NULL, NULL, NULL, NULL, "chrome", 0};
-    const int64_t keys[3][3] = {{0, INT64_MAX, INT64_MAX}, {INT64_MIN, 5, INT64_MAX},
-                                {INT64_MAX, INT64_MAX, INT64_MAX}};
+    const int64_t keys[3][3] = {
+        {0, INT64_MAX, INT64_MAX}, {INT64_MIN, 5, INT64_MAX}, {INT64_MAX, INT64_MAX, INT64_MAX}};
     uint32_t id = 0;
     for (int src = 0; src < 3; src++) {
         pi.pid = src + 1;
@@ -953,8 +982,12 @@ int test_store_batch_lost_then_recovered(void)
         int rc = store_writer_begin(w);
         for (int i = 0; i < 20000 && rc == STORE_OK; i++) {
             snprintf(name, sizeof name, "_Z5lost%ci", 'a' + i % 26);
-            store_kernel_info l = {.start = t += 100, .end = t + 10, .context_id = 2,
-                                   .stream_id = 3, .correlation_id = ++corr, .name = name};
+            store_kernel_info l = {.start = t += 100,
+                                   .end = t + 10,
+                                   .context_id = 2,
+                                   .stream_id = 3,
+                                   .correlation_id = ++corr,
+                                   .name = name};
             rc = store_writer_kernel(w, proc, &l);
         }
         if (rc == STORE_OK)
@@ -966,8 +999,12 @@ int test_store_batch_lost_then_recovered(void)
         rc = store_writer_begin(w);
         for (int i = 0; i < 100 && rc == STORE_OK; i++) {
             snprintf(name, sizeof name, "_Z5lost%ci", 'a' + i % 26);
-            store_kernel_info l = {.start = t += 100, .end = t + 10, .context_id = 2,
-                                   .stream_id = 3, .correlation_id = ++corr, .name = name};
+            store_kernel_info l = {.start = t += 100,
+                                   .end = t + 10,
+                                   .context_id = 2,
+                                   .stream_id = 3,
+                                   .correlation_id = ++corr,
+                                   .name = name};
             rc = store_writer_kernel(w, proc, &l);
         }
         if (rc == STORE_OK)
@@ -992,7 +1029,8 @@ int test_store_batch_lost_then_recovered(void)
     TEST_EQ_INT(run->nkernels, 101);
     TEST_EQ_INT(run->ncontexts, 2);
     const store_kernel *last = &run->kernels[100];
-    TEST_EQ_STR(run->strings[run->launches[last->launch].name].demangled, "lostv(int)"); /* i = 99 */
+    TEST_EQ_STR(run->strings[run->launches[last->launch].name].demangled,
+                "lostv(int)"); /* i = 99 */
     TEST_EQ_INT(run->contexts[run->streams[last->stream].context].context_id, 2);
     store_run_free(run);
     return 0;
@@ -1091,8 +1129,7 @@ int test_store_one_file_in_shares(void)
     TEST_EQ_INT(store_run_finish(run), STORE_OK);
     store_run_free(run);
 
-    TEST_EQ_INT(exec_sql(path, "UPDATE kernel SET launch_id = 77 WHERE rowid = 690000"),
-                SQLITE_OK);
+    TEST_EQ_INT(exec_sql(path, "UPDATE kernel SET launch_id = 77 WHERE rowid = 690000"), SQLITE_OK);
     run = store_run_new();
     TEST_EQ_INT(store_run_load_files(run, &path, 1), STORE_EFORMAT);
     TEST_ASSERT(strncmp(store_run_errmsg(run), path, strlen(path)) == 0);

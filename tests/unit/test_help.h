@@ -13,47 +13,47 @@
 #define TEST_SKIP 77
 
 struct test_case {
-    const char *name;   /* case name without the test_<module>_ prefix */
-    int (*fn)(void);    /* the case */
+    const char *name; /* case name without the test_<module>_ prefix */
+    int (*fn)(void);  /* the case */
 };
 
-#define TEST_ASSERT(cond)                                                            \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
-            return 1;                                                                \
-        }                                                                            \
+#define TEST_ASSERT(cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);           \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
-#define TEST_EQ_INT(a, b)                                                            \
-    do {                                                                             \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                        \
-        if (va_ != vb_) {                                                            \
-            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,      \
-                    __LINE__, #a, #b, va_, vb_);                                     \
-            return 1;                                                                \
-        }                                                                            \
+#define TEST_EQ_INT(a, b)                                                                          \
+    do {                                                                                           \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                      \
+        if (va_ != vb_) {                                                                          \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b,  \
+                    va_, vb_);                                                                     \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
-#define TEST_EQ_STR(a, b)                                                            \
-    do {                                                                             \
-        const char *sa_ = (a), *sb_ = (b);                                           \
-        if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0) {                                 \
-            fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,  \
-                    __LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");   \
-            return 1;                                                                \
-        }                                                                            \
+#define TEST_EQ_STR(a, b)                                                                          \
+    do {                                                                                           \
+        const char *sa_ = (a), *sb_ = (b);                                                         \
+        if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0) {                                               \
+            fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__, #a,  \
+                    #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                               \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= tol */
-#define TEST_NEAR(a, b, tol)                                                         \
-    do {                                                                             \
-        double da_ = (double)(a), db_ = (double)(b);                                 \
-        if (!(da_ - db_ <= (tol) && db_ - da_ <= (tol))) {                           \
-            fprintf(stderr, "%s:%d: %s ~= %s failed: %g != %g (tol %g)\n", __FILE__, \
-                    __LINE__, #a, #b, da_, db_, (double)(tol));                      \
-            return 1;                                                                \
-        }                                                                            \
+#define TEST_NEAR(a, b, tol)                                                                       \
+    do {                                                                                           \
+        double da_ = (double)(a), db_ = (double)(b);                                               \
+        if (!(da_ - db_ <= (tol) && db_ - da_ <= (tol))) {                                         \
+            fprintf(stderr, "%s:%d: %s ~= %s failed: %g != %g (tol %g)\n", __FILE__, __LINE__, #a, \
+                    #b, da_, db_, (double)(tol));                                                  \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* A fresh empty directory for the case (under TLVIEW_BINARY_DIR/testtmp); returns its path in a

@@ -24,8 +24,8 @@
 #include "web_int.h"
 
 #define BASE 1700000000000000000LL /* absolute ns of the synthetic run (realtime axis) */
-#define NA 300                      /* kernels of process A (pid 100) */
-#define NB 120                      /* kernels of process B (pid 200) */
+#define NA 300                     /* kernels of process A (pid 100) */
+#define NB 120                     /* kernels of process B (pid 200) */
 
 /* ---------------------------------------------------------------- fixture */
 
@@ -46,21 +46,31 @@ static store_run *make_run(double scale, int mps)
     const char *names[2] = {"_Z2kAi", "_Z2kBPf"};
     store_idx stream[2], launch[2];
     for (int p = 0; p < 2; p++) {
-        store_process_info pi = {.pid = 100 + 100 * p, .ppid = 1, .host = "h", .exe = "/bin/spin",
-                                 .argv = "spin", .source = "libcollect"};
+        store_process_info pi = {.pid = 100 + 100 * p,
+                                 .ppid = 1,
+                                 .host = "h",
+                                 .exe = "/bin/spin",
+                                 .argv = "spin",
+                                 .source = "libcollect"};
         store_idx pr = store_run_add_process(run, &pi, p ? "b.db" : "a.db");
-        store_device_info di = {.device_id = 0, .uuid = "00112233445566778899aabbccddeeff",
-                                .name = "NVIDIA H200", .sm_count = 132, .cc_major = 9};
+        store_device_info di = {.device_id = 0,
+                                .uuid = "00112233445566778899aabbccddeeff",
+                                .name = "NVIDIA H200",
+                                .sm_count = 132,
+                                .cc_major = 9};
         store_idx dev = store_run_add_device(run, pr, &di);
         store_idx cx = store_run_context(run, pr, 1, dev, mps ? 2 : 1);
         stream[p] = store_run_stream(run, cx, 7);
-        store_launch l = {.name = store_run_intern(run, names[p]), .grid = {64, 1, 1},
-                          .block = {128, 1, 1}, .registers = 32};
+        store_launch l = {.name = store_run_intern(run, names[p]),
+                          .grid = {64, 1, 1},
+                          .block = {128, 1, 1},
+                          .registers = 32};
         launch[p] = store_run_launch(run, &l);
     }
     uint32_t corr = 1;
     for (int i = 0; i < 200; i++) {
-        store_kernel k = {BASE + i * 2000LL, BASE + i * 2000LL + 1000, stream[0], launch[0], corr++, 0};
+        store_kernel k = {
+            BASE + i * 2000LL, BASE + i * 2000LL + 1000, stream[0], launch[0], corr++, 0};
         store_run_add_kernel(run, &k);
     }
     int64_t t = BASE + 400000;
@@ -180,7 +190,8 @@ static json_t *get_json(unsigned port, const char *path, int status)
     json_error_t e;
     json_t *j = json_loadb(r.body, r.len, 0, &e);
     if (r.status != status || !j)
-        fprintf(stderr, "GET %s: status %d (want %d), body %.300s\n", path, r.status, status, r.body);
+        fprintf(stderr, "GET %s: status %d (want %d), body %.300s\n", path, r.status, status,
+                r.body);
     if (r.status != status) {
         json_decref(j);
         j = NULL;
@@ -255,7 +266,8 @@ int test_web_runs(void)
     TEST_EQ_STR(json_string_value(json_array_get(names, 0)), "kA(int)");
     TEST_EQ_STR(json_string_value(json_array_get(names, 1)), "kB(float*)");
     json_t *lanes = json_object_get(r0, "lanes");
-    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(lanes, 0), "name")), "NVIDIA H200");
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(lanes, 0), "name")),
+                "NVIDIA H200");
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdicts")), ANALYSIS_NVERDICTS);
     TEST_ASSERT(json_is_null(json_object_get(j, "compare")));
     json_decref(j);
@@ -264,8 +276,8 @@ int test_web_runs(void)
 }
 
 /* brute-force expectations over row `p` (0: A, 1: B) of the synthetic run */
-static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w, int64_t *count,
-                          int64_t *busy_pm)
+static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w,
+                          int64_t *count, int64_t *busy_pm)
 {
     for (int j = 0; j < w; j++) {
         int64_t a = t0 + (int64_t)llround((double)(t1 - t0) * j / w);
@@ -293,8 +305,8 @@ int test_web_timeline_bins(void)
     int64_t t0 = -5000, t1 = 650000;
     int w = 97;
     char url[256];
-    snprintf(url, sizeof url, "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=10",
-             (long long)t0, (long long)t1, w);
+    snprintf(url, sizeof url, "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=10", (long long)t0,
+             (long long)t1, w);
     json_t *j = get_json(f.port, url, 200);
     TEST_ASSERT(j);
     TEST_EQ_INT(jint(j, "width"), w);
@@ -318,7 +330,8 @@ int test_web_timeline_bins(void)
     /* the first pixels hold A alone: at most one process in flight; the overlapped part two */
     TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "conc_max"), 5)), 1);
     TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "conc_max"), 80)), 2);
-    TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "verdict"), 5)), ANALYSIS_SOLO);
+    TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "verdict"), 5)),
+                ANALYSIS_SOLO);
     int v80 = (int)json_integer_value(json_array_get(json_object_get(lane, "verdict"), 80));
     TEST_ASSERT(v80 >= ANALYSIS_CONCURRENT);
     json_decref(j);
@@ -338,7 +351,8 @@ int test_web_timeline_kernels(void)
     json_t *row = json_array_get(rows, 0);
     TEST_EQ_INT(jint(row, "row"), 0);
     TEST_EQ_STR(json_string_value(json_object_get(row, "mode")), "kernels");
-    json_t *s = json_object_get(row, "s"), *d = json_object_get(row, "d"), *id = json_object_get(row, "id");
+    json_t *s = json_object_get(row, "s"), *d = json_object_get(row, "d"),
+           *id = json_object_get(row, "id");
     TEST_EQ_INT(json_array_size(s), 5); /* starts 2000, 4000, 6000, 8000, 10000 */
     for (int i = 0; i < 5; i++) {
         TEST_EQ_INT(json_integer_value(json_array_get(s, (size_t)i)), 2000 * (i + 1));
@@ -386,9 +400,11 @@ int test_web_kernel_window_find_stats(void)
     TEST_ASSERT(win);
     TEST_EQ_INT(jint(win, "max_processes"), 2);
     const analysis_window *aw = &analysis_windows(f.an[0])[jint(win, "id")];
-    TEST_EQ_STR(json_string_value(json_object_get(j, "verdict")), analysis_verdict_name(aw->verdict));
+    TEST_EQ_STR(json_string_value(json_object_get(j, "verdict")),
+                analysis_verdict_name(aw->verdict));
     json_decref(j);
-    snprintf(url, sizeof url, "/api/window?run=0&id=%lld", (long long)(aw - analysis_windows(f.an[0])));
+    snprintf(url, sizeof url, "/api/window?run=0&id=%lld",
+             (long long)(aw - analysis_windows(f.an[0])));
     j = get_json(f.port, url, 200);
     TEST_ASSERT(j);
     TEST_EQ_INT(jint(j, "t0"), aw->t0 - BASE);
@@ -430,8 +446,8 @@ int test_web_bad_params(void)
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
     const char *bad[] = {
-        "/api/timeline?run=0&t1=10&width=10",             /* t0 missing */
-        "/api/timeline?run=0&t0=10&t1=10&width=10",       /* empty range */
+        "/api/timeline?run=0&t1=10&width=10",       /* t0 missing */
+        "/api/timeline?run=0&t0=10&t1=10&width=10", /* empty range */
         "/api/timeline?run=0&t0=0&t1=10&width=0",
         "/api/timeline?run=0&t0=0&t1=10&width=99999",
         "/api/timeline?run=0&t0=0&t1=10&width=abc",
@@ -466,8 +482,8 @@ int test_web_unknown_and_method(void)
 {
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
-    const char *unknown[] = {"/api/nope", "/api/", "/nope.html", "/etc/passwd", "/web/web.h",
-                             "/index.htm", "/assets/index.html"};
+    const char *unknown[] = {"/api/nope",  "/api/",      "/nope.html",        "/etc/passwd",
+                             "/web/web.h", "/index.htm", "/assets/index.html"};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
         json_t *j = get_json(f.port, unknown[i], 404);
         TEST_ASSERT(j);
@@ -475,7 +491,8 @@ int test_web_unknown_and_method(void)
         json_decref(j);
     }
     response r;
-    TEST_ASSERT(http_raw(f.port, "POST /api/runs HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}", &r) == 0);
+    TEST_ASSERT(http_raw(f.port, "POST /api/runs HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}", &r) ==
+                0);
     TEST_EQ_INT(r.status, 405);
     free(r.head);
     TEST_ASSERT(http_raw(f.port, "HEAD / HTTP/1.0\r\n\r\n", &r) == 0);
@@ -491,10 +508,19 @@ int test_web_traversal(void)
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
     const char *paths[] = {
-        "/../etc/passwd", "/..", "/%2e%2e/etc/passwd", "/%2E%2E%2Fetc%2Fpasswd",
-        "/%252e%252e/etc/passwd", "/assets/../index.html", "/..%2f..%2fetc%2fpasswd",
-        "//etc/passwd", "/..\\..\\etc\\passwd", "/%5c..%5cetc", "http://127.0.0.1/etc/passwd",
-        "/api/../index.html", "/index.html%00.js",
+        "/../etc/passwd",
+        "/..",
+        "/%2e%2e/etc/passwd",
+        "/%2E%2E%2Fetc%2Fpasswd",
+        "/%252e%252e/etc/passwd",
+        "/assets/../index.html",
+        "/..%2f..%2fetc%2fpasswd",
+        "//etc/passwd",
+        "/..\\..\\etc\\passwd",
+        "/%5c..%5cetc",
+        "http://127.0.0.1/etc/passwd",
+        "/api/../index.html",
+        "/index.html%00.js",
     };
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         char req[512];
@@ -543,7 +569,8 @@ int test_web_huge_ranges(void)
     TEST_EQ_INT(sum, NA); /* every kernel lies in one pixel */
     json_decref(j);
     j = get_json(f.port, urls[1], 200);
-    TEST_EQ_INT(json_array_size(json_object_get(json_array_get(json_object_get(j, "rows"), 0), "s")), NA);
+    TEST_EQ_INT(
+        json_array_size(json_object_get(json_array_get(json_object_get(j, "rows"), 0), "s")), NA);
     json_decref(j);
     teardown(&f);
     return 0;
@@ -561,8 +588,8 @@ static void *client(void *p)
     client_arg *a = p;
     for (int i = 0; i < 40; i++) {
         response r;
-        if (http_get(a->port, "/api/timeline?run=0&t0=0&t1=600000&width=500", &r) || r.status != 200 ||
-            r.len != a->want_len || memcmp(r.body, a->want, r.len) != 0)
+        if (http_get(a->port, "/api/timeline?run=0&t0=0&t1=600000&width=500", &r) ||
+            r.status != 200 || r.len != a->want_len || memcmp(r.body, a->want, r.len) != 0)
             a->failures++;
         free(r.head);
     }
@@ -645,7 +672,7 @@ int test_web_bind_errors(void)
 int test_web_ivl_bruteforce(void)
 {
     enum { N = 3000 };
-    int64_t (*iv)[2] = malloc(sizeof *iv * N);
+    int64_t(*iv)[2] = malloc(sizeof *iv * N);
     srand(7);
     int64_t t = 1000;
     for (int i = 0; i < N; i++) {
@@ -837,8 +864,10 @@ int test_web_serve_demo_and_errors(void)
     TEST_ASSERT(j);
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 2);
-    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), "mps-off/n2 (demo, H200)");
-    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), "mps-on/n2 (demo, H200)");
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")),
+                "mps-off/n2 (demo, H200)");
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")),
+                "mps-on/n2 (demo, H200)");
     json_decref(j);
     close(out), close(err);
     return 0;
@@ -888,7 +917,8 @@ int test_web_concurrency_grid(void)
         int g = (int)json_integer_value(json_array_get(mx, (size_t)i));
         TEST_ASSERT(g >= exact[i].max_processes);
         max_diff += g != exact[i].max_processes;
-        TEST_NEAR(json_number_value(json_array_get(mean, (size_t)i)), exact[i].mean_processes, 0.05);
+        TEST_NEAR(json_number_value(json_array_get(mean, (size_t)i)), exact[i].mean_processes,
+                  0.05);
     }
     TEST_ASSERT(max_diff <= W / 10);
     json_decref(j);
