@@ -109,6 +109,14 @@ store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *
     return idx;
 }
 
+int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k)
+{
+    if ((k->launch = store_run_launch(r->run, l)) == STORE_NONE ||
+        store_run_add_kernel(r->run, k) != 0)
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding kernels");
+    return 0;
+}
+
 store_idx imp_intern(imp_reader *r, const char *text)
 {
     store_idx s = store_run_intern(r->run, text ? text : "(unknown)");

@@ -56,6 +56,10 @@ void imp_progress_end(imp_reader *r, uint64_t total);
  * by uuid, else one per pair). STORE_NONE (error set) when out of memory. */
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d);
 
+/* Adds kernel *k with the launch signature *l (k->launch is set here). 0, or STORE_ENOMEM with
+ * the error set. */
+int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k);
+
 /* Interns text, or "(unknown)" for NULL; STORE_NONE on out of memory. */
 store_idx imp_intern(imp_reader *r, const char *text);
 

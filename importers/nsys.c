@@ -457,11 +457,8 @@ static int load_kernels(imp_reader *r, nsys *ns)
             rc = STORE_ENOMEM;
             break;
         }
-        if ((k.launch = store_run_launch(r->run, &l)) == STORE_NONE ||
-            store_run_add_kernel(r->run, &k)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding kernels");
+        if ((rc = imp_add_kernel(r, &l, &k)) != 0)
             break;
-        }
     }
     sqlite3_finalize(st);
     r->row = 0;
