@@ -3,7 +3,7 @@
  * analysis_run() walks a finished store_run (store/store.h) once per device and computes the
  * concurrency profile, the solo reference duration of every launch signature, the stretch of every
  * kernel, the overlap windows with a verdict (concurrent / time-sliced / contended / unknown) and
- * their evidence, per-process and per-device totals, and the gain MPS would bring. Pure C: no I/O,
+ * their evidence, per-process and per-device totals, and the most MPS could gain. Pure C: no I/O,
  * no printing; cli/ and web/ present these numbers. The rules and thresholds are explained in
  * analysis/README.md.
  *
@@ -255,8 +255,14 @@ typedef struct analysis_summary {
     int64_t t_begin, t_end;      /* first kernel start, last kernel end, all devices */
     int64_t busy_ns, overlap_ns; /* summed over devices */
     double mean_stretch;         /* over referenced kernels; NaN if none */
+    double slowdown;             /* their total duration / their total solo reference: how much
+                                    slower than alone the kernels ran, long ones weighing more;
+                                    NaN when they are under min_reference_coverage of the
+                                    kernel time */
     double predicted_gain;       /* span / predicted span if every time-sliced window had run
-                                    concurrently (the device that finishes last decides) */
+                                    concurrently (the device that finishes last decides): an
+                                    upper bound, since kernels side by side are assumed to run
+                                    at their solo speed */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);
@@ -277,9 +283,14 @@ typedef struct analysis_comparison {
     double measured_gain;   /* span_a / span_b: how much faster b finished */
     double predicted_gain;  /* a's predicted_gain, to set beside the measured one */
     double mean_stretch_a, mean_stretch_b;
-    uint32_t common_signatures; /* signatures (by name, grid, block, smem) found in both */
-    double duration_ratio;      /* median over common signatures of mean duration a / mean
-                                   duration b; NaN when none in common */
+    double slowdown_b; /* b's summary slowdown: e.g. MPS clients slowing each other */
+    double predicted_gain_at_slowdown_b; /* a's prediction redone with its time-sliced kernels
+                                            side by side at b's slowdown (when above 1) rather
+                                            than at their solo speed: what b should gain if it
+                                            ran them that slowly; NaN when b has no references */
+    uint32_t common_signatures;          /* signatures (by name, grid, block, smem) found in both */
+    double duration_ratio;               /* median over common signatures of mean duration a / mean
+                                            duration b; NaN when none in common */
 } analysis_comparison;
 
 /* Compares a with b into *pOut. Returns ANALYSIS_OK, ANALYSIS_EINVAL (NULL argument) or

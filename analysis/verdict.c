@@ -330,11 +330,47 @@ static void add_to_windows(const analysis *a, uint32_t s, uint64_t *pCur, winsum
     }
 }
 
-/* Device figures from its judged windows: the dominant verdict and the predicted gain. Returns
- * the time the device's time-sliced windows would save. */
-static double judge_device(analysis *a, analysis_device *ad)
+/* The time a device's time-sliced windows would save if their kernels ran side by side, each
+ * `slowdown` (>= 1) times its solo duration: busy_ns less the larger of busy_ns / mean stretch *
+ * slowdown and the SM-share bound (in concurrent_ns; the slowdown of kernels that wait for SMs
+ * is that bound already), never below 0. */
+static double device_saved(const analysis *a, const analysis_device *ad, double slowdown)
 {
-    double saved = 0, best = 0;
+    double saved = 0;
+    for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
+        const analysis_window *win = &a->windows[w];
+        double side_by_side =
+            fmax((double)win->concurrent_ns, (double)win->busy_ns / win->mean_stretch * slowdown);
+        if (win->verdict == ANALYSIS_TIME_SLICED && side_by_side < (double)win->busy_ns)
+            saved += (double)win->busy_ns - side_by_side;
+    }
+    return saved;
+}
+
+/* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
+ * times their solo duration: span over the predicted span, decided by the device that would
+ * finish last. 1.0 when nothing would be saved. */
+static double run_gain(const analysis *a, double slowdown)
+{
+    const analysis_summary *sm = &a->sum;
+    int64_t predicted_end = INT64_MIN;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        const analysis_device *ad = &a->devs[s];
+        if (!ad->nkernels)
+            continue;
+        int64_t end = ad->t_end - (int64_t)device_saved(a, ad, slowdown);
+        if (end > predicted_end)
+            predicted_end = end;
+    }
+    return a->ndevs && predicted_end > sm->t_begin
+               ? (double)(sm->t_end - sm->t_begin) / (double)(predicted_end - sm->t_begin)
+               : 1.0;
+}
+
+/* Device figures from its judged windows: the dominant verdict and the predicted gain. */
+static void judge_device(analysis *a, analysis_device *ad)
+{
+    double best = 0;
     double wsum[ANALYSIS_NVERDICTS][4] = {{0}}; /* length-weighted stretch, ctx, par; length */
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
@@ -346,8 +382,6 @@ static double judge_device(analysis *a, analysis_device *ad)
         wsum[win->verdict][1] += len * win->contexts;
         wsum[win->verdict][2] += len * win->parallelism;
         wsum[win->verdict][3] += len;
-        if (win->verdict == ANALYSIS_TIME_SLICED && win->concurrent_ns < win->busy_ns)
-            saved += (double)(win->busy_ns - win->concurrent_ns);
     }
     ad->verdict = ad->nkernels ? ANALYSIS_SOLO : ANALYSIS_IDLE;
     for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++)
@@ -361,8 +395,8 @@ static double judge_device(analysis *a, analysis_device *ad)
     ad->contexts = wl > 0 ? wsum[ad->verdict][1] / wl : NAN;
     ad->parallelism = wl > 0 ? wsum[ad->verdict][2] / wl : NAN;
     double span = (double)(ad->t_end - ad->t_begin);
+    double saved = device_saved(a, ad, 1.0);
     ad->predicted_gain = span > saved && saved > 0 ? span / (span - saved) : 1.0;
-    return saved;
 }
 
 int analysis_judge(analysis *a)
@@ -434,11 +468,11 @@ int analysis_judge(analysis *a)
     }
     /* run level: the device that would finish last decides the predicted span */
     analysis_summary *sm = &a->sum;
-    int64_t predicted_end = INT64_MIN;
+    double dur_ref = 0, ref = 0, kernel_ns = 0;
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
-        double saved = judge_device(a, ad);
+        judge_device(a, ad);
         if (!ad->nkernels)
             continue;
         if (s == 0 || ad->t_begin < sm->t_begin)
@@ -447,15 +481,16 @@ int analysis_judge(analysis *a)
             sm->t_end = ad->t_end;
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
-        int64_t end = ad->t_end - (int64_t)saved;
-        if (end > predicted_end)
-            predicted_end = end;
+    }
+    for (uint32_t p = 0; p < run->nprocesses; p++) {
+        dur_ref += ps[p].dur_ref;
+        ref += ps[p].ref;
+        kernel_ns += (double)a->procs[p].kernel_ns;
     }
     sm->mean_stretch = sm->nreferenced ? stretch_sum / sm->nreferenced : NAN;
-    sm->predicted_gain =
-        a->ndevs && predicted_end > sm->t_begin
-            ? (double)(sm->t_end - sm->t_begin) / (double)(predicted_end - sm->t_begin)
-            : 1.0;
+    sm->slowdown =
+        ref > 0 && dur_ref >= a->opt.min_reference_coverage * kernel_ns ? dur_ref / ref : NAN;
+    sm->predicted_gain = run_gain(a, 1.0);
     rc = ANALYSIS_OK;
 out:
     free(ws);
@@ -480,6 +515,9 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     pOut->predicted_gain = a->sum.predicted_gain;
     pOut->mean_stretch_a = a->sum.mean_stretch;
     pOut->mean_stretch_b = b->sum.mean_stretch;
+    pOut->slowdown_b = b->sum.slowdown;
+    pOut->predicted_gain_at_slowdown_b =
+        isnan(b->sum.slowdown) ? NAN : run_gain(a, fmax(1.0, b->sum.slowdown));
     pOut->duration_ratio = NAN;
     sigtab t;
     float *ratio = malloc((a->nsigs + 1) * sizeof *ratio);

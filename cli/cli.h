@@ -26,7 +26,7 @@ int cli_analyse(const store_run *run, const store_run *baseline, analysis **ppOu
 
 /* Writes the headline of every device (one line each) to `out`, e.g.
  * "GPU 0 (NVIDIA H200): 4 processes overlapped 98% of busy time; TIME-SLICED: mean stretch 4.02x
- * (contexts 4); MPS would gain ~3.9x". `color` adds ANSI colours to the verdicts. */
+ * (contexts 4); MPS could gain up to ~3.9x". `color` adds ANSI colours to the verdicts. */
 void cli_headline(FILE *out, const analysis *a, int color);
 
 /* Decides whether to colour: `mode` is "auto" (a TTY, TERM not "dumb", NO_COLOR unset), "always"

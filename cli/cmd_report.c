@@ -24,7 +24,8 @@ static const char usage_text[] =
     "  -b, --baseline FILE  take the solo references from this run instead (e.g. one process\n"
     "                       alone); repeat for several files, or give a folder\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
-    "                       gain beside the predicted one; repeatable, or a folder\n"
+    "                       gain beside the predicted one, and the prediction redone at the\n"
+    "                       slowdown of that run's kernels; repeatable, or a folder\n"
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
@@ -33,8 +34,9 @@ static const char usage_text[] =
     "\n"
     "The headline reads, per GPU: how much of the busy time several processes overlapped, the\n"
     "verdict holding most of that time with its evidence (mean stretch, contexts in flight) and,\n"
-    "when time-sliced, the gain MPS would bring. Files from different hosts or runs are warned\n"
-    "about. Thresholds and their reasons: analysis/README.md.\n"
+    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo\n"
+    "speed, which MPS clients that slow each other down do not reach. Files from different\n"
+    "hosts or runs are warned about. Thresholds and their reasons: analysis/README.md.\n"
     "\n"
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 

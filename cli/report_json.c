@@ -149,13 +149,13 @@ json_t *report_json(const analysis *a, const analysis *cmp)
     json_object_set_new(root, "headline", head);
     json_object_set_new(
         root, "summary",
-        json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "processes",
+        json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "processes",
                   (int)run->nprocesses, "kernels", (json_int_t)s->nkernels, "zero_length",
                   (json_int_t)s->nzero, "referenced", (json_int_t)s->nreferenced, "t_begin",
                   (json_int_t)s->t_begin, "t_end", (json_int_t)s->t_end, "span_ns",
                   (json_int_t)(s->t_end - s->t_begin), "busy_ns", (json_int_t)s->busy_ns,
                   "overlap_ns", (json_int_t)s->overlap_ns, "mean_stretch", jnum(s->mean_stretch),
-                  "predicted_gain", jnum(s->predicted_gain)));
+                  "slowdown", jnum(s->slowdown), "predicted_gain", jnum(s->predicted_gain)));
     json_object_set_new(root, "warnings", warn);
     json_object_set_new(root, "devices", json_devices(a));
     json_object_set_new(root, "windows", json_windows(a));
@@ -166,9 +166,11 @@ json_t *report_json(const analysis *a, const analysis *cmp)
     if (cmp && analysis_compare(a, cmp, &c) == 0)
         json_object_set_new(
             root, "comparison",
-            json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:i, s:o}", "span_ns", (json_int_t)c.span_a,
-                      "compare_span_ns", (json_int_t)c.span_b, "measured_gain",
-                      jnum(c.measured_gain), "predicted_gain", jnum(c.predicted_gain),
+            json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "span_ns",
+                      (json_int_t)c.span_a, "compare_span_ns", (json_int_t)c.span_b,
+                      "measured_gain", jnum(c.measured_gain), "predicted_gain",
+                      jnum(c.predicted_gain), "compare_slowdown", jnum(c.slowdown_b),
+                      "predicted_gain_at_compare_slowdown", jnum(c.predicted_gain_at_slowdown_b),
                       "mean_stretch", jnum(c.mean_stretch_a), "compare_mean_stretch",
                       jnum(c.mean_stretch_b), "common_signatures", (int)c.common_signatures,
                       "duration_ratio", jnum(c.duration_ratio)));

@@ -213,6 +213,18 @@ static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int 
             "  mean stretch %.2fx -> %.2fx; %u kernel signatures in common, median duration "
             "ratio %.2fx\n",
             c.mean_stretch_a, c.mean_stretch_b, c.common_signatures, c.duration_ratio);
+    if (isnan(c.predicted_gain_at_slowdown_b))
+        return;
+    if (c.slowdown_b > 1.1)
+        fprintf(out,
+                "  the compared run's kernels took %.2fx their solo time (they slowed each other "
+                "down); at that speed the prediction is %.2fx (%.2fx assumed solo speed)\n",
+                c.slowdown_b, c.predicted_gain_at_slowdown_b, c.predicted_gain);
+    else
+        fprintf(out,
+                "  the compared run's kernels took %.2fx their solo time, as the prediction "
+                "assumes\n",
+                c.slowdown_b);
 }
 
 void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top)

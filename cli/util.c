@@ -87,7 +87,7 @@ void cli_headline(FILE *out, const analysis *a, int color)
                 fprintf(out, ": no solo reference (give --baseline FILES)%s",
                         d->mps ? "" : "; without MPS the contexts can only have time-sliced");
             if (d->verdict == ANALYSIS_TIME_SLICED)
-                fprintf(out, "; MPS would gain ~%.2gx", d->predicted_gain);
+                fprintf(out, "; MPS could gain up to ~%.2gx", d->predicted_gain);
         }
         fprintf(out, "\n");
     }

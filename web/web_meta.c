@@ -176,12 +176,12 @@ static char *stats_body(const web_runix *r, unsigned id)
     json_object_set_new(o, "run", json_integer(id));
     json_object_set_new(
         o, "summary",
-        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "nkernels", (json_int_t)sum->nkernels,
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "nkernels", (json_int_t)sum->nkernels,
                   "nzero", (json_int_t)sum->nzero, "nreferenced", (json_int_t)sum->nreferenced,
                   "span_ns", (json_int_t)(sum->nkernels ? sum->t_end - sum->t_begin : 0), "busy_ns",
                   (json_int_t)sum->busy_ns, "overlap_ns", (json_int_t)sum->overlap_ns,
-                  "mean_stretch", num_or_null(sum->mean_stretch), "predicted_gain",
-                  num_or_null(sum->predicted_gain)));
+                  "mean_stretch", num_or_null(sum->mean_stretch), "slowdown",
+                  num_or_null(sum->slowdown), "predicted_gain", num_or_null(sum->predicted_gain)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "devices", devs);
     /* with one lane the run's histogram is that lane's: count once (2 passes over 10M) */
@@ -233,9 +233,11 @@ int web_api_runs_body(web *w)
     if (w->nruns == 2 && analysis_compare(w->runs[0].an, w->runs[1].an, &c) == ANALYSIS_OK)
         json_object_set_new(
             o, "compare",
-            json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:i,s:o}", "span_a", (json_int_t)c.span_a, "span_b",
-                      (json_int_t)c.span_b, "measured_gain", num_or_null(c.measured_gain),
-                      "predicted_gain", num_or_null(c.predicted_gain), "mean_stretch_a",
+            json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o}", "span_a", (json_int_t)c.span_a,
+                      "span_b", (json_int_t)c.span_b, "measured_gain", num_or_null(c.measured_gain),
+                      "predicted_gain", num_or_null(c.predicted_gain), "slowdown_b",
+                      num_or_null(c.slowdown_b), "predicted_gain_at_slowdown_b",
+                      num_or_null(c.predicted_gain_at_slowdown_b), "mean_stretch_a",
                       num_or_null(c.mean_stretch_a), "mean_stretch_b",
                       num_or_null(c.mean_stretch_b), "common_signatures", (int)c.common_signatures,
                       "duration_ratio", num_or_null(c.duration_ratio)));

@@ -867,3 +867,42 @@ int test_analysis_predicted_gain_gpu_bound(void)
     TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6); /* eight waves: in turn */
     return 0;
 }
+
+/* MPS clients that slow each other down (measured on the H200, samples/triton_single_sm at
+ * N = 8: 1.49x): the prediction from the time-sliced run assumes solo speed side by side, and
+ * the comparison redoes it at the compared run's slowdown, which is what that run gained. */
+int test_analysis_compare_at_slowdown(void)
+{
+    store_run *base = store_run_new(), *off = store_run_new(), *on = store_run_new(),
+              *unref = store_run_new();
+    wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), 1, 0, 1000);
+    store_run_finish(base);
+    for (int p = 0; p < 4; p++) {
+        wide_kernel(off, synth_process(off, 10 + p, "h", "off", 0, NULL), 1, 0, 4000);
+        wide_kernel(on, synth_process(on, 20 + p, "h", "on", 0, NULL), 1, 0, 1500);
+        wide_kernel(unref, synth_process(unref, 30 + p, "h", "u", 0, NULL), 2, 0, 1500);
+    }
+    analysis *a = analyse(off, base), *b = analyse(on, base), *u = analyse(unref, base);
+    TEST_ASSERT(a && b && u);
+    TEST_NEAR(analysis_get_summary(a)->slowdown, 4.0, 1e-6);
+    TEST_NEAR(analysis_get_summary(b)->slowdown, 1.5, 1e-6);
+    TEST_ASSERT(isnan(analysis_get_summary(u)->slowdown)); /* another signature: no reference */
+    analysis_comparison c;
+    TEST_EQ_INT(analysis_compare(a, b, &c), 0);
+    TEST_NEAR(c.predicted_gain, 4.0, 1e-6);
+    TEST_NEAR(c.measured_gain, 4000.0 / 1500.0, 1e-9);
+    TEST_NEAR(c.slowdown_b, 1.5, 1e-6);
+    TEST_NEAR(c.predicted_gain_at_slowdown_b, 4000.0 / 1500.0, 1e-6);
+    TEST_EQ_INT(analysis_compare(b, a, &c), 0); /* a slower run compared: never below solo speed */
+    TEST_NEAR(c.predicted_gain_at_slowdown_b, c.predicted_gain, 1e-12);
+    TEST_EQ_INT(analysis_compare(a, u, &c), 0);
+    TEST_ASSERT(isnan(c.slowdown_b) && isnan(c.predicted_gain_at_slowdown_b));
+    analysis_free(a);
+    analysis_free(b);
+    analysis_free(u);
+    store_run_free(base);
+    store_run_free(off);
+    store_run_free(on);
+    store_run_free(unref);
+    return 0;
+}

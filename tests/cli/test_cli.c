@@ -137,7 +137,7 @@ int test_cli_report_json_time_sliced(void)
     TEST_EQ_INT(json_array_size(json_object_get(j, "warnings")), 0);
     TEST_EQ_STR(jstr(j, "headline.0"), "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy "
                                        "time; TIME-SLICED: mean stretch 2.00x (contexts 2); MPS "
-                                       "would gain ~1.2x");
+                                       "could gain up to ~1.2x");
     json_decref(j);
     return 0;
 }
@@ -169,10 +169,11 @@ int test_cli_report_text_and_color(void)
     TEST_EQ_INT(make_two_phase("off", 0, 2 * MS), 0);
     TEST_EQ_INT(sh("'%s' report '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
-    TEST_ASSERT(!strncmp(out,
-                         "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy time; "
-                         "TIME-SLICED: mean stretch 2.00x (contexts 2); MPS would gain ~1.2x\n",
-                         strlen("GPU 0 (NVIDIA H200): 2 processes overlapped")));
+    TEST_ASSERT(
+        !strncmp(out,
+                 "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy time; "
+                 "TIME-SLICED: mean stretch 2.00x (contexts 2); MPS could gain up to ~1.2x\n",
+                 strlen("GPU 0 (NVIDIA H200): 2 processes overlapped")));
     TEST_ASSERT(strstr(out, "\nProcesses\n"));
     TEST_ASSERT(strstr(out, "101 (p1.db)"));
     TEST_ASSERT(strstr(out, "time-sliced"));
@@ -571,9 +572,11 @@ int test_cli_h200_spin_export(void)
 }
 
 /* The measured (MPS on vs off) and predicted (from the MPS-off run) gains of the H200 recording
- * of samples/<demo> at N copies, with the N=1 run of the same mode as baseline. Returns 0,
+ * of samples/<demo> at N copies, with the N=1 run of the same mode as baseline, and the MPS
+ * run's slowdown with the prediction redone at it. Returns 0,
  * TEST_SKIP when the recordings are not there, 1 on error. */
-static int demo_gains(const char *demo, int n, double *measured, double *predicted)
+static int demo_gains(const char *demo, int n, double *measured, double *predicted,
+                      double *slowdown, double *at_slowdown)
 {
     char off[4096], on[4096], boff[4096], args[17000];
     snprintf(off, sizeof off, "%s/samples/%s/traces/mps-off/n%d", TLVIEW_SOURCE_DIR, demo, n);
@@ -590,8 +593,11 @@ static int demo_gains(const char *demo, int n, double *measured, double *predict
         return 1;
     *measured = jnum(j, "comparison.measured_gain");
     *predicted = jnum(j, "comparison.predicted_gain");
+    *slowdown = jnum(j, "comparison.compare_slowdown");
+    *at_slowdown = jnum(j, "comparison.predicted_gain_at_compare_slowdown");
     json_decref(j);
-    fprintf(stderr, "%s n%d: measured gain %.3f, predicted %.3f\n", demo, n, *measured, *predicted);
+    fprintf(stderr, "%s n%d: measured gain %.3f, predicted %.3f; MPS slowdown %.3f, at it %.3f\n",
+            demo, n, *measured, *predicted, *slowdown, *at_slowdown);
     return 0;
 }
 
@@ -600,32 +606,36 @@ static int demo_gains(const char *demo, int n, double *measured, double *predict
 int test_cli_h200_saturating_gain(void)
 {
     for (int n = 2; n <= 8; n *= 2) {
-        double measured, predicted;
-        int rc = demo_gains("saturating", n, &measured, &predicted);
+        double measured, predicted, slowdown, at_slowdown;
+        int rc = demo_gains("saturating", n, &measured, &predicted, &slowdown, &at_slowdown);
         if (rc)
             return rc;
         TEST_ASSERT(measured < 1.25);
         TEST_NEAR(predicted, measured, 0.1 * measured);
+        TEST_NEAR(at_slowdown, measured, 0.1 * measured); /* the SM bound already holds it */
     }
     return 0;
 }
 
-/* Single-SM Triton kernels: MPS gains ~N up to 4 copies, as predicted; at 8 the clients contend
- * (measured 5.6x on 2026-11-29) and the prediction, which does not model that, is an upper bound.
- */
+/* Single-SM Triton kernels: MPS gains ~N up to 4 copies, as predicted; at 8 the MPS clients slow
+ * each other down (1.49x, measured 5.6x on 2026-11-29): the prediction, which assumes solo speed
+ * side by side, is an upper bound, and redone at the MPS run's slowdown it meets the measured. */
 int test_cli_h200_triton_gain(void)
 {
     for (int n = 2; n <= 8; n *= 2) {
-        double measured, predicted;
-        int rc = demo_gains("triton_single_sm", n, &measured, &predicted);
+        double measured, predicted, slowdown, at_slowdown;
+        int rc = demo_gains("triton_single_sm", n, &measured, &predicted, &slowdown, &at_slowdown);
         if (rc)
             return rc;
+        TEST_NEAR(at_slowdown, measured, 0.1 * measured);
         if (n <= 4) {
             TEST_NEAR(predicted, measured, 0.1 * measured);
             TEST_NEAR(measured, n, 0.15 * n);
+            TEST_NEAR(slowdown, 1.0, 0.1);
         } else {
-            TEST_ASSERT(predicted >= measured);
+            TEST_ASSERT(predicted > 1.3 * measured);
             TEST_NEAR(predicted, n, 0.15 * n);
+            TEST_ASSERT(slowdown > 1.3);
         }
     }
     return 0;

@@ -1202,9 +1202,12 @@ function renderStats(stats) {
     const c = S.compare;
     k.append(kpi('span A', fmtTime(c.span_a)), kpi('span B', fmtTime(c.span_b)),
       kpi('measured gain', fmtX(c.measured_gain)), kpi('predicted from A', fmtX(c.predicted_gain)),
+      kpi('predicted at B\'s slowdown', fmtX(c.predicted_gain_at_slowdown_b)),
       kpi('mean stretch A · B', `${fmtX(c.mean_stretch_a)} · ${fmtX(c.mean_stretch_b)}`));
     card.append(k);
     card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
+    if (c.slowdown_b != null)
+      card.append(el('div', 'kv', `B's kernels took ${fmtX(c.slowdown_b)} their solo time; the prediction from A assumed solo speed side by side, ${fmtX(c.predicted_gain_at_slowdown_b)} at B's`));
     box.append(card);
   }
   stats.forEach((st, ri) => {
@@ -1215,7 +1218,7 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.nkernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
-      kpi('mean stretch', fmtX(s.mean_stretch)), kpi('gain if concurrent', fmtX(s.predicted_gain)));
+      kpi('mean stretch', fmtX(s.mean_stretch)), kpi('gain if concurrent (at most)', fmtX(s.predicted_gain)));
     card.append(k);
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
