@@ -42,14 +42,8 @@ run off 2
 nvidia-cuda-mps-control -d && MPS_UP=1 || { echo "mps_placement.sh: cannot start MPS" >&2; exit 1; }
 for n in 1 2 4 8 16; do run mps "$n"; done
 stop_mps
-# live nvidia-cuda-mps-* processes (not zombies), given up to 10 s to exit after the quit
-mps_procs() {
-    local f n=0
-    for f in /proc/[0-9]*/stat; do
-        case $(cat "$f" 2>/dev/null) in *"(nvidia-cuda-mps"*") "[!Z]*) n=$((n + 1)) ;; esac
-    done
-    echo $n
-}
+# the daemon and its server are given up to 10 s to exit after the quit
+source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
 for _ in $(seq 100); do [ "$(mps_procs)" = 0 ] && break; sleep 0.1; done
 left=$(mps_procs)
 python3 - "$W/kernels" "$left" <<'PY'

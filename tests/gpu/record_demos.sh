@@ -49,14 +49,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-# Live nvidia-cuda-mps-* processes (zombies waiting for a parent to reap them are not counted).
-mps_procs() {
-    local f n=0
-    for f in /proc/[0-9]*/stat; do
-        case $(cat "$f" 2>/dev/null) in *"(nvidia-cuda-mps"*") "[!Z]*) n=$((n + 1)) ;; esac
-    done
-    echo $n
-}
+source "$here/mps_procs.sh"
 if [ -n "$judge_only" ]; then
     [ -d "$out" ] || { echo "record_demos.sh: --judge $out: no such folder" >&2; exit 2; }
     OUT=$(cd "$out" && pwd)
