@@ -87,6 +87,25 @@ static int bad_ref(loader *L, const char *table, const char *col, int64_t v)
     return STORE_EFORMAT;
 }
 
+/* The duration in column 1 of a copy, API or range row, into *pDur; STORE_EFORMAT naming `what`
+ * (e.g. "a memcpy") when it is negative (SCHEMA.md: dur >= 0). */
+static int row_dur(loader *L, sqlite3_stmt *st, const char *what, int64_t *pDur)
+{
+    *pDur = sqlite3_column_int64(st, 1);
+    if (*pDur >= 0)
+        return STORE_OK;
+    store_fmt(L->err, sizeof L->err,
+              "%s: truncated or corrupt (%s with a negative duration, %lld ns)", L->path, what,
+              (long long)*pDur);
+    return STORE_EFORMAT;
+}
+
+/* Whether `id` is a process row of the file that was loaded. */
+static int proc_ok(const loader *L, int64_t id)
+{
+    return id >= 0 && (uint64_t)id < L->nproc && L->proc[id] != STORE_NONE;
+}
+
 static int load_processes(loader *L)
 {
     int rc = idmap(L, "process", &L->proc, &L->nproc);
@@ -146,7 +165,7 @@ static int load_processes(loader *L)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *label = col_text(st, 1);
-        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE || !label)
+        if (!proc_ok(L, id) || !label)
             continue;
         int64_t off = sqlite3_column_int64(st, 3) - sqlite3_column_int64(st, 2);
         if (!strcmp(label, "start")) {
@@ -177,7 +196,7 @@ static int load_process_meta(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE) {
+        if (!proc_ok(L, id)) {
             rc = bad_ref(L, "process_meta", "process", id);
             break;
         }
@@ -214,7 +233,7 @@ static int load_devices_contexts(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        if (id < 0 || (uint64_t)id >= L->nproc || L->proc[id] == STORE_NONE) {
+        if (!proc_ok(L, id)) {
             rc = bad_ref(L, "device", "process", id);
             break;
         }
@@ -243,8 +262,7 @@ static int load_devices_contexts(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
-        if (id < 0 || (uint64_t)id >= L->nctx || pid < 0 || (uint64_t)pid >= L->nproc ||
-            L->proc[pid] == STORE_NONE) {
+        if (id < 0 || (uint64_t)id >= L->nctx || !proc_ok(L, pid)) {
             rc = bad_ref(L, "context", "process", pid);
             break;
         }
@@ -470,7 +488,7 @@ int store_load_scan(scan_part *s)
     return rc;
 }
 
-/* A (context row, stream id) pair as a run stream, remembering the last one asked for. */
+/* A (context row, stream id) pair as a run stream. */
 static int copy_stream(loader *L, int64_t crow, uint32_t sid, store_idx *out)
 {
     if (crow < 0 || (uint64_t)crow >= L->nctx || L->ctx[crow] == STORE_NONE)
@@ -502,9 +520,11 @@ static int load_copies(loader *L)
             store_copy c = {0};
             if ((rc = copy_stream(L, crow, (uint32_t)sqlite3_column_int64(st, 3), &c.stream)))
                 break;
-            int64_t base = ctx_base(L, crow);
-            c.start = base + sqlite3_column_int64(st, 0);
-            c.end = c.start + sqlite3_column_int64(st, 1);
+            int64_t dur;
+            if ((rc = row_dur(L, st, t == 0 ? "a memcpy" : "a memset", &dur)))
+                break;
+            c.start = ctx_base(L, crow) + sqlite3_column_int64(st, 0);
+            c.end = c.start + dur;
             c.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
             c.type = t == 0 ? STORE_COPY_MEMCPY : STORE_COPY_MEMSET;
             c.kind = (uint16_t)sqlite3_column_int64(st, 5);
@@ -529,7 +549,7 @@ static int load_apis_ranges(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 2);
-        if (pid < 0 || (uint64_t)pid >= L->nproc || L->proc[pid] == STORE_NONE) {
+        if (!proc_ok(L, pid)) {
             rc = bad_ref(L, "api", "process", pid);
             break;
         }
@@ -538,8 +558,11 @@ static int load_apis_ranges(loader *L)
             rc = bad_ref(L, "api", "string", sqlite3_column_int64(st, 6));
             break;
         }
+        int64_t dur;
+        if ((rc = row_dur(L, st, "an API call", &dur)))
+            break;
         a.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
-        a.end = a.start + sqlite3_column_int64(st, 1);
+        a.end = a.start + dur;
         a.process = L->proc[pid];
         a.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
         a.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
@@ -557,17 +580,21 @@ static int load_apis_ranges(loader *L)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 2);
-        if (pid < 0 || (uint64_t)pid >= L->nproc || L->proc[pid] == STORE_NONE) {
+        if (!proc_ok(L, pid)) {
             rc = bad_ref(L, "range", "process", pid);
             break;
         }
         store_range r = {0};
-        if (string_ref(L, st, 4, &r.domain) || string_ref(L, st, 5, &r.name)) {
-            rc = bad_ref(L, "range", "string", sqlite3_column_int64(st, 5));
+        int bad = string_ref(L, st, 4, &r.domain) ? 4 : string_ref(L, st, 5, &r.name) ? 5 : 0;
+        if (bad) {
+            rc = bad_ref(L, "range", "string", sqlite3_column_int64(st, bad));
             break;
         }
+        int64_t dur;
+        if ((rc = row_dur(L, st, "a range", &dur)))
+            break;
         r.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
-        r.end = r.start + sqlite3_column_int64(st, 1);
+        r.end = r.start + dur;
         r.process = L->proc[pid];
         r.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
         if ((rc = store_run_add_range(L->run, &r)))

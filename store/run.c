@@ -91,11 +91,10 @@ store_idx store_run_intern2(store_run *run, const char *text, const char *demang
     store_idx idx = store_htab_get(&p->h_strings, h, string_eq, run, text);
     if (idx != STORE_NONE)
         return idx;
-    uint64_t cap = p->cap_strings;
     if (run->nstrings == STORE_NONE - 1 ||
-        store_grow((void **)&run->strings, &cap, (uint64_t)run->nstrings + 1, sizeof *run->strings))
+        store_grow((void **)&run->strings, &p->cap_strings, (uint64_t)run->nstrings + 1,
+                   sizeof *run->strings))
         return STORE_NONE;
-    p->cap_strings = cap;
     const char *t = store_arena_strdup(&p->arena, text);
     const char *d = t;
     if (t && demangled && strcmp(demangled, text) != 0)
@@ -243,11 +242,9 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
                 idx = p->procdevs[i].device;
     }
     if (idx == STORE_NONE) {
-        uint64_t cap = p->cap_devices;
-        if (store_grow((void **)&run->devices, &cap, (uint64_t)run->ndevices + 1,
+        if (store_grow((void **)&run->devices, &p->cap_devices, (uint64_t)run->ndevices + 1,
                        sizeof *run->devices))
             return STORE_NONE;
-        p->cap_devices = cap;
         store_device *dv = &run->devices[run->ndevices];
         memset(dv, 0, sizeof *dv);
         dv->uuid = store_arena_strdup(&p->arena, d->uuid);
@@ -303,12 +300,10 @@ store_idx store_run_context(store_run *run, store_idx process, uint32_t context_
             c->compute_api_kind = compute_api_kind;
         return idx;
     }
-    uint64_t cap = p->cap_contexts;
     if (run->ncontexts == STORE_NONE - 1 ||
-        store_grow((void **)&run->contexts, &cap, (uint64_t)run->ncontexts + 1,
+        store_grow((void **)&run->contexts, &p->cap_contexts, (uint64_t)run->ncontexts + 1,
                    sizeof *run->contexts))
         return STORE_NONE;
-    p->cap_contexts = cap;
     if (store_htab_put(&p->h_contexts, h, run->ncontexts))
         return STORE_NONE;
     run->contexts[run->ncontexts] = (store_context){process, device, context_id, compute_api_kind};
@@ -332,11 +327,10 @@ store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id
     store_idx idx = store_htab_get(&p->h_streams, h, stream_eq, run, &k);
     if (idx != STORE_NONE)
         return idx;
-    uint64_t cap = p->cap_streams;
     if (run->nstreams == STORE_NONE - 1 ||
-        store_grow((void **)&run->streams, &cap, (uint64_t)run->nstreams + 1, sizeof *run->streams))
+        store_grow((void **)&run->streams, &p->cap_streams, (uint64_t)run->nstreams + 1,
+                   sizeof *run->streams))
         return STORE_NONE;
-    p->cap_streams = cap;
     if (store_htab_put(&p->h_streams, h, run->nstreams))
         return STORE_NONE;
     run->streams[run->nstreams] = k;
@@ -357,12 +351,10 @@ store_idx store_run_launch(store_run *run, const store_launch *l)
     store_idx idx = store_htab_get(&p->h_launches, h, launch_eq, run, l);
     if (idx != STORE_NONE)
         return idx;
-    uint64_t cap = p->cap_launches;
     if (run->nlaunches == STORE_NONE - 1 ||
-        store_grow((void **)&run->launches, &cap, (uint64_t)run->nlaunches + 1,
+        store_grow((void **)&run->launches, &p->cap_launches, (uint64_t)run->nlaunches + 1,
                    sizeof *run->launches))
         return STORE_NONE;
-    p->cap_launches = cap;
     if (store_htab_put(&p->h_launches, h, run->nlaunches))
         return STORE_NONE;
     run->launches[run->nlaunches] = *l;

@@ -157,7 +157,9 @@ int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, 
                          uint32_t compute_api_kind, uint32_t null_stream_id);
 
 /* Row batching: rows added between begin and commit land in one transaction. Rows added outside
- * a batch are committed one by one (slow; meant for metadata). */
+ * a batch are committed one by one (slow; meant for metadata). Commit returns STORE_EIO when the
+ * batch did not reach the file: the COMMIT failed, or SQLite rolled the batch back on its own
+ * after a failed row (disk full), in which case none of its rows were kept. */
 int store_writer_begin(store_writer *w);
 int store_writer_commit(store_writer *w);
 

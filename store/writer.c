@@ -79,8 +79,9 @@ struct store_writer {
     sqlite3 *db;
     char *path;
     char errmsg[1024];
-    int first_rc; /* first error, returned again by close */
-    int in_batch; /* inside begin/commit */
+    int first_rc;   /* the first error: what a failed open returns */
+    int in_batch;   /* inside begin/commit */
+    int batch_lost; /* SQLite rolled the open batch back on its own: its commit must fail */
     int64_t t0;
     sqlite3_stmt *st[ST_COUNT];
     store_arena arena;
@@ -113,6 +114,7 @@ static int werr(store_writer *w, int code, const char *what)
     if (w->db && w->in_batch && sqlite3_get_autocommit(w->db)) {
         forget_batch(w);
         w->in_batch = 0;
+        w->batch_lost = 1;
     }
     return code;
 }
@@ -344,7 +346,6 @@ static int ctx_eq(const void *ctx, uint32_t idx, const void *key)
     return a->process == b->process && a->context_id == b->context_id;
 }
 
-/* Finds the row of (process, context_id); *pNew tells whether it was just created. */
 static uint64_t ctx_hash(int64_t process, uint32_t context_id)
 {
     return store_hash_bytes(&process, sizeof process, context_id);
@@ -692,6 +693,7 @@ int store_writer_begin(store_writer *w)
     CHECK_OPEN(w);
     if (w->in_batch)
         return STORE_OK;
+    w->batch_lost = 0;
     if (sqlite3_exec(w->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
         return werr(w, STORE_EIO, "cannot begin a batch");
     w->in_batch = 1;
@@ -704,8 +706,11 @@ int store_writer_begin(store_writer *w)
 int store_writer_commit(store_writer *w)
 {
     CHECK_OPEN(w);
-    if (!w->in_batch)
-        return STORE_OK;
+    if (!w->in_batch) {
+        int lost = w->batch_lost; /* rolled back by SQLite: none of the batch reached the file */
+        w->batch_lost = 0;
+        return lost ? STORE_EIO : STORE_OK;
+    }
     if (sqlite3_exec(w->db, "COMMIT", 0, 0, NULL) != SQLITE_OK) {
         /* A failed COMMIT (disk full) may leave the transaction open: end it so later batches
          * can still be tried. */
@@ -716,6 +721,7 @@ int store_writer_commit(store_writer *w)
             forget_batch(w);
             w->in_batch = 0;
         }
+        w->batch_lost = 0; /* said by this return */
         return rc;
     }
     w->in_batch = 0;

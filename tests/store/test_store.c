@@ -438,6 +438,23 @@ int test_store_bad_files(void)
     TEST_EQ_INT(exec_sql(negative, "UPDATE kernel SET dur = -5 WHERE rowid = 2"), SQLITE_OK);
     if (expect_bad(good, negative, STORE_EFORMAT, "negative duration", 1))
         return 1;
+    /* The same for every table with a duration, and a range naming a domain that is not there. */
+    const struct {
+        const char *file, *sql, *what;
+    } rows[] = {
+        {"neg_memcpy.db", "UPDATE memcpy SET dur = -1", "a memcpy with a negative duration"},
+        {"neg_memset.db", "UPDATE memset SET dur = -1", "a memset with a negative duration"},
+        {"neg_api.db", "UPDATE api SET dur = -1", "an API call with a negative duration"},
+        {"neg_range.db", "UPDATE \"range\" SET dur = -1", "a range with a negative duration"},
+        {"bad_domain.db", "UPDATE \"range\" SET domain_id = 4242", "refers to string 4242"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *bad = path_in(rows[i].file);
+        TEST_EQ_INT(write_sample(bad, 1, 0, 5), STORE_OK);
+        TEST_EQ_INT(exec_sql(bad, rows[i].sql), SQLITE_OK);
+        if (expect_bad(good, bad, STORE_EFORMAT, rows[i].what, 1))
+            return 1;
+    }
     const char *nometa = path_in("nometa.db");
     TEST_EQ_INT(write_sample(nometa, 1, 0, 5), STORE_OK);
     TEST_EQ_INT(exec_sql(nometa, "DELETE FROM meta WHERE key = 't0'"), SQLITE_OK);
@@ -990,9 +1007,9 @@ int test_store_batch_lost_then_recovered(void)
                                    .name = name};
             rc = store_writer_kernel(w, proc, &l);
         }
-        if (rc == STORE_OK)
-            rc = store_writer_commit(w);
-        if (rc != STORE_EIO)
+        /* Whether a row or the COMMIT failed (SQLite may have rolled the batch back on its
+         * own), the commit says the batch did not reach the file. */
+        if (store_writer_commit(w) != STORE_EIO)
             _exit(13);
         /* Room again: the same names and context in a new batch. */
         setrlimit(RLIMIT_FSIZE, &rl);
@@ -1163,5 +1180,46 @@ int test_store_devices_without_uuid(void)
     TEST_EQ_INT(h1, h2);
     TEST_EQ_INT(run->ndevices, 4);
     store_run_free(run);
+    return 0;
+}
+
+/* A batch SQLite rolls back on its own after a failed row (as it may on a full disk; here a
+ * trigger's RAISE(ROLLBACK) does it): the commit says the batch is lost, none of its rows are
+ * in the file, and the next batch is written. */
+int test_store_batch_rolled_back_by_sqlite(void)
+{
+    const char *path = path_in("rolledback.db");
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w), 0);
+    store_process_info pi = {5, 1, "h", "/bin/x", "x", NULL, "libcollect", T0};
+    int64_t proc;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), 0);
+    TEST_EQ_INT(exec_sql(path, "CREATE TRIGGER boom BEFORE INSERT ON kernel"
+                               " WHEN NEW.correlation_id = 666"
+                               " BEGIN SELECT RAISE(ROLLBACK, 'boom'); END"),
+                SQLITE_OK);
+    store_kernel_info k = {.start = T0, .end = T0 + 10, .context_id = 1, .name = "k"};
+    TEST_EQ_INT(store_writer_begin(w), 0);
+    k.correlation_id = 1;
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), 0);
+    k.correlation_id = 666;
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), STORE_EIO);
+    TEST_EQ_INT(store_writer_commit(w), STORE_EIO);
+    TEST_EQ_INT(store_writer_commit(w), STORE_OK); /* said once */
+    TEST_EQ_INT(store_writer_begin(w), 0);
+    k.correlation_id = 2;
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), 0);
+    TEST_EQ_INT(store_writer_commit(w), 0);
+    TEST_EQ_INT(store_writer_close(w), 0); /* closing itself went well */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    TEST_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    TEST_EQ_INT(
+        sqlite3_prepare_v2(db, "SELECT group_concat(correlation_id) FROM kernel", -1, &st, NULL),
+        SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "2");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
     return 0;
 }
