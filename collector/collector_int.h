@@ -61,7 +61,6 @@ typedef struct collector_config {
     int nvtx;                 /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
     int callbacks;            /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
                                  cudaDeviceReset callbacks); blocks the app's own CUPTI use */
-    int log_level;            /* TLVIEW_LOG */
     char run_id[256];         /* TLVIEW_RUN_ID, "" when unset */
 } collector_config;
 
@@ -111,11 +110,15 @@ int collector_sink_new(store_writer *w, int64_t process, collector_api_name_fn a
 typedef int (*collector_next_fn)(uint8_t *buf, size_t valid, CUpti_Activity **rec);
 
 /* Writes every record of one completed buffer in one transaction; kinds tlview does not store
- * are counted as unknown, kernels and copies without an end as incomplete. Returns 0, or the
+ * are counted as unknown, records the store refuses (ending before they start: kernels and
+ * copies without an end) as incomplete. Returns 0, or the
  * STORE_E* code when a write failed: the sink is then failed, this buffer's unwritten records
  * and every later one are counted as lost (a failed commit loses the whole batch, and the
  * counts say so), and collector_sink_error() says why. */
 int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *buf, size_t valid);
+
+/* The number of records in a completed buffer (walked with `next`). */
+uint64_t collector_count_records(collector_next_fn next, uint8_t *buf, size_t valid);
 
 /* Counts `n` records as lost (never written). */
 void collector_sink_lost(collector_sink *s, uint64_t n);

@@ -93,7 +93,6 @@ int collector_startup(collector_config *cfg)
     collector_log_level = valid ? lt[0] - '0' : 1;
     if (lt && *lt && !valid)
         log_warn("TLVIEW_LOG=%s is not 0, 1 or 2; using 1", lt);
-    cfg->log_level = collector_log_level;
 
     const char *out = getenv("TLVIEW_OUTPUT");
     if (out && strlen(out) >= sizeof cfg->output) {

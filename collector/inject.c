@@ -8,7 +8,7 @@
  * probed, at start and at every periodic flush, and tlview steps aside when the application
  * holds it (TLVIEW_CALLBACKS=1 keeps it for the whole run instead). Exit,
  * SIGINT/SIGTERM and fork are handled here; everything else lives in session.c and below. */
-#define _GNU_SOURCE /* dladdr, sem_clockwait */
+#define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>

@@ -10,6 +10,10 @@
 #include "collector_int.h"
 
 #define LOG_PREFIX "records"
+#define API_NAME_CACHE 2048 /* callback ids cached per domain (CUDA 13: under 1,000 runtime, */
+                            /* under 1,000 driver); larger ones are looked up every time */
+
+static const char no_name[] = ""; /* cached: the callback id has no name */
 
 /* An NVTX start marker waiting for its end marker (same id). */
 typedef struct open_range {
@@ -23,6 +27,7 @@ struct collector_sink {
     store_writer *w; /* not owned */
     int64_t process; /* process row id in w */
     collector_api_name_fn api_name;
+    const char *api_names[2][API_NAME_CACHE]; /* by domain and cbid, looked up once */
     collector_counts counts;
     int failed;       /* a write failed: records are only counted now */
     char error[512];  /* the first write error */
@@ -73,24 +78,23 @@ void collector_sink_counts(const collector_sink *s, collector_counts *out)
 
 static void fail(collector_sink *s);
 
-/* Bookkeeping after a store call: counts the row in *counter or fails the sink. */
-static int wrote(collector_sink *s, int rc, uint64_t *counter)
+/* Bookkeeping after a store call: counts the row in *counter; a row the store refused
+ * (STORE_EINVAL: it ends before it starts, e.g. an end CUPTI did not collect) as incomplete,
+ * the writer staying usable; any other error fails the sink. */
+static void wrote(collector_sink *s, int rc, uint64_t *counter)
 {
-    if (rc == STORE_OK) {
+    if (rc == STORE_OK)
         (*counter)++;
-        return 0;
+    else if (rc == STORE_EINVAL)
+        s->counts.incomplete++;
+    else {
+        fail(s);
+        s->counts.lost++;
     }
-    fail(s);
-    s->counts.lost++;
-    return rc;
 }
 
-static int kernel(collector_sink *s, const CUpti_ActivityKernel10 *r)
+static void kernel(collector_sink *s, const CUpti_ActivityKernel10 *r)
 {
-    if (r->end == 0 || r->end < r->start) {
-        s->counts.incomplete++;
-        return 0;
-    }
     store_kernel_info k = {
         .start = (int64_t)r->start,
         .end = (int64_t)r->end,
@@ -106,15 +110,11 @@ static int kernel(collector_sink *s, const CUpti_ActivityKernel10 *r)
         .local_mem = r->localMemoryPerThread,
         .name = r->name ? r->name : "(unknown)",
     };
-    return wrote(s, store_writer_kernel(s->w, s->process, &k), &s->counts.kernel);
+    wrote(s, store_writer_kernel(s->w, s->process, &k), &s->counts.kernel);
 }
 
-static int memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
+static void memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
 {
-    if (r->end == 0 || r->end < r->start) {
-        s->counts.incomplete++;
-        return 0;
-    }
     store_memcpy_info m = {
         .start = (int64_t)r->start,
         .end = (int64_t)r->end,
@@ -128,15 +128,11 @@ static int memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
         .bytes = r->bytes,
         .flags = r->flags,
     };
-    return wrote(s, store_writer_memcpy(s->w, s->process, &m), &s->counts.memcpy);
+    wrote(s, store_writer_memcpy(s->w, s->process, &m), &s->counts.memcpy);
 }
 
-static int memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
+static void memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
 {
-    if (r->end == 0 || r->end < r->start) {
-        s->counts.incomplete++;
-        return 0;
-    }
     store_memset_info m = {
         .start = (int64_t)r->start,
         .end = (int64_t)r->end,
@@ -148,14 +144,29 @@ static int memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
         .bytes = r->bytes,
         .mem_kind = r->memoryKind,
     };
-    return wrote(s, store_writer_memset(s->w, s->process, &m), &s->counts.memset);
+    wrote(s, store_writer_memset(s->w, s->process, &m), &s->counts.memset);
 }
 
-static int api(collector_sink *s, const CUpti_ActivityAPI *r)
+/* The name of an API callback id (NULL when it has none), asked of s->api_name once per id. */
+static const char *api_name(collector_sink *s, store_api_domain domain, uint32_t cbid)
+{
+    if (!s->api_name)
+        return NULL;
+    const char **slot =
+        cbid < API_NAME_CACHE ? &s->api_names[domain == STORE_API_DRIVER][cbid] : NULL;
+    if (slot && *slot)
+        return *slot == no_name ? NULL : *slot;
+    const char *name = s->api_name(domain, cbid);
+    if (slot)
+        *slot = name ? name : no_name;
+    return name;
+}
+
+static void api(collector_sink *s, const CUpti_ActivityAPI *r)
 {
     store_api_domain domain =
         r->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? STORE_API_RUNTIME : STORE_API_DRIVER;
-    const char *name = s->api_name ? s->api_name(domain, r->cbid) : NULL;
+    const char *name = api_name(s, domain, r->cbid);
     char fallback[32];
     if (!name) {
         snprintf(fallback, sizeof fallback, "cbid %u", (unsigned)r->cbid);
@@ -171,18 +182,18 @@ static int api(collector_sink *s, const CUpti_ActivityAPI *r)
         .name = name,
         .status = (int32_t)r->returnValue,
     };
-    return wrote(s, store_writer_api(s->w, s->process, &a), &s->counts.api);
+    wrote(s, store_writer_api(s->w, s->process, &a), &s->counts.api);
 }
 
-static int context(collector_sink *s, const CUpti_ActivityContext3 *r)
+static void context(collector_sink *s, const CUpti_ActivityContext3 *r)
 {
-    return wrote(s,
-                 store_writer_context(s->w, s->process, r->contextId, r->deviceId,
-                                      r->computeApiKind, r->nullStreamId),
-                 &s->counts.context);
+    wrote(s,
+          store_writer_context(s->w, s->process, r->contextId, r->deviceId, r->computeApiKind,
+                               r->nullStreamId),
+          &s->counts.context);
 }
 
-static int device(collector_sink *s, const CUpti_ActivityDevice5 *r)
+static void device(collector_sink *s, const CUpti_ActivityDevice5 *r)
 {
     static const char hex[] = "0123456789abcdef";
     char uuid[33];
@@ -201,13 +212,13 @@ static int device(collector_sink *s, const CUpti_ActivityDevice5 *r)
         .cc_minor = r->computeCapabilityMinor,
         .global_memory = r->globalMemorySize,
     };
-    return wrote(s, store_writer_device(s->w, s->process, &d), &s->counts.device);
+    wrote(s, store_writer_device(s->w, s->process, &d), &s->counts.device);
 }
 
 /* NVTX: a start marker is kept until the end marker with the same id arrives (possibly in a
  * later buffer); then one range row is written. An instantaneous marker is a range of length
  * 0. Open ranges are few (nesting depth per thread), so a linear search is enough. */
-static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
+static void marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
 {
     uint64_t tid = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
     if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
@@ -216,7 +227,7 @@ static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
             open_range *grown = realloc(s->open, cap * sizeof *grown);
             if (!grown) {
                 s->counts.lost++;
-                return STORE_ENOMEM;
+                return;
             }
             s->open = grown;
             s->capopen = cap;
@@ -231,10 +242,10 @@ static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
             free(o->name);
             free(o->domain);
             s->counts.lost++;
-            return STORE_ENOMEM;
+            return;
         }
         s->nopen++;
-        return 0;
+        return;
     }
     if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
         for (size_t i = s->nopen; i-- > 0;) {
@@ -249,13 +260,13 @@ static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
                 .domain = o.domain,
                 .name = o.name,
             };
-            int rc = wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+            wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
             free(o.name);
             free(o.domain);
-            return rc;
+            return;
         }
         s->counts.unknown++; /* an end without a start: its start came before tracing */
-        return 0;
+        return;
     }
     if (r->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
         store_range_info g = {
@@ -265,34 +276,40 @@ static int marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
             .domain = r->domain,
             .name = r->name ? r->name : "",
         };
-        return wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+        wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+        return;
     }
     s->counts.unknown++;
-    return 0;
 }
 
-/* Converts one record and writes it; 0 or the STORE_E* code of a failed write. */
-static int record(collector_sink *s, const CUpti_Activity *rec)
+/* Converts one record and writes it (or counts it: lost once the sink failed). */
+static void record(collector_sink *s, const CUpti_Activity *rec)
 {
     if (s->failed) {
         s->counts.lost++;
-        return STORE_EIO;
+        return;
     }
     switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL: return kernel(s, (const CUpti_ActivityKernel10 *)rec);
-    case CUPTI_ACTIVITY_KIND_MEMCPY: return memcpy_rec(s, (const CUpti_ActivityMemcpy6 *)rec);
-    case CUPTI_ACTIVITY_KIND_MEMSET: return memset_rec(s, (const CUpti_ActivityMemset4 *)rec);
+    case CUPTI_ACTIVITY_KIND_KERNEL: kernel(s, (const CUpti_ActivityKernel10 *)rec); break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: memcpy_rec(s, (const CUpti_ActivityMemcpy6 *)rec); break;
+    case CUPTI_ACTIVITY_KIND_MEMSET: memset_rec(s, (const CUpti_ActivityMemset4 *)rec); break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: return api(s, (const CUpti_ActivityAPI *)rec);
-    case CUPTI_ACTIVITY_KIND_CONTEXT: return context(s, (const CUpti_ActivityContext3 *)rec);
-    case CUPTI_ACTIVITY_KIND_DEVICE: return device(s, (const CUpti_ActivityDevice5 *)rec);
-    case CUPTI_ACTIVITY_KIND_MARKER: return marker(s, (const CUpti_ActivityMarker2 *)rec);
-    default:
-        log_dbg("activity kind %d not stored", (int)rec->kind);
-        s->counts.unknown++;
-        return 0;
+    case CUPTI_ACTIVITY_KIND_DRIVER: api(s, (const CUpti_ActivityAPI *)rec); break;
+    case CUPTI_ACTIVITY_KIND_CONTEXT: context(s, (const CUpti_ActivityContext3 *)rec); break;
+    case CUPTI_ACTIVITY_KIND_DEVICE: device(s, (const CUpti_ActivityDevice5 *)rec); break;
+    case CUPTI_ACTIVITY_KIND_MARKER: marker(s, (const CUpti_ActivityMarker2 *)rec); break;
+    default: log_dbg("activity kind %d not stored", (int)rec->kind); s->counts.unknown++;
     }
+}
+
+uint64_t collector_count_records(collector_next_fn next, uint8_t *buf, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    uint64_t n = 0;
+    while (next(buf, valid, &rec) == 0)
+        n++;
+    return n;
 }
 
 /* Marks the sink failed with the writer's message (the first failure wins). */
@@ -308,9 +325,7 @@ int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *bu
     CUpti_Activity *rec = NULL;
     uint64_t n = 0;
     if (s->failed) {
-        while (next(buf, valid, &rec) == 0)
-            n++;
-        s->counts.lost += n;
+        s->counts.lost += collector_count_records(next, buf, valid);
         return STORE_EIO;
     }
     collector_counts before = s->counts;

@@ -63,21 +63,17 @@ static calibration calibrate(const collector_hooks *h)
     return c;
 }
 
-static void set_error(collector_session *s, const char *fmt, va_list ap)
-{
-    pthread_mutex_lock(&s->lock);
-    if (!s->error[0])
-        vsnprintf(s->error, sizeof s->error, fmt, ap);
-    pthread_mutex_unlock(&s->lock);
-}
-
+/* Keeps the first reason the file is incomplete (written to the process row at the end). */
 static void note_error(collector_session *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void note_error(collector_session *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    set_error(s, fmt, ap);
+    pthread_mutex_lock(&s->lock);
+    if (!s->error[0])
+        vsnprintf(s->error, sizeof s->error, fmt, ap);
+    pthread_mutex_unlock(&s->lock);
     va_end(ap);
 }
 
@@ -145,10 +141,11 @@ static void finish_work(void *arg)
     pthread_mutex_lock(&s->lock);
     int said = s->error[0] != '\0';
     pthread_mutex_unlock(&s->lock);
-    said |= collector_sink_error(s->sink)[0] != '\0' || b.buffers_dropped > 0;
-    if (collector_sink_error(s->sink)[0])
-        note_error(s, "writing the file failed: %s; %llu records lost",
-                   collector_sink_error(s->sink), (unsigned long long)n.lost);
+    const char *write_error = collector_sink_error(s->sink);
+    said |= write_error[0] != '\0' || b.buffers_dropped > 0;
+    if (write_error[0])
+        note_error(s, "writing the file failed: %s; %llu records lost", write_error,
+                   (unsigned long long)n.lost);
     if (b.buffers_requested > b.buffers_completed) {
         /* CUPTI gives every buffer back on a forced flush, unless another client (PyTorch's
          * profiler, for one) registered its own buffer callbacks and received ours. */
@@ -170,7 +167,7 @@ static void finish_work(void *arg)
                     s->path, (unsigned long long)(b.buffers_requested - b.buffers_completed),
                     (unsigned long long)b.buffers_requested);
     }
-    if (n.lost && !collector_sink_error(s->sink)[0])
+    if (n.lost && !write_error[0])
         note_error(s, "%llu records lost: the writer fell behind (%llu buffers dropped)",
                    (unsigned long long)n.lost, (unsigned long long)b.buffers_dropped);
     if (dropped) {

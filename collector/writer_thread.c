@@ -4,7 +4,7 @@
  * flushes CUPTI every flush_ms (so a killed process leaves recent data behind), on request
  * (signal handlers, cudaDeviceReset), and once forcibly at the end, then runs the session's
  * finish work. Requests from signal handlers use only atomics, sem_post and nanosleep. */
-#define _GNU_SOURCE /* dladdr, sem_clockwait */
+#define _GNU_SOURCE /* sem_clockwait */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -80,15 +80,6 @@ static void recycle(collector_writer *w, uint8_t *buf)
     }
     pthread_mutex_unlock(&w->lock);
     free(buf);
-}
-
-static uint64_t count_records(collector_writer *w, uint8_t *buf, size_t valid)
-{
-    CUpti_Activity *rec = NULL;
-    uint64_t n = 0;
-    while (w->cfg.hooks->next_record(buf, valid, &rec) == 0)
-        n++;
-    return n;
 }
 
 /* Writes one buffer (writer thread only) and gives it back to the pool. */
@@ -246,7 +237,7 @@ int collector_writer_submit(collector_writer *w, uint8_t *buf, size_t valid)
         write_buffer(w, buf, valid);
         return 0;
     }
-    uint64_t n = count_records(w, buf, valid);
+    uint64_t n = collector_count_records(w->cfg.hooks->next_record, buf, valid);
     free(buf);
     atomic_fetch_add(&w->dropped, 1);
     atomic_fetch_add(&w->lost, n);
