@@ -44,7 +44,7 @@ for n in 1 2 4 8 16; do run mps "$n"; done
 stop_mps
 # the daemon and its server are given up to 10 s to exit after the quit
 source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
-for _ in $(seq 100); do [ "$(mps_procs)" = 0 ] && break; sleep 0.1; done
+mps_wait_gone
 left=$(mps_procs)
 python3 - "$W/kernels" "$left" <<'PY'
 import collections, statistics, sys

@@ -160,7 +160,7 @@ for demo in $demos; do
     esac
 done
 
-sleep 1
+mps_wait_gone # the last daemon and its server are given up to 10 s to exit after the quit
 left=$(mps_procs)
 echo "record_demos.sh: nvidia-cuda-mps processes left: $left"
 fi # not --judge: judging old recordings says nothing about the processes running now

@@ -50,7 +50,7 @@ nvidia-smi --query-gpu=driver_version,compute_mode --format=csv,noheader | sed '
 
 # ---- MPS: a private control daemon, always stopped (trap), as ../shared/GPU.md says.
 MPS_UP=0
-mps_procs() { grep -l '^nvidia-cuda-mps' /proc/[0-9]*/comm 2>/dev/null | wc -l; }
+source "$here/mps_procs.sh"
 mps_start() {
     export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
@@ -66,10 +66,7 @@ mps_stop() {
     [ $MPS_UP = 1 ] || return 0
     echo quit | nvidia-cuda-mps-control
     MPS_UP=0
-    for _ in $(seq 100); do
-        [ "$(mps_procs)" = 0 ] && break
-        sleep 0.1
-    done
+    mps_wait_gone
     echo "run.sh: MPS stopped; nvidia-cuda-mps processes left: $(mps_procs)"
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
