@@ -17,23 +17,10 @@
 #define THREADS 256
 #define A 0.999f /* x <- x*A + b stays finite for any number of steps */
 
-/* Four independent chains per thread keep the FMA pipes full (one chain would leave them waiting
- * on each result). */
-__global__ void fill_sms(float *out, int iters)
-{
-    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-    float b = 1e-4f * (float)(g % 13);
-    float x0 = 1.0f, x1 = 2.0f, x2 = 3.0f, x3 = 4.0f;
-    for (int i = 0; i < iters; i++) {
-        x0 = fmaf(x0, A, b);
-        x1 = fmaf(x1, A, b);
-        x2 = fmaf(x2, A, b);
-        x3 = fmaf(x3, A, b);
-    }
-    out[g] = (x0 + x1) + (x2 + x3);
-}
-
-static float replay(unsigned g, int iters)
+/* Thread g's work, run by the kernel and replayed by the CPU check. Four independent chains per
+ * thread keep the FMA pipes full (one chain would leave them waiting on each result). fmaf rounds
+ * once on both sides and nothing else is fused or reordered, so the CPU gets the GPU's bits. */
+static __host__ __device__ inline float chains(unsigned g, int iters)
 {
     float b = 1e-4f * (float)(g % 13);
     float x0 = 1.0f, x1 = 2.0f, x2 = 3.0f, x3 = 4.0f;
@@ -44,6 +31,12 @@ static float replay(unsigned g, int iters)
         x3 = fmaf(x3, A, b);
     }
     return (x0 + x1) + (x2 + x3);
+}
+
+__global__ void fill_sms(float *out, int iters)
+{
+    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+    out[g] = chains(g, iters);
 }
 
 static void usage(void)
@@ -61,18 +54,6 @@ static void usage(void)
     exit(2);
 }
 
-static long long parse_count(const char *opt, const char *text, long long max)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (*text == 0 || *end != 0 || v < 1 || v > (double)max || v != floor(v)) {
-        fprintf(stderr, "saturating: %s wants a whole number from 1 to %lld, not '%s'\n", opt, max,
-                text);
-        exit(2);
-    }
-    return (long long)v;
-}
-
 int main(int argc, char **argv)
 {
     int iters = 1800000, waves = 8, launches = 1;
@@ -82,15 +63,15 @@ int main(int argc, char **argv)
         if (i + 1 >= argc)
             usage();
         if (!strcmp(argv[i], "--iters"))
-            iters = (int)parse_count(argv[i], argv[i + 1], INT_MAX);
+            iters = (int)tls_parse_count("saturating", argv[i], argv[i + 1], INT_MAX);
         else if (!strcmp(argv[i], "--waves"))
-            waves = (int)parse_count(argv[i], argv[i + 1], 1024);
+            waves = (int)tls_parse_count("saturating", argv[i], argv[i + 1], 1024);
         else if (!strcmp(argv[i], "--launches"))
-            launches = (int)parse_count(argv[i], argv[i + 1], 100000);
+            launches = (int)tls_parse_count("saturating", argv[i], argv[i + 1], 100000);
         else if (!strcmp(argv[i], "--barrier"))
             barrier = argv[i + 1];
         else if (!strcmp(argv[i], "--timeout"))
-            timeout_s = (double)parse_count(argv[i], argv[i + 1], 86400);
+            timeout_s = (double)tls_parse_count("saturating", argv[i], argv[i + 1], 86400);
         else
             usage();
         i++;
@@ -98,11 +79,8 @@ int main(int argc, char **argv)
     const char *np = getenv("TLVIEW_NPROCS"), *rk = getenv("TLVIEW_RANK");
     int nprocs = np ? atoi(np) : 1, rank = rk ? atoi(rk) : 0;
     char defbarrier[4096];
-    if (!barrier && nprocs > 1 && getenv("TLVIEW_RECORD_DIR") && getenv("TLVIEW_RUN_ID")) {
-        snprintf(defbarrier, sizeof defbarrier, "%s/barrier-%s", getenv("TLVIEW_RECORD_DIR"),
-                 getenv("TLVIEW_RUN_ID"));
-        barrier = defbarrier;
-    }
+    if (!barrier)
+        barrier = tls_record_barrier(defbarrier, sizeof defbarrier, nprocs);
 
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
@@ -127,8 +105,9 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaEventCreate(&e1));
     CHECK_CUDA(cudaDeviceSynchronize());
     printf("saturating: pid %d (copy %d of %d), %d launch(es) <<<%lld,%d>>> = %d wave(s) of %d SMs "
-           "x %d blocks, %d steps x 4 chains, %s\n", (int)getpid(), rank, nprocs, launches, blocks,
-           THREADS, waves, prop.multiProcessorCount, per_sm, iters, prop.name);
+           "x %d blocks, %d steps x 4 chains, %s\n",
+           (int)getpid(), rank, nprocs, launches, blocks, THREADS, waves, prop.multiProcessorCount,
+           per_sm, iters, prop.name);
     fflush(stdout);
     if (barrier && tls_rank_barrier(barrier, rank, nprocs, timeout_s) != 0)
         return 1;
@@ -153,7 +132,7 @@ int main(int argc, char **argv)
     for (long long blk = 0; blk < blocks; blk += step)
         for (int t = 0; t < THREADS; t += THREADS - 1) {
             size_t g = (size_t)blk * THREADS + (size_t)t;
-            float want = replay((unsigned)g, iters);
+            float want = chains((unsigned)g, iters);
             if (memcmp(&h_out[g], &want, sizeof want) != 0 && bad++ < 5)
                 fprintf(stderr, "saturating: thread %zu computed %.9g, the CPU replay %.9g\n", g,
                         h_out[g], want);

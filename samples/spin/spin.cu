@@ -54,27 +54,16 @@ static float replay(float init, long long n, float v1, float v2)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: spin [--iters N] [--launches L] [--streams S] [--wait-file PATH | --start-at NS]\n"
-            "  --iters N       loop iterations per launch (default 2e8: about 0.45 s on an H200)\n"
-            "  --launches L    kernels to launch (default 1), spread over the streams in turn\n"
-            "  --streams S     CUDA streams in this process (default 1)\n"
-            "  --wait-file P   create P.ready.<pid> once CUDA is up, then wait until P exists\n"
-            "  --start-at NS   then wait until CLOCK_REALTIME reaches NS nanoseconds\n"
-            "  --timeout S     give up waiting after S seconds (default 120)\n");
+    fprintf(
+        stderr,
+        "usage: spin [--iters N] [--launches L] [--streams S] [--wait-file PATH | --start-at NS]\n"
+        "  --iters N       loop iterations per launch (default 2e8: about 0.45 s on an H200)\n"
+        "  --launches L    kernels to launch (default 1), spread over the streams in turn\n"
+        "  --streams S     CUDA streams in this process (default 1)\n"
+        "  --wait-file P   create P.ready.<pid> once CUDA is up, then wait until P exists\n"
+        "  --start-at NS   then wait until CLOCK_REALTIME reaches NS nanoseconds\n"
+        "  --timeout S     give up waiting after S seconds (default 120)\n");
     exit(2);
-}
-
-/* Parses a positive number that may be written like 2e8; exits with a message when it is not. */
-static long long parse_count(const char *opt, const char *text, long long max)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (*text == 0 || *end != 0 || v < 1 || v > (double)max || v != floor(v)) {
-        fprintf(stderr, "spin: %s wants a whole number from 1 to %lld, not '%s'\n", opt, max, text);
-        exit(2);
-    }
-    return (long long)v;
 }
 
 int main(int argc, char **argv)
@@ -91,17 +80,17 @@ int main(int argc, char **argv)
         if (i + 1 >= argc)
             usage();
         if (!strcmp(a, "--iters"))
-            iters = parse_count(a, argv[++i], INT_MAX);
+            iters = tls_parse_count("spin", a, argv[++i], INT_MAX);
         else if (!strcmp(a, "--launches"))
-            launches = (int)parse_count(a, argv[++i], 1000000);
+            launches = (int)tls_parse_count("spin", a, argv[++i], 1000000);
         else if (!strcmp(a, "--streams"))
-            streams = (int)parse_count(a, argv[++i], 1024);
+            streams = (int)tls_parse_count("spin", a, argv[++i], 1024);
         else if (!strcmp(a, "--wait-file"))
             wait_file = argv[++i];
         else if (!strcmp(a, "--start-at"))
-            start_at = parse_count(a, argv[++i], LLONG_MAX);
+            start_at = tls_parse_count("spin", a, argv[++i], LLONG_MAX);
         else if (!strcmp(a, "--timeout"))
-            timeout_s = (double)parse_count(a, argv[++i], 86400);
+            timeout_s = (double)tls_parse_count("spin", a, argv[++i], 86400);
         else
             usage();
     }
@@ -155,7 +144,8 @@ int main(int argc, char **argv)
             bad++;
         }
     }
-    printf("spin: wall %.1f ms from the start signal (CLOCK_REALTIME %lld ns) to the last kernel's end\n",
+    printf("spin: wall %.1f ms from the start signal (CLOCK_REALTIME %lld ns) to the last kernel's "
+           "end\n",
            wall / 1e6, (long long)go_wall);
     printf("spin: result %g, CPU replay %g\n", h_data[0], want);
     printf("spin: pid=%d launched=%d\n", (int)getpid(), launches);

@@ -57,18 +57,6 @@ static void usage(void)
     exit(2);
 }
 
-static long long parse_count(const char *opt, const char *text, long long max)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (*text == 0 || *end != 0 || v < 1 || v > (double)max || v != floor(v)) {
-        fprintf(stderr, "streams_vs_processes: %s wants a whole number from 1 to %lld, not '%s'\n",
-                opt, max, text);
-        exit(2);
-    }
-    return (long long)v;
-}
-
 int main(int argc, char **argv)
 {
     int streams = 1;
@@ -79,13 +67,14 @@ int main(int argc, char **argv)
         if (i + 1 >= argc)
             usage();
         if (!strcmp(argv[i], "--streams"))
-            streams = (int)parse_count(argv[i], argv[i + 1], 128);
+            streams = (int)tls_parse_count("streams_vs_processes", argv[i], argv[i + 1], 128);
         else if (!strcmp(argv[i], "--iters"))
-            iters = parse_count(argv[i], argv[i + 1], INT_MAX);
+            iters = tls_parse_count("streams_vs_processes", argv[i], argv[i + 1], INT_MAX);
         else if (!strcmp(argv[i], "--barrier"))
             barrier = argv[i + 1];
         else if (!strcmp(argv[i], "--timeout"))
-            timeout_s = (double)parse_count(argv[i], argv[i + 1], 86400);
+            timeout_s =
+                (double)tls_parse_count("streams_vs_processes", argv[i], argv[i + 1], 86400);
         else
             usage();
         i++;
@@ -93,11 +82,8 @@ int main(int argc, char **argv)
     const char *np = getenv("TLVIEW_NPROCS"), *rk = getenv("TLVIEW_RANK");
     int nprocs = np ? atoi(np) : 1, rank = rk ? atoi(rk) : 0;
     char defbarrier[4096];
-    if (!barrier && nprocs > 1 && getenv("TLVIEW_RECORD_DIR") && getenv("TLVIEW_RUN_ID")) {
-        snprintf(defbarrier, sizeof defbarrier, "%s/barrier-%s", getenv("TLVIEW_RECORD_DIR"),
-                 getenv("TLVIEW_RUN_ID"));
-        barrier = defbarrier;
-    }
+    if (!barrier)
+        barrier = tls_record_barrier(defbarrier, sizeof defbarrier, nprocs);
 
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
@@ -118,8 +104,8 @@ int main(int argc, char **argv)
     }
     CHECK_CUDA(cudaDeviceSynchronize());
     printf("streams_vs_processes: pid %d (copy %d of %d), %d kernel(s) <<<1,%d>>> of %lld steps "
-           "on %d stream(s), %s\n", (int)getpid(), rank, nprocs, streams, THREADS, iters, streams,
-           prop.name);
+           "on %d stream(s), %s\n",
+           (int)getpid(), rank, nprocs, streams, THREADS, iters, streams, prop.name);
     fflush(stdout);
     if (barrier && tls_rank_barrier(barrier, rank, nprocs, timeout_s) != 0)
         return 1;
@@ -145,13 +131,15 @@ int main(int argc, char **argv)
         for (int t = 0; t < THREADS; t++) {
             float want = replay(t, 0, iters), got = h_out[(size_t)s * THREADS + t];
             if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 5)
-                fprintf(stderr, "streams_vs_processes: stream %d thread %d computed %.9g, the CPU "
-                        "replay %.9g\n", s, t, got, want);
+                fprintf(stderr,
+                        "streams_vs_processes: stream %d thread %d computed %.9g, the CPU "
+                        "replay %.9g\n",
+                        s, t, got, want);
         }
     }
     printf("streams_vs_processes: wall %.1f ms for %d kernel(s) in this process; their sum %.1f ms "
-           "(wall/sum %.2f: 1/%d means they ran side by side)\n", wall_ms, streams, sum_ms,
-           sum_ms > 0 ? wall_ms / sum_ms : 0.0, streams);
+           "(wall/sum %.2f: 1/%d means they ran side by side)\n",
+           wall_ms, streams, sum_ms, sum_ms > 0 ? wall_ms / sum_ms : 0.0, streams);
     for (int s = 0; s < streams; s++) {
         CHECK_CUDA(cudaEventDestroy(ev[2 * s]));
         CHECK_CUDA(cudaEventDestroy(ev[2 * s + 1]));
