@@ -94,16 +94,8 @@ static void ch_close(imp_reader *r)
 
 static ch_rec *new_rec(imp_reader *r, chrome *ch)
 {
-    if (ch->nrecs == ch->caprecs) {
-        size_t cap = ch->caprecs ? ch->caprecs * 2 : 1024;
-        ch_rec *g = realloc(ch->recs, cap * sizeof *g);
-        if (!g) {
-            imp_fail(r, STORE_ENOMEM, "out of memory");
-            return NULL;
-        }
-        ch->recs = g;
-        ch->caprecs = cap;
-    }
+    if (imp_grow(r, (void **)&ch->recs, ch->nrecs, &ch->caprecs, sizeof *ch->recs))
+        return NULL;
     ch_rec *c = &ch->recs[ch->nrecs++];
     memset(c, 0, sizeof *c);
     return c;
@@ -313,14 +305,9 @@ static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
         int64_t id;
         if (!imp_json_int(j, imp_json_get(j, d, "id"), &id))
             continue;
-        if (ch->ndevs == ch->capdevs) {
-            size_t cap = ch->capdevs ? ch->capdevs * 2 : 8;
-            ch_device *g = realloc(ch->devs, cap * sizeof *g);
-            if (!g)
-                return imp_fail(r, STORE_ENOMEM, "out of memory");
-            ch->devs = g;
-            ch->capdevs = cap;
-        }
+        int rc = imp_grow(r, (void **)&ch->devs, ch->ndevs, &ch->capdevs, sizeof *ch->devs);
+        if (rc)
+            return rc;
         ch_device *dev = &ch->devs[ch->ndevs++];
         memset(dev, 0, sizeof *dev);
         dev->id = id;

@@ -117,6 +117,19 @@ int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k)
     return 0;
 }
 
+int imp_grow(imp_reader *r, void **arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *g = c <= SIZE_MAX / size ? realloc(*arr, c * size) : NULL;
+    if (!g)
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    *arr = g;
+    *cap = c;
+    return 0;
+}
+
 store_idx imp_intern(imp_reader *r, const char *text)
 {
     store_idx s = store_run_intern(r->run, text ? text : "(unknown)");

@@ -60,6 +60,12 @@ store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *
  * the error set. */
 int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k);
 
+/* Makes room for one more element in the array *arr of n elements (`size` bytes each) with
+ * capacity *cap: when n == *cap the array is reallocated to double the capacity (16 at first) and
+ * *arr and *cap are updated; else nothing happens. 0, or STORE_ENOMEM with the error set ("out of
+ * memory"), *arr and *cap then unchanged (the caller still frees *arr). */
+int imp_grow(imp_reader *r, void **arr, size_t n, size_t *cap, size_t size);
+
 /* Interns text, or "(unknown)" for NULL; STORE_NONE on out of memory. */
 store_idx imp_intern(imp_reader *r, const char *text);
 

@@ -88,20 +88,13 @@ int imp_sql_cols(imp_reader *r, sqlite3 *db, const char *table, imp_cols *cols)
     int rc = imp_sql_prepare(r, db, sql, &st);
     if (rc)
         return rc;
-    int cap = 0;
+    size_t cap = 0;
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 1);
         if (!name)
             continue;
-        if (cols->n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **grown = realloc(cols->names, (size_t)cap * sizeof *grown);
-            if (!grown) {
-                rc = imp_fail(r, STORE_ENOMEM, "out of memory");
-                break;
-            }
-            cols->names = grown;
-        }
+        if ((rc = imp_grow(r, (void **)&cols->names, (size_t)cols->n, &cap, sizeof *cols->names)))
+            break;
         if (!(cols->names[cols->n] = strdup(name))) {
             rc = imp_fail(r, STORE_ENOMEM, "out of memory");
             break;

@@ -121,20 +121,6 @@ static void ns_close(imp_reader *r)
     r->state = NULL;
 }
 
-/* Grows *arr (element size `size`) so that one more element fits. */
-static int grow(imp_reader *r, void **arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *g = realloc(*arr, c * size);
-    if (!g)
-        return imp_fail(r, STORE_ENOMEM, "out of memory");
-    *arr = g;
-    *cap = c;
-    return 0;
-}
-
 static int cmp_string(const void *a, const void *b)
 {
     int64_t x = ((const ns_string *)a)->id, y = ((const ns_string *)b)->id;
@@ -150,7 +136,7 @@ static int load_pairs(imp_reader *r, sqlite3_stmt *st, ns_string **out, size_t *
         const char *text = (const char *)sqlite3_column_text(st, 1);
         if (!text || sqlite3_column_type(st, 0) == SQLITE_NULL)
             continue;
-        if ((rc = grow(r, (void **)out, *n, &cap, sizeof **out)))
+        if ((rc = imp_grow(r, (void **)out, *n, &cap, sizeof **out)))
             break;
         ns_string *s = &(*out)[*n];
         s->id = sqlite3_column_int64(st, 0);
@@ -245,7 +231,7 @@ static int load_session(imp_reader *r, nsys *ns)
             return rc;
         size_t cap = 0;
         while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-            if ((rc = grow(r, (void **)&ns->pnames, ns->npnames, &cap, sizeof *ns->pnames)))
+            if ((rc = imp_grow(r, (void **)&ns->pnames, ns->npnames, &cap, sizeof *ns->pnames)))
                 break;
             ns->pnames[ns->npnames].pid = sqlite3_column_int64(st, 0);
             ns->pnames[ns->npnames++].name = dup_col(st, 1);
@@ -297,7 +283,7 @@ static int load_gpus(imp_reader *r, nsys *ns)
                 dup |= ns->gpus[i].cuda_id == id;
             if (dup)
                 continue; /* TARGET_INFO_CUDA_GPU, read first, has more detail */
-            if ((rc = grow(r, (void **)&ns->gpus, ns->ngpus, &cap, sizeof *ns->gpus)))
+            if ((rc = imp_grow(r, (void **)&ns->gpus, ns->ngpus, &cap, sizeof *ns->gpus)))
                 break;
             ns_gpu *g = &ns->gpus[ns->ngpus++];
             memset(g, 0, sizeof *g);
@@ -332,7 +318,7 @@ static store_idx process_idx(imp_reader *r, nsys *ns, int64_t pid)
     for (size_t i = ns->nprocs; i-- > 0;)
         if (ns->procs[i].pid == pid)
             return ns->procs[i].idx;
-    if (grow(r, (void **)&ns->procs, ns->nprocs, &ns->capprocs, sizeof *ns->procs))
+    if (imp_grow(r, (void **)&ns->procs, ns->nprocs, &ns->capprocs, sizeof *ns->procs))
         return STORE_NONE;
     const char *name = NULL;
     for (size_t i = 0; i < ns->npnames && !name; i++)
@@ -368,7 +354,7 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
                 info = &ns->gpus[i].info;
         store_idx dev = imp_device(r, process, info ? info : &bare);
         if (dev == STORE_NONE ||
-            grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
+            imp_grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
             return STORE_NONE;
         c = &ns->ctxs[ns->nctxs++];
         *c =

@@ -245,15 +245,8 @@ static int load_devices(imp_reader *r, nvprof *nv)
         return rc;
     size_t cap = 0;
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        if (nv->ndevices == cap) {
-            cap = cap ? cap * 2 : 8;
-            nv_device *grown = realloc(nv->devices, cap * sizeof *grown);
-            if (!grown) {
-                rc = imp_fail(r, STORE_ENOMEM, "out of memory");
-                break;
-            }
-            nv->devices = grown;
-        }
+        if ((rc = imp_grow(r, (void **)&nv->devices, nv->ndevices, &cap, sizeof *nv->devices)))
+            break;
         nv_device *d = &nv->devices[nv->ndevices++];
         memset(d, 0, sizeof *d);
         d->id = sqlite3_column_int64(st, 0);
@@ -298,16 +291,8 @@ static nv_context *find_context(nvprof *nv, uint32_t id)
 static nv_context *new_context(imp_reader *r, nvprof *nv, uint32_t id, uint32_t device,
                                uint32_t kind)
 {
-    if (nv->ncontexts == nv->capcontexts) {
-        size_t cap = nv->capcontexts ? nv->capcontexts * 2 : 8;
-        nv_context *grown = realloc(nv->contexts, cap * sizeof *grown);
-        if (!grown) {
-            imp_fail(r, STORE_ENOMEM, "out of memory");
-            return NULL;
-        }
-        nv->contexts = grown;
-        nv->capcontexts = cap;
-    }
+    if (imp_grow(r, (void **)&nv->contexts, nv->ncontexts, &nv->capcontexts, sizeof *nv->contexts))
+        return NULL;
     nv_context *c = &nv->contexts[nv->ncontexts++];
     *c = (nv_context){id, device, kind, STORE_NONE};
     return c;
