@@ -1,6 +1,6 @@
 /* analysis.c: the analysis handle: options, the pass that maps kernels to device slots, the order
- * of the passes (sweep.c, verdict.c), the run-consistency warnings, the accessors and
- * analysis_compare(). */
+ * of the passes (sweep.c, verdict.c), the run-consistency warnings, the names of verdicts and
+ * reference sources, and the accessors. analysis_compare() is in verdict.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +37,12 @@ const char *analysis_verdict_name(analysis_verdict v)
     return (unsigned)v < ANALYSIS_NVERDICTS ? names[v] : "?";
 }
 
+const char *analysis_ref_source_name(analysis_ref_source s)
+{
+    static const char *const names[] = {"none", "solo", "baseline"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
+}
+
 int analysis_push_window(analysis *a, const analysis_window *w)
 {
     if (a->nwindows == a->capwindows) {
@@ -51,8 +57,9 @@ int analysis_push_window(analysis *a, const analysis_window *w)
     return ANALYSIS_OK;
 }
 
-/* Gives every device that ran kernels a slot (run->devices order, the unknown device last),
- * fills the slots' kernel counts and time spans, and checks the kernels are sorted. */
+/* Gives every device that ran kernels a slot (run->devices order, the unknown device last; so
+ * every slot has >= 1 kernel), fills the slots' kernel counts and time spans and the run's span
+ * (a->sum.t_begin, t_end), and checks the kernels are sorted. */
 static int assign_slots(analysis *a)
 {
     const store_run *run = a->run;
@@ -87,6 +94,10 @@ static int assign_slots(analysis *a)
                 sp[2] = dur;
         }
         a->sum.nzero += dur == 0;
+        if (i == 0) /* the run's first start: the kernels are sorted */
+            a->sum.t_begin = a->sum.t_end = k->start;
+        if (k->start + dur > a->sum.t_end)
+            a->sum.t_end = k->start + dur;
     }
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         store_idx dv = run->contexts[c].device;

@@ -100,6 +100,10 @@ typedef enum analysis_ref_source {
     ANALYSIS_REF_BASELINE = 2, /* median of the baseline run's solo instances */
 } analysis_ref_source;
 
+/* "none", "solo", "baseline"; "?" for other values. Static strings, lower case (the names the
+ * text, CSV and JSON reports print). */
+const char *analysis_ref_source_name(analysis_ref_source s);
+
 /* A launch signature: name, grid, block and shared memory, the stream dropped. Several
  * run->launches (same kernel on different streams or processes) map to one signature. */
 typedef struct analysis_signature {
@@ -169,8 +173,8 @@ typedef struct analysis_device {
     uint32_t max_kernels;     /* most kernels in flight at one instant (streams of one process
                                  count: concurrency inside a context shows here) */
     uint8_t mps;              /* an MPS client context ran kernels on it */
-    analysis_verdict verdict; /* the verdict holding the most overlap-window time; SOLO (or IDLE
-                                 with no kernels) when there is no overlap window */
+    analysis_verdict verdict; /* the verdict holding the most overlap-window time; SOLO when
+                                 there is no overlap window (a device has >= 1 kernel) */
     double verdict_ns;        /* total length of the windows with that verdict */
     double mean_stretch;      /* over the windows with that verdict, time weighted; NaN if none */
     double contexts;          /* mean contexts in flight over those windows */
@@ -178,7 +182,8 @@ typedef struct analysis_device {
     double ns_by_verdict[ANALYSIS_NVERDICTS]; /* total window length per verdict */
     double predicted_gain;           /* span / predicted span if its time-sliced windows had run
                                         concurrently (each window's busy time shrunk by its mean
-                                        stretch, its idle gaps kept); 1.0 when nothing is time-sliced */
+                                        stretch, but not below its SM-share bound concurrent_ns;
+                                        its idle gaps kept); 1.0 when nothing would be saved */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
 } analysis_device;
 

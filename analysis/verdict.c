@@ -74,6 +74,16 @@ static uint32_t sigtab_find(sigtab *t, const analysis *a, const store_run *r, co
     return add;
 }
 
+/* A table over the signatures of `a`, each entered once; the caller frees t->slot. */
+static int sigtab_of(sigtab *t, const analysis *a)
+{
+    if (sigtab_init(t, a->nsigs))
+        return ANALYSIS_ENOMEM;
+    for (uint32_t s = 0; s < a->nsigs; s++)
+        sigtab_find(t, a, a->run, &a->run->launches[a->sigs[s].launch], s);
+    return ANALYSIS_OK;
+}
+
 /* Builds a->sigs and a->launch_sig. */
 static int build_signatures(analysis *a)
 {
@@ -204,10 +214,8 @@ static int baseline_references(analysis *a)
     int rc = analysis_run(a->opt.baseline, &o, &b);
     if (rc)
         return rc;
-    if ((rc = sigtab_init(&t, b->nsigs)) != 0)
+    if ((rc = sigtab_of(&t, b)) != 0)
         goto out;
-    for (uint32_t s = 0; s < b->nsigs; s++)
-        sigtab_find(&t, b, b->run, &b->run->launches[b->sigs[s].launch], s);
     for (uint32_t s = 0; s < a->nsigs; s++) {
         const store_launch *l = &a->run->launches[a->sigs[s].launch];
         uint32_t bs = sigtab_find(&t, b, a->run, l, UINT32_MAX);
@@ -339,36 +347,47 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
     double saved = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
-        double side_by_side =
-            fmax((double)win->concurrent_ns, (double)win->busy_ns / win->mean_stretch * slowdown);
-        if (win->verdict == ANALYSIS_TIME_SLICED && side_by_side < (double)win->busy_ns)
-            saved += (double)win->busy_ns - side_by_side;
+        if (win->verdict != ANALYSIS_TIME_SLICED) /* judged with a reference: mean_stretch > 0 */
+            continue;
+        double busy = (double)win->busy_ns;
+        double side_by_side = fmax((double)win->concurrent_ns, busy / win->mean_stretch * slowdown);
+        if (side_by_side < busy)
+            saved += busy - side_by_side;
     }
     return saved;
 }
 
-/* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
- * times their solo duration: span over the predicted span, decided by the device that would
- * finish last. 1.0 when nothing would be saved. */
-static double run_gain(const analysis *a, double slowdown)
+/* Where device ad would end, in ns after the run's first kernel start, with `saved` ns
+ * (device_saved()) taken off its last kernel end. Measured from the run's start rather than on
+ * the common axis, whose ns since 1970 a double cannot hold to the ns. */
+static double predicted_end(const analysis *a, const analysis_device *ad, double saved)
 {
-    const analysis_summary *sm = &a->sum;
-    int64_t predicted_end = INT64_MIN;
-    for (uint32_t s = 0; s < a->ndevs; s++) {
-        const analysis_device *ad = &a->devs[s];
-        if (!ad->nkernels)
-            continue;
-        int64_t end = ad->t_end - (int64_t)device_saved(a, ad, slowdown);
-        if (end > predicted_end)
-            predicted_end = end;
-    }
-    return a->ndevs && predicted_end > sm->t_begin
-               ? (double)(sm->t_end - sm->t_begin) / (double)(predicted_end - sm->t_begin)
-               : 1.0;
+    return (double)(ad->t_end - a->sum.t_begin) - saved;
 }
 
-/* Device figures from its judged windows: the dominant verdict and the predicted gain. */
-static void judge_device(analysis *a, analysis_device *ad)
+/* The run's predicted gain from the predicted end (predicted_end()) of the device that would
+ * finish last: span over predicted span; 1.0 when that end is not after the run's start (no
+ * device: -INFINITY). */
+static double gain_to(const analysis_summary *sm, double last_end)
+{
+    return last_end > 0 ? (double)(sm->t_end - sm->t_begin) / last_end : 1.0;
+}
+
+/* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
+ * times their solo duration, as analysis_judge() computes it at slowdown 1. */
+static double run_gain(const analysis *a, double slowdown)
+{
+    double last_end = -INFINITY;
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        last_end =
+            fmax(last_end, predicted_end(a, &a->devs[s], device_saved(a, &a->devs[s], slowdown)));
+    return gain_to(&a->sum, last_end);
+}
+
+/* Device figures from its judged windows: the dominant verdict and the predicted gain. Returns
+ * the time its time-sliced windows would save side by side at solo speed (device_saved() at
+ * slowdown 1), which the run's predicted gain needs too. */
+static double judge_device(analysis *a, analysis_device *ad)
 {
     double best = 0;
     double wsum[ANALYSIS_NVERDICTS][4] = {{0}}; /* length-weighted stretch, ctx, par; length */
@@ -383,20 +402,21 @@ static void judge_device(analysis *a, analysis_device *ad)
         wsum[win->verdict][2] += len * win->parallelism;
         wsum[win->verdict][3] += len;
     }
-    ad->verdict = ad->nkernels ? ANALYSIS_SOLO : ANALYSIS_IDLE;
+    ad->verdict = ANALYSIS_SOLO; /* never IDLE: every slot has kernels (assign_slots()) */
     for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++)
         if (ad->ns_by_verdict[v] > best) {
             best = ad->ns_by_verdict[v];
             ad->verdict = (analysis_verdict)v;
         }
     ad->verdict_ns = ad->ns_by_verdict[ad->verdict];
-    double wl = ad->verdict >= ANALYSIS_CONCURRENT ? wsum[ad->verdict][3] : 0;
+    double wl = wsum[ad->verdict][3]; /* 0 for SOLO: only overlap verdicts are summed */
     ad->mean_stretch = wl > 0 ? wsum[ad->verdict][0] / wl : NAN;
     ad->contexts = wl > 0 ? wsum[ad->verdict][1] / wl : NAN;
     ad->parallelism = wl > 0 ? wsum[ad->verdict][2] / wl : NAN;
     double span = (double)(ad->t_end - ad->t_begin);
     double saved = device_saved(a, ad, 1.0);
     ad->predicted_gain = span > saved && saved > 0 ? span / (span - saved) : 1.0;
+    return saved;
 }
 
 int analysis_judge(analysis *a)
@@ -449,10 +469,14 @@ int analysis_judge(analysis *a)
         if (dur > 0)
             add_to_windows(a, s, &cur[s], ws, k, st, share[(size_t)k->launch * a->ndevs + s]);
     }
+    double dur_ref = 0, ref = 0, kernel_ns = 0; /* over all processes, for the summary */
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
         ap->mean_stretch = ap->nreferenced ? ps[p].stretch / ap->nreferenced : NAN;
         ap->slowdown = ap->nreferenced ? ps[p].dur_ref / ps[p].ref : NAN;
+        dur_ref += ps[p].dur_ref;
+        ref += ps[p].ref;
+        kernel_ns += (double)ap->kernel_ns;
     }
     for (uint32_t c = 0; c < run->ncontexts; c++)
         if (run->contexts[c].compute_api_kind == 2)
@@ -466,31 +490,21 @@ int analysis_judge(analysis *a)
         else
             window_evidence(win, &ws[w]);
     }
-    /* run level: the device that would finish last decides the predicted span */
+    /* run level (t_begin and t_end are set by assign_slots()): the device that would finish
+     * last decides the predicted span */
     analysis_summary *sm = &a->sum;
-    double dur_ref = 0, ref = 0, kernel_ns = 0;
+    double last_end = -INFINITY;
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
-        judge_device(a, ad);
-        if (!ad->nkernels)
-            continue;
-        if (s == 0 || ad->t_begin < sm->t_begin)
-            sm->t_begin = ad->t_begin;
-        if (s == 0 || ad->t_end > sm->t_end)
-            sm->t_end = ad->t_end;
+        last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad)));
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
-    }
-    for (uint32_t p = 0; p < run->nprocesses; p++) {
-        dur_ref += ps[p].dur_ref;
-        ref += ps[p].ref;
-        kernel_ns += (double)a->procs[p].kernel_ns;
     }
     sm->mean_stretch = sm->nreferenced ? stretch_sum / sm->nreferenced : NAN;
     sm->slowdown =
         ref > 0 && dur_ref >= a->opt.min_reference_coverage * kernel_ns ? dur_ref / ref : NAN;
-    sm->predicted_gain = run_gain(a, 1.0);
+    sm->predicted_gain = gain_to(sm, last_end);
     rc = ANALYSIS_OK;
 out:
     free(ws);
@@ -516,17 +530,18 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     pOut->mean_stretch_a = a->sum.mean_stretch;
     pOut->mean_stretch_b = b->sum.mean_stretch;
     pOut->slowdown_b = b->sum.slowdown;
-    pOut->predicted_gain_at_slowdown_b =
-        isnan(b->sum.slowdown) ? NAN : run_gain(a, fmax(1.0, b->sum.slowdown));
+    /* at a slowdown of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
+    double slow = b->sum.slowdown;
+    pOut->predicted_gain_at_slowdown_b = isnan(slow) ? NAN
+                                         : slow > 1  ? run_gain(a, slow)
+                                                     : a->sum.predicted_gain;
     pOut->duration_ratio = NAN;
     sigtab t;
     float *ratio = malloc((a->nsigs + 1) * sizeof *ratio);
-    if (!ratio || sigtab_init(&t, b->nsigs)) {
+    if (!ratio || sigtab_of(&t, b)) {
         free(ratio);
         return ANALYSIS_ENOMEM;
     }
-    for (uint32_t s = 0; s < b->nsigs; s++)
-        sigtab_find(&t, b, b->run, &b->run->launches[b->sigs[s].launch], s);
     uint32_t n = 0;
     for (uint32_t s = 0; s < a->nsigs; s++) {
         const analysis_signature *sa = &a->sigs[s];

@@ -40,9 +40,24 @@ const char *cli_color_reset(int color);
 /* Formats a duration in ns as "12.3 ms" style text into buf (size n); returns buf. */
 const char *cli_fmt_ns(double ns, char *buf, size_t n);
 
+/* The name of device slot `d` of run `run` (static or owned by the run), or `unknown` when the
+ * device or its name is not known. */
+const char *cli_device_name(const store_run *run, const analysis_device *d, const char *unknown);
+
 /* Opens `path` for writing a new file: refuses (prints an error, returns NULL) when it exists
  * and `force` is 0. The caller fcloses it. */
 FILE *cli_create(const char *cmd, const char *path, int force);
+
+/* The check before loading, so that a long load is not wasted: when `path` exists and `force`
+ * is 0, prints cli_create()'s error ("tlview <cmd>: <path> already exists (use --force to
+ * overwrite)") and returns 1; otherwise returns 0 (cli_create() still refuses a file that
+ * appears meanwhile). */
+int cli_refuse_existing(const char *cmd, const char *path, int force);
+
+/* Reads `text` as a whole decimal number in [lo, hi] into *pV and returns 0; returns -1 (and
+ * leaves *pV) for an empty text, trailing characters, or a number out of range. Prints nothing:
+ * the caller words the usage error. */
+int cli_parse_long(const char *text, long lo, long hi, long *pV /* OUT */);
 
 /* Prints "tlview <cmd>: <message>" and "Try 'tlview <cmd> --help'." on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -183,10 +183,7 @@ static int write_devices(exporter *x)
     for (uint32_t i = 0; i < analysis_ndevices(x->a); i++) {
         const analysis_device *d = analysis_get_device(x->a, i);
         uint64_t pid = run->nprocesses + 1 + i;
-        snprintf(name, sizeof name, "GPU %u (%s)", i,
-                 d->device != STORE_NONE && run->devices[d->device].name
-                     ? run->devices[d->device].name
-                     : "unknown device");
+        snprintf(name, sizeof name, "GPU %u (%s)", i, cli_device_name(run, d, "unknown device"));
         meta(x, "process_name", pid, 0, name);
         meta(x, "thread_name", pid, 1, "overlap verdicts");
         for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
@@ -291,10 +288,8 @@ int cmd_export(int argc, char **argv)
                                             : "no trace files given");
         goto out;
     }
-    if (!force && access(out, F_OK) == 0) {
-        fprintf(stderr, "tlview export: %s already exists (use --force to overwrite)\n", out);
+    if (cli_refuse_existing("export", out, force))
         goto out;
-    }
     if (cli_load(argc - optind, argv + optind, &run) != 0 ||
         (nbase && cli_load(nbase, base, &baseline) != 0) || cli_analyse(run, baseline, &a) != 0 ||
         !(f = cli_create("export", out, force)))

@@ -43,10 +43,8 @@ int cmd_merge(int argc, char **argv)
         return cli_usage_error("merge", "the output file is required (-o OUT.db)");
     if (optind >= argc)
         return cli_usage_error("merge", "no trace files given");
-    if (access(out, F_OK) == 0 && !force) {
-        fprintf(stderr, "tlview merge: %s already exists (use --force to overwrite)\n", out);
+    if (cli_refuse_existing("merge", out, force))
         return 1;
-    }
     store_run *run = NULL;
     if (cli_load(argc - optind, argv + optind, &run) != 0)
         return 1;

@@ -359,9 +359,8 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
         switch (c) {
         case 'o': *pDir = optarg; break;
         case 'n': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*optarg == 0 || *end || v < 1 || v > MAX_PROCS)
+            long v;
+            if (cli_parse_long(optarg, 1, MAX_PROCS, &v))
                 return cli_usage_error("record", "--procs %s: expected a number from 1 to %d",
                                        optarg, MAX_PROCS);
             st->nprocs = (int)v;

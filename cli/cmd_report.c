@@ -3,6 +3,7 @@
  * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,7 @@ static int parse(int argc, char **argv, report_opts *o)
         {0, 0, 0, 0},
     };
     int c;
-    char *end;
+    long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:c:f:t:n:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -72,9 +73,9 @@ static int parse(int argc, char **argv, report_opts *o)
         case 't': o->table = optarg; break;
         case 'C': o->color = optarg; break;
         case 'n':
-            o->top = (int)strtol(optarg, &end, 10);
-            if (*end || o->top < 0)
+            if (cli_parse_long(optarg, 0, INT_MAX, &v))
                 return cli_usage_error("report", "--top wants a count, not '%s'", optarg);
+            o->top = (int)v;
             break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("report", "unknown option");

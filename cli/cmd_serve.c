@@ -68,14 +68,12 @@ static int parse(int argc, char **argv, serve_opts *o)
         {0, 0, 0, 0},
     };
     int c;
-    char *end;
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "p:B:c:b:t:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 0 || v > 65535)
+            if (cli_parse_long(optarg, 0, 65535, &v))
                 return cli_usage_error("serve", "--port wants 0 to 65535, not '%s'", optarg);
             o->web.port = (unsigned)v;
             break;
@@ -83,8 +81,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'c': o->compare[o->ncompare++] = optarg; break;
         case 'b': o->baseline[o->nbaseline++] = optarg; break;
         case 't':
-            v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 1 || v > 256)
+            if (cli_parse_long(optarg, 1, 256, &v))
                 return cli_usage_error("serve", "--threads wants 1 to 256, not '%s'", optarg);
             o->web.threads = (unsigned)v;
             break;

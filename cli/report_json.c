@@ -95,7 +95,6 @@ static json_t *json_processes(const analysis *a)
 static json_t *json_signatures(const analysis *a)
 {
     const store_run *run = analysis_get_run(a);
-    static const char *const src[] = {"none", "solo", "baseline"};
     json_t *arr = json_array();
     for (uint32_t i = 0; i < analysis_nsignatures(a); i++) {
         const analysis_signature *s = analysis_get_signature(a, i);
@@ -107,10 +106,11 @@ static json_t *json_signatures(const analysis *a)
                       jstr(str ? str->text : NULL), "demangled", jstr(str ? str->demangled : NULL),
                       "grid", (int)l->grid[0], (int)l->grid[1], (int)l->grid[2], "block",
                       (int)l->block[0], (int)l->block[1], (int)l->block[2], "smem",
-                      (int)(l->static_smem + l->dynamic_smem), "source", src[s->source],
-                      "reference_ns", s->source ? json_real(s->reference_ns) : json_null(),
-                      "solo_instances", (json_int_t)s->nsolo, "kernels", (json_int_t)s->nkernels,
-                      "total_ns", (json_int_t)s->total_ns, "mean_stretch", jnum(s->mean_stretch)));
+                      (int)(l->static_smem + l->dynamic_smem), "source",
+                      analysis_ref_source_name(s->source), "reference_ns",
+                      s->source ? json_real(s->reference_ns) : json_null(), "solo_instances",
+                      (json_int_t)s->nsolo, "kernels", (json_int_t)s->nkernels, "total_ns",
+                      (json_int_t)s->total_ns, "mean_stretch", jnum(s->mean_stretch)));
     }
     return arr;
 }
@@ -263,7 +263,6 @@ int report_csv(FILE *out, const analysis *a, const char *table)
             }
         }
     } else if (!strcmp(table, "signatures")) {
-        static const char *const src[] = {"none", "solo", "baseline"};
         fprintf(out, "name,grid,block,smem,kernels,total_ns,reference_ns,source,solo_instances,"
                      "mean_stretch\n");
         for (uint32_t i = 0; i < analysis_nsignatures(a); i++) {
@@ -275,7 +274,8 @@ int report_csv(FILE *out, const analysis *a, const char *table)
                     (unsigned long long)s->nkernels, (long long)s->total_ns);
             if (s->source)
                 csv_num(out, s->reference_ns);
-            fprintf(out, ",%s,%llu,", src[s->source], (unsigned long long)s->nsolo);
+            fprintf(out, ",%s,%llu,", analysis_ref_source_name(s->source),
+                    (unsigned long long)s->nsolo);
             csv_num(out, s->mean_stretch);
             fputc('\n', out);
         }

@@ -51,9 +51,7 @@ static void text_devices(FILE *out, const analysis *a, int color)
             "gain");
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
-        const char *name = d->device != STORE_NONE && run->devices[d->device].name
-                               ? run->devices[d->device].name
-                               : "unknown";
+        const char *name = cli_device_name(run, d, "unknown");
         fprintf(out, "  %-3u %-20.20s %9llu %5u %10s %10s %10s %s%-12s%s %8s %5s %5s %6s\n", i,
                 name, (unsigned long long)d->nkernels, d->nprocesses,
                 cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
@@ -150,7 +148,6 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
         order[i] = i;
     sort_ctx = a;
     qsort(order, n, sizeof *order, cmp_sig_total);
-    static const char *const src[] = {"none", "solo", "baseline"};
     char b1[32], b2[32], b3[32], dims[64];
     section(out, "Kernels (by total time)", color);
     fprintf(out, "  %-40s %-22s %9s %10s %10s %-8s %8s\n", "name", "grid / block", "count", "total",
@@ -163,8 +160,8 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
                  l->block[0], l->block[1], l->block[2]);
         fprintf(out, "  %-40.40s %-22.22s %9llu %10s %10s %-8s %8s\n", name ? name : "?", dims,
                 (unsigned long long)s->nkernels, cli_fmt_ns((double)s->total_ns, b1, sizeof b1),
-                s->source ? cli_fmt_ns(s->reference_ns, b2, sizeof b2) : "-", src[s->source],
-                fmt_x(s->mean_stretch, b3, sizeof b3));
+                s->source ? cli_fmt_ns(s->reference_ns, b2, sizeof b2) : "-",
+                analysis_ref_source_name(s->source), fmt_x(s->mean_stretch, b3, sizeof b3));
     }
     if (n > (uint32_t)top)
         fprintf(out, "  ... and %u more\n", n - (uint32_t)top);

@@ -1,5 +1,5 @@
-/* util.c: small helpers the subcommands share: colours, durations, the per-device headline,
- * creating an output file without overwriting, usage errors. */
+/* util.c: small helpers the subcommands share: colours, durations, device names, the per-device
+ * headline, refusing to overwrite an output file, number arguments, usage errors. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -59,10 +59,7 @@ void cli_headline(FILE *out, const analysis *a, int color)
     }
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
-        const char *name = d->device != STORE_NONE && run->devices[d->device].name
-                               ? run->devices[d->device].name
-                               : "unknown device";
-        fprintf(out, "GPU %u (%s): ", i, name);
+        fprintf(out, "GPU %u (%s): ", i, cli_device_name(run, d, "unknown device"));
         if (d->nprocesses < 2 || d->overlap_ns == 0) {
             fprintf(out, "%u process%s, no overlap between processes", d->nprocesses,
                     d->nprocesses == 1 ? "" : "es");
@@ -93,16 +90,47 @@ void cli_headline(FILE *out, const analysis *a, int color)
     }
 }
 
+const char *cli_device_name(const store_run *run, const analysis_device *d, const char *unknown)
+{
+    return d->device != STORE_NONE && run->devices[d->device].name ? run->devices[d->device].name
+                                                                   : unknown;
+}
+
+/* The error for an output file that exists and may not be overwritten. */
+static void exists_error(const char *cmd, const char *path)
+{
+    fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd, path);
+}
+
+int cli_refuse_existing(const char *cmd, const char *path, int force)
+{
+    if (force || access(path, F_OK) != 0)
+        return 0;
+    exists_error(cmd, path);
+    return 1;
+}
+
 FILE *cli_create(const char *cmd, const char *path, int force)
 {
     FILE *f = fopen(path, force ? "w" : "wx");
     if (!f) {
         if (errno == EEXIST)
-            fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd, path);
+            exists_error(cmd, path);
         else
             fprintf(stderr, "tlview %s: cannot create %s: %s\n", cmd, path, strerror(errno));
     }
     return f;
+}
+
+int cli_parse_long(const char *text, long lo, long hi, long *pV)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *pV = v;
+    return 0;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
