@@ -109,6 +109,30 @@ int imp_sql_open(imp_reader *r, sqlite3 **pdb /* OUT */);
 /* Total rows of the named tables that exist (for progress); 0 when unknown. */
 uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables);
 
+/* Id -> text tables read from the database (nvprof StringTable, nsys StringIds and NVTX domain
+ * names); the text is interned into the run only when a record uses it. */
+typedef struct imp_str {
+    int64_t id;
+    char *text;
+    store_idx idx; /* interned text, STORE_NONE until first used */
+} imp_str;
+
+typedef struct imp_strs {
+    imp_str *v; /* sorted by id */
+    size_t n, cap;
+} imp_strs;
+
+/* Appends the (id, text) rows of st (columns 0 and 1) to the empty table t, then finalizes st.
+ * Rows with a NULL id or text are skipped; t ends sorted by id (a query already ordered by id is
+ * kept as it is). With count_rows, r->row counts the rows read, for messages, and is 0 again on
+ * return. 0, or a negative STORE_E* code with the error set (t keeps what was read). */
+int imp_strs_load(imp_reader *r, sqlite3_stmt *st, imp_strs *t, int count_rows);
+/* The entry of an id (the first of equal ids), or NULL. */
+imp_str *imp_strs_find(const imp_strs *t, int64_t id);
+/* s's text interned, on first use; STORE_NONE (error set) when out of memory. */
+store_idx imp_str_intern(imp_reader *r, imp_str *s);
+void imp_strs_free(imp_strs *t);
+
 /* ----- streaming JSON reader (imp_json.c) */
 
 typedef enum { IMP_JNULL, IMP_JFALSE, IMP_JTRUE, IMP_JNUM, IMP_JSTR, IMP_JARR, IMP_JOBJ } imp_jtype;

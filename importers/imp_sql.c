@@ -202,6 +202,72 @@ int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped
     return rc == SQLITE_DONE ? 0 : rc;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    int64_t x = ((const imp_str *)a)->id, y = ((const imp_str *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+int imp_strs_load(imp_reader *r, sqlite3_stmt *st, imp_strs *t, int count_rows)
+{
+    int rc, sorted = 1;
+    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
+        if (count_rows)
+            r->row++;
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        if (!text || sqlite3_column_type(st, 0) == SQLITE_NULL)
+            continue;
+        if ((rc = imp_grow(r, (void **)&t->v, t->n, &t->cap, sizeof *t->v)))
+            break;
+        imp_str *s = &t->v[t->n];
+        s->id = sqlite3_column_int64(st, 0);
+        s->idx = STORE_NONE;
+        if (!(s->text = strdup(text))) {
+            rc = imp_fail(r, STORE_ENOMEM, "out of memory");
+            break;
+        }
+        sorted &= t->n == 0 || s[-1].id <= s->id;
+        t->n++;
+    }
+    sqlite3_finalize(st);
+    if (count_rows)
+        r->row = 0;
+    if (rc != SQLITE_DONE)
+        return rc;
+    if (!sorted)
+        qsort(t->v, t->n, sizeof *t->v, cmp_str);
+    return 0;
+}
+
+imp_str *imp_strs_find(const imp_strs *t, int64_t id)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
+}
+
+store_idx imp_str_intern(imp_reader *r, imp_str *s)
+{
+    if (s->idx == STORE_NONE)
+        s->idx = imp_intern(r, s->text);
+    return s->idx;
+}
+
+void imp_strs_free(imp_strs *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i].text);
+    free(t->v);
+    t->v = NULL;
+    t->n = t->cap = 0;
+}
+
 uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables)
 {
     uint64_t total = 0;

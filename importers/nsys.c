@@ -11,12 +11,6 @@
 
 #include "imp_int.h"
 
-typedef struct ns_string {
-    int64_t id; /* StringIds.id */
-    char *text;
-    store_idx idx; /* interned, STORE_NONE until used */
-} ns_string;
-
 typedef struct ns_gpu {
     int64_t cuda_id;        /* the deviceId of activity rows */
     store_device_info info; /* strings owned here */
@@ -43,8 +37,7 @@ typedef struct nsys {
     sqlite3 *db;
     int64_t t0; /* utcEpochNs of the session start, 0 when unknown */
     char *host;
-    ns_string *strings;
-    size_t nstrings;
+    imp_strs strings; /* StringIds */
     ns_gpu *gpus;
     size_t ngpus;
     ns_pname *pnames;
@@ -53,8 +46,7 @@ typedef struct nsys {
     size_t nprocs, capprocs;
     ns_ctx *ctxs;
     size_t nctxs, capctxs;
-    ns_string *domains;
-    size_t ndomains; /* NVTX domainId -> name (id, text) */
+    imp_strs domains; /* NVTX domainId -> name */
     uint64_t rows_done, rows_total;
 } nsys;
 
@@ -93,13 +85,6 @@ static int ns_open(imp_reader *r)
     return imp_sql_open(r, &ns->db);
 }
 
-static void free_strings(ns_string *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(s[i].text);
-    free(s);
-}
-
 static void ns_close(imp_reader *r)
 {
     nsys *ns = r->state;
@@ -107,8 +92,8 @@ static void ns_close(imp_reader *r)
         return;
     sqlite3_close(ns->db);
     free(ns->host);
-    free_strings(ns->strings, ns->nstrings);
-    free_strings(ns->domains, ns->ndomains);
+    imp_strs_free(&ns->strings);
+    imp_strs_free(&ns->domains);
     for (size_t i = 0; i < ns->ngpus; i++)
         free((char *)ns->gpus[i].info.name);
     free(ns->gpus);
@@ -121,53 +106,13 @@ static void ns_close(imp_reader *r)
     r->state = NULL;
 }
 
-static int cmp_string(const void *a, const void *b)
-{
-    int64_t x = ((const ns_string *)a)->id, y = ((const ns_string *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
-/* Reads (id, text) pairs of a query into a sorted array. */
-static int load_pairs(imp_reader *r, sqlite3_stmt *st, ns_string **out, size_t *n)
-{
-    size_t cap = 0;
-    int rc;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 1);
-        if (!text || sqlite3_column_type(st, 0) == SQLITE_NULL)
-            continue;
-        if ((rc = imp_grow(r, (void **)out, *n, &cap, sizeof **out)))
-            break;
-        ns_string *s = &(*out)[*n];
-        s->id = sqlite3_column_int64(st, 0);
-        s->idx = STORE_NONE;
-        if (!(s->text = strdup(text))) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory");
-            break;
-        }
-        (*n)++;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rc;
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, cmp_string);
-    return 0;
-}
-
-static ns_string *find_pair(ns_string *arr, size_t n, int64_t id)
-{
-    ns_string key = {.id = id};
-    return n ? bsearch(&key, arr, n, sizeof *arr, cmp_string) : NULL;
-}
-
 /* StringIds(id, value): 846|"void bitonicSortStep(...)". */
 static int load_strings(imp_reader *r, nsys *ns)
 {
     static const char *const cols[] = {"id", "value", NULL};
     sqlite3_stmt *st;
     int rc = imp_sql_select(r, ns->db, "StringIds", cols, cols, "", &st);
-    return rc ? rc : load_pairs(r, st, &ns->strings, &ns->nstrings);
+    return rc ? rc : imp_strs_load(r, st, &ns->strings, 0);
 }
 
 /* The interned text of a StringIds id (NULL column -> STORE_NONE with *missing set). */
@@ -176,13 +121,11 @@ static store_idx string_col(imp_reader *r, nsys *ns, sqlite3_stmt *st, int col, 
     *missing = 1;
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
         return STORE_NONE;
-    ns_string *s = find_pair(ns->strings, ns->nstrings, sqlite3_column_int64(st, col));
+    imp_str *s = imp_strs_find(&ns->strings, sqlite3_column_int64(st, col));
     if (!s)
         return STORE_NONE;
     *missing = 0;
-    if (s->idx == STORE_NONE)
-        s->idx = imp_intern(r, s->text);
-    return s->idx;
+    return imp_str_intern(r, s);
 }
 
 static char *dup_col(sqlite3_stmt *st, int col)
@@ -523,9 +466,9 @@ static int load_apis(imp_reader *r, nsys *ns)
             imp_unmapped(r, "api_without_time", 1);
             continue;
         }
-        ns_string *s = sqlite3_column_type(st, 4) == SQLITE_NULL
-                           ? NULL
-                           : find_pair(ns->strings, ns->nstrings, sqlite3_column_int64(st, 4));
+        imp_str *s = sqlite3_column_type(st, 4) == SQLITE_NULL
+                         ? NULL
+                         : imp_strs_find(&ns->strings, sqlite3_column_int64(st, 4));
         if (s && s->idx == STORE_NONE) { /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
             char name[256];
             snprintf(name, sizeof name, "%s", s->text);
@@ -566,7 +509,7 @@ static int load_nvtx(imp_reader *r, nsys *ns)
     static const char *const dcols[] = {"domainId", "text", NULL};
     sqlite3_stmt *st;
     int rc = imp_sql_select(r, ns->db, table, dcols, NULL, "WHERE eventType = 75", &st);
-    if (rc || (rc = load_pairs(r, st, &ns->domains, &ns->ndomains)))
+    if (rc || (rc = imp_strs_load(r, st, &ns->domains, 0)))
         return rc;
     if ((rc = imp_sql_select(r, ns->db, table, cols, req, "", &st)))
         return rc;
@@ -600,12 +543,10 @@ static int load_nvtx(imp_reader *r, nsys *ns)
             g.name = imp_intern(r, text);
         else if ((g.name = string_col(r, ns, st, 5, &missing)), missing)
             g.name = imp_intern(r, NULL);
-        ns_string *d = sqlite3_column_type(st, 6) == SQLITE_NULL
-                           ? NULL
-                           : find_pair(ns->domains, ns->ndomains, sqlite3_column_int64(st, 6));
-        if (d && d->idx == STORE_NONE)
-            d->idx = imp_intern(r, d->text);
-        g.domain = d ? d->idx : STORE_NONE;
+        imp_str *d = sqlite3_column_type(st, 6) == SQLITE_NULL
+                         ? NULL
+                         : imp_strs_find(&ns->domains, sqlite3_column_int64(st, 6));
+        g.domain = d ? imp_str_intern(r, d) : STORE_NONE;
         if (g.name == STORE_NONE || (d && g.domain == STORE_NONE) ||
             (g.process = process_idx(r, ns, pid_of(st, 4))) == STORE_NONE) {
             rc = STORE_ENOMEM;

@@ -10,12 +10,6 @@
 
 #include "imp_int.h"
 
-typedef struct nv_string {
-    int64_t id; /* StringTable._id_ */
-    char *text;
-    store_idx idx; /* interned index, STORE_NONE until first use */
-} nv_string;
-
 typedef struct nv_device {
     int64_t id;             /* DEVICE.id = the deviceId of activity rows */
     store_device_info info; /* name points into strings */
@@ -31,8 +25,7 @@ typedef struct nv_context {
 
 typedef struct nvprof {
     sqlite3 *db;
-    nv_string *strings;
-    size_t nstrings;
+    imp_strs strings; /* StringTable */
     nv_device *devices;
     size_t ndevices;
     nv_context *contexts;
@@ -78,9 +71,7 @@ static void nv_close(imp_reader *r)
     if (!nv)
         return;
     sqlite3_close(nv->db);
-    for (size_t i = 0; i < nv->nstrings; i++)
-        free(nv->strings[i].text);
-    free(nv->strings);
+    imp_strs_free(&nv->strings);
     free(nv->devices);
     free(nv->contexts);
     free(nv);
@@ -100,66 +91,20 @@ static int load_strings(imp_reader *r, nvprof *nv)
     static const char *const req[] = {"_id_", "value", NULL};
     sqlite3_stmt *st;
     int rc = imp_sql_select(r, nv->db, "StringTable", cols, req, "ORDER BY _id_", &st);
-    if (rc)
-        return rc;
-    size_t cap = 0;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        const char *text = (const char *)sqlite3_column_text(st, 1);
-        if (!text)
-            continue;
-        if (nv->nstrings == cap) {
-            cap = cap ? cap * 2 : 256;
-            nv_string *grown = realloc(nv->strings, cap * sizeof *grown);
-            if (!grown) {
-                rc = imp_fail(r, STORE_ENOMEM, "out of memory reading StringTable");
-                break;
-            }
-            nv->strings = grown;
-        }
-        nv_string *s = &nv->strings[nv->nstrings];
-        s->id = sqlite3_column_int64(st, 0);
-        s->idx = STORE_NONE;
-        if (!(s->text = strdup(text))) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory reading StringTable");
-            break;
-        }
-        nv->nstrings++;
-    }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
-}
-
-static nv_string *find_string(nvprof *nv, int64_t id)
-{
-    size_t lo = 0, hi = nv->nstrings;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (nv->strings[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < nv->nstrings && nv->strings[lo].id == id ? &nv->strings[lo] : NULL;
+    return rc ? rc : imp_strs_load(r, st, &nv->strings, 1);
 }
 
 /* The text of a StringTable id; NULL for 0 ("-- null --"), absent or unknown ids. */
 static const char *string_text(nvprof *nv, int64_t id)
 {
-    nv_string *s = id > 0 ? find_string(nv, id) : NULL;
+    imp_str *s = id > 0 ? imp_strs_find(&nv->strings, id) : NULL;
     return s ? s->text : NULL;
 }
 
 static store_idx string_idx(imp_reader *r, nvprof *nv, int64_t id)
 {
-    nv_string *s = id > 0 ? find_string(nv, id) : NULL;
-    if (!s)
-        return imp_intern(r, NULL);
-    if (s->idx == STORE_NONE)
-        s->idx = imp_intern(r, s->text);
-    return s->idx;
+    imp_str *s = id > 0 ? imp_strs_find(&nv->strings, id) : NULL;
+    return s ? imp_str_intern(r, s) : imp_intern(r, NULL);
 }
 
 /* The process: NAME(objectKind 1 = process, objectId = LE u32 pid + padding, name = command line):
