@@ -27,7 +27,7 @@ typedef struct web web;
 
 /* One run to show. Borrowed, not copied (except `label`, which is copied). */
 typedef struct web_run {
-    const char *label;    /* shown above the run, e.g. "mps-off/n4 (4 files)"; NULL: "run N" */
+    const char *label;    /* shown above the run, e.g. "mps-off/n4 (4 files)"; NULL: "run" */
     const store_run *run; /* finished run (store_run_finish) */
     const analysis *an;   /* analysis_run() of that run */
 } web_run;

@@ -1,7 +1,8 @@
 /* web_api.c: the JSON API's dispatcher and parameter checks, and the small endpoints: runs and
- * stats (prebuilt at start), kernel (one kernel's details and evidence) and find (kernels by name).
- * Every parameter is checked strictly: an unknown parameter, a malformed or out-of-range value is
- * a 400 with {"error": "..."} naming it. web/API.md documents each endpoint. */
+ * stats (prebuilt; stats answer 503 until built), kernel (one kernel's details and evidence) and
+ * find (kernels by name). Every parameter is checked strictly: an unknown parameter, a malformed
+ * or out-of-range value is a 400 with {"error": "..."} naming it. web/API.md documents each
+ * endpoint. */
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
@@ -234,10 +235,7 @@ static void api_window(const web *w, const web_params *p, web_reply *out)
     const analysis_window *win = &analysis_windows(r->an)[id];
     json_t *o = window_json(r, win);
     json_object_set_new(o, "id", json_integer((json_int_t)id));
-    json_object_set_new(o, "lane",
-                        json_integer(win->device == STORE_NONE || win->device >= r->run->ndevices
-                                         ? (json_int_t)r->device_lane[r->run->ndevices]
-                                         : (json_int_t)r->device_lane[win->device]));
+    json_object_set_new(o, "lane", json_integer((json_int_t)web_device_lane(r, win->device)));
     reply_json(out, o);
 }
 
@@ -264,21 +262,23 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     const analysis_signature *sig =
         analysis_get_signature(r->an, analysis_launch_signature(r->an, k->launch));
     float stretch = analysis_stretch(r->an)[id];
+    uint32_t lane = web_kernel_lane(r, k);
+    const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
     json_t *o = json_pack(
         "{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:s,s:s,s:I,s:I,s:I,s:[iii],"
         "s:[iii],s:i,s:i,s:i,s:o,s:s}",
         "id", (json_int_t)id, "run", (int)rid, "row", (int)r->stream_row[k->stream], "lane",
-        (int)web_kernel_lane(r, k), "process", (int)cx->process, "pid",
-        (json_int_t)run->processes[cx->process].pid, "context", (json_int_t)cx->context_id,
-        "stream", (json_int_t)st->stream_id, "correlation", (json_int_t)k->correlation_id, "name",
-        name->demangled ? name->demangled : name->text, "mangled", name->text, "start",
-        (json_int_t)(k->start - r->origin), "end", (json_int_t)(k->end - r->origin), "dur",
+        (int)lane, "process", (int)cx->process, "pid", (json_int_t)run->processes[cx->process].pid,
+        "context", (json_int_t)cx->context_id, "stream", (json_int_t)st->stream_id, "correlation",
+        (json_int_t)k->correlation_id, "name", name->demangled ? name->demangled : name->text,
+        "mangled", name->text, "start", (json_int_t)(k->start - r->origin), "end",
+        (json_int_t)(k->end - r->origin), "dur",
         (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
         (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0], (int)l->block[1],
         (int)l->block[2], "registers", (int)l->registers, "static_smem", (int)l->static_smem,
         "dynamic_smem", (int)l->dynamic_smem, "stretch",
         isfinite(stretch) ? json_real(stretch) : json_null(), "verdict",
-        analysis_verdict_name(web_kernel_verdict(r, k)));
+        analysis_verdict_name(web_window_verdict(win)));
     if (!o) {
         reply_error(out, 500, "out of memory");
         return;
@@ -292,28 +292,10 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
                       "nkernels", (json_int_t)sig->nkernels, "mean_stretch",
                       isfinite(sig->mean_stretch) ? json_real(sig->mean_stretch) : json_null()));
     }
-    /* the window holding most of the kernel, with its evidence */
-    uint32_t lane = web_kernel_lane(r, k);
-    if (lane < r->nlanes) {
-        const analysis_device *d = r->lanes[lane].dev;
-        const analysis_window *win = analysis_windows(r->an) + d->first_window, *best = NULL;
-        int64_t best_ns = -1;
-        for (uint64_t i = 0; i < d->nwindows && win[i].t0 < k->end; i++) {
-            if (win[i].t1 <= k->start)
-                continue;
-            int64_t s = win[i].t0 > k->start ? win[i].t0 : k->start;
-            int64_t e = win[i].t1 < k->end ? win[i].t1 : k->end;
-            if (e - s > best_ns) {
-                best_ns = e - s;
-                best = &win[i];
-            }
-        }
-        if (best) {
-            json_t *wj = window_json(r, best);
-            json_object_set_new(wj, "id",
-                                json_integer((json_int_t)(best - analysis_windows(r->an))));
-            json_object_set_new(o, "window", wj);
-        }
+    if (win) { /* with its evidence */
+        json_t *wj = window_json(r, win);
+        json_object_set_new(wj, "id", json_integer((json_int_t)(win - analysis_windows(r->an))));
+        json_object_set_new(o, "window", wj);
     }
     reply_json(out, o);
 }
@@ -349,18 +331,23 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     }
     const store_run *run = r->run;
     int64_t a = has0 ? r->origin + t0 : INT64_MIN, b = has1 ? r->origin + t1 : INT64_MAX;
-    uint8_t *hit = calloc(run->nlaunches ? run->nlaunches : 1, 1);
-    uint8_t *name_hit = calloc(run->nstrings ? run->nstrings : 1, 1);
+    uint8_t *hit = malloc(run->nlaunches ? run->nlaunches : 1);
+    uint8_t *name_match = calloc(run->nstrings ? run->nstrings : 1, 1); /* 0 unknown, 1 no, 2 yes */
     uint64_t *count = calloc(run->nstrings ? run->nstrings : 1, sizeof *count);
-    if (!hit || !name_hit || !count) {
-        free(hit), free(name_hit), free(count);
+    if (!hit || !name_match || !count) {
+        free(hit), free(name_match), free(count);
         reply_error(out, 500, "out of memory");
         return;
     }
     for (uint32_t i = 0; i < run->nlaunches; i++) {
-        const store_string *s = &run->strings[run->launches[i].name];
-        hit[i] = ci_contains(s->demangled, q) || ci_contains(s->text, q);
-        name_hit[run->launches[i].name] |= hit[i];
+        store_idx n = run->launches[i].name;
+        if (!name_match[n]) { /* demangled is the text itself when the name is not mangled */
+            const store_string *s = &run->strings[n];
+            const char *dm = s->demangled ? s->demangled : s->text;
+            name_match[n] =
+                ci_contains(dm, q) || (s->text != dm && ci_contains(s->text, q)) ? 2 : 1;
+        }
+        hit[i] = name_match[n] == 2;
     }
     web_buf bid = {0}, brow = {0}, bs = {0}, bd = {0};
     uint64_t total = 0, listed = 0;
@@ -368,8 +355,8 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
         const store_kernel *k = &run->kernels[i];
         if (k->start >= b)
             break;
-        if (!hit[k->launch] || (k->end <= a && !(k->start >= a && k->end <= k->start)))
-            continue; /* ended before the range (a zero-length kernel at its start counts) */
+        if (!hit[k->launch] || !web_kernel_in(k, a, b))
+            continue;
         total++;
         count[run->launches[k->launch].name]++;
         if (listed < limit) {
@@ -393,7 +380,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     web_buf_str(&o, ",\"names\":[");
     int first = 1;
     for (uint32_t i = 0; i < run->nstrings; i++) {
-        if (!name_hit[i])
+        if (!count[i]) /* names with no kernel in the range are not listed */
             continue;
         web_buf_str(&o, first ? "{\"name\":" : ",{\"name\":");
         first = 0;
@@ -415,7 +402,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     if (bid.failed || brow.failed || bs.failed || bd.failed)
         o.failed = 1;
     free(bid.s), free(brow.s), free(bs.s), free(bd.s);
-    free(hit), free(name_hit), free(count);
+    free(hit), free(name_match), free(count);
     reply_buf(out, &o);
 }
 
@@ -435,10 +422,16 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         const web_runix *r;
         if (check_known(p, out, only_run) || !(r = get_run(w, p, out, &id)))
             return;
+        /* never wait here: this is a pool thread, and the requests queued on it (the first
+         * paint's timeline among them) would wait too */
         pthread_mutex_lock(&w->stats->lock);
-        while (!w->stats->done)
-            pthread_cond_wait(&w->stats->done_cv, &w->stats->lock);
+        int done = w->stats->done;
         pthread_mutex_unlock(&w->stats->lock);
+        if (!done) {
+            reply_error(out, 503, "statistics pending");
+            out->retry_after = 1;
+            return;
+        }
         if (!r->stats_json) {
             reply_error(out, 500, "out of memory building the statistics");
             return;

@@ -34,15 +34,13 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k)
 {
-    store_idx d = store_kernel_device(r->run, k);
-    return r->device_lane[d == STORE_NONE || d >= r->run->ndevices ? r->run->ndevices : d];
+    return web_device_lane(r, store_kernel_device(r->run, k));
 }
 
-analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k)
+const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k)
 {
-    uint32_t lane = web_kernel_lane(r, k);
     if (lane >= r->nlanes)
-        return ANALYSIS_SOLO;
+        return NULL;
     const analysis_device *dev = r->lanes[lane].dev;
     const analysis_window *w = analysis_windows(r->an) + dev->first_window;
     uint64_t lo = 0, hi = dev->nwindows; /* first window with t1 > k->start */
@@ -53,7 +51,7 @@ analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k)
         else
             hi = mid;
     }
-    analysis_verdict best = ANALYSIS_SOLO;
+    const analysis_window *best = NULL;
     int64_t best_ns = -1;
     for (uint64_t i = lo, seen = 0; i < dev->nwindows && w[i].t0 < k->end && seen < 64;
          i++, seen++) {
@@ -61,10 +59,10 @@ analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k)
         int64_t e = w[i].t1 < k->end ? w[i].t1 : k->end;
         if (e - s > best_ns) {
             best_ns = e - s;
-            best = w[i].verdict;
+            best = &w[i];
         }
     }
-    return best == ANALYSIS_IDLE ? ANALYSIS_SOLO : best;
+    return best;
 }
 
 /* build_rows: two passes over the kernels (sorted by start): count them per stream, then place
@@ -99,8 +97,7 @@ static int build_rows(web_runix *r)
         row->stream = s;
         row->context = run->streams[s].context;
         row->process = run->contexts[row->context].process;
-        store_idx d = run->contexts[row->context].device;
-        row->slot = r->device_lane[d == STORE_NONE || d >= run->ndevices ? run->ndevices : d];
+        row->slot = web_device_lane(r, run->contexts[row->context].device);
         row->n = count[s];
     }
     qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp, (void *)run);
@@ -245,8 +242,7 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
         r->device_lane[d] = UINT32_MAX;
     for (uint32_t i = 0; i < r->nlanes; i++) {
         r->lanes[i].dev = analysis_get_device(src->an, i);
-        store_idx d = r->lanes[i].dev->device;
-        r->device_lane[d == STORE_NONE || d >= src->run->ndevices ? src->run->ndevices : d] = i;
+        r->device_lane[web_device_index(src->run, r->lanes[i].dev->device)] = i;
     }
     for (uint32_t i = 0; i < r->nlanes; i++)
         if (build_lane(r, &r->lanes[i]))
@@ -276,7 +272,6 @@ void web_runix_free(web_runix *r)
     free(r->lanes);
     free(r->device_lane);
     free(r->label);
-    free(r->runs_json);
     free(r->stats_json);
     memset(r, 0, sizeof *r);
 }

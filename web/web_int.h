@@ -17,7 +17,8 @@
  * (or base + i * stride when idx is NULL). A uniform grid of buckets over [t0, t0 + nb * bw)
  * keeps, per bucket, where its intervals begin, which earlier ones are still running at its
  * start, and the busy time before it; so "how many started before T, how much busy time before
- * T" costs one bucket lookup plus a scan of that bucket (16 intervals on average). */
+ * T" costs one bucket lookup plus a scan of that bucket (8 intervals on average: IVL_PER_BUCKET in
+ * web_ivl.c). */
 typedef struct web_ivl {
     const char *base;    /* first struct */
     size_t stride;       /* struct size */
@@ -111,9 +112,25 @@ typedef struct web_runix {
     uint32_t nlanes;
     web_lane *lanes;
     uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
-    char *runs_json;       /* this run's entry of GET /api/runs, prebuilt */
     char *stats_json;      /* GET /api/stats body, prebuilt */
 } web_runix;
+
+/* The position in device_lane of run->devices[d] (the last one for STORE_NONE or out of range). */
+static inline uint32_t web_device_index(const store_run *run, store_idx d)
+{
+    return d < run->ndevices ? d : run->ndevices; /* STORE_NONE is UINT32_MAX */
+}
+/* The lane of run->devices[d] (UINT32_MAX when that device ran no kernel). */
+static inline uint32_t web_device_lane(const web_runix *r, store_idx d)
+{
+    return r->device_lane[web_device_index(r->run, d)];
+}
+/* Whether kernel k is drawn in [a, b): it overlaps the range, or it has no length and starts
+ * inside it (a zero-length kernel at a counts). */
+static inline int web_kernel_in(const store_kernel *k, int64_t a, int64_t b)
+{
+    return k->start < b && (k->end > a || (k->start >= a && k->end <= k->start));
+}
 
 /* Indexes one run for the API: lanes and their windows by verdict, rows and their grids.
  * Returns 0, or WEB_ENOMEM with a message in err (r is then freed). */
@@ -128,10 +145,23 @@ void web_runix_free(web_runix *r);
  * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last
  * holding N and more). Returns 0 or WEB_ENOMEM. */
 int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at);
-/* The lane (analysis device slot) of a kernel, and the verdict of the window holding most of it
- * (ANALYSIS_SOLO when it overlapped nothing). */
+/* The lane (analysis device slot) of a kernel. */
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
-analysis_verdict web_kernel_verdict(const web_runix *r, const store_kernel *k);
+/* The window of lane `lane` (the kernel's, web_kernel_lane()) holding most of kernel k, the
+ * first of equals, among the 64 windows from the first one that ends after its start; NULL when
+ * the lane is out of range or no window overlaps the kernel. */
+const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k);
+/* The verdict shown for a kernel whose web_kernel_window() is w: ANALYSIS_SOLO when w is NULL or
+ * idle (the kernel ran alone). */
+static inline analysis_verdict web_window_verdict(const analysis_window *w)
+{
+    return !w || w->verdict == ANALYSIS_IDLE ? ANALYSIS_SOLO : w->verdict;
+}
+static inline analysis_verdict web_kernel_verdict(const web_runix *r, uint32_t lane,
+                                                  const store_kernel *k)
+{
+    return web_window_verdict(web_kernel_window(r, lane, k));
+}
 
 /* ---------------------------------------------------------------- JSON text */
 
@@ -171,7 +201,8 @@ typedef struct web_reply {
     unsigned status;
     char *body;
     size_t len;
-    int persistent; /* body is prebuilt and lives as long as the server: do not free */
+    int persistent;       /* body is prebuilt and lives as long as the server: do not free */
+    unsigned retry_after; /* > 0: a Retry-After header with this many seconds */
 } web_reply;
 
 /* Query parameters of one request, as (key, value) pairs, values percent-decoded by MHD. */
@@ -183,12 +214,12 @@ typedef struct web_params {
 
 /* The concurrency grids and the stats bodies are built on a thread of their own after start
  * (they take a while at 10M kernels and the first paint does not need them); GET /api/stats
- * waits for them, GET /api/timeline does without the grids meanwhile. */
+ * answers 503 until they are done (no request ever waits on a worker thread), GET /api/timeline
+ * does without the grids meanwhile. */
 typedef struct web_stats_sync {
     pthread_t thread;
     int started; /* the thread was created (join it) */
     pthread_mutex_t lock;
-    pthread_cond_t done_cv;
     int done; /* every run's stats_json is built (or NULL after a failure) */
 } web_stats_sync;
 

@@ -121,11 +121,8 @@ static json_t *conc_levels(const web_runix *r, uint32_t slot)
     return arr;
 }
 
-static json_t *histogram(const analysis *an, uint32_t dev)
+static json_t *histogram_json(const uint64_t *counts, uint64_t noref)
 {
-    uint64_t counts[HIST_BINS], noref = 0;
-    if (analysis_stretch_histogram(an, dev, HIST_LO, HIST_HI, counts, HIST_BINS, &noref))
-        return json_null();
     json_t *c = json_array();
     for (unsigned i = 0; c && i < HIST_BINS; i++)
         json_array_append_new(c, json_integer((json_int_t)counts[i]));
@@ -138,6 +135,10 @@ static char *stats_body(const web_runix *r, unsigned id)
     const store_run *run = r->run;
     const analysis_summary *sum = analysis_get_summary(r->an);
     json_t *o = json_object(), *procs = json_array(), *devs = json_array(), *warn = json_array();
+    /* every kernel is on exactly one lane (its context's device slot): the run's histogram is
+     * the sum of the lanes', which saves a pass over the kernels */
+    uint64_t run_counts[HIST_BINS] = {0}, run_noref = 0;
+    int run_hist_ok = 1;
     for (uint32_t i = 0; i < analysis_nprocesses(r->an); i++) {
         const analysis_process *p = analysis_get_process(r->an, i);
         json_array_append_new(
@@ -156,6 +157,17 @@ static char *stats_body(const web_runix *r, unsigned id)
         for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
             json_object_set_new(byv, analysis_verdict_name(v), json_real(d->ns_by_verdict[v]));
         json_t *lv = conc_levels(r, i);
+        uint64_t counts[HIST_BINS], noref = 0;
+        json_t *hist = json_null();
+        if (analysis_stretch_histogram(r->an, i, HIST_LO, HIST_HI, counts, HIST_BINS, &noref) ==
+            ANALYSIS_OK) {
+            hist = histogram_json(counts, noref);
+            for (unsigned b = 0; b < HIST_BINS; b++)
+                run_counts[b] += counts[b];
+            run_noref += noref;
+        } else {
+            run_hist_ok = 0;
+        }
         json_array_append_new(
             devs,
             json_pack(
@@ -169,7 +181,7 @@ static char *stats_body(const web_runix *r, unsigned id)
                 analysis_verdict_name(d->verdict), "mean_stretch", num_or_null(d->mean_stretch),
                 "contexts", num_or_null(d->contexts), "parallelism", num_or_null(d->parallelism),
                 "predicted_gain", num_or_null(d->predicted_gain), "ns_by_verdict", byv,
-                "ns_at_processes", lv ? lv : json_null(), "stretch_hist", histogram(r->an, i)));
+                "ns_at_processes", lv ? lv : json_null(), "stretch_hist", hist));
     }
     for (uint32_t i = 0; i < analysis_nwarnings(r->an); i++)
         json_array_append_new(warn, json_string(analysis_warning(r->an, i)));
@@ -184,12 +196,8 @@ static char *stats_body(const web_runix *r, unsigned id)
                   num_or_null(sum->slowdown), "predicted_gain", num_or_null(sum->predicted_gain)));
     json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "devices", devs);
-    /* with one lane the run's histogram is that lane's: count once (2 passes over 10M) */
-    json_t *devs0 = json_array_get(devs, 0);
     json_object_set_new(o, "stretch_hist",
-                        r->nlanes == 1 && devs0
-                            ? json_deep_copy(json_object_get(devs0, "stretch_hist"))
-                            : histogram(r->an, UINT32_MAX));
+                        run_hist_ok ? histogram_json(run_counts, run_noref) : json_null());
     json_object_set_new(o, "warnings", warn);
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(o);
@@ -205,7 +213,6 @@ void *web_api_stats_bodies(void *arg)
         w->runs[i].stats_json = stats_body(&w->runs[i], i);
     pthread_mutex_lock(&w->stats->lock);
     w->stats->done = 1;
-    pthread_cond_broadcast(&w->stats->done_cv);
     pthread_mutex_unlock(&w->stats->lock);
     return NULL;
 }
@@ -221,10 +228,8 @@ int web_api_runs_body(web *w)
     verdicts = NULL;
     for (unsigned i = 0; i < w->nruns; i++) {
         json_t *e = run_entry(&w->runs[i], i);
-        if (!e) {
-            json_decref(e);
+        if (!e)
             goto nomem;
-        }
         json_array_append_new(runs, e);
     }
     json_object_set_new(o, "runs", runs);

@@ -74,8 +74,10 @@ static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
+/* respond: queues the answer; retry_after > 0 adds a Retry-After header (seconds). */
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *mime,
-                               const void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+                               const void *body, size_t len, enum MHD_ResponseMemoryMode mode,
+                               unsigned retry_after)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
     if (!r) {
@@ -87,6 +89,11 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const 
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Content-Security-Policy", CSP);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (retry_after) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", retry_after);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ret;
@@ -99,7 +106,7 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, con
     char *copy = strdup(body);
     if (!copy)
         return MHD_NO;
-    return respond(c, status, "application/json", copy, (size_t)n, MHD_RESPMEM_MUST_FREE);
+    return respond(c, status, "application/json", copy, (size_t)n, MHD_RESPMEM_MUST_FREE, 0);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -122,12 +129,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!rep.body)
             return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
         return respond(c, rep.status, "application/json", rep.body, rep.len,
-                       rep.persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+                       rep.persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE,
+                       rep.retry_after);
     }
     const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
     for (const web_asset *a = web_assets; a->path; a++)
         if (strcmp(a->path, path) == 0)
-            return respond(c, MHD_HTTP_OK, a->mime, a->data, a->len, MHD_RESPMEM_PERSISTENT);
+            return respond(c, MHD_HTTP_OK, a->mime, a->data, a->len, MHD_RESPMEM_PERSISTENT, 0);
     return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
 }
 
@@ -209,7 +217,6 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         return WEB_ENOMEM;
     }
     pthread_mutex_init(&w->stats->lock, NULL);
-    pthread_cond_init(&w->stats->done_cv, NULL);
     int rc = WEB_OK, v6 = 0;
     for (unsigned i = 0; i < nruns; i++) {
         if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
@@ -263,7 +270,6 @@ void web_stop(web *w)
         if (w->stats->started)
             pthread_join(w->stats->thread, NULL);
         pthread_mutex_destroy(&w->stats->lock);
-        pthread_cond_destroy(&w->stats->done_cv);
         free(w->stats);
     }
     for (unsigned i = 0; i < w->nruns; i++)

@@ -10,7 +10,7 @@
 #include "web_int.h"
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
-#define DIRECT_MAX 300000     /* kernels profiled directly per query while the grid is built */
+#define DIRECT_MAX 300000     /* kernels profiled directly per query without the grid */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 
 typedef struct tl_query {
@@ -35,27 +35,23 @@ static void emit_i64_array(web_buf *b, const int64_t *v, uint32_t n)
 
 /* lane_verdicts: per pixel, the verdict holding most of the pixel's overlap time (overlap verdicts
  * win over SOLO/IDLE whenever any overlap is there, so short overlaps stay visible when zoomed
- * out); also the overlap share in permille. */
+ * out); also the overlap share in permille. Each verdict's windows are read at the pixel edges:
+ * the time of verdict v in pixel j is the difference of its busy time before both edges. */
 static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict, int64_t *overlap)
 {
-    int64_t *tv = calloc((size_t)q->width * ANALYSIS_NVERDICTS, sizeof *tv);
-    if (!tv) {
-        memset(verdict, -1, q->width);
-        memset(overlap, 0, sizeof *overlap * q->width);
-        return;
-    }
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
-        if (!l->win[v].n)
-            continue;
-        int64_t prev = web_ivl_at(&l->win[v], q->T[0]).busy;
-        for (uint32_t j = 0; j < q->width; j++) {
-            int64_t cur = web_ivl_at(&l->win[v], q->T[j + 1]).busy;
-            tv[(size_t)j * ANALYSIS_NVERDICTS + v] = cur - prev;
-            prev = cur;
-        }
-    }
+    int64_t prev[ANALYSIS_NVERDICTS], t[ANALYSIS_NVERDICTS];
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+        prev[v] = l->win[v].n ? web_ivl_at(&l->win[v], q->T[0]).busy : 0;
     for (uint32_t j = 0; j < q->width; j++) {
-        const int64_t *t = tv + (size_t)j * ANALYSIS_NVERDICTS;
+        for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+            if (!l->win[v].n) {
+                t[v] = 0;
+                continue;
+            }
+            int64_t cur = web_ivl_at(&l->win[v], q->T[j + 1]).busy;
+            t[v] = cur - prev[v];
+            prev[v] = cur;
+        }
         int best = -1;
         int64_t best_ns = 0, ov = 0;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
@@ -71,7 +67,6 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict,
         verdict[j] = (int8_t)best;
         overlap[j] = px > 0 ? (ov * 1000 + px / 2) / px : 0;
     }
-    free(tv);
 }
 
 /* lane_kernels_in: kernels of the lane's rows overlapping [a, b) (what a direct profile costs). */
@@ -89,9 +84,10 @@ static uint64_t lane_kernels_in(const tl_query *q, uint32_t slot, int64_t a, int
 }
 
 /* lane_concurrency: the profile per pixel, from the cached grid when a pixel spans several of
- * its bins, else computed on demand by the analysis over the (then small) range. Before the grid
- * is built (just after start) a range holding more than DIRECT_MAX kernels is not computed:
- * returns 1 (pending) and the page asks again. 0 on success, -1 on failure. */
+ * its bins, else computed on demand by the analysis over the (then small) range. Without the
+ * grid a range holding more than DIRECT_MAX kernels is not computed: before the grid is built
+ * (just after start) returns 1 (pending) and the page asks again; when building it failed returns
+ * 2 (no profile at this zoom). 0 on success, -1 on failure. */
 static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot, analysis_bin *out)
 {
     memset(out, 0, sizeof *out * q->width);
@@ -104,8 +100,8 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     if (b <= a)
         return 0;
     if (state != 1 || !l->grid || px < 4.0 * (double)l->gw) {
-        if (state == 0 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
-            return 1;
+        if (state != 1 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
+            return state == 0 ? 1 : 2;
         /* the pixels that intersect [a, b), profiled at exactly their edges */
         uint32_t ja = 0, jb = q->width;
         while (ja < q->width && q->T[ja + 1] <= a)
@@ -249,7 +245,7 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
             for (uint32_t i = from; i < pb.pos; i++) {
                 uint32_t k = r->kidx[row->off + i];
                 const store_kernel *kk = &K[k];
-                if (kk->end <= q->t0 && !(kk->start >= q->t0 && kk->end <= kk->start))
+                if (!web_kernel_in(kk, q->t0, q->t1))
                     continue;
                 if (!first)
                     web_buf_ch(b, ',');
@@ -260,7 +256,7 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
                 case 2: web_buf_i64(b, kk->end > kk->start ? kk->end - kk->start : 0); break;
                 case 3: web_buf_i64(b, kk->launch); break;
                 case 4: web_buf_num(b, stretch[k]); break;
-                default: web_buf_i64(b, web_kernel_verdict(r, kk)); break;
+                default: web_buf_i64(b, web_kernel_verdict(r, row->slot, kk)); break;
                 }
             }
         }

@@ -205,6 +205,34 @@ static json_int_t jint(json_t *o, const char *path)
     return json_integer_value(json_object_get(o, path));
 }
 
+/* get_stats: GET path (an /api/stats request), asking again while the server answers 503
+ * "statistics pending" with Retry-After: 1 (the statistics are built after start), every 20 ms
+ * for 20 s at most; then as get_json with 200. Any other 503 answer fails at once. */
+static json_t *get_stats(unsigned port, const char *path)
+{
+    for (int i = 0; i < 1000; i++) {
+        response r;
+        if (http_get(port, path, &r)) {
+            fprintf(stderr, "GET %s: no answer\n", path);
+            return NULL;
+        }
+        int pending = r.status == 503;
+        if (pending && (!strstr(r.head, "\r\nRetry-After: 1\r\n") ||
+                        !strstr(r.body, "{\"error\":\"statistics pending\"}"))) {
+            fprintf(stderr, "GET %s: 503 without Retry-After: 1 or the error: %s\n%s\n", path,
+                    r.head, r.body);
+            free(r.head);
+            return NULL;
+        }
+        free(r.head);
+        if (!pending)
+            return get_json(port, path, 200);
+        usleep(20000);
+    }
+    fprintf(stderr, "GET %s: still pending after 20 s\n", path);
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- cases */
 
 int test_web_assets(void)
@@ -334,6 +362,37 @@ int test_web_timeline_bins(void)
                 ANALYSIS_SOLO);
     int v80 = (int)json_integer_value(json_array_get(json_object_get(lane, "verdict"), 80));
     TEST_ASSERT(v80 >= ANALYSIS_CONCURRENT);
+    /* every pixel's lane verdict and overlap share against the windows, by brute force */
+    const analysis_window *win = analysis_windows(f.an[0]);
+    uint64_t nw = analysis_nwindows(f.an[0]);
+    json_t *lv = json_object_get(lane, "verdict"), *lo = json_object_get(lane, "overlap");
+    TEST_EQ_INT(json_array_size(lv), w);
+    TEST_EQ_INT(json_array_size(lo), w);
+    int noverlap = 0;
+    for (int px = 0; px < w; px++) {
+        int64_t a = BASE + t0 + (int64_t)llround((double)(t1 - t0) * px / w);
+        int64_t b = BASE + t0 + (int64_t)llround((double)(t1 - t0) * (px + 1) / w);
+        int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
+        for (uint64_t i = 0; i < nw; i++) {
+            int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
+            tv[win[i].verdict] += e > s ? e - s : 0;
+        }
+        int best = -1;
+        for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
+            ov += tv[v];
+            if (tv[v] > best_ns)
+                best_ns = tv[v], best = v;
+        }
+        if (best < 0)
+            best = tv[ANALYSIS_SOLO] > 0   ? ANALYSIS_SOLO
+                   : tv[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE
+                                           : -1;
+        noverlap += ov > 0;
+        TEST_EQ_INT(json_integer_value(json_array_get(lv, (size_t)px)), best);
+        TEST_EQ_INT(json_integer_value(json_array_get(lo, (size_t)px)),
+                    (ov * 1000 + (b - a) / 2) / (b - a));
+    }
+    TEST_ASSERT(noverlap > 10 && noverlap < w - 10);
     json_decref(j);
     teardown(&f);
     return 0;
@@ -372,6 +431,21 @@ int test_web_timeline_kernels(void)
     TEST_EQ_INT(jint(lane, "nwindows"), 1);
     json_t *win = json_array_get(json_object_get(lane, "windows"), 0);
     TEST_EQ_INT(json_integer_value(json_array_get(win, 1)), 400000);
+    /* each listed kernel's verdict is its /api/kernel verdict and its window's */
+    json_t *ids = json_object_get(row, "id"), *vs = json_object_get(row, "v");
+    for (size_t i = 0; i < json_array_size(ids); i++) {
+        char url[128];
+        snprintf(url, sizeof url, "/api/kernel?run=0&id=%lld",
+                 (long long)json_integer_value(json_array_get(ids, i)));
+        json_t *k = get_json(f.port, url, 200);
+        TEST_ASSERT(k);
+        int v = (int)json_integer_value(json_array_get(vs, i));
+        TEST_ASSERT(v >= ANALYSIS_CONCURRENT);
+        TEST_EQ_STR(json_string_value(json_object_get(k, "verdict")), analysis_verdict_name(v));
+        TEST_EQ_STR(json_string_value(json_object_get(json_object_get(k, "window"), "verdict")),
+                    analysis_verdict_name(v));
+        json_decref(k);
+    }
     json_decref(j);
     teardown(&f);
     return 0;
@@ -420,8 +494,23 @@ int test_web_kernel_window_find_stats(void)
     j = get_json(f.port, "/api/find?run=0&q=k&t0=0&t1=3000", 200);
     TEST_ASSERT(j);
     TEST_EQ_INT(jint(j, "total"), 2); /* A's kernels at 0 and 2000 */
+    /* kB matches too, but has no kernel before 400000: only kA is listed */
+    TEST_EQ_INT(json_array_size(json_object_get(j, "names")), 1);
+    json_t *n0 = json_array_get(json_object_get(j, "names"), 0);
+    TEST_EQ_STR(json_string_value(json_object_get(n0, "name")), "kA(int)");
+    TEST_EQ_INT(jint(n0, "count"), 2);
     json_decref(j);
-    j = get_json(f.port, "/api/stats?run=0", 200);
+    j = get_json(f.port, "/api/find?run=0&q=2kBP&t0=0&t1=3000", 200); /* the mangled name */
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "total"), 0);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "names")), 0);
+    json_decref(j);
+    j = get_json(f.port, "/api/find?run=0&q=2kBP", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "total"), NB);
+    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "names"), 0), "count"), NB);
+    json_decref(j);
+    j = get_stats(f.port, "/api/stats?run=0");
     TEST_ASSERT(j);
     json_t *procs = json_object_get(j, "processes");
     TEST_EQ_INT(json_array_size(procs), 2);
@@ -436,7 +525,58 @@ int test_web_kernel_window_find_stats(void)
     for (size_t i = 0; i < json_array_size(json_object_get(h, "counts")); i++)
         total += json_integer_value(json_array_get(json_object_get(h, "counts"), i));
     TEST_EQ_INT(total, NA + NB);
+    /* the run's histogram (summed over the lanes) is the analysis' histogram of every kernel */
+    uint64_t want[36], want_noref;
+    TEST_EQ_INT(analysis_stretch_histogram(f.an[0], UINT32_MAX, 0.125, 64, want, 36, &want_noref),
+                ANALYSIS_OK);
+    TEST_EQ_INT(json_array_size(json_object_get(h, "counts")), 36);
+    for (size_t i = 0; i < 36; i++)
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(h, "counts"), i)), want[i]);
+    TEST_EQ_INT(jint(h, "noref"), want_noref);
     json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+/* GET /api/stats before the statistics are built answers 503 at once, with Retry-After: 1,
+ * instead of holding a worker thread (and the timeline requests queued on it) until then. */
+int test_web_stats_pending(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    json_t *j = get_stats(f.port, "/api/stats?run=0"); /* waits until they are built */
+    TEST_ASSERT(j);
+    json_decref(j);
+    pthread_mutex_lock(&f.w->stats->lock);
+    f.w->stats->done = 0; /* as just after start */
+    pthread_mutex_unlock(&f.w->stats->lock);
+    /* more pending requests than worker threads (4), each answered at once */
+    for (int i = 0; i < 8; i++) {
+        response r;
+        TEST_ASSERT(http_get(f.port, "/api/stats?run=0", &r) == 0);
+        TEST_EQ_INT(r.status, 503);
+        TEST_ASSERT(strstr(r.head, "\r\nRetry-After: 1\r\n") != NULL);
+        TEST_ASSERT(strstr(r.head, "application/json") != NULL);
+        TEST_EQ_STR(r.body, "{\"error\":\"statistics pending\"}");
+        free(r.head);
+    }
+    j = get_json(f.port, "/api/timeline?run=0&t0=0&t1=600000&width=100", 200);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_json(f.port, "/api/stats?run=1", 400); /* parameters are checked first */
+    TEST_ASSERT(j);
+    json_decref(j);
+    pthread_mutex_lock(&f.w->stats->lock);
+    f.w->stats->done = 1;
+    pthread_mutex_unlock(&f.w->stats->lock);
+    j = get_json(f.port, "/api/stats?run=0", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 2);
+    json_decref(j);
+    response r;
+    TEST_ASSERT(http_get(f.port, "/api/stats?run=0", &r) == 0);
+    TEST_ASSERT(strstr(r.head, "Retry-After") == NULL);
+    free(r.head);
     teardown(&f);
     return 0;
 }
@@ -897,6 +1037,19 @@ int test_web_concurrency_grid(void)
     TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
+    /* when building the grid failed, a wide range is not profiled directly either (and is not
+     * reported pending: it never will be ready); a narrow one still is */
+    r.lanes[0].grid_state = 2;
+    b = (web_buf){0};
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "conc_max") == NULL &&
+                strstr(b.s, "conc_mean") == NULL && strstr(b.s, "\"overlap\":[") != NULL);
+    free(b.s);
+    b = (web_buf){0};
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
+    free(b.s);
+    r.lanes[0].grid_state = 0;
     TEST_EQ_INT(web_runix_build_grids(&r), 0);
     TEST_EQ_INT(r.lanes[0].grid_state, 1);
     enum { W = 200 };
@@ -952,7 +1105,7 @@ int test_web_empty_run(void)
     TEST_ASSERT(j);
     TEST_EQ_INT(json_array_size(json_object_get(j, "rows")), 0);
     json_decref(j);
-    j = get_json(web_port(w), "/api/stats?run=0", 200);
+    j = get_stats(web_port(w), "/api/stats?run=0");
     TEST_ASSERT(j);
     TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 1);
     json_decref(j);

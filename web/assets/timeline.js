@@ -126,6 +126,19 @@ async function getJSON(url, signal) {
   return j;
 }
 
+// getStats reads api/stats of one run. Just after start the server is still building them and
+// answers 503 with Retry-After: ask again after that many seconds (as for conc_pending).
+async function getStats(ri) {
+  for (;;) {
+    const r = await fetch(`api/stats?run=${ri}`);
+    const j = await r.json();
+    if (r.ok) return j;
+    if (r.status !== 503) throw new Error(j.error || `${r.status}`);
+    const secs = Number(r.headers.get('Retry-After'));
+    await new Promise((ok) => setTimeout(ok, 1000 * (secs > 0 && secs < 60 ? secs : 1)));
+  }
+}
+
 // ------------------------------------------------------------------ coordinates
 
 // plotWidth is the width of the time axis in CSS px. clientWidth is read once per frame, event
@@ -423,7 +436,12 @@ function drawConc(b, run, d) {
     ctx.fillText('computing the concurrency profile…', GUTTER + 10, b.y + b.h / 2);
     return;
   }
-  if (!L || !L.conc_mean) return;
+  if (L && !L.conc_mean) { // the server has no profile for so wide a range (no cache)
+    ctx.fillStyle = '#9aa3b0';
+    ctx.fillText('no concurrency profile at this zoom: zoom in', GUTTER + 10, b.y + b.h / 2);
+    return;
+  }
+  if (!L) return;
   const yOf = (v) => b.y + b.h - 2 - (b.h - 4) * Math.min(v, top) / top;
   ctx.beginPath();
   let started = false;
@@ -1296,7 +1314,7 @@ async function main() {
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
   try {
-    const stats = await Promise.all(S.runs.map((r, ri) => getJSON(`api/stats?run=${ri}`)));
+    const stats = await Promise.all(S.runs.map((r, ri) => getStats(ri)));
     renderStats(stats);
   } catch (e) {
     showError(`Stats: ${e.message}`);
