@@ -215,7 +215,8 @@ int main(int argc, char **argv)
 
     /* the concurrency cache and the stats are built after start: time when they are ready, then
      * measure the steady state */
-    st = http_get(port, "/api/stats?run=0", &len);
+    while ((st = http_get(port, "/api/stats?run=0", &len)) == 503) /* pending: ask again */
+        usleep(10000);
     printf("stats and concurrency cache ready %.3f s after the server started (status %d, %zu "
            "bytes)\n",
            now_s() - t_started, st, len);
