@@ -27,17 +27,11 @@ typedef struct ch_rec {
     uint64_t thread; /* REC_API, REC_RANGE */
 } ch_rec;
 
-typedef struct ch_device {
-    int64_t id;
-    char *name;
-    store_device_info info;
-} ch_device;
-
 typedef struct chrome {
     imp_json *j;
     ch_rec *recs;
     size_t nrecs, caprecs;
-    ch_device *devs;
+    imp_gpu *devs; /* info.name owned here */
     size_t ndevs, capdevs;
     int64_t base; /* baseTimeNanoseconds, 0 when absent */
     int have_cpu_pid;
@@ -83,7 +77,7 @@ static void ch_close(imp_reader *r)
     imp_json_close(ch->j);
     free(ch->recs);
     for (size_t i = 0; i < ch->ndevs; i++)
-        free(ch->devs[i].name);
+        free((char *)ch->devs[i].info.name);
     free(ch->devs);
     for (size_t i = 0; i < ch->npnames; i++)
         free(ch->pnames[i].name);
@@ -308,13 +302,12 @@ static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
         int rc = imp_grow(r, (void **)&ch->devs, ch->ndevs, &ch->capdevs, sizeof *ch->devs);
         if (rc)
             return rc;
-        ch_device *dev = &ch->devs[ch->ndevs++];
+        imp_gpu *dev = &ch->devs[ch->ndevs++];
         memset(dev, 0, sizeof *dev);
         dev->id = id;
         const char *name = imp_json_str(j, imp_json_get(j, d, "name"));
-        dev->name = name ? strdup(name) : NULL;
         dev->info.device_id = (uint32_t)id;
-        dev->info.name = dev->name;
+        dev->info.name = name ? strdup(name) : NULL;
         dev->info.sm_count = (uint32_t)arg_int(j, d, "numSms", 0);
         dev->info.cc_major = (uint32_t)arg_int(j, d, "computeMajor", 0);
         dev->info.cc_minor = (uint32_t)arg_int(j, d, "computeMinor", 0);
@@ -431,12 +424,7 @@ static int finish(imp_reader *r, chrome *ch)
                 if (ctx[k].id == c->context)
                     cx = ctx[k].idx;
             if (cx == STORE_NONE) {
-                store_device_info bare = {.device_id = c->device};
-                const store_device_info *d = &bare;
-                for (size_t k = 0; k < ch->ndevs; k++)
-                    if (ch->devs[k].id == c->device)
-                        d = &ch->devs[k].info;
-                store_idx dev = imp_device(r, proc, d);
+                store_idx dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, c->device);
                 if (dev == STORE_NONE)
                     return STORE_ENOMEM;
                 if ((cx = store_run_context(r->run, proc, c->context, dev, 0)) == STORE_NONE)

@@ -109,6 +109,16 @@ store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *
     return idx;
 }
 
+store_idx imp_gpu_device(imp_reader *r, store_idx process, const imp_gpu *gpus, size_t n,
+                         uint32_t device_id)
+{
+    for (size_t i = n; i-- > 0;)
+        if (gpus[i].id == device_id)
+            return imp_device(r, process, &gpus[i].info);
+    store_device_info bare = {.device_id = device_id};
+    return imp_device(r, process, &bare);
+}
+
 int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k)
 {
     if ((k->launch = store_run_launch(r->run, l)) == STORE_NONE ||

@@ -56,6 +56,18 @@ void imp_progress_end(imp_reader *r, uint64_t total);
  * by uuid, else one per pair). STORE_NONE (error set) when out of memory. */
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d);
 
+/* A GPU the file describes (nvprof DEVICE, nsys TARGET_INFO_GPU, Chrome deviceProperties). */
+typedef struct imp_gpu {
+    int64_t id;             /* CUDA ordinal = the device id of activity records */
+    store_device_info info; /* whether info.name is owned here is the importer's business */
+    char uuid[33];          /* info.uuid points here when known */
+} imp_gpu;
+
+/* imp_device() for the CUDA ordinal device_id of `process`, described by the last of gpus[0..n)
+ * with that id, else by the ordinal alone. STORE_NONE (error set) when out of memory. */
+store_idx imp_gpu_device(imp_reader *r, store_idx process, const imp_gpu *gpus, size_t n,
+                         uint32_t device_id);
+
 /* Adds kernel *k with the launch signature *l (k->launch is set here). 0, or STORE_ENOMEM with
  * the error set. */
 int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k);

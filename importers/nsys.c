@@ -11,12 +11,6 @@
 
 #include "imp_int.h"
 
-typedef struct ns_gpu {
-    int64_t cuda_id;        /* the deviceId of activity rows */
-    store_device_info info; /* strings owned here */
-    char uuid[33];
-} ns_gpu;
-
 typedef struct ns_proc {
     int64_t pid;
     store_idx idx;
@@ -38,8 +32,8 @@ typedef struct nsys {
     int64_t t0; /* utcEpochNs of the session start, 0 when unknown */
     char *host;
     imp_strs strings; /* StringIds */
-    ns_gpu *gpus;
-    size_t ngpus;
+    imp_gpu *gpus;    /* info.name owned here */
+    size_t ngpus, capgpus;
     ns_pname *pnames;
     size_t npnames;
     ns_proc *procs;
@@ -218,19 +212,18 @@ static int load_gpus(imp_reader *r, nsys *ns)
         sqlite3_stmt *st;
         if ((rc = imp_sql_select(r, ns->db, tables[t], cols, NULL, "", &st)))
             return rc;
-        size_t cap = ns->ngpus;
         while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
             int64_t id = sqlite3_column_int64(st, 0);
             int dup = 0;
             for (size_t i = 0; i < ns->ngpus; i++)
-                dup |= ns->gpus[i].cuda_id == id;
+                dup |= ns->gpus[i].id == id;
             if (dup)
                 continue; /* TARGET_INFO_CUDA_GPU, read first, has more detail */
-            if ((rc = imp_grow(r, (void **)&ns->gpus, ns->ngpus, &cap, sizeof *ns->gpus)))
+            if ((rc = imp_grow(r, (void **)&ns->gpus, ns->ngpus, &ns->capgpus, sizeof *ns->gpus)))
                 break;
-            ns_gpu *g = &ns->gpus[ns->ngpus++];
+            imp_gpu *g = &ns->gpus[ns->ngpus++];
             memset(g, 0, sizeof *g);
-            g->cuda_id = id;
+            g->id = id;
             g->info.device_id = (uint32_t)id;
             g->info.name = dup_col(st, 1);
             const char *u = (const char *)sqlite3_column_text(st, 2);
@@ -290,12 +283,7 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
         if (ns->ctxs[i].process == process && ns->ctxs[i].context_id == context)
             c = &ns->ctxs[i];
     if (!c) {
-        const store_device_info *info = NULL;
-        store_device_info bare = {.device_id = device};
-        for (size_t i = 0; i < ns->ngpus && !info; i++)
-            if (ns->gpus[i].cuda_id == device)
-                info = &ns->gpus[i].info;
-        store_idx dev = imp_device(r, process, info ? info : &bare);
+        store_idx dev = imp_gpu_device(r, process, ns->gpus, ns->ngpus, device);
         if (dev == STORE_NONE ||
             imp_grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
             return STORE_NONE;

@@ -10,12 +10,6 @@
 
 #include "imp_int.h"
 
-typedef struct nv_device {
-    int64_t id;             /* DEVICE.id = the deviceId of activity rows */
-    store_device_info info; /* name points into strings */
-    char uuid[33];
-} nv_device;
-
 typedef struct nv_context {
     uint32_t id;     /* contextId */
     uint32_t device; /* deviceId */
@@ -26,7 +20,7 @@ typedef struct nv_context {
 typedef struct nvprof {
     sqlite3 *db;
     imp_strs strings; /* StringTable */
-    nv_device *devices;
+    imp_gpu *devices; /* info.name points into strings */
     size_t ndevices;
     nv_context *contexts;
     size_t ncontexts, capcontexts;
@@ -192,7 +186,7 @@ static int load_devices(imp_reader *r, nvprof *nv)
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
         if ((rc = imp_grow(r, (void **)&nv->devices, nv->ndevices, &cap, sizeof *nv->devices)))
             break;
-        nv_device *d = &nv->devices[nv->ndevices++];
+        imp_gpu *d = &nv->devices[nv->ndevices++];
         memset(d, 0, sizeof *d);
         d->id = sqlite3_column_int64(st, 0);
         d->info.device_id = (uint32_t)d->id;
@@ -213,16 +207,6 @@ static int load_devices(imp_reader *r, nvprof *nv)
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : rc;
-}
-
-static store_idx device_idx(imp_reader *r, nvprof *nv, uint32_t device_id)
-{
-    store_device_info bare = {.device_id = device_id};
-    const store_device_info *d = &bare;
-    for (size_t i = 0; i < nv->ndevices; i++)
-        if (nv->devices[i].id == device_id)
-            d = &nv->devices[i].info;
-    return imp_device(r, nv->process, d);
 }
 
 static nv_context *find_context(nvprof *nv, uint32_t id)
@@ -273,7 +257,7 @@ static store_idx stream_idx(imp_reader *r, nvprof *nv, uint32_t device, uint32_t
     if (!c && !(c = new_context(r, nv, context, device, 0)))
         return STORE_NONE;
     if (c->idx == STORE_NONE) {
-        store_idx dev = device_idx(r, nv, c->device);
+        store_idx dev = imp_gpu_device(r, nv->process, nv->devices, nv->ndevices, c->device);
         if (dev == STORE_NONE)
             return STORE_NONE;
         c->idx = store_run_context(r->run, nv->process, context, dev, c->kind);
