@@ -18,7 +18,7 @@ typedef struct ns_proc {
 
 typedef struct ns_ctx {
     store_idx process;
-    uint32_t context_id, device_id;
+    uint32_t context_id;
     store_idx idx;
 } ns_ctx;
 
@@ -288,8 +288,7 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
             imp_grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
             return STORE_NONE;
         c = &ns->ctxs[ns->nctxs++];
-        *c =
-            (ns_ctx){process, context, device, store_run_context(r->run, process, context, dev, 0)};
+        *c = (ns_ctx){process, context, store_run_context(r->run, process, context, dev, 0)};
         if (c->idx == STORE_NONE) {
             imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
             return STORE_NONE;
