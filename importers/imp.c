@@ -298,7 +298,12 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
         return STORE_EFORMAT;
     }
 
-    imp_reader r = {ops, path, run, err, stats, opt ? opt : &no_options, 0, NULL, NULL, 0};
+    imp_reader r = {.ops = ops,
+                    .path = path,
+                    .run = run,
+                    .err = err,
+                    .stats = stats,
+                    .opt = opt ? opt : &no_options};
     uint32_t np = run->nprocesses;
     uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
     stats->format = ops->name;

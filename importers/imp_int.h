@@ -20,6 +20,8 @@ struct imp_reader {
     const char *table;      /* table of the last query built by imp_sql_select, or NULL */
     void *state;            /* the format's own state, owned by open/close */
     uint64_t progress_next; /* next `done` worth reporting */
+    uint64_t rows_done;     /* SQLite: record rows read so far, of */
+    uint64_t rows_total;    /* the rows of every table to read (0: unknown), for progress */
 };
 
 /* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
@@ -100,10 +102,20 @@ void imp_sql_cols_free(imp_cols *cols);
 int imp_sql_col_has(const imp_cols *cols, const char *name);
 
 /* Prepares "SELECT <cols> FROM table [tail]" where a column the table lacks reads as NULL (so
- * one query serves every version). The columns named in `required` (NULL-terminated, may be
- * NULL) must exist: else the error names the table and the column. */
+ * one query serves every version); messages then name the table, and r->row counts from 0. The
+ * columns named in `required` (NULL-terminated, may be NULL) must exist: else the error names the
+ * table and the column. */
 int imp_sql_select(imp_reader *r, sqlite3 *db, const char *table, const char *const *cols,
                    const char *const *required, const char *tail, sqlite3_stmt **ppStmt /* OUT */);
+
+/* The loop over the record rows of a query from imp_sql_select():
+ *     while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) { ... break with rc set on errors ... }
+ *     return imp_sql_end(r, st, rc);
+ * imp_sql_next() steps (as imp_sql_step()) and on SQLITE_ROW counts the row in r->row, for
+ * messages, and in r->rows_done, for progress. imp_sql_end() finalizes st, puts r->row back to 0
+ * and returns 0 when rc is SQLITE_DONE, else rc. */
+int imp_sql_next(imp_reader *r, sqlite3_stmt *st);
+int imp_sql_end(imp_reader *r, sqlite3_stmt *st, int rc);
 
 /* Prepares sql; on failure records "<what>: <sqlite message>" and returns STORE_EFORMAT. */
 int imp_sql_prepare(imp_reader *r, sqlite3 *db, const char *sql, sqlite3_stmt **ppStmt /* OUT */);

@@ -70,6 +70,23 @@ int imp_sql_step(imp_reader *r, sqlite3_stmt *st)
     return imp_fail(r, STORE_EFORMAT, "corrupt or truncated database: %s", sqlite3_errmsg(db));
 }
 
+int imp_sql_next(imp_reader *r, sqlite3_stmt *st)
+{
+    int rc = imp_sql_step(r, st);
+    if (rc == SQLITE_ROW) {
+        r->row++;
+        imp_progress(r, ++r->rows_done, r->rows_total);
+    }
+    return rc;
+}
+
+int imp_sql_end(imp_reader *r, sqlite3_stmt *st, int rc)
+{
+    sqlite3_finalize(st);
+    r->row = 0;
+    return rc == SQLITE_DONE ? 0 : rc;
+}
+
 void imp_sql_cols_free(imp_cols *cols)
 {
     for (int i = 0; i < cols->n; i++)
@@ -124,6 +141,7 @@ int imp_sql_select(imp_reader *r, sqlite3 *db, const char *table, const char *co
 {
     imp_cols have;
     *ppStmt = NULL;
+    r->row = 0;
     int rc = imp_sql_cols(r, db, table, &have);
     if (rc)
         return rc;

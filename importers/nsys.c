@@ -41,7 +41,6 @@ typedef struct nsys {
     ns_ctx *ctxs;
     size_t nctxs, capctxs;
     imp_strs domains; /* NVTX domainId -> name */
-    uint64_t rows_done, rows_total;
 } nsys;
 
 static const char *const mapped_tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
@@ -347,10 +346,7 @@ static int load_kernels(imp_reader *r, nsys *ns)
     int rc = imp_sql_select(r, ns->db, table, cols, req, "", &st);
     if (rc)
         return rc;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        imp_progress(r, ++ns->rows_done, ns->rows_total);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         store_kernel k = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
         if (!row_times(ns, st, &k.start, &k.end)) {
             imp_unmapped(r, "kernel_without_time", 1);
@@ -376,9 +372,7 @@ static int load_kernels(imp_reader *r, nsys *ns)
         if ((rc = imp_add_kernel(r, &l, &k)) != 0)
             break;
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 /* MEMCPY: GPU_COLS|bytes|copyKind -> ...|92928|1. MEMSET: GPU_COLS|bytes|memKind, where memKind
@@ -397,10 +391,7 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
         imp_sql_select(r, ns->db, table, type == STORE_COPY_MEMCPY ? mcols : scols, req, "", &st);
     if (rc)
         return rc;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        imp_progress(r, ++ns->rows_done, ns->rows_total);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
                         .type = (uint16_t)type,
                         .bytes = (uint64_t)sqlite3_column_int64(st, 7)};
@@ -422,9 +413,7 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
             break;
         }
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 /* RUNTIME: start|end|globalTid|correlationId|nameId|returnValue -> 3723481565|3723482405|
@@ -441,10 +430,7 @@ static int load_apis(imp_reader *r, nsys *ns)
     int rc = imp_sql_select(r, ns->db, table, cols, req, "", &st);
     if (rc)
         return rc;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        imp_progress(r, ++ns->rows_done, ns->rows_total);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         store_api a = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 3),
                        .thread_id = (uint64_t)sqlite3_column_int64(st, 2) & 0xFFFFFF,
                        .status = (int32_t)sqlite3_column_int64(st, 5),
@@ -476,9 +462,7 @@ static int load_apis(imp_reader *r, nsys *ns)
             break;
         }
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 /* NVTX_EVENTS: start|end|eventType|text|globalTid|textId|domainId -> 1202670957|1202727983|59|
@@ -500,10 +484,7 @@ static int load_nvtx(imp_reader *r, nsys *ns)
         return rc;
     if ((rc = imp_sql_select(r, ns->db, table, cols, req, "", &st)))
         return rc;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        imp_progress(r, ++ns->rows_done, ns->rows_total);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t type = sqlite3_column_int64(st, 2);
         if (type == 75 || type == 76)
             continue; /* domain create/destroy: names, not records */
@@ -544,9 +525,7 @@ static int load_nvtx(imp_reader *r, nsys *ns)
             break;
         }
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 static int ns_load(imp_reader *r)
@@ -572,13 +551,13 @@ static int ns_load(imp_reader *r)
         if (rc < 0)
             return rc;
     }
-    ns->rows_total = imp_sql_total_rows(ns->db, mapped_tables);
+    r->rows_total = imp_sql_total_rows(ns->db, mapped_tables);
     if ((rc = load_strings(r, ns)) || (rc = load_session(r, ns)) || (rc = load_gpus(r, ns)) ||
         (rc = load_kernels(r, ns)) || (rc = load_copies(r, ns, STORE_COPY_MEMCPY)) ||
         (rc = load_copies(r, ns, STORE_COPY_MEMSET)) || (rc = load_apis(r, ns)) ||
         (rc = load_nvtx(r, ns)))
         return rc;
-    imp_progress_end(r, ns->rows_total);
+    imp_progress_end(r, r->rows_total);
     if (ns->nprocs == 0)
         imp_warn(r, "no CUDA or NVTX activity in this export");
     return imp_sql_count_unmapped(r, ns->db, derived_tables);

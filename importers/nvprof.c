@@ -29,7 +29,6 @@ typedef struct nvprof {
     store_idx last_ctx;
     uint32_t last_stream_id;
     store_idx last_stream; /* one-entry cache */
-    uint64_t rows_done, rows_total;
 } nvprof;
 
 static const char *const gpu_tables[] = {"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
@@ -70,12 +69,6 @@ static void nv_close(imp_reader *r)
     free(nv->contexts);
     free(nv);
     r->state = NULL;
-}
-
-static void progress_row(imp_reader *r, nvprof *nv)
-{
-    nv->rows_done++;
-    imp_progress(r, nv->rows_done, nv->rows_total);
 }
 
 /* StringTable(_id_, value): 3|_Z20generate_seed_pseudo... ; _id_ 0 is "-- null --". */
@@ -377,10 +370,7 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
     int rc = imp_sql_select(r, nv->db, table, cols, req, "", &st);
     if (rc)
         return rc;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        progress_row(r, nv);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
         store_kernel k = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
         if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &k.start) ||
@@ -406,9 +396,7 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
         if ((rc = imp_add_kernel(r, &l, &k)) != 0)
             break;
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 /* MEMCPY / MEMCPY2: copyKind|bytes|start|end|deviceId|contextId|streamId|correlationId ->
@@ -429,10 +417,7 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
     if (rc)
         return rc;
     const char *bad = type == STORE_COPY_MEMCPY ? "memcpy_without_time" : "memset_without_time";
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        progress_row(r, nv);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
         store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
                         .type = (uint16_t)type,
@@ -455,9 +440,7 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
             break;
         }
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 /* RUNTIME / DRIVER: cbid|start|end|threadId|correlationId|returnValue -> 211|...|1829437888|3853|0.
@@ -478,10 +461,7 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
     store_idx cache[1024];
     for (int i = 0; i < 1024; i++)
         cache[i] = STORE_NONE;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        progress_row(r, nv);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t cbid = sqlite3_column_int64(st, 0);
         int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
         if (start <= 0 || end < start) {
@@ -519,9 +499,7 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
             break;
         }
     }
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 static uint64_t blob_tid(sqlite3_stmt *st, int col)
@@ -550,10 +528,7 @@ static int load_markers(imp_reader *r, nvprof *nv)
     store_range open = {0};
     int64_t open_id = 0;
     int have_open = 0;
-    r->row = 0;
-    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
-        r->row++;
-        progress_row(r, nv);
+    while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t flags = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
         int64_t id = sqlite3_column_int64(st, 2);
         if (flags & 4) { /* end */
@@ -599,9 +574,7 @@ static int load_markers(imp_reader *r, nvprof *nv)
     }
     if (rc == SQLITE_DONE && have_open)
         imp_unmapped(r, "marker_unpaired", 1);
-    sqlite3_finalize(st);
-    r->row = 0;
-    return rc == SQLITE_DONE ? 0 : rc;
+    return imp_sql_end(r, st, rc);
 }
 
 static int nv_load(imp_reader *r)
@@ -627,7 +600,7 @@ static int nv_load(imp_reader *r)
         imp_warn(r, "nvprof version %lld not seen before: columns read by name",
                  (long long)version);
 
-    nv->rows_total = imp_sql_total_rows(nv->db, gpu_tables);
+    r->rows_total = imp_sql_total_rows(nv->db, gpu_tables);
     if ((rc = load_strings(r, nv)) || (rc = add_process(r, nv)) || (rc = load_devices(r, nv)) ||
         (rc = load_contexts(r, nv)))
         return rc;
@@ -645,7 +618,7 @@ static int nv_load(imp_reader *r)
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_DRIVER", STORE_API_DRIVER)) ||
         (rc = load_markers(r, nv)))
         return rc;
-    imp_progress_end(r, nv->rows_total);
+    imp_progress_end(r, r->rows_total);
     return imp_sql_count_unmapped(r, nv->db, gpu_tables);
 }
 
