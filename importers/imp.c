@@ -140,6 +140,27 @@ int imp_grow(imp_reader *r, void **arr, size_t n, size_t *cap, size_t size)
     return 0;
 }
 
+int imp_add_copy(imp_reader *r, const store_copy *c)
+{
+    if (store_run_add_copy(r->run, c) != 0)
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding copies");
+    return 0;
+}
+
+int imp_add_api(imp_reader *r, const store_api *a)
+{
+    if (store_run_add_api(r->run, a) != 0)
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding API calls");
+    return 0;
+}
+
+int imp_add_range(imp_reader *r, const store_range *g)
+{
+    if (store_run_add_range(r->run, g) != 0)
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding ranges");
+    return 0;
+}
+
 store_idx imp_intern(imp_reader *r, const char *text)
 {
     store_idx s = store_run_intern(r->run, text ? text : "(unknown)");

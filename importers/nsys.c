@@ -408,10 +408,8 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
             rc = STORE_ENOMEM;
             break;
         }
-        if (store_run_add_copy(r->run, &c)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding copies");
+        if ((rc = imp_add_copy(r, &c)))
             break;
-        }
     }
     return imp_sql_end(r, st, rc);
 }
@@ -457,10 +455,8 @@ static int load_apis(imp_reader *r, nsys *ns)
             rc = STORE_ENOMEM;
             break;
         }
-        if (store_run_add_api(r->run, &a)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding API calls");
+        if ((rc = imp_add_api(r, &a)))
             break;
-        }
     }
     return imp_sql_end(r, st, rc);
 }
@@ -520,10 +516,8 @@ static int load_nvtx(imp_reader *r, nsys *ns)
             rc = STORE_ENOMEM;
             break;
         }
-        if (store_run_add_range(r->run, &g)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding ranges");
+        if ((rc = imp_add_range(r, &g)))
             break;
-        }
     }
     return imp_sql_end(r, st, rc);
 }

@@ -435,10 +435,8 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
             rc = STORE_ENOMEM;
             break;
         }
-        if (store_run_add_copy(r->run, &c)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding copies");
+        if ((rc = imp_add_copy(r, &c)))
             break;
-        }
     }
     return imp_sql_end(r, st, rc);
 }
@@ -494,10 +492,8 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
                        .name = name,
                        .domain = (uint16_t)domain,
                        .status = (int32_t)sqlite3_column_int64(st, 5)};
-        if (store_run_add_api(r->run, &a)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding API calls");
+        if ((rc = imp_add_api(r, &a)))
             break;
-        }
     }
     return imp_sql_end(r, st, rc);
 }
@@ -534,10 +530,8 @@ static int load_markers(imp_reader *r, nvprof *nv)
         if (flags & 4) { /* end */
             if (have_open && open_id == id && ts >= open.start) {
                 open.end = ts;
-                if (store_run_add_range(r->run, &open)) {
-                    rc = imp_fail(r, STORE_ENOMEM, "out of memory adding ranges");
+                if ((rc = imp_add_range(r, &open)))
                     break;
-                }
             } else
                 imp_unmapped(r, "marker_unpaired", 1);
             have_open = 0;
@@ -567,10 +561,8 @@ static int load_markers(imp_reader *r, nvprof *nv)
             open = g;
             open_id = id;
             have_open = 1;
-        } else if (store_run_add_range(r->run, &g)) {
-            rc = imp_fail(r, STORE_ENOMEM, "out of memory adding ranges");
+        } else if ((rc = imp_add_range(r, &g)))
             break;
-        }
     }
     if (rc == SQLITE_DONE && have_open)
         imp_unmapped(r, "marker_unpaired", 1);
