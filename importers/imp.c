@@ -283,6 +283,27 @@ const char *imp_detect(const char *path, imp_error *err)
     return native ? "tlview" : ops ? ops->name : NULL;
 }
 
+/* The record counts of a run, to tell what one import added. */
+typedef struct run_counts {
+    uint32_t processes;
+    uint64_t kernels, copies, apis, ranges;
+} run_counts;
+
+static run_counts counts_of(const store_run *run)
+{
+    return (run_counts){run->nprocesses, run->nkernels, run->ncopies, run->napis, run->nranges};
+}
+
+static void count_added(imp_stats *stats, const store_run *run, const run_counts *before)
+{
+    run_counts now = counts_of(run);
+    stats->processes = now.processes - before->processes;
+    stats->kernels = now.kernels - before->kernels;
+    stats->copies = now.copies - before->copies;
+    stats->apis = now.apis - before->apis;
+    stats->ranges = now.ranges - before->ranges;
+}
+
 int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,
                 imp_error *err)
 {
@@ -300,18 +321,13 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
 
     int native;
     const imp_ops *ops = detect(path, &native, err);
+    run_counts before = counts_of(run);
     if (native) {
-        uint32_t np = run->nprocesses;
-        uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
         stats->format = "tlview";
         int rc = store_run_load(run, path);
         if (rc)
             set_error(err, path, 0, store_run_errmsg(run));
-        stats->processes = run->nprocesses - np;
-        stats->kernels = run->nkernels - nk;
-        stats->copies = run->ncopies - nc;
-        stats->apis = run->napis - na;
-        stats->ranges = run->nranges - nr;
+        count_added(stats, run, &before);
         return rc;
     }
     if (!ops) {
@@ -325,20 +341,14 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
                     .err = err,
                     .stats = stats,
                     .opt = opt ? opt : &no_options};
-    uint32_t np = run->nprocesses;
-    uint64_t nk = run->nkernels, nc = run->ncopies, na = run->napis, nr = run->nranges;
     stats->format = ops->name;
     int rc = ops->open(&r);
     if (rc == 0)
         rc = ops->load(&r);
     ops->close(&r);
-    stats->processes = run->nprocesses - np;
-    stats->kernels = run->nkernels - nk;
-    stats->copies = run->ncopies - nc;
-    stats->apis = run->napis - na;
-    stats->ranges = run->nranges - nr;
-    if (rc == 0 && run->nprocesses > np)
-        rc = imp_flush_meta(&r, np);
+    count_added(stats, run, &before);
+    if (rc == 0 && run->nprocesses > before.processes)
+        rc = imp_flush_meta(&r, before.processes);
     if (rc) {
         if (!err->message[0])
             imp_fail(&r, rc, "import failed (code %d)", rc);
