@@ -242,12 +242,13 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
     }
     if (type == REC_KERNEL) {
         store_launch l = {.name = imp_intern(r, name)};
+        imp_jref grid = imp_json_geti(j, args, "grid"), block = imp_json_geti(j, args, "block");
         for (int i = 0; i < 3; i++) {
             int64_t v = 0;
-            imp_json_int(j, imp_json_at(j, imp_json_geti(j, args, "grid"), (uint32_t)i), &v);
+            imp_json_int(j, imp_json_at(j, grid, (uint32_t)i), &v);
             l.grid[i] = (uint32_t)v;
             v = 0;
-            imp_json_int(j, imp_json_at(j, imp_json_geti(j, args, "block"), (uint32_t)i), &v);
+            imp_json_int(j, imp_json_at(j, block, (uint32_t)i), &v);
             l.block[i] = (uint32_t)v;
         }
         l.registers = (uint32_t)arg_int(j, args, "registers per thread", 0);
