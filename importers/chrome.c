@@ -237,7 +237,9 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
     c->thread = (uint64_t)tid;
     if (type == REC_KERNEL || type == REC_COPY) {
         c->device = (uint32_t)arg_int(j, args, "device", pid);
-        c->context = (uint32_t)arg_int(j, args, "context", 0);
+        /* without one, a context per device (the run keys contexts by id: a fixed default would
+         * put every device's records on the first device), numbered as its device */
+        c->context = (uint32_t)arg_int(j, args, "context", c->device);
         c->stream = (uint32_t)arg_int(j, args, "stream", tid);
     }
     if (type == REC_KERNEL) {
