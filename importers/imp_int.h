@@ -73,7 +73,7 @@ store_idx imp_gpu_device(imp_reader *r, store_idx process, const imp_gpu *gpus, 
 /* Adds kernel *k with the launch signature *l (k->launch is set here). 0, or STORE_ENOMEM with
  * the error set. */
 int imp_add_kernel(imp_reader *r, const store_launch *l, store_kernel *k);
-/* Add a copy, an API call, a range. 0, or STORE_ENOMEM with the error set. */
+/* Adds a copy, an API call, a range. 0, or STORE_ENOMEM with the error set. */
 int imp_add_copy(imp_reader *r, const store_copy *c);
 int imp_add_api(imp_reader *r, const store_api *a);
 int imp_add_range(imp_reader *r, const store_range *g);
