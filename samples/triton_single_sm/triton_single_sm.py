@@ -131,6 +131,14 @@ def rank_barrier(path, rank, nprocs, timeout_s=120.0):
         time.sleep(0.0001)
 
 
+def print_result(fields):
+    """Prints `RESULT {json}` for scripts in one write(): the copies of a run share one log, and
+    a print() of an unbuffered stdout (PYTHONUNBUFFERED) writes the text and its newline apart,
+    so two copies' lines could run together."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), ("RESULT " + json.dumps(fields) + "\n").encode())
+
+
 def mps_status():
     pipe = os.environ.get("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")
     if os.path.exists(os.path.join(pipe, "control")):
@@ -166,10 +174,10 @@ def run_single(args):
     print(f"triton_single_sm: copy {rank} of {nprocs}, pid {os.getpid()}: {args.requests} "
           f"requests of {args.loops} loops in {elapsed:.4f} s = "
           f"{args.requests / elapsed:.2f} requests/sec")
-    print("RESULT " + json.dumps({
+    print_result({
         "mode": "single", "rank": rank, "nprocs": nprocs, "pid": os.getpid(),
         "requests": args.requests, "loops": args.loops, "start_ns": start, "end_ns": end,
-        "mps": mps_status().startswith("ACTIVE"), "ok": error is None}), flush=True)
+        "mps": mps_status().startswith("ACTIVE"), "ok": error is None})
     return error
 
 
@@ -215,11 +223,11 @@ def run_workers(args):
     print(f"Throughput Between The Barriers : {total_reqs / timed:.2f} requests/sec "
           "(first timed request to last, as tlview sees it)")
     print("-" * 60)
-    print("RESULT " + json.dumps({
+    print_result({
         "mode": "workers", "workers": args.workers, "requests": total_reqs, "loops": args.loops,
         "wall_s": wall_elapsed, "timed_s": timed, "start_ns": first, "end_ns": last,
         "throughput": total_reqs / timed, "mps": mps_status().startswith("ACTIVE"),
-        "ok": error is None}), flush=True)
+        "ok": error is None})
     if error is None and total_reqs != args.workers * args.requests:
         error = f"{total_reqs} requests completed, {args.workers * args.requests} expected"
     return error
