@@ -102,4 +102,21 @@ echo "$out"
 want='^| triton | on | 4 | .* | FAIL: predicted gain 4.00 vs measured 1.50: over 10% apart, unexplained (prediction at the MPS run.s slowdown 1.50: 2.67) |$'
 echo "$out" | grep -q "$want" ||
     fail "unexplained triton gap"
+
+# Copies share one log: two RESULT records run together on one line still count, both.
+results "$W/triton/mps-on/n4" 2700 4
+printf '%s' "$(head -n 1 "$W/triton/mps-on/n4.log")" >"$W/joined"
+tail -n +2 "$W/triton/mps-on/n4.log" >>"$W/joined"
+mv "$W/joined" "$W/triton/mps-on/n4.log"
+out=$(bash "$SCRIPT" --judge "$W")
+echo "$out"
+want='^| triton | on | 4 | 0 | 4 | contended | 1.50 | 1.50 | 4.00 | 2.67 | 2.67 | PASS'
+echo "$out" | grep -q "$want" ||
+    fail "two RESULT records on one line"
+# A copy that printed no RESULT: the row fails.
+results "$W/triton/mps-on/n4" 2700 3
+out=$(bash "$SCRIPT" --judge "$W")
+echo "$out"
+echo "$out" | grep -q '^| triton | on | 4 | .* | FAIL: 3 RESULT lines, 4 wanted' ||
+    fail "a missing RESULT record"
 echo "PASS"
