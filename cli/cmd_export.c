@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "view.h"
 
 #define LANES 8 /* lanes per stream for kernels that overlap on one stream */
 
@@ -187,19 +188,18 @@ static int write_devices(exporter *x)
         meta(x, "process_name", pid, 0, name);
         meta(x, "thread_name", pid, 1, "overlap verdicts");
         for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
+            json_t *args = view_window_json(x->a, k);
+            char *text = args ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+            json_decref(args);
+            if (!text)
+                return 1;
             sep(x);
             fprintf(x->f,
                     "{\"ph\":\"X\",\"cat\":\"window\",\"pid\":%llu,\"tid\":1,\"ts\":%.3f,"
-                    "\"dur\":%.3f,\"name\":\"%s\",\"args\":{\"mean_stretch\":",
+                    "\"dur\":%.3f,\"name\":\"%s\",\"args\":%s}",
                     (unsigned long long)pid, us(x, w[k].t0), (double)(w[k].t1 - w[k].t0) / 1000.0,
-                    analysis_verdict_name(w[k].verdict));
-            json_num(x->f, w[k].mean_stretch);
-            fputs(",\"contexts\":", x->f);
-            json_num(x->f, w[k].contexts);
-            fputs(",\"parallelism\":", x->f);
-            json_num(x->f, w[k].parallelism);
-            fprintf(x->f, ",\"max_processes\":%u,\"kernels\":%u,\"mps\":%s}}", w[k].max_processes,
-                    w[k].nkernels, w[k].mps ? "true" : "false");
+                    analysis_verdict_name(w[k].verdict), text);
+            free(text);
         }
         size_t n = 0;
         if (analysis_profile(x->a, i, d->t_begin, d->t_end, NULL, 0, &n) != 0)

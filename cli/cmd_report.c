@@ -1,5 +1,5 @@
 /* cmd_report.c: `tlview report FILES`: loads the trace files of one run, analyses them and
- * prints the headline and tables (report_text.c) or JSON/CSV for scripts (report_json.c).
+ * prints the headline and tables (report_text.c) or JSON/CSV for scripts (view/, report_csv.c).
  * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended
  */
 #include <getopt.h>
@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "view.h"
 
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
@@ -94,7 +95,7 @@ static int parse(int argc, char **argv, report_opts *o)
 static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
 {
     if (!strcmp(o->format, "json")) {
-        json_t *j = report_json(a, cmp);
+        json_t *j = view_report_json(a, cmp, CLI_VERSION);
         int rc = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8)) != 0;
         json_decref(j);
         fputc('\n', stdout);
@@ -103,9 +104,12 @@ static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
         return rc;
     }
     if (!strcmp(o->format, "csv")) {
-        if (report_csv(stdout, a, o->table) != 0)
+        int rc = report_csv(stdout, a, o->table);
+        if (rc == REPORT_ETABLE)
             return cli_usage_error("report", "unknown table '%s'", o->table);
-        return 0;
+        if (rc)
+            fprintf(stderr, "tlview report: out of memory writing CSV\n");
+        return rc != 0;
     }
     report_text(stdout, a, cmp, cli_color(o->color, stdout), o->top);
     return 0;

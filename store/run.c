@@ -306,7 +306,10 @@ store_idx store_run_context(store_run *run, store_idx process, uint32_t context_
         return STORE_NONE;
     if (store_htab_put(&p->h_contexts, h, run->ncontexts))
         return STORE_NONE;
-    run->contexts[run->ncontexts] = (store_context){process, device, context_id, compute_api_kind};
+    run->contexts[run->ncontexts] = (store_context){.process = process,
+                                                    .device = device,
+                                                    .context_id = context_id,
+                                                    .compute_api_kind = compute_api_kind};
     return run->ncontexts++;
 }
 

@@ -209,6 +209,9 @@ typedef struct store_context {
     store_idx device;          /* index into devices (merged by uuid) */
     uint32_t context_id;       /* CUDA's id, unique within the process only */
     uint32_t compute_api_kind; /* 1 CUDA, 2 MPS client, 0 unknown */
+    uint8_t green;             /* 1: a green context (an SM partition of its parent's device) */
+    uint32_t parent_id;        /* CUDA context id of a green context's parent; 0 none/unknown */
+    uint32_t sm_count;         /* SMs the context may use; 0 unknown */
 } store_context;
 
 typedef struct store_stream {
