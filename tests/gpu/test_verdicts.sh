@@ -3,14 +3,18 @@
 #   the dry run lists every scenario, starts and stops the MPS daemon once, puts the second
 #   process of offset-P P% of a kernel (224 ms) after the first, and creates nothing; --only
 #   records only what it names (no daemon when it names no MPS scenario);
+#   a whole run on a stand-in GPU (fake_gpu.sh as nvidia-smi, nvidia-cuda-mps-control and the
+#   CUDA programs, which write their trace files with MAKE_TRACE): every scenario recorded with its
+#   `expected` file, log and summary line, the MPS daemon started and stopped once, the offsets
+#   taken from solo-spin's kernel, the judge's table, the saved reports, the tar;
 #   verdicts_judge.py on an OUTDIR made from the committed spin recordings
 #   (samples/spin/traces) passes the right rows, fails a wrong verdict and a stretch out of bounds
 #   (exit 1), reads a Chrome trace, and takes the stretch from `stretch` before `mean_stretch`;
 #   verdicts_summary.py counts files and kernels and checks the compute API kind.
-# Usage: test_verdicts.sh TLVIEW BUILD_DIR. Exits 77 without python3.
+# Usage: test_verdicts.sh TLVIEW BUILD_DIR MAKE_TRACE. Exits 77 without python3.
 # shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
-TL=$1 B=$2
+TL=$1 B=$2 MK=$3
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
@@ -58,6 +62,44 @@ echo "$out" | grep -q 'nvidia-cuda-mps-control' && fail "--only without MPS scen
 out=$(bash "$here/verdicts.sh" --dry-run --only "mps-sat-2" "$B" "$W/never")
 [ "$(echo "$out" | grep -c 'nvidia-cuda-mps-control')" = 2 ] || fail "--only mps-sat-2: no MPS"
 echo "dry run: PASS"
+
+# ---- a whole run on a stand-in GPU (fake_gpu.sh under the names of the tools and programs)
+F=$W/fake
+mkdir -p "$F/bin" "$F/build/collector" "$F/build/cli" "$F/build/samples/spin" \
+    "$F/build/samples/saturating" "$F/build/tests/gpu"
+: >"$F/build/collector/libcollect.so"
+ln -s "$(cd "$(dirname "$TL")" && pwd)/$(basename "$TL")" "$F/build/cli/tlview"
+for p in bin/nvidia-smi bin/nvidia-cuda-mps-control bin/python3 build/samples/spin/spin \
+    build/samples/saturating/saturating build/tests/gpu/contexts build/tests/gpu/burst; do
+    ln -s "$here/fake_gpu.sh" "$F/$p"
+done
+FAKE_GPU_CALLS=$F/mps-calls FAKE_GPU_MK=$MK FAKE_GPU_PY=$(command -v python3) \
+    FAKE_GPU_CHROME=$src/tests/importers/chrome/basic/input.json PATH=$F/bin:$PATH \
+    bash "$here/verdicts.sh" --tar "$F/run.tar.gz" "$F/build" "$F/run" >"$F/out.txt" 2>&1
+rc=$?
+cat "$F/out.txt"
+# 1 is fine: the judge may fail the made-up kernels; 2 or 77 are not
+[ $rc = 0 ] || [ $rc = 1 ] || fail "run on the stand-in GPU: exit $rc"
+for n in $all; do
+    [ -s "$F/run/$n/expected" ] && [ -s "$F/run/$n/log" ] || fail "$n: no expected file or log"
+    grep -q "^$n | .* | OK\$" "$F/run/summary.txt" || fail "$n: no OK line in summary.txt"
+    grep -q "^| $n | " "$F/run/judge.txt" || fail "$n: no row in the judge's table"
+done
+[ "$(grep -c '^| ' "$F/run/judge.txt")" = 29 ] || fail "judge.txt: not a head and 28 rows"
+[ "$(tr '\n' ' ' <"$F/mps-calls")" = "-d quit " ] || fail "MPS calls: $(cat "$F/mps-calls")"
+grep -q 'nvidia-cuda-mps processes left at the end: 0' "$F/out.txt" || fail "no final MPS check"
+# the clients of the daemon are the MPS scenarios' (compute API kind 2), the others not
+grep -q '^mps-sat-2 | .*p\.[0-9]*\.db: fill_sms' "$F/run/summary.txt" || fail "mps-sat-2 line"
+# the offsets are taken from solo-spin's kernel (224 ms here): 50% is 112 ms
+starts=$(sed -n 's/^spin --iters 1e8 --start-at \([0-9]*\)$/\1/p' "$F/run/offset-50-mps-on/log" |
+    sort -n | tr '\n' ' ')
+read -r a b <<<"$starts"
+[ -n "${b:-}" ] && [ $((b - a)) = 112000000 ] || fail "offset-50-mps-on starts: '$starts'"
+grep -q '^torch --workers 4 --profile .*/kineto-mps-on$' "$F/run/kineto-mps-on/log" ||
+    fail "kineto-mps-on command"
+tar -tzf "$F/run.tar.gz" | grep -q '^run/ctx-green-primary/expected$' || fail "the tar"
+[ -s "$F/run/reports/mps-sat-2.json" ] || fail "no saved reports"
+echo "stand-in GPU run: PASS"
 
 # ---- the judge on the committed spin recordings (2e8 iterations: 448 ms alone)
 O=$W/out
@@ -127,7 +169,7 @@ echo "judge: PASS"
 out=$(python3 "$here/verdicts_summary.py" --name n4 --procs 4 --api-kind 2 --wall-ms 5 \
     "$T/mps-on/n4") || fail "summary of mps-on/n4: $out"
 echo "$out"
-echo "$out" | grep -q '^n4 | 4 procs | 4 kernels | wall 5 ms | span 448.2 ms | starts 0.0, 0.0, 0.0, 0.0 | .*448.2 | OK$' ||
+echo "$out" | grep -q '^n4 | 4 procs | 4 kernels | wall 5 ms | span 448.2 ms | starts 0.0, 0.0, 0.0, 0.0 | ms .*: testMaxFlopsKernel 448.2 | OK$' ||
     fail "summary line"
 out=$(python3 "$here/verdicts_summary.py" --procs 3 --api-kind 1 --fail "a process exited 1" \
     "$T/mps-on/n4")

@@ -7,7 +7,8 @@ layers, runs it once to warm up, waits at a barrier with the others, then runs R
 ITERS forward passes, torch.cuda.synchronize() after each round, one round every PERIOD_MS (about
 ROUNDS * PERIOD_MS in all: 8 x 250 ms = 2 s by default). With --profile DIR each worker wraps the
 rounds in torch.profiler.profile(activities=[CPU, CUDA]) (started before the barrier) and exports
-DIR/trace.<rank>.json; keep ROUNDS * ITERS small (200 passes give a trace of a few MB).
+DIR/trace.<rank>.json; keep ROUNDS * ITERS small (the default 8 x 20 = 160 passes: a trace of
+a few MB, by an estimate of ~60 events per pass; a trace over 5 MB is reported).
 The parent never touches CUDA, so under an injection only the workers are CUDA processes.
 Self-check: each worker's last output equals the CPU model's output on the same input (float32,
 TF32 off; close to 1e-4 relative); it prints `pid=<pid> launched=<passes>` and the parent prints
@@ -91,7 +92,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--rounds", type=int, default=8)
-    p.add_argument("--iters", type=int, default=25, help="forward passes per round")
+    p.add_argument("--iters", type=int, default=20, help="forward passes per round")
     p.add_argument("--period-ms", type=float, default=250.0)
     p.add_argument("--profile", metavar="DIR", help="torch.profiler traces into DIR")
     args = p.parse_args()

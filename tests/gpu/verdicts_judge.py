@@ -101,7 +101,7 @@ def judge(tlview, outdir, name, save):
     overlap = dev.get(REPORT_OVERLAP)
     problems = []
     if want != ANY and verdict not in want.split("|"):
-        problems.append(f"verdict {verdict}, {want} wanted")
+        problems.append(f"verdict {verdict}, {want.replace('|', ' or ')} wanted")
     if "stretch" in exp:
         lo, hi = exp["stretch"]
         if stretch is None or math.isnan(stretch) or not lo <= stretch <= hi:

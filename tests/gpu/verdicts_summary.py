@@ -3,9 +3,11 @@
 
 Reads the folder's trace files with python3's sqlite3 module (the GPU machine has no sqlite3
 program): tlview files (*.db, one per CUDA process) and PyTorch profiler traces (*.json). Prints
-    NAME | N procs | K kernels | wall W ms | span S ms | starts ... | durations ... | OK or FAIL: why
-starts: each process's first kernel, in ms after the earliest; durations: per process and kernel
-name, the durations in ms (count x median [min-max] when more than 4).
+    NAME | N procs | K kernels | wall W ms | span S ms | starts ... | ms ... | OK or FAIL: why
+wall: what verdicts.sh measured around the scenario (start-up included); span: first kernel start
+to last kernel end; starts: each file's first kernel, in ms after the earliest; ms: per file and
+kernel name (the 3 most frequent), the kernel durations in ms (count x median [min-max] when more
+than 4).
 The checks (FAIL, exit status 1): the number of trace files is PROCS; every tlview file is
 complete with 0 records dropped and its contexts have compute API kind API_KIND (1 plain CUDA, 2
 MPS client; 0, a context known only through its kernels, is let through); every --fail reason.
@@ -83,9 +85,9 @@ def read_chrome(path):
 def fmt_durs(ds):
     ds = sorted(ds)
     if len(ds) <= 4:
-        return ", ".join(f"{d / 1e6:.1f}" for d in ds)
-    return (f"{len(ds)}x {statistics.median(ds) / 1e6:.3g} "
-            f"[{ds[0] / 1e6:.3g}-{ds[-1] / 1e6:.3g}]")
+        return ", ".join(f"{d / 1e6:.4g}" for d in ds)
+    return (f"{len(ds)}x {statistics.median(ds) / 1e6:.4g} "
+            f"[{ds[0] / 1e6:.4g}-{ds[-1] / 1e6:.4g}]")
 
 
 def main():
@@ -148,7 +150,8 @@ def main():
     cols = [a.name or os.path.basename(os.path.normpath(a.dir)), f"{len(files)} procs",
             f"{len(everything)} kernels",
             f"wall {a.wall_ms} ms" if a.wall_ms is not None else "wall -",
-            f"span {span / 1e6:.1f} ms", "starts " + ", ".join(starts), " / ".join(durs),
+            f"span {span / 1e6:.1f} ms", "starts " + ", ".join(starts),
+            "ms " + " / ".join(durs),
             "OK" if not problems else "FAIL: " + "; ".join(problems)]
     print(" | ".join(cols))
     return 1 if problems else 0
