@@ -169,7 +169,7 @@ echo "judge: PASS"
 out=$(python3 "$here/verdicts_summary.py" --name n4 --procs 4 --api-kind 2 --wall-ms 5 \
     "$T/mps-on/n4") || fail "summary of mps-on/n4: $out"
 echo "$out"
-echo "$out" | grep -q '^n4 | 4 procs | 4 kernels | wall 5 ms | span 448.2 ms | starts 0.0, 0.0, 0.0, 0.0 | ms .*: testMaxFlopsKernel 448.2 | OK$' ||
+echo "$out" | grep -q '^n4 | 4 procs (largest file 0.1 MB) | 4 kernels | wall 5 ms | span 448.2 ms | starts 0.0, 0.0, 0.0, 0.0 | ms .*: testMaxFlopsKernel 448.2 | OK$' ||
     fail "summary line"
 out=$(python3 "$here/verdicts_summary.py" --procs 3 --api-kind 1 --fail "a process exited 1" \
     "$T/mps-on/n4")

@@ -27,13 +27,13 @@
 #   --tar FILE  the tar.gz of OUTDIR (default OUTDIR.tar.gz); it should stay under 16 MB
 #   --only      record only these scenarios (the solo ones they use must be in OUTDIR already)
 #   --no-judge  record only
-#   --budget S  start no scenario after S seconds (default 320)
+#   --budget S  start no scenario after S seconds (default 300)
 # shellcheck disable=SC2317 # the scenario bodies and the trap's cleanup are called indirectly
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 TAR='' ONLY='' JUDGE=1 BUDGET=320
+DRY=0 TAR='' ONLY='' JUDGE=1 BUDGET=300
 LEAD_MS=3000    # common start instants this far ahead: CUDA and the collector are up by then
-CMD_TIMEOUT=90  # seconds, any one command
+CMD_TIMEOUT=60  # seconds, any one command (the torch runs take ~15 s)
 SPIN_ITERS=1e8
 SAT_ARGS=(--iters 9e5) # saturating: ~0.25 s per launch on the H200 with every SM
 usage() { sed -n '2,30p' "$0"; exit 2; }

@@ -3,7 +3,8 @@
 
 Reads the folder's trace files with python3's sqlite3 module (the GPU machine has no sqlite3
 program): tlview files (*.db, one per CUDA process) and PyTorch profiler traces (*.json). Prints
-    NAME | N procs | K kernels | wall W ms | span S ms | starts ... | ms ... | OK or FAIL: why
+    NAME | N procs (largest file M MB) | K kernels | wall W ms | span S ms | starts ... | ms ... |
+    OK or FAIL: why
 wall: what verdicts.sh measured around the scenario (start-up included); span: first kernel start
 to last kernel end; starts: each file's first kernel, in ms after the earliest; ms: per file and
 kernel name (the 3 most frequent), the kernel durations in ms (count x median [min-max] when more
@@ -147,7 +148,9 @@ def main():
         top = sorted(by_name.items(), key=lambda kv: -len(kv[1]))
         more = f" +{len(top) - 3} names" if len(top) > 3 else ""
         durs.append(f"{label}: " + "; ".join(f"{n} {fmt_durs(d)}" for n, d in top[:3]) + more)
-    cols = [a.name or os.path.basename(os.path.normpath(a.dir)), f"{len(files)} procs",
+    largest = max((os.path.getsize(f) for f in files), default=0)
+    cols = [a.name or os.path.basename(os.path.normpath(a.dir)),
+            f"{len(files)} procs (largest file {largest / 1e6:.1f} MB)",
             f"{len(everything)} kernels",
             f"wall {a.wall_ms} ms" if a.wall_ms is not None else "wall -",
             f"span {span / 1e6:.1f} ms", "starts " + ", ".join(starts),
