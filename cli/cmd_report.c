@@ -1,6 +1,6 @@
 /* cmd_report.c: `tlview report FILES`: loads the trace files of one run, analyses them and
  * prints the headline and tables (report_text.c) or JSON/CSV for scripts (view/, report_csv.c).
- * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended
+ * tlview-summary: judge the overlap of the kernels: concurrent, time-sliced, contended, queued
  */
 #include <getopt.h>
 #include <limits.h>
@@ -16,29 +16,35 @@ static const char usage_text[] =
     "                     [--table NAME] [--color auto|always|never] [--top N] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
-    "and judges, per GPU, every window where kernels of several processes were in flight:\n"
-    "concurrent (not stretched: really side by side, e.g. MPS), time-sliced (stretched about by\n"
-    "the number of contexts, one context's work at a time), contended (stretched, under MPS or\n"
-    "with real parallelism) or unknown (no solo reference). Stretch = a kernel's duration over\n"
-    "its solo reference: the median of the instances of the same kernel (name, grid, block,\n"
-    "shared memory) that ran while no other process had a kernel on the GPU.\n"
+    "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
+    "The GPU time-slices contexts, not processes: without MPS two contexts never run side by\n"
+    "side, so their overlap is time-sliced whatever the timing; MPS clients, and the green\n"
+    "contexts of one process, can. The verdicts: concurrent (side by side, not stretched),\n"
+    "time-sliced (the contexts took turns), contended (side by side but slowing each other),\n"
+    "queued (could share, but ran one after another, overlapping only at handovers), unknown\n"
+    "(the files do not say whether MPS was on, and no solo reference decides). Stretch = the\n"
+    "kernels' time over the time the same work took alone (the solo reference: the median of\n"
+    "the instances of the same kernel, name, grid, block, shared memory, that ran while no other\n"
+    "context had a kernel on the GPU), counted where it happened: while they overlapped.\n"
     "\n"
     "  -b, --baseline FILE  take the solo references from this run instead (e.g. one process\n"
     "                       alone); repeat for several files, or give a folder\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
-    "                       slowdown of that run's kernels; repeatable, or a folder\n"
+    "                       stretch of that run's kernels; repeatable, or a folder\n"
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
     "  -n, --top N          kernels listed in the text report (default 10)\n"
     "  -h, --help           this text\n"
     "\n"
-    "The headline reads, per GPU: how much of the busy time several processes overlapped, the\n"
-    "verdict holding most of that time with its evidence (mean stretch, contexts in flight) and,\n"
-    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo\n"
-    "speed, which MPS clients that slow each other down do not reach. Files from different\n"
-    "hosts or runs are warned about. Thresholds and their reasons: analysis/README.md.\n"
+    "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
+    "most of it with why (no MPS, MPS, green contexts, MPS state unknown) and its evidence, and,\n"
+    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo speed,\n"
+    "which MPS clients that slow each other down do not reach. A stretch marked ~ is estimated\n"
+    "(no solo reference): from the number of contexts taking turns, or against each kernel's\n"
+    "shortest run. Files from different hosts or runs are warned about. Rules, thresholds and\n"
+    "their reasons: analysis/README.md; the JSON and CSV fields: view/README.md.\n"
     "\n"
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 
