@@ -83,9 +83,14 @@ static int save_processes(saver *S)
             }
         }
         S->ordinal[i] = ord;
+        store_context_info ci = {.context_id = c->context_id,
+                                 .device_id = ord,
+                                 .compute_api_kind = c->compute_api_kind,
+                                 .green = c->green,
+                                 .parent_context_id = c->parent_id,
+                                 .sm_count = c->sm_count};
         if (!rc)
-            rc = store_writer_context(w, S->proc_row[c->process], c->context_id, ord,
-                                      c->compute_api_kind, 0);
+            rc = store_writer_context(w, S->proc_row[c->process], &ci);
         if (!rc)
             rc = store_writer_context_row(w, S->proc_row[c->process], c->context_id, ord,
                                           &S->ctx_row[i]);

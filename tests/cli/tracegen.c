@@ -79,11 +79,14 @@ int main(int argc, char **argv)
     if (store_writer_process(w, &pi, &id) != 0)
         return fail(w, "process");
     store_device_info di = {0, uuid, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
-    if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, 1, 0, mps ? 2 : 1, 7))
+    store_context_info c1 = {
+        .context_id = 1, .device_id = 0, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 7};
+    if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, &c1))
         return fail(w, "device");
     store_device_info di2 = {1, uuid2, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
-    if (uuid2 && (store_writer_device(w, id, &di2) != 0 ||
-                  store_writer_context(w, id, 2, 1, mps ? 2 : 1, 8) != 0))
+    store_context_info c2 = {
+        .context_id = 2, .device_id = 1, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 8};
+    if (uuid2 && (store_writer_device(w, id, &di2) != 0 || store_writer_context(w, id, &c2) != 0))
         return fail(w, "second device");
     if (store_writer_begin(w) != 0)
         return fail(w, "begin");
