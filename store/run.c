@@ -55,6 +55,7 @@ void store_run_free(store_run *run)
     store_htab_free(&p->h_streams);
     store_htab_free(&p->h_devices);
     free(p->meta_cap);
+    free(p->gpus_apart);
     free(p->procdevs);
     for (int i = 0; i < 4; i++)
         free(p->segs[i].start);
@@ -143,7 +144,9 @@ store_idx store_run_add_process(store_run *run, const store_process_info *info, 
                    sizeof *run->processes))
         return STORE_NONE;
     uint64_t mcap = p->cap_processes;
-    if (store_grow((void **)&p->meta_cap, &mcap, cap, sizeof *p->meta_cap))
+    uint64_t acap = p->cap_processes;
+    if (store_grow((void **)&p->meta_cap, &mcap, cap, sizeof *p->meta_cap) ||
+        store_grow((void **)&p->gpus_apart, &acap, cap, sizeof *p->gpus_apart))
         return STORE_NONE;
     p->cap_processes = cap;
     store_process *pr = &run->processes[run->nprocesses];
@@ -161,6 +164,7 @@ store_idx store_run_add_process(store_run *run, const store_process_info *info, 
         (info->run_id && !pr->run_id) || (info->source && !pr->source) || (file && !pr->file))
         return STORE_NONE;
     p->meta_cap[run->nprocesses] = 0;
+    p->gpus_apart[run->nprocesses] = (uint8_t)p->gpu_separate;
     store_run_new_segment(run);
     return run->nprocesses++;
 }
@@ -176,6 +180,8 @@ int store_run_process_meta(store_run *run, store_idx process, const char *key, c
         return STORE_ENOMEM;
     if (!strcmp(key, "records_dropped") && value)
         pr->records_dropped = strtoull(value, NULL, 10);
+    if (!strcmp(key, "gpu_identity") && value && !strcmp(value, "separate"))
+        p->gpus_apart[process] = 1;
     for (uint32_t i = 0; i < pr->nmeta; i++)
         if (!strcmp(pr->meta_keys[i], key)) {
             pr->meta_values[i] = v;
@@ -247,14 +253,15 @@ static int same_host(const char *a, const char *b)
 static store_idx infer_device(const store_run *run, store_idx process, const store_device_info *d)
 {
     const store_run_priv *p = STORE_PRIV(run);
-    if (p->gpu_separate || !d->name)
+    if (p->gpus_apart[process] || !d->name)
         return STORE_NONE;
     const char *host = run->processes[process].host;
     for (uint64_t i = 0; i < p->nprocdevs; i++) {
         const store_procdev *pd = &p->procdevs[i];
         const store_device *dv = &run->devices[pd->device];
-        if (pd->process != process && pd->ordinal == d->device_id && !dv->uuid && dv->name &&
-            strcmp(dv->name, d->name) == 0 && dv->global_memory == d->global_memory &&
+        if (pd->process != process && !p->gpus_apart[pd->process] && pd->ordinal == d->device_id &&
+            !dv->uuid && dv->name && strcmp(dv->name, d->name) == 0 &&
+            dv->global_memory == d->global_memory &&
             same_host(run->processes[pd->process].host, host))
             return pd->device;
     }

@@ -59,6 +59,9 @@ static int save_processes(saver *S)
             rc = store_writer_process_meta(w, S->proc_row[i], p->meta_keys[m], p->meta_values[m]);
         if (!rc && p->clock_drift)
             rc = store_writer_process_meta_int(w, S->proc_row[i], "clock_drift", p->clock_drift);
+        /* The choice to keep this process's uuid-less GPUs apart travels with the file. */
+        if (!rc && STORE_PRIV(run)->gpus_apart[i])
+            rc = store_writer_process_meta(w, S->proc_row[i], "gpu_identity", "separate");
     }
     /* Devices under the ordinal each process saw them by. */
     for (uint64_t i = 0; i < STORE_PRIV(run)->nprocdevs && !rc; i++) {

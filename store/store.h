@@ -312,12 +312,14 @@ typedef struct store_run {
 /* A new empty run. NULL when out of memory. Free with store_run_free(). */
 store_run *store_run_new(void);
 
-/* How a run identifies GPUs that have no uuid (files of PyTorch/Kineto, some nvprof files).
+/* How a run identifies GPUs that have no uuid (PyTorch/Kineto traces, some nvprof files).
  * separate = 0 (the default): a device without a uuid is matched across the run's processes
  * by (host of the process, CUDA ordinal, name, global memory), so processes that shared one
  * GPU share one store_device (marked inferred). separate = 1: each process keeps its GPUs
- * apart, one device per (process, ordinal). Call before the first device is added (before
- * loading): later calls return STORE_EINVAL with the message on the run and change nothing. */
+ * apart, one device per (process, ordinal). A process whose process_meta says gpu_identity =
+ * separate is kept apart in either mode; store_run_save() writes that key for the processes
+ * kept apart, so a merged file remembers the choice. Call before the first device is added
+ * (before loading): later calls return STORE_EINVAL with the message on the run. */
 int store_run_set_gpu_identity(store_run *run, int separate);
 
 /* Frees the run and everything it owns. NULL is a no-op. */
@@ -360,7 +362,8 @@ int store_run_finish(store_run *run);
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the
  * file is untouched) and STORE_EIO when it cannot be written (a partial file is removed); the
  * message is on the run. Each process keeps the device ordinals it had; a process's clock_drift
- * is kept as process_meta 'clock_drift'. */
+ * is kept as process_meta 'clock_drift', and a process kept apart (store_run_set_gpu_identity)
+ * gets process_meta 'gpu_identity' = 'separate'. */
 int store_run_save(const store_run *run, const char *path, const char *writer_name);
 
 /* --- builder calls, for importers (and the native loader). All strings are copied. The
@@ -371,13 +374,15 @@ int store_run_save(const store_run *run, const char *path, const char *writer_na
 /* Interns a string; returns its index. The demangled form is computed here. */
 store_idx store_run_intern(store_run *run, const char *text);
 store_idx store_run_add_process(store_run *run, const store_process_info *p, const char *file);
+/* Sets a process_meta pair; the keys records_dropped and gpu_identity (= separate: keep this
+ * process's uuid-less GPUs apart) are also acted on. Add it before the process's devices. */
 int store_run_process_meta(store_run *run, store_idx process, const char *key, const char *value);
 /* The run device of (process, d->device_id). Devices with a uuid are merged by uuid. A device
  * without one is the same device for the same (process, ordinal); across processes it is
  * matched to a uuid-less device of another process with the same host (NULL matches only
  * NULL), ordinal, name and global_memory, which is then marked inferred; a NULL name never
- * matches, and store_run_set_gpu_identity(run, 1) turns the matching off. Fields the device
- * lacks are filled from d. */
+ * matches, nor does a process kept apart (store_run_set_gpu_identity). Fields the device lacks
+ * are filled from d. */
 store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d);
 /* Finds or creates the context (process, context_id); device may be STORE_NONE when unknown. */
 store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id,

@@ -103,7 +103,9 @@ typedef struct store_run_priv {
     store_htab h_strings, h_launches, h_contexts, h_streams, h_devices;
     uint64_t cap_processes, cap_devices, cap_contexts, cap_streams, cap_launches, cap_strings;
     uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges;
-    uint32_t *meta_cap; /* per process: capacity of meta_keys/meta_values */
+    uint32_t *meta_cap;  /* per process: capacity of meta_keys/meta_values */
+    uint8_t *gpus_apart; /* per process: 1 = its uuid-less GPUs are never matched to another
+                            process's (gpu_separate, or process_meta gpu_identity=separate) */
     store_procdev *procdevs;
     uint64_t nprocdevs, cap_procdevs;
     store_segs segs[4]; /* kernels, copies, apis, ranges */

@@ -1283,8 +1283,17 @@ int test_store_gpu_inferred_files(void)
     TEST_EQ_INT(run->devices[0].inferred, 1);
     TEST_EQ_INT(run->contexts[0].device, 0);
     TEST_EQ_INT(run->contexts[1].device, 0);
+    /* merged, the file holds a device row per process; read back, they match again */
+    const char *merged = path_in("nmerged.db"), *apart = path_in("napart.db");
+    TEST_EQ_INT(store_run_save(run, merged, "tlview merge"), STORE_OK);
     store_run_free(run);
-    /* the same files, kept apart */
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, merged), STORE_OK);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].inferred, 1);
+    TEST_EQ_INT(run->processes[0].nmeta, run->processes[1].nmeta);
+    store_run_free(run);
+    /* the same files, kept apart; merged, the file remembers it */
     run = store_run_new();
     TEST_EQ_INT(store_run_set_gpu_identity(run, 1), STORE_OK);
     const char *both[2] = {a, b};
@@ -1292,6 +1301,23 @@ int test_store_gpu_inferred_files(void)
     TEST_EQ_INT(run->ndevices, 2);
     TEST_EQ_INT(run->devices[0].inferred, 0);
     TEST_EQ_INT(run->devices[1].inferred, 0);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_save(run, apart, "tlview merge"), STORE_OK);
+    store_run_free(run);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, merged), STORE_OK); /* matched ... */
+    TEST_EQ_INT(store_run_load(run, apart), STORE_OK);  /* ... and kept apart */
+    TEST_EQ_INT(run->nprocesses, 4);
+    TEST_EQ_INT(run->ndevices, 3);
+    TEST_EQ_INT(run->devices[0].inferred, 1);
+    TEST_EQ_INT(run->devices[1].inferred, 0);
+    TEST_EQ_INT(run->devices[2].inferred, 0);
+    const store_process *q = &run->processes[3];
+    const char *identity = NULL;
+    for (uint32_t i = 0; i < q->nmeta; i++)
+        if (!strcmp(q->meta_keys[i], "gpu_identity"))
+            identity = q->meta_values[i];
+    TEST_EQ_STR(identity, "separate");
     store_run_free(run);
     return 0;
 }
