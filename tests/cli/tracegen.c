@@ -1,11 +1,12 @@
 /* tracegen.c: writes one synthetic tlview file (one process) for the CLI tests, through the store
  * writer. Kernels come as trains: --train START,N,DUR,GAP adds N kernels of DUR ns every DUR+GAP
  * ns from START (ns, realtime clock). Usage:
- *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U] [--name K]
+ *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U | --no-uuid] [--name K]
  *            [--incomplete] --train START,N,DUR,GAP [--train ...]
  *            [--uuid2 U --train2 START,N,DUR,GAP ...]
  * --uuid2 gives the process a second GPU (CUDA ordinal 1, context 2, stream 8) that the --train2
- * trains run on, as a process that uses two GPUs. */
+ * trains run on, as a process that uses two GPUs. --no-uuid writes the GPU without a uuid, as
+ * PyTorch traces describe theirs. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,17 +25,12 @@ static int fail(store_writer *w, const char *what)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"pid", required_argument, 0, 'p'},
-        {"host", required_argument, 0, 'H'},
-        {"run-id", required_argument, 0, 'r'},
-        {"mps", no_argument, 0, 'm'},
-        {"uuid", required_argument, 0, 'u'},
-        {"name", required_argument, 0, 'k'},
-        {"train", required_argument, 0, 't'},
-        {"incomplete", no_argument, 0, 'i'},
-        {"uuid2", required_argument, 0, 'U'},
-        {"train2", required_argument, 0, 'T'},
-        {0, 0, 0, 0},
+        {"pid", required_argument, 0, 'p'},    {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'}, {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},   {"no-uuid", no_argument, 0, 'N'},
+        {"name", required_argument, 0, 'k'},   {"train", required_argument, 0, 't'},
+        {"incomplete", no_argument, 0, 'i'},   {"uuid2", required_argument, 0, 'U'},
+        {"train2", required_argument, 0, 'T'}, {0, 0, 0, 0},
     };
     store_process_info pi = {0};
     pi.pid = 1000;
@@ -52,6 +48,7 @@ int main(int argc, char **argv)
         case 'r': pi.run_id = optarg; break;
         case 'm': mps = 1; break;
         case 'u': uuid = optarg; break;
+        case 'N': uuid = NULL; break;
         case 'k': name = optarg; break;
         case 'i': incomplete = 1; break;
         case 'U': uuid2 = optarg; break;
