@@ -784,3 +784,49 @@ int test_cli_gpus_without_uuid(void)
     TEST_ASSERT(strstr(slurp(out_path), "--separate-gpus"));
     return 0;
 }
+
+/* Writes a PyTorch (Kineto) trace of one process: `n` kernels of 1 ms on device 0, every 2 ms
+ * from `start_us`, and the device described without a uuid, as Kineto does. */
+static int write_kineto(const char *path, int pid, long long start_us, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f,
+            "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\","
+            " \"totalGlobalMem\": 150000000000, \"computeMajor\": 9, \"computeMinor\": 0,"
+            " \"numSms\": 132}],\n \"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        fprintf(
+            f,
+            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"spin\", \"pid\": 0, \"tid\": 7,"
+            " \"ts\": %lld, \"dur\": 1000, \"args\": {\"device\": 0, \"context\": 1,"
+            " \"stream\": 7, \"correlation\": %d, \"grid\": [1, 1, 1], \"block\": [32, 1, 1]}},\n",
+            start_us + 2000LL * i, i + 1);
+    fprintf(f,
+            "{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": 0,"
+            " \"args\": {\"name\": \"python3\"}},\n"
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": %d,"
+            " \"tid\": %d, \"ts\": %lld, \"dur\": 1}\n]}\n",
+            pid, pid, pid, start_us);
+    return fclose(f);
+}
+
+/* PyTorch traces of two processes on one GPU (no uuid, "device 0, NVIDIA H200" in both): one
+ * GPU that both processes used, not two solo GPUs; --separate-gpus splits them again. */
+int test_cli_pytorch_traces_share_gpu(void)
+{
+    TEST_EQ_INT(write_kineto(tmp("rank0.pt.trace.json"), 4242, 1700000000000000LL, 5), 0);
+    TEST_EQ_INT(write_kineto(tmp("rank1.pt.trace.json"), 4343, 1700000000001000LL, 5), 0);
+    char args[9000];
+    int procs = 0;
+    snprintf(args, sizeof args, "'%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "--separate-gpus '%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
+    return 0;
+}
