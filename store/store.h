@@ -390,8 +390,10 @@ store_idx store_run_context(store_run *run, store_idx process, uint32_t context_
 /* Sets what CUDA says of a context's SM partition: green (1: a green context), the parent
  * context's CUDA id and the SMs it may use. 0 means unknown and leaves a value set before.
  * STORE_EINVAL when `context` does not exist. */
-int store_run_context_green(store_run *run, store_idx context, int green, uint32_t parent_id,
-                            uint32_t sm_count);
+int store_run_context_green(store_run *run, store_idx context, /* from store_run_context */
+                            int green,                         /* 1: a green context */
+                            uint32_t parent_id,                /* parent's CUDA context id */
+                            uint32_t sm_count);                /* SMs it may use */
 store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id);
 store_idx store_run_launch(store_run *run, const store_launch *l);
 /* Appends a record (times already on the common axis). Returns 0 or STORE_ENOMEM. */
