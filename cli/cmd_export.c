@@ -15,7 +15,8 @@
 #define LANES 8 /* lanes per stream for kernels that overlap on one stream */
 
 static const char usage_text[] =
-    "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] FILES...\n"
+    "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
+    "                     FILES...\n"
     "\n"
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open:\n"
     "a process per traced process with a track per CUDA stream (kernels that overlap on one\n"
@@ -28,6 +29,8 @@ static const char usage_text[] =
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n"
+    "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
+    "                         of matching them by host, ordinal, name and memory\n"
     "  -h, --help             this text\n"
     "\n"
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
@@ -254,15 +257,13 @@ static int write_trace(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'},
-        {"baseline", required_argument, 0, 'b'},
-        {"force", no_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"chrome", required_argument, 0, 'c'}, {"baseline", required_argument, 0, 'b'},
+        {"force", no_argument, 0, 'f'},        {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     const char *out = NULL;
     char **base = calloc((size_t)argc + 1, sizeof *base);
-    int force = 0, nbase = 0, c, rc = 1;
+    int force = 0, separate = 0, nbase = 0, c, rc = 1;
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     FILE *f = NULL;
@@ -276,6 +277,7 @@ int cmd_export(int argc, char **argv)
         case 'c': out = optarg; break;
         case 'b': base[nbase++] = optarg; break;
         case 'f': force = 1; break;
+        case 'G': separate = 1; break;
         case 'h':
             fputs(usage_text, stdout);
             rc = 0;
@@ -290,9 +292,9 @@ int cmd_export(int argc, char **argv)
     }
     if (cli_refuse_existing("export", out, force))
         goto out;
-    if (cli_load(argc - optind, argv + optind, &run) != 0 ||
-        (nbase && cli_load(nbase, base, &baseline) != 0) || cli_analyse(run, baseline, &a) != 0 ||
-        !(f = cli_create("export", out, force)))
+    if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
+        (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
+        cli_analyse(run, baseline, &a) != 0 || !(f = cli_create("export", out, force)))
         goto out;
     static char buf[1 << 20];
     setvbuf(f, buf, _IOFBF, sizeof buf);

@@ -269,7 +269,7 @@ static int load_baseline(const char *path, store_run **ppRun)
         free(files);
         return -1;
     }
-    int rc = cli_load(n, files, ppRun);
+    int rc = cli_load(n, files, 0, ppRun);
     if (files != one)
         free_list(files, n);
     return rc;
@@ -281,7 +281,7 @@ static int print_headline(rec_run_state *st)
 {
     store_run *run = NULL, *base = NULL;
     analysis *a = NULL;
-    if (cli_load(st->nfiles, st->files, &run) != 0)
+    if (cli_load(st->nfiles, st->files, 0, &run) != 0)
         return -1;
     if (st->baseline && load_baseline(st->baseline, &base) != 0) {
         store_run_free(run);

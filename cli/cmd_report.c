@@ -13,7 +13,8 @@
 
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
-    "                     [--table NAME] [--color auto|always|never] [--top N] FILES...\n"
+    "                     [--table NAME] [--color auto|always|never] [--top N]\n"
+    "                     [--separate-gpus] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
     "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
@@ -36,6 +37,8 @@ static const char usage_text[] =
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
     "  -n, --top N          kernels listed in the text report (default 10)\n"
+    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
+    "                       matching them by host, ordinal, name and memory\n"
     "  -h, --help           this text\n"
     "\n"
     "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
@@ -54,20 +57,17 @@ typedef struct report_opts {
     int nbaseline, ncompare;
     const char *format, *table, *color;
     int top;
+    int separate_gpus; /* --separate-gpus */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
 {
     static const struct option longopts[] = {
-        {"baseline", required_argument, 0, 'b'},
-        {"compare", required_argument, 0, 'c'},
-        {"format", required_argument, 0, 'f'},
-        {"table", required_argument, 0, 't'},
-        {"color", required_argument, 0, 'C'},
-        {"colour", required_argument, 0, 'C'},
-        {"top", required_argument, 0, 'n'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"baseline", required_argument, 0, 'b'}, {"compare", required_argument, 0, 'c'},
+        {"format", required_argument, 0, 'f'},   {"table", required_argument, 0, 't'},
+        {"color", required_argument, 0, 'C'},    {"colour", required_argument, 0, 'C'},
+        {"top", required_argument, 0, 'n'},      {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     int c;
     long v;
@@ -79,6 +79,7 @@ static int parse(int argc, char **argv, report_opts *o)
         case 'f': o->format = optarg; break;
         case 't': o->table = optarg; break;
         case 'C': o->color = optarg; break;
+        case 'G': o->separate_gpus = 1; break;
         case 'n':
             if (cli_parse_long(optarg, 0, INT_MAX, &v))
                 return cli_usage_error("report", "--top wants a count, not '%s'", optarg);
@@ -142,9 +143,9 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    if (cli_load(argc - optind, argv + optind, &run) != 0 ||
-        (o.nbaseline && cli_load(o.nbaseline, o.baseline, &base) != 0) ||
-        (o.ncompare && cli_load(o.ncompare, o.compare, &other) != 0))
+    if (cli_load(argc - optind, argv + optind, o.separate_gpus, &run) != 0 ||
+        (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0) ||
+        (o.ncompare && cli_load(o.ncompare, o.compare, o.separate_gpus, &other) != 0))
         goto out;
     if (cli_analyse(run, base, &a) != 0 || (other && cli_analyse(other, base, &b) != 0))
         goto out;

@@ -705,3 +705,135 @@ int test_cli_report_text_solo_device_dashes(void)
     TEST_ASSERT(strstr(out, " solo                 -     -     -      -\n"));
     return 0;
 }
+
+/* Number of GPUs in the report of ARGS, and how many processes ran on the first. */
+static int gpus_of(const char *args, int *procs0)
+{
+    json_t *j = report_json(args);
+    if (!j)
+        return -1;
+    int n = (int)json_array_size(json_object_get(j, "devices"));
+    *procs0 = (int)jnum(j, "devices.0.processes");
+    json_decref(j);
+    return n;
+}
+
+/* GPUs without a uuid (as PyTorch traces of several processes name "device 0, NVIDIA H200"):
+ * two processes of one host on ordinal 0 of the same name and memory are one GPU, time-sliced;
+ * --separate-gpus keeps them apart in report, export, merge and import, and a file merged or
+ * imported with it remembers the choice. */
+int test_cli_gpus_without_uuid(void)
+{
+    char d[4200];
+    snprintf(d, sizeof d, "%s/nouuid", test_tmpdir());
+    mkdir(d, 0755);
+    TEST_EQ_INT(sh("'%s' '%s/p1.db' --pid 101 --no-uuid --train 0,5,%lld,0 "
+                   "--train %lld,10,%lld,0 && '%s' '%s/p2.db' --pid 102 --no-uuid "
+                   "--train %lld,10,%lld,0 --train %lld,5,%lld,0",
+                   TRACEGEN, d, MS, 20 * MS, 2 * MS, TRACEGEN, d, 20 * MS, 2 * MS, 50 * MS, MS),
+                0);
+    char args[9000];
+    int procs = 0;
+    snprintf(args, sizeof args, "'%s'", d);
+    json_t *j = report_json(args);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
+    TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
+    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_EQ_INT(jnum(j, "devices.0.processes"), 2);
+    json_decref(j);
+    snprintf(args, sizeof args, "--separate-gpus '%s'", d);
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
+
+    /* merge and import: the file keeps what was chosen */
+    TEST_EQ_INT(sh("'%s' merge -o '%s' '%s'", TLVIEW, tmp("m.db"), d), 0);
+    TEST_EQ_INT(sh("'%s' merge --separate-gpus -o '%s' '%s'", TLVIEW, tmp("ms.db"), d), 0);
+    TEST_EQ_INT(sh("'%s' import -q --separate-gpus -o '%s' '%s/p1.db' '%s/p2.db'", TLVIEW,
+                   tmp("is.db"), d, d),
+                0);
+    snprintf(args, sizeof args, "'%s'", tmp("m.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "'%s'", tmp("ms.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    snprintf(args, sizeof args, "'%s'", tmp("is.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    snprintf(args, sizeof args, "--separate-gpus '%s'", tmp("m.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+
+    /* export: one GPU track per device */
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s'", TLVIEW, tmp("one.json"), d), 0);
+    TEST_EQ_INT(sh("'%s' export --separate-gpus --chrome '%s' '%s'", TLVIEW, tmp("two.json"), d),
+                0);
+    int gpu_tracks[2];
+    for (int i = 0; i < 2; i++) {
+        json_error_t e;
+        json_t *t = json_load_file(tmp(i ? "two.json" : "one.json"), 0, &e);
+        TEST_ASSERT(t);
+        json_t *ev = json_object_get(t, "traceEvents");
+        gpu_tracks[i] = 0;
+        for (size_t k = 0; k < json_array_size(ev); k++) {
+            json_t *x = json_array_get(ev, k);
+            const char *name = json_string_value(json_object_get(x, "name"));
+            const char *pname =
+                json_string_value(json_object_get(json_object_get(x, "args"), "name"));
+            if (name && !strcmp(name, "process_name") && pname && !strncmp(pname, "GPU ", 4))
+                gpu_tracks[i]++;
+        }
+        json_decref(t);
+    }
+    TEST_EQ_INT(gpu_tracks[0], 1);
+    TEST_EQ_INT(gpu_tracks[1], 2);
+
+    /* serve parses it like the others */
+    TEST_EQ_INT(sh("'%s' serve --separate-gpus --help", TLVIEW), 0);
+    TEST_ASSERT(strstr(slurp(out_path), "--separate-gpus"));
+    return 0;
+}
+
+/* Writes a PyTorch (Kineto) trace of one process: `n` kernels of 1 ms on device 0, every 2 ms
+ * from `start_us`, and the device described without a uuid, as Kineto does. */
+static int write_kineto(const char *path, int pid, long long start_us, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f,
+            "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\","
+            " \"totalGlobalMem\": 150000000000, \"computeMajor\": 9, \"computeMinor\": 0,"
+            " \"numSms\": 132}],\n \"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        fprintf(
+            f,
+            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"spin\", \"pid\": 0, \"tid\": 7,"
+            " \"ts\": %lld, \"dur\": 1000, \"args\": {\"device\": 0, \"context\": 1,"
+            " \"stream\": 7, \"correlation\": %d, \"grid\": [1, 1, 1], \"block\": [32, 1, 1]}},\n",
+            start_us + 2000LL * i, i + 1);
+    fprintf(f,
+            "{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": 0,"
+            " \"args\": {\"name\": \"python3\"}},\n"
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": %d,"
+            " \"tid\": %d, \"ts\": %lld, \"dur\": 1}\n]}\n",
+            pid, pid, pid, start_us);
+    return fclose(f);
+}
+
+/* PyTorch traces of two processes on one GPU (no uuid, "device 0, NVIDIA H200" in both): one
+ * GPU that both processes used, not two solo GPUs; --separate-gpus splits them again. */
+int test_cli_pytorch_traces_share_gpu(void)
+{
+    TEST_EQ_INT(write_kineto(tmp("rank0.pt.trace.json"), 4242, 1700000000000000LL, 5), 0);
+    TEST_EQ_INT(write_kineto(tmp("rank1.pt.trace.json"), 4343, 1700000000001000LL, 5), 0);
+    char args[9000];
+    int procs = 0;
+    snprintf(args, sizeof args, "'%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "--separate-gpus '%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
+    return 0;
+}

@@ -569,7 +569,9 @@ static int write_trace(const char *path, int64_t pid, int solo_at)
     store_device_info dev = {
         0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 150000000000ULL};
     rc = rc ? rc : store_writer_device(w, proc, &dev);
-    rc = rc ? rc : store_writer_context(w, proc, 1, 0, 1, 7);
+    store_context_info ci = {
+        .context_id = 1, .device_id = 0, .compute_api_kind = 1, .null_stream_id = 7};
+    rc = rc ? rc : store_writer_context(w, proc, &ci);
     rc = rc ? rc : store_writer_begin(w);
     store_kernel_info k = {.start = t0 + solo_at * ms,
                            .end = t0 + (solo_at + 10) * ms,
