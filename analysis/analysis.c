@@ -471,6 +471,15 @@ static int check_run(analysis *a)
         warn(a, "%u more processes are incomplete", nincomplete - 5);
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        store_idx dv = a->devs[s].device;
+        if (dv != STORE_NONE && run->devices[dv].inferred)
+            warn(a,
+                 "GPU %u (%s): the files of its %u processes give no GPU UUID; they were taken as "
+                 "one GPU because they agree on host, ordinal, name and memory (tlview "
+                 "--separate-gpus keeps each file's GPUs apart)",
+                 s, run->devices[dv].name ? run->devices[dv].name : "?", a->devs[s].nprocesses);
+    }
     if (a->sum.nzero)
         warn(a,
              "%llu kernels have zero length (or end before start): counted, but without "

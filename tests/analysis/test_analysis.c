@@ -1333,3 +1333,20 @@ int test_analysis_extreme_times(void)
     store_run_free(run);
     return 0;
 }
+
+/* GPUs matched across files without a UUID are named in a warning: the identity was inferred. */
+int test_analysis_inferred_gpu_warned(void)
+{
+    store_run *run = two_phase(SYNTH_PLAIN, 2000);
+    run->devices[0].inferred = 1;
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_nwarnings(a), 1);
+    TEST_ASSERT(has_warning(a, "GPU 0 (NVIDIA H200): the files of its 2 processes give no GPU "
+                               "UUID; they were taken as one GPU because they agree on host, "
+                               "ordinal, name and memory (tlview --separate-gpus keeps each "
+                               "file's GPUs apart)"));
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}

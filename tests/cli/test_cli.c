@@ -739,7 +739,7 @@ int test_cli_gpus_without_uuid(void)
     TEST_ASSERT(j);
     TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 2.0, 1e-6);
     TEST_EQ_INT(jnum(j, "devices.0.processes"), 2);
     json_decref(j);
     snprintf(args, sizeof args, "--separate-gpus '%s'", d);

@@ -5,7 +5,7 @@
 # replaced by SRC/ and OUT/), with CASE.out. --accept writes CASE.out instead (accept.sh runs every
 # case that way after a deliberate change; review the diff before committing it).
 set -euo pipefail
-tl=$1 src=$2 case=$3 mode=${4:-}
+tl=$(realpath "$1") src=$(realpath "$2") case=$3 mode=${4:-}
 dir=$(cd "$(dirname "$0")" && pwd)
 cmdfile=$dir/$case.cmd
 [ -f "$cmdfile" ] || { echo "no case $cmdfile"; exit 2; }

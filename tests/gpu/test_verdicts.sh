@@ -9,7 +9,7 @@
 #   taken from solo-spin's kernel, the judge's table, the saved reports, the tar;
 #   verdicts_judge.py on an OUTDIR made from the committed spin recordings
 #   (samples/spin/traces) passes the right rows, fails a wrong verdict and a stretch out of bounds
-#   (exit 1), reads a Chrome trace, and takes the stretch from `stretch` before `mean_stretch`;
+#   (exit 1), reads a Chrome trace, and takes the stretch from the view's `stretch`;
 #   verdicts_summary.py counts files and kernels and checks the compute API kind.
 # Usage: test_verdicts.sh TLVIEW BUILD_DIR MAKE_TRACE. Exits 77 without python3.
 # shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
@@ -153,16 +153,16 @@ echo "$out" | grep -q '^| spin-4-any | .* | FAIL: baseline nowhere has no trace 
 echo "$out" | grep -q "^| chrome-1 | ? | .* | FAIL: .*not \`key: value\`" ||
     fail "broken expected row: $out"
 
-# The stretch under its new name wins over mean_stretch (a stand-in tlview prints the report).
+# The verdict, stretch and overlap share of the JSON view (a stand-in tlview prints the report).
 cat >"$W/fake-tlview" <<'EOF'
 #!/bin/sh
-echo '{"devices": [{"verdict": "queued", "stretch": 1.05, "mean_stretch": 9.0, "overlap_share": 0.1}]}'
+echo '{"devices": [{"verdict": "queued", "stretch": 1.05, "overlap_share": 0.1}]}'
 EOF
 chmod +x "$W/fake-tlview"
 printf 'verdict: queued|contended\nstretch: 1 1.1\n' >"$O/spin-4-any/expected"
 out=$(python3 "$here/verdicts_judge.py" --only spin-4-any "$W/fake-tlview" "$O")
 echo "$out" | grep -qxF "| spin-4-any | queued or contended 1-1.1 | queued | 1.05 | 0.10 | PASS |" ||
-    fail "the renamed stretch: $out"
+    fail "the view's stretch: $out"
 echo "judge: PASS"
 
 # ---- the summary line

@@ -25,11 +25,10 @@ import os
 import subprocess
 import sys
 
-# Where the verdict and the stretch stand in `tlview report --format json` (tlview is renaming:
-# the first key found wins).
+# Where the verdict and the stretch stand in `tlview report --format json` (view/README.md).
 REPORT_DEVICES = "devices"
 REPORT_VERDICT = "verdict"
-REPORT_STRETCH = ("stretch", "mean_stretch")
+REPORT_STRETCH = "stretch"
 REPORT_OVERLAP = "overlap_share"
 ANY = "any"
 
@@ -97,7 +96,7 @@ def judge(tlview, outdir, name, save):
     devs = rep.get(REPORT_DEVICES) or [{}]
     dev = devs[0]
     verdict = dev.get(REPORT_VERDICT, "-")
-    stretch = next((dev[k] for k in REPORT_STRETCH if dev.get(k) is not None), None)
+    stretch = dev.get(REPORT_STRETCH)
     overlap = dev.get(REPORT_OVERLAP)
     problems = []
     if want != ANY and verdict not in want.split("|"):
