@@ -2,15 +2,17 @@
 """verdicts_judge: judges the scenarios recorded by tests/gpu/verdicts.sh with tlview's report.
 
 For every folder OUTDIR/<scenario> holding an `expected` file it runs
-    TLVIEW report --format json [--baseline FILE]... OUTDIR/<scenario>/{*.db,*.json}
+    TLVIEW report --format json [ARGS] [--baseline FILE]... OUTDIR/<scenario>/{*.db,*.json}
 (the baseline files: those of the folders the `expected` file names) and prints a table:
     scenario | expected | verdict | stretch | overlap | pass
-verdict and stretch are the first GPU's (the names are in REPORT_* below, in one place, while
-tlview's JSON is being renamed); overlap is its overlap share of busy time, for reading only.
+verdict and stretch are the first GPU's (the JSON view's names are in REPORT_* below, in one
+place); overlap is its overlap share of busy time, for reading only.
 The `expected` file, one `key: value` a line (# starts a comment):
     verdict: time-sliced                allowed verdicts, `|` between them; `any`: record only
     stretch: 1.7 2.3                    optional: bounds the stretch must lie within
     baseline: solo-spin [solo-burst]    optional: folders under OUTDIR with the solo references
+    args: --assume-mps on               optional: more arguments of tlview report (what a user who
+                                        knows the setup would say of files that do not)
 A row passes when the verdict is allowed and the stretch (when bounded) lies within the bounds.
 Exit status: 0 when every row passed, 1 when one failed, 2 for a usage error.
 Usage: verdicts_judge.py [--save DIR] [--only NAME]... TLVIEW OUTDIR
@@ -73,10 +75,12 @@ def judge(tlview, outdir, name, save):
     # `|` would split a Markdown table's cell
     shown = want.replace("|", " or ") + (" {:g}-{:g}".format(*exp["stretch"])
                                          if "stretch" in exp else "")
+    if exp.get("args"):
+        shown += f" ({exp['args']})"
     files = trace_files(folder)
     if not files:
         return (name, shown, "-", "-", "-", "FAIL: no trace files", False)
-    cmd = [tlview, "report", "--format", "json"]
+    cmd = [tlview, "report", "--format", "json"] + exp.get("args", "").split()
     for base in exp.get("baseline", "").split():
         bfiles = trace_files(os.path.join(outdir, base))
         if not bfiles:
