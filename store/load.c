@@ -190,13 +190,16 @@ int store_probe(const char *path)
     store_guard_start(&guard, path);
     if (store_open_read(path, &db, err, sizeof err) != STORE_OK)
         return 0;
-    /* Guarded like a load: a meta that is a view is not read (the file is then no tlview file). */
+    /* Guarded like a load. A meta that is not a plain table (a view...) is not read, but the
+     * file is taken, so that its load says what is wrong with it. */
+    int refused = 0;
     int rc = store_guard_attach(db, &guard, path, err, sizeof err);
     if (rc == STORE_OK)
-        rc = store_guard_tables(db, path, (const char *const[]){"meta", NULL}, err, sizeof err);
+        rc = store_guard_tables(db, path, (const char *const[]){"meta", NULL}, &refused, err,
+                                sizeof err);
     if (rc == STORE_OK)
         rc = store_schema_check(db, path, &t0, &clock, err, sizeof err);
     sqlite3_close(db);
     /* A newer tlview file is still a tlview file: the load then says why it cannot be read. */
-    return rc == STORE_OK || rc == STORE_ENEWER;
+    return rc == STORE_OK || rc == STORE_ENEWER || refused;
 }

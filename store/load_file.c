@@ -654,14 +654,14 @@ int store_load_open(loader *L)
     if (rc == STORE_OK)
         rc = store_guard_attach(L->db, &L->guard, L->path, L->err, sizeof L->err);
     if (rc == STORE_OK)
-        rc = store_guard_tables(L->db, L->path, meta_table, L->err, sizeof L->err);
+        rc = store_guard_tables(L->db, L->path, meta_table, NULL, L->err, sizeof L->err);
     if (rc == STORE_OK)
         rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, L->err, sizeof L->err);
     /* One read transaction: a file still being written is read as one consistent snapshot. */
     if (rc == STORE_OK && sqlite3_exec(L->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
         rc = lerr(L, STORE_EIO, "cannot begin reading");
     if (rc == STORE_OK)
-        rc = store_guard_tables(L->db, L->path, tables_read, L->err, sizeof L->err);
+        rc = store_guard_tables(L->db, L->path, tables_read, NULL, L->err, sizeof L->err);
     if (rc == STORE_OK)
         rc = load_processes(L);
     if (rc == STORE_OK)

@@ -329,7 +329,8 @@ int store_run_load(store_run *run, const char *path);
 int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths);
 
 /* True (1) when `path` starts like a tlview file (SQLite with a meta table whose format is
- * "tlview"); 0 otherwise. Never fails loudly: used for format detection. */
+ * "tlview", or whose meta is not a plain table but a view...: loading it then says so); 0
+ * otherwise. Never fails loudly: used for format detection. */
 int store_probe(const char *path);
 
 /* Sorts records by start and computes t_begin/t_end. Call once after the last load/add (calling it

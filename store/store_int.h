@@ -105,9 +105,11 @@ int store_guard_attach(sqlite3 *db, store_guard *g, const char *path, char *err,
 
 /* Checks that each of names[] (NULL-terminated) that db holds is a plain table: not a view, a
  * virtual or shadow table, and without generated columns. Absent names pass (the reader's own
- * query says what is missing). 0, or STORE_EFORMAT with "PATH: 'kernel' is a view, not a table". */
-int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, char *err,
-                       size_t errlen);
+ * query says what is missing). 0, or STORE_EFORMAT with "PATH: 'kernel' is a view, not a table"
+ * (*pRefused = 1) or, when the schema cannot be read, "PATH: truncated or corrupt (...)"
+ * (*pRefused = 0). */
+int store_guard_tables(sqlite3 *db, const char *path, const char *const *names,
+                       int *pRefused /* OUT, may be NULL */, char *err, size_t errlen);
 
 /* After a failed read on a guarded connection: when the guard caused it (time limit, a value
  * over STORE_MAX_VALUE), replaces err with a message that says so and returns STORE_EFORMAT;

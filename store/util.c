@@ -234,13 +234,13 @@ static int schema_error(sqlite3 *db, const char *path, char *err, size_t errlen)
     return STORE_EFORMAT;
 }
 
-int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, char *err,
-                       size_t errlen)
+int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, int *pRefused,
+                       char *err, size_t errlen)
 {
     /* table_list and table_xinfo read SQLite's parsed schema: the sql text of sqlite_schema can
      * be written to look like anything. */
     sqlite3_stmt *kind = NULL, *gen = NULL;
-    int rc = STORE_OK;
+    int rc = STORE_OK, refused = 0;
     if (sqlite3_prepare_v2(db,
                            "SELECT type FROM pragma_table_list WHERE schema = 'main' AND"
                            " name = ?1 COLLATE NOCASE",
@@ -264,6 +264,7 @@ int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, 
             store_fmt(err, errlen, "%s: '%s' is a %s%s, not a table", path, *names, type,
                       strcmp(type, "view") == 0 ? "" : " table");
             rc = STORE_EFORMAT;
+            refused = 1;
         } else {
             sqlite3_reset(gen);
             sqlite3_bind_text(gen, 1, *names, -1, SQLITE_STATIC);
@@ -273,6 +274,7 @@ int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, 
                           "file?)",
                           path, *names, (const char *)sqlite3_column_text(gen, 0));
                 rc = STORE_EFORMAT;
+                refused = 1;
             } else if (step != SQLITE_DONE) {
                 rc = schema_error(db, path, err, errlen);
             }
@@ -280,6 +282,8 @@ int store_guard_tables(sqlite3 *db, const char *path, const char *const *names, 
     }
     sqlite3_finalize(kind);
     sqlite3_finalize(gen);
+    if (pRefused)
+        *pRefused = refused;
     return rc;
 }
 
@@ -288,9 +292,14 @@ int store_guard_explain(const store_guard *g, sqlite3 *db, const char *path, int
 {
     if (rc != STORE_EFORMAT && rc != STORE_EIO)
         return rc;
+    char secs[32];
+    if (g->limit_s < 1) /* only a test sets a limit this low */
+        store_fmt(secs, sizeof secs, "%.3g", g->limit_s);
+    else
+        store_fmt(secs, sizeof secs, "%.0f", g->limit_s);
     if (g->expired)
-        store_fmt(err, errlen, "%s: reading took over %.*f s (a hostile or damaged file?)", path,
-                  g->limit_s < 1 ? 2 : 0, g->limit_s);
+        store_fmt(err, errlen, "%s: reading took over %s s (a hostile or damaged file?)", path,
+                  secs);
     else if (db && sqlite3_errcode(db) == SQLITE_TOOBIG)
         store_fmt(err, errlen, "%s: a value over %d MiB (a hostile or damaged file?)", path,
                   STORE_MAX_VALUE >> 20);

@@ -1275,7 +1275,7 @@ int test_store_hostile_schema(void)
         {"meta_view.db",
          "ALTER TABLE meta RENAME TO m0; CREATE VIEW meta AS WITH RECURSIVE c(x) AS"
          " (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT key, value FROM m0, c",
-         "'meta' is a view, not a table", 0},
+         "'meta' is a view, not a table", 1},
         {"vtab.db",
          "DROP TABLE memset; CREATE VIRTUAL TABLE memset USING fts5(start, dur, context_row,"
          " stream_id, correlation_id, value, bytes, mem_kind)",
