@@ -64,9 +64,14 @@ int imp_sql_open(imp_reader *r, sqlite3 **pdb)
  * else "<what>: <SQLite's message>". */
 static int sql_fail(imp_reader *r, sqlite3 *db, const char *what)
 {
+    char secs[32];
+    if (r->sql_limit_s < 1) /* only a test sets a limit this low */
+        snprintf(secs, sizeof secs, "%.3g", r->sql_limit_s);
+    else
+        snprintf(secs, sizeof secs, "%.0f", r->sql_limit_s);
     if (r->sql_expired)
-        return imp_fail(r, STORE_EFORMAT, "reading took over %.*f s (a hostile or damaged file?)",
-                        r->sql_limit_s < 1 ? 2 : 0, r->sql_limit_s);
+        return imp_fail(r, STORE_EFORMAT, "reading took over %s s (a hostile or damaged file?)",
+                        secs);
     if (sqlite3_errcode(db) == SQLITE_TOOBIG)
         return imp_fail(r, STORE_EFORMAT, "a value over %d MiB%s%s (a hostile or damaged file?)",
                         IMP_SQL_MAX_VALUE >> 20, r->table ? " in table " : "",
