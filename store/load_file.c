@@ -215,8 +215,11 @@ static int load_process_meta(loader *L)
         if (col_text(st, 1) &&
             (rc = store_run_process_meta(L->run, L->proc[id], col_text(st, 1), col_text(st, 2))))
             break;
-        if (col_text(st, 1) && !strcmp(col_text(st, 1), "rows_refused") && col_text(st, 2))
-            L->run->processes[L->proc[id]].rows_refused = strtoull(col_text(st, 2), NULL, 10);
+        /* Refused when the file was made (a merge) + refused here (calibration, read before). */
+        uint64_t *refused = &L->run->processes[L->proc[id]].rows_refused;
+        if (col_text(st, 1) && !strcmp(col_text(st, 1), "rows_refused") && col_text(st, 2) &&
+            __builtin_add_overflow(*refused, strtoull(col_text(st, 2), NULL, 10), refused))
+            *refused = UINT64_MAX;
     }
     return done(L, st, rc, "reading process_meta");
 }

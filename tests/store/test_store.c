@@ -1392,16 +1392,19 @@ int test_store_time_overflow(void)
     TEST_EQ_INT(run->processes[0].rows_refused, 9); /* 5 kernels, 2 copies, 1 API call, 1 range */
     store_run_free(run);
 
-    /* A calibration pair whose offset overflows is read as absent (offset 0), and counted. */
+    /* A calibration pair whose offset overflows is read as absent (offset 0), and counted, on
+     * top of what the file says was refused when it was made. */
     const char *cal = path_in("calibration.db");
     TEST_EQ_INT(write_sample(cal, 1, 5000, 5), STORE_OK);
     TEST_EQ_INT(exec_sql(cal, "UPDATE calibration SET realtime = 9223372036854775807,"
-                              " cupti = -10 WHERE label = 'start'"),
+                              " cupti = -10 WHERE label = 'start';"
+                              "INSERT INTO process_meta VALUES (1, 'rows_refused', 2)"),
                 SQLITE_OK);
     run = store_run_new();
     TEST_EQ_INT(store_run_load(run, cal), STORE_OK);
     TEST_EQ_INT(run->processes[0].clock_offset, 0);
-    TEST_EQ_INT(run->processes[0].rows_refused, 1);
+    TEST_EQ_INT(run->processes[0].rows_refused, 3);
+    TEST_EQ_STR(refused_meta(&run->processes[0]), "3");
     TEST_EQ_INT(run->nkernels, 5);
     store_run_free(run);
     return 0;
