@@ -529,7 +529,8 @@ static int copy_stream(loader *L, int64_t crow, uint32_t sid, store_idx *out)
 
 /* Places a record of run process p that starts `start` after the process's base (t0 + its
  * clock offset) and lasts `dur`; 0 when that overflows (the record is then counted as refused). */
-static int place(loader *L, store_idx p, int64_t start, int64_t dur, int64_t *pStart, int64_t *pEnd)
+static int place(loader *L, store_idx p, int64_t start /* relative to t0 */, int64_t dur,
+                 int64_t *pStart /* OUT */, int64_t *pEnd /* OUT */)
 {
     int64_t base;
     if (!__builtin_add_overflow(L->t0, L->run->processes[p].clock_offset, &base) &&
