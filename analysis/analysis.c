@@ -187,8 +187,7 @@ static int assign_groups(analysis *a)
             a->ctx_group[c] = mps_group[s];
         } else {
             a->ctx_group[c] = a->ngroups;
-            a->group_kind[a->ngroups++] =
-                kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
+            a->group_kind[a->ngroups++] = kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
         }
     }
     free(mps_group);
@@ -517,8 +516,7 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         analysis_options_default(&a->opt);
     int rc = ANALYSIS_EINVAL;
     if (a->opt.join_gap_ns < 0 || a->opt.assume_mps < 0 || a->opt.assume_mps > 2 ||
-        !(a->opt.concurrent_max_stretch >= 1.0) ||
-        !(a->opt.sliced_max_parallelism > 0) ||
+        !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
         !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))
         goto fail;

@@ -34,8 +34,9 @@ int cli_parse_assume_mps(const char *text);
 /* The help text of --assume-mps, shared by the commands that take it. */
 #define CLI_ASSUME_MPS_HELP                                                                        \
     "      --assume-mps on|off  contexts whose files do not say whether they were MPS clients\n"   \
-    "                       (imported traces: Kineto/Chrome, most nsys exports) are taken as MPS\n" \
-    "                       clients (on) or plain contexts (off); by default their MPS state is\n"  \
+    "                       (imported traces: Kineto/Chrome, most nsys exports) are taken as "     \
+    "MPS\n"                                                                                        \
+    "                       clients (on) or plain contexts (off); by default their MPS state is\n" \
     "                       unknown and the timing alone judges their overlap\n"
 
 /* Writes the headline of every device (one line each) to `out`, e.g.

@@ -28,8 +28,7 @@ static const char usage_text[] =
     "  -c, --chrome OUT.json  the file to write (required); an existing file is refused\n"
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
-    "  -f, --force            overwrite OUT.json if it exists\n"
-CLI_ASSUME_MPS_HELP
+    "  -f, --force            overwrite OUT.json if it exists\n" CLI_ASSUME_MPS_HELP
     "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
     "                         of matching them by host, ordinal, name and memory\n"
     "  -h, --help             this text\n"
@@ -258,10 +257,13 @@ static int write_trace(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'}, {"baseline", required_argument, 0, 'b'},
+        {"chrome", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
         {"force", no_argument, 0, 'f'},
-        {"assume-mps", required_argument, 0, 'M'},        {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+        {"assume-mps", required_argument, 0, 'M'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *out = NULL;
     char **base = calloc((size_t)argc + 1, sizeof *base);

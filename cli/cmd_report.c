@@ -32,8 +32,8 @@ static const char usage_text[] =
     "                       alone); repeat for several files, or give a folder\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
-    "                       stretch of that run's kernels; repeatable, or a folder\n"
-CLI_ASSUME_MPS_HELP
+    "                       stretch of that run's kernels; repeatable, or a "
+    "folder\n" CLI_ASSUME_MPS_HELP
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
@@ -65,12 +65,17 @@ typedef struct report_opts {
 static int parse(int argc, char **argv, report_opts *o)
 {
     static const struct option longopts[] = {
-        {"baseline", required_argument, 0, 'b'}, {"compare", required_argument, 0, 'c'},
-        {"format", required_argument, 0, 'f'},   {"table", required_argument, 0, 't'},
-        {"color", required_argument, 0, 'C'},    {"colour", required_argument, 0, 'C'},
-        {"top", required_argument, 0, 'n'},      {"separate-gpus", no_argument, 0, 'G'},
+        {"baseline", required_argument, 0, 'b'},
+        {"compare", required_argument, 0, 'c'},
+        {"format", required_argument, 0, 'f'},
+        {"table", required_argument, 0, 't'},
+        {"color", required_argument, 0, 'C'},
+        {"colour", required_argument, 0, 'C'},
+        {"top", required_argument, 0, 'n'},
+        {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int c;
     long v;

@@ -186,8 +186,7 @@ int cli_parse_assume_mps(const char *text)
     return !strcmp(text, "on") ? 2 : !strcmp(text, "off") ? 1 : -1;
 }
 
-int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps,
-                analysis **ppOut)
+int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps, analysis **ppOut)
 {
     analysis_options o;
     analysis_options_default(&o);

@@ -8,7 +8,7 @@
 #       one process alone, the solo references (--baseline) of the others
 #   ctx-plain-{2,4}[-solo-first]     one process, N cuCtxCreate contexts (tests/gpu/contexts)
 #   ctx-green-2[-solo-first]         one process, 2 green contexts on 2 x half the SMs
-#   ctx-green-primary                the primary context and a green one: an experiment
+#   ctx-green-primary                the primary context and a green one: side by side (measured)
 #   offset-{25,50,75}-mps-{off,on}   2 spin processes, the second p% of a kernel after the first
 #   uneven-mps-{off,on}              spin --iters 2e8 beside burst (4000 kernels of 2e4 steps)
 #   streams-procs-mps-off            spin --streams 4 (4 kernels side by side) + 2 spin processes
@@ -325,7 +325,8 @@ scenario ctx-plain-4 1 1 ctx plain 4 time-sliced 3.4 4.6
 scenario ctx-plain-4-solo-first 1 1 ctx plain 4 time-sliced 3.4 4.6 --solo-first
 scenario ctx-green-2 1 1 ctx green 2 concurrent 0.9 1.15
 scenario ctx-green-2-solo-first 1 1 ctx green 2 concurrent 0.9 1.15 --solo-first
-scenario ctx-green-primary 1 1 ctx green-primary "" any - -
+# measured 2026-12-01: a green context's kernel and its parent's ran side by side, unstretched
+scenario ctx-green-primary 1 1 ctx green-primary "" concurrent 0.9 1.15
 for p in 25 50 75; do scenario "offset-$p-mps-off" 2 1 offset "$p" off; done
 scenario uneven-mps-off 2 1 uneven off
 scenario streams-procs-mps-off 3 1 streams_procs

@@ -56,8 +56,9 @@ def read_expected(path):
 
 
 def trace_files(folder):
-    return sorted(glob.glob(os.path.join(folder, "*.db"))) + \
-        sorted(glob.glob(os.path.join(folder, "*.json")))
+    """The trace files of a folder: tlview files, and Chrome traces (gzipped ones too)."""
+    return [f for pat in ("*.db", "*.json", "*.json.gz")
+            for f in sorted(glob.glob(os.path.join(folder, pat)))]
 
 
 def fmt(x):
@@ -111,11 +112,34 @@ def judge(tlview, outdir, name, save):
             problems.append(f"stretch {fmt(stretch)} outside {lo:g}-{hi:g}")
     if len(devs) > 1:
         problems.append(f"{len(devs)} GPUs in the report, 1 expected")
+    problems += physics_contradictions(rep)
     if problems:
         text = "FAIL: " + "; ".join(problems)
     else:
         text = "record" if want == ANY else "PASS"
     return (name, shown, verdict, fmt(stretch), fmt(overlap), text, not problems)
+
+
+# Window verdicts the physics of their contexts rules out: contexts that cannot share the GPU
+# (no MPS, not green contexts of one process) are never side by side; contexts of one share
+# group (MPS clients, green contexts with their parent) are never time-sliced.
+RULED_OUT = {"sliced": ("concurrent", "contended", "queued"), "shared": ("time-sliced",)}
+
+
+def physics_contradictions(rep):
+    """Problems where a window's verdict contradicts what its contexts allowed, and windows
+    judged without physics on a GPU whose every context's MPS state is known."""
+    out = []
+    devices = rep.get(REPORT_DEVICES) or []
+    for w in rep.get("windows") or []:
+        gpu = w.get("gpu", 0)
+        mps = devices[gpu].get("mps") if gpu < len(devices) else None
+        if w.get("verdict") in RULED_OUT.get(w.get("physics"), ()):
+            out.append(f"window {w.get('id')} is {w.get('verdict')} with {w.get('physics')} "
+                       "physics")
+        if mps in ("off", "on") and w.get("physics") == "unknown":
+            out.append(f"window {w.get('id')}: physics unknown on a GPU with MPS {mps}")
+    return out[:3]
 
 
 def main():
