@@ -256,6 +256,7 @@ static int assign_slots(analysis *a)
         goto out;
     rc = ANALYSIS_EINVAL;
     int64_t prev = INT64_MIN;
+    uint64_t nout = 0, first = 1; /* kernels out of range; no kernel on the axis yet */
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         if (k->stream >= run->nstreams || k->start < prev)
@@ -266,6 +267,11 @@ static int assign_slots(analysis *a)
             goto out;
         int64_t dur = analysis_kernel_dur(k), *sp = &span[3 * (uint64_t)c];
         int64_t end = dur ? k->end : k->start;
+        if (!analysis_kernel_in_range(k)) { /* counted, never on the time axis */
+            a->sum.nzero++;
+            nout++;
+            continue;
+        }
         if (!used[c]++) {
             sp[0] = k->start;
             sp[1] = end;
@@ -277,11 +283,14 @@ static int assign_slots(analysis *a)
                 sp[2] = dur;
         }
         a->sum.nzero += dur == 0;
-        if (i == 0) /* the run's first start: the kernels are sorted */
+        if (first) { /* the run's first start: the kernels are sorted */
             a->sum.t_begin = a->sum.t_end = k->start;
+            first = 0;
+        }
         if (end > a->sum.t_end)
             a->sum.t_end = end;
     }
+    a->nout = nout;
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         store_idx dv = run->contexts[c].device;
         if (used[c])
@@ -493,11 +502,16 @@ static int check_run(analysis *a)
                  "--separate-gpus keeps each file's GPUs apart)",
                  s, run->devices[dv].name ? run->devices[dv].name : "?", a->devs[s].nprocesses);
     }
-    if (a->sum.nzero)
+    if (a->sum.nzero > a->nout)
         warn(a,
              "%llu kernels have zero length (or end before start): counted, but without "
              "stretch",
-             (unsigned long long)a->sum.nzero);
+             (unsigned long long)(a->sum.nzero - a->nout));
+    if (a->nout)
+        warn(a,
+             "%llu kernels lie beyond the times tlview computes with (+-146 years around 1970: a "
+             "damaged file?): counted, but not on the timeline",
+             (unsigned long long)a->nout);
     return ANALYSIS_OK;
 }
 

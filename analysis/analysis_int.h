@@ -46,6 +46,7 @@ struct analysis {
     analysis_process *procs;         /* run->nprocesses */
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;
+    uint64_t nout; /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
     char **warnings;
     uint32_t nwarnings;
 };
@@ -64,13 +65,18 @@ static inline uint32_t analysis_kernel_slot(const analysis *a, const store_kerne
     return a->ctx_slot[a->run->streams[k->stream].context];
 }
 
-/* A kernel's duration; an end before its start reads as zero length, and a span too long for
- * int64 saturates. */
+/* Whether kernel k lies within the times tlview computes with (+-STORE_TIME_MAX: the difference
+ * of any two such times fits an int64). A kernel beyond them (a damaged or hostile file, or an
+ * importer that does not check) is counted but never in flight. */
+static inline int analysis_kernel_in_range(const store_kernel *k)
+{
+    return k->start >= -STORE_TIME_MAX && k->end <= STORE_TIME_MAX;
+}
+
+/* A kernel's duration; an end before its start, and a kernel out of range, read as zero length. */
 static inline int64_t analysis_kernel_dur(const store_kernel *k)
 {
-    if (k->end <= k->start)
-        return 0;
-    return k->start < 0 && k->end > INT64_MAX + k->start ? INT64_MAX : k->end - k->start;
+    return analysis_kernel_in_range(k) && k->end > k->start ? k->end - k->start : 0;
 }
 
 /* The concurrency sweep (sweep.c): fills devs[] times and counts, the windows in slot then time

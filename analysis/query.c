@@ -117,7 +117,7 @@ static int profile_sweep(const analysis *a, uint32_t dev, int64_t t0, int64_t t1
     for (uint64_t i = lower_bound(run, from > t0 ? INT64_MIN : from);
          i < run->nkernels && run->kernels[i].start < t1; i++) {
         const store_kernel *k = &run->kernels[i];
-        if (k->end <= k->start || k->end <= t0 || analysis_kernel_slot(a, k) != dev)
+        if (!analysis_kernel_dur(k) || k->end <= t0 || analysis_kernel_slot(a, k) != dev)
             continue;
         while (q.n && q.heap[0].end <= k->start)
             qpop(&q);

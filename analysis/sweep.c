@@ -390,14 +390,14 @@ int analysis_sweep(analysis *a)
     }
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
-        uint32_t s = analysis_kernel_slot(a, k);
-        if ((rc = drain(&sw, s, k->start)) != 0)
-            goto out;
-        if (k->end <= k->start) {
+        if (analysis_kernel_dur(k) == 0) {
             a->stretch[i] = ANALYSIS_MARK_ZERO; /* never in flight, never a reference */
             a->ovl_start[i] = 0;
             continue;
         }
+        uint32_t s = analysis_kernel_slot(a, k);
+        if ((rc = drain(&sw, s, k->start)) != 0)
+            goto out;
         if ((rc = kernel_start(&sw, s, i)) != 0)
             goto out;
     }

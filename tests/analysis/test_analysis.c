@@ -1318,17 +1318,34 @@ int test_analysis_imported_not_incomplete(void)
     return 0;
 }
 
-/* Times at the ends of the int64 range: durations saturate instead of overflowing. */
+/* Times at the ends of the int64 range (a damaged file, or an importer that does not check):
+ * such kernels are counted and warned about, never put on the time axis, and nothing overflows;
+ * the kernels within range are analysed as usual. */
 int test_analysis_extreme_times(void)
 {
     store_run *run = store_run_new();
     store_idx s = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s2 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
     synth_kernel(run, s, "k", INT64_MIN + 10, INT64_MAX - 10);
     synth_kernel(run, s, "k", INT64_MAX - 5, INT64_MAX);
+    synth_kernel(run, s, "k", 1000, 2000);
+    synth_kernel(run, s2, "k", INT64_MIN, INT64_MIN + 100); /* its device has nothing else */
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
-    TEST_EQ_INT(analysis_get_summary(a)->nkernels, 2);
-    TEST_EQ_INT(analysis_get_process(a, 0)->kernel_ns, INT64_MAX);
+    const analysis_summary *sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->nkernels, 4);
+    TEST_EQ_INT(sm->nzero, 3);
+    TEST_EQ_INT(sm->t_begin, 1000);
+    TEST_EQ_INT(sm->t_end, 2000);
+    TEST_EQ_INT(analysis_ndevices(a), 1);
+    TEST_EQ_INT(analysis_get_process(a, 0)->kernel_ns, 1000);
+    TEST_EQ_INT(analysis_get_process(a, 1)->nkernels, 1);
+    TEST_ASSERT(has_warning(a, "3 kernels lie beyond the times tlview computes with"));
+    TEST_ASSERT(!has_warning(a, "zero length"));
+    analysis_segment seg[4];
+    size_t n;
+    TEST_EQ_INT(analysis_profile(a, 0, 0, 3000, seg, 4, &n), 0);
+    TEST_EQ_INT(n, 3);
     analysis_free(a);
     store_run_free(run);
     return 0;
