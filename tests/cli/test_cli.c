@@ -301,11 +301,11 @@ int test_cli_export_chrome(void)
                 nsliced++;
                 TEST_NEAR(json_number_value(json_object_get(args, "stretch")), 2.0, 1e-3);
                 TEST_NEAR(json_number_value(json_object_get(x, "dur")), 2000.0, 1e-9); /* us */
-                TEST_ASSERT(json_is_false(json_object_get(args, "mps")));
+                TEST_EQ_INT(json_integer_value(json_object_get(args, "compute_api_kind")), 1);
             }
-        } else if (!strcmp(ph, "X") && !strcmp(cat, "window")) {
+        } else if (!strcmp(ph, "X") && !strcmp(cat, "tlview_window")) {
             nwin++;
-        } else if (!strcmp(ph, "C")) {
+        } else if (!strcmp(ph, "C") && !strcmp(cat, "tlview_counter")) {
             ncounter++;
         }
     }
