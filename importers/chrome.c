@@ -156,6 +156,14 @@ static int64_t arg_int(imp_json *j, imp_jref args, const char *key, int64_t dflt
     return v;
 }
 
+/* arg_int() for the keys only tlview writes: their case is known (and strcmp is cheaper). */
+static int64_t arg_tl(imp_json *j, imp_jref args, const char *key, int64_t dflt)
+{
+    int64_t v = dflt;
+    imp_json_int(j, imp_json_get(j, args, key), &v);
+    return v;
+}
+
 /* "Memcpy HtoD (Pageable -> Device)" -> CUpti_ActivityMemcpyKind 1. */
 static uint16_t memcpy_kind(const char *name)
 {
@@ -203,10 +211,10 @@ static int declare_contexts(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p
         x->id = (uint32_t)v;
         x->has_device = imp_json_int(j, imp_json_get(j, c, "device"), &v);
         x->device = x->has_device ? (uint32_t)v : 0;
-        x->kind = (uint32_t)arg_int(j, c, "compute_api_kind", 0);
-        x->green = (uint32_t)arg_int(j, c, "green", 0);
-        x->parent = (uint32_t)arg_int(j, c, "parent_context", 0);
-        x->sm_count = (uint32_t)arg_int(j, c, "sm_count", 0);
+        x->kind = (uint32_t)arg_tl(j, c, "compute_api_kind", 0);
+        x->green = (uint32_t)arg_tl(j, c, "green", 0);
+        x->parent = (uint32_t)arg_tl(j, c, "parent_context", 0);
+        x->sm_count = (uint32_t)arg_tl(j, c, "sm_count", 0);
         imp_jref st = imp_json_get(j, c, "streams");
         uint32_t ns = imp_json_len(j, st);
         if (ns && !(x->streams = malloc(ns * sizeof *x->streams)))
@@ -235,8 +243,8 @@ static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
     memset(p, 0, sizeof *p);
     p->chrome_pid = pid;
     p->pid = imp_json_int(j, imp_json_get(j, t, "pid"), &v) ? v : pid;
-    p->ppid = arg_int(j, t, "ppid", 0);
-    p->start_wall = arg_int(j, t, "start_wall", 0);
+    p->ppid = arg_tl(j, t, "ppid", 0);
+    p->start_wall = arg_tl(j, t, "start_wall", 0);
     if ((rc = dup_str(r, j, imp_json_get(j, t, "host"), &p->host)) ||
         (rc = dup_str(r, j, imp_json_get(j, t, "exe"), &p->exe)) ||
         (rc = dup_str(r, j, imp_json_get(j, t, "argv"), &p->argv)) ||
@@ -388,10 +396,10 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         c->context = (uint32_t)arg_int(j, args, "context", c->device);
         c->stream = (uint32_t)arg_int(j, args, "stream", tid);
         /* the context's sharing state, as tlview writes it (Kineto says nothing: unknown) */
-        c->api_kind = (uint8_t)arg_int(j, args, "compute_api_kind", 0);
-        c->flags |= arg_int(j, args, "green", 0) ? REC_GREEN : 0;
-        c->aux = (uint32_t)arg_int(j, args, "parent_context", 0);
-        c->sm_count = (uint32_t)arg_int(j, args, "sm_count", 0);
+        c->api_kind = (uint8_t)arg_tl(j, args, "compute_api_kind", 0);
+        c->flags |= arg_tl(j, args, "green", 0) ? REC_GREEN : 0;
+        c->aux = (uint32_t)arg_tl(j, args, "parent_context", 0);
+        c->sm_count = (uint32_t)arg_tl(j, args, "sm_count", 0);
     }
     if (type == REC_KERNEL) {
         /* tlview writes the recorded (mangled) name beside the readable one: solo references
@@ -410,7 +418,7 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         l.registers = (uint32_t)arg_int(j, args, "registers per thread", 0);
         /* Kineto gives one total; tlview adds the dynamic part when there is one */
         uint64_t smem = (uint64_t)arg_int(j, args, "shared memory", 0);
-        l.dynamic_smem = (uint32_t)arg_int(j, args, "dynamic shared memory", 0);
+        l.dynamic_smem = (uint32_t)arg_tl(j, args, "dynamic shared memory", 0);
         l.static_smem = (uint32_t)(smem >= l.dynamic_smem ? smem - l.dynamic_smem : smem);
         if (l.name == STORE_NONE)
             return STORE_ENOMEM;
@@ -433,7 +441,7 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         if ((c->what = imp_intern(r, name)) == STORE_NONE)
             return STORE_ENOMEM;
         if (type == REC_API)
-            c->aux = (uint32_t)arg_int(j, args, "status", 0);
+            c->aux = (uint32_t)arg_tl(j, args, "status", 0);
         else {
             const char *domain = imp_json_str(j, imp_json_get(j, args, "domain"));
             c->aux = domain ? imp_intern(r, domain) : STORE_NONE;

@@ -27,43 +27,41 @@ static int fail(store_writer *w, const char *what)
     return 1;
 }
 
-/* Writes one --memcpy/--memset/--api/--range record: `spec` is the option letter and its
- * argument. 0, or -1 (bad argument or write error, the message on w or stderr). */
-static int more_record(store_writer *w, int64_t id, const char *spec)
+/* Writes one --memcpy/--memset/--api/--range record (`kind` is the option letter, `spec` its
+ * argument). 0, or -1 (bad argument or write error, the message on w or stderr). */
+static int more_record(store_writer *w, int64_t id, char kind, const char *spec)
 {
     int64_t start, dur;
     unsigned a, b, e;
     unsigned long long bytes, thread;
     int status, n = 0;
     char text[200] = "", domain[200] = "";
-    switch (spec[0]) {
+    switch (kind) {
     case 'C':
-        if (sscanf(spec + 1, "%" SCNd64 ",%" SCNd64 ",%u,%llu,%u", &start, &dur, &a, &bytes, &b) !=
-            5)
+        if (sscanf(spec, "%" SCNd64 ",%" SCNd64 ",%u,%llu,%u", &start, &dur, &a, &bytes, &b) != 5)
             break;
         store_memcpy_info m = {start, start + dur, 0, 1, 7, b, a, 0, 0, bytes, 0};
         return store_writer_memcpy(w, id, &m);
     case 'S':
-        if (sscanf(spec + 1, "%" SCNd64 ",%" SCNd64 ",%u,%llu,%u", &start, &dur, &a, &bytes, &b) !=
-            5)
+        if (sscanf(spec, "%" SCNd64 ",%" SCNd64 ",%u,%llu,%u", &start, &dur, &a, &bytes, &b) != 5)
             break;
         store_memset_info s = {start, start + dur, 0, 1, 7, b, 0, bytes, a};
         return store_writer_memset(w, id, &s);
     case 'A':
-        if (sscanf(spec + 1, "%" SCNd64 ",%" SCNd64 ",%llu,%u,%u,%d,%199[^,]", &start, &dur,
-                   &thread, &a, &e, &status, text) != 7)
+        if (sscanf(spec, "%" SCNd64 ",%" SCNd64 ",%llu,%u,%u,%d,%199[^,]", &start, &dur, &thread,
+                   &a, &e, &status, text) != 7)
             break;
         store_api_info api = {start, start + dur, thread, a, (store_api_domain)e, 0, text, status};
         return store_writer_api(w, id, &api);
     case 'R':
-        n = sscanf(spec + 1, "%" SCNd64 ",%" SCNd64 ",%llu,%199[^,],%199[^,]", &start, &dur,
-                   &thread, text, domain);
+        n = sscanf(spec, "%" SCNd64 ",%" SCNd64 ",%llu,%199[^,],%199[^,]", &start, &dur, &thread,
+                   text, domain);
         if (n < 4)
             break;
         store_range_info g = {start, start + dur, thread, n == 5 ? domain : NULL, text};
         return store_writer_range(w, id, &g);
     }
-    fprintf(stderr, "tracegen: bad record '%s'\n", spec + 1);
+    fprintf(stderr, "tracegen: bad record '%s'\n", spec);
     return -1;
 }
 
@@ -81,7 +79,8 @@ int main(int argc, char **argv)
         {"range", required_argument, 0, 'R'},  {0, 0, 0, 0},
     };
     uint32_t launch[9] = {1, 1, 1, 1, 1, 1, 0, 0, 0}, green[2] = {0, 0};
-    char *more[256]; /* --memcpy, --memset, --api and --range arguments, in order */
+    const char *more[256]; /* --memcpy, --memset, --api and --range arguments, in order */
+    char more_kind[256];   /* their option letters */
     int nmore = 0;
     store_process_info pi = {0};
     pi.pid = 1000;
@@ -133,10 +132,8 @@ int main(int argc, char **argv)
         case 'R':
             if (nmore == 256)
                 return 2;
-            more[nmore] = malloc(strlen(optarg) + 2);
-            if (!more[nmore])
-                return 1;
-            sprintf(more[nmore++], "%c%s", c, optarg);
+            more_kind[nmore] = (char)c;
+            more[nmore++] = optarg;
             break;
         default: return 2;
         }
@@ -191,7 +188,7 @@ int main(int argc, char **argv)
                 return fail(w, "kernel");
         }
     for (int i = 0; i < nmore; i++)
-        if (more_record(w, id, more[i]) != 0)
+        if (more_record(w, id, more_kind[i], more[i]) != 0)
             return fail(w, more[i]);
     if (store_writer_commit(w) != 0)
         return fail(w, "commit");
