@@ -1,14 +1,32 @@
 /* cmd_export.c: `tlview export --chrome out.json FILES`: the run as a Chrome/Perfetto trace (JSON
  * trace event format, in the conventions of PyTorch's Kineto), written as a stream so that
  * millions of kernels need no JSON tree. It holds the whole run, so that `tlview import` (and every
- * command) rebuilds the same run from it: a Chrome process per traced process (its pid, host,
- * command, metadata, contexts and streams in the args of its process_name event, under "tlview"),
- * a track per CUDA stream with its kernels, copies and memsets (overlapping ones get extra lanes,
- * so none is hidden), a track per thread for its CUDA API calls and one for its NVTX ranges, flow
- * arrows from each API call to the work it launched, the GPUs in "deviceProperties" (with their
- * UUID), and a process per GPU with the verdict windows and the concurrency counter (categories
- * tlview_window and tlview_counter: the importer skips them, they are the analysis, not records).
- * Times are microseconds with 3 decimals (ns exact) after baseTimeNanoseconds.
+ * command, importers/chrome.c) rebuilds the same run from it:
+ *   - baseTimeNanoseconds: the origin; every ts/dur is microseconds after it with 3 decimals (ns
+ *     exact, written from integers).
+ *   - deviceProperties: one entry per GPU of the run, as Kineto writes them (id, name,
+ *     totalGlobalMem, numSms, computeMajor/Minor) plus "uuid"; the id is the run's device index,
+ *     which the records' "device" arg names.
+ *   - a Chrome process per traced process, its real pid unless two processes share one. The
+ *     args of its process_name event hold, under "tlview", what the importer rebuilds it from:
+ *     pid, ppid, host, exe, argv, run_id, start_wall, process_meta as [key, value] pairs, and its
+ *     contexts (id, device, compute_api_kind, green, parent_context, sm_count, stream ids in the
+ *     run's order); source, file, end_wall, complete and error are there for people.
+ *   - a track per CUDA stream: kernels (cat kernel), copies (gpu_memcpy) and memsets
+ *     (gpu_memset), with args device, context, stream, correlation, the context's
+ *     compute_api_kind (1 plain, 2 MPS client, 0 unknown) and, when set, green, parent_context and
+ *     sm_count; kernels add grid, block, "registers per thread", "shared memory" (the total),
+ *     "dynamic shared memory" when not 0, "mangled" (the recorded name, which solo references are
+ *     keyed on) when it differs from the readable one, and the analysis' gpu, stretch and
+ *     verdict; copies add bytes and kind (CUPTI's memcpy kind / memory kind). Records that
+ *     overlap on one stream get extra lanes, so none is hidden.
+ *   - per thread, a track of CUDA API calls (cuda_runtime, cuda_driver; args thread,
+ *     correlation, status) and one of NVTX ranges (user_annotation; args thread, domain), with
+ *     lanes where slices cross instead of nesting; flow arrows (ph s/f, cat tlview_flow) from
+ *     each API call to the kernel or copy of its correlation id.
+ *   - a process per GPU with the verdict windows (cat tlview_window, args view_window_json()) and
+ *     the counter of processes and contexts in flight (cat tlview_counter). The tlview_*
+ *     categories are the analysis, not records: the importer skips them.
  * tlview-summary: write the run as a Chrome/Perfetto trace (JSON) with verdicts */
 #include <getopt.h>
 #include <math.h>
