@@ -1,10 +1,15 @@
-/* importers/chrome.c: Chrome trace JSON (PyTorch profiler / Kineto *.pt.trace.json, plain or gzip)
- * -> one run process per file. The file is streamed (importers/imp_json.c): only one event is held
- * at a time, plus the GPU, API and annotation records kept for the run. Records are kept until the
- * end because what places them comes anywhere in the file: baseTimeNanoseconds (ts is then
- * relative to it; else ts is Unix-epoch us) and the process metadata naming the real pid (GPU
- * events carry the device index as their pid). Both the {"traceEvents": [...]} form and the 2021
- * bare array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...). */
+/* importers/chrome.c: Chrome trace JSON (PyTorch profiler / Kineto *.pt.trace.json, plain or gzip,
+ * and `tlview export --chrome`) -> run processes. The file is streamed (importers/imp_json.c): only
+ * one event is held at a time, plus the GPU, API and annotation records kept for the run. Records
+ * are kept until the end because what places them comes anywhere in the file: baseTimeNanoseconds
+ * (ts is then relative to it; else ts is Unix-epoch us) and the process metadata naming the real
+ * pid (GPU events carry the device index as their pid). A Kineto file is one process. A tlview
+ * export declares each of its processes in the args of its process_name event (under "tlview":
+ * pid, host, command, process_meta, contexts with their MPS and green-context state, streams);
+ * records on a declared Chrome pid belong to that process, the others to one process found as in
+ * a Kineto file. Categories tlview_* (verdict windows, counters, flow arrows) are tlview's view of
+ * the run, not records, and are skipped. Both the {"traceEvents": [...]} form and the 2021 bare
+ * array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +19,48 @@
 
 typedef enum { REC_KERNEL, REC_COPY, REC_API, REC_RANGE } rec_type;
 
+enum { REC_HAS_DEVICE = 1, REC_GREEN = 2 }; /* ch_rec.flags */
+
 /* One kept record; times in ns, still relative to baseTimeNanoseconds when there is one. */
 typedef struct ch_rec {
     int64_t ts, dur;
+    int64_t pid;     /* the event's Chrome pid (0 when it has none) */
+    uint64_t u64;    /* REC_COPY: bytes; REC_API, REC_RANGE: thread */
+    uint32_t device; /* REC_KERNEL, REC_COPY: args.device, else the event's pid */
+    uint32_t context, stream, correlation;
+    store_idx what;     /* REC_KERNEL: launch; REC_API, REC_RANGE: name */
+    uint32_t aux;       /* REC_API: status; REC_RANGE: domain (STORE_NONE: none); REC_KERNEL,
+                           REC_COPY: the context's parent context id (green) */
+    uint32_t sm_count;  /* REC_KERNEL, REC_COPY: SMs of the context (green); 0 unknown */
+    uint32_t slot;      /* finish(): index of its process in the file's processes */
     uint8_t type;       /* rec_type */
     uint8_t api_domain; /* store_api_domain for REC_API */
+    uint8_t api_kind;   /* REC_KERNEL, REC_COPY: the context's compute_api_kind, 0 unknown */
+    uint8_t flags;      /* REC_HAS_DEVICE, REC_GREEN */
     uint16_t kind;      /* copy kind / memory kind */
     uint16_t copy_type; /* store_copy_type */
-    uint32_t device, context, stream, correlation;
-    store_idx what;  /* REC_KERNEL: launch; REC_API, REC_RANGE: name */
-    uint64_t bytes;  /* REC_COPY */
-    uint64_t thread; /* REC_API, REC_RANGE */
 } ch_rec;
+
+/* A context a tlview export declares for a process. */
+typedef struct ch_ctx {
+    uint32_t id, device;                    /* CUDA context id; the device id of deviceProperties */
+    int has_device;                         /* device is known */
+    uint32_t kind, green, parent, sm_count; /* store_context's fields */
+    uint32_t *streams;                      /* CUDA stream ids, in the run's order */
+    uint32_t nstreams;
+} ch_ctx;
+
+/* A process a tlview export declares (process_name args.tlview); strings owned here. */
+typedef struct ch_proc {
+    int64_t chrome_pid; /* the pid its events carry */
+    int64_t pid, ppid, start_wall;
+    char *host, *exe, *argv, *run_id;
+    char **meta; /* nmeta (key, value) pairs, value may be NULL */
+    uint32_t nmeta;
+    ch_ctx *ctxs;
+    uint32_t nctxs;
+    store_idx idx; /* the run process, once added */
+} ch_proc;
 
 typedef struct chrome {
     imp_json *j;
@@ -48,6 +83,8 @@ typedef struct chrome {
     int have_rank;
     int64_t schema; /* schemaVersion, 0 when absent */
     uint64_t events, events_with_ph;
+    ch_proc *procs; /* declared by a tlview export, in file order */
+    size_t nprocs, capprocs;
 } chrome;
 
 static int ch_probe(const imp_probe *p)
@@ -69,6 +106,20 @@ static int ch_open(imp_reader *r)
     return imp_json_open(r, &ch->j);
 }
 
+static void proc_free(ch_proc *p)
+{
+    free(p->host);
+    free(p->exe);
+    free(p->argv);
+    free(p->run_id);
+    for (uint32_t i = 0; i < 2 * p->nmeta; i++)
+        free(p->meta[i]);
+    free(p->meta);
+    for (uint32_t i = 0; i < p->nctxs; i++)
+        free(p->ctxs[i].streams);
+    free(p->ctxs);
+}
+
 static void ch_close(imp_reader *r)
 {
     chrome *ch = r->state;
@@ -81,6 +132,9 @@ static void ch_close(imp_reader *r)
     free(ch->devs);
     for (size_t i = 0; i < ch->npnames; i++)
         free(ch->pnames[i].name);
+    for (size_t i = 0; i < ch->nprocs; i++)
+        proc_free(&ch->procs[i]);
+    free(ch->procs);
     free(ch->host);
     free(ch);
     r->state = NULL;
@@ -99,6 +153,14 @@ static int64_t arg_int(imp_json *j, imp_jref args, const char *key, int64_t dflt
 {
     int64_t v = dflt;
     imp_json_int(j, imp_json_geti(j, args, key), &v);
+    return v;
+}
+
+/* arg_int() for the keys only tlview writes: their case is known (and strcmp is cheaper). */
+static int64_t arg_tl(imp_json *j, imp_jref args, const char *key, int64_t dflt)
+{
+    int64_t v = dflt;
+    imp_json_int(j, imp_json_get(j, args, key), &v);
     return v;
 }
 
@@ -123,8 +185,93 @@ static uint16_t memory_kind(const char *name)
     return 0;
 }
 
-/* ph "M": process_labels "CPU" marks the OS pid; process_name names it. */
-static void metadata(chrome *ch, imp_jref ev)
+/* A copy of a string value in *out (NULL when v is not a string); 0 or STORE_ENOMEM. */
+static int dup_str(imp_reader *r, imp_json *j, imp_jref v, char **out)
+{
+    const char *text = imp_json_type(j, v) == IMP_JSTR ? imp_json_str(j, v) : NULL;
+    *out = text ? strdup(text) : NULL;
+    return text && !*out ? imp_fail(r, STORE_ENOMEM, "out of memory") : 0;
+}
+
+/* The contexts of a declared process: [{"id": 1, "device": 0, "compute_api_kind": 1, "green": 0,
+ * "parent_context": 0, "sm_count": 0, "streams": [13, 7]}]. */
+static int declare_contexts(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p)
+{
+    uint32_t n = imp_json_len(j, arr);
+    if (imp_json_type(j, arr) != IMP_JARR || n == 0)
+        return 0;
+    if (!(p->ctxs = calloc(n, sizeof *p->ctxs)))
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        imp_jref c = imp_json_at(j, arr, i);
+        ch_ctx *x = &p->ctxs[p->nctxs];
+        int64_t v;
+        if (!imp_json_int(j, imp_json_get(j, c, "id"), &v))
+            continue;
+        x->id = (uint32_t)v;
+        x->has_device = imp_json_int(j, imp_json_get(j, c, "device"), &v);
+        x->device = x->has_device ? (uint32_t)v : 0;
+        x->kind = (uint32_t)arg_tl(j, c, "compute_api_kind", 0);
+        x->green = (uint32_t)arg_tl(j, c, "green", 0);
+        x->parent = (uint32_t)arg_tl(j, c, "parent_context", 0);
+        x->sm_count = (uint32_t)arg_tl(j, c, "sm_count", 0);
+        imp_jref st = imp_json_get(j, c, "streams");
+        uint32_t ns = imp_json_len(j, st);
+        if (ns && !(x->streams = malloc(ns * sizeof *x->streams)))
+            return imp_fail(r, STORE_ENOMEM, "out of memory");
+        for (uint32_t k = 0; k < ns; k++)
+            if (imp_json_int(j, imp_json_at(j, st, k), &v))
+                x->streams[x->nstreams++] = (uint32_t)v;
+        p->nctxs++;
+    }
+    return 0;
+}
+
+/* process_name args.tlview of a tlview export: the process behind Chrome pid `pid`. The first
+ * declaration of a pid wins. */
+static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
+{
+    imp_json *j = ch->j;
+    int64_t v;
+    for (size_t i = 0; i < ch->nprocs; i++)
+        if (ch->procs[i].chrome_pid == pid)
+            return 0;
+    int rc = imp_grow(r, (void **)&ch->procs, ch->nprocs, &ch->capprocs, sizeof *ch->procs);
+    if (rc)
+        return rc;
+    ch_proc *p = &ch->procs[ch->nprocs++];
+    memset(p, 0, sizeof *p);
+    p->chrome_pid = pid;
+    p->pid = imp_json_int(j, imp_json_get(j, t, "pid"), &v) ? v : pid;
+    p->ppid = arg_tl(j, t, "ppid", 0);
+    p->start_wall = arg_tl(j, t, "start_wall", 0);
+    if ((rc = dup_str(r, j, imp_json_get(j, t, "host"), &p->host)) ||
+        (rc = dup_str(r, j, imp_json_get(j, t, "exe"), &p->exe)) ||
+        (rc = dup_str(r, j, imp_json_get(j, t, "argv"), &p->argv)) ||
+        (rc = dup_str(r, j, imp_json_get(j, t, "run_id"), &p->run_id)))
+        return rc;
+    imp_jref meta = imp_json_get(j, t, "meta"); /* [[key, value], ...] */
+    uint32_t n = imp_json_len(j, meta);
+    if (imp_json_type(j, meta) == IMP_JARR && n &&
+        !(p->meta = calloc(2 * (size_t)n, sizeof *p->meta)))
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; p->meta && i < n; i++) {
+        imp_jref kv = imp_json_at(j, meta, i);
+        if (imp_json_type(j, imp_json_at(j, kv, 0)) != IMP_JSTR)
+            continue;
+        char **pair = &p->meta[2 * p->nmeta];
+        if ((rc = dup_str(r, j, imp_json_at(j, kv, 0), &pair[0])))
+            return rc;
+        p->nmeta++;
+        if ((rc = dup_str(r, j, imp_json_at(j, kv, 1), &pair[1])))
+            return rc;
+    }
+    return declare_contexts(r, j, imp_json_get(j, t, "contexts"), p);
+}
+
+/* ph "M": process_labels "CPU" marks the OS pid; process_name names it, and in a tlview export
+ * declares the process. */
+static int metadata(imp_reader *r, chrome *ch, imp_jref ev)
 {
     imp_json *j = ch->j;
     const char *what = imp_json_str(j, imp_json_get(j, ev, "name"));
@@ -132,7 +279,7 @@ static void metadata(chrome *ch, imp_jref ev)
     int64_t pid;
     if (!what || !imp_json_int(j, imp_json_get(j, ev, "pid"), &pid) ||
         imp_json_type(j, imp_json_get(j, ev, "pid")) != IMP_JNUM)
-        return;
+        return 0;
     if (strcmp(what, "process_labels") == 0) {
         const char *labels = imp_json_str(j, imp_json_get(j, args, "labels"));
         if (labels && strcmp(labels, "CPU") == 0 && !ch->have_cpu_pid) {
@@ -140,16 +287,20 @@ static void metadata(chrome *ch, imp_jref ev)
             ch->cpu_pid = pid;
         }
     } else if (strcmp(what, "process_name") == 0) {
+        imp_jref t = imp_json_get(j, args, "tlview");
+        if (imp_json_type(j, t) == IMP_JOBJ)
+            return declare_process(r, ch, pid, t);
         const char *name = imp_json_str(j, imp_json_get(j, args, "name"));
         for (size_t i = 0; i < ch->npnames; i++)
             if (ch->pnames[i].pid == pid)
-                return;
+                return 0;
         if (name && ch->npnames < sizeof ch->pnames / sizeof ch->pnames[0]) {
             ch->pnames[ch->npnames].pid = pid;
             if ((ch->pnames[ch->npnames].name = strdup(name)))
                 ch->npnames++;
         }
     }
+    return 0;
 }
 
 static void unmapped_cat(imp_reader *r, const char *prefix, const char *cat)
@@ -175,11 +326,11 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         return 0;
     }
     ch->events_with_ph++;
-    if (strcmp(ph, "M") == 0) {
-        metadata(ch, ev);
-        return 0;
-    }
+    if (strcmp(ph, "M") == 0)
+        return metadata(r, ch, ev);
     const char *cat = imp_json_str(j, imp_json_get(j, ev, "cat"));
+    if (cat && strncmp(cat, "tlview_", 7) == 0)
+        return 0; /* tlview's verdicts, counters and arrows: its view of the run, not records */
     if (strcmp(ph, "X") != 0) {
         unmapped_cat(r, "event.ph_",
                      ph[0] == 's' || ph[0] == 'f' || ph[0] == 't' ? "flow"
@@ -233,17 +384,28 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
     c->type = (uint8_t)type;
     imp_jref args = imp_json_get(j, ev, "args");
     const char *name = imp_json_str(j, imp_json_get(j, ev, "name"));
+    c->pid = pid;
     c->correlation = (uint32_t)arg_int(j, args, "correlation", 0);
-    c->thread = (uint64_t)tid;
+    c->u64 = (uint64_t)tid;
     if (type == REC_KERNEL || type == REC_COPY) {
-        c->device = (uint32_t)arg_int(j, args, "device", pid);
+        int64_t v;
+        c->flags = imp_json_int(j, imp_json_geti(j, args, "device"), &v) ? REC_HAS_DEVICE : 0;
+        c->device = (uint32_t)(c->flags ? v : pid);
         /* without one, a context per device (the run keys contexts by id: a fixed default would
          * put every device's records on the first device), numbered as its device */
         c->context = (uint32_t)arg_int(j, args, "context", c->device);
         c->stream = (uint32_t)arg_int(j, args, "stream", tid);
+        /* the context's sharing state, as tlview writes it (Kineto says nothing: unknown) */
+        c->api_kind = (uint8_t)arg_tl(j, args, "compute_api_kind", 0);
+        c->flags |= arg_tl(j, args, "green", 0) ? REC_GREEN : 0;
+        c->aux = (uint32_t)arg_tl(j, args, "parent_context", 0);
+        c->sm_count = (uint32_t)arg_tl(j, args, "sm_count", 0);
     }
     if (type == REC_KERNEL) {
-        store_launch l = {.name = imp_intern(r, name)};
+        /* tlview writes the recorded (mangled) name beside the readable one: solo references
+         * are keyed on it */
+        const char *mangled = imp_json_str(j, imp_json_get(j, args, "mangled"));
+        store_launch l = {.name = imp_intern(r, mangled ? mangled : name)};
         imp_jref grid = imp_json_geti(j, args, "grid"), block = imp_json_geti(j, args, "block");
         for (int i = 0; i < 3; i++) {
             int64_t v = 0;
@@ -254,19 +416,38 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
             l.block[i] = (uint32_t)v;
         }
         l.registers = (uint32_t)arg_int(j, args, "registers per thread", 0);
-        l.static_smem = (uint32_t)arg_int(j, args, "shared memory", 0); /* Kineto gives one total */
+        /* Kineto gives one total; tlview adds the dynamic part when there is one */
+        uint64_t smem = (uint64_t)arg_int(j, args, "shared memory", 0);
+        l.dynamic_smem = (uint32_t)arg_tl(j, args, "dynamic shared memory", 0);
+        l.static_smem = (uint32_t)(smem >= l.dynamic_smem ? smem - l.dynamic_smem : smem);
         if (l.name == STORE_NONE)
             return STORE_ENOMEM;
         if ((c->what = store_run_launch(r->run, &l)) == STORE_NONE)
             return imp_fail(r, STORE_ENOMEM, "out of memory");
     } else if (type == REC_COPY) {
+        int64_t kind;
         c->copy_type = (uint16_t)copy_type;
-        c->kind = copy_type == STORE_COPY_MEMCPY ? memcpy_kind(name) : memory_kind(name);
-        c->bytes = (uint64_t)arg_int(j, args, "bytes", 0);
+        if (imp_json_type(j, imp_json_get(j, args, "kind")) == IMP_JNUM &&
+            imp_json_int(j, imp_json_get(j, args, "kind"), &kind)) /* tlview's exact kind */
+            c->kind = (uint16_t)kind;
+        else
+            c->kind = copy_type == STORE_COPY_MEMCPY ? memcpy_kind(name) : memory_kind(name);
+        c->u64 = (uint64_t)arg_int(j, args, "bytes", 0);
     } else {
+        int64_t thread;
+        if (imp_json_int(j, imp_json_get(j, args, "thread"), &thread)) /* tlview: the OS thread */
+            c->u64 = (uint64_t)thread;
         c->api_domain = (uint8_t)api_domain;
         if ((c->what = imp_intern(r, name)) == STORE_NONE)
             return STORE_ENOMEM;
+        if (type == REC_API)
+            c->aux = (uint32_t)arg_tl(j, args, "status", 0);
+        else {
+            const char *domain = imp_json_str(j, imp_json_get(j, args, "domain"));
+            c->aux = domain ? imp_intern(r, domain) : STORE_NONE;
+            if (domain && c->aux == STORE_NONE)
+                return STORE_ENOMEM;
+        }
     }
     return 0;
 }
@@ -293,7 +474,8 @@ static int events(imp_reader *r, chrome *ch)
 }
 
 /* deviceProperties: [{"id": 0, "name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224,
- * "computeMajor": 8, "computeMinor": 0, "numSms": 108, ...}]. */
+ * "computeMajor": 8, "computeMinor": 0, "numSms": 108, ...}]; tlview adds "uuid": 32 hex digits
+ * (info.uuid is pointed at it in finish(), once the array no longer moves). */
 static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
 {
     imp_json *j = ch->j;
@@ -315,6 +497,16 @@ static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
         dev->info.cc_major = (uint32_t)arg_int(j, d, "computeMajor", 0);
         dev->info.cc_minor = (uint32_t)arg_int(j, d, "computeMinor", 0);
         dev->info.global_memory = (uint64_t)arg_int(j, d, "totalGlobalMem", 0);
+        /* tlview adds the UUID (Kineto has none): GPUs are then matched by it */
+        const char *uuid = imp_json_str(j, imp_json_get(j, d, "uuid"));
+        size_t n = 0;
+        while (uuid && n < 32 && isxdigit((unsigned char)uuid[n]))
+            n++;
+        if (uuid && n == 32 && !uuid[32]) {
+            for (size_t k = 0; k < 32; k++)
+                dev->uuid[k] = (char)tolower((unsigned char)uuid[k]);
+            dev->uuid[32] = 0;
+        }
     }
     return 0;
 }
@@ -381,13 +573,10 @@ static int top_object(imp_reader *r, chrome *ch)
     return 0;
 }
 
-/* Everything read: the process, its devices, contexts, streams, then the kept records. */
-static int finish(imp_reader *r, chrome *ch)
+/* The one process of a Kineto trace (and of the records a tlview export did not declare): the
+ * pid of the CPU process, named by its process_name. */
+static store_idx add_kineto_process(imp_reader *r, chrome *ch)
 {
-    if (ch->events > 0 && ch->events_with_ph == 0)
-        return imp_fail(r, STORE_EFORMAT, "no event has a \"ph\" member: not a Chrome trace");
-    if (ch->schema > 1)
-        imp_warn(r, "Chrome trace schemaVersion %lld not seen before", (long long)ch->schema);
     int64_t pid = ch->have_cpu_pid ? ch->cpu_pid : ch->have_any_pid ? ch->any_pid : 0;
     if (!ch->have_cpu_pid && !ch->have_any_pid)
         imp_warn(r, "no CPU process in the trace: pid 0");
@@ -398,80 +587,216 @@ static int finish(imp_reader *r, chrome *ch)
     store_process_info info = {.pid = pid, .host = ch->host, .exe = pname, .source = "chrome"};
     store_idx proc = store_run_add_process(r->run, &info, r->path);
     if (proc == STORE_NONE)
-        return imp_fail(r, STORE_ENOMEM, "out of memory adding the process");
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding the process"), STORE_NONE;
     char v[24];
     if (ch->have_rank) {
         snprintf(v, sizeof v, "%lld", (long long)ch->rank);
         if (store_run_process_meta(r->run, proc, "chrome.rank", v))
-            return imp_fail(r, STORE_ENOMEM, "out of memory");
+            return imp_fail(r, STORE_ENOMEM, "out of memory"), STORE_NONE;
     }
-    /* contexts of this file: (context id) -> run context; few, so a short list */
+    return proc;
+}
+
+/* A process a tlview export declared, with its process_meta (but the import.* keys, which
+ * described the reading of its first file; this import writes its own), its contexts and
+ * streams in their order. */
+static store_idx add_declared_process(imp_reader *r, chrome *ch, const ch_proc *p)
+{
+    store_run *run = r->run;
+    store_process_info info = {.pid = p->pid,
+                               .ppid = p->ppid,
+                               .host = p->host,
+                               .exe = p->exe,
+                               .argv = p->argv,
+                               .run_id = p->run_id,
+                               .source = "chrome",
+                               .start_wall = p->start_wall};
+    store_idx proc = store_run_add_process(run, &info, r->path);
+    if (proc == STORE_NONE)
+        return imp_fail(r, STORE_ENOMEM, "out of memory adding a process"), STORE_NONE;
+    for (uint32_t i = 0; i < p->nmeta; i++)
+        if (strncmp(p->meta[2 * i], "import.", 7) != 0 &&
+            store_run_process_meta(run, proc, p->meta[2 * i], p->meta[2 * i + 1]))
+            return imp_fail(r, STORE_ENOMEM, "out of memory"), STORE_NONE;
+    for (uint32_t i = 0; i < p->nctxs; i++) {
+        const ch_ctx *x = &p->ctxs[i];
+        store_idx dev = STORE_NONE, cx;
+        if (x->has_device &&
+            (dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, x->device)) == STORE_NONE)
+            return STORE_NONE;
+        if ((cx = store_run_context(run, proc, x->id, dev, x->kind)) == STORE_NONE ||
+            store_run_context_green(run, cx, x->green != 0, x->parent, x->sm_count))
+            return imp_fail(r, STORE_ENOMEM, "out of memory adding a context"), STORE_NONE;
+        for (uint32_t k = 0; k < x->nstreams; k++)
+            if (store_run_stream(run, cx, x->streams[k]) == STORE_NONE)
+                return imp_fail(r, STORE_ENOMEM, "out of memory adding a stream"), STORE_NONE;
+    }
+    return proc;
+}
+
+/* Adds one kept record to process `proc` (declared: of a tlview export); `cache` remembers the
+ * process's contexts and last stream (zeroed when the process changes). */
+typedef struct rec_cache {
     struct {
         uint32_t id;
         store_idx idx;
-    } ctx[64];
-    size_t nctx = 0;
-    store_idx last_ctx = STORE_NONE, last_stream = STORE_NONE;
-    uint32_t last_stream_id = 0;
+    } ctx[64]; /* (context id) -> run context; few, so a short list */
+    size_t nctx;
+    store_idx last_ctx, last_stream;
+    uint32_t last_stream_id;
+} rec_cache;
+
+static int add_record(imp_reader *r, chrome *ch, const ch_rec *c, store_idx proc, int declared,
+                      rec_cache *k)
+{
+    int64_t start, end;
+    if (!imp_add(ch->base, c->ts, &start) || !imp_add(start, c->dur, &end)) {
+        imp_unmapped(r, "without_time.overflow", 1);
+        return 0;
+    }
+    store_idx stream = STORE_NONE;
+    if (c->type == REC_KERNEL || c->type == REC_COPY) {
+        store_idx cx = STORE_NONE;
+        for (size_t i = 0; i < k->nctx && cx == STORE_NONE; i++)
+            if (k->ctx[i].id == c->context)
+                cx = k->ctx[i].idx;
+        if (cx == STORE_NONE) {
+            store_idx dev = STORE_NONE; /* a tlview export names the device when it knows it */
+            if ((!declared || (c->flags & REC_HAS_DEVICE)) &&
+                (dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, c->device)) == STORE_NONE)
+                return STORE_ENOMEM;
+            if ((cx = store_run_context(r->run, proc, c->context, dev, c->api_kind)) ==
+                    STORE_NONE ||
+                store_run_context_green(r->run, cx, (c->flags & REC_GREEN) != 0, c->aux,
+                                        c->sm_count))
+                return imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
+            if (k->nctx < sizeof k->ctx / sizeof k->ctx[0])
+                k->ctx[k->nctx].id = c->context, k->ctx[k->nctx++].idx = cx;
+        }
+        if (cx != k->last_ctx || c->stream != k->last_stream_id) {
+            if ((k->last_stream = store_run_stream(r->run, cx, c->stream)) == STORE_NONE)
+                return imp_fail(r, STORE_ENOMEM, "out of memory adding a stream");
+            k->last_ctx = cx;
+            k->last_stream_id = c->stream;
+        }
+        stream = k->last_stream;
+    }
+    int rc;
+    if (c->type == REC_KERNEL) {
+        store_kernel kr = {start, end, stream, c->what, c->correlation, 0};
+        rc = store_run_add_kernel(r->run, &kr);
+    } else if (c->type == REC_COPY) {
+        store_copy cp = {start, end, stream, c->correlation, c->copy_type, c->kind, c->u64};
+        rc = store_run_add_copy(r->run, &cp);
+    } else if (c->type == REC_API) {
+        store_api a = {.start = start,
+                       .end = end,
+                       .process = proc,
+                       .correlation_id = c->correlation,
+                       .thread_id = c->u64,
+                       .name = c->what,
+                       .domain = c->api_domain,
+                       .status = (int32_t)c->aux};
+        rc = store_run_add_api(r->run, &a);
+    } else {
+        store_range g = {.start = start,
+                         .end = end,
+                         .process = proc,
+                         .thread_id = c->u64,
+                         .domain = c->aux,
+                         .name = c->what};
+        rc = store_run_add_range(r->run, &g);
+    }
+    return rc ? imp_fail(r, STORE_ENOMEM, "out of memory adding records") : 0;
+}
+
+static int cmp_i64pair(const void *p, const void *q)
+{
+    const int64_t *a = p, *b = q;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Everything read: the processes, their devices, contexts, streams, then the kept records,
+ * process by process (each process is a sort segment of the run). */
+static int finish(imp_reader *r, chrome *ch)
+{
+    if (ch->events > 0 && ch->events_with_ph == 0)
+        return imp_fail(r, STORE_EFORMAT, "no event has a \"ph\" member: not a Chrome trace");
+    if (ch->schema > 1)
+        imp_warn(r, "Chrome trace schemaVersion %lld not seen before", (long long)ch->schema);
+    for (size_t i = 0; i < ch->ndevs; i++) /* the array moved while it grew */
+        ch->devs[i].info.uuid = ch->devs[i].uuid[0] ? ch->devs[i].uuid : NULL;
+    size_t np = ch->nprocs, nslots = np + 1; /* slot np: the Kineto process */
+    int rc = 0;
+    int64_t *by_pid = malloc((np + 1) * 2 * sizeof *by_pid); /* (Chrome pid, slot), sorted */
+    uint64_t *count = calloc(nslots + 1, sizeof *count);
+    store_idx *procs = malloc(nslots * sizeof *procs);
+    size_t *order = NULL;
+    if (!by_pid || !count || !procs) {
+        rc = imp_fail(r, STORE_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < np; i++)
+        by_pid[2 * i] = ch->procs[i].chrome_pid, by_pid[2 * i + 1] = (int64_t)i;
+    qsort(by_pid, np, 2 * sizeof *by_pid, cmp_i64pair);
+    int64_t last_pid = 0;
+    uint32_t last_slot = (uint32_t)np;
     for (size_t i = 0; i < ch->nrecs; i++) {
         ch_rec *c = &ch->recs[i];
-        int64_t start, end;
-        if (!imp_add(ch->base, c->ts, &start) || !imp_add(start, c->dur, &end)) {
-            imp_unmapped(r, "without_time.overflow", 1);
-            continue;
+        if (i == 0 || c->pid != last_pid) {
+            int64_t key[2] = {c->pid, 0};
+            const int64_t *hit = bsearch(key, by_pid, np, 2 * sizeof *by_pid, cmp_i64pair);
+            last_pid = c->pid;
+            last_slot = hit ? (uint32_t)hit[1] : (uint32_t)np;
         }
-        store_idx stream = STORE_NONE;
-        if (c->type == REC_KERNEL || c->type == REC_COPY) {
-            store_idx cx = STORE_NONE;
-            for (size_t k = 0; k < nctx && cx == STORE_NONE; k++)
-                if (ctx[k].id == c->context)
-                    cx = ctx[k].idx;
-            if (cx == STORE_NONE) {
-                store_idx dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, c->device);
-                if (dev == STORE_NONE)
-                    return STORE_ENOMEM;
-                if ((cx = store_run_context(r->run, proc, c->context, dev, 0)) == STORE_NONE)
-                    return imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
-                if (nctx < sizeof ctx / sizeof ctx[0])
-                    ctx[nctx].id = c->context, ctx[nctx++].idx = cx;
-            }
-            if (cx != last_ctx || c->stream != last_stream_id) {
-                if ((last_stream = store_run_stream(r->run, cx, c->stream)) == STORE_NONE)
-                    return imp_fail(r, STORE_ENOMEM, "out of memory adding a stream");
-                last_ctx = cx;
-                last_stream_id = c->stream;
-            }
-            stream = last_stream;
-        }
-        int rc;
-        if (c->type == REC_KERNEL) {
-            store_kernel k = {start, end, stream, c->what, c->correlation, 0};
-            rc = store_run_add_kernel(r->run, &k);
-        } else if (c->type == REC_COPY) {
-            store_copy k = {start, end, stream, c->correlation, c->copy_type, c->kind, c->bytes};
-            rc = store_run_add_copy(r->run, &k);
-        } else if (c->type == REC_API) {
-            store_api a = {.start = start,
-                           .end = end,
-                           .process = proc,
-                           .correlation_id = c->correlation,
-                           .thread_id = c->thread,
-                           .name = c->what,
-                           .domain = c->api_domain};
-            rc = store_run_add_api(r->run, &a);
-        } else {
-            store_range g = {.start = start,
-                             .end = end,
-                             .process = proc,
-                             .thread_id = c->thread,
-                             .domain = STORE_NONE,
-                             .name = c->what};
-            rc = store_run_add_range(r->run, &g);
-        }
-        if (rc)
-            return imp_fail(r, STORE_ENOMEM, "out of memory adding records");
+        c->slot = last_slot;
+        count[last_slot]++;
     }
-    return 0;
+    for (size_t i = 0; i < np; i++)
+        if ((procs[i] = add_declared_process(r, ch, &ch->procs[i])) == STORE_NONE) {
+            rc = STORE_ENOMEM;
+            goto out;
+        }
+    procs[np] = STORE_NONE;
+    if ((np == 0 || count[np]) && (procs[np] = add_kineto_process(r, ch)) == STORE_NONE) {
+        rc = STORE_ENOMEM;
+        goto out;
+    }
+    /* the records in the order of their process (a counting sort), unless one process has all */
+    size_t nonempty = 0;
+    for (size_t s = 0; s < nslots; s++)
+        nonempty += count[s] != 0;
+    if (nonempty > 1) {
+        if (!(order = malloc(ch->nrecs * sizeof *order))) {
+            rc = imp_fail(r, STORE_ENOMEM, "out of memory");
+            goto out;
+        }
+        uint64_t at = 0;
+        for (size_t s = 0; s < nslots; s++) {
+            uint64_t n = count[s];
+            count[s] = at;
+            at += n;
+        }
+        for (size_t i = 0; i < ch->nrecs; i++)
+            order[count[ch->recs[i].slot]++] = i;
+    }
+    rec_cache cache;
+    uint32_t cur = UINT32_MAX;
+    for (size_t i = 0; i < ch->nrecs && rc == 0; i++) {
+        const ch_rec *c = &ch->recs[order ? order[i] : i];
+        if (c->slot != cur) {
+            memset(&cache, 0, sizeof cache);
+            cache.last_ctx = cache.last_stream = STORE_NONE;
+            cur = c->slot;
+        }
+        rc = add_record(r, ch, c, procs[c->slot], c->slot < np, &cache);
+    }
+out:
+    free(by_pid);
+    free(count);
+    free(procs);
+    free(order);
+    return rc;
 }
 
 static int ch_load(imp_reader *r)

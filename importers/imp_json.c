@@ -29,6 +29,7 @@ struct imp_json {
     unsigned char buf[1 << 16];
     size_t pos, len;
     int eof;
+    uint64_t offset; /* gzoffset() after the last fill: asked once per event, a syscall */
     jnode *nodes;
     uint32_t nnodes, capnodes;
     char *pool;
@@ -65,8 +66,7 @@ void imp_json_close(imp_json *j)
 
 uint64_t imp_json_offset(imp_json *j)
 {
-    z_off_t off = j->gz ? gzoffset(j->gz) : 0;
-    return off > 0 ? (uint64_t)off : 0;
+    return j->offset;
 }
 
 uint64_t imp_json_size(imp_json *j)
@@ -111,6 +111,8 @@ static int fill(imp_json *j)
     }
     j->pos = 0;
     j->len = (size_t)n;
+    z_off_t off = gzoffset(j->gz);
+    j->offset = off > 0 ? (uint64_t)off : j->offset;
     return 1;
 }
 
@@ -185,9 +187,21 @@ void imp_json_reset(imp_json *j)
     j->npool = 0;
 }
 
-static int pool_put(imp_json *j, int c)
+static int pool_grow(imp_json *j, size_t need);
+
+static inline int pool_put(imp_json *j, int c)
 {
-    if (j->npool == j->cappool) {
+    int rc;
+    if (j->npool == j->cappool && (rc = pool_grow(j, 1)))
+        return rc;
+    j->pool[j->npool++] = (char)c;
+    return 0;
+}
+
+/* Makes room for `need` more bytes in the pool. */
+static int pool_grow(imp_json *j, size_t need)
+{
+    while (j->npool + need > j->cappool) {
         size_t cap = j->cappool ? j->cappool * 2 : 1 << 14;
         if (cap > (size_t)UINT32_MAX)
             return fail(j, "%s", "element too large");
@@ -197,7 +211,6 @@ static int pool_put(imp_json *j, int c)
         j->pool = g;
         j->cappool = cap;
     }
-    j->pool[j->npool++] = (char)c;
     return 0;
 }
 
@@ -260,6 +273,23 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
 {
     size_t start = j->npool, n = 0;
     for (;;) {
+        /* the plain bytes up to the next quote, escape or control byte, at once */
+        const unsigned char *b = j->buf + j->pos;
+        size_t run = 0, avail = j->len - j->pos;
+        while (run < avail && b[run] != '"' && b[run] != '\\' && b[run] >= 0x20)
+            run++;
+        if (run) {
+            if ((n += run) > IMP_JSON_MAX_STRING)
+                return fail(j, "%s", "string longer than 1048576 bytes");
+            if (keep) {
+                if (pool_grow(j, run))
+                    return STORE_ENOMEM;
+                memcpy(j->pool + j->npool, b, run);
+                j->npool += run;
+            }
+            j->pos += run;
+            continue;
+        }
         int c = getb(j);
         if (c < 0)
             return c == -2 ? STORE_EFORMAT : fail(j, "%s", "invalid JSON: unterminated string");

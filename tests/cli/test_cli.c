@@ -301,11 +301,11 @@ int test_cli_export_chrome(void)
                 nsliced++;
                 TEST_NEAR(json_number_value(json_object_get(args, "stretch")), 2.0, 1e-3);
                 TEST_NEAR(json_number_value(json_object_get(x, "dur")), 2000.0, 1e-9); /* us */
-                TEST_ASSERT(json_is_false(json_object_get(args, "mps")));
+                TEST_EQ_INT(json_integer_value(json_object_get(args, "compute_api_kind")), 1);
             }
-        } else if (!strcmp(ph, "X") && !strcmp(cat, "window")) {
+        } else if (!strcmp(ph, "X") && !strcmp(cat, "tlview_window")) {
             nwin++;
-        } else if (!strcmp(ph, "C")) {
+        } else if (!strcmp(ph, "C") && !strcmp(cat, "tlview_counter")) {
             ncounter++;
         }
     }
@@ -833,6 +833,323 @@ int test_cli_pytorch_traces_share_gpu(void)
     TEST_EQ_INT(procs, 2);
     snprintf(args, sizeof args, "--separate-gpus '%s' '%s'", tmp("rank0.pt.trace.json"),
              tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
+    return 0;
+}
+
+/* ------------------------------------------------------------ export -> import round trip */
+
+/* The report JSON without what depends on the file a process was read from (its name, its
+ * source, and whether the collector said it finished: an imported process has none of these). */
+static json_t *report_json_of_run(const char *args)
+{
+    json_t *j = report_json(args), *p;
+    size_t i;
+    json_array_foreach(json_object_get(j, "processes"), i, p)
+    {
+        json_object_del(p, "file");
+        json_object_del(p, "source");
+        json_object_del(p, "complete");
+    }
+    return j;
+}
+
+/* The two reports are equal; else prints both. */
+static int same_report(json_t *want, json_t *got, const char *what)
+{
+    if (want && got && json_equal(want, got))
+        return 1;
+    char *a = want ? json_dumps(want, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+    char *b = got ? json_dumps(got, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+    fprintf(stderr, "%s: the reports differ\n--- original\n%s\n--- round trip\n%s\n", what,
+            a ? a : "(none)", b ? b : "(none)");
+    free(a);
+    free(b);
+    return 0;
+}
+
+/* The rows of `sql` over tlview file `db`, one line each ("|" between columns). */
+static char *rows_of(const char *db, const char *sql, int *nrows)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *out = malloc(cap);
+    *nrows = 0;
+    if (!out || sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s: %s\n", db, sql, h ? sqlite3_errmsg(h) : "out of memory");
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+        free(out);
+        return NULL;
+    }
+    out[0] = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const char *t = (const char *)sqlite3_column_text(st, c);
+            size_t need = n + (t ? strlen(t) : 4) + 3;
+            if (need > cap) {
+                char *g = realloc(out, cap = 2 * need);
+                if (!g)
+                    break;
+                out = g;
+            }
+            n += (size_t)sprintf(out + n, "%s%s", c ? "|" : "", t ? t : "NULL");
+        }
+        out[n++] = '\n';
+        out[n] = 0;
+        (*nrows)++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+}
+
+/* Every record of the run with its fields, names resolved and times absolute: one query per
+ * table, as the store writes a run (`tlview merge`, `tlview import`). */
+static const char *const record_queries[] = {
+    "SELECT pid, ppid, host, exe, argv, run_id, start_wall FROM process ORDER BY id",
+    "SELECT p.pid, p.host, key, value FROM process_meta m JOIN process p ON p.id = m.process_id "
+    "WHERE key NOT LIKE 'import.%' AND key != 'clock_drift' ORDER BY p.id, key",
+    "SELECT p.pid, p.host, device_id, uuid, name, sm_count, cc_major, cc_minor, global_memory "
+    "FROM device d JOIN process p ON p.id = d.process_id ORDER BY p.id, device_id",
+    "SELECT p.pid, p.host, context_id, device_id, compute_api_kind, is_green, parent_context_id, "
+    "c.sm_count FROM context c JOIN process p ON p.id = c.process_id ORDER BY c.id",
+    "SELECT start, \"end\", pid, device_id, context_id, stream_id, correlation_id, grid_x, grid_y, "
+    "grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem, mangled, name "
+    "FROM kernel_v ORDER BY start, pid, correlation_id",
+    "SELECT (SELECT value FROM meta WHERE key = 't0') + m.start, dur, p.pid, p.host, "
+    "c.context_id, stream_id, correlation_id, copy_kind, bytes FROM memcpy m JOIN context c ON "
+    "c.id = m.context_row JOIN process p ON p.id = c.process_id ORDER BY 1, 3",
+    "SELECT (SELECT value FROM meta WHERE key = 't0') + m.start, dur, p.pid, p.host, "
+    "c.context_id, stream_id, correlation_id, mem_kind, bytes FROM memset m JOIN context c ON "
+    "c.id = m.context_row JOIN process p ON p.id = c.process_id ORDER BY 1, 3",
+    "SELECT (SELECT value FROM meta WHERE key = 't0') + a.start, dur, p.pid, p.host, thread_id, "
+    "correlation_id, domain, s.text, status FROM api a JOIN process p ON p.id = a.process_id "
+    "JOIN strings s ON s.id = a.name_id ORDER BY 1, 3, 8",
+    "SELECT (SELECT value FROM meta WHERE key = 't0') + g.start, dur, p.pid, p.host, thread_id, "
+    "d.text, s.text FROM range g JOIN process p ON p.id = g.process_id JOIN strings s ON "
+    "s.id = g.name_id LEFT JOIN strings d ON d.id = g.domain_id ORDER BY 1, 3, 7",
+};
+
+/* The records of tlview files `a` and `b` are the same, field by field; counts[i] receives the
+ * rows of record_queries[i]. Prints both sides of a difference. */
+static int same_records(const char *a, const char *b, int *counts)
+{
+    int ok = 1;
+    for (size_t q = 0; q < sizeof record_queries / sizeof *record_queries; q++) {
+        int na, nb;
+        char *ra = rows_of(a, record_queries[q], &na), *rb = rows_of(b, record_queries[q], &nb);
+        if (!ra || !rb || strcmp(ra, rb) != 0) {
+            fprintf(stderr, "%s\n--- %s\n%s--- %s\n%s", record_queries[q], a, ra ? ra : "?\n", b,
+                    rb ? rb : "?\n");
+            ok = 0;
+        }
+        counts[q] = na;
+        free(ra);
+        free(rb);
+    }
+    return ok;
+}
+
+/* Exports FILES (a folder) to OUT.json, imports it back to OUT.db, and merges the original to
+ * OUT.orig.db for the comparison. 0 when all three commands succeed. */
+static int round_trip(const char *files, const char *out)
+{
+    return sh("'%s' export --chrome '%s.json' '%s' && '%s' import -q -o '%s.db' '%s.json' && "
+              "'%s' merge -o '%s.orig.db' '%s'",
+              TLVIEW, out, files, TLVIEW, out, out, TLVIEW, out, files);
+}
+
+/* The H200 recordings of samples/spin (4 processes time-sliced, and the same under MPS) exported
+ * and read back, directly and through `tlview import`: the same processes and pids, one GPU with
+ * the same UUID, every kernel to the ns with its launch, the contexts' MPS state, and so the same
+ * report (verdict, stretch, rule, windows, per-process figures). Before 2026-12-01 the export
+ * came back as "1 process (pid 5)" on four unknown GPUs, each solo. */
+int test_cli_export_roundtrip_h200_spin(void)
+{
+    char base[4096], dir[4096], out[4200], args[9000];
+    const char *modes[] = {"mps-off", "mps-on"};
+    snprintf(base, sizeof base, "%s/samples/spin/traces/mps-off/n1", TLVIEW_SOURCE_DIR);
+    for (int m = 0; m < 2; m++) {
+        snprintf(dir, sizeof dir, "%s/samples/spin/traces/%s/n4", TLVIEW_SOURCE_DIR, modes[m]);
+        struct stat st;
+        if (stat(dir, &st) || stat(base, &st)) {
+            fprintf(stderr, "skip: the spin recordings (samples/spin/traces) are not there\n");
+            return TEST_SKIP;
+        }
+        snprintf(out, sizeof out, "%s/%s", test_tmpdir(), modes[m]);
+        TEST_EQ_INT(round_trip(dir, out), 0);
+
+        snprintf(args, sizeof args, "--baseline '%s' '%s'", base, dir);
+        json_t *want = report_json_of_run(args);
+        TEST_ASSERT(want);
+        TEST_EQ_INT(json_array_size(json_object_get(want, "devices")), 1);
+        TEST_EQ_STR(jstr(want, "devices.0.verdict"), m ? "concurrent" : "time-sliced");
+        snprintf(args, sizeof args, "--baseline '%s' '%s.json'", base, out);
+        json_t *direct = report_json_of_run(args);
+        snprintf(args, sizeof args, "--baseline '%s' '%s.db'", base, out);
+        json_t *imported = report_json_of_run(args);
+        TEST_ASSERT(same_report(want, direct, "report on the exported JSON"));
+        TEST_ASSERT(same_report(want, imported, "report on the imported file"));
+        TEST_EQ_STR(jstr(imported, "devices.0.uuid"), "e11fc515ecffda7db4f5f2167fbd66d5");
+        TEST_EQ_STR(jstr(imported, "devices.0.rule"), jstr(want, "devices.0.rule"));
+        TEST_NEAR(jnum(imported, "devices.0.stretch"), jnum(want, "devices.0.stretch"), 0);
+        for (int p = 0; p < 4; p++) {
+            char key[64];
+            snprintf(key, sizeof key, "processes.%d.pid", p);
+            TEST_NEAR(jnum(direct, key), jnum(want, key), 0);
+            snprintf(key, sizeof key, "processes.%d.kernel_ns", p);
+            TEST_NEAR(jnum(direct, key), jnum(want, key), 0);
+        }
+        json_decref(want);
+        json_decref(direct);
+        json_decref(imported);
+
+        char a[4300], b[4300];
+        int counts[sizeof record_queries / sizeof *record_queries];
+        snprintf(a, sizeof a, "%s.orig.db", out);
+        snprintf(b, sizeof b, "%s.db", out);
+        TEST_ASSERT(same_records(a, b, counts));
+        TEST_EQ_INT(counts[0], 4); /* processes */
+        TEST_EQ_INT(counts[4], 4); /* kernels */
+        TEST_EQ_INT(counts[5], 8); /* copies */
+    }
+    return 0;
+}
+
+/* A ts or dur of the trace (us with 3 decimals) in ns. */
+static json_int_t us_to_ns(json_t *v)
+{
+    return (json_int_t)(json_number_value(v) * 1000 + 0.5);
+}
+
+/* A synthetic run with every kind of record: kernels of a given launch config (dynamic shared
+ * memory, registers) on a green context, a memcpy and a memset, runtime and driver API calls on
+ * two threads (one failed), nested and crossing NVTX ranges with a domain, and a second process
+ * of the same pid on another host. Each record comes back with its fields; the API calls that
+ * launched work get flow arrows to it; the verdict windows and the counter do not come back as
+ * records or processes. Before 2026-12-01 copies, API calls and ranges were not exported. */
+int test_cli_export_roundtrip_records(void)
+{
+    char d[4200];
+    snprintf(d, sizeof d, "%s/syn", test_tmpdir());
+    mkdir(d, 0755);
+    TEST_EQ_INT(sh("'%s' '%s/p1.db' --pid 1000 --host a --name _Z4workPfi "
+                   "--launch 64,2,1,128,1,1,32,1024,4096 --green 16,9 --train 100000,3,50000,10000 "
+                   "--api 90000,5000,4242,1,1,0,cudaLaunchKernel --api "
+                   "91000,2000,4242,1,2,0,cuLaunchKernel "
+                   "--api 150000,3000,4243,2,1,0,cudaLaunchKernel "
+                   "--api 200000,4000,4242,50,1,700,cudaMemcpyAsync "
+                   "--memcpy 300000,20000,1,1048576,50 --memset 330000,5000,3,4096,51 "
+                   "--range 80000,300000,4242,step --range 85000,10000,4242,inner,mydomain "
+                   "--range 88000,200000,4242,crossing && "
+                   "'%s' '%s/p2.db' --pid 1000 --host b --mps --train 120000,3,40000,0",
+                   TRACEGEN, d, TRACEGEN, d),
+                0);
+    TEST_EQ_INT(round_trip(d, tmp("syn")), 0);
+    int counts[sizeof record_queries / sizeof *record_queries];
+    TEST_ASSERT(same_records(tmp("syn.orig.db"), tmp("syn.db"), counts));
+    static const int want[] = {2, 0, 2, 2, 6, 1, 1, 4, 3};
+    for (size_t q = 0; q < sizeof want / sizeof *want; q++)
+        TEST_EQ_INT(counts[q], want[q]);
+    int n;
+    char *ctx = rows_of(tmp("syn.db"), record_queries[3], &n);
+    TEST_EQ_STR(ctx, "1000|a|1|0|1|1|9|16\n1000|b|1|0|2|0|0|0\n");
+    free(ctx);
+
+    char args[9000];
+    snprintf(args, sizeof args, "'%s'", d);
+    json_t *orig = report_json_of_run(args);
+    snprintf(args, sizeof args, "'%s'", tmp("syn.json"));
+    json_t *direct = report_json_of_run(args);
+    TEST_ASSERT(same_report(orig, direct, "report on the exported JSON"));
+    TEST_NEAR(jnum(direct, "summary.processes"), 2, 0);
+    json_decref(orig);
+    json_decref(direct);
+
+    /* the arrows: from the API call's track at its start to the record's at its start */
+    json_error_t e;
+    json_t *j = json_load_file(tmp("syn.json"), 0, &e), *x;
+    TEST_ASSERT(j);
+    size_t i;
+    int nflow = 0, nwin = 0;
+    json_int_t s_tid = -1, s_ts = -1;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x)
+    {
+        const char *ph = json_string_value(json_object_get(x, "ph"));
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (!strcmp(ph, "s")) {
+            s_tid = json_integer_value(json_object_get(x, "tid"));
+            s_ts = us_to_ns(json_object_get(x, "ts"));
+        } else if (!strcmp(ph, "f")) {
+            nflow++;
+            TEST_EQ_STR(json_string_value(json_object_get(x, "bp")), "e");
+            json_t *prev = json_array_get(json_object_get(j, "traceEvents"), i - 2);
+            TEST_EQ_INT(json_integer_value(json_object_get(x, "tid")),
+                        json_integer_value(json_object_get(prev, "tid")));
+            TEST_NEAR(json_number_value(json_object_get(x, "ts")),
+                      json_number_value(json_object_get(prev, "ts")), 0);
+            TEST_ASSERT(s_tid >= 0);
+            /* the API call it starts from: correlation and start as the record's arrow says */
+            json_t *api;
+            size_t k;
+            int found = 0;
+            json_array_foreach(json_object_get(j, "traceEvents"), k, api)
+            {
+                const char *acat = json_string_value(json_object_get(api, "cat"));
+                if (acat && !strncmp(acat, "cuda_", 5) &&
+                    json_integer_value(json_object_get(api, "tid")) == s_tid &&
+                    us_to_ns(json_object_get(api, "ts")) == s_ts &&
+                    json_integer_value(
+                        json_object_get(json_object_get(api, "args"), "correlation")) ==
+                        json_integer_value(
+                            json_object_get(json_object_get(prev, "args"), "correlation")))
+                    found = 1;
+            }
+            TEST_ASSERT(found);
+        } else if (cat && !strcmp(cat, "tlview_window")) {
+            nwin++;
+        }
+    }
+    TEST_EQ_INT(nflow, 3); /* 2 kernels and the memcpy were launched by a recorded call */
+    TEST_EQ_INT(nwin, 3);
+    json_decref(j);
+    return 0;
+}
+
+/* GPUs without a UUID (PyTorch traces): the export keeps what was chosen at export time. Two
+ * processes on "device 0, NVIDIA H200" of one host are one GPU (time-sliced) in the export's
+ * run and in the report on it; exported with --separate-gpus they stay two GPUs. */
+int test_cli_export_roundtrip_gpus_without_uuid(void)
+{
+    char d[4200], args[9000];
+    int procs = 0;
+    snprintf(d, sizeof d, "%s/nouuid", test_tmpdir());
+    mkdir(d, 0755);
+    TEST_EQ_INT(sh("'%s' '%s/p1.db' --pid 101 --no-uuid --train 0,5,%lld,0 "
+                   "--train %lld,10,%lld,0 && '%s' '%s/p2.db' --pid 102 --no-uuid "
+                   "--train %lld,10,%lld,0 --train %lld,5,%lld,0",
+                   TRACEGEN, d, MS, 20 * MS, 2 * MS, TRACEGEN, d, 20 * MS, 2 * MS, 50 * MS, MS),
+                0);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s' && '%s' export --separate-gpus --chrome '%s' "
+                   "'%s'",
+                   TLVIEW, tmp("one.json"), d, TLVIEW, tmp("two.json"), d),
+                0);
+    snprintf(args, sizeof args, "'%s'", d);
+    json_t *want = report_json_of_run(args);
+    snprintf(args, sizeof args, "'%s'", tmp("one.json"));
+    json_t *got = report_json_of_run(args);
+    TEST_ASSERT(same_report(want, got, "report on the export of GPUs without UUID"));
+    TEST_EQ_STR(jstr(got, "devices.0.verdict"), "time-sliced");
+    json_decref(want);
+    json_decref(got);
+    snprintf(args, sizeof args, "'%s'", tmp("one.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "'%s'", tmp("two.json"));
     TEST_EQ_INT(gpus_of(args, &procs), 2);
     TEST_EQ_INT(procs, 1);
     return 0;
