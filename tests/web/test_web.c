@@ -4,6 +4,7 @@
  * concurrent clients; the interval index is checked against brute force on random data; and
  * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -303,13 +304,19 @@ int test_web_runs(void)
     return 0;
 }
 
+/* pixel_edge: where pixel j of `w` over [t0, t1) starts (web/API.md: t0 + floor((t1 - t0) * j / w)
+ * in integer ns) */
+static int64_t pixel_edge(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
+{
+    return t0 + (int64_t)((unsigned __int128)(uint64_t)(t1 - t0) * j / w);
+}
+
 /* brute-force expectations over row `p` (0: A, 1: B) of the synthetic run */
 static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w,
                           int64_t *count, int64_t *busy_pm)
 {
     for (int j = 0; j < w; j++) {
-        int64_t a = t0 + (int64_t)llround((double)(t1 - t0) * j / w);
-        int64_t b = t0 + (int64_t)llround((double)(t1 - t0) * (j + 1) / w);
+        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
         int64_t n = 0, busy = 0;
         for (uint64_t i = 0; i < run->nkernels; i++) {
             const store_kernel *k = &run->kernels[i];
@@ -370,8 +377,8 @@ int test_web_timeline_bins(void)
     TEST_EQ_INT(json_array_size(lo), w);
     int noverlap = 0;
     for (int px = 0; px < w; px++) {
-        int64_t a = BASE + t0 + (int64_t)llround((double)(t1 - t0) * px / w);
-        int64_t b = BASE + t0 + (int64_t)llround((double)(t1 - t0) * (px + 1) / w);
+        int64_t a = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
+        int64_t b = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
         int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
@@ -1119,5 +1126,222 @@ int test_web_empty_run(void)
     web_stop(w);
     analysis_free(an);
     store_run_free(run);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- concurrency profile per pixel */
+
+/* load_demo: the bundled H200 recording samples/spin/traces/<sub> (every *.db there), finished
+ * and analysed. 0, or -1 with a message. */
+static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn)
+{
+    char dir[1024], path[2048];
+    snprintf(dir, sizeof dir, "%s/samples/spin/traces/%s", TLVIEW_SOURCE_DIR, sub);
+    store_run *run = store_run_new();
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (store_run_load(run, path) != 0) {
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+            n = -1;
+            break;
+        }
+        n++;
+    }
+    if (d)
+        closedir(d);
+    if (n <= 0 || store_run_finish(run) != 0 || analysis_run(run, NULL, ppAn) != ANALYSIS_OK) {
+        fprintf(stderr, "load_demo %s: %d files\n", dir, n);
+        store_run_free(run);
+        return -1;
+    }
+    *ppRun = run;
+    return 0;
+}
+
+/* timeline_lane: web_timeline() of r over [t0, t1) (relative ns) parsed, and its lane 0. */
+static json_t *timeline_lane(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             json_t **lane)
+{
+    web_buf b = {0};
+    if (web_timeline(r, 0, t0, t1, width, 0, NULL, &b) != 0) {
+        free(b.s);
+        return NULL;
+    }
+    json_error_t e;
+    json_t *j = json_loadb(b.s, b.len, 0, &e);
+    free(b.s);
+    *lane = json_array_get(json_object_get(j, "lanes"), 0);
+    return j;
+}
+
+/* Zoomed in on the demo (four 1.92 s kernels of four processes, time-sliced, all in flight from
+ * 6.8 ms on): every pixel is busy with 4 processes. Found 2026-12-01 by the adversarial pass:
+ * with bin edges in double absolute ns (~1.8e18, 256 ns apart), [100 ms, 100.01 ms) gave busy 0
+ * and mean 0 beside max 4, and [100 ms, 101 ms) busy 1024 permille and mean 4.1 > max 4. */
+int test_web_profile_demo_zoom(void)
+{
+    store_run *run;
+    analysis *an;
+    TEST_EQ_INT(load_demo("mps-off/n4", &run, &an), 0);
+    TEST_EQ_INT(run->nkernels, 4);
+    web_run src = {"demo", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    const int64_t t1s[] = {100010000, 101000000, 100000010, 100001000, 1000000000};
+    for (size_t c = 0; c < sizeof t1s / sizeof *t1s; c++) {
+        json_t *lane, *j = timeline_lane(&r, 100000000, t1s[c], 1000, &lane);
+        TEST_ASSERT(j && lane);
+        json_t *busy = json_object_get(lane, "busy"), *mean = json_object_get(lane, "conc_mean");
+        json_t *mx = json_object_get(lane, "conc_max");
+        TEST_EQ_INT(json_array_size(busy), 1000);
+        for (size_t i = 0; i < 1000; i++) {
+            if (json_integer_value(json_array_get(busy, i)) != 1000 ||
+                json_number_value(json_array_get(mean, i)) != 4.0 ||
+                json_integer_value(json_array_get(mx, i)) != 4)
+                fprintf(stderr, "t1 %lld pixel %zu: busy %lld mean %g max %lld\n",
+                        (long long)t1s[c], i,
+                        (long long)json_integer_value(json_array_get(busy, i)),
+                        json_number_value(json_array_get(mean, i)),
+                        (long long)json_integer_value(json_array_get(mx, i)));
+            TEST_EQ_INT(json_integer_value(json_array_get(busy, i)), 1000);
+            TEST_NEAR(json_number_value(json_array_get(mean, i)), 4.0, 0);
+            TEST_EQ_INT(json_integer_value(json_array_get(mx, i)), 4);
+        }
+        json_decref(j);
+    }
+    /* and the analysis itself, on the absolute axis */
+    analysis_bin bins[1000];
+    TEST_EQ_INT(
+        analysis_profile_bins(an, 0, r.origin + 100000000, r.origin + 101000000, bins, 1000),
+        ANALYSIS_OK);
+    for (int i = 0; i < 1000; i++) {
+        TEST_NEAR(bins[i].busy, 1.0, 0);
+        TEST_NEAR(bins[i].mean_processes, 4.0, 0);
+        TEST_EQ_INT(bins[i].max_processes, 4);
+    }
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* exact_pixel: brute force over the kernels of lane 0 (one stream per process, so processes in
+ * flight = kernels in flight): the busy share, mean and peak of processes in flight over [a, b),
+ * or at the instant a when a == b. */
+static void exact_pixel(const store_run *run, int64_t a, int64_t b, double *busy, double *mean,
+                        int *peak)
+{
+    int64_t len = b > a ? b - a : 1, sum = 0;
+    /* the union: sweep the starts and ends inside the pixel */
+    int64_t covered = 0, x = a;
+    *peak = 0;
+    for (;;) {
+        int n = 0;
+        int64_t next = b > a ? b : a + 1;
+        for (uint64_t i = 0; i < run->nkernels; i++) {
+            const store_kernel *k = &run->kernels[i];
+            if (k->end <= k->start)
+                continue;
+            if (k->start <= x && k->end > x)
+                n++;
+            if (k->start > x && k->start < next)
+                next = k->start;
+            if (k->end > x && k->end < next)
+                next = k->end;
+        }
+        if (n > *peak)
+            *peak = n;
+        covered += n ? next - x : 0;
+        sum += n * (next - x);
+        x = next;
+        if (x >= (b > a ? b : a + 1))
+            break;
+    }
+    *busy = (double)covered / (double)len;
+    *mean = (double)sum / (double)len;
+}
+
+/* check_ranges: `n` random views of r (seeded) against brute force: busy share and mean exact up
+ * to the rounding of the answer, the peak exact; and, whatever the path (grid or direct), busy
+ * <= 1000 permille and mean <= max. 0 or 1. */
+static int check_ranges(const web_runix *r, const store_run *run, int n, unsigned seed, int exact)
+{
+    srand(seed);
+    int64_t span = run->t_end - run->t_begin;
+    for (int c = 0; c < n; c++) {
+        int64_t t0 = -span / 10 + (int64_t)((double)rand() / RAND_MAX * (double)span * 1.1);
+        int64_t len = (int64_t)exp((double)rand() / RAND_MAX * log((double)span * 2));
+        len = len < 1 ? 1 : len;
+        uint32_t width = 1 + (uint32_t)(rand() % 2000);
+        json_t *lane, *j = timeline_lane(r, t0, t0 + len, width, &lane);
+        TEST_ASSERT(j && lane);
+        json_t *busy = json_object_get(lane, "busy"), *mean = json_object_get(lane, "conc_mean");
+        json_t *mx = json_object_get(lane, "conc_max");
+        TEST_EQ_INT(json_array_size(busy), width);
+        for (uint32_t i = 0; i < width; i++) {
+            json_int_t bp = json_integer_value(json_array_get(busy, i));
+            json_int_t m = json_integer_value(json_array_get(mx, i));
+            double me = json_number_value(json_array_get(mean, i));
+            if (bp < 0 || bp > 1000 || me > (double)m || me < 0)
+                fprintf(stderr, "view [%lld, %lld) width %u pixel %u: busy %lld mean %g max %lld\n",
+                        (long long)t0, (long long)(t0 + len), width, i, (long long)bp, me,
+                        (long long)m);
+            TEST_ASSERT(bp >= 0 && bp <= 1000);
+            TEST_ASSERT(me >= 0 && me <= (double)m);
+            if (!exact)
+                continue;
+            int64_t a = r->origin + pixel_edge(t0, t0 + len, width, i);
+            int64_t b = r->origin + pixel_edge(t0, t0 + len, width, i + 1);
+            double eb, em;
+            int ep;
+            exact_pixel(run, a, b, &eb, &em, &ep);
+            if (llabs(bp - (json_int_t)llround(eb * 1000)) > 1 || fabs(me - em) > 0.006 || m != ep)
+                fprintf(stderr,
+                        "view [%lld, %lld) width %u pixel %u [%lld, %lld): busy %lld mean %g max "
+                        "%lld, exact %g %g %d\n",
+                        (long long)t0, (long long)(t0 + len), width, i, (long long)(a - r->origin),
+                        (long long)(b - r->origin), (long long)bp, me, (long long)m, eb * 1000, em,
+                        ep);
+            TEST_ASSERT(llabs(bp - (json_int_t)llround(eb * 1000)) <= 1);
+            TEST_NEAR(me, em, 0.006);
+            TEST_EQ_INT(m, ep);
+        }
+        json_decref(j);
+    }
+    return 0;
+}
+
+/* Random views of the demo and of the synthetic run (realtime axis, 1.7e18 ns) against brute
+ * force, from 1 ns (pixels narrower than a nanosecond) to twice the run; then with the cached
+ * grid, where only the bounds hold. */
+int test_web_profile_random_ranges(void)
+{
+    store_run *demo;
+    analysis *dan;
+    TEST_EQ_INT(load_demo("mps-off/n4", &demo, &dan), 0);
+    store_run *syn = make_run(1.0, 0);
+    analysis *san;
+    TEST_EQ_INT(analysis_run(syn, NULL, &san), ANALYSIS_OK);
+    web_run src[2] = {{"demo", demo, dan}, {"syn", syn, san}};
+    for (int k = 0; k < 2; k++) {
+        web_runix r;
+        char err[128];
+        TEST_EQ_INT(web_runix_build(&r, &src[k], err, sizeof err), 0);
+        TEST_EQ_INT(check_ranges(&r, src[k].run, 150, 11 + (unsigned)k, 1), 0);
+        TEST_EQ_INT(web_runix_build_grids(&r), 0);
+        TEST_EQ_INT(check_ranges(&r, src[k].run, 300, 23 + (unsigned)k, 0), 0);
+        web_runix_free(&r);
+    }
+    analysis_free(dan);
+    store_run_free(demo);
+    analysis_free(san);
+    store_run_free(syn);
     return 0;
 }
