@@ -1798,3 +1798,98 @@ int test_web_idle_timeout(void)
     teardown(&f);
     return 0;
 }
+
+/* `tlview serve --bind 0.0.0.0`: a warning on stderr, the URL with the machine's name and the
+ * token, and the token required. Found 2026-12-01: it listened on every interface without a
+ * word, printed a 127.0.0.1 URL and answered anyone. */
+int test_web_serve_bind_all(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char a[1024], line[1024], warn[1024], host[256] = "", req[512];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    char *args[] = {"tlview", "serve",        "--bind",        "0.0.0.0", "--port",
+                    "0",      "--allow-host", "alias.example", a,         NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    char want[300], token[64] = "";
+    unsigned port = 0;
+    snprintf(want, sizeof want, "http://%s:", host);
+    char *at = strstr(line, want);
+    if (!at || sscanf(at + strlen(want), "%u/?token=%63[0-9a-f]", &port, token) != 2)
+        fprintf(stderr, "URL line: %s", line);
+    TEST_ASSERT(at && port > 0);
+    TEST_EQ_INT(strlen(token), 48);
+    if (!strstr(warn, "warning: listening on 0.0.0.0 (every interface)"))
+        fprintf(stderr, "stderr: %s", warn);
+    TEST_ASSERT(strstr(warn, "warning: listening on 0.0.0.0 (every interface)") != NULL);
+    int fails = 0;
+    fails += expect_status(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", 403, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, host, port);
+    fails += expect_status(port, req, 200, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: alias.example:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, port);
+    fails += expect_status(port, req, 200, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: evil.example:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, port);
+    fails += expect_status(port, req, 421, NULL);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_EQ_INT(fails, 0);
+    close(out), close(err);
+    /* on loopback: no warning, no token, the URL as before */
+    char *lo[] = {"tlview", "serve", "--port", "0", a, NULL};
+    pid = spawn_serve(lo, &out, &err, NULL);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_ASSERT(strstr(line, "http://127.0.0.1:") && !strstr(line, "token"));
+    TEST_EQ_INT(read_line(err, warn, sizeof warn) > 0 && strstr(warn, "warning"), 0);
+    close(out), close(err);
+    return 0;
+}
+
+/* A taken port: the error names it and says what to do. Found 2026-12-01: scripts/serve on a
+ * busy port said only "Address already in use". */
+int test_web_serve_port_busy(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    char a[1024], port[16], l1[512], l2[512], want[128];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    snprintf(port, sizeof port, "%u", f.port);
+    char *args[] = {"tlview", "serve", "--port", port, a, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 1);
+    TEST_ASSERT(read_line(err, l1, sizeof l1) > 0);
+    TEST_ASSERT(read_line(err, l2, sizeof l2) > 0);
+    snprintf(want, sizeof want, "tlview serve: bind 127.0.0.1:%u: Address already in use\n",
+             f.port);
+    TEST_EQ_STR(l1, want);
+    snprintf(want, sizeof want,
+             "tlview serve: port %u is taken (another tlview serve?): --port 0 picks a free one, "
+             "or give another with --port N\n",
+             f.port);
+    TEST_EQ_STR(l2, want);
+    close(out), close(err);
+    teardown(&f);
+    return 0;
+}
