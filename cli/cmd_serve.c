@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,6 +269,13 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGTERM);
     sigprocmask(SIG_BLOCK, &set, NULL);
     o.web.allow_hosts = (const char *const *)o.hosts;
+    /* every connection is an open file: without this the usual soft limit (1024) would hold
+     * web/'s connection limit below its 4096 */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     int wrc = web_start(&o.web, wr, (unsigned)nruns, &w, err, sizeof err);
     if (wrc != WEB_OK) {
         fprintf(stderr, "tlview serve: %s\n", err);

@@ -48,8 +48,8 @@ typedef struct web_options {
                           NULL: a random one when bind is not a loopback address, none
                           on loopback (NULL) */
     const char *const *allow_hosts; /* more Host names to accept, NULL-terminated (NULL) */
-    unsigned max_connections;       /* connections open at once, at most (1024, and never more
-                                       than the open-file limit allows) */
+    unsigned max_connections;       /* connections open at once, at most (4096, and never more
+                                       than the open-file limit allows: raise it to have them) */
     unsigned max_per_ip;            /* of those, from one client address (128) */
 } web_options;
 

@@ -43,7 +43,7 @@ void web_options_default(web_options *o)
     o->threads = 4;
     o->token = NULL;
     o->allow_hosts = NULL;
-    o->max_connections = 1024;
+    o->max_connections = 4096;
     o->max_per_ip = 128;
 }
 
