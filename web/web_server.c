@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <microhttpd.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
