@@ -15,7 +15,7 @@ void analysis_options_default(analysis_options *o)
     o->baseline = NULL;
     o->concurrent_max_stretch = 1.25;
     o->sliced_max_parallelism = 1.3;
-    o->sliced_stretch_tolerance = 0.30;
+    o->queued_max_overlap = 0.25;
     o->min_reference_coverage = 0.5;
     o->join_gap_ns = 1000000;
 }
@@ -32,9 +32,69 @@ const char *analysis_strerror(int code)
 
 const char *analysis_verdict_name(analysis_verdict v)
 {
-    static const char *const names[ANALYSIS_NVERDICTS] = {"idle",        "solo",      "concurrent",
-                                                          "time-sliced", "contended", "unknown"};
+    static const char *const names[ANALYSIS_NVERDICTS] = {
+        "idle", "solo", "concurrent", "time-sliced", "contended", "queued", "unknown"};
     return (unsigned)v < ANALYSIS_NVERDICTS ? names[v] : "?";
+}
+
+const char *analysis_verdict_meaning(analysis_verdict v)
+{
+    static const char *const text[ANALYSIS_NVERDICTS] = {
+        "no kernel was in flight",
+        "kernels of one context only (its streams may overlap each other)",
+        "kernels of several contexts ran side by side at about their solo speed",
+        "the GPU took turns between contexts: each kernel ran only in its context's time slices, "
+        "so it stretched by about the number of contexts taking turns",
+        "kernels of several contexts ran side by side but slowed each other down (SMs, memory, "
+        "caches)",
+        "kernels that could have run side by side ran one after another, overlapping only where "
+        "one handed the GPU to the next",
+        "kernels of several contexts overlapped, but neither the MPS state of the contexts nor "
+        "solo references tell how"};
+    return (unsigned)v < ANALYSIS_NVERDICTS ? text[v] : "?";
+}
+
+const char *analysis_physics_name(analysis_physics p)
+{
+    static const char *const names[ANALYSIS_NPHYSICS] = {"none", "sliced", "shared", "unknown"};
+    return (unsigned)p < ANALYSIS_NPHYSICS ? names[p] : "?";
+}
+
+const char *analysis_rule_name(analysis_rule r)
+{
+    static const char *const names[ANALYSIS_NRULES] = {
+        "none",        "no-mps",        "not-stretched", "handover",
+        "shared-slow", "one-at-a-time", "parallel-slow", "no-reference"};
+    return (unsigned)r < ANALYSIS_NRULES ? names[r] : "?";
+}
+
+const char *analysis_rule_text(analysis_rule r)
+{
+    static const char *const text[ANALYSIS_NRULES] = {
+        "no overlap",
+        "contexts that cannot share the GPU (no MPS) were in flight together: the GPU "
+        "time-sliced them",
+        "the kernels ran at about their solo speed while they overlapped",
+        "the kernels could share the GPU (MPS or green contexts) but overlapped only at their "
+        "ends, doing one kernel's solo work at a time",
+        "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
+        "down",
+        "MPS state unknown: the GPU did about one kernel's solo work at a time",
+        "MPS state unknown: the kernels ran side by side but slowed each other down",
+        "MPS state unknown and too few kernels with a solo reference (give --baseline FILES)"};
+    return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
+}
+
+const char *analysis_basis_name(analysis_basis b)
+{
+    static const char *const names[] = {"none", "reference", "turns", "shortest"};
+    return (unsigned)b < sizeof names / sizeof *names ? names[b] : "?";
+}
+
+const char *analysis_mps_name(analysis_mps m)
+{
+    static const char *const names[] = {"off", "on", "mixed", "unknown"};
+    return (unsigned)m < sizeof names / sizeof *names ? names[m] : "?";
 }
 
 const char *analysis_ref_source_name(analysis_ref_source s)
@@ -43,23 +103,143 @@ const char *analysis_ref_source_name(analysis_ref_source s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-int analysis_push_window(analysis *a, const analysis_window *w)
+/* A context's MPS state as flags: 1 off, 2 on, 4 unknown. */
+static unsigned mps_flag(const store_context *c)
 {
-    if (a->nwindows == a->capwindows) {
-        uint64_t cap = a->capwindows ? 2 * a->capwindows : 256;
-        analysis_window *p = realloc(a->windows, cap * sizeof *p);
-        if (!p)
-            return ANALYSIS_ENOMEM;
-        a->windows = p;
-        a->capwindows = cap;
+    return c->compute_api_kind == 1 ? 1u : c->compute_api_kind == 2 ? 2u : 4u;
+}
+
+/* The MPS state of a set of contexts from their OR-ed mps_flag()s (0: none). */
+static analysis_mps mps_of(unsigned flags)
+{
+    if (flags & 4u)
+        return ANALYSIS_MPS_UNKNOWN;
+    if (flags == 3u)
+        return ANALYSIS_MPS_MIXED;
+    return flags == 2u ? ANALYSIS_MPS_ON : ANALYSIS_MPS_OFF;
+}
+
+/* A key that ties a context to a green-context family: (slot, process, root context id). */
+typedef struct famkey {
+    uint32_t slot, process, root, group;
+} famkey;
+
+static int cmp_famkey(const void *x, const void *y)
+{
+    const famkey *a = x, *b = y;
+    if (a->slot != b->slot)
+        return a->slot < b->slot ? -1 : 1;
+    if (a->process != b->process)
+        return a->process < b->process ? -1 : 1;
+    return a->root < b->root ? -1 : a->root > b->root;
+}
+
+/* Gives every context its share group (a->ctx_group, a->group_kind): the MPS clients of a slot
+ * form one group; the green contexts of a process on a slot form one with their parent (the
+ * context whose id is their parent id); every other context is a group of its own, PLAIN when its
+ * file says it is not an MPS client, else UNKNOWN. */
+static int assign_groups(analysis *a)
+{
+    const store_run *run = a->run;
+    uint32_t nfam = 0, *mps_group = malloc((a->ndevs + 1) * sizeof *mps_group);
+    famkey *fam = malloc((run->ncontexts + 1) * sizeof *fam);
+    a->ctx_group = malloc((run->ncontexts + 1) * sizeof *a->ctx_group);
+    a->group_kind = malloc(run->ncontexts + 1);
+    if (!mps_group || !fam || !a->ctx_group || !a->group_kind) {
+        free(mps_group);
+        free(fam);
+        return ANALYSIS_ENOMEM;
     }
-    a->windows[a->nwindows++] = *w;
+    for (uint32_t s = 0; s <= a->ndevs; s++)
+        mps_group[s] = UINT32_MAX;
+    /* the green families: one group per (slot, process, parent id) */
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        const store_context *sc = &run->contexts[c];
+        if (sc->green && sc->compute_api_kind != 2)
+            fam[nfam++] = (famkey){a->ctx_slot[c], sc->process, sc->parent_id, 0};
+    }
+    qsort(fam, nfam, sizeof *fam, cmp_famkey);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nfam; i++) {
+        if (n && !cmp_famkey(&fam[n - 1], &fam[i]))
+            continue;
+        fam[n] = fam[i];
+        fam[n].group = a->ngroups;
+        a->group_kind[a->ngroups++] = ANALYSIS_GROUP_PLAIN;
+        n++;
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        const store_context *sc = &run->contexts[c];
+        uint32_t s = a->ctx_slot[c];
+        famkey k = {s, sc->process, sc->green ? sc->parent_id : sc->context_id, 0};
+        const famkey *f =
+            sc->compute_api_kind == 2 ? NULL : bsearch(&k, fam, n, sizeof *fam, cmp_famkey);
+        if (f) { /* a green context, or the parent of green ones */
+            a->ctx_group[c] = f->group;
+        } else if (sc->compute_api_kind == 2) {
+            if (mps_group[s] == UINT32_MAX) {
+                mps_group[s] = a->ngroups;
+                a->group_kind[a->ngroups++] = ANALYSIS_GROUP_MPS;
+            }
+            a->ctx_group[c] = mps_group[s];
+        } else {
+            a->ctx_group[c] = a->ngroups;
+            a->group_kind[a->ngroups++] =
+                sc->compute_api_kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
+        }
+    }
+    free(mps_group);
+    free(fam);
     return ANALYSIS_OK;
+}
+
+/* Per slot and per process: distinct processes, contexts, green contexts and share groups with
+ * kernels, and their MPS state. `used` counts each context's kernels. */
+static int count_contexts(analysis *a, const uint64_t *used)
+{
+    const store_run *run = a->run;
+    uint8_t *seen = calloc((uint64_t)a->ndevs * run->nprocesses + 1, 1);
+    uint8_t *gseen = calloc(a->ngroups + 1, 1);
+    unsigned *dflags = calloc(a->ndevs + 1, sizeof *dflags);
+    unsigned *pflags = calloc(run->nprocesses + 1, sizeof *pflags);
+    int rc = ANALYSIS_ENOMEM;
+    if (!seen || !gseen || !dflags || !pflags)
+        goto out;
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        if (!used[c])
+            continue;
+        const store_context *sc = &run->contexts[c];
+        uint32_t s = a->ctx_slot[c];
+        analysis_device *ad = &a->devs[s];
+        ad->ncontexts++;
+        ad->ngreen += sc->green != 0;
+        a->procs[sc->process].ncontexts++;
+        dflags[s] |= mps_flag(sc);
+        pflags[sc->process] |= mps_flag(sc);
+        if (!gseen[a->ctx_group[c]]++)
+            ad->ngroups++;
+        uint8_t *p = &seen[(uint64_t)s * run->nprocesses + sc->process];
+        if (!*p) {
+            *p = 1;
+            ad->nprocesses++;
+        }
+    }
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        a->devs[s].mps = mps_of(dflags[s]);
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        a->procs[p].mps = mps_of(pflags[p]);
+    rc = ANALYSIS_OK;
+out:
+    free(seen);
+    free(gseen);
+    free(dflags);
+    free(pflags);
+    return rc;
 }
 
 /* Gives every device that ran kernels a slot (run->devices order, the unknown device last; so
  * every slot has >= 1 kernel), fills the slots' kernel counts and time spans and the run's span
- * (a->sum.t_begin, t_end), and checks the kernels are sorted. */
+ * (a->sum.t_begin, t_end), checks the kernels are sorted, and assigns the share groups. */
 static int assign_slots(analysis *a)
 {
     const store_run *run = a->run;
@@ -83,21 +263,22 @@ static int assign_slots(analysis *a)
         if (c >= run->ncontexts)
             goto out;
         int64_t dur = analysis_kernel_dur(k), *sp = &span[3 * (uint64_t)c];
+        int64_t end = dur ? k->end : k->start;
         if (!used[c]++) {
             sp[0] = k->start;
-            sp[1] = k->start + dur;
+            sp[1] = end;
             sp[2] = dur;
         } else {
-            if (k->start + dur > sp[1])
-                sp[1] = k->start + dur;
+            if (end > sp[1])
+                sp[1] = end;
             if (dur > sp[2])
                 sp[2] = dur;
         }
         a->sum.nzero += dur == 0;
         if (i == 0) /* the run's first start: the kernels are sorted */
             a->sum.t_begin = a->sum.t_end = k->start;
-        if (k->start + dur > a->sum.t_end)
-            a->sum.t_end = k->start + dur;
+        if (end > a->sum.t_end)
+            a->sum.t_end = end;
     }
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         store_idx dv = run->contexts[c].device;
@@ -132,38 +313,13 @@ static int assign_slots(analysis *a)
             a->dev_maxdur[s] = sp[2];
         ad->nkernels += used[c];
     }
-    /* distinct processes and contexts per slot, and MPS */
-    uint8_t *seen = calloc((uint64_t)a->ndevs * run->nprocesses + 1, 1);
-    if (!seen)
-        goto out;
-    for (uint32_t c = 0; c < run->ncontexts; c++) {
-        if (!used[c])
-            continue;
-        uint32_t s = a->ctx_slot[c];
-        a->devs[s].ncontexts++;
-        if (run->contexts[c].compute_api_kind == 2)
-            a->devs[s].mps = 1;
-        uint8_t *p = &seen[(uint64_t)s * run->nprocesses + run->contexts[c].process];
-        if (!*p) {
-            *p = 1;
-            a->devs[s].nprocesses++;
-        }
-    }
-    free(seen);
-    rc = ANALYSIS_OK;
+    if ((rc = assign_groups(a)) == ANALYSIS_OK)
+        rc = count_contexts(a, used);
 out:
     free(dslot);
     free(used);
     free(span);
     return rc;
-}
-
-static int cmp_window(const void *x, const void *y)
-{
-    const analysis_window *a = x, *b = y;
-    if (a->device != b->device)
-        return a->device < b->device ? -1 : 1;
-    return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
 }
 
 /* Adds a warning (printf-style); out of memory drops it silently (warnings are advisory). */
@@ -220,6 +376,15 @@ static int cmp_i64pair(const void *x, const void *y)
     return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
+/* to - from, saturated to the int64 range. */
+static int64_t gap(int64_t from, int64_t to)
+{
+    int64_t d;
+    if (__builtin_sub_overflow(to, from, &d))
+        return to > from ? INT64_MAX : INT64_MIN;
+    return d;
+}
+
 /* Processes whose kernels lie DISJOINT_GAP_NS or more away from every other process's kernels:
  * likely another run's files. (Processes that run one after another in one script follow each
  * other within seconds; a second recording of the same experiment is further away.) */
@@ -244,8 +409,8 @@ static int warn_disjoint(analysis *a)
         uint32_t nbad = 0;
         for (uint32_t i = 0; i < n; i++) {
             /* the nearest other process's kernels, before and after (negative: overlapping) */
-            int64_t before = i > 0 ? r[3 * i] - maxend : INT64_MAX;
-            int64_t after = i + 1 < n ? r[3 * (i + 1)] - r[3 * i + 1] : INT64_MAX;
+            int64_t before = i > 0 ? gap(maxend, r[3 * i]) : INT64_MAX;
+            int64_t after = i + 1 < n ? gap(r[3 * i + 1], r[3 * (i + 1)]) : INT64_MAX;
             if (before >= DISJOINT_GAP_NS && after >= DISJOINT_GAP_NS) {
                 const store_process *sp = &run->processes[r[3 * i + 2]];
                 if (nbad++ < 5)
@@ -289,7 +454,10 @@ static int check_run(analysis *a)
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         const store_process *sp = &run->processes[p];
         const char *file = sp->file ? sp->file : "?";
-        if (!sp->complete && nincomplete++ < 5)
+        /* only libcollect says whether its recording finished: an imported file is what the
+         * other profiler wrote, and its importer warns about what it could not map */
+        int native = !sp->source || !strcmp(sp->source, "libcollect");
+        if (native && !sp->complete && nincomplete++ < 5)
             warn(a, "process %lld (%s) is incomplete%s%s", (long long)sp->pid, file,
                  sp->error ? ": " : " (the collector did not finish cleanly)",
                  sp->error ? sp->error : "");
@@ -303,6 +471,15 @@ static int check_run(analysis *a)
         warn(a, "%u more processes are incomplete", nincomplete - 5);
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        store_idx dv = a->devs[s].device;
+        if (dv != STORE_NONE && run->devices[dv].inferred)
+            warn(a,
+                 "GPU %u (%s): the files of its %u processes give no GPU UUID; they were taken as "
+                 "one GPU because they agree on host, ordinal, name and memory (tlview "
+                 "--separate-gpus keeps each file's GPUs apart)",
+                 s, run->devices[dv].name ? run->devices[dv].name : "?", a->devs[s].nprocesses);
+    }
     if (a->sum.nzero)
         warn(a,
              "%llu kernels have zero length (or end before start): counted, but without "
@@ -326,33 +503,29 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         analysis_options_default(&a->opt);
     int rc = ANALYSIS_EINVAL;
     if (a->opt.join_gap_ns < 0 || !(a->opt.concurrent_max_stretch >= 1.0) ||
-        !(a->opt.sliced_max_parallelism > 0) || !(a->opt.sliced_stretch_tolerance >= 0) ||
+        !(a->opt.sliced_max_parallelism > 0) ||
+        !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
         !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))
         goto fail;
     rc = ANALYSIS_ENOMEM;
     a->stretch = malloc((run->nkernels ? run->nkernels : 1) * sizeof(float));
+    a->ovl_start = malloc((run->nkernels ? run->nkernels : 1) * sizeof(int64_t));
     a->procs = calloc(run->nprocesses + 1, sizeof *a->procs);
     a->proc_first = calloc(run->nprocesses + 1, sizeof(int64_t));
     a->proc_last = calloc(run->nprocesses + 1, sizeof(int64_t));
-    if (!a->stretch || !a->procs || !a->proc_first || !a->proc_last)
+    if (!a->stretch || !a->ovl_start || !a->procs || !a->proc_first || !a->proc_last)
         goto fail;
     for (uint32_t p = 0; p < run->nprocesses; p++)
         a->procs[p].process = p;
-    if ((rc = assign_slots(a)) != 0 || (rc = analysis_sweep(a)) != 0)
-        goto fail;
-    if (a->nwindows)
-        qsort(a->windows, a->nwindows, sizeof *a->windows, cmp_window);
-    for (uint64_t w = a->nwindows; w-- > 0;) {
-        /* windows are grouped by device in slot order (the unknown device sorts last) */
-        uint32_t s = 0;
-        while (s < a->ndevs && a->devs[s].device != a->windows[w].device)
-            s++;
-        a->devs[s].first_window = w;
-        a->devs[s].nwindows++;
-    }
-    if ((rc = analysis_references(a)) != 0 || (rc = analysis_judge(a)) != 0 ||
+    if ((rc = assign_slots(a)) != 0 || (rc = analysis_sweep(a)) != 0 ||
+        (rc = analysis_references(a)) != 0 || (rc = analysis_judge(a)) != 0 ||
         (rc = check_run(a)) != 0)
         goto fail;
+    /* what only the passes needed */
+    free(a->ovl_start);
+    free(a->winx);
+    a->ovl_start = NULL;
+    a->winx = NULL;
     *ppOut = a;
     return ANALYSIS_OK;
 fail:
@@ -365,10 +538,14 @@ void analysis_free(analysis *a)
     if (!a)
         return;
     free(a->stretch);
+    free(a->ovl_start);
     free(a->ctx_slot);
+    free(a->ctx_group);
+    free(a->group_kind);
     free(a->devs);
     free(a->dev_maxdur);
     free(a->windows);
+    free(a->winx);
     free(a->sigs);
     free(a->launch_sig);
     free(a->procs);

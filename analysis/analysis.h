@@ -2,8 +2,10 @@
  *
  * analysis_run() walks a finished store_run (store/store.h) once per device and computes the
  * concurrency profile, the solo reference duration of every launch signature, the stretch of every
- * kernel, the overlap windows with a verdict (concurrent / time-sliced / contended / unknown) and
- * their evidence, per-process and per-device totals, and the most MPS could gain. Pure C: no I/O,
+ * kernel, the windows where kernels of several contexts overlapped with a verdict (concurrent /
+ * time-sliced / contended / queued / unknown), the rule that decided it and its evidence,
+ * per-process and per-device totals, and the most MPS could gain. The unit of contention is the
+ * CUDA context: the GPU time-slices contexts, not processes. Pure C: no I/O,
  * no printing; cli/ and web/ present these numbers. The rules and thresholds are explained in
  * analysis/README.md.
  *
@@ -29,34 +31,80 @@ enum {
     ANALYSIS_ENOMEM = -2,
 };
 
-/* The judgement of a stretch of a device's timeline. Windows of overlap (>= 2 processes with a
- * kernel in flight) get CONCURRENT, TIME_SLICED, CONTENDED or UNKNOWN; IDLE and SOLO name the
- * stretches between them (see analysis_window). The order is stable (used as array index). */
+/* The judgement of a stretch of a device's timeline. Windows of overlap (>= 2 contexts with a
+ * kernel in flight) get CONCURRENT, TIME_SLICED, CONTENDED, QUEUED or UNKNOWN; IDLE and SOLO name
+ * the stretches between them (see analysis_window). The order is stable (used as array index). */
 typedef enum analysis_verdict {
-    ANALYSIS_IDLE = 0,       /* no kernel in flight */
-    ANALYSIS_SOLO = 1,       /* kernels of one process only (some idle time possible) */
-    ANALYSIS_CONCURRENT = 2, /* several processes, kernels not stretched: really side by side */
-    ANALYSIS_TIME_SLICED =
-        3, /* several contexts, no MPS, the GPU did ~one context's work at a time */
-    ANALYSIS_CONTENDED = 4, /* overlapped and stretched, but with real parallelism or under MPS */
-    ANALYSIS_UNKNOWN = 5,   /* overlapped, but too few kernels have a solo reference to judge */
+    ANALYSIS_IDLE = 0,        /* no kernel in flight */
+    ANALYSIS_SOLO = 1,        /* kernels of one context only (its streams may overlap each other) */
+    ANALYSIS_CONCURRENT = 2,  /* contexts side by side, their kernels not stretched */
+    ANALYSIS_TIME_SLICED = 3, /* contexts that cannot share the GPU took turns on it */
+    ANALYSIS_CONTENDED = 4,   /* side by side, but slowing each other down */
+    ANALYSIS_QUEUED = 5,      /* side by side possible, yet the kernels ran one after another:
+                                 they overlapped only where one handed the GPU to the next */
+    ANALYSIS_UNKNOWN = 6,     /* overlapped; MPS state unknown and too few solo references */
 } analysis_verdict;
-#define ANALYSIS_NVERDICTS 6
+#define ANALYSIS_NVERDICTS 7
+
+/* What the contexts in flight allow, before any timing evidence. A share group is a set of
+ * contexts that may run kernels side by side: the MPS clients of one GPU (they run inside the MPS
+ * server's context), or a process's green contexts with their parent; every other context is a
+ * group of its own. Different groups take turns on the GPU unless both could be MPS clients. */
+typedef enum analysis_physics {
+    ANALYSIS_PHYS_NONE = 0,    /* a quiet window: no overlap */
+    ANALYSIS_PHYS_SLICED = 1,  /* a context known not to be an MPS client was in flight with
+                                  another group: the GPU time-sliced them, whatever the timing */
+    ANALYSIS_PHYS_SHARED = 2,  /* only contexts of one share group: side by side is possible */
+    ANALYSIS_PHYS_UNKNOWN = 3, /* a context whose MPS state its file does not say (imports) */
+} analysis_physics;
+#define ANALYSIS_NPHYSICS 4
+
+/* The rule that decided a window's verdict (analysis/README.md has the table). */
+typedef enum analysis_rule {
+    ANALYSIS_RULE_NONE = 0,          /* idle and solo windows */
+    ANALYSIS_RULE_NO_MPS = 1,        /* SLICED physics: time-sliced by construction */
+    ANALYSIS_RULE_NOT_STRETCHED = 2, /* stretch <= concurrent_max_stretch: concurrent */
+    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, little overlap, one kernel's work at a time */
+    ANALYSIS_RULE_SHARED_SLOW = 4,   /* SHARED and stretched: contended */
+    ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism */
+    ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */
+    ANALYSIS_RULE_NO_REFERENCE = 7,  /* UNKNOWN physics and too few solo references */
+} analysis_rule;
+#define ANALYSIS_NRULES 8
+
+/* Where a stretch figure comes from. */
+typedef enum analysis_basis {
+    ANALYSIS_BASIS_NONE = 0,      /* no figure (NaN) */
+    ANALYSIS_BASIS_REFERENCE = 1, /* measured: solo references cover enough of the kernel time */
+    ANALYSIS_BASIS_TURNS = 2,     /* estimated for time-slicing without references: the number of
+                                     share groups taking turns (each progresses at 1/N) */
+    ANALYSIS_BASIS_SHORTEST = 3,  /* estimated side by side without references: each kernel's
+                                     shortest instance taken as its solo time (so at least this
+                                     stretched) */
+} analysis_basis;
+
+/* The MPS state of a set of contexts, from their files. */
+typedef enum analysis_mps {
+    ANALYSIS_MPS_OFF = 0,     /* every context known to be plain CUDA */
+    ANALYSIS_MPS_ON = 1,      /* every context an MPS client */
+    ANALYSIS_MPS_MIXED = 2,   /* MPS clients and plain contexts */
+    ANALYSIS_MPS_UNKNOWN = 3, /* a context whose file does not say (imported files) */
+} analysis_mps;
 
 /* Thresholds and inputs. Fill with analysis_options_default() then change what you need. */
 typedef struct analysis_options {
-    const store_run *baseline;       /* a run of the same kernels alone (e.g. one process): when
-                                        set, solo references come from it; NULL: from the run's own
-                                        solo instances. Must be finished; read only during
-                                        analysis_run(). */
-    double concurrent_max_stretch;   /* window mean stretch <= this: CONCURRENT (1.25) */
-    double sliced_max_parallelism;   /* effective parallelism <= this: the GPU worked for about
-                                        one context at a time (1.3) */
-    double sliced_stretch_tolerance; /* |stretch - contexts| <= tol * contexts: the stretch is
-                                        explained by time-slicing (0.30); evidence flag */
-    double min_reference_coverage;   /* share of a window's kernel time that must have a
-                                        reference, else UNKNOWN (0.5) */
-    int64_t join_gap_ns;             /* overlap windows closer than this are one window (1 ms) */
+    const store_run *baseline;     /* a run of the same kernels alone (e.g. one process): when
+                                      set, solo references come from it; NULL: from the run's own
+                                      solo instances. Must be finished; read only during
+                                      analysis_run(). */
+    double concurrent_max_stretch; /* window stretch <= this: not stretched (1.25) */
+    double sliced_max_parallelism; /* effective parallelism <= this: the GPU did about one
+                                      kernel's solo work at a time (1.3) */
+    double queued_max_overlap;     /* overlap share <= this: the kernels overlapped only at their
+                                      ends (0.25) */
+    double min_reference_coverage; /* share of a set's kernel time that must have a solo
+                                      reference for a measured stretch (0.5) */
+    int64_t join_gap_ns;           /* overlap windows closer than this are one window (1 ms) */
 } analysis_options;
 
 /* Sets every field of *o to its documented default. */
@@ -66,8 +114,8 @@ typedef struct analysis analysis;
 
 /* Analyses `run` (finished, kernels sorted by start). `opt` may be NULL for the defaults. On
  * success returns ANALYSIS_OK and *ppOut owns the result (free with analysis_free()); on error
- * returns ANALYSIS_EINVAL or ANALYSIS_ENOMEM and sets *ppOut to NULL. Never prints. Memory: one
- * float per kernel kept (the stretch) plus one float per solo kernel while computing. */
+ * returns ANALYSIS_EINVAL or ANALYSIS_ENOMEM and sets *ppOut to NULL. Never prints. Memory kept:
+ * one float per kernel (the stretch); while computing, 12 more bytes per kernel. */
 int analysis_run(const store_run *run, const analysis_options *opt, analysis **ppOut /* OUT */);
 
 /* Frees the analysis. NULL is a no-op. The run is not touched. */
@@ -76,9 +124,28 @@ void analysis_free(analysis *a);
 /* A short English text for an ANALYSIS_E* code ("out of memory"). Static. */
 const char *analysis_strerror(int code);
 
-/* "idle", "solo", "concurrent", "time-sliced", "contended", "unknown"; "?" for other values.
- * Static strings, lower case (callers upper-case them for headlines). */
+/* "idle", "solo", "concurrent", "time-sliced", "contended", "queued", "unknown"; "?" for other
+ * values. Static strings, lower case (callers upper-case them for headlines). */
 const char *analysis_verdict_name(analysis_verdict v);
+
+/* What a verdict word means, one English sentence (for help texts and the page). Static. */
+const char *analysis_verdict_meaning(analysis_verdict v);
+
+/* "none", "sliced", "shared", "unknown"; "?" for other values. Static. */
+const char *analysis_physics_name(analysis_physics p);
+
+/* A short name of a rule ("no-mps", "not-stretched", "handover", "shared-slow",
+ * "one-at-a-time", "parallel-slow", "no-reference", "none") and the English sentence that
+ * explains it ("contexts that cannot share the GPU were in flight together (no MPS): they took
+ * turns"). Static strings; "?" for other values. */
+const char *analysis_rule_name(analysis_rule r);
+const char *analysis_rule_text(analysis_rule r);
+
+/* "none", "reference", "turns", "shortest"; "?" for other values. Static. */
+const char *analysis_basis_name(analysis_basis b);
+
+/* "off", "on", "mixed", "unknown"; "?" for other values. Static. */
+const char *analysis_mps_name(analysis_mps m);
 
 /* The run and options the analysis was made with (options with defaults filled in). */
 const store_run *analysis_get_run(const analysis *a);
@@ -96,7 +163,7 @@ const float *analysis_stretch(const analysis *a);
 /* Where a signature's solo reference comes from. */
 typedef enum analysis_ref_source {
     ANALYSIS_REF_NONE = 0,     /* no solo instance anywhere: stretch is NaN */
-    ANALYSIS_REF_SOLO = 1,     /* median of this run's instances that ran with no other process */
+    ANALYSIS_REF_SOLO = 1,     /* median of this run's instances that ran with no other context */
     ANALYSIS_REF_BASELINE = 2, /* median of the baseline run's solo instances */
 } analysis_ref_source;
 
@@ -114,7 +181,9 @@ typedef struct analysis_signature {
     uint64_t nsolo;      /* instances the median was taken over (in the run or baseline) */
     uint64_t nkernels;   /* instances in the run */
     int64_t total_ns;    /* sum of their durations */
-    double mean_stretch; /* mean over instances with a stretch; NaN when none */
+    int64_t shortest_ns; /* its shortest instance of positive length in the run (0: none) */
+    double stretch;      /* total_ns / (nkernels with positive length x reference_ns): how much
+                            longer than alone its instances ran; NaN without reference */
 } analysis_signature;
 
 uint32_t analysis_nsignatures(const analysis *a);
@@ -128,30 +197,44 @@ uint32_t analysis_launch_signature(const analysis *a, store_idx launch);
 
 /* A stretch [t0, t1) of one device's timeline with its verdict and the evidence for it. Each
  * device's busy span [first kernel start, last kernel end) is cut into alternating windows:
- * overlap windows (>= 2 processes in flight at some instant; overlaps closer than
- * join_gap_ns are joined into one window) and the quiet windows between them (SOLO when a
- * kernel was in flight in it, IDLE otherwise). The stretch figures are weighted by each
- * kernel's time inside the window (partial kernels clipped proportionally). */
+ * overlap windows (>= 2 contexts in flight at some instant; overlaps closer than join_gap_ns
+ * are joined into one window) and the quiet windows between them (SOLO when a kernel was in
+ * flight in it, IDLE otherwise).
+ *
+ * Stretch where it happened: a kernel runs at its solo speed while no other context is in
+ * flight, so its extra time (duration - reference) belongs to the part of its life where others
+ * were. A window is judged on its overlapped time: its stretch is the kernels' time there over
+ * the solo work they did there (each kernel at the rate left once its time alone is counted at
+ * solo speed); the alone time of joined gaps does not dilute it. */
 typedef struct analysis_window {
     int64_t t0, t1;   /* ns, common axis */
     store_idx device; /* index into run->devices (STORE_NONE: unknown device) */
     analysis_verdict verdict;
-    uint32_t nkernels;      /* kernels with time inside the window */
-    uint16_t max_processes; /* most processes with a kernel in flight at one instant */
-    uint16_t max_contexts;  /* most contexts with a kernel in flight at one instant */
-    int64_t busy_ns;        /* time inside with >= 1 kernel in flight (less than t1 - t0 when
-                               joined overlaps left idle gaps inside) */
-    float contexts;         /* mean contexts in flight over the window's busy time */
-    float mean_stretch; /* time-weighted mean stretch of kernels with a reference; NaN if none */
-    float parallelism;  /* effective parallelism: reference work done inside / busy_ns
-                           (idle gaps inside a joined window do not dilute it) */
-    float coverage;     /* share of kernel time inside that has a reference (0..1) */
-    uint8_t mps;        /* 1 when an MPS client context (compute_api_kind 2) ran in it */
-    uint8_t stretch_matches_contexts; /* |mean_stretch - contexts| <= tolerance * contexts */
-    int64_t concurrent_ns;            /* least time the kernels inside would need side by side: the
-                                         larger of busy_ns / mean_stretch and their reference work
-                                         weighted by the share of the GPU's SMs each one occupies
-                                         (kernels that fill the GPU cannot overlap); 0 if unknown */
+    analysis_physics physics; /* of the overlap inside (the kind holding most of it) */
+    analysis_rule rule;       /* the rule that decided the verdict */
+    analysis_basis basis;     /* where `stretch` comes from */
+    uint32_t nkernels;        /* kernels with time inside the window */
+    uint16_t max_processes;   /* most processes with a kernel in flight at one instant */
+    uint16_t max_contexts;    /* most contexts with a kernel in flight at one instant */
+    int64_t busy_ns;          /* time inside with >= 1 kernel in flight (less than t1 - t0 when
+                                 joined overlaps left idle gaps inside) */
+    int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
+    float contexts;           /* mean contexts in flight over its overlap time */
+    float groups;             /* mean share groups in flight over its overlap time */
+    float stretch;            /* while the kernels overlapped: their time / the solo work they did
+                                 in it; NaN when there is no basis */
+    float parallelism;        /* effective parallelism: solo work done while overlapped /
+                                 overlap_ns; NaN when there is no basis */
+    float coverage;           /* share of the overlapped kernel time that has a solo reference
+                                 (0 in quiet windows) */
+    float overlap_share;      /* the overlapped time of its kernels inside / their whole
+                                 durations: small when they overlapped only at their ends */
+    uint8_t mps;              /* 1 when an MPS client context ran in it */
+    int64_t concurrent_ns;    /* least busy time the window would need with its overlapped
+                                 kernels side by side: its time with one context, plus the larger
+                                 of overlap_ns / stretch and their solo work weighted by the share
+                                 of the GPU's SMs each occupies (kernels that fill the GPU cannot
+                                 overlap); 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */
@@ -160,30 +243,44 @@ const analysis_window *analysis_windows(const analysis *a);
 
 /* ------------------------------------------------------------ devices */
 
+/* A device's windows of one verdict, summed (one definition for every presenter). */
+typedef struct analysis_verdict_time {
+    uint64_t nwindows;
+    double ns;            /* total window length */
+    double share;         /* ns / the device's span (0..1) */
+    double stretch;       /* overlapped kernel time / the solo work done in it, over these
+                             windows; NaN for idle and solo, and when no window has a basis */
+    analysis_basis basis; /* of the most window time among them */
+    double contexts;      /* mean contexts in flight over their overlap time; NaN: idle, solo */
+    double parallelism;   /* solo work done while overlapped / overlap time; NaN: idle, solo,
+                             no basis */
+    uint8_t mps;          /* an MPS client context ran in one of them */
+    analysis_rule rule;   /* the rule that decided the most window time among them */
+} analysis_verdict_time;
+
 typedef struct analysis_device {
     store_idx device; /* index into run->devices; STORE_NONE: kernels of unknown device */
     uint64_t nkernels;
     uint32_t nprocesses;                  /* distinct processes with kernels on it */
     uint32_t ncontexts;                   /* distinct contexts with kernels on it */
+    uint32_t ngreen;                      /* of which green contexts */
+    uint32_t ngroups;                     /* distinct share groups with kernels on it */
     int64_t t_begin, t_end;               /* first kernel start, last kernel end */
     int64_t busy_ns;                      /* >= 1 kernel in flight */
-    int64_t overlap_ns;                   /* >= 2 processes with a kernel in flight */
+    int64_t overlap_ns;                   /* >= 2 contexts with a kernel in flight */
     int64_t idle_ns;                      /* (t_end - t_begin) - busy_ns */
     uint16_t max_processes, max_contexts; /* most in flight at one instant */
-    uint32_t max_kernels;     /* most kernels in flight at one instant (streams of one process
+    uint32_t max_kernels;     /* most kernels in flight at one instant (streams of one context
                                  count: concurrency inside a context shows here) */
-    uint8_t mps;              /* an MPS client context ran kernels on it */
+    analysis_mps mps;         /* of its contexts with kernels */
     analysis_verdict verdict; /* the verdict holding the most overlap-window time; SOLO when
                                  there is no overlap window (a device has >= 1 kernel) */
-    double verdict_ns;        /* total length of the windows with that verdict */
-    double mean_stretch;      /* over the windows with that verdict, time weighted; NaN if none */
-    double contexts;          /* mean contexts in flight over those windows */
-    double parallelism;       /* effective parallelism over those windows */
-    double ns_by_verdict[ANALYSIS_NVERDICTS]; /* total window length per verdict */
+    analysis_verdict_time by_verdict[ANALYSIS_NVERDICTS]; /* by_verdict[verdict]: its evidence */
     double predicted_gain;           /* span / predicted span if its time-sliced windows had run
-                                        concurrently (each window's busy time shrunk by its mean
+                                        side by side (each window's busy time shrunk by its
                                         stretch, but not below its SM-share bound concurrent_ns;
                                         its idle gaps kept); 1.0 when nothing would be saved */
+    analysis_basis gain_basis;       /* TURNS when an estimated stretch went into it */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
 } analysis_device;
 
@@ -240,13 +337,15 @@ typedef struct analysis_process {
     store_idx process; /* index into run->processes */
     uint64_t nkernels;
     uint64_t nreferenced; /* kernels with a stretch */
+    uint32_t ncontexts;   /* contexts with kernels */
     int64_t kernel_ns;    /* sum of kernel durations */
     int64_t busy_ns;      /* union of its kernels' intervals (all devices) */
-    int64_t overlap_ns;   /* time one of its kernels was in flight with another process's */
-    double mean_stretch;  /* mean stretch of its referenced kernels; NaN if none */
-    double slowdown;      /* sum of durations / sum of references over its referenced
-                             kernels: how much longer its GPU work took than alone; NaN */
-    uint8_t mps;          /* one of its contexts is an MPS client */
+    int64_t overlap_ns;   /* time one of its kernels was in flight with another context's (its
+                             own other contexts included) */
+    double stretch;       /* its referenced kernels' durations / their solo references: how much
+                             longer its GPU work took than alone; NaN when they hold less than
+                             min_reference_coverage of its kernel time */
+    analysis_mps mps;     /* of its contexts with kernels */
 } analysis_process;
 
 /* One entry per run->processes entry, same order (processes without kernels included, with 0s). */
@@ -261,24 +360,24 @@ typedef struct analysis_summary {
     uint64_t nreferenced;        /* kernels with a stretch */
     int64_t t_begin, t_end;      /* first kernel start, last kernel end, all devices */
     int64_t busy_ns, overlap_ns; /* summed over devices */
-    double mean_stretch;         /* over referenced kernels; NaN if none */
-    double slowdown;             /* their total duration / their total solo reference: how much
+    double stretch;              /* referenced kernels' durations / their solo references: how much
                                     slower than alone the kernels ran, long ones weighing more;
-                                    NaN when they are under min_reference_coverage of the
+                                    NaN when they hold less than min_reference_coverage of the
                                     kernel time */
     double predicted_gain;       /* span / predicted span if every time-sliced window had run
-                                    concurrently (the device that finishes last decides): an
+                                    side by side (the device that finishes last decides): an
                                     upper bound, since kernels side by side are assumed to run
                                     at their solo speed */
+    analysis_basis gain_basis;   /* TURNS when an estimated stretch went into it */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);
 
 /* Warnings about the run's consistency, in English, one per problem found: files from
  * different hosts or with different run ids, processes whose kernels lie 10 s or more away from
- * every other process's (likely another run), incomplete processes, dropped records, processes
- * without kernels, kernels read as zero-length. analysis_warning() returns NULL when i is out of
- * range. */
+ * every other process's (likely another run), incomplete recordings, dropped records, processes
+ * without kernels, kernels read as zero-length, GPUs identified without a UUID.
+ * analysis_warning() returns NULL when i is out of range. */
 uint32_t analysis_nwarnings(const analysis *a);
 const char *analysis_warning(const analysis *a, uint32_t i);
 
@@ -286,18 +385,17 @@ const char *analysis_warning(const analysis *a, uint32_t i);
 
 /* Two analyses of the same work, e.g. `a` with MPS off and `b` with MPS on. */
 typedef struct analysis_comparison {
-    int64_t span_a, span_b; /* t_end - t_begin of each run's kernels */
-    double measured_gain;   /* span_a / span_b: how much faster b finished */
-    double predicted_gain;  /* a's predicted_gain, to set beside the measured one */
-    double mean_stretch_a, mean_stretch_b;
-    double slowdown_b; /* b's summary slowdown: e.g. MPS clients slowing each other */
-    double predicted_gain_at_slowdown_b; /* a's prediction redone with its time-sliced kernels
-                                            side by side at b's slowdown (when above 1) rather
-                                            than at their solo speed: what b should gain if it
-                                            ran them that slowly; NaN when b has no references */
-    uint32_t common_signatures;          /* signatures (by name, grid, block, smem) found in both */
-    double duration_ratio;               /* median over common signatures of mean duration a / mean
-                                            duration b; NaN when none in common */
+    int64_t span_a, span_b;             /* t_end - t_begin of each run's kernels */
+    double measured_gain;               /* span_a / span_b: how much faster b finished */
+    double predicted_gain;              /* a's predicted_gain, to set beside the measured one */
+    double stretch_a, stretch_b;        /* each run's summary stretch */
+    double predicted_gain_at_stretch_b; /* a's prediction redone with its time-sliced kernels side
+                                           by side at b's stretch (when above 1) rather than at
+                                           their solo speed: what b should gain if it ran them
+                                           that slowly; NaN when b has no stretch */
+    uint32_t common_signatures;         /* signatures (by name, grid, block, smem) found in both */
+    double duration_ratio;              /* median over common signatures of mean duration a / mean
+                                           duration b; NaN when none in common */
 } analysis_comparison;
 
 /* Compares a with b into *pOut. Returns ANALYSIS_OK, ANALYSIS_EINVAL (NULL argument) or

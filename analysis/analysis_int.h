@@ -1,26 +1,45 @@
 /* analysis_int.h: private to the analysis/ sources. The analysis handle's layout and the passes
- * that fill it: sweep.c (concurrency sweep, windows, solo marks), verdict.c (signatures,
- * references, stretch, evidence, verdicts), query.c (profile queries on demand), analysis.c (the
- * rest). */
+ * that fill it: sweep.c (concurrency sweep, windows, overlap clocks), verdict.c (signatures,
+ * references, stretch where it happened, evidence, verdicts), query.c (profile queries on demand),
+ * analysis.c (slots, share groups, warnings, names, accessors). */
 #ifndef ANALYSIS_INT_H
 #define ANALYSIS_INT_H
 
 #include "analysis.h"
 
-/* Per-kernel marks left in the stretch array by the sweep, before stretches replace them. */
-#define ANALYSIS_MARK_SOLO 1.0f
-#define ANALYSIS_MARK_SHARED 0.0f
+/* What a share group may do beside other groups (see analysis_physics). */
+enum {
+    ANALYSIS_GROUP_PLAIN = 0,   /* known not to be MPS: takes turns with every other group */
+    ANALYSIS_GROUP_MPS = 1,     /* the MPS clients of one device */
+    ANALYSIS_GROUP_UNKNOWN = 2, /* one context whose MPS state is not known */
+};
+
+/* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
+ * other kernels hold their overlapped time (ns, >= 0) until stretches replace it. */
+#define ANALYSIS_MARK_ZERO (-1.0f)
+
+/* What the sweep keeps of each window for the judge, parallel to a->windows. */
+typedef struct analysis_winx {
+    int64_t ovl0, ovl1;                 /* the device's overlap clock at t0 and at t1 */
+    int64_t phys_ns[ANALYSIS_NPHYSICS]; /* overlap time inside by physics */
+} analysis_winx;
 
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;        /* run->nkernels: sweep marks, then stretches */
-    uint32_t *ctx_slot;    /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    float *stretch;      /* run->nkernels: overlapped time from the sweep, then stretches */
+    int64_t *ovl_start;  /* run->nkernels: the device's overlap clock at each kernel's start
+                            (sweep to judge only) */
+    uint32_t *ctx_slot;  /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    uint32_t *ctx_group; /* run->ncontexts: share group of each context */
+    uint8_t *group_kind; /* ngroups: ANALYSIS_GROUP_* */
+    uint32_t ngroups;
     analysis_device *devs; /* device slots, ndevs */
     uint32_t ndevs;
     int64_t *dev_maxdur;      /* ndevs: longest kernel of each slot (profile queries) */
-    analysis_window *windows; /* sorted by slot, then t0 */
-    uint64_t nwindows, capwindows;
+    analysis_window *windows; /* grouped by slot, each slot's in time order */
+    analysis_winx *winx;      /* parallel to windows (sweep to judge only) */
+    uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;
     uint32_t *launch_sig;            /* run->nlaunches: signature of each launch */
@@ -37,21 +56,24 @@ static inline uint32_t analysis_kernel_slot(const analysis *a, const store_kerne
     return a->ctx_slot[a->run->streams[k->stream].context];
 }
 
-/* A kernel's duration; an end before its start reads as zero length. */
+/* A kernel's duration; an end before its start reads as zero length, and a span too long for
+ * int64 saturates. */
 static inline int64_t analysis_kernel_dur(const store_kernel *k)
 {
-    return k->end > k->start ? k->end - k->start : 0;
+    if (k->end <= k->start)
+        return 0;
+    return k->start < 0 && k->end > INT64_MAX + k->start ? INT64_MAX : k->end - k->start;
 }
 
-/* Appends a window; 0 or ANALYSIS_ENOMEM. */
-int analysis_push_window(analysis *a, const analysis_window *w);
-
-/* The concurrency sweep (sweep.c): fills devs[] times and counts, windows (bounds, contexts,
- * max counts, MPS flag, IDLE/SOLO verdicts of quiet windows), procs[] busy and overlap times,
- * and marks each kernel in a->stretch as ANALYSIS_MARK_SOLO or _SHARED. */
+/* The concurrency sweep (sweep.c): fills devs[] times and counts, the windows in slot then time
+ * order (bounds, contexts, groups, max counts, MPS flag, overlap time, physics; IDLE/SOLO
+ * verdicts of quiet windows) with a->winx, procs[] busy and overlap times, and for each kernel
+ * its overlapped time in a->stretch (ANALYSIS_MARK_ZERO for zero-length ones) and the overlap
+ * clock at its start in a->ovl_start. */
 int analysis_sweep(analysis *a);
 
-/* Signatures and solo references (verdict.c), from the run's marks or from `baseline`. */
+/* Signatures and solo references (verdict.c), from the run's solo kernels (overlapped time 0)
+ * or from `baseline`. */
 int analysis_references(analysis *a);
 
 /* Stretch of every kernel, window evidence and verdicts, process and device figures (verdict.c). */

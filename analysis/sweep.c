@@ -1,15 +1,16 @@
 /* sweep.c: the concurrency sweep. Kernels come sorted by start; each device slot keeps a min-heap
  * of its kernels in flight keyed by end, so the events of a device are visited in time order
  * (ends before starts at the same instant: intervals are half-open). Between events the counts of
- * processes and contexts in flight are constant, which gives busy/overlap/idle time, the overlap
- * windows, per-process busy and overlap time, and whether each kernel ran solo. */
+ * processes, contexts and share groups in flight are constant, which gives busy/overlap/idle time,
+ * the overlap windows (>= 2 contexts in flight) with the physics of what overlapped, per-process
+ * busy and overlap time, and each kernel's overlapped time (0: it ran solo). */
 #include <stdlib.h>
 
 #include "analysis_int.h"
 
-/* A kernel in flight. `ovl` is the device's overlap clock when it started: the kernel ran solo
- * exactly when the clock has not moved by its end (while it is in flight, >= 2 processes in
- * flight means another process). */
+/* A kernel in flight. `ovl` is the device's overlap clock when it started: the kernel's
+ * overlapped time is how far the clock moved by its end (while it is in flight, >= 2 contexts in
+ * flight means another context). */
 typedef struct inflight {
     int64_t end;
     uint64_t k; /* index into run->kernels */
@@ -17,24 +18,34 @@ typedef struct inflight {
     store_idx ctx, proc; /* its context and process (saves the lookups at its end) */
 } inflight;
 
+/* A window under construction, or the clocks at one instant of it. */
+typedef struct clocks {
+    int64_t busy, ovl, ctxint, grpint; /* see sweepdev */
+    int64_t phys[ANALYSIS_NPHYSICS];
+} clocks;
+
 /* The state of one device slot during the sweep. */
 typedef struct sweepdev {
     inflight *heap; /* min-heap on end */
     uint64_t n, cap;
     int64_t now;                /* time of the last event */
     uint32_t nproc, nctx, nmps; /* processes, contexts, MPS contexts in flight */
-    int64_t busy, ovl;          /* busy and overlap clocks (ns since the device's first start) */
-    int64_t ctxint;             /* integral of contexts in flight over time */
+    uint32_t ngrp, nplain;      /* share groups in flight; of which ANALYSIS_GROUP_PLAIN */
+    clocks c;                   /* busy (>= 1 kernel), overlap (>= 2 contexts), integrals of
+                                   contexts and groups in flight over the overlap time, overlap
+                                   time by physics: all ns since the device's first start */
     /* the overlap window being built */
-    int open;       /* a window is open (maybe pending: overlap ended < join gap ago) */
-    int64_t win_t0; /* its start */
-    int64_t cursor; /* end of the last emitted window */
-    int64_t drop_t; /* when the overlap last fell below 2 processes */
-    int64_t drop_busy, drop_ctxint; /* busy and ctxint clocks at drop_t */
-    int64_t open_busy, open_ctxint; /* at win_t0 */
-    int64_t cursor_busy;            /* busy clock at cursor */
-    uint16_t maxp, maxc;            /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;                    /* an MPS client context ran in the open window */
+    int open;                /* a window is open (maybe pending: overlap ended < join gap ago) */
+    int64_t win_t0;          /* its start */
+    int64_t cursor;          /* end of the last emitted window */
+    int64_t drop_t;          /* when the overlap last fell below 2 contexts */
+    clocks at_open, at_drop; /* the clocks at win_t0 and drop_t */
+    int64_t cursor_busy;     /* busy clock at cursor */
+    uint16_t maxp, maxc;     /* of the open window (updated only while >= 2 in flight) */
+    uint8_t mps;             /* an MPS client context ran in the open window */
+    analysis_window *win;    /* this slot's windows, in time order */
+    analysis_winx *winx;     /* parallel to win */
+    uint64_t nwin, capwin;
 } sweepdev;
 
 typedef struct sweep {
@@ -43,6 +54,7 @@ typedef struct sweep {
     uint32_t *pcount;       /* ndevs * nprocesses: kernels in flight per (slot, process) */
     int64_t *psince, *povl; /* when the (slot, process) became busy; overlap clock then */
     uint32_t *ccount;       /* ncontexts: kernels in flight per context */
+    uint32_t *gcount;       /* ngroups: contexts in flight per share group */
 } sweep;
 
 static int heap_push(sweepdev *d, inflight e)
@@ -87,24 +99,54 @@ static inflight heap_pop(sweepdev *d)
     return top;
 }
 
+/* The physics of the current instant, when >= 2 contexts are in flight. */
+static analysis_physics physics_now(const sweepdev *d)
+{
+    if (d->ngrp < 2)
+        return ANALYSIS_PHYS_SHARED; /* >= 2 contexts of one share group */
+    return d->nplain ? ANALYSIS_PHYS_SLICED : ANALYSIS_PHYS_UNKNOWN;
+}
+
 /* Moves the device's clocks forward to t (counts are constant since the last event). */
 static void advance(sweepdev *d, int64_t t)
 {
     int64_t dt = t - d->now;
     if (dt <= 0)
         return;
-    if (d->n) {
-        d->busy += dt;
-        d->ctxint += (int64_t)d->nctx * dt;
+    if (d->n)
+        d->c.busy += dt;
+    if (d->nctx >= 2) {
+        d->c.ovl += dt;
+        d->c.ctxint += (int64_t)d->nctx * dt;
+        d->c.grpint += (int64_t)d->ngrp * dt;
+        d->c.phys[physics_now(d)] += dt;
     }
-    if (d->nproc >= 2)
-        d->ovl += dt;
     d->now = t;
 }
 
 static uint16_t clamp16(uint32_t v)
 {
     return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+}
+
+/* Appends a window (and what the judge needs of it) to slot d's list. */
+static int push_window(sweepdev *d, const analysis_window *w, const analysis_winx *x)
+{
+    if (d->nwin == d->capwin) {
+        uint64_t cap = d->capwin ? 2 * d->capwin : 64;
+        analysis_window *pw = realloc(d->win, cap * sizeof *pw);
+        if (!pw)
+            return ANALYSIS_ENOMEM;
+        d->win = pw;
+        analysis_winx *px = realloc(d->winx, cap * sizeof *px);
+        if (!px)
+            return ANALYSIS_ENOMEM;
+        d->winx = px;
+        d->capwin = cap;
+    }
+    d->win[d->nwin] = *w;
+    d->winx[d->nwin++] = *x;
+    return ANALYSIS_OK;
 }
 
 /* Emits the quiet window [cursor, t) of slot s (SOLO if the busy clock moved in it). */
@@ -115,14 +157,15 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
         w.t0 = d->cursor;
         w.t1 = t;
         w.device = a->devs[s].device;
-        w.busy_ns = d->busy - d->cursor_busy;
+        w.busy_ns = d->c.busy - d->cursor_busy;
         w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-        int rc = analysis_push_window(a, &w);
+        analysis_winx x = {d->c.ovl, d->c.ovl, {0}};
+        int rc = push_window(d, &w, &x);
         if (rc)
             return rc;
     }
     d->cursor = t;
-    d->cursor_busy = d->busy;
+    d->cursor_busy = d->c.busy;
     return ANALYSIS_OK;
 }
 
@@ -130,7 +173,9 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
  * verdict is set by analysis_judge(). */
 static int close_window(analysis *a, uint32_t s, sweepdev *d)
 {
+    const clocks *o = &d->at_open, *e = &d->at_drop;
     analysis_window w = {0};
+    analysis_winx x = {o->ovl, e->ovl, {0}};
     w.t0 = d->win_t0;
     w.t1 = d->drop_t;
     w.device = a->devs[s].device;
@@ -138,21 +183,32 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.max_processes = d->maxp;
     w.max_contexts = d->maxc;
     w.mps = d->mps;
-    w.busy_ns = d->drop_busy - d->open_busy;
-    w.contexts =
-        w.busy_ns > 0 ? (float)((double)(d->drop_ctxint - d->open_ctxint) / (double)w.busy_ns) : 0;
+    w.busy_ns = e->busy - o->busy;
+    w.overlap_ns = e->ovl - o->ovl;
+    if (w.overlap_ns > 0) {
+        w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
+        w.groups = (float)((double)(e->grpint - o->grpint) / (double)w.overlap_ns);
+    }
+    int64_t most = -1;
+    for (int p = ANALYSIS_PHYS_SLICED; p < ANALYSIS_NPHYSICS; p++) {
+        x.phys_ns[p] = e->phys[p] - o->phys[p];
+        if (x.phys_ns[p] > most) { /* ties: SLICED, then SHARED, then UNKNOWN */
+            most = x.phys_ns[p];
+            w.physics = (analysis_physics)p;
+        }
+    }
     d->open = 0;
     d->cursor = d->drop_t;
-    d->cursor_busy = d->drop_busy;
-    return analysis_push_window(a, &w);
+    d->cursor_busy = e->busy;
+    return push_window(d, &w, &x);
 }
 
 /* Runs after every event of slot s at time t: the window state machine. `was` is the number of
- * processes in flight before the event. */
+ * contexts in flight before the event. */
 static int window_step(analysis *a, uint32_t s, sweepdev *d, uint32_t was, int64_t t)
 {
     int rc;
-    if (was < 2 && d->nproc >= 2) {
+    if (was < 2 && d->nctx >= 2) {
         if (d->open && t - d->drop_t >= a->opt.join_gap_ns && (rc = close_window(a, s, d)) != 0)
             return rc;
         if (!d->open) {
@@ -160,13 +216,12 @@ static int window_step(analysis *a, uint32_t s, sweepdev *d, uint32_t was, int64
                 return rc;
             d->open = 1;
             d->win_t0 = t;
-            d->open_busy = d->busy;
-            d->open_ctxint = d->ctxint;
+            d->at_open = d->c;
             d->maxp = d->maxc = 0;
             d->mps = 0;
         }
     }
-    if (d->open && d->nproc >= 2) {
+    if (d->open && d->nctx >= 2) {
         if (clamp16(d->nproc) > d->maxp)
             d->maxp = clamp16(d->nproc);
         if (clamp16(d->nctx) > d->maxc)
@@ -174,10 +229,9 @@ static int window_step(analysis *a, uint32_t s, sweepdev *d, uint32_t was, int64
         if (d->nmps)
             d->mps = 1;
     }
-    if (d->open && was >= 2 && d->nproc < 2) {
+    if (d->open && was >= 2 && d->nctx < 2) {
         d->drop_t = t;
-        d->drop_busy = d->busy;
-        d->drop_ctxint = d->ctxint;
+        d->at_drop = d->c;
     }
     return ANALYSIS_OK;
 }
@@ -193,26 +247,40 @@ static void device_max(analysis_device *ad, const sweepdev *d)
         ad->max_kernels = d->n > UINT32_MAX ? UINT32_MAX : (uint32_t)d->n;
 }
 
+/* Counts context ctx in or out of flight on slot d (delta +1 or -1 on its kernels in flight). */
+static void context_step(sweep *sw, sweepdev *d, store_idx ctx, int delta)
+{
+    analysis *a = sw->a;
+    uint32_t g = a->ctx_group[ctx];
+    int mps = a->run->contexts[ctx].compute_api_kind == 2;
+    if (delta > 0 ? sw->ccount[ctx]++ != 0 : --sw->ccount[ctx] != 0)
+        return; /* the context was and stays in flight */
+    d->nctx += (uint32_t)delta;
+    d->nmps += (uint32_t)(mps ? delta : 0);
+    if (delta > 0 ? sw->gcount[g]++ != 0 : --sw->gcount[g] != 0)
+        return;
+    d->ngrp += (uint32_t)delta;
+    if (a->group_kind[g] == ANALYSIS_GROUP_PLAIN)
+        d->nplain += (uint32_t)delta;
+}
+
 /* Ends the in-flight kernel e of slot s at e.end (the clocks are already there). */
 static int kernel_end(sweep *sw, uint32_t s, inflight e)
 {
     analysis *a = sw->a;
     const store_run *run = a->run;
     sweepdev *d = &sw->dev[s];
-    store_idx ctx = e.ctx, p = e.proc;
+    store_idx p = e.proc;
     uint64_t ps = (uint64_t)s * run->nprocesses + p;
-    uint32_t was = d->nproc;
+    uint32_t was = d->nctx;
 
-    a->stretch[e.k] = d->ovl == e.ovl ? ANALYSIS_MARK_SOLO : ANALYSIS_MARK_SHARED;
-    if (--sw->ccount[ctx] == 0) {
-        d->nctx--;
-        if (run->contexts[ctx].compute_api_kind == 2)
-            d->nmps--;
-    }
+    a->stretch[e.k] = (float)(d->c.ovl - e.ovl);
+    a->ovl_start[e.k] = e.ovl;
+    context_step(sw, d, e.ctx, -1);
     if (--sw->pcount[ps] == 0) {
         d->nproc--;
         a->procs[p].busy_ns += e.end - sw->psince[ps];
-        a->procs[p].overlap_ns += d->ovl - sw->povl[ps];
+        a->procs[p].overlap_ns += d->c.ovl - sw->povl[ps];
     }
     return window_step(a, s, d, was, e.end);
 }
@@ -240,25 +308,21 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     store_idx ctx = run->streams[k->stream].context;
     store_idx p = run->contexts[ctx].process;
     uint64_t ps = (uint64_t)s * run->nprocesses + p;
-    uint32_t was = d->nproc;
+    uint32_t was = d->nctx;
 
     advance(d, k->start);
-    if (sw->ccount[ctx]++ == 0) {
-        d->nctx++;
-        if (run->contexts[ctx].compute_api_kind == 2)
-            d->nmps++;
-    }
+    context_step(sw, d, ctx, +1);
     if (sw->pcount[ps]++ == 0) {
         d->nproc++;
         sw->psince[ps] = k->start;
-        sw->povl[ps] = d->ovl;
+        sw->povl[ps] = d->c.ovl;
     }
-    inflight e = {k->end, i, d->ovl, ctx, p};
+    inflight e = {k->end, i, d->c.ovl, ctx, p};
     int rc = heap_push(d, e);
     if (rc)
         return rc;
-    /* the kernel's own process is now in flight; if others were, it is not solo: the overlap
-     * clock starts moving right away, which kernel_end() sees */
+    /* if another context was in flight, the overlap clock starts moving right away, which
+     * kernel_end() sees */
     device_max(&a->devs[s], d);
     return window_step(a, s, d, was, k->start);
 }
@@ -278,9 +342,32 @@ static int device_finish(sweep *sw, uint32_t s)
         return rc;
     if ((rc = emit_quiet(a, s, d, ad->t_end)) != 0)
         return rc;
-    ad->busy_ns = d->busy;
-    ad->overlap_ns = d->ovl;
-    ad->idle_ns = (ad->t_end - ad->t_begin) - d->busy;
+    ad->busy_ns = d->c.busy;
+    ad->overlap_ns = d->c.ovl;
+    ad->idle_ns = (ad->t_end - ad->t_begin) - d->c.busy;
+    return ANALYSIS_OK;
+}
+
+/* Moves the slots' window lists into a->windows / a->winx, slot after slot, and gives each
+ * device its slice. */
+static int gather_windows(analysis *a, sweep *sw)
+{
+    uint64_t n = 0;
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        n += sw->dev[s].nwin;
+    a->windows = malloc((n ? n : 1) * sizeof *a->windows);
+    a->winx = malloc((n ? n : 1) * sizeof *a->winx);
+    if (!a->windows || !a->winx)
+        return ANALYSIS_ENOMEM;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        const sweepdev *d = &sw->dev[s];
+        a->devs[s].first_window = a->nwindows;
+        a->devs[s].nwindows = d->nwin;
+        for (uint64_t w = 0; w < d->nwin; w++) {
+            a->windows[a->nwindows] = d->win[w];
+            a->winx[a->nwindows++] = d->winx[w];
+        }
+    }
     return ANALYSIS_OK;
 }
 
@@ -293,9 +380,10 @@ int analysis_sweep(analysis *a)
                 calloc(nps ? nps : 1, sizeof(uint32_t)),
                 calloc(nps ? nps : 1, sizeof(int64_t)),
                 calloc(nps ? nps : 1, sizeof(int64_t)),
-                calloc(run->ncontexts ? run->ncontexts : 1, sizeof(uint32_t))};
+                calloc(run->ncontexts ? run->ncontexts : 1, sizeof(uint32_t)),
+                calloc(a->ngroups ? a->ngroups : 1, sizeof(uint32_t))};
     int rc = ANALYSIS_ENOMEM;
-    if (!sw.dev || !sw.pcount || !sw.psince || !sw.povl || !sw.ccount)
+    if (!sw.dev || !sw.pcount || !sw.psince || !sw.povl || !sw.ccount || !sw.gcount)
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         sw.dev[s].now = sw.dev[s].cursor = a->devs[s].t_begin;
@@ -306,7 +394,8 @@ int analysis_sweep(analysis *a)
         if ((rc = drain(&sw, s, k->start)) != 0)
             goto out;
         if (k->end <= k->start) {
-            a->stretch[i] = ANALYSIS_MARK_SHARED; /* zero length: never a reference */
+            a->stretch[i] = ANALYSIS_MARK_ZERO; /* never in flight, never a reference */
+            a->ovl_start[i] = 0;
             continue;
         }
         if ((rc = kernel_start(&sw, s, i)) != 0)
@@ -315,15 +404,19 @@ int analysis_sweep(analysis *a)
     for (uint32_t s = 0; s < a->ndevs; s++)
         if ((rc = device_finish(&sw, s)) != 0)
             goto out;
-    rc = ANALYSIS_OK;
+    rc = gather_windows(a, &sw);
 out:
     if (sw.dev)
-        for (uint32_t s = 0; s < a->ndevs; s++)
+        for (uint32_t s = 0; s < a->ndevs; s++) {
             free(sw.dev[s].heap);
+            free(sw.dev[s].win);
+            free(sw.dev[s].winx);
+        }
     free(sw.dev);
     free(sw.pcount);
     free(sw.psince);
     free(sw.povl);
     free(sw.ccount);
+    free(sw.gcount);
     return rc;
 }

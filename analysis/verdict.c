@@ -1,6 +1,7 @@
-/* verdict.c: launch signatures and their solo references (medians), the stretch of every kernel,
- * the evidence and verdict of every overlap window, process and device figures, the predicted
- * gain, and analysis_compare(). The rules are explained in analysis/README.md. */
+/* verdict.c: launch signatures and their solo references (medians), the stretch of every kernel
+ * and where it happened, the evidence and verdict of every overlap window, process and device
+ * figures, the predicted gain, and analysis_compare(). The rules are explained in
+ * analysis/README.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,7 @@ static int build_signatures(analysis *a)
         if (s == a->nsigs) {
             a->sigs[s].launch = l;
             a->sigs[s].name = run->launches[l].name;
-            a->sigs[s].mean_stretch = NAN;
+            a->sigs[s].stretch = NAN;
             a->nsigs++;
         }
         a->launch_sig[l] = s;
@@ -166,8 +167,9 @@ static double median(float *v, uint64_t n)
     return ((double)lower + v[k]) / 2;
 }
 
-/* References from the run's own solo instances: medians grouped by signature (a counting sort
- * of the solo durations, one float each). */
+/* References from the run's own solo instances (overlapped time 0): medians grouped by
+ * signature (a counting sort of the solo durations, one float each); and each signature's
+ * shortest instance. */
 static int solo_references(analysis *a)
 {
     const store_run *run = a->run;
@@ -175,9 +177,14 @@ static int solo_references(analysis *a)
     float *dur = NULL;
     if (!off)
         return ANALYSIS_ENOMEM;
-    for (uint64_t i = 0; i < run->nkernels; i++)
-        if (a->stretch[i] == ANALYSIS_MARK_SOLO)
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        int64_t d = analysis_kernel_dur(&run->kernels[i]);
+        analysis_signature *sg = &a->sigs[a->launch_sig[run->kernels[i].launch]];
+        if (d > 0 && (!sg->shortest_ns || d < sg->shortest_ns))
+            sg->shortest_ns = d;
+        if (a->stretch[i] == 0.0f) /* positive length, never overlapped */
             off[a->launch_sig[run->kernels[i].launch] + 1]++;
+    }
     for (uint32_t s = 0; s < a->nsigs; s++) {
         a->sigs[s].nsolo = off[s + 1];
         off[s + 1] += off[s];
@@ -187,9 +194,9 @@ static int solo_references(analysis *a)
         return ANALYSIS_ENOMEM;
     }
     for (uint64_t i = 0; i < run->nkernels; i++)
-        if (a->stretch[i] == ANALYSIS_MARK_SOLO) {
+        if (a->stretch[i] == 0.0f) {
             const store_kernel *k = &run->kernels[i];
-            dur[off[a->launch_sig[k->launch]]++] = (float)(k->end - k->start);
+            dur[off[a->launch_sig[k->launch]]++] = (float)analysis_kernel_dur(k);
         }
     for (uint32_t s = 0, begin = 0; s < a->nsigs; s++) {
         uint64_t n = a->sigs[s].nsolo;
@@ -243,31 +250,39 @@ int analysis_references(analysis *a)
 
 /* ------------------------------------------------------------ stretch and evidence */
 
-/* Sums gathered for one window from the kernels with time inside it. */
+/* Sums gathered for one window from the kernels with time inside it. Solo work is counted the
+ * way the stretch happened: a kernel progresses at its solo speed while no other context is in
+ * flight, and at the rate left over while others are (kernel_rates()). */
 typedef struct winsum {
-    double clip;     /* kernel time inside */
-    double clip_ref; /* of which kernels with a reference */
-    double stretch;  /* sum of clip * stretch */
-    double work;     /* reference work done inside: sum of clip / stretch */
-    double sm_work;  /* the same, each kernel weighted by its share of the SMs */
+    double clip;       /* kernel time inside */
+    double ovl;        /* of which overlapped (another context in flight) */
+    double ovl_ref;    /* of that, kernels with a solo reference */
+    double work_ref;   /* the solo work those did while overlapped */
+    double smw_ref;    /* the same, each kernel weighted by its share of the SMs */
+    double work_short; /* the solo work every kernel did while overlapped, its signature's
+                          shortest instance standing in for a missing reference */
+    double smw_short;  /* the same, weighted by SM share */
+    double sm_ovl;     /* overlapped kernel time weighted by SM share */
+    double dur;        /* the whole durations of the kernels with time inside */
+    double k, w;       /* the window's kernel time and solo work on its basis (judge_window) */
 } winsum;
 
-/* Sums per process and per signature. */
+/* Sums per process and over the run: durations and references of referenced kernels. */
 typedef struct sums {
-    double stretch, dur_ref, ref;
+    double dur_ref, ref;
 } sums;
 
-/* Fills coverage, mean stretch and effective parallelism of a window from its sums. The work of
- * the kernels without reference is assumed done at the same rate as the others'. */
-static void window_evidence(analysis_window *w, const winsum *ws)
+/* The rate (solo work per ns) at which a kernel of duration d, solo reference r and overlapped
+ * time o (0 < o <= d) progressed while overlapped: stretch where it happened. Its time alone ran
+ * at solo speed (slower only when even that time exceeds r), the rest of its work was done in the
+ * overlapped time. A kernel at or under its reference is given one rate over its whole life. */
+static double overlap_rate(double d, double r, double o)
 {
-    double busy = (double)w->busy_ns;
-    w->coverage = ws->clip > 0 ? (float)(ws->clip_ref / ws->clip) : 0.0f;
-    w->mean_stretch = ws->clip_ref > 0 ? (float)(ws->stretch / ws->clip_ref) : NAN;
-    w->parallelism = ws->clip_ref > 0 && busy > 0 ? (float)(ws->work / busy / w->coverage) : NAN;
-    w->concurrent_ns = ws->clip_ref > 0 && w->mean_stretch > 0
-                           ? (int64_t)fmax(busy / w->mean_stretch, ws->sm_work / w->coverage)
-                           : 0;
+    double alone = d - o;
+    if (d <= r)
+        return r / d;
+    double ra = alone > 0 ? fmin(1, r / alone) : 1;
+    return fmax(0, r - alone * ra) / o;
 }
 
 /* The share of the device's SMs a kernel holds while it runs (0..1]: its blocks over the blocks
@@ -293,66 +308,158 @@ static double gpu_share(const store_launch *l, const store_device *d)
     return fmin(1, blocks / (fmax(per_sm, 1) * d->sm_count));
 }
 
-/* The verdict of an overlap window from its evidence (rules in analysis/README.md). */
-static analysis_verdict judge_window(const analysis_options *o, analysis_window *w,
-                                     const winsum *ws)
+/* Fills a window's evidence from its sums, on its overlapped time: coverage, overlap share, and
+ * stretch, parallelism and the side-by-side bound on the best basis the window has (measured from
+ * references; for time-slicing without them, the share groups taking turns; side by side without
+ * them, each kernel's shortest instance). Sets ws->k and ws->w, the overlapped kernel time and the
+ * solo work behind the stretch, which device figures sum. */
+static void window_evidence(const analysis_options *o, analysis_window *w, winsum *ws)
 {
-    window_evidence(w, ws);
-    w->stretch_matches_contexts = ws->clip_ref > 0 && fabs(w->mean_stretch - w->contexts) <=
-                                                          o->sliced_stretch_tolerance * w->contexts;
-    if (!(ws->clip_ref > 0) || w->coverage < o->min_reference_coverage)
-        return ANALYSIS_UNKNOWN;
-    if (w->mean_stretch <= o->concurrent_max_stretch)
-        return ANALYSIS_CONCURRENT;
-    if (w->mps)
-        return ANALYSIS_CONTENDED;
-    if (w->parallelism <= o->sliced_max_parallelism)
-        return ANALYSIS_TIME_SLICED;
-    return ANALYSIS_CONTENDED;
+    double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
+    w->coverage = ws->ovl > 0 ? (float)(ws->ovl_ref / ws->ovl) : 0.0f;
+    w->overlap_share = ws->dur > 0 ? (float)(ws->ovl / ws->dur) : 0.0f;
+    w->stretch = w->parallelism = NAN;
+    w->basis = ANALYSIS_BASIS_NONE;
+    w->concurrent_ns = 0;
+    ws->k = ws->w = 0;
+    if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0))
+        return; /* idle and solo windows have no stretch */
+    if (ws->ovl_ref > 0 && ws->work_ref > 0 && w->coverage >= o->min_reference_coverage) {
+        w->basis = ANALYSIS_BASIS_REFERENCE;
+        ws->k = ws->ovl_ref;
+        ws->w = ws->work_ref;
+        smw = ws->smw_ref;
+        extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
+    } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
+        w->basis = ANALYSIS_BASIS_TURNS;
+        ws->k = ws->ovl;
+        ws->w = ws->ovl / w->groups;
+        smw = ws->sm_ovl / w->groups;
+    } else if (w->physics == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
+        w->basis = ANALYSIS_BASIS_SHORTEST;
+        ws->k = ws->ovl;
+        ws->w = ws->work_short;
+        smw = ws->smw_short;
+    } else {
+        return;
+    }
+    w->stretch = (float)(ws->k / ws->w);
+    w->parallelism = (float)(ws->w * extra / ovl);
+    w->concurrent_ns =
+        (int64_t)((double)(w->busy_ns - w->overlap_ns) + fmax(ovl / w->stretch, smw * extra));
 }
 
-/* Adds kernel k's time inside the windows of slot s to their sums; *pCur is the slot's first
+/* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
+ * first, the timing evidence where the physics leaves a choice. */
+static void judge_window(const analysis_options *o, analysis_window *w)
+{
+    int has = w->basis != ANALYSIS_BASIS_NONE;
+    int flat = has && w->stretch <= o->concurrent_max_stretch;
+    int one_at_a_time = has && w->parallelism <= o->sliced_max_parallelism;
+    switch (w->physics) {
+    case ANALYSIS_PHYS_SLICED:
+        w->verdict = ANALYSIS_TIME_SLICED;
+        w->rule = ANALYSIS_RULE_NO_MPS;
+        return;
+    case ANALYSIS_PHYS_SHARED:
+        if (!has || flat) {
+            w->verdict = ANALYSIS_CONCURRENT;
+            w->rule = ANALYSIS_RULE_NOT_STRETCHED;
+        } else if (w->overlap_share <= o->queued_max_overlap) {
+            w->verdict = ANALYSIS_QUEUED;
+            w->rule = ANALYSIS_RULE_HANDOVER;
+        } else {
+            w->verdict = ANALYSIS_CONTENDED;
+            w->rule = ANALYSIS_RULE_SHARED_SLOW;
+        }
+        return;
+    default:
+        if (w->basis != ANALYSIS_BASIS_REFERENCE) {
+            w->verdict = ANALYSIS_UNKNOWN;
+            w->rule = ANALYSIS_RULE_NO_REFERENCE;
+        } else if (flat) {
+            w->verdict = ANALYSIS_CONCURRENT;
+            w->rule = ANALYSIS_RULE_NOT_STRETCHED;
+        } else if (one_at_a_time) {
+            w->verdict = ANALYSIS_TIME_SLICED;
+            w->rule = ANALYSIS_RULE_ONE_AT_A_TIME;
+        } else {
+            w->verdict = ANALYSIS_CONTENDED;
+            w->rule = ANALYSIS_RULE_PARALLEL_SLOW;
+        }
+    }
+}
+
+/* What the judge knows of one kernel while it adds it to its windows. */
+typedef struct kin {
+    const store_kernel *k;
+    double dur;        /* its duration */
+    double ovl0, ovl1; /* the device's overlap clock at its start and at its end */
+    int ref, prov;     /* it has a solo reference; a reference or a shortest instance */
+    double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
+    double pO;         /* the same on its reference or its shortest instance */
+    double share;      /* its share of the SMs */
+} kin;
+
+/* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
  * window that may still hold a kernel (starts only grow, so it only moves forward). */
-static void add_to_windows(const analysis *a, uint32_t s, uint64_t *pCur, winsum *ws,
-                           const store_kernel *k, float stretch, float share)
+static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, const kin *q)
 {
     const analysis_device *ad = &a->devs[s];
+    const store_kernel *k = q->k;
     uint64_t end = ad->first_window + ad->nwindows;
     while (*pCur < end && a->windows[*pCur].t1 <= k->start)
         (*pCur)++;
     for (uint64_t w = *pCur; w < end && a->windows[w].t0 < k->end; w++) {
         analysis_window *win = &a->windows[w];
+        const analysis_winx *x = &a->winx[w];
         int64_t t0 = k->start > win->t0 ? k->start : win->t0;
         int64_t t1 = k->end < win->t1 ? k->end : win->t1;
         if (t1 <= t0)
             continue;
         double clip = (double)(t1 - t0);
+        double o0 = k->start >= win->t0 ? q->ovl0 : (double)x->ovl0;
+        double o1 = k->end <= win->t1 ? q->ovl1 : (double)x->ovl1;
+        double ovl = fmin(fmax(o1 - o0, 0), clip);
+        winsum *m = &ws[w];
         win->nkernels++;
-        ws[w].clip += clip;
-        if (!isnan(stretch)) {
-            ws[w].clip_ref += clip;
-            ws[w].stretch += clip * stretch;
-            ws[w].work += clip / stretch;
-            ws[w].sm_work += clip / stretch * share;
+        m->clip += clip;
+        m->ovl += ovl;
+        m->sm_ovl += ovl * q->share;
+        m->dur += q->dur;
+        if (q->ref) {
+            m->ovl_ref += ovl;
+            m->work_ref += ovl * q->rO;
+            m->smw_ref += ovl * q->rO * q->share;
+        }
+        if (q->prov) {
+            m->work_short += ovl * q->pO;
+            m->smw_short += ovl * q->pO * q->share;
         }
     }
 }
 
-/* The time a device's time-sliced windows would save if their kernels ran side by side, each
- * `slowdown` (>= 1) times its solo duration: busy_ns less the larger of busy_ns / mean stretch *
- * slowdown and the SM-share bound (in concurrent_ns; the slowdown of kernels that wait for SMs
- * is that bound already), never below 0. */
-static double device_saved(const analysis *a, const analysis_device *ad, double slowdown)
+/* The time a device's time-sliced windows would save if their overlapped kernels ran side by
+ * side, each `slowdown` (>= 1) times its solo duration: the overlap time less the larger of
+ * overlap / stretch * slowdown and the SM-share bound (in concurrent_ns; the slowdown of kernels
+ * that wait for SMs is that bound already), never below 0. *pEstimated (may be NULL) is set when a
+ * window whose stretch is an estimate saved time. */
+static double device_saved(const analysis *a, const analysis_device *ad, double slowdown,
+                           int *pEstimated)
 {
     double saved = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
-        if (win->verdict != ANALYSIS_TIME_SLICED) /* judged with a reference: mean_stretch > 0 */
+        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE)
             continue;
-        double busy = (double)win->busy_ns;
-        double side_by_side = fmax((double)win->concurrent_ns, busy / win->mean_stretch * slowdown);
-        if (side_by_side < busy)
+        double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
+        double side_by_side = fmax((double)win->concurrent_ns,
+                                   alone + (double)win->overlap_ns / win->stretch * slowdown);
+        if (side_by_side < busy) {
             saved += busy - side_by_side;
+            if (pEstimated && win->basis != ANALYSIS_BASIS_REFERENCE)
+                *pEstimated = 1;
+        }
     }
     return saved;
 }
@@ -379,44 +486,86 @@ static double run_gain(const analysis *a, double slowdown)
 {
     double last_end = -INFINITY;
     for (uint32_t s = 0; s < a->ndevs; s++)
-        last_end =
-            fmax(last_end, predicted_end(a, &a->devs[s], device_saved(a, &a->devs[s], slowdown)));
+        last_end = fmax(
+            last_end, predicted_end(a, &a->devs[s], device_saved(a, &a->devs[s], slowdown, NULL)));
     return gain_to(&a->sum, last_end);
 }
 
-/* Device figures from its judged windows: the dominant verdict and the predicted gain. Returns
- * the time its time-sliced windows would save side by side at solo speed (device_saved() at
- * slowdown 1), which the run's predicted gain needs too. */
-static double judge_device(analysis *a, analysis_device *ad)
+/* Running sums of one verdict's windows on a device, for analysis_verdict_time. */
+typedef struct vsum {
+    double k, w;                     /* kernel time and solo work behind their stretch */
+    double ovl, ctx, par, parovl;    /* overlap time; contexts and parallelism times it */
+    double basis_ns[4];              /* window time by basis */
+    double rule_ns[ANALYSIS_NRULES]; /* window time by rule */
+} vsum;
+
+/* Device figures from its judged windows: the time by verdict, the dominant verdict and the
+ * predicted gain. Returns the time its time-sliced windows would save side by side at solo
+ * speed (device_saved() at slowdown 1), which the run's predicted gain needs too. */
+static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
 {
-    double best = 0;
-    double wsum[ANALYSIS_NVERDICTS][4] = {{0}}; /* length-weighted stretch, ctx, par; length */
+    vsum vs[ANALYSIS_NVERDICTS];
+    memset(vs, 0, sizeof vs);
+    double span = (double)(ad->t_end - ad->t_begin), best = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
-        double len = (double)(win->t1 - win->t0);
-        ad->ns_by_verdict[win->verdict] += len;
-        if (win->verdict < ANALYSIS_CONCURRENT || isnan(win->mean_stretch))
+        double len = (double)(win->t1 - win->t0), ovl = (double)win->overlap_ns;
+        analysis_verdict_time *bv = &ad->by_verdict[win->verdict];
+        vsum *v = &vs[win->verdict];
+        bv->nwindows++;
+        bv->ns += len;
+        bv->mps |= win->mps;
+        v->rule_ns[win->rule] += len;
+        v->basis_ns[win->basis] += len;
+        if (win->verdict < ANALYSIS_CONCURRENT)
             continue;
-        wsum[win->verdict][0] += len * win->mean_stretch;
-        wsum[win->verdict][1] += len * win->contexts;
-        wsum[win->verdict][2] += len * win->parallelism;
-        wsum[win->verdict][3] += len;
+        v->ovl += ovl;
+        v->ctx += ovl * win->contexts;
+        if (win->basis != ANALYSIS_BASIS_NONE) {
+            v->k += ws[w].k;
+            v->w += ws[w].w;
+            v->par += ovl * win->parallelism;
+            v->parovl += ovl;
+        }
     }
     ad->verdict = ANALYSIS_SOLO; /* never IDLE: every slot has kernels (assign_slots()) */
-    for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++)
-        if (ad->ns_by_verdict[v] > best) {
-            best = ad->ns_by_verdict[v];
-            ad->verdict = (analysis_verdict)v;
+    for (int i = 0; i < ANALYSIS_NVERDICTS; i++) {
+        analysis_verdict_time *bv = &ad->by_verdict[i];
+        const vsum *v = &vs[i];
+        bv->share = span > 0 ? bv->ns / span : 0;
+        bv->stretch = v->w > 0 ? v->k / v->w : NAN;
+        bv->contexts = v->ovl > 0 ? v->ctx / v->ovl : NAN;
+        bv->parallelism = v->parovl > 0 ? v->par / v->parovl : NAN;
+        for (int b = 1; b < 4 && v->w > 0; b++)
+            if (v->basis_ns[b] > (bv->basis ? v->basis_ns[bv->basis] : 0))
+                bv->basis = (analysis_basis)b;
+        for (int r = 1; r < ANALYSIS_NRULES; r++)
+            if (v->rule_ns[r] > v->rule_ns[bv->rule])
+                bv->rule = (analysis_rule)r;
+        if (i >= ANALYSIS_CONCURRENT && bv->ns > best) {
+            best = bv->ns;
+            ad->verdict = (analysis_verdict)i;
         }
-    ad->verdict_ns = ad->ns_by_verdict[ad->verdict];
-    double wl = wsum[ad->verdict][3]; /* 0 for SOLO: only overlap verdicts are summed */
-    ad->mean_stretch = wl > 0 ? wsum[ad->verdict][0] / wl : NAN;
-    ad->contexts = wl > 0 ? wsum[ad->verdict][1] / wl : NAN;
-    ad->parallelism = wl > 0 ? wsum[ad->verdict][2] / wl : NAN;
-    double span = (double)(ad->t_end - ad->t_begin);
-    double saved = device_saved(a, ad, 1.0);
+    }
+    int estimated = 0;
+    double saved = device_saved(a, ad, 1.0, &estimated);
     ad->predicted_gain = span > saved && saved > 0 ? span / (span - saved) : 1.0;
+    ad->gain_basis = saved > 0 ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
+                               : ANALYSIS_BASIS_NONE;
     return saved;
+}
+
+/* a + b for durations (>= 0), saturated at INT64_MAX. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* The stretch of a set of kernels from their summed durations and references: NaN when the
+ * referenced ones hold less than `coverage` of `kernel_ns`. */
+static double set_stretch(double dur_ref, double ref, double kernel_ns, double coverage)
+{
+    return ref > 0 && dur_ref >= coverage * kernel_ns ? dur_ref / ref : NAN;
 }
 
 int analysis_judge(analysis *a)
@@ -425,13 +574,11 @@ int analysis_judge(analysis *a)
     winsum *ws = calloc(a->nwindows + 1, sizeof *ws);
     uint64_t *cur = calloc(a->ndevs + 1, sizeof *cur);
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
-    double *sigstretch = calloc(a->nsigs + 1, sizeof *sigstretch);
     uint64_t *signref = calloc(a->nsigs + 1, sizeof *signref);
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
-    double stretch_sum = 0;
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigstretch || !signref || !share)
+    if (!ws || !cur || !ps || !signref || !share)
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
@@ -440,78 +587,92 @@ int analysis_judge(analysis *a)
             share[(size_t)l * a->ndevs + s] =
                 (float)gpu_share(&run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
     }
+    double dur_ref = 0, ref = 0, kernel_ns = 0; /* over all processes, for the summary */
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         uint32_t sig = a->launch_sig[k->launch], s = analysis_kernel_slot(a, k);
+        const analysis_signature *sg = &a->sigs[sig];
         store_idx p = store_kernel_process(run, k);
         int64_t dur = analysis_kernel_dur(k);
-        double ref = a->sigs[sig].reference_ns;
-        float st = dur > 0 && ref > 0 ? (float)(dur / ref) : NAN;
+        double r = sg->reference_ns, o = a->stretch[i] > 0 ? a->stretch[i] : 0;
+        float st = dur > 0 && r > 0 ? (float)(dur / r) : NAN;
         a->stretch[i] = st;
         analysis_process *ap = &a->procs[p];
         if (!ap->nkernels++) /* kernels come sorted by start */
             a->proc_first[p] = a->proc_last[p] = k->start;
-        if (k->start + dur > a->proc_last[p])
-            a->proc_last[p] = k->start + dur;
-        ap->kernel_ns += dur;
+        if (dur > 0 && k->end > a->proc_last[p])
+            a->proc_last[p] = k->end;
+        ap->kernel_ns = sat_add(ap->kernel_ns, dur);
+        kernel_ns += (double)dur;
         a->sigs[sig].nkernels++;
-        a->sigs[sig].total_ns += dur;
+        a->sigs[sig].total_ns = sat_add(a->sigs[sig].total_ns, dur);
         if (!isnan(st)) {
             ap->nreferenced++;
-            ps[p].stretch += st;
-            ps[p].dur_ref += dur;
-            ps[p].ref += ref;
-            sigstretch[sig] += st;
+            ps[p].dur_ref += (double)dur;
+            ps[p].ref += r;
             signref[sig]++;
             a->sum.nreferenced++;
-            stretch_sum += st;
+            dur_ref += (double)dur;
+            ref += r;
         }
-        if (dur > 0)
-            add_to_windows(a, s, &cur[s], ws, k, st, share[(size_t)k->launch * a->ndevs + s]);
+        if (dur <= 0)
+            continue;
+        kin q = {k,
+                 (double)dur,
+                 (double)a->ovl_start[i],
+                 (double)a->ovl_start[i] + o,
+                 r > 0,
+                 r > 0 || sg->shortest_ns > 0,
+                 0,
+                 0,
+                 share[(size_t)k->launch * a->ndevs + s]};
+        o = fmin(o, q.dur);
+        if (o > 0 && q.ref)
+            q.rO = overlap_rate(q.dur, r, o);
+        if (o > 0 && q.prov)
+            q.pO = overlap_rate(q.dur, r > 0 ? r : (double)sg->shortest_ns, o);
+        add_to_windows(a, s, &cur[s], ws, &q);
     }
-    double dur_ref = 0, ref = 0, kernel_ns = 0; /* over all processes, for the summary */
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
-        ap->mean_stretch = ap->nreferenced ? ps[p].stretch / ap->nreferenced : NAN;
-        ap->slowdown = ap->nreferenced ? ps[p].dur_ref / ps[p].ref : NAN;
-        dur_ref += ps[p].dur_ref;
-        ref += ps[p].ref;
-        kernel_ns += (double)ap->kernel_ns;
+        ap->stretch = set_stretch(ps[p].dur_ref, ps[p].ref, (double)ap->kernel_ns,
+                                  a->opt.min_reference_coverage);
     }
-    for (uint32_t c = 0; c < run->ncontexts; c++)
-        if (run->contexts[c].compute_api_kind == 2)
-            a->procs[run->contexts[c].process].mps = 1;
     for (uint32_t s = 0; s < a->nsigs; s++)
-        a->sigs[s].mean_stretch = signref[s] ? sigstretch[s] / signref[s] : NAN;
+        a->sigs[s].stretch =
+            signref[s] && a->sigs[s].reference_ns > 0
+                ? (double)a->sigs[s].total_ns / ((double)signref[s] * a->sigs[s].reference_ns)
+                : NAN;
     for (uint64_t w = 0; w < a->nwindows; w++) {
         analysis_window *win = &a->windows[w];
-        if (win->verdict == ANALYSIS_UNKNOWN) /* an overlap window, from the sweep */
-            win->verdict = judge_window(&a->opt, win, &ws[w]);
-        else
-            window_evidence(win, &ws[w]);
+        window_evidence(&a->opt, win, &ws[w]);
+        if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
+            judge_window(&a->opt, win);
     }
     /* run level (t_begin and t_end are set by assign_slots()): the device that would finish
      * last decides the predicted span */
     analysis_summary *sm = &a->sum;
     double last_end = -INFINITY;
+    int estimated = 0;
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
-        last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad)));
+        last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad, ws)));
+        estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
     }
-    sm->mean_stretch = sm->nreferenced ? stretch_sum / sm->nreferenced : NAN;
-    sm->slowdown =
-        ref > 0 && dur_ref >= a->opt.min_reference_coverage * kernel_ns ? dur_ref / ref : NAN;
+    sm->stretch = set_stretch(dur_ref, ref, kernel_ns, a->opt.min_reference_coverage);
     sm->predicted_gain = gain_to(sm, last_end);
+    sm->gain_basis = sm->predicted_gain > 1.0
+                         ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
+                         : ANALYSIS_BASIS_NONE;
     rc = ANALYSIS_OK;
 out:
     free(ws);
     free(cur);
     free(share);
     free(ps);
-    free(sigstretch);
     free(signref);
     return rc;
 }
@@ -527,14 +688,13 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     pOut->span_b = b->sum.t_end - b->sum.t_begin;
     pOut->measured_gain = pOut->span_b > 0 ? (double)pOut->span_a / (double)pOut->span_b : NAN;
     pOut->predicted_gain = a->sum.predicted_gain;
-    pOut->mean_stretch_a = a->sum.mean_stretch;
-    pOut->mean_stretch_b = b->sum.mean_stretch;
-    pOut->slowdown_b = b->sum.slowdown;
-    /* at a slowdown of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
-    double slow = b->sum.slowdown;
-    pOut->predicted_gain_at_slowdown_b = isnan(slow) ? NAN
-                                         : slow > 1  ? run_gain(a, slow)
-                                                     : a->sum.predicted_gain;
+    pOut->stretch_a = a->sum.stretch;
+    pOut->stretch_b = b->sum.stretch;
+    /* at a stretch of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
+    double slow = b->sum.stretch;
+    pOut->predicted_gain_at_stretch_b = isnan(slow) ? NAN
+                                        : slow > 1  ? run_gain(a, slow)
+                                                    : a->sum.predicted_gain;
     pOut->duration_ratio = NAN;
     sigtab t;
     float *ratio = malloc((a->nsigs + 1) * sizeof *ratio);

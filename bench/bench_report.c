@@ -198,9 +198,9 @@ int main(int argc, char **argv)
            "target <= 64)\n",
            peak / 1024.0, peak * 1024.0 / (double)nk, rss0 / 1024.0,
            rss_load * 1024.0 / (double)nk);
-    printf("  check: %llu windows, device verdict %s, mean stretch %.2fx (expected ~%d)\n",
+    printf("  check: %llu windows, device verdict %s, stretch %.2fx (expected ~%d)\n",
            (unsigned long long)analysis_nwindows(a), analysis_verdict_name(dev->verdict),
-           dev->mean_stretch, n);
+           dev->by_verdict[dev->verdict].stretch, n);
     analysis_free(a);
     store_run_free(run);
     for (int i = 0; i < n; i++)

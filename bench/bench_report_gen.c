@@ -46,8 +46,10 @@ static int write_file(const char *path, int p, int nfiles, uint64_t per_proc)
     pi.source = "libcollect";
     store_device_info di = {
         0, "00112233445566778899aabbccddeeff", "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_context_info ci = {
+        .context_id = 1, .device_id = 0, .compute_api_kind = 1, .null_stream_id = 7};
     if (store_writer_open(path, STORE_CLOCK_REALTIME, 0, &w) || store_writer_process(w, &pi, &id) ||
-        store_writer_device(w, id, &di) || store_writer_context(w, id, 1, 0, 1, 7) ||
+        store_writer_device(w, id, &di) || store_writer_context(w, id, &ci) ||
         store_writer_begin(w))
         goto fail;
     /* solo phase: process p alone in slot p */

@@ -16,9 +16,11 @@
 /* Loads every file of files[0..nfiles) into one new finished run (*ppRun, free with
  * store_run_free()). A folder stands for the trace files in it (sorted by name). Native tlview
  * files go through store_run_load(); foreign formats through the importers (one marked hook in
- * cli/load.c). On failure prints one error naming the file and the problem on stderr, sets
- * *ppRun to NULL and returns non-zero; nfiles == 0 is an error too ("no trace files given"). */
-int cli_load(int nfiles, char **files, store_run **ppRun /* OUT */);
+ * cli/load.c). separate_gpus (--separate-gpus): GPUs without a uuid stay one per process
+ * instead of being matched across processes (store_run_set_gpu_identity). On failure prints
+ * one error naming the file and the problem on stderr, sets *ppRun to NULL and returns
+ * non-zero; nfiles == 0 is an error too ("no trace files given"). */
+int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
 /* Analyses `run` with the default thresholds and, when `baseline` is not NULL, its solo
  * references. Prints an error and returns non-zero on failure; *ppOut owns the result. */

@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "view.h"
 
 #define LANES 8 /* lanes per stream for kernels that overlap on one stream */
 
 static const char usage_text[] =
-    "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] FILES...\n"
+    "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
+    "                     FILES...\n"
     "\n"
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open:\n"
     "a process per traced process with a track per CUDA stream (kernels that overlap on one\n"
@@ -27,6 +29,8 @@ static const char usage_text[] =
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n"
+    "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
+    "                         of matching them by host, ordinal, name and memory\n"
     "  -h, --help             this text\n"
     "\n"
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
@@ -187,19 +191,18 @@ static int write_devices(exporter *x)
         meta(x, "process_name", pid, 0, name);
         meta(x, "thread_name", pid, 1, "overlap verdicts");
         for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
+            json_t *args = view_window_json(x->a, k);
+            char *text = args ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+            json_decref(args);
+            if (!text)
+                return 1;
             sep(x);
             fprintf(x->f,
                     "{\"ph\":\"X\",\"cat\":\"window\",\"pid\":%llu,\"tid\":1,\"ts\":%.3f,"
-                    "\"dur\":%.3f,\"name\":\"%s\",\"args\":{\"mean_stretch\":",
+                    "\"dur\":%.3f,\"name\":\"%s\",\"args\":%s}",
                     (unsigned long long)pid, us(x, w[k].t0), (double)(w[k].t1 - w[k].t0) / 1000.0,
-                    analysis_verdict_name(w[k].verdict));
-            json_num(x->f, w[k].mean_stretch);
-            fputs(",\"contexts\":", x->f);
-            json_num(x->f, w[k].contexts);
-            fputs(",\"parallelism\":", x->f);
-            json_num(x->f, w[k].parallelism);
-            fprintf(x->f, ",\"max_processes\":%u,\"kernels\":%u,\"mps\":%s}}", w[k].max_processes,
-                    w[k].nkernels, w[k].mps ? "true" : "false");
+                    analysis_verdict_name(w[k].verdict), text);
+            free(text);
         }
         size_t n = 0;
         if (analysis_profile(x->a, i, d->t_begin, d->t_end, NULL, 0, &n) != 0)
@@ -254,15 +257,13 @@ static int write_trace(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'},
-        {"baseline", required_argument, 0, 'b'},
-        {"force", no_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"chrome", required_argument, 0, 'c'}, {"baseline", required_argument, 0, 'b'},
+        {"force", no_argument, 0, 'f'},        {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     const char *out = NULL;
     char **base = calloc((size_t)argc + 1, sizeof *base);
-    int force = 0, nbase = 0, c, rc = 1;
+    int force = 0, separate = 0, nbase = 0, c, rc = 1;
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     FILE *f = NULL;
@@ -276,6 +277,7 @@ int cmd_export(int argc, char **argv)
         case 'c': out = optarg; break;
         case 'b': base[nbase++] = optarg; break;
         case 'f': force = 1; break;
+        case 'G': separate = 1; break;
         case 'h':
             fputs(usage_text, stdout);
             rc = 0;
@@ -290,9 +292,9 @@ int cmd_export(int argc, char **argv)
     }
     if (cli_refuse_existing("export", out, force))
         goto out;
-    if (cli_load(argc - optind, argv + optind, &run) != 0 ||
-        (nbase && cli_load(nbase, base, &baseline) != 0) || cli_analyse(run, baseline, &a) != 0 ||
-        !(f = cli_create("export", out, force)))
+    if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
+        (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
+        cli_analyse(run, baseline, &a) != 0 || !(f = cli_create("export", out, force)))
         goto out;
     static char buf[1 << 20];
     setvbuf(f, buf, _IOFBF, sizeof buf);

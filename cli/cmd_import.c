@@ -19,7 +19,7 @@
 #endif
 
 static const char usage_text[] =
-    "usage: tlview import -o OUT.db [-f] [-q] FILE...\n"
+    "usage: tlview import -o OUT.db [-f] [-q] [--separate-gpus] FILE...\n"
     "\n"
     "Reads profiler files written by other tools and writes them as one tlview file, every "
     "process\n"
@@ -43,6 +43,10 @@ static const char usage_text[] =
     "  -o, --output FILE  the tlview file to write (required; never overwritten without -f)\n"
     "  -f, --force        replace FILE if it exists\n"
     "  -q, --quiet        print nothing but errors (no per-file summary, no progress bar)\n"
+    "      --separate-gpus\n"
+    "                     files without GPU UUIDs (PyTorch traces): keep each process's GPUs\n"
+    "                     apart instead of matching them by host, ordinal, name and memory\n"
+    "                     (OUT.db remembers it)\n"
     "  -h, --help         this text\n"
     "\n"
     "For each FILE a summary line tells the format, the processes and the records imported, then\n"
@@ -78,20 +82,19 @@ static void summary(const char *path, const imp_stats *st, const store_run *run,
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},        {"separate-gpus", no_argument, NULL, 'G'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    int force = 0, quiet = 0, c;
+    int force = 0, quiet = 0, separate = 0, c;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
     while ((c = getopt_long(argc, argv, "o:fqh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
         case 'q': quiet = 1; break;
+        case 'G': separate = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
         default: fputs(usage_text, stderr); return 2;
         }
@@ -111,6 +114,7 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "tlview import: out of memory\n");
         return 1;
     }
+    store_run_set_gpu_identity(run, separate); /* cannot fail: the run has no device yet */
     imp_options opt = {quiet ? NULL : imp_progress_tty, NULL};
     char formats[64] = "";
     int rc = 0;

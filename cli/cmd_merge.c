@@ -9,13 +9,16 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: tlview merge -o OUT.db [-f] FILES...\n"
+    "usage: tlview merge -o OUT.db [-f] [--separate-gpus] FILES...\n"
     "\n"
     "Reads the trace files (or folders of them), puts every process on the common time axis and\n"
     "writes them as one tlview file OUT.db, which every tlview command reads like the originals.\n"
     "\n"
     "  -o, --output OUT.db  the file to write (required); an existing file is refused\n"
     "  -f, --force          overwrite OUT.db if it exists\n"
+    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
+    "                       matching them by host, ordinal, name and memory\n"
+    "                       (OUT.db remembers it)\n"
     "  -h, --help           this text\n"
     "\n"
     "Exit status: 0 written; 1 a file could not be read or OUT.db written; 2 usage error.\n";
@@ -25,16 +28,18 @@ int cmd_merge(int argc, char **argv)
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'f'},
+        {"separate-gpus", no_argument, 0, 'G'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *out = NULL;
-    int force = 0, c;
+    int force = 0, separate = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
+        case 'G': separate = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
         default: return cli_usage_error("merge", "unknown option");
         }
@@ -46,7 +51,7 @@ int cmd_merge(int argc, char **argv)
     if (cli_refuse_existing("merge", out, force))
         return 1;
     store_run *run = NULL;
-    if (cli_load(argc - optind, argv + optind, &run) != 0)
+    if (cli_load(argc - optind, argv + optind, separate, &run) != 0)
         return 1;
     int rc = 0;
     if (force && access(out, F_OK) == 0 && unlink(out) != 0) {

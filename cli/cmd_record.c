@@ -269,7 +269,7 @@ static int load_baseline(const char *path, store_run **ppRun)
         free(files);
         return -1;
     }
-    int rc = cli_load(n, files, ppRun);
+    int rc = cli_load(n, files, 0, ppRun);
     if (files != one)
         free_list(files, n);
     return rc;
@@ -281,7 +281,7 @@ static int print_headline(rec_run_state *st)
 {
     store_run *run = NULL, *base = NULL;
     analysis *a = NULL;
-    if (cli_load(st->nfiles, st->files, &run) != 0)
+    if (cli_load(st->nfiles, st->files, 0, &run) != 0)
         return -1;
     if (st->baseline && load_baseline(st->baseline, &base) != 0) {
         store_run_free(run);
@@ -300,22 +300,26 @@ static int print_headline(rec_run_state *st)
     printf("%8s %8s %12s %9s %4s\n", "pid", "kernels", "kernel time", "stretch", "mps");
     for (uint32_t i = 0; i < np && i < 16; i++) {
         const analysis_process *p = analysis_get_process(a, i);
-        if (isnan(p->mean_stretch))
+        if (isnan(p->stretch))
             snprintf(stretch, sizeof stretch, "-");
         else
-            snprintf(stretch, sizeof stretch, "%.2fx", p->mean_stretch);
+            snprintf(stretch, sizeof stretch, "%.2fx", p->stretch);
         printf("%8lld %8llu %12s %9s %4s\n", (long long)run->processes[p->process].pid,
                (unsigned long long)p->nkernels, cli_fmt_ns((double)p->kernel_ns, busy, sizeof busy),
-               stretch, p->mps ? "yes" : "no");
+               stretch, analysis_mps_name(p->mps));
     }
     if (np > 16)
         printf("... and %u more processes\n", np - 16);
-    for (uint32_t i = 0; i < analysis_ndevices(a) && !st->baseline; i++)
-        if (analysis_get_device(a, i)->verdict == ANALYSIS_UNKNOWN) {
-            printf("tip: the kernels had no solo run to compare with: record the command alone "
-                   "(--procs 1) and pass that folder with --baseline\n");
+    for (uint32_t i = 0; i < analysis_ndevices(a) && !st->baseline; i++) {
+        const analysis_device *d = analysis_get_device(a, i);
+        if (d->verdict >= ANALYSIS_CONCURRENT &&
+            d->by_verdict[d->verdict].basis != ANALYSIS_BASIS_REFERENCE) {
+            printf("tip: the kernels had no solo run to compare with, so the stretch is estimated "
+                   "or unknown: record the command alone (--procs 1) and pass that folder with "
+                   "--baseline\n");
             break;
         }
+    }
     printf("full report: tlview report %s/*.db\n", st->dir);
     analysis_free(a);
     store_run_free(run);

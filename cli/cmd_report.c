@@ -1,6 +1,6 @@
 /* cmd_report.c: `tlview report FILES`: loads the trace files of one run, analyses them and
- * prints the headline and tables (report_text.c) or JSON/CSV for scripts (report_json.c).
- * tlview-summary: judge the overlap of the processes' kernels: concurrent, time-sliced, contended
+ * prints the headline and tables (report_text.c) or JSON/CSV for scripts (view/, report_csv.c).
+ * tlview-summary: judge the overlap of the kernels: concurrent, time-sliced, contended, queued
  */
 #include <getopt.h>
 #include <limits.h>
@@ -9,35 +9,45 @@
 
 #include "cli.h"
 #include "report.h"
+#include "view.h"
 
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
-    "                     [--table NAME] [--color auto|always|never] [--top N] FILES...\n"
+    "                     [--table NAME] [--color auto|always|never] [--top N]\n"
+    "                     [--separate-gpus] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
-    "and judges, per GPU, every window where kernels of several processes were in flight:\n"
-    "concurrent (not stretched: really side by side, e.g. MPS), time-sliced (stretched about by\n"
-    "the number of contexts, one context's work at a time), contended (stretched, under MPS or\n"
-    "with real parallelism) or unknown (no solo reference). Stretch = a kernel's duration over\n"
-    "its solo reference: the median of the instances of the same kernel (name, grid, block,\n"
-    "shared memory) that ran while no other process had a kernel on the GPU.\n"
+    "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
+    "The GPU time-slices contexts, not processes: without MPS two contexts never run side by\n"
+    "side, so their overlap is time-sliced whatever the timing; MPS clients, and the green\n"
+    "contexts of one process, can. The verdicts: concurrent (side by side, not stretched),\n"
+    "time-sliced (the contexts took turns), contended (side by side but slowing each other),\n"
+    "queued (could share, but ran one after another, overlapping only at handovers), unknown\n"
+    "(the files do not say whether MPS was on, and no solo reference decides). Stretch = the\n"
+    "kernels' time over the time the same work took alone (the solo reference: the median of\n"
+    "the instances of the same kernel, name, grid, block, shared memory, that ran while no other\n"
+    "context had a kernel on the GPU), counted where it happened: while they overlapped.\n"
     "\n"
     "  -b, --baseline FILE  take the solo references from this run instead (e.g. one process\n"
     "                       alone); repeat for several files, or give a folder\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
-    "                       slowdown of that run's kernels; repeatable, or a folder\n"
+    "                       stretch of that run's kernels; repeatable, or a folder\n"
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
     "  -n, --top N          kernels listed in the text report (default 10)\n"
+    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
+    "                       matching them by host, ordinal, name and memory\n"
     "  -h, --help           this text\n"
     "\n"
-    "The headline reads, per GPU: how much of the busy time several processes overlapped, the\n"
-    "verdict holding most of that time with its evidence (mean stretch, contexts in flight) and,\n"
-    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo\n"
-    "speed, which MPS clients that slow each other down do not reach. Files from different\n"
-    "hosts or runs are warned about. Thresholds and their reasons: analysis/README.md.\n"
+    "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
+    "most of it with why (no MPS, MPS, green contexts, MPS state unknown) and its evidence, and,\n"
+    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo speed,\n"
+    "which MPS clients that slow each other down do not reach. A stretch marked ~ is estimated\n"
+    "(no solo reference): from the number of contexts taking turns, or against each kernel's\n"
+    "shortest run. Files from different hosts or runs are warned about. Rules, thresholds and\n"
+    "their reasons: analysis/README.md; the JSON and CSV fields: view/README.md.\n"
     "\n"
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 
@@ -47,20 +57,17 @@ typedef struct report_opts {
     int nbaseline, ncompare;
     const char *format, *table, *color;
     int top;
+    int separate_gpus; /* --separate-gpus */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
 {
     static const struct option longopts[] = {
-        {"baseline", required_argument, 0, 'b'},
-        {"compare", required_argument, 0, 'c'},
-        {"format", required_argument, 0, 'f'},
-        {"table", required_argument, 0, 't'},
-        {"color", required_argument, 0, 'C'},
-        {"colour", required_argument, 0, 'C'},
-        {"top", required_argument, 0, 'n'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"baseline", required_argument, 0, 'b'}, {"compare", required_argument, 0, 'c'},
+        {"format", required_argument, 0, 'f'},   {"table", required_argument, 0, 't'},
+        {"color", required_argument, 0, 'C'},    {"colour", required_argument, 0, 'C'},
+        {"top", required_argument, 0, 'n'},      {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     int c;
     long v;
@@ -72,6 +79,7 @@ static int parse(int argc, char **argv, report_opts *o)
         case 'f': o->format = optarg; break;
         case 't': o->table = optarg; break;
         case 'C': o->color = optarg; break;
+        case 'G': o->separate_gpus = 1; break;
         case 'n':
             if (cli_parse_long(optarg, 0, INT_MAX, &v))
                 return cli_usage_error("report", "--top wants a count, not '%s'", optarg);
@@ -94,7 +102,7 @@ static int parse(int argc, char **argv, report_opts *o)
 static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
 {
     if (!strcmp(o->format, "json")) {
-        json_t *j = report_json(a, cmp);
+        json_t *j = view_report_json(a, cmp, CLI_VERSION);
         int rc = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8)) != 0;
         json_decref(j);
         fputc('\n', stdout);
@@ -103,9 +111,12 @@ static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
         return rc;
     }
     if (!strcmp(o->format, "csv")) {
-        if (report_csv(stdout, a, o->table) != 0)
+        int rc = report_csv(stdout, a, o->table);
+        if (rc == REPORT_ETABLE)
             return cli_usage_error("report", "unknown table '%s'", o->table);
-        return 0;
+        if (rc)
+            fprintf(stderr, "tlview report: out of memory writing CSV\n");
+        return rc != 0;
     }
     report_text(stdout, a, cmp, cli_color(o->color, stdout), o->top);
     return 0;
@@ -132,9 +143,9 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    if (cli_load(argc - optind, argv + optind, &run) != 0 ||
-        (o.nbaseline && cli_load(o.nbaseline, o.baseline, &base) != 0) ||
-        (o.ncompare && cli_load(o.ncompare, o.compare, &other) != 0))
+    if (cli_load(argc - optind, argv + optind, o.separate_gpus, &run) != 0 ||
+        (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0) ||
+        (o.ncompare && cli_load(o.ncompare, o.compare, o.separate_gpus, &other) != 0))
         goto out;
     if (cli_analyse(run, base, &a) != 0 || (other && cli_analyse(other, base, &b) != 0))
         goto out;

@@ -24,7 +24,7 @@
 
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
-    "                    [--baseline FILE]... [--threads N] [FILES...]\n"
+    "                    [--baseline FILE]... [--threads N] [--separate-gpus] [FILES...]\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -47,6 +47,8 @@ static const char usage_text[] =
     "                       repeatable, or a folder\n"
     "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
     "  -t, --threads N      threads answering requests (default 4)\n"
+    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
+    "                       matching them by host, ordinal, name and memory\n"
     "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
@@ -60,6 +62,7 @@ static const char usage_text[] =
 typedef struct serve_opts {
     char **baseline, **compare, **hosts; /* argv pointers; hosts is NULL-terminated */
     int nbaseline, ncompare, nhosts;
+    int separate_gpus; /* --separate-gpus */
     web_options web;
 } serve_opts;
 
@@ -72,6 +75,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"compare", required_argument, 0, 'c'},
         {"baseline", required_argument, 0, 'b'},
         {"threads", required_argument, 0, 't'},
+        {"separate-gpus", no_argument, 0, 'G'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -89,6 +93,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'H': o->hosts[o->nhosts++] = optarg; break;
         case 'c': o->compare[o->ncompare++] = optarg; break;
         case 'b': o->baseline[o->nbaseline++] = optarg; break;
+        case 'G': o->separate_gpus = 1; break;
         case 't':
             if (cli_parse_long(optarg, 1, 256, &v))
                 return cli_usage_error("serve", "--threads wants 1 to 256, not '%s'", optarg);
@@ -214,16 +219,16 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    if (o.nbaseline && cli_load(o.nbaseline, o.baseline, &base) != 0)
+    if (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0)
         goto out;
     if (optind < argc) {
         label_of(labels[0], sizeof labels[0], argc - optind, argv + optind, "");
-        if (cli_load(argc - optind, argv + optind, &runs[0]) != 0)
+        if (cli_load(argc - optind, argv + optind, o.separate_gpus, &runs[0]) != 0)
             goto out;
         nruns = 1;
         if (o.ncompare) {
             label_of(labels[1], sizeof labels[1], o.ncompare, o.compare, "");
-            if (cli_load(o.ncompare, o.compare, &runs[1]) != 0)
+            if (cli_load(o.ncompare, o.compare, o.separate_gpus, &runs[1]) != 0)
                 goto out;
             nruns = 2;
         }
@@ -239,7 +244,7 @@ int cmd_serve(int argc, char **argv)
         if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 &&
             has_traces(solo)) {
             char *sv[1] = {solo};
-            if (cli_load(1, sv, &base) != 0)
+            if (cli_load(1, sv, o.separate_gpus, &base) != 0)
                 goto out;
             fprintf(stderr, "tlview serve: solo references from %s\n", solo);
         }
@@ -249,7 +254,7 @@ int cmd_serve(int argc, char **argv)
                 continue;
             const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
             snprintf(labels[nruns], sizeof labels[nruns], "%s (demo, H200)", tail ? tail : dirs[i]);
-            if (cli_load(1, &dirs[i], &runs[nruns]) != 0)
+            if (cli_load(1, &dirs[i], o.separate_gpus, &runs[nruns]) != 0)
                 goto out;
             nruns++;
         }

@@ -119,7 +119,7 @@ static int expand_dir(pathlist *l, const char *dir)
     return rc;
 }
 
-int cli_load(int nfiles, char **files, store_run **ppRun)
+int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
 {
     *ppRun = NULL;
     if (nfiles <= 0) {
@@ -132,6 +132,7 @@ int cli_load(int nfiles, char **files, store_run **ppRun)
         fprintf(stderr, "tlview: out of memory\n");
         return 1;
     }
+    store_run_set_gpu_identity(run, separate_gpus); /* cannot fail: the run has no device yet */
     for (int i = 0; i < nfiles; i++) {
         struct stat st;
         if (stat(files[i], &st) != 0) {

@@ -15,8 +15,8 @@ static void usage(FILE *out)
             "       tlview --version\n"
             "\n"
             "tlview shows what several CUDA processes really do on one GPU: it merges their trace\n"
-            "files on one time axis and judges each overlap as concurrent, time-sliced or\n"
-            "contended.\n"
+            "files on one time axis and judges each overlap of CUDA contexts as concurrent,\n"
+            "time-sliced, contended or queued.\n"
             "\n"
             "Commands:\n");
     for (const cli_command *c = cli_commands; c->name; c++)

@@ -1,9 +1,9 @@
 /* report.h: the presenters of `tlview report` (cli/cmd_report.c): terminal tables
- * (report_text.c), JSON and CSV (report_json.c). Private to cli/. They only read the analysis. */
+ * (report_text.c) and CSV (report_csv.c); JSON is view_report_json() (view/). Private to cli/.
+ * They only read the analysis. */
 #ifndef REPORT_H
 #define REPORT_H
 
-#include <jansson.h>
 #include <stdio.h>
 
 #include "analysis.h"
@@ -13,12 +13,11 @@
  * be NULL). `color` adds ANSI colours. */
 void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top);
 
-/* The whole report as a JSON object (new reference; NULL when out of memory). Numbers that are
- * not defined (NaN stretch without reference) are null. */
-json_t *report_json(const analysis *a, const analysis *cmp);
+enum { REPORT_ETABLE = -1, REPORT_ENOMEM = -2 };
 
-/* Writes one table as CSV with a header row: "processes", "devices", "windows" or "signatures".
- * Returns 0, or -1 for an unknown table name. */
+/* Writes one table of the JSON view as CSV with a header row: "processes", "devices",
+ * "windows" or "signatures" (columns: the view's field names). Returns 0, REPORT_ETABLE for an
+ * unknown table name or REPORT_ENOMEM. */
 int report_csv(FILE *out, const analysis *a, const char *table);
 
 /* The label of a process: "pid 1234 (file.db)" into buf; returns buf. */

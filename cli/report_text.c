@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "view.h"
 
 const char *report_process_label(const store_run *run, uint32_t p, char *buf, size_t n)
 {
@@ -26,6 +27,16 @@ static const char *fmt_x(double v, char *buf, size_t n)
     return buf;
 }
 
+/* A stretch with its basis: "4.28x" measured, "~4.00x" estimated, "-" none. */
+static const char *fmt_stretch(double v, analysis_basis basis, char *buf, size_t n)
+{
+    if (isnan(v) || basis == ANALYSIS_BASIS_NONE)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%s%.2fx", basis == ANALYSIS_BASIS_REFERENCE ? "" : "~", v);
+    return buf;
+}
+
 /* A number with 3 significant digits, or "-" when there is none (no overlap window). */
 static const char *fmt_g(double v, char *buf, size_t n)
 {
@@ -43,88 +54,69 @@ static void section(FILE *out, const char *title, int color)
 
 static void text_devices(FILE *out, const analysis *a, int color)
 {
-    const store_run *run = analysis_get_run(a);
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
     section(out, "Devices", color);
-    fprintf(out, "  %-3s %-20s %9s %5s %10s %10s %10s %-12s %8s %5s %5s %6s\n", "GPU", "name",
-            "kernels", "procs", "busy", "overlap", "idle", "verdict", "stretch", "ctx", "par",
-            "gain");
+    fprintf(out, "  %-3s %-20s %9s %5s %4s %-7s %10s %10s %10s %-12s %9s %5s %5s %6s\n", "GPU",
+            "name", "kernels", "procs", "ctx", "MPS", "busy", "overlap", "idle", "verdict",
+            "stretch", "ctx", "par", "gain");
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
-        const char *name = cli_device_name(run, d, "unknown");
-        fprintf(out, "  %-3u %-20.20s %9llu %5u %10s %10s %10s %s%-12s%s %8s %5s %5s %6s\n", i,
-                name, (unsigned long long)d->nkernels, d->nprocesses,
-                cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
-                cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
-                cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
-                analysis_verdict_name(d->verdict), cli_color_reset(color),
-                fmt_x(d->mean_stretch, b4, sizeof b4), fmt_g(d->contexts, b6, sizeof b6),
-                fmt_g(d->parallelism, b7, sizeof b7), fmt_x(d->predicted_gain, b5, sizeof b5));
+        const analysis_verdict_time *bv = &d->by_verdict[d->verdict];
+        fprintf(
+            out, "  %-3u %-20.20s %9llu %5u %4u %-7s %10s %10s %10s %s%-12s%s %9s %5s %5s %6s\n", i,
+            view_device_name(a, i), (unsigned long long)d->nkernels, d->nprocesses, d->ncontexts,
+            analysis_mps_name(d->mps), cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
+            cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
+            cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
+            analysis_verdict_name(d->verdict), cli_color_reset(color),
+            fmt_stretch(bv->stretch, bv->basis, b4, sizeof b4), fmt_g(bv->contexts, b6, sizeof b6),
+            fmt_g(bv->parallelism, b7, sizeof b7),
+            d->gain_basis ? fmt_x(d->predicted_gain, b5, sizeof b5) : "-");
     }
 }
 
 static void text_windows(FILE *out, const analysis *a, int color)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], b3[32], b4[32];
+    int estimated = 0;
     section(out, "Time by verdict", color);
-    fprintf(out, "  %-3s %-12s %8s %10s %7s %8s %6s %6s %5s\n", "GPU", "verdict", "windows", "time",
-            "share", "stretch", "ctx", "par", "MPS");
-    const analysis_window *w = analysis_windows(a);
+    fprintf(out, "  %-3s %-12s %8s %10s %7s %9s %6s %6s %5s  %s\n", "GPU", "verdict", "windows",
+            "time", "share", "stretch", "ctx", "par", "MPS", "rule");
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
-        double span = (double)(d->t_end - d->t_begin);
         for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
-            uint64_t n = 0;
-            double len = 0, st = 0, stl = 0, ctx = 0, par = 0, parl = 0;
-            int mps = 0;
-            for (uint64_t k = d->first_window; k < d->first_window + d->nwindows; k++) {
-                if ((int)w[k].verdict != v)
-                    continue;
-                double l = (double)(w[k].t1 - w[k].t0);
-                n++;
-                len += l;
-                ctx += l * w[k].contexts;
-                mps |= w[k].mps;
-                if (!isnan(w[k].mean_stretch)) {
-                    st += l * w[k].mean_stretch;
-                    stl += l;
-                }
-                if (!isnan(w[k].parallelism)) {
-                    par += l * w[k].parallelism;
-                    parl += l;
-                }
-            }
-            if (!n)
+            const analysis_verdict_time *bv = &d->by_verdict[v];
+            if (!bv->nwindows)
                 continue;
-            fprintf(out, "  %-3u %s%-12s%s %8llu %10s %6.1f%% %8s", i, cli_verdict_color(v, color),
-                    analysis_verdict_name(v), cli_color_reset(color), (unsigned long long)n,
-                    cli_fmt_ns(len, b1, sizeof b1), span > 0 ? 100 * len / span : 0,
-                    fmt_x(stl > 0 ? st / stl : NAN, b2, sizeof b2));
-            if (v >= ANALYSIS_CONCURRENT)
-                fprintf(out, " %6.3g %6.3g %5s\n", ctx / len, parl > 0 ? par / parl : NAN,
-                        mps ? "yes" : "no");
-            else
-                fprintf(out, " %6s %6.3g %5s\n", "-", parl > 0 ? par / parl : NAN, "-");
+            int over = v >= ANALYSIS_CONCURRENT;
+            estimated |= bv->basis > ANALYSIS_BASIS_REFERENCE;
+            fprintf(out, "  %-3u %s%-12s%s %8llu %10s %6.1f%% %9s %6s %6s %5s  %s\n", i,
+                    cli_verdict_color(v, color), analysis_verdict_name(v), cli_color_reset(color),
+                    (unsigned long long)bv->nwindows, cli_fmt_ns(bv->ns, b1, sizeof b1),
+                    100 * bv->share, fmt_stretch(bv->stretch, bv->basis, b2, sizeof b2),
+                    fmt_g(bv->contexts, b3, sizeof b3), fmt_g(bv->parallelism, b4, sizeof b4),
+                    over ? bv->mps ? "yes" : "no" : "-", over ? analysis_rule_name(bv->rule) : "-");
         }
     }
+    if (estimated)
+        fprintf(out, "  ~: estimated without solo references (--baseline FILES measures it)\n");
 }
 
 static void text_processes(FILE *out, const analysis *a, int color)
 {
     const store_run *run = analysis_get_run(a);
-    char lbl[96], b1[32], b2[32], b3[32], b4[32], b5[32];
+    char lbl[96], b1[32], b2[32], b3[32], b4[32];
     section(out, "Processes", color);
-    fprintf(out, "  %-32s %9s %10s %10s %10s %8s %9s %4s\n", "pid (file)", "kernels", "kernel time",
-            "busy", "overlap", "stretch", "slowdown", "MPS");
+    fprintf(out, "  %-32s %9s %4s %10s %10s %10s %8s %7s\n", "pid (file)", "kernels", "ctx",
+            "kernel time", "busy", "overlap", "stretch", "MPS");
     for (uint32_t p = 0; p < analysis_nprocesses(a); p++) {
         const analysis_process *ap = analysis_get_process(a, p);
-        fprintf(out, "  %-32.32s %9llu %10s %10s %10s %8s %9s %4s\n",
+        fprintf(out, "  %-32.32s %9llu %4u %10s %10s %10s %8s %7s\n",
                 report_process_label(run, p, lbl, sizeof lbl), (unsigned long long)ap->nkernels,
-                cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
+                ap->ncontexts, cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
                 cli_fmt_ns((double)ap->busy_ns, b2, sizeof b2),
                 cli_fmt_ns((double)ap->overlap_ns, b3, sizeof b3),
-                fmt_x(ap->mean_stretch, b4, sizeof b4), fmt_x(ap->slowdown, b5, sizeof b5),
-                ap->mps ? "yes" : "no");
+                fmt_x(ap->stretch, b4, sizeof b4), ap->nkernels ? analysis_mps_name(ap->mps) : "-");
     }
 }
 
@@ -161,7 +153,7 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
         fprintf(out, "  %-40.40s %-22.22s %9llu %10s %10s %-8s %8s\n", name ? name : "?", dims,
                 (unsigned long long)s->nkernels, cli_fmt_ns((double)s->total_ns, b1, sizeof b1),
                 s->source ? cli_fmt_ns(s->reference_ns, b2, sizeof b2) : "-",
-                analysis_ref_source_name(s->source), fmt_x(s->mean_stretch, b3, sizeof b3));
+                analysis_ref_source_name(s->source), fmt_x(s->stretch, b3, sizeof b3));
     }
     if (n > (uint32_t)top)
         fprintf(out, "  ... and %u more\n", n - (uint32_t)top);
@@ -199,29 +191,30 @@ static void text_histogram(FILE *out, const analysis *a, int color)
 static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int color)
 {
     analysis_comparison c;
-    char b1[32], b2[32];
+    char b1[32], b2[32], b3[32], b4[32];
     if (analysis_compare(a, cmp, &c) != 0)
         return;
     section(out, "Comparison (these files against --compare)", color);
-    fprintf(out, "  span %s -> %s: measured gain %.2fx (predicted %.2fx)\n",
+    fprintf(out, "  span %s -> %s: measured gain %s (predicted %s)\n",
             cli_fmt_ns((double)c.span_a, b1, sizeof b1),
-            cli_fmt_ns((double)c.span_b, b2, sizeof b2), c.measured_gain, c.predicted_gain);
-    fprintf(out,
-            "  mean stretch %.2fx -> %.2fx; %u kernel signatures in common, median duration "
-            "ratio %.2fx\n",
-            c.mean_stretch_a, c.mean_stretch_b, c.common_signatures, c.duration_ratio);
-    if (isnan(c.predicted_gain_at_slowdown_b))
+            cli_fmt_ns((double)c.span_b, b2, sizeof b2), fmt_x(c.measured_gain, b3, sizeof b3),
+            fmt_x(c.predicted_gain, b4, sizeof b4));
+    fprintf(out, "  stretch %s -> %s; ", fmt_x(c.stretch_a, b1, sizeof b1),
+            fmt_x(c.stretch_b, b2, sizeof b2));
+    fprintf(out, "%u kernel signatures in common, median duration ratio %s\n", c.common_signatures,
+            fmt_x(c.duration_ratio, b3, sizeof b3));
+    if (isnan(c.predicted_gain_at_stretch_b))
         return;
-    if (c.slowdown_b > 1.1)
+    if (c.stretch_b > 1.1)
         fprintf(out,
                 "  the compared run's kernels took %.2fx their solo time (they slowed each other "
                 "down); at that speed the prediction is %.2fx (%.2fx assumed solo speed)\n",
-                c.slowdown_b, c.predicted_gain_at_slowdown_b, c.predicted_gain);
+                c.stretch_b, c.predicted_gain_at_stretch_b, c.predicted_gain);
     else
         fprintf(out,
                 "  the compared run's kernels took %.2fx their solo time, as the prediction "
                 "assumes\n",
-                c.slowdown_b);
+                c.stretch_b);
 }
 
 void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top)
@@ -230,6 +223,11 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
     const analysis_summary *s = analysis_get_summary(a);
     char b1[32], b2[32];
     cli_headline(out, a, color);
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        char ev[512];
+        if (*view_evidence(a, i, ev, sizeof ev))
+            fprintf(out, "  GPU %u %s\n", i, ev);
+    }
     section(out, "Run", color);
     fprintf(out,
             "  %u process%s, %u device%s, %llu kernels (%llu with a solo reference) over %s; "

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "view.h"
 
 int cli_color(const char *mode, FILE *out)
 {
@@ -23,8 +24,8 @@ int cli_color(const char *mode, FILE *out)
 
 const char *cli_verdict_color(analysis_verdict v, int color)
 {
-    static const char *const c[ANALYSIS_NVERDICTS] = {"\033[2m",    "",           "\033[1;32m",
-                                                      "\033[1;31m", "\033[1;33m", "\033[1;35m"};
+    static const char *const c[ANALYSIS_NVERDICTS] = {
+        "\033[2m", "", "\033[1;32m", "\033[1;31m", "\033[1;33m", "\033[1;36m", "\033[1;35m"};
     return color && (unsigned)v < ANALYSIS_NVERDICTS ? c[v] : "";
 }
 
@@ -59,34 +60,10 @@ void cli_headline(FILE *out, const analysis *a, int color)
     }
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
-        fprintf(out, "GPU %u (%s): ", i, cli_device_name(run, d, "unknown device"));
-        if (d->nprocesses < 2 || d->overlap_ns == 0) {
-            fprintf(out, "%u process%s, no overlap between processes", d->nprocesses,
-                    d->nprocesses == 1 ? "" : "es");
-            if (d->max_kernels > 1)
-                fprintf(out, "; up to %u kernels in flight at once (streams of one process)",
-                        d->max_kernels);
-        } else {
-            double share = d->busy_ns ? 100.0 * d->overlap_ns / d->busy_ns : 0;
-            fprintf(out, "%u processes overlapped %.0f%% of busy time", d->nprocesses, share);
-        }
-        char verdict[32];
-        snprintf(verdict, sizeof verdict, "%s", analysis_verdict_name(d->verdict));
-        for (char *p = verdict; *p; p++)
-            *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-        if (d->verdict >= ANALYSIS_CONCURRENT) {
-            fprintf(out, "; %s%s%s", cli_verdict_color(d->verdict, color), verdict,
-                    cli_color_reset(color));
-            if (d->verdict != ANALYSIS_UNKNOWN)
-                fprintf(out, ": mean stretch %.2fx (contexts %.3g%s)", d->mean_stretch, d->contexts,
-                        d->mps ? ", MPS" : "");
-            else
-                fprintf(out, ": no solo reference (give --baseline FILES)%s",
-                        d->mps ? "" : "; without MPS the contexts can only have time-sliced");
-            if (d->verdict == ANALYSIS_TIME_SLICED)
-                fprintf(out, "; MPS could gain up to ~%.2gx", d->predicted_gain);
-        }
-        fprintf(out, "\n");
+        view_headline h;
+        view_headline_of(a, i, &h);
+        fprintf(out, "%s%s%s%s%s\n", h.head, cli_verdict_color(d->verdict, color), h.verdict,
+                cli_color_reset(color), h.tail);
     }
 }
 

@@ -185,12 +185,21 @@ static void api(collector_sink *s, const CUpti_ActivityAPI *r)
     wrote(s, store_writer_api(s->w, s->process, &a), &s->counts.api);
 }
 
+/* A context's MPS state (computeApiKind) and, for a green context (cuGreenCtxCreate), its
+ * parent and SM partition: what tells side-by-side contexts from time-sliced ones. */
 static void context(collector_sink *s, const CUpti_ActivityContext3 *r)
 {
-    wrote(s,
-          store_writer_context(s->w, s->process, r->contextId, r->deviceId, r->computeApiKind,
-                               r->nullStreamId),
-          &s->counts.context);
+    store_context_info c = {
+        .context_id = r->contextId,
+        .device_id = r->deviceId,
+        .compute_api_kind = r->computeApiKind,
+        .null_stream_id = r->nullStreamId,
+        .green = r->isGreenContext != 0,
+        .parent_context_id = r->parentContextId,
+        /* CUPTI: numMultiprocessors is invalid unless isGreenContext */
+        .sm_count = r->isGreenContext ? r->numMultiprocessors : 0,
+    };
+    wrote(s, store_writer_context(s->w, s->process, &c), &s->counts.context);
 }
 
 static void device(collector_sink *s, const CUpti_ActivityDevice5 *r)

@@ -22,6 +22,13 @@ typedef struct ns_ctx {
     store_idx idx;
 } ns_ctx;
 
+/* What TARGET_INFO_CUDA_CONTEXT_INFO (2024.5+) says of a context's SM partition. */
+typedef struct ns_green {
+    int64_t pid;
+    uint32_t context_id, parent_id, sm_count;
+    int green;
+} ns_green;
+
 typedef struct ns_pname {
     int64_t pid;
     char *name;
@@ -40,6 +47,8 @@ typedef struct nsys {
     size_t nprocs, capprocs;
     ns_ctx *ctxs;
     size_t nctxs, capctxs;
+    ns_green *greens; /* contexts that are green or have a parent */
+    size_t ngreens, capgreens;
     imp_strs domains; /* NVTX domainId -> name */
 } nsys;
 
@@ -95,6 +104,7 @@ static void ns_close(imp_reader *r)
     free(ns->pnames);
     free(ns->procs);
     free(ns->ctxs);
+    free(ns->greens);
     free(ns);
     r->state = NULL;
 }
@@ -247,6 +257,42 @@ static int load_gpus(imp_reader *r, nsys *ns)
     return 0;
 }
 
+/* Green contexts: TARGET_INFO_CUDA_CONTEXT_INFO(nullStreamId, hwId, vmId, processId, deviceId,
+ * contextId, parentContextId, isGreenContext[, numMultiprocessors]) (2024.5+; processId is the
+ * plain pid): 7|0|1|56747|0|1|0|0. Only contexts with something to say are kept. Nothing in an
+ * nsys export says whether a context was an MPS client: compute_api_kind stays 0 (unknown). */
+static int load_green(imp_reader *r, nsys *ns)
+{
+    static const char table[] = "TARGET_INFO_CUDA_CONTEXT_INFO";
+    if (!imp_sql_has_table(ns->db, table))
+        return 0;
+    static const char *const cols[] = {"processId",      "contextId",          "parentContextId",
+                                       "isGreenContext", "numMultiprocessors", NULL};
+    static const char *const req[] = {"processId", "contextId", NULL};
+    sqlite3_stmt *st;
+    int rc = imp_sql_select(r, ns->db, table, cols, req, "", &st);
+    if (rc)
+        return rc;
+    while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
+        int green = sqlite3_column_int64(st, 3) != 0;
+        uint32_t parent = (uint32_t)sqlite3_column_int64(st, 2);
+        if (!green && !parent)
+            continue;
+        if ((rc = imp_grow(r, (void **)&ns->greens, ns->ngreens, &ns->capgreens,
+                           sizeof *ns->greens)))
+            break;
+        ns->greens[ns->ngreens++] = (ns_green){
+            .pid = sqlite3_column_int64(st, 0),
+            .context_id = (uint32_t)sqlite3_column_int64(st, 1),
+            .parent_id = parent,
+            .sm_count = green ? (uint32_t)sqlite3_column_int64(st, 4) : 0,
+            .green = green,
+        };
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rc;
+}
+
 /* The run process of a pid, created on first use. */
 static store_idx process_idx(imp_reader *r, nsys *ns, int64_t pid)
 {
@@ -291,6 +337,11 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
         if (c->idx == STORE_NONE) {
             imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
             return STORE_NONE;
+        }
+        for (size_t i = 0; i < ns->ngreens; i++) {
+            const ns_green *g = &ns->greens[i];
+            if (g->pid == r->run->processes[process].pid && g->context_id == context)
+                store_run_context_green(r->run, c->idx, g->green, g->parent_id, g->sm_count);
         }
     }
     store_idx s = store_run_stream(r->run, c->idx, stream);
@@ -547,7 +598,8 @@ static int ns_load(imp_reader *r)
     }
     r->rows_total = imp_sql_total_rows(ns->db, mapped_tables);
     if ((rc = load_strings(r, ns)) || (rc = load_session(r, ns)) || (rc = load_gpus(r, ns)) ||
-        (rc = load_kernels(r, ns)) || (rc = load_copies(r, ns, STORE_COPY_MEMCPY)) ||
+        (rc = load_green(r, ns)) || (rc = load_kernels(r, ns)) ||
+        (rc = load_copies(r, ns, STORE_COPY_MEMCPY)) ||
         (rc = load_copies(r, ns, STORE_COPY_MEMSET)) || (rc = load_apis(r, ns)) ||
         (rc = load_nvtx(r, ns)))
         return rc;

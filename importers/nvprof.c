@@ -15,6 +15,8 @@ typedef struct nv_context {
     uint32_t device; /* deviceId */
     uint32_t kind;   /* computeApiKind */
     store_idx idx;   /* STORE_NONE until used */
+    uint32_t parent; /* parentContextId (v22+; 0 before) */
+    int green;       /* isGreenContext (v22+; 0 before) */
 } nv_context;
 
 typedef struct nvprof {
@@ -216,27 +218,34 @@ static nv_context *new_context(imp_reader *r, nvprof *nv, uint32_t id, uint32_t 
     if (imp_grow(r, (void **)&nv->contexts, nv->ncontexts, &nv->capcontexts, sizeof *nv->contexts))
         return NULL;
     nv_context *c = &nv->contexts[nv->ncontexts++];
-    *c = (nv_context){id, device, kind, STORE_NONE};
+    *c = (nv_context){id, device, kind, STORE_NONE, 0, 0};
     return c;
 }
 
-/* CONTEXT(contextId, deviceId, computeApiKind, nullStreamId): 1|0|1|7. */
+/* CONTEXT(contextId, deviceId, computeApiKind, nullStreamId): 1|0|1|7; computeApiKind is
+ * CUpti_ActivityComputeApiKind (1 CUDA, 2 CUDA under MPS). v22 adds parentContextId and
+ * isGreenContext: 1|0|1|7|0|0 (no SM count: nvprof has no numMultiprocessors column). */
 static int load_contexts(imp_reader *r, nvprof *nv)
 {
     if (!imp_sql_has_table(nv->db, "CUPTI_ACTIVITY_KIND_CONTEXT"))
         return 0;
-    static const char *const cols[] = {"contextId", "deviceId", "computeApiKind", NULL};
+    static const char *const cols[] = {"contextId",       "deviceId",       "computeApiKind",
+                                       "parentContextId", "isGreenContext", NULL};
+    static const char *const req[] = {"contextId", "deviceId", "computeApiKind", NULL};
     sqlite3_stmt *st;
-    int rc = imp_sql_select(r, nv->db, "CUPTI_ACTIVITY_KIND_CONTEXT", cols, cols, "", &st);
+    int rc = imp_sql_select(r, nv->db, "CUPTI_ACTIVITY_KIND_CONTEXT", cols, req, "", &st);
     if (rc)
         return rc;
     while ((rc = imp_sql_step(r, st)) == SQLITE_ROW) {
         uint32_t id = (uint32_t)sqlite3_column_int64(st, 0);
-        if (!find_context(nv, id) && !new_context(r, nv, id, (uint32_t)sqlite3_column_int64(st, 1),
-                                                  (uint32_t)sqlite3_column_int64(st, 2))) {
+        nv_context *c = find_context(nv, id);
+        if (!c && !(c = new_context(r, nv, id, (uint32_t)sqlite3_column_int64(st, 1),
+                                    (uint32_t)sqlite3_column_int64(st, 2)))) {
             rc = STORE_ENOMEM;
             break;
         }
+        c->parent = (uint32_t)sqlite3_column_int64(st, 3);
+        c->green = sqlite3_column_int64(st, 4) != 0;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : rc;
@@ -258,6 +267,7 @@ static store_idx stream_idx(imp_reader *r, nvprof *nv, uint32_t device, uint32_t
             imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
             return STORE_NONE;
         }
+        store_run_context_green(r->run, c->idx, c->green, c->parent, 0);
     }
     if (c->idx == nv->last_ctx && stream == nv->last_stream_id)
         return nv->last_stream;

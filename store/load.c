@@ -179,13 +179,13 @@ int store_probe(const char *path)
 {
     char err[1024];
     sqlite3 *db = NULL;
-    int64_t t0;
+    int64_t t0, schema;
     store_clock clock;
     if (!path || store_file_check(path, err, sizeof err) != STORE_OK)
         return 0;
     if (store_open_read(path, &db, err, sizeof err) != STORE_OK)
         return 0;
-    int rc = store_schema_check(db, path, &t0, &clock, err, sizeof err);
+    int rc = store_schema_check(db, path, &t0, &clock, &schema, err, sizeof err);
     sqlite3_close(db);
     /* A newer tlview file is still a tlview file: the load then says why it cannot be read. */
     return rc == STORE_OK || rc == STORE_ENEWER;

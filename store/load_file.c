@@ -255,9 +255,13 @@ static int load_devices_contexts(loader *L)
         return rc;
     if ((rc = idmap(L, "context", &L->ctx, &L->nctx)))
         return rc;
+    /* Schema 1 files have no green-context columns: they read as 0 (unknown). */
     if ((rc = prep(L,
-                   "SELECT id, process_id, device_id, context_id, compute_api_kind"
-                   " FROM context",
+                   L->schema >= 2 ? "SELECT id, process_id, device_id, context_id,"
+                                    " compute_api_kind, is_green, parent_context_id, sm_count"
+                                    " FROM context"
+                                  : "SELECT id, process_id, device_id, context_id,"
+                                    " compute_api_kind, 0, 0, 0 FROM context",
                    &st)))
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -278,6 +282,9 @@ static int load_devices_contexts(loader *L)
             rc = STORE_ENOMEM;
             break;
         }
+        store_run_context_green(L->run, c, sqlite3_column_int64(st, 5) != 0,
+                                (uint32_t)sqlite3_column_int64(st, 6),
+                                (uint32_t)sqlite3_column_int64(st, 7));
         L->ctx[id] = c;
     }
     return done(L, st, rc, "reading contexts");
@@ -610,7 +617,8 @@ int store_load_open(loader *L)
     if (rc == STORE_OK)
         rc = store_open_read(L->path, &L->db, L->err, sizeof L->err);
     if (rc == STORE_OK)
-        rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, L->err, sizeof L->err);
+        rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, &L->schema, L->err,
+                                sizeof L->err);
     /* One read transaction: a file still being written is read as one consistent snapshot. */
     if (rc == STORE_OK && sqlite3_exec(L->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
         rc = lerr(L, STORE_EIO, "cannot begin reading");

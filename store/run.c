@@ -1,7 +1,8 @@
 /* run.c: the in-memory run model's builder: growable arrays, a string arena, interning tables
- * for strings, devices (by uuid), contexts, streams and launch signatures, and the mark/rollback
- * that lets a failed load leave the run as it was. The loader (load.c) and the importers
- * build runs through these calls; store_run_finish() sorts them (sort.c). */
+ * for strings, devices (by uuid, or matched without one), contexts, streams and launch
+ * signatures, and the mark/rollback that lets a failed load leave the run as it was. The loader
+ * (load.c) and the importers build runs through these calls; store_run_finish() sorts them
+ * (sort.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ void store_run_free(store_run *run)
     store_htab_free(&p->h_streams);
     store_htab_free(&p->h_devices);
     free(p->meta_cap);
+    free(p->gpus_apart);
     free(p->procdevs);
     for (int i = 0; i < 4; i++)
         free(p->segs[i].start);
@@ -142,7 +144,9 @@ store_idx store_run_add_process(store_run *run, const store_process_info *info, 
                    sizeof *run->processes))
         return STORE_NONE;
     uint64_t mcap = p->cap_processes;
-    if (store_grow((void **)&p->meta_cap, &mcap, cap, sizeof *p->meta_cap))
+    uint64_t acap = p->cap_processes;
+    if (store_grow((void **)&p->meta_cap, &mcap, cap, sizeof *p->meta_cap) ||
+        store_grow((void **)&p->gpus_apart, &acap, cap, sizeof *p->gpus_apart))
         return STORE_NONE;
     p->cap_processes = cap;
     store_process *pr = &run->processes[run->nprocesses];
@@ -160,6 +164,7 @@ store_idx store_run_add_process(store_run *run, const store_process_info *info, 
         (info->run_id && !pr->run_id) || (info->source && !pr->source) || (file && !pr->file))
         return STORE_NONE;
     p->meta_cap[run->nprocesses] = 0;
+    p->gpus_apart[run->nprocesses] = (uint8_t)p->gpu_separate;
     store_run_new_segment(run);
     return run->nprocesses++;
 }
@@ -175,6 +180,8 @@ int store_run_process_meta(store_run *run, store_idx process, const char *key, c
         return STORE_ENOMEM;
     if (!strcmp(key, "records_dropped") && value)
         pr->records_dropped = strtoull(value, NULL, 10);
+    if (!strcmp(key, "gpu_identity") && value && !strcmp(value, "separate"))
+        p->gpus_apart[process] = 1;
     for (uint32_t i = 0; i < pr->nmeta; i++)
         if (!strcmp(pr->meta_keys[i], key)) {
             pr->meta_values[i] = v;
@@ -225,6 +232,64 @@ uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store
     return STORE_NONE;
 }
 
+int store_run_set_gpu_identity(store_run *run, int separate)
+{
+    if (run->ndevices)
+        return store_run_error(run, STORE_EINVAL,
+                               "the GPU identity must be chosen before the first device is added");
+    STORE_PRIV(run)->gpu_separate = separate != 0;
+    return STORE_OK;
+}
+
+static int same_host(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The uuid-less device another process saw as the same GPU: same host, ordinal, name and
+ * memory (a PyTorch trace per process, each naming "device 0, NVIDIA H200"); STORE_NONE when
+ * none does or `d` has no name. Runs only when a process adds a device it has not seen, so a
+ * scan of the (few) process-device pairs is enough. */
+static store_idx infer_device(const store_run *run, store_idx process, const store_device_info *d)
+{
+    const store_run_priv *p = STORE_PRIV(run);
+    if (p->gpus_apart[process] || !d->name)
+        return STORE_NONE;
+    const char *host = run->processes[process].host;
+    for (uint64_t i = 0; i < p->nprocdevs; i++) {
+        const store_procdev *pd = &p->procdevs[i];
+        const store_device *dv = &run->devices[pd->device];
+        if (pd->process != process && !p->gpus_apart[pd->process] && pd->ordinal == d->device_id &&
+            !dv->uuid && dv->name && strcmp(dv->name, d->name) == 0 &&
+            dv->global_memory == d->global_memory &&
+            same_host(run->processes[pd->process].host, host))
+            return pd->device;
+    }
+    return STORE_NONE;
+}
+
+/* Marks again which uuid-less devices two or more processes share (after a rollback dropped
+ * processes). Out of memory, the marks stay as they were. */
+static void mark_inferred(store_run *run)
+{
+    const store_run_priv *p = STORE_PRIV(run);
+    store_idx *first = malloc((run->ndevices + 1) * sizeof *first); /* a process seeing it */
+    if (!first)
+        return;
+    for (uint32_t d = 0; d < run->ndevices; d++) {
+        run->devices[d].inferred = 0;
+        first[d] = STORE_NONE;
+    }
+    for (uint64_t i = 0; i < p->nprocdevs; i++) {
+        const store_procdev *pd = &p->procdevs[i];
+        if (first[pd->device] == STORE_NONE)
+            first[pd->device] = pd->process;
+        else if (first[pd->device] != pd->process && !run->devices[pd->device].uuid)
+            run->devices[pd->device].inferred = 1;
+    }
+    free(first);
+}
+
 store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d)
 {
     store_run_priv *p = STORE_PRIV(run);
@@ -235,11 +300,13 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
     if (d->uuid) {
         h = store_hash_str(d->uuid);
         idx = store_htab_get(&p->h_devices, h, device_eq, run, d->uuid);
-    } else { /* without a uuid, a device is the process's ordinal */
+    } else { /* without a uuid, a device is the process's ordinal, or another's by inference */
         for (uint64_t i = 0; i < p->nprocdevs && idx == STORE_NONE; i++)
             if (p->procdevs[i].process == process && p->procdevs[i].ordinal == d->device_id &&
                 !run->devices[p->procdevs[i].device].uuid)
                 idx = p->procdevs[i].device;
+        if (idx == STORE_NONE && (idx = infer_device(run, process, d)) != STORE_NONE)
+            run->devices[idx].inferred = 1;
     }
     if (idx == STORE_NONE) {
         if (store_grow((void **)&run->devices, &p->cap_devices, (uint64_t)run->ndevices + 1,
@@ -306,8 +373,26 @@ store_idx store_run_context(store_run *run, store_idx process, uint32_t context_
         return STORE_NONE;
     if (store_htab_put(&p->h_contexts, h, run->ncontexts))
         return STORE_NONE;
-    run->contexts[run->ncontexts] = (store_context){process, device, context_id, compute_api_kind};
+    run->contexts[run->ncontexts] = (store_context){.process = process,
+                                                    .device = device,
+                                                    .context_id = context_id,
+                                                    .compute_api_kind = compute_api_kind};
     return run->ncontexts++;
+}
+
+int store_run_context_green(store_run *run, store_idx context, int green, uint32_t parent_id,
+                            uint32_t sm_count)
+{
+    if (context >= run->ncontexts)
+        return STORE_EINVAL;
+    store_context *c = &run->contexts[context];
+    if (green)
+        c->green = 1;
+    if (parent_id)
+        c->parent_id = parent_id;
+    if (sm_count)
+        c->sm_count = sm_count;
+    return STORE_OK;
 }
 
 static int stream_eq(const void *ctx, uint32_t idx, const void *key)
@@ -479,6 +564,7 @@ void store_run_rollback(store_run *run, const store_run_mark *m)
     rebuild(run, &p->h_contexts, run->ncontexts, 2);
     rebuild(run, &p->h_streams, run->nstreams, 3);
     rebuild(run, &p->h_launches, run->nlaunches, 4);
+    mark_inferred(run);
 }
 
 /* ---------------------------------------------------------------- finish */

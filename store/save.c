@@ -59,6 +59,9 @@ static int save_processes(saver *S)
             rc = store_writer_process_meta(w, S->proc_row[i], p->meta_keys[m], p->meta_values[m]);
         if (!rc && p->clock_drift)
             rc = store_writer_process_meta_int(w, S->proc_row[i], "clock_drift", p->clock_drift);
+        /* The choice to keep this process's uuid-less GPUs apart travels with the file. */
+        if (!rc && STORE_PRIV(run)->gpus_apart[i])
+            rc = store_writer_process_meta(w, S->proc_row[i], "gpu_identity", "separate");
     }
     /* Devices under the ordinal each process saw them by. */
     for (uint64_t i = 0; i < STORE_PRIV(run)->nprocdevs && !rc; i++) {
@@ -83,9 +86,14 @@ static int save_processes(saver *S)
             }
         }
         S->ordinal[i] = ord;
+        store_context_info ci = {.context_id = c->context_id,
+                                 .device_id = ord,
+                                 .compute_api_kind = c->compute_api_kind,
+                                 .green = c->green,
+                                 .parent_context_id = c->parent_id,
+                                 .sm_count = c->sm_count};
         if (!rc)
-            rc = store_writer_context(w, S->proc_row[c->process], c->context_id, ord,
-                                      c->compute_api_kind, 0);
+            rc = store_writer_context(w, S->proc_row[c->process], &ci);
         if (!rc)
             rc = store_writer_context_row(w, S->proc_row[c->process], c->context_id, ord,
                                           &S->ctx_row[i]);

@@ -26,6 +26,7 @@ static const char schema_sql[] =
     "CREATE TABLE context(id INTEGER PRIMARY KEY, process_id INTEGER NOT NULL,"
     " device_id INTEGER, context_id INTEGER NOT NULL,"
     " compute_api_kind INTEGER NOT NULL DEFAULT 0, null_stream_id INTEGER,"
+    " is_green INTEGER, parent_context_id INTEGER, sm_count INTEGER,"
     " UNIQUE(process_id, context_id));\n"
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL, demangled TEXT);\n"
     "CREATE TABLE launch(id INTEGER PRIMARY KEY, context_row INTEGER NOT NULL,"
@@ -70,7 +71,7 @@ int store_schema_create(sqlite3 *db, store_clock clock, int64_t t0, char *err, s
                   "INSERT INTO meta(key, value) VALUES ('format', 'tlview'),"
                   " ('schema_version', %d), ('min_reader_version', %d), ('t0', %lld),"
                   " ('clock', '%s'), ('writer', 'tlview store %d')",
-                  STORE_SCHEMA_VERSION, STORE_SCHEMA_VERSION, (long long)t0,
+                  STORE_SCHEMA_VERSION, STORE_MIN_READER_VERSION, (long long)t0,
                   clock == STORE_CLOCK_REALTIME ? "realtime" : "cupti", STORE_SCHEMA_VERSION);
         rc = sqlite3_exec(db, sql, 0, 0, &msg);
     }
@@ -92,8 +93,8 @@ static int is_format_error(int rc)
     return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT || rc == SQLITE_FORMAT;
 }
 
-int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock, char *err,
-                       size_t errlen)
+int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock,
+                       int64_t *pSchema, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta", -1, &st, NULL);
@@ -162,6 +163,7 @@ int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock 
         return STORE_EFORMAT;
     }
     *pT0 = t0;
+    *pSchema = schema;
     return STORE_OK;
 }
 

@@ -19,8 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1 /* written into new files */
-#define STORE_READER_VERSION 1 /* files with a higher min_reader_version are refused */
+#define STORE_SCHEMA_VERSION 2     /* written into new files */
+#define STORE_MIN_READER_VERSION 1 /* written into new files: v2 only added columns */
+#define STORE_READER_VERSION 2     /* files with a higher min_reader_version are refused */
 
 enum {
     STORE_OK = 0,
@@ -151,10 +152,22 @@ int store_writer_calibration(store_writer *w, int64_t process, const char *label
 /* Adds or replaces a device of the process. */
 int store_writer_device(store_writer *w, int64_t process, const store_device_info *d);
 
-/* Sets a context's device, compute API kind (1 CUDA, 2 MPS, 0 unknown) and null stream;
- * contexts first seen through a kernel are created with kind 0 and updated by this call. */
-int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
-                         uint32_t compute_api_kind, uint32_t null_stream_id);
+/* What CUDA says of one context (CUPTI's CONTEXT record, CUpti_ActivityContext3). */
+typedef struct store_context_info {
+    uint32_t context_id;        /* CUDA's id, unique within the process */
+    uint32_t device_id;         /* CUDA ordinal */
+    uint32_t compute_api_kind;  /* 1 CUDA, 2 CUDA under MPS, 0 unknown */
+    uint32_t null_stream_id;    /* the context's NULL stream */
+    uint8_t green;              /* 1: a green context (cuGreenCtxCreate: an SM partition) */
+    uint32_t parent_context_id; /* a green context's parent context id; 0 none or unknown */
+    uint32_t sm_count;          /* SMs the context may use (green); 0 unknown or whole device */
+} store_context_info;
+
+/* Adds or updates the context (process, c->context_id) with everything in *c (copied). A
+ * context first seen through a kernel, memcpy or memset is created with kind 0 and no green
+ * fields (NULL in the file) and is completed by this call, which overwrites every field. 0,
+ * STORE_EINVAL (c NULL, or the writer's open failed) or STORE_EIO with the message on w. */
+int store_writer_context(store_writer *w, int64_t process, const store_context_info *c);
 
 /* Row batching: rows added between begin and commit land in one transaction. Rows added outside
  * a batch are committed one by one (slow; meant for metadata). Commit returns STORE_EIO when the
@@ -198,10 +211,12 @@ typedef struct store_process {
 } store_process;
 
 typedef struct store_device {
-    const char *uuid; /* merge key; NULL when unknown (then keyed by process+ordinal) */
+    const char *uuid; /* merge key; NULL when unknown (see store_run_add_device) */
     const char *name;
     uint32_t sm_count, cc_major, cc_minor;
     uint64_t global_memory;
+    uint8_t inferred; /* 1: no uuid; stands for the devices of 2 or more processes that were
+                         matched by host, ordinal, name and memory (store_run_add_device) */
 } store_device;
 
 typedef struct store_context {
@@ -209,6 +224,9 @@ typedef struct store_context {
     store_idx device;          /* index into devices (merged by uuid) */
     uint32_t context_id;       /* CUDA's id, unique within the process only */
     uint32_t compute_api_kind; /* 1 CUDA, 2 MPS client, 0 unknown */
+    uint8_t green;             /* 1: a green context (its own SM partition); 0 no or unknown */
+    uint32_t parent_id;        /* a green context's parent CUDA context id; 0 none or unknown */
+    uint32_t sm_count;         /* SMs the context may use (green contexts); 0 unknown */
 } store_context;
 
 typedef struct store_stream {
@@ -294,6 +312,16 @@ typedef struct store_run {
 /* A new empty run. NULL when out of memory. Free with store_run_free(). */
 store_run *store_run_new(void);
 
+/* How a run identifies GPUs that have no uuid (PyTorch/Kineto traces, some nvprof files).
+ * separate = 0 (the default): a device without a uuid is matched across the run's processes
+ * by (host of the process, CUDA ordinal, name, global memory), so processes that shared one
+ * GPU share one store_device (marked inferred). separate = 1: each process keeps its GPUs
+ * apart, one device per (process, ordinal). A process whose process_meta says gpu_identity =
+ * separate is kept apart in either mode; store_run_save() writes that key for the processes
+ * kept apart, so a merged file remembers the choice. Call before the first device is added
+ * (before loading): later calls return STORE_EINVAL with the message on the run. */
+int store_run_set_gpu_identity(store_run *run, int separate);
+
 /* Frees the run and everything it owns. NULL is a no-op. */
 void store_run_free(store_run *run);
 
@@ -334,7 +362,8 @@ int store_run_finish(store_run *run);
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the
  * file is untouched) and STORE_EIO when it cannot be written (a partial file is removed); the
  * message is on the run. Each process keeps the device ordinals it had; a process's clock_drift
- * is kept as process_meta 'clock_drift'. */
+ * is kept as process_meta 'clock_drift', and a process kept apart (store_run_set_gpu_identity)
+ * gets process_meta 'gpu_identity' = 'separate'. */
 int store_run_save(const store_run *run, const char *path, const char *writer_name);
 
 /* --- builder calls, for importers (and the native loader). All strings are copied. The
@@ -345,12 +374,26 @@ int store_run_save(const store_run *run, const char *path, const char *writer_na
 /* Interns a string; returns its index. The demangled form is computed here. */
 store_idx store_run_intern(store_run *run, const char *text);
 store_idx store_run_add_process(store_run *run, const store_process_info *p, const char *file);
+/* Sets a process_meta pair; the keys records_dropped and gpu_identity (= separate: keep this
+ * process's uuid-less GPUs apart) are also acted on. Add it before the process's devices. */
 int store_run_process_meta(store_run *run, store_idx process, const char *key, const char *value);
-/* Devices are merged by uuid; a device without uuid is unique to (process, ordinal). */
+/* The run device of (process, d->device_id). Devices with a uuid are merged by uuid. A device
+ * without one is the same device for the same (process, ordinal); across processes it is
+ * matched to a uuid-less device of another process with the same host (NULL matches only
+ * NULL), ordinal, name and global_memory, which is then marked inferred; a NULL name never
+ * matches, nor does a process kept apart (store_run_set_gpu_identity). Fields the device lacks
+ * are filled from d. */
 store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d);
 /* Finds or creates the context (process, context_id); device may be STORE_NONE when unknown. */
 store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id,
                             store_idx device, uint32_t compute_api_kind);
+/* Sets what CUDA says of a context's SM partition: green (1: a green context), the parent
+ * context's CUDA id and the SMs it may use. 0 means unknown and leaves a value set before.
+ * STORE_EINVAL when `context` does not exist. */
+int store_run_context_green(store_run *run, store_idx context, /* from store_run_context */
+                            int green,                         /* 1: a green context */
+                            uint32_t parent_id,                /* parent's CUDA context id */
+                            uint32_t sm_count);                /* SMs it may use */
 store_idx store_run_stream(store_run *run, store_idx context, uint32_t stream_id);
 store_idx store_run_launch(store_run *run, const store_launch *l);
 /* Appends a record (times already on the common axis). Returns 0 or STORE_ENOMEM. */

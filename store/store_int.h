@@ -61,10 +61,11 @@ int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size);
 /* Creates the tables, the view and the meta rows of a new file. */
 int store_schema_create(sqlite3 *db, store_clock clock, int64_t t0, char *err, size_t errlen);
 
-/* Checks that db is a tlview file this reader can read and returns its t0 and clock.
+/* Checks that db is a tlview file this reader can read and returns its t0, clock and
+ * schema_version (which columns it has: 1 lacks the context table's green-context columns).
  * STORE_EFORMAT or STORE_ENEWER with the message (prefixed with `path`) in err. */
-int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock, char *err,
-                       size_t errlen);
+int store_schema_check(sqlite3 *db, const char *path, int64_t *pT0, store_clock *pClock,
+                       int64_t *pSchema, char *err, size_t errlen);
 
 /* Checks the first bytes and the size of `path` before SQLite opens it (empty, not SQLite,
  * truncated). 0 or STORE_EFORMAT / STORE_EIO with the message in err. */
@@ -97,11 +98,14 @@ typedef struct store_segs {
 
 typedef struct store_run_priv {
     char errmsg[1024];
+    int gpu_separate; /* store_run_set_gpu_identity(): 1 = no matching of uuid-less GPUs */
     store_arena arena;
     store_htab h_strings, h_launches, h_contexts, h_streams, h_devices;
     uint64_t cap_processes, cap_devices, cap_contexts, cap_streams, cap_launches, cap_strings;
     uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges;
-    uint32_t *meta_cap; /* per process: capacity of meta_keys/meta_values */
+    uint32_t *meta_cap;  /* per process: capacity of meta_keys/meta_values */
+    uint8_t *gpus_apart; /* per process: 1 = its uuid-less GPUs are never matched to another
+                            process's (gpu_separate, or process_meta gpu_identity=separate) */
     store_procdev *procdevs;
     uint64_t nprocdevs, cap_procdevs;
     store_segs segs[4]; /* kernels, copies, apis, ranges */
@@ -146,6 +150,7 @@ typedef struct loader {
     char err[1024];
     int64_t t0;
     store_clock clock;
+    int64_t schema; /* the file's schema_version */
     /* file row id -> run index; ids are dense in every file tlview writes */
     store_idx *proc;
     uint64_t nproc;

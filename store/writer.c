@@ -44,9 +44,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                   " cc_major, cc_minor, global_memory) VALUES (?,?,?,?,?,?,?,?)",
     [ST_CTX_INS] =
         "INSERT OR REPLACE INTO context(id, process_id, device_id, context_id, compute_api_kind,"
-        " null_stream_id) VALUES (?,?,?,?,?,?)",
-    [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?"
-                   " WHERE id = ?",
+        " null_stream_id, is_green, parent_context_id, sm_count) VALUES (?,?,?,?,?,?,?,?,?)",
+    [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?,"
+                   " is_green = ?, parent_context_id = ?, sm_count = ? WHERE id = ?",
     [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text, demangled) VALUES (?,?,?)",
     [ST_LAUNCH] =
         "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
@@ -351,14 +351,14 @@ static uint64_t ctx_hash(int64_t process, uint32_t context_id)
     return store_hash_bytes(&process, sizeof process, context_id);
 }
 
-/* Finds the row of (process, context_id); *pNew tells whether it was just created. The row is
+/* Finds the row of (process, c->context_id); *pNew tells whether it was just created, with
+ * everything in *c when `full`, else with c's device only (kind 0, the rest NULL). The row is
  * written before it is remembered, so a failed insert is never referred to. */
-static int context_row(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
-                       uint32_t kind, uint32_t null_stream, int have_null_stream, int64_t *pRow,
-                       int *pNew)
+static int context_row(store_writer *w, int64_t process, const store_context_info *c, int full,
+                       int64_t *pRow, int *pNew)
 {
-    wctx key = {process, context_id};
-    uint64_t h = ctx_hash(process, context_id);
+    wctx key = {process, c->context_id};
+    uint64_t h = ctx_hash(process, c->context_id);
     uint32_t idx = store_htab_get(&w->h_ctxs, h, ctx_eq, w, &key);
     *pNew = 0;
     if (idx != STORE_NONE) {
@@ -371,11 +371,15 @@ static int context_row(store_writer *w, int64_t process, uint32_t context_id, ui
     sqlite3_stmt *s = w->st[ST_CTX_INS];
     sqlite3_bind_int64(s, 1, row);
     sqlite3_bind_int64(s, 2, process);
-    sqlite3_bind_int64(s, 3, device_id);
-    sqlite3_bind_int64(s, 4, context_id);
-    sqlite3_bind_int64(s, 5, kind);
-    if (have_null_stream)
-        sqlite3_bind_int64(s, 6, null_stream);
+    sqlite3_bind_int64(s, 3, c->device_id);
+    sqlite3_bind_int64(s, 4, c->context_id);
+    sqlite3_bind_int64(s, 5, full ? c->compute_api_kind : 0);
+    if (full) {
+        sqlite3_bind_int64(s, 6, c->null_stream_id);
+        sqlite3_bind_int64(s, 7, c->green != 0);
+        sqlite3_bind_int64(s, 8, c->parent_context_id);
+        sqlite3_bind_int64(s, 9, c->sm_count);
+    }
     int rc = wstep(w, ST_CTX_INS, "cannot add a context");
     if (rc)
         return rc;
@@ -392,24 +396,28 @@ int store_writer_context_row(store_writer *w, int64_t process, uint32_t context_
 {
     CHECK_OPEN(w);
     int created;
-    return context_row(w, process, context_id, device_id, 0, 0, 0, pRow, &created);
+    store_context_info c = {.context_id = context_id, .device_id = device_id};
+    return context_row(w, process, &c, 0, pRow, &created);
 }
 
-int store_writer_context(store_writer *w, int64_t process, uint32_t context_id, uint32_t device_id,
-                         uint32_t compute_api_kind, uint32_t null_stream_id)
+int store_writer_context(store_writer *w, int64_t process, const store_context_info *c)
 {
     CHECK_OPEN(w);
+    if (!c)
+        return STORE_EINVAL;
     int64_t row;
     int created;
-    int rc = context_row(w, process, context_id, device_id, compute_api_kind, null_stream_id, 1,
-                         &row, &created);
+    int rc = context_row(w, process, c, 1, &row, &created);
     if (rc || created)
         return rc;
     sqlite3_stmt *s = w->st[ST_CTX_UPD];
-    sqlite3_bind_int64(s, 1, device_id);
-    sqlite3_bind_int64(s, 2, compute_api_kind);
-    sqlite3_bind_int64(s, 3, null_stream_id);
-    sqlite3_bind_int64(s, 4, row);
+    sqlite3_bind_int64(s, 1, c->device_id);
+    sqlite3_bind_int64(s, 2, c->compute_api_kind);
+    sqlite3_bind_int64(s, 3, c->null_stream_id);
+    sqlite3_bind_int64(s, 4, c->green != 0);
+    sqlite3_bind_int64(s, 5, c->parent_context_id);
+    sqlite3_bind_int64(s, 6, c->sm_count);
+    sqlite3_bind_int64(s, 7, row);
     return wstep(w, ST_CTX_UPD, "cannot update a context");
 }
 

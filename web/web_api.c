@@ -5,12 +5,12 @@
  * that is not UTF-8, an integer that is not plain decimal or out of range is a 400 with
  * {"error": "..."} naming it. web/API.md documents each endpoint. */
 #include <jansson.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "view.h"
 #include "web_int.h"
 
 #define WIDTH_MAX 8192
@@ -369,17 +369,19 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
     reply_buf(out, &b);
 }
 
-static json_t *window_json(const web_runix *r, const analysis_window *w)
+/* window_json: window w of run r as the JSON view has it (view_window_json()), with its times
+ * made relative to the run's origin and its lane. */
+static json_t *window_json(const web_runix *r, uint64_t w)
 {
-    return json_pack(
-        "{s:I,s:I,s:s,s:i,s:i,s:i,s:f,s:o,s:o,s:o,s:b,s:b}", "t0", (json_int_t)(w->t0 - r->origin),
-        "t1", (json_int_t)(w->t1 - r->origin), "verdict", analysis_verdict_name(w->verdict),
-        "nkernels", (int)w->nkernels, "max_processes", (int)w->max_processes, "max_contexts",
-        (int)w->max_contexts, "contexts", (double)w->contexts, "mean_stretch",
-        isfinite(w->mean_stretch) ? json_real(w->mean_stretch) : json_null(), "parallelism",
-        isfinite(w->parallelism) ? json_real(w->parallelism) : json_null(), "coverage",
-        isfinite(w->coverage) ? json_real(w->coverage) : json_null(), "mps", w->mps,
-        "stretch_matches_contexts", w->stretch_matches_contexts);
+    const analysis_window *win = &analysis_windows(r->an)[w];
+    json_t *o = view_window_json(r->an, w);
+    if (o && (json_object_set_new(o, "t0", json_integer(win->t0 - r->origin)) ||
+              json_object_set_new(o, "t1", json_integer(win->t1 - r->origin)) ||
+              json_object_set_new(o, "lane", json_integer(web_device_lane(r, win->device))))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 /* api_window: GET /api/window?run&id: one analysis window with its evidence. */
@@ -399,10 +401,11 @@ static void api_window(const web *w, const web_params *p, web_reply *out)
     }
     if (get_int(p, out, "id", 0, (int64_t)nw - 1, 1, 0, &id, NULL))
         return;
-    const analysis_window *win = &analysis_windows(r->an)[id];
-    json_t *o = window_json(r, win);
-    json_object_set_new(o, "id", json_integer((json_int_t)id));
-    json_object_set_new(o, "lane", json_integer((json_int_t)web_device_lane(r, win->device)));
+    json_t *o = window_json(r, id);
+    if (!o) {
+        web_reply_error(out, 500, "out of memory");
+        return;
+    }
     reply_json(out, o);
 }
 
@@ -432,37 +435,33 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     uint32_t lane = web_kernel_lane(r, k);
     const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
     json_t *o = json_pack(
-        "{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:s,s:s,s:I,s:I,s:I,s:[iii],"
+        "{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:[iii],"
         "s:[iii],s:i,s:i,s:i,s:o,s:s}",
         "id", (json_int_t)id, "run", (int)rid, "row", (int)r->stream_row[k->stream], "lane",
         (int)lane, "process", (int)cx->process, "pid", (json_int_t)run->processes[cx->process].pid,
         "context", (json_int_t)cx->context_id, "stream", (json_int_t)st->stream_id, "correlation",
-        (json_int_t)k->correlation_id, "name", name->demangled ? name->demangled : name->text,
-        "mangled", name->text, "start", (json_int_t)(k->start - r->origin), "end",
+        (json_int_t)k->correlation_id, "name",
+        view_string(name->demangled ? name->demangled : name->text), "mangled",
+        view_string(name->text), "start", (json_int_t)(k->start - r->origin), "end",
         (json_int_t)(k->end - r->origin), "dur",
         (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
         (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0], (int)l->block[1],
         (int)l->block[2], "registers", (int)l->registers, "static_smem", (int)l->static_smem,
-        "dynamic_smem", (int)l->dynamic_smem, "stretch",
-        isfinite(stretch) ? json_real(stretch) : json_null(), "verdict",
+        "dynamic_smem", (int)l->dynamic_smem, "stretch", view_number(stretch), "verdict",
         analysis_verdict_name(web_window_verdict(win)));
-    if (!o) {
-        web_reply_error(out, 500, "out of memory");
-        return;
-    }
-    if (sig) {
-        static const char *const src[] = {"none", "solo", "baseline"};
+    int bad = !o;
+    if (o && sig &&
         json_object_set_new(
             o, "reference",
-            json_pack("{s:f,s:s,s:I,s:I,s:o}", "reference_ns", sig->reference_ns, "source",
-                      src[sig->source <= 2 ? sig->source : 0], "nsolo", (json_int_t)sig->nsolo,
-                      "nkernels", (json_int_t)sig->nkernels, "mean_stretch",
-                      isfinite(sig->mean_stretch) ? json_real(sig->mean_stretch) : json_null()));
-    }
-    if (win) { /* with its evidence */
-        json_t *wj = window_json(r, win);
-        json_object_set_new(wj, "id", json_integer((json_int_t)(win - analysis_windows(r->an))));
-        json_object_set_new(o, "window", wj);
+            view_signature_json(r->an, analysis_launch_signature(r->an, k->launch))))
+        bad = 1;
+    if (o && win &&
+        json_object_set_new(o, "window", window_json(r, (uint64_t)(win - analysis_windows(r->an)))))
+        bad = 1;
+    if (bad) {
+        json_decref(o);
+        web_reply_error(out, 500, "out of memory");
+        return;
     }
     reply_json(out, o);
 }

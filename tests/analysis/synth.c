@@ -3,6 +3,12 @@
 
 #include "synth.h"
 
+/* The compute_api_kind of a SYNTH_* MPS state. */
+static uint32_t kind_of(int mps)
+{
+    return mps == SYNTH_MPS ? 2 : mps == SYNTH_UNKNOWN ? 0 : 1;
+}
+
 store_idx synth_process(store_run *run, int64_t pid, const char *host, const char *run_id, int mps,
                         const char *uuid)
 {
@@ -17,8 +23,18 @@ store_idx synth_process(store_run *run, int64_t pid, const char *host, const cha
     di.name = "NVIDIA H200";
     di.sm_count = 132;
     store_idx d = store_run_add_device(run, p, &di);
-    store_idx c = store_run_context(run, p, 1, d, mps ? 2 : 1);
+    store_idx c = store_run_context(run, p, 1, d, kind_of(mps));
     run->processes[p].complete = 1;
+    return store_run_stream(run, c, 7);
+}
+
+store_idx synth_context(store_run *run, store_idx stream, uint32_t context_id, int mps, int green,
+                        uint32_t parent_id)
+{
+    const store_context *c0 = &run->contexts[run->streams[stream].context];
+    store_idx c = store_run_context(run, c0->process, context_id, c0->device, kind_of(mps));
+    run->contexts[c].green = (uint8_t)green;
+    run->contexts[c].parent_id = parent_id;
     return store_run_stream(run, c, 7);
 }
 

@@ -1,7 +1,8 @@
-/* Unit tests of analysis/: every rule (solo reference, stretch, windows, each verdict, gains,
- * compare, profile queries, warnings) and every edge case named in issue 3 (zero-length kernels,
- * identical timestamps, a kernel still running at the end, a process with no kernels, a file from
- * another run), on small synthetic runs whose expected figures are worked out by hand. */
+/* Unit tests of analysis/: every rule (solo reference, stretch where it happened, windows of
+ * contexts, the physics of MPS and green contexts, each verdict, estimates without references,
+ * gains, compare, profile queries, warnings) and every edge case (zero-length kernels, identical
+ * timestamps, a kernel still running at the end, a process with no kernels, a file from another
+ * run), on small synthetic runs whose expected figures are worked out by hand. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +101,17 @@ int test_analysis_time_sliced(void)
     TEST_EQ_INT(w->nkernels, 20);
     TEST_EQ_INT(w->max_processes, 2);
     TEST_EQ_INT(w->max_contexts, 2);
-    TEST_NEAR(w->mean_stretch, 2.0, 1e-6);
+    TEST_NEAR(w->stretch, 2.0, 1e-6);
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_REFERENCE);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_MPS);
     TEST_NEAR(w->contexts, 2.0, 1e-6);
+    TEST_NEAR(w->groups, 2.0, 1e-6);
     TEST_NEAR(w->parallelism, 1.0, 1e-6);
     TEST_NEAR(w->coverage, 1.0, 1e-6);
+    TEST_NEAR(w->overlap_share, 1.0, 1e-6);
+    TEST_EQ_INT(w->overlap_ns, 20000);
     TEST_EQ_INT(w->mps, 0);
-    TEST_EQ_INT(w->stretch_matches_contexts, 1);
     TEST_ASSERT(overlap_window(a, 1) == NULL);
 
     /* quiet windows around it: [0, 10 ms) SOLO and [10 ms + 20 us, end) SOLO */
@@ -123,7 +129,22 @@ int test_analysis_time_sliced(void)
     TEST_EQ_INT(d->overlap_ns, 20000);
     TEST_EQ_INT(d->idle_ns, 20 * MS + 5000 - 30000);
     TEST_EQ_INT(d->verdict, ANALYSIS_TIME_SLICED);
-    TEST_NEAR(d->mean_stretch, 2.0, 1e-6);
+    TEST_EQ_INT(d->mps, ANALYSIS_MPS_OFF);
+    TEST_EQ_INT(d->ncontexts, 2);
+    TEST_EQ_INT(d->ngroups, 2);
+    const analysis_verdict_time *bv = &d->by_verdict[ANALYSIS_TIME_SLICED];
+    TEST_EQ_INT(bv->nwindows, 1);
+    TEST_NEAR(bv->ns, 20000, 1e-9);
+    TEST_NEAR(bv->stretch, 2.0, 1e-6);
+    TEST_NEAR(bv->parallelism, 1.0, 1e-6);
+    TEST_NEAR(bv->contexts, 2.0, 1e-6);
+    TEST_EQ_INT(bv->rule, ANALYSIS_RULE_NO_MPS);
+    TEST_EQ_INT(bv->basis, ANALYSIS_BASIS_REFERENCE);
+    /* solo windows carry no stretch */
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_SOLO].nwindows, 2);
+    TEST_ASSERT(isnan(d->by_verdict[ANALYSIS_SOLO].stretch));
+    TEST_ASSERT(isnan(d->by_verdict[ANALYSIS_SOLO].parallelism));
+    TEST_ASSERT(isnan(analysis_windows(a)[0].stretch));
     /* 20 us shrink to 10 us: span / (span - 10 us) */
     TEST_NEAR(d->predicted_gain, (20.0 * MS + 5000) / (20.0 * MS + 5000 - 10000), 1e-9);
     TEST_NEAR(analysis_get_summary(a)->predicted_gain, d->predicted_gain, 1e-9);
@@ -133,8 +154,9 @@ int test_analysis_time_sliced(void)
     TEST_EQ_INT(p->kernel_ns, 25000);
     TEST_EQ_INT(p->busy_ns, 25000);
     TEST_EQ_INT(p->overlap_ns, 20000);
-    TEST_NEAR(p->mean_stretch, 25.0 / 15.0, 1e-6);
-    TEST_NEAR(p->slowdown, 25000.0 / 15000.0, 1e-9);
+    TEST_NEAR(p->stretch, 25000.0 / 15000.0, 1e-9);
+    TEST_EQ_INT(p->mps, ANALYSIS_MPS_OFF);
+    TEST_EQ_INT(p->ncontexts, 1);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -148,11 +170,15 @@ int test_analysis_concurrent_mps(void)
     const analysis_window *w = overlap_window(a, 0);
     TEST_ASSERT(w);
     TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
-    TEST_NEAR(w->mean_stretch, 1.0, 1e-6);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SHARED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_NOT_STRETCHED);
+    TEST_NEAR(w->stretch, 1.0, 1e-6);
     TEST_NEAR(w->parallelism, 2.0, 1e-6);
+    TEST_NEAR(w->groups, 1.0, 1e-6); /* the MPS clients share one server context */
     TEST_EQ_INT(w->mps, 1);
-    TEST_EQ_INT(analysis_get_device(a, 0)->mps, 1);
-    TEST_EQ_INT(analysis_get_process(a, 1)->mps, 1);
+    TEST_EQ_INT(analysis_get_device(a, 0)->mps, ANALYSIS_MPS_ON);
+    TEST_EQ_INT(analysis_get_device(a, 0)->ngroups, 1);
+    TEST_EQ_INT(analysis_get_process(a, 1)->mps, ANALYSIS_MPS_ON);
     TEST_NEAR(analysis_get_device(a, 0)->predicted_gain, 1.0, 1e-12);
     analysis_free(a);
     store_run_free(run);
@@ -166,8 +192,10 @@ int test_analysis_contended_mps(void)
     TEST_ASSERT(a);
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
-    TEST_NEAR(w->mean_stretch, 2.0, 1e-6);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_SHARED_SLOW);
+    TEST_NEAR(w->stretch, 2.0, 1e-6);
     TEST_NEAR(w->parallelism, 1.0, 1e-6);
+    TEST_NEAR(w->overlap_share, 1.0, 1e-6); /* side by side all their lives: not queued */
     /* contended windows are not counted as MPS gain */
     TEST_NEAR(analysis_get_device(a, 0)->predicted_gain, 1.0, 1e-12);
     analysis_free(a);
@@ -175,47 +203,103 @@ int test_analysis_contended_mps(void)
     return 0;
 }
 
-/* Stretched without MPS, yet more than one context's work per instant: not time-slicing. */
-int test_analysis_contended_without_mps(void)
+/* Stretched 1.5x, more than one kernel's work per instant. Without MPS the contexts still took
+ * turns: the physics decides, the stretch only says what it cost. When the files do not say
+ * whether MPS was on (imports), the timing evidence decides: not time-slicing. */
+int test_analysis_physics_before_timing(void)
 {
-    store_run *run = two_phase(0, 1500);
+    store_run *run = two_phase(SYNTH_PLAIN, 1500);
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
     const analysis_window *w = overlap_window(a, 0);
-    TEST_NEAR(w->mean_stretch, 1.5, 1e-6);
+    TEST_NEAR(w->stretch, 1.5, 1e-6);
     TEST_NEAR(w->parallelism, 2.0 / 1.5, 1e-6);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_MPS);
+    analysis_free(a);
+    store_run_free(run);
+
+    run = two_phase(SYNTH_UNKNOWN, 1500);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
     TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
-    /* 1.5 is within 30% of 2 contexts: the stretch alone would not tell, parallelism does */
-    TEST_EQ_INT(w->stretch_matches_contexts, 1);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_PARALLEL_SLOW);
+    TEST_EQ_INT(analysis_get_device(a, 0)->mps, ANALYSIS_MPS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* unknown MPS state and 2x: one kernel's work at a time */
+    run = two_phase(SYNTH_UNKNOWN, 2000);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
     analysis_free(a);
     store_run_free(run);
     return 0;
 }
 
 /* Two processes that always overlap: no solo instance, no reference: UNKNOWN, stretch NaN. */
-static store_run *always_overlapping(int nproc, int64_t dur)
+static store_run *always_overlapping(int nproc, int64_t dur, int mps)
 {
     store_run *run = store_run_new();
     for (int p = 0; p < nproc; p++) {
-        store_idx s = synth_process(run, 200 + p, "h", "r", 0, NULL);
+        store_idx s = synth_process(run, 200 + p, "h", "r", mps, NULL);
         synth_train(run, s, "spin", 0, 10, dur, 0);
     }
     return run;
 }
 
-int test_analysis_unknown_without_reference(void)
+/* Without any solo instance: the physics still decides where it can, with an estimate where
+ * one follows; UNKNOWN only when nothing decides. */
+int test_analysis_without_reference(void)
 {
-    store_run *run = always_overlapping(2, 2000);
+    /* MPS state unknown: nothing decides */
+    store_run *run = always_overlapping(2, 2000, SYNTH_UNKNOWN);
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
     TEST_EQ_INT(analysis_get_signature(a, 0)->source, ANALYSIS_REF_NONE);
+    TEST_EQ_INT(analysis_get_signature(a, 0)->shortest_ns, 2000);
     TEST_ASSERT(isnan(analysis_stretch(a)[0]));
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_REFERENCE);
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_NONE);
     TEST_NEAR(w->coverage, 0.0, 0);
-    TEST_ASSERT(isnan(w->mean_stretch));
+    TEST_ASSERT(isnan(w->stretch) && isnan(w->parallelism));
     TEST_EQ_INT(analysis_get_summary(a)->nreferenced, 0);
-    TEST_ASSERT(isnan(analysis_get_process(a, 0)->mean_stretch));
+    TEST_ASSERT(isnan(analysis_get_process(a, 0)->stretch));
+    TEST_ASSERT(isnan(analysis_get_summary(a)->stretch));
+    analysis_free(a);
+    store_run_free(run);
+
+    /* no MPS, 3 contexts in flight all the time: time-sliced, stretch about 3 (an estimate) */
+    run = always_overlapping(3, 2000, SYNTH_PLAIN);
+    a = analyse(run, NULL);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_TURNS);
+    TEST_NEAR(w->stretch, 3.0, 1e-6);
+    TEST_NEAR(w->parallelism, 1.0, 1e-6);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].basis, ANALYSIS_BASIS_TURNS);
+    TEST_NEAR(d->predicted_gain, 3.0, 1e-6);
+    TEST_EQ_INT(d->gain_basis, ANALYSIS_BASIS_TURNS);
+    TEST_EQ_INT(analysis_get_summary(a)->gain_basis, ANALYSIS_BASIS_TURNS);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* MPS, starts and ends together: side by side, against the shortest instance */
+    run = always_overlapping(3, 2000, SYNTH_MPS);
+    a = analyse(run, NULL);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_SHORTEST);
+    TEST_NEAR(w->stretch, 1.0, 1e-6);
+    TEST_NEAR(w->parallelism, 3.0, 1e-6);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -229,7 +313,7 @@ int test_analysis_baseline_reference(void)
     synth_kernel(base, s, "spin", 1000, 2000);
     synth_kernel(base, s, "spin", 3000, 4100);
     TEST_EQ_INT(store_run_finish(base), 0);
-    store_run *run = always_overlapping(4, 4000);
+    store_run *run = always_overlapping(4, 4000, SYNTH_PLAIN);
     analysis *a = analyse(run, base);
     TEST_ASSERT(a);
     const analysis_signature *sig = analysis_get_signature(a, 0);
@@ -238,13 +322,14 @@ int test_analysis_baseline_reference(void)
     TEST_NEAR(sig->reference_ns, 1000.0, 1e-9);
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
-    TEST_NEAR(w->mean_stretch, 4.0, 1e-6);
+    TEST_NEAR(w->stretch, 4.0, 1e-6);
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_REFERENCE);
     TEST_NEAR(w->contexts, 4.0, 1e-6);
     TEST_NEAR(w->parallelism, 1.0, 1e-6);
     TEST_EQ_INT(w->max_processes, 4);
     /* 40 us of 4-way time-slicing would take 10 us concurrently */
     TEST_NEAR(analysis_get_summary(a)->predicted_gain, 4.0, 1e-9);
-    TEST_NEAR(analysis_get_process(a, 2)->slowdown, 4.0, 1e-9);
+    TEST_NEAR(analysis_get_process(a, 2)->stretch, 4.0, 1e-9);
     analysis_free(a);
     store_run_free(run);
     store_run_free(base);
@@ -284,8 +369,8 @@ int test_analysis_zero_length_kernels(void)
 int test_analysis_identical_timestamps(void)
 {
     store_run *run = store_run_new();
-    store_idx s1 = synth_process(run, 1, "h", "r", 0, NULL);
-    store_idx s2 = synth_process(run, 2, "h", "r", 0, NULL);
+    store_idx s1 = synth_process(run, 1, "h", "r", SYNTH_MPS, NULL);
+    store_idx s2 = synth_process(run, 2, "h", "r", SYNTH_MPS, NULL);
     synth_kernel(run, s1, "k", 0, 1000);
     synth_kernel(run, s1, "k", 1000, 2000);
     synth_kernel(run, s2, "k", 2000, 3000); /* starts as P1's ends: no overlap */
@@ -331,7 +416,10 @@ int test_analysis_kernel_running_at_end(void)
     TEST_EQ_INT(w[0].verdict, ANALYSIS_SOLO);
     TEST_EQ_INT(w[1].t0, 500);
     TEST_EQ_INT(w[1].t1, 1000);
-    TEST_EQ_INT(w[1].verdict, ANALYSIS_UNKNOWN); /* neither kernel ever ran alone */
+    /* neither kernel ever ran alone: no MPS, two contexts took turns (an estimate) */
+    TEST_EQ_INT(w[1].verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w[1].basis, ANALYSIS_BASIS_TURNS);
+    TEST_NEAR(w[1].stretch, 2.0, 1e-6);
     TEST_EQ_INT(w[2].t1, 100000);
     TEST_EQ_INT(w[2].verdict, ANALYSIS_SOLO);
     TEST_EQ_INT(analysis_get_device(a, 0)->busy_ns, 100000);
@@ -355,7 +443,7 @@ int test_analysis_process_without_kernels(void)
     TEST_EQ_INT(p->process, 1);
     TEST_EQ_INT(p->nkernels, 0);
     TEST_EQ_INT(p->busy_ns, 0);
-    TEST_ASSERT(isnan(p->mean_stretch));
+    TEST_ASSERT(isnan(p->stretch));
     TEST_EQ_INT(analysis_get_device(a, 0)->nprocesses, 1);
     TEST_ASSERT(has_warning(a, "process 2 (synthetic.db) ran no kernels"));
     TEST_ASSERT(analysis_get_process(a, 2) == NULL);
@@ -419,8 +507,8 @@ int test_analysis_incomplete_process_warned(void)
 int test_analysis_windows_join_gap(void)
 {
     store_run *run = store_run_new();
-    store_idx s1 = synth_process(run, 1, "h", "r", 0, NULL);
-    store_idx s2 = synth_process(run, 2, "h", "r", 0, NULL);
+    store_idx s1 = synth_process(run, 1, "h", "r", SYNTH_MPS, NULL);
+    store_idx s2 = synth_process(run, 2, "h", "r", SYNTH_MPS, NULL);
     for (int i = 0; i < 2; i++) {
         store_idx s = i ? s2 : s1;
         synth_kernel(run, s, "k", 0, 1000);
@@ -448,8 +536,9 @@ int test_analysis_windows_join_gap(void)
     const analysis_device *d = analysis_get_device(a, 0);
     TEST_EQ_INT(d->first_window, 0);
     TEST_EQ_INT(d->nwindows, 4);
-    TEST_NEAR(d->ns_by_verdict[ANALYSIS_CONCURRENT], 1000 + 101000, 1e-9);
-    TEST_NEAR(d->ns_by_verdict[ANALYSIS_IDLE], 1499000, 1e-9);
+    TEST_NEAR(d->by_verdict[ANALYSIS_CONCURRENT].ns, 1000 + 101000, 1e-9);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_CONCURRENT].nwindows, 2);
+    TEST_NEAR(d->by_verdict[ANALYSIS_IDLE].ns, 1499000, 1e-9);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -526,7 +615,8 @@ int test_analysis_stretch_histogram(void)
 
 int test_analysis_compare_measured_gain(void)
 {
-    store_run *off = always_overlapping(2, 2000), *on = always_overlapping(2, 1000);
+    store_run *off = always_overlapping(2, 2000, SYNTH_PLAIN);
+    store_run *on = always_overlapping(2, 1000, SYNTH_MPS);
     analysis *a = analyse(off, NULL), *b = analyse(on, NULL);
     TEST_ASSERT(a && b);
     analysis_comparison c;
@@ -611,10 +701,24 @@ int test_analysis_empty_run(void)
 
 int test_analysis_verdict_names(void)
 {
-    const char *want[] = {"idle", "solo", "concurrent", "time-sliced", "contended", "unknown"};
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+    const char *want[] = {"idle",      "solo",   "concurrent", "time-sliced",
+                          "contended", "queued", "unknown"};
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
         TEST_EQ_STR(analysis_verdict_name((analysis_verdict)v), want[v]);
+        TEST_ASSERT(strlen(analysis_verdict_meaning((analysis_verdict)v)) > 20);
+    }
     TEST_EQ_STR(analysis_verdict_name((analysis_verdict)42), "?");
+    TEST_EQ_STR(analysis_verdict_meaning((analysis_verdict)42), "?");
+    const char *rules[] = {"none",        "no-mps",        "not-stretched", "handover",
+                           "shared-slow", "one-at-a-time", "parallel-slow", "no-reference"};
+    for (int r = 0; r < ANALYSIS_NRULES; r++) {
+        TEST_EQ_STR(analysis_rule_name((analysis_rule)r), rules[r]);
+        TEST_ASSERT(strlen(analysis_rule_text((analysis_rule)r)) > 5);
+    }
+    TEST_EQ_STR(analysis_rule_name((analysis_rule)99), "?");
+    TEST_EQ_STR(analysis_basis_name(ANALYSIS_BASIS_SHORTEST), "shortest");
+    TEST_EQ_STR(analysis_mps_name(ANALYSIS_MPS_UNKNOWN), "unknown");
+    TEST_EQ_STR(analysis_physics_name(ANALYSIS_PHYS_SHARED), "shared");
     return 0;
 }
 
@@ -636,25 +740,66 @@ static int cmp_f(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* Random small runs (3 processes on 2 devices, 2 signatures, durations 0..60 on a 0..400 axis, so
+/* The overlapped rate of analysis' overlap_rate(), written again from the definition: solo
+ * speed while alone (slower only when even that time exceeds the reference), the rest of the
+ * work while overlapped. */
+static double rate_overlapped(double d, double r, double o)
+{
+    if (d <= r)
+        return r / d;
+    double alone = d - o, ra = alone > 0 ? fmin(1, r / alone) : 1;
+    return fmax(0, r - alone * ra) / o;
+}
+
+/* Random small runs (3 processes, the first sometimes with a second context, the second
+ * sometimes with a green context beside its first, the third sometimes on a second GPU; every
+ * context plain, MPS or of unknown MPS state; 2 signatures, durations 0..60 on a 0..400 axis, so
  * ties and zero lengths are common) against a brute-force walk over every nanosecond: busy,
- * overlap, per-process busy and overlap, solo references, stretch, the profile, and windows
- * (join gap 0: overlap windows are exactly the instants with >= 2 processes). */
+ * overlap of contexts, per-process busy and overlap, solo references, stretch, the profile,
+ * windows (join gap 0: overlap windows are exactly the instants with >= 2 contexts), their
+ * physics, their evidence with the stretch where it happened, and their verdicts. */
 int test_analysis_random_runs_match_brute_force(void)
 {
-    enum { T = 460, NP = 3, NK = 40 };
+    enum { T = 460, NP = 3, NC = 5, NK = 40 };
     for (int iter = 0; iter < 300; iter++) {
         store_run *run = store_run_new();
-        store_idx st[NP];
-        int devof[NP];
+        store_idx st[NC];
+        int devof[NC], procof[NC], kind[NC], green[NC], nc = 0;
         for (int p = 0; p < NP; p++) {
-            devof[p] = p == 2 && iter % 3 == 0; /* sometimes a second GPU */
-            st[p] = synth_process(run, 10 + p, "h", "r", rnd(2),
-                                  devof[p] ? "ffffffffffffffffffffffffffffffff" : NULL);
+            int dev = p == 2 && iter % 3 == 0; /* sometimes a second GPU */
+            kind[nc] = (int)rnd(3);
+            st[nc] = synth_process(run, 10 + p, "h", "r", kind[nc],
+                                   dev ? "ffffffffffffffffffffffffffffffff" : NULL);
+            devof[nc] = dev;
+            procof[nc] = p;
+            green[nc++] = 0;
+            if ((p == 0 && rnd(2)) || (p == 1 && rnd(2))) { /* a second context */
+                int g = p == 1;
+                kind[nc] = g ? SYNTH_PLAIN : (int)rnd(3);
+                st[nc] = synth_context(run, st[nc - 1], 2, kind[nc], g, g ? 1 : 0);
+                devof[nc] = dev;
+                procof[nc] = p;
+                green[nc++] = g;
+            }
         }
-        for (int i = 0; i < NP * NK; i++) {
+        /* share groups as the analysis defines them: MPS clients of a device; a green context
+         * with its parent (context 1 of its process, unless an MPS client); else one each */
+        int group[NC], gkind[NC]; /* gkind: 0 plain, 1 MPS, 2 unknown */
+        for (int c = 0; c < nc; c++) {
+            if (kind[c] == SYNTH_MPS) {
+                group[c] = 100 + devof[c];
+                gkind[c] = 1;
+            } else if (green[c] || (c + 1 < nc && green[c + 1] && procof[c + 1] == procof[c])) {
+                group[c] = 200 + procof[c];
+                gkind[c] = 0;
+            } else {
+                group[c] = c;
+                gkind[c] = kind[c] == SYNTH_PLAIN ? 0 : 2;
+            }
+        }
+        for (int i = 0; i < NC * NK; i++) {
             int64_t s = rnd(400), d = rnd(8) == 0 ? 0 : rnd(60);
-            synth_kernel(run, st[rnd(NP)], rnd(2) ? "a" : "b", s, s + d);
+            synth_kernel(run, st[rnd((uint32_t)nc)], rnd(2) ? "a" : "b", s, s + d);
         }
         TEST_EQ_INT(store_run_finish(run), 0);
         analysis_options o;
@@ -662,123 +807,78 @@ int test_analysis_random_runs_match_brute_force(void)
         o.join_gap_ns = 0;
         analysis *a = NULL;
         TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+        int cof[NC * NK]; /* each kernel's synthetic context */
+        for (uint64_t k = 0; k < run->nkernels; k++)
+            for (int c = 0; c < nc; c++)
+                if (run->kernels[k].stream == st[c])
+                    cof[k] = c;
 
-        /* brute force: processes in flight per device and instant */
-        static int inflight[2][T][NP];
+        /* brute force: kernels in flight per context and instant */
+        static int inflight[T][NC];
         memset(inflight, 0, sizeof inflight);
+        for (uint64_t k = 0; k < run->nkernels; k++)
+            for (int64_t t = run->kernels[k].start; t < run->kernels[k].end; t++)
+                inflight[t][cof[k]]++;
+        /* per device and instant: contexts, groups, physics (0 none, 1 sliced, 2 shared, 3
+         * unknown) */
+        static int nctx[2][T], ngrp[2][T], phys[2][T];
+        for (int d = 0; d < 2; d++)
+            for (int t = 0; t < T; t++) {
+                int n = 0, ng = 0, plain = 0, gseen[300] = {0};
+                for (int c = 0; c < nc; c++)
+                    if (devof[c] == d && inflight[t][c]) {
+                        n++;
+                        if (!gseen[group[c]]++) {
+                            ng++;
+                            plain += gkind[c] == 0;
+                        }
+                    }
+                nctx[d][t] = n;
+                ngrp[d][t] = ng;
+                phys[d][t] = n < 2 ? 0 : ng < 2 ? 2 : plain ? 1 : 3;
+            }
+        /* each kernel's overlapped time: instants of its life with another context in flight */
+        static double ovl_of[NC * NK];
         for (uint64_t k = 0; k < run->nkernels; k++) {
             const store_kernel *kk = &run->kernels[k];
-            store_idx p = store_kernel_process(run, kk);
+            int c = cof[k], n = 0;
             for (int64_t t = kk->start; t < kk->end; t++)
-                inflight[devof[p]][t][p]++;
+                n += nctx[devof[c]][t] - (inflight[t][c] > 0) > 0;
+            ovl_of[k] = n;
         }
         int64_t busy[2] = {0}, ovl[2] = {0}, pbusy[NP] = {0}, povl[NP] = {0};
         for (int d = 0; d < 2; d++)
             for (int t = 0; t < T; t++) {
-                int np = 0;
-                for (int p = 0; p < NP; p++)
-                    np += inflight[d][t][p] > 0;
-                busy[d] += np > 0;
-                ovl[d] += np > 1;
-                for (int p = 0; p < NP; p++) {
-                    pbusy[p] += inflight[d][t][p] > 0;
-                    povl[p] += inflight[d][t][p] > 0 && np > 1;
-                }
-            }
-        for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
-            const analysis_device *ad = analysis_get_device(a, s);
-            int d = run->devices[ad->device].uuid[0] == 'f';
-            TEST_EQ_INT(ad->busy_ns, busy[d]);
-            TEST_EQ_INT(ad->overlap_ns, ovl[d]);
-            TEST_EQ_INT(ad->idle_ns, ad->t_end - ad->t_begin - busy[d]);
-            /* windows tile the span; overlap windows hold exactly the >= 2 instants */
-            const analysis_window *w = analysis_windows(a) + ad->first_window;
-            int64_t at = ad->t_begin;
-            for (uint64_t i = 0; i < ad->nwindows; i++) {
-                TEST_EQ_INT(w[i].t0, at);
-                at = w[i].t1;
-                for (int64_t t = w[i].t0; t < w[i].t1; t++) {
-                    int np = 0;
-                    for (int p = 0; p < NP; p++)
-                        np += inflight[d][t][p] > 0;
-                    TEST_EQ_INT(np > 1, w[i].verdict >= ANALYSIS_CONCURRENT);
-                }
-            }
-            TEST_EQ_INT(at, ad->t_end);
-            /* the evidence of each window, instant by instant */
-            for (uint64_t i = 0; i < ad->nwindows; i++) {
-                double clip = 0, clip_ref = 0, st = 0, work = 0, ctxsum = 0;
-                int64_t wbusy = 0;
-                for (int64_t t = w[i].t0; t < w[i].t1; t++) {
-                    int nk = 0;
-                    uint8_t ctxseen[64] = {0};
-                    int nctx = 0;
-                    for (uint64_t k = 0; k < run->nkernels; k++) {
-                        const store_kernel *kk = &run->kernels[k];
-                        store_idx p = store_kernel_process(run, kk);
-                        if (devof[p] != d || kk->start > t || kk->end <= t)
-                            continue;
-                        nk++;
-                        store_idx c = run->streams[kk->stream].context;
-                        if (c < 64 && !ctxseen[c]++)
-                            nctx++;
-                        float sk = analysis_stretch(a)[k];
-                        clip += 1;
-                        if (!isnan(sk)) {
-                            clip_ref += 1;
-                            st += sk;
-                            work += 1.0 / sk;
-                        }
+                int pin[NP] = {0}, any = 0;
+                for (int c = 0; c < nc; c++)
+                    if (devof[c] == d && inflight[t][c]) {
+                        pin[procof[c]] = 1;
+                        any = 1;
                     }
-                    wbusy += nk > 0;
-                    ctxsum += nctx;
+                busy[d] += any;
+                ovl[d] += nctx[d][t] > 1;
+                for (int p = 0; p < NP; p++) {
+                    pbusy[p] += pin[p];
+                    povl[p] += pin[p] && nctx[d][t] > 1;
                 }
-                TEST_EQ_INT(w[i].busy_ns, wbusy);
-                TEST_NEAR(w[i].coverage, clip > 0 ? clip_ref / clip : 0, 1e-5);
-                if (clip_ref > 0) {
-                    TEST_NEAR(w[i].mean_stretch, st / clip_ref, 1e-4 * st / clip_ref);
-                    double par = work / (double)wbusy / (clip_ref / clip);
-                    TEST_NEAR(w[i].parallelism, par, 1e-4 * par);
-                }
-                if (w[i].verdict >= ANALYSIS_CONCURRENT && wbusy > 0)
-                    TEST_NEAR(w[i].contexts, ctxsum / (double)wbusy, 1e-4 * ctxsum / wbusy);
             }
-            /* the exact profile */
-            analysis_segment seg[2 * T];
-            size_t n = 0;
-            TEST_EQ_INT(analysis_profile(a, s, 0, T, seg, 2 * T, &n), 0);
-            TEST_ASSERT(n <= 2 * T);
-            for (size_t i = 0; i < n; i++)
-                for (int64_t t = seg[i].t0; t < seg[i].t1; t++) {
-                    int np = 0;
-                    for (int p = 0; p < NP; p++)
-                        np += inflight[d][t][p] > 0;
-                    TEST_EQ_INT(seg[i].processes, np);
-                }
-        }
-        for (int p = 0; p < NP; p++) {
-            TEST_EQ_INT(analysis_get_process(a, p)->busy_ns, pbusy[p]);
-            TEST_EQ_INT(analysis_get_process(a, p)->overlap_ns, povl[p]);
-        }
-        /* solo instances and their medians, per signature, then every stretch */
+        /* solo instances and their medians, per signature; then every stretch */
         for (uint32_t sig = 0; sig < analysis_nsignatures(a); sig++) {
-            float solo[NP * NK];
+            float solo[NC * NK];
             int ns = 0;
+            int64_t shortest = 0;
             for (uint64_t k = 0; k < run->nkernels; k++) {
                 const store_kernel *kk = &run->kernels[k];
                 if (analysis_launch_signature(a, kk->launch) != sig || kk->end <= kk->start)
                     continue;
-                store_idx p = store_kernel_process(run, kk);
-                int alone = 1;
-                for (int64_t t = kk->start; t < kk->end && alone; t++)
-                    for (int q = 0; q < NP; q++)
-                        if (q != (int)p && inflight[devof[p]][t][q])
-                            alone = 0;
-                if (alone)
+                if (!shortest || kk->end - kk->start < shortest)
+                    shortest = kk->end - kk->start;
+                if (ovl_of[k] == 0)
                     solo[ns++] = (float)(kk->end - kk->start);
             }
             const analysis_signature *as = analysis_get_signature(a, sig);
             TEST_EQ_INT(as->nsolo, ns);
+            TEST_EQ_INT(as->shortest_ns, shortest);
             if (ns) {
                 qsort(solo, (size_t)ns, sizeof *solo, cmp_f);
                 double med = ns % 2 ? solo[ns / 2] : (solo[ns / 2 - 1] + solo[ns / 2]) / 2.0;
@@ -794,6 +894,130 @@ int test_analysis_random_runs_match_brute_force(void)
                 TEST_ASSERT(isnan(s));
             else
                 TEST_NEAR(s, (kk->end - kk->start) / ref, 1e-5 * s);
+        }
+        for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
+            const analysis_device *ad = analysis_get_device(a, s);
+            int d = run->devices[ad->device].uuid[0] == 'f';
+            TEST_EQ_INT(ad->busy_ns, busy[d]);
+            TEST_EQ_INT(ad->overlap_ns, ovl[d]);
+            TEST_EQ_INT(ad->idle_ns, ad->t_end - ad->t_begin - busy[d]);
+            /* windows tile the span; overlap windows hold exactly the >= 2 instants */
+            const analysis_window *w = analysis_windows(a) + ad->first_window;
+            int64_t at = ad->t_begin;
+            for (uint64_t i = 0; i < ad->nwindows; i++) {
+                TEST_EQ_INT(w[i].t0, at);
+                at = w[i].t1;
+                for (int64_t t = w[i].t0; t < w[i].t1; t++)
+                    TEST_EQ_INT(nctx[d][t] > 1, w[i].verdict >= ANALYSIS_CONCURRENT);
+            }
+            TEST_EQ_INT(at, ad->t_end);
+            /* the physics and evidence of each window, instant by instant */
+            for (uint64_t i = 0; i < ad->nwindows; i++) {
+                double ovl_ref = 0, work = 0, work_short = 0, ovl_in = 0, dur = 0;
+                double ctxsum = 0, grpsum = 0;
+                int64_t wbusy = 0, wovl = 0, physns[4] = {0};
+                for (int64_t t = w[i].t0; t < w[i].t1; t++) {
+                    wbusy += nctx[d][t] > 0;
+                    if (nctx[d][t] > 1) {
+                        wovl++;
+                        ctxsum += nctx[d][t];
+                        grpsum += ngrp[d][t];
+                    }
+                    physns[phys[d][t]]++;
+                }
+                for (uint64_t k = 0; k < run->nkernels; k++) {
+                    const store_kernel *kk = &run->kernels[k];
+                    int c = cof[k];
+                    if (devof[c] != d || kk->end <= w[i].t0 || kk->start >= w[i].t1 ||
+                        kk->end <= kk->start)
+                        continue;
+                    const analysis_signature *sg =
+                        analysis_get_signature(a, analysis_launch_signature(a, kk->launch));
+                    double D = (double)(kk->end - kk->start);
+                    double r = sg->reference_ns, pr = r > 0 ? r : (double)sg->shortest_ns;
+                    double ro = ovl_of[k] > 0 ? rate_overlapped(D, r, ovl_of[k]) : 0;
+                    double po = ovl_of[k] > 0 ? rate_overlapped(D, pr, ovl_of[k]) : 0;
+                    dur += D;
+                    for (int64_t t = kk->start; t < kk->end; t++) {
+                        if (t < w[i].t0 || t >= w[i].t1 || nctx[d][t] < 2)
+                            continue; /* only its overlapped time counts */
+                        ovl_in += 1;
+                        work_short += po;
+                        if (r > 0) {
+                            ovl_ref += 1;
+                            work += ro;
+                        }
+                    }
+                }
+                TEST_EQ_INT(w[i].busy_ns, wbusy);
+                if (w[i].verdict < ANALYSIS_CONCURRENT) {
+                    TEST_ASSERT(isnan(w[i].stretch));
+                    continue;
+                }
+                double cov = ovl_in > 0 ? ovl_ref / ovl_in : 1;
+                TEST_NEAR(w[i].coverage, cov, 1e-5);
+                int ph = physns[1] >= physns[2] && physns[1] >= physns[3] ? 1
+                         : physns[2] >= physns[3]                         ? 2
+                                                                          : 3;
+                TEST_EQ_INT(w[i].physics, ph);
+                TEST_EQ_INT(w[i].overlap_ns, physns[1] + physns[2] + physns[3]);
+                TEST_NEAR(w[i].contexts, ctxsum / (double)wovl, 1e-4 * ctxsum / wovl);
+                TEST_NEAR(w[i].groups, grpsum / (double)wovl, 1e-4 * grpsum / wovl);
+                TEST_NEAR(w[i].overlap_share, dur > 0 ? ovl_in / dur : 0, 1e-5);
+                double stretch = NAN, par = NAN;
+                int basis = ANALYSIS_BASIS_NONE;
+                if (ovl_ref > 0 && work > 0 && cov >= 0.5) {
+                    basis = ANALYSIS_BASIS_REFERENCE;
+                    stretch = ovl_ref / work;
+                    par = work / (double)wovl / cov;
+                } else if (ph == 1) {
+                    basis = ANALYSIS_BASIS_TURNS;
+                    stretch = grpsum / (double)wovl;
+                    par = ovl_in / stretch / (double)wovl;
+                } else if (ph == 2 && work_short > 0) {
+                    basis = ANALYSIS_BASIS_SHORTEST;
+                    stretch = ovl_in / work_short;
+                    par = work_short / (double)wovl;
+                }
+                TEST_EQ_INT(w[i].basis, basis);
+                if (basis != ANALYSIS_BASIS_NONE) {
+                    TEST_NEAR(w[i].stretch, stretch, 1e-4 * stretch);
+                    TEST_NEAR(w[i].parallelism, par, 1e-4 * par);
+                }
+                /* the verdict rules */
+                analysis_verdict v;
+                int flat = basis && stretch <= o.concurrent_max_stretch;
+                if (ph == 1)
+                    v = ANALYSIS_TIME_SLICED;
+                else if (ph == 2)
+                    v = !basis || flat                               ? ANALYSIS_CONCURRENT
+                        : w[i].overlap_share <= o.queued_max_overlap ? ANALYSIS_QUEUED
+                                                                     : ANALYSIS_CONTENDED;
+                else
+                    v = basis != ANALYSIS_BASIS_REFERENCE ? ANALYSIS_UNKNOWN
+                        : flat                            ? ANALYSIS_CONCURRENT
+                        : par <= o.sliced_max_parallelism ? ANALYSIS_TIME_SLICED
+                                                          : ANALYSIS_CONTENDED;
+                TEST_EQ_INT(w[i].verdict, v);
+            }
+            /* the exact profile (processes and contexts in flight) */
+            analysis_segment seg[2 * T];
+            size_t n = 0;
+            TEST_EQ_INT(analysis_profile(a, s, 0, T, seg, 2 * T, &n), 0);
+            TEST_ASSERT(n <= 2 * T);
+            for (size_t i = 0; i < n; i++)
+                for (int64_t t = seg[i].t0; t < seg[i].t1; t++) {
+                    int pin[NP] = {0}, np = 0;
+                    for (int c = 0; c < nc; c++)
+                        if (devof[c] == d && inflight[t][c] && !pin[procof[c]]++)
+                            np++;
+                    TEST_EQ_INT(seg[i].processes, np);
+                    TEST_EQ_INT(seg[i].contexts, nctx[d][t]);
+                }
+        }
+        for (int p = 0; p < NP; p++) {
+            TEST_EQ_INT(analysis_get_process(a, p)->busy_ns, pbusy[p]);
+            TEST_EQ_INT(analysis_get_process(a, p)->overlap_ns, povl[p]);
         }
         analysis_free(a);
         store_run_free(run);
@@ -870,8 +1094,8 @@ int test_analysis_predicted_gain_gpu_bound(void)
 
 /* MPS clients that slow each other down (measured on the H200, samples/triton_single_sm at
  * N = 8: 1.49x): the prediction from the time-sliced run assumes solo speed side by side, and
- * the comparison redoes it at the compared run's slowdown, which is what that run gained. */
-int test_analysis_compare_at_slowdown(void)
+ * the comparison redoes it at the compared run's stretch, which is what that run gained. */
+int test_analysis_compare_at_stretch(void)
 {
     store_run *base = store_run_new(), *off = store_run_new(), *on = store_run_new(),
               *unref = store_run_new();
@@ -879,24 +1103,24 @@ int test_analysis_compare_at_slowdown(void)
     store_run_finish(base);
     for (int p = 0; p < 4; p++) {
         wide_kernel(off, synth_process(off, 10 + p, "h", "off", 0, NULL), 1, 0, 4000);
-        wide_kernel(on, synth_process(on, 20 + p, "h", "on", 0, NULL), 1, 0, 1500);
+        wide_kernel(on, synth_process(on, 20 + p, "h", "on", SYNTH_MPS, NULL), 1, 0, 1500);
         wide_kernel(unref, synth_process(unref, 30 + p, "h", "u", 0, NULL), 2, 0, 1500);
     }
     analysis *a = analyse(off, base), *b = analyse(on, base), *u = analyse(unref, base);
     TEST_ASSERT(a && b && u);
-    TEST_NEAR(analysis_get_summary(a)->slowdown, 4.0, 1e-6);
-    TEST_NEAR(analysis_get_summary(b)->slowdown, 1.5, 1e-6);
-    TEST_ASSERT(isnan(analysis_get_summary(u)->slowdown)); /* another signature: no reference */
+    TEST_NEAR(analysis_get_summary(a)->stretch, 4.0, 1e-6);
+    TEST_NEAR(analysis_get_summary(b)->stretch, 1.5, 1e-6);
+    TEST_ASSERT(isnan(analysis_get_summary(u)->stretch)); /* another signature: no reference */
     analysis_comparison c;
     TEST_EQ_INT(analysis_compare(a, b, &c), 0);
     TEST_NEAR(c.predicted_gain, 4.0, 1e-6);
     TEST_NEAR(c.measured_gain, 4000.0 / 1500.0, 1e-9);
-    TEST_NEAR(c.slowdown_b, 1.5, 1e-6);
-    TEST_NEAR(c.predicted_gain_at_slowdown_b, 4000.0 / 1500.0, 1e-6);
+    TEST_NEAR(c.stretch_b, 1.5, 1e-6);
+    TEST_NEAR(c.predicted_gain_at_stretch_b, 4000.0 / 1500.0, 1e-6);
     TEST_EQ_INT(analysis_compare(b, a, &c), 0); /* a slower run compared: never below solo speed */
-    TEST_NEAR(c.predicted_gain_at_slowdown_b, c.predicted_gain, 1e-12);
+    TEST_NEAR(c.predicted_gain_at_stretch_b, c.predicted_gain, 1e-12);
     TEST_EQ_INT(analysis_compare(a, u, &c), 0);
-    TEST_ASSERT(isnan(c.slowdown_b) && isnan(c.predicted_gain_at_slowdown_b));
+    TEST_ASSERT(isnan(c.stretch_b) && isnan(c.predicted_gain_at_stretch_b));
     analysis_free(a);
     analysis_free(b);
     analysis_free(u);
@@ -904,5 +1128,225 @@ int test_analysis_compare_at_slowdown(void)
     store_run_free(off);
     store_run_free(on);
     store_run_free(unref);
+    return 0;
+}
+
+/* One process, two plain contexts (cuCtxCreate twice, a thread each): the GPU time-slices
+ * contexts, not processes, so their overlap is TIME-SLICED although one process ran it
+ * (measured on the H200: 958 ms each against 448 ms alone). */
+int test_analysis_contexts_of_one_process(void)
+{
+    store_run *run = store_run_new();
+    store_idx s1 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s2 = synth_context(run, s1, 2, SYNTH_PLAIN, 0, 0);
+    synth_kernel(run, s1, "spin", 0, 1000); /* the solo reference */
+    synth_kernel(run, s1, "spin", 10000, 12000);
+    synth_kernel(run, s2, "spin", 10000, 12000);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->nprocesses, 1);
+    TEST_EQ_INT(d->ncontexts, 2);
+    TEST_EQ_INT(d->overlap_ns, 2000);
+    TEST_EQ_INT(d->max_contexts, 2);
+    TEST_EQ_INT(d->max_processes, 1);
+    TEST_EQ_INT(d->verdict, ANALYSIS_TIME_SLICED);
+    TEST_NEAR(d->by_verdict[ANALYSIS_TIME_SLICED].stretch, 2.0, 1e-6);
+    TEST_EQ_INT(analysis_get_process(a, 0)->overlap_ns, 2000);
+    TEST_EQ_INT(analysis_get_process(a, 0)->ncontexts, 2);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Green contexts of one process run side by side on their SM partitions (measured on the H200:
+ * 448 ms each, as alone), with each other and with their parent; against a context of another
+ * process they still take turns. */
+int test_analysis_green_contexts(void)
+{
+    store_run *run = store_run_new();
+    store_idx prim = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx g1 = synth_context(run, prim, 2, SYNTH_PLAIN, 1, 1);
+    store_idx g2 = synth_context(run, prim, 3, SYNTH_PLAIN, 1, 1);
+    synth_kernel(run, g1, "spin", 0, 1000); /* the solo reference */
+    synth_kernel(run, g1, "spin", 10 * MS, 10 * MS + 1000);
+    synth_kernel(run, g2, "spin", 10 * MS, 10 * MS + 1000);
+    synth_kernel(run, prim, "spin", 20 * MS, 20 * MS + 1000); /* the parent beside a green one */
+    synth_kernel(run, g2, "spin", 20 * MS, 20 * MS + 1000);
+    store_idx other = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    synth_kernel(run, g1, "spin", 30 * MS, 30 * MS + 2000);
+    synth_kernel(run, other, "spin", 30 * MS, 30 * MS + 2000);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->ngreen, 2);
+    TEST_EQ_INT(d->ncontexts, 4);
+    TEST_EQ_INT(d->ngroups, 2); /* the process's family, the other process's context */
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SHARED);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
+    TEST_NEAR(w->stretch, 1.0, 1e-6);
+    TEST_NEAR(w->groups, 1.0, 1e-6);
+    TEST_NEAR(w->contexts, 2.0, 1e-6);
+    w = overlap_window(a, 1);
+    TEST_EQ_INT(w->t0, 20 * MS);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
+    w = overlap_window(a, 2);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_NEAR(w->stretch, 2.0, 1e-6);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Stretch where it happened: P1's kernel runs alone for 500 ns, then shares the GPU with P2's
+ * for 1000 ns, each progressing at 1/2 (P1 ends at 1500, P2 runs alone to 2000). Each kernel is
+ * only 1.5x its solo time, but inside the overlap they ran at 2x: the window says 2x, not the
+ * 1.5x that spreading the extra time over the kernels' lives would give. */
+int test_analysis_stretch_where_it_happened(void)
+{
+    store_run *run = store_run_new();
+    store_idx s1 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s2 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    synth_train(run, s1, "spin", 100000, 3, 1000, 100); /* solo references: 1000 */
+    synth_kernel(run, s1, "spin", 0, 1500);
+    synth_kernel(run, s2, "spin", 500, 2000);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_NEAR(analysis_get_signature(a, 0)->reference_ns, 1000.0, 1e-9);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->t0, 500);
+    TEST_EQ_INT(w->t1, 1500);
+    TEST_NEAR(w->stretch, 2.0, 1e-6);
+    TEST_NEAR(w->parallelism, 1.0, 1e-6);
+    TEST_NEAR(w->overlap_share, 2000.0 / 3000.0, 1e-6);
+    TEST_NEAR(analysis_stretch(a)[0], 1.5, 1e-6); /* the kernel's own stretch is its whole life */
+    /* side by side, the same partial overlap at solo speed is 1x inside */
+    store_run_free(run);
+    analysis_free(a);
+    run = store_run_new();
+    s1 = synth_process(run, 1, "h", "r", SYNTH_MPS, NULL);
+    s2 = synth_process(run, 2, "h", "r", SYNTH_MPS, NULL);
+    synth_train(run, s1, "spin", 100000, 3, 1000, 100);
+    synth_kernel(run, s1, "spin", 0, 1000);
+    synth_kernel(run, s2, "spin", 500, 1500);
+    a = analyse(run, NULL);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
+    TEST_NEAR(w->stretch, 1.0, 1e-6);
+    TEST_NEAR(w->parallelism, 2.0, 1e-6);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* MPS clients whose kernels each fill the GPU: the next one starts as the previous one's last
+ * wave drains, so they overlap only at the handover and the incoming kernel is slowed there
+ * (samples/saturating on the H200: 10% overlap, 8 kernels of ~0.54 s against 0.49 s alone). */
+int test_analysis_queued(void)
+{
+    store_run *run = store_run_new();
+    store_idx s[3];
+    for (int p = 0; p < 3; p++)
+        s[p] = synth_process(run, 1 + p, "h", "r", SYNTH_MPS, NULL);
+    synth_kernel(run, s[0], "fill", 0, 10 * MS);
+    synth_kernel(run, s[1], "fill", 9 * MS, 20 * MS); /* 1 ms slower: all of it in its head */
+    synth_kernel(run, s[2], "fill", 19 * MS, 30 * MS);
+    synth_train(run, s[0], "fill", 100 * MS, 3, 10 * MS, MS); /* solo references */
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->verdict, ANALYSIS_QUEUED);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_QUEUED].nwindows, 2);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_QUEUED].rule, ANALYSIS_RULE_HANDOVER);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->t0, 9 * MS);
+    TEST_EQ_INT(w->t1, 10 * MS);
+    TEST_NEAR(w->overlap_share, 2.0 / 21, 1e-6);
+    /* s[1]'s extra ms spread over its two 1 ms overlaps: it ran at 1/2 there, s[0] at 1 */
+    TEST_NEAR(w->stretch, 2.0 / 1.5, 1e-6);
+    TEST_NEAR(d->predicted_gain, 1.0, 0); /* MPS was on: nothing to gain */
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* MPS clients beside a process that is not one: the MPS server's context and the plain one
+ * take turns, so the GPU time-sliced them whatever the clients did among themselves. */
+int test_analysis_mps_beside_plain(void)
+{
+    store_run *run = store_run_new();
+    store_idx m1 = synth_process(run, 1, "h", "r", SYNTH_MPS, NULL);
+    store_idx m2 = synth_process(run, 2, "h", "r", SYNTH_MPS, NULL);
+    store_idx pl = synth_process(run, 3, "h", "r", SYNTH_PLAIN, NULL);
+    synth_kernel(run, m1, "k", 0, 1000);
+    synth_kernel(run, m2, "k", 0, 1000);
+    synth_kernel(run, pl, "k", 0, 1000);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->mps, ANALYSIS_MPS_MIXED);
+    TEST_EQ_INT(d->ngroups, 2);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_NEAR(w->groups, 2.0, 1e-6);
+    TEST_NEAR(w->contexts, 3.0, 1e-6);
+    TEST_NEAR(w->stretch, 2.0, 1e-6); /* estimated: two parties took turns */
+    TEST_EQ_INT(w->basis, ANALYSIS_BASIS_TURNS);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Imported files (nvprof, nsys, Chrome) say nothing of a clean finish: they are not warned as
+ * incomplete; a libcollect file that did not finish is. */
+int test_analysis_imported_not_incomplete(void)
+{
+    store_run *run = two_phase(SYNTH_PLAIN, 2000);
+    run->processes[0].source = "nsys";
+    run->processes[0].complete = 0;
+    run->processes[1].complete = 0;
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_nwarnings(a), 1);
+    TEST_ASSERT(has_warning(a, "process 102 (synthetic.db) is incomplete (the collector did not "
+                               "finish cleanly)"));
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Times at the ends of the int64 range: durations saturate instead of overflowing. */
+int test_analysis_extreme_times(void)
+{
+    store_run *run = store_run_new();
+    store_idx s = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    synth_kernel(run, s, "k", INT64_MIN + 10, INT64_MAX - 10);
+    synth_kernel(run, s, "k", INT64_MAX - 5, INT64_MAX);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_get_summary(a)->nkernels, 2);
+    TEST_EQ_INT(analysis_get_process(a, 0)->kernel_ns, INT64_MAX);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* GPUs matched across files without a UUID are named in a warning: the identity was inferred. */
+int test_analysis_inferred_gpu_warned(void)
+{
+    store_run *run = two_phase(SYNTH_PLAIN, 2000);
+    run->devices[0].inferred = 1;
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_nwarnings(a), 1);
+    TEST_ASSERT(has_warning(a, "GPU 0 (NVIDIA H200): the files of its 2 processes give no GPU "
+                               "UUID; they were taken as one GPU because they agree on host, "
+                               "ordinal, name and memory (tlview --separate-gpus keeps each "
+                               "file's GPUs apart)"));
+    analysis_free(a);
+    store_run_free(run);
     return 0;
 }

@@ -94,7 +94,7 @@ static json_t *report_json(const char *args)
 
 static double jnum(json_t *o, const char *path)
 {
-    /* "devices.0.mean_stretch" style */
+    /* "devices.0.stretch" style */
     char buf[256], *save = NULL;
     snprintf(buf, sizeof buf, "%s", path);
     for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
@@ -119,7 +119,7 @@ int test_cli_report_json_time_sliced(void)
     json_t *j = report_json(args);
     TEST_ASSERT(j);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 2.0, 1e-6);
     TEST_NEAR(jnum(j, "devices.0.contexts_in_flight"), 2.0, 1e-6);
     TEST_NEAR(jnum(j, "devices.0.parallelism"), 1.0, 1e-6);
     TEST_NEAR(jnum(j, "devices.0.busy_ns"), 30.0 * MS, 0);
@@ -128,16 +128,20 @@ int test_cli_report_json_time_sliced(void)
     TEST_NEAR(jnum(j, "summary.kernels"), 30, 0);
     TEST_NEAR(jnum(j, "processes.0.pid"), 101, 0);
     TEST_NEAR(jnum(j, "processes.0.overlap_ns"), 20.0 * MS, 0);
-    TEST_NEAR(jnum(j, "processes.1.slowdown"), 25.0 / 15.0, 1e-6);
+    TEST_NEAR(jnum(j, "processes.1.stretch"), 25.0 / 15.0, 1e-6);
     TEST_EQ_STR(jstr(j, "signatures.0.source"), "solo");
     TEST_NEAR(jnum(j, "signatures.0.reference_ns"), 1.0 * MS, 0);
     TEST_EQ_STR(jstr(j, "windows.1.verdict"), "time-sliced");
     TEST_NEAR(jnum(j, "windows.1.t0"), 20.0 * MS, 0);
     TEST_NEAR(jnum(j, "stretch_histogram.no_reference"), 0, 0);
     TEST_EQ_INT(json_array_size(json_object_get(j, "warnings")), 0);
-    TEST_EQ_STR(jstr(j, "headline.0"), "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy "
-                                       "time; TIME-SLICED: mean stretch 2.00x (contexts 2); MPS "
-                                       "could gain up to ~1.2x");
+    TEST_EQ_STR(
+        jstr(j, "headline.0"),
+        "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 67% of busy time; "
+        "TIME-SLICED (no MPS): stretch 2.00x; MPS could gain up to ~1.2x");
+    TEST_EQ_STR(jstr(j, "devices.0.rule"), "no-mps");
+    TEST_EQ_STR(jstr(j, "devices.0.basis"), "reference");
+    TEST_EQ_STR(jstr(j, "devices.0.mps"), "off");
     json_decref(j);
     return 0;
 }
@@ -155,10 +159,10 @@ int test_cli_report_json_concurrent_mps(void)
     json_t *j = report_json(args);
     TEST_ASSERT(j);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "concurrent");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 1.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 1.0, 1e-6);
     TEST_NEAR(jnum(j, "devices.0.parallelism"), 2.0, 1e-6);
-    TEST_ASSERT(
-        json_is_true(json_object_get(json_array_get(json_object_get(j, "devices"), 0), "mps")));
+    TEST_EQ_STR(jstr(j, "devices.0.mps"), "on");
+    TEST_EQ_STR(jstr(j, "devices.0.rule"), "not-stretched");
     TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
     json_decref(j);
     return 0;
@@ -169,11 +173,11 @@ int test_cli_report_text_and_color(void)
     TEST_EQ_INT(make_two_phase("off", 0, 2 * MS), 0);
     TEST_EQ_INT(sh("'%s' report '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
-    TEST_ASSERT(
-        !strncmp(out,
-                 "GPU 0 (NVIDIA H200): 2 processes overlapped 67% of busy time; "
-                 "TIME-SLICED: mean stretch 2.00x (contexts 2); MPS could gain up to ~1.2x\n",
-                 strlen("GPU 0 (NVIDIA H200): 2 processes overlapped")));
+    const char *head = "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 67% of "
+                       "busy time; TIME-SLICED (no MPS): stretch 2.00x; MPS could gain up to "
+                       "~1.2x\n  GPU 0 rule no-mps: contexts that cannot share the GPU (no MPS) "
+                       "were in flight together: the GPU time-sliced them\n";
+    TEST_ASSERT(!strncmp(out, head, strlen(head)));
     TEST_ASSERT(strstr(out, "\nProcesses\n"));
     TEST_ASSERT(strstr(out, "101 (p1.db)"));
     TEST_ASSERT(strstr(out, "time-sliced"));
@@ -193,12 +197,13 @@ int test_cli_report_csv(void)
     TEST_EQ_INT(sh("'%s' report --format csv '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
     TEST_EQ_INT(count_lines(out), 3);
-    TEST_ASSERT(
-        !strncmp(out, "pid,host,file,kernels,referenced,kernel_ns,busy_ns,overlap_ns,", 60));
-    TEST_ASSERT(strstr(out, ",15,15,25000000,25000000,20000000,1.66667,1.66667,0\n"));
+    const char *header = "pid,host,file,source,kernels,referenced,contexts,kernel_ns,busy_ns,"
+                         "overlap_ns,stretch,mps\n";
+    TEST_ASSERT(!strncmp(out, header, strlen(header)));
+    TEST_ASSERT(strstr(out, ",libcollect,15,15,1,25000000,25000000,20000000,1.66667,off\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table windows '%s/off'", TLVIEW, test_tmpdir()), 0);
-    TEST_ASSERT(
-        strstr(slurp(out_path), "\n0,20000000,40000000,20000000,time-sliced,20,2,2,2,2,1,1,0\n"));
+    TEST_ASSERT(strstr(slurp(out_path), "\n1,0,20000000,40000000,20000000,20000000,time-sliced,"
+                                        "sliced,no-mps,20,2,2,2,2,2,reference,1,1,1,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table nope '%s/off'", TLVIEW, test_tmpdir()), 2);
     return 0;
 }
@@ -224,7 +229,7 @@ int test_cli_report_baseline_and_compare(void)
     TEST_NEAR(jnum(j, "comparison.measured_gain"), 2.0, 1e-9);
     TEST_NEAR(jnum(j, "comparison.predicted_gain"), 2.0, 1e-9);
     TEST_NEAR(jnum(j, "comparison.duration_ratio"), 2.0, 1e-6);
-    TEST_NEAR(jnum(j, "comparison.compare_mean_stretch"), 1.0, 1e-6);
+    TEST_NEAR(jnum(j, "comparison.compare_stretch"), 1.0, 1e-6);
     json_decref(j);
     return 0;
 }
@@ -258,7 +263,7 @@ int test_cli_merge(void)
     json_t *j = report_json(tmp("merged.db"));
     TEST_ASSERT(j);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 2.0, 1e-6);
     TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
     TEST_NEAR(jnum(j, "processes.1.pid"), 102, 0);
     json_decref(j);
@@ -426,7 +431,9 @@ static int check_spin(const char *mode, int n)
     double want = mps ? 1.0 : n;
     fprintf(stderr, "%s n%d: %s\n", mode, n, jstr(j, "headline.0"));
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), mps ? "concurrent" : "time-sliced");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), want, 0.1 * want);
+    TEST_EQ_STR(jstr(j, "devices.0.rule"), mps ? "not-stretched" : "no-mps");
+    TEST_EQ_STR(jstr(j, "devices.0.basis"), "reference");
+    TEST_NEAR(jnum(j, "devices.0.stretch"), want, 0.1 * want);
     json_decref(j);
     return 0;
 }
@@ -511,9 +518,9 @@ int test_cli_headline_without_reference(void)
     TEST_EQ_INT(sh("'%s' report '%s' '%s'", TLVIEW, tmp("a.db"), tmp("b.db")), 0);
     const char *out = slurp(out_path);
     TEST_ASSERT(!strncmp(out,
-                         "GPU 0 (NVIDIA H200): 2 processes overlapped 100% of busy time; "
-                         "UNKNOWN: no solo reference (give --baseline FILES); without MPS the "
-                         "contexts can only have time-sliced\n",
+                         "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 100% of "
+                         "busy time; TIME-SLICED (no MPS): stretch ~2.00x (estimated: 2 contexts "
+                         "took turns); MPS could gain up to ~2x (estimated)\n",
                          150));
     return 0;
 }
@@ -593,8 +600,8 @@ static int demo_gains(const char *demo, int n, double *measured, double *predict
         return 1;
     *measured = jnum(j, "comparison.measured_gain");
     *predicted = jnum(j, "comparison.predicted_gain");
-    *slowdown = jnum(j, "comparison.compare_slowdown");
-    *at_slowdown = jnum(j, "comparison.predicted_gain_at_compare_slowdown");
+    *slowdown = jnum(j, "comparison.compare_stretch");
+    *at_slowdown = jnum(j, "comparison.predicted_gain_at_compare_stretch");
     json_decref(j);
     fprintf(stderr, "%s n%d: measured gain %.3f, predicted %.3f; MPS slowdown %.3f, at it %.3f\n",
             demo, n, *measured, *predicted, *slowdown, *at_slowdown);
@@ -672,12 +679,12 @@ int test_cli_two_gpus(void)
     TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 2);
     TEST_EQ_STR(jstr(j, "devices.0.uuid"), A);
     TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
-    TEST_NEAR(jnum(j, "devices.0.mean_stretch"), 2.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 2.0, 1e-6);
     TEST_EQ_INT(jnum(j, "devices.0.processes"), 3);
     TEST_EQ_INT(jnum(j, "devices.0.overlap_ns"), 10 * MS);
     TEST_EQ_STR(jstr(j, "devices.1.uuid"), B);
     TEST_EQ_STR(jstr(j, "devices.1.verdict"), "concurrent");
-    TEST_NEAR(jnum(j, "devices.1.mean_stretch"), 1.0, 1e-6);
+    TEST_NEAR(jnum(j, "devices.1.stretch"), 1.0, 1e-6);
     TEST_EQ_INT(jnum(j, "devices.1.processes"), 3);
     TEST_EQ_INT(jnum(j, "devices.1.overlap_ns"), 5 * MS);
     TEST_EQ_INT(jnum(j, "processes.4.pid"), 15);
@@ -695,6 +702,138 @@ int test_cli_report_text_solo_device_dashes(void)
     TEST_EQ_INT(sh("'%s' report --color never '%s'", TLVIEW, tmp("solo.db")), 0);
     const char *out = slurp(out_path);
     TEST_ASSERT(out && !strstr(out, "nan"));
-    TEST_ASSERT(strstr(out, " solo                -     -     -  1.00x\n"));
+    TEST_ASSERT(strstr(out, " solo                 -     -     -      -\n"));
+    return 0;
+}
+
+/* Number of GPUs in the report of ARGS, and how many processes ran on the first. */
+static int gpus_of(const char *args, int *procs0)
+{
+    json_t *j = report_json(args);
+    if (!j)
+        return -1;
+    int n = (int)json_array_size(json_object_get(j, "devices"));
+    *procs0 = (int)jnum(j, "devices.0.processes");
+    json_decref(j);
+    return n;
+}
+
+/* GPUs without a uuid (as PyTorch traces of several processes name "device 0, NVIDIA H200"):
+ * two processes of one host on ordinal 0 of the same name and memory are one GPU, time-sliced;
+ * --separate-gpus keeps them apart in report, export, merge and import, and a file merged or
+ * imported with it remembers the choice. */
+int test_cli_gpus_without_uuid(void)
+{
+    char d[4200];
+    snprintf(d, sizeof d, "%s/nouuid", test_tmpdir());
+    mkdir(d, 0755);
+    TEST_EQ_INT(sh("'%s' '%s/p1.db' --pid 101 --no-uuid --train 0,5,%lld,0 "
+                   "--train %lld,10,%lld,0 && '%s' '%s/p2.db' --pid 102 --no-uuid "
+                   "--train %lld,10,%lld,0 --train %lld,5,%lld,0",
+                   TRACEGEN, d, MS, 20 * MS, 2 * MS, TRACEGEN, d, 20 * MS, 2 * MS, 50 * MS, MS),
+                0);
+    char args[9000];
+    int procs = 0;
+    snprintf(args, sizeof args, "'%s'", d);
+    json_t *j = report_json(args);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
+    TEST_EQ_STR(jstr(j, "devices.0.verdict"), "time-sliced");
+    TEST_NEAR(jnum(j, "devices.0.stretch"), 2.0, 1e-6);
+    TEST_EQ_INT(jnum(j, "devices.0.processes"), 2);
+    json_decref(j);
+    snprintf(args, sizeof args, "--separate-gpus '%s'", d);
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
+
+    /* merge and import: the file keeps what was chosen */
+    TEST_EQ_INT(sh("'%s' merge -o '%s' '%s'", TLVIEW, tmp("m.db"), d), 0);
+    TEST_EQ_INT(sh("'%s' merge --separate-gpus -o '%s' '%s'", TLVIEW, tmp("ms.db"), d), 0);
+    TEST_EQ_INT(sh("'%s' import -q --separate-gpus -o '%s' '%s/p1.db' '%s/p2.db'", TLVIEW,
+                   tmp("is.db"), d, d),
+                0);
+    snprintf(args, sizeof args, "'%s'", tmp("m.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "'%s'", tmp("ms.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    snprintf(args, sizeof args, "'%s'", tmp("is.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    snprintf(args, sizeof args, "--separate-gpus '%s'", tmp("m.db"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+
+    /* export: one GPU track per device */
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s'", TLVIEW, tmp("one.json"), d), 0);
+    TEST_EQ_INT(sh("'%s' export --separate-gpus --chrome '%s' '%s'", TLVIEW, tmp("two.json"), d),
+                0);
+    int gpu_tracks[2];
+    for (int i = 0; i < 2; i++) {
+        json_error_t e;
+        json_t *t = json_load_file(tmp(i ? "two.json" : "one.json"), 0, &e);
+        TEST_ASSERT(t);
+        json_t *ev = json_object_get(t, "traceEvents");
+        gpu_tracks[i] = 0;
+        for (size_t k = 0; k < json_array_size(ev); k++) {
+            json_t *x = json_array_get(ev, k);
+            const char *name = json_string_value(json_object_get(x, "name"));
+            const char *pname =
+                json_string_value(json_object_get(json_object_get(x, "args"), "name"));
+            if (name && !strcmp(name, "process_name") && pname && !strncmp(pname, "GPU ", 4))
+                gpu_tracks[i]++;
+        }
+        json_decref(t);
+    }
+    TEST_EQ_INT(gpu_tracks[0], 1);
+    TEST_EQ_INT(gpu_tracks[1], 2);
+
+    /* serve parses it like the others */
+    TEST_EQ_INT(sh("'%s' serve --separate-gpus --help", TLVIEW), 0);
+    TEST_ASSERT(strstr(slurp(out_path), "--separate-gpus"));
+    return 0;
+}
+
+/* Writes a PyTorch (Kineto) trace of one process: `n` kernels of 1 ms on device 0, every 2 ms
+ * from `start_us`, and the device described without a uuid, as Kineto does. */
+static int write_kineto(const char *path, int pid, long long start_us, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f,
+            "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\","
+            " \"totalGlobalMem\": 150000000000, \"computeMajor\": 9, \"computeMinor\": 0,"
+            " \"numSms\": 132}],\n \"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        fprintf(
+            f,
+            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"spin\", \"pid\": 0, \"tid\": 7,"
+            " \"ts\": %lld, \"dur\": 1000, \"args\": {\"device\": 0, \"context\": 1,"
+            " \"stream\": 7, \"correlation\": %d, \"grid\": [1, 1, 1], \"block\": [32, 1, 1]}},\n",
+            start_us + 2000LL * i, i + 1);
+    fprintf(f,
+            "{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": 0,"
+            " \"args\": {\"name\": \"python3\"}},\n"
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": %d,"
+            " \"tid\": %d, \"ts\": %lld, \"dur\": 1}\n]}\n",
+            pid, pid, pid, start_us);
+    return fclose(f);
+}
+
+/* PyTorch traces of two processes on one GPU (no uuid, "device 0, NVIDIA H200" in both): one
+ * GPU that both processes used, not two solo GPUs; --separate-gpus splits them again. */
+int test_cli_pytorch_traces_share_gpu(void)
+{
+    TEST_EQ_INT(write_kineto(tmp("rank0.pt.trace.json"), 4242, 1700000000000000LL, 5), 0);
+    TEST_EQ_INT(write_kineto(tmp("rank1.pt.trace.json"), 4343, 1700000000001000LL, 5), 0);
+    char args[9000];
+    int procs = 0;
+    snprintf(args, sizeof args, "'%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 1);
+    TEST_EQ_INT(procs, 2);
+    snprintf(args, sizeof args, "--separate-gpus '%s' '%s'", tmp("rank0.pt.trace.json"),
+             tmp("rank1.pt.trace.json"));
+    TEST_EQ_INT(gpus_of(args, &procs), 2);
+    TEST_EQ_INT(procs, 1);
     return 0;
 }

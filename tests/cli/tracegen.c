@@ -1,11 +1,12 @@
 /* tracegen.c: writes one synthetic tlview file (one process) for the CLI tests, through the store
  * writer. Kernels come as trains: --train START,N,DUR,GAP adds N kernels of DUR ns every DUR+GAP
  * ns from START (ns, realtime clock). Usage:
- *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U] [--name K]
+ *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U | --no-uuid] [--name K]
  *            [--incomplete] --train START,N,DUR,GAP [--train ...]
  *            [--uuid2 U --train2 START,N,DUR,GAP ...]
  * --uuid2 gives the process a second GPU (CUDA ordinal 1, context 2, stream 8) that the --train2
- * trains run on, as a process that uses two GPUs. */
+ * trains run on, as a process that uses two GPUs. --no-uuid writes the GPU without a uuid, as
+ * PyTorch traces describe theirs. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,17 +25,12 @@ static int fail(store_writer *w, const char *what)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"pid", required_argument, 0, 'p'},
-        {"host", required_argument, 0, 'H'},
-        {"run-id", required_argument, 0, 'r'},
-        {"mps", no_argument, 0, 'm'},
-        {"uuid", required_argument, 0, 'u'},
-        {"name", required_argument, 0, 'k'},
-        {"train", required_argument, 0, 't'},
-        {"incomplete", no_argument, 0, 'i'},
-        {"uuid2", required_argument, 0, 'U'},
-        {"train2", required_argument, 0, 'T'},
-        {0, 0, 0, 0},
+        {"pid", required_argument, 0, 'p'},    {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'}, {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},   {"no-uuid", no_argument, 0, 'N'},
+        {"name", required_argument, 0, 'k'},   {"train", required_argument, 0, 't'},
+        {"incomplete", no_argument, 0, 'i'},   {"uuid2", required_argument, 0, 'U'},
+        {"train2", required_argument, 0, 'T'}, {0, 0, 0, 0},
     };
     store_process_info pi = {0};
     pi.pid = 1000;
@@ -52,6 +48,7 @@ int main(int argc, char **argv)
         case 'r': pi.run_id = optarg; break;
         case 'm': mps = 1; break;
         case 'u': uuid = optarg; break;
+        case 'N': uuid = NULL; break;
         case 'k': name = optarg; break;
         case 'i': incomplete = 1; break;
         case 'U': uuid2 = optarg; break;
@@ -79,11 +76,14 @@ int main(int argc, char **argv)
     if (store_writer_process(w, &pi, &id) != 0)
         return fail(w, "process");
     store_device_info di = {0, uuid, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
-    if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, 1, 0, mps ? 2 : 1, 7))
+    store_context_info c1 = {
+        .context_id = 1, .device_id = 0, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 7};
+    if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, &c1))
         return fail(w, "device");
     store_device_info di2 = {1, uuid2, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
-    if (uuid2 && (store_writer_device(w, id, &di2) != 0 ||
-                  store_writer_context(w, id, 2, 1, mps ? 2 : 1, 8) != 0))
+    store_context_info c2 = {
+        .context_id = 2, .device_id = 1, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 8};
+    if (uuid2 && (store_writer_device(w, id, &di2) != 0 || store_writer_context(w, id, &c2) != 0))
         return fail(w, "second device");
     if (store_writer_begin(w) != 0)
         return fail(w, "begin");

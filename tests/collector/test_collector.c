@@ -250,7 +250,20 @@ int test_collector_records_roundtrip(void)
     ctx.deviceId = 0;
     ctx.computeApiKind = CUPTI_ACTIVITY_COMPUTE_API_CUDA_MPS;
     ctx.nullStreamId = 7;
+    ctx.numMultiprocessors = 99; /* invalid unless isGreenContext (CUPTI): not stored */
     put(buf1, &n1, &ctx);
+    /* Two green contexts (cuGreenCtxCreate) on parent context 1, SMs split 66/66 */
+    CUpti_ActivityContext3 green = ctx;
+    green.computeApiKind = CUPTI_ACTIVITY_COMPUTE_API_CUDA;
+    green.contextId = 2;
+    green.nullStreamId = 8;
+    green.parentContextId = 1;
+    green.isGreenContext = 1;
+    green.numMultiprocessors = 66;
+    put(buf1, &n1, &green);
+    green.contextId = 3;
+    green.nullStreamId = 9;
+    put(buf1, &n1, &green);
     CUpti_ActivityKernel10 k = make_kernel(t0 + 2000, 99, "_Z6kernelPfi");
     put(buf1, &n1, &k);
     CUpti_ActivityKernel10 unfinished = make_kernel(t0 + 9000, 100, "_Z6kernelPfi");
@@ -341,7 +354,7 @@ int test_collector_records_roundtrip(void)
     TEST_EQ_INT(c.memset, 1);
     TEST_EQ_INT(c.api, 2);
     TEST_EQ_INT(c.range, 1);
-    TEST_EQ_INT(c.context, 1);
+    TEST_EQ_INT(c.context, 3);
     TEST_EQ_INT(c.device, 1);
     TEST_EQ_INT(c.unknown, 1);
     TEST_EQ_INT(c.lost, 0);
@@ -377,6 +390,22 @@ int test_collector_records_roundtrip(void)
     const store_context *cx = &run->contexts[st->context];
     TEST_EQ_INT(cx->context_id, 1);
     TEST_EQ_INT(cx->compute_api_kind, 2);
+    TEST_EQ_INT(cx->green, 0);
+    TEST_EQ_INT(cx->parent_id, 0);
+    TEST_EQ_INT(cx->sm_count, 0);
+    TEST_EQ_INT(run->ncontexts, 3);
+    for (uint32_t i = 0; i < run->ncontexts; i++) {
+        const store_context *g = &run->contexts[i];
+        if (g->context_id == 1)
+            continue;
+        TEST_ASSERT(g->context_id == 2 || g->context_id == 3);
+        TEST_EQ_INT(g->compute_api_kind, 1);
+        TEST_EQ_INT(g->green, 1);
+        TEST_EQ_INT(g->parent_id, 1);
+        TEST_EQ_INT(g->sm_count, 66);
+        TEST_EQ_INT(g->device, cx->device);
+    }
+    TEST_EQ_INT(sql_int(path, "SELECT sum(null_stream_id) FROM context"), 7 + 8 + 9);
     TEST_ASSERT(cx->device != STORE_NONE);
     const store_device *dv = &run->devices[cx->device];
     TEST_EQ_STR(dv->uuid, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");

@@ -304,7 +304,7 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
     if not rep:
         problems.append("no report json")
     verdict = dev.get("verdict", "-")
-    tl_stretch = dev.get("mean_stretch")
+    tl_stretch = dev.get("stretch")
     sw_stretch = (statistics.mean(e - s for s, e, _ in ks) / solo[demo]
                   if ks and demo in solo else float("nan"))
     pred = meas = at_slow = None
@@ -349,8 +349,8 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
             meas = throughput(res) / thr_off if thr_off else float("nan")
             pred = ((off_rep or {}).get("summary") or {}).get("predicted_gain")
             cmp = (load(d + ".compare.json") or {}).get("comparison") or {}
-            slow = cmp.get("compare_slowdown")
-            at_slow = cmp.get("predicted_gain_at_compare_slowdown")
+            slow = cmp.get("compare_stretch")
+            at_slow = cmp.get("predicted_gain_at_compare_stretch")
             if demo == "triton" and not near(pred, meas):
                 # The prediction assumes solo speed side by side. When the MPS clients slowed
                 # each other down, tlview's comparison must say so and account for the gap.
@@ -375,17 +375,17 @@ rows.append(("all", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
              "PASS" if LEFT == 0 else f"FAIL: {LEFT} nvidia-cuda-mps process(es) left"))
 
 head = ("demo", "mps", "N", "rc", "files", "verdict", "tl stretch", "sw stretch", "gain pred",
-        "pred at MPS slowdown", "gain meas", "check")
+        "pred at MPS stretch", "gain meas", "check")
 print()
 print("| " + " | ".join(head) + " |")
 print("|" + "|".join("---" for _ in head) + "|")
 for r in rows:
     print("| " + " | ".join(str(x) for x in r) + " |")
 print()
-print("tl stretch: tlview's mean stretch over the device's verdict windows (baseline: the N=1 run);"
+print("tl stretch: tlview's stretch over the device's verdict windows (baseline: the N=1 run);"
       " sw stretch: the stopwatch, mean kernel duration / the N=1 run's median (CUPTI times);"
       " gain: throughput (triton) or span (sat) with MPS / without; pred: tlview's predicted gain"
-      " from the MPS-off run (solo speed side by side), and redone at the MPS run's slowdown.")
+      " from the MPS-off run (solo speed side by side), and redone at the MPS run's stretch.")
 print(f"record_demos.sh: {len(rows) - failed - (LEFT < 0)} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY

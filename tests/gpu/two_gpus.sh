@@ -80,7 +80,7 @@ for r in ("off", "on", "dual"):
     if len(devs) != 2 or len({d.get("uuid") for d in devs}) != 2:
         problems.append(f"{len(devs)} GPU lanes, 2 with different UUIDs wanted")
     for d in devs:
-        verdict, st = d.get("verdict"), d.get("mean_stretch")
+        verdict, st = d.get("verdict"), d.get("stretch")
         if r == "dual":
             if d.get("processes") != 1 or d.get("overlap_ns") != 0 or verdict != "solo":
                 problems.append(f"GPU {d['gpu']}: {d.get('processes')} processes, overlap "

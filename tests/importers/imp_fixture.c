@@ -147,19 +147,27 @@ static json_t *dump(const store_run *run, const imp_stats *st)
     json_object_set_new(root, "devices", a = json_array());
     for (uint32_t i = 0; i < run->ndevices; i++) {
         const store_device *d = &run->devices[i];
-        json_array_append_new(a,
-                              json_pack("{s:o,s:o,s:i,s:i,s:i,s:I}", "uuid", str_or_null(d->uuid),
-                                        "name", str_or_null(d->name), "sm_count", (int)d->sm_count,
-                                        "cc_major", (int)d->cc_major, "cc_minor", (int)d->cc_minor,
-                                        "global_memory", (json_int_t)d->global_memory));
+        json_t *dj = json_pack("{s:o,s:o,s:i,s:i,s:i,s:I}", "uuid", str_or_null(d->uuid), "name",
+                               str_or_null(d->name), "sm_count", (int)d->sm_count, "cc_major",
+                               (int)d->cc_major, "cc_minor", (int)d->cc_minor, "global_memory",
+                               (json_int_t)d->global_memory);
+        if (d->inferred) /* only when set: older expected files stay as they were */
+            json_object_set_new(dj, "inferred", json_true());
+        json_array_append_new(a, dj);
     }
     json_object_set_new(root, "contexts", a = json_array());
     for (uint32_t i = 0; i < run->ncontexts; i++) {
         const store_context *c = &run->contexts[i];
-        json_array_append_new(a, json_pack("{s:I,s:i,s:i,s:i}", "pid",
-                                           (json_int_t)run->processes[c->process].pid, "context",
-                                           (int)c->context_id, "device", (int)c->device,
-                                           "compute_api_kind", (int)c->compute_api_kind));
+        json_t *cj =
+            json_pack("{s:I,s:i,s:i,s:i}", "pid", (json_int_t)run->processes[c->process].pid,
+                      "context", (int)c->context_id, "device", (int)c->device, "compute_api_kind",
+                      (int)c->compute_api_kind);
+        if (c->green || c->parent_id || c->sm_count) { /* only when known, as above */
+            json_object_set_new(cj, "green", json_integer(c->green));
+            json_object_set_new(cj, "parent_context", json_integer(c->parent_id));
+            json_object_set_new(cj, "sm_count", json_integer(c->sm_count));
+        }
+        json_array_append_new(a, cj);
     }
     json_object_set_new(root, "kernels", a = json_array());
     for (uint64_t i = 0; i < run->nkernels; i++) {

@@ -24,7 +24,11 @@ int main(int argc, char **argv)
     store_device_info dev = {
         0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 150000000000ULL};
     rc = rc ? rc : store_writer_device(w, proc, &dev);
-    rc = rc ? rc : store_writer_context(w, proc, 1, 0, (uint32_t)atoi(argv[3]), 7);
+    store_context_info ci = {.context_id = 1,
+                             .device_id = 0,
+                             .compute_api_kind = (uint32_t)atoi(argv[3]),
+                             .null_stream_id = 7};
+    rc = rc ? rc : store_writer_context(w, proc, &ci);
     rc = rc ? rc : store_writer_begin(w);
     for (int i = 4; i < argc && !rc; i++) {
         double start, dur;

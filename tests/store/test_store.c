@@ -94,7 +94,8 @@ static int write_sample(const char *path, int64_t pid, int64_t offset, int nkern
     rc = rc ? rc : store_writer_range(w, proc, &ri);
     rc = rc ? rc : store_writer_commit(w);
     /* The context's kind arrives after its kernels (CUPTI delivers CONTEXT records late). */
-    rc = rc ? rc : store_writer_context(w, proc, 1, 0, 2, 0);
+    store_context_info ci = {.context_id = 1, .device_id = 0, .compute_api_kind = 2};
+    rc = rc ? rc : store_writer_context(w, proc, &ci);
     rc = rc ? rc : store_writer_calibration(w, proc, "end", T0 + 100000, T0 + offset + 100020, 6);
     rc = rc ? rc : store_writer_process_end(w, proc, T0 + offset + 100000, 1, NULL);
     if (rc)
@@ -333,15 +334,15 @@ int test_store_newer_schema(void)
 {
     const char *path = path_in("newer.db");
     TEST_EQ_INT(write_sample(path, 1, 0, 2), STORE_OK);
-    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 3 WHERE key = 'schema_version';"
-                               "UPDATE meta SET value = 2 WHERE key = 'min_reader_version'"),
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 4 WHERE key = 'schema_version';"
+                               "UPDATE meta SET value = 3 WHERE key = 'min_reader_version'"),
                 SQLITE_OK);
     store_run *run = store_run_new();
     TEST_EQ_INT(store_run_load(run, path), STORE_ENEWER);
     char want[4400];
     snprintf(want, sizeof want,
-             "%s: written by a newer tlview (schema 3, needs reader 2); "
-             "this tlview reads up to 1",
+             "%s: written by a newer tlview (schema 4, needs reader 3); "
+             "this tlview reads up to 2",
              path);
     TEST_EQ_STR(store_run_errmsg(run), want);
     TEST_EQ_INT(run->nprocesses, 0);
@@ -1157,28 +1158,355 @@ int test_store_one_file_in_shares(void)
     return 0;
 }
 
-/* Devices merge by uuid; without one, a device is one process's CUDA ordinal: the same
- * (process, ordinal) gives the same device, another ordinal or process another one. */
+/* Devices merge by uuid. Without one, the same (process, ordinal) is the same device; across
+ * processes a uuid-less device is matched by (host, ordinal, name, memory) and marked inferred:
+ * another ordinal, name, memory or host, or no name at all, keeps it apart. */
 int test_store_devices_without_uuid(void)
 {
     store_run *run = store_run_new();
     TEST_ASSERT(run);
     store_process_info pi = {0};
+    pi.host = "node1";
     pi.pid = 1;
-    store_idx p1 = store_run_add_process(run, &pi, "a.db");
+    store_idx p1 = store_run_add_process(run, &pi, "a.json");
     pi.pid = 2;
-    store_idx p2 = store_run_add_process(run, &pi, "b.db");
-    store_device_info d0 = {0, NULL, "GPU", 80, 7, 0, 0}, d1 = {1, NULL, "GPU", 80, 7, 0, 0};
-    store_device_info u = {0, "0123456789abcdef0123456789abcdef", "H200", 132, 9, 0, 0};
+    store_idx p2 = store_run_add_process(run, &pi, "b.json");
+    pi.pid = 3;
+    pi.host = "node2";
+    store_idx p3 = store_run_add_process(run, &pi, "c.json");
+    pi.pid = 4;
+    pi.host = NULL;
+    store_idx p4 = store_run_add_process(run, &pi, "d.json");
+    pi.pid = 5;
+    store_idx p5 = store_run_add_process(run, &pi, "e.json");
+    pi.pid = 6;
+    pi.host = "node1";
+    store_idx p6 = store_run_add_process(run, &pi, "f.json");
+    store_device_info d0 = {0, NULL, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_device_info d1 = d0;
+    d1.device_id = 1;
     store_idx a = store_run_add_device(run, p1, &d0);
     TEST_EQ_INT(store_run_add_device(run, p1, &d0), a);
+    TEST_EQ_INT(run->devices[a].inferred, 0); /* one process alone */
     store_idx b = store_run_add_device(run, p1, &d1);
     TEST_ASSERT(b != a);
-    store_idx c = store_run_add_device(run, p2, &d0);
-    TEST_ASSERT(c != a && c != b);
-    store_idx h1 = store_run_add_device(run, p1, &u), h2 = store_run_add_device(run, p2, &u);
-    TEST_EQ_INT(h1, h2);
-    TEST_EQ_INT(run->ndevices, 4);
+    /* p2 on the same host, same ordinal, name and memory: the same GPU */
+    TEST_EQ_INT(store_run_add_device(run, p2, &d0), a);
+    TEST_EQ_INT(run->devices[a].inferred, 1);
+    TEST_EQ_INT(run->devices[b].inferred, 0);
+    /* another memory size on the same host: another GPU */
+    store_device_info other_mem = d0;
+    other_mem.global_memory = 80ULL << 30;
+    store_idx m = store_run_add_device(run, p6, &other_mem);
+    TEST_ASSERT(m != a && m != b);
+    TEST_EQ_INT(run->devices[m].inferred, 0);
+    /* within one process an ordinal is one device, whatever a later description says */
+    TEST_EQ_INT(store_run_add_device(run, p2, &other_mem), a);
+    /* another host: another GPU */
+    store_idx h = store_run_add_device(run, p3, &d0);
+    TEST_ASSERT(h != a);
+    TEST_EQ_INT(run->devices[h].inferred, 0);
+    /* host NULL matches host NULL only */
+    store_idx n4 = store_run_add_device(run, p4, &d0);
+    TEST_ASSERT(n4 != a && n4 != h);
+    TEST_EQ_INT(store_run_add_device(run, p5, &d0), n4);
+    TEST_EQ_INT(run->devices[n4].inferred, 1);
+    /* no name: never matched by inference */
+    store_device_info anon = {7, NULL, NULL, 0, 0, 0, 0};
+    store_idx x4 = store_run_add_device(run, p4, &anon), x5 = store_run_add_device(run, p5, &anon);
+    TEST_ASSERT(x4 != x5);
+    TEST_EQ_INT(run->devices[x4].inferred, 0);
+    /* a uuid merges by uuid, never inferred */
+    store_device_info u = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 0};
+    store_idx u1 = store_run_add_device(run, p1, &u), u3 = store_run_add_device(run, p3, &u);
+    TEST_EQ_INT(u1, u3);
+    TEST_ASSERT(u1 != a);
+    TEST_EQ_INT(run->devices[u1].inferred, 0);
+    TEST_EQ_INT(run->ndevices, 8);
+    store_run_free(run);
+    return 0;
+}
+
+/* store_run_set_gpu_identity(run, 1): each process keeps its uuid-less GPUs (uuids still
+ * merge); the switch is refused once a device exists. */
+int test_store_gpu_identity_separate(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    TEST_EQ_INT(store_run_set_gpu_identity(run, 1), STORE_OK);
+    store_process_info pi = {.pid = 1, .host = "node1"};
+    store_idx p1 = store_run_add_process(run, &pi, "a.json");
+    pi.pid = 2;
+    store_idx p2 = store_run_add_process(run, &pi, "b.json");
+    store_device_info d0 = {0, NULL, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_idx a = store_run_add_device(run, p1, &d0), b = store_run_add_device(run, p2, &d0);
+    TEST_ASSERT(a != b);
+    TEST_EQ_INT(run->devices[a].inferred, 0);
+    TEST_EQ_INT(run->devices[b].inferred, 0);
+    store_device_info u = {0, "0123456789abcdef0123456789abcdef", "NVIDIA H200", 132, 9, 0, 0};
+    TEST_EQ_INT(store_run_add_device(run, p1, &u), store_run_add_device(run, p2, &u));
+    TEST_EQ_INT(store_run_set_gpu_identity(run, 0), STORE_EINVAL);
+    TEST_EQ_STR(store_run_errmsg(run),
+                "the GPU identity must be chosen before the first device is added");
+    store_device_info d1 = d0;
+    d1.device_id = 1;
+    TEST_ASSERT(store_run_add_device(run, p1, &d1) != store_run_add_device(run, p2, &d1));
+    TEST_EQ_INT(run->ndevices, 5);
+    store_run_free(run);
+    return 0;
+}
+
+/* Native files without uuids: two files of one host share the GPU (inferred); a third file
+ * that fails to load after its device matched leaves the run as before, inferred marks too. */
+int test_store_gpu_inferred_files(void)
+{
+    const char *a = path_in("na.db"), *b = path_in("nb.db"), *bad = path_in("nbad.db");
+    TEST_EQ_INT(write_sample(a, 11, 0, 5), STORE_OK);
+    TEST_EQ_INT(write_sample(b, 22, 0, 5), STORE_OK);
+    TEST_EQ_INT(write_sample(bad, 33, 0, 5), STORE_OK);
+    const char *drop = "UPDATE device SET uuid = NULL";
+    TEST_EQ_INT(exec_sql(a, drop), SQLITE_OK);
+    TEST_EQ_INT(exec_sql(b, drop), SQLITE_OK);
+    TEST_EQ_INT(exec_sql(bad, "UPDATE device SET uuid = NULL; UPDATE launch SET name_id = 999"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, a), STORE_OK);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].inferred, 0);
+    TEST_EQ_INT(store_run_load(run, bad), STORE_EFORMAT);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].inferred, 0);
+    TEST_EQ_INT(store_run_load(run, b), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nprocesses, 2);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].inferred, 1);
+    TEST_EQ_INT(run->contexts[0].device, 0);
+    TEST_EQ_INT(run->contexts[1].device, 0);
+    /* merged, the file holds a device row per process; read back, they match again */
+    const char *merged = path_in("nmerged.db"), *apart = path_in("napart.db");
+    TEST_EQ_INT(store_run_save(run, merged, "tlview merge"), STORE_OK);
+    store_run_free(run);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, merged), STORE_OK);
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].inferred, 1);
+    TEST_EQ_INT(run->processes[0].nmeta, run->processes[1].nmeta);
+    store_run_free(run);
+    /* the same files, kept apart; merged, the file remembers it */
+    run = store_run_new();
+    TEST_EQ_INT(store_run_set_gpu_identity(run, 1), STORE_OK);
+    const char *both[2] = {a, b};
+    TEST_EQ_INT(store_run_load_files(run, both, 2), STORE_OK);
+    TEST_EQ_INT(run->ndevices, 2);
+    TEST_EQ_INT(run->devices[0].inferred, 0);
+    TEST_EQ_INT(run->devices[1].inferred, 0);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_save(run, apart, "tlview merge"), STORE_OK);
+    store_run_free(run);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, merged), STORE_OK); /* matched ... */
+    TEST_EQ_INT(store_run_load(run, apart), STORE_OK);  /* ... and kept apart */
+    TEST_EQ_INT(run->nprocesses, 4);
+    TEST_EQ_INT(run->ndevices, 3);
+    TEST_EQ_INT(run->devices[0].inferred, 1);
+    TEST_EQ_INT(run->devices[1].inferred, 0);
+    TEST_EQ_INT(run->devices[2].inferred, 0);
+    const store_process *q = &run->processes[3];
+    const char *identity = NULL;
+    for (uint32_t i = 0; i < q->nmeta; i++)
+        if (!strcmp(q->meta_keys[i], "gpu_identity"))
+            identity = q->meta_values[i];
+    TEST_EQ_STR(identity, "separate");
+    store_run_free(run);
+    return 0;
+}
+
+/* Green contexts end to end: the writer (a context first met through a kernel, then completed;
+ * one written whole), the loader, store_run_save (tlview merge) and the loader again. */
+int test_store_green_contexts(void)
+{
+    const char *path = path_in("green.db"), *saved = path_in("green2.db");
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_REALTIME, T0, &w), STORE_OK);
+    store_process_info pi = {.pid = 9, .host = "h", .source = "libcollect"};
+    int64_t proc;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    store_kernel_info k = {
+        .start = T0 + 10, .end = T0 + 20, .context_id = 2, .stream_id = 5, .name = mangled};
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), STORE_OK);
+    k.context_id = 4; /* a context no CONTEXT record describes */
+    TEST_EQ_INT(store_writer_kernel(w, proc, &k), STORE_OK);
+    store_context_info parent = {.context_id = 1, .compute_api_kind = 1, .null_stream_id = 7};
+    store_context_info g2 = {.context_id = 2,
+                             .compute_api_kind = 1,
+                             .null_stream_id = 9,
+                             .green = 1,
+                             .parent_context_id = 1,
+                             .sm_count = 66};
+    store_context_info g3 = g2;
+    g3.context_id = 3;
+    g3.sm_count = 64;
+    TEST_EQ_INT(store_writer_context(w, proc, &parent), STORE_OK);
+    TEST_EQ_INT(store_writer_context(w, proc, &g2), STORE_OK); /* updates the kernel's row */
+    TEST_EQ_INT(store_writer_context(w, proc, &g3), STORE_OK);
+    TEST_EQ_INT(store_writer_context(w, proc, NULL), STORE_EINVAL);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    TEST_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    TEST_EQ_INT(
+        sqlite3_prepare_v2(db,
+                           "SELECT group_concat(context_id || ':' || coalesce(is_green, 'N')"
+                           " || ':' || coalesce(parent_context_id, 'N') || ':' ||"
+                           " coalesce(sm_count, 'N') || ':' || null_stream_id, ' ')"
+                           " FROM (SELECT * FROM context ORDER BY context_id)",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    /* context 4 was never described: its null stream and green columns stay NULL */
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "1:0:0:0:7 2:1:1:66:9 3:1:1:64:9");
+    sqlite3_finalize(st);
+    TEST_EQ_INT(sqlite3_prepare_v2(db,
+                                   "SELECT (SELECT value FROM meta WHERE key = 'schema_version')"
+                                   " * 10 + (SELECT value FROM meta WHERE key ="
+                                   " 'min_reader_version'), (SELECT count(*) FROM context"
+                                   " WHERE context_id = 4 AND is_green IS NULL)",
+                                   -1, &st, NULL),
+                SQLITE_OK);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    TEST_EQ_INT(sqlite3_column_int64(st, 0), 21); /* schema 2, readable by reader 1 */
+    TEST_EQ_INT(sqlite3_column_int64(st, 1), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    for (int pass = 0; pass < 2; pass++) {
+        store_run *run = store_run_new();
+        TEST_EQ_INT(store_run_load(run, pass ? saved : path), STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->ncontexts, 4);
+        static const uint32_t want[4][4] = {
+            /* context_id, green, parent_id, sm_count */
+            {1, 0, 0, 0},
+            {2, 1, 1, 66},
+            {3, 1, 1, 64},
+            {4, 0, 0, 0},
+        };
+        for (int want_i = 0; want_i < 4; want_i++) {
+            const store_context *c = NULL;
+            for (uint32_t i = 0; i < run->ncontexts; i++)
+                if (run->contexts[i].context_id == want[want_i][0])
+                    c = &run->contexts[i];
+            TEST_ASSERT(c != NULL);
+            TEST_EQ_INT(c->green, want[want_i][1]);
+            TEST_EQ_INT(c->parent_id, want[want_i][2]);
+            TEST_EQ_INT(c->sm_count, want[want_i][3]);
+            TEST_EQ_INT(c->compute_api_kind, want_i == 3 ? 0 : 1);
+        }
+        if (!pass)
+            TEST_EQ_INT(store_run_save(run, saved, "tlview merge 0.1.0"), STORE_OK);
+        store_run_free(run);
+    }
+    return 0;
+}
+
+/* The builder call: unknown (0) leaves what is known; a bad index is refused. */
+int test_store_context_green_builder(void)
+{
+    store_run *run = store_run_new();
+    store_process_info pi = {.pid = 1};
+    store_idx p = store_run_add_process(run, &pi, "a.json");
+    store_idx c = store_run_context(run, p, 3, STORE_NONE, 1);
+    TEST_EQ_INT(run->contexts[c].green, 0);
+    TEST_EQ_INT(store_run_context_green(run, c, 1, 1, 32), STORE_OK);
+    TEST_EQ_INT(store_run_context_green(run, c, 0, 0, 0), STORE_OK);
+    TEST_EQ_INT(run->contexts[c].green, 1);
+    TEST_EQ_INT(run->contexts[c].parent_id, 1);
+    TEST_EQ_INT(run->contexts[c].sm_count, 32);
+    TEST_EQ_INT(store_run_context_green(run, c + 1, 1, 1, 32), STORE_EINVAL);
+    store_run_free(run);
+    return 0;
+}
+
+/* The schema version 1 tables (as tlview wrote them before green contexts): still read, the
+ * context fields v2 added read as 0. */
+static const char v1_ddl[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value);\n"
+    "CREATE TABLE process(id INTEGER PRIMARY KEY, pid INTEGER, ppid INTEGER, host TEXT,"
+    " exe TEXT, argv TEXT, run_id TEXT, start_wall INTEGER, end_wall INTEGER,"
+    " complete INTEGER NOT NULL DEFAULT 0, source TEXT, error TEXT);\n"
+    "CREATE TABLE process_meta(process_id INTEGER NOT NULL, key TEXT NOT NULL, value,"
+    " PRIMARY KEY(process_id, key));\n"
+    "CREATE TABLE calibration(process_id INTEGER NOT NULL, label TEXT NOT NULL,"
+    " cupti INTEGER NOT NULL, realtime INTEGER NOT NULL, monotonic INTEGER,"
+    " PRIMARY KEY(process_id, label));\n"
+    "CREATE TABLE device(process_id INTEGER NOT NULL, device_id INTEGER NOT NULL, uuid TEXT,"
+    " name TEXT, sm_count INTEGER, cc_major INTEGER, cc_minor INTEGER, global_memory INTEGER,"
+    " PRIMARY KEY(process_id, device_id));\n"
+    "CREATE TABLE context(id INTEGER PRIMARY KEY, process_id INTEGER NOT NULL,"
+    " device_id INTEGER, context_id INTEGER NOT NULL,"
+    " compute_api_kind INTEGER NOT NULL DEFAULT 0, null_stream_id INTEGER,"
+    " UNIQUE(process_id, context_id));\n"
+    "CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL, demangled TEXT);\n"
+    "CREATE TABLE launch(id INTEGER PRIMARY KEY, context_row INTEGER NOT NULL,"
+    " stream_id INTEGER NOT NULL, name_id INTEGER NOT NULL, grid_x INTEGER, grid_y INTEGER,"
+    " grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER,"
+    " static_smem INTEGER, dynamic_smem INTEGER, local_mem INTEGER);\n"
+    "CREATE TABLE kernel(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+    " launch_id INTEGER NOT NULL, correlation_id INTEGER NOT NULL);\n"
+    "CREATE TABLE memcpy(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+    " context_row INTEGER NOT NULL, stream_id INTEGER NOT NULL, correlation_id INTEGER,"
+    " copy_kind INTEGER, src_kind INTEGER, dst_kind INTEGER, bytes INTEGER, flags INTEGER);\n"
+    "CREATE TABLE memset(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+    " context_row INTEGER NOT NULL, stream_id INTEGER NOT NULL, correlation_id INTEGER,"
+    " value INTEGER, bytes INTEGER, mem_kind INTEGER);\n"
+    "CREATE TABLE api(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+    " process_id INTEGER NOT NULL, thread_id INTEGER, correlation_id INTEGER, domain INTEGER,"
+    " cbid INTEGER, name_id INTEGER, status INTEGER);\n"
+    "CREATE TABLE \"range\"(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+    " process_id INTEGER NOT NULL, thread_id INTEGER, domain_id INTEGER, name_id INTEGER);\n";
+
+int test_store_read_schema_v1(void)
+{
+    const char *path = path_in("v1.db");
+    TEST_EQ_INT(exec_sql(path, v1_ddl), SQLITE_OK);
+    TEST_EQ_INT(exec_sql(path,
+                         "INSERT INTO meta VALUES ('format', 'tlview'), ('schema_version', 1),"
+                         " ('min_reader_version', 1), ('t0', 1000), ('clock', 'realtime'),"
+                         " ('writer', 'libcollect 0.1.0');"
+                         "INSERT INTO process(id, pid, host, complete, source) VALUES"
+                         " (1, 77, 'h', 1, 'libcollect');"
+                         "INSERT INTO device VALUES (1, 0, NULL, 'NVIDIA H200', 132, 9, 0, 1000);"
+                         "INSERT INTO context VALUES (1, 1, 0, 5, 2, 7);"
+                         "INSERT INTO strings VALUES (1, 'k', NULL);"
+                         "INSERT INTO launch VALUES (1, 1, 7, 1, 1, 1, 1, 32, 1, 1, 8, 0, 0, 0);"
+                         "INSERT INTO kernel VALUES (10, 5, 1, 42);"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    int rc = store_run_load(run, path);
+    if (rc)
+        fprintf(stderr, "%s\n", store_run_errmsg(run));
+    TEST_EQ_INT(rc, STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->ncontexts, 1);
+    const store_context *c = &run->contexts[0];
+    TEST_EQ_INT(c->context_id, 5);
+    TEST_EQ_INT(c->compute_api_kind, 2);
+    TEST_EQ_INT(c->green, 0);
+    TEST_EQ_INT(c->parent_id, 0);
+    TEST_EQ_INT(c->sm_count, 0);
+    TEST_EQ_INT(run->nkernels, 1);
+    TEST_EQ_INT(run->kernels[0].start, 1010);
+    TEST_EQ_INT(run->kernels[0].end, 1015);
+    TEST_EQ_STR(run->devices[c->device].name, "NVIDIA H200");
+    store_run_free(run);
+    /* A file that says schema 2 without the columns is not whole. */
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 2 WHERE key = 'schema_version'"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_EFORMAT);
+    TEST_ASSERT(strstr(store_run_errmsg(run), "not a complete tlview file") != NULL);
     store_run_free(run);
     return 0;
 }

@@ -294,14 +294,14 @@ int test_web_runs(void)
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 1);
     json_t *r0 = json_array_get(runs, 0);
-    TEST_EQ_INT(jint(r0, "nkernels"), NA + NB);
+    TEST_EQ_INT(jint(r0, "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(r0, "label")), "mps-off");
     TEST_EQ_INT(jint(r0, "origin_ns"), BASE);
     TEST_EQ_INT(jint(r0, "span_ns"), 649000);
     json_t *rows = json_object_get(r0, "rows");
     TEST_EQ_INT(json_array_size(rows), 2);
-    TEST_EQ_INT(jint(json_array_get(rows, 0), "nkernels"), NA);
-    TEST_EQ_INT(jint(json_array_get(rows, 1), "nkernels"), NB);
+    TEST_EQ_INT(jint(json_array_get(rows, 0), "kernels"), NA);
+    TEST_EQ_INT(jint(json_array_get(rows, 1), "kernels"), NB);
     TEST_EQ_INT(jint(json_array_get(rows, 1), "stream"), 7);
     json_t *names = json_object_get(r0, "names");
     TEST_EQ_STR(json_string_value(json_array_get(names, 0)), "kA(int)");
@@ -310,6 +310,12 @@ int test_web_runs(void)
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(lanes, 0), "name")),
                 "NVIDIA H200");
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdicts")), ANALYSIS_NVERDICTS);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "verdict_meanings")), ANALYSIS_NVERDICTS);
+    TEST_EQ_STR(json_string_value(json_object_get(json_object_get(j, "rules"), "no-mps")),
+                analysis_rule_text(ANALYSIS_RULE_NO_MPS));
+    TEST_EQ_STR(json_string_value(json_array_get(json_object_get(r0, "headline"), 0)),
+                "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 48% of busy "
+                "time; TIME-SLICED (no MPS): stretch 2.00x; MPS could gain up to ~1.2x");
     TEST_ASSERT(json_is_null(json_object_get(j, "compare")));
     json_decref(j);
     teardown(&f);
@@ -533,14 +539,14 @@ int test_web_kernel_window_find_stats(void)
     TEST_ASSERT(j);
     json_t *procs = json_object_get(j, "processes");
     TEST_EQ_INT(json_array_size(procs), 2);
-    TEST_EQ_INT(jint(json_array_get(procs, 0), "nkernels"), NA);
+    TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
     TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
     json_t *dev = json_array_get(json_object_get(j, "devices"), 0);
     json_t *lv = json_object_get(dev, "ns_at_processes");
     TEST_EQ_INT(json_array_size(lv), 3);
     TEST_EQ_INT(json_integer_value(json_array_get(lv, 2)), 100 * 2000); /* both in flight */
-    json_t *h = json_object_get(j, "stretch_hist");
-    json_int_t total = jint(h, "noref");
+    json_t *h = json_object_get(j, "stretch_histogram");
+    json_int_t total = jint(h, "no_reference");
     for (size_t i = 0; i < json_array_size(json_object_get(h, "counts")); i++)
         total += json_integer_value(json_array_get(json_object_get(h, "counts"), i));
     TEST_EQ_INT(total, NA + NB);
@@ -551,7 +557,7 @@ int test_web_kernel_window_find_stats(void)
     TEST_EQ_INT(json_array_size(json_object_get(h, "counts")), 36);
     for (size_t i = 0; i < 36; i++)
         TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(h, "counts"), i)), want[i]);
-    TEST_EQ_INT(jint(h, "noref"), want_noref);
+    TEST_EQ_INT(jint(h, "no_reference"), want_noref);
     json_decref(j);
     teardown(&f);
     return 0;
@@ -790,8 +796,8 @@ int test_web_compare(void)
     TEST_EQ_INT(json_array_size(json_object_get(j, "runs")), 2);
     json_t *c = json_object_get(j, "compare");
     TEST_ASSERT(json_is_object(c));
-    TEST_EQ_INT(jint(c, "span_a"), 649000);
-    TEST_EQ_INT(jint(c, "span_b"), 549000);
+    TEST_EQ_INT(jint(c, "span_ns"), 649000);
+    TEST_EQ_INT(jint(c, "compare_span_ns"), 549000);
     json_decref(j);
     j = get_json(f.port, "/api/timeline?run=1&t0=0&t1=600000&width=300", 200);
     TEST_ASSERT(j);
@@ -965,10 +971,10 @@ int test_web_serve_cli(void)
     TEST_ASSERT(j);
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 2);
-    TEST_EQ_INT(jint(json_array_get(runs, 0), "nkernels"), NA + NB);
+    TEST_EQ_INT(jint(json_array_get(runs, 0), "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), a);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), b);
-    TEST_EQ_INT(jint(json_object_get(j, "compare"), "span_b"), 549000);
+    TEST_EQ_INT(jint(json_object_get(j, "compare"), "compare_span_ns"), 549000);
     json_decref(j);
     close(out), close(err);
     return 0;
@@ -1119,7 +1125,7 @@ int test_web_empty_run(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     json_t *j = get_json(web_port(w), "/api/runs", 200);
     TEST_ASSERT(j);
-    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "runs"), 0), "nkernels"), 0);
+    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "runs"), 0), "kernels"), 0);
     json_decref(j);
     j = get_json(web_port(w), "/api/timeline?run=0&t0=0&t1=1000&width=10", 200);
     TEST_ASSERT(j);

@@ -9,9 +9,9 @@
 
 const PROCESS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
   '#b07aa1', '#ff9da7', '#9c755f', '#8cd17d', '#499894', '#d37295'];
-const VERDICT_COLORS = { // index = analysis_verdict
+const VERDICT_COLORS = { // by verdict name (GET /api/runs "verdicts")
   idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
-  contended: '#f08c00', unknown: '#8e6cc4',
+  contended: '#f08c00', queued: '#1f8fb3', unknown: '#8e6cc4',
 };
 const GUTTER = 230;        // px of labels at the left of the canvas
 const RUN_H = 26;          // run header band
@@ -27,13 +27,16 @@ const FIND_LIMIT = 2000;
 // ------------------------------------------------------------------ state
 
 /* interface Run {          // one element of GET /api/runs "runs"
- *   id, label, origin_ns, span_ns, nkernels, lanes[], processes[], rows[], names[], launches[]
+ *   id, label, origin_ns, span_ns, kernels, stretch, predicted_gain, gain_basis, headline[],
+ *   lanes[] (the JSON view's devices, view/README.md), processes[], rows[], names[], launches[]
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
  * } */
 const S = {
   verdicts: [],            // verdict names, by analysis_verdict value
+  meanings: [],            // what each verdict means, same order
+  rules: {},               // rule name -> the sentence that explains it
   runs: [],                // Run
   compare: null,           // GET /api/runs "compare"
   t0: 0, t1: 1,            // view, ns relative to each run's first kernel
@@ -376,7 +379,7 @@ function drawRunHeader(b, run) {
   ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#6b7585';
-  ctx.fillText(`${run.nkernels.toLocaleString()} kernels · span ${fmtTime(run.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+  ctx.fillText(`${run.kernels.toLocaleString()} kernels · span ${fmtTime(run.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
 }
 
 function drawLaneHeader(b, run) {
@@ -385,7 +388,7 @@ function drawLaneHeader(b, run) {
   ctx.font = '600 11.5px system-ui, sans-serif';
   ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
-  const txt = `${lane.nprocesses} processes · ${lane.nkernels.toLocaleString()} kernels${lane.mps ? ' · MPS' : ''}`;
+  const txt = `${lane.processes} processes · ${lane.contexts} contexts · ${lane.kernels.toLocaleString()} kernels · ${mpsText(lane.mps)}`;
   ctx.fillStyle = '#6b7585';
   ctx.fillText(txt, GUTTER + 8, b.y + b.h / 2 + 1);
   const tw = ctx.measureText(txt).width;
@@ -418,7 +421,7 @@ function laneData(d, b) {
 // drawConc draws the concurrency track: mean processes in flight (area), peak (line).
 function drawConc(b, run, d) {
   const lane = run.lanes[b.lane];
-  const top = Math.max(1, lane.nprocesses);
+  const top = Math.max(1, lane.processes);
   ctx.fillStyle = '#6b7585';
   ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
   ctx.fillStyle = '#9aa3b0';
@@ -522,7 +525,7 @@ function drawOverlapShade(b, d) {
 
 function rowLabel(run, row) {
   const p = run.processes[row.process];
-  return { head: `pid ${p.pid}${p.mps ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
+  return { head: `pid ${p.pid}${p.mps === 'on' ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
 }
 
 // ------------------------------------------------------------------ pixel layer
@@ -877,8 +880,9 @@ async function showKernel(runIdx, id) {
       ['correlation id', k.correlation], ['stretch', fmtX(k.stretch)], ['verdict', k.verdict],
     ];
     if (k.reference) {
-      rows.push(['solo reference', `${fmtTime(k.reference.reference_ns, 4)} (${k.reference.source}, ${k.reference.nsolo} solo runs)`]);
-      rows.push(['signature mean stretch', fmtX(k.reference.mean_stretch)]);
+      rows.push(['solo reference', k.reference.reference_ns == null ? '–'
+        : `${fmtTime(k.reference.reference_ns, 4)} (${k.reference.source}, ${k.reference.solo_instances} solo runs)`]);
+      rows.push(['signature stretch', fmtX(k.reference.stretch)]);
     }
     let html = `<div class="mono">${esc(k.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
     if (k.mangled !== k.name) html += `<h4>Mangled</h4><div class="mono">${esc(k.mangled)}</div>`;
@@ -889,16 +893,32 @@ async function showKernel(runIdx, id) {
   }
 }
 
+// fmtStretch is a stretch with its basis: "2.14×" measured, "~4.00× (estimate: turns)".
+function fmtStretch(v, basis) {
+  if (v == null || basis === 'none') return '–';
+  if (basis === 'reference') return fmtX(v);
+  return `~${fmtX(v)} (estimate: ${basis === 'turns' ? 'contexts taking turns' : 'shortest run as solo time'})`;
+}
+
+// mpsText words a device's or process's MPS state.
+function mpsText(m) {
+  return { off: 'no MPS', on: 'MPS', mixed: 'MPS for some', unknown: 'MPS unknown' }[m] || m;
+}
+
 function windowTable(w) {
+  const over = S.verdicts.indexOf(w.verdict) >= 2;
   const rows = [
     ['verdict', w.verdict], ['span', `${fmtTime(w.t0, 6)} – ${fmtTime(w.t1, 6)}`], ['length', fmtTime(w.t1 - w.t0)],
-    ['kernels', w.nkernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
-    ['mean contexts in flight', w.contexts.toFixed(2)], ['mean stretch', fmtX(w.mean_stretch)],
-    ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
-    ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no'],
-    ['stretch ≈ contexts', w.stretch_matches_contexts ? 'yes (time-slicing explains it)' : 'no'],
+    ['kernels', w.kernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
   ];
-  return `<h4>Overlap window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+  if (over) rows.push(
+    ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', fmtTime(w.overlap_ns)],
+    ['contexts in flight (mean)', w.contexts_in_flight == null ? '–' : w.contexts_in_flight.toFixed(2)],
+    ['stretch where they overlapped', fmtStretch(w.stretch, w.basis)],
+    ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
+    ['overlap share of their time', fmtPct(w.overlap_share)],
+    ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no']);
+  return `<h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
 }
 
 async function showWindow(runIdx, id) {
@@ -1085,7 +1105,7 @@ function renderHeader() {
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
     const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
-    c.append(`${tag}`, el('b', null, run.label), ` · ${run.nkernels.toLocaleString()} kernels · ${fmtTime(run.span_ns)}`);
+    c.append(`${tag}`, el('b', null, run.label), ` · ${run.kernels.toLocaleString()} kernels · ${fmtTime(run.span_ns)}`);
     info.append(c);
   });
   if (S.compare) {
@@ -1102,15 +1122,16 @@ function renderLegend() {
   if (S.colorBy === 'process') {
     S.runs.forEach((run, ri) => {
       run.processes.forEach((p, pi) => {
-        if (!p.nkernels) return;
+        if (!p.kernels) return;
         const it = el('span', 'item');
-        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}pid ${p.pid}${p.mps ? ' (MPS)' : ''}`);
+        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}pid ${p.pid}${p.mps === 'on' ? ' (MPS)' : ''}`);
         lg.append(it);
       });
     });
   } else {
-    ['solo', 'concurrent', 'time-sliced', 'contended', 'unknown'].forEach((v) => {
+    ['solo', 'concurrent', 'time-sliced', 'contended', 'queued', 'unknown'].forEach((v) => {
       const it = el('span', 'item');
+      it.title = S.meanings[S.verdicts.indexOf(v)] || '';
       it.append(swatch(VERDICT_COLORS[v]), v);
       lg.append(it);
     });
@@ -1218,14 +1239,14 @@ function renderStats(stats) {
     card.append(el('h3', null, 'Comparison: A vs B'));
     const k = el('div', 'kpis');
     const c = S.compare;
-    k.append(kpi('span A', fmtTime(c.span_a)), kpi('span B', fmtTime(c.span_b)),
+    k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
       kpi('measured gain', fmtX(c.measured_gain)), kpi('predicted from A', fmtX(c.predicted_gain)),
-      kpi('predicted at B\'s slowdown', fmtX(c.predicted_gain_at_slowdown_b)),
-      kpi('mean stretch A · B', `${fmtX(c.mean_stretch_a)} · ${fmtX(c.mean_stretch_b)}`));
+      kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
+      kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
     card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
-    if (c.slowdown_b != null)
-      card.append(el('div', 'kv', `B's kernels took ${fmtX(c.slowdown_b)} their solo time; the prediction from A assumed solo speed side by side, ${fmtX(c.predicted_gain_at_slowdown_b)} at B's`));
+    if (c.compare_stretch != null)
+      card.append(el('div', 'kv', `B's kernels took ${fmtX(c.compare_stretch)} their solo time; the prediction from A assumed solo speed side by side, ${fmtX(c.predicted_gain_at_compare_stretch)} at B's`));
     box.append(card);
   }
   stats.forEach((st, ri) => {
@@ -1234,27 +1255,31 @@ function renderStats(stats) {
     card.append(el('h3', null, `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' · ' : ''}${run.label}`));
     const s = st.summary;
     const k = el('div', 'kpis');
-    k.append(kpi('kernels', s.nkernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
+    k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
-      kpi('mean stretch', fmtX(s.mean_stretch)), kpi('gain if concurrent (at most)', fmtX(s.predicted_gain)));
+      kpi('stretch', fmtX(s.stretch)),
+      kpi(`MPS could gain (at most${s.gain_basis === 'turns' ? ', estimated' : ''})`, fmtX(s.predicted_gain)));
     card.append(k);
+    for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
-    card.append(table(['process', 'kernels', 'kernel time', 'busy', 'in overlap', 'mean stretch', 'slowdown'],
+    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS'],
       st.processes.map((p) => {
         const name = el('span');
-        name.append(swatch(processColor(run, p.process)), ` pid ${p.pid}${p.mps ? ' · MPS' : ''}`);
-        return [name, p.nkernels.toLocaleString(), fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
-          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.mean_stretch), fmtX(p.slowdown)];
+        name.append(swatch(processColor(run, p.process)), ` pid ${p.pid}`);
+        return [name, p.kernels.toLocaleString(), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
+          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–'];
       })));
     st.devices.forEach((d) => {
       const lane = run.lanes[d.lane];
       const h = el('h4');
       h.append(`GPU ${d.lane} · ${lane.name || 'unknown'} `, badge(d.verdict));
       card.append(h);
-      card.append(table(['busy', 'overlap', 'idle', 'peak procs', 'mean stretch', 'contexts', 'parallelism', 'gain if concurrent'],
-        [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), d.max_processes, fmtX(d.mean_stretch),
-          d.contexts == null ? '–' : d.contexts.toFixed(2), d.parallelism == null ? '–' : d.parallelism.toFixed(2), fmtX(d.predicted_gain)]]));
+      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS could gain'],
+        [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
+          fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
+          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtX(d.predicted_gain)]]));
+      if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
       const lv = d.ns_at_processes || [];
       const tot = lv.reduce((a, b) => a + b, 0) || 1;
@@ -1269,7 +1294,7 @@ function renderStats(stats) {
       requestAnimationFrame(() => {
         barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
           { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
-        const hs = d.stretch_hist;
+        const hs = d.stretch_histogram;
         if (hs) {
           const step = Math.log2(hs.hi / hs.lo) / hs.bins;
           const labels = hs.counts.map((_, i) => {
@@ -1279,7 +1304,7 @@ function renderStats(stats) {
           const one = -Math.log2(hs.lo) / step;
           barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), {
             mark: one, integer: true, fmt: (v) => (v >= 1e6 ? `${+(v / 1e6).toPrecision(3)}M` : v >= 1e4 ? `${+(v / 1e3).toPrecision(3)}k` : `${v}`), xlabel: '×',
-            empty: `no kernel has a solo reference (${hs.noref} without): give --baseline FILES of a solo run`,
+            empty: `no kernel has a solo reference (${hs.no_reference} without): give --baseline FILES of a solo run`,
           });
         }
       });
@@ -1299,6 +1324,8 @@ async function main() {
     return;
   }
   S.verdicts = meta.verdicts;
+  S.meanings = meta.verdict_meanings || [];
+  S.rules = meta.rules || {};
   S.runs = meta.runs;
   S.compare = meta.compare;
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.span_ns));

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run.sh TLVIEW SRC CASE [--accept]: runs the golden case tests/golden/CASE.cmd (one line: the
+# arguments of tlview, paths relative to the source tree, @OUT@ for an output file whose content
+# is appended) and compares its whole output, normalised (the source and temporary folders
+# replaced by SRC/ and OUT/), with CASE.out. --accept writes CASE.out instead (accept.sh runs every
+# case that way after a deliberate change; review the diff before committing it).
+set -euo pipefail
+tl=$(realpath "$1") src=$(realpath "$2") case=$3 mode=${4:-}
+dir=$(cd "$(dirname "$0")" && pwd)
+cmdfile=$dir/$case.cmd
+[ -f "$cmdfile" ] || { echo "no case $cmdfile"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+read -r -a args <"$cmdfile"
+for i in "${!args[@]}"; do
+    a=${args[$i]//@OUT@/$tmp/out}
+    # a relative path into the source tree (anything that is not an option)
+    if [[ $a != -* && $a != "$tmp"* && -e "$src/$a" ]]; then a=$src/$a; fi
+    args[$i]=$a
+done
+set +e
+(cd "$tmp" && "$tl" "${args[@]}") >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+set -e
+{
+    cat "$tmp/stdout"
+    [ ! -s "$tmp/stderr" ] || { echo "--- stderr"; cat "$tmp/stderr"; }
+    [ ! -e "$tmp/out" ] || { echo "--- @OUT@"; cat "$tmp/out"; echo; }
+    echo "--- exit $rc"
+} | sed -e "s#$src/#SRC/#g" -e "s#$tmp/#OUT/#g" >"$tmp/got"
+if [ "$mode" = --accept ]; then
+    cp "$tmp/got" "$dir/$case.out"
+    echo "accepted $case"
+    exit 0
+fi
+if ! diff -u "$dir/$case.out" "$tmp/got"; then
+    echo "golden case $case differs (expected: tests/golden/$case.out; after a deliberate change:"
+    echo "tests/golden/accept.sh BUILD_DIR, then review the diff)"
+    exit 1
+fi
+echo "golden case $case: same"

@@ -1,0 +1,1 @@
+report --color never samples/saturating/traces/mps-on/n8

@@ -1,0 +1,1 @@
+report --color never samples/spin/traces/mps-off/n4

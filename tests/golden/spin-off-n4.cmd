@@ -1,0 +1,1 @@
+report --color never --baseline samples/spin/traces/mps-off/n1 samples/spin/traces/mps-off/n4

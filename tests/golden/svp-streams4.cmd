@@ -1,0 +1,1 @@
+report --color never samples/streams_vs_processes/traces/streams4

@@ -1,0 +1,523 @@
+/* view.c: the JSON view of an analysis and its headline sentences (view.h); field names are
+ * documented in view/README.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+/* The stretch histogram every output shares: log2 bins, 4 per octave, over [1/8, 64). */
+#define HIST_LO 0.125
+#define HIST_HI 64.0
+#define HIST_BINS 36
+
+/* The length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one (overlong forms,
+ * surrogates and code points above U+10FFFF are not valid). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+json_t *view_string(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    /* not valid UTF-8: each bad byte becomes U+FFFD (3 bytes) */
+    size_t n = strlen(s);
+    char *buf = malloc(3 * n + 1), *o = buf;
+    if (!buf)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = utf8_len(p);
+        if (k) {
+            memcpy(o, p, k);
+            o += k;
+            p += k;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    j = json_stringn(buf, (size_t)(o - buf));
+    free(buf);
+    return j;
+}
+
+json_t *view_number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Sets key to value in o, consuming value; a NULL value (out of memory) marks the object bad. */
+static void put(json_t *o, const char *key, json_t *value, int *bad)
+{
+    if (!value || json_object_set_new(o, key, value))
+        *bad = 1;
+}
+
+/* Returns o, or NULL (freeing o) when a put() failed. */
+static json_t *done(json_t *o, int bad)
+{
+    if (bad || !o) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+const char *view_device_name(const analysis *a, uint32_t slot)
+{
+    const store_run *run = analysis_get_run(a);
+    const analysis_device *d = analysis_get_device(a, slot);
+    return d && d->device != STORE_NONE && run->devices[d->device].name
+               ? run->devices[d->device].name
+               : "unknown device";
+}
+
+/* "4 processes (4 contexts, no MPS)" into buf. */
+static void who(const analysis_device *d, char *buf, size_t n)
+{
+    static const char *const mps[] = {"no MPS", "MPS", "MPS for some", "MPS state unknown"};
+    char green[32] = "";
+    if (d->ngreen)
+        snprintf(green, sizeof green, ", %u green", d->ngreen);
+    snprintf(buf, n, "%u process%s (%u context%s%s, %s)", d->nprocesses,
+             d->nprocesses == 1 ? "" : "es", d->ncontexts, d->ncontexts == 1 ? "" : "s", green,
+             (unsigned)d->mps < 4 ? mps[d->mps] : "?");
+}
+
+/* The stretch of a verdict's windows with its basis: "stretch 4.28x", "stretch ~4.00x
+ * (estimated: 4 contexts took turns)", "stretch ~1.00x (against each kernel's shortest run)". */
+static void stretch_text(const analysis_verdict_time *bv, char *buf, size_t n)
+{
+    switch (bv->basis) {
+    case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %.2fx", bv->stretch); break;
+    case ANALYSIS_BASIS_TURNS:
+        snprintf(buf, n, "stretch ~%.2fx (estimated: %.3g contexts took turns)", bv->stretch,
+                 bv->stretch);
+        break;
+    case ANALYSIS_BASIS_SHORTEST:
+        snprintf(buf, n, "stretch ~%.2fx (against each kernel's shortest run)", bv->stretch);
+        break;
+    default: snprintf(buf, n, "stretch unknown"); break;
+    }
+}
+
+/* Why the physics allowed what happened, from the deciding rule: "no MPS", "MPS", "green
+ * contexts", "MPS state unknown". */
+static const char *why(const analysis_device *d, analysis_rule r)
+{
+    switch (r) {
+    case ANALYSIS_RULE_NO_MPS: return d->mps == ANALYSIS_MPS_OFF ? "no MPS" : "not all under MPS";
+    case ANALYSIS_RULE_ONE_AT_A_TIME:
+    case ANALYSIS_RULE_PARALLEL_SLOW:
+    case ANALYSIS_RULE_NO_REFERENCE: return "MPS state unknown";
+    default:
+        return d->mps == ANALYSIS_MPS_ON        ? "MPS"
+               : d->ngreen                      ? "green contexts"
+               : d->mps == ANALYSIS_MPS_UNKNOWN ? "MPS state unknown"
+                                                : "shared";
+    }
+}
+
+void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
+{
+    const analysis_device *d = analysis_get_device(a, slot);
+    const analysis_verdict_time *bv = &d->by_verdict[d->verdict];
+    char w[160], st[160];
+    who(d, w, sizeof w);
+    h->verdict[0] = h->tail[0] = '\0';
+    if (d->verdict < ANALYSIS_CONCURRENT) {
+        int n = snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts",
+                         slot, view_device_name(a, slot), w);
+        if (d->max_kernels > 1 && n > 0 && (size_t)n < sizeof h->head)
+            snprintf(h->head + n, sizeof h->head - (size_t)n,
+                     "; up to %u kernels in flight at once (streams of one context)",
+                     d->max_kernels);
+        return;
+    }
+    double share = d->busy_ns ? 100.0 * (double)d->overlap_ns / (double)d->busy_ns : 0;
+    snprintf(h->head, sizeof h->head, "GPU %u (%s): %s overlapped %.0f%% of busy time; ", slot,
+             view_device_name(a, slot), w, share);
+    snprintf(h->verdict, sizeof h->verdict, "%s", analysis_verdict_name(d->verdict));
+    for (char *p = h->verdict; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    stretch_text(bv, st, sizeof st);
+    const char *y = why(d, bv->rule);
+    switch (d->verdict) {
+    case ANALYSIS_TIME_SLICED: {
+        int n = snprintf(h->tail, sizeof h->tail, " (%s): %s%s", y, st,
+                         bv->rule == ANALYSIS_RULE_NO_MPS ? "" : ", one kernel's work at a time");
+        if (d->predicted_gain >= 1.005 && n > 0 && (size_t)n < sizeof h->tail)
+            snprintf(h->tail + n, sizeof h->tail - (size_t)n, "; MPS could gain up to ~%.2gx%s",
+                     d->predicted_gain,
+                     d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
+        break;
+    }
+    case ANALYSIS_CONCURRENT: snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st); break;
+    case ANALYSIS_CONTENDED:
+        snprintf(h->tail, sizeof h->tail, " (%s): %s, parallelism %.3g", y, st,
+                 isfinite(bv->parallelism) ? bv->parallelism : 0.0);
+        break;
+    case ANALYSIS_QUEUED:
+        snprintf(h->tail, sizeof h->tail,
+                 " (%s): one kernel after another, overlapping only at handovers; %s there", y, st);
+        break;
+    default:
+        snprintf(h->tail, sizeof h->tail, " (%s): no solo reference (give --baseline FILES)", y);
+        break;
+    }
+}
+
+const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n)
+{
+    const analysis_device *d = analysis_get_device(a, slot);
+    buf[0] = '\0';
+    if (d && d->verdict >= ANALYSIS_CONCURRENT) {
+        analysis_rule r = d->by_verdict[d->verdict].rule;
+        snprintf(buf, n, "rule %s: %s", analysis_rule_name(r), analysis_rule_text(r));
+    }
+    return buf;
+}
+
+json_t *view_headline_json(const analysis *a)
+{
+    json_t *arr = json_array();
+    char line[1024];
+    if (!arr)
+        return NULL;
+    if (!analysis_ndevices(a)) {
+        uint32_t np = analysis_get_run(a)->nprocesses;
+        snprintf(line, sizeof line, "No kernels in %u process%s.", np, np == 1 ? "" : "es");
+        if (json_array_append_new(arr, view_string(line)))
+            goto fail;
+    }
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        view_headline h;
+        view_headline_of(a, i, &h);
+        snprintf(line, sizeof line, "%s%s%s", h.head, h.verdict, h.tail);
+        if (json_array_append_new(arr, view_string(line)))
+            goto fail;
+    }
+    return arr;
+fail:
+    json_decref(arr);
+    return NULL;
+}
+
+json_t *view_warnings_json(const analysis *a)
+{
+    json_t *arr = json_array();
+    for (uint32_t i = 0; arr && i < analysis_nwarnings(a); i++)
+        if (json_array_append_new(arr, view_string(analysis_warning(a, i)))) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+json_t *view_summary_json(const analysis *a)
+{
+    const analysis_summary *s = analysis_get_summary(a);
+    const store_run *run = analysis_get_run(a);
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "processes", json_integer(run->nprocesses), &bad);
+    put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
+    put(o, "zero_length", json_integer((json_int_t)s->nzero), &bad);
+    put(o, "referenced", json_integer((json_int_t)s->nreferenced), &bad);
+    put(o, "t_begin", json_integer(s->t_begin), &bad);
+    put(o, "t_end", json_integer(s->t_end), &bad);
+    put(o, "span_ns", json_integer(s->nkernels ? s->t_end - s->t_begin : 0), &bad);
+    put(o, "busy_ns", json_integer(s->busy_ns), &bad);
+    put(o, "overlap_ns", json_integer(s->overlap_ns), &bad);
+    put(o, "stretch", view_number(s->stretch), &bad);
+    put(o, "predicted_gain", view_number(s->predicted_gain), &bad);
+    put(o, "gain_basis", json_string(analysis_basis_name(s->gain_basis)), &bad);
+    return done(o, bad);
+}
+
+/* The summed windows of one verdict on a device. */
+static json_t *verdict_time_json(const analysis_verdict_time *bv)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "windows", json_integer((json_int_t)bv->nwindows), &bad);
+    put(o, "ns", json_real(bv->ns), &bad);
+    put(o, "share", view_number(bv->share), &bad);
+    put(o, "stretch", view_number(bv->stretch), &bad);
+    put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
+    put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
+    put(o, "parallelism", view_number(bv->parallelism), &bad);
+    put(o, "mps", json_boolean(bv->mps), &bad);
+    put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
+    return done(o, bad);
+}
+
+json_t *view_device_json(const analysis *a, uint32_t slot)
+{
+    const store_run *run = analysis_get_run(a);
+    const analysis_device *d = analysis_get_device(a, slot);
+    if (!d)
+        return NULL;
+    const store_device *sd = d->device != STORE_NONE ? &run->devices[d->device] : NULL;
+    const analysis_verdict_time *bv = &d->by_verdict[d->verdict];
+    json_t *o = json_object(), *byv = json_object();
+    char ev[512];
+    int bad = !o || !byv;
+    if (bad) {
+        json_decref(o);
+        json_decref(byv);
+        return NULL;
+    }
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+        if (d->by_verdict[v].nwindows)
+            put(byv, analysis_verdict_name(v), verdict_time_json(&d->by_verdict[v]), &bad);
+    put(o, "gpu", json_integer(slot), &bad);
+    put(o, "uuid", view_string(sd ? sd->uuid : NULL), &bad);
+    put(o, "name", view_string(sd ? sd->name : NULL), &bad);
+    put(o, "sm_count", json_integer(sd ? sd->sm_count : 0), &bad);
+    put(o, "kernels", json_integer((json_int_t)d->nkernels), &bad);
+    put(o, "processes", json_integer(d->nprocesses), &bad);
+    put(o, "contexts", json_integer(d->ncontexts), &bad);
+    put(o, "green_contexts", json_integer(d->ngreen), &bad);
+    put(o, "share_groups", json_integer(d->ngroups), &bad);
+    put(o, "mps", json_string(analysis_mps_name(d->mps)), &bad);
+    put(o, "t_begin", json_integer(d->t_begin), &bad);
+    put(o, "t_end", json_integer(d->t_end), &bad);
+    put(o, "span_ns", json_integer(d->t_end - d->t_begin), &bad);
+    put(o, "busy_ns", json_integer(d->busy_ns), &bad);
+    put(o, "overlap_ns", json_integer(d->overlap_ns), &bad);
+    put(o, "idle_ns", json_integer(d->idle_ns), &bad);
+    put(o, "overlap_share",
+        view_number(d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN), &bad);
+    put(o, "max_processes", json_integer(d->max_processes), &bad);
+    put(o, "max_contexts", json_integer(d->max_contexts), &bad);
+    put(o, "max_kernels", json_integer(d->max_kernels), &bad);
+    put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
+    put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
+    put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);
+    put(o, "stretch", view_number(bv->stretch), &bad);
+    put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
+    put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
+    put(o, "parallelism", view_number(bv->parallelism), &bad);
+    put(o, "predicted_gain", view_number(d->predicted_gain), &bad);
+    put(o, "gain_basis", json_string(analysis_basis_name(d->gain_basis)), &bad);
+    put(o, "by_verdict", byv, &bad);
+    put(o, "first_window", json_integer((json_int_t)d->first_window), &bad);
+    put(o, "windows", json_integer((json_int_t)d->nwindows), &bad);
+    return done(o, bad);
+}
+
+/* The device slot of window w (windows are grouped by slot). */
+static uint32_t window_slot(const analysis *a, uint64_t w)
+{
+    for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
+        const analysis_device *d = analysis_get_device(a, s);
+        if (w >= d->first_window && w < d->first_window + d->nwindows)
+            return s;
+    }
+    return 0;
+}
+
+json_t *view_window_json(const analysis *a, uint64_t w)
+{
+    if (w >= analysis_nwindows(a))
+        return NULL;
+    const analysis_window *x = &analysis_windows(a)[w];
+    int over = x->verdict >= ANALYSIS_CONCURRENT;
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "id", json_integer((json_int_t)w), &bad);
+    put(o, "gpu", json_integer(window_slot(a, w)), &bad);
+    put(o, "t0", json_integer(x->t0), &bad);
+    put(o, "t1", json_integer(x->t1), &bad);
+    put(o, "busy_ns", json_integer(x->busy_ns), &bad);
+    put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
+    put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
+    put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
+    put(o, "rule", json_string(analysis_rule_name(x->rule)), &bad);
+    put(o, "kernels", json_integer(x->nkernels), &bad);
+    put(o, "max_processes", json_integer(x->max_processes), &bad);
+    put(o, "max_contexts", json_integer(x->max_contexts), &bad);
+    put(o, "contexts_in_flight", over ? view_number(x->contexts) : json_null(), &bad);
+    put(o, "groups_in_flight", over ? view_number(x->groups) : json_null(), &bad);
+    put(o, "stretch", view_number(x->stretch), &bad);
+    put(o, "basis", json_string(analysis_basis_name(x->basis)), &bad);
+    put(o, "parallelism", view_number(x->parallelism), &bad);
+    put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
+    put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
+    put(o, "mps", json_boolean(x->mps), &bad);
+    put(o, "concurrent_ns", json_integer(x->concurrent_ns), &bad);
+    return done(o, bad);
+}
+
+json_t *view_process_json(const analysis *a, uint32_t p)
+{
+    const store_run *run = analysis_get_run(a);
+    const analysis_process *ap = analysis_get_process(a, p);
+    if (!ap)
+        return NULL;
+    const store_process *sp = &run->processes[p];
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "pid", json_integer(sp->pid), &bad);
+    put(o, "host", view_string(sp->host), &bad);
+    put(o, "file", view_string(sp->file), &bad);
+    put(o, "source", view_string(sp->source), &bad);
+    put(o, "run_id", view_string(sp->run_id), &bad);
+    put(o, "complete", json_boolean(sp->complete), &bad);
+    put(o, "error", view_string(sp->error), &bad);
+    put(o, "kernels", json_integer((json_int_t)ap->nkernels), &bad);
+    put(o, "referenced", json_integer((json_int_t)ap->nreferenced), &bad);
+    put(o, "contexts", json_integer(ap->ncontexts), &bad);
+    put(o, "kernel_ns", json_integer(ap->kernel_ns), &bad);
+    put(o, "busy_ns", json_integer(ap->busy_ns), &bad);
+    put(o, "overlap_ns", json_integer(ap->overlap_ns), &bad);
+    put(o, "stretch", view_number(ap->stretch), &bad);
+    put(o, "mps", json_string(analysis_mps_name(ap->mps)), &bad);
+    return done(o, bad);
+}
+
+json_t *view_signature_json(const analysis *a, uint32_t i)
+{
+    const store_run *run = analysis_get_run(a);
+    const analysis_signature *s = analysis_get_signature(a, i);
+    if (!s)
+        return NULL;
+    const store_launch *l = &run->launches[s->launch];
+    const store_string *str = s->name < run->nstrings ? &run->strings[s->name] : NULL;
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "name", view_string(str ? str->text : NULL), &bad);
+    put(o, "demangled", view_string(str ? str->demangled : NULL), &bad);
+    put(o, "grid",
+        json_pack("[I,I,I]", (json_int_t)l->grid[0], (json_int_t)l->grid[1],
+                  (json_int_t)l->grid[2]),
+        &bad);
+    put(o, "block",
+        json_pack("[I,I,I]", (json_int_t)l->block[0], (json_int_t)l->block[1],
+                  (json_int_t)l->block[2]),
+        &bad);
+    put(o, "registers", json_integer(l->registers), &bad);
+    put(o, "smem", json_integer((json_int_t)l->static_smem + l->dynamic_smem), &bad);
+    put(o, "source", json_string(analysis_ref_source_name(s->source)), &bad);
+    put(o, "reference_ns", s->source ? json_real(s->reference_ns) : json_null(), &bad);
+    put(o, "solo_instances", json_integer((json_int_t)s->nsolo), &bad);
+    put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
+    put(o, "total_ns", json_integer(s->total_ns), &bad);
+    put(o, "shortest_ns", json_integer(s->shortest_ns), &bad);
+    put(o, "stretch", view_number(s->stretch), &bad);
+    return done(o, bad);
+}
+
+json_t *view_comparison_json(const analysis *a, const analysis *b)
+{
+    analysis_comparison c;
+    if (analysis_compare(a, b, &c) != ANALYSIS_OK)
+        return NULL;
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "span_ns", json_integer(c.span_a), &bad);
+    put(o, "compare_span_ns", json_integer(c.span_b), &bad);
+    put(o, "measured_gain", view_number(c.measured_gain), &bad);
+    put(o, "predicted_gain", view_number(c.predicted_gain), &bad);
+    put(o, "stretch", view_number(c.stretch_a), &bad);
+    put(o, "compare_stretch", view_number(c.stretch_b), &bad);
+    put(o, "predicted_gain_at_compare_stretch", view_number(c.predicted_gain_at_stretch_b), &bad);
+    put(o, "common_signatures", json_integer(c.common_signatures), &bad);
+    put(o, "duration_ratio", view_number(c.duration_ratio), &bad);
+    return done(o, bad);
+}
+
+json_t *view_histogram_json(const analysis *a, uint32_t slot)
+{
+    uint64_t counts[HIST_BINS], noref = 0;
+    if (analysis_stretch_histogram(a, slot, HIST_LO, HIST_HI, counts, HIST_BINS, &noref))
+        return json_null();
+    json_t *c = json_array();
+    for (unsigned i = 0; c && i < HIST_BINS; i++)
+        if (json_array_append_new(c, json_integer((json_int_t)counts[i]))) {
+            json_decref(c);
+            return NULL;
+        }
+    if (!c)
+        return NULL;
+    return json_pack("{s:f, s:f, s:i, s:s, s:o, s:I}", "lo", HIST_LO, "hi", HIST_HI, "bins",
+                     HIST_BINS, "scale", "log2", "counts", c, "no_reference", (json_int_t)noref);
+}
+
+/* An array of n objects made by fn(a, i); NULL when one fails. */
+static json_t *array_of(const analysis *a, uint64_t n, json_t *(*fn)(const analysis *, uint64_t))
+{
+    json_t *arr = json_array();
+    for (uint64_t i = 0; arr && i < n; i++)
+        if (json_array_append_new(arr, fn(a, i))) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+static json_t *device_at(const analysis *a, uint64_t i)
+{
+    return view_device_json(a, (uint32_t)i);
+}
+static json_t *process_at(const analysis *a, uint64_t i)
+{
+    return view_process_json(a, (uint32_t)i);
+}
+static json_t *signature_at(const analysis *a, uint64_t i)
+{
+    return view_signature_json(a, (uint32_t)i);
+}
+
+json_t *view_report_json(const analysis *a, const analysis *cmp, const char *version)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    put(o, "tlview", json_string(version), &bad);
+    put(o, "headline", view_headline_json(a), &bad);
+    put(o, "summary", view_summary_json(a), &bad);
+    put(o, "warnings", view_warnings_json(a), &bad);
+    put(o, "devices", array_of(a, analysis_ndevices(a), device_at), &bad);
+    put(o, "windows", array_of(a, analysis_nwindows(a), view_window_json), &bad);
+    put(o, "processes", array_of(a, analysis_nprocesses(a), process_at), &bad);
+    put(o, "signatures", array_of(a, analysis_nsignatures(a), signature_at), &bad);
+    put(o, "stretch_histogram", view_histogram_json(a, UINT32_MAX), &bad);
+    if (cmp)
+        put(o, "comparison", view_comparison_json(a, cmp), &bad);
+    return done(o, bad);
+}

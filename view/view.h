@@ -1,0 +1,62 @@
+/* view: the one presentation of an analysis that every output shares. `tlview report` (text,
+ * JSON, CSV), `tlview export` and the web API all take their figures, their names and their
+ * headline sentences from here, so the same number has the same name and meaning everywhere.
+ *
+ * JSON: each view_*_json() returns a new jansson reference (NULL only when out of memory); a
+ * figure that is not defined (no reference, no basis) is null, never NaN; every string is valid
+ * UTF-8 (view_string() repairs what files from others may hold). The field names are documented
+ * once, in view/README.md. Floor: above analysis/ and store/, below cli/ and web/. */
+#ifndef VIEW_H
+#define VIEW_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "analysis.h"
+
+/* A JSON string of `s` (NULL -> null): invalid UTF-8 sequences become U+FFFD, so no string of a
+ * file is ever dropped. New reference, NULL only when out of memory. */
+json_t *view_string(const char *s);
+
+/* A JSON real, or null when v is not finite. */
+json_t *view_number(double v);
+
+/* The headline of device slot `slot` in three parts, so a terminal can colour the verdict:
+ * `head` ("GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 100% of busy time; "),
+ * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (": stretch 4.28x (4
+ * contexts took turns); MPS could gain up to ~4.3x"). Strings owned by *out. */
+typedef struct view_headline {
+    char head[384];
+    char verdict[32];
+    char tail[512];
+} view_headline;
+void view_headline_of(const analysis *a, uint32_t slot, view_headline *out /* OUT */);
+
+/* The evidence sentence of device slot `slot`'s verdict: the rule that decided it and its
+ * explanation ("rule no-mps: contexts that cannot share the GPU (no MPS) ..."), into buf (size
+ * n); "" when the device had no overlap. Returns buf. */
+const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n);
+
+/* A device's name for people: its name, "unknown device" when not known. Static or owned by the
+ * run. */
+const char *view_device_name(const analysis *a, uint32_t slot);
+
+/* The objects of the JSON view (field names in view/README.md). */
+json_t *view_summary_json(const analysis *a);
+json_t *view_device_json(const analysis *a, uint32_t slot);
+json_t *view_window_json(const analysis *a, uint64_t w);
+json_t *view_process_json(const analysis *a, uint32_t p);
+json_t *view_signature_json(const analysis *a, uint32_t s);
+/* The comparison of a (e.g. MPS off) with b (MPS on); NULL when out of memory. */
+json_t *view_comparison_json(const analysis *a, const analysis *b);
+json_t *view_headline_json(const analysis *a); /* array of the devices' headline strings */
+json_t *view_warnings_json(const analysis *a); /* array of strings */
+/* The stretch histogram of device slot `slot` (UINT32_MAX: every device): {lo, hi, bins, scale,
+ * counts[], no_reference}, log2 bins, 4 per octave over [1/8, 64). */
+json_t *view_histogram_json(const analysis *a, uint32_t slot);
+
+/* The whole report: tlview version, headline, summary, warnings, devices, windows, processes,
+ * signatures, the stretch histogram and, when cmp is not NULL, the comparison. */
+json_t *view_report_json(const analysis *a, const analysis *cmp, const char *version);
+
+#endif
