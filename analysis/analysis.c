@@ -79,9 +79,11 @@ const char *analysis_rule_text(analysis_rule r)
         "ends, doing one kernel's solo work at a time",
         "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
         "down",
-        "MPS state unknown: the GPU did about one kernel's solo work at a time",
+        "MPS state unknown: the GPU did about one kernel's solo work at a time (time-slicing, or "
+        "MPS clients that each fill the GPU: --assume-mps on|off says which)",
         "MPS state unknown: the kernels ran side by side but slowed each other down",
-        "MPS state unknown and too few kernels with a solo reference (give --baseline FILES)"};
+        "MPS state unknown and too few kernels with a solo reference (give --baseline FILES, or "
+        "--assume-mps on|off)"};
     return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
 }
 
@@ -103,10 +105,11 @@ const char *analysis_ref_source_name(analysis_ref_source s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-/* A context's MPS state as flags: 1 off, 2 on, 4 unknown. */
-static unsigned mps_flag(const store_context *c)
+/* Context c's MPS state as flags: 1 off, 2 on, 4 unknown. */
+static unsigned mps_flag(const analysis *a, store_idx c)
 {
-    return c->compute_api_kind == 1 ? 1u : c->compute_api_kind == 2 ? 2u : 4u;
+    uint32_t k = analysis_ctx_kind(a, c);
+    return k == 1 ? 1u : k == 2 ? 2u : 4u;
 }
 
 /* The MPS state of a set of contexts from their OR-ed mps_flag()s (0: none). */
@@ -155,7 +158,7 @@ static int assign_groups(analysis *a)
     /* the green families: one group per (slot, process, parent id) */
     for (uint32_t c = 0; c < run->ncontexts; c++) {
         const store_context *sc = &run->contexts[c];
-        if (sc->green && sc->compute_api_kind != 2)
+        if (sc->green && analysis_ctx_kind(a, c) != 2)
             fam[nfam++] = (famkey){a->ctx_slot[c], sc->process, sc->parent_id, 0};
     }
     qsort(fam, nfam, sizeof *fam, cmp_famkey);
@@ -172,11 +175,11 @@ static int assign_groups(analysis *a)
         const store_context *sc = &run->contexts[c];
         uint32_t s = a->ctx_slot[c];
         famkey k = {s, sc->process, sc->green ? sc->parent_id : sc->context_id, 0};
-        const famkey *f =
-            sc->compute_api_kind == 2 ? NULL : bsearch(&k, fam, n, sizeof *fam, cmp_famkey);
+        uint32_t kind = analysis_ctx_kind(a, c);
+        const famkey *f = kind == 2 ? NULL : bsearch(&k, fam, n, sizeof *fam, cmp_famkey);
         if (f) { /* a green context, or the parent of green ones */
             a->ctx_group[c] = f->group;
-        } else if (sc->compute_api_kind == 2) {
+        } else if (kind == 2) {
             if (mps_group[s] == UINT32_MAX) {
                 mps_group[s] = a->ngroups;
                 a->group_kind[a->ngroups++] = ANALYSIS_GROUP_MPS;
@@ -184,8 +187,7 @@ static int assign_groups(analysis *a)
             a->ctx_group[c] = mps_group[s];
         } else {
             a->ctx_group[c] = a->ngroups;
-            a->group_kind[a->ngroups++] =
-                sc->compute_api_kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
+            a->group_kind[a->ngroups++] = kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
         }
     }
     free(mps_group);
@@ -214,8 +216,8 @@ static int count_contexts(analysis *a, const uint64_t *used)
         ad->ncontexts++;
         ad->ngreen += sc->green != 0;
         a->procs[sc->process].ncontexts++;
-        dflags[s] |= mps_flag(sc);
-        pflags[sc->process] |= mps_flag(sc);
+        dflags[s] |= mps_flag(a, c);
+        pflags[sc->process] |= mps_flag(a, c);
         if (!gseen[a->ctx_group[c]]++)
             ad->ngroups++;
         uint8_t *p = &seen[(uint64_t)s * run->nprocesses + sc->process];
@@ -471,6 +473,17 @@ static int check_run(analysis *a)
         warn(a, "%u more processes are incomplete", nincomplete - 5);
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
+    uint32_t nassumed = 0;
+    for (uint32_t c = 0; c < run->ncontexts; c++)
+        nassumed += run->contexts[c].compute_api_kind != 1 &&
+                    run->contexts[c].compute_api_kind != 2 && a->opt.assume_mps;
+    if (nassumed)
+        warn(a,
+             "%u context%s whose files do not say whether they were MPS clients %s taken as %s, "
+             "as asked (--assume-mps %s)",
+             nassumed, nassumed == 1 ? "" : "s", nassumed == 1 ? "was" : "were",
+             a->opt.assume_mps == 2 ? "MPS clients" : "plain CUDA contexts (no MPS)",
+             a->opt.assume_mps == 2 ? "on" : "off");
     for (uint32_t s = 0; s < a->ndevs; s++) {
         store_idx dv = a->devs[s].device;
         if (dv != STORE_NONE && run->devices[dv].inferred)
@@ -502,8 +515,8 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
     else
         analysis_options_default(&a->opt);
     int rc = ANALYSIS_EINVAL;
-    if (a->opt.join_gap_ns < 0 || !(a->opt.concurrent_max_stretch >= 1.0) ||
-        !(a->opt.sliced_max_parallelism > 0) ||
+    if (a->opt.join_gap_ns < 0 || a->opt.assume_mps < 0 || a->opt.assume_mps > 2 ||
+        !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
         !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))
         goto fail;

@@ -105,6 +105,9 @@ typedef struct analysis_options {
     double min_reference_coverage; /* share of a set's kernel time that must have a solo
                                       reference for a measured stretch (0.5) */
     int64_t join_gap_ns;           /* overlap windows closer than this are one window (1 ms) */
+    int assume_mps;                /* for contexts whose files do not say whether they were MPS
+                                      clients (imports): 0 leave them unknown (default), 1 take
+                                      them as plain CUDA, 2 as MPS clients */
 } analysis_options;
 
 /* Sets every field of *o to its documented default. */

@@ -50,6 +50,14 @@ struct analysis {
     uint32_t nwarnings;
 };
 
+/* Context c's compute API kind (1 plain CUDA, 2 MPS client, 0 unknown), with the options'
+ * assume_mps standing in for what its file does not say. */
+static inline uint32_t analysis_ctx_kind(const analysis *a, store_idx c)
+{
+    uint32_t k = a->run->contexts[c].compute_api_kind;
+    return k == 1 || k == 2 ? k : a->opt.assume_mps == 1 ? 1 : a->opt.assume_mps == 2 ? 2 : 0;
+}
+
 /* The slot of kernel k's device. */
 static inline uint32_t analysis_kernel_slot(const analysis *a, const store_kernel *k)
 {

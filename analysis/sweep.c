@@ -252,7 +252,7 @@ static void context_step(sweep *sw, sweepdev *d, store_idx ctx, int delta)
 {
     analysis *a = sw->a;
     uint32_t g = a->ctx_group[ctx];
-    int mps = a->run->contexts[ctx].compute_api_kind == 2;
+    int mps = analysis_ctx_kind(a, ctx) == 2;
     if (delta > 0 ? sw->ccount[ctx]++ != 0 : --sw->ccount[ctx] != 0)
         return; /* the context was and stays in flight */
     d->nctx += (uint32_t)delta;

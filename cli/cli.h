@@ -23,8 +23,21 @@
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
 /* Analyses `run` with the default thresholds and, when `baseline` is not NULL, its solo
- * references. Prints an error and returns non-zero on failure; *ppOut owns the result. */
-int cli_analyse(const store_run *run, const store_run *baseline, analysis **ppOut /* OUT */);
+ * references; `assume_mps` is analysis_options.assume_mps (0 none, 1 off, 2 on). Prints an
+ * error and returns non-zero on failure; *ppOut owns the result. */
+int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps,
+                analysis **ppOut /* OUT */);
+
+/* The value of `--assume-mps WHEN`: "on" 2, "off" 1, anything else -1. */
+int cli_parse_assume_mps(const char *text);
+
+/* The help text of --assume-mps, shared by the commands that take it. */
+#define CLI_ASSUME_MPS_HELP                                                                        \
+    "      --assume-mps on|off  contexts whose files do not say whether they were MPS clients\n"   \
+    "                       (imported traces: Kineto/Chrome, most nsys exports) are taken as "     \
+    "MPS\n"                                                                                        \
+    "                       clients (on) or plain contexts (off); by default their MPS state is\n" \
+    "                       unknown and the timing alone judges their overlap\n"
 
 /* Writes the headline of every device (one line each) to `out`, e.g.
  * "GPU 0 (NVIDIA H200): 4 processes overlapped 98% of busy time; TIME-SLICED: mean stretch 4.02x

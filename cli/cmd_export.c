@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
     "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
-    "                     FILES...\n"
+    "                     [--assume-mps on|off] FILES...\n"
     "\n"
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open:\n"
     "a process per traced process with a track per CUDA stream (kernels that overlap on one\n"
@@ -28,7 +28,7 @@ static const char usage_text[] =
     "  -c, --chrome OUT.json  the file to write (required); an existing file is refused\n"
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
-    "  -f, --force            overwrite OUT.json if it exists\n"
+    "  -f, --force            overwrite OUT.json if it exists\n" CLI_ASSUME_MPS_HELP
     "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
     "                         of matching them by host, ordinal, name and memory\n"
     "  -h, --help             this text\n"
@@ -257,13 +257,17 @@ static int write_trace(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'}, {"baseline", required_argument, 0, 'b'},
-        {"force", no_argument, 0, 'f'},        {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+        {"chrome", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
+        {"force", no_argument, 0, 'f'},
+        {"assume-mps", required_argument, 0, 'M'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *out = NULL;
     char **base = calloc((size_t)argc + 1, sizeof *base);
-    int force = 0, separate = 0, nbase = 0, c, rc = 1;
+    int force = 0, separate = 0, nbase = 0, c, rc = 1, assume_mps = 0;
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     FILE *f = NULL;
@@ -277,6 +281,12 @@ int cmd_export(int argc, char **argv)
         case 'c': out = optarg; break;
         case 'b': base[nbase++] = optarg; break;
         case 'f': force = 1; break;
+        case 'M':
+            if ((assume_mps = cli_parse_assume_mps(optarg)) < 0) {
+                rc = cli_usage_error("export", "--assume-mps wants on or off, not '%s'", optarg);
+                goto out;
+            }
+            break;
         case 'G': separate = 1; break;
         case 'h':
             fputs(usage_text, stdout);
@@ -294,7 +304,7 @@ int cmd_export(int argc, char **argv)
         goto out;
     if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
         (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
-        cli_analyse(run, baseline, &a) != 0 || !(f = cli_create("export", out, force)))
+        cli_analyse(run, baseline, assume_mps, &a) != 0 || !(f = cli_create("export", out, force)))
         goto out;
     static char buf[1 << 20];
     setvbuf(f, buf, _IOFBF, sizeof buf);

@@ -14,7 +14,7 @@
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
     "                     [--table NAME] [--color auto|always|never] [--top N]\n"
-    "                     [--separate-gpus] FILES...\n"
+    "                     [--assume-mps on|off] [--separate-gpus] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
     "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
@@ -32,7 +32,8 @@ static const char usage_text[] =
     "                       alone); repeat for several files, or give a folder\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
-    "                       stretch of that run's kernels; repeatable, or a folder\n"
+    "                       stretch of that run's kernels; repeatable, or a "
+    "folder\n" CLI_ASSUME_MPS_HELP
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
@@ -58,16 +59,23 @@ typedef struct report_opts {
     const char *format, *table, *color;
     int top;
     int separate_gpus; /* --separate-gpus */
+    int assume_mps;    /* --assume-mps: analysis_options.assume_mps */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
 {
     static const struct option longopts[] = {
-        {"baseline", required_argument, 0, 'b'}, {"compare", required_argument, 0, 'c'},
-        {"format", required_argument, 0, 'f'},   {"table", required_argument, 0, 't'},
-        {"color", required_argument, 0, 'C'},    {"colour", required_argument, 0, 'C'},
-        {"top", required_argument, 0, 'n'},      {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+        {"baseline", required_argument, 0, 'b'},
+        {"compare", required_argument, 0, 'c'},
+        {"format", required_argument, 0, 'f'},
+        {"table", required_argument, 0, 't'},
+        {"color", required_argument, 0, 'C'},
+        {"colour", required_argument, 0, 'C'},
+        {"top", required_argument, 0, 'n'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"assume-mps", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int c;
     long v;
@@ -84,6 +92,10 @@ static int parse(int argc, char **argv, report_opts *o)
             if (cli_parse_long(optarg, 0, INT_MAX, &v))
                 return cli_usage_error("report", "--top wants a count, not '%s'", optarg);
             o->top = (int)v;
+            break;
+        case 'M':
+            if ((o->assume_mps = cli_parse_assume_mps(optarg)) < 0)
+                return cli_usage_error("report", "--assume-mps wants on or off, not '%s'", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("report", "unknown option");
@@ -147,7 +159,8 @@ int cmd_report(int argc, char **argv)
         (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0) ||
         (o.ncompare && cli_load(o.ncompare, o.compare, o.separate_gpus, &other) != 0))
         goto out;
-    if (cli_analyse(run, base, &a) != 0 || (other && cli_analyse(other, base, &b) != 0))
+    if (cli_analyse(run, base, o.assume_mps, &a) != 0 ||
+        (other && cli_analyse(other, base, o.assume_mps, &b) != 0))
         goto out;
     rc = emit(&o, a, b);
 out:

@@ -263,7 +263,7 @@ int cmd_serve(int argc, char **argv)
     }
     web_run wr[2];
     for (int i = 0; i < nruns; i++) {
-        if (cli_analyse(runs[i], base, &an[i]) != 0)
+        if (cli_analyse(runs[i], base, 0, &an[i]) != 0)
             goto out;
         wr[i] = (web_run){labels[i], runs[i], an[i]};
     }

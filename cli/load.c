@@ -181,11 +181,17 @@ fail:
     return 1;
 }
 
-int cli_analyse(const store_run *run, const store_run *baseline, analysis **ppOut)
+int cli_parse_assume_mps(const char *text)
+{
+    return !strcmp(text, "on") ? 2 : !strcmp(text, "off") ? 1 : -1;
+}
+
+int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps, analysis **ppOut)
 {
     analysis_options o;
     analysis_options_default(&o);
     o.baseline = baseline;
+    o.assume_mps = assume_mps;
     int rc = analysis_run(run, &o, ppOut);
     if (rc) {
         fprintf(stderr, "tlview: analysis failed: %s\n", analysis_strerror(rc));

@@ -1,14 +1,16 @@
 #!/bin/sh
-# fuzz/run.sh DURATION [TARGET...]: builds the libFuzzer targets of the importers (clang,
-# -fsanitize=fuzzer,address,undefined) and runs each for DURATION seconds, one after another.
-# Not part of the test suite. Seeds: the fixtures of tests/importers (SQL run through sqlite3,
-# JSON as is, also gzipped) and the files of ../shared/corpus when present. Crashes are left
-# as crash-* files in $FUZZ_WORK/<target>/ (default /tmp/tlview-fuzz); exit status 1 if any.
-# Needs clang with libclang-rt (Debian: clang, libclang-rt-14-dev), sqlite3, gzip.
+# fuzz/run.sh DURATION [TARGET...]: builds the libFuzzer targets of the importers and of the
+# tlview loader (clang, -fsanitize=fuzzer,address,undefined) and runs each for DURATION seconds,
+# one after another. scripts/test runs `store` for 20 s. Seeds: for the importers the fixtures of
+# tests/importers (SQL run through sqlite3, JSON as is, also gzipped) and the files of
+# ../shared/corpus when present; for the loader fuzz/store_seeds/*.sql applied to a committed
+# sample recording. Crashes are left as crash-* files in $FUZZ_WORK/<target>/ (default
+# /tmp/tlview-fuzz); exit status 1 if any. Needs clang with libclang-rt (Debian: clang,
+# libclang-rt-14-dev), sqlite3, gzip.
 set -eu
-duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome ...]}
+duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome|store ...]}
 shift
-targets=${*:-nvprof nsys chrome}
+targets=${*:-nvprof nsys chrome store}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${FUZZ_WORK:-/tmp/tlview-fuzz}
 mkdir -p "$work/bin"
@@ -23,13 +25,33 @@ for c in "$src"/store/*.c "$src"/importers/*.c; do
     objs="$objs $o"
 done
 
+# The loader's seeds: each store_seeds/NAME.sql run on a copy of a small real recording (API
+# and range rows added, 1 KiB pages so that the file stays small).
+store_seeds() {
+    base="$work/store/base.db"
+    rm -f "$base"
+    cp "$src/samples/triton_single_sm/traces/mps-off/n1/triton.2015.db" "$base"
+    sqlite3 "$base" "INSERT INTO api(start, dur, process_id, thread_id, correlation_id, domain,
+        cbid, name_id, status) VALUES (1000, 500, 1, 7, 1, 1, 211, 1, 0);
+        INSERT INTO \"range\"(start, dur, process_id, thread_id, domain_id, name_id)
+        VALUES (900, 5000, 1, 7, NULL, 1); PRAGMA page_size = 1024; VACUUM;"
+    for s in "$src"/fuzz/store_seeds/*.sql; do
+        name=$(basename "$s" .sql)
+        rm -f "$1/$name.db"
+        cp "$base" "$1/$name.db"
+        sqlite3 "$1/$name.db" < "$s"
+    done
+}
+
 status=0
 for t in $targets; do
     clang $flags -std=gnu11 -I"$src/store" -I"$src/importers" "$src/fuzz/fuzz_$t.c" $objs \
         -lsqlite3 -lz -lstdc++ -lpthread -o "$work/bin/fuzz_$t"
     seeds="$work/$t/seeds"
     mkdir -p "$seeds" "$work/$t/corpus"
+    [ "$t" = store ] && store_seeds "$seeds"
     for d in "$src"/tests/importers/"$t"/*/; do
+        [ -d "$d" ] || continue
         name=$(basename "$d")
         if [ -f "$d/input.sql" ]; then
             rm -f "$seeds/$name.db"

@@ -353,13 +353,30 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
 /* Common head of the GPU tables: start|end|deviceId|contextId|streamId|correlationId|globalPid. */
 #define GPU_COLS "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid"
 
-/* Start/end of a row on the common axis; 0 when the row has no usable times. */
+/* What row_times() found. */
+enum { TIMES_OK, TIMES_NONE, TIMES_OVERFLOW };
+
+/* Start/end (columns 0 and 1) of a row on the common axis: TIMES_OK, TIMES_NONE (NULL, or end
+ * before start) or TIMES_OVERFLOW (the record is refused, see imp_refuse()). */
 static int row_times(nsys *ns, sqlite3_stmt *st, int64_t *start, int64_t *end)
 {
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL)
-        return 0;
-    return imp_add(sqlite3_column_int64(st, 0), ns->t0, start) &&
-           imp_add(sqlite3_column_int64(st, 1), ns->t0, end) && *end >= *start;
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+        sqlite3_column_int64(st, 1) < sqlite3_column_int64(st, 0))
+        return TIMES_NONE;
+    return imp_time_add(sqlite3_column_int64(st, 0), ns->t0, start) &&
+                   imp_time_add(sqlite3_column_int64(st, 1), ns->t0, end)
+               ? TIMES_OK
+               : TIMES_OVERFLOW;
+}
+
+/* Counts a record of pid refused for its times; 0 or STORE_ENOMEM (error set). */
+static int refuse(imp_reader *r, nsys *ns, int64_t pid)
+{
+    store_idx p = process_idx(r, ns, pid);
+    if (p == STORE_NONE)
+        return STORE_ENOMEM;
+    imp_refuse(r, p);
+    return 0;
 }
 
 static store_idx gpu_stream(imp_reader *r, nsys *ns, sqlite3_stmt *st)
@@ -399,10 +416,13 @@ static int load_kernels(imp_reader *r, nsys *ns)
         return rc;
     while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         store_kernel k = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
-        if (!row_times(ns, st, &k.start, &k.end)) {
+        int times = row_times(ns, st, &k.start, &k.end);
+        if (times == TIMES_OVERFLOW && (rc = refuse(r, ns, pid_of(st, 6))))
+            break;
+        if (times == TIMES_NONE)
             imp_unmapped(r, "kernel_without_time", 1);
+        if (times != TIMES_OK)
             continue;
-        }
         store_launch l = {.name = STORE_NONE};
         int missing = 1;
         for (int c = 7; c <= 9 && missing; c++)
@@ -446,12 +466,16 @@ static int load_copies(imp_reader *r, nsys *ns, store_copy_type type)
         store_copy c = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
                         .type = (uint16_t)type,
                         .bytes = (uint64_t)sqlite3_column_int64(st, 7)};
-        if (!row_times(ns, st, &c.start, &c.end)) {
+        int times = row_times(ns, st, &c.start, &c.end);
+        if (times == TIMES_OVERFLOW && (rc = refuse(r, ns, pid_of(st, 6))))
+            break;
+        if (times == TIMES_NONE)
             imp_unmapped(
                 r, type == STORE_COPY_MEMCPY ? "memcpy_without_time" : "memset_without_time", 1);
+        if (times != TIMES_OK)
             continue;
-        }
-        int64_t kind = sqlite3_column_int64(st, 8);
+        /* unsigned: a hostile memKind of INT64_MAX must not overflow */
+        uint64_t kind = (uint64_t)sqlite3_column_int64(st, 8);
         if (type == STORE_COPY_MEMSET)
             kind = sqlite3_column_type(st, 8) == SQLITE_NULL ? 0 : kind + 1;
         c.kind = (uint16_t)kind;
@@ -484,10 +508,13 @@ static int load_apis(imp_reader *r, nsys *ns)
                        .thread_id = (uint64_t)sqlite3_column_int64(st, 2) & 0xFFFFFF,
                        .status = (int32_t)sqlite3_column_int64(st, 5),
                        .domain = STORE_API_RUNTIME};
-        if (!row_times(ns, st, &a.start, &a.end)) {
+        int times = row_times(ns, st, &a.start, &a.end);
+        if (times == TIMES_OVERFLOW && (rc = refuse(r, ns, pid_of(st, 2))))
+            break;
+        if (times == TIMES_NONE)
             imp_unmapped(r, "api_without_time", 1);
+        if (times != TIMES_OK)
             continue;
-        }
         imp_str *s = sqlite3_column_type(st, 4) == SQLITE_NULL
                          ? NULL
                          : imp_strs_find(&ns->strings, sqlite3_column_int64(st, 4));
@@ -543,13 +570,15 @@ static int load_nvtx(imp_reader *r, nsys *ns)
             imp_unmapped(r, kind, 1);
             continue;
         }
-        int timed = imp_add(sqlite3_column_int64(st, 0), ns->t0, &g.start);
-        g.end = g.start;
-        if (type != 34)
-            timed = timed && sqlite3_column_type(st, 1) != SQLITE_NULL &&
-                    imp_add(sqlite3_column_int64(st, 1), ns->t0, &g.end);
-        if (!timed || g.end < g.start) {
+        int64_t start = sqlite3_column_int64(st, 0), end = start;
+        if (type != 34 && (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+                           (end = sqlite3_column_int64(st, 1)) < start)) {
             imp_unmapped(r, "nvtx_without_end", 1);
+            continue;
+        }
+        if (!imp_time_add(start, ns->t0, &g.start) || !imp_time_add(end, ns->t0, &g.end)) {
+            if ((rc = refuse(r, ns, pid_of(st, 4))))
+                break;
             continue;
         }
         const char *text = (const char *)sqlite3_column_text(st, 3);
@@ -603,6 +632,9 @@ static int ns_load(imp_reader *r)
         (rc = load_copies(r, ns, STORE_COPY_MEMSET)) || (rc = load_apis(r, ns)) ||
         (rc = load_nvtx(r, ns)))
         return rc;
+    for (size_t i = 0; i < ns->nprocs; i++)
+        if ((rc = imp_keep_refused(r, ns->procs[i].idx)))
+            return rc;
     imp_progress_end(r, r->rows_total);
     if (ns->nprocs == 0)
         imp_warn(r, "no CUDA or NVTX activity in this export");

@@ -292,6 +292,9 @@ static int min_launch_delay(imp_reader *r, nvprof *nv, int limit, int64_t *best,
         for (int j = 0; j < 2; j++) {
             if (!imp_sql_has_table(nv->db, kt[i]) || !imp_sql_has_table(nv->db, at[j]))
                 continue;
+            int rc = imp_sql_table(r, nv->db, kt[i]);
+            if (rc || (rc = imp_sql_table(r, nv->db, at[j])))
+                return rc;
             char sql[500], lim[32] = "";
             if (limit)
                 snprintf(lim, sizeof lim, " LIMIT %d", limit);
@@ -301,8 +304,7 @@ static int min_launch_delay(imp_reader *r, nvprof *nv, int limit, int64_t *best,
                      "a.correlationId = k.correlationId",
                      kt[i], lim, at[j]);
             sqlite3_stmt *st;
-            int rc = imp_sql_prepare(r, nv->db, sql, &st);
-            if (rc)
+            if ((rc = imp_sql_prepare(r, nv->db, sql, &st)))
                 return rc;
             rc = imp_sql_step(r, st);
             if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -383,9 +385,13 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
     while ((rc = imp_sql_next(r, st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
         store_kernel k = {.correlation_id = (uint32_t)sqlite3_column_int64(st, 5)};
-        if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &k.start) ||
-            !imp_add(end, nv->gpu_shift, &k.end)) {
+        if (start <= 0 || end < start) {
             imp_unmapped(r, "kernel_without_time", 1);
+            continue;
+        }
+        if (!imp_time_add(start, nv->gpu_shift, &k.start) ||
+            !imp_time_add(end, nv->gpu_shift, &k.end)) {
+            imp_refuse(r, nv->process);
             continue;
         }
         store_launch l = {.name = string_idx(r, nv, sqlite3_column_int64(st, 15))};
@@ -433,9 +439,13 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
                         .type = (uint16_t)type,
                         .kind = (uint16_t)sqlite3_column_int64(st, 0),
                         .bytes = (uint64_t)sqlite3_column_int64(st, 1)};
-        if (start <= 0 || end < start || !imp_add(start, nv->gpu_shift, &c.start) ||
-            !imp_add(end, nv->gpu_shift, &c.end)) {
+        if (start <= 0 || end < start) {
             imp_unmapped(r, bad, 1);
+            continue;
+        }
+        if (!imp_time_add(start, nv->gpu_shift, &c.start) ||
+            !imp_time_add(end, nv->gpu_shift, &c.end)) {
+            imp_refuse(r, nv->process);
             continue;
         }
         c.stream = stream_idx(r, nv, (uint32_t)sqlite3_column_int64(st, 4),
@@ -474,6 +484,10 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
         int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
         if (start <= 0 || end < start) {
             imp_unmapped(r, "api_without_time", 1);
+            continue;
+        }
+        if (!imp_time_add(end, 0, &end)) { /* 0 < start <= end: end alone can be out of range */
+            imp_refuse(r, nv->process);
             continue;
         }
         store_idx name;
@@ -539,8 +553,9 @@ static int load_markers(imp_reader *r, nvprof *nv)
         int64_t id = sqlite3_column_int64(st, 2);
         if (flags & 4) { /* end */
             if (have_open && open_id == id && ts >= open.start) {
-                open.end = ts;
-                if ((rc = imp_add_range(r, &open)))
+                if (!imp_time_add(ts, 0, &open.end))
+                    imp_refuse(r, nv->process);
+                else if ((rc = imp_add_range(r, &open)))
                     break;
             } else
                 imp_unmapped(r, "marker_unpaired", 1);
@@ -552,6 +567,10 @@ static int load_markers(imp_reader *r, nvprof *nv)
         have_open = 0;
         if (!(flags & 3) || ts <= 0) {
             imp_unmapped(r, "marker_other", 1);
+            continue;
+        }
+        if (!imp_time_add(ts, 0, &ts)) {
+            imp_refuse(r, nv->process);
             continue;
         }
         store_range g = {.start = ts,
@@ -583,8 +602,8 @@ static int nv_load(imp_reader *r)
 {
     nvprof *nv = r->state;
     sqlite3_stmt *st;
-    int rc = imp_sql_prepare(r, nv->db, "SELECT version FROM Version", &st);
-    if (rc)
+    int rc = imp_sql_table(r, nv->db, "Version");
+    if (rc || (rc = imp_sql_prepare(r, nv->db, "SELECT version FROM Version", &st)))
         return rc;
     rc = imp_sql_step(r, st);
     int64_t version = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
@@ -618,7 +637,7 @@ static int nv_load(imp_reader *r)
         (rc = load_copies(r, nv, "CUPTI_ACTIVITY_KIND_MEMSET", STORE_COPY_MEMSET)) ||
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_RUNTIME", STORE_API_RUNTIME)) ||
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_DRIVER", STORE_API_DRIVER)) ||
-        (rc = load_markers(r, nv)))
+        (rc = load_markers(r, nv)) || (rc = imp_keep_refused(r, nv->process)))
         return rc;
     imp_progress_end(r, r->rows_total);
     return imp_sql_count_unmapped(r, nv->db, gpu_tables);

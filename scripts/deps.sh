@@ -3,7 +3,8 @@
 # CUDA is optional: without it the collector and the samples are skipped.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev
-      zlib1g-dev)
+      zlib1g-dev
+      clang libclang-rt-14-dev) # libFuzzer, for scripts/test's fuzz run of the loader
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
 if [ "${TLVIEW_BROWSER_TESTS:-1}" = 1 ]; then
   pkgs+=(chromium wrk)

@@ -128,6 +128,9 @@ static int load_group(store_run *run, const char *const *paths, uint32_t n, load
                 segs->start[segs->n++] = run->nkernels;
             run->nkernels += s->n;
         }
+        for (uint32_t i = 0; i < n && rc == STORE_OK; i++)
+            if ((rc = store_load_finish(&L[i])) != STORE_OK)
+                store_fmt(err, errlen, "%s: out of memory while loading", L[i].path);
     }
     for (uint32_t i = 0; i < n; i++)
         store_load_close(&L[i]);
@@ -181,12 +184,22 @@ int store_probe(const char *path)
     sqlite3 *db = NULL;
     int64_t t0, schema;
     store_clock clock;
+    store_guard guard;
     if (!path || store_file_check(path, err, sizeof err) != STORE_OK)
         return 0;
+    store_guard_start(&guard, path);
     if (store_open_read(path, &db, err, sizeof err) != STORE_OK)
         return 0;
-    int rc = store_schema_check(db, path, &t0, &clock, &schema, err, sizeof err);
+    /* Guarded like a load. A meta that is not a plain table (a view...) is not read, but the
+     * file is taken, so that its load says what is wrong with it. */
+    int refused = 0;
+    int rc = store_guard_attach(db, &guard, path, err, sizeof err);
+    if (rc == STORE_OK)
+        rc = store_guard_tables(db, path, (const char *const[]){"meta", NULL}, &refused, err,
+                                sizeof err);
+    if (rc == STORE_OK)
+        rc = store_schema_check(db, path, &t0, &clock, &schema, err, sizeof err);
     sqlite3_close(db);
     /* A newer tlview file is still a tlview file: the load then says why it cannot be read. */
-    return rc == STORE_OK || rc == STORE_ENEWER;
+    return rc == STORE_OK || rc == STORE_ENEWER || refused;
 }

@@ -1,7 +1,10 @@
 /* load_file.c: reads one tlview file into a run (load.c runs several at once). The metadata
  * tables are read first and turned into arrays indexed by the file's row ids, so the kernel scan
  * (the hot path: one prepared statement, tens of millions of rows) resolves each row with array
- * lookups only. Every check that a file is whole and consistent is here. */
+ * lookups only. Every check that a file is whole and consistent is here; files come from anyone,
+ * so each connection is guarded (store_guard_*: no views, a time limit, plain tables only) and
+ * every time is computed with checked arithmetic: a record whose time overflows is refused and
+ * counted in its process's rows_refused. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +51,7 @@ static int idmap(loader *L, const char *table, store_idx **pMap, uint64_t *pN)
     sqlite3_finalize(st);
     if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
         return lerr(L, STORE_EIO, table);
-    if (mx < 0 || mx > 4 * cnt + 4096) {
+    if (mx < 0 || mx >= (int64_t)UINT32_MAX || (uint64_t)mx > 4 * (uint64_t)cnt + 4096) {
         store_fmt(L->err, sizeof L->err,
                   "%s: table %s has ids up to %lld for %lld rows; not a "
                   "file tlview wrote",
@@ -167,7 +170,12 @@ static int load_processes(loader *L)
         const char *label = col_text(st, 1);
         if (!proc_ok(L, id) || !label)
             continue;
-        int64_t off = sqlite3_column_int64(st, 3) - sqlite3_column_int64(st, 2);
+        int64_t off;
+        if (__builtin_sub_overflow(sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 2),
+                                   &off)) {
+            L->run->processes[L->proc[id]].rows_refused++; /* read as if absent */
+            continue;
+        }
         if (!strcmp(label, "start")) {
             L->offset[id] = off;
             have[id] |= 1;
@@ -181,7 +189,11 @@ static int load_processes(loader *L)
             continue;
         store_process *pr = &L->run->processes[L->proc[id]];
         pr->clock_offset = L->offset[id];
-        pr->clock_drift = have[id] == 3 ? end_off[id] - L->offset[id] : 0;
+        pr->clock_drift = 0;
+        if (have[id] == 3 && __builtin_sub_overflow(end_off[id], L->offset[id], &pr->clock_drift)) {
+            pr->clock_drift = 0; /* the end pair is unusable */
+            pr->rows_refused++;
+        }
     }
     free(end_off);
     free(have);
@@ -203,6 +215,11 @@ static int load_process_meta(loader *L)
         if (col_text(st, 1) &&
             (rc = store_run_process_meta(L->run, L->proc[id], col_text(st, 1), col_text(st, 2))))
             break;
+        /* Refused when the file was made (a merge) + refused here (calibration, read before). */
+        uint64_t *refused = &L->run->processes[L->proc[id]].rows_refused;
+        if (col_text(st, 1) && !strcmp(col_text(st, 1), "rows_refused") && col_text(st, 2) &&
+            __builtin_add_overflow(*refused, strtoull(col_text(st, 2), NULL, 10), refused))
+            *refused = UINT64_MAX;
     }
     return done(L, st, rc, "reading process_meta");
 }
@@ -370,8 +387,8 @@ static int load_launches(loader *L)
             rc = STORE_ENOMEM;
             break;
         }
-        r->base = L->t0 + L->offset[pid];
-        r->valid = 1;
+        r->process = L->proc[pid];
+        r->valid = __builtin_add_overflow(L->t0, L->offset[pid], &r->base) ? 2 : 1;
     }
     return done(L, st, rc, "reading launches");
 }
@@ -416,9 +433,15 @@ int store_load_scan(scan_part *s)
     sqlite3 *db = L->db;
     sqlite3_stmt *st = NULL;
     int rc = STORE_OK;
+    /* Another connection to the file: the same deadline (L->guard.expired may be written by
+     * the thread on the file's own connection, so it is not copied). */
+    store_guard own = {L->guard.deadline, L->guard.limit_s, 0};
+    store_guard *guard = s->own_db ? &own : &L->guard;
     if (s->own_db) {
         db = NULL;
         rc = store_open_read(L->path, &db, s->err, sizeof s->err);
+        if (rc == STORE_OK)
+            rc = store_guard_attach(db, &own, L->path, s->err, sizeof s->err);
         if (rc == STORE_OK && sqlite3_exec(db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
             rc = STORE_EIO;
     }
@@ -441,6 +464,7 @@ int store_load_scan(scan_part *s)
         int64_t start = sqlite3_column_int64(st, 0);
         int64_t dur = sqlite3_column_int64(st, 1);
         uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
+        int64_t ks, ke;
         if (lid >= nl || !lr[lid].valid) {
             store_fmt(s->err, sizeof s->err,
                       "%s: table kernel refers to launch %lld, which does "
@@ -459,10 +483,15 @@ int store_load_scan(scan_part *s)
                       "the table's row ids allow)",
                       L->path);
             rc = STORE_EFORMAT;
+        } else if (lr[lid].valid != 1 || !store_time_add(lr[lid].base, start, &ks) ||
+                   !store_time_add(ks, dur, &ke)) {
+            /* shares of one file run side by side: the count is shared */
+            __atomic_fetch_add(&L->run->processes[lr[lid].process].rows_refused, 1,
+                               __ATOMIC_RELAXED);
         } else {
             store_kernel *k = &out[n++];
-            k->start = lr[lid].base + start;
-            k->end = k->start + dur;
+            k->start = ks;
+            k->end = ke;
             k->stream = lr[lid].stream;
             k->launch = lr[lid].launch;
             k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
@@ -485,6 +514,7 @@ int store_load_scan(scan_part *s)
         store_fmt(s->err, sizeof s->err, "%s: cannot read the kernels: %s", L->path,
                   db ? sqlite3_errmsg(db) : "cannot open");
     }
+    rc = store_guard_explain(guard, db, L->path, rc, s->err, sizeof s->err);
     sqlite3_finalize(st);
     if (s->own_db && db) {
         sqlite3_exec(db, "COMMIT", 0, 0, NULL);
@@ -504,11 +534,17 @@ static int copy_stream(loader *L, int64_t crow, uint32_t sid, store_idx *out)
     return *out == STORE_NONE ? STORE_ENOMEM : STORE_OK;
 }
 
-/* Base time of a context row's process. */
-static int64_t ctx_base(loader *L, int64_t crow)
+/* Places a record of run process p that starts `start` after the process's base (t0 + its
+ * clock offset) and lasts `dur`; 0 when that overflows (the record is then counted as refused). */
+static int place(loader *L, store_idx p, int64_t start /* relative to t0 */, int64_t dur,
+                 int64_t *pStart /* OUT */, int64_t *pEnd /* OUT */)
 {
-    store_idx p = L->run->contexts[L->ctx[crow]].process;
-    return L->t0 + L->run->processes[p].clock_offset;
+    int64_t base;
+    if (!__builtin_add_overflow(L->t0, L->run->processes[p].clock_offset, &base) &&
+        store_time_add(base, start, pStart) && store_time_add(*pStart, dur, pEnd))
+        return 1;
+    L->run->processes[p].rows_refused++;
+    return 0;
 }
 
 static int load_copies(loader *L)
@@ -530,8 +566,9 @@ static int load_copies(loader *L)
             int64_t dur;
             if ((rc = row_dur(L, st, t == 0 ? "a memcpy" : "a memset", &dur)))
                 break;
-            c.start = ctx_base(L, crow) + sqlite3_column_int64(st, 0);
-            c.end = c.start + dur;
+            if (!place(L, L->run->contexts[L->ctx[crow]].process, sqlite3_column_int64(st, 0), dur,
+                       &c.start, &c.end))
+                continue;
             c.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
             c.type = t == 0 ? STORE_COPY_MEMCPY : STORE_COPY_MEMSET;
             c.kind = (uint16_t)sqlite3_column_int64(st, 5);
@@ -568,8 +605,8 @@ static int load_apis_ranges(loader *L)
         int64_t dur;
         if ((rc = row_dur(L, st, "an API call", &dur)))
             break;
-        a.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
-        a.end = a.start + dur;
+        if (!place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &a.start, &a.end))
+            continue;
         a.process = L->proc[pid];
         a.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
         a.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
@@ -600,8 +637,8 @@ static int load_apis_ranges(loader *L)
         int64_t dur;
         if ((rc = row_dur(L, st, "a range", &dur)))
             break;
-        r.start = L->t0 + L->offset[pid] + sqlite3_column_int64(st, 0);
-        r.end = r.start + dur;
+        if (!place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &r.start, &r.end))
+            continue;
         r.process = L->proc[pid];
         r.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
         if ((rc = store_run_add_range(L->run, &r)))
@@ -610,18 +647,33 @@ static int load_apis_ranges(loader *L)
     return done(L, st, rc, "reading ranges");
 }
 
+/* The tables the loader reads: each must be a plain table (meta is checked before the rest, so
+ * that a foreign database is named as one). */
+static const char *const meta_table[] = {"meta", NULL};
+static const char *const tables_read[] = {
+    "process", "process_meta", "calibration", "device", "context", "strings", "launch",
+    "kernel",  "memcpy",       "memset",      "api",    "range",   NULL};
+
 /* Phase 1 (serial): checks the file and reads everything but the kernels into the run. */
 int store_load_open(loader *L)
 {
     int rc = store_file_check(L->path, L->err, sizeof L->err);
-    if (rc == STORE_OK)
+    if (rc == STORE_OK) {
+        store_guard_start(&L->guard, L->path);
         rc = store_open_read(L->path, &L->db, L->err, sizeof L->err);
+    }
+    if (rc == STORE_OK)
+        rc = store_guard_attach(L->db, &L->guard, L->path, L->err, sizeof L->err);
+    if (rc == STORE_OK)
+        rc = store_guard_tables(L->db, L->path, meta_table, NULL, L->err, sizeof L->err);
     if (rc == STORE_OK)
         rc = store_schema_check(L->db, L->path, &L->t0, &L->clock, &L->schema, L->err,
                                 sizeof L->err);
     /* One read transaction: a file still being written is read as one consistent snapshot. */
     if (rc == STORE_OK && sqlite3_exec(L->db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
         rc = lerr(L, STORE_EIO, "cannot begin reading");
+    if (rc == STORE_OK)
+        rc = store_guard_tables(L->db, L->path, tables_read, NULL, L->err, sizeof L->err);
     if (rc == STORE_OK)
         rc = load_processes(L);
     if (rc == STORE_OK)
@@ -638,7 +690,21 @@ int store_load_open(loader *L)
         rc = load_apis_ranges(L);
     if (rc == STORE_OK)
         rc = count_kernels(L);
-    return rc;
+    return store_guard_explain(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
+}
+
+int store_load_finish(loader *L)
+{
+    for (uint64_t id = 0; id < L->nproc; id++) {
+        if (L->proc[id] == STORE_NONE || !L->run->processes[L->proc[id]].rows_refused)
+            continue;
+        char v[24];
+        store_fmt(v, sizeof v, "%llu",
+                  (unsigned long long)L->run->processes[L->proc[id]].rows_refused);
+        if (store_run_process_meta(L->run, L->proc[id], "rows_refused", v))
+            return STORE_ENOMEM;
+    }
+    return STORE_OK;
 }
 
 void store_load_close_db(loader *L)

@@ -196,6 +196,11 @@ int store_writer_close(store_writer *w);
 typedef uint32_t store_idx;
 #define STORE_NONE UINT32_MAX
 
+/* Every time a reader puts in a run (store_run_load and the SQL importers) lies within
+ * [-STORE_TIME_MAX, STORE_TIME_MAX] ns (+-146 years around 1970), so the difference of any two
+ * fits in an int64; a record outside is refused and counted (store_process.rows_refused). */
+#define STORE_TIME_MAX ((int64_t)1 << 62)
+
 typedef struct store_process {
     int64_t pid, ppid;
     const char *host, *exe, *argv, *run_id, *source; /* owned by the run; may be NULL */
@@ -206,6 +211,9 @@ typedef struct store_process {
     int64_t clock_offset;         /* added to the file's absolute times to reach the common axis */
     int64_t clock_drift;          /* end-pair offset minus start-pair offset, ns (0 if unknown) */
     uint64_t records_dropped;     /* from process_meta; 0 if unknown */
+    uint64_t rows_refused; /* records of this process a reader refused because their times lie
+                              outside +-STORE_TIME_MAX (overflow: a hostile or damaged file);
+                              they are not in the run. Kept as process_meta 'rows_refused'. */
     const char **meta_keys, **meta_values; /* process_meta, nmeta pairs */
     uint32_t nmeta;
 } store_process;
@@ -349,7 +357,8 @@ int store_run_load(store_run *run, const char *path);
 int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths);
 
 /* True (1) when `path` starts like a tlview file (SQLite with a meta table whose format is
- * "tlview"); 0 otherwise. Never fails loudly: used for format detection. */
+ * "tlview", or whose meta is not a plain table but a view...: loading it then says so); 0
+ * otherwise. Never fails loudly: used for format detection. */
 int store_probe(const char *path);
 
 /* Sorts records by start and computes t_begin/t_end. Call once after the last load/add (calling it

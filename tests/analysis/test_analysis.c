@@ -1350,3 +1350,42 @@ int test_analysis_inferred_gpu_warned(void)
     store_run_free(run);
     return 0;
 }
+
+/* Imported contexts whose MPS state the files do not say: --assume-mps stands in for it. */
+int test_analysis_assume_mps(void)
+{
+    store_run *run = two_phase(SYNTH_UNKNOWN, 2000);
+    analysis_options o;
+    analysis_options_default(&o);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *a = NULL;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_EQ_INT(analysis_nwarnings(a), 0);
+    analysis_free(a);
+    o.assume_mps = 2;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(overlap_window(a, 0)->physics, ANALYSIS_PHYS_SHARED);
+    TEST_EQ_INT(overlap_window(a, 0)->verdict, ANALYSIS_CONTENDED);
+    TEST_EQ_INT(analysis_get_device(a, 0)->mps, ANALYSIS_MPS_ON);
+    TEST_ASSERT(has_warning(a, "2 contexts whose files do not say whether they were MPS clients "
+                               "were taken as MPS clients, as asked (--assume-mps on)"));
+    analysis_free(a);
+    o.assume_mps = 1;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_NO_MPS);
+    analysis_free(a);
+    o.assume_mps = 3;
+    TEST_EQ_INT(analysis_run(run, &o, &a), ANALYSIS_EINVAL);
+    /* files that say win over the assumption */
+    store_run_free(run);
+    run = two_phase(SYNTH_PLAIN, 2000);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    o.assume_mps = 2;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_NO_MPS);
+    TEST_EQ_INT(analysis_nwarnings(a), 0);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}

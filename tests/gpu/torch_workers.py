@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""torch_workers: torch.multiprocessing 'spawn' workers doing small inference that leaves the GPU
-mostly idle, all started together (tests/gpu/verdicts.sh's torch and kineto scenarios).
+"""torch_workers: torch.multiprocessing 'spawn' workers doing inference, all started together
+(tests/gpu/verdicts.sh's torch and kineto scenarios): by default small work that leaves the GPU
+mostly idle; with --batch 512 --hidden 4096 matrix products that each fill the GPU.
 
-Each worker builds the same model (fixed seed): a batch-8 MLP of 4 Linear(1024, 1024) + ReLU
-layers, runs it once to warm up, waits at a barrier with the others, then runs ROUNDS rounds of
+Each worker builds the same model (fixed seed): a batch-BATCH MLP of 4 Linear(HIDDEN, HIDDEN) +
+ReLU layers (8 and 1024 by default), runs it once to warm up, waits at a barrier with the others, then runs ROUNDS rounds of
 ITERS forward passes, torch.cuda.synchronize() after each round, one round every PERIOD_MS (about
 ROUNDS * PERIOD_MS in all: 8 x 250 ms = 2 s by default). With --profile DIR each worker wraps the
 rounds in torch.profiler.profile(activities=[CPU, CUDA]) (started before the barrier) and exports
@@ -13,7 +14,8 @@ The parent never touches CUDA, so under an injection only the workers are CUDA p
 Self-check: each worker's last output equals the CPU model's output on the same input (float32,
 TF32 off; close to 1e-4 relative); it prints `pid=<pid> launched=<passes>` and the parent prints
 `Test PASSED` when every worker passed (`Test FAILED` and exit 1 otherwise).
-Usage: torch_workers.py [--workers N] [--rounds R] [--iters I] [--period-ms P] [--profile DIR]
+Usage: torch_workers.py [--workers N] [--rounds R] [--iters I] [--period-ms P] [--batch B]
+                        [--hidden H] [--profile DIR]
 """
 import argparse
 import os
@@ -27,11 +29,11 @@ TRACE_LIMIT = 5 * 1024 * 1024  # bytes; a bigger trace is reported (verdicts.sh 
 BARRIER_TIMEOUT_S = 120  # a worker that died before the barrier must not hang the others
 
 
-def build_model():
+def build_model(hidden):
     torch.manual_seed(0)
     layers = []
     for _ in range(4):
-        layers += [torch.nn.Linear(1024, 1024), torch.nn.ReLU()]
+        layers += [torch.nn.Linear(hidden, hidden), torch.nn.ReLU()]
     return torch.nn.Sequential(*layers).eval()
 
 
@@ -51,12 +53,12 @@ def rounds(model, x, args):
 
 def worker(rank, args, barrier):
     torch.set_float32_matmul_precision("highest")  # no TF32: the CPU check stays tight
-    cpu_model = build_model()
+    cpu_model = build_model(args.hidden)
     gen = torch.Generator().manual_seed(1)
-    x_cpu = torch.randn(8, 1024, generator=gen)
+    x_cpu = torch.randn(args.batch, args.hidden, generator=gen)
     with torch.inference_mode():
         want = cpu_model(x_cpu)
-        model = build_model().cuda()
+        model = build_model(args.hidden).cuda()
         x = x_cpu.cuda()
         model(x)  # warm-up: cuBLAS handle, kernels loaded
         torch.cuda.synchronize()
@@ -78,7 +80,7 @@ def worker(rank, args, barrier):
             print(f"torch_workers: worker {rank} wrote {path}, {size / 1e6:.1f} MB{note}",
                   flush=True)
     got = y.cpu()
-    if not torch.allclose(got, want, rtol=1e-4, atol=1e-5):
+    if not torch.allclose(got, want, rtol=1e-3, atol=1e-4):
         diff = (got - want).abs().max().item()
         print(f"torch_workers: worker {rank} differs from the CPU model by up to {diff:g}",
               file=sys.stderr, flush=True)
@@ -94,10 +96,14 @@ def main():
     p.add_argument("--rounds", type=int, default=8)
     p.add_argument("--iters", type=int, default=20, help="forward passes per round")
     p.add_argument("--period-ms", type=float, default=250.0)
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--hidden", type=int, default=1024)
     p.add_argument("--profile", metavar="DIR", help="torch.profiler traces into DIR")
     args = p.parse_args()
-    if min(args.workers, args.rounds, args.iters) < 1 or args.period_ms < 0:
-        p.error("--workers, --rounds and --iters want 1 or more, --period-ms 0 or more")
+    if min(args.workers, args.rounds, args.iters, args.batch, args.hidden) < 1 or \
+            args.period_ms < 0:
+        p.error("--workers, --rounds, --iters, --batch and --hidden want 1 or more, --period-ms 0 "
+                "or more")
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
     ctx = mp.get_context("spawn")

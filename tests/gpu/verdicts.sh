@@ -8,7 +8,7 @@
 #       one process alone, the solo references (--baseline) of the others
 #   ctx-plain-{2,4}[-solo-first]     one process, N cuCtxCreate contexts (tests/gpu/contexts)
 #   ctx-green-2[-solo-first]         one process, 2 green contexts on 2 x half the SMs
-#   ctx-green-primary                the primary context and a green one: an experiment
+#   ctx-green-primary                the primary context and a green one: side by side (measured)
 #   offset-{25,50,75}-mps-{off,on}   2 spin processes, the second p% of a kernel after the first
 #   uneven-mps-{off,on}              spin --iters 2e8 beside burst (4000 kernels of 2e4 steps)
 #   streams-procs-mps-off            spin --streams 4 (4 kernels side by side) + 2 spin processes
@@ -292,15 +292,22 @@ sat_pair() { # PERCENT_OR_EMPTY VERDICT [LO HI]: 2 saturating MPS clients behind
             --barrier "$W/barrier-$SCEN"
     done
 }
-torch_run() { # torch|kineto VERDICT WORKERS BASELINE_OR_-
+# torch_run torch|kineto VERDICT WORKERS BASELINE_OR_- ASSUME_OR_- [torch_workers.py ARGS...]:
+# ASSUME is what a user who knows the setup tells tlview of the Chrome traces, which do not say
+# whether MPS was on (`args: --assume-mps on|off`; - judges them as they are).
+torch_run() {
     expect verdict "$2"
     [ "$4" = - ] || expect baseline "$4"
-    if [ "$1" = torch ]; then
-        launch python3 "$TORCH" --workers "$3"
+    [ "$5" = - ] || expect args --assume-mps "$5"
+    local kind=$1 n=$3
+    shift 5
+    if [ "$kind" = torch ]; then
+        launch python3 "$TORCH" --workers "$n" "$@"
     else # torch.profiler and the collector would both be CUPTI clients: no collector here
-        launch --bare python3 "$TORCH" --workers "$3" --profile "$D"
+        launch --bare python3 "$TORCH" --workers "$n" --profile "$D" "$@"
     fi
 }
+HEAVY=(--batch 512 --hidden 4096) # matrix products that each fill the GPU
 
 # ---- the run: MPS off, then the MPS scenarios under one daemon
 scenario solo-spin 1 1 solo "$SPIN" --iters "$SPIN_ITERS"
@@ -318,17 +325,24 @@ scenario ctx-plain-4 1 1 ctx plain 4 time-sliced 3.4 4.6
 scenario ctx-plain-4-solo-first 1 1 ctx plain 4 time-sliced 3.4 4.6 --solo-first
 scenario ctx-green-2 1 1 ctx green 2 concurrent 0.9 1.15
 scenario ctx-green-2-solo-first 1 1 ctx green 2 concurrent 0.9 1.15 --solo-first
-scenario ctx-green-primary 1 1 ctx green-primary "" any - -
+# measured 2026-12-01: a green context's kernel and its parent's ran side by side, unstretched
+scenario ctx-green-primary 1 1 ctx green-primary "" concurrent 0.9 1.15
 for p in 25 50 75; do scenario "offset-$p-mps-off" 2 1 offset "$p" off; done
 scenario uneven-mps-off 2 1 uneven off
 scenario streams-procs-mps-off 3 1 streams_procs
-scenario solo-torch 1 1 torch_run torch solo 1 -
-scenario torch-mps-off 4 1 torch_run torch time-sliced 4 solo-torch
-scenario solo-kineto 1 - torch_run kineto solo 1 -
-scenario kineto-mps-off 4 - torch_run kineto time-sliced 4 solo-kineto
+# light work: the GPU mostly idle, so the contexts may take turns without ever overlapping
+scenario solo-torch 1 1 torch_run torch solo 1 - -
+scenario torch-mps-off 4 1 torch_run torch "time-sliced|solo" 4 solo-torch -
+scenario solo-kineto 1 - torch_run kineto solo 1 - -
+scenario kineto-mps-off 4 - torch_run kineto "time-sliced|solo" 4 solo-kineto off
+# heavy work: the GPU busy; the Kineto traces judged as they are (MPS state unknown)
+scenario solo-torch-heavy 1 1 torch_run torch solo 1 - - "${HEAVY[@]}"
+scenario torch-heavy-mps-off 4 1 torch_run torch time-sliced 4 solo-torch-heavy - "${HEAVY[@]}"
+scenario solo-kineto-heavy 1 - torch_run kineto solo 1 - - "${HEAVY[@]}"
+scenario kineto-heavy-mps-off 4 - torch_run kineto time-sliced 4 solo-kineto-heavy - "${HEAVY[@]}"
 
 MPS_SCENARIOS=(solo-sat50 mps-pct50 mps-sat-2 offset-25-mps-on offset-50-mps-on offset-75-mps-on
-    uneven-mps-on torch-mps-on kineto-mps-on)
+    uneven-mps-on torch-mps-on kineto-mps-on torch-heavy-mps-on kineto-heavy-mps-on)
 if ! wanted "${MPS_SCENARIOS[@]}"; then
     : # --only names none of them: no daemon
 elif mps_start; then
@@ -337,8 +351,12 @@ elif mps_start; then
     scenario mps-sat-2 2 2 sat_pair "" "queued|contended"
     for p in 25 50 75; do scenario "offset-$p-mps-on" 2 2 offset "$p" on; done
     scenario uneven-mps-on 2 2 uneven on
-    scenario torch-mps-on 4 2 torch_run torch "concurrent|contended" 4 solo-torch
-    scenario kineto-mps-on 4 - torch_run kineto "concurrent|contended" 4 solo-kineto
+    scenario torch-mps-on 4 2 torch_run torch "concurrent|contended|queued" 4 solo-torch -
+    scenario kineto-mps-on 4 - torch_run kineto "concurrent|contended|queued" 4 solo-kineto on
+    scenario torch-heavy-mps-on 4 2 torch_run torch "contended|queued" 4 solo-torch-heavy - \
+        "${HEAVY[@]}"
+    scenario kineto-heavy-mps-on 4 - torch_run kineto "contended|queued" 4 solo-kineto-heavy on \
+        "${HEAVY[@]}"
     mps_stop
 else
     BAD=$((BAD + 1))

@@ -2,15 +2,17 @@
 """verdicts_judge: judges the scenarios recorded by tests/gpu/verdicts.sh with tlview's report.
 
 For every folder OUTDIR/<scenario> holding an `expected` file it runs
-    TLVIEW report --format json [--baseline FILE]... OUTDIR/<scenario>/{*.db,*.json}
+    TLVIEW report --format json [ARGS] [--baseline FILE]... OUTDIR/<scenario>/{*.db,*.json}
 (the baseline files: those of the folders the `expected` file names) and prints a table:
     scenario | expected | verdict | stretch | overlap | pass
-verdict and stretch are the first GPU's (the names are in REPORT_* below, in one place, while
-tlview's JSON is being renamed); overlap is its overlap share of busy time, for reading only.
+verdict and stretch are the first GPU's (the JSON view's names are in REPORT_* below, in one
+place); overlap is its overlap share of busy time, for reading only.
 The `expected` file, one `key: value` a line (# starts a comment):
     verdict: time-sliced                allowed verdicts, `|` between them; `any`: record only
     stretch: 1.7 2.3                    optional: bounds the stretch must lie within
     baseline: solo-spin [solo-burst]    optional: folders under OUTDIR with the solo references
+    args: --assume-mps on               optional: more arguments of tlview report (what a user who
+                                        knows the setup would say of files that do not)
 A row passes when the verdict is allowed and the stretch (when bounded) lies within the bounds.
 Exit status: 0 when every row passed, 1 when one failed, 2 for a usage error.
 Usage: verdicts_judge.py [--save DIR] [--only NAME]... TLVIEW OUTDIR
@@ -54,8 +56,9 @@ def read_expected(path):
 
 
 def trace_files(folder):
-    return sorted(glob.glob(os.path.join(folder, "*.db"))) + \
-        sorted(glob.glob(os.path.join(folder, "*.json")))
+    """The trace files of a folder: tlview files, and Chrome traces (gzipped ones too)."""
+    return [f for pat in ("*.db", "*.json", "*.json.gz")
+            for f in sorted(glob.glob(os.path.join(folder, pat)))]
 
 
 def fmt(x):
@@ -73,10 +76,12 @@ def judge(tlview, outdir, name, save):
     # `|` would split a Markdown table's cell
     shown = want.replace("|", " or ") + (" {:g}-{:g}".format(*exp["stretch"])
                                          if "stretch" in exp else "")
+    if exp.get("args"):
+        shown += f" ({exp['args']})"
     files = trace_files(folder)
     if not files:
         return (name, shown, "-", "-", "-", "FAIL: no trace files", False)
-    cmd = [tlview, "report", "--format", "json"]
+    cmd = [tlview, "report", "--format", "json"] + exp.get("args", "").split()
     for base in exp.get("baseline", "").split():
         bfiles = trace_files(os.path.join(outdir, base))
         if not bfiles:
@@ -107,11 +112,34 @@ def judge(tlview, outdir, name, save):
             problems.append(f"stretch {fmt(stretch)} outside {lo:g}-{hi:g}")
     if len(devs) > 1:
         problems.append(f"{len(devs)} GPUs in the report, 1 expected")
+    problems += physics_contradictions(rep)
     if problems:
         text = "FAIL: " + "; ".join(problems)
     else:
         text = "record" if want == ANY else "PASS"
     return (name, shown, verdict, fmt(stretch), fmt(overlap), text, not problems)
+
+
+# Window verdicts the physics of their contexts rules out: contexts that cannot share the GPU
+# (no MPS, not green contexts of one process) are never side by side; contexts of one share
+# group (MPS clients, green contexts with their parent) are never time-sliced.
+RULED_OUT = {"sliced": ("concurrent", "contended", "queued"), "shared": ("time-sliced",)}
+
+
+def physics_contradictions(rep):
+    """Problems where a window's verdict contradicts what its contexts allowed, and windows
+    judged without physics on a GPU whose every context's MPS state is known."""
+    out = []
+    devices = rep.get(REPORT_DEVICES) or []
+    for w in rep.get("windows") or []:
+        gpu = w.get("gpu", 0)
+        mps = devices[gpu].get("mps") if gpu < len(devices) else None
+        if w.get("verdict") in RULED_OUT.get(w.get("physics"), ()):
+            out.append(f"window {w.get('id')} is {w.get('verdict')} with {w.get('physics')} "
+                       "physics")
+        if mps in ("off", "on") and w.get("physics") == "unknown":
+            out.append(f"window {w.get('id')}: physics unknown on a GPU with MPS {mps}")
+    return out[:3]
 
 
 def main():

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #endif
 
+#include "imp_int.h" /* the SQL time limit's knobs (imp_sql_base_s) */
 #include "importers.h"
 #include "test_help.h"
 
@@ -167,6 +168,37 @@ static const char nvprof_sql[] =
     " (2, 1600000000000003000, 1600000000000005000, 0, 1, 7, 11, 4,1,1, 128,1,1, 32, 0, 0, 3);";
 
 /* ------------------------------------------------------------------ unit cases */
+
+/* Whatever SQLite is made to compute, the nvprof and nsys importers stop at the file's time
+ * limit with a message that says so (lowered here; it is 10 s + 1 s per MiB). */
+int test_importers_sql_time_limit(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/slow.nvvp", test_tmpdir());
+    char sql[sizeof nvprof_sql + 400];
+    snprintf(sql, sizeof sql,
+             "%sWITH RECURSIVE n(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)"
+             " INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL SELECT i, 1600000000000000000 +"
+             " i * 1000, 1600000000000000500 + i * 1000, 0, 1, 7, i, 4,1,1, 128,1,1, 32, 0, 0, 3"
+             " FROM n;",
+             nvprof_sql);
+    TEST_EQ_INT(make_db(p, sql), 0);
+    imp_sql_base_s = 0.001;
+    imp_sql_s_per_mib = 0;
+    store_run *run = store_run_new();
+    imp_error err;
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "reading took over 0.001 s (a hostile or damaged file?)");
+    TEST_ASSERT(strncmp(err.message, p, strlen(p)) == 0);
+    store_run_free(run);
+    imp_sql_base_s = 10;
+    imp_sql_s_per_mib = 1;
+    run = store_run_new();
+    TEST_EQ_INT(imp_load(run, p, &err), 0);
+    TEST_EQ_INT(run->nkernels, 300000);
+    store_run_free(run);
+    return 0;
+}
 
 /* Formats are told by content: names are chosen to mislead. */
 int test_importers_detect(void)

@@ -1,7 +1,8 @@
 /* Unit tests of store/: writer -> loader round trips of every record kind, save -> load of a
  * multi-process run, clock alignment, refusal of bad files (newer schema, not SQLite, foreign
  * database, empty, truncated), never overwriting, unwritable folders, size on disk per kernel,
- * a writer killed mid-run, and demangling. */
+ * a writer killed mid-run, demangling, and hostile files (views, virtual tables, generated
+ * columns, huge values, a time limit, times that overflow). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,9 +11,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
+#include "store_int.h" /* the time limit's knobs (store_read_base_s) */
 #include "test_help.h"
 
 /* A path in the case's folder; the buffer is reused after 64 calls. */
@@ -1549,5 +1552,188 @@ int test_store_batch_rolled_back_by_sqlite(void)
     TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "2");
     sqlite3_finalize(st);
     sqlite3_close(db);
+    return 0;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Loads `path` into a fresh run, which must fail with STORE_EFORMAT and exactly the message
+ * "<path>: <text>", within a second, and leave the run empty; store_probe must say `probe`. */
+static int expect_refused(const char *path, const char *text, int probe)
+{
+    char want[4200];
+    snprintf(want, sizeof want, "%s: %s", path, text);
+    store_run *run = store_run_new();
+    double t = mono_s();
+    TEST_EQ_INT(store_run_load(run, path), STORE_EFORMAT);
+    t = mono_s() - t;
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    TEST_ASSERT(t < 1.0);
+    TEST_EQ_INT(run->nprocesses, 0);
+    TEST_EQ_INT(run->nkernels, 0);
+    store_run_free(run);
+    TEST_EQ_INT(store_probe(path), probe);
+    return 0;
+}
+
+/* 2026-12-01, issue "Hardening": a file's schema is SQL that SQLite runs. A `kernel` view over an
+ * endless recursive CTE hung the loader (report, serve); a view of randomblob(1e9) took 2 GB.
+ * Views, virtual tables and generated columns are refused by name, at once. */
+int test_store_hostile_schema(void)
+{
+    alarm(60); /* the old loader never returned from the first file */
+    const struct {
+        const char *file, *sql, *text;
+        int probe;
+    } cases[] = {
+        {"cte.db",
+         "ALTER TABLE kernel RENAME TO k0; CREATE VIEW kernel AS WITH RECURSIVE c(x) AS"
+         " (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS start, 1 AS dur, 1 AS launch_id,"
+         " x AS correlation_id FROM c",
+         "'kernel' is a view, not a table", 1},
+        {"blob.db",
+         "ALTER TABLE strings RENAME TO s0; CREATE VIEW strings AS SELECT id,"
+         " randomblob(1000000000) AS text, demangled FROM s0",
+         "'strings' is a view, not a table", 1},
+        {"meta_view.db",
+         "ALTER TABLE meta RENAME TO m0; CREATE VIEW meta AS WITH RECURSIVE c(x) AS"
+         " (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT key, value FROM m0, c",
+         "'meta' is a view, not a table", 1},
+        {"vtab.db",
+         "DROP TABLE memset; CREATE VIRTUAL TABLE memset USING fts5(start, dur, context_row,"
+         " stream_id, correlation_id, value, bytes, mem_kind)",
+         "'memset' is a virtual table, not a table", 1},
+        {"generated.db",
+         "DROP TABLE api; CREATE TABLE api(start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+         " process_id INTEGER NOT NULL, thread_id INTEGER, correlation_id INTEGER,"
+         " domain INTEGER, cbid INTEGER, name_id INTEGER,"
+         " status AS (length(zeroblob(15000000))))",
+         "table 'api' has a generated column 'status' (a hostile or damaged file?)", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *path = path_in(cases[i].file);
+        TEST_EQ_INT(write_sample(path, 1, 0, 5), STORE_OK);
+        TEST_EQ_INT(exec_sql(path, cases[i].sql), SQLITE_OK);
+        if (expect_refused(path, cases[i].text, cases[i].probe))
+            return 1;
+    }
+    /* A real value over the limit: refused before SQLite hands it over (20 MB here). */
+    const char *big = path_in("bigvalue.db");
+    TEST_EQ_INT(write_sample(big, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(big, "UPDATE process SET argv = printf('%.*c', 20000000, 'x')"),
+                SQLITE_OK);
+    if (expect_refused(big, "a value over 16 MiB (a hostile or damaged file?)", 1))
+        return 1;
+    /* A trigger is inert for a reader (triggers are off, and nothing is written): it loads. */
+    const char *trig = path_in("trigger.db");
+    TEST_EQ_INT(write_sample(trig, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(trig, "CREATE TRIGGER t AFTER UPDATE ON kernel BEGIN"
+                               " INSERT INTO kernel SELECT * FROM kernel; END"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, trig), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 5);
+    store_run_free(run);
+    return 0;
+}
+
+/* Whatever SQLite is made to compute, a file's reading stops at its time limit, with a message
+ * that says so (the limit is lowered here; it is 10 s + 1 s per MiB). */
+int test_store_time_limit(void)
+{
+    const char *path = path_in("slow.db");
+    TEST_EQ_INT(write_sample(path, 1, 0, 200000), STORE_OK);
+    store_read_base_s = 0.001;
+    store_read_s_per_mib = 0;
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_EFORMAT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: reading took over 0.001 s (a hostile or damaged file?)", path);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    TEST_EQ_INT(run->nprocesses, 0);
+    /* The default limit reads it. */
+    store_read_base_s = 10;
+    store_read_s_per_mib = 1;
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 200000);
+    store_run_free(run);
+    return 0;
+}
+
+/* The meta value of a process's rows_refused, or NULL. */
+static const char *refused_meta(const store_process *p)
+{
+    for (uint32_t i = 0; i < p->nmeta; i++)
+        if (!strcmp(p->meta_keys[i], "rows_refused"))
+            return p->meta_values[i];
+    return NULL;
+}
+
+/* 2026-12-01, issue "Hardening": times that overflow int64 (start + dur, t0 + offset + start)
+ * were signed overflows (UBSan) and, in a release build, a kernel with dur = INT64_MAX ended
+ * before it began. Such a record is refused and counted in its process's rows_refused, which a
+ * saved run keeps (process_meta 'rows_refused'). */
+int test_store_time_overflow(void)
+{
+    const char *path = path_in("overflow.db");
+    TEST_EQ_INT(write_sample(path, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(path, "UPDATE kernel SET dur = 9223372036854775807 WHERE rowid = 2;"
+                               "UPDATE kernel SET start = 4611686018427387904 WHERE rowid = 4;"
+                               "UPDATE memcpy SET start = 9223372036854775807;"
+                               "UPDATE api SET dur = 9223372036854775807;"
+                               "UPDATE \"range\" SET start = -9223372036854775807"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3);
+    TEST_EQ_INT(run->ncopies, 1); /* the memset */
+    TEST_EQ_INT(run->napis, 0);
+    TEST_EQ_INT(run->nranges, 0);
+    TEST_EQ_INT(run->processes[0].rows_refused, 5);
+    TEST_EQ_STR(refused_meta(&run->processes[0]), "5");
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        TEST_ASSERT(run->kernels[i].end >= run->kernels[i].start);
+    /* Saved and read back: the count stays, and is not counted twice. */
+    const char *saved = path_in("overflow_saved.db");
+    TEST_EQ_INT(store_run_save(run, saved, "test"), STORE_OK);
+    store_run_free(run);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, saved), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3);
+    TEST_EQ_INT(run->processes[0].rows_refused, 5);
+    store_run_free(run);
+
+    /* t0 at the top of int64: no record of the file has a place on the axis. */
+    const char *top = path_in("t0.db");
+    TEST_EQ_INT(write_sample(top, 1, 0, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(top, "UPDATE meta SET value = 9223372036854775807 WHERE key = 't0'"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, top), STORE_OK);
+    TEST_EQ_INT(run->nkernels + run->ncopies + run->napis + run->nranges, 0);
+    TEST_EQ_INT(run->processes[0].rows_refused, 9); /* 5 kernels, 2 copies, 1 API call, 1 range */
+    store_run_free(run);
+
+    /* A calibration pair whose offset overflows is read as absent (offset 0), and counted, on
+     * top of what the file says was refused when it was made. */
+    const char *cal = path_in("calibration.db");
+    TEST_EQ_INT(write_sample(cal, 1, 5000, 5), STORE_OK);
+    TEST_EQ_INT(exec_sql(cal, "UPDATE calibration SET realtime = 9223372036854775807,"
+                              " cupti = -10 WHERE label = 'start';"
+                              "INSERT INTO process_meta VALUES (1, 'rows_refused', 2)"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, cal), STORE_OK);
+    TEST_EQ_INT(run->processes[0].clock_offset, 0);
+    TEST_EQ_INT(run->processes[0].rows_refused, 3);
+    TEST_EQ_STR(refused_meta(&run->processes[0]), "3");
+    TEST_EQ_INT(run->nkernels, 5);
+    store_run_free(run);
     return 0;
 }

@@ -1,0 +1,1 @@
+-- the base file as it is

@@ -1,0 +1,1 @@
+report --color never tests/verdicts/ctx-green-2-solo-first

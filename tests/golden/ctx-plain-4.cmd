@@ -1,0 +1,1 @@
+report --color never --baseline tests/verdicts/solo-spin tests/verdicts/ctx-plain-4
