@@ -1724,21 +1724,20 @@ static int raise_nofile(rlim_t want)
     return setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-/* slow_clients: opens n connections to port from 127.0.0.2 onwards (naddr source addresses in
- * turn: Linux routes all of 127/8 to loopback), each sending the start of a request and never the
- * end; once the server has taken them all (listen_fd: its listening socket), times a normal
- * GET from 127.0.0.1 (3 s timeouts). Sets *status (0: no answer), *ms,
- * and *held: how many of the n the server still holds open. 0, or -1 when the sockets cannot be
- * made here. */
-static int slow_clients(unsigned port, int listen_fd, int n, int naddr, int *status, long *ms,
-                        int *held)
+/* slow_clients: opens n connections to port from 127.0.0.<first> onwards (naddr source addresses
+ * in turn: Linux routes all of 127/8 to loopback), each sending the start of a request and never
+ * the end; once the server has taken them all (listen_fd: its listening socket), times a normal GET
+ * from 127.0.0.1 (3 s timeouts). Sets *status (0: no answer), *ms, and *held: how many of the n the
+ * server still holds open. 0, or -1 when the sockets cannot be made here. */
+static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int naddr, int *status,
+                        long *ms, int *held)
 {
     int *fds = malloc(sizeof *fds * (size_t)n);
     struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
     for (int i = 0; i < n; i++) {
         struct sockaddr_in src = {.sin_family = AF_INET};
-        src.sin_addr.s_addr = htonl(0x7f000002u + (uint32_t)(i % naddr));
+        src.sin_addr.s_addr = htonl(0x7f000000u + first + (uint32_t)(i % naddr));
         fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
         if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&src, sizeof src) != 0 ||
             (connect(fds[i], (struct sockaddr *)&dst, sizeof dst) != 0 && errno != EINPROGRESS)) {
@@ -1807,14 +1806,14 @@ int test_web_slowloris(void)
     TEST_ASSERT(setup(&f, 1) == 0);
     int status, held;
     long ms;
-    if (slow_clients(f.port, f.w->fd, N, 1, &status, &ms, &held) != 0) {
+    if (slow_clients(f.port, f.w->fd, N, 2, 1, &status, &ms, &held) != 0) {
         teardown(&f);
         return TEST_SKIP;
     }
     TEST_EQ_INT(status, 200);
     TEST_ASSERT(ms < 2000);
     TEST_ASSERT(held <= 128); /* the limit per address: the others were closed at once */
-    TEST_EQ_INT(slow_clients(f.port, f.w->fd, N, 20, &status, &ms, &held), 0);
+    TEST_EQ_INT(slow_clients(f.port, f.w->fd, N, 10, 20, &status, &ms, &held), 0);
     TEST_EQ_INT(status, 200);
     TEST_ASSERT(ms < 2000);
     TEST_EQ_INT(held, N);
