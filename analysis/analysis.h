@@ -313,6 +313,8 @@ int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
 
 /* The profile summarised into `nbins` equal bins over [t0, t1) (one bin per pixel, for
  * drawing): per bin the most processes and contexts in flight at any instant, and the busy share.
+ * Bin b covers [t0 + floor(span * b / nbins), t0 + floor(span * (b + 1) / nbins)), span = t1 - t0,
+ * in exact integer ns; a bin narrower than 1 ns holds the state at its first instant.
  * Returns ANALYSIS_OK, ANALYSIS_EINVAL (bad dev, t1 <= t0, nbins 0) or ANALYSIS_ENOMEM. */
 typedef struct analysis_bin {
     uint16_t max_processes, max_contexts;

@@ -176,33 +176,61 @@ int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1, an
     return rc;
 }
 
-/* Spreads steps over pixel bins for analysis_profile_bins(). */
+/* Spreads steps over pixel bins for analysis_profile_bins(). Everything is integer ns relative to
+ * t0: bin b covers [edge(b), edge(b + 1)) with edge(b) = floor(span * b / nbins). (On the realtime
+ * axis t0 is ~1.8e18 ns, where doubles are 256 ns apart: bins computed in double dropped or
+ * doubled whole steps when zoomed in, giving a busy share of 0 or 1.024.) A bin narrower than
+ * 1 ns (edge(b) == edge(b + 1): more bins than ns) holds the state at its instant edge(b). */
 typedef struct binout {
-    analysis_bin *out;
-    uint32_t nbins;
     int64_t t0;
-    double width;
+    uint64_t span;            /* t1 - t0 (> 0) */
+    uint32_t nbins;           /* bins (> 0) */
+    analysis_bin *out;        /* max_processes and max_contexts, filled as steps come */
+    uint64_t *busy;           /* per bin: ns with a kernel in flight (1 for an instant bin) */
+    unsigned __int128 *procs; /* per bin: processes in flight x ns (np for an instant bin) */
 } binout;
+
+/* bin_edge: edge(b), relative to t0. */
+static uint64_t bin_edge(const binout *bo, uint64_t b)
+{
+    return (uint64_t)((unsigned __int128)bo->span * b / bo->nbins);
+}
+
+/* bin_last: the last bin whose edge is <= x (0 <= x < span): the bin of width >= 1 holding x.
+ * edge(b) <= x  <=>  span * b < (x + 1) * nbins. */
+static uint64_t bin_last(const binout *bo, uint64_t x)
+{
+    return (uint64_t)((((unsigned __int128)x + 1) * bo->nbins - 1) / bo->span);
+}
 
 static void seg_bins(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc)
 {
     binout *bo = ctx;
     if (!np)
         return;
-    uint64_t b0 = (uint64_t)((double)(x0 - bo->t0) / bo->width);
-    uint64_t b1 = (uint64_t)((double)(x1 - 1 - bo->t0) / bo->width);
-    for (uint64_t b = b0; b <= b1 && b < bo->nbins; b++) {
-        double lo = bo->t0 + b * bo->width, hi = lo + bo->width;
-        double from = x0 > lo ? (double)x0 : lo, to = x1 < hi ? (double)x1 : hi;
+    uint64_t a = (uint64_t)x0 - (uint64_t)bo->t0, z = (uint64_t)x1 - (uint64_t)bo->t0;
+    /* from the first bin whose edge is >= a (instant bins at a belong to this step), else the
+     * bin holding a; to the bin holding z - 1 */
+    uint64_t b = (uint64_t)(((unsigned __int128)a * bo->nbins + bo->span - 1) / bo->span);
+    if (b >= bo->nbins || bin_edge(bo, b) > a)
+        b = bin_last(bo, a);
+    uint64_t last = bin_last(bo, z - 1);
+    uint16_t p16 = c16(np), c16nc = c16(nc);
+    for (; b <= last && b < bo->nbins; b++) {
+        uint64_t e0 = bin_edge(bo, b), e1 = bin_edge(bo, b + 1);
         analysis_bin *bin = &bo->out[b];
-        if (c16(np) > bin->max_processes)
-            bin->max_processes = c16(np);
-        if (c16(nc) > bin->max_contexts)
-            bin->max_contexts = c16(nc);
-        if (to > from) {
-            bin->busy += (float)((to - from) / bo->width);
-            bin->mean_processes += (float)(np * (to - from) / bo->width);
+        if (p16 > bin->max_processes)
+            bin->max_processes = p16;
+        if (c16nc > bin->max_contexts)
+            bin->max_contexts = c16nc;
+        if (e1 == e0) { /* an instant inside [a, z): its state */
+            bo->busy[b] = 1;
+            bo->procs[b] = p16;
+            continue;
         }
+        uint64_t from = a > e0 ? a : e0, to = z < e1 ? z : e1;
+        bo->busy[b] += to - from;
+        bo->procs[b] += (unsigned __int128)p16 * (to - from);
     }
 }
 
@@ -213,8 +241,22 @@ int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t
         return ANALYSIS_EINVAL;
     for (uint32_t b = 0; b < nbins; b++)
         out[b] = (analysis_bin){0, 0, 0.0f, 0.0f};
-    binout bo = {out, nbins, t0, (double)(t1 - t0) / nbins};
-    return profile_sweep(a, dev, t0, t1, seg_bins, &bo);
+    binout bo = {t0,  (uint64_t)t1 - (uint64_t)t0,    nbins,
+                 out, calloc(nbins, sizeof *bo.busy), calloc(nbins, sizeof *bo.procs)};
+    int rc = ANALYSIS_ENOMEM;
+    if (bo.busy && bo.procs)
+        rc = profile_sweep(a, dev, t0, t1, seg_bins, &bo);
+    for (uint32_t b = 0; rc == ANALYSIS_OK && b < nbins; b++) {
+        uint64_t w = bin_edge(&bo, b + 1) - bin_edge(&bo, b);
+        w = w ? w : 1; /* an instant bin: its accumulators hold the state itself */
+        /* busy <= w and procs <= max_processes * w by construction, so the shares stay within
+         * [0, 1] and the mean within [0, max] after rounding */
+        out[b].busy = (float)((double)bo.busy[b] / (double)w);
+        out[b].mean_processes = (float)((double)bo.procs[b] / (double)w);
+    }
+    free(bo.busy);
+    free(bo.procs);
+    return rc;
 }
 
 int analysis_stretch_histogram(const analysis *a, uint32_t dev, double lo, double hi,

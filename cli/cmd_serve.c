@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,8 +23,8 @@
 #endif
 
 static const char usage_text[] =
-    "usage: tlview serve [--port N] [--bind ADDR] [--compare FILE]... [--baseline FILE]...\n"
-    "                    [--threads N] [--separate-gpus] [FILES...]\n"
+    "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
+    "                    [--baseline FILE]... [--threads N] [--separate-gpus] [FILES...]\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -34,7 +35,13 @@ static const char usage_text[] =
     "\n"
     "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
     "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
-    "                       share the view on the network)\n"
+    "                       share the view on the network: then a random token is required,\n"
+    "                       and the printed URL carries it)\n"
+    "  -H, --allow-host NAME\n"
+    "                       one more host name the browser may use to reach the server (a DNS\n"
+    "                       alias, a proxy); repeatable. Others are refused (421), which stops\n"
+    "                       DNS-rebinding pages; 127.0.0.1, localhost, [::1], the bound address\n"
+    "                       and, bound beyond loopback, this machine's name are always accepted\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS), drawn below the first\n"
     "                       on a common time axis relative to each run's first kernel;\n"
     "                       repeatable, or a folder\n"
@@ -53,8 +60,8 @@ static const char usage_text[] =
     "could not start; 2 usage error.\n";
 
 typedef struct serve_opts {
-    char **baseline, **compare;
-    int nbaseline, ncompare;
+    char **baseline, **compare, **hosts; /* argv pointers; hosts is NULL-terminated */
+    int nbaseline, ncompare, nhosts;
     int separate_gpus; /* --separate-gpus */
     web_options web;
 } serve_opts;
@@ -62,15 +69,20 @@ typedef struct serve_opts {
 static int parse(int argc, char **argv, serve_opts *o)
 {
     static const struct option longopts[] = {
-        {"port", required_argument, 0, 'p'},    {"bind", required_argument, 0, 'B'},
-        {"compare", required_argument, 0, 'c'}, {"baseline", required_argument, 0, 'b'},
-        {"threads", required_argument, 0, 't'}, {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"port", required_argument, 0, 'p'},
+        {"bind", required_argument, 0, 'B'},
+        {"allow-host", required_argument, 0, 'H'},
+        {"compare", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
+        {"threads", required_argument, 0, 't'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int c;
     long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:B:c:b:t:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:B:H:c:b:t:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (cli_parse_long(optarg, 0, 65535, &v))
@@ -78,6 +90,7 @@ static int parse(int argc, char **argv, serve_opts *o)
             o->web.port = (unsigned)v;
             break;
         case 'B': o->web.bind = optarg; break;
+        case 'H': o->hosts[o->nhosts++] = optarg; break;
         case 'c': o->compare[o->ncompare++] = optarg; break;
         case 'b': o->baseline[o->nbaseline++] = optarg; break;
         case 'G': o->separate_gpus = 1; break;
@@ -153,6 +166,29 @@ static int find_demo(char *off, char *on, size_t n)
     return -1;
 }
 
+/* print_url: the line that says where to point the browser (on stdout; tests read it). Beyond
+ * loopback, a warning on stderr first, and the URL carries the token. */
+static void print_url(const web_options *o, const web *w, uint64_t nkernels, int nruns)
+{
+    const char *token = web_token(w), *host = o->bind;
+    char name[256] = "";
+    int wildcard = strcmp(o->bind, "0.0.0.0") == 0 || strcmp(o->bind, "::") == 0;
+    if (wildcard) /* reachable by this machine's name (or any of its addresses) */
+        host = gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "127.0.0.1";
+    int v6 = strchr(host, ':') != NULL;
+    if (token)
+        fprintf(stderr,
+                "tlview serve: warning: listening on %s%s, beyond loopback: anyone who can reach "
+                "port %u can ask; the page and the API answer only with the token of the URL "
+                "below (a new one each start), and show the traces' host names, paths and "
+                "command lines to whoever has it\n",
+                o->bind, wildcard ? " (every interface)" : "", web_port(w));
+    printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/%s%s  (Ctrl-C stops)\n",
+           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host,
+           v6 ? "]" : "", web_port(w), token ? "?token=" : "", token ? token : "");
+    fflush(stdout);
+}
+
 /* label_of: a short name for a run given by `n` file arguments. */
 static void label_of(char *buf, size_t size, int n, char **files, const char *suffix)
 {
@@ -168,12 +204,13 @@ int cmd_serve(int argc, char **argv)
     web_options_default(&o.web);
     o.baseline = calloc((size_t)argc + 1, sizeof *o.baseline);
     o.compare = calloc((size_t)argc + 1, sizeof *o.compare);
+    o.hosts = calloc((size_t)argc + 1, sizeof *o.hosts);
     store_run *runs[2] = {0}, *base = NULL;
     analysis *an[2] = {0};
     web *w = NULL;
     int rc = 1, nruns = 0;
     char labels[2][512], off[PATH_MAX], on[PATH_MAX], err[512];
-    if (!o.baseline || !o.compare) {
+    if (!o.baseline || !o.compare || !o.hosts) {
         fprintf(stderr, "tlview serve: out of memory\n");
         goto out;
     }
@@ -236,18 +273,25 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigprocmask(SIG_BLOCK, &set, NULL);
-    if (web_start(&o.web, wr, (unsigned)nruns, &w, err, sizeof err) != WEB_OK) {
+    o.web.allow_hosts = (const char *const *)o.hosts;
+    /* every connection is an open file: without this the usual soft limit (1024) would hold
+     * web/'s connection limit below its 4096 */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    int wrc = web_start(&o.web, wr, (unsigned)nruns, &w, err, sizeof err);
+    if (wrc != WEB_OK) {
         fprintf(stderr, "tlview serve: %s\n", err);
+        if (wrc == WEB_EADDRINUSE)
+            fprintf(stderr,
+                    "tlview serve: port %u is taken (another tlview serve?): --port 0 picks a "
+                    "free one, or give another with --port N\n",
+                    o.web.port);
         goto out;
     }
-    int v6 = strchr(o.web.bind, ':') != NULL;
-    const char *host = strcmp(o.web.bind, "0.0.0.0") == 0 ? "127.0.0.1"
-                       : strcmp(o.web.bind, "::") == 0    ? "::1"
-                                                          : o.web.bind;
-    printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/  (Ctrl-C stops)\n",
-           (unsigned long long)(runs[0]->nkernels + (runs[1] ? runs[1]->nkernels : 0)),
-           nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host, v6 ? "]" : "", web_port(w));
-    fflush(stdout);
+    print_url(&o.web, w, runs[0]->nkernels + (runs[1] ? runs[1]->nkernels : 0), nruns);
     int sig;
     sigwait(&set, &sig);
     fprintf(stderr, "tlview serve: stopping\n");
@@ -261,5 +305,6 @@ out:
     store_run_free(base);
     free(o.baseline);
     free(o.compare);
+    free(o.hosts);
     return rc;
 }

@@ -17,8 +17,9 @@ enum {
     WEB_OK = 0,
     WEB_EINVAL = -1, /* bad argument: NULL run, no runs, more than WEB_MAX_RUNS, bad address */
     WEB_ENOMEM = -2,
-    WEB_ESOCKET = -3, /* socket(), bind() or listen() failed (address in use, no permission) */
-    WEB_EHTTP = -4,   /* libmicrohttpd refused to start */
+    WEB_ESOCKET = -3,    /* socket(), bind() or listen() failed (address in use, no permission) */
+    WEB_EHTTP = -4,      /* libmicrohttpd refused to start */
+    WEB_EADDRINUSE = -5, /* bind(): the port is taken on that address (EADDRINUSE) */
 };
 
 #define WEB_MAX_RUNS 2 /* one run, or two shown one above the other */
@@ -32,10 +33,24 @@ typedef struct web_run {
     const analysis *an;   /* analysis_run() of that run */
 } web_run;
 
+/* Who may ask. Every request's Host header must name the server: 127.0.0.1, localhost, [::1], the
+ * bound address, the machine's host name, when bound to a wildcard (0.0.0.0, ::) any address of
+ * its interfaces, or one of allow_hosts (any port: SSH tunnels change it); else 421. An Origin
+ * header, when sent, must be that same origin; else 403 (DNS rebinding and cross-site requests
+ * fail both ways). Bound beyond loopback, the server also requires a token (web_token()): in a
+ * `token` query parameter (which sets a cookie, so the page's own requests carry it), an
+ * `Authorization: Bearer TOKEN` header or that cookie; else 403. */
 typedef struct web_options {
-    const char *bind; /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
-    unsigned port;    /* TCP port; 0 picks a free one (read it back with web_port) (8080) */
-    unsigned threads; /* worker threads answering requests (4) */
+    const char *bind;  /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
+    unsigned port;     /* TCP port; 0 picks a free one (read it with web_port) (8080) */
+    unsigned threads;  /* worker threads answering requests (4) */
+    const char *token; /* the token to require (16 to 64 characters of [A-Za-z0-9_-]);
+                          NULL: a random one when bind is not a loopback address, none
+                          on loopback (NULL) */
+    const char *const *allow_hosts; /* more Host names to accept, NULL-terminated (NULL) */
+    unsigned max_connections;       /* connections open at once, at most (4096, and never more
+                                       than the open-file limit allows: raise it to have them) */
+    unsigned max_per_ip;            /* of those, from one client address (128) */
 } web_options;
 
 /* Sets every field of *o to its documented default. */
@@ -50,6 +65,10 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
 
 /* The TCP port the server listens on (the one picked when 0 was asked). */
 unsigned web_port(const web *w);
+
+/* The token the server requires (web_options.token), or NULL when it requires none. Owned by the
+ * server: valid until web_stop(). */
+const char *web_token(const web *w);
 
 /* Stops serving (waits for requests in progress), frees the index and the server. The runs
  * are not touched. NULL is a no-op. */

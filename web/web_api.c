@@ -1,12 +1,10 @@
-/* web_api.c: the JSON API's dispatcher and parameter checks, and the small endpoints: runs and
- * stats (prebuilt; stats answer 503 until built), kernel (one kernel's details and evidence) and
- * find (kernels by name). Every parameter is checked strictly: an unknown parameter, a malformed
- * or out-of-range value is a 400 with {"error": "..."} naming it. web/API.md documents each
- * endpoint. */
-#include <ctype.h>
-#include <errno.h>
+/* web_api.c: the JSON API's dispatcher, the one parser of query parameters (web_params_parse and
+ * the typed getters below), and the small endpoints: runs and stats (prebuilt; stats answer 503
+ * until built), kernel (one kernel's details and evidence), window and find (kernels by name).
+ * Every parameter is checked strictly: an unknown or repeated parameter, a malformed escape, text
+ * that is not UTF-8, an integer that is not plain decimal or out of range is a 400 with
+ * {"error": "..."} naming it. web/API.md documents each endpoint. */
 #include <jansson.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,21 +17,70 @@
 #define KMAX_MAX 100000
 #define FIND_LIMIT_MAX 10000
 #define QUERY_MAX 256
-#define TIME_ABS_MAX 4e18 /* |t| bound that keeps origin + t inside int64 */
+#define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
 
-static void reply_error(web_reply *out, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* utf8_len: the length of the valid UTF-8 sequence at s (n > 0 bytes left); 0 when invalid
+ * (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len;
+    uint32_t c;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2, c = s[0] & 0x1fu;
+    else if ((s[0] & 0xf0) == 0xe0)
+        len = 3, c = s[0] & 0x0fu;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4, c = s[0] & 0x07u;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+        (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+        return 0;
+    return len;
+}
 
-static void reply_error(web_reply *out, unsigned status, const char *fmt, ...)
+/* text_ok: 1 when s (n bytes) is valid UTF-8 without NUL or other control characters. */
+static int text_ok(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x20 || u[i] == 0x7f)
+            return 0;
+        size_t k = utf8_len(u + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* messages quote what the client sent, cut to a few bytes: keep them valid for JSON */
+    unsigned char *u = (unsigned char *)msg;
+    for (size_t i = 0, n = strlen(msg); i < n;) {
+        size_t k = utf8_len(u + i, n - i);
+        if (!k)
+            u[i] = '?', k = 1;
+        i += k;
+    }
     json_t *o = json_pack("{s:s}", "error", msg);
+    memset(out, 0, sizeof *out);
     out->status = status;
-    out->persistent = 0;
     out->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
     out->len = out->body ? strlen(out->body) : 0;
     json_decref(o);
@@ -47,14 +94,14 @@ static void reply_json(web_reply *out, json_t *o)
     out->len = out->body ? strlen(out->body) : 0;
     json_decref(o);
     if (!out->body)
-        reply_error(out, 500, "out of memory");
+        web_reply_error(out, 500, "out of memory");
 }
 
 static void reply_buf(web_reply *out, web_buf *b)
 {
     if (b->failed) {
         free(b->s);
-        reply_error(out, 500, "out of memory");
+        web_reply_error(out, 500, "out of memory");
         return;
     }
     out->status = 200;
@@ -63,96 +110,241 @@ static void reply_buf(web_reply *out, web_buf *b)
     out->len = b->len;
 }
 
-static const char *param(const web_params *p, const char *key)
+/* ---------------------------------------------------------------- the parameter parser */
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* decode: s (n bytes) with '+' as a space and %HH decoded, into out (NUL-terminated). The decoded
+ * length, or -1 for a malformed escape. */
+static long decode(const char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hexval(s[i + 1]) : -1;
+            int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+            if (lo < 0)
+                return -1;
+            out[k++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            out[k++] = s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    out[k] = 0;
+    return (long)k;
+}
+
+int web_params_parse(web_params *p, const char *q, size_t len, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    unsigned n = 0; /* counted before anything is decoded */
+    for (size_t i = 0; i <= len; i++) {
+        size_t e = i;
+        while (e < len && q[e] != '&')
+            e++;
+        n += e > i;
+        i = e;
+    }
+    if (n > WEB_PARAMS_MAX) {
+        snprintf(err, errlen, "too many parameters (%u; at most %d)", n, WEB_PARAMS_MAX);
+        return -1;
+    }
+    /* each "k=v" of m bytes decodes to at most m + 2 bytes with both NULs */
+    p->buf = malloc(len + 2 * (size_t)n + 1);
+    if (!p->buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char *o = p->buf;
+    for (size_t i = 0; i < len; i++) {
+        size_t e = i;
+        while (e < len && q[e] != '&')
+            e++;
+        if (e == i)
+            continue;
+        const char *eq = memchr(q + i, '=', e - i);
+        size_t klen = eq ? (size_t)(eq - (q + i)) : e - i;
+        long kd = decode(q + i, klen, o);
+        long vd = kd < 0
+                      ? -1
+                      : decode(eq ? eq + 1 : q + e, eq ? (size_t)(q + e - eq - 1) : 0, o + kd + 1);
+        if (kd < 0 || vd < 0) {
+            snprintf(err, errlen, "parameter %u: malformed %%-escape", p->n + 1);
+            return -1;
+        }
+        if (!text_ok(o, (size_t)kd)) {
+            snprintf(err, errlen,
+                     "parameter %u: its name holds NUL, a control character or invalid UTF-8",
+                     p->n + 1);
+            return -1;
+        }
+        if (!text_ok(o + kd + 1, (size_t)vd)) {
+            snprintf(err, errlen,
+                     "parameter '%.40s': its value holds NUL, a control character or invalid UTF-8",
+                     o);
+            return -1;
+        }
+        p->key[p->n] = o;
+        p->val[p->n] = o + kd + 1;
+        p->n++;
+        o += kd + vd + 2;
+        i = e;
+    }
+    return 0;
+}
+
+void web_params_free(web_params *p)
+{
+    free(p->buf);
+    memset(p, 0, sizeof *p);
+}
+
+const char *web_param(const web_params *p, const char *key)
 {
     for (unsigned i = 0; i < p->n; i++)
         if (strcmp(p->key[i], key) == 0)
-            return p->val[i] ? p->val[i] : "";
+            return p->val[i];
     return NULL;
 }
 
-/* check_known: 0 when every parameter is in the NULL-terminated list, else a 400 reply. */
+void web_param_drop(web_params *p, const char *key)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < p->n; i++)
+        if (strcmp(p->key[i], key) != 0) {
+            p->key[k] = p->key[i];
+            p->val[k++] = p->val[i];
+        }
+    p->n = k;
+}
+
+/* check_known: 0 when every parameter is in the NULL-terminated list and none is given twice,
+ * else a 400 reply. */
 static int check_known(const web_params *p, web_reply *out, const char *const *known)
 {
-    if (p->overflow) {
-        reply_error(out, 400, "too many parameters");
-        return -1;
-    }
     for (unsigned i = 0; i < p->n; i++) {
         const char *const *k = known;
         while (*k && strcmp(*k, p->key[i]) != 0)
             k++;
         if (!*k) {
-            reply_error(out, 400, "unknown parameter '%s'", p->key[i]);
+            web_reply_error(out, 400, "unknown parameter '%.40s'", p->key[i]);
             return -1;
         }
         for (unsigned j = 0; j < i; j++)
             if (strcmp(p->key[j], p->key[i]) == 0) {
-                reply_error(out, 400, "parameter '%s' given twice", p->key[i]);
+                web_reply_error(out, 400, "parameter '%s' given twice", p->key[i]);
                 return -1;
             }
     }
     return 0;
 }
 
-/* get_uint: parameter `key` as a decimal integer in [lo, hi]; `def` when absent (def < 0:
- * required). 0, or -1 after a 400 reply. */
-static int get_uint(const web_params *p, web_reply *out, const char *key, uint64_t lo, uint64_t hi,
-                    int64_t def, uint64_t *v)
+/* parse_int: s (n bytes) as a strict decimal integer: an optional '-' and 1 to 19 digits (no '+',
+ * spaces, "0x", fraction or exponent), in [lo, hi]. 0, or -1. */
+static int parse_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *v)
 {
-    const char *s = param(p, key);
-    if (!s) {
-        if (def < 0) {
-            reply_error(out, 400, "missing parameter '%s'", key);
-            return -1;
-        }
-        *v = (uint64_t)def;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (!isdigit((unsigned char)s[0]) || *end || errno || x < lo || x > hi) {
-        reply_error(out, 400, "parameter '%s' must be an integer in [%llu, %llu], got '%.40s'", key,
-                    (unsigned long long)lo, (unsigned long long)hi, s);
+    size_t i = s[0] == '-' && n > 0;
+    if (i == n || n - i > 19)
         return -1;
+    uint64_t x = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        x = x * 10 + (uint64_t)(s[i] - '0'); /* 19 digits fit in 64 bits */
     }
-    *v = x;
+    if (x > (uint64_t)INT64_MAX)
+        return -1;
+    int64_t y = s[0] == '-' ? -(int64_t)x : (int64_t)x;
+    if (y < lo || y > hi)
+        return -1;
+    *v = y;
     return 0;
 }
 
-/* get_time: parameter `key` as ns (a finite decimal number, rounded), required unless `opt`. */
-static int get_time(const web_params *p, web_reply *out, const char *key, int opt, int64_t *v,
-                    int *present)
+/* get_int: parameter `key` as parse_int() reads it, in [lo, hi]. When absent: *v = def, or a 400
+ * when `required`. *given (may be NULL) tells whether it was there. 0, or -1 after a 400 reply. */
+static int get_int(const web_params *p, web_reply *out, const char *key, int64_t lo, int64_t hi,
+                   int required, int64_t def, int64_t *v, int *given)
 {
-    const char *s = param(p, key);
-    *present = s != NULL;
+    const char *s = web_param(p, key);
+    if (given)
+        *given = s != NULL;
     if (!s) {
-        if (opt)
-            return 0;
-        reply_error(out, 400, "missing parameter '%s'", key);
+        if (required) {
+            web_reply_error(out, 400, "missing parameter '%s'", key);
+            return -1;
+        }
+        *v = def;
+        return 0;
+    }
+    if (parse_int(s, strlen(s), lo, hi, v)) {
+        web_reply_error(out, 400,
+                        "parameter '%s' must be a decimal integer in [%lld, %lld], got '%.40s'",
+                        key, (long long)lo, (long long)hi, s);
         return -1;
     }
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (!*s || isspace((unsigned char)*s) || *end || errno || !isfinite(x) ||
-        fabs(x) > TIME_ABS_MAX) {
-        reply_error(out, 400, "parameter '%s' must be a time in ns (|t| <= 4e18), got '%.40s'", key,
-                    s);
+    return 0;
+}
+
+/* get_range: the required or optional times t0 < t1 (ns relative to the origin, |t| <= 4e18). */
+static int get_range(const web_params *p, web_reply *out, int required, int64_t *t0, int *has0,
+                     int64_t *t1, int *has1)
+{
+    if (get_int(p, out, "t0", -TIME_ABS_MAX, TIME_ABS_MAX, required, 0, t0, has0) ||
+        get_int(p, out, "t1", -TIME_ABS_MAX, TIME_ABS_MAX, required, 0, t1, has1))
+        return -1;
+    if (*has0 && *has1 && *t1 <= *t0) {
+        web_reply_error(out, 400, "t1 must be greater than t0 (got t0 %lld, t1 %lld)",
+                        (long long)*t0, (long long)*t1);
         return -1;
     }
-    *v = (int64_t)llround(x);
     return 0;
 }
 
 static const web_runix *get_run(const web *w, const web_params *p, web_reply *out, unsigned *id)
 {
-    uint64_t v;
-    if (get_uint(p, out, "run", 0, w->nruns - 1, 0, &v))
+    int64_t v;
+    if (get_int(p, out, "run", 0, (int64_t)w->nruns - 1, 0, 0, &v, NULL))
         return NULL;
     *id = (unsigned)v;
     return &w->runs[v];
+}
+
+/* get_rows: parameter `rows`, row ids below nrows separated by ',', as flags in *sel (NULL when
+ * absent: every row). 0, or -1 after a 4xx/5xx reply. */
+static int get_rows(const web_params *p, web_reply *out, uint32_t nrows, uint8_t **sel)
+{
+    *sel = NULL;
+    const char *s = web_param(p, "rows");
+    if (!s)
+        return 0;
+    *sel = calloc(nrows ? nrows : 1, 1);
+    if (!*sel) {
+        web_reply_error(out, 500, "out of memory");
+        return -1;
+    }
+    for (;;) {
+        size_t n = strcspn(s, ",");
+        int64_t x;
+        if (parse_int(s, n, 0, (int64_t)nrows - 1, &x)) {
+            web_reply_error(out, 400, "parameter 'rows' must be row ids below %u separated by ','",
+                            nrows);
+            free(*sel);
+            *sel = NULL;
+            return -1;
+        }
+        (*sel)[x] = 1;
+        if (!s[n])
+            return 0;
+        s += n + 1;
+    }
 }
 
 static void api_timeline(const web *w, const web_params *p, web_reply *out)
@@ -160,42 +352,15 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
     static const char *const known[] = {"run", "t0", "t1", "width", "rows", "kmax", NULL};
     unsigned id;
     const web_runix *r;
-    int64_t t0, t1;
-    int has;
-    uint64_t width, kmax;
+    int64_t t0, t1, width, kmax;
+    int has0, has1;
+    uint8_t *sel;
     if (check_known(p, out, known) || !(r = get_run(w, p, out, &id)) ||
-        get_time(p, out, "t0", 0, &t0, &has) || get_time(p, out, "t1", 0, &t1, &has) ||
-        get_uint(p, out, "width", 1, WIDTH_MAX, -1, &width))
+        get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
+        get_int(p, out, "width", 1, WIDTH_MAX, 1, 0, &width, NULL) ||
+        get_int(p, out, "kmax", 0, KMAX_MAX, 0, width, &kmax, NULL) ||
+        get_rows(p, out, r->nrows, &sel))
         return;
-    if (t1 <= t0) {
-        reply_error(out, 400, "t1 must be greater than t0");
-        return;
-    }
-    if (get_uint(p, out, "kmax", 0, KMAX_MAX, (int64_t)width, &kmax))
-        return;
-    uint8_t *sel = NULL;
-    const char *rows = param(p, "rows");
-    if (rows) {
-        sel = calloc(r->nrows ? r->nrows : 1, 1);
-        if (!sel) {
-            reply_error(out, 500, "out of memory");
-            return;
-        }
-        const char *s = rows;
-        while (*s) {
-            char *end;
-            errno = 0;
-            unsigned long x = strtoul(s, &end, 10);
-            if (!isdigit((unsigned char)*s) || errno || x >= r->nrows || (*end && *end != ',')) {
-                reply_error(out, 400, "parameter 'rows' must be row ids below %u separated by ','",
-                            r->nrows);
-                free(sel);
-                return;
-            }
-            sel[x] = 1;
-            s = *end ? end + 1 : end;
-        }
-    }
     web_buf b = {0};
     int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, &b);
     free(sel);
@@ -225,19 +390,20 @@ static void api_window(const web *w, const web_params *p, web_reply *out)
     static const char *const known[] = {"run", "id", NULL};
     unsigned rid;
     const web_runix *r;
-    uint64_t id, nw;
+    int64_t id;
+    uint64_t nw;
     if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)))
         return;
     nw = analysis_nwindows(r->an);
     if (nw == 0) {
-        reply_error(out, 404, "run %u has no windows", rid);
+        web_reply_error(out, 404, "run %u has no windows", rid);
         return;
     }
-    if (get_uint(p, out, "id", 0, nw - 1, -1, &id))
+    if (get_int(p, out, "id", 0, (int64_t)nw - 1, 1, 0, &id, NULL))
         return;
     json_t *o = window_json(r, id);
     if (!o) {
-        reply_error(out, 500, "out of memory");
+        web_reply_error(out, 500, "out of memory");
         return;
     }
     reply_json(out, o);
@@ -248,14 +414,14 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     static const char *const known[] = {"run", "id", NULL};
     unsigned rid;
     const web_runix *r;
-    uint64_t id;
+    int64_t id;
     if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)))
         return;
     if (r->run->nkernels == 0) {
-        reply_error(out, 404, "run %u has no kernels", rid);
+        web_reply_error(out, 404, "run %u has no kernels", rid);
         return;
     }
-    if (get_uint(p, out, "id", 0, r->run->nkernels - 1, -1, &id))
+    if (get_int(p, out, "id", 0, (int64_t)r->run->nkernels - 1, 1, 0, &id, NULL))
         return;
     const store_run *run = r->run;
     const store_kernel *k = &run->kernels[id];
@@ -294,7 +460,7 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
         bad = 1;
     if (bad) {
         json_decref(o);
-        reply_error(out, 500, "out of memory");
+        web_reply_error(out, 500, "out of memory");
         return;
     }
     reply_json(out, o);
@@ -317,16 +483,15 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     static const char *const known[] = {"run", "q", "limit", "t0", "t1", NULL};
     unsigned rid;
     const web_runix *r;
-    uint64_t limit;
-    int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+    int64_t limit, t0, t1;
     int has0, has1;
     if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
-        get_uint(p, out, "limit", 1, FIND_LIMIT_MAX, 1000, &limit) ||
-        get_time(p, out, "t0", 1, &t0, &has0) || get_time(p, out, "t1", 1, &t1, &has1))
+        get_int(p, out, "limit", 1, FIND_LIMIT_MAX, 0, 1000, &limit, NULL) ||
+        get_range(p, out, 0, &t0, &has0, &t1, &has1))
         return;
-    const char *q = param(p, "q");
+    const char *q = web_param(p, "q"); /* UTF-8 without control characters (web_params_parse) */
     if (!q || !*q || strlen(q) > QUERY_MAX) {
-        reply_error(out, 400, "parameter 'q' must be 1 to %d characters", QUERY_MAX);
+        web_reply_error(out, 400, "parameter 'q' must be 1 to %d bytes of text", QUERY_MAX);
         return;
     }
     const store_run *run = r->run;
@@ -336,7 +501,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     uint64_t *count = calloc(run->nstrings ? run->nstrings : 1, sizeof *count);
     if (!hit || !name_match || !count) {
         free(hit), free(name_match), free(count);
-        reply_error(out, 500, "out of memory");
+        web_reply_error(out, 500, "out of memory");
         return;
     }
     for (uint32_t i = 0; i < run->nlaunches; i++) {
@@ -359,7 +524,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
             continue;
         total++;
         count[run->launches[k->launch].name]++;
-        if (listed < limit) {
+        if (listed < (uint64_t)limit) {
             const char *sep = listed ? "," : "";
             web_buf_str(&bid, sep), web_buf_i64(&bid, (int64_t)i);
             web_buf_str(&brow, sep), web_buf_i64(&brow, r->stream_row[k->stream]);
@@ -428,12 +593,12 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         int done = w->stats->done;
         pthread_mutex_unlock(&w->stats->lock);
         if (!done) {
-            reply_error(out, 503, "statistics pending");
+            web_reply_error(out, 503, "statistics pending");
             out->retry_after = 1;
             return;
         }
         if (!r->stats_json) {
-            reply_error(out, 500, "out of memory building the statistics");
+            web_reply_error(out, 500, "out of memory building the statistics");
             return;
         }
         out->status = 200;
@@ -449,6 +614,6 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
     } else if (strcmp(what, "find") == 0) {
         api_find(w, p, out);
     } else {
-        reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
+        web_reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
     }
 }

@@ -196,21 +196,59 @@ typedef struct web_asset {
 
 extern const web_asset web_assets[]; /* generated from web/assets/ at build time; ends with {0} */
 
-/* An API answer: HTTP status and a body the caller frees (malloc'd JSON text). */
+/* An answer: HTTP status and a body (malloc'd, the caller frees it unless persistent). */
 typedef struct web_reply {
     unsigned status;
     char *body;
     size_t len;
     int persistent;       /* body is prebuilt and lives as long as the server: do not free */
     unsigned retry_after; /* > 0: a Retry-After header with this many seconds */
+    const char *mime;     /* Content-Type; NULL: application/json */
+    int set_cookie;       /* 1: a Set-Cookie header carrying the server's token */
 } web_reply;
 
-/* Query parameters of one request, as (key, value) pairs, values percent-decoded by MHD. */
+#define WEB_PARAMS_MAX 16 /* query parameters of one request, at most */
+
+/* Query parameters of one request, as (key, value) pairs, decoded by web_params_parse(). Every
+ * key and value is valid UTF-8 without NUL or other control characters. */
 typedef struct web_params {
-    const char *key[16], *val[16];
+    char *buf; /* the decoded keys and values (owned) */
+    const char *key[WEB_PARAMS_MAX], *val[WEB_PARAMS_MAX];
     unsigned n;
-    int overflow; /* more than 16 were given */
 } web_params;
+
+/* Splits the raw query `q` (what follows '?' in the request target, not decoded; `len` bytes) into
+ * *p: pairs separated by '&' (empty ones skipped), key and value split at the first '=' (a key
+ * without one has the value ""), '+' and %HH decoded. Returns 0, or -1 with a message in err
+ * (errlen bytes) when there are more than WEB_PARAMS_MAX pairs, a malformed %-escape, or a key or
+ * value holding NUL, another control character or invalid UTF-8. Either way free *p with
+ * web_params_free(). */
+int web_params_parse(web_params *p, const char *q, size_t len, char *err, size_t errlen);
+void web_params_free(web_params *p);
+/* The value of parameter `key` (NULL when absent). */
+const char *web_param(const web_params *p, const char *key);
+/* Drops parameter `key` (every occurrence) from *p. */
+void web_param_drop(web_params *p, const char *key);
+
+/* One HTTP request as the server sees it before answering: filled by the libmicrohttpd glue
+ * (web_server.c) or by a fuzzer. Strings are borrowed; NULL when absent. */
+typedef struct web_http_req {
+    const char *method;        /* "GET" */
+    const char *version;       /* "HTTP/1.1" */
+    const char *target;        /* the raw request target, not decoded ("/api/runs?run=0") */
+    size_t target_len;         /* its length (it may hold NUL bytes, which are refused) */
+    const char *host;          /* the Host header */
+    unsigned nhost;            /* Host headers given */
+    const char *origin;        /* the Origin header */
+    unsigned norigin;          /* Origin headers given */
+    const char *cookie;        /* the (first) Cookie header */
+    const char *authorization; /* the Authorization header */
+} web_http_req;
+
+/* Answers one request: method, Host, Origin and token checks, path and query checks, then a
+ * static asset or the JSON API (web_api). Fills *out (see web_reply); never fails: out of memory
+ * is a 500 with a persistent body. */
+void web_request(const web *w, const web_http_req *rq, web_reply *out);
 
 /* The concurrency grids and the stats bodies are built on a thread of their own after start
  * (they take a while at 10M kernels and the first paint does not need them); GET /api/stats
@@ -228,6 +266,9 @@ struct web {
     web_stats_sync *stats; /* a pointer, so that handlers holding a const web can lock it */
     int fd;                /* listening socket (owned) */
     unsigned port;
+    char *token;  /* required token, or NULL (owned) */
+    char **hosts; /* Host names answered to (lower case; IPv6 in brackets), owned */
+    unsigned nhosts;
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];
     char *runs_body; /* GET /api/runs, prebuilt */
@@ -241,8 +282,12 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
                  uint32_t kmax, const uint8_t *rowsel, web_buf *b);
 
 /* Answers GET /api/<what> (what without the prefix). Sets an {"error": ...} body with a 4xx
- * status for bad requests. */
+ * status for bad requests (out->body NULL only when out of memory). */
 void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
+/* Fills *out with status and {"error": MESSAGE} (printf-style; bytes that are not valid UTF-8
+ * become '?'). out->body is NULL when out of memory. */
+void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
 int web_api_runs_body(web *w);
 /* Builds every run's concurrency grids, then its stats_json (NULL when out of memory), then

@@ -1,32 +1,49 @@
 /* web_server.c: the HTTP side of `tlview serve`: binds the listening socket itself (so a failure
- * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd on a thread pool, and
- * routes each GET to an embedded asset or to the JSON API. Read-only by construction: nothing is
- * ever read from the disk; paths with "..", "//", "\", any percent-encoding (checked on the raw
- * target) or control characters, and absolute-form targets are refused with 400 before any
- * lookup; anything else unknown is a 404. */
+ * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd on a thread pool with
+ * limits (connections in all and per client address, an idle timeout), and decides every request
+ * in web_request(), which knows nothing of libmicrohttpd (the fuzzer drives it directly): method,
+ * Host and Origin against the names the server answers to (DNS rebinding), the token when bound
+ * beyond loopback, then the path and the query, then an embedded asset or the JSON API.
+ * Read-only by construction: nothing is ever read from the disk; paths with "..", "//", "\", any
+ * percent-encoding (checked on the raw target) or control characters, and absolute-form targets
+ * are refused with 400 before any lookup; anything else unknown is a 404. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "web_int.h"
 
 #define LISTEN_BACKLOG 256
-#define CONNECTION_TIMEOUT_S 30
+#define CONNECTION_TIMEOUT_S 10 /* a connection idle this long is closed */
+#define FD_RESERVE 64           /* open files kept free for the process beside connections */
+#define TOKEN_BYTES 24          /* random bytes of a generated token (48 hex characters) */
+#define HOST_MAX 256            /* longest Host name accepted */
 #define CSP                                                                                        \
     "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "            \
     "base-uri 'none'; frame-ancestors 'none'"
+
+static const char oom_body[] = "{\"error\":\"out of memory\"}";
 
 void web_options_default(web_options *o)
 {
     o->bind = "127.0.0.1";
     o->port = 8080;
     o->threads = 4;
+    o->token = NULL;
+    o->allow_hosts = NULL;
+    o->max_connections = 4096;
+    o->max_per_ip = 128;
 }
 
 unsigned web_port(const web *w)
@@ -34,152 +51,443 @@ unsigned web_port(const web *w)
     return w->port;
 }
 
-/* path_refused: 1 when the (already percent-decoded) path tries to leave the served namespace or
- * hides something from the checks: traversal, empty segments, a second level of encoding. */
-static int path_refused(const char *url)
+const char *web_token(const web *w)
 {
-    if (url[0] != '/')
+    return w->token;
+}
+
+/* path_refused: 1 when the (raw) path tries to leave the served namespace or hides something from
+ * the checks: traversal, empty segments, any percent-encoding, control characters. */
+static int path_refused(const char *url, size_t n)
+{
+    if (n == 0 || url[0] != '/')
         return 1; /* absolute-form ("http://host/x") or garbage */
-    if (strstr(url, "..") || strstr(url, "//") || strchr(url, '\\') || strchr(url, '%'))
-        return 1;
-    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c < 0x20 || c == 0x7f || c == '\\' || c == '%' ||
+            (i + 1 < n && (c == '.' || c == '/') && url[i + 1] == c))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- who may ask */
+
+/* host_name: the name part of a Host header value ("name", "name:port", "[v6]", "[v6]:port"),
+ * lower-cased into name (HOST_MAX bytes). 0, or -1 when malformed (port not 1 to 5 digits). */
+static int host_name(const char *h, char *name)
+{
+    size_t n;
+    if (h[0] == '[') {
+        const char *close = strchr(h, ']');
+        if (!close)
+            return -1;
+        n = (size_t)(close - h) + 1;
+    } else {
+        n = strcspn(h, ":");
+    }
+    if (n == 0 || n >= HOST_MAX)
+        return -1;
+    const char *port = h + n;
+    if (*port) {
+        size_t digits = strspn(port + 1, "0123456789");
+        if (*port != ':' || digits < 1 || digits > 5 || port[1 + digits])
+            return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if (c <= 0x20 || c >= 0x7f || c == '/' || c == '@' || c == '\\')
+            return -1;
+        name[i] = (char)tolower(c);
+    }
+    name[n] = 0;
+    return 0;
+}
+
+static int host_allowed(const web *w, const char *name)
+{
+    for (unsigned i = 0; i < w->nhosts; i++)
+        if (strcmp(w->hosts[i], name) == 0)
             return 1;
     return 0;
 }
 
-/* raw_uri: sees each request's target before MHD decodes it; its answer becomes the request's
- * context. A '%' anywhere in the path part is refused: no asset or endpoint needs one, and
- * decoding would hide "%2e%2e" or "%00" from path_refused(). */
-static char refused_marker;
+/* token_eq: the token of w against s (n bytes), in a time that does not depend on where they
+ * differ. */
+static int token_eq(const web *w, const char *s, size_t n)
+{
+    size_t len = strlen(w->token);
+    unsigned char d = n != len;
+    for (size_t i = 0; i < len; i++)
+        d |= (unsigned char)(w->token[i] ^ (i < n ? s[i] : 0));
+    return d == 0;
+}
+
+/* cookie_token: the value of cookie tlview_token_<port> in a Cookie header (*n its length), or
+ * NULL. */
+static const char *cookie_token(const web *w, const char *cookie, size_t *n)
+{
+    char name[32];
+    int k = snprintf(name, sizeof name, "tlview_token_%u=", w->port);
+    for (const char *c = cookie; c && *c;) {
+        c += strspn(c, " \t");
+        size_t len = strcspn(c, ";");
+        if (len > (size_t)k && strncmp(c, name, (size_t)k) == 0) {
+            *n = len - (size_t)k;
+            return c + k;
+        }
+        c += len + (c[len] == ';');
+    }
+    return NULL;
+}
+
+/* check_client: 0 when the request may be answered (Host, Origin, token), else fills *out with
+ * the refusal. A right token in the query is dropped from *p and sets *cookie. */
+static int check_client(const web *w, const web_http_req *rq, web_params *p, int *cookie,
+                        web_reply *out)
+{
+    char name[HOST_MAX];
+    if (rq->nhost > 1) {
+        web_reply_error(out, 400, "more than one Host header");
+        return -1;
+    }
+    if (rq->nhost == 0 && strcmp(rq->version ? rq->version : "", "HTTP/1.0") != 0) {
+        web_reply_error(out, 400, "HTTP/1.1 request without a Host header");
+        return -1;
+    }
+    if (rq->host && host_name(rq->host, name) != 0) {
+        web_reply_error(out, 400, "malformed Host header");
+        return -1;
+    }
+    if (rq->host && !host_allowed(w, name)) {
+        web_reply_error(out, 421,
+                        "Host '%.80s' is not a name this server answers to (tlview serve "
+                        "--allow-host adds one)",
+                        name);
+        return -1;
+    }
+    if (rq->norigin) { /* a cross-origin request, or a same-origin one that is not a GET */
+        const char *o = rq->origin;
+        int same = rq->norigin == 1 && strncasecmp(o, "http://", 7) == 0 &&
+                   host_name(o + 7, name) == 0 && host_allowed(w, name) &&
+                   (!rq->host || strcasecmp(o + 7, rq->host) == 0);
+        if (!same) {
+            web_reply_error(out, 403, "cross-origin request refused (Origin '%.80s')", o);
+            return -1;
+        }
+    }
+    if (!w->token)
+        return 0;
+    const char *q = web_param(p, "token"), *a = rq->authorization, *c;
+    size_t n;
+    if (q) {
+        if (!token_eq(w, q, strlen(q)))
+            goto refused;
+        web_param_drop(p, "token");
+        *cookie = 1; /* the page's own requests carry it from now on */
+        return 0;
+    }
+    if (a && strncasecmp(a, "Bearer ", 7) == 0) {
+        if (token_eq(w, a + 7, strlen(a + 7)))
+            return 0;
+        goto refused;
+    }
+    if ((c = cookie_token(w, rq->cookie, &n)) && token_eq(w, c, n))
+        return 0;
+refused:
+    web_reply_error(out, 403,
+                    "this server needs its token: open the URL that tlview serve printed "
+                    "(http://HOST:PORT/?token=...)");
+    return -1;
+}
+/* ---------------------------------------------------------------- answering */
+
+void web_request(const web *w, const web_http_req *rq, web_reply *out)
+{
+    web_params p = {0};
+    char err[160];
+    int cookie = 0;
+    memset(out, 0, sizeof *out);
+    const char *t = rq->target ? rq->target : "";
+    size_t tlen = rq->target ? rq->target_len : 0;
+    const char *qm = memchr(t, '?', tlen);
+    size_t plen = qm ? (size_t)(qm - t) : tlen;
+    if (!rq->method || (strcmp(rq->method, "GET") != 0 && strcmp(rq->method, "HEAD") != 0)) {
+        web_reply_error(out, 405, "only GET and HEAD are served");
+    } else if (memchr(t, 0, tlen) || path_refused(t, plen)) {
+        web_reply_error(out, 400, "refused path");
+    } else if (web_params_parse(&p, qm ? qm + 1 : "", qm ? tlen - plen - 1 : 0, err, sizeof err)) {
+        web_reply_error(out, 400, "%s", err);
+    } else if (check_client(w, rq, &p, &cookie, out) == 0) {
+        char path[128];
+        if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
+            snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
+            web_api(w, path, &p, out);
+        } else {
+            snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
+            const web_asset *a = web_assets;
+            const char *want = strcmp(path, "/") == 0 ? "/index.html" : path;
+            while (a->path && (plen >= 100 || strcmp(a->path, want) != 0))
+                a++;
+            if (a->path)
+                *out = (web_reply){.status = 200,
+                                   .body = (char *)a->data,
+                                   .len = a->len,
+                                   .persistent = 1,
+                                   .mime = a->mime};
+            else
+                web_reply_error(out, 404, "not found");
+        }
+        out->set_cookie = cookie;
+    }
+    web_params_free(&p);
+    if (!out->body) {
+        out->status = 500;
+        out->body = (char *)oom_body;
+        out->len = sizeof oom_body - 1;
+        out->persistent = 1;
+    }
+}
+
+/* raw_uri: sees each request's target before libmicrohttpd decodes or splits it; its answer (a
+ * copy of the target, which web_request() parses itself) becomes the request's context, freed by
+ * completed(). The query is then cut from libmicrohttpd's own buffer, so that it never parses it:
+ * 0.9.75 keeps every argument in the connection's 32 KiB pool and, when ~490 short ones fill it,
+ * loses its own 431 answer and leaves the client waiting for the timeout. */
+static char nomem_marker;
 static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     (void)cls, (void)c;
-    size_t n = strcspn(uri, "?");
-    return memchr(uri, '%', n) ? &refused_marker : NULL;
+    char *copy = strdup(uri);
+    char *q = strchr(uri, '?');
+    if (q)
+        q[1] = 0; /* libmicrohttpd's read buffer, which it writes into itself next */
+    return copy ? copy : &nomem_marker;
 }
 
-static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    if (*req_cls != &nomem_marker)
+        free(*req_cls);
+    *req_cls = NULL;
+}
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
 {
     (void)kind;
-    web_params *p = cls;
-    if (p->n == sizeof p->key / sizeof p->key[0]) {
-        p->overflow = 1;
-        return MHD_NO;
-    }
-    p->key[p->n] = key;
-    p->val[p->n] = value;
-    p->n++;
+    web_http_req *rq = cls;
+    if (strcasecmp(key, "Host") == 0)
+        rq->host = rq->nhost++ ? rq->host : value;
+    else if (strcasecmp(key, "Origin") == 0)
+        rq->origin = rq->norigin++ ? rq->origin : value;
+    else if (strcasecmp(key, "Cookie") == 0)
+        rq->cookie = rq->cookie ? rq->cookie : value;
+    else if (strcasecmp(key, "Authorization") == 0)
+        rq->authorization = rq->authorization ? rq->authorization : value;
     return MHD_YES;
 }
 
-/* respond: queues the answer; retry_after > 0 adds a Retry-After header (seconds). */
-static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *mime,
-                               const void *body, size_t len, enum MHD_ResponseMemoryMode mode,
-                               unsigned retry_after)
+/* respond: queues the answer with the headers every answer carries. */
+static enum MHD_Result respond(const web *w, struct MHD_Connection *c, const web_reply *rep)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        rep->len, rep->body, rep->persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
     if (!r) {
-        if (mode == MHD_RESPMEM_MUST_FREE)
-            free((void *)body);
+        if (!rep->persistent)
+            free(rep->body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, mime);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            rep->mime ? rep->mime : "application/json");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Content-Security-Policy", CSP);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (retry_after) {
+    if (rep->retry_after) {
         char secs[16];
-        snprintf(secs, sizeof secs, "%u", retry_after);
+        snprintf(secs, sizeof secs, "%u", rep->retry_after);
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     }
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    if (rep->set_cookie && w->token) {
+        char cookie[160];
+        snprintf(cookie, sizeof cookie, "tlview_token_%u=%s; Path=/; HttpOnly; SameSite=Strict",
+                 w->port, w->token);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    }
+    enum MHD_Result ret = MHD_queue_response(c, rep->status, r);
     MHD_destroy_response(r);
     return ret;
-}
-
-static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
-{
-    char body[256];
-    int n = snprintf(body, sizeof body, "{\"error\":\"%s\"}", msg);
-    char *copy = strdup(body);
-    if (!copy)
-        return MHD_NO;
-    return respond(c, status, "application/json", copy, (size_t)n, MHD_RESPMEM_MUST_FREE, 0);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
-    (void)version, (void)upload_data;
+    (void)url, (void)upload_data;
     const web *w = cls;
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-        *upload_data_size = 0;
-        return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
+    *upload_data_size = 0; /* a body is never read */
+    web_reply rep;
+    if (!*req_cls || *req_cls == &nomem_marker) {
+        rep = (web_reply){
+            .status = 500, .body = (char *)oom_body, .len = sizeof oom_body - 1, .persistent = 1};
+        return respond(w, c, &rep);
     }
-    if (*req_cls == &refused_marker || path_refused(url))
-        return send_error(c, MHD_HTTP_BAD_REQUEST, "refused path");
-    if (strncmp(url, "/api/", 5) == 0) {
-        web_params p = {0};
-        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_param, &p);
-        web_reply rep;
-        web_api(w, url + 5, &p, &rep);
-        if (!rep.body)
-            return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-        return respond(c, rep.status, "application/json", rep.body, rep.len,
-                       rep.persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE,
-                       rep.retry_after);
-    }
-    const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
-    for (const web_asset *a = web_assets; a->path; a++)
-        if (strcmp(a->path, path) == 0)
-            return respond(c, MHD_HTTP_OK, a->mime, a->data, a->len, MHD_RESPMEM_PERSISTENT, 0);
-    return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
+    web_http_req rq = {.method = method, .version = version, .target = *req_cls};
+    rq.target_len = strlen(rq.target);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &rq);
+    web_request(w, &rq, &rep);
+    return respond(w, c, &rep);
 }
 
-/* listen_on: a bound, listening TCP socket on addr:port; -2 for a bad address, -1 when the
- * system refused, with the reason in err. */
-static int listen_on(const char *addr, unsigned port, int *is_v6, unsigned *bound, char *err,
-                     size_t errlen)
+/* listen_on: a bound, listening TCP socket on addr:port, its address in *ss; -2 for a bad
+ * address, -3 when the port is taken, -1 when the system refused otherwise, with the reason in
+ * err. */
+static int listen_on(const char *addr, unsigned port, struct sockaddr_storage *ss, unsigned *bound,
+                     char *err, size_t errlen)
 {
-    struct sockaddr_storage ss;
     socklen_t sl;
-    memset(&ss, 0, sizeof ss);
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
     if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
         s4->sin_family = AF_INET;
         s4->sin_port = htons((uint16_t)port);
         sl = sizeof *s4;
-        *is_v6 = 0;
     } else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
         s6->sin6_family = AF_INET6;
         s6->sin6_port = htons((uint16_t)port);
         sl = sizeof *s6;
-        *is_v6 = 1;
     } else {
         snprintf(err, errlen, "--bind %s: not a numeric IPv4 or IPv6 address", addr);
         return -2;
     }
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int v6 = ss->ss_family == AF_INET6;
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "socket: %s", strerror(errno));
         return -1;
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-        snprintf(err, errlen, "bind %s%s%s:%u: %s", *is_v6 ? "[" : "", addr, *is_v6 ? "]" : "",
-                 port, strerror(errno));
+    if (bind(fd, (struct sockaddr *)ss, sl) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+        int e = errno;
+        snprintf(err, errlen, "bind %s%s%s:%u: %s", v6 ? "[" : "", addr, v6 ? "]" : "", port,
+                 strerror(e));
         close(fd);
-        return -1;
+        return e == EADDRINUSE ? -3 : -1;
     }
-    sl = sizeof ss;
-    getsockname(fd, (struct sockaddr *)&ss, &sl);
-    *bound = ntohs(*is_v6 ? s6->sin6_port : s4->sin_port);
+    sl = sizeof *ss;
+    getsockname(fd, (struct sockaddr *)ss, &sl);
+    *bound = ntohs(v6 ? s6->sin6_port : s4->sin_port);
     return fd;
+}
+
+/* is_loopback: 1 for 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104. */
+static int is_loopback(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+static int is_wildcard(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY);
+    return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* add_host: one more name the server answers to (lower-cased, IPv6 in brackets); dropped when
+ * already there. 0 or WEB_ENOMEM. */
+static int add_host(web *w, const char *name, int bracket)
+{
+    char buf[HOST_MAX];
+    int n = snprintf(buf, sizeof buf, bracket ? "[%s]" : "%s", name);
+    if (n <= 0 || n >= (int)sizeof buf)
+        return WEB_OK; /* longer than any Host accepted: could never match */
+    for (char *c = buf; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    if (host_allowed(w, buf))
+        return WEB_OK;
+    char **h = realloc(w->hosts, sizeof *h * (w->nhosts + 1));
+    if (!h)
+        return WEB_ENOMEM;
+    w->hosts = h;
+    if (!(h[w->nhosts] = strdup(buf)))
+        return WEB_ENOMEM;
+    w->nhosts++;
+    return WEB_OK;
+}
+
+/* add_address: the numeric form of an address (IPv6 without scope, in brackets). */
+static int add_address(web *w, const struct sockaddr *sa)
+{
+    char text[INET6_ADDRSTRLEN];
+    const void *a = sa->sa_family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (!inet_ntop(sa->sa_family, a, text, sizeof text))
+        return WEB_OK;
+    return add_host(w, text, sa->sa_family == AF_INET6);
+}
+
+/* build_hosts: the names a Host header may give (web.h): loopback's, the bound address, beyond
+ * loopback the host name and, on a wildcard, every interface's address; then allow_hosts. */
+static int build_hosts(web *w, const web_options *o, const struct sockaddr_storage *ss)
+{
+    int rc = add_host(w, "127.0.0.1", 0);
+    rc = rc ? rc : add_host(w, "localhost", 0);
+    rc = rc ? rc : add_host(w, "::1", 1);
+    if (!rc && !is_wildcard(ss))
+        rc = add_address(w, (const struct sockaddr *)ss);
+    if (!rc && !is_loopback(ss)) {
+        char name[HOST_MAX] = "";
+        if (gethostname(name, sizeof name - 1) == 0 && name[0])
+            rc = add_host(w, name, 0);
+    }
+    struct ifaddrs *ifs = NULL;
+    if (!rc && is_wildcard(ss) && getifaddrs(&ifs) == 0) {
+        for (struct ifaddrs *i = ifs; i && !rc; i = i->ifa_next)
+            if (i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
+                                (i->ifa_addr->sa_family == AF_INET6 && ss->ss_family == AF_INET6)))
+                rc = add_address(w, i->ifa_addr);
+        freeifaddrs(ifs);
+    }
+    for (const char *const *h = o->allow_hosts; h && *h && !rc; h++)
+        rc = add_host(w, *h, 0);
+    return rc;
+}
+
+/* make_token: the token to require: the given one when valid, else (NULL) a random one beyond
+ * loopback. 0, WEB_EINVAL (malformed token, message in err) or WEB_ENOMEM. */
+static int make_token(web *w, const web_options *o, const struct sockaddr_storage *ss, char *err,
+                      size_t errlen)
+{
+    if (o->token) {
+        size_t n = strlen(o->token);
+        if (n < 16 || n > 64 ||
+            strspn(o->token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                n) {
+            snprintf(err, errlen, "web_start: the token must be 16 to 64 of [A-Za-z0-9_-]");
+            return WEB_EINVAL;
+        }
+        return (w->token = strdup(o->token)) ? WEB_OK : WEB_ENOMEM;
+    }
+    if (is_loopback(ss))
+        return WEB_OK;
+    unsigned char r[TOKEN_BYTES];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        snprintf(err, errlen, "getrandom: %s", strerror(errno));
+        return WEB_ESOCKET;
+    }
+    if (!(w->token = malloc(2 * TOKEN_BYTES + 1)))
+        return WEB_ENOMEM;
+    for (int i = 0; i < TOKEN_BYTES; i++)
+        snprintf(w->token + 2 * i, 3, "%02x", r[i]);
+    return WEB_OK;
 }
 
 int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW, char *err,
@@ -195,8 +503,10 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         web_options_default(&def);
         o = &def;
     }
-    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS || o->port > 65535 || !o->bind) {
-        snprintf(err, errlen, "web_start: bad arguments (%u runs, port %u)", nruns, o->port);
+    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS || o->port > 65535 || !o->bind ||
+        !o->max_connections || !o->max_per_ip) {
+        snprintf(err, errlen, "web_start: bad arguments (%u runs, port %u, limits %u, %u)", nruns,
+                 o->port, o->max_connections, o->max_per_ip);
         return WEB_EINVAL;
     }
     for (unsigned i = 0; i < nruns; i++)
@@ -217,7 +527,19 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         return WEB_ENOMEM;
     }
     pthread_mutex_init(&w->stats->lock, NULL);
-    int rc = WEB_OK, v6 = 0;
+    int rc = WEB_OK;
+    struct sockaddr_storage ss;
+    w->fd = listen_on(o->bind, o->port, &ss, &w->port, err, errlen);
+    if (w->fd < 0) {
+        rc = w->fd == -2 ? WEB_EINVAL : w->fd == -3 ? WEB_EADDRINUSE : WEB_ESOCKET;
+        w->fd = -1;
+        goto fail;
+    }
+    if ((rc = make_token(w, o, &ss, err, errlen)) || (rc = build_hosts(w, o, &ss))) {
+        if (rc == WEB_ENOMEM)
+            snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     for (unsigned i = 0; i < nruns; i++) {
         if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
             goto fail;
@@ -231,17 +553,22 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         w->stats->started = 1;
     else
         web_api_stats_bodies(w); /* no thread: build them here */
-    w->fd = listen_on(o->bind, o->port, &v6, &w->port, err, errlen);
-    if (w->fd < 0) {
-        rc = w->fd == -2 ? WEB_EINVAL : WEB_ESOCKET;
-        w->fd = -1;
-        goto fail;
-    }
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
+    /* connections beyond what the open-file limit allows would fail in accept() one by one */
+    unsigned limit = o->max_connections;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)limit + 2 * FD_RESERVE)
+        limit = rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)(rl.rlim_cur - FD_RESERVE) : FD_RESERVE;
+    unsigned threads = o->threads ? o->threads : 1;
+    if (limit < threads)
+        limit = threads; /* the pool shares it out: each thread needs one */
+    unsigned flags =
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     w->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, handle, w, MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)(o->threads ? o->threads : 1), MHD_OPTION_CONNECTION_TIMEOUT,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
     if (!w->daemon) {
         snprintf(err, errlen, "libmicrohttpd could not start on port %u", w->port);
@@ -274,6 +601,10 @@ void web_stop(web *w)
     }
     for (unsigned i = 0; i < w->nruns; i++)
         web_runix_free(&w->runs[i]);
+    for (unsigned i = 0; i < w->nhosts; i++)
+        free(w->hosts[i]);
+    free(w->hosts);
+    free(w->token);
     free(w->runs_body);
     free(w);
 }

@@ -102,16 +102,8 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     if (state != 1 || !l->grid || px < 4.0 * (double)l->gw) {
         if (state != 1 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
             return state == 0 ? 1 : 2;
-        /* the pixels that intersect [a, b), profiled at exactly their edges */
-        uint32_t ja = 0, jb = q->width;
-        while (ja < q->width && q->T[ja + 1] <= a)
-            ja++;
-        while (jb > ja && q->T[jb - 1] >= b)
-            jb--;
-        if (jb <= ja || q->T[jb] <= q->T[ja])
-            return 0;
-        return analysis_profile_bins(q->r->an, slot, q->T[ja], q->T[jb], out + ja, jb - ja) ? -1
-                                                                                            : 0;
+        /* the analysis' bins over [t0, t1) are the pixels: same integer edges as q->T */
+        return analysis_profile_bins(q->r->an, slot, q->t0, q->t1, out, q->width) ? -1 : 0;
     }
     for (uint32_t j = 0; j < q->width; j++) {
         int64_t a = q->T[j], b = q->T[j + 1];
@@ -305,12 +297,10 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     int rc = WEB_ENOMEM;
     if (!q.T || !q.lane_verdict || !scratch || !bins || !pts)
         goto out;
-    double span = (double)(q.t1 - q.t0);
+    /* pixel j is [T[j], T[j + 1]): integer ns, as analysis_profile_bins() cuts its bins */
+    uint64_t span = (uint64_t)q.t1 - (uint64_t)q.t0;
     for (uint32_t j = 0; j <= width; j++)
-        q.T[j] = q.t0 + (int64_t)llround(span * j / width);
-    for (uint32_t j = 1; j <= width; j++)
-        if (q.T[j] < q.T[j - 1])
-            q.T[j] = q.T[j - 1];
+        q.T[j] = q.t0 + (int64_t)((unsigned __int128)span * j / width);
     web_buf_str(b, "{\"run\":");
     web_buf_i64(b, run_id);
     web_buf_str(b, ",\"t0\":");

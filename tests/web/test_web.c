@@ -4,10 +4,15 @@
  * concurrent clients; the interval index is checked against brute force on random data; and
  * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). */
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -15,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,12 +135,13 @@ typedef struct response {
     size_t len;
 } response;
 
-/* http_raw: sends `request` verbatim to 127.0.0.1:port, reads until close (10 s timeouts). */
-static int http_raw(unsigned port, const char *request, response *r)
+/* http_raw_t: sends `request` verbatim to 127.0.0.1:port, reads until close (timeouts of `secs`
+ * seconds on each read and write). */
+static int http_raw_t(unsigned port, const char *request, response *r, int secs)
 {
     memset(r, 0, sizeof *r);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct timeval tv = {10, 0};
+    struct timeval tv = {secs, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -170,6 +177,12 @@ static int http_raw(unsigned port, const char *request, response *r)
     r->body = sep + 4;
     r->len = len - (size_t)(r->body - buf);
     return 0;
+}
+
+/* http_raw: http_raw_t with 10 s timeouts. */
+static int http_raw(unsigned port, const char *request, response *r)
+{
+    return http_raw_t(port, request, r, 10);
 }
 
 static int http_get(unsigned port, const char *path, response *r)
@@ -309,13 +322,19 @@ int test_web_runs(void)
     return 0;
 }
 
+/* pixel_edge: where pixel j of `w` over [t0, t1) starts (web/API.md: t0 + floor((t1 - t0) * j / w)
+ * in integer ns) */
+static int64_t pixel_edge(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
+{
+    return t0 + (int64_t)((unsigned __int128)(uint64_t)(t1 - t0) * j / w);
+}
+
 /* brute-force expectations over row `p` (0: A, 1: B) of the synthetic run */
 static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w,
                           int64_t *count, int64_t *busy_pm)
 {
     for (int j = 0; j < w; j++) {
-        int64_t a = t0 + (int64_t)llround((double)(t1 - t0) * j / w);
-        int64_t b = t0 + (int64_t)llround((double)(t1 - t0) * (j + 1) / w);
+        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
         int64_t n = 0, busy = 0;
         for (uint64_t i = 0; i < run->nkernels; i++) {
             const store_kernel *k = &run->kernels[i];
@@ -376,8 +395,8 @@ int test_web_timeline_bins(void)
     TEST_EQ_INT(json_array_size(lo), w);
     int noverlap = 0;
     for (int px = 0; px < w; px++) {
-        int64_t a = BASE + t0 + (int64_t)llround((double)(t1 - t0) * px / w);
-        int64_t b = BASE + t0 + (int64_t)llround((double)(t1 - t0) * (px + 1) / w);
+        int64_t a = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
+        int64_t b = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
         int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
@@ -695,10 +714,11 @@ int test_web_huge_ranges(void)
     TEST_ASSERT(setup(&f, 1) == 0);
     const char *urls[] = {
         "/api/timeline?run=0&t0=-4000000000000000000&t1=4000000000000000000&width=8192&kmax=0",
-        "/api/timeline?run=0&t0=-4e18&t1=4e18&width=8192&kmax=100000",
+        "/api/timeline?run=0&t0=-4000000000000000000&t1=4000000000000000000&width=8192&"
+        "kmax=100000",
         "/api/timeline?run=0&t0=123456&t1=123457&width=8192",
-        "/api/timeline?run=0&t0=3e18&t1=4e18&width=100",
-        "/api/find?run=0&q=k&t0=-4e18&t1=4e18&limit=10000",
+        "/api/timeline?run=0&t0=3000000000000000000&t1=4000000000000000000&width=100",
+        "/api/find?run=0&q=k&t0=-4000000000000000000&t1=4000000000000000000&limit=10000",
     };
     for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
         json_t *j = get_json(f.port, urls[i], 200);
@@ -797,7 +817,7 @@ int test_web_bind_errors(void)
     o.port = f.port; /* taken by the fixture's server */
     web *w2 = NULL;
     char err[256] = "";
-    TEST_EQ_INT(web_start(&o, &r, 1, &w2, err, sizeof err), WEB_ESOCKET);
+    TEST_EQ_INT(web_start(&o, &r, 1, &w2, err, sizeof err), WEB_EADDRINUSE);
     TEST_ASSERT(w2 == NULL);
     TEST_ASSERT(strstr(err, "Address already in use") != NULL);
     o.port = 0;
@@ -1125,5 +1145,798 @@ int test_web_empty_run(void)
     web_stop(w);
     analysis_free(an);
     store_run_free(run);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- concurrency profile per pixel */
+
+/* load_demo: the bundled H200 recording samples/spin/traces/<sub> (every *.db there), finished
+ * and analysed. 0, or -1 with a message. */
+static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn)
+{
+    char dir[1024], path[2048];
+    snprintf(dir, sizeof dir, "%s/samples/spin/traces/%s", TLVIEW_SOURCE_DIR, sub);
+    store_run *run = store_run_new();
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (store_run_load(run, path) != 0) {
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+            n = -1;
+            break;
+        }
+        n++;
+    }
+    if (d)
+        closedir(d);
+    if (n <= 0 || store_run_finish(run) != 0 || analysis_run(run, NULL, ppAn) != ANALYSIS_OK) {
+        fprintf(stderr, "load_demo %s: %d files\n", dir, n);
+        store_run_free(run);
+        return -1;
+    }
+    *ppRun = run;
+    return 0;
+}
+
+/* timeline_lane: web_timeline() of r over [t0, t1) (relative ns) parsed, and its lane 0. */
+static json_t *timeline_lane(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             json_t **lane)
+{
+    web_buf b = {0};
+    if (web_timeline(r, 0, t0, t1, width, 0, NULL, &b) != 0) {
+        free(b.s);
+        return NULL;
+    }
+    json_error_t e;
+    json_t *j = json_loadb(b.s, b.len, 0, &e);
+    free(b.s);
+    *lane = json_array_get(json_object_get(j, "lanes"), 0);
+    return j;
+}
+
+/* Zoomed in on the demo (four 1.92 s kernels of four processes, time-sliced, all in flight from
+ * 6.8 ms on): every pixel is busy with 4 processes. Found 2026-12-01 by the adversarial pass:
+ * with bin edges in double absolute ns (~1.8e18, 256 ns apart), [100 ms, 100.01 ms) gave busy 0
+ * and mean 0 beside max 4, and [100 ms, 101 ms) busy 1024 permille and mean 4.1 > max 4. */
+int test_web_profile_demo_zoom(void)
+{
+    store_run *run;
+    analysis *an;
+    TEST_EQ_INT(load_demo("mps-off/n4", &run, &an), 0);
+    TEST_EQ_INT(run->nkernels, 4);
+    web_run src = {"demo", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    const int64_t t1s[] = {100010000, 101000000, 100000010, 100001000, 1000000000};
+    for (size_t c = 0; c < sizeof t1s / sizeof *t1s; c++) {
+        json_t *lane, *j = timeline_lane(&r, 100000000, t1s[c], 1000, &lane);
+        TEST_ASSERT(j && lane);
+        json_t *busy = json_object_get(lane, "busy"), *mean = json_object_get(lane, "conc_mean");
+        json_t *mx = json_object_get(lane, "conc_max");
+        TEST_EQ_INT(json_array_size(busy), 1000);
+        for (size_t i = 0; i < 1000; i++) {
+            if (json_integer_value(json_array_get(busy, i)) != 1000 ||
+                json_number_value(json_array_get(mean, i)) != 4.0 ||
+                json_integer_value(json_array_get(mx, i)) != 4)
+                fprintf(stderr, "t1 %lld pixel %zu: busy %lld mean %g max %lld\n",
+                        (long long)t1s[c], i,
+                        (long long)json_integer_value(json_array_get(busy, i)),
+                        json_number_value(json_array_get(mean, i)),
+                        (long long)json_integer_value(json_array_get(mx, i)));
+            TEST_EQ_INT(json_integer_value(json_array_get(busy, i)), 1000);
+            TEST_NEAR(json_number_value(json_array_get(mean, i)), 4.0, 0);
+            TEST_EQ_INT(json_integer_value(json_array_get(mx, i)), 4);
+        }
+        json_decref(j);
+    }
+    /* and the analysis itself, on the absolute axis */
+    analysis_bin bins[1000];
+    TEST_EQ_INT(
+        analysis_profile_bins(an, 0, r.origin + 100000000, r.origin + 101000000, bins, 1000),
+        ANALYSIS_OK);
+    for (int i = 0; i < 1000; i++) {
+        TEST_NEAR(bins[i].busy, 1.0, 0);
+        TEST_NEAR(bins[i].mean_processes, 4.0, 0);
+        TEST_EQ_INT(bins[i].max_processes, 4);
+    }
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* exact_pixel: brute force over the kernels of lane 0 (one stream per process, so processes in
+ * flight = kernels in flight): the busy share, mean and peak of processes in flight over [a, b),
+ * or at the instant a when a == b. */
+static void exact_pixel(const store_run *run, int64_t a, int64_t b, double *busy, double *mean,
+                        int *peak)
+{
+    int64_t len = b > a ? b - a : 1, sum = 0;
+    /* the union: sweep the starts and ends inside the pixel */
+    int64_t covered = 0, x = a;
+    *peak = 0;
+    for (;;) {
+        int n = 0;
+        int64_t next = b > a ? b : a + 1;
+        for (uint64_t i = 0; i < run->nkernels; i++) {
+            const store_kernel *k = &run->kernels[i];
+            if (k->end <= k->start)
+                continue;
+            if (k->start <= x && k->end > x)
+                n++;
+            if (k->start > x && k->start < next)
+                next = k->start;
+            if (k->end > x && k->end < next)
+                next = k->end;
+        }
+        if (n > *peak)
+            *peak = n;
+        covered += n ? next - x : 0;
+        sum += n * (next - x);
+        x = next;
+        if (x >= (b > a ? b : a + 1))
+            break;
+    }
+    *busy = (double)covered / (double)len;
+    *mean = (double)sum / (double)len;
+}
+
+/* check_ranges: `n` random views of r (seeded) against brute force: busy share and mean exact up
+ * to the rounding of the answer, the peak exact; and, whatever the path (grid or direct), busy
+ * <= 1000 permille and mean <= max. 0 or 1. */
+static int check_ranges(const web_runix *r, const store_run *run, int n, unsigned seed, int exact)
+{
+    srand(seed);
+    int64_t span = run->t_end - run->t_begin;
+    for (int c = 0; c < n; c++) {
+        int64_t t0 = -span / 10 + (int64_t)((double)rand() / RAND_MAX * (double)span * 1.1);
+        int64_t len = (int64_t)exp((double)rand() / RAND_MAX * log((double)span * 2));
+        len = len < 1 ? 1 : len;
+        uint32_t width = 1 + (uint32_t)(rand() % 2000);
+        json_t *lane, *j = timeline_lane(r, t0, t0 + len, width, &lane);
+        TEST_ASSERT(j && lane);
+        json_t *busy = json_object_get(lane, "busy"), *mean = json_object_get(lane, "conc_mean");
+        json_t *mx = json_object_get(lane, "conc_max");
+        TEST_EQ_INT(json_array_size(busy), width);
+        for (uint32_t i = 0; i < width; i++) {
+            json_int_t bp = json_integer_value(json_array_get(busy, i));
+            json_int_t m = json_integer_value(json_array_get(mx, i));
+            double me = json_number_value(json_array_get(mean, i));
+            if (bp < 0 || bp > 1000 || me > (double)m || me < 0)
+                fprintf(stderr, "view [%lld, %lld) width %u pixel %u: busy %lld mean %g max %lld\n",
+                        (long long)t0, (long long)(t0 + len), width, i, (long long)bp, me,
+                        (long long)m);
+            TEST_ASSERT(bp >= 0 && bp <= 1000);
+            TEST_ASSERT(me >= 0 && me <= (double)m);
+            if (!exact)
+                continue;
+            int64_t a = r->origin + pixel_edge(t0, t0 + len, width, i);
+            int64_t b = r->origin + pixel_edge(t0, t0 + len, width, i + 1);
+            double eb, em;
+            int ep;
+            exact_pixel(run, a, b, &eb, &em, &ep);
+            if (llabs(bp - (json_int_t)llround(eb * 1000)) > 1 || fabs(me - em) > 0.006 || m != ep)
+                fprintf(stderr,
+                        "view [%lld, %lld) width %u pixel %u [%lld, %lld): busy %lld mean %g max "
+                        "%lld, exact %g %g %d\n",
+                        (long long)t0, (long long)(t0 + len), width, i, (long long)(a - r->origin),
+                        (long long)(b - r->origin), (long long)bp, me, (long long)m, eb * 1000, em,
+                        ep);
+            TEST_ASSERT(llabs(bp - (json_int_t)llround(eb * 1000)) <= 1);
+            TEST_NEAR(me, em, 0.006);
+            TEST_EQ_INT(m, ep);
+        }
+        json_decref(j);
+    }
+    return 0;
+}
+
+/* Random views of the demo and of the synthetic run (realtime axis, 1.7e18 ns) against brute
+ * force, from 1 ns (pixels narrower than a nanosecond) to twice the run; then with the cached
+ * grid, where only the bounds hold. */
+int test_web_profile_random_ranges(void)
+{
+    store_run *demo;
+    analysis *dan;
+    TEST_EQ_INT(load_demo("mps-off/n4", &demo, &dan), 0);
+    store_run *syn = make_run(1.0, 0);
+    analysis *san;
+    TEST_EQ_INT(analysis_run(syn, NULL, &san), ANALYSIS_OK);
+    web_run src[2] = {{"demo", demo, dan}, {"syn", syn, san}};
+    for (int k = 0; k < 2; k++) {
+        web_runix r;
+        char err[128];
+        TEST_EQ_INT(web_runix_build(&r, &src[k], err, sizeof err), 0);
+        TEST_EQ_INT(check_ranges(&r, src[k].run, 150, 11 + (unsigned)k, 1), 0);
+        TEST_EQ_INT(web_runix_build_grids(&r), 0);
+        TEST_EQ_INT(check_ranges(&r, src[k].run, 300, 23 + (unsigned)k, 0), 0);
+        web_runix_free(&r);
+    }
+    analysis_free(dan);
+    store_run_free(demo);
+    analysis_free(san);
+    store_run_free(syn);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- hardening */
+
+/* Malformed parameters are 400 with a JSON message, never an answer or a 500. Found 2026-12-01
+ * by the adversarial pass: find with t1 < t0 answered, t0=0x10 was read as 16, q=a%00b searched
+ * "a", /api/kernel?id=%ff answered 500 "out of memory" (the echoed byte broke the JSON). */
+int test_web_strict_params(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    const char *bad[] = {
+        "/api/find?run=0&q=k&t0=10&t1=5",
+        "/api/find?run=0&q=k&t0=10&t1=10",
+        "/api/timeline?run=0&t0=0x10&t1=100&width=10",
+        "/api/timeline?run=0&t0=1e3&t1=10000&width=10",
+        "/api/timeline?run=0&t0=1.5&t1=10&width=10",
+        "/api/timeline?run=0&t0=%2B5&t1=10&width=10",
+        "/api/timeline?run=0&t0=+5&t1=10&width=10",
+        "/api/timeline?run=0&t0=-4e18&t1=10&width=10",
+        "/api/timeline?run=0&t0=0&t1=99999999999999999999&width=10",
+        "/api/timeline?run=0&t0=0&t1=4000000000000000001&width=10",
+        "/api/timeline?run=0&t0=-&t1=10&width=10",
+        "/api/timeline?run=0&t0=&t1=10&width=10",
+        "/api/timeline?run=0&t0=0&t1=10&width=10&rows=0,",
+        "/api/timeline?run=0&t0=0&t1=10&width=10&rows=,0",
+        "/api/timeline?run=0&t0=0&t1=10&width=10&rows=0x1",
+        "/api/timeline?run=0&t0=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%C3%A9&t1=10&width=10",
+        "/api/find?run=0&q=a%00b",
+        "/api/find?run=0&q=%ff",
+        "/api/find?run=0&q=%c3",
+        "/api/find?run=0&q=%ed%a0%80",
+        "/api/find?run=0&q=%c0%af",
+        "/api/find?run=0&q=%f4%90%80%80",
+        "/api/find?run=0&q=a%01b",
+        "/api/find?run=0&q=a%7fb",
+        "/api/find?run=0&q=%zz",
+        "/api/find?run=0&q=%4",
+        "/api/kernel?run=0&id=%ff",
+        "/api/kernel?run=0&id=1%00",
+        "/api/kernel?run=0&i%00d=1",
+        "/api/kernel?run=0&%ff=1",
+        "/api/runs?a1=1&a2=1&a3=1&a4=1&a5=1&a6=1&a7=1&a8=1&a9=1&a10=1&a11=1&a12=1&a13=1&a14=1&"
+        "a15=1&a16=1&a17=1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *j = get_json(f.port, bad[i], 400);
+        if (!j || !json_is_string(json_object_get(j, "error")))
+            fprintf(stderr, "case %zu: %s\n", i, bad[i]);
+        TEST_ASSERT(j);
+        TEST_ASSERT(json_is_string(json_object_get(j, "error")));
+        json_decref(j);
+    }
+    /* the messages name the problem */
+    const char *exact[][2] = {
+        {"/api/kernel?run=0&id=%ff",
+         "parameter 'id': its value holds NUL, a control character or invalid UTF-8"},
+        {"/api/timeline?run=0&t0=0x10&t1=100&width=10",
+         "parameter 't0' must be a decimal integer in [-4000000000000000000, "
+         "4000000000000000000], got '0x10'"},
+        {"/api/find?run=0&q=k&t0=10&t1=5", "t1 must be greater than t0 (got t0 10, t1 5)"},
+        {"/api/find?run=0&q=%zz", "parameter 2: malformed %-escape"},
+        {"/api/runs?a1=1&a2=1&a3=1&a4=1&a5=1&a6=1&a7=1&a8=1&a9=1&a10=1&a11=1&a12=1&a13=1&a14=1&"
+         "a15=1&a16=1&a17=1",
+         "too many parameters (17; at most 16)"},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        json_t *j = get_json(f.port, exact[i][0], 400);
+        TEST_ASSERT(j);
+        TEST_EQ_STR(json_string_value(json_object_get(j, "error")), exact[i][1]);
+        json_decref(j);
+    }
+    /* well-formed ones still answer: leading zeros, '+' as a space, UTF-8, empty pairs */
+    const char *good[] = {
+        "/api/timeline?run=0&t0=-0&t1=0010&width=010&",
+        "/api/find?run=0&q=caf%C3%A9",
+        "/api/find?run=0&q=k+A&&limit=5",
+        "/api/find?run=0&q=k&t0=-4000000000000000000&t1=4000000000000000000",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        json_t *j = get_json(f.port, good[i], 200);
+        if (!j)
+            fprintf(stderr, "good case %zu: %s\n", i, good[i]);
+        TEST_ASSERT(j);
+        json_decref(j);
+    }
+    json_t *j = get_json(f.port, "/api/find?run=0&q=k+A", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_STR(json_string_value(json_object_get(j, "q")), "k A");
+    json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+/* ms_since: milliseconds from *t0 to now. */
+static long ms_since(const struct timeval *t0)
+{
+    struct timeval t;
+    gettimeofday(&t, NULL);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_usec - t0->tv_usec) / 1000;
+}
+
+/* A request with hundreds of short parameters is answered at once. Found 2026-12-01: from ~490
+ * of them libmicrohttpd 0.9.75 filled its connection pool, lost its own error answer and held the
+ * connection until the 30 s timeout. */
+int test_web_many_params(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    const int counts[] = {490, 2000, 17};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        char *req = malloc(32 * 1024);
+        int n = snprintf(req, 64, "GET /api/runs?");
+        for (int i = 0; i < counts[c] && n < 30 * 1024; i++)
+            n += snprintf(req + n, 32, "%sa%d=1", i ? "&" : "", i);
+        snprintf(req + n, 64, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        struct timeval t0;
+        gettimeofday(&t0, NULL);
+        response r;
+        int rc = http_raw_t(f.port, req, &r, 3);
+        long ms = ms_since(&t0);
+        fprintf(stderr, "%d parameters: %s %d in %ld ms\n", counts[c], rc ? "no answer" : "status",
+                r.status, ms);
+        free(req);
+        TEST_EQ_INT(rc, 0);
+        TEST_EQ_INT(r.status, 400);
+        TEST_ASSERT(strstr(r.body, "too many parameters") != NULL);
+        TEST_ASSERT(ms < 2000);
+        free(r.head);
+    }
+    teardown(&f);
+    return 0;
+}
+
+/* expect_status: sends `req` (a full request) and compares the status; the body must be JSON with
+ * an "error" when the status is not 200. */
+static int expect_status(unsigned port, const char *req, int status, response *keep)
+{
+    response r;
+    if (http_raw(port, req, &r) != 0) {
+        fprintf(stderr, "no answer to:\n%s", req);
+        return 1;
+    }
+    int bad = r.status != status;
+    if (!bad && status != 200) {
+        json_error_t e;
+        json_t *j = json_loadb(r.body, r.len, 0, &e);
+        bad = !json_is_string(json_object_get(j, "error"));
+        json_decref(j);
+    }
+    if (bad)
+        fprintf(stderr, "status %d (want %d), body %.200s, to:\n%s", r.status, status, r.body, req);
+    if (keep && !bad)
+        *keep = r;
+    else
+        free(r.head);
+    return bad;
+}
+
+/* DNS rebinding: only requests that name the server are answered. Found 2026-12-01: with
+ * "Host: evil.example" /api/runs answered with exe paths, argv and host names. */
+int test_web_host_origin(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    char req[512];
+    const char *ok_hosts[] = {"127.0.0.1",      "127.0.0.1:%u", "localhost:%u",
+                              "LocalHost:9999", "[::1]:%u",     "[::1]"};
+    for (size_t i = 0; i < sizeof ok_hosts / sizeof *ok_hosts; i++) {
+        char host[64];
+        snprintf(host, sizeof host, ok_hosts[i], f.port);
+        snprintf(req, sizeof req, "GET /api/runs HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                 host);
+        TEST_EQ_INT(expect_status(f.port, req, 200, NULL), 0);
+    }
+    const char *bad_hosts[] = {"evil.example",  "evil.example:%u", "127.0.0.1.evil.example:%u",
+                               "localhost.:%u", "127.0.0.2:%u",    "[::2]:%u"};
+    const char *paths[] = {"/api/runs", "/", "/timeline.js", "/api/stats"};
+    for (size_t i = 0; i < sizeof bad_hosts / sizeof *bad_hosts; i++)
+        for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
+            char host[64];
+            snprintf(host, sizeof host, bad_hosts[i], f.port);
+            snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                     paths[k], host);
+            TEST_EQ_INT(expect_status(f.port, req, 421, NULL), 0);
+        }
+    /* no Host in HTTP/1.1, two of them, malformed ones: 400; HTTP/1.0 may omit it */
+    TEST_EQ_INT(
+        expect_status(f.port, "GET /api/runs HTTP/1.1\r\nConnection: close\r\n\r\n", 400, NULL), 0);
+    TEST_EQ_INT(expect_status(f.port,
+                              "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n"
+                              "Connection: close\r\n\r\n",
+                              400, NULL),
+                0);
+    const char *malformed[] = {"127.0.0.1:", "127.0.0.1:123456", "127.0.0.1:8a", "[::1",
+                               "user@127.0.0.1"};
+    for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++) {
+        snprintf(req, sizeof req, "GET /api/runs HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                 malformed[i]);
+        TEST_EQ_INT(expect_status(f.port, req, 400, NULL), 0);
+    }
+    TEST_EQ_INT(expect_status(f.port, "GET /api/runs HTTP/1.0\r\n\r\n", 200, NULL), 0);
+    /* Origin, when sent, is this very origin */
+    snprintf(req, sizeof req,
+             "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\n"
+             "Connection: close\r\n\r\n",
+             f.port, f.port);
+    TEST_EQ_INT(expect_status(f.port, req, 200, NULL), 0);
+    const char *bad_origins[] = {"http://evil.example", "null", "http://localhost:%u",
+                                 "https://evil.example:%u", "http://127.0.0.1:1"};
+    for (size_t i = 0; i < sizeof bad_origins / sizeof *bad_origins; i++) {
+        char origin[64];
+        snprintf(origin, sizeof origin, bad_origins[i], f.port);
+        snprintf(req, sizeof req,
+                 "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: %s\r\n"
+                 "Connection: close\r\n\r\n",
+                 f.port, origin);
+        TEST_EQ_INT(expect_status(f.port, req, 403, NULL), 0);
+    }
+    TEST_EQ_INT(expect_status(f.port,
+                              "GET /api/runs HTTP/1.0\r\nOrigin: http://evil.example\r\n\r\n", 403,
+                              NULL),
+                0);
+    /* more names by allow_hosts */
+    web_run wr = {"x", f.run[0], f.an[0]};
+    const char *more[] = {"Tlview.Example", NULL};
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    o.allow_hosts = more;
+    web *w2;
+    char err[128];
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w2, err, sizeof err), WEB_OK);
+    TEST_EQ_INT(expect_status(web_port(w2),
+                              "GET /api/runs HTTP/1.1\r\nHost: tlview.example\r\n"
+                              "Connection: close\r\n\r\n",
+                              200, NULL),
+                0);
+    TEST_EQ_INT(expect_status(web_port(w2),
+                              "GET /api/runs HTTP/1.1\r\nHost: evil.example\r\n"
+                              "Connection: close\r\n\r\n",
+                              421, NULL),
+                0);
+    web_stop(w2);
+    teardown(&f);
+    return 0;
+}
+
+/* The token: refused without it; a right one in the query sets the cookie the page's requests
+ * carry; a Bearer header or the cookie also do; a wrong one never. */
+int test_web_token(void)
+{
+    store_run *run = make_run(1.0, 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"x", run, an};
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    web *w;
+    char err[128], req[512];
+    /* loopback: none by default; a malformed one is refused */
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    TEST_ASSERT(web_token(w) == NULL);
+    web_stop(w);
+    o.token = "short";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_EINVAL);
+    o.token = "0123456789abcdef/";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_EINVAL);
+    o.token = "0123456789abcdef-TOKEN";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    TEST_EQ_STR(web_token(w), "0123456789abcdef-TOKEN");
+    unsigned port = web_port(w);
+    const char *paths[] = {"/", "/api/runs", "/timeline.js"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", paths[i]);
+        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+        snprintf(req, sizeof req, "GET %s?token=0123456789abcdef-TOKEX HTTP/1.0\r\n\r\n", paths[i]);
+        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.0\r\nCookie: tlview_token_%u=0123456789abcdef-TOKE\r\n\r\n",
+                 paths[i], port);
+        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.0\r\nCookie: tlview_token_1=0123456789abcdef-TOKEN\r\n\r\n",
+                 paths[i]);
+        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.0\r\nAuthorization: Bearer 0123456789abcdef-TOKEn\r\n\r\n",
+                 paths[i]);
+        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+    }
+    response r;
+    TEST_EQ_INT(expect_status(port, "GET /?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n", 200, &r),
+                0);
+    char want[128];
+    snprintf(want, sizeof want,
+             "Set-Cookie: tlview_token_%u=0123456789abcdef-TOKEN; Path=/; HttpOnly; "
+             "SameSite=Strict\r\n",
+             port);
+    if (!strstr(r.head, want))
+        fprintf(stderr, "no '%s' in:\n%s\n", want, r.head);
+    TEST_ASSERT(strstr(r.head, want) != NULL);
+    TEST_ASSERT(strstr(r.body, "timeline.js") != NULL);
+    free(r.head);
+    /* the token parameter is not one of the API's: it is taken before */
+    TEST_EQ_INT(expect_status(port, "GET /api/runs?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n",
+                              200, NULL),
+                0);
+    snprintf(req, sizeof req,
+             "GET /api/timeline?run=0&t0=0&t1=1000&width=10 HTTP/1.0\r\nCookie: a=b; "
+             "tlview_token_%u=0123456789abcdef-TOKEN; c=d\r\n\r\n",
+             port);
+    TEST_EQ_INT(expect_status(port, req, 200, NULL), 0);
+    TEST_EQ_INT(expect_status(port,
+                              "GET /api/runs HTTP/1.0\r\nAuthorization: Bearer "
+                              "0123456789abcdef-TOKEN\r\n\r\n",
+                              200, NULL),
+                0);
+    web_stop(w);
+    /* beyond loopback (every interface): a random token, required */
+    o.token = NULL;
+    o.bind = "0.0.0.0";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    const char *t = web_token(w);
+    TEST_ASSERT(t != NULL);
+    TEST_EQ_INT(strlen(t), 48);
+    TEST_EQ_INT(strspn(t, "0123456789abcdef"), 48);
+    TEST_EQ_INT(
+        expect_status(web_port(w), "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", 403, NULL),
+        0);
+    snprintf(req, sizeof req, "GET /api/runs?token=%s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", t);
+    TEST_EQ_INT(expect_status(web_port(w), req, 200, NULL), 0);
+    /* the host name is one of its names there */
+    char host[256] = "";
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\n"
+             "Connection: close\r\n\r\n",
+             t, host, web_port(w));
+    TEST_EQ_INT(expect_status(web_port(w), req, 200, NULL), 0);
+    web_stop(w);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* raise_nofile: the open-file limit raised to `want` when the hard limit allows; 0, or -1. */
+static int raise_nofile(rlim_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    if (rl.rlim_cur >= want)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+        return -1;
+    rl.rlim_cur = want;
+    return setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* slow_clients: opens n connections to port from 127.0.0.<first> onwards (naddr source addresses
+ * in turn: Linux routes all of 127/8 to loopback), each sending the start of a request and never
+ * the end; once the server has taken them all (listen_fd: its listening socket), times a normal GET
+ * from 127.0.0.1 (3 s timeouts). Sets *status (0: no answer), *ms, and *held: how many of the n the
+ * server still holds open. 0, or -1 when the sockets cannot be made here. */
+static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int naddr, int *status,
+                        long *ms, int *held)
+{
+    int *fds = malloc(sizeof *fds * (size_t)n);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    for (int i = 0; i < n; i++) {
+        struct sockaddr_in src = {.sin_family = AF_INET};
+        src.sin_addr.s_addr = htonl(0x7f000000u + first + (uint32_t)(i % naddr));
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&src, sizeof src) != 0 ||
+            (connect(fds[i], (struct sockaddr *)&dst, sizeof dst) != 0 && errno != EINPROGRESS)) {
+            fprintf(stderr, "socket %d: %s\n", i, strerror(errno));
+            for (int k = 0; k <= i; k++)
+                if (fds[k] >= 0)
+                    close(fds[k]);
+            free(fds);
+            return -1;
+        }
+    }
+    /* let the server take them all (and close what it does not want): every connect() done, then
+     * the listening socket's accept queue empty (TCP_INFO's unacked on a listening socket) */
+    struct timeval t0;
+    gettimeofday(&t0, NULL);
+    for (int i = 0; i < n && ms_since(&t0) < 8000; i++) {
+        struct pollfd pf = {fds[i], POLLOUT, 0};
+        if (poll(&pf, 1, 100) == 0)
+            i--;
+    }
+    for (int quiet = 0; quiet < 5 && ms_since(&t0) < 8000;) {
+        struct tcp_info ti;
+        socklen_t tl = sizeof ti;
+        int empty = getsockopt(listen_fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 || !ti.tcpi_unacked;
+        quiet = empty ? quiet + 1 : 0;
+        usleep(20000);
+    }
+    long settle = ms_since(&t0);
+    for (int i = 0; i < n; i++)
+        (void)!write(fds[i], "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33);
+    gettimeofday(&t0, NULL);
+    response r;
+    int rc = http_raw_t(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", &r, 3);
+    *ms = ms_since(&t0);
+    *status = rc ? 0 : r.status;
+    if (!rc)
+        free(r.head);
+    *held = 0;
+    for (int i = 0; i < n; i++) {
+        struct pollfd pf = {fds[i], POLLIN, 0};
+        char c;
+        if (poll(&pf, 1, 0) == 0 || (pf.revents & POLLIN && recv(fds[i], &c, 1, MSG_PEEK) > 0))
+            (*held)++;
+        close(fds[i]);
+    }
+    free(fds);
+    fprintf(stderr,
+            "%d slow connections from %d addresses, taken in %ld ms, %d held by the server; "
+            "normal GET: %d in %ld ms\n",
+            n, naddr, settle, *held, *status, *ms);
+    return 0;
+}
+
+/* Slowloris: 1,500 connections that never finish a request, from one address or from 20, do not
+ * keep the server from answering another client. Found 2026-12-01: a normal GET waited for the
+ * 30 s timeout (no limit per address, and the 1,020 connections MHD allows by default were all
+ * taken). */
+int test_web_slowloris(void)
+{
+    enum { N = 1500 };
+    if (raise_nofile(4096) != 0) { /* both ends of every connection are in this process */
+        fprintf(stderr, "SKIP: cannot open 4096 files\n");
+        return TEST_SKIP;
+    }
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    int status, held;
+    long ms;
+    if (slow_clients(f.port, f.w->fd, N, 2, 1, &status, &ms, &held) != 0) {
+        teardown(&f);
+        return TEST_SKIP;
+    }
+    TEST_EQ_INT(status, 200);
+    TEST_ASSERT(ms < 2000);
+    TEST_ASSERT(held <= 128); /* the limit per address: the others were closed at once */
+    TEST_EQ_INT(slow_clients(f.port, f.w->fd, N, 10, 20, &status, &ms, &held), 0);
+    TEST_EQ_INT(status, 200);
+    TEST_ASSERT(ms < 2000);
+    TEST_EQ_INT(held, N);
+    teardown(&f);
+    return 0;
+}
+
+/* A connection that sends nothing is closed after the idle timeout (10 s; it was 30 s). */
+int test_web_idle_timeout(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)f.port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    TEST_EQ_INT(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    (void)!write(fd, "GET / HTTP/1.1\r\n", 16);
+    struct timeval t0;
+    gettimeofday(&t0, NULL);
+    struct pollfd pf = {fd, POLLIN, 0};
+    int n = poll(&pf, 1, 15000);
+    long ms = ms_since(&t0);
+    char c;
+    ssize_t k = n > 0 ? recv(fd, &c, 1, 0) : -1;
+    fprintf(stderr, "idle connection: %s after %ld ms\n", n > 0 && k <= 0 ? "closed" : "open", ms);
+    close(fd);
+    TEST_ASSERT(n > 0 && k <= 0);
+    TEST_ASSERT(ms >= 9000 && ms < 12500);
+    teardown(&f);
+    return 0;
+}
+
+/* `tlview serve --bind 0.0.0.0`: a warning on stderr, the URL with the machine's name and the
+ * token, and the token required. Found 2026-12-01: it listened on every interface without a
+ * word, printed a 127.0.0.1 URL and answered anyone. */
+int test_web_serve_bind_all(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char a[1024], line[1024], warn[1024], host[256] = "", req[512];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    char *args[] = {"tlview", "serve",        "--bind",        "0.0.0.0", "--port",
+                    "0",      "--allow-host", "alias.example", a,         NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    char want[300], token[64] = "";
+    unsigned port = 0;
+    snprintf(want, sizeof want, "http://%s:", host);
+    char *at = strstr(line, want);
+    if (!at || sscanf(at + strlen(want), "%u/?token=%63[0-9a-f]", &port, token) != 2)
+        fprintf(stderr, "URL line: %s", line);
+    TEST_ASSERT(at && port > 0);
+    TEST_EQ_INT(strlen(token), 48);
+    if (!strstr(warn, "warning: listening on 0.0.0.0 (every interface)"))
+        fprintf(stderr, "stderr: %s", warn);
+    TEST_ASSERT(strstr(warn, "warning: listening on 0.0.0.0 (every interface)") != NULL);
+    int fails = 0;
+    fails += expect_status(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", 403, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, host, port);
+    fails += expect_status(port, req, 200, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: alias.example:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, port);
+    fails += expect_status(port, req, 200, NULL);
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: evil.example:%u\r\n"
+             "Connection: close\r\n\r\n",
+             token, port);
+    fails += expect_status(port, req, 421, NULL);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_EQ_INT(fails, 0);
+    close(out), close(err);
+    /* on loopback: no warning, no token, the URL as before */
+    char *lo[] = {"tlview", "serve", "--port", "0", a, NULL};
+    pid = spawn_serve(lo, &out, &err, NULL);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_ASSERT(strstr(line, "http://127.0.0.1:") && !strstr(line, "token"));
+    TEST_EQ_INT(read_line(err, warn, sizeof warn) > 0 && strstr(warn, "warning"), 0);
+    close(out), close(err);
+    return 0;
+}
+
+/* A taken port: the error names it and says what to do. Found 2026-12-01: scripts/serve on a
+ * busy port said only "Address already in use". */
+int test_web_serve_port_busy(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    char a[1024], port[16], l1[512], l2[512], want[128];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    snprintf(port, sizeof port, "%u", f.port);
+    char *args[] = {"tlview", "serve", "--port", port, a, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 1);
+    TEST_ASSERT(read_line(err, l1, sizeof l1) > 0);
+    TEST_ASSERT(read_line(err, l2, sizeof l2) > 0);
+    snprintf(want, sizeof want, "tlview serve: bind 127.0.0.1:%u: Address already in use\n",
+             f.port);
+    TEST_EQ_STR(l1, want);
+    snprintf(want, sizeof want,
+             "tlview serve: port %u is taken (another tlview serve?): --port 0 picks a free one, "
+             "or give another with --port N\n",
+             f.port);
+    TEST_EQ_STR(l2, want);
+    close(out), close(err);
+    teardown(&f);
     return 0;
 }
