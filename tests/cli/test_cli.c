@@ -1154,3 +1154,35 @@ int test_cli_export_roundtrip_gpus_without_uuid(void)
     TEST_EQ_INT(procs, 1);
     return 0;
 }
+
+/* --assume-mps: Chrome traces do not say whether MPS was on; the H200 recording of 4 torch
+ * workers under MPS (tests/verdicts/kineto-heavy-mps-on) is judged on its timing alone without
+ * it, and as MPS clients contending with it; report, export and serve take it, a bad value is a
+ * usage error. */
+int test_cli_assume_mps(void)
+{
+    char args[9000];
+    const char *v = TLVIEW_SOURCE_DIR "/tests/verdicts";
+    snprintf(args, sizeof args, "--baseline '%s/solo-kineto-heavy' '%s/kineto-heavy-mps-on'", v,
+             v);
+    json_t *j = report_json(args);
+    TEST_ASSERT(j);
+    TEST_EQ_STR(jstr(j, "devices.0.mps"), "unknown");
+    TEST_EQ_STR(jstr(j, "devices.0.rule"), "one-at-a-time");
+    json_decref(j);
+    snprintf(args, sizeof args,
+             "--assume-mps on --baseline '%s/solo-kineto-heavy' '%s/kineto-heavy-mps-on'", v, v);
+    j = report_json(args);
+    TEST_ASSERT(j);
+    TEST_EQ_STR(jstr(j, "devices.0.mps"), "on");
+    TEST_EQ_STR(jstr(j, "devices.0.verdict"), "contended");
+    TEST_ASSERT(strstr(jstr(j, "warnings.0"), "were taken as MPS clients, as asked"));
+    json_decref(j);
+    TEST_EQ_INT(sh("'%s' report --assume-mps maybe '%s/solo-spin'", TLVIEW, v), 2);
+    TEST_ASSERT(strstr(slurp(err_path), "--assume-mps wants on or off, not 'maybe'"));
+    TEST_EQ_INT(sh("'%s' export --assume-mps maybe --chrome '%s' '%s/solo-spin'", TLVIEW,
+                   tmp("x.json"), v),
+                2);
+    TEST_EQ_INT(sh("'%s' serve --assume-mps maybe '%s/solo-spin'", TLVIEW, v), 2);
+    return 0;
+}
