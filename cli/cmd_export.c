@@ -66,22 +66,19 @@ static const char usage_text[] =
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
 /* Writes s as a JSON string, or null for NULL. */
+/* Writes n bytes of p to the FILE ctx (view_json_quote()'s sink). */
+static void put_file(void *ctx, const char *p, size_t n)
+{
+    fwrite(p, 1, n, (FILE *)ctx);
+}
+
+/* Writes s as a JSON string (null for NULL): always valid JSON, whatever bytes the file held. */
 static void json_str(FILE *f, const char *s)
 {
-    if (!s) {
+    if (!s)
         fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    else
+        view_json_quote(s, put_file, f);
 }
 
 /* A JSON number or null. */

@@ -12,10 +12,9 @@
 #define HIST_HI 64.0
 #define HIST_BINS 36
 
-/* The length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one (overlong forms,
- * surrogates and code points above U+10FFFF are not valid). */
-static size_t utf8_len(const unsigned char *s)
+size_t view_utf8_len(const char *str)
 {
+    const unsigned char *s = (const unsigned char *)str;
     unsigned c = s[0];
     if (c < 0x80)
         return 1;
@@ -45,7 +44,7 @@ json_t *view_string(const char *s)
     if (!buf)
         return NULL;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = utf8_len(p);
+        size_t k = view_utf8_len((const char *)p);
         if (k) {
             memcpy(o, p, k);
             o += k;
@@ -59,6 +58,29 @@ json_t *view_string(const char *s)
     j = json_stringn(buf, (size_t)(o - buf));
     free(buf);
     return j;
+}
+
+void view_json_quote(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
+{
+    static const char hex[] = "0123456789abcdef";
+    put(ctx, "\"", 1);
+    for (const char *p = s ? s : ""; *p;) {
+        unsigned char c = (unsigned char)*p;
+        size_t k = view_utf8_len(p);
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            put(ctx, esc, 2);
+        } else if (c < 0x20 || c == 0x7f) {
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            put(ctx, esc, 6);
+        } else if (k) {
+            put(ctx, p, k);
+        } else {
+            put(ctx, "\xef\xbf\xbd", 3); /* U+FFFD for a byte that is not UTF-8 */
+        }
+        p += k ? k : 1;
+    }
+    put(ctx, "\"", 1);
 }
 
 json_t *view_number(double v)

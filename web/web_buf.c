@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "view.h"
 #include "web_int.h"
 
 void web_buf_raw(web_buf *b, const char *s, size_t n)
@@ -57,22 +58,15 @@ void web_buf_num(web_buf *b, double v)
     web_buf_raw(b, tmp, (size_t)n);
 }
 
+/* Appends n bytes to the web_buf ctx (view_json_quote()'s sink). */
+static void put_buf(void *ctx, const char *p, size_t n)
+{
+    web_buf_raw(ctx, p, n);
+}
+
 void web_buf_json_str(web_buf *b, const char *s)
 {
-    web_buf_ch(b, '"');
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            char esc[2] = {'\\', (char)*p};
-            web_buf_raw(b, esc, 2);
-        } else if (*p < 0x20) {
-            char esc[8];
-            snprintf(esc, sizeof esc, "\\u%04x", *p);
-            web_buf_raw(b, esc, 6);
-        } else {
-            web_buf_raw(b, (const char *)p, 1);
-        }
-    }
-    web_buf_ch(b, '"');
+    view_json_quote(s, put_buf, b);
 }
 
 void web_buf_fixed2(web_buf *b, double v)

@@ -179,7 +179,7 @@ void web_buf_str(web_buf *b, const char *s); /* raw text */
 void web_buf_i64(web_buf *b, int64_t v);
 void web_buf_num(web_buf *b, double v);           /* 4 significant digits; NaN -> null */
 void web_buf_fixed2(web_buf *b, double v);        /* >= 0, 2 decimals at most, no printf */
-void web_buf_json_str(web_buf *b, const char *s); /* quoted and escaped */
+void web_buf_json_str(web_buf *b, const char *s); /* view_json_quote(): always valid JSON */
 static inline void web_buf_ch(web_buf *b, char c)
 {
     web_buf_raw(b, &c, 1);

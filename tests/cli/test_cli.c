@@ -1163,8 +1163,7 @@ int test_cli_assume_mps(void)
 {
     char args[9000];
     const char *v = TLVIEW_SOURCE_DIR "/tests/verdicts";
-    snprintf(args, sizeof args, "--baseline '%s/solo-kineto-heavy' '%s/kineto-heavy-mps-on'", v,
-             v);
+    snprintf(args, sizeof args, "--baseline '%s/solo-kineto-heavy' '%s/kineto-heavy-mps-on'", v, v);
     json_t *j = report_json(args);
     TEST_ASSERT(j);
     TEST_EQ_STR(jstr(j, "devices.0.mps"), "unknown");
@@ -1180,9 +1179,45 @@ int test_cli_assume_mps(void)
     json_decref(j);
     TEST_EQ_INT(sh("'%s' report --assume-mps maybe '%s/solo-spin'", TLVIEW, v), 2);
     TEST_ASSERT(strstr(slurp(err_path), "--assume-mps wants on or off, not 'maybe'"));
-    TEST_EQ_INT(sh("'%s' export --assume-mps maybe --chrome '%s' '%s/solo-spin'", TLVIEW,
-                   tmp("x.json"), v),
-                2);
+    TEST_EQ_INT(
+        sh("'%s' export --assume-mps maybe --chrome '%s' '%s/solo-spin'", TLVIEW, tmp("x.json"), v),
+        2);
     TEST_EQ_INT(sh("'%s' serve --assume-mps maybe '%s/solo-spin'", TLVIEW, v), 2);
+    return 0;
+}
+
+/* A kernel name that is not UTF-8 (and holds control characters): every JSON output stays valid
+ * JSON with the name in it (the bad byte as U+FFFD), nothing is dropped (2026-12-01: jansson
+ * refused such strings and they went missing; export wrote invalid JSON). */
+int test_cli_invalid_utf8_names(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1 --name \"$(printf 'bad\\377name\\033]0;x\\007')\" "
+                   "--train 0,3,%lld,0",
+                   TRACEGEN, tmp("u.db"), MS),
+                0);
+    json_t *j = report_json(tmp("u.db"));
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "signatures")), 1);
+    TEST_EQ_STR(jstr(j, "signatures.0.name"), "bad\xef\xbf\xbdname\x1b]0;x\x07");
+    json_decref(j);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s'", TLVIEW, tmp("u.json"), tmp("u.db")), 0);
+    json_error_t e;
+    j = json_load_file(tmp("u.json"), 0, &e);
+    if (!j)
+        fprintf(stderr, "export: %s at line %d\n", e.text, e.line);
+    TEST_ASSERT(j);
+    size_t i, n = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x)
+    {
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (cat && !strcmp(cat, "kernel")) {
+            TEST_EQ_STR(json_string_value(json_object_get(x, "name")),
+                        "bad\xef\xbf\xbdname\x1b]0;x\x07");
+            n++;
+        }
+    }
+    TEST_EQ_INT(n, 3);
+    json_decref(j);
     return 0;
 }
