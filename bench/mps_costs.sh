@@ -135,8 +135,10 @@ mps_stop() {
         echo quit | nvidia-cuda-mps-control
         mps_wait_gone
         cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$OUT/mps-control.log" 2>/dev/null
-        echo "mps_costs.sh: MPS stopped; $(grep -c 'NEW CLIENT' "$OUT/mps-control.log" \
-            2>/dev/null) NEW CLIENT lines in its log; nvidia-cuda-mps processes left: $(mps_procs)"
+        local clients
+        clients=$(grep -c 'NEW CLIENT' "$OUT/mps-control.log" 2>/dev/null)
+        echo "mps_costs.sh: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
+            "nvidia-cuda-mps processes left: $(mps_procs)"
     fi
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
