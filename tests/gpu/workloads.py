@@ -6,7 +6,7 @@ with MPS off and on, under the collector).
 WORKLOAD (random weights from a fixed seed, eval mode, inference_mode, nothing downloaded):
   resnet18, resnet50  torchvision.models.<name>(weights=None), BATCH images of 3x224x224
   gpt2                transformers GPT2LMHeadModel(GPT2Config(n_layer=6)), BATCH sequences of SEQ
-                      tokens, the logits computed
+                      tokens, the logits computed (use_cache=False: no key/value cache kept)
   bert                transformers BertModel(BertConfig()) (12 layers), BATCH sequences of SEQ
   gemm                one sweep of torch.matmul of square matrices 512, 1024, 2048, 4096, 8192
                       per iteration (items: sweeps; BATCH unused)
@@ -161,11 +161,11 @@ def build(args, torch):
     gen = torch.Generator().manual_seed(args.seed + 1)
     torch.manual_seed(args.seed)
     w = args.workload
-    if w == "gemm":
-        mats = []
+    if w == "gemm":  # drawn on the GPU: 2 x 8192^2 numbers would take a second on the CPU
+        gen_dev, mats = torch.Generator(device=dev).manual_seed(args.seed + 1), []
         for n in GEMM_SIZES:
-            a = torch.randn(n, n, generator=gen).to(dev, dtype)
-            b = torch.randn(n, n, generator=gen).to(dev, dtype)
+            a = torch.randn(n, n, generator=gen_dev, device=dev, dtype=dtype)
+            b = torch.randn(n, n, generator=gen_dev, device=dev, dtype=dtype)
             mats.append((a, b, torch.empty(n, n, device=dev, dtype=dtype)))
 
         def sweep():
@@ -202,7 +202,7 @@ def build(args, torch):
     if w in ("resnet18", "resnet50") or impl == "builtin":
         return (lambda: model(x)), impl
     if w == "gpt2":
-        return (lambda: model(input_ids=x).logits), impl
+        return (lambda: model(input_ids=x, use_cache=False).logits), impl
     return (lambda: model(input_ids=x).last_hidden_state), impl
 
 

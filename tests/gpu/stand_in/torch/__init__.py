@@ -14,6 +14,9 @@ float32, float16, bfloat16, float64 = "float32", "float16", "bfloat16", "float64
 
 
 class Generator:
+    def __init__(self, device=None):
+        self.state = 0
+
     def manual_seed(self, seed):
         self.state = seed
         return self
@@ -50,7 +53,7 @@ def manual_seed(seed):
     return Generator().manual_seed(seed)
 
 
-def randn(*shape, generator=None):
+def randn(*shape, generator=None, device=None, dtype=float32):
     fail = os.environ.get("TORCH_STAND_IN_FAIL")
     if fail:
         try:
@@ -58,7 +61,7 @@ def randn(*shape, generator=None):
             raise RuntimeError("torch stand-in: this worker fails, as asked")
         except FileExistsError:
             pass
-    return Tensor(shape, (generator or Generator().manual_seed(0)).next())
+    return Tensor(shape, (generator or Generator().manual_seed(0)).next(), dtype)
 
 
 def empty(*shape, device=None, dtype=float32):
