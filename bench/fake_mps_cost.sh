@@ -14,14 +14,14 @@ mps=0
 N=1
 go() { # announce, wait for the start file, count the probes that were ready for it
     touch "$1.ready.$$"
-    local i f
+    local i ready
     for i in $(seq 1000); do
         [ -s "$1" ] && break
         sleep 0.01
         [ "$i" = 1000 ] && { echo "fake_mps_cost: no $1" >&2; exit 1; }
     done
-    N=0
-    for f in "$1".ready.*; do N=$((N + 1)); done
+    ready=("$1".ready.*)
+    N=${#ready[@]}
 }
 dur() { # KIND PARAM: the made-up duration in ns
     local s=$N

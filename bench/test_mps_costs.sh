@@ -9,6 +9,7 @@
 #   raw.txt, the figures the stand-in's made-up durations imply in costs.csv, the tar;
 #   mps_costs_table.py on hand-written lines: a missing solo, a late launch, a malformed line.
 # Usage: test_mps_costs.sh. Exits 77 without python3.
+# shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)

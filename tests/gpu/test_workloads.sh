@@ -12,6 +12,7 @@
 #   fails its run at once instead of leaving the others at the barrier;
 #   workloads_table.py on hand-written RESULT lines: the throughputs, gains and makespans.
 # Usage: test_workloads.sh. Exits 77 without python3.
+# shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }

@@ -17,7 +17,7 @@
 #          8 minutes: about 5 minutes by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
-# skipped runs are listed. Each run is killed after min(150, budget + 60 - elapsed) seconds.
+# skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
 # Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full] [--only "NAME..."] [--budget S]
@@ -32,7 +32,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 DRY=0 PLAN=small ONLY='' BUDGET=400 TAR='' COLLECT=1 args=()
-CMD_TIMEOUT=150 GRACE=60
+CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
 usage() { sed -n '2,34p' "$0"; exit 2; }
 while [ $# -gt 0 ]; do
