@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# workloads.sh: real PyTorch inference (tests/gpu/workloads.py: resnet18, gpt2, resnet50, bert,
+# gemm; batch 16, random weights, N spawn workers behind a barrier) run under the collector with
+# MPS off and on, so that tlview's MPS prediction from the time-sliced run can be checked against
+# the applications' own throughput. Per workload, in this order: N = 1 alone (the solo reference),
+# then each N of the plan without MPS, then the same N as clients of a private MPS daemon (pipe and
+# log folders in a work folder; started before the workload's first MPS run, always stopped after
+# its last: `echo quit | nvidia-cuda-mps-control`, also from an EXIT trap; no card setting is
+# changed). Each run goes into OUTDIR/<workload>-<off|on>-n<N>/: the trace files
+# (CUDA_INJECTION64_PATH=BUILD_DIR/collector/libcollect.so, TLVIEW_NVTX=1 for the "timed" range,
+# TLVIEW_OUTPUT=that folder/p.%p.db), `log` (the workers' output and RESULT lines), `cmd`, `rc`
+# and `wall_s`. At the end: the table (workloads_table.py: items/s summed over workers MPS off and
+# on, the measured gain, the makespans; also OUTDIR/table.md and table.csv) and OUTDIR packed into
+# one tar.gz (it should stay under 60 MB).
+# Plans (the timed iterations K and warm-up W per workload are in ITERS and WARM below):
+#   small  resnet18 and gpt2 at N = 2 4 8; resnet50, bert and gemm at N = 4 (one GPU call of
+#          8 minutes: about 5 minutes by the estimates the dry run prints)
+#   full   every workload at N = 2 4 8
+# Budget: a run that would end after --budget seconds (by its estimate) is not started; the
+# skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
+# Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
+# 77 without a GPU, 2 usage.
+# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full] [--only "NAME..."] [--budget S]
+#                               [--tar FILE] [--no-collector] BUILD_DIR OUTDIR
+#   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
+#   --only          only these workloads (of the plan's)
+#   --budget S      seconds (default 400)
+#   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
+#   --no-collector  run without libcollect (to see what it costs the workloads)
+# Environment: WORKLOADS_PYTHON (default python3).
+# shellcheck disable=SC2317 # cleanup is called by the trap
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+DRY=0 PLAN=small ONLY='' BUDGET=400 TAR='' COLLECT=1 args=()
+CMD_TIMEOUT=150 GRACE=50
+PY=${WORKLOADS_PYTHON:-python3}
+usage() { sed -n '2,34p' "$0"; exit 2; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --dry-run) DRY=1 ;;
+    --plan) [ $# -ge 2 ] || usage; PLAN=$2; shift ;;
+    --only) [ $# -ge 2 ] || usage; ONLY=" $2 "; shift ;;
+    --budget) [ $# -ge 2 ] || usage; BUDGET=$2; shift ;;
+    --tar) [ $# -ge 2 ] || usage; TAR=$2; shift ;;
+    --no-collector) COLLECT=0 ;;
+    -h | --help) usage ;;
+    -*) echo "workloads.sh: unknown option $1" >&2; exit 2 ;;
+    *) args+=("$1") ;;
+    esac
+    shift
+done
+[ ${#args[@]} = 2 ] || usage
+case $BUDGET in '' | *[!0-9]*) echo "workloads.sh: --budget wants seconds" >&2; exit 2 ;; esac
+
+# ---- the plans: WORKLOAD:N... in the order they run (the first ones matter most)
+case $PLAN in
+small) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:4" "bert:4" "gemm:4") ;;
+full) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:2 4 8" "bert:2 4 8" "gemm:2 4 8") ;;
+*) echo "workloads.sh: --plan small or full, not '$PLAN'" >&2; exit 2 ;;
+esac
+BATCH=16
+declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12)
+declare -A WARM=([resnet18]=10 [resnet50]=5 [gpt2]=5 [bert]=5 [gemm]=2)
+# Estimates for the budget: seconds to start (python, spawn, torch and model imports, CUDA and
+# the collector, model build, warm-up) and ms per timed iteration alone (H200, float32, batch 16).
+declare -A START_S=([resnet18]=10 [resnet50]=11 [gpt2]=14 [bert]=14 [gemm]=9)
+declare -A ITER_MS=([resnet18]=3 [resnet50]=6 [gpt2]=8 [bert]=10 [gemm]=30)
+for w in $ONLY; do
+    [[ " ${PLAN_RUNS[*]} " == *" $w:"* ]] || { echo "workloads.sh: --only: no '$w' in the $PLAN plan" >&2; exit 2; }
+done
+
+if [ $DRY = 0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "tests/gpu/workloads.sh: no GPU here (nvidia-smi -L lists none): skipped"
+    exit 77
+fi
+if ! B=$(cd "${args[0]}" 2>/dev/null && pwd); then
+    echo "workloads.sh: build folder ${args[0]} not found" >&2
+    exit 2
+fi
+LIB=$B/collector/libcollect.so
+if [ $COLLECT = 1 ] && [ ! -f "$LIB" ]; then
+    if [ $DRY = 1 ]; then
+        echo "workloads.sh: (dry run) $LIB not built"
+    else
+        echo "workloads.sh: $LIB not found: build it first (cmake --build ${args[0]})" >&2
+        exit 2
+    fi
+fi
+OUTD=${args[1]}
+if [ $DRY = 0 ]; then
+    mkdir -p "$OUTD" || exit 2
+    OUTD=$(cd "$OUTD" && pwd)
+    W=$(mktemp -d /tmp/tlworkloads.XXXXXX)
+    : >"$OUTD/summary.txt"
+    {
+        nvidia-smi -L | head -n 1
+        nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader | head -n 1
+    } | sed 's/^/workloads.sh: /' | tee -a "$OUTD/summary.txt"
+    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; budget $BUDGET s; runs in $OUTD"
+else
+    W=/tmp/tlworkloads.DRYRUN
+    echo "workloads.sh: dry run: plan $PLAN${ONLY:+, only$ONLY}; budget $BUDGET s; build $B;" \
+        "runs in $OUTD"
+fi
+[ -n "$TAR" ] || TAR=$OUTD.tar.gz
+T0=$(date +%s)
+CLOCK=0 BAD=0 RUNS=0 SKIPPED=()
+
+# ---- MPS: one private control daemon per workload's MPS runs (../../../shared/GPU.md)
+source "$here/mps_procs.sh"
+MPS_UP=0
+mps_start() {
+    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
+    if [ $DRY = 1 ]; then
+        echo "+ export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log"
+        echo "+ nvidia-cuda-mps-control -d"
+        MPS_UP=1
+        return 0
+    fi
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if ! nvidia-cuda-mps-control -d; then
+        echo "workloads.sh: nvidia-cuda-mps-control -d failed"
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        return 1
+    fi
+    MPS_UP=1
+    echo "workloads.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
+}
+mps_stop() { # [NAME]: the control log is kept as OUTDIR/mps-control-NAME.log
+    [ $MPS_UP = 1 ] || return 0
+    MPS_UP=0
+    if [ $DRY = 1 ]; then
+        echo "+ echo quit | nvidia-cuda-mps-control"
+    else
+        echo quit | nvidia-cuda-mps-control
+        mps_wait_gone
+        local log=$OUTD/mps-control-${1:-end}.log
+        cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$log" 2>/dev/null
+        rm -f "$CUDA_MPS_LOG_DIRECTORY/control.log"
+        local clients
+        clients=$(grep -c 'NEW CLIENT' "$log" 2>/dev/null)
+        echo "workloads.sh: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
+            "nvidia-cuda-mps processes left: $(mps_procs)"
+    fi
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+PID=''
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null
+    mps_stop
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ $DRY = 0 ] && [ "$(mps_procs)" != 0 ]; then
+    echo "workloads.sh: $(mps_procs) nvidia-cuda-mps process(es) already running; the final" \
+        "check counts them too"
+fi
+
+# est WORKLOAD N: the estimated seconds of one run (its timed loop as if time-sliced: N x)
+est() {
+    awk -v s="${START_S[$1]}" -v n="$2" -v k="${ITERS[$1]}" -v ms="${ITER_MS[$1]}" \
+        'BEGIN { printf "%.0f", s + 0.5 * n + k * ms * n / 1000 + 1 }'
+}
+# run_one WORKLOAD MODE N: one run into OUTD/WORKLOAD-MODE-nN, unless the budget is spent (MODE
+# on: the daemon is started first when it is not up).
+run_one() {
+    local w=$1 mode=$2 n=$3 name=$1-$2-n$3 e elapsed t
+    e=$(est "$w" "$n")
+    elapsed=$(($(date +%s) - T0))
+    [ $DRY = 0 ] || elapsed=$CLOCK
+    if [ $((elapsed + e)) -gt "$BUDGET" ]; then
+        echo "== $name: SKIPPED (${elapsed} s gone + ~$e s > budget $BUDGET s)" | tee_summary
+        SKIPPED+=("$name")
+        return 0
+    fi
+    if [ "$mode" = on ] && [ $MPS_UP = 0 ] && ! mps_start; then
+        echo "== $name: SKIPPED (no MPS daemon)" | tee_summary
+        SKIPPED+=("$name")
+        BAD=$((BAD + 1))
+        return 0
+    fi
+    t=$((BUDGET + GRACE - elapsed))
+    [ $t -lt $CMD_TIMEOUT ] || t=$CMD_TIMEOUT
+    [ $t -ge 30 ] || t=30
+    local d=$OUTD/$name env=()
+    [ $COLLECT = 0 ] || env=("CUDA_INJECTION64_PATH=$LIB" TLVIEW_NVTX=1
+        "TLVIEW_OUTPUT=$d/p.%p.db" "TLVIEW_RUN_ID=$name")
+    local cmd=(timeout -k 5 "$t" env "${env[@]}" "$PY" "$here/workloads.py" "$w" --workers "$n"
+        --iters "${ITERS[$w]}" --warmup "${WARM[$w]}" --batch "$BATCH")
+    RUNS=$((RUNS + 1))
+    CLOCK=$((CLOCK + e))
+    echo "== $name (~$e s)"
+    if [ $DRY = 1 ]; then
+        printf '+'
+        printf ' %q' "${cmd[@]}"
+        printf ' > %s/log\n' "$d"
+        return 0
+    fi
+    rm -rf "$d"
+    mkdir -p "$d"
+    printf '%q ' "${cmd[@]}" >"$d/cmd"
+    local t1 rc wall
+    t1=$(date +%s%N)
+    "${cmd[@]}" >"$d/log" 2>&1 &
+    PID=$!
+    wait $PID
+    rc=$?
+    PID=''
+    wall=$(awk -v a="$t1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+    echo $rc >"$d/rc"
+    echo "$wall" >"$d/wall_s"
+    [ $rc = 0 ] || BAD=$((BAD + 1))
+    echo "$name | exit $rc | ${wall} s (est. $e) | $(find "$d" -name 'p.*.db' | wc -l) trace files |" \
+        "$(grep -m 1 '^workloads: .* x [0-9]*:' "$d/log" | sed 's/^workloads: //')" | tee_summary
+    [ $rc = 0 ] || tail -n 5 "$d/log" | sed 's/^/  log: /'
+}
+tee_summary() { if [ $DRY = 1 ]; then cat; else tee -a "$OUTD/summary.txt"; fi; }
+
+for spec in "${PLAN_RUNS[@]}"; do
+    w=${spec%%:*}
+    [[ -z $ONLY || $ONLY == *" $w "* ]] || continue
+    run_one "$w" off 1
+    for n in ${spec#*:}; do run_one "$w" off "$n"; done
+    for n in ${spec#*:}; do run_one "$w" on "$n"; done
+    mps_stop "$w"
+done
+
+echo "workloads.sh: $RUNS runs (~$CLOCK s by the estimates); skipped: ${SKIPPED[*]:-none}" |
+    tee_summary
+if [ $DRY = 1 ]; then
+    echo "+ workloads_table.py $OUTD"
+    echo "+ tar -czf $TAR -C $(dirname "$OUTD") $(basename "$OUTD")"
+    exit 0
+fi
+left=$(mps_procs)
+echo "workloads.sh: $(($(date +%s) - T0)) s; $BAD run(s) failed; nvidia-cuda-mps processes left:" \
+    "$left" | tee_summary
+[ "$left" = 0 ] || BAD=$((BAD + 1))
+echo
+python3 "$here/workloads_table.py" "$OUTD" || BAD=$((BAD + 1))
+rm -rf "$W"
+if tar -czf "$TAR" -C "$(dirname "$OUTD")" "$(basename "$OUTD")"; then
+    size=$(stat -c %s "$TAR")
+    echo "workloads.sh: packed $OUTD into $TAR ($((size / 1024)) KiB)"
+    [ "$size" -le $((60 * 1024 * 1024)) ] || { echo "workloads.sh: $TAR is over 60 MB"; BAD=$((BAD + 1)); }
+else
+    BAD=$((BAD + 1))
+fi
+[ $BAD = 0 ]
