@@ -181,23 +181,30 @@ cli_output *cli_output_begin(const char *cmd, const char *target, int force, FIL
     split_path(target, o->parent, &base); /* checked by cli_refuse_existing */
     /* the private folder takes at most 200 bytes of the name: a name of NAME_MAX bytes must
      * still leave room for its dot and suffix */
-    int e = 0;
     if (snprintf(o->dir, sizeof o->dir, "%s/.%.200s.tlview-XXXXXX", o->parent, base) >=
             (int)sizeof o->dir ||
-        snprintf(o->path, sizeof o->path, "%s/%s", o->dir, base) >= (int)sizeof o->path)
-        e = ENAMETOOLONG;
-    else if (!mkdtemp(o->dir))
-        e = errno;
-    if (e) {
+        snprintf(o->path, sizeof o->path, "%s/%s", o->dir, base) >= (int)sizeof o->path) {
+        cli_msg(stderr, "tlview %s: cannot write %s: %s\n", cmd, target, strerror(ENAMETOOLONG));
+        free(o);
+        return NULL;
+    }
+    for (int i = 0; i < SIDE_FILES; i++)
+        snprintf(o->side[i], sizeof o->side[i], "%s%s", o->path, side_suffix[i]);
+    /* caught before the folder exists, so that no signal can leave it behind */
+    catch_signals(o);
+    if (!mkdtemp(o->dir)) {
+        int e = errno;
+        release_signals(o);
         cli_msg(stderr, "tlview %s: cannot write %s: cannot make a temporary folder in %s: %s\n",
                 cmd, target, o->parent, strerror(e));
         free(o);
         return NULL;
     }
-    memcpy(o->path, o->dir, strlen(o->dir)); /* mkdtemp() filled in the XXXXXX */
+    /* mkdtemp() filled in the XXXXXX: the same in the names of the files inside */
+    size_t n = strlen(o->dir);
+    memcpy(o->path, o->dir, n);
     for (int i = 0; i < SIDE_FILES; i++)
-        snprintf(o->side[i], sizeof o->side[i], "%s%s", o->path, side_suffix[i]);
-    catch_signals(o);
+        memcpy(o->side[i], o->dir, n);
     if (ppFile && !(o->f = fopen(o->path, "wx"))) {
         cli_output_finish(o, strerror(errno));
         return NULL;

@@ -90,11 +90,13 @@ int cli_parse_long(const char *text, long lo, long hi, long *pV)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char text[2048]; /* usage errors quote arguments: escaped like names from files */
     va_list ap;
-    fprintf(stderr, "tlview %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "tlview %s: ", cmd);
+    cli_put_text(stderr, text);
     fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
     return 2;
 }
