@@ -105,9 +105,9 @@ int cli_output_finish(cli_output *o, const char *error);
 void cli_put_text(FILE *out, const char *s);
 
 /* `s` escaped as cli_put_text() does, cut at a character boundary to at most `width` terminal
- * columns and padded with spaces to `width` (width < 0: neither), into buf (size n, which
- * 4 * width + 1 always suffices for); the cell for a "%s" where "%-W.Ws" would print raw bytes.
- * Returns buf. */
+ * columns and padded with spaces to `width` (width < 0: neither), into buf (size n); the cell
+ * for a "%s" where "%-W.Ws" would print raw bytes. 4 * width + 1 bytes hold any cell but one
+ * stuffed with zero-width characters, which is cut at the end of buf. Returns buf. */
 const char *cli_text_cell(const char *s, int width, char *buf, size_t n);
 
 /* fprintf(out, fmt, ...) for a message that quotes names from files or arguments: everything

@@ -39,6 +39,7 @@ struct cli_output {
     FILE *f;                              /* the stream of cli_output_begin(.., &f), or NULL */
     int force;                            /* --force: an existing regular file is replaced */
     int existed;                          /* the target was there when begin looked */
+    mode_t mode;                          /* its permissions, which the new file takes */
     struct sigaction old[NEND], old_xfsz; /* dispositions to restore */
     int caught[NEND];                     /* whether old[i] was replaced */
 };
@@ -177,7 +178,9 @@ cli_output *cli_output_begin(const char *cmd, const char *target, int force, FIL
     snprintf(o->cmd, sizeof o->cmd, "%s", cmd);
     o->target = target;
     o->force = force;
-    o->existed = access(target, F_OK) == 0;
+    struct stat st;
+    o->existed = lstat(target, &st) == 0; /* a regular file: cli_refuse_existing() checked */
+    o->mode = o->existed ? st.st_mode & 07777 : 0;
     split_path(target, o->parent, &base); /* checked by cli_refuse_existing */
     /* the private folder takes at most 200 bytes of the name: a name of NAME_MAX bytes must
      * still leave room for its dot and suffix */
@@ -279,7 +282,8 @@ int cli_output_finish(cli_output *o, const char *error)
         cli_msg(stderr, "tlview %s: cannot write %s: %s%s\n", o->cmd, o->target, error,
                 o->existed ? " (the existing file is left as it was)" : "");
     } else if (check_target(o->cmd, o->target, o->force) == 0) {
-        int e = put_in_place(o);
+        /* a file the user made private stays private */
+        int e = o->existed && chmod(o->path, o->mode) != 0 ? errno : put_in_place(o);
         if (e == EEXIST && !o->force)
             check_target(o->cmd, o->target, 0); /* appeared meanwhile: the same refusal */
         else if (e)

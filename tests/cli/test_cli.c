@@ -1070,13 +1070,15 @@ int test_cli_output_refuses_links_and_special_files(void)
     return 0;
 }
 
-/* merge -f over one of its own inputs: the inputs are read before the output replaces one. */
+/* merge -f over one of its own inputs: the inputs are read before the output replaces one, which
+ * keeps its permissions. */
 int test_cli_merge_over_own_input(void)
 {
     TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,10,1000000,0 && '%s' '%s' --pid 2 --train "
                    "0,10,1000000,0",
                    TRACEGEN, tmp("mine.db"), TRACEGEN, tmp("other.db")),
                 0);
+    TEST_EQ_INT(chmod(tmp("mine.db"), 0600), 0);
     TEST_EQ_INT(sh("cd '%s' && '%s' merge -f -o mine.db mine.db other.db", test_tmpdir(), TLVIEW),
                 0);
     TEST_EQ_STR(slurp(err_path), "tlview merge: wrote 2 processes, 20 kernels to mine.db\n");
@@ -1085,6 +1087,9 @@ int test_cli_merge_over_own_input(void)
     TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
     TEST_NEAR(jnum(j, "summary.kernels"), 20, 0);
     json_decref(j);
+    struct stat st; /* the replaced file keeps its permissions */
+    TEST_EQ_INT(stat(tmp("mine.db"), &st), 0);
+    TEST_EQ_INT(st.st_mode & 0777, 0600);
     TEST_EQ_STR(listing(test_tmpdir()), "mine.db\nother.db\nstderr\nstdout\n");
     /* and the same for import */
     TEST_EQ_INT(sh("cd '%s' && '%s' import -q -f -o other.db other.db", test_tmpdir(), TLVIEW), 0);
