@@ -4,12 +4,9 @@
  * and what could not be mapped, so nothing is dropped silently.
  * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one
  * tlview file */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "importers.h"

@@ -3,8 +3,6 @@
  * tlview-summary: write the processes of many trace files into one tlview file */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 

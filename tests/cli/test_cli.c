@@ -4,6 +4,7 @@
  * truncated, newer schema, empty, missing) must give one error line naming the file and exit 1.
  * The real-data cases read the H200 recordings under samples/spin/traces and skip (77) while they
  * are not recorded yet. */
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -1195,5 +1196,50 @@ int test_cli_messages_escape_names(void)
     TEST_EQ_STR(slurp(err_path), "tlview record: label 'nope\\x1b[2J': use letters, digits, '.', "
                                  "'_' and '-' only (set one with --label)\nTry 'tlview record "
                                  "--help'.\n");
+    return 0;
+}
+
+/* Without --force, a target that appears while tlview writes (created by someone else as soon as
+ * tlview's temporary folder shows up) is refused, not replaced: the rename is RENAME_NOREPLACE. */
+int test_cli_output_target_appearing_meanwhile(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,300000,1000,100", TRACEGEN, tmp("big.db")), 0);
+    char out[4200], target[4300], in[4200], err[4200], want[4400];
+    snprintf(out, sizeof out, "%s", tmp("out"));
+    snprintf(target, sizeof target, "%s/m.db", out);
+    snprintf(in, sizeof in, "%s", tmp("big.db"));
+    snprintf(err, sizeof err, "%s", tmp("merge.err"));
+    TEST_EQ_INT(mkdir(out, 0755), 0);
+    int fd = inotify_init1(IN_CLOEXEC);
+    TEST_ASSERT(fd >= 0);
+    TEST_ASSERT(inotify_add_watch(fd, out, IN_CREATE) >= 0);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (e >= 0)
+            dup2(e, 2);
+        execl(TLVIEW, "tlview", "merge", "-o", target, in, (char *)NULL);
+        _exit(127);
+    }
+    struct pollfd pf = {fd, POLLIN, 0};
+    int ready = poll(&pf, 1, 60000);
+    int mine = open(target, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (mine >= 0) {
+        TEST_EQ_INT(write(mine, "mine\n", 5), 5);
+        close(mine);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(fd);
+    TEST_EQ_INT(ready, 1);
+    TEST_ASSERT(mine >= 0);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 1);
+    snprintf(want, sizeof want, "tlview merge: %s already exists (use --force to overwrite)\n",
+             target);
+    TEST_EQ_STR(slurp(err), want);
+    TEST_EQ_STR(slurp(target), "mine\n");
+    TEST_EQ_STR(listing(out), "m.db\n");
     return 0;
 }
