@@ -59,15 +59,60 @@ const char *cli_fmt_ns(double ns, char *buf, size_t n);
  * device or its name is not known. */
 const char *cli_device_name(const store_run *run, const analysis_device *d, const char *unknown);
 
-/* Opens `path` for writing a new file: refuses (prints an error, returns NULL) when it exists
- * and `force` is 0. The caller fcloses it. */
-FILE *cli_create(const char *cmd, const char *path, int force);
+/* ---- output files that no failure can lose (cli/output.c) ---- */
 
-/* The check before loading, so that a long load is not wasted: when `path` exists and `force`
- * is 0, prints cli_create()'s error ("tlview <cmd>: <path> already exists (use --force to
- * overwrite)") and returns 1; otherwise returns 0 (cli_create() still refuses a file that
- * appears meanwhile). */
+/* An output file being written (merge, import, export): the content goes to a file in a private
+ * folder beside the target and replaces the target only once complete and on disk. */
+typedef struct cli_output cli_output;
+
+/* The check before loading, so that a long load is not wasted. Returns 0 when `path` may be
+ * written: it does not exist, or it is a regular file and `force` is set; and its folder is
+ * writable. Otherwise prints the error and returns 1:
+ *   "tlview <cmd>: <path> already exists (use --force to overwrite)"
+ *   "tlview <cmd>: <path> is a symbolic link: tlview does not write through links (name the
+ *    file it points to)"                                   (even with force)
+ *   "tlview <cmd>: <path> is a character device, not a regular file: tlview only writes regular
+ *    files"                                                (folder, fifo, ...: even with force)
+ *   "tlview <cmd>: cannot write <path>: <folder>: <strerror>" */
 int cli_refuse_existing(const char *cmd, const char *path, int force);
+
+/* Starts writing `target` for subcommand `cmd` (checks as cli_refuse_existing() first). With
+ * ppFile, the file is opened and *ppFile is its stream (owned by the output: write to it, do not
+ * close it); without, write the file named by cli_output_path() yourself (it does not exist yet:
+ * create it exclusively, e.g. store_run_save()). Until cli_output_finish(), SIGINT/SIGTERM/SIGHUP
+ * remove the file before ending the process and SIGXFSZ is ignored (a file size limit is a write
+ * error). Prints the error and returns NULL on failure; nothing is left behind then. */
+cli_output *cli_output_begin(const char *cmd, const char *target, int force,
+                             FILE **ppFile /* OUT: NULL when not wanted */);
+
+/* The path to write: a file in a private folder beside the target. */
+const char *cli_output_path(const cli_output *o);
+
+/* Finishes and frees `o`. When `error` is NULL (the content was written): flushes, fsyncs and
+ * closes the file, renames it over the target (without force atomically refusing a target that
+ * appeared meanwhile), fsyncs the target's folder and returns 0. When `error` is not NULL (the
+ * caller failed; the reason without the command name, a leading "<cli_output_path()>: " is
+ * dropped) or any of those steps fails: prints "tlview <cmd>: cannot write <target>: <reason>"
+ * (+ " (the existing file is left as it was)" when it existed), removes the file with its
+ * -wal/-shm/-journal and the private folder, leaves the target untouched and returns 1. */
+int cli_output_finish(cli_output *o, const char *error);
+
+/* ---- text from files, made safe for a terminal (cli/text.c) ---- */
+
+/* Writes `s` (NULL: nothing) to `out` with control characters and invalid UTF-8 escaped
+ * visibly: \t \n \r, \xNN for other C0 controls, DEL and each invalid byte, \uNNNN for C1
+ * controls, U+2028/9 and bidi controls. Valid printable UTF-8 passes unchanged. */
+void cli_put_text(FILE *out, const char *s);
+
+/* `s` escaped as cli_put_text() does, cut at a character boundary to at most `width` terminal
+ * columns and padded with spaces to `width` (width < 0: neither), into buf (size n); the cell
+ * for a "%s" where "%-W.Ws" would print raw bytes. 4 * width + 1 bytes hold any cell but one
+ * stuffed with zero-width characters, which is cut at the end of buf. Returns buf. */
+const char *cli_text_cell(const char *s, int width, char *buf, size_t n);
+
+/* fprintf(out, fmt, ...) for a message that quotes names from files or arguments: everything
+ * formatted is escaped as by cli_put_text() except a final newline of `fmt`. At most 8 KiB. */
+void cli_msg(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads `text` as a whole decimal number in [lo, hi] into *pV and returns 0; returns -1 (and
  * leaves *pV) for an empty text, trailing characters, or a number out of range. Prints nothing:

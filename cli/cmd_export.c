@@ -747,6 +747,7 @@ int cmd_export(int argc, char **argv)
     int force = 0, separate = 0, nbase = 0, c, rc = 1, assume_mps = 0;
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
+    cli_output *o = NULL;
     FILE *f = NULL;
     if (!base) {
         fprintf(stderr, "tlview export: out of memory\n");
@@ -781,22 +782,19 @@ int cmd_export(int argc, char **argv)
         goto out;
     if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
         (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
-        cli_analyse(run, baseline, assume_mps, &a) != 0 || !(f = cli_create("export", out, force)))
+        cli_analyse(run, baseline, assume_mps, &a) != 0 ||
+        !(o = cli_output_begin("export", out, force, &f)))
         goto out;
     static char buf[1 << 20];
     setvbuf(f, buf, _IOFBF, sizeof buf);
-    rc = write_trace(f, a);
-    if (ferror(f) | (fclose(f) != 0) || rc) {
-        fprintf(stderr, "tlview export: writing %s failed\n", out);
-        unlink(out);
-        rc = 1;
-    } else {
-        fprintf(stderr,
+    if (cli_output_finish(o, write_trace(f, a) ? "out of memory" : NULL) == 0) {
+        cli_msg(stderr,
                 "tlview export: wrote %llu kernels, %llu copies, %llu API calls and %llu ranges "
                 "of %u processes to %s\n",
                 (unsigned long long)run->nkernels, (unsigned long long)run->ncopies,
                 (unsigned long long)run->napis, (unsigned long long)run->nranges, run->nprocesses,
                 out);
+        rc = 0;
     }
 out:
     analysis_free(a);

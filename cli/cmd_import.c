@@ -4,15 +4,12 @@
  * and what could not be mapped, so nothing is dropped silently.
  * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one
  * tlview file */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "importers.h"
-#include "store.h"
 
 #ifndef TLVIEW_VERSION
 #define TLVIEW_VERSION "0.1.0"
@@ -41,7 +38,9 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  -o, --output FILE  the tlview file to write (required; never overwritten without -f)\n"
-    "  -f, --force        replace FILE if it exists\n"
+    "  -f, --force        replace FILE if it exists (it may be one of the inputs); FILE is\n"
+    "                     replaced only once the new file is complete, and never when it is a\n"
+    "                     symbolic link or not a regular file\n"
     "  -q, --quiet        print nothing but errors (no per-file summary, no progress bar)\n"
     "      --separate-gpus\n"
     "                     files without GPU UUIDs (PyTorch traces): keep each process's GPUs\n"
@@ -58,9 +57,11 @@ static const char usage_text[] =
     "read (unknown format, corrupt, truncated: the message names the file and the problem) or\n"
     "OUT.db could not be written; 2 for a usage error.\n";
 
+/* What one file gave, on stdout. The path, the unmapped kinds and the note come from files. */
 static void summary(const char *path, const imp_stats *st, const store_run *run, uint32_t first)
 {
-    printf("%s: %s, %u process%s", path, st->format, st->processes, st->processes == 1 ? "" : "es");
+    cli_msg(stdout, "%s: %s, %u process%s", path, st->format, st->processes,
+            st->processes == 1 ? "" : "es");
     for (uint32_t p = first; p < run->nprocesses && p < first + 4; p++)
         printf("%s%lld", p == first ? " (pid " : ", ", (long long)run->processes[p].pid);
     if (st->processes)
@@ -71,12 +72,12 @@ static void summary(const char *path, const imp_stats *st, const store_run *run,
     if (st->nunmapped) {
         printf("  not imported (%llu):", (unsigned long long)st->unmapped_total);
         for (uint32_t i = 0; i < st->nunmapped; i++)
-            printf("%s %llu %s", i ? "," : "", (unsigned long long)st->unmapped[i].count,
-                   st->unmapped[i].kind);
+            cli_msg(stdout, "%s %llu %s", i ? "," : "", (unsigned long long)st->unmapped[i].count,
+                    st->unmapped[i].kind);
         printf("\n");
     }
     if (st->warning[0])
-        printf("  note: %s\n", st->warning);
+        cli_msg(stdout, "  note: %s\n", st->warning);
 }
 
 int cmd_import(int argc, char **argv)
@@ -104,10 +105,8 @@ int cmd_import(int argc, char **argv)
                 usage_text);
         return 2;
     }
-    if (!force && access(out, F_OK) == 0) {
-        fprintf(stderr, "tlview import: %s exists (use -f to replace it)\n", out);
+    if (cli_refuse_existing("import", out, force))
         return 1;
-    }
 
     store_run *run = store_run_new();
     if (!run) {
@@ -124,7 +123,7 @@ int cmd_import(int argc, char **argv)
         uint32_t first = run->nprocesses;
         rc = imp_load_ex(run, argv[i], &opt, &st, &err);
         if (rc) {
-            fprintf(stderr, "tlview import: %s\n", err.message);
+            cli_msg(stderr, "tlview import: %s\n", err.message);
             break;
         }
         if (!strstr(formats, st.format) && strlen(formats) + strlen(st.format) + 2 < sizeof formats)
@@ -134,26 +133,24 @@ int cmd_import(int argc, char **argv)
             summary(argv[i], &st, run, first);
     }
     if (rc == 0 && (rc = store_run_finish(run)) != 0)
-        fprintf(stderr, "tlview import: %s\n", store_run_errmsg(run));
+        cli_msg(stderr, "tlview import: %s\n", store_run_errmsg(run));
     if (rc == 0) {
         char writer[128];
         snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, TLVIEW_VERSION);
-        /* -f: write beside and rename, so a failed import leaves the old file as it was */
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.import-%ld", out, (long)getpid());
-        const char *dest = force ? tmp : out;
-        if ((rc = store_run_save(run, dest, writer)) != 0)
-            fprintf(stderr, "tlview import: %s\n", store_run_errmsg(run));
-        else if (force && rename(tmp, out) != 0) {
-            fprintf(stderr, "tlview import: cannot replace %s: %s\n", out, strerror(errno));
-            remove(tmp);
-            rc = 1;
-        } else if (!quiet)
-            printf(
-                "wrote %s: %u process%s, %llu kernels, %llu copies, %llu API calls, %llu ranges\n",
-                out, run->nprocesses, run->nprocesses == 1 ? "" : "es",
-                (unsigned long long)run->nkernels, (unsigned long long)run->ncopies,
-                (unsigned long long)run->napis, (unsigned long long)run->nranges);
+        /* every input is in memory now: OUT.db may be one of them */
+        cli_output *o = cli_output_begin("import", out, force, NULL);
+        rc = 1;
+        if (o) {
+            int src = store_run_save(run, cli_output_path(o), writer);
+            rc = cli_output_finish(o, src ? store_run_errmsg(run) : NULL);
+        }
+        if (rc == 0 && !quiet)
+            cli_msg(stdout,
+                    "wrote %s: %u process%s, %llu kernels, %llu copies, %llu API calls, %llu "
+                    "ranges\n",
+                    out, run->nprocesses, run->nprocesses == 1 ? "" : "es",
+                    (unsigned long long)run->nkernels, (unsigned long long)run->ncopies,
+                    (unsigned long long)run->napis, (unsigned long long)run->nranges);
     }
     store_run_free(run);
     return rc ? 1 : 0;

@@ -3,8 +3,6 @@
  * tlview-summary: write the processes of many trace files into one tlview file */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -15,7 +13,9 @@ static const char usage_text[] =
     "writes them as one tlview file OUT.db, which every tlview command reads like the originals.\n"
     "\n"
     "  -o, --output OUT.db  the file to write (required); an existing file is refused\n"
-    "  -f, --force          overwrite OUT.db if it exists\n"
+    "  -f, --force          replace OUT.db if it exists (it may be one of FILES); OUT.db is\n"
+    "                       replaced only once the new file is complete, and never when it is\n"
+    "                       a symbolic link or not a regular file\n"
     "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
     "                       matching them by host, ordinal, name and memory\n"
     "                       (OUT.db remembers it)\n"
@@ -53,17 +53,16 @@ int cmd_merge(int argc, char **argv)
     store_run *run = NULL;
     if (cli_load(argc - optind, argv + optind, separate, &run) != 0)
         return 1;
-    int rc = 0;
-    if (force && access(out, F_OK) == 0 && unlink(out) != 0) {
-        perror(out);
-        rc = 1;
-    } else if (store_run_save(run, out, "tlview merge " CLI_VERSION) != 0) {
-        fprintf(stderr, "tlview merge: %s\n", store_run_errmsg(run));
-        rc = 1;
-    } else {
-        fprintf(stderr, "tlview merge: wrote %u processes, %llu kernels to %s\n", run->nprocesses,
-                (unsigned long long)run->nkernels, out);
+    /* every input is in memory now: OUT.db may be one of them */
+    int rc = 1;
+    cli_output *o = cli_output_begin("merge", out, force, NULL);
+    if (o) {
+        int src = store_run_save(run, cli_output_path(o), "tlview merge " CLI_VERSION);
+        rc = cli_output_finish(o, src ? store_run_errmsg(run) : NULL);
     }
+    if (rc == 0)
+        cli_msg(stderr, "tlview merge: wrote %u processes, %llu kernels to %s\n", run->nprocesses,
+                (unsigned long long)run->nkernels, out);
     store_run_free(run);
     return rc;
 }

@@ -265,7 +265,7 @@ static int load_baseline(const char *path, store_run **ppRun)
     char *one[1] = {(char *)path}, **files = one;
     int n = 1;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = list_db_files(path, &files)) == 0) {
-        fprintf(stderr, "tlview record: --baseline %s: no trace files (*.db) there\n", path);
+        cli_msg(stderr, "tlview record: --baseline %s: no trace files (*.db) there\n", path);
         free(files);
         return -1;
     }
@@ -320,7 +320,7 @@ static int print_headline(rec_run_state *st)
             break;
         }
     }
-    printf("full report: tlview report %s/*.db\n", st->dir);
+    cli_msg(stdout, "full report: tlview report %s/*.db\n", st->dir);
     analysis_free(a);
     store_run_free(run);
     store_run_free(base);
@@ -409,11 +409,11 @@ static int check_inputs(rec_run_state *st, const char *cmd)
     struct stat sb;
     const char *gpu_check = getenv("TLVIEW_GPU_CHECK");
     if (rec_find_program(cmd, st->program, sizeof st->program, err) != 0) {
-        fprintf(stderr, "tlview record: %s\n", err);
+        cli_msg(stderr, "tlview record: %s\n", err);
         return 127;
     }
     if (find_collector(st->collector, err) != 0) {
-        fprintf(stderr, "tlview record: %s\n", err);
+        cli_msg(stderr, "tlview record: %s\n", err);
         return 1;
     }
     if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !have_gpu()) {
@@ -422,11 +422,11 @@ static int check_inputs(rec_run_state *st, const char *cmd)
         return 1;
     }
     if (st->baseline && stat(st->baseline, &sb) != 0) {
-        fprintf(stderr, "tlview record: --baseline %s: %s\n", st->baseline, strerror(errno));
+        cli_msg(stderr, "tlview record: --baseline %s: %s\n", st->baseline, strerror(errno));
         return 1;
     }
     if (st->use_mps && rec_mps_find(&st->mps, err) != 0) {
-        fprintf(stderr, "tlview record: %s\n", err);
+        cli_msg(stderr, "tlview record: %s\n", err);
         return 1;
     }
     return 0;
@@ -446,7 +446,7 @@ static int prepare_run(rec_run_state *st, const char *dir, int64_t start_ns)
         dir = defdir;
     }
     if (prepare_dir(st, dir, err) != 0) {
-        fprintf(stderr, "tlview record: %s\n", err);
+        cli_msg(stderr, "tlview record: %s\n", err);
         return 1;
     }
     st->kids = calloc((size_t)st->nprocs, sizeof *st->kids);
@@ -458,7 +458,7 @@ static int prepare_run(rec_run_state *st, const char *dir, int64_t start_ns)
     make_pattern(st);
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, st->collector) != 0)
-        fprintf(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,
+        cli_msg(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,
                 st->collector);
     setenv("CUDA_INJECTION64_PATH", st->collector, 1);
     setenv("TLVIEW_OUTPUT", st->pattern, 1);
@@ -479,7 +479,7 @@ static int run_copies(rec_run_state *st, char **cmd, rec_manifest *m, char *err,
         snprintf(err, REC_ERR_MAX, "interrupted by %s before the command started",
                  rec_signame(m->signal));
     if (!failed && !m->signal) {
-        fprintf(stderr, "tlview record: %d cop%s of %s%s, traces in %s (run %s)\n", st->nprocs,
+        cli_msg(stderr, "tlview record: %d cop%s of %s%s, traces in %s (run %s)\n", st->nprocs,
                 st->nprocs == 1 ? "y" : "ies", cmd[0], st->use_mps ? " under MPS" : "", st->dir,
                 st->run_id);
         if (rec_spawn(st->program, cmd, st->kids, st->nprocs, &m->release_ns, err) != 0)
@@ -502,11 +502,11 @@ static int finish(rec_run_state *st, rec_manifest *m, int failed)
     m->nfiles = st->nfiles;
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
     if (rec_manifest_write(manifest, m, merr) != 0) {
-        fprintf(stderr, "tlview record: %s\n", merr);
+        cli_msg(stderr, "tlview record: %s\n", merr);
         failed = 1;
     }
     if (m->error && m->error[0])
-        fprintf(stderr, "tlview record: %s\n", m->error);
+        cli_msg(stderr, "tlview record: %s\n", m->error);
     int child_rc = 0;
     for (int i = 0; i < st->nprocs; i++) {
         int code = exit_code_of(&st->kids[i]);
@@ -517,7 +517,7 @@ static int finish(rec_run_state *st, rec_manifest *m, int failed)
                     (int)st->kids[i].pid, code);
     }
     if (st->nfiles == 0 && m->release_ns) {
-        fprintf(stderr,
+        cli_msg(stderr,
                 "tlview record: no trace file was written in %s: the command made no CUDA "
                 "call, or CUDA did not load %s (see the messages above)\n",
                 st->dir, st->collector);

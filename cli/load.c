@@ -80,7 +80,7 @@ static int expand_dir(pathlist *l, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "tlview: %s: cannot read the folder: %s\n", dir, strerror(errno));
+        cli_msg(stderr, "tlview: %s: cannot read the folder: %s\n", dir, strerror(errno));
         return 1;
     }
     pathlist native = {0}, foreign = {0};
@@ -102,16 +102,16 @@ static int expand_dir(pathlist *l, const char *dir)
     closedir(d);
     pathlist *use = native.n ? &native : &foreign;
     if (rc)
-        fprintf(stderr, "tlview: %s: out of memory\n", dir);
+        cli_msg(stderr, "tlview: %s: out of memory\n", dir);
     else if (!use->n) {
-        fprintf(stderr, "tlview: %s: the folder holds no trace file\n", dir);
+        cli_msg(stderr, "tlview: %s: the folder holds no trace file\n", dir);
         rc = 1;
     }
     if (use->n)
         qsort(use->v, use->n, sizeof *use->v, cmp_str);
     for (size_t i = 0; !rc && i < use->n; i++)
         if (push(l, use->v[i])) {
-            fprintf(stderr, "tlview: %s: out of memory\n", dir);
+            cli_msg(stderr, "tlview: %s: out of memory\n", dir);
             rc = 1;
         }
     pathlist_free(&native);
@@ -136,7 +136,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
     for (int i = 0; i < nfiles; i++) {
         struct stat st;
         if (stat(files[i], &st) != 0) {
-            fprintf(stderr, "tlview: %s: %s\n", files[i], strerror(errno));
+            cli_msg(stderr, "tlview: %s: %s\n", files[i], strerror(errno));
             goto fail;
         }
         if (S_ISDIR(st.st_mode) ? expand_dir(&all, files[i]) != 0 : push(&all, files[i]) != 0) {
@@ -152,7 +152,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
                 goto fail;
             }
         } else if (load_one(run, all.v[i]) != 0) {
-            fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
+            cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;
         }
     }
@@ -162,12 +162,12 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
     for (size_t i = 0; i < native.n; i += batch) {
         size_t n = native.n - i < batch ? native.n - i : batch;
         if (store_run_load_files(run, (const char *const *)native.v + i, (uint32_t)n) != 0) {
-            fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
+            cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;
         }
     }
     if (store_run_finish(run) != 0) {
-        fprintf(stderr, "tlview: %s\n", store_run_errmsg(run));
+        cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
         goto fail;
     }
     pathlist_free(&all);

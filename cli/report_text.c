@@ -1,5 +1,6 @@
 /* report_text.c: `tlview report` for a terminal: the headline first, then aligned tables (run,
- * devices, windows by verdict, processes, signatures), warnings and the comparison. */
+ * devices, windows by verdict, processes, signatures), warnings and the comparison. Every string
+ * that came from a file (names, files, hosts, warnings quoting them) goes through cli/text.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static void section(FILE *out, const char *title, int color)
 
 static void text_devices(FILE *out, const analysis *a, int color)
 {
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], name[4 * 20 + 1];
     section(out, "Devices", color);
     fprintf(out, "  %-3s %-20s %9s %5s %4s %-7s %10s %10s %10s %-12s %9s %5s %5s %6s\n", "GPU",
             "name", "kernels", "procs", "ctx", "MPS", "busy", "overlap", "idle", "verdict",
@@ -62,16 +63,16 @@ static void text_devices(FILE *out, const analysis *a, int color)
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
         const analysis_verdict_time *bv = &d->by_verdict[d->verdict];
-        fprintf(
-            out, "  %-3u %-20.20s %9llu %5u %4u %-7s %10s %10s %10s %s%-12s%s %9s %5s %5s %6s\n", i,
-            view_device_name(a, i), (unsigned long long)d->nkernels, d->nprocesses, d->ncontexts,
-            analysis_mps_name(d->mps), cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
-            cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
-            cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
-            analysis_verdict_name(d->verdict), cli_color_reset(color),
-            fmt_stretch(bv->stretch, bv->basis, b4, sizeof b4), fmt_g(bv->contexts, b6, sizeof b6),
-            fmt_g(bv->parallelism, b7, sizeof b7),
-            d->gain_basis ? fmt_x(d->predicted_gain, b5, sizeof b5) : "-");
+        fprintf(out, "  %-3u %s %9llu %5u %4u %-7s %10s %10s %10s %s%-12s%s %9s %5s %5s %6s\n", i,
+                cli_text_cell(view_device_name(a, i), 20, name, sizeof name),
+                (unsigned long long)d->nkernels, d->nprocesses, d->ncontexts,
+                analysis_mps_name(d->mps), cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
+                cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
+                cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
+                analysis_verdict_name(d->verdict), cli_color_reset(color),
+                fmt_stretch(bv->stretch, bv->basis, b4, sizeof b4),
+                fmt_g(bv->contexts, b6, sizeof b6), fmt_g(bv->parallelism, b7, sizeof b7),
+                d->gain_basis ? fmt_x(d->predicted_gain, b5, sizeof b5) : "-");
     }
 }
 
@@ -105,15 +106,16 @@ static void text_windows(FILE *out, const analysis *a, int color)
 static void text_processes(FILE *out, const analysis *a, int color)
 {
     const store_run *run = analysis_get_run(a);
-    char lbl[96], b1[32], b2[32], b3[32], b4[32];
+    char lbl[96], cell[4 * 32 + 1], b1[32], b2[32], b3[32], b4[32];
     section(out, "Processes", color);
     fprintf(out, "  %-32s %9s %4s %10s %10s %10s %8s %7s\n", "pid (file)", "kernels", "ctx",
             "kernel time", "busy", "overlap", "stretch", "MPS");
     for (uint32_t p = 0; p < analysis_nprocesses(a); p++) {
         const analysis_process *ap = analysis_get_process(a, p);
-        fprintf(out, "  %-32.32s %9llu %4u %10s %10s %10s %8s %7s\n",
-                report_process_label(run, p, lbl, sizeof lbl), (unsigned long long)ap->nkernels,
-                ap->ncontexts, cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
+        fprintf(out, "  %s %9llu %4u %10s %10s %10s %8s %7s\n",
+                cli_text_cell(report_process_label(run, p, lbl, sizeof lbl), 32, cell, sizeof cell),
+                (unsigned long long)ap->nkernels, ap->ncontexts,
+                cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
                 cli_fmt_ns((double)ap->busy_ns, b2, sizeof b2),
                 cli_fmt_ns((double)ap->overlap_ns, b3, sizeof b3),
                 fmt_x(ap->stretch, b4, sizeof b4), ap->nkernels ? analysis_mps_name(ap->mps) : "-");
@@ -140,7 +142,7 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
         order[i] = i;
     sort_ctx = a;
     qsort(order, n, sizeof *order, cmp_sig_total);
-    char b1[32], b2[32], b3[32], dims[64];
+    char b1[32], b2[32], b3[32], dims[64], cell[4 * 40 + 1];
     section(out, "Kernels (by total time)", color);
     fprintf(out, "  %-40s %-22s %9s %10s %10s %-8s %8s\n", "name", "grid / block", "count", "total",
             "solo ref", "source", "stretch");
@@ -150,7 +152,8 @@ static void text_signatures(FILE *out, const analysis *a, int color, int top)
         const char *name = s->name < run->nstrings ? run->strings[s->name].demangled : NULL;
         snprintf(dims, sizeof dims, "%u,%u,%u/%u,%u,%u", l->grid[0], l->grid[1], l->grid[2],
                  l->block[0], l->block[1], l->block[2]);
-        fprintf(out, "  %-40.40s %-22.22s %9llu %10s %10s %-8s %8s\n", name ? name : "?", dims,
+        fprintf(out, "  %s %-22.22s %9llu %10s %10s %-8s %8s\n",
+                cli_text_cell(name ? name : "?", 40, cell, sizeof cell), dims,
                 (unsigned long long)s->nkernels, cli_fmt_ns((double)s->total_ns, b1, sizeof b1),
                 s->source ? cli_fmt_ns(s->reference_ns, b2, sizeof b2) : "-",
                 analysis_ref_source_name(s->source), fmt_x(s->stretch, b3, sizeof b3));
@@ -226,7 +229,7 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         char ev[512];
         if (*view_evidence(a, i, ev, sizeof ev))
-            fprintf(out, "  GPU %u %s\n", i, ev);
+            cli_msg(out, "  GPU %u %s\n", i, ev);
     }
     section(out, "Run", color);
     fprintf(out,
@@ -249,8 +252,10 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
         text_compare(out, a, cmp, color);
     if (analysis_nwarnings(a)) {
         section(out, "Warnings", color);
-        for (uint32_t i = 0; i < analysis_nwarnings(a); i++)
-            fprintf(out, "  %s!%s %s\n", color ? "\033[1;33m" : "", cli_color_reset(color),
-                    analysis_warning(a, i));
+        for (uint32_t i = 0; i < analysis_nwarnings(a); i++) {
+            fprintf(out, "  %s!%s ", color ? "\033[1;33m" : "", cli_color_reset(color));
+            cli_put_text(out, analysis_warning(a, i)); /* warnings quote files, hosts, run ids */
+            fputc('\n', out);
+        }
     }
 }

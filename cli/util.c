@@ -1,5 +1,5 @@
 /* util.c: small helpers the subcommands share: colours, durations, device names, the per-device
- * headline, refusing to overwrite an output file, number arguments, usage errors. */
+ * headline, number arguments, usage errors. (Output files: output.c; safe text: text.c.) */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -62,8 +62,12 @@ void cli_headline(FILE *out, const analysis *a, int color)
         const analysis_device *d = analysis_get_device(a, i);
         view_headline h;
         view_headline_of(a, i, &h);
-        fprintf(out, "%s%s%s%s%s\n", h.head, cli_verdict_color(d->verdict, color), h.verdict,
-                cli_color_reset(color), h.tail);
+        /* head and tail carry the device's name, from the files */
+        cli_put_text(out, h.head);
+        fprintf(out, "%s%s%s", cli_verdict_color(d->verdict, color), h.verdict,
+                cli_color_reset(color));
+        cli_put_text(out, h.tail);
+        fputc('\n', out);
     }
 }
 
@@ -71,32 +75,6 @@ const char *cli_device_name(const store_run *run, const analysis_device *d, cons
 {
     return d->device != STORE_NONE && run->devices[d->device].name ? run->devices[d->device].name
                                                                    : unknown;
-}
-
-/* The error for an output file that exists and may not be overwritten. */
-static void exists_error(const char *cmd, const char *path)
-{
-    fprintf(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd, path);
-}
-
-int cli_refuse_existing(const char *cmd, const char *path, int force)
-{
-    if (force || access(path, F_OK) != 0)
-        return 0;
-    exists_error(cmd, path);
-    return 1;
-}
-
-FILE *cli_create(const char *cmd, const char *path, int force)
-{
-    FILE *f = fopen(path, force ? "w" : "wx");
-    if (!f) {
-        if (errno == EEXIST)
-            exists_error(cmd, path);
-        else
-            fprintf(stderr, "tlview %s: cannot create %s: %s\n", cmd, path, strerror(errno));
-    }
-    return f;
 }
 
 int cli_parse_long(const char *text, long lo, long hi, long *pV)
@@ -112,11 +90,13 @@ int cli_parse_long(const char *text, long lo, long hi, long *pV)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char text[2048]; /* usage errors quote arguments: escaped like names from files */
     va_list ap;
-    fprintf(stderr, "tlview %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "tlview %s: ", cmd);
+    cli_put_text(stderr, text);
     fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
     return 2;
 }

@@ -4,12 +4,16 @@
  * truncated, newer schema, empty, missing) must give one error line naming the file and exit 1.
  * The real-data cases read the H200 recordings under samples/spin/traces and skip (77) while they
  * are not recorded yet. */
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1219,5 +1223,409 @@ int test_cli_invalid_utf8_names(void)
     }
     TEST_EQ_INT(n, 3);
     json_decref(j);
+    return 0;
+}
+
+/* ------------------------------------------------ output files, terminal text (issue
+ * Hardening) 2026-12-01, from an adversarial pass: `merge -f -o mine.db mine.db big.db` deleted
+ * mine.db (one of its inputs) when the disk filled, `export -f` deleted the old file on a write
+ * error (and unlinked device nodes), failed writes left X-wal/X-shm behind, `export -f` wrote
+ * through symbolic links, and escapes in kernel, file, host and device names reached the
+ * terminal raw. */
+
+/* The names in folder `dir`, sorted, one a line ("" when empty; static buffer). */
+static const char *listing(const char *dir)
+{
+    static char buf[4096];
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+    buf[n] = 0;
+    if (p)
+        pclose(p);
+    return buf;
+}
+
+/* 1 when files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+    return system(cmd) == 0;
+}
+
+/* 1 when s starts with `head` and ends with `tail` (both printed when not). */
+static int head_tail(const char *s, const char *head, const char *tail)
+{
+    size_t n = strlen(s), h = strlen(head), t = strlen(tail);
+    if (n >= h + t && !strncmp(s, head, h) && !strcmp(s + n - t, tail))
+        return 1;
+    fprintf(stderr, "got:  %s\nwant: %s...%s\n", s, head, tail);
+    return 0;
+}
+
+/* A small input (mine.db, 10 kernels) and a big one (big.db, 50000 kernels, 1 MB) in the test
+ * folder, and a copy of mine.db to compare with (mine.orig). */
+static int make_small_and_big(void)
+{
+    return sh("'%s' '%s' --pid 1 --train 0,10,1000000,0 && cp '%s' '%s' && '%s' '%s' --pid 2 "
+              "--train 0,50000,1000,100",
+              TRACEGEN, tmp("mine.db"), tmp("mine.db"), tmp("mine.orig"), TRACEGEN, tmp("big.db"));
+}
+
+/* A full disk: a 256 KiB tmpfs mounted in a private mount namespace (unshare -rm works without
+ * root where user namespaces are allowed). merge -f over one of its inputs, export -f over an
+ * old file, and import to a new file all fail with one clear line and exit 1; the old files are
+ * kept byte for byte and nothing else is left in the folder. */
+int test_cli_output_full_disk(void)
+{
+    TEST_EQ_INT(make_small_and_big(), 0);
+    FILE *f = fopen(tmp("old.orig"), "w");
+    TEST_ASSERT(f);
+    fputs("{\"old\":1}\n", f);
+    fclose(f);
+    char disk[4200], res[4200]; /* tmp()'s ring is too short for the script below */
+    snprintf(disk, sizeof disk, "%s", tmp("disk"));
+    snprintf(res, sizeof res, "%s", tmp("res"));
+    mkdir(disk, 0755);
+    mkdir(res, 0755);
+    f = fopen(tmp("full.sh"), "w");
+    TEST_ASSERT(f);
+    fprintf(f,
+            "mount -t tmpfs -o size=256k tlvtest '%s' || exit 99\n"
+            "cd '%s' || exit 98\n"
+            "cp '%s' mine.db && cp '%s' old.json || exit 97\n"
+            "'%s' merge -f -o mine.db mine.db '%s' 2>'%s/merge'; echo $? >>'%s/rc'\n"
+            "'%s' export -f --chrome old.json '%s' 2>'%s/export'; echo $? >>'%s/rc'\n"
+            "'%s' import -q -o new.db '%s' 2>'%s/import'; echo $? >>'%s/rc'\n"
+            "cmp -s mine.db '%s' && cmp -s old.json '%s' && echo kept >'%s/kept'\n"
+            "ls -A >'%s/ls'\n",
+            disk, disk, tmp("mine.orig"), tmp("old.orig"), TLVIEW, tmp("big.db"), res, res, TLVIEW,
+            tmp("big.db"), res, res, TLVIEW, tmp("big.db"), res, res, tmp("mine.orig"),
+            tmp("old.orig"), res, res);
+    fclose(f);
+    int rc = sh("unshare -rm sh '%s'", tmp("full.sh"));
+    if (rc == 1 || rc == 99 || rc == 127) { /* unshare refused or missing, mount refused */
+        const char *ci = getenv("CI");
+        fprintf(stderr,
+                "cannot mount a small tmpfs here (unshare -rm + mount exit %d: %s); the full "
+                "disk is not tested%s\n",
+                rc, slurp(err_path), ci && !strcmp(ci, "true") ? " (CI=true: failing)" : "");
+        return ci && !strcmp(ci, "true") ? 1 : TEST_SKIP;
+    }
+    TEST_EQ_INT(rc, 0);
+    char p[4300];
+    snprintf(p, sizeof p, "%s/rc", res);
+    TEST_EQ_STR(slurp(p), "1\n1\n1\n");
+    snprintf(p, sizeof p, "%s/kept", res);
+    TEST_EQ_STR(slurp(p), "kept\n");
+    snprintf(p, sizeof p, "%s/ls", res);
+    TEST_EQ_STR(slurp(p), "mine.db\nold.json\n"); /* no temporary file, -wal, -shm, new.db */
+    snprintf(p, sizeof p, "%s/merge", res);
+    TEST_ASSERT(head_tail(slurp(p), "tlview merge: cannot write mine.db: ",
+                          "database or disk is full (the existing file is left as it was)\n"));
+    TEST_EQ_INT(count_lines(slurp(p)), 1);
+    snprintf(p, sizeof p, "%s/export", res);
+    TEST_EQ_STR(slurp(p), "tlview export: cannot write old.json: No space left on device (the "
+                          "existing file is left as it was)\n");
+    snprintf(p, sizeof p, "%s/import", res);
+    TEST_ASSERT(
+        head_tail(slurp(p), "tlview import: cannot write new.db: ", "database or disk is full\n"));
+    TEST_EQ_INT(count_lines(slurp(p)), 1);
+    return 0;
+}
+
+/* The same with a file size limit (ulimit -f, which needs no privilege): a write past it fails
+ * with EFBIG instead of SIGXFSZ ending tlview with its files left behind. */
+int test_cli_output_file_size_limit(void)
+{
+    TEST_EQ_INT(make_small_and_big(), 0);
+    const char *dir = test_tmpdir();
+    TEST_EQ_INT(
+        sh("cd '%s' && ulimit -f 150 && '%s' merge -f -o mine.db mine.db big.db", dir, TLVIEW), 1);
+    TEST_ASSERT(head_tail(slurp(err_path), "tlview merge: cannot write mine.db: ",
+                          "disk I/O error (the existing file is left as it was)\n"));
+    TEST_ASSERT(same_bytes(tmp("mine.db"), tmp("mine.orig")));
+    TEST_EQ_INT(
+        sh("cd '%s' && ulimit -f 150 && '%s' export -f --chrome mine.db big.db", dir, TLVIEW), 1);
+    TEST_EQ_STR(slurp(err_path), "tlview export: cannot write mine.db: File too large (the "
+                                 "existing file is left as it was)\n");
+    TEST_ASSERT(same_bytes(tmp("mine.db"), tmp("mine.orig")));
+    TEST_EQ_INT(sh("cd '%s' && ulimit -f 150 && '%s' import -q -o new.db big.db", dir, TLVIEW), 1);
+    TEST_ASSERT(
+        head_tail(slurp(err_path), "tlview import: cannot write new.db: ", "disk I/O error\n"));
+    /* only the inputs and the test's own files */
+    TEST_EQ_STR(listing(dir), "big.db\nmine.db\nmine.orig\nstderr\nstdout\n");
+    return 0;
+}
+
+/* Only regular files are replaced: a symbolic link (even dangling), a device, a fifo or a
+ * folder is refused with or without --force, and left as it was. */
+int test_cli_output_refuses_links_and_special_files(void)
+{
+    TEST_EQ_INT(make_small_and_big(), 0);
+    FILE *f = fopen(tmp("real.json"), "w");
+    TEST_ASSERT(f);
+    fputs("{}\n", f);
+    fclose(f);
+    TEST_EQ_INT(symlink(tmp("real.json"), tmp("link.json")), 0);
+    TEST_EQ_INT(symlink(tmp("nowhere.db"), tmp("dangling.db")), 0);
+    char want[9000];
+    const char *opts[] = {"-f ", ""};
+    for (int i = 0; i < 2; i++) {
+        TEST_EQ_INT(sh("'%s' export %s--chrome '%s' '%s'", TLVIEW, opts[i], tmp("link.json"),
+                       tmp("mine.db")),
+                    1);
+        snprintf(want, sizeof want,
+                 "tlview export: %s is a symbolic link: tlview does not write through links "
+                 "(name the file it points to)\n",
+                 tmp("link.json"));
+        TEST_EQ_STR(slurp(err_path), want);
+        TEST_EQ_STR(slurp(tmp("real.json")), "{}\n");
+        TEST_EQ_INT(
+            sh("'%s' merge %s-o '%s' '%s'", TLVIEW, opts[i], tmp("dangling.db"), tmp("mine.db")),
+            1);
+        snprintf(want, sizeof want,
+                 "tlview merge: %s is a symbolic link: tlview does not write through links "
+                 "(name the file it points to)\n",
+                 tmp("dangling.db"));
+        TEST_EQ_STR(slurp(err_path), want);
+        TEST_ASSERT(access(tmp("nowhere.db"), F_OK) != 0);
+        TEST_EQ_INT(
+            sh("'%s' import -q %s-o '%s' '%s'", TLVIEW, opts[i], tmp("link.json"), tmp("mine.db")),
+            1);
+        TEST_ASSERT(strstr(slurp(err_path), "link.json is a symbolic link"));
+        TEST_EQ_STR(slurp(tmp("real.json")), "{}\n");
+    }
+    struct stat st;
+    TEST_EQ_INT(lstat(tmp("link.json"), &st), 0);
+    TEST_ASSERT(S_ISLNK(st.st_mode));
+
+    /* /dev/null: refused before anything is read or opened (the old code wrote to it, and
+     * unlinked it after a write error). Only export is tried on the real /dev/null: a merge
+     * that regressed to unlinking its target would delete it when run as root. */
+    struct stat before, after;
+    TEST_EQ_INT(stat("/dev/null", &before), 0);
+    TEST_EQ_INT(sh("'%s' export -f --chrome /dev/null '%s'", TLVIEW, tmp("mine.db")), 1);
+    TEST_EQ_STR(slurp(err_path), "tlview export: /dev/null is a character device, not a regular "
+                                 "file: tlview only writes regular files\n");
+    TEST_EQ_INT(stat("/dev/null", &after), 0);
+    TEST_ASSERT(S_ISCHR(after.st_mode));
+    TEST_EQ_INT(after.st_rdev, before.st_rdev);
+    TEST_EQ_INT(after.st_ino, before.st_ino);
+    /* merge -f over a device node of our own (a copy of /dev/null; mknod needs root) */
+    if (mknod(tmp("null"), S_IFCHR | 0666, before.st_rdev) == 0) {
+        TEST_EQ_INT(sh("'%s' merge -f -o '%s' '%s'", TLVIEW, tmp("null"), tmp("mine.db")), 1);
+        snprintf(want, sizeof want,
+                 "tlview merge: %s is a character device, not a regular file: tlview only "
+                 "writes regular files\n",
+                 tmp("null"));
+        TEST_EQ_STR(slurp(err_path), want);
+        TEST_EQ_INT(lstat(tmp("null"), &st), 0);
+        TEST_ASSERT(S_ISCHR(st.st_mode) && st.st_rdev == before.st_rdev);
+    } else {
+        fprintf(stderr, "note: mknod not permitted here; merge over a device node not tried\n");
+    }
+
+    /* a fifo (timeout: opening one for writing would wait for a reader) */
+    TEST_EQ_INT(mkfifo(tmp("fifo"), 0644), 0);
+    TEST_EQ_INT(
+        sh("timeout 30 '%s' export -f --chrome '%s' '%s'", TLVIEW, tmp("fifo"), tmp("mine.db")), 1);
+    snprintf(want, sizeof want,
+             "tlview export: %s is a fifo, not a regular file: tlview only writes regular files\n",
+             tmp("fifo"));
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_INT(lstat(tmp("fifo"), &st), 0);
+    TEST_ASSERT(S_ISFIFO(st.st_mode));
+
+    /* a folder */
+    TEST_EQ_INT(mkdir(tmp("folder"), 0755), 0);
+    TEST_EQ_INT(sh("'%s' merge -f -o '%s' '%s'", TLVIEW, tmp("folder"), tmp("mine.db")), 1);
+    snprintf(want, sizeof want,
+             "tlview merge: %s is a folder, not a regular file: tlview only writes regular files\n",
+             tmp("folder"));
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_STR(listing(tmp("folder")), "");
+    /* a folder that does not exist: said before anything is loaded */
+    TEST_EQ_INT(sh("'%s' merge -o '%s/x.db' '%s'", TLVIEW, tmp("none"), tmp("mine.db")), 1);
+    snprintf(want, sizeof want,
+             "tlview merge: cannot write %s/x.db: %s: No such file or directory\n", tmp("none"),
+             tmp("none"));
+    TEST_EQ_STR(slurp(err_path), want);
+    return 0;
+}
+
+/* merge -f over one of its own inputs: the inputs are read before the output replaces one,
+ * which keeps its permissions. */
+int test_cli_merge_over_own_input(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train 0,10,1000000,0 && '%s' '%s' --pid 2 --train "
+                   "0,10,1000000,0",
+                   TRACEGEN, tmp("mine.db"), TRACEGEN, tmp("other.db")),
+                0);
+    TEST_EQ_INT(chmod(tmp("mine.db"), 0600), 0);
+    TEST_EQ_INT(sh("cd '%s' && '%s' merge -f -o mine.db mine.db other.db", test_tmpdir(), TLVIEW),
+                0);
+    TEST_EQ_STR(slurp(err_path), "tlview merge: wrote 2 processes, 20 kernels to mine.db\n");
+    json_t *j = report_json(tmp("mine.db"));
+    TEST_ASSERT(j);
+    TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
+    TEST_NEAR(jnum(j, "summary.kernels"), 20, 0);
+    json_decref(j);
+    struct stat st; /* the replaced file keeps its permissions */
+    TEST_EQ_INT(stat(tmp("mine.db"), &st), 0);
+    TEST_EQ_INT(st.st_mode & 0777, 0600);
+    TEST_EQ_STR(listing(test_tmpdir()), "mine.db\nother.db\nstderr\nstdout\n");
+    /* and the same for import */
+    TEST_EQ_INT(sh("cd '%s' && '%s' import -q -f -o other.db other.db", test_tmpdir(), TLVIEW), 0);
+    j = report_json(tmp("other.db"));
+    TEST_ASSERT(j);
+    TEST_NEAR(jnum(j, "summary.kernels"), 10, 0);
+    json_decref(j);
+    TEST_EQ_STR(listing(test_tmpdir()), "mine.db\nother.db\nstderr\nstdout\n");
+    return 0;
+}
+
+/* SIGTERM while the output is being written (sent as soon as something appears in the output
+ * folder): the process ends by the signal and leaves nothing there. */
+int test_cli_output_removed_when_interrupted(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,300000,1000,100", TRACEGEN, tmp("big.db")), 0);
+    const char *out = tmp("out"), *target = tmp("out/m.db"), *in = tmp("big.db");
+    TEST_EQ_INT(mkdir(out, 0755), 0);
+    int fd = inotify_init1(IN_CLOEXEC);
+    TEST_ASSERT(fd >= 0);
+    TEST_ASSERT(inotify_add_watch(fd, out, IN_CREATE) >= 0);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        execl(TLVIEW, "tlview", "merge", "-o", target, in, (char *)NULL);
+        _exit(127);
+    }
+    struct pollfd pf = {fd, POLLIN, 0};
+    int ready = poll(&pf, 1, 60000);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(fd);
+    TEST_EQ_INT(ready, 1);
+    if (!WIFSIGNALED(status))
+        fprintf(stderr, "tlview exited with %d before the signal came\n", WEXITSTATUS(status));
+    TEST_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    TEST_EQ_STR(listing(out), "");
+    return 0;
+}
+
+/* No control character and no invalid UTF-8 from the files reaches the terminal: ESC (window
+ * title, clear screen, colours), CR/LF (forged lines), C1 CSI, a stray 0xff. Japanese names
+ * pass unchanged and stay aligned by their width. */
+int test_cli_report_text_escapes_names(void)
+{
+    TEST_EQ_INT(mkdir(tmp("evil"), 0755), 0);
+    TEST_EQ_INT(sh("'%s' '%s/evil/a\033[2J.db' --pid 11 --host 'h1\033]0;pwned\007' "
+                   "--device-name 'GPU\033[31mRED\rX' --name 'k\nGPU 0 (FAKE): "
+                   "CONCURRENT\377\302\233 カーネル' --train 0,10,2000000,0",
+                   TRACEGEN, test_tmpdir()),
+                0);
+    TEST_EQ_INT(sh("'%s' '%s/evil/b.db' --pid 12 --host h2 --device-name 'GPU\033[31mRED\rX' "
+                   "--name 'カーネル名前です長い名前がここに続くよ' --train 0,10,2000000,0",
+                   TRACEGEN, test_tmpdir()),
+                0);
+    TEST_EQ_INT(sh("'%s' report --color always '%s'", TLVIEW, tmp("evil")), 0);
+    const char *o = slurp(out_path);
+    /* the only control characters left are the newlines and our own colours */
+    for (const unsigned char *p = (const unsigned char *)o; *p; p++) {
+        if (*p == 0x1b &&
+            (!strncmp((const char *)p, "\033[0m", 4) || !strncmp((const char *)p, "\033[1m", 4) ||
+             !strncmp((const char *)p, "\033[1;3", 5)))
+            continue;
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || *p == 0xff || (*p == 0xc2 && p[1] == 0x9b)) {
+            fprintf(stderr, "raw byte 0x%02x at offset %ld of:\n%s", *p,
+                    (long)(p - (const unsigned char *)o), o);
+            return 1;
+        }
+    }
+    TEST_ASSERT(!strstr(o, "\nGPU 0 (FAKE)"));
+    TEST_ASSERT(!strncmp(o, "GPU 0 (GPU\\x1b[31mRED\\rX): 2 processes", 38));
+    TEST_ASSERT(strstr(o, "\n  0   GPU\\x1b[31mRED\\rX           20     2"));
+    TEST_ASSERT(strstr(o, "\n  11 (a\\x1b[2J.db)                        10"));
+    TEST_ASSERT(strstr(o, "\n  k\\nGPU 0 (FAKE): CONCURRENT\\xff\\u009b カ 1,1,1/1,1,1"));
+    TEST_ASSERT(strstr(o, "\n  カーネル名前です長い名前がここに続くよ   1,1,1/1,1,1"));
+    TEST_ASSERT(strstr(o, "the files come from 2 hosts (h1\\x1b]0;pwned\\x07, h2)"));
+    return 0;
+}
+
+/* Messages that quote file names and arguments escape them too: the loader's errors, import's
+ * summary, record's errors. */
+int test_cli_messages_escape_names(void)
+{
+    char want[9000];
+    TEST_EQ_INT(sh("'%s' report '%s/missing\033]0;x\007.db'", TLVIEW, test_tmpdir()), 1);
+    snprintf(want, sizeof want, "tlview: %s/missing\\x1b]0;x\\x07.db: No such file or directory\n",
+             test_tmpdir());
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_INT(sh("'%s' '%s/in\033[2J.db' --pid 7 --train 0,3,1000,0", TRACEGEN, test_tmpdir()),
+                0);
+    TEST_EQ_INT(sh("'%s' import -o '%s' '%s/in\033[2J.db'", TLVIEW, tmp("out.db"), test_tmpdir()),
+                0);
+    snprintf(want, sizeof want,
+             "%s/in\\x1b[2J.db: tlview, 1 process (pid 7), 3 kernels, 0 copies, 0 API calls, 0 "
+             "ranges\nwrote %s: 1 process, 3 kernels, 0 copies, 0 API calls, 0 ranges\n",
+             test_tmpdir(), tmp("out.db"));
+    TEST_EQ_STR(slurp(out_path), want);
+    TEST_EQ_INT(sh("TLVIEW_GPU_CHECK=0 '%s' record --label x -- 'nope\033[2J\r'", TLVIEW), 127);
+    TEST_EQ_STR(slurp(err_path), "tlview record: nope\\x1b[2J\\r: command not found on PATH\n");
+    /* usage errors quote arguments */
+    TEST_EQ_INT(sh("'%s' record -- 'nope\033[2J'", TLVIEW), 2);
+    TEST_EQ_STR(slurp(err_path), "tlview record: label 'nope\\x1b[2J': use letters, digits, '.', "
+                                 "'_' and '-' only (set one with --label)\nTry 'tlview record "
+                                 "--help'.\n");
+    return 0;
+}
+
+/* Without --force, a target that appears while tlview writes (created by someone else as soon
+ * as tlview's temporary folder shows up) is refused, not replaced: the rename is
+ * RENAME_NOREPLACE. */
+int test_cli_output_target_appearing_meanwhile(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,300000,1000,100", TRACEGEN, tmp("big.db")), 0);
+    char out[4200], target[4300], in[4200], err[4200], want[4400];
+    snprintf(out, sizeof out, "%s", tmp("out"));
+    snprintf(target, sizeof target, "%s/m.db", out);
+    snprintf(in, sizeof in, "%s", tmp("big.db"));
+    snprintf(err, sizeof err, "%s", tmp("merge.err"));
+    TEST_EQ_INT(mkdir(out, 0755), 0);
+    int fd = inotify_init1(IN_CLOEXEC);
+    TEST_ASSERT(fd >= 0);
+    TEST_ASSERT(inotify_add_watch(fd, out, IN_CREATE) >= 0);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (e >= 0)
+            dup2(e, 2);
+        execl(TLVIEW, "tlview", "merge", "-o", target, in, (char *)NULL);
+        _exit(127);
+    }
+    struct pollfd pf = {fd, POLLIN, 0};
+    int ready = poll(&pf, 1, 60000);
+    int mine = open(target, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (mine >= 0) {
+        TEST_EQ_INT(write(mine, "mine\n", 5), 5);
+        close(mine);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(fd);
+    TEST_EQ_INT(ready, 1);
+    TEST_ASSERT(mine >= 0);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 1);
+    snprintf(want, sizeof want, "tlview merge: %s already exists (use --force to overwrite)\n",
+             target);
+    TEST_EQ_STR(slurp(err), want);
+    TEST_EQ_STR(slurp(target), "mine\n");
+    TEST_EQ_STR(listing(out), "m.db\n");
     return 0;
 }

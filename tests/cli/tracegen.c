@@ -2,7 +2,7 @@
  * writer. Kernels come as trains: --train START,N,DUR,GAP adds N kernels of DUR ns every DUR+GAP
  * ns from START (ns, realtime clock). Usage:
  *   tracegen OUT.db [--pid N] [--host H] [--run-id R] [--mps] [--uuid U | --no-uuid] [--name K]
- *            [--incomplete] --train START,N,DUR,GAP [--train ...]
+ *            [--device-name D] [--incomplete] --train START,N,DUR,GAP [--train ...]
  *            [--uuid2 U --train2 START,N,DUR,GAP ...]
  * --uuid2 gives the process a second GPU (CUDA ordinal 1, context 2, stream 8) that the --train2
  * trains run on, as a process that uses two GPUs. --no-uuid writes the GPU without a uuid, as
@@ -68,15 +68,25 @@ static int more_record(store_writer *w, int64_t id, char kind, const char *spec)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"pid", required_argument, 0, 'p'},    {"host", required_argument, 0, 'H'},
-        {"run-id", required_argument, 0, 'r'}, {"mps", no_argument, 0, 'm'},
-        {"uuid", required_argument, 0, 'u'},   {"no-uuid", no_argument, 0, 'N'},
-        {"name", required_argument, 0, 'k'},   {"train", required_argument, 0, 't'},
-        {"incomplete", no_argument, 0, 'i'},   {"uuid2", required_argument, 0, 'U'},
-        {"train2", required_argument, 0, 'T'}, {"launch", required_argument, 0, 'L'},
-        {"green", required_argument, 0, 'g'},  {"memcpy", required_argument, 0, 'C'},
-        {"memset", required_argument, 0, 'S'}, {"api", required_argument, 0, 'A'},
-        {"range", required_argument, 0, 'R'},  {0, 0, 0, 0},
+        {"pid", required_argument, 0, 'p'},
+        {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'},
+        {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},
+        {"no-uuid", no_argument, 0, 'N'},
+        {"name", required_argument, 0, 'k'},
+        {"train", required_argument, 0, 't'},
+        {"incomplete", no_argument, 0, 'i'},
+        {"uuid2", required_argument, 0, 'U'},
+        {"train2", required_argument, 0, 'T'},
+        {"launch", required_argument, 0, 'L'},
+        {"green", required_argument, 0, 'g'},
+        {"memcpy", required_argument, 0, 'C'},
+        {"memset", required_argument, 0, 'S'},
+        {"api", required_argument, 0, 'A'},
+        {"range", required_argument, 0, 'R'},
+        {"device-name", required_argument, 0, 'd'},
+        {0, 0, 0, 0},
     };
     uint32_t launch[9] = {1, 1, 1, 1, 1, 1, 0, 0, 0}, green[2] = {0, 0};
     const char *more[256]; /* --memcpy, --memset, --api and --range arguments, in order */
@@ -88,6 +98,7 @@ int main(int argc, char **argv)
     pi.run_id = "run-1";
     pi.source = "libcollect";
     const char *uuid = "0123456789abcdef0123456789abcdef", *name = "_Z4spinPfi", *uuid2 = NULL;
+    const char *device = "NVIDIA H200";
     int mps = 0, incomplete = 0, c;
     int64_t trains[64][5]; /* start, n, dur, gap, gpu (0 or 1) */
     int ntrains = 0;
@@ -100,6 +111,7 @@ int main(int argc, char **argv)
         case 'u': uuid = optarg; break;
         case 'N': uuid = NULL; break;
         case 'k': name = optarg; break;
+        case 'd': device = optarg; break;
         case 'i': incomplete = 1; break;
         case 'U': uuid2 = optarg; break;
         case 't':
@@ -148,7 +160,7 @@ int main(int argc, char **argv)
         return fail(w, "open");
     if (store_writer_process(w, &pi, &id) != 0)
         return fail(w, "process");
-    store_device_info di = {0, uuid, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_device_info di = {0, uuid, device, 132, 9, 0, 150ULL << 30};
     store_context_info c1 = {.context_id = 1,
                              .device_id = 0,
                              .compute_api_kind = mps ? 2 : 1,
@@ -158,7 +170,7 @@ int main(int argc, char **argv)
                              .sm_count = green[0]};
     if (store_writer_device(w, id, &di) != 0 || store_writer_context(w, id, &c1))
         return fail(w, "device");
-    store_device_info di2 = {1, uuid2, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_device_info di2 = {1, uuid2, device, 132, 9, 0, 150ULL << 30};
     store_context_info c2 = {
         .context_id = 2, .device_id = 1, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 8};
     if (uuid2 && (store_writer_device(w, id, &di2) != 0 || store_writer_context(w, id, &c2) != 0))
