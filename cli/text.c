@@ -26,41 +26,6 @@ typedef struct piece {
     int cols;    /* terminal columns it takes */
 } piece;
 
-/* Length of the valid UTF-8 sequence at p (1..4) with its code point in *pCp, or 0 when the byte
- * at p does not start one (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_decode(const unsigned char *p, uint32_t *pCp)
-{
-    unsigned char b = p[0];
-    if (b < 0x80) {
-        *pCp = b;
-        return 1;
-    }
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
-    if (b >= 0xc2 && b <= 0xdf)
-        n = 2;
-    else if (b >= 0xe0 && b <= 0xef) {
-        n = 3;
-        lo = b == 0xe0 ? 0xa0 : 0x80;
-        hi = b == 0xed ? 0x9f : 0xbf;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-        n = 4;
-        lo = b == 0xf0 ? 0x90 : 0x80;
-        hi = b == 0xf4 ? 0x8f : 0xbf;
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    uint32_t cp = b & (0x7f >> n);
-    for (size_t i = 1; i < n; i++)
-        cp = cp << 6 | (p[i] & 0x3f);
-    *pCp = cp;
-    return n;
-}
-
 /* Characters that are valid but move or reorder text on a terminal. */
 static int is_format_control(uint32_t cp)
 {
@@ -94,7 +59,7 @@ static piece next_piece(const unsigned char *p)
 {
     piece x = {.used = 1};
     uint32_t cp = 0;
-    size_t n = utf8_decode(p, &cp);
+    size_t n = store_utf8_decode((const char *)p, &cp);
     if (n == 0 || cp < 0x20 || cp == 0x7f) {
         if (n && (cp == '\t' || cp == '\n' || cp == '\r'))
             snprintf(x.text, sizeof x.text, "\\%c", cp == '\t' ? 't' : cp == '\n' ? 'n' : 'r');

@@ -422,6 +422,12 @@ static inline store_idx store_kernel_device(const store_run *run, const store_ke
     return run->contexts[run->streams[k->stream].context].device;
 }
 
+/* The length of the valid UTF-8 sequence that starts at s (1 to 4 bytes) with its code point in
+ * *pCp, or 0 when the byte at s does not start one (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF). Strings from files are kept as their bytes; every output checks them
+ * with this one function (view/ for JSON, cli/ for the terminal). */
+size_t store_utf8_decode(const char *s, uint32_t *pCp /* OUT */);
+
 /* Demangles an Itanium C++ name into a malloc'd string; NULL if `name` is not mangled. */
 char *store_demangle(const char *name);
 

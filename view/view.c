@@ -12,23 +12,11 @@
 #define HIST_HI 64.0
 #define HIST_BINS 36
 
-size_t view_utf8_len(const char *str)
+/* The length of the valid UTF-8 sequence at s (store_utf8_decode()), 0 when there is none. */
+static size_t utf8_len(const char *s)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
-        (c == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
+    uint32_t cp;
+    return store_utf8_decode(s, &cp);
 }
 
 json_t *view_string(const char *s)
@@ -44,7 +32,7 @@ json_t *view_string(const char *s)
     if (!buf)
         return NULL;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = view_utf8_len((const char *)p);
+        size_t k = utf8_len((const char *)p);
         if (k) {
             memcpy(o, p, k);
             o += k;
@@ -66,7 +54,7 @@ void view_json_quote(const char *s, void (*put)(void *ctx, const char *p, size_t
     put(ctx, "\"", 1);
     for (const char *p = s ? s : ""; *p;) {
         unsigned char c = (unsigned char)*p;
-        size_t k = view_utf8_len(p);
+        size_t k = utf8_len(p);
         if (c == '"' || c == '\\') {
             char esc[2] = {'\\', (char)c};
             put(ctx, esc, 2);

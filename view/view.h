@@ -18,11 +18,6 @@
  * file is ever dropped. New reference, NULL only when out of memory. */
 json_t *view_string(const char *s);
 
-/* The length of the valid UTF-8 sequence that starts at s (1 to 4 bytes), or 0 when the bytes
- * there are not one (overlong forms, surrogates and code points above U+10FFFF are not). The one
- * UTF-8 check every output uses. */
-size_t view_utf8_len(const char *s);
-
 /* Writes s (NULL: "") as a JSON string literal through put(ctx, bytes, n), for writers that
  * stream JSON without jansson: quote, backslash and control characters escaped, every byte that
  * is not UTF-8 written as U+FFFD, so the result is always valid JSON. */
