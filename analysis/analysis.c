@@ -475,6 +475,11 @@ static int check_run(analysis *a)
         if (sp->records_dropped)
             warn(a, "process %lld (%s): CUPTI dropped %llu records", (long long)sp->pid, file,
                  (unsigned long long)sp->records_dropped);
+        if (sp->rows_refused)
+            warn(a,
+                 "process %lld (%s): %llu records were refused: their times lie beyond +-146 "
+                 "years around 1970 (a damaged or hostile file?)",
+                 (long long)sp->pid, file, (unsigned long long)sp->rows_refused);
         if (!a->procs[p].nkernels && nempty++ < 5)
             warn(a, "process %lld (%s) ran no kernels", (long long)sp->pid, file);
     }

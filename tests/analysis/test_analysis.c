@@ -495,8 +495,11 @@ int test_analysis_incomplete_process_warned(void)
     run->processes[1].complete = 0;
     run->processes[1].error = "killed by signal 9";
     run->processes[0].records_dropped = 7;
+    run->processes[0].rows_refused = 3;
     analysis *a = analyse(run, NULL);
-    TEST_EQ_INT(analysis_nwarnings(a), 2);
+    TEST_EQ_INT(analysis_nwarnings(a), 3);
+    TEST_ASSERT(has_warning(a, "process 101 (synthetic.db): 3 records were refused: their times "
+                               "lie beyond +-146 years around 1970"));
     TEST_ASSERT(has_warning(a, "process 102 (synthetic.db) is incomplete: killed by signal 9"));
     TEST_ASSERT(has_warning(a, "CUPTI dropped 7 records"));
     analysis_free(a);
