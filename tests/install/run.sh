@@ -95,7 +95,7 @@ check() {
             "$(realpath -m "$(pkg-config --variable=tlview tlview)")"
         if [ $have_collector = 1 ]; then
             expect_eq "pkg-config --variable=collector tlview" \
-                "$(realpath "$p"/lib*/tlview/libcollect.so)" \
+                "$(realpath "$(find "$p" -name libcollect.so)")" \
                 "$(realpath -m "$(pkg-config --variable=collector tlview)")"
         fi
         unset PKG_CONFIG_PATH
@@ -104,7 +104,7 @@ check() {
     # record finds the installed collector (the stand-in gets no CUDA, so no trace: status 1)
     if [ $have_collector = 1 ]; then
         local lib rc
-        lib=$(realpath "$p"/lib*/tlview/libcollect.so)
+        lib=$(realpath "$(find "$p" -name libcollect.so)")
         printf '#!/bin/sh\necho "$CUDA_INJECTION64_PATH" > "%s/injected"\n' "$tmp" >"$tmp/standin"
         chmod +x "$tmp/standin"
         rm -rf "$tmp/rec" "$tmp/injected"

@@ -233,7 +233,8 @@ int test_store_roundtrip(void)
                                    -1, &st, NULL),
                 SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "testMaxFlopsKernel(float*, int)");
+    /* name: as recorded, since the writer leaves demangling to the readers */
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), mangled);
     TEST_EQ_INT(sqlite3_column_int64(st, 1), 50);
     TEST_EQ_INT(sqlite3_column_int64(st, 2), 4242);
     TEST_EQ_INT(sqlite3_column_int64(st, 3), 7);
