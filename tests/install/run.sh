@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# run.sh BUILD SRC: installs the build into a temporary prefix (cmake --install BUILD --prefix P)
-# and uses tlview from there, with no help from the build or source tree: --help (the command
-# table, every summary whole), the man pages and tlview.pc, `record` finding the installed
+# run.sh BUILD SRC [CMAKE]: installs the build into a temporary prefix (cmake --install BUILD
+# --prefix P) and uses tlview from there, with no help from the build or source tree: --help (the
+# command table, every summary whole), the man pages and tlview.pc, `record` finding the installed
 # libcollect.so (a stand-in command reports the CUDA_INJECTION64_PATH it got), `report` on the
 # installed demo traces (the output of tests/golden/spin-off-n4), and `serve --port 0` with no
 # files answering /api/runs with the installed demo. Then the tree is moved to a deeper path and
 # everything is checked again: nothing may depend on the prefix it was installed to.
 # Each failed check prints what was expected and what came; the exit status is 1 if any failed.
 set -uo pipefail
-build=$(realpath "$1") src=$(realpath "$2")
+build=$(realpath "$1") src=$(realpath "$2") cmake=${3:-cmake}
 tmp=$(realpath "$(mktemp -d)")
 serve_pid=
 cleanup() {
@@ -33,7 +33,7 @@ have_serve=0
 "$build/cli/tlview" --help | grep -q '^  serve ' && have_serve=1
 
 phase=install
-if ! cmake --install "$build" --prefix "$tmp/a" >"$tmp/install.log" 2>&1; then
+if ! "$cmake" --install "$build" --prefix "$tmp/a" >"$tmp/install.log" 2>&1; then
     cat "$tmp/install.log"
     echo "FAIL: cmake --install $build --prefix $tmp/a"
     exit 1
