@@ -89,8 +89,14 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+#ifndef TLVIEW_COLLECTOR_RELDIR /* set by cli/cmd_record.cmake */
+#define TLVIEW_COLLECTOR_RELDIR "../lib/tlview"
+#endif
+
 /* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
- * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install folder. */
+ * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install tree around it
+ * (<prefix>/bin/tlview -> <prefix>/lib/tlview/libcollect.so). Both are found from the binary's
+ * own location, so an install tree works under any prefix, and after it is moved. */
 static int find_collector(char *out, char *err)
 {
     const char *env = getenv("TLVIEW_COLLECTOR");
@@ -101,33 +107,29 @@ static int find_collector(char *out, char *err)
         }
         return 0;
     }
-    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    char exe[PATH_MAX], tried[2][PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const char *tried = "";
+    char *slash = NULL;
     if (n > 0) {
         exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
-        snprintf(cand, sizeof cand, "%s/../collector/libcollect.so", exe);
-        if (file_exists(cand) && realpath(cand, out))
-            return 0;
-        tried = cand;
+        slash = strrchr(exe, '/');
     }
-#ifdef TLVIEW_COLLECTOR_DIR
-    if (file_exists(TLVIEW_COLLECTOR_DIR "/libcollect.so") &&
-        realpath(TLVIEW_COLLECTOR_DIR "/libcollect.so", out))
-        return 0;
+    if (!slash) {
+        snprintf(err, REC_ERR_MAX,
+                 "libcollect.so not found: cannot tell where tlview is (/proc/self/exe); set "
+                 "TLVIEW_COLLECTOR to its path");
+        return -1;
+    }
+    *slash = 0;
+    static const char *const rel[2] = {"../collector", TLVIEW_COLLECTOR_RELDIR};
+    for (int i = 0; i < 2; i++) {
+        snprintf(tried[i], sizeof tried[i], "%s/%s/libcollect.so", exe, rel[i]);
+        if (file_exists(tried[i]) && realpath(tried[i], out))
+            return 0;
+    }
     snprintf(err, REC_ERR_MAX,
-             "libcollect.so not found (looked at %s and %s); set "
-             "TLVIEW_COLLECTOR to its path",
-             tried, TLVIEW_COLLECTOR_DIR "/libcollect.so");
-#else
-    snprintf(err, REC_ERR_MAX,
-             "libcollect.so not found (looked at %s); set TLVIEW_COLLECTOR "
-             "to its path",
-             tried);
-#endif
+             "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
+             tried[0], tried[1]);
     return -1;
 }
 

@@ -15,8 +15,8 @@
 #include "cli.h"
 #include "web.h"
 
-#ifndef TLVIEW_DEMO_INSTALL_DIR
-#define TLVIEW_DEMO_INSTALL_DIR ""
+#ifndef TLVIEW_DEMO_RELDIR /* set by cli/cmd_serve.cmake */
+#define TLVIEW_DEMO_RELDIR "../share/tlview/traces"
 #endif
 #ifndef TLVIEW_DEMO_SOURCE_DIR
 #define TLVIEW_DEMO_SOURCE_DIR ""
@@ -54,8 +54,9 @@ static const char usage_text[] =
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
-    "when set (only there), else in " TLVIEW_DEMO_INSTALL_DIR ", beside the binary\n"
-    "(../share/tlview/traces) and in the source tree (" TLVIEW_DEMO_SOURCE_DIR ").\n"
+    "when set (only there), else where tlview is installed (" TLVIEW_DEMO_RELDIR "\n"
+    "from the folder of the tlview binary), and for a build folder in the source tree's\n"
+    "samples/spin/traces.\n"
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 a file could not be read or the server\n"
     "could not start; 2 usage error.\n";
@@ -135,19 +136,18 @@ static int has_traces(const char *dir)
  * or -1 after printing where it looked. */
 static int find_demo(char *off, char *on, size_t n)
 {
-    char exe[PATH_MAX] = "", beside[PATH_MAX + 32] = "";
+    char exe[PATH_MAX] = "", beside[PATH_MAX + sizeof TLVIEW_DEMO_RELDIR + 1] = "";
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k > 0) {
         exe[k] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = 0;
-            snprintf(beside, sizeof beside, "%s/../share/tlview/traces", exe);
+            snprintf(beside, sizeof beside, "%s/%s", exe, TLVIEW_DEMO_RELDIR);
         }
     }
     const char *env = getenv("TLVIEW_DEMO_DIR"); /* when set, the only place looked in */
-    const char *where[] = {env ? env : "", env ? "" : TLVIEW_DEMO_INSTALL_DIR, env ? "" : beside,
-                           env ? "" : TLVIEW_DEMO_SOURCE_DIR};
+    const char *where[] = {env ? env : "", env ? "" : beside, env ? "" : TLVIEW_DEMO_SOURCE_DIR};
     static const int counts[] = {4, 2, 1};
     for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
         if (!where[i][0])
@@ -167,9 +167,9 @@ static int find_demo(char *off, char *on, size_t n)
     fprintf(
         stderr,
         "tlview serve: no trace files given, and no demo traces found (mps-off/nK or "
-        "mps-on/nK with *.db files) in: %s%s %s %s %s\n"
+        "mps-on/nK with *.db files) in: %s%s %s %s\n"
         "Give the trace files to show, e.g. `tlview serve output.*.db`, or set TLVIEW_DEMO_DIR.\n",
-        env ? "$TLVIEW_DEMO_DIR=" : "", env ? env : "", where[1], where[2], where[3]);
+        env ? "$TLVIEW_DEMO_DIR=" : "", env ? env : "", where[1], where[2]);
     return -1;
 }
 

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs what tlview needs to build and test on Debian/Ubuntu (run as root, or with sudo).
 # CUDA is optional: without it the collector and the samples are skipped.
+# TLVIEW_TEST_TOOLS=0 leaves out the tools only the tests use (clang, libFuzzer, clang-format),
+# TLVIEW_BROWSER_TESTS=0 the browser tests' (chromium, wrk, node): scripts/serve sets both.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev
-      zlib1g-dev
-      clang libclang-rt-14-dev) # libFuzzer, for scripts/test's fuzz run of the loader
+      zlib1g-dev)
+if [ "${TLVIEW_TEST_TOOLS:-1}" = 1 ]; then
+  pkgs+=(clang libclang-rt-14-dev # libFuzzer, for scripts/test's fuzz run of the loader
+         clang-format)            # tests/format (version 14 on Debian 12, the one it wants)
+fi
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
 if [ "${TLVIEW_BROWSER_TESTS:-1}" = 1 ]; then
   pkgs+=(chromium wrk)

@@ -318,7 +318,10 @@ static int load_strings(loader *L)
         const char *text = col_text(st, 1);
         if (!text || id < 0 || (uint64_t)id >= L->nstr)
             continue;
-        store_idx s = store_run_intern2(L->run, text, col_text(st, 2));
+        /* demangled is NULL when the writer left it to the reader (libcollect.so does not
+         * demangle, see store/SCHEMA.md): demangle here */
+        const char *dem = col_text(st, 2);
+        store_idx s = dem ? store_run_intern2(L->run, text, dem) : store_run_intern(L->run, text);
         if (s == STORE_NONE) {
             rc = STORE_ENOMEM;
             break;

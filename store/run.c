@@ -112,8 +112,13 @@ store_idx store_run_intern(store_run *run, const char *text)
 {
     if (!text)
         return STORE_NONE;
+    /* a name seen before (e.g. in another file of the run) is not demangled again */
+    store_idx idx =
+        store_htab_get(&STORE_PRIV(run)->h_strings, store_hash_str(text), string_eq, run, text);
+    if (idx != STORE_NONE)
+        return idx;
     char *dem = store_demangle(text);
-    store_idx idx = store_run_intern2(run, text, dem);
+    idx = store_run_intern2(run, text, dem);
     free(dem);
     return idx;
 }

@@ -47,7 +47,9 @@ static const char *const stmt_sql[ST_COUNT] = {
         " null_stream_id, is_green, parent_context_id, sm_count) VALUES (?,?,?,?,?,?,?,?,?)",
     [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?,"
                    " is_green = ?, parent_context_id = ?, sm_count = ? WHERE id = ?",
-    [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text, demangled) VALUES (?,?,?)",
+    /* demangled stays NULL: the readers demangle (store_run_intern), so the collector that links
+     * this writer needs no C++ runtime */
+    [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text) VALUES (?,?)",
     [ST_LAUNCH] =
         "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
         " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
@@ -451,13 +453,10 @@ int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
         store_grow((void **)&w->strings, &w->cap_strings, w->nstrings + 1, sizeof *w->strings))
         return STORE_ENOMEM;
     int64_t id = (int64_t)w->nstrings + 1;
-    char *dem = store_demangle(text);
     sqlite3_stmt *s = w->st[ST_STRING];
     sqlite3_bind_int64(s, 1, id);
     bind_text(s, 2, text);
-    bind_text(s, 3, dem);
     int rc = wstep(w, ST_STRING, "cannot add a string");
-    free(dem);
     if (rc)
         return rc;
     if (store_htab_put(&w->h_strings, h, (uint32_t)w->nstrings))

@@ -23,6 +23,7 @@ import os
 import re
 import sqlite3
 import statistics
+import subprocess
 import sys
 
 
@@ -37,6 +38,20 @@ def short(name):
         depth -= ch == ">" and depth > 0
     name = "".join(out).replace("void ", "").strip()
     return name if len(name) <= 40 else name[:37] + "..."
+
+
+def demangle(names):
+    """{mangled: readable} for the C++ names among names, by c++filt (binutils) where it is
+    installed: the collector stores names as recorded and leaves demangling to the readers."""
+    mangled = sorted({n for n in names if n and n.startswith("_Z")})
+    if not mangled:
+        return {}
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(mangled) + "\n", capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    return dict(zip(mangled, out))
 
 
 def read_db(path):
@@ -55,6 +70,8 @@ def read_db(path):
                 "JOIN process p ON p.id = c.process_id WHERE c.label = 'start'"))
         ks = [(s + offset.get(pid, 0), e + offset.get(pid, 0), n) for s, e, pid, n in
               con.execute('SELECT start, "end", pid, name FROM kernel_v')]
+        readable = demangle(n for _, _, n in ks)
+        ks = [(s, e, readable.get(n, n)) for s, e, n in ks]
         for pid, complete in con.execute("SELECT pid, complete FROM process"):
             if complete != 1:
                 problems.append(f"pid {pid} not complete")

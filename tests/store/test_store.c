@@ -233,7 +233,8 @@ int test_store_roundtrip(void)
                                    -1, &st, NULL),
                 SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), "testMaxFlopsKernel(float*, int)");
+    /* name: as recorded, since the writer leaves demangling to the readers */
+    TEST_EQ_STR((const char *)sqlite3_column_text(st, 0), mangled);
     TEST_EQ_INT(sqlite3_column_int64(st, 1), 50);
     TEST_EQ_INT(sqlite3_column_int64(st, 2), 4242);
     TEST_EQ_INT(sqlite3_column_int64(st, 3), 7);
@@ -785,6 +786,47 @@ int test_store_demangle(void)
     TEST_ASSERT(store_demangle("cudaLaunchKernel") == NULL);
     TEST_ASSERT(store_demangle("_Zbroken!") == NULL);
     TEST_ASSERT(store_demangle(NULL) == NULL);
+    return 0;
+}
+
+/* The writer (linked into libcollect.so) stores names as recorded and leaves strings.demangled
+ * NULL, so the collector needs no C++ runtime; the loader demangles them. A demangled form a
+ * file does carry (files of earlier writers) is taken as it is. */
+int test_store_demangle_on_load(void)
+{
+    const char *path = path_in("names.db");
+    TEST_EQ_INT(write_sample(path, 42, 0, 2), STORE_OK);
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    TEST_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+    TEST_EQ_INT(sqlite3_prepare_v2(db,
+                                   "SELECT count(*), count(demangled) FROM strings WHERE text = ?",
+                                   -1, &st, NULL),
+                SQLITE_OK);
+    sqlite3_bind_text(st, 1, mangled, -1, SQLITE_STATIC);
+    TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    TEST_EQ_INT(sqlite3_column_int(st, 0), 1); /* the name is there, mangled */
+    TEST_EQ_INT(sqlite3_column_int(st, 1), 0); /* and not demangled */
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    const store_string *s = &run->strings[run->launches[run->kernels[0].launch].name];
+    TEST_EQ_STR(s->text, mangled);
+    TEST_EQ_STR(s->demangled, "testMaxFlopsKernel(float*, int)");
+    store_run_free(run);
+
+    TEST_EQ_INT(exec_sql(path, "UPDATE strings SET demangled = 'as the file says'"
+                               " WHERE text = '_Z18testMaxFlopsKernelPfi'"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    s = &run->strings[run->launches[run->kernels[0].launch].name];
+    TEST_EQ_STR(s->demangled, "as the file says");
+    store_run_free(run);
     return 0;
 }
 
