@@ -333,6 +333,52 @@ out:
     return rc;
 }
 
+void analysis_measure_interval(analysis *a)
+{
+    const store_run *run = a->run;
+    analysis_summary *sm = &a->sum;
+    sm->measure = ANALYSIS_MEASURE_ALL;
+    sm->measure_t0 = sm->t_begin;
+    sm->measure_t1 = sm->t_end;
+    if (a->opt.measure == ANALYSIS_MEASURE_RANGE) {
+        int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+        for (uint64_t i = 0; i < run->nranges; i++) {
+            const store_range *r = &run->ranges[i];
+            const char *name = r->name < run->nstrings ? run->strings[r->name].text : NULL;
+            if (!name || strcmp(name, a->opt.measure_range) || r->end <= r->start ||
+                r->start < -STORE_TIME_MAX || r->end > STORE_TIME_MAX)
+                continue;
+            t0 = r->start < t0 ? r->start : t0;
+            t1 = r->end > t1 ? r->end : t1;
+        }
+        if (t1 > t0) {
+            sm->measure = ANALYSIS_MEASURE_RANGE;
+            sm->measure_t0 = t0;
+            sm->measure_t1 = t1;
+        } else {
+            a->measure_missing = 1;
+        }
+    } else if (a->opt.measure == ANALYSIS_MEASURE_TOGETHER) {
+        int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+        for (uint32_t p = 0; p < run->nprocesses; p++)
+            if (a->procs[p].kernel_ns > 0) {
+                t0 = a->proc_first[p] > t0 ? a->proc_first[p] : t0;
+                t1 = a->proc_last[p] < t1 ? a->proc_last[p] : t1;
+            }
+        if (t1 > t0) { /* else the processes never ran at once: the whole recording */
+            sm->measure = ANALYSIS_MEASURE_TOGETHER;
+            sm->measure_t0 = t0;
+            sm->measure_t1 = t1;
+        }
+    }
+}
+
+const char *analysis_measure_name(analysis_measure m)
+{
+    static const char *const names[] = {"all", "together", "range"};
+    return (unsigned)m < sizeof names / sizeof *names ? names[m] : "?";
+}
+
 /* Adds a warning (printf-style); out of memory drops it silently (warnings are advisory). */
 __attribute__((format(printf, 2, 3))) static void warn(analysis *a, const char *fmt, ...)
 {
@@ -487,6 +533,22 @@ static int check_run(analysis *a)
         warn(a, "%u more processes are incomplete", nincomplete - 5);
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
+    if (a->measure_missing)
+        warn(a,
+             "no NVTX range named '%s' in the recording: the gains are measured over the whole "
+             "recording (record with TLVIEW_NVTX=1 for the ranges)",
+             a->opt.measure_range);
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        store_idx dv = a->devs[s].device;
+        const char *name = dv != STORE_NONE ? run->devices[dv].name : NULL;
+        int exact;
+        const analysis_calibration *c = analysis_calibration_for(name, &exact);
+        if (!exact && a->devs[s].by_verdict[ANALYSIS_TIME_SLICED].nwindows)
+            warn(a,
+                 "GPU %u (%s): MPS was measured on the %s only; its costs stand in for this "
+                 "GPU's in the predicted gain's low bound",
+                 s, name ? name : "unknown device", c->gpu);
+    }
     uint32_t nassumed = 0;
     for (uint32_t c = 0; c < run->ncontexts; c++)
         nassumed += run->contexts[c].compute_api_kind != 1 &&
@@ -535,6 +597,8 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         analysis_options_default(&a->opt);
     int rc = ANALYSIS_EINVAL;
     if (a->opt.join_gap_ns < 0 || a->opt.assume_mps < 0 || a->opt.assume_mps > 2 ||
+        (unsigned)a->opt.measure > ANALYSIS_MEASURE_RANGE ||
+        (a->opt.measure == ANALYSIS_MEASURE_RANGE && !a->opt.measure_range) ||
         !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
         !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))

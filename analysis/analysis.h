@@ -91,6 +91,16 @@ typedef enum analysis_mps {
     ANALYSIS_MPS_UNKNOWN = 3, /* a context whose file does not say (imported files) */
 } analysis_mps;
 
+/* Over what time the gains are measured and predicted (analysis_summary.measure_t0, t1). */
+typedef enum analysis_measure {
+    ANALYSIS_MEASURE_ALL = 0,      /* the whole recording: first kernel start to last kernel end */
+    ANALYSIS_MEASURE_TOGETHER = 1, /* while every process with kernels was running them: from
+                                      the last process's first kernel to the first process's last
+                                      one (staggered start-up and tails left out) */
+    ANALYSIS_MEASURE_RANGE = 2,    /* the NVTX ranges named measure_range, first start to last
+                                      end over every process: the work the application timed */
+} analysis_measure;
+
 /* Thresholds and inputs. Fill with analysis_options_default() then change what you need. */
 typedef struct analysis_options {
     const store_run *baseline;     /* a run of the same kernels alone (e.g. one process): when
@@ -108,6 +118,9 @@ typedef struct analysis_options {
     int assume_mps;                /* for contexts whose files do not say whether they were MPS
                                       clients (imports): 0 leave them unknown (default), 1 take
                                       them as plain CUDA, 2 as MPS clients */
+    analysis_measure measure;      /* over what the gains are measured (ALL) */
+    const char *measure_range;     /* the NVTX range's name for ANALYSIS_MEASURE_RANGE; borrowed
+                                      during analysis_run() only */
 } analysis_options;
 
 /* Sets every field of *o to its documented default. */
@@ -146,6 +159,9 @@ const char *analysis_rule_text(analysis_rule r);
 
 /* "none", "reference", "turns", "shortest"; "?" for other values. Static. */
 const char *analysis_basis_name(analysis_basis b);
+
+/* "all", "together", "range"; "?" for other values. Static. */
+const char *analysis_measure_name(analysis_measure m);
 
 /* "off", "on", "mixed", "unknown"; "?" for other values. Static. */
 const char *analysis_mps_name(analysis_mps m);
@@ -233,11 +249,16 @@ typedef struct analysis_window {
     float overlap_share;      /* the overlapped time of its kernels inside / their whole
                                  durations: small when they overlapped only at their ends */
     uint8_t mps;              /* 1 when an MPS client context ran in it */
-    int64_t concurrent_ns;    /* least busy time the window would need with its overlapped
-                                 kernels side by side: its time with one context, plus the larger
-                                 of overlap_ns / stretch and their solo work weighted by the share
-                                 of the GPU's SMs each occupies (kernels that fill the GPU cannot
-                                 overlap); 0 if unknown */
+    int64_t mps_best_ns;      /* the busy time the window would need with its overlapped kernels
+                                 side by side at best: its time with one context, plus the larger
+                                 of overlap_ns / stretch (each at its solo speed) and their solo
+                                 work weighted by the share of the GPU's SMs each holds (kernels
+                                 that fill the GPU cannot overlap); 0 if unknown */
+    int64_t mps_worst_ns;     /* the same at worst (analysis/README.md, Gains): kernels that fit
+                                 the GPU together slowed as much as the calibration ever saw MPS
+                                 clients slow each other, kernels that do not fit one after
+                                 another at solo speed, and every kernel paying the MPS launch
+                                 cost; >= mps_best_ns; 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */
@@ -279,10 +300,12 @@ typedef struct analysis_device {
     analysis_verdict verdict; /* the verdict holding the most overlap-window time; SOLO when
                                  there is no overlap window (a device has >= 1 kernel) */
     analysis_verdict_time by_verdict[ANALYSIS_NVERDICTS]; /* by_verdict[verdict]: its evidence */
-    double predicted_gain;           /* span / predicted span if its time-sliced windows had run
-                                        side by side (each window's busy time shrunk by its
-                                        stretch, but not below its SM-share bound concurrent_ns;
-                                        its idle gaps kept); 1.0 when nothing would be saved */
+    double predicted_gain;           /* over the measured interval (summary measure_t0, t1):
+                                        its span on this device / the predicted span if its
+                                        time-sliced windows had run side by side at best (each
+                                        window's busy time shrunk to mps_best_ns; idle gaps
+                                        kept); 1.0 when nothing would be saved */
+    double predicted_gain_low;       /* the same at worst (mps_worst_ns): <= predicted_gain */
     analysis_basis gain_basis;       /* TURNS when an estimated stretch went into it */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
 } analysis_device;
@@ -367,11 +390,14 @@ typedef struct analysis_summary {
                                     slower than alone the kernels ran, long ones weighing more;
                                     NaN when they hold less than min_reference_coverage of the
                                     kernel time */
-    double predicted_gain;       /* span / predicted span if every time-sliced window had run
-                                    side by side (the device that finishes last decides): an
-                                    upper bound, since kernels side by side are assumed to run
-                                    at their solo speed */
+    double predicted_gain;       /* the measured interval's length / its predicted length if
+                                    every time-sliced window had run side by side at best (the
+                                    device that finishes last decides) */
+    double predicted_gain_low;   /* the same at worst: the prediction is [low, predicted_gain] */
     analysis_basis gain_basis;   /* TURNS when an estimated stretch went into it */
+    analysis_measure measure;    /* what the interval is (RANGE falls back to ALL, with a
+                                    warning, when no such range was recorded) */
+    int64_t measure_t0, measure_t1; /* the measured interval on the common axis */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);
@@ -388,9 +414,10 @@ const char *analysis_warning(const analysis *a, uint32_t i);
 
 /* Two analyses of the same work, e.g. `a` with MPS off and `b` with MPS on. */
 typedef struct analysis_comparison {
-    int64_t span_a, span_b;             /* t_end - t_begin of each run's kernels */
+    int64_t span_a, span_b;             /* each run's measured interval (measure_t1 - t0) */
     double measured_gain;               /* span_a / span_b: how much faster b finished */
     double predicted_gain;              /* a's predicted_gain, to set beside the measured one */
+    double predicted_gain_low;          /* a's predicted_gain_low */
     double stretch_a, stretch_b;        /* each run's summary stretch */
     double predicted_gain_at_stretch_b; /* a's prediction redone with its time-sliced kernels side
                                            by side at b's stretch (when above 1) rather than at

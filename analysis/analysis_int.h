@@ -14,6 +14,22 @@ enum {
     ANALYSIS_GROUP_UNKNOWN = 2, /* one context whose MPS state is not known */
 };
 
+/* What MPS costs on one GPU model (calibration.c): the pessimistic bound of the predicted gain
+ * assumes these. */
+typedef struct analysis_calibration {
+    const char *gpu;    /* the device name it was measured on ("NVIDIA H200") */
+    double launch_ns;   /* extra time per kernel launched through the MPS server */
+    double slowdown[4]; /* the worst measured slowdown of kernels that fit the GPU together, side
+                           by side under MPS, for 2, 4, 8 and 16 clients */
+} analysis_calibration;
+
+/* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was
+ * measured on that model (else the H200's stands in). */
+const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact);
+
+/* The calibration's slowdown for `clients` clients side by side (the nearest measured count). */
+double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
+
 /* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
  * other kernels hold their overlapped time (ns, >= 0) until stretches replace it. */
 #define ANALYSIS_MARK_ZERO (-1.0f)
@@ -46,7 +62,8 @@ struct analysis {
     analysis_process *procs;         /* run->nprocesses */
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;
-    uint64_t nout; /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
+    uint64_t nout;       /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
+    int measure_missing; /* the NVTX range to measure over was not in the run */
     char **warnings;
     uint32_t nwarnings;
 };
@@ -89,6 +106,10 @@ int analysis_sweep(analysis *a);
 /* Signatures and solo references (verdict.c), from the run's solo kernels (overlapped time 0)
  * or from `baseline`. */
 int analysis_references(analysis *a);
+
+/* Sets a->sum.measure, measure_t0 and measure_t1 from the options (analysis.c); needs the
+ * processes' first and last kernels (a->proc_first, proc_last). */
+void analysis_measure_interval(analysis *a);
 
 /* Stretch of every kernel, window evidence and verdicts, process and device figures (verdict.c). */
 int analysis_judge(analysis *a);

@@ -285,9 +285,10 @@ static double overlap_rate(double d, double r, double o)
     return fmax(0, r - alone * ra) / o;
 }
 
-/* The share of the device's SMs a kernel holds while it runs (0..1]: its blocks over the blocks
- * all SMs hold at once, by the occupancy limits per SM (threads, 32 blocks, 64K registers,
- * shared memory) of compute capability 7.0 and later. 0 when the device's SM count is unknown. */
+/* The share of the device's SMs a kernel holds while it runs, on average (0..1]: its blocks over
+ * the blocks all SMs hold at once, by the occupancy limits per SM (threads, 32 blocks, 64K
+ * registers, shared memory) of compute capability 7.0 and later, its last wave counted as far as
+ * it fills the GPU. 0 when the device's SM count is unknown. */
 static double gpu_share(const store_launch *l, const store_device *d)
 {
     double threads = (double)l->block[0] * l->block[1] * l->block[2];
@@ -305,7 +306,10 @@ static double gpu_share(const store_launch *l, const store_device *d)
     double smem = (double)l->static_smem + l->dynamic_smem;
     if (smem > 0)
         per_sm = fmin(per_sm, floor(smem_per_sm / smem));
-    return fmin(1, blocks / (fmax(per_sm, 1) * d->sm_count));
+    /* a kernel of 1.3 waves holds every SM for its first wave and 30% of them for its last:
+     * on average waves / ceil(waves) of the GPU, and another client's blocks can fill the rest */
+    double waves = blocks / (fmax(per_sm, 1) * d->sm_count);
+    return waves < 1 ? waves : waves / ceil(waves);
 }
 
 /* Fills a window's evidence from its sums, on its overlapped time: coverage, overlap share, and
@@ -313,14 +317,15 @@ static double gpu_share(const store_launch *l, const store_device *d)
  * references; for time-slicing without them, the share groups taking turns; side by side without
  * them, each kernel's shortest instance). Sets ws->k and ws->w, the overlapped kernel time and the
  * solo work behind the stretch, which device figures sum. */
-static void window_evidence(const analysis_options *o, analysis_window *w, winsum *ws)
+static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
+                            analysis_window *w, winsum *ws)
 {
     double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
     w->coverage = ws->ovl > 0 ? (float)(ws->ovl_ref / ws->ovl) : 0.0f;
     w->overlap_share = ws->dur > 0 ? (float)(ws->ovl / ws->dur) : 0.0f;
     w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
-    w->concurrent_ns = 0;
+    w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
     if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0))
         return; /* idle and solo windows have no stretch */
@@ -345,8 +350,18 @@ static void window_evidence(const analysis_options *o, analysis_window *w, winsu
     }
     w->stretch = (float)(ws->k / ws->w);
     w->parallelism = (float)(ws->w * extra / ovl);
-    w->concurrent_ns =
-        (int64_t)((double)(w->busy_ns - w->overlap_ns) + fmax(ovl / w->stretch, smw * extra));
+    /* side by side, the overlapped work: at best every kernel at its solo speed, as many at once
+     * as were in flight, but not beyond the SMs; at worst, kernels that fit the GPU together
+     * slowed by the most MPS was seen to slow its clients, the others one after another, every
+     * launch paying the MPS server's cost */
+    double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
+    double sm = smw * extra, work = ws->w * extra;
+    double best = fmax(packed, sm);
+    double worst =
+        packed >= sm ? fmax(packed * analysis_calibration_slowdown(cal, w->groups), sm) : work;
+    worst = fmax(worst + (double)w->nkernels * cal->launch_ns, best);
+    w->mps_best_ns = (int64_t)(alone + best);
+    w->mps_worst_ns = (int64_t)(alone + worst);
 }
 
 /* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
@@ -439,24 +454,36 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
     }
 }
 
-/* The time a device's time-sliced windows would save if their overlapped kernels ran side by
- * side, each `slowdown` (>= 1) times its solo duration: the overlap time less the larger of
- * overlap / stretch * slowdown and the SM-share bound (in concurrent_ns; the slowdown of kernels
- * that wait for SMs is that bound already), never below 0. *pEstimated (may be NULL) is set when a
- * window whose stretch is an estimate saved time. */
-static double device_saved(const analysis *a, const analysis_device *ad, double slowdown,
+/* The share of window w's length inside the measured interval (0..1). */
+static double inside(const analysis *a, const analysis_window *w)
+{
+    int64_t t0 = w->t0 > a->sum.measure_t0 ? w->t0 : a->sum.measure_t0;
+    int64_t t1 = w->t1 < a->sum.measure_t1 ? w->t1 : a->sum.measure_t1;
+    return t1 > t0 && w->t1 > w->t0 ? (double)(t1 - t0) / (double)(w->t1 - w->t0) : 0;
+}
+
+/* The time a device's time-sliced windows would save inside the measured interval if their
+ * overlapped kernels ran side by side: at best (`worst` 0: mps_best_ns, with each kernel
+ * `slowdown` (>= 1) times its solo duration where they fit the GPU; never below 0) or at worst
+ * (mps_worst_ns; negative when MPS would cost more than it saves), each window counted for the
+ * share of it inside the interval. *pEstimated (may
+ * be NULL) is set when a window whose stretch is an estimate saved time. */
+static double device_saved(const analysis *a, const analysis_device *ad, double slowdown, int worst,
                            int *pEstimated)
 {
     double saved = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
-        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE)
+        double frac = inside(a, win);
+        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE || !frac)
             continue;
         double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
-        double side_by_side = fmax((double)win->concurrent_ns,
-                                   alone + (double)win->overlap_ns / win->stretch * slowdown);
-        if (side_by_side < busy) {
-            saved += busy - side_by_side;
+        double side_by_side = worst
+                                  ? (double)win->mps_worst_ns
+                                  : fmax((double)win->mps_best_ns,
+                                         alone + (double)win->overlap_ns / win->stretch * slowdown);
+        if (side_by_side < busy || worst) { /* at worst MPS may cost more than it saves */
+            saved += (busy - side_by_side) * frac;
             if (pEstimated && win->basis != ANALYSIS_BASIS_REFERENCE)
                 *pEstimated = 1;
         }
@@ -464,30 +491,33 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
     return saved;
 }
 
-/* Where device ad would end, in ns after the run's first kernel start, with `saved` ns
- * (device_saved()) taken off its last kernel end. Measured from the run's start rather than on
- * the common axis, whose ns since 1970 a double cannot hold to the ns. */
+/* Where device ad would end, in ns after the measured interval's start, with `saved` ns
+ * (device_saved()) taken off its last kernel end inside the interval. Measured from the
+ * interval's start rather than on the common axis, whose ns since 1970 a double cannot hold to
+ * the ns. */
 static double predicted_end(const analysis *a, const analysis_device *ad, double saved)
 {
-    return (double)(ad->t_end - a->sum.t_begin) - saved;
+    int64_t end = ad->t_end < a->sum.measure_t1 ? ad->t_end : a->sum.measure_t1;
+    return (double)(end - a->sum.measure_t0) - saved;
 }
 
 /* The run's predicted gain from the predicted end (predicted_end()) of the device that would
- * finish last: span over predicted span; 1.0 when that end is not after the run's start (no
- * device: -INFINITY). */
+ * finish last: the measured interval over its predicted length; 1.0 when that end is not after
+ * the interval's start (no device: -INFINITY). */
 static double gain_to(const analysis_summary *sm, double last_end)
 {
-    return last_end > 0 ? (double)(sm->t_end - sm->t_begin) / last_end : 1.0;
+    return last_end > 0 ? (double)(sm->measure_t1 - sm->measure_t0) / last_end : 1.0;
 }
 
 /* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
- * times their solo duration, as analysis_judge() computes it at slowdown 1. */
-static double run_gain(const analysis *a, double slowdown)
+ * times their solo duration (best case), or at worst, as analysis_judge() computes it. */
+static double run_gain(const analysis *a, double slowdown, int worst)
 {
     double last_end = -INFINITY;
     for (uint32_t s = 0; s < a->ndevs; s++)
-        last_end = fmax(
-            last_end, predicted_end(a, &a->devs[s], device_saved(a, &a->devs[s], slowdown, NULL)));
+        last_end =
+            fmax(last_end, predicted_end(a, &a->devs[s],
+                                         device_saved(a, &a->devs[s], slowdown, worst, NULL)));
     return gain_to(&a->sum, last_end);
 }
 
@@ -548,8 +578,13 @@ static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
         }
     }
     int estimated = 0;
-    double saved = device_saved(a, ad, 1.0, &estimated);
-    ad->predicted_gain = span > saved && saved > 0 ? span / (span - saved) : 1.0;
+    double saved = device_saved(a, ad, 1.0, 0, &estimated);
+    double saved_low = device_saved(a, ad, 1.0, 1, NULL);
+    int64_t t0 = ad->t_begin > a->sum.measure_t0 ? ad->t_begin : a->sum.measure_t0;
+    int64_t t1 = ad->t_end < a->sum.measure_t1 ? ad->t_end : a->sum.measure_t1;
+    double in = t1 > t0 ? (double)(t1 - t0) : 0;
+    ad->predicted_gain = in > saved && saved > 0 ? in / (in - saved) : 1.0;
+    ad->predicted_gain_low = in > saved_low && saved_low != 0 ? in / (in - saved_low) : 1.0;
     ad->gain_basis = saved > 0 ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                                : ANALYSIS_BASIS_NONE;
     return saved;
@@ -643,27 +678,35 @@ int analysis_judge(analysis *a)
             signref[s] && a->sigs[s].reference_ns > 0
                 ? (double)a->sigs[s].total_ns / ((double)signref[s] * a->sigs[s].reference_ns)
                 : NAN;
-    for (uint64_t w = 0; w < a->nwindows; w++) {
-        analysis_window *win = &a->windows[w];
-        window_evidence(&a->opt, win, &ws[w]);
-        if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
-            judge_window(&a->opt, win);
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        const analysis_device *ad = &a->devs[s];
+        const analysis_calibration *cal = analysis_calibration_for(
+            ad->device != STORE_NONE ? run->devices[ad->device].name : NULL, NULL);
+        for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
+            analysis_window *win = &a->windows[w];
+            window_evidence(&a->opt, cal, win, &ws[w]);
+            if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
+                judge_window(&a->opt, win);
+        }
     }
-    /* run level (t_begin and t_end are set by assign_slots()): the device that would finish
-     * last decides the predicted span */
+    /* run level (t_begin and t_end are set by assign_slots()): over the measured interval, the
+     * device that would finish last decides the predicted span */
     analysis_summary *sm = &a->sum;
-    double last_end = -INFINITY;
+    double last_end = -INFINITY, last_end_low = -INFINITY;
     int estimated = 0;
+    analysis_measure_interval(a);
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
         last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad, ws)));
+        last_end_low = fmax(last_end_low, predicted_end(a, ad, device_saved(a, ad, 1.0, 1, NULL)));
         estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
     }
     sm->stretch = set_stretch(dur_ref, ref, kernel_ns, a->opt.min_reference_coverage);
     sm->predicted_gain = gain_to(sm, last_end);
+    sm->predicted_gain_low = gain_to(sm, last_end_low);
     sm->gain_basis = sm->predicted_gain > 1.0
                          ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                          : ANALYSIS_BASIS_NONE;
@@ -684,16 +727,17 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     if (!a || !b || !pOut)
         return ANALYSIS_EINVAL;
     memset(pOut, 0, sizeof *pOut);
-    pOut->span_a = a->sum.t_end - a->sum.t_begin;
-    pOut->span_b = b->sum.t_end - b->sum.t_begin;
+    pOut->span_a = a->sum.measure_t1 - a->sum.measure_t0;
+    pOut->span_b = b->sum.measure_t1 - b->sum.measure_t0;
     pOut->measured_gain = pOut->span_b > 0 ? (double)pOut->span_a / (double)pOut->span_b : NAN;
     pOut->predicted_gain = a->sum.predicted_gain;
+    pOut->predicted_gain_low = a->sum.predicted_gain_low;
     pOut->stretch_a = a->sum.stretch;
     pOut->stretch_b = b->sum.stretch;
     /* at a stretch of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
     double slow = b->sum.stretch;
     pOut->predicted_gain_at_stretch_b = isnan(slow) ? NAN
-                                        : slow > 1  ? run_gain(a, slow)
+                                        : slow > 1  ? run_gain(a, slow, 0)
                                                     : a->sum.predicted_gain;
     pOut->duration_ratio = NAN;
     sigtab t;

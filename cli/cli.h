@@ -22,14 +22,32 @@
  * non-zero; nfiles == 0 is an error too ("no trace files given"). */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
-/* Analyses `run` with the default thresholds and, when `baseline` is not NULL, its solo
- * references; `assume_mps` is analysis_options.assume_mps (0 none, 1 off, 2 on). Prints an
- * error and returns non-zero on failure; *ppOut owns the result. */
-int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps,
+/* What the user's options change in an analysis; the rest stays at analysis_options_default(). */
+typedef struct cli_analysis_opts {
+    int assume_mps;            /* --assume-mps: analysis_options.assume_mps (0 none, 1 off, 2 on) */
+    analysis_measure measure;  /* --measure: analysis_options.measure */
+    const char *measure_range; /* --measure range:NAME: the NAME (points into argv) */
+} cli_analysis_opts;
+
+/* Analyses `run` with the default thresholds, what `o` (may be NULL) changes and, when
+ * `baseline` is not NULL, its solo references. Prints an error and returns non-zero on failure;
+ * *ppOut owns the result. */
+int cli_analyse(const store_run *run, const store_run *baseline, const cli_analysis_opts *o,
                 analysis **ppOut /* OUT */);
 
 /* The value of `--assume-mps WHEN`: "on" 2, "off" 1, anything else -1. */
 int cli_parse_assume_mps(const char *text);
+
+/* Reads `--measure WHAT` ("all", "together" or "range:NAME") into *o; -1 for another text. */
+int cli_parse_measure(const char *text, cli_analysis_opts *o /* OUT */);
+
+/* The help text of --measure, shared by the commands that take it. */
+#define CLI_MEASURE_HELP                                                                           \
+    "      --measure WHAT   what the gains are measured and predicted over: all (default: the\n"   \
+    "                       whole recording), together (while every process ran kernels:\n"        \
+    "                       staggered start-up and tails left out) or range:NAME (the NVTX\n"      \
+    "                       ranges NAME, first start to last end: the work the application\n"      \
+    "                       timed; record with TLVIEW_NVTX=1)\n"
 
 /* The help text of --assume-mps, shared by the commands that take it. */
 #define CLI_ASSUME_MPS_HELP                                                                        \

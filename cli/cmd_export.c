@@ -744,7 +744,8 @@ int cmd_export(int argc, char **argv)
     };
     const char *out = NULL;
     char **base = calloc((size_t)argc + 1, sizeof *base);
-    int force = 0, separate = 0, nbase = 0, c, rc = 1, assume_mps = 0;
+    int force = 0, separate = 0, nbase = 0, c, rc = 1;
+    cli_analysis_opts an = {0};
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     cli_output *o = NULL;
@@ -760,7 +761,7 @@ int cmd_export(int argc, char **argv)
         case 'b': base[nbase++] = optarg; break;
         case 'f': force = 1; break;
         case 'M':
-            if ((assume_mps = cli_parse_assume_mps(optarg)) < 0) {
+            if ((an.assume_mps = cli_parse_assume_mps(optarg)) < 0) {
                 rc = cli_usage_error("export", "--assume-mps wants on or off, not '%s'", optarg);
                 goto out;
             }
@@ -782,7 +783,7 @@ int cmd_export(int argc, char **argv)
         goto out;
     if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
         (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
-        cli_analyse(run, baseline, assume_mps, &a) != 0 ||
+        cli_analyse(run, baseline, &an, &a) != 0 ||
         !(o = cli_output_begin("export", out, force, &f)))
         goto out;
     static char buf[1 << 20];

@@ -289,7 +289,7 @@ static int print_headline(rec_run_state *st)
         store_run_free(run);
         return -1;
     }
-    if (cli_analyse(run, base, 0, &a) != 0) { /* its own recordings: the MPS state is known */
+    if (cli_analyse(run, base, NULL, &a) != 0) { /* its own recordings: MPS state known */
         store_run_free(run);
         store_run_free(base);
         return -1;

@@ -14,7 +14,7 @@
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
     "                     [--table NAME] [--color auto|always|never] [--top N]\n"
-    "                     [--assume-mps on|off] [--separate-gpus] FILES...\n"
+    "                     [--assume-mps on|off] [--measure WHAT] [--separate-gpus] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
     "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
@@ -33,7 +33,7 @@ static const char usage_text[] =
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
     "                       stretch of that run's kernels; repeatable, or a "
-    "folder\n" CLI_ASSUME_MPS_HELP
+    "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
@@ -44,11 +44,11 @@ static const char usage_text[] =
     "\n"
     "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
     "most of it with why (no MPS, MPS, green contexts, MPS state unknown) and its evidence, and,\n"
-    "when time-sliced, the most MPS could gain: with every kernel side by side at its solo speed,\n"
-    "which MPS clients that slow each other down do not reach. A stretch marked ~ is estimated\n"
-    "(no solo reference): from the number of contexts taking turns, or against each kernel's\n"
-    "shortest run. Files from different hosts or runs are warned about. Rules, thresholds and\n"
-    "their reasons: analysis/README.md; the JSON and CSV fields: view/README.md.\n"
+    "when time-sliced, what MPS would gain, at worst and at best (analysis/README.md, Gains).\n"
+    "A stretch marked ~ is estimated (no solo reference): from the number of contexts taking\n"
+    "turns, or against each kernel's shortest run. Files from different hosts or runs are\n"
+    "warned about. Rules, thresholds and their reasons: analysis/README.md; the JSON and CSV\n"
+    "fields: view/README.md.\n"
     "\n"
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 
@@ -58,8 +58,8 @@ typedef struct report_opts {
     int nbaseline, ncompare;
     const char *format, *table, *color;
     int top;
-    int separate_gpus; /* --separate-gpus */
-    int assume_mps;    /* --assume-mps: analysis_options.assume_mps */
+    int separate_gpus;    /* --separate-gpus */
+    cli_analysis_opts an; /* --assume-mps, --measure */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
@@ -74,6 +74,7 @@ static int parse(int argc, char **argv, report_opts *o)
         {"top", required_argument, 0, 'n'},
         {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
+        {"measure", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -94,8 +95,13 @@ static int parse(int argc, char **argv, report_opts *o)
             o->top = (int)v;
             break;
         case 'M':
-            if ((o->assume_mps = cli_parse_assume_mps(optarg)) < 0)
+            if ((o->an.assume_mps = cli_parse_assume_mps(optarg)) < 0)
                 return cli_usage_error("report", "--assume-mps wants on or off, not '%s'", optarg);
+            break;
+        case 'm':
+            if (cli_parse_measure(optarg, &o->an) < 0)
+                return cli_usage_error(
+                    "report", "--measure wants all, together or range:NAME, not '%s'", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("report", "unknown option");
@@ -159,8 +165,8 @@ int cmd_report(int argc, char **argv)
         (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0) ||
         (o.ncompare && cli_load(o.ncompare, o.compare, o.separate_gpus, &other) != 0))
         goto out;
-    if (cli_analyse(run, base, o.assume_mps, &a) != 0 ||
-        (other && cli_analyse(other, base, o.assume_mps, &b) != 0))
+    if (cli_analyse(run, base, &o.an, &a) != 0 ||
+        (other && cli_analyse(other, base, &o.an, &b) != 0))
         goto out;
     rc = emit(&o, a, b);
 out:

@@ -25,7 +25,7 @@
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
     "                    [--baseline FILE]... [--threads N] [--separate-gpus]\n"
-    "                    [--assume-mps on|off] [FILES...]\n"
+    "                    [--assume-mps on|off] [--measure WHAT] [FILES...]\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -50,7 +50,7 @@ static const char usage_text[] =
     "  -t, --threads N      threads answering requests (default 4)\n"
     "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
     "                       matching them by host, ordinal, name and memory\n" CLI_ASSUME_MPS_HELP
-    "  -h, --help           this text\n"
+        CLI_MEASURE_HELP "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -64,8 +64,8 @@ static const char usage_text[] =
 typedef struct serve_opts {
     char **baseline, **compare, **hosts; /* argv pointers; hosts is NULL-terminated */
     int nbaseline, ncompare, nhosts;
-    int separate_gpus; /* --separate-gpus */
-    int assume_mps;    /* --assume-mps: analysis_options.assume_mps */
+    int separate_gpus;    /* --separate-gpus */
+    cli_analysis_opts an; /* --assume-mps, --measure */
     web_options web;
 } serve_opts;
 
@@ -80,6 +80,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"threads", required_argument, 0, 't'},
         {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
+        {"measure", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -99,8 +100,13 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'b': o->baseline[o->nbaseline++] = optarg; break;
         case 'G': o->separate_gpus = 1; break;
         case 'M':
-            if ((o->assume_mps = cli_parse_assume_mps(optarg)) < 0)
+            if ((o->an.assume_mps = cli_parse_assume_mps(optarg)) < 0)
                 return cli_usage_error("serve", "--assume-mps wants on or off, not '%s'", optarg);
+            break;
+        case 'm':
+            if (cli_parse_measure(optarg, &o->an) < 0)
+                return cli_usage_error(
+                    "serve", "--measure wants all, together or range:NAME, not '%s'", optarg);
             break;
         case 't':
             if (cli_parse_long(optarg, 1, 256, &v))
@@ -270,7 +276,7 @@ int cmd_serve(int argc, char **argv)
     }
     web_run wr[2];
     for (int i = 0; i < nruns; i++) {
-        if (cli_analyse(runs[i], base, o.assume_mps, &an[i]) != 0)
+        if (cli_analyse(runs[i], base, &o.an, &an[i]) != 0)
             goto out;
         wr[i] = (web_run){labels[i], runs[i], an[i]};
     }

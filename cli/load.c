@@ -186,12 +186,31 @@ int cli_parse_assume_mps(const char *text)
     return !strcmp(text, "on") ? 2 : !strcmp(text, "off") ? 1 : -1;
 }
 
-int cli_analyse(const store_run *run, const store_run *baseline, int assume_mps, analysis **ppOut)
+int cli_parse_measure(const char *text, cli_analysis_opts *o)
+{
+    if (!strcmp(text, "all"))
+        o->measure = ANALYSIS_MEASURE_ALL;
+    else if (!strcmp(text, "together"))
+        o->measure = ANALYSIS_MEASURE_TOGETHER;
+    else if (!strncmp(text, "range:", 6) && text[6]) {
+        o->measure = ANALYSIS_MEASURE_RANGE;
+        o->measure_range = text + 6;
+    } else
+        return -1;
+    return 0;
+}
+
+int cli_analyse(const store_run *run, const store_run *baseline, const cli_analysis_opts *co,
+                analysis **ppOut)
 {
     analysis_options o;
     analysis_options_default(&o);
     o.baseline = baseline;
-    o.assume_mps = assume_mps;
+    if (co) {
+        o.assume_mps = co->assume_mps;
+        o.measure = co->measure;
+        o.measure_range = co->measure_range;
+    }
     int rc = analysis_run(run, &o, ppOut);
     if (rc) {
         fprintf(stderr, "tlview: analysis failed: %s\n", analysis_strerror(rc));

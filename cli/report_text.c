@@ -28,6 +28,22 @@ static const char *fmt_x(double v, char *buf, size_t n)
     return buf;
 }
 
+/* A predicted gain interval: "1.12-1.42x", or "4.26x" when both ends print the same (3
+ * significant digits, as the headline). */
+static const char *fmt_gain(double lo, double hi, char *buf, size_t n)
+{
+    char l[16], h[16];
+    snprintf(l, sizeof l, "%.3g", lo);
+    snprintf(h, sizeof h, "%.3g", hi);
+    if (isnan(lo) || isnan(hi))
+        snprintf(buf, n, "-");
+    else if (!strcmp(l, h))
+        snprintf(buf, n, "%.15sx", h);
+    else
+        snprintf(buf, n, "%.15s-%.15sx", l, h);
+    return buf;
+}
+
 /* A stretch with its basis: "4.28x" measured, "~4.00x" estimated, "-" none. */
 static const char *fmt_stretch(double v, analysis_basis basis, char *buf, size_t n)
 {
@@ -55,15 +71,15 @@ static void section(FILE *out, const char *title, int color)
 
 static void text_devices(FILE *out, const analysis *a, int color)
 {
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], name[4 * 20 + 1];
+    char b1[32], b2[32], b3[32], b4[32], b5[40], b6[32], b7[32], name[4 * 20 + 1];
     section(out, "Devices", color);
-    fprintf(out, "  %-3s %-20s %9s %5s %4s %-7s %10s %10s %10s %-12s %9s %5s %5s %6s\n", "GPU",
+    fprintf(out, "  %-3s %-20s %9s %5s %4s %-7s %10s %10s %10s %-12s %9s %5s %5s %11s\n", "GPU",
             "name", "kernels", "procs", "ctx", "MPS", "busy", "overlap", "idle", "verdict",
             "stretch", "ctx", "par", "gain");
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
         const analysis_device *d = analysis_get_device(a, i);
         const analysis_verdict_time *bv = &d->by_verdict[d->verdict];
-        fprintf(out, "  %-3u %s %9llu %5u %4u %-7s %10s %10s %10s %s%-12s%s %9s %5s %5s %6s\n", i,
+        fprintf(out, "  %-3u %s %9llu %5u %4u %-7s %10s %10s %10s %s%-12s%s %9s %5s %5s %11s\n", i,
                 cli_text_cell(view_device_name(a, i), 20, name, sizeof name),
                 (unsigned long long)d->nkernels, d->nprocesses, d->ncontexts,
                 analysis_mps_name(d->mps), cli_fmt_ns((double)d->busy_ns, b1, sizeof b1),
@@ -72,7 +88,8 @@ static void text_devices(FILE *out, const analysis *a, int color)
                 analysis_verdict_name(d->verdict), cli_color_reset(color),
                 fmt_stretch(bv->stretch, bv->basis, b4, sizeof b4),
                 fmt_g(bv->contexts, b6, sizeof b6), fmt_g(bv->parallelism, b7, sizeof b7),
-                d->gain_basis ? fmt_x(d->predicted_gain, b5, sizeof b5) : "-");
+                d->gain_basis ? fmt_gain(d->predicted_gain_low, d->predicted_gain, b5, sizeof b5)
+                              : "-");
     }
 }
 
@@ -191,17 +208,27 @@ static void text_histogram(FILE *out, const analysis *a, int color)
         fprintf(out, "  %-8s %10llu\n", "no ref", (unsigned long long)noref);
 }
 
+/* What the gains are measured over, for the comparison line. */
+static const char *measure_text(const analysis_summary *s)
+{
+    switch (s->measure) {
+    case ANALYSIS_MEASURE_RANGE: return "timed range";
+    case ANALYSIS_MEASURE_TOGETHER: return "span with every process running";
+    default: return "span";
+    }
+}
+
 static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int color)
 {
     analysis_comparison c;
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32], b4[40];
     if (analysis_compare(a, cmp, &c) != 0)
         return;
     section(out, "Comparison (these files against --compare)", color);
-    fprintf(out, "  span %s -> %s: measured gain %s (predicted %s)\n",
-            cli_fmt_ns((double)c.span_a, b1, sizeof b1),
+    fprintf(out, "  %s %s -> %s: measured gain %s (predicted %s)\n",
+            measure_text(analysis_get_summary(a)), cli_fmt_ns((double)c.span_a, b1, sizeof b1),
             cli_fmt_ns((double)c.span_b, b2, sizeof b2), fmt_x(c.measured_gain, b3, sizeof b3),
-            fmt_x(c.predicted_gain, b4, sizeof b4));
+            fmt_gain(c.predicted_gain_low, c.predicted_gain, b4, sizeof b4));
     fprintf(out, "  stretch %s -> %s; ", fmt_x(c.stretch_a, b1, sizeof b1),
             fmt_x(c.stretch_b, b2, sizeof b2));
     fprintf(out, "%u kernel signatures in common, median duration ratio %s\n", c.common_signatures,

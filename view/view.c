@@ -148,6 +148,23 @@ static const char *why(const analysis_device *d, analysis_rule r)
     }
 }
 
+/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 2 digits), with
+ * "(estimated)" when an estimated stretch went into it. */
+static void gain_text(const analysis_device *d, char *buf, size_t n)
+{
+    char lo[16], hi[16];
+    snprintf(lo, sizeof lo, "%.3g", d->predicted_gain_low);
+    snprintf(hi, sizeof hi, "%.3g", d->predicted_gain);
+    if (!strcmp(lo, hi))
+        snprintf(buf, n, "; MPS would gain ~%sx", hi);
+    else
+        snprintf(buf, n, "; MPS would gain %s-%sx", lo, hi);
+    if (d->gain_basis == ANALYSIS_BASIS_TURNS) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, n - k, " (estimated)");
+    }
+}
+
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -177,9 +194,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         int n = snprintf(h->tail, sizeof h->tail, " (%s): %s%s", y, st,
                          bv->rule == ANALYSIS_RULE_NO_MPS ? "" : ", one kernel's work at a time");
         if (d->predicted_gain >= 1.005 && n > 0 && (size_t)n < sizeof h->tail)
-            snprintf(h->tail + n, sizeof h->tail - (size_t)n, "; MPS could gain up to ~%.2gx%s",
-                     d->predicted_gain,
-                     d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
+            gain_text(d, h->tail + n, sizeof h->tail - (size_t)n);
         break;
     }
     case ANALYSIS_CONCURRENT: snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st); break;
@@ -263,7 +278,12 @@ json_t *view_summary_json(const analysis *a)
     put(o, "overlap_ns", json_integer(s->overlap_ns), &bad);
     put(o, "stretch", view_number(s->stretch), &bad);
     put(o, "predicted_gain", view_number(s->predicted_gain), &bad);
+    put(o, "predicted_gain_low", view_number(s->predicted_gain_low), &bad);
     put(o, "gain_basis", json_string(analysis_basis_name(s->gain_basis)), &bad);
+    put(o, "measure", json_string(analysis_measure_name(s->measure)), &bad);
+    put(o, "measure_t0", json_integer(s->measure_t0), &bad);
+    put(o, "measure_t1", json_integer(s->measure_t1), &bad);
+    put(o, "measured_span_ns", json_integer(s->nkernels ? s->measure_t1 - s->measure_t0 : 0), &bad);
     return done(o, bad);
 }
 
@@ -334,6 +354,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
     put(o, "parallelism", view_number(bv->parallelism), &bad);
     put(o, "predicted_gain", view_number(d->predicted_gain), &bad);
+    put(o, "predicted_gain_low", view_number(d->predicted_gain_low), &bad);
     put(o, "gain_basis", json_string(analysis_basis_name(d->gain_basis)), &bad);
     put(o, "by_verdict", byv, &bad);
     put(o, "first_window", json_integer((json_int_t)d->first_window), &bad);
@@ -382,7 +403,8 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
     put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
     put(o, "mps", json_boolean(x->mps), &bad);
-    put(o, "concurrent_ns", json_integer(x->concurrent_ns), &bad);
+    put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
+    put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);
     return done(o, bad);
 }
 
@@ -462,6 +484,7 @@ json_t *view_comparison_json(const analysis *a, const analysis *b)
     put(o, "compare_span_ns", json_integer(c.span_b), &bad);
     put(o, "measured_gain", view_number(c.measured_gain), &bad);
     put(o, "predicted_gain", view_number(c.predicted_gain), &bad);
+    put(o, "predicted_gain_low", view_number(c.predicted_gain_low), &bad);
     put(o, "stretch", view_number(c.stretch_a), &bad);
     put(o, "compare_stretch", view_number(c.stretch_b), &bad);
     put(o, "predicted_gain_at_compare_stretch", view_number(c.predicted_gain_at_stretch_b), &bad);

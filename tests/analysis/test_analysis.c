@@ -1092,6 +1092,8 @@ int test_analysis_predicted_gain_gpu_bound(void)
     TEST_NEAR(gain_for_blocks(132 * 8 / 2), 2.0, 1e-6); /* half the GPU each: 2 at a time */
     TEST_NEAR(gain_for_blocks(132 * 8), 1.0, 1e-6);     /* one full wave each: in turn */
     TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6); /* eight waves: in turn */
+    /* a wave and a half: on average 3/4 of the SMs, so 4 such kernels take the time of 3 */
+    TEST_NEAR(gain_for_blocks(132 * 8 * 3 / 2), 4.0 / 3.0, 1e-6);
     return 0;
 }
 
@@ -1407,5 +1409,112 @@ int test_analysis_assume_mps(void)
     TEST_EQ_INT(analysis_nwarnings(a), 0);
     analysis_free(a);
     store_run_free(run);
+    return 0;
+}
+
+/* Adds an NVTX range `name` over [start, end) to the process of `stream`. */
+static void synth_range(store_run *run, store_idx stream, const char *name, int64_t start,
+                        int64_t end)
+{
+    store_range r = {start, end,        run->contexts[run->streams[stream].context].process,
+                     1,     STORE_NONE, store_run_intern(run, name)};
+    store_run_add_range(run, &r);
+}
+
+/* The gains over the work the application timed (an NVTX range in every process) or over the
+ * time every process was running, instead of the whole recording with its set-up. */
+int test_analysis_measure_interval(void)
+{
+    store_run *run = store_run_new();
+    store_idx s1 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s2 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    synth_train(run, s1, "k", 0, 10, 1000, 0);        /* P1 sets up alone: the references */
+    synth_train(run, s1, "k", 100 * MS, 10, 2000, 0); /* both timed: 2-way time-slicing */
+    synth_train(run, s2, "k", 100 * MS, 10, 2000, 0);
+    synth_train(run, s2, "k", 300 * MS, 10, 1000, 0); /* P2 tears down alone */
+    synth_range(run, s1, "timed", 100 * MS, 100 * MS + 20000);
+    synth_range(run, s2, "timed", 100 * MS, 100 * MS + 20000);
+    analysis_options o;
+    analysis_options_default(&o);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *a = NULL;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    const analysis_summary *sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_ALL);
+    TEST_EQ_INT(sm->measure_t1 - sm->measure_t0, 300 * MS + 10000);
+    double whole = sm->predicted_gain; /* 10 us saved over 300 ms */
+    TEST_NEAR(whole, (300.0 * MS + 10000) / (300.0 * MS), 1e-9);
+    analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_RANGE;
+    o.measure_range = "timed";
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_RANGE);
+    TEST_EQ_INT(sm->measure_t0, 100 * MS);
+    TEST_EQ_INT(sm->measure_t1, 100 * MS + 20000);
+    TEST_NEAR(sm->predicted_gain, 2.0, 1e-9); /* 20 us of 2-way slicing would take 10 us */
+    TEST_NEAR(analysis_get_device(a, 0)->predicted_gain, 2.0, 1e-9);
+    TEST_EQ_INT(analysis_nwarnings(a), 0);
+    analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_TOGETHER;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_TOGETHER);
+    TEST_EQ_INT(sm->measure_t0, 100 * MS);         /* P2's first kernel */
+    TEST_EQ_INT(sm->measure_t1, 100 * MS + 20000); /* P1's last */
+    analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_RANGE;
+    o.measure_range = "nowhere";
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(analysis_get_summary(a)->measure, ANALYSIS_MEASURE_ALL);
+    TEST_ASSERT(has_warning(a, "no NVTX range named 'nowhere' in the recording"));
+    analysis_free(a);
+    o.measure_range = NULL;
+    TEST_EQ_INT(analysis_run(run, &o, &a), ANALYSIS_EINVAL);
+    store_run_free(run);
+    return 0;
+}
+
+/* The predicted gain is an interval. One-thread kernels of 8 processes fit the GPU together:
+ * at best 8x, at worst as slow as the H200's MPS clients ever ran side by side at 8 (2.58x);
+ * at 4 clients no slowdown was ever measured, so the interval closes. Microsecond kernels pay
+ * the MPS launch cost (877 ns on the H200) at worst: MPS may lose. */
+int test_analysis_gain_interval(void)
+{
+    store_run *base = store_run_new();
+    wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), 1, 0, 1000000);
+    store_run_finish(base);
+    for (int n = 4; n <= 8; n += 4) {
+        store_run *run = store_run_new();
+        for (int p = 0; p < n; p++)
+            wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), 1, 0, n * 1000000);
+        analysis *a = analyse(run, base);
+        TEST_ASSERT(a);
+        const analysis_summary *sm = analysis_get_summary(a);
+        TEST_NEAR(sm->predicted_gain, n, 1e-6);
+        double worst = n * 1e6 / (1e6 * (n == 8 ? 2.58 : 1.0) + n * 877.0);
+        TEST_NEAR(sm->predicted_gain_low, worst, 1e-6);
+        const analysis_window *w = overlap_window(a, 0);
+        TEST_EQ_INT(w->mps_best_ns, 1000000);
+        TEST_EQ_INT(w->mps_worst_ns, (int64_t)(1e6 * (n == 8 ? 2.58 : 1.0) + n * 877.0));
+        analysis_free(a);
+        store_run_free(run);
+    }
+    store_run_free(base);
+    /* 1 us kernels, 2 processes: side by side 1 us plus 2 launches at 877 ns > 2 us sliced */
+    base = store_run_new();
+    wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), 1, 0, 1000);
+    store_run_finish(base);
+    store_run *run = store_run_new();
+    for (int p = 0; p < 2; p++)
+        wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), 1, 0, 2000);
+    analysis *a = analyse(run, base);
+    TEST_ASSERT(a);
+    TEST_NEAR(analysis_get_summary(a)->predicted_gain, 2.0, 1e-6);
+    TEST_NEAR(analysis_get_summary(a)->predicted_gain_low, 2000.0 / (1000 + 2 * 877.0), 1e-6);
+    TEST_ASSERT(analysis_get_summary(a)->predicted_gain_low > 0.5);
+    analysis_free(a);
+    store_run_free(run);
+    store_run_free(base);
     return 0;
 }

@@ -900,6 +900,13 @@ function fmtStretch(v, basis) {
   return `~${fmtX(v)} (estimate: ${basis === 'turns' ? 'contexts taking turns' : 'shortest run as solo time'})`;
 }
 
+// fmtGain is a predicted gain interval: "1.12–1.42×", or one figure when both ends agree.
+function fmtGain(lo, hi) {
+  if (lo == null || hi == null) return '–';
+  const a = fmtX(lo), b = fmtX(hi);
+  return a === b ? b : `${a.replace('×', '')}–${b}`;
+}
+
 // mpsText words a device's or process's MPS state.
 function mpsText(m) {
   return { off: 'no MPS', on: 'MPS', mixed: 'MPS for some', unknown: 'MPS unknown' }[m] || m;
@@ -1240,7 +1247,8 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     const c = S.compare;
     k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
-      kpi('measured gain', fmtX(c.measured_gain)), kpi('predicted from A', fmtX(c.predicted_gain)),
+      kpi('measured gain', fmtX(c.measured_gain)),
+      kpi('predicted from A', fmtGain(c.predicted_gain_low, c.predicted_gain)),
       kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
       kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
@@ -1258,7 +1266,8 @@ function renderStats(stats) {
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
       kpi('stretch', fmtX(s.stretch)),
-      kpi(`MPS could gain (at most${s.gain_basis === 'turns' ? ', estimated' : ''})`, fmtX(s.predicted_gain)));
+      kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
+      kpi('measured over', s.measure === 'range' ? 'the timed NVTX ranges' : s.measure === 'together' ? 'every process running' : 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
     for (const w of st.warnings) card.append(el('div', 'warn', w));
@@ -1275,10 +1284,10 @@ function renderStats(stats) {
       const h = el('h4');
       h.append(`GPU ${d.lane} · ${lane.name || 'unknown'} `, badge(d.verdict));
       card.append(h);
-      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS could gain'],
+      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS would gain'],
         [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
           fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
-          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtX(d.predicted_gain)]]));
+          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtGain(d.predicted_gain_low, d.predicted_gain)]]));
       if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
       const lv = d.ns_at_processes || [];

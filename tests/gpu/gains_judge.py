@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""gains_judge: tlview's predicted MPS gain against the applications' own, for the recordings of
+tests/gpu/workloads.sh.
+
+For every pair OUTDIR/<workload>-off-n<N> and OUTDIR/<workload>-on-n<N> (N > 1) with a solo run
+OUTDIR/<workload>-off-n1, the truth is the workers' own throughput (their RESULT lines: items over
+the makespan of the timed regions, first start to last end) with MPS over without; tlview's
+prediction comes from the MPS-off recording alone:
+    TLVIEW report --format json --measure range:timed --baseline <solo> <off>
+(summary predicted_gain_low and predicted_gain: the interval), and tlview's own measurement from
+the two recordings (--compare <on>: comparison measured_gain over the same NVTX ranges).
+Prints: workload | N | gain (app) | gain (tlview, measured) | predicted | inside? | half-width.
+Exit status: 0 when every gain lies inside its interval, 1 otherwise, 2 for a usage error.
+Usage: gains_judge.py TLVIEW OUTDIR
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def results(folder):
+    """The RESULT records of the workers in folder/log."""
+    out = []
+    with open(os.path.join(folder, "log")) as f:
+        for line in f:
+            for m in re.finditer(r"RESULT (\{.*?\})(?=\s*(?:RESULT|$))", line):
+                out.append(json.loads(m.group(1)))
+    return out
+
+
+def throughput(res):
+    """Items over the makespan of the timed regions (items/s)."""
+    span = max(r["t_end_ns"] for r in res) - min(r["t_start_ns"] for r in res)
+    return sum(r["items"] for r in res) / (span / 1e9)
+
+
+def report(tlview, args):
+    res = subprocess.run([tlview, "report", "--format", "json"] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if res.returncode:
+        raise RuntimeError(res.stderr.strip() or f"tlview exit {res.returncode}")
+    return json.loads(res.stdout)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    tlview, outdir = sys.argv[1:]
+    rows, bad = [], 0
+    for off in sorted(glob.glob(os.path.join(outdir, "*-off-n*"))):
+        m = re.match(r"(.*)-off-n(\d+)$", os.path.basename(off))
+        w, n = m.group(1), int(m.group(2))
+        on, solo = off.replace("-off-", "-on-"), os.path.join(outdir, f"{w}-off-n1")
+        if n < 2 or not os.path.isdir(on) or not os.path.isdir(solo):
+            continue
+        app = throughput(results(on)) / throughput(results(off))
+        db = lambda d: sorted(glob.glob(os.path.join(d, "*.db")))
+        base = [a for f in db(solo) for a in ("--baseline", f)]
+        rep = report(tlview, ["--measure", "range:timed"] + base + db(off))
+        cmp = report(tlview, ["--measure", "range:timed"] + base +
+                     [a for f in db(on) for a in ("--compare", f)] + db(off))
+        lo, hi = rep["summary"]["predicted_gain_low"], rep["summary"]["predicted_gain"]
+        inside = lo * 0.995 <= app <= hi * 1.005  # gains are printed to 3 digits
+        bad += not inside
+        mid = (lo + hi) / 2
+        rows.append((w, n, f"{app:.3f}", f"{cmp['comparison']['measured_gain']:.3f}",
+                     f"{lo:.3f}-{hi:.3f}", "yes" if inside else "NO",
+                     f"+-{100 * (hi - lo) / 2 / mid:.0f}%"))
+    head = ("workload", "N", "gain (app)", "gain (tlview, measured)", "predicted", "inside",
+            "half-width")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" for _ in head) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(x) for x in r) + " |")
+    print(f"gains_judge: {len(rows) - bad} inside, {bad} outside")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
