@@ -10,6 +10,21 @@
 #include <time.h>
 
 #include "record.h"
+#include "view.h"
+
+/* Sets key in o to v (consumed); a NULL v (out of memory) or a failed set marks *bad. */
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+    if (!o || !v || json_object_set_new(o, key, v))
+        *bad = 1;
+}
+
+/* Appends v (consumed) to arr; a NULL v or a failed append marks *bad. */
+static void add(json_t *arr, json_t *v, int *bad)
+{
+    if (!arr || !v || json_array_append_new(arr, v))
+        *bad = 1;
+}
 
 /* "2026-11-29T10:31:05.123Z" for CLOCK_REALTIME ns. */
 static json_t *iso_time(int64_t ns)
@@ -25,27 +40,27 @@ static json_t *iso_time(int64_t ns)
     return json_string(out);
 }
 
-static json_t *child_json(const rec_child *k, const char *dir, const char *label)
+static json_t *child_json(const rec_child *k, const char *dir, const char *label, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "rank", json_integer(k->rank));
-    json_object_set_new(o, "pid", json_integer(k->pid));
+    put(o, "rank", json_integer(k->rank), bad);
+    put(o, "pid", json_integer(k->pid), bad);
     if (!k->done) {
-        json_object_set_new(o, "exit_code", json_null());
-        json_object_set_new(o, "signal", json_null());
+        put(o, "exit_code", json_null(), bad);
+        put(o, "signal", json_null(), bad);
     } else if (WIFEXITED(k->status)) {
-        json_object_set_new(o, "exit_code", json_integer(WEXITSTATUS(k->status)));
-        json_object_set_new(o, "signal", json_null());
+        put(o, "exit_code", json_integer(WEXITSTATUS(k->status)), bad);
+        put(o, "signal", json_null(), bad);
     } else {
-        json_object_set_new(o, "exit_code", json_null());
-        json_object_set_new(o, "signal", json_string(rec_signame(WTERMSIG(k->status))));
+        put(o, "exit_code", json_null(), bad);
+        put(o, "signal", json_string(rec_signame(WTERMSIG(k->status))), bad);
     }
     /* The collector names the file after the pid; it picks another name only if that one exists,
      * which cannot happen in a folder whose trace files are all new (see cmd_record.c). */
     char file[4400];
     snprintf(file, sizeof file, "%s/%s.%d.db", dir, label, (int)k->pid);
     FILE *f = fopen(file, "r");
-    json_object_set_new(o, "file", f ? json_string(file) : json_null());
+    put(o, "file", f ? view_string(file) : json_null(), bad);
     if (f)
         fclose(f);
     return o;
@@ -53,49 +68,56 @@ static json_t *child_json(const rec_child *k, const char *dir, const char *label
 
 int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
 {
+    int bad = 0; /* out of memory building the tree; every string from the user goes through
+                    view_string(), so bytes that are not UTF-8 become U+FFFD, never a hole */
     json_t *root = json_object();
     json_t *cmd = json_array();
     for (char *const *a = m->argv; *a; a++)
-        json_array_append_new(cmd, json_string(*a));
-    json_object_set_new(root, "tool", json_string("tlview record"));
-    json_object_set_new(root, "run_id", json_string(m->run_id));
-    json_object_set_new(root, "label", json_string(m->label));
-    json_object_set_new(root, "command", cmd);
-    json_object_set_new(root, "procs", json_integer(m->nprocs));
-    json_object_set_new(root, "dir", json_string(m->dir));
-    json_object_set_new(root, "collector", json_string(m->collector));
-    json_object_set_new(root, "output_pattern", json_string(m->output_pattern));
+        add(cmd, view_string(*a), &bad);
+    put(root, "tool", json_string("tlview record"), &bad);
+    put(root, "run_id", view_string(m->run_id), &bad);
+    put(root, "label", view_string(m->label), &bad);
+    put(root, "command", cmd, &bad);
+    put(root, "procs", json_integer(m->nprocs), &bad);
+    put(root, "dir", view_string(m->dir), &bad);
+    put(root, "collector", view_string(m->collector), &bad);
+    put(root, "output_pattern", view_string(m->output_pattern), &bad);
 
     json_t *mps = json_object();
-    json_object_set_new(mps, "enabled", json_boolean(m->mps != NULL));
+    put(mps, "enabled", json_boolean(m->mps != NULL), &bad);
     if (m->mps) {
-        json_object_set_new(mps, "reused", json_boolean(m->mps->reused));
-        json_object_set_new(mps, "started", json_boolean(m->mps->started));
-        json_object_set_new(mps, "stopped", json_boolean(m->mps->stopped));
-        json_object_set_new(mps, "control", json_string(m->mps->control));
-        json_object_set_new(mps, "pipe_dir", json_string(m->mps->pipe_dir));
-        json_object_set_new(mps, "log_dir", json_string(m->mps->log_dir));
+        put(mps, "reused", json_boolean(m->mps->reused), &bad);
+        put(mps, "started", json_boolean(m->mps->started), &bad);
+        put(mps, "stopped", json_boolean(m->mps->stopped), &bad);
+        put(mps, "control", view_string(m->mps->control), &bad);
+        put(mps, "pipe_dir", view_string(m->mps->pipe_dir), &bad);
+        put(mps, "log_dir", view_string(m->mps->log_dir), &bad);
     }
-    json_object_set_new(root, "mps", mps);
+    put(root, "mps", mps, &bad);
 
-    json_object_set_new(root, "start_time", iso_time(m->start_ns));
-    json_object_set_new(root, "end_time", iso_time(m->end_ns));
-    json_object_set_new(root, "start_ns", json_integer(m->start_ns));
-    json_object_set_new(root, "barrier_release_ns", json_integer(m->release_ns));
-    json_object_set_new(root, "end_ns", json_integer(m->end_ns));
-    json_object_set_new(root, "interrupted_by",
-                        m->signal ? json_string(rec_signame(m->signal)) : json_null());
-    json_object_set_new(root, "error", m->error ? json_string(m->error) : json_null());
+    put(root, "start_time", iso_time(m->start_ns), &bad);
+    put(root, "end_time", iso_time(m->end_ns), &bad);
+    put(root, "start_ns", json_integer(m->start_ns), &bad);
+    put(root, "barrier_release_ns", json_integer(m->release_ns), &bad);
+    put(root, "end_ns", json_integer(m->end_ns), &bad);
+    put(root, "interrupted_by", m->signal ? json_string(rec_signame(m->signal)) : json_null(),
+        &bad);
+    put(root, "error", m->error ? view_string(m->error) : json_null(), &bad);
 
     json_t *kids = json_array();
     for (int i = 0; i < m->nprocs; i++)
         if (m->kids[i].pid > 0)
-            json_array_append_new(kids, child_json(&m->kids[i], m->dir, m->label));
-    json_object_set_new(root, "children", kids);
+            add(kids, child_json(&m->kids[i], m->dir, m->label, &bad), &bad);
+    put(root, "children", kids, &bad);
     json_t *files = json_array();
     for (int i = 0; i < m->nfiles; i++)
-        json_array_append_new(files, json_string(m->files[i]));
-    json_object_set_new(root, "files", files);
+        add(files, view_string(m->files[i]), &bad);
+    put(root, "files", files, &bad);
+    if (bad) {
+        json_decref(root);
+        snprintf(err, REC_ERR_MAX, "%s: out of memory building the manifest", path);
+        return -1;
+    }
 
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
