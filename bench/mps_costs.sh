@@ -108,40 +108,7 @@ EST_TOTAL=0 BAD=0 SKIPPED=() RUNS=0
 
 # ---- MPS: one private control daemon (../shared/GPU.md), always stopped
 source "$here/../tests/gpu/mps_procs.sh"
-MPS_UP=0
-mps_start() {
-    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-    if [ $DRY = 1 ]; then
-        echo "+ export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log"
-        echo "+ nvidia-cuda-mps-control -d"
-        MPS_UP=1
-        return 0
-    fi
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if ! nvidia-cuda-mps-control -d; then
-        echo "mps_costs.sh: nvidia-cuda-mps-control -d failed: the MPS runs are skipped"
-        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        return 1
-    fi
-    MPS_UP=1
-    echo "mps_costs.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
-}
-mps_stop() {
-    [ $MPS_UP = 1 ] || return 0
-    MPS_UP=0
-    if [ $DRY = 1 ]; then
-        echo "+ echo quit | nvidia-cuda-mps-control"
-    else
-        echo quit | nvidia-cuda-mps-control
-        mps_wait_gone
-        cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$OUT/mps-control.log" 2>/dev/null
-        local clients
-        clients=$(grep -c 'NEW CLIENT' "$OUT/mps-control.log" 2>/dev/null)
-        echo "mps_costs.sh: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
-            "nvidia-cuda-mps processes left: $(mps_procs)"
-    fi
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
+MPS_LOG=$OUT/mps-control.log
 PIDS=()
 cleanup() {
     local p

@@ -1,5 +1,4 @@
-# mps_procs.sh: sourced by the GPU scripts (tests/gpu/run.sh, tests/gpu/record_demos.sh,
-# bench/mps_placement.sh).
+# mps_procs.sh: the MPS helpers sourced by the GPU scripts (tests/gpu/*.sh, bench/mps_*.sh).
 # mps_procs prints how many nvidia-cuda-mps-* processes are alive; zombies waiting for a parent to
 # reap them are not counted.
 # mps_wait_gone waits, polling every 0.1 s, up to 10 s for mps_procs to reach 0 (the control daemon
@@ -17,4 +16,45 @@ mps_wait_gone() {
         [ "$(mps_procs)" = 0 ] && return 0
         sleep 0.1
     done
+}
+# mps_start starts a private control daemon as ../../../shared/GPU.md prescribes: pipe and log
+# folders under $W (the caller's work folder), exported for the clients it starts next. With DRY=1
+# it only prints the commands. Returns 1, saying so, when the daemon does not start.
+# mps_stop [LOG] quits the daemon started by mps_start (nothing when none is up), waits for its
+# processes to go, keeps its control log as LOG (default $MPS_LOG) and prints how many clients it
+# served and how many nvidia-cuda-mps processes are left (0 unless something is wrong).
+MPS_UP=0
+mps_start() {
+    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
+    if [ "${DRY:-0}" = 1 ]; then
+        echo "+ export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log"
+        echo "+ nvidia-cuda-mps-control -d"
+        MPS_UP=1
+        return 0
+    fi
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if ! nvidia-cuda-mps-control -d; then
+        echo "${0##*/}: nvidia-cuda-mps-control -d failed: the MPS runs are skipped"
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        return 1
+    fi
+    MPS_UP=1
+    echo "${0##*/}: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
+}
+mps_stop() {
+    [ $MPS_UP = 1 ] || return 0
+    MPS_UP=0
+    if [ "${DRY:-0}" = 1 ]; then
+        echo "+ echo quit | nvidia-cuda-mps-control"
+    else
+        echo quit | nvidia-cuda-mps-control
+        mps_wait_gone
+        local log=${1:-$MPS_LOG} clients
+        cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$log" 2>/dev/null
+        rm -f "$CUDA_MPS_LOG_DIRECTORY/control.log"
+        clients=$(grep -c 'NEW CLIENT' "$log" 2>/dev/null)
+        echo "${0##*/}: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
+            "nvidia-cuda-mps processes left: $(mps_procs)"
+    fi
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }

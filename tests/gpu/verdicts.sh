@@ -92,40 +92,7 @@ T_START=$(date +%s)
 
 # ---- MPS: one private control daemon, always stopped (../../../shared/GPU.md).
 source "$here/mps_procs.sh"
-MPS_UP=0
-mps_start() {
-    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-    if [ $DRY = 1 ]; then
-        echo "+ export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log"
-        echo "+ nvidia-cuda-mps-control -d"
-        MPS_UP=1
-        return 0
-    fi
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if ! nvidia-cuda-mps-control -d; then
-        echo "verdicts.sh: nvidia-cuda-mps-control -d failed: the MPS scenarios are skipped"
-        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        return 1
-    fi
-    MPS_UP=1
-    echo "verdicts.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
-}
-mps_stop() {
-    [ $MPS_UP = 1 ] || return 0
-    MPS_UP=0
-    if [ $DRY = 1 ]; then
-        echo "+ echo quit | nvidia-cuda-mps-control"
-    else
-        echo quit | nvidia-cuda-mps-control
-        mps_wait_gone
-        cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$OUTD/mps-control.log" 2>/dev/null
-        local clients
-        clients=$(grep -c 'NEW CLIENT' "$OUTD/mps-control.log" 2>/dev/null)
-        echo "verdicts.sh: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
-            "nvidia-cuda-mps processes left: $(mps_procs)"
-    fi
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
+MPS_LOG=$OUTD/mps-control.log
 PIDS=()
 cleanup() { # our own processes still running (an interrupted run), then the daemon
     local p

@@ -108,42 +108,7 @@ CLOCK=0 BAD=0 RUNS=0 SKIPPED=()
 
 # ---- MPS: one private control daemon per workload's MPS runs (../../../shared/GPU.md)
 source "$here/mps_procs.sh"
-MPS_UP=0
-mps_start() {
-    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-    if [ $DRY = 1 ]; then
-        echo "+ export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log"
-        echo "+ nvidia-cuda-mps-control -d"
-        MPS_UP=1
-        return 0
-    fi
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if ! nvidia-cuda-mps-control -d; then
-        echo "workloads.sh: nvidia-cuda-mps-control -d failed"
-        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        return 1
-    fi
-    MPS_UP=1
-    echo "workloads.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
-}
-mps_stop() { # [NAME]: the control log is kept as OUTDIR/mps-control-NAME.log
-    [ $MPS_UP = 1 ] || return 0
-    MPS_UP=0
-    if [ $DRY = 1 ]; then
-        echo "+ echo quit | nvidia-cuda-mps-control"
-    else
-        echo quit | nvidia-cuda-mps-control
-        mps_wait_gone
-        local log=$OUTD/mps-control-${1:-end}.log
-        cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$log" 2>/dev/null
-        rm -f "$CUDA_MPS_LOG_DIRECTORY/control.log"
-        local clients
-        clients=$(grep -c 'NEW CLIENT' "$log" 2>/dev/null)
-        echo "workloads.sh: MPS stopped; ${clients:-0} NEW CLIENT lines in its log;" \
-            "nvidia-cuda-mps processes left: $(mps_procs)"
-    fi
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
+MPS_LOG=$OUTD/mps-control-end.log # each workload keeps its own: mps-control-NAME.log
 PID=''
 cleanup() {
     [ -n "$PID" ] && kill "$PID" 2>/dev/null
@@ -223,7 +188,7 @@ for spec in "${PLAN_RUNS[@]}"; do
     run_one "$w" off 1
     for n in ${spec#*:}; do run_one "$w" off "$n"; done
     for n in ${spec#*:}; do run_one "$w" on "$n"; done
-    mps_stop "$w"
+    mps_stop "$OUTD/mps-control-$w.log"
 done
 
 echo "workloads.sh: $RUNS runs (~$CLOCK s by the estimates); skipped: ${SKIPPED[*]:-none}" |
