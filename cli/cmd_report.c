@@ -49,7 +49,7 @@ static const char usage_text[] =
     "(no solo reference): from the number of contexts taking turns, or against each kernel's\n"
     "shortest run. Files from different hosts or runs are warned about. Rules, thresholds and\n"
     "their reasons: analysis/README.md; the JSON and CSV fields: view/README.md.\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 
 /* Options of one report. */

@@ -56,7 +56,7 @@ static const char usage_text[] =
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
     "when set (only there), else in " TLVIEW_DEMO_INSTALL_DIR ", beside the binary\n"
     "(../share/tlview/traces) and in the source tree (" TLVIEW_DEMO_SOURCE_DIR ").\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 a file could not be read or the server\n"
     "could not start; 2 usage error.\n";
 
