@@ -9,7 +9,11 @@
  * records on a declared Chrome pid belong to that process, the others to one process found as in
  * a Kineto file. Categories tlview_* (verdict windows, counters, flow arrows) are tlview's view of
  * the run, not records, and are skipped. Both the {"traceEvents": [...]} form and the 2021 bare
- * array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...). */
+ * array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...).
+ * What a file may grow to is bounded (importers.h: r->max_events records, r->max_memory bytes
+ * counted by imp_charge), and every lookup is by sort or hash, so time grows as n log n: a file
+ * names its GPUs and processes as many times as it likes. A record whose time lies beyond
+ * +-STORE_TIME_MAX is refused and counted in its process's rows_refused. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +23,8 @@
 
 typedef enum { REC_KERNEL, REC_COPY, REC_API, REC_RANGE } rec_type;
 
-/* ch_rec.flags; REC_REFUSED: a time beyond int64 ns, refused and counted (imp_refuse) once its
- * process is known */
+/* ch_rec.flags; REC_REFUSED: its ts or dur does not fit int64 ns; refused and counted
+ * (imp_refuse) once its process is known */
 enum { REC_HAS_DEVICE = 1, REC_GREEN = 2, REC_REFUSED = 4 };
 
 /* One kept record; times in ns, still relative to baseTimeNanoseconds when there is one. */
@@ -105,7 +109,8 @@ static int ch_open(imp_reader *r)
     if (!ch)
         return imp_fail(r, STORE_ENOMEM, "out of memory");
     r->state = ch;
-    return imp_json_open(r, &ch->j);
+    int rc = imp_limits(r);
+    return rc ? rc : imp_json_open(r, &ch->j);
 }
 
 static void proc_free(ch_proc *p)
@@ -536,9 +541,11 @@ static int events(imp_reader *r, chrome *ch)
 static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
 {
     imp_json *j = ch->j;
+    if (imp_json_type(j, arr) != IMP_JARR)
+        return 0;
     for (imp_jref d = imp_json_first(j, arr); d != IMP_JNONE; d = imp_json_next(j, d)) {
         int64_t id;
-        if (imp_json_type(j, arr) != IMP_JARR || !imp_json_int(j, imp_json_get(j, d, "id"), &id))
+        if (!imp_json_int(j, imp_json_get(j, d, "id"), &id))
             continue;
         const char *name = imp_json_str(j, imp_json_get(j, d, "name"));
         int rc = imp_charge(r, sizeof *ch->devs + (name ? strlen(name) + 1 : 0));

@@ -339,6 +339,14 @@ static int limit(imp_reader *r, uint64_t set, const char *env, uint64_t unit, ui
     return 0;
 }
 
+int imp_limits(imp_reader *r)
+{
+    int rc = limit(r, r->opt->max_events, "TLVIEW_MAX_EVENTS", 1, IMP_MAX_EVENTS, &r->max_events);
+    return rc ? rc
+              : limit(r, r->opt->max_memory, "TLVIEW_MAX_MEMORY", 1 << 20, IMP_MAX_MEMORY,
+                      &r->max_memory);
+}
+
 int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,
                 imp_error *err)
 {
@@ -377,15 +385,7 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
                     .stats = stats,
                     .opt = opt ? opt : &no_options};
     stats->format = ops->name;
-    int rc = limit(&r, r.opt->max_events, "TLVIEW_MAX_EVENTS", 1, IMP_MAX_EVENTS, &r.max_events);
-    if (rc == 0)
-        rc = limit(&r, r.opt->max_memory, "TLVIEW_MAX_MEMORY", 1 << 20, IMP_MAX_MEMORY,
-                   &r.max_memory);
-    if (rc) {
-        store_run_error(run, rc, "%s", err->message);
-        return rc;
-    }
-    rc = ops->open(&r);
+    int rc = ops->open(&r);
     if (rc == 0)
         rc = ops->load(&r);
     ops->close(&r);

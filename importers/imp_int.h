@@ -30,6 +30,11 @@ struct imp_reader {
     uint64_t memory;        /* Chrome: bytes held so far, as counted by imp_charge() */
 };
 
+/* Sets r->max_events and r->max_memory from r->opt, else the environment (TLVIEW_MAX_EVENTS,
+ * TLVIEW_MAX_MEMORY in MiB; 0: no limit), else IMP_MAX_EVENTS and IMP_MAX_MEMORY. 0, or
+ * STORE_EINVAL with the error set for a value that is not a whole number. */
+int imp_limits(imp_reader *r);
+
 /* Counts `bytes` more held by this import (an estimate of what grows with the file: the JSON
  * arena, kept records, new strings, declarations). 0, or STORE_ENOMEM with the error "the
  * import would hold more than N MiB (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises it)" once the
