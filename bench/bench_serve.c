@@ -4,9 +4,11 @@
  * p99 at several zoom levels over loopback, the server's memory per kernel (RSS growth), and,
  * when wrk is installed, 64 connections for a bounded time with an error count.
  * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]
+ *                    [--untimed]
  * (--save writes the generated run, so that a later --load times the whole `tlview serve` path
- * from the file). Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B/kernel, 0 wrk errors.
- * Exit 1 when a target is missed. */
+ * from the file). Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B/kernel, 0 errors.
+ * Exit 1 when a target is missed; with --untimed (the CTest run, on shared machines) the two time
+ * targets are printed but only a wrong answer, an error or the memory target fails it. */
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -104,6 +106,7 @@ int main(int argc, char **argv)
     uint64_t nk = 10000000;
     int wrk_seconds = 10;
     const char *load = NULL, *save = NULL;
+    int untimed = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
@@ -113,9 +116,12 @@ int main(int argc, char **argv)
             load = argv[++i];
         else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
             save = argv[++i];
+        else if (strcmp(argv[i], "--untimed") == 0)
+            untimed = 1;
         else {
             fprintf(stderr,
-                    "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]\n",
+                    "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db] "
+                    "[--untimed]\n",
                     argv[0]);
             return 2;
         }
@@ -202,7 +208,7 @@ int main(int argc, char **argv)
         "  CPU time (all threads): analysis %.3f s, index %.3f s; machine load average %.2f on %ld "
         "cores\n",
         c_an, c_idx, la[0], sysconf(_SC_NPROCESSORS_ONLN));
-    missed += paint > 1.0 || st != 200;
+    missed += (paint > 1.0 && !untimed) || st != 200;
     if (load)
         printf("  with the file load, as `tlview serve FILE` does it: %.3f s to the first answer\n",
                t_load + paint);
@@ -248,7 +254,7 @@ int main(int argc, char **argv)
     }
     printf("viewport query p99 worst over zoom levels: %.2f ms  [target <= 50 ms: %s]\n", worst_p99,
            worst_p99 <= 50 ? "met" : "MISSED");
-    missed += worst_p99 > 50;
+    missed += worst_p99 > 50 && !untimed;
 
     if (wrk_seconds > 0 && system("command -v wrk >/dev/null 2>&1") == 0) {
         char lua[] = "/tmp/bench_serve_wrk_XXXXXX";
@@ -292,6 +298,7 @@ int main(int argc, char **argv)
     web_stop(w);
     analysis_free(an);
     store_run_free(run);
-    printf("%s\n", missed ? "bench_serve: some targets MISSED" : "bench_serve: all targets met");
+    printf("%s%s\n", missed ? "bench_serve: some targets MISSED" : "bench_serve: all targets met",
+           untimed ? " (--untimed: the time targets not counted)" : "");
     return missed ? 1 : 0;
 }

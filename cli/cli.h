@@ -57,6 +57,13 @@ int cli_parse_measure(const char *text, cli_analysis_opts *o /* OUT */);
     "                       clients (on) or plain contexts (off); by default their MPS state is\n" \
     "                       unknown and the timing alone judges their overlap\n"
 
+/* The help text of the limits of a Chrome JSON import (importers.h), read from the environment by
+ * every command that loads files. */
+#define CLI_IMPORT_LIMITS_HELP                                                                     \
+    "Environment: TLVIEW_MAX_EVENTS (default 10000000) and TLVIEW_MAX_MEMORY (MiB, default "       \
+    "2048)\n"                                                                                      \
+    "bound what one Chrome/Kineto JSON file may add to the run; 0 lifts a limit.\n\n"
+
 /* Writes the headline of every device (one line each) to `out`, e.g.
  * "GPU 0 (NVIDIA H200): 4 processes overlapped 98% of busy time; TIME-SLICED: mean stretch 4.02x
  * (contexts 4); MPS could gain up to ~3.9x". `color` adds ANSI colours to the verdicts. */

@@ -62,7 +62,7 @@ static const char usage_text[] =
     "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
     "                         of matching them by host, ordinal, name and memory\n"
     "  -h, --help             this text\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
 /* Writes s as a JSON string, or null for NULL. */

@@ -15,6 +15,10 @@
 #define TLVIEW_VERSION "0.1.0"
 #endif
 
+/* The help of every command that reads files names these defaults. */
+_Static_assert(IMP_MAX_EVENTS == 10000000 && IMP_MAX_MEMORY == 2048ull << 20,
+               "CLI_IMPORT_LIMITS_HELP names the defaults of importers.h");
+
 static const char usage_text[] =
     "usage: tlview import -o OUT.db [-f] [-q] [--separate-gpus] FILE...\n"
     "\n"
@@ -52,7 +56,7 @@ static const char usage_text[] =
     "what was not imported and why (records without times, tables and event kinds tlview does not\n"
     "show); the same counts are kept in the file as process_meta keys import.unmapped.<kind>.\n"
     "A progress bar is drawn on stderr when it is a terminal.\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 when every file was imported and OUT.db written; 1 when a file could not be\n"
     "read (unknown format, corrupt, truncated: the message names the file and the problem) or\n"
     "OUT.db could not be written; 2 for a usage error.\n";
@@ -114,7 +118,7 @@ int cmd_import(int argc, char **argv)
         return 1;
     }
     store_run_set_gpu_identity(run, separate); /* cannot fail: the run has no device yet */
-    imp_options opt = {quiet ? NULL : imp_progress_tty, NULL};
+    imp_options opt = {.progress = quiet ? NULL : imp_progress_tty};
     char formats[64] = "";
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) {

@@ -20,7 +20,7 @@ static const char usage_text[] =
     "                       matching them by host, ordinal, name and memory\n"
     "                       (OUT.db remembers it)\n"
     "  -h, --help           this text\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.db written; 2 usage error.\n";
 
 int cmd_merge(int argc, char **argv)

@@ -49,7 +49,7 @@ static const char usage_text[] =
     "turns, or against each kernel's shortest run. Files from different hosts or runs are\n"
     "warned about. Rules, thresholds and their reasons: analysis/README.md; the JSON and CSV\n"
     "fields: view/README.md.\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 reported; 1 a file could not be read; 2 usage error.\n";
 
 /* Options of one report. */

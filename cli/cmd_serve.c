@@ -57,7 +57,7 @@ static const char usage_text[] =
     "when set (only there), else where tlview is installed (" TLVIEW_DEMO_RELDIR "\n"
     "from the folder of the tlview binary), and for a build folder in the source tree's\n"
     "samples/spin/traces.\n"
-    "\n"
+    "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 a file could not be read or the server\n"
     "could not start; 2 usage error.\n";
 

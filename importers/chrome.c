@@ -9,7 +9,11 @@
  * records on a declared Chrome pid belong to that process, the others to one process found as in
  * a Kineto file. Categories tlview_* (verdict windows, counters, flow arrows) are tlview's view of
  * the run, not records, and are skipped. Both the {"traceEvents": [...]} form and the 2021 bare
- * array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...). */
+ * array are read; categories compare case-insensitively (2021: "Kernel", "Memcpy", ...).
+ * What a file may grow to is bounded (importers.h: r->max_events records, r->max_memory bytes
+ * counted by imp_charge), and every lookup is by sort or hash, so time grows as n log n: a file
+ * names its GPUs and processes as many times as it likes. A record whose time lies beyond
+ * +-STORE_TIME_MAX is refused and counted in its process's rows_refused. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +23,9 @@
 
 typedef enum { REC_KERNEL, REC_COPY, REC_API, REC_RANGE } rec_type;
 
-enum { REC_HAS_DEVICE = 1, REC_GREEN = 2 }; /* ch_rec.flags */
+/* ch_rec.flags; REC_REFUSED: its ts or dur does not fit int64 ns; refused and counted
+ * (imp_refuse) once its process is known */
+enum { REC_HAS_DEVICE = 1, REC_GREEN = 2, REC_REFUSED = 4 };
 
 /* One kept record; times in ns, still relative to baseTimeNanoseconds when there is one. */
 typedef struct ch_rec {
@@ -36,7 +42,7 @@ typedef struct ch_rec {
     uint8_t type;       /* rec_type */
     uint8_t api_domain; /* store_api_domain for REC_API */
     uint8_t api_kind;   /* REC_KERNEL, REC_COPY: the context's compute_api_kind, 0 unknown */
-    uint8_t flags;      /* REC_HAS_DEVICE, REC_GREEN */
+    uint8_t flags;      /* REC_HAS_DEVICE, REC_GREEN, REC_REFUSED */
     uint16_t kind;      /* copy kind / memory kind */
     uint16_t copy_type; /* store_copy_type */
 } ch_rec;
@@ -103,7 +109,8 @@ static int ch_open(imp_reader *r)
     if (!ch)
         return imp_fail(r, STORE_ENOMEM, "out of memory");
     r->state = ch;
-    return imp_json_open(r, &ch->j);
+    int rc = imp_limits(r);
+    return rc ? rc : imp_json_open(r, &ch->j);
 }
 
 static void proc_free(ch_proc *p)
@@ -140,13 +147,47 @@ static void ch_close(imp_reader *r)
     r->state = NULL;
 }
 
-static ch_rec *new_rec(imp_reader *r, chrome *ch)
+/* The bytes a kept record of `type` costs until the end of the import: its ch_rec, its row in
+ * the run, its place in finish()'s order. */
+static uint64_t rec_cost(rec_type type)
 {
-    if (imp_grow(r, (void **)&ch->recs, ch->nrecs, &ch->caprecs, sizeof *ch->recs))
+    size_t row = type == REC_KERNEL ? sizeof(store_kernel)
+                 : type == REC_COPY ? sizeof(store_copy)
+                 : type == REC_API  ? sizeof(store_api)
+                                    : sizeof(store_range);
+    return sizeof(ch_rec) + row + sizeof(size_t);
+}
+
+/* A new zeroed record of `type`, within the import's limits; NULL with the error set. */
+static ch_rec *new_rec(imp_reader *r, chrome *ch, rec_type type)
+{
+    if (ch->nrecs >= r->max_events) {
+        imp_fail(r, STORE_ENOMEM,
+                 "more than %llu events (the limit; TLVIEW_MAX_EVENTS=N raises it)",
+                 (unsigned long long)r->max_events);
+        return NULL;
+    }
+    if (imp_charge(r, rec_cost(type)) ||
+        imp_grow(r, (void **)&ch->recs, ch->nrecs, &ch->caprecs, sizeof *ch->recs))
         return NULL;
     ch_rec *c = &ch->recs[ch->nrecs++];
     memset(c, 0, sizeof *c);
+    c->type = (uint8_t)type;
     return c;
+}
+
+/* imp_intern() that counts a new string toward the memory limit; STORE_NONE with the error set. */
+static store_idx intern(imp_reader *r, const char *text)
+{
+    uint32_t before = r->run->nstrings;
+    store_idx s = imp_intern(r, text);
+    if (s == STORE_NONE || r->run->nstrings == before)
+        return s;
+    const store_string *t = &r->run->strings[s];
+    uint64_t bytes = strlen(t->text) + 1 + sizeof *t + 16; /* 16: its hash table slot */
+    if (t->demangled != t->text)
+        bytes += strlen(t->demangled) + 1;
+    return imp_charge(r, bytes) ? STORE_NONE : s;
 }
 
 static int64_t arg_int(imp_json *j, imp_jref args, const char *key, int64_t dflt)
@@ -185,12 +226,19 @@ static uint16_t memory_kind(const char *name)
     return 0;
 }
 
-/* A copy of a string value in *out (NULL when v is not a string); 0 or STORE_ENOMEM. */
+/* A copy of a string value in *out (NULL when v is not a string), counted toward the memory
+ * limit; 0 or STORE_ENOMEM. */
 static int dup_str(imp_reader *r, imp_json *j, imp_jref v, char **out)
 {
     const char *text = imp_json_type(j, v) == IMP_JSTR ? imp_json_str(j, v) : NULL;
-    *out = text ? strdup(text) : NULL;
-    return text && !*out ? imp_fail(r, STORE_ENOMEM, "out of memory") : 0;
+    *out = NULL;
+    if (!text)
+        return 0;
+    int rc = imp_charge(r, strlen(text) + 1);
+    if (rc)
+        return rc;
+    *out = strdup(text);
+    return *out ? 0 : imp_fail(r, STORE_ENOMEM, "out of memory");
 }
 
 /* The contexts of a declared process: [{"id": 1, "device": 0, "compute_api_kind": 1, "green": 0,
@@ -198,12 +246,14 @@ static int dup_str(imp_reader *r, imp_json *j, imp_jref v, char **out)
 static int declare_contexts(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p)
 {
     uint32_t n = imp_json_len(j, arr);
+    int rc;
     if (imp_json_type(j, arr) != IMP_JARR || n == 0)
         return 0;
+    if ((rc = imp_charge(r, (uint64_t)n * sizeof *p->ctxs)))
+        return rc;
     if (!(p->ctxs = calloc(n, sizeof *p->ctxs)))
         return imp_fail(r, STORE_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < n; i++) {
-        imp_jref c = imp_json_at(j, arr, i);
+    for (imp_jref c = imp_json_first(j, arr); c != IMP_JNONE; c = imp_json_next(j, c)) {
         ch_ctx *x = &p->ctxs[p->nctxs];
         int64_t v;
         if (!imp_json_int(j, imp_json_get(j, c, "id"), &v))
@@ -217,27 +267,26 @@ static int declare_contexts(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p
         x->sm_count = (uint32_t)arg_tl(j, c, "sm_count", 0);
         imp_jref st = imp_json_get(j, c, "streams");
         uint32_t ns = imp_json_len(j, st);
+        if (ns && (rc = imp_charge(r, (uint64_t)ns * sizeof *x->streams)))
+            return rc;
         if (ns && !(x->streams = malloc(ns * sizeof *x->streams)))
             return imp_fail(r, STORE_ENOMEM, "out of memory");
-        for (uint32_t k = 0; k < ns; k++)
-            if (imp_json_int(j, imp_json_at(j, st, k), &v))
+        for (imp_jref k = imp_json_first(j, st); k != IMP_JNONE; k = imp_json_next(j, k))
+            if (imp_json_int(j, k, &v))
                 x->streams[x->nstreams++] = (uint32_t)v;
         p->nctxs++;
     }
     return 0;
 }
 
-/* process_name args.tlview of a tlview export: the process behind Chrome pid `pid`. The first
- * declaration of a pid wins. */
+/* process_name args.tlview of a tlview export: the process behind Chrome pid `pid`. Every
+ * declaration is kept here; finish() keeps the first of each pid (dedupe_procs). */
 static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
 {
     imp_json *j = ch->j;
     int64_t v;
-    for (size_t i = 0; i < ch->nprocs; i++)
-        if (ch->procs[i].chrome_pid == pid)
-            return 0;
-    int rc = imp_grow(r, (void **)&ch->procs, ch->nprocs, &ch->capprocs, sizeof *ch->procs);
-    if (rc)
+    int rc = imp_charge(r, sizeof *ch->procs);
+    if (rc || (rc = imp_grow(r, (void **)&ch->procs, ch->nprocs, &ch->capprocs, sizeof *ch->procs)))
         return rc;
     ch_proc *p = &ch->procs[ch->nprocs++];
     memset(p, 0, sizeof *p);
@@ -253,17 +302,19 @@ static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
     imp_jref meta = imp_json_get(j, t, "meta"); /* [[key, value], ...] */
     uint32_t n = imp_json_len(j, meta);
     if (imp_json_type(j, meta) == IMP_JARR && n &&
-        !(p->meta = calloc(2 * (size_t)n, sizeof *p->meta)))
-        return imp_fail(r, STORE_ENOMEM, "out of memory");
-    for (uint32_t i = 0; p->meta && i < n; i++) {
-        imp_jref kv = imp_json_at(j, meta, i);
-        if (imp_json_type(j, imp_json_at(j, kv, 0)) != IMP_JSTR)
+        ((rc = imp_charge(r, 2 * (uint64_t)n * sizeof *p->meta)) ||
+         !(p->meta = calloc(2 * (size_t)n, sizeof *p->meta))))
+        return rc ? rc : imp_fail(r, STORE_ENOMEM, "out of memory");
+    for (imp_jref kv = imp_json_first(j, meta); p->meta && kv != IMP_JNONE;
+         kv = imp_json_next(j, kv)) {
+        imp_jref key = imp_json_first(j, kv), value = imp_json_next(j, key);
+        if (imp_json_type(j, kv) != IMP_JARR || imp_json_type(j, key) != IMP_JSTR)
             continue;
         char **pair = &p->meta[2 * p->nmeta];
-        if ((rc = dup_str(r, j, imp_json_at(j, kv, 0), &pair[0])))
+        if ((rc = dup_str(r, j, key, &pair[0])))
             return rc;
         p->nmeta++;
-        if ((rc = dup_str(r, j, imp_json_at(j, kv, 1), &pair[1])))
+        if ((rc = dup_str(r, j, value, &pair[1])))
             return rc;
     }
     return declare_contexts(r, j, imp_json_get(j, t, "contexts"), p);
@@ -370,21 +421,29 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         return 0;
     }
     int64_t ts, dur = 0;
-    imp_jref durv = imp_json_get(j, ev, "dur");
-    if (!imp_json_milli(j, imp_json_get(j, ev, "ts"), &ts) ||
-        (durv != IMP_JNONE && !imp_json_milli(j, durv, &dur)) || dur < 0) {
+    imp_jref tsv = imp_json_get(j, ev, "ts"), durv = imp_json_get(j, ev, "dur");
+    int ts_ok = imp_json_milli(j, tsv, &ts),
+        dur_ok = durv == IMP_JNONE || imp_json_milli(j, durv, &dur);
+    /* a number that does not fit int64 ns is a time, refused (counted in its process's
+     * rows_refused by finish()); a missing or non-numeric one is no time at all */
+    int refused = (!ts_ok && imp_json_type(j, tsv) == IMP_JNUM) ||
+                  (!dur_ok && imp_json_type(j, durv) == IMP_JNUM);
+    if (!refused && (!ts_ok || !dur_ok || dur < 0)) {
         unmapped_cat(r, "without_time.", cat);
         return 0;
     }
-    ch_rec *c = new_rec(r, ch);
+    ch_rec *c = new_rec(r, ch, type);
     if (!c)
         return STORE_ENOMEM;
+    c->pid = pid;
+    if (refused) {
+        c->flags = REC_REFUSED;
+        return 0;
+    }
     c->ts = ts;
     c->dur = dur;
-    c->type = (uint8_t)type;
     imp_jref args = imp_json_get(j, ev, "args");
     const char *name = imp_json_str(j, imp_json_get(j, ev, "name"));
-    c->pid = pid;
     c->correlation = (uint32_t)arg_int(j, args, "correlation", 0);
     c->u64 = (uint64_t)tid;
     if (type == REC_KERNEL || type == REC_COPY) {
@@ -405,7 +464,7 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         /* tlview writes the recorded (mangled) name beside the readable one: solo references
          * are keyed on it */
         const char *mangled = imp_json_str(j, imp_json_get(j, args, "mangled"));
-        store_launch l = {.name = imp_intern(r, mangled ? mangled : name)};
+        store_launch l = {.name = intern(r, mangled ? mangled : name)};
         imp_jref grid = imp_json_geti(j, args, "grid"), block = imp_json_geti(j, args, "block");
         for (int i = 0; i < 3; i++) {
             int64_t v = 0;
@@ -422,8 +481,11 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         l.static_smem = (uint32_t)(smem >= l.dynamic_smem ? smem - l.dynamic_smem : smem);
         if (l.name == STORE_NONE)
             return STORE_ENOMEM;
+        uint32_t before = r->run->nlaunches;
         if ((c->what = store_run_launch(r->run, &l)) == STORE_NONE)
             return imp_fail(r, STORE_ENOMEM, "out of memory");
+        if (r->run->nlaunches != before && imp_charge(r, sizeof l + 16))
+            return STORE_ENOMEM;
     } else if (type == REC_COPY) {
         int64_t kind;
         c->copy_type = (uint16_t)copy_type;
@@ -438,13 +500,13 @@ static int event(imp_reader *r, chrome *ch, imp_jref ev)
         if (imp_json_int(j, imp_json_get(j, args, "thread"), &thread)) /* tlview: the OS thread */
             c->u64 = (uint64_t)thread;
         c->api_domain = (uint8_t)api_domain;
-        if ((c->what = imp_intern(r, name)) == STORE_NONE)
+        if ((c->what = intern(r, name)) == STORE_NONE)
             return STORE_ENOMEM;
         if (type == REC_API)
             c->aux = (uint32_t)arg_tl(j, args, "status", 0);
         else {
             const char *domain = imp_json_str(j, imp_json_get(j, args, "domain"));
-            c->aux = domain ? imp_intern(r, domain) : STORE_NONE;
+            c->aux = domain ? intern(r, domain) : STORE_NONE;
             if (domain && c->aux == STORE_NONE)
                 return STORE_ENOMEM;
         }
@@ -475,24 +537,26 @@ static int events(imp_reader *r, chrome *ch)
 
 /* deviceProperties: [{"id": 0, "name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224,
  * "computeMajor": 8, "computeMinor": 0, "numSms": 108, ...}]; tlview adds "uuid": 32 hex digits
- * (info.uuid is pointed at it in finish(), once the array no longer moves). */
+ * (info.uuid is pointed at it by dedupe_devs(), once the array no longer moves). */
 static int device_properties(imp_reader *r, chrome *ch, imp_jref arr)
 {
     imp_json *j = ch->j;
-    for (uint32_t i = 0; i < imp_json_len(j, arr); i++) {
-        imp_jref d = imp_json_at(j, arr, i);
+    if (imp_json_type(j, arr) != IMP_JARR)
+        return 0;
+    for (imp_jref d = imp_json_first(j, arr); d != IMP_JNONE; d = imp_json_next(j, d)) {
         int64_t id;
         if (!imp_json_int(j, imp_json_get(j, d, "id"), &id))
             continue;
-        int rc = imp_grow(r, (void **)&ch->devs, ch->ndevs, &ch->capdevs, sizeof *ch->devs);
-        if (rc)
+        const char *name = imp_json_str(j, imp_json_get(j, d, "name"));
+        int rc = imp_charge(r, sizeof *ch->devs + (name ? strlen(name) + 1 : 0));
+        if (rc || (rc = imp_grow(r, (void **)&ch->devs, ch->ndevs, &ch->capdevs, sizeof *ch->devs)))
             return rc;
         imp_gpu *dev = &ch->devs[ch->ndevs++];
         memset(dev, 0, sizeof *dev);
         dev->id = id;
-        const char *name = imp_json_str(j, imp_json_get(j, d, "name"));
         dev->info.device_id = (uint32_t)id;
-        dev->info.name = name ? strdup(name) : NULL;
+        if (name && !(dev->info.name = strdup(name)))
+            return imp_fail(r, STORE_ENOMEM, "out of memory");
         dev->info.sm_count = (uint32_t)arg_int(j, d, "numSms", 0);
         dev->info.cc_major = (uint32_t)arg_int(j, d, "computeMajor", 0);
         dev->info.cc_minor = (uint32_t)arg_int(j, d, "computeMinor", 0);
@@ -573,6 +637,115 @@ static int top_object(imp_reader *r, chrome *ch)
     return 0;
 }
 
+/* Orders (key, index) pairs by key, then index. */
+static int cmp_i64pair(const void *p, const void *q)
+{
+    const int64_t *a = p, *b = q;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* Finds a key among pairs of distinct keys. */
+static int cmp_i64key(const void *p, const void *q)
+{
+    const int64_t *a = p, *b = q;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* (key(i), i) for i < n, sorted by key then i: the order that finds the first or the last of
+ * equal keys; NULL when out of memory. Free it. */
+static int64_t *sorted_pairs(size_t n, int64_t (*key)(const chrome *, size_t), const chrome *ch)
+{
+    int64_t *k = malloc((n ? n : 1) * 2 * sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        k[2 * i] = key(ch, i), k[2 * i + 1] = (int64_t)i;
+    qsort(k, n, 2 * sizeof *k, cmp_i64pair);
+    return k;
+}
+
+static int64_t proc_pid(const chrome *ch, size_t i)
+{
+    return ch->procs[i].chrome_pid;
+}
+
+static int64_t dev_id(const chrome *ch, size_t i)
+{
+    return ch->devs[i].id;
+}
+
+/* Keeps the first declaration of each Chrome pid, in file order. */
+static int dedupe_procs(imp_reader *r, chrome *ch)
+{
+    size_t n = ch->nprocs, m = 0;
+    int64_t *k = sorted_pairs(n, proc_pid, ch);
+    unsigned char *drop = calloc(n ? n : 1, 1);
+    if (!k || !drop) {
+        free(k);
+        free(drop);
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    }
+    for (size_t i = 1; i < n; i++)
+        if (k[2 * i] == k[2 * i - 2])
+            drop[k[2 * i + 1]] = 1; /* a later declaration of the pid */
+    for (size_t i = 0; i < n; i++) {
+        if (drop[i])
+            proc_free(&ch->procs[i]);
+        else
+            ch->procs[m++] = ch->procs[i];
+    }
+    free(k);
+    free(drop);
+    ch->nprocs = m;
+    return 0;
+}
+
+/* Keeps the last description of each device id, sorted by id for gpu_device(); points each
+ * info.uuid at its uuid (the array no longer moves). */
+static int dedupe_devs(imp_reader *r, chrome *ch)
+{
+    size_t n = ch->ndevs, m = 0;
+    int64_t *k = sorted_pairs(n, dev_id, ch);
+    imp_gpu *d = malloc((n ? n : 1) * sizeof *d);
+    if (!k || !d) {
+        free(k);
+        free(d);
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        imp_gpu *g = &ch->devs[k[2 * i + 1]];
+        if (i + 1 < n && k[2 * i + 2] == k[2 * i])
+            free((char *)g->info.name); /* a later one describes this id */
+        else
+            d[m++] = *g;
+    }
+    free(k);
+    free(ch->devs);
+    ch->devs = d;
+    ch->capdevs = n ? n : 1;
+    ch->ndevs = m;
+    for (size_t i = 0; i < m; i++)
+        d[i].info.uuid = d[i].uuid[0] ? d[i].uuid : NULL;
+    return 0;
+}
+
+/* The run device of CUDA ordinal `id` of process `proc`, described by deviceProperties when it
+ * has that id (ch->devs sorted by dedupe_devs). STORE_NONE with the error set. */
+static store_idx gpu_device(imp_reader *r, chrome *ch, store_idx proc, uint32_t id)
+{
+    const imp_gpu *g = NULL;
+    for (size_t lo = 0, hi = ch->ndevs; lo < hi && !g;) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ch->devs[mid].id == (int64_t)id)
+            g = &ch->devs[mid];
+        else if (ch->devs[mid].id < (int64_t)id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return imp_gpu_device(r, proc, g, g != NULL, id);
+}
+
 /* The one process of a Kineto trace (and of the records a tlview export did not declare): the
  * pid of the CPU process, named by its process_name. */
 static store_idx add_kineto_process(imp_reader *r, chrome *ch)
@@ -621,8 +794,7 @@ static store_idx add_declared_process(imp_reader *r, chrome *ch, const ch_proc *
     for (uint32_t i = 0; i < p->nctxs; i++) {
         const ch_ctx *x = &p->ctxs[i];
         store_idx dev = STORE_NONE, cx;
-        if (x->has_device &&
-            (dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, x->device)) == STORE_NONE)
+        if (x->has_device && (dev = gpu_device(r, ch, proc, x->device)) == STORE_NONE)
             return STORE_NONE;
         if ((cx = store_run_context(run, proc, x->id, dev, x->kind)) == STORE_NONE ||
             store_run_context_green(run, cx, x->green != 0, x->parent, x->sm_count))
@@ -650,8 +822,9 @@ static int add_record(imp_reader *r, chrome *ch, const ch_rec *c, store_idx proc
                       rec_cache *k)
 {
     int64_t start, end;
-    if (!imp_add(ch->base, c->ts, &start) || !imp_add(start, c->dur, &end)) {
-        imp_unmapped(r, "without_time.overflow", 1);
+    if ((c->flags & REC_REFUSED) || !imp_time_add(ch->base, c->ts, &start) ||
+        !imp_time_add(start, c->dur, &end)) {
+        imp_refuse(r, proc); /* outside +-STORE_TIME_MAX: not in the run, counted */
         return 0;
     }
     store_idx stream = STORE_NONE;
@@ -663,7 +836,7 @@ static int add_record(imp_reader *r, chrome *ch, const ch_rec *c, store_idx proc
         if (cx == STORE_NONE) {
             store_idx dev = STORE_NONE; /* a tlview export names the device when it knows it */
             if ((!declared || (c->flags & REC_HAS_DEVICE)) &&
-                (dev = imp_gpu_device(r, proc, ch->devs, ch->ndevs, c->device)) == STORE_NONE)
+                (dev = gpu_device(r, ch, proc, c->device)) == STORE_NONE)
                 return STORE_ENOMEM;
             if ((cx = store_run_context(r->run, proc, c->context, dev, c->api_kind)) ==
                     STORE_NONE ||
@@ -710,12 +883,6 @@ static int add_record(imp_reader *r, chrome *ch, const ch_rec *c, store_idx proc
     return rc ? imp_fail(r, STORE_ENOMEM, "out of memory adding records") : 0;
 }
 
-static int cmp_i64pair(const void *p, const void *q)
-{
-    const int64_t *a = p, *b = q;
-    return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
 /* Everything read: the processes, their devices, contexts, streams, then the kept records,
  * process by process (each process is a sort segment of the run). */
 static int finish(imp_reader *r, chrome *ch)
@@ -724,10 +891,10 @@ static int finish(imp_reader *r, chrome *ch)
         return imp_fail(r, STORE_EFORMAT, "no event has a \"ph\" member: not a Chrome trace");
     if (ch->schema > 1)
         imp_warn(r, "Chrome trace schemaVersion %lld not seen before", (long long)ch->schema);
-    for (size_t i = 0; i < ch->ndevs; i++) /* the array moved while it grew */
-        ch->devs[i].info.uuid = ch->devs[i].uuid[0] ? ch->devs[i].uuid : NULL;
-    size_t np = ch->nprocs, nslots = np + 1; /* slot np: the Kineto process */
-    int rc = 0;
+    int rc = dedupe_devs(r, ch);
+    if (rc || (rc = dedupe_procs(r, ch)))
+        return rc;
+    size_t np = ch->nprocs, nslots = np + 1;                 /* slot np: the Kineto process */
     int64_t *by_pid = malloc((np + 1) * 2 * sizeof *by_pid); /* (Chrome pid, slot), sorted */
     uint64_t *count = calloc(nslots + 1, sizeof *count);
     store_idx *procs = malloc(nslots * sizeof *procs);
@@ -745,7 +912,7 @@ static int finish(imp_reader *r, chrome *ch)
         ch_rec *c = &ch->recs[i];
         if (i == 0 || c->pid != last_pid) {
             int64_t key[2] = {c->pid, 0};
-            const int64_t *hit = bsearch(key, by_pid, np, 2 * sizeof *by_pid, cmp_i64pair);
+            const int64_t *hit = bsearch(key, by_pid, np, 2 * sizeof *by_pid, cmp_i64key);
             last_pid = c->pid;
             last_slot = hit ? (uint32_t)hit[1] : (uint32_t)np;
         }
@@ -791,6 +958,9 @@ static int finish(imp_reader *r, chrome *ch)
         }
         rc = add_record(r, ch, c, procs[c->slot], c->slot < np, &cache);
     }
+    for (size_t s = 0; s < nslots && rc == 0; s++)
+        if (procs[s] != STORE_NONE)
+            rc = imp_keep_refused(r, procs[s]);
 out:
     free(by_pid);
     free(count);

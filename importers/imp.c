@@ -101,6 +101,22 @@ void imp_progress_end(imp_reader *r, uint64_t total)
         r->opt->progress(r->opt->progress_ctx, r->path, total, total);
 }
 
+int imp_charge(imp_reader *r, uint64_t bytes)
+{
+    if (r->memory <= UINT64_MAX - bytes && (r->memory += bytes) <= r->max_memory)
+        return 0;
+    char size[40];
+    uint64_t m = r->max_memory;
+    if (m % (1 << 20) == 0)
+        snprintf(size, sizeof size, "%llu MiB", (unsigned long long)(m >> 20));
+    else
+        snprintf(size, sizeof size, "%llu bytes", (unsigned long long)m);
+    return imp_fail(
+        r, STORE_ENOMEM,
+        "the import would hold more than %s (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises it)",
+        size);
+}
+
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d)
 {
     store_idx idx = store_run_add_device(r->run, process, d);
@@ -302,6 +318,33 @@ static void count_added(imp_stats *stats, const store_run *run, const run_counts
     stats->copies = now.copies - before->copies;
     stats->apis = now.apis - before->apis;
     stats->ranges = now.ranges - before->ranges;
+}
+
+/* A limit: `set` when not 0, else the environment's `env` (a whole number of `unit`s, 0 for no
+ * limit) when set, else `dflt`. 0, or STORE_EINVAL with the error set for a malformed value. */
+static int limit(imp_reader *r, uint64_t set, const char *env, uint64_t unit, uint64_t dflt,
+                 uint64_t *out /* OUT */)
+{
+    const char *v = set ? NULL : getenv(env);
+    *out = set ? set : dflt;
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || end == v || *end || *v < '0' || *v > '9' || n > UINT64_MAX / unit)
+        return imp_fail(r, STORE_EINVAL, "%s=%.40s: not a whole number%s", env, v,
+                        unit > 1 ? " of MiB" : "");
+    *out = n ? n * unit : UINT64_MAX;
+    return 0;
+}
+
+int imp_limits(imp_reader *r)
+{
+    int rc = limit(r, r->opt->max_events, "TLVIEW_MAX_EVENTS", 1, IMP_MAX_EVENTS, &r->max_events);
+    return rc ? rc
+              : limit(r, r->opt->max_memory, "TLVIEW_MAX_MEMORY", 1 << 20, IMP_MAX_MEMORY,
+                      &r->max_memory);
 }
 
 int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,

@@ -25,7 +25,21 @@ struct imp_reader {
     int64_t sql_deadline;   /* SQLite: CLOCK_MONOTONIC ns after which queries are interrupted */
     double sql_limit_s;     /* SQLite: that time limit in seconds, for the message */
     int sql_expired;        /* SQLite: set when the time limit interrupted a query */
+    uint64_t max_events;    /* Chrome: records one file may keep (imp_options.max_events) */
+    uint64_t max_memory;    /* Chrome: bytes the import may hold (imp_options.max_memory) */
+    uint64_t memory;        /* Chrome: bytes held so far, as counted by imp_charge() */
 };
+
+/* Sets r->max_events and r->max_memory from r->opt, else the environment (TLVIEW_MAX_EVENTS,
+ * TLVIEW_MAX_MEMORY in MiB; 0: no limit), else IMP_MAX_EVENTS and IMP_MAX_MEMORY. 0, or
+ * STORE_EINVAL with the error set for a value that is not a whole number. */
+int imp_limits(imp_reader *r);
+
+/* Counts `bytes` more held by this import (an estimate of what grows with the file: the JSON
+ * arena, kept records, new strings, declarations). 0, or STORE_ENOMEM with the error "the
+ * import would hold more than N MiB (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises it)" once the
+ * total passes r->max_memory. */
+int imp_charge(imp_reader *r, uint64_t bytes);
 
 /* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
  * and such a record has no usable time. */
@@ -229,7 +243,11 @@ imp_jtype imp_json_type(const imp_json *j, imp_jref v);
 imp_jref imp_json_get(const imp_json *j, imp_jref obj, const char *key);
 /* Member by key, ASCII case-insensitive. */
 imp_jref imp_json_geti(const imp_json *j, imp_jref obj, const char *key);
-/* Element i of an array, or IMP_JNONE. */
+/* The first element of an array or member of an object, and the one after v; IMP_JNONE ends.
+ * Walk long arrays so: imp_json_at() is linear in i. */
+imp_jref imp_json_first(const imp_json *j, imp_jref v);
+imp_jref imp_json_next(const imp_json *j, imp_jref v);
+/* Element i of an array, or IMP_JNONE (walks i elements: for short arrays). */
 imp_jref imp_json_at(const imp_json *j, imp_jref arr, uint32_t i);
 uint32_t imp_json_len(const imp_json *j, imp_jref v);
 /* A string's (or number's) text, NUL-terminated; NULL for other types. */

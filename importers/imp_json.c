@@ -2,10 +2,19 @@
  * The caller walks the outer structure (imp_json_peek/expect/skip) and parses one element at a
  * time (one trace event) into a small arena that is reset between elements. Every token has a size
  * limit (IMP_JSON_MAX_STRING) and every element a node limit, so a 100 MB string or a deeply
- * nested value fails with a line number instead of eating memory. Numbers keep their text, so
- * microsecond timestamps with fractions convert to ns exactly. Input is read through zlib, which
- * reads gzip and plain files alike. */
+ * nested value fails with a line number instead of eating memory; the arena counts toward the
+ * import's memory limit (imp_charge). Numbers keep their text, so microsecond timestamps with
+ * fractions convert to ns exactly.
+ * Input: plain, or gzip inflated here (zlib's inflate, not gzread, which would take data after the
+ * gzip stream silently). Concatenated gzip members are legal gzip (RFC 1952 2.2, `cat a.gz b.gz`)
+ * and are read as one text, as gzip -d does; anything else after the last member is refused with
+ * its byte offset. A UTF-8 byte order mark at the start of the text is skipped.
+ * Strings reach the caller as the file holds them, never refused for their bytes: bytes that are
+ * not valid UTF-8 stay as they are, a \u escape of a lone surrogate becomes its 3-byte form
+ * (WTF-8) and \u0000 the 2 bytes C0 80 (modified UTF-8), so strings stay NUL-terminated and two
+ * different strings of the file never become one; view_string() shows such bytes as U+FFFD. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +32,126 @@ typedef struct jnode {
 } jnode;
 
 struct imp_json {
-    imp_reader *r; /* for errors (row = line) */
-    gzFile gz;
-    uint64_t size; /* file size in bytes */
-    unsigned char buf[1 << 16];
+    imp_reader *r; /* for errors (row = line) and the memory limit */
+    FILE *f;
+    uint64_t size;  /* file size in bytes */
+    int gz;         /* the file is gzip: inflated through zs */
+    int zs_ready;   /* zs initialised (inflateEnd owed) */
+    int member_end; /* inflate ended a gzip member: what follows is another member or nothing */
+    uint64_t member_start; /* file offset of the gzip member being inflated */
+    char gz_fail[128]; /* a problem of the gzip data, reported once the text before it is read */
+    z_stream zs;
+    uint64_t in_total;          /* bytes of the file read so far */
+    unsigned char in[1 << 16];  /* file bytes not inflated yet: zs.next_in, zs.avail_in */
+    unsigned char buf[1 << 16]; /* the text */
     size_t pos, len;
     int eof;
-    uint64_t offset; /* gzoffset() after the last fill: asked once per event, a syscall */
+    uint64_t offset; /* bytes of the file consumed when buf was last filled */
     jnode *nodes;
     uint32_t nnodes, capnodes;
     char *pool;
     size_t npool, cappool;
 };
+
+static int fail(imp_json *j, const char *fmt, const char *arg)
+{
+    return imp_fail(j->r, STORE_EFORMAT, fmt, arg);
+}
+
+/* Reads more of the file into j->in; the count (0 at its end), or -1 on a read error (reported). */
+static long read_in(imp_json *j)
+{
+    size_t n = fread(j->in, 1, sizeof j->in, j->f);
+    if (n == 0 && ferror(j->f))
+        return fail(j, "cannot read: %s", strerror(errno ? errno : EIO)), -1;
+    j->zs.next_in = j->in;
+    j->zs.avail_in = (uInt)n;
+    j->in_total += n;
+    return (long)n;
+}
+
+/* Keeps the gzip data's problem for inflate_some() to report (printf-style). */
+static void gz_problem(imp_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gz_problem(imp_json *j, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->gz_fail, sizeof j->gz_fail, fmt, ap);
+    va_end(ap);
+}
+
+/* Inflates into buf until it is full or the input ends; the bytes made, or -1 (reported). A
+ * problem met after some bytes were made is reported on the next call, once the reader has
+ * reached it: its line is then the line where the good data ends. */
+static long inflate_some(imp_json *j)
+{
+    z_stream *zs = &j->zs;
+    zs->next_out = j->buf;
+    zs->avail_out = sizeof j->buf;
+    int trailing = 0; /* what follows the last member is not gzip */
+    while (zs->avail_out > 0 && !j->gz_fail[0] && !trailing) {
+        if (zs->avail_in == 0) {
+            long n = read_in(j);
+            if (n < 0)
+                return -1;
+            if (n == 0) {
+                if (!j->member_end) /* the stream ended before its gzip trailer */
+                    gz_problem(j, "truncated gzip data: unexpected end of file");
+                break;
+            }
+        }
+        if (j->member_end) { /* after a member: another member (1f 8b ...), or not gzip */
+            j->member_start = j->in_total - zs->avail_in;
+            j->member_end = 0;
+            inflateReset(zs);
+            trailing = zs->next_in[0] != 0x1f;
+            if (trailing)
+                break;
+        }
+        int zrc = inflate(zs, Z_NO_FLUSH);
+        if (zrc == Z_STREAM_END)
+            j->member_end = 1;
+        else if (zrc == Z_MEM_ERROR)
+            return imp_fail(j->r, STORE_ENOMEM, "out of memory"), -1;
+        else if (zrc == Z_DATA_ERROR && zs->msg && strcmp(zs->msg, "incorrect header check") == 0)
+            trailing = 1; /* 1f, then not the rest of the gzip magic (the first member's was
+                             checked by imp_json_open) */
+        else if (zrc != Z_OK && zrc != Z_BUF_ERROR)
+            gz_problem(j, "corrupt gzip data: %s", zs->msg ? zs->msg : "inflate failed");
+    }
+    if (trailing)
+        gz_problem(j, "trailing data after the gzip stream at byte %llu (of %llu)",
+                   (unsigned long long)j->member_start, (unsigned long long)j->size);
+    long made = (long)(sizeof j->buf - zs->avail_out);
+    if (made == 0 && j->gz_fail[0])
+        return fail(j, "%s", j->gz_fail), -1;
+    return made;
+}
+
+/* Refills the buffer; 0 at the end of input, -1 on a read error (reported). */
+static int fill(imp_json *j)
+{
+    if (j->eof)
+        return 0;
+    long n;
+    if (j->gz) {
+        if ((n = inflate_some(j)) < 0)
+            return -1;
+        j->offset = j->in_total - j->zs.avail_in;
+    } else {
+        n = (long)fread(j->buf, 1, sizeof j->buf, j->f);
+        if (n == 0 && ferror(j->f))
+            return fail(j, "cannot read: %s", strerror(errno ? errno : EIO)), -1;
+        j->offset = j->in_total += (uint64_t)n;
+    }
+    if (n == 0) {
+        j->eof = 1;
+        return 0;
+    }
+    j->pos = 0;
+    j->len = (size_t)n;
+    return 1;
+}
 
 int imp_json_open(imp_reader *r, imp_json **pj)
 {
@@ -44,12 +161,24 @@ int imp_json_open(imp_reader *r, imp_json **pj)
         return imp_fail(r, STORE_ENOMEM, "out of memory");
     j->r = r;
     r->row = 1;
-    struct stat sb;
-    if (stat(r->path, &sb) == 0)
-        j->size = (uint64_t)sb.st_size;
-    if (!(j->gz = gzopen(r->path, "rb")))
+    if (!(j->f = fopen(r->path, "rb")))
         return imp_fail(r, STORE_EIO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
-    gzbuffer(j->gz, 1 << 17);
+    struct stat sb;
+    if (fstat(fileno(j->f), &sb) == 0)
+        j->size = (uint64_t)sb.st_size;
+    int c0 = getc(j->f), c1 = c0 == EOF ? EOF : getc(j->f);
+    j->gz = c0 == 0x1f && c1 == 0x8b;
+    rewind(j->f);
+    if (j->gz) {
+        int zrc = inflateInit2(&j->zs, 16 + MAX_WBITS); /* gzip only */
+        if (zrc != Z_OK)
+            return imp_fail(r, STORE_ENOMEM, "out of memory");
+        j->zs_ready = 1;
+    }
+    if (fill(j) < 0)
+        return STORE_EFORMAT;
+    if (j->len - j->pos >= 3 && memcmp(j->buf + j->pos, "\xEF\xBB\xBF", 3) == 0)
+        j->pos += 3; /* a UTF-8 byte order mark (buf is full unless the text is shorter) */
     return 0;
 }
 
@@ -57,8 +186,10 @@ void imp_json_close(imp_json *j)
 {
     if (!j)
         return;
-    if (j->gz)
-        gzclose(j->gz);
+    if (j->f)
+        fclose(j->f);
+    if (j->zs_ready)
+        inflateEnd(&j->zs);
     free(j->nodes);
     free(j->pool);
     free(j);
@@ -72,48 +203,6 @@ uint64_t imp_json_offset(imp_json *j)
 uint64_t imp_json_size(imp_json *j)
 {
     return j->size;
-}
-
-static int fail(imp_json *j, const char *fmt, const char *arg)
-{
-    return imp_fail(j->r, STORE_EFORMAT, fmt, arg);
-}
-
-/* zlib's message for the stream, without the path it starts with. */
-static const char *gz_message(imp_json *j, int *zerr)
-{
-    const char *msg = gzerror(j->gz, zerr);
-    size_t pl = strlen(j->r->path);
-    if (strncmp(msg, j->r->path, pl) == 0 && msg[pl] == ':')
-        msg += pl + (msg[pl + 1] == ' ' ? 2 : 1);
-    return msg;
-}
-
-/* Refills the buffer; 0 at the end of input, -1 on a read error (reported). */
-static int fill(imp_json *j)
-{
-    if (j->eof)
-        return 0;
-    int n = gzread(j->gz, j->buf, sizeof j->buf);
-    if (n < 0) {
-        int zerr;
-        return fail(j, "corrupt gzip data: %s", gz_message(j, &zerr)), -1;
-    }
-    if (n == 0) {
-        int zerr;
-        const char *msg = gz_message(j, &zerr);
-        if (zerr == Z_BUF_ERROR) /* the stream ended before its gzip trailer */
-            return fail(j, "truncated gzip data: %s", msg), -1;
-        if (zerr != Z_OK)
-            return fail(j, "corrupt gzip data: %s", msg), -1;
-        j->eof = 1;
-        return 0;
-    }
-    j->pos = 0;
-    j->len = (size_t)n;
-    z_off_t off = gzoffset(j->gz);
-    j->offset = off > 0 ? (uint64_t)off : j->offset;
-    return 1;
 }
 
 /* The next raw byte, consumed; -1 at the end, -2 after a read error. */
@@ -203,8 +292,11 @@ static int pool_grow(imp_json *j, size_t need)
 {
     while (j->npool + need > j->cappool) {
         size_t cap = j->cappool ? j->cappool * 2 : 1 << 14;
+        int rc;
         if (cap > (size_t)UINT32_MAX)
             return fail(j, "%s", "element too large");
+        if ((rc = imp_charge(j->r, cap - j->cappool)))
+            return rc;
         char *g = realloc(j->pool, cap);
         if (!g)
             return imp_fail(j->r, STORE_ENOMEM, "out of memory");
@@ -220,6 +312,9 @@ static int new_node(imp_json *j, imp_jtype type, uint32_t *out)
         return fail(j, "%s", "element has more than 1048576 values");
     if (j->nnodes == j->capnodes) {
         uint32_t cap = j->capnodes ? j->capnodes * 2 : 256;
+        int rc = imp_charge(j->r, (uint64_t)(cap - j->capnodes) * sizeof(jnode));
+        if (rc)
+            return rc;
         jnode *g = realloc(j->nodes, (size_t)cap * sizeof *g);
         if (!g)
             return imp_fail(j->r, STORE_ENOMEM, "out of memory");
@@ -231,11 +326,15 @@ static int new_node(imp_json *j, imp_jtype type, uint32_t *out)
     return 0;
 }
 
+/* Appends code point cp (keep) in UTF-8, surrogates in their 3-byte form, 0 as C0 80; returns
+ * the bytes it takes, or a negative STORE_E* code (error set). */
 static int put_utf8(imp_json *j, uint32_t cp, int keep)
 {
     unsigned char b[4];
     int n;
-    if (cp < 0x80)
+    if (cp == 0) /* modified UTF-8: the string stays NUL-terminated */
+        b[0] = 0xC0, b[1] = 0x80, n = 2;
+    else if (cp < 0x80)
         b[0] = (unsigned char)cp, n = 1;
     else if (cp < 0x800)
         b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
@@ -246,9 +345,10 @@ static int put_utf8(imp_json *j, uint32_t cp, int keep)
         b[0] = (unsigned char)(0xF0 | cp >> 18), b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F)),
         b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)),
         b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
+    int rc;
     for (int i = 0; keep && i < n; i++)
-        if (pool_put(j, b[i]))
-            return -1;
+        if ((rc = pool_put(j, b[i])))
+            return rc;
     return n;
 }
 
@@ -268,10 +368,15 @@ static int hex4(imp_json *j, uint32_t *cp)
     return 0;
 }
 
-/* Reads a string after its opening quote. keep: store it in the pool (NUL-terminated) at *off. */
+/* Reads a string after its opening quote. keep: store it in the pool (NUL-terminated) at *off.
+ * \u escapes: a surrogate pair is one code point; a lone surrogate is kept as its own 3 bytes
+ * (WTF-8) and \u0000 as C0 80 (put_utf8), not refused: the text is the file's. */
 static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
 {
     size_t start = j->npool, n = 0;
+    size_t hi_end = SIZE_MAX; /* n just after the last \u escape of a high surrogate, */
+    uint32_t hi = 0;          /* and that surrogate */
+    int rc;
     for (;;) {
         /* the plain bytes up to the next quote, escape or control byte, at once */
         const unsigned char *b = j->buf + j->pos;
@@ -282,8 +387,8 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
             if ((n += run) > IMP_JSON_MAX_STRING)
                 return fail(j, "%s", "string longer than 1048576 bytes");
             if (keep) {
-                if (pool_grow(j, run))
-                    return STORE_ENOMEM;
+                if ((rc = pool_grow(j, run)))
+                    return rc;
                 memcpy(j->pool + j->npool, b, run);
                 j->npool += run;
             }
@@ -312,22 +417,22 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
             case 'u':
                 if (hex4(j, &cp))
                     return STORE_EFORMAT;
-                if (cp >= 0xD800 && cp < 0xDC00) { /* a surrogate pair */
-                    uint32_t lo;
-                    if (getb(j) != '\\' || getb(j) != 'u' || hex4(j, &lo) || lo < 0xDC00 ||
-                        lo > 0xDFFF)
-                        return fail(j, "%s", "invalid JSON: unpaired surrogate in \\u escape");
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                } else if (cp >= 0xDC00 && cp < 0xE000)
-                    return fail(j, "%s", "invalid JSON: unpaired surrogate in \\u escape");
-                if (cp == 0)
-                    cp = 0xFFFD; /* keep strings NUL-free */
+                if (cp >= 0xDC00 && cp < 0xE000 && hi_end == n) {
+                    /* the low half right after a high half: one code point, 4 bytes instead of
+                     * the high half's 3 */
+                    n -= 3;
+                    if (keep)
+                        j->npool -= 3;
+                    cp = 0x10000 + ((hi - 0xD800) << 10) + (cp - 0xDC00);
+                }
                 {
                     int w = put_utf8(j, cp, keep);
                     if (w < 0)
-                        return STORE_ENOMEM;
+                        return w;
                     n += (size_t)w;
                 }
+                if (cp >= 0xD800 && cp < 0xDC00) /* a high half: a low half may follow */
+                    hi = cp, hi_end = n;
                 if (n > IMP_JSON_MAX_STRING)
                     return fail(j, "%s", "string longer than 1048576 bytes");
                 continue;
@@ -336,12 +441,12 @@ static int read_string(imp_json *j, int keep, uint32_t *off, uint32_t *len)
         }
         if (++n > IMP_JSON_MAX_STRING)
             return fail(j, "%s", "string longer than 1048576 bytes");
-        if (keep && pool_put(j, c))
-            return STORE_ENOMEM;
+        if (keep && (rc = pool_put(j, c)))
+            return rc;
     }
     if (keep) {
-        if (pool_put(j, 0))
-            return STORE_ENOMEM;
+        if ((rc = pool_put(j, 0)))
+            return rc;
         *off = (uint32_t)start;
         *len = (uint32_t)n;
     }
@@ -353,7 +458,7 @@ static int read_number(imp_json *j, int keep, uint32_t *off, uint32_t *len)
 {
     size_t start = j->npool, n = 0;
     int state = 0; /* 0 sign, 1 int, 2 frac start, 3 frac, 4 exp sign, 5 exp start, 6 exp */
-    int digits = 0, lead_zero = 0;
+    int digits = 0, lead_zero = 0, rc;
     for (;;) {
         int c = peekb(j);
         int ok = 0;
@@ -380,14 +485,14 @@ static int read_number(imp_json *j, int keep, uint32_t *off, uint32_t *len)
         getb(j);
         if (++n > 64)
             return fail(j, "%s", "invalid JSON: number longer than 64 characters");
-        if (keep && pool_put(j, c))
-            return STORE_ENOMEM;
+        if (keep && (rc = pool_put(j, c)))
+            return rc;
     }
     if (!digits || state == 2 || state == 4 || state == 5)
         return fail(j, "%s", "invalid JSON: malformed number");
     if (keep) {
-        if (pool_put(j, 0))
-            return STORE_ENOMEM;
+        if ((rc = pool_put(j, 0)))
+            return rc;
         *off = (uint32_t)start;
         *len = (uint32_t)n;
     }
@@ -533,6 +638,16 @@ imp_jref imp_json_at(const imp_json *j, imp_jref arr, uint32_t i)
     while (c != IMP_JNONE && i--)
         c = j->nodes[c].next;
     return c;
+}
+
+imp_jref imp_json_first(const imp_json *j, imp_jref v)
+{
+    return imp_json_type(j, v) >= IMP_JARR ? j->nodes[v].first : IMP_JNONE;
+}
+
+imp_jref imp_json_next(const imp_json *j, imp_jref v)
+{
+    return v < j->nnodes ? j->nodes[v].next : IMP_JNONE;
 }
 
 static imp_jref get(const imp_json *j, imp_jref obj, const char *key, int nocase)

@@ -52,9 +52,25 @@ typedef struct imp_stats {
  * few times per second at most; total may be 0 when unknown. */
 typedef void (*imp_progress_fn)(void *ctx, const char *path, uint64_t done, uint64_t total);
 
+/* The limits of a Chrome JSON import, the one format that can grow far beyond its file (a 6 MB
+ * gzip can inflate to 17 million events). The SQLite formats hold no more than their file and
+ * have a time limit instead. A file past a limit fails with a message naming the limit and how
+ * to raise it: "FILE:LINE: more than 10000000 events (the limit; TLVIEW_MAX_EVENTS=N raises it)".
+ * IMP_MAX_EVENTS: events kept as records (kernels, copies, API calls, ranges, and those refused
+ * for their times); IMP_MAX_MEMORY: bytes the import may hold (an estimate: the JSON arena, the
+ * kept records, new strings, declarations). */
+#define IMP_MAX_EVENTS 10000000ull
+#define IMP_MAX_MEMORY (2048ull << 20)
+
 typedef struct imp_options {
     imp_progress_fn progress; /* NULL: no progress reports */
     void *progress_ctx;       /* handed to progress */
+    /* 0: $TLVIEW_MAX_EVENTS when set (a whole number; 0 there: no limit), else IMP_MAX_EVENTS;
+     * UINT64_MAX: no limit */
+    uint64_t max_events;
+    /* bytes; 0: $TLVIEW_MAX_MEMORY when set (whole MiB; 0 there: no limit), else
+     * IMP_MAX_MEMORY; UINT64_MAX: no limit */
+    uint64_t max_memory;
 } imp_options;
 
 /* What a probe sees of a file: its first bytes (gunzipped when the file is gzip) and, when it is

@@ -1,8 +1,12 @@
 /* imp_fixture: runs one importer fixture directory (tests/importers/<format>/<case>/), the way
  * jansson's test/bin/json_process.c runs its suites. The input is built at test time: input.sql is
  * executed into a fresh SQLite file, input.json is copied; an optional `mutate` file then damages
- * it ("truncate BYTES", "poke OFFSET BYTE COUNT", "gzip"). The run is dumped as JSON and compared
- * with expected.json, or the error with `error` ("<row> <message>", the file name left out).
+ * it ("truncate BYTES", "poke OFFSET BYTE COUNT", "gzip", "gzip OFFSET": two gzip members split
+ * at OFFSET, "append TEXT": TEXT with \xHH escapes added at the end). An optional `env` file
+ * holds NAME=VALUE lines set before the import (TLVIEW_MAX_EVENTS=2). The run is dumped as JSON
+ * and compared with expected.json, or the error with `error` ("<row> <message>", the file name
+ * left out). Strings that are not valid UTF-8 are dumped with each bad byte as the 4 characters
+ * \xHH (jansson refuses them as they are).
  * Usage: imp_fixture CASE_DIR WORK_DIR [--print]   (--print shows what the import gives) */
 #include <errno.h>
 #include <jansson.h>
@@ -52,6 +56,13 @@ static int spit(const char *path, const char *data, size_t len)
     return fclose(f);
 }
 
+/* Writes data as one gzip member to path (mode "wb" or "ab"); 0 or -1. */
+static int gzip_member(const char *path, const char *mode, const char *data, size_t len)
+{
+    gzFile g = gzopen(path, mode);
+    return !g || gzwrite(g, data, (unsigned)len) != (int)len || gzclose(g) != Z_OK ? -1 : 0;
+}
+
 /* Applies the mutate file's lines to the built input. */
 static int mutate(const char *dir, const char *input)
 {
@@ -74,8 +85,19 @@ static int mutate(const char *dir, const char *input)
                 data[i] = (char)b;
             rc = spit(input, data, len);
         } else if (strncmp(line, "gzip", 4) == 0) {
-            gzFile g = gzopen(input, "wb");
-            rc = !g || gzwrite(g, data, (unsigned)len) != (int)len || gzclose(g) != Z_OK ? -1 : 0;
+            size_t cut = sscanf(line, "gzip %ld", &a) == 1 && (size_t)a < len ? (size_t)a : len;
+            rc = gzip_member(input, "wb", data, cut) ||
+                 (cut < len && gzip_member(input, "ab", data + cut, len - cut));
+        } else if (strncmp(line, "append ", 7) == 0) {
+            FILE *f = fopen(input, "ab");
+            for (const char *t = line + 7; f && *t && *t != '\n'; t++) {
+                unsigned x;
+                if (t[0] == '\\' && t[1] == 'x' && sscanf(t + 2, "%2x", &x) == 1)
+                    fputc((int)x, f), t += 3;
+                else
+                    fputc(*t, f);
+            }
+            rc = !f || fclose(f) != 0 ? -1 : 0;
         } else if (line[0] != '#' && line[0] != '\n') {
             fprintf(stderr, "mutate: unknown line: %s", line);
             rc = -1;
@@ -119,14 +141,74 @@ static int build_input(const char *dir, const char *work, char *input, size_t ca
     return rc ? rc : mutate(dir, input);
 }
 
+/* The length of the valid UTF-8 sequence at s, or 0 (overlong forms, surrogates, > U+10FFFF). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80                 ? 1
+               : c >= 0xc2 && c <= 0xdf ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (n > 1 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+                  (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f)))
+        return 0;
+    return n;
+}
+
+/* s as a JSON string, each byte that is not valid UTF-8 written as the text \xHH. */
 static json_t *str_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    if (!s)
+        return json_null();
+    size_t n = strlen(s);
+    char *buf = malloc(4 * n + 1), *o = buf;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = utf8_len(p);
+        if (k) {
+            memcpy(o, p, k);
+            o += k;
+            p += k;
+        } else
+            o += sprintf(o, "\\x%02x", *p++);
+    }
+    json_t *j = json_stringn(buf, (size_t)(o - buf));
+    free(buf);
+    return j;
 }
 
 static json_t *text_of(const store_run *run, store_idx s)
 {
-    return s == STORE_NONE ? json_null() : json_string(run->strings[s].text);
+    return s == STORE_NONE ? json_null() : str_or_null(run->strings[s].text);
+}
+
+/* Sets the NAME=VALUE lines of the case's `env` file; 0 or -1. */
+static int set_env(const char *dir)
+{
+    char path[4200], line[512];
+    snprintf(path, sizeof path, "%s/env", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !line[0])
+            continue;
+        if (!eq) {
+            fprintf(stderr, "%s: not NAME=VALUE: %s\n", path, line);
+            rc = -1;
+        } else {
+            *eq = 0;
+            rc = setenv(line, eq + 1, 1);
+        }
+    }
+    fclose(f);
+    return rc;
 }
 
 static json_t *dump(const store_run *run, const imp_stats *st)
@@ -251,7 +333,7 @@ int main(int argc, char **argv)
     int print = argc > 3 && strcmp(argv[3], "--print") == 0;
     char input[4200], path[4200];
     mkdir_p(work);
-    if (build_input(dir, work, input, sizeof input))
+    if (build_input(dir, work, input, sizeof input) || set_env(dir))
         return 1;
 
     store_run *run = store_run_new();

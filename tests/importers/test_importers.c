@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <zlib.h>
 
 #ifdef TLVIEW_HAVE_JANSSON
@@ -369,6 +370,143 @@ int test_importers_deep_nesting(void)
     return 0;
 }
 
+/* Writes a gzip trace of n copies of one kernel event, one per line after line 1 (a "gzip
+ * bomb": 100 bytes of JSON per event compress to well under 1). `name_len` > 0 gives each event
+ * its own name of that many characters. */
+static int write_bomb(const char *path, int n, int name_len)
+{
+    gzFile g = gzopen(path, "wb9");
+    if (!g)
+        return -1;
+    gzputs(g, "{\"traceEvents\": [\n");
+    static char name[4096];
+    memset(name, 'k', sizeof name - 1);
+    for (int i = 0; i < n; i++) {
+        if (name_len > 0)
+            gzprintf(g,
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%.*s%d\",\"pid\":0,\"tid\":7,"
+                     "\"ts\":1000,\"dur\":1,\"args\":{\"device\":0,\"stream\":7}}%s\n",
+                     name_len, name, i, i + 1 < n ? "," : "");
+        else
+            gzprintf(g,
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                     "\"ts\":1000,\"dur\":1,\"args\":{\"device\":0,\"stream\":7}}%s\n",
+                     i + 1 < n ? "," : "");
+    }
+    gzputs(g, "]}\n");
+    return gzclose(g) == Z_OK ? 0 : -1;
+}
+
+/* 2026-12-01, issue "Hardening": a 6.8 MB gzip of 17.5M kernels was taken whole (1.65 GB). The
+ * import stops at its limit of events, with a message naming it and how to raise it. */
+int test_importers_event_limit(void)
+{
+    char p[4200], want[4600];
+    snprintf(p, sizeof p, "%s/bomb.json.gz", test_tmpdir());
+    TEST_EQ_INT(write_bomb(p, 200000, 0), 0);
+    imp_options opt = {.max_events = 100000};
+    imp_error err;
+    long before = max_rss_kb();
+    store_run *run = store_run_new();
+    TEST_EQ_INT(imp_load_ex(run, p, &opt, NULL, &err), STORE_ENOMEM);
+    snprintf(want, sizeof want,
+             "%s:100002: more than 100000 events (the limit; TLVIEW_MAX_EVENTS=N raises it)", p);
+    TEST_EQ_STR(err.message, want);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    long grown_kb = max_rss_kb() - before;
+    fprintf(stderr, "max RSS grew by %ld KiB refusing 200000 events at 100000\n", grown_kb);
+    TEST_ASSERT(grown_kb < 48 * 1024);
+    store_run_free(run);
+
+    /* the environment's limit, when the option leaves it open; 0 there: no limit */
+    TEST_EQ_INT(setenv("TLVIEW_MAX_EVENTS", "150000", 1), 0);
+    run = store_run_new();
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_ENOMEM);
+    snprintf(want, sizeof want,
+             "%s:150002: more than 150000 events (the limit; TLVIEW_MAX_EVENTS=N raises it)", p);
+    TEST_EQ_STR(err.message, want);
+    store_run_free(run);
+    TEST_EQ_INT(setenv("TLVIEW_MAX_EVENTS", "0", 1), 0);
+    run = store_run_new();
+    TEST_EQ_INT(imp_load(run, p, &err), 0);
+    TEST_EQ_INT(run->nkernels, 200000);
+    store_run_free(run);
+    /* the option wins over the environment */
+    opt.max_events = 200000;
+    TEST_EQ_INT(setenv("TLVIEW_MAX_EVENTS", "1", 1), 0);
+    run = store_run_new();
+    TEST_EQ_INT(imp_load_ex(run, p, &opt, NULL, &err), 0);
+    TEST_EQ_INT(run->nkernels, 200000);
+    store_run_free(run);
+    unsetenv("TLVIEW_MAX_EVENTS");
+    return 0;
+}
+
+/* The memory limit: records, and distinct strings (a gzip of long names that differ only in
+ * their ends compresses as well as identical events). */
+int test_importers_memory_limit(void)
+{
+    char p[4200], want[4600];
+    snprintf(p, sizeof p, "%s/names.json.gz", test_tmpdir());
+    TEST_EQ_INT(write_bomb(p, 20000, 2000), 0); /* 40 MB of distinct names */
+    imp_options opt = {.max_memory = 4 << 20};
+    imp_error err;
+    store_run *run = store_run_new();
+    TEST_EQ_INT(imp_load_ex(run, p, &opt, NULL, &err), STORE_ENOMEM);
+    TEST_EQ_STR(err.text,
+                "the import would hold more than 4 MiB (the limit; TLVIEW_MAX_MEMORY=N (MiB) "
+                "raises it)");
+    /* about 2 KB a name: the limit is met near name 2000, line 2002 */
+    fprintf(stderr, "stopped at line %lld\n", (long long)err.row);
+    TEST_ASSERT(err.row > 1500 && err.row < 2100);
+    TEST_ASSERT(run->nstrings < 2100);
+    store_run_free(run);
+
+    snprintf(p, sizeof p, "%s/bomb.json.gz", test_tmpdir());
+    TEST_EQ_INT(write_bomb(p, 200000, 0), 0);
+    TEST_EQ_INT(setenv("TLVIEW_MAX_MEMORY", "8", 1), 0); /* MiB */
+    run = store_run_new();
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_ENOMEM);
+    snprintf(want, sizeof want,
+             "the import would hold more than 8 MiB (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises "
+             "it)");
+    TEST_EQ_STR(err.text, want);
+    store_run_free(run);
+    unsetenv("TLVIEW_MAX_MEMORY");
+    return 0;
+}
+
+/* 2026-12-01, issue "Hardening": 300k deviceProperties entries took 153 s (each looked up from
+ * the start of the array). Now linear; the last entry of an id describes it. */
+int test_importers_device_properties_linear(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/devices.json", test_tmpdir());
+    FILE *f = fopen(p, "wb");
+    TEST_ASSERT(f != NULL);
+    const int n = 300000;
+    fputs("{\"deviceProperties\": [", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s{\"id\": %d, \"numSms\": %d}", i ? "," : "", i % 8, i);
+    fputs("], \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+          "\"tid\": 7, \"ts\": 1000, \"dur\": 1, \"args\": {\"device\": 3, \"stream\": 7}}]}\n",
+          f);
+    TEST_ASSERT(fclose(f) == 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    store_run *run = store_run_new();
+    imp_error err;
+    TEST_EQ_INT(imp_load(run, p, &err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "%d deviceProperties entries read in %.2f s\n", n, s);
+    TEST_ASSERT(s < 20); /* about 0.3 s; 591 s before */
+    TEST_EQ_INT(run->ndevices, 1);
+    TEST_EQ_INT(run->devices[0].sm_count, n - 8 + 3); /* the last entry of id 3 */
+    store_run_free(run);
+    return 0;
+}
+
 static void count_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
 {
     (void)path;
@@ -384,7 +522,7 @@ int test_importers_progress(void)
     snprintf(p, sizeof p, "%s/p.nvvp", test_tmpdir());
     TEST_ASSERT(make_db(p, nvprof_sql) == 0);
     uint64_t seen[3] = {0, 0, 0};
-    imp_options opt = {count_progress, seen};
+    imp_options opt = {.progress = count_progress, .progress_ctx = seen};
     store_run *run = store_run_new();
     TEST_EQ_INT(imp_load_ex(run, p, &opt, NULL, NULL), 0);
     TEST_ASSERT(seen[0] >= 1);
