@@ -60,7 +60,7 @@ typedef struct sweep {
 static int heap_push(sweepdev *d, inflight e)
 {
     if (d->n == d->cap) {
-        uint64_t cap = d->cap ? 2 * d->cap : 64;
+        uint64_t cap = d->cap ? 2 * d->cap : 4; /* small: a run may hold 100k device slots */
         inflight *h = realloc(d->heap, cap * sizeof *h);
         if (!h)
             return ANALYSIS_ENOMEM;
@@ -133,7 +133,7 @@ static uint16_t clamp16(uint32_t v)
 static int push_window(sweepdev *d, const analysis_window *w, const analysis_winx *x)
 {
     if (d->nwin == d->capwin) {
-        uint64_t cap = d->capwin ? 2 * d->capwin : 64;
+        uint64_t cap = d->capwin ? 2 * d->capwin : 2; /* most slots hold one or two */
         analysis_window *pw = realloc(d->win, cap * sizeof *pw);
         if (!pw)
             return ANALYSIS_ENOMEM;

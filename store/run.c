@@ -54,6 +54,9 @@ void store_run_free(store_run *run)
     store_htab_free(&p->h_contexts);
     store_htab_free(&p->h_streams);
     store_htab_free(&p->h_devices);
+    store_htab_free(&p->h_pd_device);
+    store_htab_free(&p->h_pd_ordinal);
+    store_htab_free(&p->h_pd_host);
     free(p->meta_cap);
     free(p->gpus_apart);
     free(p->procdevs);
@@ -216,25 +219,73 @@ static int device_eq(const void *ctx, uint32_t idx, const void *key)
     return u && strcmp(u, key) == 0;
 }
 
+/* The keys of the three procdev tables; the hashes as procdev_hashes() computes them. */
+typedef struct pd_key {
+    store_idx process; /* or, in h_pd_host, STORE_NONE */
+    uint32_t id;       /* the device (h_pd_device) or the ordinal */
+    uint64_t host;     /* h_pd_host only: store_hash_str of the process's host ("" when none) */
+} pd_key;
+
+static uint64_t pd_hash(store_idx process, uint32_t id, const char *host, int which)
+{
+    pd_key k = {process, id, which == 2 ? store_hash_str(host ? host : "") : 0};
+    if (which == 2)
+        k.process = STORE_NONE;
+    return store_hash_bytes(&k, sizeof k, 5 + (uint64_t)which);
+}
+
+static int pd_device_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const store_procdev *pd = &STORE_PRIV((const store_run *)ctx)->procdevs[idx];
+    const pd_key *k = key;
+    return pd->process == k->process && pd->device == k->id;
+}
+
+static int pd_ordinal_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const store_run *run = ctx;
+    const store_procdev *pd = &STORE_PRIV(run)->procdevs[idx];
+    const pd_key *k = key;
+    return pd->process == k->process && pd->ordinal == k->id && !run->devices[pd->device].uuid;
+}
+
+/* Files procdev i in the tables (the uuid-less ones in all three). Out of memory, an entry is
+ * missing: a later lookup then adds a duplicate pair or a second device, never a wrong one. */
+static void procdev_index(store_run *run, uint64_t i)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    const store_procdev *pd = &p->procdevs[i];
+    store_htab_put(&p->h_pd_device, pd_hash(pd->process, pd->device, NULL, 0), (uint32_t)i);
+    if (run->devices[pd->device].uuid)
+        return;
+    store_htab_put(&p->h_pd_ordinal, pd_hash(pd->process, pd->ordinal, NULL, 1), (uint32_t)i);
+    store_htab_put(&p->h_pd_host,
+                   pd_hash(STORE_NONE, pd->ordinal, run->processes[pd->process].host, 2),
+                   (uint32_t)i);
+}
+
 static int add_procdev(store_run *run, store_idx process, store_idx device, uint32_t ordinal)
 {
     store_run_priv *p = STORE_PRIV(run);
-    for (uint64_t i = 0; i < p->nprocdevs; i++)
-        if (p->procdevs[i].process == process && p->procdevs[i].device == device)
-            return STORE_OK;
-    if (store_grow((void **)&p->procdevs, &p->cap_procdevs, p->nprocdevs + 1, sizeof *p->procdevs))
+    pd_key k = {process, device, 0};
+    if (store_htab_get(&p->h_pd_device, pd_hash(process, device, NULL, 0), pd_device_eq, run, &k) !=
+        STORE_NONE)
+        return STORE_OK;
+    if (p->nprocdevs >= STORE_NONE - 1 ||
+        store_grow((void **)&p->procdevs, &p->cap_procdevs, p->nprocdevs + 1, sizeof *p->procdevs))
         return STORE_ENOMEM;
-    p->procdevs[p->nprocdevs++] = (store_procdev){process, device, ordinal};
+    p->procdevs[p->nprocdevs] = (store_procdev){process, device, ordinal};
+    procdev_index(run, p->nprocdevs++);
     return STORE_OK;
 }
 
 uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device)
 {
     const store_run_priv *p = STORE_PRIV(run);
-    for (uint64_t i = 0; i < p->nprocdevs; i++)
-        if (p->procdevs[i].process == process && p->procdevs[i].device == device)
-            return p->procdevs[i].ordinal;
-    return STORE_NONE;
+    pd_key k = {process, device, 0};
+    uint32_t i =
+        store_htab_get(&p->h_pd_device, pd_hash(process, device, NULL, 0), pd_device_eq, run, &k);
+    return i == STORE_NONE ? STORE_NONE : p->procdevs[i].ordinal;
 }
 
 int store_run_set_gpu_identity(store_run *run, int separate)
@@ -251,26 +302,39 @@ static int same_host(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+/* What infer_device looks for: another process's uuid-less device on the same host, ordinal,
+ * name and memory. */
+typedef struct infer_key {
+    store_idx process;
+    const store_device_info *d;
+} infer_key;
+
+static int infer_eq(const void *ctx, uint32_t idx, const void *key)
+{
+    const store_run *run = ctx;
+    const store_run_priv *p = STORE_PRIV(run);
+    const store_procdev *pd = &p->procdevs[idx];
+    const infer_key *q = key;
+    const store_device *dv = &run->devices[pd->device];
+    return pd->process != q->process && !p->gpus_apart[pd->process] &&
+           pd->ordinal == q->d->device_id && !dv->uuid && dv->name &&
+           strcmp(dv->name, q->d->name) == 0 && dv->global_memory == q->d->global_memory &&
+           same_host(run->processes[pd->process].host, run->processes[q->process].host);
+}
+
 /* The uuid-less device another process saw as the same GPU: same host, ordinal, name and
  * memory (a PyTorch trace per process, each naming "device 0, NVIDIA H200"); STORE_NONE when
- * none does or `d` has no name. Runs only when a process adds a device it has not seen, so a
- * scan of the (few) process-device pairs is enough. */
+ * none does or `d` has no name. */
 static store_idx infer_device(const store_run *run, store_idx process, const store_device_info *d)
 {
     const store_run_priv *p = STORE_PRIV(run);
     if (p->gpus_apart[process] || !d->name)
         return STORE_NONE;
-    const char *host = run->processes[process].host;
-    for (uint64_t i = 0; i < p->nprocdevs; i++) {
-        const store_procdev *pd = &p->procdevs[i];
-        const store_device *dv = &run->devices[pd->device];
-        if (pd->process != process && !p->gpus_apart[pd->process] && pd->ordinal == d->device_id &&
-            !dv->uuid && dv->name && strcmp(dv->name, d->name) == 0 &&
-            dv->global_memory == d->global_memory &&
-            same_host(run->processes[pd->process].host, host))
-            return pd->device;
-    }
-    return STORE_NONE;
+    infer_key q = {process, d};
+    uint32_t i = store_htab_get(&p->h_pd_host,
+                                pd_hash(STORE_NONE, d->device_id, run->processes[process].host, 2),
+                                infer_eq, run, &q);
+    return i == STORE_NONE ? STORE_NONE : p->procdevs[i].device;
 }
 
 /* Marks again which uuid-less devices two or more processes share (after a rollback dropped
@@ -306,10 +370,11 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
         h = store_hash_str(d->uuid);
         idx = store_htab_get(&p->h_devices, h, device_eq, run, d->uuid);
     } else { /* without a uuid, a device is the process's ordinal, or another's by inference */
-        for (uint64_t i = 0; i < p->nprocdevs && idx == STORE_NONE; i++)
-            if (p->procdevs[i].process == process && p->procdevs[i].ordinal == d->device_id &&
-                !run->devices[p->procdevs[i].device].uuid)
-                idx = p->procdevs[i].device;
+        pd_key k = {process, d->device_id, 0};
+        uint32_t i = store_htab_get(&p->h_pd_ordinal, pd_hash(process, d->device_id, NULL, 1),
+                                    pd_ordinal_eq, run, &k);
+        if (i != STORE_NONE)
+            idx = p->procdevs[i].device;
         if (idx == STORE_NONE && (idx = infer_device(run, process, d)) != STORE_NONE)
             run->devices[idx].inferred = 1;
     }
@@ -569,6 +634,11 @@ void store_run_rollback(store_run *run, const store_run_mark *m)
     rebuild(run, &p->h_contexts, run->ncontexts, 2);
     rebuild(run, &p->h_streams, run->nstreams, 3);
     rebuild(run, &p->h_launches, run->nlaunches, 4);
+    store_htab_free(&p->h_pd_device);
+    store_htab_free(&p->h_pd_ordinal);
+    store_htab_free(&p->h_pd_host);
+    for (uint64_t i = 0; i < p->nprocdevs; i++)
+        procdev_index(run, i);
     mark_inferred(run);
 }
 

@@ -162,6 +162,9 @@ typedef struct store_run_priv {
                             process's (gpu_separate, or process_meta gpu_identity=separate) */
     store_procdev *procdevs;
     uint64_t nprocdevs, cap_procdevs;
+    /* over procdevs: by (process, device); by (process, ordinal) of uuid-less devices; by
+     * (ordinal, host) of uuid-less devices, where GPU inference looks */
+    store_htab h_pd_device, h_pd_ordinal, h_pd_host;
     store_segs segs[4]; /* kernels, copies, apis, ranges */
 } store_run_priv;
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "store.h"
-#include "store_int.h" /* the time limit's knobs (store_read_base_s) */
+#include "store_int.h" /* the time limit's knobs (store_read_base_s), marks, device ordinals */
 #include "test_help.h"
 
 /* A path in the case's folder; the buffer is reused after 64 calls. */
@@ -1268,6 +1268,57 @@ int test_store_devices_without_uuid(void)
     TEST_ASSERT(u1 != a);
     TEST_EQ_INT(run->devices[u1].inferred, 0);
     TEST_EQ_INT(run->ndevices, 8);
+    store_run_free(run);
+    return 0;
+}
+
+/* Many uuid-less GPUs (a Chrome file may name thousands of device ids): every process on the host
+ * finds the GPU of each ordinal the first one added, each process keeps its own ordinals, and a
+ * rollback of the last process leaves the lookups right for the next. */
+int test_store_many_devices(void)
+{
+    enum { NDEV = 3000 };
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_process_info pi = {.pid = 1, .host = "node1"};
+    store_idx p[3];
+    static store_idx first[NDEV];
+    store_device_info d = {0, NULL, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    for (int i = 0; i < 3; i++) {
+        pi.pid = 1 + i;
+        p[i] = store_run_add_process(run, &pi, "x.json");
+        for (uint32_t o = 0; o < NDEV; o++) {
+            d.device_id = i == 1 ? NDEV - 1 - o : o; /* another order */
+            store_idx dev = store_run_add_device(run, p[i], &d);
+            TEST_ASSERT(dev != STORE_NONE);
+            if (i == 0)
+                first[o] = dev;
+            else
+                TEST_EQ_INT(dev, first[d.device_id]);
+        }
+    }
+    TEST_EQ_INT(run->ndevices, NDEV);
+    for (uint32_t o = 0; o < NDEV; o += 97) {
+        TEST_EQ_INT(store_run_device_ordinal(run, p[2], first[o]), o);
+        TEST_EQ_INT(run->devices[first[o]].inferred, 1);
+    }
+    store_run_mark m;
+    store_run_get_mark(run, &m);
+    pi.pid = 9;
+    store_idx q = store_run_add_process(run, &pi, "y.json");
+    d.device_id = 5;
+    TEST_EQ_INT(store_run_add_device(run, q, &d), first[5]);
+    d.device_id = NDEV + 1;
+    store_idx extra = store_run_add_device(run, q, &d);
+    TEST_EQ_INT(extra, NDEV);
+    store_run_rollback(run, &m);
+    TEST_EQ_INT(run->ndevices, NDEV);
+    TEST_EQ_INT(store_run_device_ordinal(run, p[1], first[7]), 7);
+    pi.pid = 10;
+    q = store_run_add_process(run, &pi, "z.json");
+    TEST_EQ_INT(store_run_add_device(run, q, &d), NDEV); /* a fresh device again */
+    d.device_id = 7;
+    TEST_EQ_INT(store_run_add_device(run, q, &d), first[7]);
     store_run_free(run);
     return 0;
 }
