@@ -251,12 +251,11 @@ static void device_max(analysis_device *ad, const sweepdev *d)
 static void context_step(sweep *sw, sweepdev *d, store_idx ctx, int delta)
 {
     analysis *a = sw->a;
-    uint32_t g = a->ctx_group[ctx];
-    int mps = analysis_ctx_kind(a, ctx) == 2;
     if (delta > 0 ? sw->ccount[ctx]++ != 0 : --sw->ccount[ctx] != 0)
         return; /* the context was and stays in flight */
+    uint32_t g = a->ctx_group[ctx];
     d->nctx += (uint32_t)delta;
-    d->nmps += (uint32_t)(mps ? delta : 0);
+    d->nmps += (uint32_t)(analysis_ctx_kind(a, ctx) == 2 ? delta : 0);
     if (delta > 0 ? sw->gcount[g]++ != 0 : --sw->gcount[g] != 0)
         return;
     d->ngrp += (uint32_t)delta;

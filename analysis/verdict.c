@@ -278,11 +278,10 @@ typedef struct sums {
  * overlapped time. A kernel at or under its reference is given one rate over its whole life. */
 static double overlap_rate(double d, double r, double o)
 {
-    double alone = d - o;
+    double alone = d - o; /* >= 0; at solo speed it did min(alone, r) of its work */
     if (d <= r)
         return r / d;
-    double ra = alone > 0 ? fmin(1, r / alone) : 1;
-    return fmax(0, r - alone * ra) / o;
+    return (r > alone ? r - alone : 0) / o;
 }
 
 /* The share of the device's SMs a kernel holds while it runs, on average (0..1]: its blocks over
@@ -435,7 +434,7 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double clip = (double)(t1 - t0);
         double o0 = k->start >= win->t0 ? q->ovl0 : (double)x->ovl0;
         double o1 = k->end <= win->t1 ? q->ovl1 : (double)x->ovl1;
-        double ovl = fmin(fmax(o1 - o0, 0), clip);
+        double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
         winsum *m = &ws[w];
         win->nkernels++;
         m->clip += clip;
@@ -661,11 +660,11 @@ int analysis_judge(analysis *a)
                  0,
                  0,
                  share[(size_t)k->launch * a->ndevs + s]};
-        o = fmin(o, q.dur);
+        o = o < q.dur ? o : q.dur;
         if (o > 0 && q.ref)
-            q.rO = overlap_rate(q.dur, r, o);
-        if (o > 0 && q.prov)
-            q.pO = overlap_rate(q.dur, r > 0 ? r : (double)sg->shortest_ns, o);
+            q.pO = q.rO = overlap_rate(q.dur, r, o);
+        else if (o > 0 && q.prov)
+            q.pO = overlap_rate(q.dur, (double)sg->shortest_ns, o);
         add_to_windows(a, s, &cur[s], ws, &q);
     }
     for (uint32_t p = 0; p < run->nprocesses; p++) {
