@@ -2,7 +2,7 @@
  * Unit cases build their inputs at test time (SQL text, generated JSON). Corpus cases import every
  * file of ${TLVIEW_SHARED_DIR}/corpus (real nvprof, Nsight Systems and PyTorch files written by
  * other people) and compare against a direct count of the source: SQL for the databases, jansson
- * for the JSON traces; they skip (77) when the corpus is absent. */
+ * for the JSON traces; they skip (77) when the corpus is absent, and fail then under CI=true. */
 #include <dirent.h>
 #include <errno.h>
 #include <sqlite3.h>
@@ -111,17 +111,32 @@ static long max_rss_kb(void)
     return ru.ru_maxrss;
 }
 
-/* The corpus folder, or NULL (message printed) when absent. */
+/* Under CI=true a test that cannot run fails instead of skipping. */
+static int ci(void)
+{
+    const char *v = getenv("CI");
+    return v && strcmp(v, "true") == 0;
+}
+
+/* The corpus folder, or NULL (message printed) when absent: the case then returns
+ * corpus_absent(). */
 static const char *corpus(const char *sub)
 {
     static char path[4096];
     snprintf(path, sizeof path, "%s/corpus/%s", TLVIEW_SHARED_DIR, sub);
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        fprintf(stderr, "skip: corpus folder %s not found (../shared absent)\n", path);
+        fprintf(stderr, "%s: corpus folder %s not found (../shared absent)%s\n",
+                ci() ? "FAILED" : "skip", path, ci() ? ", and CI=true" : "");
         return NULL;
     }
     return path;
+}
+
+/* What a corpus case returns without its corpus: skipped, or failed under CI=true. */
+static int corpus_absent(void)
+{
+    return ci() ? 1 : TEST_SKIP;
 }
 
 /* Regular files of a folder, sorted, into names[] (each malloc'd); returns the count. */
@@ -671,7 +686,7 @@ int test_importers_corpus_nvprof(void)
 {
     const char *dir = corpus("nvprof");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     static char files[64][512];
     int n = list_files(dir, files, 64);
     TEST_ASSERT(n >= 12);
@@ -736,7 +751,7 @@ int test_importers_corpus_other(void)
 {
     const char *dir = corpus("nvprof/other");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     char p[4200];
     imp_error err;
     store_run *run = store_run_new();
@@ -762,7 +777,7 @@ int test_importers_corpus_nvprof_pair(void)
 {
     const char *dir = corpus("nvprof");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     char a[4200], b[4200];
     snprintf(a, sizeof a, "%s/ZhangXin8069_qcu__test_log_x99-Yang_1234831.nvvp", dir);
     snprintf(b, sizeof b, "%s/ZhangXin8069_qcu__test_log_x99-Yang_1234832.nvvp", dir);
@@ -818,7 +833,7 @@ int test_importers_corpus_nsys(void)
 {
     const char *dir = corpus("nsys");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     static char files[64][512];
     int n = list_files(dir, files, 64);
     TEST_ASSERT(n >= 8);
@@ -946,12 +961,13 @@ static int cat_is(json_t *ev, const char *const *cats)
 int test_importers_corpus_chrome(void)
 {
 #ifndef TLVIEW_HAVE_JANSSON
-    fprintf(stderr, "skip: jansson not found (needed for the independent count)\n");
-    return TEST_SKIP;
+    fprintf(stderr, "%s: jansson not found (needed for the independent count)\n",
+            ci() ? "FAILED (CI=true)" : "skip");
+    return corpus_absent();
 #else
     const char *dir = corpus("chrome");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     static char files[64][512];
     int n = list_files(dir, files, 64);
     TEST_ASSERT(n >= 7);
@@ -1034,7 +1050,7 @@ int test_importers_corpus_chrome_ranks(void)
 {
     const char *dir = corpus("chrome");
     if (!dir)
-        return TEST_SKIP;
+        return corpus_absent();
     char a[4200], b[4200];
     snprintf(a, sizeof a, "%s/HTA__trace_filter_sampled_rank-0.json.gz", dir);
     snprintf(b, sizeof b, "%s/HTA__trace_filter_sampled_rank-1.json.gz", dir);
