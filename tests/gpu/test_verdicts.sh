@@ -26,11 +26,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$(bash "$here/verdicts.sh" --dry-run "$B" "$W/never") || fail "dry run exit $?"
 echo "$out" | head -n 40
 all="solo-spin solo-sat solo-uneven ctx-plain-2 ctx-plain-2-solo-first ctx-plain-4 \
-ctx-plain-4-solo-first ctx-green-2 ctx-green-2-solo-first ctx-green-primary offset-25-mps-off \
-offset-50-mps-off offset-75-mps-off uneven-mps-off streams-procs-mps-off solo-torch torch-mps-off \
+ctx-plain-4-solo-first ctx-green-2 ctx-green-2-solo-first ctx-green-primary ctx-plain-3 \
+ctx-green-3 green-proc-mps-off offset-25-mps-off offset-50-mps-off offset-75-mps-off uneven-mps-off streams-procs-mps-off solo-torch torch-mps-off \
 solo-kineto kineto-mps-off solo-torch-heavy torch-heavy-mps-off solo-kineto-heavy \
 kineto-heavy-mps-off solo-sat50 mps-pct50 mps-sat-2 offset-25-mps-on offset-50-mps-on \
-offset-75-mps-on uneven-mps-on torch-mps-on kineto-mps-on torch-heavy-mps-on kineto-heavy-mps-on "
+offset-75-mps-on uneven-mps-on streams-procs-mps-on torch-mps-on kineto-mps-on torch-heavy-mps-on kineto-heavy-mps-on "
 got=$(echo "$out" | sed -n 's/^== //p' | tr '\n' ' ')
 [ "$got" = "$all" ] || fail "scenarios: got '$got', wanted '$all'"
 [ "$(echo "$out" | grep -c '^+ nvidia-cuda-mps-control -d$')" = 1 ] || fail "MPS not started once"
@@ -86,7 +86,7 @@ for n in $all; do
     grep -q "^$n | .* | OK\$" "$F/run/summary.txt" || fail "$n: no OK line in summary.txt"
     grep -q "^| $n | " "$F/run/judge.txt" || fail "$n: no row in the judge's table"
 done
-[ "$(grep -c '^| ' "$F/run/judge.txt")" = 35 ] || fail "judge.txt: not a head and 34 rows"
+[ "$(grep -c '^| ' "$F/run/judge.txt")" = 39 ] || fail "judge.txt: not a head and 38 rows"
 [ "$(tr '\n' ' ' <"$F/mps-calls")" = "-d quit " ] || fail "MPS calls: $(cat "$F/mps-calls")"
 grep -q 'nvidia-cuda-mps processes left at the end: 0' "$F/out.txt" || fail "no final MPS check"
 # the clients of the daemon are the MPS scenarios' (compute API kind 2), the others not

@@ -9,9 +9,11 @@
 #   ctx-plain-{2,4}[-solo-first]     one process, N cuCtxCreate contexts (tests/gpu/contexts)
 #   ctx-green-2[-solo-first]         one process, 2 green contexts on 2 x half the SMs
 #   ctx-green-primary                the primary context and a green one: side by side (measured)
+#   ctx-plain-3, ctx-green-3         3 contexts of one process (patterns no rule was written from)
+#   green-proc-mps-off               2 green contexts of one process beside a spin process
 #   offset-{25,50,75}-mps-{off,on}   2 spin processes, the second p% of a kernel after the first
 #   uneven-mps-{off,on}              spin --iters 2e8 beside burst (4000 kernels of 2e4 steps)
-#   streams-procs-mps-off            spin --streams 4 (4 kernels side by side) + 2 spin processes
+#   streams-procs-mps-{off,on}       spin --streams 4 (4 kernels side by side) + 2 spin processes
 #   mps-pct50, mps-sat-2             2 saturating MPS clients at 50% of the SMs each / unlimited
 #   torch-mps-{off,on}               tests/gpu/torch_workers.py, 4 workers, under the collector
 #   kineto-mps-{off,on}              the same with --profile (torch.profiler traces; no collector)
@@ -235,13 +237,27 @@ uneven() { # MPS
     launch "$SPIN" --iters 2e8 --start-at "$AT"
     launch "$BURST" --iters 2e4 --launches 4000 --start-at "$AT"
 }
-streams_procs() {
-    expect verdict time-sliced
-    expect stretch 2.5 3.5 # 3 contexts; the 4 streams of one run side by side in its slices
+streams_procs() { # MPS
+    if [ "$1" = off ]; then
+        expect verdict time-sliced
+        expect stretch 2.5 3.5 # 3 contexts; the 4 streams of one run side by side in its slices
+    else # 6 one-thread kernels of 3 MPS clients fit the GPU together
+        expect verdict concurrent
+        expect stretch 0.9 1.15
+    fi
     expect baseline solo-spin
     start_at
     launch "$SPIN" --iters "$SPIN_ITERS" --streams 4 --launches 4 --start-at "$AT"
     launch "$SPIN" --iters "$SPIN_ITERS" --start-at "$AT"
+    launch "$SPIN" --iters "$SPIN_ITERS" --start-at "$AT"
+}
+green_proc() { # 2 green contexts of one process (side by side) and a plain process: no MPS, so
+    # the two processes take turns: each kernel ~2x, as for 2 plain contexts
+    expect verdict time-sliced
+    expect stretch 1.7 2.5
+    expect baseline solo-spin
+    start_at
+    launch "$CTX" green 2 --iters "$SPIN_ITERS" --start-at "$AT"
     launch "$SPIN" --iters "$SPIN_ITERS" --start-at "$AT"
 }
 sat_pair() { # PERCENT_OR_EMPTY VERDICT [LO HI]: 2 saturating MPS clients behind their barrier
@@ -294,9 +310,14 @@ scenario ctx-green-2 1 1 ctx green 2 concurrent 0.9 1.15
 scenario ctx-green-2-solo-first 1 1 ctx green 2 concurrent 0.9 1.15 --solo-first
 # measured 2026-12-01: a green context's kernel and its parent's ran side by side, unstretched
 scenario ctx-green-primary 1 1 ctx green-primary "" concurrent 0.9 1.15
+# written 2026-12-01 14:10, before they ran: 3 plain contexts take turns (2 gave 2.15x, 4 gave
+# 4.28x: ~7% beyond the count); 3 green ones on a third of the SMs each run side by side
+scenario ctx-plain-3 1 1 ctx plain 3 time-sliced 2.8 3.5
+scenario ctx-green-3 1 1 ctx green 3 concurrent 0.9 1.15
+scenario green-proc-mps-off 2 1 green_proc
 for p in 25 50 75; do scenario "offset-$p-mps-off" 2 1 offset "$p" off; done
 scenario uneven-mps-off 2 1 uneven off
-scenario streams-procs-mps-off 3 1 streams_procs
+scenario streams-procs-mps-off 3 1 streams_procs off
 # light work: the GPU mostly idle, so the contexts may take turns without ever overlapping
 scenario solo-torch 1 1 torch_run torch solo 1 - -
 scenario torch-mps-off 4 1 torch_run torch "time-sliced|solo" 4 solo-torch -
@@ -309,7 +330,7 @@ scenario solo-kineto-heavy 1 - torch_run kineto solo 1 - - "${HEAVY[@]}"
 scenario kineto-heavy-mps-off 4 - torch_run kineto time-sliced 4 solo-kineto-heavy - "${HEAVY[@]}"
 
 MPS_SCENARIOS=(solo-sat50 mps-pct50 mps-sat-2 offset-25-mps-on offset-50-mps-on offset-75-mps-on
-    uneven-mps-on torch-mps-on kineto-mps-on torch-heavy-mps-on kineto-heavy-mps-on)
+    uneven-mps-on streams-procs-mps-on torch-mps-on kineto-mps-on torch-heavy-mps-on kineto-heavy-mps-on)
 if ! wanted "${MPS_SCENARIOS[@]}"; then
     : # --only names none of them: no daemon
 elif mps_start; then
@@ -318,6 +339,7 @@ elif mps_start; then
     scenario mps-sat-2 2 2 sat_pair "" "queued|contended"
     for p in 25 50 75; do scenario "offset-$p-mps-on" 2 2 offset "$p" on; done
     scenario uneven-mps-on 2 2 uneven on
+    scenario streams-procs-mps-on 3 2 streams_procs on
     scenario torch-mps-on 4 2 torch_run torch "concurrent|contended|queued" 4 solo-torch -
     scenario kineto-mps-on 4 - torch_run kineto "concurrent|contended|queued" 4 solo-kineto on
     scenario torch-heavy-mps-on 4 2 torch_run torch "contended|queued" 4 solo-torch-heavy - \
