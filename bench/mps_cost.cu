@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "tlsample.h"
+#include "tlspin.cuh"
 
 #define WAIT_S 120      /* longest wait for the start file */
 #define SAT_THREADS 256 /* saturating's block */
@@ -76,39 +77,8 @@ static __device__ inline void span_end(u64 *span)
 __global__ void testMaxFlopsKernel(float *pData, int nRepeats, float v1, float v2, u64 *span)
 {
     span_begin(span);
-    int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float s = pData[tid], s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
-    for (int i = 0; i < nRepeats; i++) {
-        s = v1 - s * v2;
-        s2 = v1 - s * v2;
-        s3 = v1 - s2 * v2;
-        s4 = v1 - s3 * v2;
-    }
-    pData[tid] = ((s + s2) + (s3 + s4));
+    tls_spin_chain(pData, nRepeats, v1, v2);
     span_end(span);
-}
-
-/* samples/spin's CPU replay of that kernel (see there why it may stop early). */
-static float spin_replay(float init, long long n, float v1, float v2)
-{
-    float s = init, s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
-    float back2 = NAN, back1 = NAN;
-    for (long long i = 0; i < n; i++) {
-        s = fmaf(-s, v2, v1);
-        if (i >= 2 && memcmp(&s, &back2, sizeof s) == 0) {
-            if ((n - 1 - i) % 2 == 1)
-                s = back1;
-            break;
-        }
-        back2 = back1;
-        back1 = s;
-    }
-    if (n > 0) {
-        s2 = fmaf(-s, v2, v1);
-        s3 = fmaf(-s2, v2, v1);
-        s4 = fmaf(-s3, v2, v1);
-    }
-    return (s + s2) + (s3 + s4);
 }
 
 /* samples/saturating's per-thread work (four independent FMA chains). */
@@ -375,7 +345,7 @@ static int check_kind(enum kind k, long long param, int slot)
         static long long memo_n = -1;
         static float memo;
         if (memo_n != param) {
-            memo = spin_replay(INIT, param, V1, V2);
+            memo = tls_spin_replay(INIT, param, V1, V2);
             memo_n = param;
         }
         float got;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "tlsample.h"
+#include "tlspin.cuh" /* spin's kernel: spin's solo recording is this program's reference */
 
 #define MAX_CTX 16
 
@@ -40,45 +41,6 @@
             exit(EXIT_FAILURE);                                                                    \
         }                                                                                          \
     } while (0)
-
-/* samples/spin's testMaxFlopsKernel, unchanged: the same signature makes spin's solo recording
- * this program's reference. */
-__global__ void testMaxFlopsKernel(float *pData, int nRepeats, float v1, float v2)
-{
-    int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float s = pData[tid], s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
-    for (int i = 0; i < nRepeats; i++) {
-        s = v1 - s * v2;
-        s2 = v1 - s * v2;
-        s3 = v1 - s2 * v2;
-        s4 = v1 - s3 * v2;
-    }
-    pData[tid] = ((s + s2) + (s3 + s4));
-}
-
-/* The kernel's arithmetic on the CPU (samples/spin/spin.cu's replay): once s repeats the value of
- * two iterations before, the rest of the loop is known and skipped. */
-static float replay(float init, long long n, float v1, float v2)
-{
-    float s = init, s2 = 10.0f - s, s3 = 9.0f - s, s4 = 9.0f - s2;
-    float back2 = NAN, back1 = NAN;
-    for (long long i = 0; i < n; i++) {
-        s = fmaf(-s, v2, v1);
-        if (i >= 2 && memcmp(&s, &back2, sizeof s) == 0) {
-            if ((n - 1 - i) % 2 == 1)
-                s = back1;
-            break;
-        }
-        back2 = back1;
-        back1 = s;
-    }
-    if (n > 0) {
-        s2 = fmaf(-s, v2, v1);
-        s3 = fmaf(-s2, v2, v1);
-        s4 = fmaf(-s3, v2, v1);
-    }
-    return (s + s2) + (s3 + s4);
-}
 
 static const float V1 = 10.0f, V2 = 9.9899f, INIT = 1.0f; /* as in samples/spin */
 
@@ -300,7 +262,7 @@ int main(int argc, char **argv)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&g.barrier);
 
-    float want = replay(INIT, g.iters, V1, V2);
+    float want = tls_spin_replay(INIT, g.iters, V1, V2);
     int bad = 0, launched = 0;
     int64_t first = slots[0].launch_wall;
     for (int i = 1; i < n; i++)
