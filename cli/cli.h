@@ -80,10 +80,6 @@ const char *cli_color_reset(int color);
 /* Formats a duration in ns as "12.3 ms" style text into buf (size n); returns buf. */
 const char *cli_fmt_ns(double ns, char *buf, size_t n);
 
-/* The name of device slot `d` of run `run` (static or owned by the run), or `unknown` when the
- * device or its name is not known. */
-const char *cli_device_name(const store_run *run, const analysis_device *d, const char *unknown);
-
 /* ---- output files that no failure can lose (cli/output.c) ---- */
 
 /* An output file being written (merge, import, export): the content goes to a file in a private

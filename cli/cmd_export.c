@@ -534,12 +534,11 @@ static void write_tracks(exporter *x)
 /* A process per GPU: its windows (tid 1) and the concurrency counter; Chrome pids from `pid`. */
 static int write_devices(exporter *x, int64_t pid)
 {
-    const store_run *run = x->run;
     const analysis_window *w = analysis_windows(x->a);
     char name[256];
     for (uint32_t i = 0; i < analysis_ndevices(x->a); i++, pid++) {
         const analysis_device *d = analysis_get_device(x->a, i);
-        snprintf(name, sizeof name, "GPU %u (%s)", i, cli_device_name(run, d, "unknown device"));
+        snprintf(name, sizeof name, "GPU %u (%s)", i, view_device_name(x->a, i));
         meta(x, "process_name", pid, 0, "name", name);
         meta(x, "process_labels", pid, 0, "labels", "tlview verdicts");
         meta(x, "thread_name", pid, 1, "name", "overlap verdicts");

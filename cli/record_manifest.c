@@ -12,20 +12,6 @@
 #include "record.h"
 #include "view.h"
 
-/* Sets key in o to v (consumed); a NULL v (out of memory) or a failed set marks *bad. */
-static void put(json_t *o, const char *key, json_t *v, int *bad)
-{
-    if (!o || !v || json_object_set_new(o, key, v))
-        *bad = 1;
-}
-
-/* Appends v (consumed) to arr; a NULL v or a failed append marks *bad. */
-static void add(json_t *arr, json_t *v, int *bad)
-{
-    if (!arr || !v || json_array_append_new(arr, v))
-        *bad = 1;
-}
-
 /* "2026-11-29T10:31:05.123Z" for CLOCK_REALTIME ns. */
 static json_t *iso_time(int64_t ns)
 {
@@ -43,24 +29,24 @@ static json_t *iso_time(int64_t ns)
 static json_t *child_json(const rec_child *k, const char *dir, const char *label, int *bad)
 {
     json_t *o = json_object();
-    put(o, "rank", json_integer(k->rank), bad);
-    put(o, "pid", json_integer(k->pid), bad);
+    view_put(o, "rank", json_integer(k->rank), bad);
+    view_put(o, "pid", json_integer(k->pid), bad);
     if (!k->done) {
-        put(o, "exit_code", json_null(), bad);
-        put(o, "signal", json_null(), bad);
+        view_put(o, "exit_code", json_null(), bad);
+        view_put(o, "signal", json_null(), bad);
     } else if (WIFEXITED(k->status)) {
-        put(o, "exit_code", json_integer(WEXITSTATUS(k->status)), bad);
-        put(o, "signal", json_null(), bad);
+        view_put(o, "exit_code", json_integer(WEXITSTATUS(k->status)), bad);
+        view_put(o, "signal", json_null(), bad);
     } else {
-        put(o, "exit_code", json_null(), bad);
-        put(o, "signal", json_string(rec_signame(WTERMSIG(k->status))), bad);
+        view_put(o, "exit_code", json_null(), bad);
+        view_put(o, "signal", json_string(rec_signame(WTERMSIG(k->status))), bad);
     }
     /* The collector names the file after the pid; it picks another name only if that one exists,
      * which cannot happen in a folder whose trace files are all new (see cmd_record.c). */
     char file[4400];
     snprintf(file, sizeof file, "%s/%s.%d.db", dir, label, (int)k->pid);
     FILE *f = fopen(file, "r");
-    put(o, "file", f ? view_string(file) : json_null(), bad);
+    view_put(o, "file", f ? view_string(file) : json_null(), bad);
     if (f)
         fclose(f);
     return o;
@@ -73,46 +59,46 @@ int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
     json_t *root = json_object();
     json_t *cmd = json_array();
     for (char *const *a = m->argv; *a; a++)
-        add(cmd, view_string(*a), &bad);
-    put(root, "tool", json_string("tlview record"), &bad);
-    put(root, "run_id", view_string(m->run_id), &bad);
-    put(root, "label", view_string(m->label), &bad);
-    put(root, "command", cmd, &bad);
-    put(root, "procs", json_integer(m->nprocs), &bad);
-    put(root, "dir", view_string(m->dir), &bad);
-    put(root, "collector", view_string(m->collector), &bad);
-    put(root, "output_pattern", view_string(m->output_pattern), &bad);
+        view_append(cmd, view_string(*a), &bad);
+    view_put(root, "tool", json_string("tlview record"), &bad);
+    view_put(root, "run_id", view_string(m->run_id), &bad);
+    view_put(root, "label", view_string(m->label), &bad);
+    view_put(root, "command", cmd, &bad);
+    view_put(root, "procs", json_integer(m->nprocs), &bad);
+    view_put(root, "dir", view_string(m->dir), &bad);
+    view_put(root, "collector", view_string(m->collector), &bad);
+    view_put(root, "output_pattern", view_string(m->output_pattern), &bad);
 
     json_t *mps = json_object();
-    put(mps, "enabled", json_boolean(m->mps != NULL), &bad);
+    view_put(mps, "enabled", json_boolean(m->mps != NULL), &bad);
     if (m->mps) {
-        put(mps, "reused", json_boolean(m->mps->reused), &bad);
-        put(mps, "started", json_boolean(m->mps->started), &bad);
-        put(mps, "stopped", json_boolean(m->mps->stopped), &bad);
-        put(mps, "control", view_string(m->mps->control), &bad);
-        put(mps, "pipe_dir", view_string(m->mps->pipe_dir), &bad);
-        put(mps, "log_dir", view_string(m->mps->log_dir), &bad);
+        view_put(mps, "reused", json_boolean(m->mps->reused), &bad);
+        view_put(mps, "started", json_boolean(m->mps->started), &bad);
+        view_put(mps, "stopped", json_boolean(m->mps->stopped), &bad);
+        view_put(mps, "control", view_string(m->mps->control), &bad);
+        view_put(mps, "pipe_dir", view_string(m->mps->pipe_dir), &bad);
+        view_put(mps, "log_dir", view_string(m->mps->log_dir), &bad);
     }
-    put(root, "mps", mps, &bad);
+    view_put(root, "mps", mps, &bad);
 
-    put(root, "start_time", iso_time(m->start_ns), &bad);
-    put(root, "end_time", iso_time(m->end_ns), &bad);
-    put(root, "start_ns", json_integer(m->start_ns), &bad);
-    put(root, "barrier_release_ns", json_integer(m->release_ns), &bad);
-    put(root, "end_ns", json_integer(m->end_ns), &bad);
-    put(root, "interrupted_by", m->signal ? json_string(rec_signame(m->signal)) : json_null(),
-        &bad);
-    put(root, "error", m->error ? view_string(m->error) : json_null(), &bad);
+    view_put(root, "start_time", iso_time(m->start_ns), &bad);
+    view_put(root, "end_time", iso_time(m->end_ns), &bad);
+    view_put(root, "start_ns", json_integer(m->start_ns), &bad);
+    view_put(root, "barrier_release_ns", json_integer(m->release_ns), &bad);
+    view_put(root, "end_ns", json_integer(m->end_ns), &bad);
+    view_put(root, "interrupted_by", m->signal ? json_string(rec_signame(m->signal)) : json_null(),
+             &bad);
+    view_put(root, "error", m->error ? view_string(m->error) : json_null(), &bad);
 
     json_t *kids = json_array();
     for (int i = 0; i < m->nprocs; i++)
         if (m->kids[i].pid > 0)
-            add(kids, child_json(&m->kids[i], m->dir, m->label, &bad), &bad);
-    put(root, "children", kids, &bad);
+            view_append(kids, child_json(&m->kids[i], m->dir, m->label, &bad), &bad);
+    view_put(root, "children", kids, &bad);
     json_t *files = json_array();
     for (int i = 0; i < m->nfiles; i++)
-        add(files, view_string(m->files[i]), &bad);
-    put(root, "files", files, &bad);
+        view_append(files, view_string(m->files[i]), &bad);
+    view_put(root, "files", files, &bad);
     if (bad) {
         json_decref(root);
         snprintf(err, REC_ERR_MAX, "%s: out of memory building the manifest", path);

@@ -71,12 +71,6 @@ void cli_headline(FILE *out, const analysis *a, int color)
     }
 }
 
-const char *cli_device_name(const store_run *run, const analysis_device *d, const char *unknown)
-{
-    return d->device != STORE_NONE && run->devices[d->device].name ? run->devices[d->device].name
-                                                                   : unknown;
-}
-
 int cli_parse_long(const char *text, long lo, long hi, long *pV)
 {
     char *end;

@@ -76,15 +76,20 @@ json_t *view_number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* Sets key to value in o, consuming value; a NULL value (out of memory) marks the object bad. */
-static void put(json_t *o, const char *key, json_t *value, int *bad)
+void view_put(json_t *o, const char *key, json_t *value, int *bad)
 {
+    /* jansson consumes value on every path, also when o is not an object */
     if (!value || json_object_set_new(o, key, value))
         *bad = 1;
 }
 
-/* Returns o, or NULL (freeing o) when a put() failed. */
-static json_t *done(json_t *o, int bad)
+void view_append(json_t *arr, json_t *value, int *bad)
+{
+    if (!value || json_array_append_new(arr, value))
+        *bad = 1;
+}
+
+json_t *view_done(json_t *o, int bad)
 {
     if (bad || !o) {
         json_decref(o);
@@ -267,24 +272,25 @@ json_t *view_summary_json(const analysis *a)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "processes", json_integer(run->nprocesses), &bad);
-    put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
-    put(o, "zero_length", json_integer((json_int_t)s->nzero), &bad);
-    put(o, "referenced", json_integer((json_int_t)s->nreferenced), &bad);
-    put(o, "t_begin", json_integer(s->t_begin), &bad);
-    put(o, "t_end", json_integer(s->t_end), &bad);
-    put(o, "span_ns", json_integer(s->nkernels ? s->t_end - s->t_begin : 0), &bad);
-    put(o, "busy_ns", json_integer(s->busy_ns), &bad);
-    put(o, "overlap_ns", json_integer(s->overlap_ns), &bad);
-    put(o, "stretch", view_number(s->stretch), &bad);
-    put(o, "predicted_gain", view_number(s->predicted_gain), &bad);
-    put(o, "predicted_gain_low", view_number(s->predicted_gain_low), &bad);
-    put(o, "gain_basis", json_string(analysis_basis_name(s->gain_basis)), &bad);
-    put(o, "measure", json_string(analysis_measure_name(s->measure)), &bad);
-    put(o, "measure_t0", json_integer(s->measure_t0), &bad);
-    put(o, "measure_t1", json_integer(s->measure_t1), &bad);
-    put(o, "measured_span_ns", json_integer(s->nkernels ? s->measure_t1 - s->measure_t0 : 0), &bad);
-    return done(o, bad);
+    view_put(o, "processes", json_integer(run->nprocesses), &bad);
+    view_put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
+    view_put(o, "zero_length", json_integer((json_int_t)s->nzero), &bad);
+    view_put(o, "referenced", json_integer((json_int_t)s->nreferenced), &bad);
+    view_put(o, "t_begin", json_integer(s->t_begin), &bad);
+    view_put(o, "t_end", json_integer(s->t_end), &bad);
+    view_put(o, "span_ns", json_integer(s->nkernels ? s->t_end - s->t_begin : 0), &bad);
+    view_put(o, "busy_ns", json_integer(s->busy_ns), &bad);
+    view_put(o, "overlap_ns", json_integer(s->overlap_ns), &bad);
+    view_put(o, "stretch", view_number(s->stretch), &bad);
+    view_put(o, "predicted_gain", view_number(s->predicted_gain), &bad);
+    view_put(o, "predicted_gain_low", view_number(s->predicted_gain_low), &bad);
+    view_put(o, "gain_basis", json_string(analysis_basis_name(s->gain_basis)), &bad);
+    view_put(o, "measure", json_string(analysis_measure_name(s->measure)), &bad);
+    view_put(o, "measure_t0", json_integer(s->measure_t0), &bad);
+    view_put(o, "measure_t1", json_integer(s->measure_t1), &bad);
+    view_put(o, "measured_span_ns", json_integer(s->nkernels ? s->measure_t1 - s->measure_t0 : 0),
+             &bad);
+    return view_done(o, bad);
 }
 
 /* The summed windows of one verdict on a device. */
@@ -294,16 +300,16 @@ static json_t *verdict_time_json(const analysis_verdict_time *bv)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "windows", json_integer((json_int_t)bv->nwindows), &bad);
-    put(o, "ns", json_real(bv->ns), &bad);
-    put(o, "share", view_number(bv->share), &bad);
-    put(o, "stretch", view_number(bv->stretch), &bad);
-    put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
-    put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
-    put(o, "parallelism", view_number(bv->parallelism), &bad);
-    put(o, "mps", json_boolean(bv->mps), &bad);
-    put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
-    return done(o, bad);
+    view_put(o, "windows", json_integer((json_int_t)bv->nwindows), &bad);
+    view_put(o, "ns", json_real(bv->ns), &bad);
+    view_put(o, "share", view_number(bv->share), &bad);
+    view_put(o, "stretch", view_number(bv->stretch), &bad);
+    view_put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
+    view_put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
+    view_put(o, "parallelism", view_number(bv->parallelism), &bad);
+    view_put(o, "mps", json_boolean(bv->mps), &bad);
+    view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
+    return view_done(o, bad);
 }
 
 json_t *view_device_json(const analysis *a, uint32_t slot)
@@ -324,42 +330,42 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     }
     for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
         if (d->by_verdict[v].nwindows)
-            put(byv, analysis_verdict_name(v), verdict_time_json(&d->by_verdict[v]), &bad);
-    put(o, "gpu", json_integer(slot), &bad);
-    put(o, "uuid", view_string(sd ? sd->uuid : NULL), &bad);
-    put(o, "name", view_string(sd ? sd->name : NULL), &bad);
-    put(o, "sm_count", json_integer(sd ? sd->sm_count : 0), &bad);
-    put(o, "kernels", json_integer((json_int_t)d->nkernels), &bad);
-    put(o, "processes", json_integer(d->nprocesses), &bad);
-    put(o, "contexts", json_integer(d->ncontexts), &bad);
-    put(o, "green_contexts", json_integer(d->ngreen), &bad);
-    put(o, "share_groups", json_integer(d->ngroups), &bad);
-    put(o, "mps", json_string(analysis_mps_name(d->mps)), &bad);
-    put(o, "t_begin", json_integer(d->t_begin), &bad);
-    put(o, "t_end", json_integer(d->t_end), &bad);
-    put(o, "span_ns", json_integer(d->t_end - d->t_begin), &bad);
-    put(o, "busy_ns", json_integer(d->busy_ns), &bad);
-    put(o, "overlap_ns", json_integer(d->overlap_ns), &bad);
-    put(o, "idle_ns", json_integer(d->idle_ns), &bad);
-    put(o, "overlap_share",
-        view_number(d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN), &bad);
-    put(o, "max_processes", json_integer(d->max_processes), &bad);
-    put(o, "max_contexts", json_integer(d->max_contexts), &bad);
-    put(o, "max_kernels", json_integer(d->max_kernels), &bad);
-    put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
-    put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
-    put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);
-    put(o, "stretch", view_number(bv->stretch), &bad);
-    put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
-    put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
-    put(o, "parallelism", view_number(bv->parallelism), &bad);
-    put(o, "predicted_gain", view_number(d->predicted_gain), &bad);
-    put(o, "predicted_gain_low", view_number(d->predicted_gain_low), &bad);
-    put(o, "gain_basis", json_string(analysis_basis_name(d->gain_basis)), &bad);
-    put(o, "by_verdict", byv, &bad);
-    put(o, "first_window", json_integer((json_int_t)d->first_window), &bad);
-    put(o, "windows", json_integer((json_int_t)d->nwindows), &bad);
-    return done(o, bad);
+            view_put(byv, analysis_verdict_name(v), verdict_time_json(&d->by_verdict[v]), &bad);
+    view_put(o, "gpu", json_integer(slot), &bad);
+    view_put(o, "uuid", view_string(sd ? sd->uuid : NULL), &bad);
+    view_put(o, "name", view_string(sd ? sd->name : NULL), &bad);
+    view_put(o, "sm_count", json_integer(sd ? sd->sm_count : 0), &bad);
+    view_put(o, "kernels", json_integer((json_int_t)d->nkernels), &bad);
+    view_put(o, "processes", json_integer(d->nprocesses), &bad);
+    view_put(o, "contexts", json_integer(d->ncontexts), &bad);
+    view_put(o, "green_contexts", json_integer(d->ngreen), &bad);
+    view_put(o, "share_groups", json_integer(d->ngroups), &bad);
+    view_put(o, "mps", json_string(analysis_mps_name(d->mps)), &bad);
+    view_put(o, "t_begin", json_integer(d->t_begin), &bad);
+    view_put(o, "t_end", json_integer(d->t_end), &bad);
+    view_put(o, "span_ns", json_integer(d->t_end - d->t_begin), &bad);
+    view_put(o, "busy_ns", json_integer(d->busy_ns), &bad);
+    view_put(o, "overlap_ns", json_integer(d->overlap_ns), &bad);
+    view_put(o, "idle_ns", json_integer(d->idle_ns), &bad);
+    view_put(o, "overlap_share",
+             view_number(d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN), &bad);
+    view_put(o, "max_processes", json_integer(d->max_processes), &bad);
+    view_put(o, "max_contexts", json_integer(d->max_contexts), &bad);
+    view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
+    view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
+    view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
+    view_put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);
+    view_put(o, "stretch", view_number(bv->stretch), &bad);
+    view_put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
+    view_put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
+    view_put(o, "parallelism", view_number(bv->parallelism), &bad);
+    view_put(o, "predicted_gain", view_number(d->predicted_gain), &bad);
+    view_put(o, "predicted_gain_low", view_number(d->predicted_gain_low), &bad);
+    view_put(o, "gain_basis", json_string(analysis_basis_name(d->gain_basis)), &bad);
+    view_put(o, "by_verdict", byv, &bad);
+    view_put(o, "first_window", json_integer((json_int_t)d->first_window), &bad);
+    view_put(o, "windows", json_integer((json_int_t)d->nwindows), &bad);
+    return view_done(o, bad);
 }
 
 /* The device slot of window w (windows are grouped by slot). */
@@ -383,29 +389,29 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "id", json_integer((json_int_t)w), &bad);
-    put(o, "gpu", json_integer(window_slot(a, w)), &bad);
-    put(o, "t0", json_integer(x->t0), &bad);
-    put(o, "t1", json_integer(x->t1), &bad);
-    put(o, "busy_ns", json_integer(x->busy_ns), &bad);
-    put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
-    put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
-    put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
-    put(o, "rule", json_string(analysis_rule_name(x->rule)), &bad);
-    put(o, "kernels", json_integer(x->nkernels), &bad);
-    put(o, "max_processes", json_integer(x->max_processes), &bad);
-    put(o, "max_contexts", json_integer(x->max_contexts), &bad);
-    put(o, "contexts_in_flight", over ? view_number(x->contexts) : json_null(), &bad);
-    put(o, "groups_in_flight", over ? view_number(x->groups) : json_null(), &bad);
-    put(o, "stretch", view_number(x->stretch), &bad);
-    put(o, "basis", json_string(analysis_basis_name(x->basis)), &bad);
-    put(o, "parallelism", view_number(x->parallelism), &bad);
-    put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
-    put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
-    put(o, "mps", json_boolean(x->mps), &bad);
-    put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
-    put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);
-    return done(o, bad);
+    view_put(o, "id", json_integer((json_int_t)w), &bad);
+    view_put(o, "gpu", json_integer(window_slot(a, w)), &bad);
+    view_put(o, "t0", json_integer(x->t0), &bad);
+    view_put(o, "t1", json_integer(x->t1), &bad);
+    view_put(o, "busy_ns", json_integer(x->busy_ns), &bad);
+    view_put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
+    view_put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
+    view_put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
+    view_put(o, "rule", json_string(analysis_rule_name(x->rule)), &bad);
+    view_put(o, "kernels", json_integer(x->nkernels), &bad);
+    view_put(o, "max_processes", json_integer(x->max_processes), &bad);
+    view_put(o, "max_contexts", json_integer(x->max_contexts), &bad);
+    view_put(o, "contexts_in_flight", over ? view_number(x->contexts) : json_null(), &bad);
+    view_put(o, "groups_in_flight", over ? view_number(x->groups) : json_null(), &bad);
+    view_put(o, "stretch", view_number(x->stretch), &bad);
+    view_put(o, "basis", json_string(analysis_basis_name(x->basis)), &bad);
+    view_put(o, "parallelism", view_number(x->parallelism), &bad);
+    view_put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
+    view_put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
+    view_put(o, "mps", json_boolean(x->mps), &bad);
+    view_put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
+    view_put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);
+    return view_done(o, bad);
 }
 
 json_t *view_process_json(const analysis *a, uint32_t p)
@@ -419,22 +425,22 @@ json_t *view_process_json(const analysis *a, uint32_t p)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "pid", json_integer(sp->pid), &bad);
-    put(o, "host", view_string(sp->host), &bad);
-    put(o, "file", view_string(sp->file), &bad);
-    put(o, "source", view_string(sp->source), &bad);
-    put(o, "run_id", view_string(sp->run_id), &bad);
-    put(o, "complete", json_boolean(sp->complete), &bad);
-    put(o, "error", view_string(sp->error), &bad);
-    put(o, "kernels", json_integer((json_int_t)ap->nkernels), &bad);
-    put(o, "referenced", json_integer((json_int_t)ap->nreferenced), &bad);
-    put(o, "contexts", json_integer(ap->ncontexts), &bad);
-    put(o, "kernel_ns", json_integer(ap->kernel_ns), &bad);
-    put(o, "busy_ns", json_integer(ap->busy_ns), &bad);
-    put(o, "overlap_ns", json_integer(ap->overlap_ns), &bad);
-    put(o, "stretch", view_number(ap->stretch), &bad);
-    put(o, "mps", json_string(analysis_mps_name(ap->mps)), &bad);
-    return done(o, bad);
+    view_put(o, "pid", json_integer(sp->pid), &bad);
+    view_put(o, "host", view_string(sp->host), &bad);
+    view_put(o, "file", view_string(sp->file), &bad);
+    view_put(o, "source", view_string(sp->source), &bad);
+    view_put(o, "run_id", view_string(sp->run_id), &bad);
+    view_put(o, "complete", json_boolean(sp->complete), &bad);
+    view_put(o, "error", view_string(sp->error), &bad);
+    view_put(o, "kernels", json_integer((json_int_t)ap->nkernels), &bad);
+    view_put(o, "referenced", json_integer((json_int_t)ap->nreferenced), &bad);
+    view_put(o, "contexts", json_integer(ap->ncontexts), &bad);
+    view_put(o, "kernel_ns", json_integer(ap->kernel_ns), &bad);
+    view_put(o, "busy_ns", json_integer(ap->busy_ns), &bad);
+    view_put(o, "overlap_ns", json_integer(ap->overlap_ns), &bad);
+    view_put(o, "stretch", view_number(ap->stretch), &bad);
+    view_put(o, "mps", json_string(analysis_mps_name(ap->mps)), &bad);
+    return view_done(o, bad);
 }
 
 json_t *view_signature_json(const analysis *a, uint32_t i)
@@ -449,26 +455,26 @@ json_t *view_signature_json(const analysis *a, uint32_t i)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "name", view_string(str ? str->text : NULL), &bad);
-    put(o, "demangled", view_string(str ? str->demangled : NULL), &bad);
-    put(o, "grid",
-        json_pack("[I,I,I]", (json_int_t)l->grid[0], (json_int_t)l->grid[1],
-                  (json_int_t)l->grid[2]),
-        &bad);
-    put(o, "block",
-        json_pack("[I,I,I]", (json_int_t)l->block[0], (json_int_t)l->block[1],
-                  (json_int_t)l->block[2]),
-        &bad);
-    put(o, "registers", json_integer(l->registers), &bad);
-    put(o, "smem", json_integer((json_int_t)l->static_smem + l->dynamic_smem), &bad);
-    put(o, "source", json_string(analysis_ref_source_name(s->source)), &bad);
-    put(o, "reference_ns", s->source ? json_real(s->reference_ns) : json_null(), &bad);
-    put(o, "solo_instances", json_integer((json_int_t)s->nsolo), &bad);
-    put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
-    put(o, "total_ns", json_integer(s->total_ns), &bad);
-    put(o, "shortest_ns", json_integer(s->shortest_ns), &bad);
-    put(o, "stretch", view_number(s->stretch), &bad);
-    return done(o, bad);
+    view_put(o, "name", view_string(str ? str->text : NULL), &bad);
+    view_put(o, "demangled", view_string(str ? str->demangled : NULL), &bad);
+    view_put(o, "grid",
+             json_pack("[I,I,I]", (json_int_t)l->grid[0], (json_int_t)l->grid[1],
+                       (json_int_t)l->grid[2]),
+             &bad);
+    view_put(o, "block",
+             json_pack("[I,I,I]", (json_int_t)l->block[0], (json_int_t)l->block[1],
+                       (json_int_t)l->block[2]),
+             &bad);
+    view_put(o, "registers", json_integer(l->registers), &bad);
+    view_put(o, "smem", json_integer((json_int_t)l->static_smem + l->dynamic_smem), &bad);
+    view_put(o, "source", json_string(analysis_ref_source_name(s->source)), &bad);
+    view_put(o, "reference_ns", s->source ? json_real(s->reference_ns) : json_null(), &bad);
+    view_put(o, "solo_instances", json_integer((json_int_t)s->nsolo), &bad);
+    view_put(o, "kernels", json_integer((json_int_t)s->nkernels), &bad);
+    view_put(o, "total_ns", json_integer(s->total_ns), &bad);
+    view_put(o, "shortest_ns", json_integer(s->shortest_ns), &bad);
+    view_put(o, "stretch", view_number(s->stretch), &bad);
+    return view_done(o, bad);
 }
 
 json_t *view_comparison_json(const analysis *a, const analysis *b)
@@ -480,17 +486,18 @@ json_t *view_comparison_json(const analysis *a, const analysis *b)
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "span_ns", json_integer(c.span_a), &bad);
-    put(o, "compare_span_ns", json_integer(c.span_b), &bad);
-    put(o, "measured_gain", view_number(c.measured_gain), &bad);
-    put(o, "predicted_gain", view_number(c.predicted_gain), &bad);
-    put(o, "predicted_gain_low", view_number(c.predicted_gain_low), &bad);
-    put(o, "stretch", view_number(c.stretch_a), &bad);
-    put(o, "compare_stretch", view_number(c.stretch_b), &bad);
-    put(o, "predicted_gain_at_compare_stretch", view_number(c.predicted_gain_at_stretch_b), &bad);
-    put(o, "common_signatures", json_integer(c.common_signatures), &bad);
-    put(o, "duration_ratio", view_number(c.duration_ratio), &bad);
-    return done(o, bad);
+    view_put(o, "span_ns", json_integer(c.span_a), &bad);
+    view_put(o, "compare_span_ns", json_integer(c.span_b), &bad);
+    view_put(o, "measured_gain", view_number(c.measured_gain), &bad);
+    view_put(o, "predicted_gain", view_number(c.predicted_gain), &bad);
+    view_put(o, "predicted_gain_low", view_number(c.predicted_gain_low), &bad);
+    view_put(o, "stretch", view_number(c.stretch_a), &bad);
+    view_put(o, "compare_stretch", view_number(c.stretch_b), &bad);
+    view_put(o, "predicted_gain_at_compare_stretch", view_number(c.predicted_gain_at_stretch_b),
+             &bad);
+    view_put(o, "common_signatures", json_integer(c.common_signatures), &bad);
+    view_put(o, "duration_ratio", view_number(c.duration_ratio), &bad);
+    return view_done(o, bad);
 }
 
 json_t *view_histogram_json(const analysis *a, uint32_t slot)
@@ -541,16 +548,16 @@ json_t *view_report_json(const analysis *a, const analysis *cmp, const char *ver
     int bad = !o;
     if (bad)
         return NULL;
-    put(o, "tlview", json_string(version), &bad);
-    put(o, "headline", view_headline_json(a), &bad);
-    put(o, "summary", view_summary_json(a), &bad);
-    put(o, "warnings", view_warnings_json(a), &bad);
-    put(o, "devices", array_of(a, analysis_ndevices(a), device_at), &bad);
-    put(o, "windows", array_of(a, analysis_nwindows(a), view_window_json), &bad);
-    put(o, "processes", array_of(a, analysis_nprocesses(a), process_at), &bad);
-    put(o, "signatures", array_of(a, analysis_nsignatures(a), signature_at), &bad);
-    put(o, "stretch_histogram", view_histogram_json(a, UINT32_MAX), &bad);
+    view_put(o, "tlview", json_string(version), &bad);
+    view_put(o, "headline", view_headline_json(a), &bad);
+    view_put(o, "summary", view_summary_json(a), &bad);
+    view_put(o, "warnings", view_warnings_json(a), &bad);
+    view_put(o, "devices", array_of(a, analysis_ndevices(a), device_at), &bad);
+    view_put(o, "windows", array_of(a, analysis_nwindows(a), view_window_json), &bad);
+    view_put(o, "processes", array_of(a, analysis_nprocesses(a), process_at), &bad);
+    view_put(o, "signatures", array_of(a, analysis_nsignatures(a), signature_at), &bad);
+    view_put(o, "stretch_histogram", view_histogram_json(a, UINT32_MAX), &bad);
     if (cmp)
-        put(o, "comparison", view_comparison_json(a, cmp), &bad);
-    return done(o, bad);
+        view_put(o, "comparison", view_comparison_json(a, cmp), &bad);
+    return view_done(o, bad);
 }

@@ -26,6 +26,14 @@ void view_json_quote(const char *s, void (*put)(void *ctx, const char *p, size_t
 /* A JSON real, or null when v is not finite. */
 json_t *view_number(double v);
 
+/* Building jansson objects without checking every call: view_put sets key in o (NULL o allowed)
+ * to value, consuming value; view_append appends value to arr the same way; a NULL value (out of
+ * memory) or a failed set marks *bad. view_done returns o, or NULL (freeing o) when *bad was
+ * marked or o is NULL. */
+void view_put(json_t *o, const char *key, json_t *value, int *bad);
+void view_append(json_t *arr, json_t *value, int *bad);
+json_t *view_done(json_t *o, int bad);
+
 /* The headline of device slot `slot` in three parts, so a terminal can colour the verdict:
  * `head` ("GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 100% of busy time; "),
  * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (": stretch 4.28x (4
