@@ -19,6 +19,8 @@ typedef struct saver {
     uint64_t rows;
 } saver;
 
+/* The file id of run string s, written on first use with its demangled form when that is not
+ * the text (a foreign one, from a file that carried it, must survive the round trip). */
 static int string_id(saver *S, store_idx s, int64_t *pId)
 {
     if (s == STORE_NONE || s >= S->run->nstrings) {
@@ -26,7 +28,10 @@ static int string_id(saver *S, store_idx s, int64_t *pId)
         return STORE_OK;
     }
     if (!S->str_id[s]) {
-        int rc = store_writer_string_id(S->w, S->run->strings[s].text, &S->str_id[s]);
+        const store_string *str = &S->run->strings[s];
+        const char *dem =
+            str->demangled && strcmp(str->demangled, str->text) != 0 ? str->demangled : NULL;
+        int rc = store_writer_string_id(S->w, str->text, dem, &S->str_id[s]);
         if (rc)
             return rc;
     }
@@ -152,6 +157,9 @@ static int save_records(saver *S)
     }
     for (uint64_t i = 0; i < run->napis && !rc; i++) {
         const store_api *a = &run->apis[i];
+        int64_t id;
+        /* the name's row first, with its demangled form: the writer then finds it by its text */
+        rc = string_id(S, a->name, &id);
         store_api_info ai = {.start = a->start,
                              .end = a->end,
                              .thread_id = a->thread_id,
@@ -159,19 +167,25 @@ static int save_records(saver *S)
                              .domain = (store_api_domain)a->domain,
                              .name = a->name != STORE_NONE ? run->strings[a->name].text : NULL,
                              .status = a->status};
-        rc = store_writer_api(w, S->proc_row[a->process], &ai);
+        if (!rc)
+            rc = store_writer_api(w, S->proc_row[a->process], &ai);
         if (!rc)
             rc = tick(S);
     }
     for (uint64_t i = 0; i < run->nranges && !rc; i++) {
         const store_range *r = &run->ranges[i];
+        int64_t id;
+        rc = string_id(S, r->name, &id);
+        if (!rc)
+            rc = string_id(S, r->domain, &id);
         store_range_info ri = {.start = r->start,
                                .end = r->end,
                                .thread_id = r->thread_id,
                                .domain =
                                    r->domain != STORE_NONE ? run->strings[r->domain].text : NULL,
                                .name = r->name != STORE_NONE ? run->strings[r->name].text : NULL};
-        rc = store_writer_range(w, S->proc_row[r->process], &ri);
+        if (!rc)
+            rc = store_writer_range(w, S->proc_row[r->process], &ri);
         if (!rc)
             rc = tick(S);
     }

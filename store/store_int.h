@@ -261,8 +261,9 @@ void store_load_close(loader *L);
 /* The file's context row for (process, context_id), created with kind 0 when new. */
 int store_writer_context_row(store_writer *w, int64_t process, uint32_t context_id,
                              uint32_t device_id, int64_t *pRow);
-/* The file's strings id of text (interned). */
-int store_writer_string_id(store_writer *w, const char *text, int64_t *pId);
+/* The file's strings id of text (interned). A new row gets demangled as its demangled column
+ * (NULL: left NULL, for the reader to demangle); when text is already there, its row is kept. */
+int store_writer_string_id(store_writer *w, const char *text, const char *demangled, int64_t *pId);
 /* The launch row for a signature on (context_row, stream_id); name_id from string_id. */
 int store_writer_launch_id(store_writer *w, int64_t context_row, uint32_t stream_id,
                            int64_t name_id, const uint32_t grid[3], const uint32_t block[3],

@@ -47,9 +47,9 @@ static const char *const stmt_sql[ST_COUNT] = {
         " null_stream_id, is_green, parent_context_id, sm_count) VALUES (?,?,?,?,?,?,?,?,?)",
     [ST_CTX_UPD] = "UPDATE context SET device_id = ?, compute_api_kind = ?, null_stream_id = ?,"
                    " is_green = ?, parent_context_id = ?, sm_count = ? WHERE id = ?",
-    /* demangled stays NULL: the readers demangle (store_run_intern), so the collector that links
-     * this writer needs no C++ runtime */
-    [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text) VALUES (?,?)",
+    /* demangled is NULL unless the caller has one (store_run_save): the collector passes none and
+     * the readers demangle (store_run_intern), so libcollect.so needs no C++ runtime */
+    [ST_STRING] = "INSERT OR REPLACE INTO strings(id, text, demangled) VALUES (?,?,?)",
     [ST_LAUNCH] =
         "INSERT OR REPLACE INTO launch(id, context_row, stream_id, name_id, grid_x, grid_y,"
         " grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem,"
@@ -428,7 +428,7 @@ static int str_eq(const void *ctx, uint32_t idx, const void *key)
     return strcmp(((const store_writer *)ctx)->strings[idx], key) == 0;
 }
 
-int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
+int store_writer_string_id(store_writer *w, const char *text, const char *demangled, int64_t *pId)
 {
     CHECK_OPEN(w);
     if (!text)
@@ -456,6 +456,7 @@ int store_writer_string_id(store_writer *w, const char *text, int64_t *pId)
     sqlite3_stmt *s = w->st[ST_STRING];
     sqlite3_bind_int64(s, 1, id);
     bind_text(s, 2, text);
+    bind_text(s, 3, demangled);
     int rc = wstep(w, ST_STRING, "cannot add a string");
     if (rc)
         return rc;
@@ -555,7 +556,7 @@ int store_writer_kernel(store_writer *w, int64_t process, const store_kernel_inf
     if (rc == STORE_OK)
         rc = store_writer_context_row(w, process, k->context_id, k->device_id, &ctx);
     if (rc == STORE_OK)
-        rc = store_writer_string_id(w, k->name, &name);
+        rc = store_writer_string_id(w, k->name, NULL, &name);
     if (rc == STORE_OK)
         rc = store_writer_launch_id(w, ctx, k->stream_id, name, k->grid, k->block, k->registers,
                                     k->static_smem, k->dynamic_smem, k->local_mem, &launch);
@@ -630,7 +631,7 @@ int store_writer_api(store_writer *w, int64_t process, const store_api_info *a)
     int64_t name = 0;
     int rc = check_times(w, a->start, a->end, "API call");
     if (rc == STORE_OK && a->name)
-        rc = store_writer_string_id(w, a->name, &name);
+        rc = store_writer_string_id(w, a->name, NULL, &name);
     if (rc)
         return rc;
     sqlite3_stmt *s = w->st[ST_API];
@@ -655,9 +656,9 @@ int store_writer_range(store_writer *w, int64_t process, const store_range_info 
     int64_t name = 0, domain = 0;
     int rc = check_times(w, r->start, r->end, "range");
     if (rc == STORE_OK && r->name)
-        rc = store_writer_string_id(w, r->name, &name);
+        rc = store_writer_string_id(w, r->name, NULL, &name);
     if (rc == STORE_OK && r->domain)
-        rc = store_writer_string_id(w, r->domain, &domain);
+        rc = store_writer_string_id(w, r->domain, NULL, &domain);
     if (rc)
         return rc;
     sqlite3_stmt *s = w->st[ST_RANGE];

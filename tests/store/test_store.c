@@ -830,6 +830,77 @@ int test_store_demangle_on_load(void)
     return 0;
 }
 
+/* The strings.demangled column of text in the file at path: the value, "(NULL)", or "(no row)". */
+static const char *demangled_in(const char *path, const char *text)
+{
+    static char buf[4][256];
+    static int next;
+    char *out = buf[next++ % 4];
+    snprintf(out, sizeof buf[0], "(no row)");
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT demangled FROM strings WHERE text = ?", -1, &st, NULL) ==
+            SQLITE_OK) {
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char *d = (const char *)sqlite3_column_text(st, 0);
+            snprintf(out, sizeof buf[0], "%s", d ? d : "(NULL)");
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+/* store_run_save (merge, import) keeps a demangled form the loaded file carried, though it is not
+ * what the loader's demangler makes of the text; the collector's writer calls still leave every
+ * demangled NULL. */
+int test_store_demangled_saved(void)
+{
+    const char *path = path_in("foreign.db"), *saved = path_in("foreign-saved.db");
+    TEST_EQ_INT(write_sample(path, 42, 0, 2), STORE_OK);
+    /* the collector's path: kernel, API and range names, none demangled */
+    TEST_EQ_STR(demangled_in(path, mangled), "(NULL)");
+    TEST_EQ_STR(demangled_in(path, "cudaLaunchKernel"), "(NULL)");
+    TEST_EQ_STR(demangled_in(path, "epoch 1"), "(NULL)");
+    TEST_EQ_STR(demangled_in(path, "dom"), "(NULL)");
+    /* as another writer (an nsys or Chrome import of an earlier version) would have it */
+    TEST_EQ_INT(exec_sql(path, "UPDATE strings SET demangled = 'kernel as the file says'"
+                               " WHERE text = '_Z18testMaxFlopsKernelPfi';"
+                               "UPDATE strings SET demangled = 'epoch one' WHERE text = 'epoch 1'"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_STR(run->strings[run->launches[run->kernels[0].launch].name].demangled,
+                "kernel as the file says");
+    TEST_EQ_INT(store_run_save(run, saved, "tlview merge test"), STORE_OK);
+    store_run_free(run);
+
+    TEST_EQ_STR(demangled_in(saved, mangled), "kernel as the file says");
+    TEST_EQ_STR(demangled_in(saved, "epoch 1"), "epoch one");
+    /* a name whose readable form is its text keeps NULL */
+    TEST_EQ_STR(demangled_in(saved, "cudaLaunchKernel"), "(NULL)");
+    TEST_EQ_STR(demangled_in(saved, "dom"), "(NULL)");
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, saved), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2);
+    TEST_EQ_INT(run->nranges, 1);
+    TEST_EQ_INT(run->napis, 1);
+    const store_string *k = &run->strings[run->launches[run->kernels[0].launch].name];
+    TEST_EQ_STR(k->text, mangled);
+    TEST_EQ_STR(k->demangled, "kernel as the file says");
+    const store_string *r = &run->strings[run->ranges[0].name];
+    TEST_EQ_STR(r->text, "epoch 1");
+    TEST_EQ_STR(r->demangled, "epoch one");
+    TEST_EQ_STR(run->strings[run->ranges[0].domain].demangled, "dom");
+    TEST_EQ_STR(run->strings[run->apis[0].name].demangled, "cudaLaunchKernel");
+    store_run_free(run);
+    return 0;
+}
+
 /* store_run_load_files: the same run as loading one by one; all or nothing on a bad file. */
 int test_store_load_files(void)
 {
