@@ -27,6 +27,7 @@ typedef struct ns_green {
     int64_t pid;
     uint32_t context_id, parent_id, sm_count;
     int green;
+    uint64_t row; /* read order, so that rows of one context merge in the table's order */
 } ns_green;
 
 typedef struct ns_pname {
@@ -47,7 +48,7 @@ typedef struct nsys {
     size_t nprocs, capprocs;
     ns_ctx *ctxs;
     size_t nctxs, capctxs;
-    ns_green *greens; /* contexts that are green or have a parent */
+    ns_green *greens; /* contexts that are green or have a parent, by (pid, context_id) */
     size_t ngreens, capgreens;
     imp_strs domains; /* NVTX domainId -> name */
 } nsys;
@@ -257,10 +258,32 @@ static int load_gpus(imp_reader *r, nsys *ns)
     return 0;
 }
 
+/* Orders greens by (pid, context_id): what the lookup in stream_idx() compares. */
+static int green_key_cmp(const void *a, const void *b)
+{
+    const ns_green *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->context_id > y->context_id) - (x->context_id < y->context_id);
+}
+
+/* green_key_cmp, then read order: qsort is not stable. */
+static int green_cmp(const void *a, const void *b)
+{
+    int c = green_key_cmp(a, b);
+    if (c)
+        return c;
+    const ns_green *x = a, *y = b;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
 /* Green contexts: TARGET_INFO_CUDA_CONTEXT_INFO(nullStreamId, hwId, vmId, processId, deviceId,
  * contextId, parentContextId, isGreenContext[, numMultiprocessors]) (2024.5+; processId is the
- * plain pid): 7|0|1|56747|0|1|0|0. Only contexts with something to say are kept. Nothing in an
- * nsys export says whether a context was an MPS client: compute_api_kind stays 0 (unknown). */
+ * plain pid): 7|0|1|56747|0|1|0|0. Only contexts with something to say are kept, sorted by (pid,
+ * contextId); several rows of one context are merged into one in the order they are read, as
+ * store_run_context_green() would apply them: green if any row says so, and the last non-zero
+ * parent and SM count. Nothing in an nsys export says whether a context was an MPS client:
+ * compute_api_kind stays 0 (unknown). */
 static int load_green(imp_reader *r, nsys *ns)
 {
     static const char table[] = "TARGET_INFO_CUDA_CONTEXT_INFO";
@@ -287,10 +310,32 @@ static int load_green(imp_reader *r, nsys *ns)
             .parent_id = parent,
             .sm_count = green ? (uint32_t)sqlite3_column_int64(st, 4) : 0,
             .green = green,
+            .row = ns->ngreens,
         };
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : rc;
+    if (rc != SQLITE_DONE)
+        return rc;
+    if (ns->ngreens)
+        qsort(ns->greens, ns->ngreens, sizeof *ns->greens, green_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < ns->ngreens; i++) {
+        const ns_green *g = &ns->greens[i];
+        ns_green *m = n ? &ns->greens[n - 1] : NULL;
+        if (!m || green_key_cmp(m, g)) {
+            if (n != i)
+                ns->greens[n] = *g;
+            n++;
+            continue;
+        }
+        m->green |= g->green;
+        if (g->parent_id)
+            m->parent_id = g->parent_id;
+        if (g->sm_count)
+            m->sm_count = g->sm_count;
+    }
+    ns->ngreens = n;
+    return 0;
 }
 
 /* The run process of a pid, created on first use. */
@@ -338,11 +383,11 @@ static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t
             imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
             return STORE_NONE;
         }
-        for (size_t i = 0; i < ns->ngreens; i++) {
-            const ns_green *g = &ns->greens[i];
-            if (g->pid == r->run->processes[process].pid && g->context_id == context)
-                store_run_context_green(r->run, c->idx, g->green, g->parent_id, g->sm_count);
-        }
+        ns_green key = {.pid = r->run->processes[process].pid, .context_id = context};
+        const ns_green *g =
+            ns->ngreens ? bsearch(&key, ns->greens, ns->ngreens, sizeof key, green_key_cmp) : NULL;
+        if (g)
+            store_run_context_green(r->run, c->idx, g->green, g->parent_id, g->sm_count);
     }
     store_idx s = store_run_stream(r->run, c->idx, stream);
     if (s == STORE_NONE)

@@ -522,6 +522,50 @@ int test_importers_device_properties_linear(void)
     return 0;
 }
 
+/* 2026-12-03: every new context of an nsys export scanned all of TARGET_INFO_CUDA_CONTEXT_INFO
+ * (O(contexts x rows)); now a binary search. 1M rows (context ids 1..1M of one pid, green with
+ * id % 100 + 1 SMs, parent id + 1) and kernels in 20,000 of those contexts. */
+int test_importers_nsys_green_lookup(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/greens.sqlite", test_tmpdir());
+    const int nrows = 1000000, nctx = 20000;
+    char sql[4096];
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+             "INSERT INTO StringIds VALUES(1, 'k');"
+             "CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO(processId, deviceId, contextId,"
+             " parentContextId, isGreenContext, numMultiprocessors);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
+             " INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO"
+             " SELECT 56747, 0, %d - i + 1, %d - i + 2, 1, (%d - i + 1) %% 100 + 1 FROM n;"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId,"
+             " correlationId, globalPid, demangledName, shortName);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
+             " INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL"
+             " SELECT 1000 * i, 1000 * i + 500, 0, i * 37, 7, i, 282427033387008, 1, 1 FROM n;",
+             nrows, nrows, nrows, nrows, nctx);
+    TEST_EQ_INT(make_db(p, sql), 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    store_run *run = store_run_new();
+    imp_error err;
+    TEST_EQ_INT(imp_load(run, p, &err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "%d contexts against %d context rows read in %.2f s\n", nctx, nrows, s);
+    TEST_ASSERT(s < 20);
+    TEST_EQ_INT(run->ncontexts, nctx);
+    for (uint32_t i = 0; i < run->ncontexts; i++) {
+        const store_context *c = &run->contexts[i];
+        TEST_EQ_INT(c->green, 1);
+        TEST_EQ_INT(c->parent_id, c->context_id + 1);
+        TEST_EQ_INT(c->sm_count, c->context_id % 100 + 1);
+    }
+    store_run_free(run);
+    return 0;
+}
+
 static void count_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
 {
     (void)path;
