@@ -743,7 +743,7 @@ static store_idx gpu_device(imp_reader *r, chrome *ch, store_idx proc, uint32_t 
         else
             hi = mid;
     }
-    return imp_gpu_device(r, proc, g, g != NULL, id);
+    return imp_device(r, proc, g ? &g->info : &(store_device_info){.device_id = id});
 }
 
 /* The one process of a Kineto trace (and of the records a tlview export did not declare): the
@@ -894,8 +894,8 @@ static int finish(imp_reader *r, chrome *ch)
     int rc = dedupe_devs(r, ch);
     if (rc || (rc = dedupe_procs(r, ch)))
         return rc;
-    size_t np = ch->nprocs, nslots = np + 1;                 /* slot np: the Kineto process */
-    int64_t *by_pid = malloc((np + 1) * 2 * sizeof *by_pid); /* (Chrome pid, slot), sorted */
+    size_t np = ch->nprocs, nslots = np + 1;          /* slot np: the Kineto process */
+    int64_t *by_pid = sorted_pairs(np, proc_pid, ch); /* (Chrome pid, slot) */
     uint64_t *count = calloc(nslots + 1, sizeof *count);
     store_idx *procs = malloc(nslots * sizeof *procs);
     size_t *order = NULL;
@@ -903,9 +903,6 @@ static int finish(imp_reader *r, chrome *ch)
         rc = imp_fail(r, STORE_ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < np; i++)
-        by_pid[2 * i] = ch->procs[i].chrome_pid, by_pid[2 * i + 1] = (int64_t)i;
-    qsort(by_pid, np, 2 * sizeof *by_pid, cmp_i64pair);
     int64_t last_pid = 0;
     uint32_t last_slot = (uint32_t)np;
     for (size_t i = 0; i < ch->nrecs; i++) {
