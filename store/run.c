@@ -87,15 +87,11 @@ static int string_eq(const void *ctx, uint32_t idx, const void *key)
     return strcmp(((const store_run *)ctx)->strings[idx].text, key) == 0;
 }
 
-store_idx store_run_intern2(store_run *run, const char *text, const char *demangled)
+/* Interns text, whose store_hash_str is h and which is not in the table, with demangled as its
+ * readable form (NULL or equal: the text itself). */
+static store_idx intern_new(store_run *run, const char *text, uint64_t h, const char *demangled)
 {
     store_run_priv *p = STORE_PRIV(run);
-    if (!text)
-        return STORE_NONE;
-    uint64_t h = store_hash_str(text);
-    store_idx idx = store_htab_get(&p->h_strings, h, string_eq, run, text);
-    if (idx != STORE_NONE)
-        return idx;
     if (run->nstrings == STORE_NONE - 1 ||
         store_grow((void **)&run->strings, &p->cap_strings, (uint64_t)run->nstrings + 1,
                    sizeof *run->strings))
@@ -111,17 +107,26 @@ store_idx store_run_intern2(store_run *run, const char *text, const char *demang
     return run->nstrings++;
 }
 
+store_idx store_run_intern2(store_run *run, const char *text, const char *demangled)
+{
+    if (!text)
+        return STORE_NONE;
+    uint64_t h = store_hash_str(text);
+    store_idx idx = store_htab_get(&STORE_PRIV(run)->h_strings, h, string_eq, run, text);
+    return idx != STORE_NONE ? idx : intern_new(run, text, h, demangled);
+}
+
 store_idx store_run_intern(store_run *run, const char *text)
 {
     if (!text)
         return STORE_NONE;
     /* a name seen before (e.g. in another file of the run) is not demangled again */
-    store_idx idx =
-        store_htab_get(&STORE_PRIV(run)->h_strings, store_hash_str(text), string_eq, run, text);
+    uint64_t h = store_hash_str(text);
+    store_idx idx = store_htab_get(&STORE_PRIV(run)->h_strings, h, string_eq, run, text);
     if (idx != STORE_NONE)
         return idx;
     char *dem = store_demangle(text);
-    idx = store_run_intern2(run, text, dem);
+    idx = intern_new(run, text, h, dem);
     free(dem);
     return idx;
 }
@@ -219,7 +224,7 @@ static int device_eq(const void *ctx, uint32_t idx, const void *key)
     return u && strcmp(u, key) == 0;
 }
 
-/* The keys of the three procdev tables; the hashes as procdev_hashes() computes them. */
+/* The keys of the three procdev tables; the hashes as pd_hash() computes them. */
 typedef struct pd_key {
     store_idx process; /* or, in h_pd_host, STORE_NONE */
     uint32_t id;       /* the device (h_pd_device) or the ordinal */
