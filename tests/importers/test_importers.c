@@ -554,7 +554,7 @@ int test_importers_nsys_green_lookup(void)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     fprintf(stderr, "%d contexts against %d context rows read in %.2f s\n", nctx, nrows, s);
-    TEST_ASSERT(s < 20);
+    TEST_ASSERT(s < 30); /* 1.4 s (5 s under ASan); the scan ran into the time limit at 37 s */
     TEST_EQ_INT(run->ncontexts, nctx);
     for (uint32_t i = 0; i < run->ncontexts; i++) {
         const store_context *c = &run->contexts[i];
