@@ -16,12 +16,6 @@ typedef struct ns_proc {
     store_idx idx;
 } ns_proc;
 
-typedef struct ns_ctx {
-    store_idx process;
-    uint32_t context_id;
-    store_idx idx;
-} ns_ctx;
-
 /* What TARGET_INFO_CUDA_CONTEXT_INFO (2024.5+) says of a context's SM partition. */
 typedef struct ns_green {
     int64_t pid;
@@ -46,8 +40,6 @@ typedef struct nsys {
     size_t npnames;
     ns_proc *procs;
     size_t nprocs, capprocs;
-    ns_ctx *ctxs;
-    size_t nctxs, capctxs;
     ns_green *greens; /* contexts that are green or have a parent, by (pid, context_id) */
     size_t ngreens, capgreens;
     imp_strs domains; /* NVTX domainId -> name */
@@ -104,7 +96,6 @@ static void ns_close(imp_reader *r)
         free(ns->pnames[i].name);
     free(ns->pnames);
     free(ns->procs);
-    free(ns->ctxs);
     free(ns->greens);
     free(ns);
     r->state = NULL;
@@ -368,28 +359,26 @@ static int64_t pid_of(sqlite3_stmt *st, int col)
 static store_idx stream_idx(imp_reader *r, nsys *ns, store_idx process, uint32_t device,
                             uint32_t context, uint32_t stream)
 {
-    ns_ctx *c = NULL;
-    for (size_t i = ns->nctxs; i-- > 0 && !c;)
-        if (ns->ctxs[i].process == process && ns->ctxs[i].context_id == context)
-            c = &ns->ctxs[i];
-    if (!c) {
+    /* the run's own lookup (a hash); a context it had not seen is given its device and what
+     * TARGET_INFO_CUDA_CONTEXT_INFO says of it */
+    uint32_t known = r->run->ncontexts;
+    store_idx c = store_run_context(r->run, process, context, STORE_NONE, 0);
+    if (c != STORE_NONE && c >= known) {
         store_idx dev = imp_gpu_device(r, process, ns->gpus, ns->ngpus, device);
-        if (dev == STORE_NONE ||
-            imp_grow(r, (void **)&ns->ctxs, ns->nctxs, &ns->capctxs, sizeof *ns->ctxs))
+        if (dev == STORE_NONE)
             return STORE_NONE;
-        c = &ns->ctxs[ns->nctxs++];
-        *c = (ns_ctx){process, context, store_run_context(r->run, process, context, dev, 0)};
-        if (c->idx == STORE_NONE) {
-            imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
-            return STORE_NONE;
-        }
+        store_run_context(r->run, process, context, dev, 0);
         ns_green key = {.pid = r->run->processes[process].pid, .context_id = context};
         const ns_green *g =
             ns->ngreens ? bsearch(&key, ns->greens, ns->ngreens, sizeof key, green_key_cmp) : NULL;
         if (g)
-            store_run_context_green(r->run, c->idx, g->green, g->parent_id, g->sm_count);
+            store_run_context_green(r->run, c, g->green, g->parent_id, g->sm_count);
     }
-    store_idx s = store_run_stream(r->run, c->idx, stream);
+    if (c == STORE_NONE) {
+        imp_fail(r, STORE_ENOMEM, "out of memory adding a context");
+        return STORE_NONE;
+    }
+    store_idx s = store_run_stream(r->run, c, stream);
     if (s == STORE_NONE)
         imp_fail(r, STORE_ENOMEM, "out of memory adding a stream");
     return s;
