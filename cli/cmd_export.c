@@ -279,6 +279,9 @@ static void write_processes(exporter *x)
             json_str(f, sp->meta_values[i]);
             fputc(']', f);
         }
+        if (sp->rows_refused) /* a field, not a meta pair: the import adds it back */
+            fprintf(f, "%s[\"rows_refused\",\"%llu\"]", sp->nmeta ? "," : "",
+                    (unsigned long long)sp->rows_refused);
         fputs("],\"contexts\":[", f);
         int firstc = 1;
         for (uint32_t c = 0; c < run->ncontexts; c++) {

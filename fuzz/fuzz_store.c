@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "store_int.h" /* store_read_base_s */
+#include "store.h" /* store_read_base_s */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

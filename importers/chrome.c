@@ -822,8 +822,8 @@ static int add_record(imp_reader *r, chrome *ch, const ch_rec *c, store_idx proc
                       rec_cache *k)
 {
     int64_t start, end;
-    if ((c->flags & REC_REFUSED) || !imp_time_add(ch->base, c->ts, &start) ||
-        !imp_time_add(start, c->dur, &end)) {
+    if ((c->flags & REC_REFUSED) || !store_time_add(ch->base, c->ts, &start) ||
+        !store_time_add(start, c->dur, &end)) {
         imp_refuse(r, proc); /* outside +-STORE_TIME_MAX: not in the run, counted */
         return 0;
     }
@@ -955,9 +955,6 @@ static int finish(imp_reader *r, chrome *ch)
         }
         rc = add_record(r, ch, c, procs[c->slot], c->slot < np, &cache);
     }
-    for (size_t s = 0; s < nslots && rc == 0; s++)
-        if (procs[s] != STORE_NONE)
-            rc = imp_keep_refused(r, procs[s]);
 out:
     free(by_pid);
     free(count);

@@ -71,6 +71,12 @@ void imp_unmapped(imp_reader *r, const char *kind, uint64_t n)
     s->unmapped[i].count += n;
 }
 
+void imp_refuse(imp_reader *r, store_idx process)
+{
+    r->run->processes[process].rows_refused++;
+    imp_unmapped(r, "time_overflow", 1);
+}
+
 int imp_flush_meta(imp_reader *r, store_idx process)
 {
     char key[96], val[32];

@@ -22,9 +22,7 @@ struct imp_reader {
     uint64_t progress_next; /* next `done` worth reporting */
     uint64_t rows_done;     /* SQLite: record rows read so far, of */
     uint64_t rows_total;    /* the rows of every table to read (0: unknown), for progress */
-    int64_t sql_deadline;   /* SQLite: CLOCK_MONOTONIC ns after which queries are interrupted */
-    double sql_limit_s;     /* SQLite: that time limit in seconds, for the message */
-    int sql_expired;        /* SQLite: set when the time limit interrupted a query */
+    store_guard guard;      /* SQLite: the file's time limit (imp_sql_open), for every query */
     uint64_t max_events;    /* Chrome: records one file may keep (imp_options.max_events) */
     uint64_t max_memory;    /* Chrome: bytes the import may hold (imp_options.max_memory) */
     uint64_t memory;        /* Chrome: bytes held so far, as counted by imp_charge() */
@@ -41,28 +39,6 @@ int imp_limits(imp_reader *r);
  * total passes r->max_memory. */
 int imp_charge(imp_reader *r, uint64_t bytes);
 
-/* *out = a + b; 0 (and *out untouched) when that overflows int64: hostile files carry any value,
- * and such a record has no usable time. */
-static inline int imp_add(int64_t a, int64_t b, int64_t *out)
-{
-    int64_t s;
-    if (__builtin_add_overflow(a, b, &s))
-        return 0;
-    *out = s;
-    return 1;
-}
-
-/* imp_add() that also fails outside +-STORE_TIME_MAX, the range the SQL importers (like the
- * native loader) keep every time of a run in. */
-static inline int imp_time_add(int64_t a, int64_t b, int64_t *out)
-{
-    int64_t s;
-    if (!imp_add(a, b, &s) || s > STORE_TIME_MAX || s < -STORE_TIME_MAX)
-        return 0;
-    *out = s;
-    return 1;
-}
-
 /* Records the first error (printf-style) with the reader's current row; returns `code`. */
 int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -70,12 +46,9 @@ int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((forma
  * imp_flush_meta()). */
 void imp_unmapped(imp_reader *r, const char *kind, uint64_t n);
 
-/* Counts a record of `process` refused because its time overflows (imp_time_add failed): in the
- * process's rows_refused and as unmapped kind "time_overflow". */
+/* Counts a record of `process` refused because its time overflows (store_time_add failed): in
+ * the process's rows_refused (which store_run_save keeps) and as unmapped kind "time_overflow". */
 void imp_refuse(imp_reader *r, store_idx process);
-/* Writes a process's rows_refused, when not 0, as process_meta 'rows_refused' (kept on save).
- * 0 or STORE_ENOMEM with the error set. */
-int imp_keep_refused(imp_reader *r, store_idx process);
 
 /* Keeps the first non-fatal warning. */
 void imp_warn(imp_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -166,19 +139,17 @@ int imp_sql_step(imp_reader *r, sqlite3_stmt *st);
  * (NULL-terminated list), as unmapped kind "table.<name without CUPTI_ACTIVITY_KIND_>". */
 int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped);
 
-/* Opens a file read-only as SQLite, with SQLite's defences for untrusted databases (the same as
- * store/'s loader: views and triggers off, trusted_schema off, SQLITE_DBCONFIG_DEFENSIVE, values
- * up to IMP_SQL_MAX_VALUE) and a time limit of imp_sql_base_s + imp_sql_s_per_mib per MiB of
- * the file, after which queries fail with "reading took over N s". The caller checks what it
- * holds. */
+/* Opens a file read-only as SQLite under store/'s guard on files from others (r->guard:
+ * store_guard_start, store_guard_attach), as the native loader does: views and triggers off,
+ * trusted_schema off, SQLITE_DBCONFIG_DEFENSIVE, values up to STORE_MAX_VALUE, and a time limit
+ * of store_read_base_s + store_read_s_per_mib per MiB of the file and its WAL, after which queries
+ * fail with "reading took over N s". The caller checks what it holds. */
 int imp_sql_open(imp_reader *r, sqlite3 **pdb /* OUT */);
-#define IMP_SQL_MAX_VALUE (16 << 20) /* bytes in one string, blob or row */
-/* Globals so that a test can lower them; nothing else writes them. */
-extern double imp_sql_base_s, imp_sql_s_per_mib;
 
 /* 0 when `table` is a plain table (or absent); else fails naming it ("'X' is a view, not a
- * table", a virtual table, a generated column). imp_sql_cols (so imp_sql_select) checks every
- * table it is given; queries written by hand check theirs with this. */
+ * table", a virtual table, a generated column: store_guard_tables). imp_sql_cols (so
+ * imp_sql_select) checks every table it is given; queries written by hand check theirs with
+ * this. */
 int imp_sql_table(imp_reader *r, sqlite3 *db, const char *table);
 
 /* Total rows of the named tables that exist (for progress); 0 when unknown. */

@@ -1,81 +1,36 @@
 /* importers/imp_sql.c: SQLite helpers shared by the nvprof and nsys importers. Both tools change
  * their column sets between versions, so queries are built from PRAGMA table_info, and every
  * SQLite failure becomes one message with the reader's row number. The files come from anyone:
- * the connection is guarded (no views or triggers, bounded values and time) and every table read
- * must be a plain table. */
+ * the connection carries store/'s guard (no views or triggers, bounded values and time) and
+ * every table read must be a plain table (store_guard_tables). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "imp_int.h"
 
-double imp_sql_base_s = 10.0;   /* enough for any schema and metadata on a loaded machine */
-double imp_sql_s_per_mib = 1.0; /* 1 MiB/s: far below a real import's pace */
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* SQLite's progress handler: interrupts the query once the file's time is up. */
-static int sql_tick(void *arg)
-{
-    imp_reader *r = arg;
-    if (now_ns() < r->sql_deadline)
-        return 0;
-    r->sql_expired = 1;
-    return 1;
-}
-
 int imp_sql_open(imp_reader *r, sqlite3 **pdb)
 {
-    static const int off[] = {SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_TRIGGER,
-                              SQLITE_DBCONFIG_TRUSTED_SCHEMA};
-    struct stat sb;
+    char why[1024];
     *pdb = NULL;
-    r->sql_limit_s =
-        imp_sql_base_s +
-        imp_sql_s_per_mib * (stat(r->path, &sb) == 0 ? (double)sb.st_size / (1024 * 1024) : 0);
-    r->sql_deadline = now_ns() + (int64_t)(r->sql_limit_s * 1e9);
-    r->sql_expired = 0;
+    store_guard_start(&r->guard, r->path);
     /* one connection, one thread: no per-call mutex (about 8% of an import) */
     if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK)
         return imp_fail(r, STORE_EFORMAT, "cannot open as SQLite: %s",
                         *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
-    int rc = sqlite3_db_config(*pdb, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-    for (size_t i = 0; i < sizeof off / sizeof off[0] && rc == SQLITE_OK; i++)
-        rc = sqlite3_db_config(*pdb, off[i], 0, (int *)NULL);
-    if (rc != SQLITE_OK)
-        return imp_fail(r, STORE_EIO, "cannot turn on SQLite's defences for untrusted files: %s",
-                        sqlite3_errstr(rc));
-    sqlite3_limit(*pdb, SQLITE_LIMIT_LENGTH, IMP_SQL_MAX_VALUE);
-    sqlite3_limit(*pdb, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
-    sqlite3_limit(*pdb, SQLITE_LIMIT_ATTACHED, 0);
-    sqlite3_progress_handler(*pdb, 10000, sql_tick, r); /* the clock every ~10k VM steps */
+    if (store_guard_attach(*pdb, &r->guard, NULL, why, sizeof why))
+        return imp_fail(r, STORE_EIO, "%s", why);
     return 0;
 }
 
-/* Records a failed prepare or step: the time limit or the value limit when they caused it,
- * else "<what>: <SQLite's message>". */
+/* Records a failed prepare or step: the guard's reason when it caused the failure (the time
+ * limit; a value over STORE_MAX_VALUE, in r->table), else "<what>: <SQLite's message>". */
 static int sql_fail(imp_reader *r, sqlite3 *db, const char *what)
 {
-    char secs[32];
-    if (r->sql_limit_s < 1) /* only a test sets a limit this low */
-        snprintf(secs, sizeof secs, "%.3g", r->sql_limit_s);
-    else
-        snprintf(secs, sizeof secs, "%.0f", r->sql_limit_s);
-    if (r->sql_expired)
-        return imp_fail(r, STORE_EFORMAT, "reading took over %s s (a hostile or damaged file?)",
-                        secs);
-    if (sqlite3_errcode(db) == SQLITE_TOOBIG)
-        return imp_fail(r, STORE_EFORMAT, "a value over %d MiB%s%s (a hostile or damaged file?)",
-                        IMP_SQL_MAX_VALUE >> 20, r->table ? " in table " : "",
-                        r->table ? r->table : "");
+    char why[1024];
+    if (store_guard_explain(&r->guard, db, NULL, r->table, why, sizeof why))
+        return imp_fail(r, STORE_EFORMAT, "%s", why);
     if (sqlite3_errcode(db) == SQLITE_NOMEM)
         return imp_fail(r, STORE_ENOMEM, "out of memory reading the database");
     if (r->table)
@@ -84,73 +39,31 @@ static int sql_fail(imp_reader *r, sqlite3 *db, const char *what)
     return imp_fail(r, STORE_EFORMAT, "%s: %s", what, sqlite3_errmsg(db));
 }
 
-/* What is wrong with reading `table` (written to why), or "" when it is a plain table or
- * absent. -1 when the schema cannot be read. table_list and table_xinfo read SQLite's parsed
- * schema: the sql text in sqlite_schema can be written to look like anything. */
-static int table_problem(sqlite3 *db, const char *table, char *why, size_t cap)
+/* store_guard_tables() on one table: 0 when it is a plain table or absent; else STORE_EFORMAT
+ * with why ("'X' is a view, not a table", ...) and *pRefused = 1, or, when the schema cannot be
+ * read, STORE_EFORMAT or STORE_ENOMEM with *pRefused = 0. */
+static int table_check(sqlite3 *db, const char *table, int *pRefused, char *why, size_t cap)
 {
-    sqlite3_stmt *st = NULL;
-    why[0] = 0;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT type FROM pragma_table_list WHERE schema = 'main' AND"
-                                " name = ?1 COLLATE NOCASE",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const char *type = (const char *)sqlite3_column_text(st, 0);
-            if (type && strcmp(type, "table") != 0)
-                snprintf(why, cap, "'%s' is a %s%s, not a table", table, type,
-                         strcmp(type, "view") == 0 ? "" : " table");
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return -1;
-    if (why[0] || rc == SQLITE_DONE)
-        return 0;
-    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)",
-                            -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            snprintf(why, cap,
-                     "table '%s' has a generated column '%s' (a hostile or damaged file?)", table,
-                     (const char *)sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+    return store_guard_tables(db, NULL, (const char *const[]){table, NULL}, pRefused, why, cap);
+}
+
+/* Records a failure of table_check(): rc and why as it gave them, unless the guard's time limit
+ * caused it. */
+static int table_fail(imp_reader *r, sqlite3 *db, int rc, const char *why)
+{
+    char guard[1024];
+    if (store_guard_explain(&r->guard, db, NULL, NULL, guard, sizeof guard))
+        return imp_fail(r, STORE_EFORMAT, "%s", guard);
+    if (rc == STORE_ENOMEM)
+        return imp_fail(r, STORE_ENOMEM, "out of memory reading the database");
+    return imp_fail(r, rc, "%s", why);
 }
 
 int imp_sql_table(imp_reader *r, sqlite3 *db, const char *table)
 {
-    char why[400];
-    if (table_problem(db, table, why, sizeof why) < 0) {
-        const char *saved = r->table;
-        r->table = NULL;
-        int rc = sql_fail(r, db, "cannot read the schema");
-        r->table = saved;
-        return rc;
-    }
-    return why[0] ? imp_fail(r, STORE_EFORMAT, "%s", why) : 0;
-}
-
-void imp_refuse(imp_reader *r, store_idx process)
-{
-    r->run->processes[process].rows_refused++;
-    imp_unmapped(r, "time_overflow", 1);
-}
-
-int imp_keep_refused(imp_reader *r, store_idx process)
-{
-    char v[24];
-    uint64_t n = r->run->processes[process].rows_refused;
-    if (!n)
-        return 0;
-    snprintf(v, sizeof v, "%llu", (unsigned long long)n);
-    if (store_run_process_meta(r->run, process, "rows_refused", v))
-        return imp_fail(r, STORE_ENOMEM, "out of memory");
-    return 0;
+    char why[1024];
+    int rc = table_check(db, table, NULL, why, sizeof why);
+    return rc ? table_fail(r, db, rc, why) : 0;
 }
 
 int imp_sql_has_table(sqlite3 *db, const char *table)
@@ -327,15 +240,16 @@ int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped
         return rc;
     while ((rc = imp_sql_step(r, tables)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(tables, 0);
-        char why[400];
+        char why[1024];
+        int refused;
         if (!name || listed(mapped, name) || strlen(name) > 200)
             continue;
-        if ((rc = table_problem(db, name, why, sizeof why)) < 0) {
-            rc = sql_fail(r, db, "cannot read the schema");
+        if ((rc = table_check(db, name, &refused, why, sizeof why)) && refused)
+            continue; /* a virtual table or one computing columns: not records, not run */
+        if (rc) {
+            rc = table_fail(r, db, rc, why);
             break;
         }
-        if (why[0])
-            continue; /* a virtual table or one computing columns: not records, not run */
         imp_cols cols;
         if ((rc = imp_sql_cols(r, db, name, &cols)))
             break;
@@ -432,10 +346,9 @@ void imp_strs_free(imp_strs *t)
 uint64_t imp_sql_total_rows(sqlite3 *db, const char *const *tables)
 {
     uint64_t total = 0;
-    char why[400];
+    char why[1024];
     for (; *tables; tables++) {
-        if (!imp_sql_has_table(db, *tables) || table_problem(db, *tables, why, sizeof why) ||
-            why[0])
+        if (!imp_sql_has_table(db, *tables) || table_check(db, *tables, NULL, why, sizeof why))
             continue;
         char sql[200];
         sqlite3_stmt *st = NULL;

@@ -397,8 +397,8 @@ static int row_times(nsys *ns, sqlite3_stmt *st, int64_t *start, int64_t *end)
     if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
         sqlite3_column_int64(st, 1) < sqlite3_column_int64(st, 0))
         return TIMES_NONE;
-    return imp_time_add(sqlite3_column_int64(st, 0), ns->t0, start) &&
-                   imp_time_add(sqlite3_column_int64(st, 1), ns->t0, end)
+    return store_time_add(sqlite3_column_int64(st, 0), ns->t0, start) &&
+                   store_time_add(sqlite3_column_int64(st, 1), ns->t0, end)
                ? TIMES_OK
                : TIMES_OVERFLOW;
 }
@@ -610,7 +610,7 @@ static int load_nvtx(imp_reader *r, nsys *ns)
             imp_unmapped(r, "nvtx_without_end", 1);
             continue;
         }
-        if (!imp_time_add(start, ns->t0, &g.start) || !imp_time_add(end, ns->t0, &g.end)) {
+        if (!store_time_add(start, ns->t0, &g.start) || !store_time_add(end, ns->t0, &g.end)) {
             if ((rc = refuse(r, ns, pid_of(st, 4))))
                 break;
             continue;
@@ -666,9 +666,6 @@ static int ns_load(imp_reader *r)
         (rc = load_copies(r, ns, STORE_COPY_MEMSET)) || (rc = load_apis(r, ns)) ||
         (rc = load_nvtx(r, ns)))
         return rc;
-    for (size_t i = 0; i < ns->nprocs; i++)
-        if ((rc = imp_keep_refused(r, ns->procs[i].idx)))
-            return rc;
     imp_progress_end(r, r->rows_total);
     if (ns->nprocs == 0)
         imp_warn(r, "no CUDA or NVTX activity in this export");

@@ -389,8 +389,8 @@ static int load_kernels(imp_reader *r, nvprof *nv, const char *table)
             imp_unmapped(r, "kernel_without_time", 1);
             continue;
         }
-        if (!imp_time_add(start, nv->gpu_shift, &k.start) ||
-            !imp_time_add(end, nv->gpu_shift, &k.end)) {
+        if (!store_time_add(start, nv->gpu_shift, &k.start) ||
+            !store_time_add(end, nv->gpu_shift, &k.end)) {
             imp_refuse(r, nv->process);
             continue;
         }
@@ -443,8 +443,8 @@ static int load_copies(imp_reader *r, nvprof *nv, const char *table, store_copy_
             imp_unmapped(r, bad, 1);
             continue;
         }
-        if (!imp_time_add(start, nv->gpu_shift, &c.start) ||
-            !imp_time_add(end, nv->gpu_shift, &c.end)) {
+        if (!store_time_add(start, nv->gpu_shift, &c.start) ||
+            !store_time_add(end, nv->gpu_shift, &c.end)) {
             imp_refuse(r, nv->process);
             continue;
         }
@@ -486,7 +486,7 @@ static int load_apis(imp_reader *r, nvprof *nv, const char *table, store_api_dom
             imp_unmapped(r, "api_without_time", 1);
             continue;
         }
-        if (!imp_time_add(end, 0, &end)) { /* 0 < start <= end: end alone can be out of range */
+        if (!store_time_add(end, 0, &end)) { /* 0 < start <= end: end alone can be out of range */
             imp_refuse(r, nv->process);
             continue;
         }
@@ -553,7 +553,7 @@ static int load_markers(imp_reader *r, nvprof *nv)
         int64_t id = sqlite3_column_int64(st, 2);
         if (flags & 4) { /* end */
             if (have_open && open_id == id && ts >= open.start) {
-                if (!imp_time_add(ts, 0, &open.end))
+                if (!store_time_add(ts, 0, &open.end))
                     imp_refuse(r, nv->process);
                 else if ((rc = imp_add_range(r, &open)))
                     break;
@@ -569,7 +569,7 @@ static int load_markers(imp_reader *r, nvprof *nv)
             imp_unmapped(r, "marker_other", 1);
             continue;
         }
-        if (!imp_time_add(ts, 0, &ts)) {
+        if (!store_time_add(ts, 0, &ts)) {
             imp_refuse(r, nv->process);
             continue;
         }
@@ -637,7 +637,7 @@ static int nv_load(imp_reader *r)
         (rc = load_copies(r, nv, "CUPTI_ACTIVITY_KIND_MEMSET", STORE_COPY_MEMSET)) ||
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_RUNTIME", STORE_API_RUNTIME)) ||
         (rc = load_apis(r, nv, "CUPTI_ACTIVITY_KIND_DRIVER", STORE_API_DRIVER)) ||
-        (rc = load_markers(r, nv)) || (rc = imp_keep_refused(r, nv->process)))
+        (rc = load_markers(r, nv)))
         return rc;
     imp_progress_end(r, r->rows_total);
     return imp_sql_count_unmapped(r, nv->db, gpu_tables);

@@ -128,9 +128,6 @@ static int load_group(store_run *run, const char *const *paths, uint32_t n, load
                 segs->start[segs->n++] = run->nkernels;
             run->nkernels += s->n;
         }
-        for (uint32_t i = 0; i < n && rc == STORE_OK; i++)
-            if ((rc = store_load_finish(&L[i])) != STORE_OK)
-                store_fmt(err, errlen, "%s: out of memory while loading", L[i].path);
     }
     for (uint32_t i = 0; i < n; i++)
         store_load_close(&L[i]);

@@ -26,6 +26,17 @@ static int lerr(loader *L, int code, const char *what)
     return code;
 }
 
+/* rc of a read that failed (or not) on db, guarded by g: when the guard caused the failure, err
+ * says so and the file is refused (STORE_EFORMAT). */
+static int guarded_rc(const store_guard *g, sqlite3 *db, const char *path, int rc, char *err,
+                      size_t errlen)
+{
+    if ((rc == STORE_EFORMAT || rc == STORE_EIO) &&
+        store_guard_explain(g, db, path, NULL, err, errlen))
+        return STORE_EFORMAT;
+    return rc;
+}
+
 static int prep(loader *L, const char *sql, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v2(L->db, sql, -1, st, NULL) != SQLITE_OK)
@@ -212,14 +223,11 @@ static int load_process_meta(loader *L)
             rc = bad_ref(L, "process_meta", "process", id);
             break;
         }
+        /* rows_refused: refused when the file was made (a merge) + refused here (calibration,
+         * read before), added up by store_run_process_meta */
         if (col_text(st, 1) &&
             (rc = store_run_process_meta(L->run, L->proc[id], col_text(st, 1), col_text(st, 2))))
             break;
-        /* Refused when the file was made (a merge) + refused here (calibration, read before). */
-        uint64_t *refused = &L->run->processes[L->proc[id]].rows_refused;
-        if (col_text(st, 1) && !strcmp(col_text(st, 1), "rows_refused") && col_text(st, 2) &&
-            __builtin_add_overflow(*refused, strtoull(col_text(st, 2), NULL, 10), refused))
-            *refused = UINT64_MAX;
     }
     return done(L, st, rc, "reading process_meta");
 }
@@ -517,7 +525,7 @@ int store_load_scan(scan_part *s)
         store_fmt(s->err, sizeof s->err, "%s: cannot read the kernels: %s", L->path,
                   db ? sqlite3_errmsg(db) : "cannot open");
     }
-    rc = store_guard_explain(guard, db, L->path, rc, s->err, sizeof s->err);
+    rc = guarded_rc(guard, db, L->path, rc, s->err, sizeof s->err);
     sqlite3_finalize(st);
     if (s->own_db && db) {
         sqlite3_exec(db, "COMMIT", 0, 0, NULL);
@@ -693,21 +701,7 @@ int store_load_open(loader *L)
         rc = load_apis_ranges(L);
     if (rc == STORE_OK)
         rc = count_kernels(L);
-    return store_guard_explain(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
-}
-
-int store_load_finish(loader *L)
-{
-    for (uint64_t id = 0; id < L->nproc; id++) {
-        if (L->proc[id] == STORE_NONE || !L->run->processes[L->proc[id]].rows_refused)
-            continue;
-        char v[24];
-        store_fmt(v, sizeof v, "%llu",
-                  (unsigned long long)L->run->processes[L->proc[id]].rows_refused);
-        if (store_run_process_meta(L->run, L->proc[id], "rows_refused", v))
-            return STORE_ENOMEM;
-    }
-    return STORE_OK;
+    return guarded_rc(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
 }
 
 void store_load_close_db(loader *L)

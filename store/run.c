@@ -188,6 +188,12 @@ int store_run_process_meta(store_run *run, store_idx process, const char *key, c
     if (process >= run->nprocesses || !key)
         return STORE_EINVAL;
     store_process *pr = &run->processes[process];
+    if (!strcmp(key, "rows_refused")) { /* a field only: store_run_save() writes it back */
+        if (value &&
+            __builtin_add_overflow(pr->rows_refused, strtoull(value, NULL, 10), &pr->rows_refused))
+            pr->rows_refused = UINT64_MAX;
+        return STORE_OK;
+    }
     const char *v = store_arena_strdup(&p->arena, value);
     if (value && !v)
         return STORE_ENOMEM;

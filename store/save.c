@@ -64,6 +64,11 @@ static int save_processes(saver *S)
             rc = store_writer_process_meta(w, S->proc_row[i], p->meta_keys[m], p->meta_values[m]);
         if (!rc && p->clock_drift)
             rc = store_writer_process_meta_int(w, S->proc_row[i], "clock_drift", p->clock_drift);
+        if (!rc && p->rows_refused) { /* as text: a count may pass INT64_MAX */
+            char v[24];
+            store_fmt(v, sizeof v, "%llu", (unsigned long long)p->rows_refused);
+            rc = store_writer_process_meta(w, S->proc_row[i], "rows_refused", v);
+        }
         /* The choice to keep this process's uuid-less GPUs apart travels with the file. */
         if (!rc && STORE_PRIV(run)->gpus_apart[i])
             rc = store_writer_process_meta(w, S->proc_row[i], "gpu_identity", "separate");

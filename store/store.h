@@ -5,7 +5,9 @@
  * inside store_writer_begin()/store_writer_commit() batches; store_writer_close() ends it.
  * Reading: store_run_new() makes an empty run; store_run_load() appends one file's processes to it
  * (importers append theirs through the store_run_add_* builder calls); store_run_finish() sorts
- * and indexes it; store_run_free() frees it. store_run_save() writes a run as one file.
+ * and indexes it; store_run_free() frees it. store_run_save() writes a run as one file. Every
+ * reader of a SQLite file from others (the loader, the nvprof and nsys importers) guards its
+ * connections with store_guard_*() (bottom of this header).
  *
  * The run model is plain data (public structs in arrays) rather than an opaque handle: the
  * analysis walks tens of millions of kernels and must read them without a call per field. It is
@@ -201,6 +203,18 @@ typedef uint32_t store_idx;
  * fits in an int64; a record outside is refused and counted (store_process.rows_refused). */
 #define STORE_TIME_MAX ((int64_t)1 << 62)
 
+/* *out = a + b when the sum fits in [-STORE_TIME_MAX, STORE_TIME_MAX]; 0 (and *out untouched)
+ * otherwise: files carry any value, and such a record has no place on the time axis (its reader
+ * refuses it and counts it in store_process.rows_refused). */
+static inline int store_time_add(int64_t a, int64_t b, int64_t *out)
+{
+    int64_t s;
+    if (__builtin_add_overflow(a, b, &s) || s > STORE_TIME_MAX || s < -STORE_TIME_MAX)
+        return 0;
+    *out = s;
+    return 1;
+}
+
 typedef struct store_process {
     int64_t pid, ppid;
     const char *host, *exe, *argv, *run_id, *source; /* owned by the run; may be NULL */
@@ -213,7 +227,7 @@ typedef struct store_process {
     uint64_t records_dropped;     /* from process_meta; 0 if unknown */
     uint64_t rows_refused; /* records of this process a reader refused because their times lie
                               outside +-STORE_TIME_MAX (overflow: a hostile or damaged file);
-                              they are not in the run. Kept as process_meta 'rows_refused'. */
+                              they are not in the run. Saved as process_meta 'rows_refused'. */
     const char **meta_keys, **meta_values; /* process_meta, nmeta pairs */
     uint32_t nmeta;
 } store_process;
@@ -371,8 +385,9 @@ int store_run_finish(store_run *run);
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the
  * file is untouched) and STORE_EIO when it cannot be written (a partial file is removed); the
  * message is on the run. Each process keeps the device ordinals it had; a process's clock_drift
- * is kept as process_meta 'clock_drift', and a process kept apart (store_run_set_gpu_identity)
- * gets process_meta 'gpu_identity' = 'separate'. */
+ * is kept as process_meta 'clock_drift', its rows_refused (when not 0) as 'rows_refused', and a
+ * process kept apart (store_run_set_gpu_identity) gets process_meta 'gpu_identity' =
+ * 'separate'. */
 int store_run_save(const store_run *run, const char *path, const char *writer_name);
 
 /* --- builder calls, for importers (and the native loader). All strings are copied. The
@@ -384,7 +399,9 @@ int store_run_save(const store_run *run, const char *path, const char *writer_na
 store_idx store_run_intern(store_run *run, const char *text);
 store_idx store_run_add_process(store_run *run, const store_process_info *p, const char *file);
 /* Sets a process_meta pair; the keys records_dropped and gpu_identity (= separate: keep this
- * process's uuid-less GPUs apart) are also acted on. Add it before the process's devices. */
+ * process's uuid-less GPUs apart) are also acted on. Add it before the process's devices.
+ * rows_refused is not kept as a pair: its value is added to store_process.rows_refused (a file
+ * made by a merge, or an export, said how many records were refused before this reading). */
 int store_run_process_meta(store_run *run, store_idx process, const char *key, const char *value);
 /* The run device of (process, d->device_id). Devices with a uuid are merged by uuid. A device
  * without one is the same device for the same (process, ordinal); across processes it is
@@ -430,5 +447,56 @@ size_t store_utf8_decode(const char *s, uint32_t *pCp /* OUT */);
 
 /* Demangles an Itanium C++ name into a malloc'd string; NULL if `name` is not mangled. */
 char *store_demangle(const char *name);
+
+/* ---------------------------------------------------------------- files from others */
+
+/* A SQLite file may come from anyone, and SQLite runs what a file's schema says: a `kernel` that
+ * is a view over an endless recursive CTE hangs the reader, a view of randomblob(1e9) takes 2 GB.
+ * Every reader connection (the loader's, the nvprof and nsys importers') is therefore guarded with
+ * SQLite's defences for untrusted databases (sqlite.org/security.html): views and triggers off,
+ * trusted_schema off, SQLITE_DBCONFIG_DEFENSIVE, no value longer than STORE_MAX_VALUE, and a time
+ * limit per file; and the tables a reader reads must be plain tables. In the calls below `path`
+ * names the file in messages ("PATH: ..."); NULL leaves it out (the importers add the file and the
+ * row themselves). */
+#define STORE_MAX_VALUE (16 << 20) /* bytes in one string, blob or row (names, argv: far less) */
+
+struct sqlite3;
+
+/* The time limit of one file's reading, shared by the connections that read it. */
+typedef struct store_guard {
+    int64_t deadline; /* CLOCK_MONOTONIC ns after which SQLite is interrupted */
+    double limit_s;   /* the limit in seconds, for the message */
+    int expired;      /* set by the progress handler when it interrupted SQLite */
+} store_guard;
+
+/* A file may take store_read_base_s + store_read_s_per_mib per MiB (file + WAL) to read: a
+ * real file reads at 100+ MiB/s, so this only stops a file that makes SQLite compute. Globals so
+ * that a test can lower them; nothing else writes them. */
+extern double store_read_base_s, store_read_s_per_mib;
+
+/* Starts the clock of the file at `path`: its limit follows from its size (file + WAL). */
+void store_guard_start(store_guard *g, const char *path);
+
+/* Applies the defences to a new connection and installs g's time limit (g is the caller's and
+ * must outlive db; a copy of g with the same deadline serves another connection to the same
+ * file). 0, or STORE_EIO with "[PATH: ]cannot turn on SQLite's defences ..." in err. */
+int store_guard_attach(struct sqlite3 *db, store_guard *g, const char *path, char *err,
+                       size_t errlen);
+
+/* Checks that each of names[] (NULL-terminated) that db holds is a plain table: not a view, a
+ * virtual or shadow table, and without generated columns. Absent names pass (the reader's own
+ * query says what is missing). 0, or STORE_EFORMAT with "[PATH: ]'kernel' is a view, not a table"
+ * (*pRefused = 1) or, when the schema cannot be read, "[PATH: ]truncated or corrupt (...)" or
+ * "[PATH: ]cannot read the schema: ..." (*pRefused = 0); STORE_ENOMEM when SQLite ran out of
+ * memory. */
+int store_guard_tables(struct sqlite3 *db, const char *path, const char *const *names,
+                       int *pRefused /* OUT, may be NULL */, char *err, size_t errlen);
+
+/* After a failed read on db, a connection guarded by g: 1 when the guard made it fail, with why
+ * in err: "[PATH: ]reading took over N s (a hostile or damaged file?)" or "[PATH: ]a value over
+ * 16 MiB[ in table TABLE] (a hostile or damaged file?)" (`table` may be NULL); 0 otherwise, err
+ * untouched. */
+int store_guard_explain(const store_guard *g, struct sqlite3 *db, const char *path,
+                        const char *table, char *err, size_t errlen);
 
 #endif

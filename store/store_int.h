@@ -75,60 +75,6 @@ int store_file_check(const char *path, char *err, size_t errlen);
  * folder is writable. */
 int store_open_read(const char *path, sqlite3 **pDb, char *err, size_t errlen);
 
-/* ---------------------------------------------------------------- files from others */
-
-/* A .db file may come from anyone, and SQLite runs what a file's schema says: a `kernel` that is
- * a view over an endless recursive CTE hangs the reader, a view of randomblob(1e9) takes 2 GB.
- * Every reader connection is therefore opened with SQLite's defences for untrusted databases
- * (sqlite.org/security.html): views and triggers off, trusted_schema off,
- * SQLITE_DBCONFIG_DEFENSIVE, no value longer than STORE_MAX_VALUE, and a time limit per file; and
- * the tables a reader reads must be plain tables. */
-#define STORE_MAX_VALUE (16 << 20) /* bytes in one string, blob or row (names, argv: far less) */
-
-/* The time limit of one file's reading, shared by the connections that read it. */
-typedef struct store_guard {
-    int64_t deadline; /* CLOCK_MONOTONIC ns after which SQLite is interrupted */
-    double limit_s;   /* the limit in seconds, for the message */
-    int expired;      /* set by the progress handler when it interrupted SQLite */
-} store_guard;
-
-/* A file may take store_read_base_s + store_read_s_per_mib per MiB (file + WAL) to read: a
- * real file reads at 100+ MiB/s, so this only stops a file that makes SQLite compute. Globals so
- * that a test can lower them; nothing else writes them. */
-extern double store_read_base_s, store_read_s_per_mib;
-
-/* Starts the clock of the file at `path`: its limit follows from its size. */
-void store_guard_start(store_guard *g, const char *path);
-
-/* Applies the defences to a new connection and installs g's time limit (g outlives db; a copy
- * of g serves another connection to the same file). 0, or STORE_EIO with the message. */
-int store_guard_attach(sqlite3 *db, store_guard *g, const char *path, char *err, size_t errlen);
-
-/* Checks that each of names[] (NULL-terminated) that db holds is a plain table: not a view, a
- * virtual or shadow table, and without generated columns. Absent names pass (the reader's own
- * query says what is missing). 0, or STORE_EFORMAT with "PATH: 'kernel' is a view, not a table"
- * (*pRefused = 1) or, when the schema cannot be read, "PATH: truncated or corrupt (...)"
- * (*pRefused = 0). */
-int store_guard_tables(sqlite3 *db, const char *path, const char *const *names,
-                       int *pRefused /* OUT, may be NULL */, char *err, size_t errlen);
-
-/* After a failed read on a guarded connection: when the guard caused it (time limit, a value
- * over STORE_MAX_VALUE), replaces err with a message that says so and returns STORE_EFORMAT;
- * otherwise returns rc and leaves err. */
-int store_guard_explain(const store_guard *g, sqlite3 *db, const char *path, int rc, char *err,
-                        size_t errlen);
-
-/* *out = a + b when the sum fits in [-STORE_TIME_MAX, STORE_TIME_MAX]; 0 (and *out untouched)
- * otherwise: files carry any value, and such a record has no place on the time axis. */
-static inline int store_time_add(int64_t a, int64_t b, int64_t *out)
-{
-    int64_t s;
-    if (__builtin_add_overflow(a, b, &s) || s > STORE_TIME_MAX || s < -STORE_TIME_MAX)
-        return 0;
-    *out = s;
-    return 1;
-}
-
 /* ---------------------------------------------------------------- run */
 
 /* A device a process saw under a CUDA ordinal (kept so a saved run keeps the ordinals). */
@@ -249,9 +195,6 @@ typedef struct scan_part {
  * when they were nearly so. */
 int store_load_open(loader *L);
 int store_load_scan(scan_part *s);
-/* After every share scanned: keeps each process's count of refused rows as process_meta
- * 'rows_refused' (so a merged file keeps it). 0 or STORE_ENOMEM. */
-int store_load_finish(loader *L);
 /* Ends the read transaction and closes the database; store_load_close() also frees L's maps. */
 void store_load_close_db(loader *L);
 void store_load_close(loader *L);

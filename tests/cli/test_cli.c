@@ -1124,6 +1124,36 @@ int test_cli_export_roundtrip_records(void)
     return 0;
 }
 
+/* 2026-12-01, review of rows_refused: each reader used to mirror the count of records refused
+ * for their times into process_meta; the count now lives in store_process.rows_refused alone.
+ * A merged file, the export, and the file imported from the export all keep it: one kernel whose
+ * end overflows, refused by the loader, is counted in every one. */
+int test_cli_export_roundtrip_rows_refused(void)
+{
+    char d[4200], db[4300];
+    snprintf(d, sizeof d, "%s/refused", test_tmpdir());
+    mkdir(d, 0755);
+    snprintf(db, sizeof db, "%s/p1.db", d);
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1000 --host a --train 100000,3,50000,10000", TRACEGEN, db), 0);
+    sqlite3 *h;
+    TEST_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+    TEST_EQ_INT(
+        sqlite3_exec(h, "UPDATE kernel SET dur = 9223372036854775807 WHERE rowid = 2", 0, 0, 0),
+        SQLITE_OK);
+    sqlite3_close(h);
+    TEST_EQ_INT(round_trip(d, tmp("refused")), 0);
+    int counts[sizeof record_queries / sizeof *record_queries], n;
+    TEST_ASSERT(same_records(tmp("refused.orig.db"), tmp("refused.db"), counts));
+    TEST_EQ_INT(counts[4], 2); /* kernels: the third was refused */
+    char *kept = rows_of(tmp("refused.db"),
+                         "SELECT p.pid, value FROM process_meta m JOIN process p ON"
+                         " p.id = m.process_id WHERE key = 'rows_refused'",
+                         &n);
+    TEST_EQ_STR(kept, "1000|1\n");
+    free(kept);
+    return 0;
+}
+
 /* GPUs without a UUID (PyTorch traces): the export keeps what was chosen at export time. Two
  * processes on "device 0, NVIDIA H200" of one host are one GPU (time-sliced) in the export's
  * run and in the report on it; exported with --separate-gpus they stay two GPUs. */

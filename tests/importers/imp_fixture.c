@@ -141,39 +141,23 @@ static int build_input(const char *dir, const char *work, char *input, size_t ca
     return rc ? rc : mutate(dir, input);
 }
 
-/* The length of the valid UTF-8 sequence at s, or 0 (overlong forms, surrogates, > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xc2 && c <= 0xdf ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (n > 1 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-                  (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f)))
-        return 0;
-    return n;
-}
-
-/* s as a JSON string, each byte that is not valid UTF-8 written as the text \xHH. */
+/* s as a JSON string, each byte that is not valid UTF-8 (store_utf8_decode) written as the text
+ * \xHH. */
 static json_t *str_or_null(const char *s)
 {
     if (!s)
         return json_null();
     size_t n = strlen(s);
     char *buf = malloc(4 * n + 1), *o = buf;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = utf8_len(p);
+    for (const char *p = s; *p;) {
+        uint32_t cp;
+        size_t k = store_utf8_decode(p, &cp);
         if (k) {
             memcpy(o, p, k);
             o += k;
             p += k;
         } else
-            o += sprintf(o, "\\x%02x", *p++);
+            o += sprintf(o, "\\x%02x", (unsigned char)*p++);
     }
     json_t *j = json_stringn(buf, (size_t)(o - buf));
     free(buf);
@@ -221,10 +205,12 @@ static json_t *dump(const store_run *run, const imp_stats *st)
         json_t *meta = json_object();
         for (uint32_t m = 0; m < p->nmeta; m++)
             json_object_set_new(meta, p->meta_keys[m], str_or_null(p->meta_values[m]));
-        json_array_append_new(a, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "pid", (json_int_t)p->pid,
-                                           "source", str_or_null(p->source), "exe",
-                                           str_or_null(p->exe), "argv", str_or_null(p->argv),
-                                           "host", str_or_null(p->host), "meta", meta));
+        json_t *pj = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "pid", (json_int_t)p->pid, "source",
+                               str_or_null(p->source), "exe", str_or_null(p->exe), "argv",
+                               str_or_null(p->argv), "host", str_or_null(p->host), "meta", meta);
+        if (p->rows_refused) /* only when set: older expected files stay as they were */
+            json_object_set_new(pj, "rows_refused", json_integer((json_int_t)p->rows_refused));
+        json_array_append_new(a, pj);
     }
     json_object_set_new(root, "devices", a = json_array());
     for (uint32_t i = 0; i < run->ndevices; i++) {

@@ -1836,13 +1836,34 @@ int test_store_time_limit(void)
     return 0;
 }
 
-/* The meta value of a process's rows_refused, or NULL. */
-static const char *refused_meta(const store_process *p)
+/* 1 when the run keeps rows_refused as a process_meta pair (it should not: the field is its one
+ * place, saved from there). */
+static int refused_in_meta(const store_run *run)
 {
-    for (uint32_t i = 0; i < p->nmeta; i++)
-        if (!strcmp(p->meta_keys[i], "rows_refused"))
-            return p->meta_values[i];
-    return NULL;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        for (uint32_t i = 0; i < run->processes[p].nmeta; i++)
+            if (!strcmp(run->processes[p].meta_keys[i], "rows_refused"))
+                return 1;
+    return 0;
+}
+
+/* The rows_refused keys of a saved file, "process_id:value" joined by spaces ("" for none). */
+static const char *saved_refused(const char *path)
+{
+    static char out[256];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    snprintf(out, sizeof out, "(cannot read %s)", path);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db,
+                           "SELECT coalesce(group_concat(process_id || ':' || value || ':' ||"
+                           " typeof(value), ' '), '') FROM process_meta WHERE key = 'rows_refused'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
 }
 
 /* 2026-12-01, issue "Hardening": times that overflow int64 (start + dur, t0 + offset + start)
@@ -1866,18 +1887,35 @@ int test_store_time_overflow(void)
     TEST_EQ_INT(run->napis, 0);
     TEST_EQ_INT(run->nranges, 0);
     TEST_EQ_INT(run->processes[0].rows_refused, 5);
-    TEST_EQ_STR(refused_meta(&run->processes[0]), "5");
+    TEST_EQ_INT(refused_in_meta(run), 0);
     TEST_EQ_INT(store_run_finish(run), STORE_OK);
     for (uint64_t i = 0; i < run->nkernels; i++)
         TEST_ASSERT(run->kernels[i].end >= run->kernels[i].start);
-    /* Saved and read back: the count stays, and is not counted twice. */
+    /* Saved and read back: the count stays (written once, from the field), and is not counted
+     * twice. */
     const char *saved = path_in("overflow_saved.db");
     TEST_EQ_INT(store_run_save(run, saved, "test"), STORE_OK);
+    TEST_EQ_STR(saved_refused(saved), "1:5:text");
     store_run_free(run);
     run = store_run_new();
     TEST_EQ_INT(store_run_load(run, saved), STORE_OK);
     TEST_EQ_INT(run->nkernels, 3);
     TEST_EQ_INT(run->processes[0].rows_refused, 5);
+    TEST_EQ_INT(refused_in_meta(run), 0);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    const char *resaved = path_in("overflow_resaved.db");
+    TEST_EQ_INT(store_run_save(run, resaved, "test"), STORE_OK);
+    TEST_EQ_STR(saved_refused(resaved), "1:5:text");
+    store_run_free(run);
+    /* A run without refused records saves no key. */
+    const char *clean = path_in("clean.db"), *clean_saved = path_in("clean_saved.db");
+    TEST_EQ_INT(write_sample(clean, 1, 0, 5), STORE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, clean), STORE_OK);
+    TEST_EQ_INT(run->processes[0].rows_refused, 0);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_save(run, clean_saved, "test"), STORE_OK);
+    TEST_EQ_STR(saved_refused(clean_saved), "");
     store_run_free(run);
 
     /* t0 at the top of int64: no record of the file has a place on the axis. */
@@ -1903,8 +1941,12 @@ int test_store_time_overflow(void)
     TEST_EQ_INT(store_run_load(run, cal), STORE_OK);
     TEST_EQ_INT(run->processes[0].clock_offset, 0);
     TEST_EQ_INT(run->processes[0].rows_refused, 3);
-    TEST_EQ_STR(refused_meta(&run->processes[0]), "3");
+    TEST_EQ_INT(refused_in_meta(run), 0);
     TEST_EQ_INT(run->nkernels, 5);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    const char *cal_saved = path_in("calibration_saved.db");
+    TEST_EQ_INT(store_run_save(run, cal_saved, "test"), STORE_OK);
+    TEST_EQ_STR(saved_refused(cal_saved), "1:3:text");
     store_run_free(run);
     return 0;
 }
