@@ -52,10 +52,12 @@ typedef enum analysis_verdict {
  * group of its own. Different groups take turns on the GPU unless both could be MPS clients. */
 typedef enum analysis_physics {
     ANALYSIS_PHYS_NONE = 0,    /* a quiet window: no overlap */
-    ANALYSIS_PHYS_SLICED = 1,  /* a context known not to be an MPS client was in flight with
-                                  another group: the GPU time-sliced them, whatever the timing */
+    ANALYSIS_PHYS_SLICED = 1,  /* a group known not to be MPS (every context in it plain CUDA)
+                                  was in flight with another group: the GPU time-sliced them,
+                                  whatever the timing */
     ANALYSIS_PHYS_SHARED = 2,  /* only contexts of one share group: side by side is possible */
-    ANALYSIS_PHYS_UNKNOWN = 3, /* a context whose MPS state its file does not say (imports) */
+    ANALYSIS_PHYS_UNKNOWN = 3, /* groups with a context whose MPS state its file does not say
+                                  (imports) */
 } analysis_physics;
 #define ANALYSIS_NPHYSICS 4
 

@@ -7,13 +7,6 @@
 
 #include "analysis.h"
 
-/* What a share group may do beside other groups (see analysis_physics). */
-enum {
-    ANALYSIS_GROUP_PLAIN = 0,   /* known not to be MPS: takes turns with every other group */
-    ANALYSIS_GROUP_MPS = 1,     /* the MPS clients of one device */
-    ANALYSIS_GROUP_UNKNOWN = 2, /* one context whose MPS state is not known */
-};
-
 /* What MPS costs on one GPU model (calibration.c): the pessimistic bound of the predicted gain
  * assumes these. */
 typedef struct analysis_calibration {
@@ -43,12 +36,14 @@ typedef struct analysis_winx {
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;      /* run->nkernels: overlapped time from the sweep, then stretches */
-    int64_t *ovl_start;  /* run->nkernels: the device's overlap clock at each kernel's start
-                            (sweep to judge only) */
-    uint32_t *ctx_slot;  /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
-    uint32_t *ctx_group; /* run->ncontexts: share group of each context */
-    uint8_t *group_kind; /* ngroups: ANALYSIS_GROUP_* */
+    float *stretch;       /* run->nkernels: overlapped time from the sweep, then stretches */
+    int64_t *ovl_start;   /* run->nkernels: the device's overlap clock at each kernel's start
+                             (sweep to judge only) */
+    uint32_t *ctx_slot;   /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    uint32_t *ctx_group;  /* run->ncontexts: share group of each context */
+    uint8_t *group_plain; /* ngroups: 1 when the group is known not to be MPS (every context
+                             in it plain CUDA): it takes turns with every other group; 0 for the
+                             MPS clients and for groups with a context of unknown MPS state */
     uint32_t ngroups;
     analysis_device *devs; /* device slots, ndevs */
     uint32_t ndevs;

@@ -30,7 +30,7 @@ typedef struct sweepdev {
     uint64_t n, cap;
     int64_t now;                /* time of the last event */
     uint32_t nproc, nctx, nmps; /* processes, contexts, MPS contexts in flight */
-    uint32_t ngrp, nplain;      /* share groups in flight; of which ANALYSIS_GROUP_PLAIN */
+    uint32_t ngrp, nplain;      /* share groups in flight; of which plain (a->group_plain) */
     clocks c;                   /* busy (>= 1 kernel), overlap (>= 2 contexts), integrals of
                                    contexts and groups in flight over the overlap time, overlap
                                    time by physics: all ns since the device's first start */
@@ -259,8 +259,7 @@ static void context_step(sweep *sw, sweepdev *d, store_idx ctx, int delta)
     if (delta > 0 ? sw->gcount[g]++ != 0 : --sw->gcount[g] != 0)
         return;
     d->ngrp += (uint32_t)delta;
-    if (a->group_kind[g] == ANALYSIS_GROUP_PLAIN)
-        d->nplain += (uint32_t)delta;
+    d->nplain += a->group_plain[g] ? (uint32_t)delta : 0;
 }
 
 /* Ends the in-flight kernel e of slot s at e.end (the clocks are already there). */
