@@ -107,6 +107,13 @@ const char *view_device_name(const analysis *a, uint32_t slot)
                : "unknown device";
 }
 
+/* The share of a device's busy time with >= 2 contexts in flight (0..1); NaN when never busy. The
+ * headline's "overlapped N% of busy time" and the JSON's `overlap_of_busy`. */
+static double overlap_of_busy(const analysis_device *d)
+{
+    return d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN;
+}
+
 /* "4 processes (4 contexts, no MPS)" into buf. */
 static void who(const analysis_device *d, char *buf, size_t n)
 {
@@ -186,9 +193,9 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                      d->max_kernels);
         return;
     }
-    double share = d->busy_ns ? 100.0 * (double)d->overlap_ns / (double)d->busy_ns : 0;
+    /* an overlap window means busy time: the share is defined */
     snprintf(h->head, sizeof h->head, "GPU %u (%s): %s overlapped %.0f%% of busy time; ", slot,
-             view_device_name(a, slot), w, share);
+             view_device_name(a, slot), w, 100 * overlap_of_busy(d));
     snprintf(h->verdict, sizeof h->verdict, "%s", analysis_verdict_name(d->verdict));
     for (char *p = h->verdict; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
@@ -347,8 +354,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "busy_ns", json_integer(d->busy_ns), &bad);
     view_put(o, "overlap_ns", json_integer(d->overlap_ns), &bad);
     view_put(o, "idle_ns", json_integer(d->idle_ns), &bad);
-    view_put(o, "overlap_share",
-             view_number(d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN), &bad);
+    view_put(o, "overlap_of_busy", view_number(overlap_of_busy(d)), &bad);
     view_put(o, "max_processes", json_integer(d->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(d->max_contexts), &bad);
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
