@@ -509,14 +509,13 @@ static double gain_to(const analysis_summary *sm, double last_end)
 }
 
 /* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
- * times their solo duration (best case), or at worst, as analysis_judge() computes it. */
-static double run_gain(const analysis *a, double slowdown, int worst)
+ * times their solo duration (best case), as analysis_judge() computes it at 1. */
+static double run_gain(const analysis *a, double slowdown)
 {
     double last_end = -INFINITY;
     for (uint32_t s = 0; s < a->ndevs; s++)
-        last_end =
-            fmax(last_end, predicted_end(a, &a->devs[s],
-                                         device_saved(a, &a->devs[s], slowdown, worst, NULL)));
+        last_end = fmax(last_end, predicted_end(a, &a->devs[s],
+                                                device_saved(a, &a->devs[s], slowdown, 0, NULL)));
     return gain_to(&a->sum, last_end);
 }
 
@@ -529,9 +528,11 @@ typedef struct vsum {
 } vsum;
 
 /* Device figures from its judged windows: the time by verdict, the dominant verdict and the
- * predicted gain. Returns the time its time-sliced windows would save side by side at solo
- * speed (device_saved() at slowdown 1), which the run's predicted gain needs too. */
-static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
+ * predicted gain. Sets *pSaved and *pSavedLow to the time its time-sliced windows would save side
+ * by side at best and at worst (device_saved() at slowdown 1), which the run's predicted gain
+ * needs too. */
+static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
+                         double *pSaved /* OUT */, double *pSavedLow /* OUT */)
 {
     vsum vs[ANALYSIS_NVERDICTS];
     memset(vs, 0, sizeof vs);
@@ -586,7 +587,8 @@ static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
     ad->predicted_gain_low = in > saved_low && saved_low != 0 ? in / (in - saved_low) : 1.0;
     ad->gain_basis = saved > 0 ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                                : ANALYSIS_BASIS_NONE;
-    return saved;
+    *pSaved = saved;
+    *pSavedLow = saved_low;
 }
 
 /* a + b for durations (>= 0), saturated at INT64_MAX. */
@@ -697,8 +699,10 @@ int analysis_judge(analysis *a)
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
-        last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad, ws)));
-        last_end_low = fmax(last_end_low, predicted_end(a, ad, device_saved(a, ad, 1.0, 1, NULL)));
+        double saved, saved_low;
+        judge_device(a, ad, ws, &saved, &saved_low);
+        last_end = fmax(last_end, predicted_end(a, ad, saved));
+        last_end_low = fmax(last_end_low, predicted_end(a, ad, saved_low));
         estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
@@ -736,7 +740,7 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     /* at a stretch of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
     double slow = b->sum.stretch;
     pOut->predicted_gain_at_stretch_b = isnan(slow) ? NAN
-                                        : slow > 1  ? run_gain(a, slow, 0)
+                                        : slow > 1  ? run_gain(a, slow)
                                                     : a->sum.predicted_gain;
     pOut->duration_ratio = NAN;
     sigtab t;
