@@ -374,15 +374,21 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     return view_done(o, bad);
 }
 
-/* The device slot of window w (windows are grouped by slot). */
+/* The device slot of window w (< analysis_nwindows): windows are grouped by slot in slot order,
+ * so it is the last slot whose slice starts at or before w (a slot without windows, whose kernels
+ * all had zero length, starts where the next one does). A binary search: a run may hold 100k
+ * slots, and the report asks this of every window. */
 static uint32_t window_slot(const analysis *a, uint64_t w)
 {
-    for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
-        const analysis_device *d = analysis_get_device(a, s);
-        if (w >= d->first_window && w < d->first_window + d->nwindows)
-            return s;
+    uint32_t lo = 0, hi = analysis_ndevices(a); /* the answer is in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (analysis_get_device(a, mid)->first_window <= w)
+            lo = mid;
+        else
+            hi = mid;
     }
-    return 0;
+    return lo;
 }
 
 json_t *view_window_json(const analysis *a, uint64_t w)

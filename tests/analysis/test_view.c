@@ -57,3 +57,41 @@ int test_view_overlap_of_busy(void)
     store_run_free(run);
     return 0;
 }
+
+/* Each window names its GPU, on runs of several GPUs: a GPU whose only kernel had zero length
+ * (no window at all) between GPUs with windows, and a GPU holding many windows. */
+int test_view_window_gpu(void)
+{
+    static const char *const uuid[4] = {
+        "00000000000000000000000000000000", "11111111111111111111111111111111",
+        "22222222222222222222222222222222", "33333333333333333333333333333333"};
+    store_run *run = store_run_new();
+    store_idx s[5];
+    for (int g = 0; g < 4; g++)
+        s[g] = synth_process(run, 10 + g, "h", "r", SYNTH_PLAIN, uuid[g]);
+    s[4] = synth_process(run, 20, "h", "r", SYNTH_PLAIN, uuid[2]);
+    synth_kernel(run, s[0], "k", 0, 1000);
+    synth_kernel(run, s[1], "k", 500, 500);          /* zero length: a GPU without windows */
+    synth_train(run, s[2], "k", 0, 5, 1000, 2 * MS); /* overlap, quiet, overlap, ...: 9 */
+    synth_train(run, s[4], "k", 0, 5, 1000, 2 * MS);
+    synth_kernel(run, s[3], "k", 0, 1000);
+    analysis *a = NULL;
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, NULL, &a), 0);
+    TEST_EQ_INT(analysis_ndevices(a), 4);
+    TEST_EQ_INT(analysis_get_device(a, 1)->nwindows, 0);
+    TEST_EQ_INT(analysis_get_device(a, 2)->nwindows, 9);
+    TEST_EQ_INT(analysis_nwindows(a), 11);
+    for (uint32_t g = 0; g < 4; g++) {
+        const analysis_device *d = analysis_get_device(a, g);
+        for (uint64_t w = d->first_window; w < d->first_window + d->nwindows; w++) {
+            json_t *o = view_window_json(a, w);
+            TEST_ASSERT(o);
+            TEST_EQ_INT(json_integer_value(json_object_get(o, "gpu")), g);
+            json_decref(o);
+        }
+    }
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
