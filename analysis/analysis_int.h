@@ -29,8 +29,7 @@ double analysis_calibration_slowdown(const analysis_calibration *c, double clien
 
 /* What the sweep keeps of each window for the judge, parallel to a->windows. */
 typedef struct analysis_winx {
-    int64_t ovl0, ovl1;                 /* the device's overlap clock at t0 and at t1 */
-    int64_t phys_ns[ANALYSIS_NPHYSICS]; /* overlap time inside by physics */
+    int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
 } analysis_winx;
 
 struct analysis {

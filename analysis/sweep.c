@@ -159,7 +159,7 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
         w.device = a->devs[s].device;
         w.busy_ns = d->c.busy - d->cursor_busy;
         w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-        analysis_winx x = {d->c.ovl, d->c.ovl, {0}};
+        analysis_winx x = {d->c.ovl, d->c.ovl};
         int rc = push_window(d, &w, &x);
         if (rc)
             return rc;
@@ -175,7 +175,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
 {
     const clocks *o = &d->at_open, *e = &d->at_drop;
     analysis_window w = {0};
-    analysis_winx x = {o->ovl, e->ovl, {0}};
+    analysis_winx x = {o->ovl, e->ovl};
     w.t0 = d->win_t0;
     w.t1 = d->drop_t;
     w.device = a->devs[s].device;
@@ -189,11 +189,11 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
         w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
         w.groups = (float)((double)(e->grpint - o->grpint) / (double)w.overlap_ns);
     }
-    int64_t most = -1;
+    int64_t most = -1; /* the physics holding the most overlap time inside */
     for (int p = ANALYSIS_PHYS_SLICED; p < ANALYSIS_NPHYSICS; p++) {
-        x.phys_ns[p] = e->phys[p] - o->phys[p];
-        if (x.phys_ns[p] > most) { /* ties: SLICED, then SHARED, then UNKNOWN */
-            most = x.phys_ns[p];
+        int64_t ns = e->phys[p] - o->phys[p];
+        if (ns > most) { /* ties: SLICED, then SHARED, then UNKNOWN */
+            most = ns;
             w.physics = (analysis_physics)p;
         }
     }

@@ -252,10 +252,9 @@ int analysis_references(analysis *a)
 
 /* Sums gathered for one window from the kernels with time inside it. Solo work is counted the
  * way the stretch happened: a kernel progresses at its solo speed while no other context is in
- * flight, and at the rate left over while others are (kernel_rates()). */
+ * flight, and at the rate left over while others are (overlap_rate()). */
 typedef struct winsum {
-    double clip;       /* kernel time inside */
-    double ovl;        /* of which overlapped (another context in flight) */
+    double ovl;        /* kernel time inside that overlapped (another context in flight) */
     double ovl_ref;    /* of that, kernels with a solo reference */
     double work_ref;   /* the solo work those did while overlapped */
     double smw_ref;    /* the same, each kernel weighted by its share of the SMs */
@@ -437,7 +436,6 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
         winsum *m = &ws[w];
         win->nkernels++;
-        m->clip += clip;
         m->ovl += ovl;
         m->sm_ovl += ovl * q->share;
         m->dur += q->dur;
