@@ -20,7 +20,10 @@ typedef struct analysis_calibration {
  * measured on that model (else the H200's stands in). */
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact);
 
-/* The calibration's slowdown for `clients` clients side by side (the nearest measured count). */
+/* The calibration's slowdown for `clients` clients side by side (a mean over time, so maybe
+ * fractional): the figure of the first measured count (2, 4, 8, 16) at or above `clients` rounded
+ * to a whole number (x.5 down), 16's beyond 16. Pessimistic between measured counts, as the bound
+ * it feeds: 3 clients take the 4-client figure, 5 the 8-client one. */
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
 
 /* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
