@@ -76,7 +76,7 @@ const char *analysis_rule_text(analysis_rule r)
         "time-sliced them",
         "the kernels ran at about their solo speed while they overlapped",
         "the kernels could share the GPU (MPS or green contexts) but overlapped only at their "
-        "ends, doing one kernel's solo work at a time",
+        "ends",
         "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
         "down",
         "MPS state unknown: the GPU did about one kernel's solo work at a time (time-slicing, or "

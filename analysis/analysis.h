@@ -66,7 +66,8 @@ typedef enum analysis_rule {
     ANALYSIS_RULE_NONE = 0,          /* idle and solo windows */
     ANALYSIS_RULE_NO_MPS = 1,        /* SLICED physics: time-sliced by construction */
     ANALYSIS_RULE_NOT_STRETCHED = 2, /* stretch <= concurrent_max_stretch: concurrent */
-    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, little overlap, one kernel's work at a time */
+    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, stretched, overlap share <= queued_max_overlap:
+                                        the kernels overlapped only at their ends */
     ANALYSIS_RULE_SHARED_SLOW = 4,   /* SHARED and stretched: contended */
     ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism */
     ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */

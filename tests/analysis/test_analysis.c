@@ -1334,6 +1334,13 @@ int test_analysis_queued(void)
     TEST_NEAR(w->overlap_share, 2.0 / 21, 1e-6);
     /* s[1]'s extra ms spread over its two 1 ms overlaps: it ran at 1/2 there, s[0] at 1 */
     TEST_NEAR(w->stretch, 2.0 / 1.5, 1e-6);
+    /* 1.5 kernels' solo work at a time in the handover: the rule looks at the overlap share
+     * only, and its sentence claims no more (until 2026-12-01 it said "doing one kernel's solo
+     * work at a time", which no rule checked) */
+    TEST_NEAR(w->parallelism, 1.5, 1e-6);
+    TEST_EQ_STR(analysis_rule_text(ANALYSIS_RULE_HANDOVER),
+                "the kernels could share the GPU (MPS or green contexts) but overlapped only at "
+                "their ends");
     TEST_NEAR(d->predicted_gain, 1.0, 0); /* MPS was on: nothing to gain */
     analysis_free(a);
     store_run_free(run);
