@@ -127,13 +127,14 @@ static void who(const analysis_device *d, char *buf, size_t n)
 }
 
 /* The stretch of a verdict's windows with its basis: "stretch 4.28x", "stretch ~4.00x
- * (estimated: 4 contexts took turns)", "stretch ~1.00x (against each kernel's shortest run)". */
+ * (estimated: 4 share groups took turns)", "stretch ~1.00x (against each kernel's shortest run)".
+ * A stretch estimated from turns is the mean number of share groups in flight (analysis_basis). */
 static void stretch_text(const analysis_verdict_time *bv, char *buf, size_t n)
 {
     switch (bv->basis) {
     case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %.2fx", bv->stretch); break;
     case ANALYSIS_BASIS_TURNS:
-        snprintf(buf, n, "stretch ~%.2fx (estimated: %.3g contexts took turns)", bv->stretch,
+        snprintf(buf, n, "stretch ~%.2fx (estimated: %.3g share groups took turns)", bv->stretch,
                  bv->stretch);
         break;
     case ANALYSIS_BASIS_SHORTEST:

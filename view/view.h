@@ -36,8 +36,9 @@ json_t *view_done(json_t *o, int bad);
 
 /* The headline of device slot `slot` in three parts, so a terminal can colour the verdict:
  * `head` ("GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 100% of busy time; "),
- * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (": stretch 4.28x (4
- * contexts took turns); MPS could gain up to ~4.3x"). Strings owned by *out. */
+ * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (" (no MPS): stretch
+ * 4.28x; MPS would gain 3.61-4.26x"; an estimated stretch reads "stretch ~4.00x (estimated: 4
+ * share groups took turns)" and its gain "... (estimated)"). Strings owned by *out. */
 typedef struct view_headline {
     char head[384];
     char verdict[32];

@@ -10,17 +10,18 @@
 
 #define MS 1000000LL
 
-/* P1 alone (5 x 1000 ns), both processes at 10 ms (10 kernels each of 2000 ns, same instants,
- * no MPS: time-sliced), then P2 alone (5 x 1000 ns). Busy 30 us, of which 20 us overlapped. */
+/* P1 alone (5 x 1000 ns), then both processes (10 kernels each of 2000 ns, same instants, no
+ * MPS: time-sliced), then P2 alone (5 x 1000 ns). Busy 30 us, of which 20 us overlapped; side by
+ * side the overlap would take 10 us at best, 27.54 us at worst (20 launches through MPS). */
 static analysis *sliced_run(store_run **pRun)
 {
     store_run *run = store_run_new();
     store_idx s1 = synth_process(run, 101, "h", "r", SYNTH_PLAIN, NULL);
     store_idx s2 = synth_process(run, 102, "h", "r", SYNTH_PLAIN, NULL);
     synth_train(run, s1, "spin", 0, 5, 1000, 0);
-    synth_train(run, s1, "spin", 10 * MS, 10, 2000, 0);
-    synth_train(run, s2, "spin", 10 * MS, 10, 2000, 0);
-    synth_train(run, s2, "spin", 20 * MS, 5, 1000, 0);
+    synth_train(run, s1, "spin", 5000, 10, 2000, 0);
+    synth_train(run, s2, "spin", 5000, 10, 2000, 0);
+    synth_train(run, s2, "spin", 25000, 5, 1000, 0);
     analysis *a = NULL;
     *pRun = run;
     if (store_run_finish(run) != 0 || analysis_run(run, NULL, &a) != 0)
@@ -91,6 +92,40 @@ int test_view_window_gpu(void)
             json_decref(o);
         }
     }
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* The headline's tail names what its numbers are: a measured stretch, or one estimated from the
+ * share groups taking turns (the mean number of groups in flight: three plain contexts of which
+ * two form a green family are 2 groups, not 3 contexts), and the gain interval. */
+int test_view_headline_tail(void)
+{
+    store_run *run;
+    analysis *a = sliced_run(&run);
+    TEST_ASSERT(a);
+    view_headline h;
+    view_headline_of(a, 0, &h);
+    TEST_EQ_STR(h.verdict, "TIME-SLICED");
+    TEST_EQ_STR(h.tail, " (no MPS): stretch 2.00x; MPS would gain 0.799-1.5x");
+    analysis_free(a);
+    store_run_free(run);
+
+    run = store_run_new(); /* no solo run anywhere: the stretch is an estimate */
+    store_idx p1 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx g1 = synth_context(run, p1, 2, SYNTH_PLAIN, 1, 1);
+    store_idx p2 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    synth_kernel(run, p1, "k", 0, 2000);
+    synth_kernel(run, g1, "k", 0, 2000);
+    synth_kernel(run, p2, "k", 0, 2000);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, NULL, &a), 0);
+    view_headline_of(a, 0, &h);
+    TEST_EQ_STR(h.head, "GPU 0 (NVIDIA H200): 2 processes (3 contexts, 1 green, no MPS) overlapped "
+                        "100% of busy time; ");
+    TEST_EQ_STR(h.tail, " (no MPS): stretch ~2.00x (estimated: 2 share groups took turns); MPS "
+                        "would gain 0.551-2x (estimated)");
     analysis_free(a);
     store_run_free(run);
     return 0;
