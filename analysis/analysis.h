@@ -273,7 +273,7 @@ const analysis_window *analysis_windows(const analysis *a);
 /* A device's windows of one verdict, summed (one definition for every presenter). */
 typedef struct analysis_verdict_time {
     uint64_t nwindows;
-    double ns;            /* total window length */
+    int64_t ns;           /* total window length */
     double share;         /* ns / the device's span (0..1) */
     double stretch;       /* overlapped kernel time / the solo work done in it, over these
                              windows; NaN for idle and solo, and when no window has a basis */

@@ -534,14 +534,15 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
 {
     vsum vs[ANALYSIS_NVERDICTS];
     memset(vs, 0, sizeof vs);
-    double span = (double)(ad->t_end - ad->t_begin), best = 0;
+    double span = (double)(ad->t_end - ad->t_begin);
+    int64_t best = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
         double len = (double)(win->t1 - win->t0), ovl = (double)win->overlap_ns;
         analysis_verdict_time *bv = &ad->by_verdict[win->verdict];
         vsum *v = &vs[win->verdict];
         bv->nwindows++;
-        bv->ns += len;
+        bv->ns += win->t1 - win->t0; /* the windows tile the device's span: the sum fits */
         bv->mps |= win->mps;
         v->rule_ns[win->rule] += len;
         v->basis_ns[win->basis] += len;
@@ -560,7 +561,7 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
     for (int i = 0; i < ANALYSIS_NVERDICTS; i++) {
         analysis_verdict_time *bv = &ad->by_verdict[i];
         const vsum *v = &vs[i];
-        bv->share = span > 0 ? bv->ns / span : 0;
+        bv->share = span > 0 ? (double)bv->ns / span : 0;
         bv->stretch = v->w > 0 ? v->k / v->w : NAN;
         bv->contexts = v->ovl > 0 ? v->ctx / v->ovl : NAN;
         bv->parallelism = v->parovl > 0 ? v->par / v->parovl : NAN;

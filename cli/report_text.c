@@ -110,7 +110,7 @@ static void text_windows(FILE *out, const analysis *a, int color)
             estimated |= bv->basis > ANALYSIS_BASIS_REFERENCE;
             fprintf(out, "  %-3u %s%-12s%s %8llu %10s %6.1f%% %9s %6s %6s %5s  %s\n", i,
                     cli_verdict_color(v, color), analysis_verdict_name(v), cli_color_reset(color),
-                    (unsigned long long)bv->nwindows, cli_fmt_ns(bv->ns, b1, sizeof b1),
+                    (unsigned long long)bv->nwindows, cli_fmt_ns((double)bv->ns, b1, sizeof b1),
                     100 * bv->share, fmt_stretch(bv->stretch, bv->basis, b2, sizeof b2),
                     fmt_g(bv->contexts, b3, sizeof b3), fmt_g(bv->parallelism, b4, sizeof b4),
                     over ? bv->mps ? "yes" : "no" : "-", over ? analysis_rule_name(bv->rule) : "-");

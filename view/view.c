@@ -309,7 +309,7 @@ static json_t *verdict_time_json(const analysis_verdict_time *bv)
     if (bad)
         return NULL;
     view_put(o, "windows", json_integer((json_int_t)bv->nwindows), &bad);
-    view_put(o, "ns", json_real(bv->ns), &bad);
+    view_put(o, "ns", json_integer(bv->ns), &bad);
     view_put(o, "share", view_number(bv->share), &bad);
     view_put(o, "stretch", view_number(bv->stretch), &bad);
     view_put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);

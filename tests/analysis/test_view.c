@@ -130,3 +130,37 @@ int test_view_headline_tail(void)
     store_run_free(run);
     return 0;
 }
+
+/* Times are integer ns in the JSON, by_verdict's window time too (it was a real until
+ * 2026-12-01: 4.4824847e8 for 448248470 ns); a solo reference is the one real, a median that
+ * may fall between two ns. */
+int test_view_times_are_integers(void)
+{
+    store_run *run;
+    analysis *a = sliced_run(&run);
+    TEST_ASSERT(a);
+    json_t *d = view_device_json(a, 0);
+    TEST_ASSERT(d);
+    json_t *bv = json_object_get(d, "by_verdict");
+    TEST_ASSERT(json_is_integer(json_object_get(json_object_get(bv, "time-sliced"), "ns")));
+    TEST_EQ_INT(json_integer_value(json_object_get(json_object_get(bv, "time-sliced"), "ns")),
+                20000);
+    TEST_EQ_INT(json_integer_value(json_object_get(json_object_get(bv, "solo"), "ns")), 10000);
+    json_decref(d);
+    analysis_free(a);
+    store_run_free(run);
+
+    run = store_run_new();
+    store_idx s = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    synth_kernel(run, s, "k", 0, 100);
+    synth_kernel(run, s, "k", 200, 301);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, NULL, &a), 0);
+    json_t *sig = view_signature_json(a, 0);
+    TEST_ASSERT(json_is_real(json_object_get(sig, "reference_ns")));
+    TEST_NEAR(json_real_value(json_object_get(sig, "reference_ns")), 100.5, 0);
+    json_decref(sig);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
