@@ -126,19 +126,29 @@ static void who(const analysis_device *d, char *buf, size_t n)
              (unsigned)d->mps < 4 ? mps[d->mps] : "?");
 }
 
+const char *view_stretch_text(double v, analysis_basis basis, char *buf, size_t n)
+{
+    if (isnan(v) || basis == ANALYSIS_BASIS_NONE)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%s%.2fx", basis == ANALYSIS_BASIS_REFERENCE ? "" : "~", v);
+    return buf;
+}
+
 /* The stretch of a verdict's windows with its basis: "stretch 4.28x", "stretch ~4.00x
  * (estimated: 4 share groups took turns)", "stretch ~1.00x (against each kernel's shortest run)".
  * A stretch estimated from turns is the mean number of share groups in flight (analysis_basis). */
 static void stretch_text(const analysis_verdict_time *bv, char *buf, size_t n)
 {
-    switch (bv->basis) {
-    case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %.2fx", bv->stretch); break;
+    char x[32];
+    view_stretch_text(bv->stretch, bv->basis, x, sizeof x);
+    switch (isnan(bv->stretch) ? ANALYSIS_BASIS_NONE : bv->basis) {
+    case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %s", x); break;
     case ANALYSIS_BASIS_TURNS:
-        snprintf(buf, n, "stretch ~%.2fx (estimated: %.3g share groups took turns)", bv->stretch,
-                 bv->stretch);
+        snprintf(buf, n, "stretch %s (estimated: %.3g share groups took turns)", x, bv->stretch);
         break;
     case ANALYSIS_BASIS_SHORTEST:
-        snprintf(buf, n, "stretch ~%.2fx (against each kernel's shortest run)", bv->stretch);
+        snprintf(buf, n, "stretch %s (against each kernel's shortest run)", x);
         break;
     default: snprintf(buf, n, "stretch unknown"); break;
     }
@@ -161,21 +171,35 @@ static const char *why(const analysis_device *d, analysis_rule r)
     }
 }
 
-/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 2 digits), with
+const char *view_gain_text(double lo, double hi, int about, char *buf, size_t n)
+{
+    char l[16], h[16];
+    snprintf(l, sizeof l, "%.3g", lo);
+    snprintf(h, sizeof h, "%.3g", hi);
+    if (isnan(lo) || isnan(hi))
+        snprintf(buf, n, "-");
+    else if (!strcmp(l, h))
+        snprintf(buf, n, "%s%sx", about ? "~" : "", h);
+    else
+        snprintf(buf, n, "%s-%sx", l, h);
+    return buf;
+}
+
+/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
  * "(estimated)" when an estimated stretch went into it. */
 static void gain_text(const analysis_device *d, char *buf, size_t n)
 {
-    char lo[16], hi[16];
-    snprintf(lo, sizeof lo, "%.3g", d->predicted_gain_low);
-    snprintf(hi, sizeof hi, "%.3g", d->predicted_gain);
-    if (!strcmp(lo, hi))
-        snprintf(buf, n, "; MPS would gain ~%sx", hi);
-    else
-        snprintf(buf, n, "; MPS would gain %s-%sx", lo, hi);
-    if (d->gain_basis == ANALYSIS_BASIS_TURNS) {
-        size_t k = strlen(buf);
-        snprintf(buf + k, n - k, " (estimated)");
-    }
+    char g[40];
+    snprintf(buf, n, "; MPS would gain %s%s",
+             view_gain_text(d->predicted_gain_low, d->predicted_gain, 1, g, sizeof g),
+             d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
+}
+
+const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
+{
+    uint32_t np = analysis_get_run(a)->nprocesses;
+    snprintf(buf, n, "No kernels in %u process%s.", np, np == 1 ? "" : "es");
+    return buf;
 }
 
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
@@ -243,9 +267,7 @@ json_t *view_headline_json(const analysis *a)
     if (!arr)
         return NULL;
     if (!analysis_ndevices(a)) {
-        uint32_t np = analysis_get_run(a)->nprocesses;
-        snprintf(line, sizeof line, "No kernels in %u process%s.", np, np == 1 ? "" : "es");
-        if (json_array_append_new(arr, view_string(line)))
+        if (json_array_append_new(arr, view_string(view_no_kernels_text(a, line, sizeof line))))
             goto fail;
     }
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {

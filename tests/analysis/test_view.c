@@ -164,3 +164,43 @@ int test_view_times_are_integers(void)
     store_run_free(run);
     return 0;
 }
+
+/* The formatters the terminal report shares with the headline: the gain interval, a stretch
+ * with its basis (~ marks an estimate), the line for a run without kernels. */
+int test_view_formatters(void)
+{
+    char b[64];
+    TEST_EQ_STR(view_gain_text(1.164, 1.494, 0, b, sizeof b), "1.16-1.49x");
+    TEST_EQ_STR(view_gain_text(1.164, 1.494, 1, b, sizeof b), "1.16-1.49x");
+    TEST_EQ_STR(view_gain_text(4.2601, 4.2649, 0, b, sizeof b), "4.26x");
+    TEST_EQ_STR(view_gain_text(4.2601, 4.2649, 1, b, sizeof b), "~4.26x");
+    TEST_EQ_STR(view_gain_text(0.799, 1.5, 0, b, sizeof b), "0.799-1.5x");
+    TEST_EQ_STR(view_gain_text(NAN, 1.5, 1, b, sizeof b), "-");
+    TEST_EQ_STR(view_gain_text(1.5, NAN, 0, b, sizeof b), "-");
+    TEST_EQ_STR(view_stretch_text(4.284, ANALYSIS_BASIS_REFERENCE, b, sizeof b), "4.28x");
+    TEST_EQ_STR(view_stretch_text(4.0, ANALYSIS_BASIS_TURNS, b, sizeof b), "~4.00x");
+    TEST_EQ_STR(view_stretch_text(1.0, ANALYSIS_BASIS_SHORTEST, b, sizeof b), "~1.00x");
+    TEST_EQ_STR(view_stretch_text(2.0, ANALYSIS_BASIS_NONE, b, sizeof b), "-");
+    TEST_EQ_STR(view_stretch_text(NAN, ANALYSIS_BASIS_REFERENCE, b, sizeof b), "-");
+    for (int np = 0; np <= 2; np++) {
+        store_run *run = store_run_new();
+        for (int p = 0; p < np; p++) {
+            store_process_info pi = {0};
+            pi.pid = 1 + p;
+            store_run_add_process(run, &pi, "empty.db");
+        }
+        analysis *a = NULL;
+        TEST_EQ_INT(store_run_finish(run), 0);
+        TEST_EQ_INT(analysis_run(run, NULL, &a), 0);
+        static const char *const want[3] = {
+            "No kernels in 0 processes.", "No kernels in 1 process.", "No kernels in 2 processes."};
+        TEST_EQ_STR(view_no_kernels_text(a, b, sizeof b), want[np]);
+        json_t *h = view_headline_json(a);
+        TEST_EQ_INT(json_array_size(h), 1);
+        TEST_EQ_STR(json_string_value(json_array_get(h, 0)), want[np]);
+        json_decref(h);
+        analysis_free(a);
+        store_run_free(run);
+    }
+    return 0;
+}
