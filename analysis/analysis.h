@@ -241,27 +241,27 @@ typedef struct analysis_window {
     int64_t busy_ns;          /* time inside with >= 1 kernel in flight (less than t1 - t0 when
                                  joined overlaps left idle gaps inside) */
     int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
-    float contexts;           /* mean contexts in flight over its overlap time */
-    float groups;             /* mean share groups in flight over its overlap time */
-    float stretch;            /* while the kernels overlapped: their time / the solo work they did
-                                 in it; NaN when there is no basis */
-    float parallelism;        /* effective parallelism: solo work done while overlapped /
-                                 overlap_ns; NaN when there is no basis */
-    float coverage;           /* share of the overlapped kernel time that has a solo reference
-                                 (0 in quiet windows) */
-    float overlap_share;      /* the overlapped time of its kernels inside / their whole
-                                 durations: small when they overlapped only at their ends */
-    uint8_t mps;              /* 1 when an MPS client context ran in it */
-    int64_t mps_best_ns;      /* the busy time the window would need with its overlapped kernels
-                                 side by side at best: its time with one context, plus the larger
-                                 of overlap_ns / stretch (each at its solo speed) and their solo
-                                 work weighted by the share of the GPU's SMs each holds (kernels
-                                 that fill the GPU cannot overlap); 0 if unknown */
-    int64_t mps_worst_ns;     /* the same at worst (analysis/README.md, Gains): kernels that fit
-                                 the GPU together slowed as much as the calibration ever saw MPS
-                                 clients slow each other, kernels that do not fit one after
-                                 another at solo speed, and every kernel paying the MPS launch
-                                 cost; >= mps_best_ns; 0 if unknown */
+    /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
+     * always, and stretch and parallelism also where there is no basis. */
+    float contexts;       /* mean contexts in flight over its overlap time */
+    float groups;         /* mean share groups in flight over its overlap time */
+    float stretch;        /* while the kernels overlapped: their time / the solo work they did in
+                             it */
+    float parallelism;    /* effective parallelism: solo work done while overlapped / overlap_ns */
+    float coverage;       /* share of the overlapped kernel time that has a solo reference */
+    float overlap_share;  /* the overlapped time of its kernels inside / their whole durations:
+                             small when they overlapped only at their ends */
+    uint8_t mps;          /* 1 when an MPS client context ran in it */
+    int64_t mps_best_ns;  /* the busy time the window would need with its overlapped kernels
+                             side by side at best: its time with one context, plus the larger
+                             of overlap_ns / stretch (each at its solo speed) and their solo
+                             work weighted by the share of the GPU's SMs each holds (kernels
+                             that fill the GPU cannot overlap); 0 if unknown */
+    int64_t mps_worst_ns; /* the same at worst (analysis/README.md, Gains): kernels that fit
+                             the GPU together slowed as much as the calibration ever saw MPS
+                             clients slow each other, kernels that do not fit one after
+                             another at solo speed, and every kernel paying the MPS launch
+                             cost; >= mps_best_ns; 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */

@@ -4,6 +4,7 @@
  * processes, contexts and share groups in flight are constant, which gives busy/overlap/idle time,
  * the overlap windows (>= 2 contexts in flight) with the physics of what overlapped, per-process
  * busy and overlap time, and each kernel's overlapped time (0: it ran solo). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "analysis_int.h"
@@ -154,6 +155,7 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
 {
     if (t > d->cursor) {
         analysis_window w = {0};
+        w.contexts = w.groups = NAN; /* no overlap to take the means over */
         w.t0 = d->cursor;
         w.t1 = t;
         w.device = a->devs[s].device;
@@ -185,6 +187,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
+    w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
         w.groups = (float)((double)(e->grpint - o->grpint) / (double)w.overlap_ns);

@@ -319,14 +319,14 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
                             analysis_window *w, winsum *ws)
 {
     double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
-    w->coverage = ws->ovl > 0 ? (float)(ws->ovl_ref / ws->ovl) : 0.0f;
-    w->overlap_share = ws->dur > 0 ? (float)(ws->ovl / ws->dur) : 0.0f;
-    w->stretch = w->parallelism = NAN;
+    w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
-    if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0))
-        return; /* idle and solo windows have no stretch */
+    if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0) || !(ws->ovl > 0))
+        return; /* idle and solo windows have no overlap to measure */
+    w->coverage = (float)(ws->ovl_ref / ws->ovl);
+    w->overlap_share = (float)(ws->ovl / ws->dur); /* dur >= ovl > 0 */
     if (ws->ovl_ref > 0 && ws->work_ref > 0 && w->coverage >= o->min_reference_coverage) {
         w->basis = ANALYSIS_BASIS_REFERENCE;
         ws->k = ws->ovl_ref;

@@ -419,7 +419,6 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     if (w >= analysis_nwindows(a))
         return NULL;
     const analysis_window *x = &analysis_windows(a)[w];
-    int over = x->verdict >= ANALYSIS_CONCURRENT;
     json_t *o = json_object();
     int bad = !o;
     if (bad)
@@ -436,13 +435,13 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "kernels", json_integer(x->nkernels), &bad);
     view_put(o, "max_processes", json_integer(x->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(x->max_contexts), &bad);
-    view_put(o, "contexts_in_flight", over ? view_number(x->contexts) : json_null(), &bad);
-    view_put(o, "groups_in_flight", over ? view_number(x->groups) : json_null(), &bad);
+    view_put(o, "contexts_in_flight", view_number(x->contexts), &bad);
+    view_put(o, "groups_in_flight", view_number(x->groups), &bad);
     view_put(o, "stretch", view_number(x->stretch), &bad);
     view_put(o, "basis", json_string(analysis_basis_name(x->basis)), &bad);
     view_put(o, "parallelism", view_number(x->parallelism), &bad);
-    view_put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
-    view_put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
+    view_put(o, "coverage", view_number(x->coverage), &bad);
+    view_put(o, "overlap_share", view_number(x->overlap_share), &bad);
     view_put(o, "mps", json_boolean(x->mps), &bad);
     view_put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
     view_put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);

@@ -952,8 +952,10 @@ int test_analysis_random_runs_match_brute_force(void)
                     }
                 }
                 TEST_EQ_INT(w[i].busy_ns, wbusy);
-                if (w[i].verdict < ANALYSIS_CONCURRENT) {
-                    TEST_ASSERT(isnan(w[i].stretch));
+                if (w[i].verdict < ANALYSIS_CONCURRENT) { /* no overlap: nothing defined */
+                    TEST_ASSERT(isnan(w[i].contexts) && isnan(w[i].groups));
+                    TEST_ASSERT(isnan(w[i].stretch) && isnan(w[i].parallelism));
+                    TEST_ASSERT(isnan(w[i].coverage) && isnan(w[i].overlap_share));
                     continue;
                 }
                 double cov = ovl_in > 0 ? ovl_ref / ovl_in : 1;
