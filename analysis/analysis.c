@@ -76,7 +76,7 @@ const char *analysis_rule_text(analysis_rule r)
         "time-sliced them",
         "the kernels ran at about their solo speed while they overlapped",
         "the kernels could share the GPU (MPS or green contexts) but overlapped only at their "
-        "ends, doing one kernel's solo work at a time",
+        "ends",
         "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
         "down",
         "MPS state unknown: the GPU did about one kernel's solo work at a time (time-slicing, or "
@@ -137,18 +137,21 @@ static int cmp_famkey(const void *x, const void *y)
     return a->root < b->root ? -1 : a->root > b->root;
 }
 
-/* Gives every context its share group (a->ctx_group, a->group_kind): the MPS clients of a slot
+/* Gives every context its share group (a->ctx_group, a->group_plain): the MPS clients of a slot
  * form one group; the green contexts of a process on a slot form one with their parent (the
- * context whose id is their parent id); every other context is a group of its own, PLAIN when its
- * file says it is not an MPS client, else UNKNOWN. */
+ * context whose id is their parent id); every other context is a group of its own. A group is
+ * plain (known not to be MPS: it takes turns with every other group) when the file of every
+ * context in it says it is not an MPS client (or --assume-mps off stands in), so that green
+ * contexts imported without an MPS state (nsys) stay unknown, like the other contexts of their
+ * file. */
 static int assign_groups(analysis *a)
 {
     const store_run *run = a->run;
     uint32_t nfam = 0, *mps_group = malloc((a->ndevs + 1) * sizeof *mps_group);
     famkey *fam = malloc((run->ncontexts + 1) * sizeof *fam);
     a->ctx_group = malloc((run->ncontexts + 1) * sizeof *a->ctx_group);
-    a->group_kind = malloc(run->ncontexts + 1);
-    if (!mps_group || !fam || !a->ctx_group || !a->group_kind) {
+    a->group_plain = malloc(run->ncontexts + 1);
+    if (!mps_group || !fam || !a->ctx_group || !a->group_plain) {
         free(mps_group);
         free(fam);
         return ANALYSIS_ENOMEM;
@@ -168,7 +171,7 @@ static int assign_groups(analysis *a)
             continue;
         fam[n] = fam[i];
         fam[n].group = a->ngroups;
-        a->group_kind[a->ngroups++] = ANALYSIS_GROUP_PLAIN;
+        a->group_plain[a->ngroups++] = 1; /* until a member says otherwise, below */
         n++;
     }
     for (uint32_t c = 0; c < run->ncontexts; c++) {
@@ -179,15 +182,16 @@ static int assign_groups(analysis *a)
         const famkey *f = kind == 2 ? NULL : bsearch(&k, fam, n, sizeof *fam, cmp_famkey);
         if (f) { /* a green context, or the parent of green ones */
             a->ctx_group[c] = f->group;
+            a->group_plain[f->group] &= kind == 1;
         } else if (kind == 2) {
             if (mps_group[s] == UINT32_MAX) {
                 mps_group[s] = a->ngroups;
-                a->group_kind[a->ngroups++] = ANALYSIS_GROUP_MPS;
+                a->group_plain[a->ngroups++] = 0;
             }
             a->ctx_group[c] = mps_group[s];
         } else {
             a->ctx_group[c] = a->ngroups;
-            a->group_kind[a->ngroups++] = kind == 1 ? ANALYSIS_GROUP_PLAIN : ANALYSIS_GROUP_UNKNOWN;
+            a->group_plain[a->ngroups++] = kind == 1;
         }
     }
     free(mps_group);
@@ -637,7 +641,7 @@ void analysis_free(analysis *a)
     free(a->ovl_start);
     free(a->ctx_slot);
     free(a->ctx_group);
-    free(a->group_kind);
+    free(a->group_plain);
     free(a->devs);
     free(a->dev_maxdur);
     free(a->windows);

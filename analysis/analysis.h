@@ -52,10 +52,12 @@ typedef enum analysis_verdict {
  * group of its own. Different groups take turns on the GPU unless both could be MPS clients. */
 typedef enum analysis_physics {
     ANALYSIS_PHYS_NONE = 0,    /* a quiet window: no overlap */
-    ANALYSIS_PHYS_SLICED = 1,  /* a context known not to be an MPS client was in flight with
-                                  another group: the GPU time-sliced them, whatever the timing */
+    ANALYSIS_PHYS_SLICED = 1,  /* a group known not to be MPS (every context in it plain CUDA)
+                                  was in flight with another group: the GPU time-sliced them,
+                                  whatever the timing */
     ANALYSIS_PHYS_SHARED = 2,  /* only contexts of one share group: side by side is possible */
-    ANALYSIS_PHYS_UNKNOWN = 3, /* a context whose MPS state its file does not say (imports) */
+    ANALYSIS_PHYS_UNKNOWN = 3, /* groups with a context whose MPS state its file does not say
+                                  (imports) */
 } analysis_physics;
 #define ANALYSIS_NPHYSICS 4
 
@@ -64,7 +66,8 @@ typedef enum analysis_rule {
     ANALYSIS_RULE_NONE = 0,          /* idle and solo windows */
     ANALYSIS_RULE_NO_MPS = 1,        /* SLICED physics: time-sliced by construction */
     ANALYSIS_RULE_NOT_STRETCHED = 2, /* stretch <= concurrent_max_stretch: concurrent */
-    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, little overlap, one kernel's work at a time */
+    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, stretched, overlap share <= queued_max_overlap:
+                                        the kernels overlapped only at their ends */
     ANALYSIS_RULE_SHARED_SLOW = 4,   /* SHARED and stretched: contended */
     ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism */
     ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */
@@ -238,27 +241,27 @@ typedef struct analysis_window {
     int64_t busy_ns;          /* time inside with >= 1 kernel in flight (less than t1 - t0 when
                                  joined overlaps left idle gaps inside) */
     int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
-    float contexts;           /* mean contexts in flight over its overlap time */
-    float groups;             /* mean share groups in flight over its overlap time */
-    float stretch;            /* while the kernels overlapped: their time / the solo work they did
-                                 in it; NaN when there is no basis */
-    float parallelism;        /* effective parallelism: solo work done while overlapped /
-                                 overlap_ns; NaN when there is no basis */
-    float coverage;           /* share of the overlapped kernel time that has a solo reference
-                                 (0 in quiet windows) */
-    float overlap_share;      /* the overlapped time of its kernels inside / their whole
-                                 durations: small when they overlapped only at their ends */
-    uint8_t mps;              /* 1 when an MPS client context ran in it */
-    int64_t mps_best_ns;      /* the busy time the window would need with its overlapped kernels
-                                 side by side at best: its time with one context, plus the larger
-                                 of overlap_ns / stretch (each at its solo speed) and their solo
-                                 work weighted by the share of the GPU's SMs each holds (kernels
-                                 that fill the GPU cannot overlap); 0 if unknown */
-    int64_t mps_worst_ns;     /* the same at worst (analysis/README.md, Gains): kernels that fit
-                                 the GPU together slowed as much as the calibration ever saw MPS
-                                 clients slow each other, kernels that do not fit one after
-                                 another at solo speed, and every kernel paying the MPS launch
-                                 cost; >= mps_best_ns; 0 if unknown */
+    /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
+     * always, and stretch and parallelism also where there is no basis. */
+    float contexts;       /* mean contexts in flight over its overlap time */
+    float groups;         /* mean share groups in flight over its overlap time */
+    float stretch;        /* while the kernels overlapped: their time / the solo work they did in
+                             it */
+    float parallelism;    /* effective parallelism: solo work done while overlapped / overlap_ns */
+    float coverage;       /* share of the overlapped kernel time that has a solo reference */
+    float overlap_share;  /* the overlapped time of its kernels inside / their whole durations:
+                             small when they overlapped only at their ends */
+    uint8_t mps;          /* 1 when an MPS client context ran in it */
+    int64_t mps_best_ns;  /* the busy time the window would need with its overlapped kernels
+                             side by side at best: its time with one context, plus the larger
+                             of overlap_ns / stretch (each at its solo speed) and their solo
+                             work weighted by the share of the GPU's SMs each holds (kernels
+                             that fill the GPU cannot overlap); 0 if unknown */
+    int64_t mps_worst_ns; /* the same at worst (analysis/README.md, Gains): kernels that fit
+                             the GPU together slowed as much as the calibration ever saw MPS
+                             clients slow each other, kernels that do not fit one after
+                             another at solo speed, and every kernel paying the MPS launch
+                             cost; >= mps_best_ns; 0 if unknown */
 } analysis_window;
 
 /* All windows, sorted by device then t0; analysis_device gives each device's slice. */
@@ -270,7 +273,7 @@ const analysis_window *analysis_windows(const analysis *a);
 /* A device's windows of one verdict, summed (one definition for every presenter). */
 typedef struct analysis_verdict_time {
     uint64_t nwindows;
-    double ns;            /* total window length */
+    int64_t ns;           /* total window length */
     double share;         /* ns / the device's span (0..1) */
     double stretch;       /* overlapped kernel time / the solo work done in it, over these
                              windows; NaN for idle and solo, and when no window has a basis */

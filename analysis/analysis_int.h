@@ -7,13 +7,6 @@
 
 #include "analysis.h"
 
-/* What a share group may do beside other groups (see analysis_physics). */
-enum {
-    ANALYSIS_GROUP_PLAIN = 0,   /* known not to be MPS: takes turns with every other group */
-    ANALYSIS_GROUP_MPS = 1,     /* the MPS clients of one device */
-    ANALYSIS_GROUP_UNKNOWN = 2, /* one context whose MPS state is not known */
-};
-
 /* What MPS costs on one GPU model (calibration.c): the pessimistic bound of the predicted gain
  * assumes these. */
 typedef struct analysis_calibration {
@@ -27,7 +20,10 @@ typedef struct analysis_calibration {
  * measured on that model (else the H200's stands in). */
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact);
 
-/* The calibration's slowdown for `clients` clients side by side (the nearest measured count). */
+/* The calibration's slowdown for `clients` clients side by side (a mean over time, so maybe
+ * fractional): the figure of the first measured count (2, 4, 8, 16) at or above `clients` rounded
+ * to a whole number (x.5 down), 16's beyond 16. Pessimistic between measured counts, as the bound
+ * it feeds: 3 clients take the 4-client figure, 5 the 8-client one. */
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
 
 /* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
@@ -36,19 +32,20 @@ double analysis_calibration_slowdown(const analysis_calibration *c, double clien
 
 /* What the sweep keeps of each window for the judge, parallel to a->windows. */
 typedef struct analysis_winx {
-    int64_t ovl0, ovl1;                 /* the device's overlap clock at t0 and at t1 */
-    int64_t phys_ns[ANALYSIS_NPHYSICS]; /* overlap time inside by physics */
+    int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
 } analysis_winx;
 
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;      /* run->nkernels: overlapped time from the sweep, then stretches */
-    int64_t *ovl_start;  /* run->nkernels: the device's overlap clock at each kernel's start
-                            (sweep to judge only) */
-    uint32_t *ctx_slot;  /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
-    uint32_t *ctx_group; /* run->ncontexts: share group of each context */
-    uint8_t *group_kind; /* ngroups: ANALYSIS_GROUP_* */
+    float *stretch;       /* run->nkernels: overlapped time from the sweep, then stretches */
+    int64_t *ovl_start;   /* run->nkernels: the device's overlap clock at each kernel's start
+                             (sweep to judge only) */
+    uint32_t *ctx_slot;   /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    uint32_t *ctx_group;  /* run->ncontexts: share group of each context */
+    uint8_t *group_plain; /* ngroups: 1 when the group is known not to be MPS (every context
+                             in it plain CUDA): it takes turns with every other group; 0 for the
+                             MPS clients and for groups with a context of unknown MPS state */
     uint32_t ngroups;
     analysis_device *devs; /* device slots, ndevs */
     uint32_t ndevs;

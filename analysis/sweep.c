@@ -4,6 +4,7 @@
  * processes, contexts and share groups in flight are constant, which gives busy/overlap/idle time,
  * the overlap windows (>= 2 contexts in flight) with the physics of what overlapped, per-process
  * busy and overlap time, and each kernel's overlapped time (0: it ran solo). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "analysis_int.h"
@@ -30,7 +31,7 @@ typedef struct sweepdev {
     uint64_t n, cap;
     int64_t now;                /* time of the last event */
     uint32_t nproc, nctx, nmps; /* processes, contexts, MPS contexts in flight */
-    uint32_t ngrp, nplain;      /* share groups in flight; of which ANALYSIS_GROUP_PLAIN */
+    uint32_t ngrp, nplain;      /* share groups in flight; of which plain (a->group_plain) */
     clocks c;                   /* busy (>= 1 kernel), overlap (>= 2 contexts), integrals of
                                    contexts and groups in flight over the overlap time, overlap
                                    time by physics: all ns since the device's first start */
@@ -154,12 +155,13 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
 {
     if (t > d->cursor) {
         analysis_window w = {0};
+        w.contexts = w.groups = NAN; /* no overlap to take the means over */
         w.t0 = d->cursor;
         w.t1 = t;
         w.device = a->devs[s].device;
         w.busy_ns = d->c.busy - d->cursor_busy;
         w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-        analysis_winx x = {d->c.ovl, d->c.ovl, {0}};
+        analysis_winx x = {d->c.ovl, d->c.ovl};
         int rc = push_window(d, &w, &x);
         if (rc)
             return rc;
@@ -175,7 +177,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
 {
     const clocks *o = &d->at_open, *e = &d->at_drop;
     analysis_window w = {0};
-    analysis_winx x = {o->ovl, e->ovl, {0}};
+    analysis_winx x = {o->ovl, e->ovl};
     w.t0 = d->win_t0;
     w.t1 = d->drop_t;
     w.device = a->devs[s].device;
@@ -185,15 +187,16 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
+    w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
         w.groups = (float)((double)(e->grpint - o->grpint) / (double)w.overlap_ns);
     }
-    int64_t most = -1;
+    int64_t most = -1; /* the physics holding the most overlap time inside */
     for (int p = ANALYSIS_PHYS_SLICED; p < ANALYSIS_NPHYSICS; p++) {
-        x.phys_ns[p] = e->phys[p] - o->phys[p];
-        if (x.phys_ns[p] > most) { /* ties: SLICED, then SHARED, then UNKNOWN */
-            most = x.phys_ns[p];
+        int64_t ns = e->phys[p] - o->phys[p];
+        if (ns > most) { /* ties: SLICED, then SHARED, then UNKNOWN */
+            most = ns;
             w.physics = (analysis_physics)p;
         }
     }
@@ -259,8 +262,7 @@ static void context_step(sweep *sw, sweepdev *d, store_idx ctx, int delta)
     if (delta > 0 ? sw->gcount[g]++ != 0 : --sw->gcount[g] != 0)
         return;
     d->ngrp += (uint32_t)delta;
-    if (a->group_kind[g] == ANALYSIS_GROUP_PLAIN)
-        d->nplain += (uint32_t)delta;
+    d->nplain += a->group_plain[g] ? (uint32_t)delta : 0;
 }
 
 /* Ends the in-flight kernel e of slot s at e.end (the clocks are already there). */

@@ -252,10 +252,9 @@ int analysis_references(analysis *a)
 
 /* Sums gathered for one window from the kernels with time inside it. Solo work is counted the
  * way the stretch happened: a kernel progresses at its solo speed while no other context is in
- * flight, and at the rate left over while others are (kernel_rates()). */
+ * flight, and at the rate left over while others are (overlap_rate()). */
 typedef struct winsum {
-    double clip;       /* kernel time inside */
-    double ovl;        /* of which overlapped (another context in flight) */
+    double ovl;        /* kernel time inside that overlapped (another context in flight) */
     double ovl_ref;    /* of that, kernels with a solo reference */
     double work_ref;   /* the solo work those did while overlapped */
     double smw_ref;    /* the same, each kernel weighted by its share of the SMs */
@@ -320,14 +319,14 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
                             analysis_window *w, winsum *ws)
 {
     double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
-    w->coverage = ws->ovl > 0 ? (float)(ws->ovl_ref / ws->ovl) : 0.0f;
-    w->overlap_share = ws->dur > 0 ? (float)(ws->ovl / ws->dur) : 0.0f;
-    w->stretch = w->parallelism = NAN;
+    w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
-    if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0))
-        return; /* idle and solo windows have no stretch */
+    if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0) || !(ws->ovl > 0))
+        return; /* idle and solo windows have no overlap to measure */
+    w->coverage = (float)(ws->ovl_ref / ws->ovl);
+    w->overlap_share = (float)(ws->ovl / ws->dur); /* dur >= ovl > 0 */
     if (ws->ovl_ref > 0 && ws->work_ref > 0 && w->coverage >= o->min_reference_coverage) {
         w->basis = ANALYSIS_BASIS_REFERENCE;
         ws->k = ws->ovl_ref;
@@ -437,7 +436,6 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
         winsum *m = &ws[w];
         win->nkernels++;
-        m->clip += clip;
         m->ovl += ovl;
         m->sm_ovl += ovl * q->share;
         m->dur += q->dur;
@@ -509,14 +507,13 @@ static double gain_to(const analysis_summary *sm, double last_end)
 }
 
 /* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
- * times their solo duration (best case), or at worst, as analysis_judge() computes it. */
-static double run_gain(const analysis *a, double slowdown, int worst)
+ * times their solo duration (best case), as analysis_judge() computes it at 1. */
+static double run_gain(const analysis *a, double slowdown)
 {
     double last_end = -INFINITY;
     for (uint32_t s = 0; s < a->ndevs; s++)
-        last_end =
-            fmax(last_end, predicted_end(a, &a->devs[s],
-                                         device_saved(a, &a->devs[s], slowdown, worst, NULL)));
+        last_end = fmax(last_end, predicted_end(a, &a->devs[s],
+                                                device_saved(a, &a->devs[s], slowdown, 0, NULL)));
     return gain_to(&a->sum, last_end);
 }
 
@@ -529,20 +526,23 @@ typedef struct vsum {
 } vsum;
 
 /* Device figures from its judged windows: the time by verdict, the dominant verdict and the
- * predicted gain. Returns the time its time-sliced windows would save side by side at solo
- * speed (device_saved() at slowdown 1), which the run's predicted gain needs too. */
-static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
+ * predicted gain. Sets *pSaved and *pSavedLow to the time its time-sliced windows would save side
+ * by side at best and at worst (device_saved() at slowdown 1), which the run's predicted gain
+ * needs too. */
+static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
+                         double *pSaved /* OUT */, double *pSavedLow /* OUT */)
 {
     vsum vs[ANALYSIS_NVERDICTS];
     memset(vs, 0, sizeof vs);
-    double span = (double)(ad->t_end - ad->t_begin), best = 0;
+    double span = (double)(ad->t_end - ad->t_begin);
+    int64_t best = 0;
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
         double len = (double)(win->t1 - win->t0), ovl = (double)win->overlap_ns;
         analysis_verdict_time *bv = &ad->by_verdict[win->verdict];
         vsum *v = &vs[win->verdict];
         bv->nwindows++;
-        bv->ns += len;
+        bv->ns += win->t1 - win->t0; /* the windows tile the device's span: the sum fits */
         bv->mps |= win->mps;
         v->rule_ns[win->rule] += len;
         v->basis_ns[win->basis] += len;
@@ -561,7 +561,7 @@ static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
     for (int i = 0; i < ANALYSIS_NVERDICTS; i++) {
         analysis_verdict_time *bv = &ad->by_verdict[i];
         const vsum *v = &vs[i];
-        bv->share = span > 0 ? bv->ns / span : 0;
+        bv->share = span > 0 ? (double)bv->ns / span : 0;
         bv->stretch = v->w > 0 ? v->k / v->w : NAN;
         bv->contexts = v->ovl > 0 ? v->ctx / v->ovl : NAN;
         bv->parallelism = v->parovl > 0 ? v->par / v->parovl : NAN;
@@ -586,7 +586,8 @@ static double judge_device(analysis *a, analysis_device *ad, const winsum *ws)
     ad->predicted_gain_low = in > saved_low && saved_low != 0 ? in / (in - saved_low) : 1.0;
     ad->gain_basis = saved > 0 ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                                : ANALYSIS_BASIS_NONE;
-    return saved;
+    *pSaved = saved;
+    *pSavedLow = saved_low;
 }
 
 /* a + b for durations (>= 0), saturated at INT64_MAX. */
@@ -697,8 +698,10 @@ int analysis_judge(analysis *a)
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
-        last_end = fmax(last_end, predicted_end(a, ad, judge_device(a, ad, ws)));
-        last_end_low = fmax(last_end_low, predicted_end(a, ad, device_saved(a, ad, 1.0, 1, NULL)));
+        double saved, saved_low;
+        judge_device(a, ad, ws, &saved, &saved_low);
+        last_end = fmax(last_end, predicted_end(a, ad, saved));
+        last_end_low = fmax(last_end_low, predicted_end(a, ad, saved_low));
         estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
         sm->busy_ns += ad->busy_ns;
         sm->overlap_ns += ad->overlap_ns;
@@ -736,7 +739,7 @@ int analysis_compare(const analysis *a, const analysis *b, analysis_comparison *
     /* at a stretch of 1 or less the prediction is a's own (run_gain(a, 1) == predicted_gain) */
     double slow = b->sum.stretch;
     pOut->predicted_gain_at_stretch_b = isnan(slow) ? NAN
-                                        : slow > 1  ? run_gain(a, slow, 0)
+                                        : slow > 1  ? run_gain(a, slow)
                                                     : a->sum.predicted_gain;
     pOut->duration_ratio = NAN;
     sigtab t;

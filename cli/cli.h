@@ -64,9 +64,10 @@ int cli_parse_measure(const char *text, cli_analysis_opts *o /* OUT */);
     "2048)\n"                                                                                      \
     "bound what one Chrome/Kineto JSON file may add to the run; 0 lifts a limit.\n\n"
 
-/* Writes the headline of every device (one line each) to `out`, e.g.
- * "GPU 0 (NVIDIA H200): 4 processes overlapped 98% of busy time; TIME-SLICED: mean stretch 4.02x
- * (contexts 4); MPS could gain up to ~3.9x". `color` adds ANSI colours to the verdicts. */
+/* Writes the headline of every device (view_headline_of(), one line each) to `out`, e.g.
+ * "GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 98% of busy time;
+ * TIME-SLICED (no MPS): stretch 4.02x; MPS would gain 3.61-3.92x". `color` adds ANSI colours to
+ * the verdicts. */
 void cli_headline(FILE *out, const analysis *a, int color);
 
 /* Decides whether to colour: `mode` is "auto" (a TTY, TERM not "dumb", NO_COLOR unset), "always"

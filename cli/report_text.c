@@ -28,32 +28,6 @@ static const char *fmt_x(double v, char *buf, size_t n)
     return buf;
 }
 
-/* A predicted gain interval: "1.12-1.42x", or "4.26x" when both ends print the same (3
- * significant digits, as the headline). */
-static const char *fmt_gain(double lo, double hi, char *buf, size_t n)
-{
-    char l[16], h[16];
-    snprintf(l, sizeof l, "%.3g", lo);
-    snprintf(h, sizeof h, "%.3g", hi);
-    if (isnan(lo) || isnan(hi))
-        snprintf(buf, n, "-");
-    else if (!strcmp(l, h))
-        snprintf(buf, n, "%.15sx", h);
-    else
-        snprintf(buf, n, "%.15s-%.15sx", l, h);
-    return buf;
-}
-
-/* A stretch with its basis: "4.28x" measured, "~4.00x" estimated, "-" none. */
-static const char *fmt_stretch(double v, analysis_basis basis, char *buf, size_t n)
-{
-    if (isnan(v) || basis == ANALYSIS_BASIS_NONE)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%s%.2fx", basis == ANALYSIS_BASIS_REFERENCE ? "" : "~", v);
-    return buf;
-}
-
 /* A number with 3 significant digits, or "-" when there is none (no overlap window). */
 static const char *fmt_g(double v, char *buf, size_t n)
 {
@@ -86,10 +60,11 @@ static void text_devices(FILE *out, const analysis *a, int color)
                 cli_fmt_ns((double)d->overlap_ns, b2, sizeof b2),
                 cli_fmt_ns((double)d->idle_ns, b3, sizeof b3), cli_verdict_color(d->verdict, color),
                 analysis_verdict_name(d->verdict), cli_color_reset(color),
-                fmt_stretch(bv->stretch, bv->basis, b4, sizeof b4),
+                view_stretch_text(bv->stretch, bv->basis, b4, sizeof b4),
                 fmt_g(bv->contexts, b6, sizeof b6), fmt_g(bv->parallelism, b7, sizeof b7),
-                d->gain_basis ? fmt_gain(d->predicted_gain_low, d->predicted_gain, b5, sizeof b5)
-                              : "-");
+                d->gain_basis
+                    ? view_gain_text(d->predicted_gain_low, d->predicted_gain, 0, b5, sizeof b5)
+                    : "-");
     }
 }
 
@@ -110,8 +85,8 @@ static void text_windows(FILE *out, const analysis *a, int color)
             estimated |= bv->basis > ANALYSIS_BASIS_REFERENCE;
             fprintf(out, "  %-3u %s%-12s%s %8llu %10s %6.1f%% %9s %6s %6s %5s  %s\n", i,
                     cli_verdict_color(v, color), analysis_verdict_name(v), cli_color_reset(color),
-                    (unsigned long long)bv->nwindows, cli_fmt_ns(bv->ns, b1, sizeof b1),
-                    100 * bv->share, fmt_stretch(bv->stretch, bv->basis, b2, sizeof b2),
+                    (unsigned long long)bv->nwindows, cli_fmt_ns((double)bv->ns, b1, sizeof b1),
+                    100 * bv->share, view_stretch_text(bv->stretch, bv->basis, b2, sizeof b2),
                     fmt_g(bv->contexts, b3, sizeof b3), fmt_g(bv->parallelism, b4, sizeof b4),
                     over ? bv->mps ? "yes" : "no" : "-", over ? analysis_rule_name(bv->rule) : "-");
         }
@@ -228,7 +203,7 @@ static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int 
     fprintf(out, "  %s %s -> %s: measured gain %s (predicted %s)\n",
             measure_text(analysis_get_summary(a)), cli_fmt_ns((double)c.span_a, b1, sizeof b1),
             cli_fmt_ns((double)c.span_b, b2, sizeof b2), fmt_x(c.measured_gain, b3, sizeof b3),
-            fmt_gain(c.predicted_gain_low, c.predicted_gain, b4, sizeof b4));
+            view_gain_text(c.predicted_gain_low, c.predicted_gain, 0, b4, sizeof b4));
     fprintf(out, "  stretch %s -> %s; ", fmt_x(c.stretch_a, b1, sizeof b1),
             fmt_x(c.stretch_b, b2, sizeof b2));
     fprintf(out, "%u kernel signatures in common, median duration ratio %s\n", c.common_signatures,

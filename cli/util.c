@@ -52,10 +52,9 @@ const char *cli_fmt_ns(double ns, char *buf, size_t n)
 
 void cli_headline(FILE *out, const analysis *a, int color)
 {
-    const store_run *run = analysis_get_run(a);
     if (!analysis_ndevices(a)) {
-        fprintf(out, "No kernels in %u process%s.\n", run->nprocesses,
-                run->nprocesses == 1 ? "" : "es");
+        char line[64];
+        fprintf(out, "%s\n", view_no_kernels_text(a, line, sizeof line));
         return;
     }
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {

@@ -107,6 +107,13 @@ const char *view_device_name(const analysis *a, uint32_t slot)
                : "unknown device";
 }
 
+/* The share of a device's busy time with >= 2 contexts in flight (0..1); NaN when never busy. The
+ * headline's "overlapped N% of busy time" and the JSON's `overlap_of_busy`. */
+static double overlap_of_busy(const analysis_device *d)
+{
+    return d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN;
+}
+
 /* "4 processes (4 contexts, no MPS)" into buf. */
 static void who(const analysis_device *d, char *buf, size_t n)
 {
@@ -119,18 +126,29 @@ static void who(const analysis_device *d, char *buf, size_t n)
              (unsigned)d->mps < 4 ? mps[d->mps] : "?");
 }
 
+const char *view_stretch_text(double v, analysis_basis basis, char *buf, size_t n)
+{
+    if (isnan(v) || basis == ANALYSIS_BASIS_NONE)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%s%.2fx", basis == ANALYSIS_BASIS_REFERENCE ? "" : "~", v);
+    return buf;
+}
+
 /* The stretch of a verdict's windows with its basis: "stretch 4.28x", "stretch ~4.00x
- * (estimated: 4 contexts took turns)", "stretch ~1.00x (against each kernel's shortest run)". */
+ * (estimated: 4 share groups took turns)", "stretch ~1.00x (against each kernel's shortest run)".
+ * A stretch estimated from turns is the mean number of share groups in flight (analysis_basis). */
 static void stretch_text(const analysis_verdict_time *bv, char *buf, size_t n)
 {
-    switch (bv->basis) {
-    case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %.2fx", bv->stretch); break;
+    char x[32];
+    view_stretch_text(bv->stretch, bv->basis, x, sizeof x);
+    switch (isnan(bv->stretch) ? ANALYSIS_BASIS_NONE : bv->basis) {
+    case ANALYSIS_BASIS_REFERENCE: snprintf(buf, n, "stretch %s", x); break;
     case ANALYSIS_BASIS_TURNS:
-        snprintf(buf, n, "stretch ~%.2fx (estimated: %.3g contexts took turns)", bv->stretch,
-                 bv->stretch);
+        snprintf(buf, n, "stretch %s (estimated: %.3g share groups took turns)", x, bv->stretch);
         break;
     case ANALYSIS_BASIS_SHORTEST:
-        snprintf(buf, n, "stretch ~%.2fx (against each kernel's shortest run)", bv->stretch);
+        snprintf(buf, n, "stretch %s (against each kernel's shortest run)", x);
         break;
     default: snprintf(buf, n, "stretch unknown"); break;
     }
@@ -153,21 +171,35 @@ static const char *why(const analysis_device *d, analysis_rule r)
     }
 }
 
-/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 2 digits), with
+const char *view_gain_text(double lo, double hi, int about, char *buf, size_t n)
+{
+    char l[16], h[16];
+    snprintf(l, sizeof l, "%.3g", lo);
+    snprintf(h, sizeof h, "%.3g", hi);
+    if (isnan(lo) || isnan(hi))
+        snprintf(buf, n, "-");
+    else if (!strcmp(l, h))
+        snprintf(buf, n, "%s%sx", about ? "~" : "", h);
+    else
+        snprintf(buf, n, "%s-%sx", l, h);
+    return buf;
+}
+
+/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
  * "(estimated)" when an estimated stretch went into it. */
 static void gain_text(const analysis_device *d, char *buf, size_t n)
 {
-    char lo[16], hi[16];
-    snprintf(lo, sizeof lo, "%.3g", d->predicted_gain_low);
-    snprintf(hi, sizeof hi, "%.3g", d->predicted_gain);
-    if (!strcmp(lo, hi))
-        snprintf(buf, n, "; MPS would gain ~%sx", hi);
-    else
-        snprintf(buf, n, "; MPS would gain %s-%sx", lo, hi);
-    if (d->gain_basis == ANALYSIS_BASIS_TURNS) {
-        size_t k = strlen(buf);
-        snprintf(buf + k, n - k, " (estimated)");
-    }
+    char g[40];
+    snprintf(buf, n, "; MPS would gain %s%s",
+             view_gain_text(d->predicted_gain_low, d->predicted_gain, 1, g, sizeof g),
+             d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
+}
+
+const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
+{
+    uint32_t np = analysis_get_run(a)->nprocesses;
+    snprintf(buf, n, "No kernels in %u process%s.", np, np == 1 ? "" : "es");
+    return buf;
 }
 
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
@@ -186,9 +218,9 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                      d->max_kernels);
         return;
     }
-    double share = d->busy_ns ? 100.0 * (double)d->overlap_ns / (double)d->busy_ns : 0;
+    /* an overlap window means busy time: the share is defined */
     snprintf(h->head, sizeof h->head, "GPU %u (%s): %s overlapped %.0f%% of busy time; ", slot,
-             view_device_name(a, slot), w, share);
+             view_device_name(a, slot), w, 100 * overlap_of_busy(d));
     snprintf(h->verdict, sizeof h->verdict, "%s", analysis_verdict_name(d->verdict));
     for (char *p = h->verdict; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
@@ -235,9 +267,7 @@ json_t *view_headline_json(const analysis *a)
     if (!arr)
         return NULL;
     if (!analysis_ndevices(a)) {
-        uint32_t np = analysis_get_run(a)->nprocesses;
-        snprintf(line, sizeof line, "No kernels in %u process%s.", np, np == 1 ? "" : "es");
-        if (json_array_append_new(arr, view_string(line)))
+        if (json_array_append_new(arr, view_string(view_no_kernels_text(a, line, sizeof line))))
             goto fail;
     }
     for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
@@ -301,7 +331,7 @@ static json_t *verdict_time_json(const analysis_verdict_time *bv)
     if (bad)
         return NULL;
     view_put(o, "windows", json_integer((json_int_t)bv->nwindows), &bad);
-    view_put(o, "ns", json_real(bv->ns), &bad);
+    view_put(o, "ns", json_integer(bv->ns), &bad);
     view_put(o, "share", view_number(bv->share), &bad);
     view_put(o, "stretch", view_number(bv->stretch), &bad);
     view_put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
@@ -347,8 +377,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "busy_ns", json_integer(d->busy_ns), &bad);
     view_put(o, "overlap_ns", json_integer(d->overlap_ns), &bad);
     view_put(o, "idle_ns", json_integer(d->idle_ns), &bad);
-    view_put(o, "overlap_share",
-             view_number(d->busy_ns ? (double)d->overlap_ns / (double)d->busy_ns : NAN), &bad);
+    view_put(o, "overlap_of_busy", view_number(overlap_of_busy(d)), &bad);
     view_put(o, "max_processes", json_integer(d->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(d->max_contexts), &bad);
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
@@ -368,15 +397,21 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     return view_done(o, bad);
 }
 
-/* The device slot of window w (windows are grouped by slot). */
+/* The device slot of window w (< analysis_nwindows): windows are grouped by slot in slot order,
+ * so it is the last slot whose slice starts at or before w (a slot without windows, whose kernels
+ * all had zero length, starts where the next one does). A binary search: a run may hold 100k
+ * slots, and the report asks this of every window. */
 static uint32_t window_slot(const analysis *a, uint64_t w)
 {
-    for (uint32_t s = 0; s < analysis_ndevices(a); s++) {
-        const analysis_device *d = analysis_get_device(a, s);
-        if (w >= d->first_window && w < d->first_window + d->nwindows)
-            return s;
+    uint32_t lo = 0, hi = analysis_ndevices(a); /* the answer is in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (analysis_get_device(a, mid)->first_window <= w)
+            lo = mid;
+        else
+            hi = mid;
     }
-    return 0;
+    return lo;
 }
 
 json_t *view_window_json(const analysis *a, uint64_t w)
@@ -384,7 +419,6 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     if (w >= analysis_nwindows(a))
         return NULL;
     const analysis_window *x = &analysis_windows(a)[w];
-    int over = x->verdict >= ANALYSIS_CONCURRENT;
     json_t *o = json_object();
     int bad = !o;
     if (bad)
@@ -401,13 +435,13 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "kernels", json_integer(x->nkernels), &bad);
     view_put(o, "max_processes", json_integer(x->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(x->max_contexts), &bad);
-    view_put(o, "contexts_in_flight", over ? view_number(x->contexts) : json_null(), &bad);
-    view_put(o, "groups_in_flight", over ? view_number(x->groups) : json_null(), &bad);
+    view_put(o, "contexts_in_flight", view_number(x->contexts), &bad);
+    view_put(o, "groups_in_flight", view_number(x->groups), &bad);
     view_put(o, "stretch", view_number(x->stretch), &bad);
     view_put(o, "basis", json_string(analysis_basis_name(x->basis)), &bad);
     view_put(o, "parallelism", view_number(x->parallelism), &bad);
-    view_put(o, "coverage", over ? view_number(x->coverage) : json_null(), &bad);
-    view_put(o, "overlap_share", over ? view_number(x->overlap_share) : json_null(), &bad);
+    view_put(o, "coverage", view_number(x->coverage), &bad);
+    view_put(o, "overlap_share", view_number(x->overlap_share), &bad);
     view_put(o, "mps", json_boolean(x->mps), &bad);
     view_put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
     view_put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);

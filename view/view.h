@@ -34,10 +34,24 @@ void view_put(json_t *o, const char *key, json_t *value, int *bad);
 void view_append(json_t *arr, json_t *value, int *bad);
 json_t *view_done(json_t *o, int bad);
 
+/* A predicted gain interval [lo, hi] at 3 significant digits into buf (size n): "1.16-1.49x", or
+ * one figure when both ends print the same: "4.26x", or with `about` set "~4.26x" (the headline's
+ * way); "-" when either end is NaN. Returns buf. */
+const char *view_gain_text(double lo, double hi, int about, char *buf, size_t n);
+
+/* A stretch with its basis, as every table writes it: "4.28x" measured, "~4.00x" estimated (basis
+ * turns or shortest), "-" when there is none (NaN, basis none). Into buf (size n); returns buf. */
+const char *view_stretch_text(double v, analysis_basis basis, char *buf, size_t n);
+
+/* "No kernels in 3 processes.": what the report says instead of headlines when no process ran a
+ * kernel. Into buf (size n); returns buf. */
+const char *view_no_kernels_text(const analysis *a, char *buf, size_t n);
+
 /* The headline of device slot `slot` in three parts, so a terminal can colour the verdict:
  * `head` ("GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 100% of busy time; "),
- * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (": stretch 4.28x (4
- * contexts took turns); MPS could gain up to ~4.3x"). Strings owned by *out. */
+ * `verdict` ("TIME-SLICED", "" when the device had no overlap) and `tail` (" (no MPS): stretch
+ * 4.28x; MPS would gain 3.61-4.26x"; an estimated stretch reads "stretch ~4.00x (estimated: 4
+ * share groups took turns)" and its gain "... (estimated)"). Strings owned by *out. */
 typedef struct view_headline {
     char head[384];
     char verdict[32];

@@ -539,9 +539,9 @@ int test_analysis_windows_join_gap(void)
     const analysis_device *d = analysis_get_device(a, 0);
     TEST_EQ_INT(d->first_window, 0);
     TEST_EQ_INT(d->nwindows, 4);
-    TEST_NEAR(d->by_verdict[ANALYSIS_CONCURRENT].ns, 1000 + 101000, 1e-9);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_CONCURRENT].ns, 1000 + 101000);
     TEST_EQ_INT(d->by_verdict[ANALYSIS_CONCURRENT].nwindows, 2);
-    TEST_NEAR(d->by_verdict[ANALYSIS_IDLE].ns, 1499000, 1e-9);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_IDLE].ns, 1499000);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -778,7 +778,7 @@ int test_analysis_random_runs_match_brute_force(void)
             green[nc++] = 0;
             if ((p == 0 && rnd(2)) || (p == 1 && rnd(2))) { /* a second context */
                 int g = p == 1;
-                kind[nc] = g ? SYNTH_PLAIN : (int)rnd(3);
+                kind[nc] = (int)rnd(3);
                 st[nc] = synth_context(run, st[nc - 1], 2, kind[nc], g, g ? 1 : 0);
                 devof[nc] = dev;
                 procof[nc] = p;
@@ -786,19 +786,18 @@ int test_analysis_random_runs_match_brute_force(void)
             }
         }
         /* share groups as the analysis defines them: MPS clients of a device; a green context
-         * with its parent (context 1 of its process, unless an MPS client); else one each */
-        int group[NC], gkind[NC]; /* gkind: 0 plain, 1 MPS, 2 unknown */
+         * with its parent (context 1 of its process, unless an MPS client); else one each. A
+         * group is plain (takes turns with every other) when all its contexts are plain. */
+        int group[NC], gplain[300] = {0}, gother[300] = {0};
         for (int c = 0; c < nc; c++) {
-            if (kind[c] == SYNTH_MPS) {
+            if (kind[c] == SYNTH_MPS)
                 group[c] = 100 + devof[c];
-                gkind[c] = 1;
-            } else if (green[c] || (c + 1 < nc && green[c + 1] && procof[c + 1] == procof[c])) {
+            else if (green[c] || (c + 1 < nc && green[c + 1] && procof[c + 1] == procof[c]))
                 group[c] = 200 + procof[c];
-                gkind[c] = 0;
-            } else {
+            else
                 group[c] = c;
-                gkind[c] = kind[c] == SYNTH_PLAIN ? 0 : 2;
-            }
+            gplain[group[c]] += kind[c] == SYNTH_PLAIN;
+            gother[group[c]] += kind[c] != SYNTH_PLAIN;
         }
         for (int i = 0; i < NC * NK; i++) {
             int64_t s = rnd(400), d = rnd(8) == 0 ? 0 : rnd(60);
@@ -833,7 +832,7 @@ int test_analysis_random_runs_match_brute_force(void)
                         n++;
                         if (!gseen[group[c]]++) {
                             ng++;
-                            plain += gkind[c] == 0;
+                            plain += gplain[group[c]] && !gother[group[c]];
                         }
                     }
                 nctx[d][t] = n;
@@ -953,8 +952,10 @@ int test_analysis_random_runs_match_brute_force(void)
                     }
                 }
                 TEST_EQ_INT(w[i].busy_ns, wbusy);
-                if (w[i].verdict < ANALYSIS_CONCURRENT) {
-                    TEST_ASSERT(isnan(w[i].stretch));
+                if (w[i].verdict < ANALYSIS_CONCURRENT) { /* no overlap: nothing defined */
+                    TEST_ASSERT(isnan(w[i].contexts) && isnan(w[i].groups));
+                    TEST_ASSERT(isnan(w[i].stretch) && isnan(w[i].parallelism));
+                    TEST_ASSERT(isnan(w[i].coverage) && isnan(w[i].overlap_share));
                     continue;
                 }
                 double cov = ovl_in > 0 ? ovl_ref / ovl_in : 1;
@@ -1205,6 +1206,70 @@ int test_analysis_green_contexts(void)
     return 0;
 }
 
+/* Green contexts as nsys imports them: nothing says whether they were MPS clients
+ * (compute_api_kind 0). Their family beside another such process is of unknown MPS state, like
+ * the process: the timing judges it (analysis/README.md, physics), never "no MPS". With
+ * --assume-mps off every context is plain: the family and the process take turns. A family whose
+ * green contexts say plain but whose parent does not is unknown too. (Before 2026-12-01 a family
+ * was always taken as plain, and this pair came out time-sliced by rule no-mps.) */
+int test_analysis_green_contexts_unknown_mps(void)
+{
+    for (int assume = 0; assume <= 1; assume++) {
+        store_run *run = store_run_new();
+        store_idx prim = synth_process(run, 1, "h", "r", SYNTH_UNKNOWN, NULL);
+        store_idx g1 = synth_context(run, prim, 2, SYNTH_UNKNOWN, 1, 1);
+        store_idx g2 = synth_context(run, prim, 3, SYNTH_UNKNOWN, 1, 1);
+        store_idx other = synth_process(run, 2, "h", "r", SYNTH_UNKNOWN, NULL);
+        synth_kernel(run, g1, "spin", 0, 1000);                 /* the solo reference */
+        synth_kernel(run, g1, "spin", 10 * MS, 10 * MS + 1000); /* the green pair together */
+        synth_kernel(run, g2, "spin", 10 * MS, 10 * MS + 1000);
+        synth_kernel(run, g1, "spin", 30 * MS, 30 * MS + 2000); /* beside the other process */
+        synth_kernel(run, other, "spin", 30 * MS, 30 * MS + 2000);
+        analysis_options o;
+        analysis_options_default(&o);
+        o.assume_mps = assume;
+        analysis *a = NULL;
+        TEST_EQ_INT(store_run_finish(run), 0);
+        TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+        const analysis_device *d = analysis_get_device(a, 0);
+        TEST_EQ_INT(d->ngroups, 2);
+        TEST_EQ_INT(d->mps, assume ? ANALYSIS_MPS_OFF : ANALYSIS_MPS_UNKNOWN);
+        const analysis_window *w = overlap_window(a, 0);
+        TEST_ASSERT(w);
+        TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SHARED); /* the pair shares its family's GPU */
+        TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT);
+        w = overlap_window(a, 1);
+        TEST_ASSERT(w);
+        TEST_EQ_INT(w->t0, 30 * MS);
+        TEST_NEAR(w->stretch, 2.0, 1e-6);
+        TEST_NEAR(w->parallelism, 1.0, 1e-6);
+        if (assume) {
+            TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
+            TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_MPS);
+        } else {
+            TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
+            TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+        }
+        TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+        analysis_free(a);
+        store_run_free(run);
+    }
+    /* green contexts that say plain, under a parent that does not say: the family is unknown */
+    store_run *run = store_run_new();
+    store_idx prim = synth_process(run, 1, "h", "r", SYNTH_UNKNOWN, NULL);
+    store_idx g1 = synth_context(run, prim, 2, SYNTH_PLAIN, 1, 1);
+    store_idx other = synth_process(run, 2, "h", "r", SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, g1, "spin", 0, 1000);
+    synth_kernel(run, g1, "spin", 30 * MS, 30 * MS + 2000);
+    synth_kernel(run, other, "spin", 30 * MS, 30 * MS + 2000);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(overlap_window(a, 0)->physics, ANALYSIS_PHYS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
 /* Stretch where it happened: P1's kernel runs alone for 500 ns, then shares the GPU with P2's
  * for 1000 ns, each progressing at 1/2 (P1 ends at 1500, P2 runs alone to 2000). Each kernel is
  * only 1.5x its solo time, but inside the overlap they ran at 2x: the window says 2x, not the
@@ -1271,6 +1336,13 @@ int test_analysis_queued(void)
     TEST_NEAR(w->overlap_share, 2.0 / 21, 1e-6);
     /* s[1]'s extra ms spread over its two 1 ms overlaps: it ran at 1/2 there, s[0] at 1 */
     TEST_NEAR(w->stretch, 2.0 / 1.5, 1e-6);
+    /* 1.5 kernels' solo work at a time in the handover: the rule looks at the overlap share
+     * only, and its sentence claims no more (until 2026-12-01 it said "doing one kernel's solo
+     * work at a time", which no rule checked) */
+    TEST_NEAR(w->parallelism, 1.5, 1e-6);
+    TEST_EQ_STR(analysis_rule_text(ANALYSIS_RULE_HANDOVER),
+                "the kernels could share the GPU (MPS or green contexts) but overlapped only at "
+                "their ends");
     TEST_NEAR(d->predicted_gain, 1.0, 0); /* MPS was on: nothing to gain */
     analysis_free(a);
     store_run_free(run);

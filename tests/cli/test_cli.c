@@ -523,7 +523,8 @@ int test_cli_headline_without_reference(void)
     const char *out = slurp(out_path);
     const char *head =
         "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 100% of busy time; "
-        "TIME-SLICED (no MPS): stretch ~2.00x (estimated: 2 contexts took turns); MPS would gain "
+        "TIME-SLICED (no MPS): stretch ~2.00x (estimated: 2 share groups took turns); MPS would "
+        "gain "
         "~2x (estimated)\n";
     TEST_ASSERT(!strncmp(out, head, strlen(head)));
     return 0;

@@ -332,7 +332,7 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
             # (~10% of busy time), unstretched beyond ~1.1x. So "MPS gains nothing" shows as
             # little overlap, not as a contended stretch.
             dev = (rep.get("devices") or [{}])[0]
-            share = dev.get("overlap_share")
+            share = dev.get("overlap_of_busy")
             if share is None or share > 0.25:
                 problems.append(f"overlap share {fmt(share)}: the kernels shared the GPU")
             if meas > 1.25:

@@ -157,7 +157,7 @@ echo "$out" | grep -q "^| chrome-1 | ? | .* | FAIL: .*not \`key: value\`" ||
 # The verdict, stretch and overlap share of the JSON view (a stand-in tlview prints the report).
 cat >"$W/fake-tlview" <<'EOF'
 #!/bin/sh
-echo '{"devices": [{"verdict": "queued", "stretch": 1.05, "overlap_share": 0.1}]}'
+echo '{"devices": [{"verdict": "queued", "stretch": 1.05, "overlap_of_busy": 0.1}]}'
 EOF
 chmod +x "$W/fake-tlview"
 printf 'verdict: queued|contended\nstretch: 1 1.1\n' >"$O/spin-4-any/expected"

@@ -31,7 +31,7 @@ import sys
 REPORT_DEVICES = "devices"
 REPORT_VERDICT = "verdict"
 REPORT_STRETCH = "stretch"
-REPORT_OVERLAP = "overlap_share"
+REPORT_OVERLAP = "overlap_of_busy"
 ANY = "any"
 
 

@@ -681,7 +681,7 @@ int test_record_headline_unknown(void)
     setenv("STANDIN_TRACE_DIR", getenv("STANDIN_DIR"), 1);
     const char *args[] = {"-o", dir, "-n", "2", "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(args), 0);
-    TEST_CONTAINS(out_text, "TIME-SLICED (no MPS): stretch ~2.00x (estimated: 2 contexts took "
+    TEST_CONTAINS(out_text, "TIME-SLICED (no MPS): stretch ~2.00x (estimated: 2 share groups took "
                             "turns)");
     TEST_CONTAINS(out_text, "tip: the kernels had no solo run to compare with, so the stretch is "
                             "estimated or unknown: record the command alone (--procs 1) and pass "
