@@ -285,7 +285,7 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
  * status for bad requests (out->body NULL only when out of memory). */
 void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
 /* Fills *out with status and {"error": MESSAGE} (printf-style; bytes that are not valid UTF-8
- * become '?'). out->body is NULL when out of memory. */
+ * become U+FFFD, view_string()). out->body is NULL when out of memory. */
 void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
