@@ -65,7 +65,6 @@ static const char usage_text[] =
     "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
-/* Writes s as a JSON string, or null for NULL. */
 /* Writes n bytes of p to the FILE ctx (view_json_quote()'s sink). */
 static void put_file(void *ctx, const char *p, size_t n)
 {

@@ -11,10 +11,6 @@
 #include "cli.h"
 #include "importers.h"
 
-#ifndef TLVIEW_VERSION
-#define TLVIEW_VERSION "0.1.0"
-#endif
-
 /* The help of every command that reads files names these defaults. */
 _Static_assert(IMP_MAX_EVENTS == 10000000 && IMP_MAX_MEMORY == 2048ull << 20,
                "CLI_IMPORT_LIMITS_HELP names the defaults of importers.h");
@@ -140,7 +136,7 @@ int cmd_import(int argc, char **argv)
         cli_msg(stderr, "tlview import: %s\n", store_run_errmsg(run));
     if (rc == 0) {
         char writer[128];
-        snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, TLVIEW_VERSION);
+        snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, CLI_VERSION);
         /* every input is in memory now: OUT.db may be one of them */
         cli_output *o = cli_output_begin("import", out, force, NULL);
         rc = 1;

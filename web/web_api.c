@@ -396,8 +396,7 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     const store_string *name = &run->strings[l->name];
     const store_stream *st = &run->streams[k->stream];
     const store_context *cx = &run->contexts[st->context];
-    const analysis_signature *sig =
-        analysis_get_signature(r->an, analysis_launch_signature(r->an, k->launch));
+    uint32_t sig = analysis_launch_signature(r->an, k->launch);
     float stretch = analysis_stretch(r->an)[id];
     uint32_t lane = web_kernel_lane(r, k);
     const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
@@ -417,10 +416,8 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
         "dynamic_smem", (int)l->dynamic_smem, "stretch", view_number(stretch), "verdict",
         analysis_verdict_name(web_window_verdict(win)));
     int bad = !o;
-    if (o && sig &&
-        json_object_set_new(
-            o, "reference",
-            view_signature_json(r->an, analysis_launch_signature(r->an, k->launch))))
+    if (o && sig < analysis_nsignatures(r->an) &&
+        json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
         bad = 1;
     if (o && win &&
         json_object_set_new(o, "window", window_json(r, (uint64_t)(win - analysis_windows(r->an)))))
