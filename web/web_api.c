@@ -567,7 +567,7 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         }
         out->status = 200;
         out->body = r->stats_json;
-        out->len = strlen(r->stats_json);
+        out->len = r->stats_len;
         out->persistent = 1;
     } else if (strcmp(what, "timeline") == 0) {
         api_timeline(w, p, out);

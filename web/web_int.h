@@ -113,6 +113,7 @@ typedef struct web_runix {
     web_lane *lanes;
     uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
     char *stats_json;      /* GET /api/stats body, prebuilt */
+    size_t stats_len;      /* its length */
 } web_runix;
 
 /* The position in device_lane of run->devices[d] (the last one for STORE_NONE or out of range). */
@@ -266,8 +267,11 @@ struct web {
     web_stats_sync *stats; /* a pointer, so that handlers holding a const web can lock it */
     int fd;                /* listening socket (owned) */
     unsigned port;
-    char *token;  /* required token, or NULL (owned) */
-    char **hosts; /* Host names answered to (lower case; IPv6 in brackets), owned */
+    char *token;          /* required token, or NULL (owned) */
+    char cookie_name[32]; /* "tlview_token_<port>=", the cookie that carries the token */
+    size_t cookie_name_len;
+    char set_cookie[160]; /* the Set-Cookie value answering a right token in the query */
+    char **hosts;         /* Host names answered to (lower case; IPv6 in brackets), owned */
     unsigned nhosts;
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];

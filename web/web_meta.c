@@ -149,8 +149,11 @@ void *web_api_stats_bodies(void *arg)
     web *w = arg;
     for (unsigned i = 0; i < w->nruns; i++)
         web_runix_build_grids(&w->runs[i]); /* a failure leaves direct profile queries */
-    for (unsigned i = 0; i < w->nruns; i++)
-        w->runs[i].stats_json = stats_body(&w->runs[i], i);
+    for (unsigned i = 0; i < w->nruns; i++) {
+        web_runix *r = &w->runs[i];
+        r->stats_json = stats_body(r, i);
+        r->stats_len = r->stats_json ? strlen(r->stats_json) : 0;
+    }
     pthread_mutex_lock(&w->stats->lock);
     w->stats->done = 1;
     pthread_mutex_unlock(&w->stats->lock);

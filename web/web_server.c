@@ -127,13 +127,12 @@ static int token_eq(const web *w, const char *s, size_t n)
  * NULL. */
 static const char *cookie_token(const web *w, const char *cookie, size_t *n)
 {
-    char name[32];
-    int k = snprintf(name, sizeof name, "tlview_token_%u=", w->port);
+    size_t k = w->cookie_name_len;
     for (const char *c = cookie; c && *c;) {
         c += strspn(c, " \t");
         size_t len = strcspn(c, ";");
-        if (len > (size_t)k && strncmp(c, name, (size_t)k) == 0) {
-            *n = len - (size_t)k;
+        if (len > k && strncmp(c, w->cookie_name, k) == 0) {
+            *n = len - k;
             return c + k;
         }
         c += len + (c[len] == ';');
@@ -310,12 +309,8 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, const web
         snprintf(secs, sizeof secs, "%u", rep->retry_after);
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     }
-    if (rep->set_cookie && w->token) {
-        char cookie[160];
-        snprintf(cookie, sizeof cookie, "tlview_token_%u=%s; Path=/; HttpOnly; SameSite=Strict",
-                 w->port, w->token);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
-    }
+    if (rep->set_cookie && w->token)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, w->set_cookie);
     enum MHD_Result ret = MHD_queue_response(c, rep->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -540,6 +535,13 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
             snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* the cookie's name and header, once: the port and the token are known now (a token holds
+     * at most 64 characters, so both fit) */
+    w->cookie_name_len =
+        (size_t)snprintf(w->cookie_name, sizeof w->cookie_name, "tlview_token_%u=", w->port);
+    if (w->token)
+        snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
+                 w->cookie_name, w->token);
     for (unsigned i = 0; i < nruns; i++) {
         if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
             goto fail;
