@@ -180,25 +180,22 @@ static int find_demo(char *off, char *on, size_t n)
 }
 
 /* print_url: the line that says where to point the browser (on stdout; tests read it). Beyond
- * loopback, a warning on stderr first, and the URL carries the token. */
+ * loopback, a warning on stderr first, and the URL carries the token. The host is web/'s, which
+ * knows what the address it bound means (::0 is every interface too) and which names it answers
+ * to. */
 static void print_url(const web_options *o, const web *w, uint64_t nkernels, int nruns)
 {
-    const char *token = web_token(w), *host = o->bind;
-    char name[256] = "";
-    int wildcard = strcmp(o->bind, "0.0.0.0") == 0 || strcmp(o->bind, "::") == 0;
-    if (wildcard) /* reachable by this machine's name (or any of its addresses) */
-        host = gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "127.0.0.1";
-    int v6 = strchr(host, ':') != NULL;
+    const char *token = web_token(w);
     if (token)
         fprintf(stderr,
                 "tlview serve: warning: listening on %s%s, beyond loopback: anyone who can reach "
                 "port %u can ask; the page and the API answer only with the token of the URL "
                 "below (a new one each start), and show the traces' host names, paths and "
                 "command lines to whoever has it\n",
-                o->bind, wildcard ? " (every interface)" : "", web_port(w));
-    printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/%s%s  (Ctrl-C stops)\n",
-           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host,
-           v6 ? "]" : "", web_port(w), token ? "?token=" : "", token ? token : "");
+                o->bind, web_wildcard(w) ? " (every interface)" : "", web_port(w));
+    printf("tlview serve: %llu kernels%s at http://%s:%u/%s%s  (Ctrl-C stops)\n",
+           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", web_url_host(w),
+           web_port(w), token ? "?token=" : "", token ? token : "");
     fflush(stdout);
 }
 

@@ -273,6 +273,8 @@ struct web {
     char set_cookie[160]; /* the Set-Cookie value answering a right token in the query */
     char **hosts;         /* Host names answered to (lower case; IPv6 in brackets), owned */
     unsigned nhosts;
+    int wildcard;       /* bound to 0.0.0.0 or :: (however spelt): every interface */
+    char url_host[256]; /* the host of a printed URL (web_url_host()); one of hosts */
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];
     char *runs_body; /* GET /api/runs, prebuilt */

@@ -1916,6 +1916,119 @@ int test_web_serve_bind_all(void)
     return 0;
 }
 
+/* `tlview serve --bind ::0`, another spelling of the IPv6 wildcard: the URL it prints names the
+ * machine and is answered. Found 2026-12-02: serve decided "wildcard" by comparing the text
+ * with "0.0.0.0" and "::" while web/ parsed the address, so it printed http://[::0]:P/?token=...
+ * and a browser that opened it got 421 (the Host check knows no [::0]). */
+int test_web_serve_bind_any6(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    int s6 = socket(AF_INET6, SOCK_STREAM, 0);
+    if (s6 < 0) {
+        fprintf(stderr, "SKIP: no IPv6 here\n");
+        return TEST_SKIP;
+    }
+    close(s6);
+    char a[1024], line[1024], warn[1024], host[256] = "", req[512];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    char *args[] = {"tlview", "serve", "--bind", "::0", "--port", "0", a, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    char printed[300] = "", token[64] = "";
+    unsigned port = 0;
+    const char *at = strstr(line, "http://");
+    int got = at ? sscanf(at, "http://%299[^/]/?token=%63[0-9a-f]", printed, token) : 0;
+    char *colon = strrchr(printed, ':');
+    if (colon) {
+        port = (unsigned)atoi(colon + 1);
+        *colon = 0;
+    }
+    fprintf(stderr, "URL line: %s", line);
+    TEST_EQ_INT(got, 2);
+    TEST_EQ_STR(printed, host);
+    TEST_ASSERT(port > 0);
+    if (!strstr(warn, "warning: listening on ::0 (every interface)"))
+        fprintf(stderr, "stderr: %s", warn);
+    TEST_ASSERT(strstr(warn, "warning: listening on ::0 (every interface)") != NULL);
+    /* what a browser sends for the printed URL */
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\nConnection: close\r\n\r\n", token,
+             printed, port);
+    int fails = expect_status(port, req, 200, NULL);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_EQ_INT(fails, 0);
+    close(out), close(err);
+    return 0;
+}
+
+/* web_url_host(): the host a printed URL names is one the Host check accepts, whatever the
+ * spelling of the bound address; web_wildcard() says whether it is every interface. */
+int test_web_url_host(void)
+{
+    char host[256] = "";
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    int s6 = socket(AF_INET6, SOCK_STREAM, 0);
+    if (s6 >= 0)
+        close(s6);
+    const struct {
+        const char *bind, *want; /* want NULL: the host name */
+        int wildcard, v6;
+        int ask; /* the test's client, on 127.0.0.1, reaches it: ask with the URL's host */
+    } cases[] = {
+        {"127.0.0.1", "127.0.0.1", 0, 0, 1},
+        {"0.0.0.0", NULL, 1, 0, 1},
+        {"::", NULL, 1, 1, 1},
+        {"::0", NULL, 1, 1, 1},
+        {"0:0:0::0:0", NULL, 1, 1, 1},
+        {"::0001", "[::1]", 0, 1, 0},
+        {"0:0::1", "[::1]", 0, 1, 0},
+        {"::ffff:127.0.0.1", "[::ffff:127.0.0.1]", 0, 1, 1},
+    };
+    store_run *run = make_run(1.0, 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"x", run, an};
+    int fails = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].v6 && s6 < 0)
+            continue;
+        web_options o;
+        web_options_default(&o);
+        o.port = 0;
+        o.bind = cases[i].bind;
+        o.token = "0123456789abcdef-TOKEN";
+        web *w;
+        char err[128], req[512];
+        TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+        const char *want = cases[i].want ? cases[i].want : host;
+        if (strcmp(web_url_host(w), want) != 0 || web_wildcard(w) != cases[i].wildcard) {
+            fprintf(stderr, "--bind %s: URL host %s (want %s), wildcard %d (want %d)\n",
+                    cases[i].bind, web_url_host(w), want, web_wildcard(w), cases[i].wildcard);
+            fails++;
+        }
+        if (cases[i].ask) {
+            snprintf(req, sizeof req,
+                     "GET /api/runs HTTP/1.1\r\nHost: %s:%u\r\nAuthorization: Bearer "
+                     "0123456789abcdef-TOKEN\r\nConnection: close\r\n\r\n",
+                     web_url_host(w), web_port(w));
+            fails += expect_status(web_port(w), req, 200, NULL);
+        }
+        web_stop(w);
+    }
+    analysis_free(an);
+    store_run_free(run);
+    TEST_EQ_INT(fails, 0);
+    return 0;
+}
+
 /* A taken port: the error names it and says what to do. Found 2026-12-01: scripts/serve on a
  * busy port said only "Address already in use". */
 int test_web_serve_port_busy(void)
