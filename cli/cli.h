@@ -140,6 +140,12 @@ void cli_msg(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * the caller words the usage error. */
 int cli_parse_long(const char *text, long lo, long hi, long *pV /* OUT */);
 
+/* Writes "<folder of the tlview binary>/<rel>" into buf (n bytes): where an installed or built
+ * tree keeps its files, found from the binary's own location (/proc/self/exe) so that it works
+ * under any prefix and after a move. Returns 0, or -1 with buf "" when the binary's path cannot
+ * be read or the result does not fit. */
+int cli_exe_relative(const char *rel, char *buf, size_t n);
+
 /* Prints "tlview <cmd>: <message>" and "Try 'tlview <cmd> --help'." on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -142,16 +142,8 @@ static int has_traces(const char *dir)
  * or -1 after printing where it looked. */
 static int find_demo(char *off, char *on, size_t n)
 {
-    char exe[PATH_MAX] = "", beside[PATH_MAX + sizeof TLVIEW_DEMO_RELDIR + 1] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(beside, sizeof beside, "%s/%s", exe, TLVIEW_DEMO_RELDIR);
-        }
-    }
+    char beside[PATH_MAX];
+    cli_exe_relative(TLVIEW_DEMO_RELDIR, beside, sizeof beside); /* "" when not known */
     const char *env = getenv("TLVIEW_DEMO_DIR"); /* when set, the only place looked in */
     const char *where[] = {env ? env : "", env ? "" : beside, env ? "" : TLVIEW_DEMO_SOURCE_DIR};
     static const int counts[] = {4, 2, 1};

@@ -1,6 +1,8 @@
 /* util.c: small helpers the subcommands share: colours, durations, device names, the per-device
- * headline, number arguments, usage errors. (Output files: output.c; safe text: text.c.) */
+ * headline, number arguments, usage errors, paths beside the binary. (Output files: output.c; safe
+ * text: text.c.) */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -93,4 +95,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     cli_put_text(stderr, text);
     fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
     return 2;
+}
+
+int cli_exe_relative(const char *rel, char *buf, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    buf[0] = 0;
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int len = snprintf(buf, n, "%s/%s", exe, rel);
+    if (len < 0 || (size_t)len >= n) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
 }
