@@ -409,6 +409,43 @@ int test_cli_help_and_usage(void)
     return 0;
 }
 
+/* The options every analysing command shares (cli_analysis_option()) refuse a bad value the same
+ * way in each, word for word; --separate-gpus has the same help in each. */
+int test_cli_analysis_options(void)
+{
+    const char *cmds[] = {"report", "export", "serve"};
+    const struct {
+        const char *args, *msg;
+        int export_too; /* export takes --assume-mps but not --measure */
+    } bad[] = {
+        {"--assume-mps maybe", "--assume-mps wants on or off, not 'maybe'", 1},
+        {"--assume-mps ''", "--assume-mps wants on or off, not ''", 1},
+        {"--measure sometimes", "--measure wants all, together or range:NAME, not 'sometimes'", 0},
+        {"--measure range:", "--measure wants all, together or range:NAME, not 'range:'", 0},
+    };
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(cmds[i], "serve") && sh("'%s' serve --help", TLVIEW) != 0)
+            continue; /* built without web/ */
+        TEST_EQ_INT(sh("'%s' %s --help", TLVIEW, cmds[i]), 0);
+        TEST_ASSERT(strstr(slurp(out_path),
+                           "      --separate-gpus  files without GPU UUIDs: keep each process's "
+                           "GPUs apart instead of\n                       matching them by host, "
+                           "ordinal, name and memory\n"));
+        for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+            if (!strcmp(cmds[i], "export") && !bad[k].export_too)
+                continue;
+            TEST_EQ_INT(sh("'%s' %s %s%s x.db", TLVIEW, cmds[i], bad[k].args,
+                           strcmp(cmds[i], "export") ? "" : " --chrome x.json"),
+                        2);
+            char want[256];
+            snprintf(want, sizeof want, "tlview %s: %s\nTry 'tlview %s --help'.\n", cmds[i],
+                     bad[k].msg, cmds[i]);
+            TEST_EQ_STR(slurp(err_path), want);
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ real H200 recordings */
 
 /* Checks one recorded spin run against issue 3's figures: time-sliced with stretch within 10%
