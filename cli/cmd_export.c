@@ -39,6 +39,7 @@
 
 #define LANES 8  /* lanes per stream (or per thread) for records that overlap without nesting */
 #define DEPTH 32 /* nesting depth kept per thread lane */
+_Static_assert(LANES == 8, "the help text names 8 lanes per stream");
 
 static const char usage_text[] =
     "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
@@ -47,7 +48,7 @@ static const char usage_text[] =
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open,\n"
     "and that every tlview command reads back as the same run: a process per traced process\n"
     "(pid, host, command) with a track per CUDA stream for its kernels, copies and memsets\n"
-    "(records that overlap on one stream get a second lane, so none hides another), a track per\n"
+    "(records that overlap on one stream get up to 8 lanes, so none hides another), a track per\n"
     "thread for its CUDA API calls and one for its NVTX ranges, arrows from each API call to the\n"
     "work it launched, and a process per GPU with the overlap windows named by their verdict and\n"
     "a counter of processes and contexts in flight. Kernel events carry device, context, stream,\n"

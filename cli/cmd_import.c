@@ -97,14 +97,11 @@ int cmd_import(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'G': separate = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
-        default: fputs(usage_text, stderr); return 2;
+        default: return cli_usage_error("import", "unknown option");
         }
     }
-    if (!out || optind >= argc) {
-        fprintf(stderr, "tlview import: %s\n%s", !out ? "-o OUT.db is required" : "no input files",
-                usage_text);
-        return 2;
-    }
+    if (!out || optind >= argc)
+        return cli_usage_error("import", "%s", !out ? "-o OUT.db is required" : "no input files");
     if (cli_refuse_existing("import", out, force))
         return 1;
 

@@ -409,6 +409,28 @@ int test_cli_help_and_usage(void)
     return 0;
 }
 
+/* `tlview import` words its usage errors as every command does (cli_usage_error()): one line and
+ * where help is. Found 2026-12-02: it printed its whole usage text on stderr instead. */
+int test_cli_import_usage_errors(void)
+{
+    if (sh("'%s' import --help", TLVIEW) != 0) {
+        fprintf(stderr, "SKIP: tlview built without import\n");
+        return TEST_SKIP;
+    }
+    TEST_EQ_INT(sh("'%s' import x.db", TLVIEW), 2);
+    TEST_EQ_STR(slurp(err_path),
+                "tlview import: -o OUT.db is required\nTry 'tlview import --help'.\n");
+    TEST_EQ_INT(sh("'%s' import -o '%s'", TLVIEW, tmp("out.db")), 2);
+    TEST_EQ_STR(slurp(err_path), "tlview import: no input files\nTry 'tlview import --help'.\n");
+    TEST_EQ_INT(sh("'%s' import --no-such-option -o '%s' x.db", TLVIEW, tmp("out.db")), 2);
+    const char *err = slurp(err_path), *want = "tlview import: unknown option\nTry 'tlview "
+                                               "import --help'.\n";
+    TEST_ASSERT(strlen(err) >= strlen(want));
+    TEST_EQ_STR(err + strlen(err) - strlen(want), want); /* after getopt's own line */
+    TEST_ASSERT(!strstr(err, "usage:"));
+    return 0;
+}
+
 /* The options every analysing command shares (cli_analysis_option()) refuse a bad value the same
  * way in each, word for word; --separate-gpus has the same help in each. */
 int test_cli_analysis_options(void)
