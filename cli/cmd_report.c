@@ -100,6 +100,8 @@ static int parse(int argc, char **argv, report_opts *o)
     }
     if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "csv"))
         return cli_usage_error("report", "unknown format '%s' (text, json or csv)", o->format);
+    if (report_csv_table(o->table) != 0)
+        return cli_usage_error("report", "unknown table '%s'", o->table);
     if (cli_color(o->color, stdout) < 0)
         return cli_usage_error("report", "--color wants auto, always or never, not '%s'", o->color);
     if (optind >= argc)
@@ -120,9 +122,7 @@ static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
         return rc;
     }
     if (!strcmp(o->format, "csv")) {
-        int rc = report_csv(stdout, a, o->table);
-        if (rc == REPORT_ETABLE)
-            return cli_usage_error("report", "unknown table '%s'", o->table);
+        int rc = report_csv(stdout, a, o->table); /* the table was checked by parse() */
         if (rc)
             fprintf(stderr, "tlview report: out of memory writing CSV\n");
         return rc != 0;

@@ -409,6 +409,17 @@ int test_cli_help_and_usage(void)
     return 0;
 }
 
+/* `report --table NAME` is checked with the other options, before any file is read. Found
+ * 2026-12-02: an unknown table was refused only after loading and analysing every file (and a
+ * missing file was reported instead). */
+int test_cli_report_table_checked_first(void)
+{
+    TEST_EQ_INT(sh("'%s' report --format csv --table bogus '%s'", TLVIEW, tmp("missing.db")), 2);
+    TEST_EQ_STR(slurp(err_path),
+                "tlview report: unknown table 'bogus'\nTry 'tlview report --help'.\n");
+    return 0;
+}
+
 /* `tlview import` words its usage errors as every command does (cli_usage_error()): one line and
  * where help is. Found 2026-12-02: it printed its whole usage text on stderr instead. */
 int test_cli_import_usage_errors(void)
