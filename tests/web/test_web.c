@@ -26,6 +26,7 @@
 
 #include "bench_serve_gen.h"
 #include "test_help.h"
+#include "view.h"
 #include "web.h"
 #include "web_int.h"
 
@@ -218,6 +219,24 @@ static json_int_t jint(json_t *o, const char *path)
     return json_integer_value(json_object_get(o, path));
 }
 
+/* same_view: 1 when `got` (an object of an API answer) is `want` (a view_*_json() object,
+ * consumed) with the keys of `added` (NULL-terminated) on top, compared as the server writes
+ * them (6 significant digits); else prints both. */
+static int same_view(json_t *got, json_t *want, const char *const *added)
+{
+    json_t *g = json_deep_copy(got);
+    for (const char *const *k = added; *k; k++)
+        json_object_del(g, *k);
+    size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(6);
+    char *a = json_dumps(g, flags), *b = json_dumps(want, flags);
+    int same = a && b && strcmp(a, b) == 0;
+    if (!same)
+        fprintf(stderr, "got  %s\nwant %s\n", a ? a : "(null)", b ? b : "(null)");
+    free(a), free(b);
+    json_decref(g), json_decref(want);
+    return same;
+}
+
 /* get_stats: GET path (an /api/stats request), asking again while the server answers 503
  * "statistics pending" with Retry-After: 1 (the statistics are built after start), every 20 ms
  * for 20 s at most; then as get_json with 200. Any other 503 answer fails at once. */
@@ -294,10 +313,34 @@ int test_web_runs(void)
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 1);
     json_t *r0 = json_array_get(runs, 0);
-    TEST_EQ_INT(jint(r0, "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(r0, "label")), "mps-off");
     TEST_EQ_INT(jint(r0, "origin_ns"), BASE);
-    TEST_EQ_INT(jint(r0, "span_ns"), 649000);
+    /* the summary, devices and processes are the view's objects, each sent once: the summary's
+     * figures are not copied beside it (they were until 2026-12-02) */
+    json_t *sum = json_object_get(r0, "summary");
+    TEST_EQ_INT(jint(sum, "kernels"), NA + NB);
+    TEST_EQ_INT(jint(sum, "span_ns"), 649000);
+    const char *none[] = {NULL};
+    TEST_ASSERT(same_view(sum, view_summary_json(f.an[0]), none));
+    const char *copied[] = {"kernels", "span_ns", "stretch", "predicted_gain", "gain_basis"};
+    for (size_t i = 0; i < sizeof copied / sizeof *copied; i++)
+        if (json_object_get(r0, copied[i])) {
+            fprintf(stderr, "runs[0] still carries '%s' beside its summary\n", copied[i]);
+            TEST_ASSERT(0);
+        }
+    const char *lane_added[] = {"lane", NULL}, *proc_added[] = {"id", "exe", "argv", NULL};
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "lanes")), 1);
+    TEST_EQ_INT(jint(json_array_get(json_object_get(r0, "lanes"), 0), "lane"), 0);
+    TEST_ASSERT(same_view(json_array_get(json_object_get(r0, "lanes"), 0),
+                          view_device_json(f.an[0], 0), lane_added));
+    json_t *procs = json_object_get(r0, "processes");
+    TEST_EQ_INT(json_array_size(procs), 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        TEST_EQ_INT(jint(json_array_get(procs, i), "id"), i);
+        TEST_ASSERT(same_view(json_array_get(procs, i), view_process_json(f.an[0], i), proc_added));
+    }
+    TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
+    TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
     json_t *rows = json_object_get(r0, "rows");
     TEST_EQ_INT(json_array_size(rows), 2);
     TEST_EQ_INT(jint(json_array_get(rows, 0), "kernels"), NA);
@@ -537,11 +580,19 @@ int test_web_kernel_window_find_stats(void)
     json_decref(j);
     j = get_stats(f.port, "/api/stats?run=0");
     TEST_ASSERT(j);
-    json_t *procs = json_object_get(j, "processes");
-    TEST_EQ_INT(json_array_size(procs), 2);
-    TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
-    TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
+    /* only what /api/runs does not hold: no summary, processes or device figures twice (they
+     * were sent in both until 2026-12-02) */
+    const char *stats_keys[] = {"devices", "run", "stretch_histogram", "warnings"};
+    TEST_EQ_INT(json_object_size(j), 4);
+    for (size_t i = 0; i < 4; i++)
+        TEST_ASSERT(json_object_get(j, stats_keys[i]));
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     json_t *dev = json_array_get(json_object_get(j, "devices"), 0);
+    TEST_EQ_INT(json_object_size(dev), 3);
+    TEST_EQ_INT(jint(dev, "lane"), 0);
+    const char *none[] = {NULL};
+    TEST_ASSERT(same_view(json_object_get(dev, "stretch_histogram"),
+                          view_histogram_json(f.an[0], 0), none));
     json_t *lv = json_object_get(dev, "ns_at_processes");
     TEST_EQ_INT(json_array_size(lv), 3);
     TEST_EQ_INT(json_integer_value(json_array_get(lv, 2)), 100 * 2000); /* both in flight */
@@ -596,7 +647,7 @@ int test_web_stats_pending(void)
     pthread_mutex_unlock(&f.w->stats->lock);
     j = get_json(f.port, "/api/stats?run=0", 200);
     TEST_ASSERT(j);
-    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 2);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     json_decref(j);
     response r;
     TEST_ASSERT(http_get(f.port, "/api/stats?run=0", &r) == 0);
@@ -971,7 +1022,7 @@ int test_web_serve_cli(void)
     TEST_ASSERT(j);
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 2);
-    TEST_EQ_INT(jint(json_array_get(runs, 0), "kernels"), NA + NB);
+    TEST_EQ_INT(jint(json_object_get(json_array_get(runs, 0), "summary"), "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), a);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), b);
     TEST_EQ_INT(jint(json_object_get(j, "compare"), "compare_span_ns"), 549000);
@@ -1125,7 +1176,10 @@ int test_web_empty_run(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     json_t *j = get_json(web_port(w), "/api/runs", 200);
     TEST_ASSERT(j);
-    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "runs"), 0), "kernels"), 0);
+    json_t *r0 = json_array_get(json_object_get(j, "runs"), 0);
+    TEST_EQ_INT(jint(json_object_get(r0, "summary"), "kernels"), 0);
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "processes")), 1);
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "lanes")), 0);
     json_decref(j);
     j = get_json(web_port(w), "/api/timeline?run=0&t0=0&t1=1000&width=10", 200);
     TEST_ASSERT(j);
@@ -1133,7 +1187,7 @@ int test_web_empty_run(void)
     json_decref(j);
     j = get_stats(web_port(w), "/api/stats?run=0");
     TEST_ASSERT(j);
-    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 1);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 0);
     json_decref(j);
     j = get_json(web_port(w), "/api/kernel?run=0&id=0", 404);
     TEST_ASSERT(j);
