@@ -402,6 +402,18 @@ int test_cli_help_and_usage(void)
     TEST_ASSERT(strstr(slurp(out_path), "  report     judge the overlap"));
     TEST_ASSERT(strstr(slurp(out_path), "  merge      "));
     TEST_ASSERT(strstr(slurp(out_path), "  export     "));
+    /* summaries wrapped at words to 80 columns, going on at column 13 (main.c) */
+    TEST_ASSERT(
+        strstr(slurp(out_path),
+               "  import     convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON\n"
+               "             traces to one tlview file\n"));
+    for (const char *l = strstr(slurp(out_path), "Commands:\n"); l && *l;) {
+        size_t n = strcspn(l, "\n");
+        if (n > 80)
+            fprintf(stderr, "longer than 80 columns: %.*s\n", (int)n, l);
+        TEST_ASSERT(n <= 80);
+        l += n + (l[n] == '\n');
+    }
     TEST_EQ_INT(sh("'%s' frobnicate", TLVIEW), 2);
     TEST_ASSERT(strstr(slurp(err_path), "'frobnicate' is not a command"));
     TEST_EQ_INT(sh("'%s' report", TLVIEW), 2);
