@@ -22,24 +22,42 @@
  * non-zero; nfiles == 0 is an error too ("no trace files given"). */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
-/* What the user's options change in an analysis; the rest stays at analysis_options_default(). */
+/* The options of the commands that analyse a run: --baseline, --compare, --separate-gpus,
+ * --assume-mps and --measure. Each command lists those it takes in its getopt table, with these
+ * letters, and hands them to cli_analysis_option(). */
 typedef struct cli_analysis_opts {
-    int assume_mps;            /* --assume-mps: analysis_options.assume_mps (0 none, 1 off, 2 on) */
-    analysis_measure measure;  /* --measure: analysis_options.measure */
-    const char *measure_range; /* --measure range:NAME: the NAME (points into argv) */
+    analysis_options options; /* analysis_options_default() with --assume-mps and --measure
+                                 (measure_range points into argv); cli_analyse() sets the
+                                 baseline */
+    char **baseline;          /* --baseline FILEs (argv pointers), nbaseline of them */
+    char **compare;           /* --compare FILEs (argv pointers), ncompare of them */
+    int nbaseline, ncompare;
+    int separate_gpus; /* --separate-gpus */
 } cli_analysis_opts;
 
-/* Analyses `run` with the default thresholds, what `o` (may be NULL) changes and, when
- * `baseline` is not NULL, its solo references. Prints an error and returns non-zero on failure;
- * *ppOut owns the result. */
-int cli_analyse(const store_run *run, const store_run *baseline, const cli_analysis_opts *o,
+/* Fills *o with the defaults and room for the files of argc arguments. Returns 0, or 1 after
+ * printing "tlview <cmd>: out of memory" (*o is then freed). */
+int cli_analysis_opts_init(cli_analysis_opts *o, const char *cmd, int argc);
+
+/* Frees the file lists of *o. */
+void cli_analysis_opts_free(cli_analysis_opts *o);
+
+/* Takes one option of getopt_long() into *o: c is 'b' (--baseline), 'c' (--compare), 'G'
+ * (--separate-gpus), 'M' (--assume-mps on|off) or 'm' (--measure all|together|range:NAME), arg
+ * its optarg. Returns 0, or 2 after a usage error of `cmd` (cli_usage_error()) naming a bad
+ * value. */
+int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_opts *o);
+
+/* Analyses `run` with `o` (NULL: analysis_options_default()) and, when `baseline` is not NULL,
+ * its solo references. Prints an error and returns non-zero on failure; *ppOut owns the
+ * result. */
+int cli_analyse(const store_run *run, const store_run *baseline, const analysis_options *o,
                 analysis **ppOut /* OUT */);
 
-/* The value of `--assume-mps WHEN`: "on" 2, "off" 1, anything else -1. */
-int cli_parse_assume_mps(const char *text);
-
-/* Reads `--measure WHAT` ("all", "together" or "range:NAME") into *o; -1 for another text. */
-int cli_parse_measure(const char *text, cli_analysis_opts *o /* OUT */);
+/* The help text of --separate-gpus, shared by the commands that take it. */
+#define CLI_SEPARATE_GPUS_HELP                                                                     \
+    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"  \
+    "                       matching them by host, ordinal, name and memory\n"
 
 /* The help text of --measure, shared by the commands that take it. */
 #define CLI_MEASURE_HELP                                                                           \
@@ -140,6 +158,12 @@ void cli_msg(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * leaves *pV) for an empty text, trailing characters, or a number out of range. Prints nothing:
  * the caller words the usage error. */
 int cli_parse_long(const char *text, long lo, long hi, long *pV /* OUT */);
+
+/* Writes "<folder of the tlview binary>/<rel>" into buf (n bytes): where an installed or built
+ * tree keeps its files, found from the binary's own location (/proc/self/exe) so that it works
+ * under any prefix and after a move. Returns 0, or -1 with buf "" when the binary's path cannot
+ * be read or the result does not fit. */
+int cli_exe_relative(const char *rel, char *buf, size_t n);
 
 /* Prints "tlview <cmd>: <message>" and "Try 'tlview <cmd> --help'." on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

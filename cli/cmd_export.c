@@ -39,6 +39,7 @@
 
 #define LANES 8  /* lanes per stream (or per thread) for records that overlap without nesting */
 #define DEPTH 32 /* nesting depth kept per thread lane */
+_Static_assert(LANES == 8, "the help text names 8 lanes per stream");
 
 static const char usage_text[] =
     "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
@@ -47,7 +48,7 @@ static const char usage_text[] =
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open,\n"
     "and that every tlview command reads back as the same run: a process per traced process\n"
     "(pid, host, command) with a track per CUDA stream for its kernels, copies and memsets\n"
-    "(records that overlap on one stream get a second lane, so none hides another), a track per\n"
+    "(records that overlap on one stream get up to 8 lanes, so none hides another), a track per\n"
     "thread for its CUDA API calls and one for its NVTX ranges, arrows from each API call to the\n"
     "work it launched, and a process per GPU with the overlap windows named by their verdict and\n"
     "a counter of processes and contexts in flight. Kernel events carry device, context, stream,\n"
@@ -59,13 +60,10 @@ static const char usage_text[] =
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n" CLI_ASSUME_MPS_HELP
-    "      --separate-gpus    files without GPU UUIDs: keep each process's GPUs apart instead\n"
-    "                         of matching them by host, ordinal, name and memory\n"
-    "  -h, --help             this text\n"
+        CLI_SEPARATE_GPUS_HELP "  -h, --help             this text\n"
     "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
-/* Writes s as a JSON string, or null for NULL. */
 /* Writes n bytes of p to the FILE ctx (view_json_quote()'s sink). */
 static void put_file(void *ctx, const char *p, size_t n)
 {
@@ -745,30 +743,27 @@ int cmd_export(int argc, char **argv)
         {0, 0, 0, 0},
     };
     const char *out = NULL;
-    char **base = calloc((size_t)argc + 1, sizeof *base);
-    int force = 0, separate = 0, nbase = 0, c, rc = 1;
-    cli_analysis_opts an = {0};
+    int force = 0, c, rc = 1;
+    cli_analysis_opts an;
     store_run *run = NULL, *baseline = NULL;
     analysis *a = NULL;
     cli_output *o = NULL;
     FILE *f = NULL;
-    if (!base) {
-        fprintf(stderr, "tlview export: out of memory\n");
+    if (cli_analysis_opts_init(&an, "export", argc))
         return 1;
-    }
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:b:fh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'c': out = optarg; break;
-        case 'b': base[nbase++] = optarg; break;
-        case 'f': force = 1; break;
+        case 'c': out = optarg; break; /* --chrome: export takes no --compare */
+        case 'b':
+        case 'G':
         case 'M':
-            if ((an.assume_mps = cli_parse_assume_mps(optarg)) < 0) {
-                rc = cli_usage_error("export", "--assume-mps wants on or off, not '%s'", optarg);
+            if (cli_analysis_option("export", c, optarg, &an)) {
+                rc = 2;
                 goto out;
             }
             break;
-        case 'G': separate = 1; break;
+        case 'f': force = 1; break;
         case 'h':
             fputs(usage_text, stdout);
             rc = 0;
@@ -783,9 +778,9 @@ int cmd_export(int argc, char **argv)
     }
     if (cli_refuse_existing("export", out, force))
         goto out;
-    if (cli_load(argc - optind, argv + optind, separate, &run) != 0 ||
-        (nbase && cli_load(nbase, base, separate, &baseline) != 0) ||
-        cli_analyse(run, baseline, &an, &a) != 0 ||
+    if (cli_load(argc - optind, argv + optind, an.separate_gpus, &run) != 0 ||
+        (an.nbaseline && cli_load(an.nbaseline, an.baseline, an.separate_gpus, &baseline) != 0) ||
+        cli_analyse(run, baseline, &an.options, &a) != 0 ||
         !(o = cli_output_begin("export", out, force, &f)))
         goto out;
     static char buf[1 << 20];
@@ -803,6 +798,6 @@ out:
     analysis_free(a);
     store_run_free(run);
     store_run_free(baseline);
-    free(base);
+    cli_analysis_opts_free(&an);
     return rc;
 }

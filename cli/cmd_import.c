@@ -11,10 +11,6 @@
 #include "cli.h"
 #include "importers.h"
 
-#ifndef TLVIEW_VERSION
-#define TLVIEW_VERSION "0.1.0"
-#endif
-
 /* The help of every command that reads files names these defaults. */
 _Static_assert(IMP_MAX_EVENTS == 10000000 && IMP_MAX_MEMORY == 2048ull << 20,
                "CLI_IMPORT_LIMITS_HELP names the defaults of importers.h");
@@ -101,14 +97,11 @@ int cmd_import(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'G': separate = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
-        default: fputs(usage_text, stderr); return 2;
+        default: return cli_usage_error("import", "unknown option");
         }
     }
-    if (!out || optind >= argc) {
-        fprintf(stderr, "tlview import: %s\n%s", !out ? "-o OUT.db is required" : "no input files",
-                usage_text);
-        return 2;
-    }
+    if (!out || optind >= argc)
+        return cli_usage_error("import", "%s", !out ? "-o OUT.db is required" : "no input files");
     if (cli_refuse_existing("import", out, force))
         return 1;
 
@@ -140,7 +133,7 @@ int cmd_import(int argc, char **argv)
         cli_msg(stderr, "tlview import: %s\n", store_run_errmsg(run));
     if (rc == 0) {
         char writer[128];
-        snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, TLVIEW_VERSION);
+        snprintf(writer, sizeof writer, "tlview import (%s) %s", formats, CLI_VERSION);
         /* every input is in memory now: OUT.db may be one of them */
         cli_output *o = cli_output_begin("import", out, force, NULL);
         rc = 1;

@@ -15,9 +15,7 @@ static const char usage_text[] =
     "  -o, --output OUT.db  the file to write (required); an existing file is refused\n"
     "  -f, --force          replace OUT.db if it exists (it may be one of FILES); OUT.db is\n"
     "                       replaced only once the new file is complete, and never when it is\n"
-    "                       a symbolic link or not a regular file\n"
-    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
-    "                       matching them by host, ordinal, name and memory\n"
+    "                       a symbolic link or not a regular file\n" CLI_SEPARATE_GPUS_HELP
     "                       (OUT.db remembers it)\n"
     "  -h, --help           this text\n"
     "\n" CLI_IMPORT_LIMITS_HELP

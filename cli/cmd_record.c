@@ -107,23 +107,16 @@ static int find_collector(char *out, char *err)
         }
         return 0;
     }
-    char exe[PATH_MAX], tried[2][PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = NULL;
-    if (n > 0) {
-        exe[n] = 0;
-        slash = strrchr(exe, '/');
-    }
-    if (!slash) {
-        snprintf(err, REC_ERR_MAX,
-                 "libcollect.so not found: cannot tell where tlview is (/proc/self/exe); set "
-                 "TLVIEW_COLLECTOR to its path");
-        return -1;
-    }
-    *slash = 0;
-    static const char *const rel[2] = {"../collector", TLVIEW_COLLECTOR_RELDIR};
+    char tried[2][PATH_MAX];
+    static const char *const rel[2] = {"../collector/libcollect.so",
+                                       TLVIEW_COLLECTOR_RELDIR "/libcollect.so"};
     for (int i = 0; i < 2; i++) {
-        snprintf(tried[i], sizeof tried[i], "%s/%s/libcollect.so", exe, rel[i]);
+        if (cli_exe_relative(rel[i], tried[i], sizeof tried[i]) != 0) {
+            snprintf(err, REC_ERR_MAX,
+                     "libcollect.so not found: cannot tell where tlview is (/proc/self/exe); set "
+                     "TLVIEW_COLLECTOR to its path");
+            return -1;
+        }
         if (file_exists(tried[i]) && realpath(tried[i], out))
             return 0;
     }

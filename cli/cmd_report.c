@@ -37,9 +37,7 @@ static const char usage_text[] =
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
-    "  -n, --top N          kernels listed in the text report (default 10)\n"
-    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
-    "                       matching them by host, ordinal, name and memory\n"
+    "  -n, --top N          kernels listed in the text report (default 10)\n" CLI_SEPARATE_GPUS_HELP
     "  -h, --help           this text\n"
     "\n"
     "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
@@ -54,12 +52,9 @@ static const char usage_text[] =
 
 /* Options of one report. */
 typedef struct report_opts {
-    char **baseline, **compare; /* files, counts below */
-    int nbaseline, ncompare;
     const char *format, *table, *color;
     int top;
-    int separate_gpus;    /* --separate-gpus */
-    cli_analysis_opts an; /* --assume-mps, --measure */
+    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
@@ -83,25 +78,21 @@ static int parse(int argc, char **argv, report_opts *o)
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:c:f:t:n:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'b': o->baseline[o->nbaseline++] = optarg; break;
-        case 'c': o->compare[o->ncompare++] = optarg; break;
+        case 'b':
+        case 'c':
+        case 'G':
+        case 'M':
+        case 'm':
+            if (cli_analysis_option("report", c, optarg, &o->an))
+                return 2;
+            break;
         case 'f': o->format = optarg; break;
         case 't': o->table = optarg; break;
         case 'C': o->color = optarg; break;
-        case 'G': o->separate_gpus = 1; break;
         case 'n':
             if (cli_parse_long(optarg, 0, INT_MAX, &v))
                 return cli_usage_error("report", "--top wants a count, not '%s'", optarg);
             o->top = (int)v;
-            break;
-        case 'M':
-            if ((o->an.assume_mps = cli_parse_assume_mps(optarg)) < 0)
-                return cli_usage_error("report", "--assume-mps wants on or off, not '%s'", optarg);
-            break;
-        case 'm':
-            if (cli_parse_measure(optarg, &o->an) < 0)
-                return cli_usage_error(
-                    "report", "--measure wants all, together or range:NAME, not '%s'", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("report", "unknown option");
@@ -109,6 +100,8 @@ static int parse(int argc, char **argv, report_opts *o)
     }
     if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "csv"))
         return cli_usage_error("report", "unknown format '%s' (text, json or csv)", o->format);
+    if (report_csv_table(o->table) != 0)
+        return cli_usage_error("report", "unknown table '%s'", o->table);
     if (cli_color(o->color, stdout) < 0)
         return cli_usage_error("report", "--color wants auto, always or never, not '%s'", o->color);
     if (optind >= argc)
@@ -129,9 +122,7 @@ static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
         return rc;
     }
     if (!strcmp(o->format, "csv")) {
-        int rc = report_csv(stdout, a, o->table);
-        if (rc == REPORT_ETABLE)
-            return cli_usage_error("report", "unknown table '%s'", o->table);
+        int rc = report_csv(stdout, a, o->table); /* the table was checked by parse() */
         if (rc)
             fprintf(stderr, "tlview report: out of memory writing CSV\n");
         return rc != 0;
@@ -147,26 +138,23 @@ int cmd_report(int argc, char **argv)
     o.table = "processes";
     o.color = "auto";
     o.top = 10;
-    o.baseline = calloc((size_t)argc + 1, sizeof *o.baseline);
-    o.compare = calloc((size_t)argc + 1, sizeof *o.compare);
     store_run *run = NULL, *base = NULL, *other = NULL;
     analysis *a = NULL, *b = NULL;
-    int rc = 1;
-    if (!o.baseline || !o.compare) {
-        fprintf(stderr, "tlview report: out of memory\n");
-        goto out;
-    }
-    if ((rc = parse(argc, argv, &o)) != 0) {
+    if (cli_analysis_opts_init(&o.an, "report", argc))
+        return 1;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0) {
         rc = rc < 0 ? 0 : rc; /* --help */
         goto out;
     }
     rc = 1;
-    if (cli_load(argc - optind, argv + optind, o.separate_gpus, &run) != 0 ||
-        (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0) ||
-        (o.ncompare && cli_load(o.ncompare, o.compare, o.separate_gpus, &other) != 0))
+    if (cli_load(argc - optind, argv + optind, o.an.separate_gpus, &run) != 0 ||
+        (o.an.nbaseline &&
+         cli_load(o.an.nbaseline, o.an.baseline, o.an.separate_gpus, &base) != 0) ||
+        (o.an.ncompare && cli_load(o.an.ncompare, o.an.compare, o.an.separate_gpus, &other) != 0))
         goto out;
-    if (cli_analyse(run, base, &o.an, &a) != 0 ||
-        (other && cli_analyse(other, base, &o.an, &b) != 0))
+    if (cli_analyse(run, base, &o.an.options, &a) != 0 ||
+        (other && cli_analyse(other, base, &o.an.options, &b) != 0))
         goto out;
     rc = emit(&o, a, b);
 out:
@@ -175,7 +163,6 @@ out:
     store_run_free(run);
     store_run_free(base);
     store_run_free(other);
-    free(o.baseline);
-    free(o.compare);
+    cli_analysis_opts_free(&o.an);
     return rc;
 }

@@ -47,10 +47,8 @@ static const char usage_text[] =
     "                       on a common time axis relative to each run's first kernel;\n"
     "                       repeatable, or a folder\n"
     "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
-    "  -t, --threads N      threads answering requests (default 4)\n"
-    "      --separate-gpus  files without GPU UUIDs: keep each process's GPUs apart instead of\n"
-    "                       matching them by host, ordinal, name and memory\n" CLI_ASSUME_MPS_HELP
-        CLI_MEASURE_HELP "  -h, --help           this text\n"
+    "  -t, --threads N      threads answering requests (default 4)\n" CLI_SEPARATE_GPUS_HELP
+        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -62,10 +60,9 @@ static const char usage_text[] =
     "could not start; 2 usage error.\n";
 
 typedef struct serve_opts {
-    char **baseline, **compare, **hosts; /* argv pointers; hosts is NULL-terminated */
-    int nbaseline, ncompare, nhosts;
-    int separate_gpus;    /* --separate-gpus */
-    cli_analysis_opts an; /* --assume-mps, --measure */
+    char **hosts; /* --allow-host NAMEs (argv pointers), NULL-terminated */
+    int nhosts;
+    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure */
     web_options web;
 } serve_opts;
 
@@ -96,17 +93,13 @@ static int parse(int argc, char **argv, serve_opts *o)
             break;
         case 'B': o->web.bind = optarg; break;
         case 'H': o->hosts[o->nhosts++] = optarg; break;
-        case 'c': o->compare[o->ncompare++] = optarg; break;
-        case 'b': o->baseline[o->nbaseline++] = optarg; break;
-        case 'G': o->separate_gpus = 1; break;
+        case 'c':
+        case 'b':
+        case 'G':
         case 'M':
-            if ((o->an.assume_mps = cli_parse_assume_mps(optarg)) < 0)
-                return cli_usage_error("serve", "--assume-mps wants on or off, not '%s'", optarg);
-            break;
         case 'm':
-            if (cli_parse_measure(optarg, &o->an) < 0)
-                return cli_usage_error(
-                    "serve", "--measure wants all, together or range:NAME, not '%s'", optarg);
+            if (cli_analysis_option("serve", c, optarg, &o->an))
+                return 2;
             break;
         case 't':
             if (cli_parse_long(optarg, 1, 256, &v))
@@ -117,7 +110,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         default: return cli_usage_error("serve", "unknown option");
         }
     }
-    if (o->ncompare && optind >= argc)
+    if (o->an.ncompare && optind >= argc)
         return cli_usage_error("serve", "--compare needs the FILES of the first run too");
     return 0;
 }
@@ -142,16 +135,8 @@ static int has_traces(const char *dir)
  * or -1 after printing where it looked. */
 static int find_demo(char *off, char *on, size_t n)
 {
-    char exe[PATH_MAX] = "", beside[PATH_MAX + sizeof TLVIEW_DEMO_RELDIR + 1] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(beside, sizeof beside, "%s/%s", exe, TLVIEW_DEMO_RELDIR);
-        }
-    }
+    char beside[PATH_MAX];
+    cli_exe_relative(TLVIEW_DEMO_RELDIR, beside, sizeof beside); /* "" when not known */
     const char *env = getenv("TLVIEW_DEMO_DIR"); /* when set, the only place looked in */
     const char *where[] = {env ? env : "", env ? "" : beside, env ? "" : TLVIEW_DEMO_SOURCE_DIR};
     static const int counts[] = {4, 2, 1};
@@ -180,25 +165,22 @@ static int find_demo(char *off, char *on, size_t n)
 }
 
 /* print_url: the line that says where to point the browser (on stdout; tests read it). Beyond
- * loopback, a warning on stderr first, and the URL carries the token. */
+ * loopback, a warning on stderr first, and the URL carries the token. The host is web/'s, which
+ * knows what the address it bound means (::0 is every interface too) and which names it answers
+ * to. */
 static void print_url(const web_options *o, const web *w, uint64_t nkernels, int nruns)
 {
-    const char *token = web_token(w), *host = o->bind;
-    char name[256] = "";
-    int wildcard = strcmp(o->bind, "0.0.0.0") == 0 || strcmp(o->bind, "::") == 0;
-    if (wildcard) /* reachable by this machine's name (or any of its addresses) */
-        host = gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "127.0.0.1";
-    int v6 = strchr(host, ':') != NULL;
+    const char *token = web_token(w);
     if (token)
         fprintf(stderr,
                 "tlview serve: warning: listening on %s%s, beyond loopback: anyone who can reach "
                 "port %u can ask; the page and the API answer only with the token of the URL "
                 "below (a new one each start), and show the traces' host names, paths and "
                 "command lines to whoever has it\n",
-                o->bind, wildcard ? " (every interface)" : "", web_port(w));
-    printf("tlview serve: %llu kernels%s at http://%s%s%s:%u/%s%s  (Ctrl-C stops)\n",
-           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", v6 ? "[" : "", host,
-           v6 ? "]" : "", web_port(w), token ? "?token=" : "", token ? token : "");
+                o->bind, web_wildcard(w) ? " (every interface)" : "", web_port(w));
+    printf("tlview serve: %llu kernels%s at http://%s:%u/%s%s  (Ctrl-C stops)\n",
+           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", web_url_host(w),
+           web_port(w), token ? "?token=" : "", token ? token : "");
     fflush(stdout);
 }
 
@@ -215,15 +197,14 @@ int cmd_serve(int argc, char **argv)
 {
     serve_opts o = {0};
     web_options_default(&o.web);
-    o.baseline = calloc((size_t)argc + 1, sizeof *o.baseline);
-    o.compare = calloc((size_t)argc + 1, sizeof *o.compare);
-    o.hosts = calloc((size_t)argc + 1, sizeof *o.hosts);
     store_run *runs[2] = {0}, *base = NULL;
     analysis *an[2] = {0};
     web *w = NULL;
     int rc = 1, nruns = 0;
     char labels[2][512], off[PATH_MAX], on[PATH_MAX], err[512];
-    if (!o.baseline || !o.compare || !o.hosts) {
+    if (cli_analysis_opts_init(&o.an, "serve", argc))
+        return 1;
+    if (!(o.hosts = calloc((size_t)argc + 1, sizeof *o.hosts))) {
         fprintf(stderr, "tlview serve: out of memory\n");
         goto out;
     }
@@ -232,16 +213,17 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    if (o.nbaseline && cli_load(o.nbaseline, o.baseline, o.separate_gpus, &base) != 0)
+    const int sep = o.an.separate_gpus;
+    if (o.an.nbaseline && cli_load(o.an.nbaseline, o.an.baseline, sep, &base) != 0)
         goto out;
     if (optind < argc) {
         label_of(labels[0], sizeof labels[0], argc - optind, argv + optind, "");
-        if (cli_load(argc - optind, argv + optind, o.separate_gpus, &runs[0]) != 0)
+        if (cli_load(argc - optind, argv + optind, sep, &runs[0]) != 0)
             goto out;
         nruns = 1;
-        if (o.ncompare) {
-            label_of(labels[1], sizeof labels[1], o.ncompare, o.compare, "");
-            if (cli_load(o.ncompare, o.compare, o.separate_gpus, &runs[1]) != 0)
+        if (o.an.ncompare) {
+            label_of(labels[1], sizeof labels[1], o.an.ncompare, o.an.compare, "");
+            if (cli_load(o.an.ncompare, o.an.compare, sep, &runs[1]) != 0)
                 goto out;
             nruns = 2;
         }
@@ -257,7 +239,7 @@ int cmd_serve(int argc, char **argv)
         if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 &&
             has_traces(solo)) {
             char *sv[1] = {solo};
-            if (cli_load(1, sv, o.separate_gpus, &base) != 0)
+            if (cli_load(1, sv, sep, &base) != 0)
                 goto out;
             fprintf(stderr, "tlview serve: solo references from %s\n", solo);
         }
@@ -267,7 +249,7 @@ int cmd_serve(int argc, char **argv)
                 continue;
             const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
             snprintf(labels[nruns], sizeof labels[nruns], "%s (demo, H200)", tail ? tail : dirs[i]);
-            if (cli_load(1, &dirs[i], o.separate_gpus, &runs[nruns]) != 0)
+            if (cli_load(1, &dirs[i], sep, &runs[nruns]) != 0)
                 goto out;
             nruns++;
         }
@@ -276,7 +258,7 @@ int cmd_serve(int argc, char **argv)
     }
     web_run wr[2];
     for (int i = 0; i < nruns; i++) {
-        if (cli_analyse(runs[i], base, &o.an, &an[i]) != 0)
+        if (cli_analyse(runs[i], base, &o.an.options, &an[i]) != 0)
             goto out;
         wr[i] = (web_run){labels[i], runs[i], an[i]};
     }
@@ -316,8 +298,7 @@ out:
         store_run_free(runs[i]);
     }
     store_run_free(base);
-    free(o.baseline);
-    free(o.compare);
+    cli_analysis_opts_free(&o.an);
     free(o.hosts);
     return rc;
 }

@@ -181,36 +181,63 @@ fail:
     return 1;
 }
 
-int cli_parse_assume_mps(const char *text)
+int cli_analysis_opts_init(cli_analysis_opts *o, const char *cmd, int argc)
 {
-    return !strcmp(text, "on") ? 2 : !strcmp(text, "off") ? 1 : -1;
+    memset(o, 0, sizeof *o);
+    analysis_options_default(&o->options);
+    o->baseline = calloc((size_t)argc + 1, sizeof *o->baseline);
+    o->compare = calloc((size_t)argc + 1, sizeof *o->compare);
+    if (o->baseline && o->compare)
+        return 0;
+    cli_analysis_opts_free(o);
+    fprintf(stderr, "tlview %s: out of memory\n", cmd);
+    return 1;
 }
 
-int cli_parse_measure(const char *text, cli_analysis_opts *o)
+void cli_analysis_opts_free(cli_analysis_opts *o)
 {
-    if (!strcmp(text, "all"))
-        o->measure = ANALYSIS_MEASURE_ALL;
-    else if (!strcmp(text, "together"))
-        o->measure = ANALYSIS_MEASURE_TOGETHER;
-    else if (!strncmp(text, "range:", 6) && text[6]) {
-        o->measure = ANALYSIS_MEASURE_RANGE;
-        o->measure_range = text + 6;
-    } else
-        return -1;
-    return 0;
+    free(o->baseline);
+    free(o->compare);
+    o->baseline = o->compare = NULL;
 }
 
-int cli_analyse(const store_run *run, const store_run *baseline, const cli_analysis_opts *co,
+int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_opts *o)
+{
+    switch (c) {
+    case 'b': o->baseline[o->nbaseline++] = (char *)arg; return 0;
+    case 'c': o->compare[o->ncompare++] = (char *)arg; return 0;
+    case 'G': o->separate_gpus = 1; return 0;
+    case 'M':
+        if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
+            o->options.assume_mps = !strcmp(arg, "on") ? 2 : 1;
+            return 0;
+        }
+        return cli_usage_error(cmd, "--assume-mps wants on or off, not '%s'", arg);
+    case 'm':
+        if (!strcmp(arg, "all"))
+            o->options.measure = ANALYSIS_MEASURE_ALL;
+        else if (!strcmp(arg, "together"))
+            o->options.measure = ANALYSIS_MEASURE_TOGETHER;
+        else if (!strncmp(arg, "range:", 6) && arg[6]) {
+            o->options.measure = ANALYSIS_MEASURE_RANGE;
+            o->options.measure_range = arg + 6;
+        } else
+            return cli_usage_error(cmd, "--measure wants all, together or range:NAME, not '%s'",
+                                   arg);
+        return 0;
+    default: return cli_usage_error(cmd, "unknown option");
+    }
+}
+
+int cli_analyse(const store_run *run, const store_run *baseline, const analysis_options *opt,
                 analysis **ppOut)
 {
     analysis_options o;
-    analysis_options_default(&o);
+    if (opt)
+        o = *opt;
+    else
+        analysis_options_default(&o);
     o.baseline = baseline;
-    if (co) {
-        o.assume_mps = co->assume_mps;
-        o.measure = co->measure;
-        o.measure_range = co->measure_range;
-    }
     int rc = analysis_run(run, &o, ppOut);
     if (rc) {
         fprintf(stderr, "tlview: analysis failed: %s\n", analysis_strerror(rc));

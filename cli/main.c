@@ -7,6 +7,28 @@
 #include "cli.h"
 #include "cli_commands.h"
 
+/* put_summary: a command's summary after its name ("  %-10s ": 13 columns), wrapped at word
+ * boundaries to 80 columns, the lines that go on indented by 13 (docs/man/help2man.sh joins
+ * them back for the man page's NAME line). */
+static void put_summary(FILE *out, const char *s)
+{
+    size_t col = 0; /* columns used after the first 13 */
+    for (s += strspn(s, " "); *s; s += strspn(s, " ")) {
+        size_t n = strcspn(s, " ");
+        if (col && col + 1 + n > 80 - 13) {
+            fputs("\n             ", out);
+            col = 0;
+        } else if (col) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, n, out);
+        col += n;
+        s += n;
+    }
+    fputc('\n', out);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -19,8 +41,10 @@ static void usage(FILE *out)
             "time-sliced, contended or queued.\n"
             "\n"
             "Commands:\n");
-    for (const cli_command *c = cli_commands; c->name; c++)
-        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        fprintf(out, "  %-10s ", c->name);
+        put_summary(out, c->summary);
+    }
     fprintf(out, "\nFILES are trace files (one per process) or folders holding them.\n");
 }
 

@@ -16,9 +16,14 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
 enum { REPORT_ETABLE = -1, REPORT_ENOMEM = -2 };
 
 /* Writes one table of the JSON view as CSV with a header row: "processes", "devices",
- * "windows" or "signatures" (columns: the view's field names). Returns 0, REPORT_ETABLE for an
- * unknown table name or REPORT_ENOMEM. */
+ * "windows" or "signatures" (columns: the view's field names), building one row's object at a
+ * time. Returns 0, REPORT_ETABLE for an unknown table name or REPORT_ENOMEM (the rows written
+ * so far stay written). */
 int report_csv(FILE *out, const analysis *a, const char *table);
+
+/* 0 when `table` names a table of report_csv(), else REPORT_ETABLE: checked with the other
+ * options, before the files are loaded. */
+int report_csv_table(const char *table);
 
 /* The label of a process: "pid 1234 (file.db)" into buf; returns buf. */
 const char *report_process_label(const store_run *run, uint32_t p, char *buf, size_t n);

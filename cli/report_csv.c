@@ -82,43 +82,80 @@ static void csv_value(FILE *out, const json_t *v)
     }
 }
 
-/* Writes the header and one row per object of `rows`. */
-static void csv_table(FILE *out, const char *const *cols, const json_t *rows)
+/* Row counts and row objects of the tables, with one signature. */
+static uint64_t n_processes(const analysis *a)
 {
-    for (int c = 0; cols[c]; c++)
-        fprintf(out, "%s%s", c ? "," : "", cols[c]);
-    fputc('\n', out);
-    for (size_t r = 0; r < json_array_size(rows); r++) {
-        const json_t *o = json_array_get(rows, r);
-        for (int c = 0; cols[c]; c++) {
-            if (c)
-                fputc(',', out);
-            const json_t *v = json_object_get(o, cols[c]);
-            if (v)
-                csv_value(out, v);
-        }
-        fputc('\n', out);
-    }
+    return analysis_nprocesses(a);
+}
+static uint64_t n_devices(const analysis *a)
+{
+    return analysis_ndevices(a);
+}
+static uint64_t n_signatures(const analysis *a)
+{
+    return analysis_nsignatures(a);
+}
+static json_t *process_at(const analysis *a, uint64_t i)
+{
+    return view_process_json(a, (uint32_t)i);
+}
+static json_t *device_at(const analysis *a, uint64_t i)
+{
+    return view_device_json(a, (uint32_t)i);
+}
+static json_t *signature_at(const analysis *a, uint64_t i)
+{
+    return view_signature_json(a, (uint32_t)i);
+}
+
+/* The tables: a name, its columns, its rows (the view's objects of one array). */
+static const struct csv_table {
+    const char *name;
+    const char *const *cols;
+    uint64_t (*count)(const analysis *a);
+    json_t *(*row)(const analysis *a, uint64_t i); /* new reference, NULL out of memory */
+} tables[] = {
+    {"processes", processes_cols, n_processes, process_at},
+    {"devices", devices_cols, n_devices, device_at},
+    {"windows", windows_cols, analysis_nwindows, view_window_json},
+    {"signatures", signatures_cols, n_signatures, signature_at},
+};
+
+static const struct csv_table *find_table(const char *name)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+        if (!strcmp(name, tables[t].name))
+            return &tables[t];
+    return NULL;
+}
+
+int report_csv_table(const char *table)
+{
+    return find_table(table) ? 0 : REPORT_ETABLE;
 }
 
 int report_csv(FILE *out, const analysis *a, const char *table)
 {
-    static const struct {
-        const char *name, *key;
-        const char *const *cols;
-    } tables[] = {{"processes", "processes", processes_cols},
-                  {"devices", "devices", devices_cols},
-                  {"windows", "windows", windows_cols},
-                  {"signatures", "signatures", signatures_cols}};
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
-        if (strcmp(table, tables[t].name))
-            continue;
-        json_t *j = view_report_json(a, NULL, "");
-        if (!j)
+    const struct csv_table *t = find_table(table);
+    if (!t)
+        return REPORT_ETABLE;
+    for (int c = 0; t->cols[c]; c++)
+        fprintf(out, "%s%s", c ? "," : "", t->cols[c]);
+    fputc('\n', out);
+    /* one row object at a time: a table of millions of windows needs no tree of them all */
+    for (uint64_t r = 0, n = t->count(a); r < n; r++) {
+        json_t *o = t->row(a, r);
+        if (!o)
             return REPORT_ENOMEM;
-        csv_table(out, tables[t].cols, json_object_get(j, tables[t].key));
-        json_decref(j);
-        return 0;
+        for (int c = 0; t->cols[c]; c++) {
+            if (c)
+                fputc(',', out);
+            const json_t *v = json_object_get(o, t->cols[c]);
+            if (v)
+                csv_value(out, v);
+        }
+        fputc('\n', out);
+        json_decref(o);
     }
-    return REPORT_ETABLE;
+    return 0;
 }

@@ -11,7 +11,8 @@
  *   each byte of invalid UTF-8 (stray continuation, overlong, surrogate, truncated, > U+10FFFF)
  *                                      \xNN          (\xff, \xc3 of a cut "é")
  * A backslash itself is left alone: the aim is a terminal that shows what the file said, not a
- * reversible encoding (the JSON output is that). */
+ * reversible encoding (the JSON output is that). Usage errors quote arguments: cli_usage_error()
+ * is here for that. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -137,4 +138,17 @@ void cli_msg(FILE *out, const char *fmt, ...)
     cli_put_text(out, text);
     if (nl)
         fputc('\n', out);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char text[2048]; /* usage errors quote arguments: escaped like names from files */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tlview %s: ", cmd);
+    cli_put_text(stderr, text);
+    fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
+    return 2;
 }

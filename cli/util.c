@@ -1,8 +1,9 @@
 /* util.c: small helpers the subcommands share: colours, durations, device names, the per-device
- * headline, number arguments, usage errors. (Output files: output.c; safe text: text.c.) */
+ * headline, number arguments, paths beside the binary. (Output files: output.c; safe text and
+ * usage errors: text.c.) */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,15 +82,20 @@ int cli_parse_long(const char *text, long lo, long hi, long *pV)
     return 0;
 }
 
-int cli_usage_error(const char *cmd, const char *fmt, ...)
+int cli_exe_relative(const char *rel, char *buf, size_t n)
 {
-    char text[2048]; /* usage errors quote arguments: escaped like names from files */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "tlview %s: ", cmd);
-    cli_put_text(stderr, text);
-    fprintf(stderr, "\nTry 'tlview %s --help'.\n", cmd);
-    return 2;
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    buf[0] = 0;
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int len = snprintf(buf, n, "%s/%s", exe, rel);
+    if (len < 0 || (size_t)len >= n) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
 }

@@ -70,6 +70,16 @@ unsigned web_port(const web *w);
  * server: valid until web_stop(). */
 const char *web_token(const web *w);
 
+/* The host to name in a URL that reaches the server (what `tlview serve` prints): bound to a
+ * wildcard address (0.0.0.0, ::, or another spelling of them such as ::0), the machine's host
+ * name (127.0.0.1 when it has none); else the bound address as inet_ntop() writes it, IPv6 in
+ * brackets ("[::1]" for --bind ::0001). Always a name the Host check accepts. Owned by the
+ * server: valid until web_stop(). */
+const char *web_url_host(const web *w);
+
+/* 1 when the server is bound to a wildcard address (it listens on every interface), else 0. */
+int web_wildcard(const web *w);
+
 /* Stops serving (waits for requests in progress), frees the index and the server. The runs
  * are not touched. NULL is a no-op. */
 void web_stop(web *w);

@@ -19,43 +19,16 @@
 #define QUERY_MAX 256
 #define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
 
-/* utf8_len: the length of the valid UTF-8 sequence at s (n > 0 bytes left); 0 when invalid
- * (overlong forms, surrogates and code points above U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    uint32_t c;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2, c = s[0] & 0x1fu;
-    else if ((s[0] & 0xf0) == 0xe0)
-        len = 3, c = s[0] & 0x0fu;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4, c = s[0] & 0x07u;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-        (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-        return 0;
-    return len;
-}
-
-/* text_ok: 1 when s (n bytes) is valid UTF-8 without NUL or other control characters. */
+/* text_ok: 1 when s (n bytes, NUL-terminated after them) is valid UTF-8 (store_utf8_decode(), the
+ * one check) without NUL or other control characters. */
 static int text_ok(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         if (u[i] < 0x20 || u[i] == 0x7f)
             return 0;
-        size_t k = utf8_len(u + i, n - i);
+        uint32_t cp;
+        size_t k = store_utf8_decode(s + i, &cp);
         if (!k)
             return 0;
         i += k;
@@ -70,15 +43,9 @@ void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* messages quote what the client sent, cut to a few bytes: keep them valid for JSON */
-    unsigned char *u = (unsigned char *)msg;
-    for (size_t i = 0, n = strlen(msg); i < n;) {
-        size_t k = utf8_len(u + i, n - i);
-        if (!k)
-            u[i] = '?', k = 1;
-        i += k;
-    }
-    json_t *o = json_pack("{s:s}", "error", msg);
+    /* messages quote what the client sent, cut to a few bytes: view_string() turns a cut
+     * sequence into U+FFFD, as every string of the view */
+    json_t *o = json_pack("{s:o}", "error", view_string(msg));
     memset(out, 0, sizeof *out);
     out->status = status;
     out->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -429,8 +396,7 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     const store_string *name = &run->strings[l->name];
     const store_stream *st = &run->streams[k->stream];
     const store_context *cx = &run->contexts[st->context];
-    const analysis_signature *sig =
-        analysis_get_signature(r->an, analysis_launch_signature(r->an, k->launch));
+    uint32_t sig = analysis_launch_signature(r->an, k->launch);
     float stretch = analysis_stretch(r->an)[id];
     uint32_t lane = web_kernel_lane(r, k);
     const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
@@ -450,10 +416,8 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
         "dynamic_smem", (int)l->dynamic_smem, "stretch", view_number(stretch), "verdict",
         analysis_verdict_name(web_window_verdict(win)));
     int bad = !o;
-    if (o && sig &&
-        json_object_set_new(
-            o, "reference",
-            view_signature_json(r->an, analysis_launch_signature(r->an, k->launch))))
+    if (o && sig < analysis_nsignatures(r->an) &&
+        json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
         bad = 1;
     if (o && win &&
         json_object_set_new(o, "window", window_json(r, (uint64_t)(win - analysis_windows(r->an)))))
@@ -603,7 +567,7 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         }
         out->status = 200;
         out->body = r->stats_json;
-        out->len = strlen(r->stats_json);
+        out->len = r->stats_len;
         out->persistent = 1;
     } else if (strcmp(what, "timeline") == 0) {
         api_timeline(w, p, out);

@@ -113,6 +113,7 @@ typedef struct web_runix {
     web_lane *lanes;
     uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
     char *stats_json;      /* GET /api/stats body, prebuilt */
+    size_t stats_len;      /* its length */
 } web_runix;
 
 /* The position in device_lane of run->devices[d] (the last one for STORE_NONE or out of range). */
@@ -266,9 +267,14 @@ struct web {
     web_stats_sync *stats; /* a pointer, so that handlers holding a const web can lock it */
     int fd;                /* listening socket (owned) */
     unsigned port;
-    char *token;  /* required token, or NULL (owned) */
-    char **hosts; /* Host names answered to (lower case; IPv6 in brackets), owned */
+    char *token;          /* required token, or NULL (owned) */
+    char cookie_name[32]; /* "tlview_token_<port>=", the cookie that carries the token */
+    size_t cookie_name_len;
+    char set_cookie[160]; /* the Set-Cookie value answering a right token in the query */
+    char **hosts;         /* Host names answered to (lower case; IPv6 in brackets), owned */
     unsigned nhosts;
+    int wildcard;       /* bound to 0.0.0.0 or :: (however spelt): every interface */
+    char url_host[256]; /* the host of a printed URL (web_url_host()); one of hosts */
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];
     char *runs_body; /* GET /api/runs, prebuilt */
@@ -285,7 +291,7 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
  * status for bad requests (out->body NULL only when out of memory). */
 void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
 /* Fills *out with status and {"error": MESSAGE} (printf-style; bytes that are not valid UTF-8
- * become '?'). out->body is NULL when out of memory. */
+ * become U+FFFD, view_string()). out->body is NULL when out of memory. */
 void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */

@@ -1,7 +1,8 @@
 /* web_meta.c: the bodies built once at start with jansson: GET /api/runs (what the page needs to
- * lay out lanes and rows and to name kernels: devices, processes, rows, kernel names, launch
- * configurations) and GET /api/stats (the analysis tables: per process, per device with the time
- * spent at each concurrency level, the stretch histogram, warnings, the comparison). */
+ * lay out lanes and rows, name kernels and fill the tables: summary, devices, processes, rows,
+ * kernel names, launch configurations, the comparison) and GET /api/stats (what takes longer and
+ * is not sent twice: per device the time spent at each concurrency level and the stretch
+ * histogram, the run's histogram, warnings). */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,58 +11,44 @@
 #include "view.h"
 #include "web_int.h"
 
-/* set: sets key in o to v (consumed); returns 1 when either is NULL or the set fails. */
-static int set(json_t *o, const char *key, json_t *v)
-{
-    if (!o || !v) {
-        json_decref(v);
-        return 1;
-    }
-    return json_object_set_new(o, key, v) != 0;
-}
-
-/* run_entry: one element of GET /api/runs' "runs". Devices and processes are the JSON view's
- * objects (view/), with what only the page needs added. */
+/* run_entry: one element of GET /api/runs' "runs". The summary, devices (lanes) and processes are
+ * the JSON view's objects (view/), with what only the page needs added. */
 static json_t *run_entry(const web_runix *r, unsigned id)
 {
     const store_run *run = r->run;
-    const analysis_summary *sum = analysis_get_summary(r->an);
     json_t *o = json_object(), *lanes = json_array(), *procs = json_array(), *rows = json_array();
     json_t *names = json_array(), *launches = json_array();
     uint32_t *name_of = malloc(sizeof *name_of * (run->nstrings ? run->nstrings : 1));
-    int bad = !o || !lanes || !procs || !rows || !names || !launches || !name_of;
-    if (bad)
-        goto fail;
-    bad |= set(o, "id", json_integer(id));
-    bad |= set(o, "label", view_string(r->label));
-    bad |= set(o, "origin_ns", json_integer(r->origin));
-    bad |= set(o, "span_ns", json_integer(sum->nkernels ? sum->t_end - sum->t_begin : 0));
-    bad |= set(o, "kernels", json_integer((json_int_t)run->nkernels));
-    bad |= set(o, "stretch", view_number(sum->stretch));
-    bad |= set(o, "predicted_gain", view_number(sum->predicted_gain));
-    bad |= set(o, "gain_basis", json_string(analysis_basis_name(sum->gain_basis)));
-    bad |= set(o, "headline", view_headline_json(r->an));
+    int bad = !name_of;
+    view_put(o, "id", json_integer(id), &bad);
+    view_put(o, "label", view_string(r->label), &bad);
+    view_put(o, "origin_ns", json_integer(r->origin), &bad);
+    view_put(o, "summary", view_summary_json(r->an), &bad);
+    view_put(o, "headline", view_headline_json(r->an), &bad);
     for (uint32_t i = 0; i < r->nlanes && !bad; i++) {
         json_t *d = view_device_json(r->an, i);
-        bad |= set(d, "lane", json_integer(i)) || json_array_append_new(lanes, d);
+        view_put(d, "lane", json_integer(i), &bad);
+        view_append(lanes, d, &bad);
     }
     for (uint32_t i = 0; i < run->nprocesses && !bad; i++) {
         const store_process *p = &run->processes[i];
         json_t *e = view_process_json(r->an, i);
-        bad |= set(e, "id", json_integer(i)) || set(e, "exe", view_string(p->exe)) ||
-               set(e, "argv", view_string(p->argv)) || json_array_append_new(procs, e);
+        view_put(e, "id", json_integer(i), &bad);
+        view_put(e, "exe", view_string(p->exe), &bad);
+        view_put(e, "argv", view_string(p->argv), &bad);
+        view_append(procs, e, &bad);
     }
     for (uint32_t i = 0; i < r->nrows && !bad; i++) {
         const web_row *w = &r->rows[i];
-        bad |= json_array_append_new(
-                   rows, json_pack("{s:i,s:i,s:i,s:I,s:I,s:i}", "id", (int)i, "lane", (int)w->slot,
-                                   "process", (int)w->process, "context",
-                                   (json_int_t)run->contexts[w->context].context_id, "stream",
-                                   (json_int_t)run->streams[w->stream].stream_id, "kernels",
-                                   (int)w->n)) != 0;
+        view_append(rows,
+                    json_pack("{s:i,s:i,s:i,s:I,s:I,s:i}", "id", (int)i, "lane", (int)w->slot,
+                              "process", (int)w->process, "context",
+                              (json_int_t)run->contexts[w->context].context_id, "stream",
+                              (json_int_t)run->streams[w->stream].stream_id, "kernels", (int)w->n),
+                    &bad);
     }
     /* names: only those of launched kernels, numbered in order of first use */
-    for (uint32_t i = 0; i < run->nstrings; i++)
+    for (uint32_t i = 0; i < run->nstrings && name_of; i++)
         name_of[i] = UINT32_MAX;
     uint32_t nnames = 0;
     for (uint32_t i = 0; i < run->nlaunches && !bad; i++) {
@@ -69,36 +56,22 @@ static json_t *run_entry(const web_runix *r, unsigned id)
         if (name_of[l->name] == UINT32_MAX) {
             name_of[l->name] = nnames++;
             const store_string *s = &run->strings[l->name];
-            bad |= json_array_append_new(names, view_string(s->demangled ? s->demangled : s->text));
+            view_append(names, view_string(s->demangled ? s->demangled : s->text), &bad);
         }
-        bad |=
-            json_array_append_new(
-                launches, json_pack("[i,i,i,i,i,i,i,i,i]", (int)name_of[l->name], (int)l->grid[0],
-                                    (int)l->grid[1], (int)l->grid[2], (int)l->block[0],
-                                    (int)l->block[1], (int)l->block[2], (int)l->registers,
-                                    (int)(l->static_smem + l->dynamic_smem))) != 0;
+        view_append(launches,
+                    json_pack("[i,i,i,i,i,i,i,i,i]", (int)name_of[l->name], (int)l->grid[0],
+                              (int)l->grid[1], (int)l->grid[2], (int)l->block[0], (int)l->block[1],
+                              (int)l->block[2], (int)l->registers,
+                              (int)(l->static_smem + l->dynamic_smem)),
+                    &bad);
     }
     free(name_of);
-    name_of = NULL;
-    bad |= set(o, "lanes", lanes);
-    bad |= set(o, "processes", procs);
-    bad |= set(o, "rows", rows);
-    bad |= set(o, "names", names);
-    bad |= set(o, "launches", launches);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-fail:
-    free(name_of);
-    json_decref(o);
-    json_decref(lanes);
-    json_decref(procs);
-    json_decref(rows);
-    json_decref(names);
-    json_decref(launches);
-    return NULL;
+    view_put(o, "lanes", lanes, &bad);
+    view_put(o, "processes", procs, &bad);
+    view_put(o, "rows", rows, &bad);
+    view_put(o, "names", names, &bad);
+    view_put(o, "launches", launches, &bad);
+    return view_done(o, bad);
 }
 
 /* conc_levels: time spent at each number of processes in flight on lane `slot`, up to the
@@ -118,28 +91,26 @@ static json_t *conc_levels(const web_runix *r, uint32_t slot)
     return arr;
 }
 
+/* stats_body: GET /api/stats of run r: what /api/runs does not carry (it has the summary, the
+ * devices and the processes): per lane the time at each number of processes in flight and the
+ * stretch histogram, the run's histogram and its warnings. */
 static char *stats_body(const web_runix *r, unsigned id)
 {
-    json_t *o = json_object(), *procs = json_array(), *devs = json_array();
-    int bad = !o || !procs || !devs;
-    for (uint32_t i = 0; i < analysis_nprocesses(r->an) && !bad; i++) {
-        json_t *p = view_process_json(r->an, i);
-        bad |= set(p, "process", json_integer(i)) || json_array_append_new(procs, p);
-    }
+    json_t *o = json_object(), *devs = json_array();
+    int bad = 0;
     for (uint32_t i = 0; i < r->nlanes && !bad; i++) {
-        json_t *d = view_device_json(r->an, i), *lv = conc_levels(r, i);
-        bad |= set(d, "lane", json_integer(i)) ||
-               set(d, "ns_at_processes", lv ? lv : json_null()) ||
-               set(d, "stretch_histogram", view_histogram_json(r->an, i)) ||
-               json_array_append_new(devs, d);
+        json_t *d = json_object(), *lv = conc_levels(r, i);
+        view_put(d, "lane", json_integer(i), &bad);
+        view_put(d, "ns_at_processes", lv ? lv : json_null(), &bad);
+        view_put(d, "stretch_histogram", view_histogram_json(r->an, i), &bad);
+        view_append(devs, d, &bad);
     }
-    bad |= set(o, "run", json_integer(id));
-    bad |= set(o, "summary", view_summary_json(r->an));
-    bad |= set(o, "processes", procs);
-    bad |= set(o, "devices", devs);
-    bad |= set(o, "stretch_histogram", view_histogram_json(r->an, UINT32_MAX));
-    bad |= set(o, "warnings", view_warnings_json(r->an));
-    char *s = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    view_put(o, "run", json_integer(id), &bad);
+    view_put(o, "devices", devs, &bad);
+    view_put(o, "stretch_histogram", view_histogram_json(r->an, UINT32_MAX), &bad);
+    view_put(o, "warnings", view_warnings_json(r->an), &bad);
+    o = view_done(o, bad);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
     return s;
 }
@@ -149,8 +120,11 @@ void *web_api_stats_bodies(void *arg)
     web *w = arg;
     for (unsigned i = 0; i < w->nruns; i++)
         web_runix_build_grids(&w->runs[i]); /* a failure leaves direct profile queries */
-    for (unsigned i = 0; i < w->nruns; i++)
-        w->runs[i].stats_json = stats_body(&w->runs[i], i);
+    for (unsigned i = 0; i < w->nruns; i++) {
+        web_runix *r = &w->runs[i];
+        r->stats_json = stats_body(r, i);
+        r->stats_len = r->stats_json ? strlen(r->stats_json) : 0;
+    }
     pthread_mutex_lock(&w->stats->lock);
     w->stats->done = 1;
     pthread_mutex_unlock(&w->stats->lock);
@@ -161,25 +135,24 @@ int web_api_runs_body(web *w)
 {
     json_t *o = json_object(), *runs = json_array(), *verdicts = json_array();
     json_t *meanings = json_array(), *rules = json_object();
-    int bad = !o || !runs || !verdicts || !meanings || !rules;
-    for (int v = 0; v < ANALYSIS_NVERDICTS && !bad; v++)
-        bad |= json_array_append_new(verdicts, json_string(analysis_verdict_name(v))) ||
-               json_array_append_new(meanings, json_string(analysis_verdict_meaning(v)));
-    for (int i = 0; i < ANALYSIS_NRULES && !bad; i++)
-        bad |= set(rules, analysis_rule_name(i), json_string(analysis_rule_text(i)));
-    bad |= set(o, "verdicts", verdicts);
-    bad |= set(o, "verdict_meanings", meanings);
-    bad |= set(o, "rules", rules);
-    for (unsigned i = 0; i < w->nruns && !bad; i++) {
-        json_t *e = run_entry(&w->runs[i], i);
-        bad |= !e || json_array_append_new(runs, e);
+    int bad = 0;
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+        view_append(verdicts, json_string(analysis_verdict_name(v)), &bad);
+        view_append(meanings, json_string(analysis_verdict_meaning(v)), &bad);
     }
-    bad |= set(o, "runs", runs);
-    if (w->nruns == 2)
-        bad |= set(o, "compare", view_comparison_json(w->runs[0].an, w->runs[1].an));
-    else
-        bad |= set(o, "compare", json_null());
-    w->runs_body = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    for (int i = 0; i < ANALYSIS_NRULES; i++)
+        view_put(rules, analysis_rule_name(i), json_string(analysis_rule_text(i)), &bad);
+    view_put(o, "verdicts", verdicts, &bad);
+    view_put(o, "verdict_meanings", meanings, &bad);
+    view_put(o, "rules", rules, &bad);
+    for (unsigned i = 0; i < w->nruns && !bad; i++)
+        view_append(runs, run_entry(&w->runs[i], i), &bad);
+    view_put(o, "runs", runs, &bad);
+    view_put(o, "compare",
+             w->nruns == 2 ? view_comparison_json(w->runs[0].an, w->runs[1].an) : json_null(),
+             &bad);
+    o = view_done(o, bad);
+    w->runs_body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
     if (!w->runs_body)
         return WEB_ENOMEM;

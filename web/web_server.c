@@ -56,6 +56,16 @@ const char *web_token(const web *w)
     return w->token;
 }
 
+const char *web_url_host(const web *w)
+{
+    return w->url_host;
+}
+
+int web_wildcard(const web *w)
+{
+    return w->wildcard;
+}
+
 /* path_refused: 1 when the (raw) path tries to leave the served namespace or hides something from
  * the checks: traversal, empty segments, any percent-encoding, control characters. */
 static int path_refused(const char *url, size_t n)
@@ -127,13 +137,12 @@ static int token_eq(const web *w, const char *s, size_t n)
  * NULL. */
 static const char *cookie_token(const web *w, const char *cookie, size_t *n)
 {
-    char name[32];
-    int k = snprintf(name, sizeof name, "tlview_token_%u=", w->port);
+    size_t k = w->cookie_name_len;
     for (const char *c = cookie; c && *c;) {
         c += strspn(c, " \t");
         size_t len = strcspn(c, ";");
-        if (len > (size_t)k && strncmp(c, name, (size_t)k) == 0) {
-            *n = len - (size_t)k;
+        if (len > k && strncmp(c, w->cookie_name, k) == 0) {
+            *n = len - k;
             return c + k;
         }
         c += len + (c[len] == ';');
@@ -310,12 +319,8 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, const web
         snprintf(secs, sizeof secs, "%u", rep->retry_after);
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     }
-    if (rep->set_cookie && w->token) {
-        char cookie[160];
-        snprintf(cookie, sizeof cookie, "tlview_token_%u=%s; Path=/; HttpOnly; SameSite=Strict",
-                 w->port, w->token);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
-    }
+    if (rep->set_cookie && w->token)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, w->set_cookie);
     enum MHD_Result ret = MHD_queue_response(c, rep->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -422,34 +427,50 @@ static int add_host(web *w, const char *name, int bracket)
     return WEB_OK;
 }
 
+/* address_text: the numeric form of an address (IPv6 without scope) into text; "" when it has
+ * none. */
+static void address_text(const struct sockaddr *sa, char text[INET6_ADDRSTRLEN])
+{
+    const void *a = sa->sa_family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (!inet_ntop(sa->sa_family, a, text, INET6_ADDRSTRLEN))
+        text[0] = 0;
+}
+
 /* add_address: the numeric form of an address (IPv6 without scope, in brackets). */
 static int add_address(web *w, const struct sockaddr *sa)
 {
     char text[INET6_ADDRSTRLEN];
-    const void *a = sa->sa_family == AF_INET
-                        ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
-                        : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
-    if (!inet_ntop(sa->sa_family, a, text, sizeof text))
-        return WEB_OK;
-    return add_host(w, text, sa->sa_family == AF_INET6);
+    address_text(sa, text);
+    return text[0] ? add_host(w, text, sa->sa_family == AF_INET6) : WEB_OK;
 }
 
 /* build_hosts: the names a Host header may give (web.h): loopback's, the bound address, beyond
- * loopback the host name and, on a wildcard, every interface's address; then allow_hosts. */
+ * loopback the host name and, on a wildcard, every interface's address; then allow_hosts. Sets
+ * w->wildcard and w->url_host, the one of them a printed URL names (web_url_host()). */
 static int build_hosts(web *w, const web_options *o, const struct sockaddr_storage *ss)
 {
+    char name[HOST_MAX] = "";
+    w->wildcard = is_wildcard(ss);
+    if (!is_loopback(ss) && gethostname(name, sizeof name - 1) != 0)
+        name[0] = 0;
+    if (w->wildcard) { /* reachable by this machine's name (or any of its addresses) */
+        snprintf(w->url_host, sizeof w->url_host, "%s", name[0] ? name : "127.0.0.1");
+    } else { /* the address as the Host check has it: "::0001" is [::1] there */
+        char text[INET6_ADDRSTRLEN];
+        address_text((const struct sockaddr *)ss, text);
+        snprintf(w->url_host, sizeof w->url_host, ss->ss_family == AF_INET6 ? "[%s]" : "%s", text);
+    }
     int rc = add_host(w, "127.0.0.1", 0);
     rc = rc ? rc : add_host(w, "localhost", 0);
     rc = rc ? rc : add_host(w, "::1", 1);
-    if (!rc && !is_wildcard(ss))
+    if (!rc && !w->wildcard)
         rc = add_address(w, (const struct sockaddr *)ss);
-    if (!rc && !is_loopback(ss)) {
-        char name[HOST_MAX] = "";
-        if (gethostname(name, sizeof name - 1) == 0 && name[0])
-            rc = add_host(w, name, 0);
-    }
+    if (!rc && name[0])
+        rc = add_host(w, name, 0);
     struct ifaddrs *ifs = NULL;
-    if (!rc && is_wildcard(ss) && getifaddrs(&ifs) == 0) {
+    if (!rc && w->wildcard && getifaddrs(&ifs) == 0) {
         for (struct ifaddrs *i = ifs; i && !rc; i = i->ifa_next)
             if (i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
                                 (i->ifa_addr->sa_family == AF_INET6 && ss->ss_family == AF_INET6)))
@@ -540,6 +561,13 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
             snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* the cookie's name and header, once: the port and the token are known now (a token holds
+     * at most 64 characters, so both fit) */
+    w->cookie_name_len =
+        (size_t)snprintf(w->cookie_name, sizeof w->cookie_name, "tlview_token_%u=", w->port);
+    if (w->token)
+        snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
+                 w->cookie_name, w->token);
     for (unsigned i = 0; i < nruns; i++) {
         if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
             goto fail;

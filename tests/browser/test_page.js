@@ -196,6 +196,16 @@ async function testPage(page, S, rows) {
   const stats = await page.locator('#stats').innerText();
   check(stats.includes('pid 4100') && /time-sliced/i.test(stats), 'stats panel lists the processes and the verdict');
   check(await page.locator('canvas.chart').count() === 2, 'concurrency chart and stretch histogram present');
+  // the run's summary, devices and processes come from api/runs only (api/stats holds the rest)
+  const run = await page.evaluate(() => {
+    const r = window.tlview.runs[0];
+    return { kernels: r.summary.kernels.toLocaleString(), procs: r.processes.length, gpu: r.lanes[0].name };
+  });
+  const head = await page.locator('#runinfo').innerText();
+  check(head.includes(`${run.kernels} kernels`), `header shows the summary's kernels (${head.replace(/\n/g, ' ')})`);
+  check(stats.includes(`${run.kernels}`) && stats.includes(`GPU 0 · ${run.gpu}`), `stats show the summary and the lane (${run.kernels}, ${run.gpu})`);
+  const procRows = await page.locator('#stats table').first().locator('tr').count();
+  check(procRows === run.procs + 1, `processes table: a row per process of api/runs (${procRows - 1} of ${run.procs})`);
 }
 
 async function testCompare(page, S, rows) {

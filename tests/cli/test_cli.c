@@ -402,10 +402,92 @@ int test_cli_help_and_usage(void)
     TEST_ASSERT(strstr(slurp(out_path), "  report     judge the overlap"));
     TEST_ASSERT(strstr(slurp(out_path), "  merge      "));
     TEST_ASSERT(strstr(slurp(out_path), "  export     "));
+    /* summaries wrapped at words to 80 columns, going on at column 13 (main.c) */
+    TEST_ASSERT(
+        strstr(slurp(out_path),
+               "  import     convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON\n"
+               "             traces to one tlview file\n"));
+    for (const char *l = strstr(slurp(out_path), "Commands:\n"); l && *l;) {
+        size_t n = strcspn(l, "\n");
+        if (n > 80)
+            fprintf(stderr, "longer than 80 columns: %.*s\n", (int)n, l);
+        TEST_ASSERT(n <= 80);
+        l += n + (l[n] == '\n');
+    }
     TEST_EQ_INT(sh("'%s' frobnicate", TLVIEW), 2);
     TEST_ASSERT(strstr(slurp(err_path), "'frobnicate' is not a command"));
     TEST_EQ_INT(sh("'%s' report", TLVIEW), 2);
     TEST_ASSERT(strstr(slurp(err_path), "no trace files given"));
+    return 0;
+}
+
+/* `report --table NAME` is checked with the other options, before any file is read. Found
+ * 2026-12-02: an unknown table was refused only after loading and analysing every file (and a
+ * missing file was reported instead). */
+int test_cli_report_table_checked_first(void)
+{
+    TEST_EQ_INT(sh("'%s' report --format csv --table bogus '%s'", TLVIEW, tmp("missing.db")), 2);
+    TEST_EQ_STR(slurp(err_path),
+                "tlview report: unknown table 'bogus'\nTry 'tlview report --help'.\n");
+    return 0;
+}
+
+/* `tlview import` words its usage errors as every command does (cli_usage_error()): one line and
+ * where help is. Found 2026-12-02: it printed its whole usage text on stderr instead. */
+int test_cli_import_usage_errors(void)
+{
+    if (sh("'%s' import --help", TLVIEW) != 0) {
+        fprintf(stderr, "SKIP: tlview built without import\n");
+        return TEST_SKIP;
+    }
+    TEST_EQ_INT(sh("'%s' import x.db", TLVIEW), 2);
+    TEST_EQ_STR(slurp(err_path),
+                "tlview import: -o OUT.db is required\nTry 'tlview import --help'.\n");
+    TEST_EQ_INT(sh("'%s' import -o '%s'", TLVIEW, tmp("out.db")), 2);
+    TEST_EQ_STR(slurp(err_path), "tlview import: no input files\nTry 'tlview import --help'.\n");
+    TEST_EQ_INT(sh("'%s' import --no-such-option -o '%s' x.db", TLVIEW, tmp("out.db")), 2);
+    const char *err = slurp(err_path), *want = "tlview import: unknown option\nTry 'tlview "
+                                               "import --help'.\n";
+    TEST_ASSERT(strlen(err) >= strlen(want));
+    TEST_EQ_STR(err + strlen(err) - strlen(want), want); /* after getopt's own line */
+    TEST_ASSERT(!strstr(err, "usage:"));
+    return 0;
+}
+
+/* The options every analysing command shares (cli_analysis_option()) refuse a bad value the same
+ * way in each, word for word; --separate-gpus has the same help in each. */
+int test_cli_analysis_options(void)
+{
+    const char *cmds[] = {"report", "export", "serve"};
+    const struct {
+        const char *args, *msg;
+        int export_too; /* export takes --assume-mps but not --measure */
+    } bad[] = {
+        {"--assume-mps maybe", "--assume-mps wants on or off, not 'maybe'", 1},
+        {"--assume-mps ''", "--assume-mps wants on or off, not ''", 1},
+        {"--measure sometimes", "--measure wants all, together or range:NAME, not 'sometimes'", 0},
+        {"--measure range:", "--measure wants all, together or range:NAME, not 'range:'", 0},
+    };
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(cmds[i], "serve") && sh("'%s' serve --help", TLVIEW) != 0)
+            continue; /* built without web/ */
+        TEST_EQ_INT(sh("'%s' %s --help", TLVIEW, cmds[i]), 0);
+        TEST_ASSERT(strstr(slurp(out_path),
+                           "      --separate-gpus  files without GPU UUIDs: keep each process's "
+                           "GPUs apart instead of\n                       matching them by host, "
+                           "ordinal, name and memory\n"));
+        for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+            if (!strcmp(cmds[i], "export") && !bad[k].export_too)
+                continue;
+            TEST_EQ_INT(sh("'%s' %s %s%s x.db", TLVIEW, cmds[i], bad[k].args,
+                           strcmp(cmds[i], "export") ? "" : " --chrome x.json"),
+                        2);
+            char want[256];
+            snprintf(want, sizeof want, "tlview %s: %s\nTry 'tlview %s --help'.\n", cmds[i],
+                     bad[k].msg, cmds[i]);
+            TEST_EQ_STR(slurp(err_path), want);
+        }
+    }
     return 0;
 }
 

@@ -167,7 +167,7 @@ body = r.read()
 if r.status != 200:
     print("HTTP %d: %s" % (r.status, body[:200]))
 else:
-    print(" | ".join("%s: %d kernels" % (x["label"], x["kernels"]) for x in json.loads(body)["runs"]))
+    print(" | ".join("%s: %d kernels" % (x["label"], x["summary"]["kernels"]) for x in json.loads(body)["runs"]))
 EOF
                 )
             else

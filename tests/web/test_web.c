@@ -26,6 +26,7 @@
 
 #include "bench_serve_gen.h"
 #include "test_help.h"
+#include "view.h"
 #include "web.h"
 #include "web_int.h"
 
@@ -218,6 +219,24 @@ static json_int_t jint(json_t *o, const char *path)
     return json_integer_value(json_object_get(o, path));
 }
 
+/* same_view: 1 when `got` (an object of an API answer) is `want` (a view_*_json() object,
+ * consumed) with the keys of `added` (NULL-terminated) on top, compared as the server writes
+ * them (6 significant digits); else prints both. */
+static int same_view(json_t *got, json_t *want, const char *const *added)
+{
+    json_t *g = json_deep_copy(got);
+    for (const char *const *k = added; *k; k++)
+        json_object_del(g, *k);
+    size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(6);
+    char *a = json_dumps(g, flags), *b = json_dumps(want, flags);
+    int same = a && b && strcmp(a, b) == 0;
+    if (!same)
+        fprintf(stderr, "got  %s\nwant %s\n", a ? a : "(null)", b ? b : "(null)");
+    free(a), free(b);
+    json_decref(g), json_decref(want);
+    return same;
+}
+
 /* get_stats: GET path (an /api/stats request), asking again while the server answers 503
  * "statistics pending" with Retry-After: 1 (the statistics are built after start), every 20 ms
  * for 20 s at most; then as get_json with 200. Any other 503 answer fails at once. */
@@ -294,10 +313,34 @@ int test_web_runs(void)
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 1);
     json_t *r0 = json_array_get(runs, 0);
-    TEST_EQ_INT(jint(r0, "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(r0, "label")), "mps-off");
     TEST_EQ_INT(jint(r0, "origin_ns"), BASE);
-    TEST_EQ_INT(jint(r0, "span_ns"), 649000);
+    /* the summary, devices and processes are the view's objects, each sent once: the summary's
+     * figures are not copied beside it (they were until 2026-12-02) */
+    json_t *sum = json_object_get(r0, "summary");
+    TEST_EQ_INT(jint(sum, "kernels"), NA + NB);
+    TEST_EQ_INT(jint(sum, "span_ns"), 649000);
+    const char *none[] = {NULL};
+    TEST_ASSERT(same_view(sum, view_summary_json(f.an[0]), none));
+    const char *copied[] = {"kernels", "span_ns", "stretch", "predicted_gain", "gain_basis"};
+    for (size_t i = 0; i < sizeof copied / sizeof *copied; i++)
+        if (json_object_get(r0, copied[i])) {
+            fprintf(stderr, "runs[0] still carries '%s' beside its summary\n", copied[i]);
+            TEST_ASSERT(0);
+        }
+    const char *lane_added[] = {"lane", NULL}, *proc_added[] = {"id", "exe", "argv", NULL};
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "lanes")), 1);
+    TEST_EQ_INT(jint(json_array_get(json_object_get(r0, "lanes"), 0), "lane"), 0);
+    TEST_ASSERT(same_view(json_array_get(json_object_get(r0, "lanes"), 0),
+                          view_device_json(f.an[0], 0), lane_added));
+    json_t *procs = json_object_get(r0, "processes");
+    TEST_EQ_INT(json_array_size(procs), 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        TEST_EQ_INT(jint(json_array_get(procs, i), "id"), i);
+        TEST_ASSERT(same_view(json_array_get(procs, i), view_process_json(f.an[0], i), proc_added));
+    }
+    TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
+    TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
     json_t *rows = json_object_get(r0, "rows");
     TEST_EQ_INT(json_array_size(rows), 2);
     TEST_EQ_INT(jint(json_array_get(rows, 0), "kernels"), NA);
@@ -537,11 +580,19 @@ int test_web_kernel_window_find_stats(void)
     json_decref(j);
     j = get_stats(f.port, "/api/stats?run=0");
     TEST_ASSERT(j);
-    json_t *procs = json_object_get(j, "processes");
-    TEST_EQ_INT(json_array_size(procs), 2);
-    TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
-    TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
+    /* only what /api/runs does not hold: no summary, processes or device figures twice (they
+     * were sent in both until 2026-12-02) */
+    const char *stats_keys[] = {"devices", "run", "stretch_histogram", "warnings"};
+    TEST_EQ_INT(json_object_size(j), 4);
+    for (size_t i = 0; i < 4; i++)
+        TEST_ASSERT(json_object_get(j, stats_keys[i]));
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     json_t *dev = json_array_get(json_object_get(j, "devices"), 0);
+    TEST_EQ_INT(json_object_size(dev), 3);
+    TEST_EQ_INT(jint(dev, "lane"), 0);
+    const char *none[] = {NULL};
+    TEST_ASSERT(same_view(json_object_get(dev, "stretch_histogram"),
+                          view_histogram_json(f.an[0], 0), none));
     json_t *lv = json_object_get(dev, "ns_at_processes");
     TEST_EQ_INT(json_array_size(lv), 3);
     TEST_EQ_INT(json_integer_value(json_array_get(lv, 2)), 100 * 2000); /* both in flight */
@@ -596,7 +647,7 @@ int test_web_stats_pending(void)
     pthread_mutex_unlock(&f.w->stats->lock);
     j = get_json(f.port, "/api/stats?run=0", 200);
     TEST_ASSERT(j);
-    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 2);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     json_decref(j);
     response r;
     TEST_ASSERT(http_get(f.port, "/api/stats?run=0", &r) == 0);
@@ -971,7 +1022,7 @@ int test_web_serve_cli(void)
     TEST_ASSERT(j);
     json_t *runs = json_object_get(j, "runs");
     TEST_EQ_INT(json_array_size(runs), 2);
-    TEST_EQ_INT(jint(json_array_get(runs, 0), "kernels"), NA + NB);
+    TEST_EQ_INT(jint(json_object_get(json_array_get(runs, 0), "summary"), "kernels"), NA + NB);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 0), "label")), a);
     TEST_EQ_STR(json_string_value(json_object_get(json_array_get(runs, 1), "label")), b);
     TEST_EQ_INT(jint(json_object_get(j, "compare"), "compare_span_ns"), 549000);
@@ -1125,7 +1176,10 @@ int test_web_empty_run(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     json_t *j = get_json(web_port(w), "/api/runs", 200);
     TEST_ASSERT(j);
-    TEST_EQ_INT(jint(json_array_get(json_object_get(j, "runs"), 0), "kernels"), 0);
+    json_t *r0 = json_array_get(json_object_get(j, "runs"), 0);
+    TEST_EQ_INT(jint(json_object_get(r0, "summary"), "kernels"), 0);
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "processes")), 1);
+    TEST_EQ_INT(json_array_size(json_object_get(r0, "lanes")), 0);
     json_decref(j);
     j = get_json(web_port(w), "/api/timeline?run=0&t0=0&t1=1000&width=10", 200);
     TEST_ASSERT(j);
@@ -1133,7 +1187,7 @@ int test_web_empty_run(void)
     json_decref(j);
     j = get_stats(web_port(w), "/api/stats?run=0");
     TEST_ASSERT(j);
-    TEST_EQ_INT(json_array_size(json_object_get(j, "processes")), 1);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 0);
     json_decref(j);
     j = get_json(web_port(w), "/api/kernel?run=0&id=0", 404);
     TEST_ASSERT(j);
@@ -1424,6 +1478,13 @@ int test_web_strict_params(void)
          "parameter 't0' must be a decimal integer in [-4000000000000000000, "
          "4000000000000000000], got '0x10'"},
         {"/api/find?run=0&q=k&t0=10&t1=5", "t1 must be greater than t0 (got t0 10, t1 5)"},
+        /* quotes cut inside a UTF-8 sequence end in U+FFFD, as every string of the view (they
+         * ended in '?' before 2026-12-02) */
+        {"/api/timeline?run=0&t0=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%C3%A9&t1=10&width=10",
+         "parameter 't0' must be a decimal integer in [-4000000000000000000, "
+         "4000000000000000000], got 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xef\xbf\xbd'"},
+        {"/api/runs?aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%C3%A9=1",
+         "unknown parameter 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xef\xbf\xbd'"},
         {"/api/find?run=0&q=%zz", "parameter 2: malformed %-escape"},
         {"/api/runs?a1=1&a2=1&a3=1&a4=1&a5=1&a6=1&a7=1&a8=1&a9=1&a10=1&a11=1&a12=1&a13=1&a14=1&"
          "a15=1&a16=1&a17=1",
@@ -1906,6 +1967,119 @@ int test_web_serve_bind_all(void)
     TEST_ASSERT(strstr(line, "http://127.0.0.1:") && !strstr(line, "token"));
     TEST_EQ_INT(read_line(err, warn, sizeof warn) > 0 && strstr(warn, "warning"), 0);
     close(out), close(err);
+    return 0;
+}
+
+/* `tlview serve --bind ::0`, another spelling of the IPv6 wildcard: the URL it prints names the
+ * machine and is answered. Found 2026-12-02: serve decided "wildcard" by comparing the text
+ * with "0.0.0.0" and "::" while web/ parsed the address, so it printed http://[::0]:P/?token=...
+ * and a browser that opened it got 421 (the Host check knows no [::0]). */
+int test_web_serve_bind_any6(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    int s6 = socket(AF_INET6, SOCK_STREAM, 0);
+    if (s6 < 0) {
+        fprintf(stderr, "SKIP: no IPv6 here\n");
+        return TEST_SKIP;
+    }
+    close(s6);
+    char a[1024], line[1024], warn[1024], host[256] = "", req[512];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    char *args[] = {"tlview", "serve", "--bind", "::0", "--port", "0", a, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    char printed[300] = "", token[64] = "";
+    unsigned port = 0;
+    const char *at = strstr(line, "http://");
+    int got = at ? sscanf(at, "http://%299[^/]/?token=%63[0-9a-f]", printed, token) : 0;
+    char *colon = strrchr(printed, ':');
+    if (colon) {
+        port = (unsigned)atoi(colon + 1);
+        *colon = 0;
+    }
+    fprintf(stderr, "URL line: %s", line);
+    TEST_EQ_INT(got, 2);
+    TEST_EQ_STR(printed, host);
+    TEST_ASSERT(port > 0);
+    if (!strstr(warn, "warning: listening on ::0 (every interface)"))
+        fprintf(stderr, "stderr: %s", warn);
+    TEST_ASSERT(strstr(warn, "warning: listening on ::0 (every interface)") != NULL);
+    /* what a browser sends for the printed URL */
+    snprintf(req, sizeof req,
+             "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\nConnection: close\r\n\r\n", token,
+             printed, port);
+    int fails = expect_status(port, req, 200, NULL);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    TEST_EQ_INT(fails, 0);
+    close(out), close(err);
+    return 0;
+}
+
+/* web_url_host(): the host a printed URL names is one the Host check accepts, whatever the
+ * spelling of the bound address; web_wildcard() says whether it is every interface. */
+int test_web_url_host(void)
+{
+    char host[256] = "";
+    TEST_EQ_INT(gethostname(host, sizeof host - 1), 0);
+    int s6 = socket(AF_INET6, SOCK_STREAM, 0);
+    if (s6 >= 0)
+        close(s6);
+    const struct {
+        const char *bind, *want; /* want NULL: the host name */
+        int wildcard, v6;
+        int ask; /* the test's client, on 127.0.0.1, reaches it: ask with the URL's host */
+    } cases[] = {
+        {"127.0.0.1", "127.0.0.1", 0, 0, 1},
+        {"0.0.0.0", NULL, 1, 0, 1},
+        {"::", NULL, 1, 1, 1},
+        {"::0", NULL, 1, 1, 1},
+        {"0:0:0::0:0", NULL, 1, 1, 1},
+        {"::0001", "[::1]", 0, 1, 0},
+        {"0:0::1", "[::1]", 0, 1, 0},
+        {"::ffff:127.0.0.1", "[::ffff:127.0.0.1]", 0, 1, 1},
+    };
+    store_run *run = make_run(1.0, 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"x", run, an};
+    int fails = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].v6 && s6 < 0)
+            continue;
+        web_options o;
+        web_options_default(&o);
+        o.port = 0;
+        o.bind = cases[i].bind;
+        o.token = "0123456789abcdef-TOKEN";
+        web *w;
+        char err[128], req[512];
+        TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+        const char *want = cases[i].want ? cases[i].want : host;
+        if (strcmp(web_url_host(w), want) != 0 || web_wildcard(w) != cases[i].wildcard) {
+            fprintf(stderr, "--bind %s: URL host %s (want %s), wildcard %d (want %d)\n",
+                    cases[i].bind, web_url_host(w), want, web_wildcard(w), cases[i].wildcard);
+            fails++;
+        }
+        if (cases[i].ask) {
+            snprintf(req, sizeof req,
+                     "GET /api/runs HTTP/1.1\r\nHost: %s:%u\r\nAuthorization: Bearer "
+                     "0123456789abcdef-TOKEN\r\nConnection: close\r\n\r\n",
+                     web_url_host(w), web_port(w));
+            fails += expect_status(web_port(w), req, 200, NULL);
+        }
+        web_stop(w);
+    }
+    analysis_free(an);
+    store_run_free(run);
+    TEST_EQ_INT(fails, 0);
     return 0;
 }
 

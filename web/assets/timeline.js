@@ -27,8 +27,11 @@ const FIND_LIMIT = 2000;
 // ------------------------------------------------------------------ state
 
 /* interface Run {          // one element of GET /api/runs "runs"
- *   id, label, origin_ns, span_ns, kernels, stretch, predicted_gain, gain_basis, headline[],
- *   lanes[] (the JSON view's devices, view/README.md), processes[], rows[], names[], launches[]
+ *   id, label, origin_ns, summary, headline[], lanes[], processes[], rows[], names[], launches[]
+ *   (summary, lanes (devices) and processes are the JSON view's objects, view/README.md)
+ * }
+ * interface Stats {        // GET /api/stats: what Run does not hold
+ *   run, devices[] {lane, ns_at_processes[], stretch_histogram}, stretch_histogram, warnings[]
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
@@ -379,7 +382,7 @@ function drawRunHeader(b, run) {
   ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#6b7585';
-  ctx.fillText(`${run.kernels.toLocaleString()} kernels · span ${fmtTime(run.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
 }
 
 function drawLaneHeader(b, run) {
@@ -1112,7 +1115,7 @@ function renderHeader() {
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
     const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
-    c.append(`${tag}`, el('b', null, run.label), ` · ${run.kernels.toLocaleString()} kernels · ${fmtTime(run.span_ns)}`);
+    c.append(`${tag}`, el('b', null, run.label), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
     info.append(c);
   });
   if (S.compare) {
@@ -1261,7 +1264,7 @@ function renderStats(stats) {
     const run = S.runs[ri];
     const card = el('div', 'card');
     card.append(el('h3', null, `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' · ' : ''}${run.label}`));
-    const s = st.summary;
+    const s = run.summary;
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
@@ -1273,16 +1276,16 @@ function renderStats(stats) {
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
     card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS'],
-      st.processes.map((p) => {
+      run.processes.map((p) => {
         const name = el('span');
-        name.append(swatch(processColor(run, p.process)), ` pid ${p.pid}`);
+        name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
         return [name, p.kernels.toLocaleString(), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
           fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–'];
       })));
-    st.devices.forEach((d) => {
-      const lane = run.lanes[d.lane];
+    st.devices.forEach((sd) => {
+      const d = run.lanes[sd.lane];
       const h = el('h4');
-      h.append(`GPU ${d.lane} · ${lane.name || 'unknown'} `, badge(d.verdict));
+      h.append(`GPU ${sd.lane} · ${d.name || 'unknown'} `, badge(d.verdict));
       card.append(h);
       card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS would gain'],
         [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
@@ -1290,7 +1293,7 @@ function renderStats(stats) {
           d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtGain(d.predicted_gain_low, d.predicted_gain)]]));
       if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
-      const lv = d.ns_at_processes || [];
+      const lv = sd.ns_at_processes || [];
       const tot = lv.reduce((a, b) => a + b, 0) || 1;
       const c1 = el('canvas', 'chart');
       c1.dataset.kind = 'concurrency';
@@ -1303,7 +1306,7 @@ function renderStats(stats) {
       requestAnimationFrame(() => {
         barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
           { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
-        const hs = d.stretch_histogram;
+        const hs = sd.stretch_histogram;
         if (hs) {
           const step = Math.log2(hs.hi / hs.lo) / hs.bins;
           const labels = hs.counts.map((_, i) => {
@@ -1337,7 +1340,7 @@ async function main() {
   S.rules = meta.rules || {};
   S.runs = meta.runs;
   S.compare = meta.compare;
-  S.fullSpan = Math.max(1, ...S.runs.map((r) => r.span_ns));
+  S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
   const h = readHash();
   renderHeader();
   renderLegend();
