@@ -989,15 +989,6 @@ int test_cli_export_roundtrip_h200_spin(void)
         TEST_ASSERT(same_report(want, direct, "report on the exported JSON"));
         TEST_ASSERT(same_report(want, imported, "report on the imported file"));
         TEST_EQ_STR(jstr(imported, "devices.0.uuid"), "e11fc515ecffda7db4f5f2167fbd66d5");
-        TEST_EQ_STR(jstr(imported, "devices.0.rule"), jstr(want, "devices.0.rule"));
-        TEST_NEAR(jnum(imported, "devices.0.stretch"), jnum(want, "devices.0.stretch"), 0);
-        for (int p = 0; p < 4; p++) {
-            char key[64];
-            snprintf(key, sizeof key, "processes.%d.pid", p);
-            TEST_NEAR(jnum(direct, key), jnum(want, key), 0);
-            snprintf(key, sizeof key, "processes.%d.kernel_ns", p);
-            TEST_NEAR(jnum(direct, key), jnum(want, key), 0);
-        }
         json_decref(want);
         json_decref(direct);
         json_decref(imported);

@@ -312,7 +312,8 @@ int test_web_runs(void)
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdicts")), ANALYSIS_NVERDICTS);
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdict_meanings")), ANALYSIS_NVERDICTS);
     TEST_EQ_STR(json_string_value(json_object_get(json_object_get(j, "rules"), "no-mps")),
-                analysis_rule_text(ANALYSIS_RULE_NO_MPS));
+                "contexts that cannot share the GPU (no MPS) were in flight together: the GPU "
+                "time-sliced them");
     TEST_EQ_STR(json_string_value(json_array_get(json_object_get(r0, "headline"), 0)),
                 "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 48% of busy "
                 "time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain 0.896-1.18x");
