@@ -18,11 +18,9 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     exit 77
 fi
 W=$(mktemp -d /tmp/mps_placement.XXXXXX)
-export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-MPS_UP=0
-stop_mps() { [ $MPS_UP = 1 ] && echo quit | nvidia-cuda-mps-control; MPS_UP=0; }
-trap stop_mps EXIT
+source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
+MPS_LOG=$W/mps-control.log # mps_stop keeps the daemon's log there
+trap mps_stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -39,12 +37,9 @@ run() {
 echo "mps_placement.sh: $(nvidia-smi -L | head -1); $LOOPS loops, $K kernels per copy; in $W"
 run off 1
 run off 2
-nvidia-cuda-mps-control -d && MPS_UP=1 || { echo "mps_placement.sh: cannot start MPS" >&2; exit 1; }
+mps_start || exit 1
 for n in 1 2 4 8 16; do run mps "$n"; done
-stop_mps
-# the daemon and its server are given up to 10 s to exit after the quit
-source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
-mps_wait_gone
+mps_stop # gives the daemon and its server up to 10 s to exit after the quit
 left=$(mps_procs)
 python3 - "$W/kernels" "$left" <<'PY'
 import collections, statistics, sys
