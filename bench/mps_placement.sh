@@ -13,16 +13,12 @@ LOOPS=${2:-100000}
 K=${3:-3}
 BIN=$B/bench/mps_placement
 [ -x "$BIN" ] || { echo "mps_placement.sh: $BIN not found: build it first" >&2; exit 2; }
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "mps_placement.sh: no GPU here (nvidia-smi -L lists none)"
-    exit 77
-fi
-W=$(mktemp -d /tmp/mps_placement.XXXXXX)
 source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
+need_gpu mps_placement.sh
+W=$(mktemp -d /tmp/mps_placement.XXXXXX)
 MPS_LOG=$W/mps-control.log # mps_stop keeps the daemon's log there
-trap mps_stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+mps_guard
 
 # run MODE N: N copies started together 2 s from now (CUDA is up in all of them by then).
 run() {

@@ -25,10 +25,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "tests/gpu/run.sh: no GPU here (nvidia-smi -L lists none): skipped"
-    exit 77
-fi
+source "$here/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
+need_gpu tests/gpu/run.sh
 if ! B=$(cd "$build" 2>/dev/null && pwd); then
     echo "run.sh: build folder $build not found" >&2
     exit 2
@@ -50,11 +49,8 @@ nvidia-smi --query-gpu=driver_version,compute_mode --format=csv,noheader | sed '
 
 # ---- MPS: a private control daemon (mps_start, pipe and log folders under $W), always stopped
 # (trap), as ../shared/GPU.md says; its control log is kept as $MPS_LOG unless named.
-source "$here/mps_procs.sh"
 MPS_LOG=$W/mps-control.log
-trap mps_stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+mps_guard
 
 # inject DIR CMD...: runs CMD under the injection, files into DIR, stdout/stderr into DIR/*.log;
 # sets RC to its exit status.

@@ -25,13 +25,12 @@ for f in "$LIB" "$TL" "$SPIN" "$TWO"; do
     [ -f "$f" ] || { echo "two_gpus.sh: $f not found: build it first" >&2; exit 2; }
 done
 source "$here/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
 W=$(mktemp -d /tmp/tl2gpu.XXXXXX)
 echo "two_gpus.sh: $ngpu GPUs; work folder $W"
 nvidia-smi -L | head -2 | sed 's/^/two_gpus.sh: /'
 MPS_LOG=$W/mps-control.log # mps_stop keeps the daemon's log there
-trap mps_stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+mps_guard
 
 at() { echo $(($(date +%s%N) + 3000000000)); } # CUDA is up in every copy by then
 # traced NAME GPUS CMD...: CMD under libcollect with CUDA_VISIBLE_DEVICES=GPUS, files in W/NAME
