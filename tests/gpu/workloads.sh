@@ -14,7 +14,7 @@
 # one tar.gz (it should stay under 60 MB).
 # Plans (the timed iterations K and warm-up W per workload are in ITERS and WARM below):
 #   small  resnet18 and gpt2 at N = 2 4 8; resnet50, bert and gemm at N = 4 (one GPU call of
-#          8 minutes: about 5 minutes by the estimates the dry run prints)
+#          8 minutes: 23 runs, ~366 s by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
