@@ -31,7 +31,6 @@
 #   --parts    the parts to run (default all four)
 #   --budget   seconds; a run that would end after it is skipped (default 240)
 #   -o         output folder (default ./mps-costs-YYYYmmdd-HHMMSS); BUILD_DIR default ./build
-# shellcheck disable=SC2317 # cleanup is called by the trap
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 DRY=0 PARTS="a b c d" BUDGET=240 OUT='' args=()
@@ -56,11 +55,9 @@ case $BUDGET in '' | *[!0-9]*) echo "mps_costs.sh: --budget wants seconds" >&2; 
 B=${args[0]:-./build}
 PROBE=$B/bench/mps_cost
 TABLE=$here/mps_costs_table.py
+source "$here/../tests/gpu/mps_procs.sh"
 if [ $DRY = 0 ]; then
-    if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-        echo "mps_costs.sh: no GPU here (nvidia-smi -L lists none): skipped"
-        exit 77
-    fi
+    need_gpu mps_costs.sh
     [ -x "$PROBE" ] || { echo "mps_costs.sh: $PROBE not found: build it first" >&2; exit 2; }
 fi
 [ -n "$OUT" ] || OUT=./mps-costs-$(date +%Y%m%d-%H%M%S)
@@ -106,22 +103,10 @@ fi
 T0=$(date +%s)
 EST_TOTAL=0 BAD=0 SKIPPED=() RUNS=0
 
-# ---- MPS: one private control daemon (../shared/GPU.md), always stopped
-source "$here/../tests/gpu/mps_procs.sh"
+# ---- MPS: one private control daemon (../shared/GPU.md), always stopped; on exit the probes
+# still running (PIDS) are killed first.
 MPS_LOG=$OUT/mps-control.log
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-    mps_stop
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-if [ $DRY = 0 ] && [ "$(mps_procs)" != 0 ]; then
-    echo "mps_costs.sh: $(mps_procs) nvidia-cuda-mps process(es) already running; the final" \
-        "check counts them too"
-fi
+mps_guard
 
 # run PART MODE SCEN N EST_S SPEC...: one run. Each SPEC is "ROLE ARGS..." (words), one probe
 # process `mps_cost ARGS`, GO in ARGS standing for this run's start file. Skipped when it would
@@ -290,6 +275,5 @@ echo "mps_costs.sh: $(($(date +%s) - T0)) s; $BAD probe(s) failed; nvidia-cuda-m
 } | tee "$OUT/costs.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || BAD=$((BAD + 1))
 rm -rf "$W"
-tar -czf "$OUT.tar.gz" -C "$(dirname "$OUT")" "$(basename "$OUT")" &&
-    echo "mps_costs.sh: packed $OUT into $OUT.tar.gz ($(($(stat -c %s "$OUT.tar.gz") / 1024)) KiB)"
+pack_outdir "$OUT" "$OUT.tar.gz" || BAD=$((BAD + 1))
 [ $BAD = 0 ]

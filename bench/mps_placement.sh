@@ -13,18 +13,12 @@ LOOPS=${2:-100000}
 K=${3:-3}
 BIN=$B/bench/mps_placement
 [ -x "$BIN" ] || { echo "mps_placement.sh: $BIN not found: build it first" >&2; exit 2; }
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "mps_placement.sh: no GPU here (nvidia-smi -L lists none)"
-    exit 77
-fi
+source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
+need_gpu mps_placement.sh
 W=$(mktemp -d /tmp/mps_placement.XXXXXX)
-export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-MPS_UP=0
-stop_mps() { [ $MPS_UP = 1 ] && echo quit | nvidia-cuda-mps-control; MPS_UP=0; }
-trap stop_mps EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+MPS_LOG=$W/mps-control.log # mps_stop keeps the daemon's log there
+mps_guard
 
 # run MODE N: N copies started together 2 s from now (CUDA is up in all of them by then).
 run() {
@@ -39,12 +33,9 @@ run() {
 echo "mps_placement.sh: $(nvidia-smi -L | head -1); $LOOPS loops, $K kernels per copy; in $W"
 run off 1
 run off 2
-nvidia-cuda-mps-control -d && MPS_UP=1 || { echo "mps_placement.sh: cannot start MPS" >&2; exit 1; }
+mps_start || exit 1
 for n in 1 2 4 8 16; do run mps "$n"; done
-stop_mps
-# the daemon and its server are given up to 10 s to exit after the quit
-source "$(dirname "$0")/../tests/gpu/mps_procs.sh"
-mps_wait_gone
+mps_stop # gives the daemon and its server up to 10 s to exit after the quit
 left=$(mps_procs)
 python3 - "$W/kernels" "$left" <<'PY'
 import collections, statistics, sys

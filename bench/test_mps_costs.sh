@@ -8,15 +8,15 @@
 #   nvidia-smi and nvidia-cuda-mps-control): the start-file protocol, every run's lines in
 #   raw.txt, the figures the stand-in's made-up durations imply in costs.csv, the tar;
 #   mps_costs_table.py on hand-written lines: a missing solo, a late launch, a malformed line.
-# Usage: test_mps_costs.sh. Exits 77 without python3.
+# Usage: test_mps_costs.sh. Fails without python3.
 # shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 W=$(mktemp -d /tmp/mps-costs-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 
 # ---- the dry run
 out=$(bash "$here/mps_costs.sh" --dry-run -o "$W/never" "$W/build") || fail "dry run exit $?"

@@ -4,8 +4,9 @@
 # one after another. scripts/test runs `store` for 20 s. Seeds: for the importers the fixtures of
 # tests/importers (SQL run through sqlite3, JSON as is, also gzipped) and the files of
 # ../shared/corpus when present; for the loader fuzz/store_seeds/*.sql applied to a committed
-# sample recording. Crashes are left as crash-* files in $FUZZ_WORK/<target>/ (default
-# /tmp/tlview-fuzz); exit status 1 if any. Needs clang with libclang-rt (Debian: clang,
+# sample recording. Findings are left as crash-*, leak-*, timeout-* and oom-* files in
+# $FUZZ_WORK/<target>/ (default /tmp/tlview-fuzz), the fuzzer's output in $FUZZ_WORK/<target>/log;
+# exit status 1 if any, or if a fuzzer failed or did not run. Needs clang with libclang-rt (Debian: clang,
 # libclang-rt-14-dev), sqlite3, gzip.
 set -eu
 duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome|store ...]}
@@ -75,11 +76,21 @@ for t in $targets; do
     dict=""
     [ -f "$src/fuzz/$t.dict" ] && dict="-dict=$src/fuzz/$t.dict"
     echo "== fuzz_$t for ${duration}s ($(ls "$seeds" | wc -l) seeds)"
+    # the status is the fuzzer's own (not tail's); a fuzzer that ends without its "Done N runs"
+    # line never fuzzed
     (cd "$work/$t" && "$work/bin/fuzz_$t" -max_total_time="$duration" -max_len=307200 $dict \
-        -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 corpus "$seeds" 2>&1 | tail -25) || status=1
-    if ls "$work/$t"/crash-* "$work/$t"/leak-* "$work/$t"/timeout-* >/dev/null 2>&1; then
-        echo "fuzz_$t: findings in $work/$t"
+        -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 corpus "$seeds") \
+        > "$work/$t/log" 2>&1 || { echo "fuzz_$t: exit status $?"; status=1; }
+    tail -25 "$work/$t/log"
+    if ! grep -q '^Done [0-9]* runs' "$work/$t/log"; then
+        echo "fuzz_$t: no 'Done N runs' line in $work/$t/log"
         status=1
     fi
+    # (not `ls a* b*`: that fails whenever one of the patterns matches nothing)
+    for f in "$work/$t"/crash-* "$work/$t"/leak-* "$work/$t"/timeout-* "$work/$t"/oom-*; do
+        [ -e "$f" ] || continue
+        echo "fuzz_$t: finding $f"
+        status=1
+    done
 done
 exit $status

@@ -10,8 +10,12 @@ prediction comes from the MPS-off recording alone:
 (summary predicted_gain_low and predicted_gain: the interval), and tlview's own measurement from
 the two recordings (--compare <on>: comparison measured_gain over the same NVTX ranges).
 Prints: workload | N | gain (app) | gain (tlview, measured) | predicted | inside? | half-width.
-Exit status: 0 when every gain lies inside its interval, 1 otherwise, 2 for a usage error.
-Usage: gains_judge.py TLVIEW OUTDIR
+A run whose log holds fewer RESULT lines than its N workers (or whose `rc` is not 0) is judged
+NO, with the reason. Each WORKLOAD-N named after OUTDIR (e.g. resnet18-4) must be among the pairs
+judged (CTest gains__judge names the committed ones).
+Exit status: 0 when at least one pair was judged, every named pair was, and every gain lies inside
+its interval; 1 otherwise; 2 for a usage error.
+Usage: gains_judge.py TLVIEW OUTDIR [WORKLOAD-N ...]
 """
 import glob
 import json
@@ -20,21 +24,7 @@ import re
 import subprocess
 import sys
 
-
-def results(folder):
-    """The RESULT records of the workers in folder/log."""
-    out = []
-    with open(os.path.join(folder, "log")) as f:
-        for line in f:
-            for m in re.finditer(r"RESULT (\{.*?\})(?=\s*(?:RESULT|$))", line):
-                out.append(json.loads(m.group(1)))
-    return out
-
-
-def throughput(res):
-    """Items over the makespan of the timed regions (items/s)."""
-    span = max(r["t_end_ns"] for r in res) - min(r["t_start_ns"] for r in res)
-    return sum(r["items"] for r in res) / (span / 1e9)
+from workloads_table import summarise
 
 
 def report(tlview, args):
@@ -46,29 +36,33 @@ def report(tlview, args):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    tlview, outdir = sys.argv[1:]
-    rows, bad = [], 0
+    tlview, outdir, wanted = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+    rows, bad, judged = [], 0, set()
     for off in sorted(glob.glob(os.path.join(outdir, "*-off-n*"))):
         m = re.match(r"(.*)-off-n(\d+)$", os.path.basename(off))
         w, n = m.group(1), int(m.group(2))
         on, solo = off.replace("-off-", "-on-"), os.path.join(outdir, f"{w}-off-n1")
         if n < 2 or not os.path.isdir(on) or not os.path.isdir(solo):
             continue
-        app = throughput(results(on)) / throughput(results(off))
+        runs = {"on": summarise(on, n), "off": summarise(off, n)}
+        notes = [f"{k}: {r['note']}" for k, r in runs.items() if r["note"]]
+        app = runs["on"]["rate_span"] / runs["off"]["rate_span"]
         db = lambda d: sorted(glob.glob(os.path.join(d, "*.db")))
         base = [a for f in db(solo) for a in ("--baseline", f)]
         rep = report(tlview, ["--measure", "range:timed"] + base + db(off))
         cmp = report(tlview, ["--measure", "range:timed"] + base +
                      [a for f in db(on) for a in ("--compare", f)] + db(off))
         lo, hi = rep["summary"]["predicted_gain_low"], rep["summary"]["predicted_gain"]
-        inside = lo * 0.995 <= app <= hi * 1.005  # gains are printed to 3 digits
+        inside = not notes and lo * 0.995 <= app <= hi * 1.005  # gains are printed to 3 digits
         bad += not inside
+        judged.add(f"{w}-{n}")
         mid = (lo + hi) / 2
         rows.append((w, n, f"{app:.3f}", f"{cmp['comparison']['measured_gain']:.3f}",
-                     f"{lo:.3f}-{hi:.3f}", "yes" if inside else "NO",
+                     f"{lo:.3f}-{hi:.3f}",
+                     "yes" if inside else "NO" + (f" ({'; '.join(notes)})" if notes else ""),
                      f"+-{100 * (hi - lo) / 2 / mid:.0f}%"))
     head = ("workload", "N", "gain (app)", "gain (tlview, measured)", "predicted", "inside",
             "half-width")
@@ -77,7 +71,13 @@ def main():
     for r in rows:
         print("| " + " | ".join(str(x) for x in r) + " |")
     print(f"gains_judge: {len(rows) - bad} inside, {bad} outside")
-    return 1 if bad else 0
+    missing = sorted(wanted - judged)
+    if missing:
+        print(f"gains_judge: not judged (no off/on/solo runs): {', '.join(missing)}")
+    if not rows:
+        print(f"gains_judge: no <workload>-off-n<N>/-on-n<N> pair with a -off-n1 solo run in "
+              f"{outdir}")
+    return 1 if bad or missing or not rows else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,10 @@
-# mps_procs.sh: the MPS helpers sourced by the GPU scripts (tests/gpu/*.sh, bench/mps_*.sh).
+# mps_procs.sh: the MPS and GPU helpers of the GPU scripts (tests/gpu/*.sh, bench/mps_*.sh).
+# need_gpu NAME exits 77, saying "NAME: no GPU here ...: skipped", when nvidia-smi -L lists none.
+need_gpu() {
+    nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && return 0
+    echo "$1: no GPU here (nvidia-smi -L lists none): skipped"
+    exit 77
+}
 # mps_procs prints how many nvidia-cuda-mps-* processes are alive; zombies waiting for a parent to
 # reap them are not counted.
 # mps_wait_gone waits, polling every 0.1 s, up to 10 s for mps_procs to reach 0 (the control daemon
@@ -57,4 +63,36 @@ mps_stop() {
             "nvidia-cuda-mps processes left: $(mps_procs)"
     fi
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+# mps_guard [CLEANUP] sets the traps of a script that runs MPS clients: CLEANUP on EXIT (default
+# mps_cleanup: kills the caller's processes still listed in PIDS, then mps_stop), exit 130 on INT
+# and 143 on TERM (through the EXIT trap). Unless DRY=1 it warns when nvidia-cuda-mps processes
+# already run: the script's final check counts them too.
+PIDS=()
+mps_cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    mps_stop
+}
+mps_guard() {
+    # shellcheck disable=SC2064 # the function's name is meant to be expanded now
+    trap "${1:-mps_cleanup}" EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    if [ "${DRY:-0}" = 0 ] && [ "$(mps_procs)" != 0 ]; then
+        echo "${0##*/}: $(mps_procs) nvidia-cuda-mps process(es) already running; the final" \
+            "check counts them too"
+    fi
+}
+# pack_outdir DIR TAR [MAX_MB] packs DIR (under its own name) into TAR and prints its size;
+# returns 1 when tar fails or TAR is over MAX_MB MB.
+pack_outdir() {
+    local size
+    tar -czf "$2" -C "$(dirname "$1")" "$(basename "$1")" || return 1
+    size=$(stat -c %s "$2")
+    echo "${0##*/}: packed $1 into $2 ($((size / 1024)) KiB)"
+    if [ -n "${3:-}" ] && [ "$size" -gt $(($3 * 1024 * 1024)) ]; then
+        echo "${0##*/}: $2 is over $3 MB"
+        return 1
+    fi
 }

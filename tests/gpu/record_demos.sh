@@ -54,10 +54,7 @@ if [ -n "$judge_only" ]; then
     [ -d "$out" ] || { echo "record_demos.sh: --judge $out: no such folder" >&2; exit 2; }
     OUT=$(cd "$out" && pwd)
 else # ---- recording (skipped by --judge), then the judge below
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "record_demos.sh: no GPU here (nvidia-smi -L lists none): skipped"
-    exit 77
-fi
+need_gpu record_demos.sh
 if ! B=$(cd "$build" 2>/dev/null && pwd); then
     echo "record_demos.sh: build folder $build not found" >&2
     exit 2
@@ -88,13 +85,7 @@ cleanup() {
         [ -p "$p/control" ] && echo quit | CUDA_MPS_PIPE_DIRECTORY=$p nvidia-cuda-mps-control
     done 2>/dev/null
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-if [ "$(mps_procs)" != 0 ]; then
-    echo "record_demos.sh: $(mps_procs) nvidia-cuda-mps process(es) already running before the" \
-        "test; the final check counts them too"
-fi
+mps_guard cleanup
 
 # rec DEMO MPS N CMD...: one `tlview record` run into OUT/DEMO/mps-MPS/nN (log next to it, exit
 # status in .rc); the N=1 MPS-off run of the demo is the baseline of the others.

@@ -25,10 +25,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "tests/gpu/run.sh: no GPU here (nvidia-smi -L lists none): skipped"
-    exit 77
-fi
+source "$here/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
+need_gpu tests/gpu/run.sh
 if ! B=$(cd "$build" 2>/dev/null && pwd); then
     echo "run.sh: build folder $build not found" >&2
     exit 2
@@ -48,31 +47,10 @@ RESULTS=$W/results.tsv
 echo "run.sh: $(nvidia-smi -L | head -1); injection $LIB; work folder $W"
 nvidia-smi --query-gpu=driver_version,compute_mode --format=csv,noheader | sed 's/^/run.sh: driver, compute mode: /'
 
-# ---- MPS: a private control daemon, always stopped (trap), as ../shared/GPU.md says.
-MPS_UP=0
-source "$here/mps_procs.sh"
-mps_start() {
-    export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if ! nvidia-cuda-mps-control -d; then
-        echo "run.sh: nvidia-cuda-mps-control -d failed"
-        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        return 1
-    fi
-    MPS_UP=1
-    echo "run.sh: MPS control daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
-}
-mps_stop() {
-    [ $MPS_UP = 1 ] || return 0
-    echo quit | nvidia-cuda-mps-control
-    MPS_UP=0
-    mps_wait_gone
-    echo "run.sh: MPS stopped; nvidia-cuda-mps processes left: $(mps_procs)"
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
-trap mps_stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# ---- MPS: a private control daemon (mps_start, pipe and log folders under $W), always stopped
+# (trap), as ../shared/GPU.md says; its control log is kept as $MPS_LOG unless named.
+MPS_LOG=$W/mps-control.log
+mps_guard
 
 # inject DIR CMD...: runs CMD under the injection, files into DIR, stdout/stderr into DIR/*.log;
 # sets RC to its exit status.
@@ -138,9 +116,8 @@ check four-no-mps "$S/four-no-mps" --procs 4 --api-kind 1 "${RCF[@]}"
 echo "== 4 processes at once, MPS"
 if mps_start; then
     together 4 "$S/four-mps" "$T/empty_launch" 50000
-    clients=$(grep -c 'NEW CLIENT' "$CUDA_MPS_LOG_DIRECTORY/control.log" 2>/dev/null)
-    echo "  MPS control.log: ${clients:-0} NEW CLIENT lines"
-    mps_stop
+    mps_stop "$W/mps-four.log"
+    clients=$(grep -c 'NEW CLIENT' "$W/mps-four.log" 2>/dev/null)
     rcfail 0
     [ "${clients:-0}" -ge 4 ] || RCF+=(--fail "MPS saw ${clients:-0} clients, expected 4")
     check four-mps "$S/four-mps" --procs 4 --api-kind 2 "${RCF[@]}"

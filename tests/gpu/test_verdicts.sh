@@ -11,16 +11,16 @@
 #   (samples/spin/traces) passes the right rows, fails a wrong verdict and a stretch out of bounds
 #   (exit 1), reads a Chrome trace, and takes the stretch from the view's `stretch`;
 #   verdicts_summary.py counts files and kernels and checks the compute API kind.
-# Usage: test_verdicts.sh TLVIEW BUILD_DIR MAKE_TRACE. Exits 77 without python3.
+# Usage: test_verdicts.sh TLVIEW BUILD_DIR MAKE_TRACE. Fails without python3.
 # shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
 TL=$1 B=$2 MK=$3
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 W=$(mktemp -d /tmp/tlverdicts-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 
 # ---- the dry run
 out=$(bash "$here/verdicts.sh" --dry-run "$B" "$W/never") || fail "dry run exit $?"

@@ -11,14 +11,14 @@
 #   barrier, the NVTX range "timed", one RESULT line each, the table, the tar; a worker that dies
 #   fails its run at once instead of leaving the others at the barrier;
 #   workloads_table.py on hand-written RESULT lines: the throughputs, gains and makespans.
-# Usage: test_workloads.sh. Exits 77 without python3.
+# Usage: test_workloads.sh. Fails without python3.
 # shellcheck disable=SC2015 # `A && B || fail`: fail exits, it never runs after a true B
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 W=$(mktemp -d /tmp/tlworkloads-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 mkdir -p "$W/build/collector"
 : >"$W/build/collector/libcollect.so"
 

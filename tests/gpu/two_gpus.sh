@@ -25,14 +25,12 @@ for f in "$LIB" "$TL" "$SPIN" "$TWO"; do
     [ -f "$f" ] || { echo "two_gpus.sh: $f not found: build it first" >&2; exit 2; }
 done
 source "$here/mps_procs.sh"
+DRY=0 # no dry run: mps_start starts the daemon for real
 W=$(mktemp -d /tmp/tl2gpu.XXXXXX)
 echo "two_gpus.sh: $ngpu GPUs; work folder $W"
 nvidia-smi -L | head -2 | sed 's/^/two_gpus.sh: /'
-MPS_UP=0
-stop_mps() { [ $MPS_UP = 1 ] && echo quit | nvidia-cuda-mps-control; MPS_UP=0; }
-trap stop_mps EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+MPS_LOG=$W/mps-control.log # mps_stop keeps the daemon's log there
+mps_guard
 
 at() { echo $(($(date +%s%N) + 3000000000)); } # CUDA is up in every copy by then
 # traced NAME GPUS CMD...: CMD under libcollect with CUDA_VISIBLE_DEVICES=GPUS, files in W/NAME
@@ -51,13 +49,8 @@ four() { # NAME: 2 spin processes per GPU, together
 }
 traced base 0 "$SPIN" --iters "$ITERS"
 four off
-export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && MPS_UP=1 || echo "two_gpus.sh: cannot start MPS"
-[ $MPS_UP = 1 ] && four on
-stop_mps
-unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-mps_wait_gone
+mps_start && four on
+mps_stop # waits for the daemon's processes to go
 traced dual 0,1 "$TWO" --iters "$ITERS" --start-at "$(at)"
 for r in off on dual; do
     "$TL" report --format json --baseline "$W/base" "$W/$r" >"$W/$r.json" 2>"$W/$r.err"

@@ -30,7 +30,7 @@
 #   --only      record only these scenarios (the solo ones they use must be in OUTDIR already)
 #   --no-judge  record only
 #   --budget S  start no scenario after S seconds (default 300)
-# shellcheck disable=SC2317 # the scenario bodies and the trap's cleanup are called indirectly
+# shellcheck disable=SC2317 # the scenario bodies are called indirectly
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 DRY=0 TAR='' ONLY='' JUDGE=1 BUDGET=300
@@ -55,10 +55,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} = 2 ] || usage
 
-if [ $DRY = 0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "tests/gpu/verdicts.sh: no GPU here (nvidia-smi -L lists none): skipped"
-    exit 77
-fi
+source "$here/mps_procs.sh"
+[ $DRY = 1 ] || need_gpu tests/gpu/verdicts.sh
 if ! B=$(cd "${args[0]}" 2>/dev/null && pwd); then
     echo "verdicts.sh: build folder ${args[0]} not found" >&2
     exit 2
@@ -92,22 +90,10 @@ fi
 BAD=0 # scenarios whose recording failed
 T_START=$(date +%s)
 
-# ---- MPS: one private control daemon, always stopped (../../../shared/GPU.md).
-source "$here/mps_procs.sh"
+# ---- MPS: one private control daemon, always stopped (../../../shared/GPU.md); on exit our own
+# processes still running (PIDS, an interrupted run) are killed first.
 MPS_LOG=$OUTD/mps-control.log
-PIDS=()
-cleanup() { # our own processes still running (an interrupted run), then the daemon
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-    mps_stop
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-if [ $DRY = 0 ] && [ "$(mps_procs)" != 0 ]; then
-    echo "verdicts.sh: $(mps_procs) nvidia-cuda-mps process(es) already running; the final check" \
-        "counts them too"
-fi
+mps_guard
 
 # ---- one scenario: scenario NAME PROCS API_KIND FUNC ARGS... records NAME into OUTD/NAME by
 # calling FUNC ARGS (it writes `expected` with `expect` and starts processes with `launch`), waits
@@ -375,14 +361,5 @@ if [ $JUDGE = 1 ]; then
     fi
 fi
 rm -rf "$W"
-if tar -czf "$TAR" -C "$(dirname "$OUTD")" "$(basename "$OUTD")"; then
-    size=$(stat -c %s "$TAR")
-    echo "verdicts.sh: packed $OUTD into $TAR ($((size / 1024)) KiB)"
-    if [ "$size" -gt $((16 * 1024 * 1024)) ]; then
-        echo "verdicts.sh: $TAR is over 16 MB"
-        RC=1
-    fi
-else
-    RC=1
-fi
+pack_outdir "$OUTD" "$TAR" 16 || RC=1
 exit $RC

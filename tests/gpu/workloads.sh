@@ -14,7 +14,7 @@
 # one tar.gz (it should stay under 60 MB).
 # Plans (the timed iterations K and warm-up W per workload are in ITERS and WARM below):
 #   small  resnet18 and gpt2 at N = 2 4 8; resnet50, bert and gemm at N = 4 (one GPU call of
-#          8 minutes: about 5 minutes by the estimates the dry run prints)
+#          8 minutes: 23 runs, ~366 s by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
@@ -28,7 +28,6 @@
 #   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
 #   --no-collector  run without libcollect (to see what it costs the workloads)
 # Environment: WORKLOADS_PYTHON (default python3).
-# shellcheck disable=SC2317 # cleanup is called by the trap
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 DRY=0 PLAN=small ONLY='' BUDGET=400 TAR='' COLLECT=1 args=()
@@ -69,10 +68,8 @@ for w in $ONLY; do
     [[ " ${PLAN_RUNS[*]} " == *" $w:"* ]] || { echo "workloads.sh: --only: no '$w' in the $PLAN plan" >&2; exit 2; }
 done
 
-if [ $DRY = 0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "tests/gpu/workloads.sh: no GPU here (nvidia-smi -L lists none): skipped"
-    exit 77
-fi
+source "$here/mps_procs.sh"
+[ $DRY = 1 ] || need_gpu tests/gpu/workloads.sh
 if ! B=$(cd "${args[0]}" 2>/dev/null && pwd); then
     echo "workloads.sh: build folder ${args[0]} not found" >&2
     exit 2
@@ -106,21 +103,10 @@ fi
 T0=$(date +%s)
 CLOCK=0 BAD=0 RUNS=0 SKIPPED=()
 
-# ---- MPS: one private control daemon per workload's MPS runs (../../../shared/GPU.md)
-source "$here/mps_procs.sh"
+# ---- MPS: one private control daemon per workload's MPS runs (../../../shared/GPU.md); on exit
+# the run still going (PIDS) is killed first.
 MPS_LOG=$OUTD/mps-control-end.log # each workload keeps its own: mps-control-NAME.log
-PID=''
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null
-    mps_stop
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-if [ $DRY = 0 ] && [ "$(mps_procs)" != 0 ]; then
-    echo "workloads.sh: $(mps_procs) nvidia-cuda-mps process(es) already running; the final" \
-        "check counts them too"
-fi
+mps_guard
 
 # est WORKLOAD N: the estimated seconds of one run (its timed loop as if time-sliced: N x)
 est() {
@@ -168,10 +154,10 @@ run_one() {
     local t1 rc wall
     t1=$(date +%s%N)
     "${cmd[@]}" >"$d/log" 2>&1 &
-    PID=$!
-    wait $PID
+    PIDS=($!)
+    wait "${PIDS[0]}"
     rc=$?
-    PID=''
+    PIDS=()
     wall=$(awk -v a="$t1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
     echo $rc >"$d/rc"
     echo "$wall" >"$d/wall_s"
@@ -205,11 +191,5 @@ echo "workloads.sh: $(($(date +%s) - T0)) s; $BAD run(s) failed; nvidia-cuda-mps
 echo
 python3 "$here/workloads_table.py" "$OUTD" || BAD=$((BAD + 1))
 rm -rf "$W"
-if tar -czf "$TAR" -C "$(dirname "$OUTD")" "$(basename "$OUTD")"; then
-    size=$(stat -c %s "$TAR")
-    echo "workloads.sh: packed $OUTD into $TAR ($((size / 1024)) KiB)"
-    [ "$size" -le $((60 * 1024 * 1024)) ] || { echo "workloads.sh: $TAR is over 60 MB"; BAD=$((BAD + 1)); }
-else
-    BAD=$((BAD + 1))
-fi
+pack_outdir "$OUTD" "$TAR" 60 || BAD=$((BAD + 1))
 [ $BAD = 0 ]

@@ -110,32 +110,20 @@ static long max_rss_kb(void)
     return ru.ru_maxrss;
 }
 
-/* Under CI=true a test that cannot run fails instead of skipping. */
-static int ci(void)
-{
-    const char *v = getenv("CI");
-    return v && strcmp(v, "true") == 0;
-}
+static char corpus_path[4096]; /* the last folder corpus() looked for */
 
-/* The corpus folder, or NULL (message printed) when absent: the case then returns
- * corpus_absent(). */
+/* The corpus folder, or NULL when absent: the case then returns corpus_absent(). */
 static const char *corpus(const char *sub)
 {
-    static char path[4096];
-    snprintf(path, sizeof path, "%s/corpus/%s", TLVIEW_SHARED_DIR, sub);
+    snprintf(corpus_path, sizeof corpus_path, "%s/corpus/%s", TLVIEW_SHARED_DIR, sub);
     struct stat sb;
-    if (stat(path, &sb) != 0) {
-        fprintf(stderr, "%s: corpus folder %s not found (../shared absent)%s\n",
-                ci() ? "FAILED" : "skip", path, ci() ? ", and CI=true" : "");
-        return NULL;
-    }
-    return path;
+    return stat(corpus_path, &sb) == 0 ? corpus_path : NULL;
 }
 
 /* What a corpus case returns without its corpus: skipped, or failed under CI=true. */
 static int corpus_absent(void)
 {
-    return ci() ? 1 : TEST_SKIP;
+    return test_cannot_run("corpus folder %s not found (../shared absent)", corpus_path);
 }
 
 /* Regular files of a folder, sorted, into names[] (each malloc'd); returns the count. */
@@ -1045,9 +1033,7 @@ static int cat_is(json_t *ev, const char *const *cats)
 int test_importers_corpus_chrome(void)
 {
 #ifndef TLVIEW_HAVE_JANSSON
-    fprintf(stderr, "%s: jansson not found (needed for the independent count)\n",
-            ci() ? "FAILED (CI=true)" : "skip");
-    return corpus_absent();
+    return test_cannot_run("jansson not found (needed for the independent count)");
 #else
     const char *dir = corpus("chrome");
     if (!dir)

@@ -5,13 +5,13 @@
 # the reason named; Triton's predicted gain beside a measured one (throughput from RESULT lines),
 # also where the MPS clients slowed each other down (the prediction redone at that slowdown must
 # account for the gap, or the row fails).
-# Usage: test_judge.sh TLVIEW MAKE_TRACE RECORD_DEMOS_SH. Exits 77 without python3.
+# Usage: test_judge.sh TLVIEW MAKE_TRACE RECORD_DEMOS_SH. Fails without python3.
 set -u
 TL=$1 MK=$2 SCRIPT=$3
-command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 W=$(mktemp -d /tmp/tljudge.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 
 # run DEMO MPS N KIND KERNELS_PER_COPY...: one made-up recording (every copy gets the same kernels)
 run() {

@@ -60,4 +60,9 @@ struct test_case {
  * static buffer. */
 const char *test_tmpdir(void);
 
+/* What a case returns when it cannot run here (a tool, a permission or a corpus missing): prints
+ * the reason (printf-style) as its last line, then returns TEST_SKIP, or 1 under CI=true, where
+ * every test must run. */
+__attribute__((format(printf, 1, 2))) int test_cannot_run(const char *why, ...);
+
 #endif

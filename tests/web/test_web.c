@@ -355,7 +355,8 @@ int test_web_runs(void)
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdicts")), ANALYSIS_NVERDICTS);
     TEST_EQ_INT(json_array_size(json_object_get(j, "verdict_meanings")), ANALYSIS_NVERDICTS);
     TEST_EQ_STR(json_string_value(json_object_get(json_object_get(j, "rules"), "no-mps")),
-                analysis_rule_text(ANALYSIS_RULE_NO_MPS));
+                "contexts that cannot share the GPU (no MPS) were in flight together: the GPU "
+                "time-sliced them");
     TEST_EQ_STR(json_string_value(json_array_get(json_object_get(r0, "headline"), 0)),
                 "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 48% of busy "
                 "time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain 0.896-1.18x");
@@ -1543,7 +1544,7 @@ int test_web_many_params(void)
         struct timeval t0;
         gettimeofday(&t0, NULL);
         response r;
-        int rc = http_raw_t(f.port, req, &r, 3);
+        int rc = http_raw_t(f.port, req, &r, 15); /* the bug held it 30 s */
         long ms = ms_since(&t0);
         fprintf(stderr, "%d parameters: %s %d in %ld ms\n", counts[c], rc ? "no answer" : "status",
                 r.status, ms);
@@ -1551,7 +1552,7 @@ int test_web_many_params(void)
         TEST_EQ_INT(rc, 0);
         TEST_EQ_INT(r.status, 400);
         TEST_ASSERT(strstr(r.body, "too many parameters") != NULL);
-        TEST_ASSERT(ms < 2000);
+        TEST_ASSERT(ms < 15000); /* wide: a loaded 2-core machine under ASan */
         free(r.head);
     }
     teardown(&f);
@@ -1831,7 +1832,7 @@ static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int
         (void)!write(fds[i], "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33);
     gettimeofday(&t0, NULL);
     response r;
-    int rc = http_raw_t(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", &r, 3);
+    int rc = http_raw_t(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", &r, 15);
     *ms = ms_since(&t0);
     *status = rc ? 0 : r.status;
     if (!rc)
@@ -1859,24 +1860,22 @@ static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int
 int test_web_slowloris(void)
 {
     enum { N = 1500 };
-    if (raise_nofile(4096) != 0) { /* both ends of every connection are in this process */
-        fprintf(stderr, "SKIP: cannot open 4096 files\n");
-        return TEST_SKIP;
-    }
+    if (raise_nofile(4096) != 0) /* both ends of every connection are in this process */
+        return test_cannot_run("cannot open 4096 files (ulimit -n)");
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
     int status, held;
     long ms;
     if (slow_clients(f.port, f.w->fd, N, 2, 1, &status, &ms, &held) != 0) {
         teardown(&f);
-        return TEST_SKIP;
+        return test_cannot_run("cannot open %d connections from 127.0.0.2", N);
     }
     TEST_EQ_INT(status, 200);
-    TEST_ASSERT(ms < 2000);
+    TEST_ASSERT(ms < 15000);  /* the bug held it 30 s; wide for a loaded machine under ASan */
     TEST_ASSERT(held <= 128); /* the limit per address: the others were closed at once */
     TEST_EQ_INT(slow_clients(f.port, f.w->fd, N, 10, 20, &status, &ms, &held), 0);
     TEST_EQ_INT(status, 200);
-    TEST_ASSERT(ms < 2000);
+    TEST_ASSERT(ms < 15000);
     TEST_EQ_INT(held, N);
     teardown(&f);
     return 0;
@@ -1895,14 +1894,14 @@ int test_web_idle_timeout(void)
     struct timeval t0;
     gettimeofday(&t0, NULL);
     struct pollfd pf = {fd, POLLIN, 0};
-    int n = poll(&pf, 1, 15000);
+    int n = poll(&pf, 1, 25000); /* the bug's 30 s never ends it */
     long ms = ms_since(&t0);
     char c;
     ssize_t k = n > 0 ? recv(fd, &c, 1, 0) : -1;
     fprintf(stderr, "idle connection: %s after %ld ms\n", n > 0 && k <= 0 ? "closed" : "open", ms);
     close(fd);
     TEST_ASSERT(n > 0 && k <= 0);
-    TEST_ASSERT(ms >= 9000 && ms < 12500);
+    TEST_ASSERT(ms >= 9000 && ms < 25000); /* wide: a loaded 2-core machine under ASan */
     teardown(&f);
     return 0;
 }
