@@ -648,6 +648,8 @@ void analysis_free(analysis *a)
     free(a->winx);
     free(a->sigs);
     free(a->launch_sig);
+    free(a->sites);
+    free(a->site_slot);
     free(a->procs);
     free(a->proc_first);
     free(a->proc_last);

@@ -35,6 +35,17 @@ typedef struct analysis_winx {
     int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
 } analysis_winx;
 
+/* A call site: kernels of one signature launched right after kernels of signature `pred` on
+ * their stream (UINT32_MAX: the first kernel of its stream). Its solo reference, where it has
+ * one, stands for its kernels' (analysis/README.md, Terms): a signature's instances that differ
+ * in work the launch does not show (a matrix product's inner dimension) come from different
+ * places in the program. */
+typedef struct analysis_site {
+    uint32_t sig, pred;
+    uint64_t nsolo;      /* solo instances (in the run, or the baseline's where it has the site) */
+    double reference_ns; /* their median duration; 0 when none (the signature's stands in) */
+} analysis_site;
+
 struct analysis {
     const store_run *run;
     analysis_options opt;
@@ -55,7 +66,11 @@ struct analysis {
     uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;
-    uint32_t *launch_sig;            /* run->nlaunches: signature of each launch */
+    uint32_t *launch_sig; /* run->nlaunches: signature of each launch */
+    analysis_site *sites; /* call sites (verdict.c), nsites, in order of first use */
+    uint32_t nsites;
+    uint32_t *site_slot; /* open addressing over sites: index + 1, 0 empty; site_mask + 1 slots */
+    uint64_t site_mask;
     analysis_process *procs;         /* run->nprocesses */
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;

@@ -167,72 +167,203 @@ static double median(float *v, uint64_t n)
     return ((double)lower + v[k]) / 2;
 }
 
-/* References from the run's own solo instances (overlapped time 0): medians grouped by
- * signature (a counting sort of the solo durations, one float each); and each signature's
- * shortest instance. */
-static int solo_references(analysis *a)
+/* ------------------------------------------------------------ call sites */
+
+static uint64_t site_hash(uint32_t sig, uint32_t pred)
 {
-    const store_run *run = a->run;
-    uint64_t *off = calloc(a->nsigs + 1, sizeof *off);
-    float *dur = NULL;
-    if (!off)
-        return ANALYSIS_ENOMEM;
-    for (uint64_t i = 0; i < run->nkernels; i++) {
-        int64_t d = analysis_kernel_dur(&run->kernels[i]);
-        analysis_signature *sg = &a->sigs[a->launch_sig[run->kernels[i].launch]];
-        if (d > 0 && (!sg->shortest_ns || d < sg->shortest_ns))
-            sg->shortest_ns = d;
-        if (a->stretch[i] == 0.0f) /* positive length, never overlapped */
-            off[a->launch_sig[run->kernels[i].launch] + 1]++;
-    }
-    for (uint32_t s = 0; s < a->nsigs; s++) {
-        a->sigs[s].nsolo = off[s + 1];
-        off[s + 1] += off[s];
-    }
-    if (off[a->nsigs] && !(dur = malloc(off[a->nsigs] * sizeof *dur))) {
-        free(off);
-        return ANALYSIS_ENOMEM;
-    }
-    for (uint64_t i = 0; i < run->nkernels; i++)
-        if (a->stretch[i] == 0.0f) {
-            const store_kernel *k = &run->kernels[i];
-            dur[off[a->launch_sig[k->launch]]++] = (float)analysis_kernel_dur(k);
+    uint64_t h = mix(mix(1469598103934665603ULL, sig), pred);
+    return h ^ (h >> 29);
+}
+
+/* The call site (sig, pred) of `a`; when it is new, entered when `add` (else UINT32_MAX). The
+ * table grows to keep its load under a half. */
+static uint32_t site_find(analysis *a, uint32_t sig, uint32_t pred, int add)
+{
+    if (add && 2 * ((uint64_t)a->nsites + 1) > a->site_mask + 1) {
+        uint64_t cap = a->site_mask ? 2 * (a->site_mask + 1) : 64;
+        uint32_t *slot = calloc(cap, sizeof *slot);
+        analysis_site *sites = realloc(a->sites, cap / 2 * sizeof *sites);
+        if (!slot || !sites) {
+            free(slot);
+            if (sites)
+                a->sites = sites;
+            return UINT32_MAX - 1;
         }
-    for (uint32_t s = 0, begin = 0; s < a->nsigs; s++) {
-        uint64_t n = a->sigs[s].nsolo;
-        if (n) {
-            a->sigs[s].source = ANALYSIS_REF_SOLO;
-            a->sigs[s].reference_ns = median(dur + begin, n);
+        a->sites = sites;
+        for (uint32_t x = 0; x < a->nsites; x++) {
+            uint64_t i = site_hash(sites[x].sig, sites[x].pred) & (cap - 1);
+            while (slot[i])
+                i = (i + 1) & (cap - 1);
+            slot[i] = x + 1;
         }
-        begin += n;
+        free(a->site_slot);
+        a->site_slot = slot;
+        a->site_mask = cap - 1;
     }
-    free(dur);
-    free(off);
+    if (!a->site_slot)
+        return UINT32_MAX;
+    uint64_t i = site_hash(sig, pred) & a->site_mask;
+    for (; a->site_slot[i]; i = (i + 1) & a->site_mask) {
+        const analysis_site *x = &a->sites[a->site_slot[i] - 1];
+        if (x->sig == sig && x->pred == pred)
+            return a->site_slot[i] - 1;
+    }
+    if (!add)
+        return UINT32_MAX;
+    a->sites[a->nsites] = (analysis_site){sig, pred, 0, 0};
+    a->site_slot[i] = a->nsites + 1;
+    return a->nsites++;
+}
+
+/* Walks the kernels in start order, knowing the signature last launched on each stream. */
+typedef struct sitewalk {
+    uint32_t *last; /* run->nstreams: signature of the stream's latest kernel, UINT32_MAX none */
+    uint64_t *seen; /* nsigs: the signature's latest site and its predecessor (pred << 32 | site;
+                       UINT64_MAX none): a program repeats its sequence, so this mostly hits */
+} sitewalk;
+
+static int sitewalk_init(sitewalk *w, const analysis *a)
+{
+    w->last = malloc(((size_t)a->run->nstreams + 1) * sizeof *w->last);
+    w->seen = malloc(((size_t)a->nsigs + 1) * sizeof *w->seen);
+    if (!w->last || !w->seen)
+        return ANALYSIS_ENOMEM;
+    memset(w->last, 0xff, ((size_t)a->run->nstreams + 1) * sizeof *w->last);
+    memset(w->seen, 0xff, ((size_t)a->nsigs + 1) * sizeof *w->seen);
     return ANALYSIS_OK;
 }
 
-/* Takes references from the baseline run's own solo references, where it has the signature. */
+static void sitewalk_free(sitewalk *w)
+{
+    free(w->last);
+    free(w->seen);
+}
+
+/* The call site of kernel k (the next in start order), entered when `add`; UINT32_MAX when
+ * unknown, UINT32_MAX - 1 when out of memory. */
+static uint32_t sitewalk_next(sitewalk *w, analysis *a, const store_kernel *k, int add)
+{
+    uint32_t sig = a->launch_sig[k->launch];
+    uint32_t *last = k->stream < a->run->nstreams ? &w->last[k->stream] : NULL;
+    uint32_t pred = last ? *last : UINT32_MAX;
+    if (last)
+        *last = sig;
+    if (w->seen[sig] != UINT64_MAX && (uint32_t)(w->seen[sig] >> 32) == pred)
+        return (uint32_t)w->seen[sig];
+    uint32_t x = site_find(a, sig, pred, add);
+    if (x < a->nsites)
+        w->seen[sig] = (uint64_t)pred << 32 | x;
+    return x;
+}
+
+/* References from the run's own solo instances (overlapped time 0): medians per call site and
+ * per signature (a counting sort of the solo durations, one float each, the sites of one
+ * signature side by side); and each signature's shortest instance. */
+static int solo_references(analysis *a)
+{
+    const store_run *run = a->run;
+    uint64_t *off = NULL, *soff = NULL;
+    float *dur = NULL;
+    sitewalk w = {0};
+    int rc = ANALYSIS_ENOMEM;
+    if (sitewalk_init(&w, a))
+        goto out;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        int64_t d = analysis_kernel_dur(k);
+        analysis_signature *sg = &a->sigs[a->launch_sig[k->launch]];
+        uint32_t x = sitewalk_next(&w, a, k, 1);
+        if (x == UINT32_MAX - 1)
+            goto out;
+        if (d > 0 && (!sg->shortest_ns || d < sg->shortest_ns))
+            sg->shortest_ns = d;
+        if (a->stretch[i] == 0.0f) { /* positive length, never overlapped */
+            sg->nsolo++;
+            a->sites[x].nsolo++;
+        }
+    }
+    off = calloc(a->nsigs + 1, sizeof *off);
+    soff = malloc(((size_t)a->nsites + 1) * sizeof *soff);
+    if (!off || !soff)
+        goto out;
+    for (uint32_t s = 0; s < a->nsigs; s++)
+        off[s + 1] = off[s] + a->sigs[s].nsolo;
+    for (uint32_t x = 0; x < a->nsites; x++) { /* each site's place inside its signature's */
+        uint32_t s = a->sites[x].sig;
+        soff[x] = off[s];
+        off[s] += a->sites[x].nsolo;
+    }
+    for (uint32_t s = a->nsigs; s > 0; s--) /* back to the signatures' starts */
+        off[s] = off[s - 1];
+    off[0] = 0;
+    if (off[a->nsigs] && !(dur = malloc(off[a->nsigs] * sizeof *dur)))
+        goto out;
+    memset(w.last, 0xff, ((size_t)run->nstreams + 1) * sizeof *w.last);
+    memset(w.seen, 0xff, ((size_t)a->nsigs + 1) * sizeof *w.seen);
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        uint32_t x = sitewalk_next(&w, a, &run->kernels[i], 0);
+        if (a->stretch[i] == 0.0f && x < a->nsites)
+            dur[soff[x]++] = (float)analysis_kernel_dur(&run->kernels[i]);
+    }
+    for (uint32_t x = 0; x < a->nsites; x++) /* before the signatures' medians reorder them */
+        if (a->sites[x].nsolo)
+            a->sites[x].reference_ns = median(dur + soff[x] - a->sites[x].nsolo, a->sites[x].nsolo);
+    for (uint32_t s = 0; s < a->nsigs; s++)
+        if (a->sigs[s].nsolo) {
+            a->sigs[s].source = ANALYSIS_REF_SOLO;
+            a->sigs[s].reference_ns = median(dur + off[s], a->sigs[s].nsolo);
+        }
+    rc = ANALYSIS_OK;
+out:
+    sitewalk_free(&w);
+    free(dur);
+    free(soff);
+    free(off);
+    return rc;
+}
+
+/* Takes references from the baseline run's own solo references, where it has the signature:
+ * its call site's where the baseline has that site with solo instances, else the signature's
+ * (the run's own site reference gives way to it). */
 static int baseline_references(analysis *a)
 {
     analysis_options o = a->opt;
     analysis *b = NULL;
     sigtab t = {0};
+    uint32_t *map = NULL; /* a's signature -> b's, UINT32_MAX none */
     o.baseline = NULL;
     int rc = analysis_run(a->opt.baseline, &o, &b);
     if (rc)
         return rc;
-    if ((rc = sigtab_of(&t, b)) != 0)
+    rc = ANALYSIS_ENOMEM;
+    if (sigtab_of(&t, b) || !(map = malloc(((size_t)a->nsigs + 1) * sizeof *map)))
         goto out;
     for (uint32_t s = 0; s < a->nsigs; s++) {
         const store_launch *l = &a->run->launches[a->sigs[s].launch];
-        uint32_t bs = sigtab_find(&t, b, a->run, l, UINT32_MAX);
+        uint32_t bs = map[s] = sigtab_find(&t, b, a->run, l, UINT32_MAX);
         if (bs != UINT32_MAX && b->sigs[bs].source != ANALYSIS_REF_NONE) {
             a->sigs[s].source = ANALYSIS_REF_BASELINE;
             a->sigs[s].reference_ns = b->sigs[bs].reference_ns;
             a->sigs[s].nsolo = b->sigs[bs].nsolo;
         }
     }
+    for (uint32_t x = 0; x < a->nsites; x++) {
+        analysis_site *st = &a->sites[x];
+        uint32_t bs = map[st->sig], bp = st->pred == UINT32_MAX ? UINT32_MAX : map[st->pred];
+        uint32_t bx = bs == UINT32_MAX || (st->pred != UINT32_MAX && bp == UINT32_MAX)
+                          ? UINT32_MAX
+                          : site_find(b, bs, bp, 0);
+        if (bx != UINT32_MAX && b->sites[bx].nsolo) {
+            st->reference_ns = b->sites[bx].reference_ns;
+            st->nsolo = b->sites[bx].nsolo;
+        } else if (a->sigs[st->sig].source == ANALYSIS_REF_BASELINE) {
+            st->reference_ns = 0;
+            st->nsolo = 0;
+        }
+    }
+    rc = ANALYSIS_OK;
 out:
+    free(map);
     free(t.slot);
     analysis_free(b);
     return rc;
@@ -609,11 +740,12 @@ int analysis_judge(analysis *a)
     winsum *ws = calloc(a->nwindows + 1, sizeof *ws);
     uint64_t *cur = calloc(a->ndevs + 1, sizeof *cur);
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
-    uint64_t *signref = calloc(a->nsigs + 1, sizeof *signref);
+    double *sigref = calloc(a->nsigs + 1, sizeof *sigref); /* per signature: sum of references */
+    sitewalk sw = {0};
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !signref || !share)
+    if (!ws || !cur || !ps || !sigref || !share || sitewalk_init(&sw, a))
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
@@ -629,7 +761,11 @@ int analysis_judge(analysis *a)
         const analysis_signature *sg = &a->sigs[sig];
         store_idx p = store_kernel_process(run, k);
         int64_t dur = analysis_kernel_dur(k);
-        double r = sg->reference_ns, o = a->stretch[i] > 0 ? a->stretch[i] : 0;
+        uint32_t x = sitewalk_next(&sw, a, k, 0);
+        double r = x < a->nsites && a->sites[x].reference_ns > 0 && sg->reference_ns > 0
+                       ? a->sites[x].reference_ns
+                       : sg->reference_ns;
+        double o = a->stretch[i] > 0 ? a->stretch[i] : 0;
         float st = dur > 0 && r > 0 ? (float)(dur / r) : NAN;
         a->stretch[i] = st;
         analysis_process *ap = &a->procs[p];
@@ -645,7 +781,7 @@ int analysis_judge(analysis *a)
             ap->nreferenced++;
             ps[p].dur_ref += (double)dur;
             ps[p].ref += r;
-            signref[sig]++;
+            sigref[sig] += r;
             a->sum.nreferenced++;
             dur_ref += (double)dur;
             ref += r;
@@ -674,10 +810,7 @@ int analysis_judge(analysis *a)
                                   a->opt.min_reference_coverage);
     }
     for (uint32_t s = 0; s < a->nsigs; s++)
-        a->sigs[s].stretch =
-            signref[s] && a->sigs[s].reference_ns > 0
-                ? (double)a->sigs[s].total_ns / ((double)signref[s] * a->sigs[s].reference_ns)
-                : NAN;
+        a->sigs[s].stretch = sigref[s] > 0 ? (double)a->sigs[s].total_ns / sigref[s] : NAN;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         const analysis_device *ad = &a->devs[s];
         const analysis_calibration *cal = analysis_calibration_for(
@@ -718,7 +851,8 @@ out:
     free(cur);
     free(share);
     free(ps);
-    free(signref);
+    free(sigref);
+    sitewalk_free(&sw);
     return rc;
 }
 

@@ -75,11 +75,15 @@ int test_analysis_solo_reference_is_median(void)
     TEST_NEAR(sig->reference_ns, 250.0, 1e-9); /* median of 100, 200, 300, 400 */
     TEST_EQ_INT(sig->nkernels, 4);
     TEST_EQ_INT(sig->total_ns, 1000);
+    /* each kernel against its call site's median: the first on its stream has its own site
+     * (100), the three launched after a "k" theirs (median 300) */
     const float *st = analysis_stretch(a);
-    TEST_NEAR(st[0], 0.4, 1e-6);
-    TEST_NEAR(st[1], 1.2, 1e-6);
-    TEST_NEAR(st[3], 1.6, 1e-6);
+    TEST_NEAR(st[0], 1.0, 1e-6);
+    TEST_NEAR(st[1], 1.0, 1e-6);
+    TEST_NEAR(st[2], 200.0 / 300, 1e-6);
+    TEST_NEAR(st[3], 400.0 / 300, 1e-6);
     TEST_NEAR(st[4], 1.0, 1e-6);
+    TEST_NEAR(sig->stretch, 1000.0 / (100 + 3 * 300), 1e-9); /* total / its kernels' references */
     TEST_EQ_INT(analysis_launch_signature(a, run->kernels[4].launch), 1);
     analysis_free(a);
     store_run_free(run);
@@ -309,8 +313,9 @@ int test_analysis_baseline_reference(void)
 {
     store_run *base = store_run_new();
     store_idx s = synth_process(base, 1, "h", "base", 0, NULL);
-    synth_kernel(base, s, "spin", 0, 900);
-    synth_kernel(base, s, "spin", 1000, 2000);
+    synth_kernel(base, s, "spin", 0, 1000); /* the first on its stream: a call site of its own */
+    synth_kernel(base, s, "spin", 1000, 1900);
+    synth_kernel(base, s, "spin", 2000, 3000);
     synth_kernel(base, s, "spin", 3000, 4100);
     TEST_EQ_INT(store_run_finish(base), 0);
     store_run *run = always_overlapping(4, 4000, SYNTH_PLAIN);
@@ -318,7 +323,7 @@ int test_analysis_baseline_reference(void)
     TEST_ASSERT(a);
     const analysis_signature *sig = analysis_get_signature(a, 0);
     TEST_EQ_INT(sig->source, ANALYSIS_REF_BASELINE);
-    TEST_EQ_INT(sig->nsolo, 3);
+    TEST_EQ_INT(sig->nsolo, 4);
     TEST_NEAR(sig->reference_ns, 1000.0, 1e-9);
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
@@ -333,6 +338,53 @@ int test_analysis_baseline_reference(void)
     analysis_free(a);
     store_run_free(run);
     store_run_free(base);
+    return 0;
+}
+
+/* One signature doing two amounts of work (a matrix product's inner dimension is not in the
+ * launch): 100 ns after "a", 400 ns after "b", three times as often after "a". Each kernel is
+ * referenced by its call site (the signature launched before it on its stream), so solo kernels
+ * have stretch 1 and a run at twice the time stretch 2; the signature's median (100) alone would
+ * give the long ones 4 and 8. */
+static store_run *two_sites(int64_t scale)
+{
+    store_run *run = store_run_new();
+    store_idx s = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    int64_t t = 0;
+    for (int it = 0; it < 5; it++) {
+        for (int j = 0; j < 3; j++) {
+            synth_kernel(run, s, "a", t, t + 10 * scale);
+            synth_kernel(run, s, "k", t + 20 * scale, t + 120 * scale);
+            t += 200 * scale;
+        }
+        synth_kernel(run, s, "b", t, t + 10 * scale);
+        synth_kernel(run, s, "k", t + 20 * scale, t + 420 * scale);
+        t += 500 * scale;
+    }
+    return store_run_finish(run) ? NULL : run;
+}
+
+int test_analysis_call_site_references(void)
+{
+    store_run *run = two_sites(1), *slow = two_sites(2);
+    TEST_ASSERT(run && slow);
+    for (int pass = 0; pass < 2; pass++) { /* alone; then twice as slow against it as baseline */
+        analysis *a = pass ? analyse(slow, run) : analyse(run, NULL);
+        TEST_ASSERT(a);
+        const store_run *r = pass ? slow : run;
+        uint32_t k = analysis_launch_signature(a, r->kernels[1].launch);
+        const analysis_signature *sig = analysis_get_signature(a, k);
+        TEST_EQ_STR(r->strings[sig->name].text, "k");
+        TEST_NEAR(sig->reference_ns, 100.0, 1e-9); /* the signature's median, for its row */
+        TEST_EQ_INT(sig->source, pass ? ANALYSIS_REF_BASELINE : ANALYSIS_REF_SOLO);
+        TEST_NEAR(sig->stretch, pass ? 2.0 : 1.0, 1e-9);
+        for (uint64_t i = 0; i < r->nkernels; i++)
+            TEST_NEAR(analysis_stretch(a)[i], pass ? 2.0 : 1.0, 1e-6);
+        TEST_NEAR(analysis_get_summary(a)->stretch, pass ? 2.0 : 1.0, 1e-6);
+        analysis_free(a);
+    }
+    store_run_free(run);
+    store_run_free(slow);
     return 0;
 }
 
@@ -887,10 +939,36 @@ int test_analysis_random_runs_match_brute_force(void)
                 TEST_NEAR(as->reference_ns, med, 1e-9);
             }
         }
+        /* each kernel's reference: the median of the solo instances of its call site (its
+         * signature after the same signature on its stream), else its signature's */
+        static double kref[NC * NK];
+        static int64_t pred[NC * NK];
+        for (uint64_t k = 0; k < run->nkernels; k++) {
+            pred[k] = -1;
+            for (uint64_t j = k; j-- > 0;)
+                if (run->kernels[j].stream == run->kernels[k].stream) {
+                    pred[k] = analysis_launch_signature(a, run->kernels[j].launch);
+                    break;
+                }
+        }
+        for (uint64_t k = 0; k < run->nkernels; k++) {
+            uint32_t sig = analysis_launch_signature(a, run->kernels[k].launch);
+            float solo[NC * NK];
+            int ns = 0;
+            for (uint64_t j = 0; j < run->nkernels; j++) {
+                const store_kernel *kj = &run->kernels[j];
+                if (analysis_launch_signature(a, kj->launch) == sig && pred[j] == pred[k] &&
+                    kj->end > kj->start && ovl_of[j] == 0)
+                    solo[ns++] = (float)(kj->end - kj->start);
+            }
+            qsort(solo, (size_t)ns, sizeof *solo, cmp_f);
+            kref[k] = analysis_get_signature(a, sig)->reference_ns;
+            if (ns && kref[k] > 0)
+                kref[k] = ns % 2 ? solo[ns / 2] : (solo[ns / 2 - 1] + solo[ns / 2]) / 2.0;
+        }
         for (uint64_t k = 0; k < run->nkernels; k++) {
             const store_kernel *kk = &run->kernels[k];
-            double ref =
-                analysis_get_signature(a, analysis_launch_signature(a, kk->launch))->reference_ns;
+            double ref = kref[k];
             float s = analysis_stretch(a)[k];
             if (kk->end <= kk->start || ref <= 0)
                 TEST_ASSERT(isnan(s));
@@ -936,7 +1014,7 @@ int test_analysis_random_runs_match_brute_force(void)
                     const analysis_signature *sg =
                         analysis_get_signature(a, analysis_launch_signature(a, kk->launch));
                     double D = (double)(kk->end - kk->start);
-                    double r = sg->reference_ns, pr = r > 0 ? r : (double)sg->shortest_ns;
+                    double r = kref[k], pr = r > 0 ? r : (double)sg->shortest_ns;
                     double ro = ovl_of[k] > 0 ? rate_overlapped(D, r, ovl_of[k]) : 0;
                     double po = ovl_of[k] > 0 ? rate_overlapped(D, pr, ovl_of[k]) : 0;
                     dur += D;
