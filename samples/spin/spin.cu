@@ -4,6 +4,7 @@
  * GPU and lasts long. Run N copies together (--wait-file or --start-at) and compare the stopwatch.
  * Usage: spin [--iters N] [--launches L] [--streams S] [--wait-file PATH | --start-at NS] */
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <limits.h>
 #include <math.h>
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
             usage();
     }
 
+    nvtxRangePushA("setup");
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     float *d_data, *h_data = (float *)malloc(sizeof(float) * launches);
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
     for (int e = 0; e < 2 * launches; e++)
         CHECK_CUDA(cudaEventCreate(&ev[e]));
     CHECK_CUDA(cudaDeviceSynchronize());
+    nvtxRangePop();
 
     printf("spin: pid %d, %d launch(es) of %lld iterations, one thread each, on %d stream(s), %s\n",
            (int)getpid(), launches, iters, streams, prop.name);
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
 
     int64_t t0 = tls_now_ns(CLOCK_MONOTONIC);
     int64_t go_wall = tls_now_ns(CLOCK_REALTIME);
+    nvtxRangePushA("launch");
     for (int k = 0; k < launches; k++) {
         cudaStream_t s = st[k % streams];
         CHECK_CUDA(cudaEventRecord(ev[2 * k], s));
@@ -89,9 +93,13 @@ int main(int argc, char **argv)
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(ev[2 * k + 1], s));
     }
+    nvtxRangePop();
+    nvtxRangePushA("wait");
     CHECK_CUDA(cudaDeviceSynchronize());
+    nvtxRangePop();
     int64_t wall = tls_now_ns(CLOCK_MONOTONIC) - t0;
 
+    nvtxRangePushA("check");
     CHECK_CUDA(cudaMemcpy(h_data, d_data, sizeof(float) * launches, cudaMemcpyDeviceToHost));
     float want = tls_spin_replay(init, iters, v1, v2);
     int bad = 0;
@@ -107,6 +115,7 @@ int main(int argc, char **argv)
     printf("spin: wall %.1f ms from the start signal (CLOCK_REALTIME %lld ns) to the last kernel's "
            "end\n",
            wall / 1e6, (long long)go_wall);
+    nvtxRangePop();
     printf("spin: result %g, CPU replay %g\n", h_data[0], want);
     printf("spin: pid=%d launched=%d\n", (int)getpid(), launches);
 

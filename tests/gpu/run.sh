@@ -192,11 +192,12 @@ profiler_case torch-profiler
 echo "== an app starting torch.profiler before any CUDA call: bare, then under the injection"
 profiler_case torch-profiler-first --profile-first
 
-echo "== spin: the seed's one-thread kernel, 1 launch of 2e8 iterations per process"
+echo "== spin: the seed's one-thread kernel, 1 launch of 2e8 iterations per process (API, NVTX)"
 TR=$W/samples/spin/traces
 spin_set() {
     local label=$1 n=$2 d=$TR/$1/n$2
-    TLVIEW_RUN_ID=spin-$label-n$n together "$n" "$d" "$B/samples/spin/spin" --iters 2e8
+    # API calls and NVTX ranges too: the bundled demo shows them beside the kernels
+    TLVIEW_API=1 TLVIEW_NVTX=1 TLVIEW_RUN_ID=spin-$label-n$n together "$n" "$d" "$B/samples/spin/spin" --iters 2e8
     grep -h 'cudaEvent' "$d/stdout.log" | sed "s/^/  $label n$n: /"
     local api=1
     [ "$label" = mps-on ] && api=2
