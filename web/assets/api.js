@@ -1,6 +1,7 @@
-// api.js: the page's state (S: the runs from GET /api/runs, the view, the viewport's data) and
-// its queries to the server: getJSON, getStats, and fetchView, which asks GET /api/timeline for
-// the current viewport of every run (the server does the level of detail). API: web/API.md.
+// api.js: the page's state (S: the runs from GET /api/runs, the view, the viewport's data, the
+// selected range) and its queries to the server: getJSON, getStats, fetchView, which asks GET
+// /api/timeline for the current viewport of every run (the server does the level of detail),
+// and fetchRange (GET /api/range: what a selected range holds). API: web/API.md.
 'use strict';
 
 // ------------------------------------------------------------------ constants
@@ -18,6 +19,10 @@ const FETCH_DEBOUNCE = 40; // ms between viewport changes and the query
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
+ * }
+ * interface RangeStats {   // GET /api/range: what a selected range holds, per run
+ *   run, t0, t1, kernels, ns, stretch, truncated, processes[] {process, pid, kernels, ns, stretch},
+ *   nnames, names[] {name, kernels, ns, stretch}, lanes[] {lane, verdict_ns[], parallelism}
  * } */
 const S = {
   verdicts: [],            // verdict names, by analysis_verdict value
@@ -32,7 +37,11 @@ const S = {
   bands: [],               // layout: {type, run, lane?, row?, y, h}
   height: 0,
   hover: null,             // what is under the mouse
-  selected: null,          // {run, id} of the clicked kernel
+  selected: null,          // {run, id, s, d} of the clicked kernel (s, d once its details came)
+  range: null,             // {t0, t1}: the selected time range (ns, as t0/t1), or null
+  rangeStats: null,        // RangeStats per run, for S.range (null while asked)
+  rangeSeq: 0,             // range query sequence, to drop stale answers
+  rulerLabels: [],         // the ruler's tick labels as last drawn (read by the browser tests)
   find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
@@ -113,5 +122,23 @@ async function fetchView() {
     if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
   } finally {
     if (inflight === ac) inflight = null;
+  }
+}
+
+// fetchRange asks GET /api/range for the selected range of every run and shows the answer in
+// the range panel (stale answers, for a range since changed, are dropped).
+async function fetchRange() {
+  const sel = S.range;
+  const seq = ++S.rangeSeq;
+  S.rangeStats = null;
+  if (!sel) return;
+  const t0 = Math.floor(sel.t0), t1 = Math.max(Math.ceil(sel.t1), t0 + 1);
+  try {
+    const answers = await Promise.all(S.runs.map((run, ri) => getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}`)));
+    if (seq !== S.rangeSeq) return;
+    S.rangeStats = answers;
+    renderRange();
+  } catch (e) {
+    showError(`Range: ${e.message}`);
   }
 }

@@ -1,23 +1,7 @@
-// draw.js: canvas drawing of the timeline: lanes, concurrency tracks, verdict strips, stream rows
-// (kernels or per-pixel aggregates through one pixel layer), the ruler and the hover line.
+// draw.js: canvas drawing of the timeline: lanes, concurrency tracks (processes in flight and
+// effective parallelism), verdict strips, stream rows (kernels, their stretched part hatched, or
+// per-pixel aggregates, through one pixel layer), the selected range, the ruler and the hover line.
 'use strict';
-
-// ------------------------------------------------------------------ colours
-
-const PROCESS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
-  '#b07aa1', '#ff9da7', '#9c755f', '#8cd17d', '#499894', '#d37295'];
-const VERDICT_COLORS = { // by verdict name (GET /api/runs "verdicts")
-  idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
-  contended: '#f08c00', queued: '#1f8fb3', unknown: '#8e6cc4',
-};
-
-function verdictColor(v) {
-  return VERDICT_COLORS[S.verdicts[v]] || '#999';
-}
-
-function processColor(run, p) {
-  return PROCESS_COLORS[p % PROCESS_COLORS.length];
-}
 
 // ------------------------------------------------------------------ drawing
 
@@ -67,6 +51,7 @@ function draw() {
   // gutter border
   ctx.fillStyle = '#dde1e7';
   ctx.fillRect(GUTTER - 1, 0, 1, S.height);
+  drawRange();
   drawRuler();
   drawHover();
   S.drawCount++;
@@ -88,7 +73,9 @@ function drawRunHeader(b, run) {
   ctx.fillRect(0, b.y, cssWidth, b.h);
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 12px system-ui, sans-serif';
-  ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
+  const tag = `${String.fromCharCode(65 + b.run)}  `;
+  ctx.fillText(tag, 10, b.y + b.h / 2);
+  ctx.fillText(ellipsisMiddle(run.label, GUTTER - 18 - ctx.measureText(tag).width), 10 + ctx.measureText(tag).width, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#6b7585';
   ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
@@ -130,7 +117,9 @@ function laneData(d, b) {
   return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
 }
 
-// drawConc draws the concurrency track: mean processes in flight (area), peak (line).
+// drawConc draws the concurrency track: mean processes in flight (light area), their peak (line)
+// and the effective parallelism (dark area): solo work done per ns, so that time-slicing (4 in
+// flight, parallelism ~1) and side by side (4 and ~4) differ at a glance.
 function drawConc(b, run, d) {
   const lane = run.lanes[b.lane];
   const top = Math.max(1, lane.processes);
@@ -138,7 +127,7 @@ function drawConc(b, run, d) {
   ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
-  ctx.fillText(`processes in flight, 0–${top}`, 22, b.y + b.h / 2 + 6);
+  ctx.fillText(`in flight · parallelism, 0–${top}`, 22, b.y + b.h / 2 + 6);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#fafbfc';
   ctx.fillRect(GUTTER, b.y, cssWidth - GUTTER, b.h);
@@ -174,6 +163,7 @@ function drawConc(b, run, d) {
     ctx.fillStyle = 'rgba(47,111,208,0.28)';
     ctx.fill();
   }
+  if (L.par) drawParallelism(L, d, yOf);
   ctx.beginPath();
   started = false;
   for (let j = 0; j < d.width; j++) {
@@ -186,6 +176,30 @@ function drawConc(b, run, d) {
   ctx.strokeStyle = '#2f5fa8';
   ctx.lineWidth = 1;
   ctx.stroke();
+}
+
+// drawParallelism fills the effective parallelism of each pixel (null: not known there, drawn as
+// a gap) in the concurrency track, over the processes in flight.
+function drawParallelism(L, d, yOf) {
+  ctx.beginPath();
+  let open = false, xe = 0;
+  for (let j = 0; j < d.width; j++) {
+    const x0 = Math.max(GUTTER, d.xs[j]), x1 = Math.min(cssWidth, d.xs[j + 1]);
+    const v = L.par[j];
+    if (x1 < GUTTER || x0 > cssWidth || v == null) {
+      if (open) { ctx.lineTo(xe, yOf(0)); ctx.closePath(); open = false; }
+      continue;
+    }
+    if (!open) { ctx.moveTo(x0, yOf(0)); open = true; }
+    ctx.lineTo(x0, yOf(v));
+    ctx.lineTo(x1, yOf(v));
+    xe = x1;
+  }
+  if (open) { ctx.lineTo(xe, yOf(0)); ctx.closePath(); }
+  ctx.globalAlpha = 0.8;
+  ctx.fillStyle = PAR_COLOR;
+  ctx.fill();
+  ctx.globalAlpha = 1;
 }
 
 // overlapSpans yields [x0, x1, verdict] of overlap windows in view: exact windows when the server
@@ -244,25 +258,6 @@ function rowLabel(run, row) {
 // Kernel bars and per-pixel bars are written into one ImageData and composited once per frame:
 // tens of thousands of canvas rectangles cost ~100 ms in a software-rendered canvas, this ~5 ms.
 const layer = { canvas: document.createElement('canvas'), img: null, u32: null, w: 0, h: 0, dpr: 1, used: false };
-const rgbaCache = new Map();
-
-// rgba32 turns '#rrggbb' or 'rgb(r,g,b)' into a little-endian ABGR pixel.
-function rgba32(c) {
-  let v = rgbaCache.get(c);
-  if (v === undefined) {
-    let r, g, b;
-    if (c[0] === '#') {
-      const n = parseInt(c.slice(1), 16);
-      r = n >> 16; g = (n >> 8) & 255; b = n & 255;
-    } else {
-      [r, g, b] = c.match(/\d+/g).map(Number);
-    }
-    v = ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
-    rgbaCache.set(c, v);
-  }
-  return v;
-}
-
 function layerBegin() {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
@@ -294,6 +289,19 @@ function layerRect(x, y, w, h, px) {
   layer.used = true;
 }
 
+// layerHatch fills a rectangle as layerRect does with diagonal stripes of px over bg: the part of
+// a kernel beyond its solo reference.
+function layerHatch(x, y, w, h, px, bg) {
+  const d = layer.dpr;
+  const x0 = Math.max(0, Math.floor(x * d)), x1 = Math.min(layer.w, Math.max(x0 + 1, Math.round((x + w) * d)));
+  const y0 = Math.max(0, Math.round(y * d)), y1 = Math.min(layer.h, Math.round((y + h) * d));
+  const u = layer.u32, W = layer.w, period = Math.max(4, Math.round(5 * d)), band = Math.max(2, Math.round(2 * d));
+  for (let yy = y0; yy < y1; yy++) {
+    for (let xx = x0, i = yy * W + x0; xx < x1; xx++, i++) u[i] = (xx + yy) % period < band ? px : bg;
+  }
+  layer.used = true;
+}
+
 function layerEnd() {
   if (!layer.used) return;
   layer.canvas.getContext('2d').putImageData(layer.img, 0, 0);
@@ -318,10 +326,19 @@ function drawRow(b, run, d, phase) {
         if (x1 < GUTTER || x0 > W) continue;
         x0 = Math.max(GUTTER, x0);
         x1 = Math.min(W, x1);
-        let c = S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
-        if (hl && hl.size && !hl.has(R.l[i])) c = dim(c);
+        const dimmed = hl && hl.size && !hl.has(R.l[i]);
+        const c = dimmed ? dim(kernelColor(R, i, pc)) : kernelColor(R, i, pc);
         // a one-pixel gap keeps back-to-back kernels apart when they are wide enough
-        layerRect(x0, y0, Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0)), h, rgba32(c));
+        const w = Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0));
+        // the kernel's solo reference length (duration / stretch) solid, the rest hatched
+        const xr = R.x[i] > 1 && !dimmed ? timeToX(R.s[i] + R.d[i] / R.x[i]) : Infinity;
+        if (xr < x0 + w - 1) {
+          if (xr > x0) layerRect(x0, y0, xr - x0, h, rgba32(c));
+          const xh = Math.max(x0, xr);
+          layerHatch(xh, y0, x0 + w - xh, h, rgba32(c), rgba32(light(c)));
+        } else {
+          layerRect(x0, y0, w, h, rgba32(c));
+        }
       }
     } else {
       const xs = d.xs;
@@ -340,7 +357,6 @@ function drawRow(b, run, d, phase) {
   }
   if (!R) return;
   if (R.mode === 'kernels') {
-    ctx.fillStyle = '#fff';
     for (let i = 0; i < R.s.length; i++) {
       const x0 = Math.max(GUTTER, timeToX(R.s[i])), x1 = Math.min(W, timeToX(R.s[i] + R.d[i]));
       const w = x1 - x0;
@@ -348,7 +364,7 @@ function drawRow(b, run, d, phase) {
       const sel = S.selected && S.selected.run === b.run && S.selected.id === R.id[i];
       if (x1 < GUTTER || x0 > W || (w <= 46 && !hit && !sel)) continue;
       if (w > 46) {
-        ctx.fillStyle = '#fff';
+        ctx.fillStyle = inkOn(kernelColor(R, i, pc));
         ctx.fillText(ellipsis(shortName(run.names[run.launches[R.l[i]][0]]), w - 8), x0 + 4, b.y + b.h / 2);
       }
       if (hit || sel) {
@@ -374,6 +390,12 @@ function drawRow(b, run, d, phase) {
   }
 }
 
+// kernelColor is the colour of kernel i of a row listed kernel by kernel: its verdict's or its
+// process's (pc).
+function kernelColor(R, i, pc) {
+  return S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
+}
+
 function drawRowLabel(b, run, row, pc) {
   if (b.first) {
     ctx.fillStyle = '#e3e6eb';
@@ -396,17 +418,17 @@ function drawRowLabel(b, run, row, pc) {
   }
 }
 
-const dimCache = new Map();
-// dim returns a washed-out version of a colour, for kernels that do not match the find.
-function dim(c) {
-  let d = dimCache.get(c);
-  if (!d) {
-    const n = parseInt(c.slice(1), 16);
-    const m = (v) => Math.round(v + (255 - v) * 0.72);
-    d = `rgb(${m(n >> 16)},${m((n >> 8) & 255)},${m(n & 255)})`;
-    dimCache.set(c, d);
+// ellipsisMiddle fits text into w px by cutting its middle (a third of what is kept from the head,
+// the rest from the tail), so that labels which differ at their end stay apart.
+function ellipsisMiddle(text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  const cut = (n) => `${text.slice(0, Math.ceil(n / 3))}…${text.slice(text.length - (n - Math.ceil(n / 3)))}`;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(cut(mid)).width <= w) lo = mid; else hi = mid - 1;
   }
-  return d;
+  return lo > 0 ? cut(lo) : '';
 }
 
 function ellipsis(text, w) {
@@ -419,18 +441,34 @@ function ellipsis(text, w) {
   return lo > 0 ? `${text.slice(0, lo)}…` : '';
 }
 
-// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and the unit to label them in:
-// the unit of the view's position when three decimals suffice ("19.5 ms"), else the step's.
+// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and how to label them: in the
+// unit of the view's position when three decimals tell the ticks apart ("19.5 ms"); else the
+// first tick in full ("2.242496 ms") and the others as offsets from it in the step's unit ("+20
+// ns"), so a label never reads "2242496 ns".
 function tickStep() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const raw = nsPerPx * 110;
   const p = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
-  const unitOf = (v) => (v < 1e3 ? [1, 'ns'] : v < 1e6 ? [1e3, 'µs'] : v < 1e9 ? [1e6, 'ms'] : [1e9, 's']);
-  const digitsFor = (u) => Math.max(0, Math.ceil(-Math.log10(step / u[0]) - 1e-9));
-  let unit = unitOf(Math.max(Math.abs(S.t0), Math.abs(S.t1)));
-  if (digitsFor(unit) > 3) unit = unitOf(step);
-  return { step, unit, digits: digitsFor(unit) };
+  const unit = timeUnit(Math.max(Math.abs(S.t0), Math.abs(S.t1)));
+  const digits = unitDigits(step, unit);
+  return { step, unit, digits, offset: digits > 3 };
+}
+
+// timeUnit is the unit [ns per unit, name] that suits a time or duration v (ns).
+function timeUnit(v) {
+  return v < 1e3 ? [1, 'ns'] : v < 1e6 ? [1e3, 'µs'] : v < 1e9 ? [1e6, 'ms'] : [1e9, 's'];
+}
+
+// unitDigits is the number of decimals that tell multiples of step apart in unit u.
+function unitDigits(step, u) {
+  return Math.max(0, Math.ceil(-Math.log10(step / u[0]) - 1e-9));
+}
+
+// tickLabel writes time t (ns) in unit u with the given decimals ("-0" written "0").
+function tickLabel(t, u, digits) {
+  const v = (t / u[0]).toFixed(digits);
+  return `${Number(v) === 0 ? v.replace('-', '') : v} ${u[1]}`;
 }
 
 function drawRuler() {
@@ -445,14 +483,24 @@ function drawRuler() {
   rctx.textBaseline = 'middle';
   rctx.fillStyle = '#6b7585';
   rctx.fillText(`${fmtTime(S.t1 - S.t0)} in view`, 10, H / 2);
-  const { step, unit, digits } = tickStep();
+  const { step, unit, digits, offset } = tickStep();
   rctx.fillStyle = '#1d2430';
+  S.rulerLabels.length = 0;
+  let base = null;
   for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
     const x = Math.round(timeToX(t));
     if (x <= GUTTER) continue;
     rctx.fillRect(x, H - 8, 1, 8);
-    const v = (t / unit[0]).toFixed(digits);
-    rctx.fillText(`${v === '-0' ? '0' : v} ${unit[1]}`, x + 4, H / 2 - 2);
+    let label;
+    if (!offset || base === null) {
+      label = tickLabel(t, unit, digits);
+      base = t;
+    } else {
+      const u = timeUnit(t - base);
+      label = `+${tickLabel(t - base, u, unitDigits(step, u))}`;
+    }
+    S.rulerLabels.push(label);
+    rctx.fillText(label, x + 4, H / 2 - 2);
     for (let k = 1; k < 5; k++) {
       const xm = Math.round(timeToX(t + k * step / 5));
       if (xm > GUTTER && xm < W) rctx.fillRect(xm, H - 4, 1, 4);
@@ -462,8 +510,40 @@ function drawRuler() {
     rctx.fillStyle = 'rgba(47,111,208,0.25)';
     rctx.fillRect(Math.min(drag.x0, drag.x1), 0, Math.abs(drag.x1 - drag.x0), H);
   }
+  drawRangeLabel(W, H);
   rctx.fillStyle = '#dde1e7';
   rctx.fillRect(GUTTER - 1, 0, 1, H);
+}
+
+// drawRange shades the selected time range over the whole timeline and marks its edges.
+function drawRange() {
+  if (!S.range) return;
+  const xa = timeToX(S.range.t0), xb = timeToX(S.range.t1);
+  const x0 = Math.max(GUTTER, xa), x1 = Math.min(cssWidth, xb);
+  if (x1 < GUTTER || x0 > cssWidth) return;
+  ctx.fillStyle = 'rgba(43,49,64,0.10)';
+  ctx.fillRect(x0, 0, Math.max(1, x1 - x0), S.height);
+  ctx.fillStyle = PAR_COLOR;
+  if (xa >= GUTTER) ctx.fillRect(Math.round(xa), 0, 1, S.height);
+  if (xb <= cssWidth) ctx.fillRect(Math.round(xb), 0, 1, S.height);
+}
+
+// drawRangeLabel writes the selected range's duration on the ruler, centred over it.
+function drawRangeLabel(W, H) {
+  if (!S.range) return;
+  const x0 = Math.max(GUTTER, timeToX(S.range.t0)), x1 = Math.min(W, timeToX(S.range.t1));
+  if (x1 < GUTTER || x0 > W) return;
+  rctx.fillStyle = 'rgba(43,49,64,0.14)';
+  rctx.fillRect(x0, 0, Math.max(1, x1 - x0), H);
+  const txt = fmtTime(S.range.t1 - S.range.t0, 4);
+  rctx.font = '600 11px system-ui, sans-serif';
+  const tw = rctx.measureText(txt).width + 12;
+  const cx = Math.min(W - tw / 2 - 2, Math.max(GUTTER + tw / 2 + 2, (x0 + x1) / 2));
+  rctx.fillStyle = PAR_COLOR;
+  rctx.fillRect(cx - tw / 2, 4, tw, H - 10);
+  rctx.fillStyle = '#fff';
+  rctx.fillText(txt, cx - tw / 2 + 6, H / 2 - 1);
+  rctx.font = '11px system-ui, sans-serif';
 }
 
 function drawHover() {

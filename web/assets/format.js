@@ -32,6 +32,14 @@ function shortName(n) {
   return i > 0 ? n.slice(0, i) : n;
 }
 
+// midChars shortens text to at most n characters by cutting its middle (a third kept from the
+// head, the rest from the tail), so that labels which differ at their end stay apart.
+function midChars(text, n) {
+  if (text.length <= n) return text;
+  const head = Math.ceil((n - 1) / 3);
+  return `${text.slice(0, head)}…${text.slice(text.length - (n - 1 - head))}`;
+}
+
 // el builds an element with a class and text.
 function el(tag, cls, text) {
   const e = document.createElement(tag);

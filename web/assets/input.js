@@ -1,5 +1,8 @@
 // input.js: the page's input: the view in the URL hash, hit testing, hover, click, drag, wheel and
-// keys.
+// keys, in Perfetto's manner: plain wheel scrolls the page, ctrl+wheel (a trackpad's pinch)
+// zooms at the pointer, shift+wheel or a sideways swipe pans; W/S zoom, A/D pan (and +/-,
+// arrows); drag on the timeline selects a range (shift+drag pans), drag on the ruler zooms to
+// what it covers; F fits the selection, Esc clears it, ? opens the help.
 'use strict';
 
 // ------------------------------------------------------------------ URL state
@@ -11,6 +14,7 @@ function writeHash() {
   if (S.colorBy !== 'process') p.set('color', S.colorBy);
   if (S.find.q) p.set('q', S.find.q);
   if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
+  if (S.range) p.set('range', `${Math.round(S.range.t0)},${Math.round(S.range.t1)}`);
   history.replaceState(null, '', `#${p.toString()}`);
 }
 
@@ -23,7 +27,11 @@ function readHash() {
   const q = p.get('q');
   if (q) { $('find').value = q; }
   const sel = /^(\d+):(\d+)$/.exec(p.get('sel') || '');
-  return { t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null };
+  const range = /^(-?\d+),(-?\d+)$/.exec(p.get('range') || '');
+  return {
+    t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null,
+    range: range && +range[2] > +range[1] ? { t0: +range[1], t1: +range[2] } : null,
+  };
 }
 
 // ------------------------------------------------------------------ hover, click
@@ -89,8 +97,7 @@ function onMove(ev) {
 }
 
 function onLeave() {
-  S.hover = null;
-  $('tooltip').hidden = true;
+  hideTooltip();
   requestDraw();
 }
 
@@ -107,15 +114,16 @@ function onClick(ev) {
   }
 }
 
-// ------------------------------------------------------------------ pan, zoom, keys
+// ------------------------------------------------------------------ select, pan, zoom, keys
 
-let drag = null;
+let drag = null; // a press on the timeline or the ruler, until it is released
 
+// onDown starts a drag on the timeline: a range selection, or a pan with shift held.
 function onDown(ev) {
   if (ev.button !== 0) return;
-  const r = canvas.getBoundingClientRect();
-  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, startX: ev.clientX - r.left };
-  canvas.classList.add('dragging');
+  const x = ev.clientX - canvas.getBoundingClientRect().left;
+  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, pan: ev.shiftKey, ta: xToTime(Math.max(GUTTER, x)) };
+  canvas.classList.add(drag.pan ? 'dragging' : 'selecting');
 }
 
 function onDrag(ev) {
@@ -128,40 +136,85 @@ function onDrag(ev) {
   const dx = ev.clientX - drag.x;
   if (Math.abs(dx) > 2) drag.moved = true;
   if (!drag.moved) return;
-  const dt = dx * (drag.t1 - drag.t0) / plotWidth();
-  setView(drag.t0 - dt, drag.t1 - dt);
+  if (drag.pan) {
+    const dt = dx * (drag.t1 - drag.t0) / plotWidth();
+    setView(drag.t0 - dt, drag.t1 - dt);
+    return;
+  }
+  const x = ev.clientX - canvas.getBoundingClientRect().left;
+  const tb = xToTime(Math.min(cssWidth, Math.max(GUTTER, x)));
+  S.range = { t0: Math.min(drag.ta, tb), t1: Math.max(drag.ta, tb) };
+  hideTooltip();
+  requestDraw();
 }
 
 function onUp(ev) {
   if (!drag) return;
   const d = drag;
   drag = null;
-  canvas.classList.remove('dragging');
+  canvas.classList.remove('dragging', 'selecting');
   if (d.ruler) {
     const a = Math.min(d.x0, d.x1), b = Math.max(d.x0, d.x1);
     if (b - a > 4) setView(xToTime(Math.max(GUTTER, a)), xToTime(b));
     requestDraw();
     return;
   }
-  if (!d.moved && ev.target === canvas) onClick(ev);
+  if (d.moved && !d.pan && S.range && S.range.t1 > S.range.t0) selectRange(S.range.t0, S.range.t1);
+  else if (!d.moved && ev.target === canvas) onClick(ev);
 }
 
+// onRulerDown starts a drag on the ruler: on release the view zooms to what it covered.
 function onRulerDown(ev) {
   if (ev.button !== 0) return;
   const x = ev.clientX - ruler.getBoundingClientRect().left;
   drag = { ruler: true, x0: x, x1: x };
 }
 
+// selectRange selects [t0, t1) (ns): shaded on the timeline, its statistics in the range panel.
+function selectRange(t0, t1) {
+  S.range = { t0, t1 };
+  writeHash();
+  requestDraw();
+  openRange();
+  fetchRange();
+}
+
+// clearRange drops the selected range and its panel.
+function clearRange() {
+  S.range = null;
+  S.rangeStats = null;
+  S.rangeSeq++;
+  closeRange();
+  writeHash();
+  requestDraw();
+}
+
+// fitSelection fits the view to the selected range, else to the selected kernel, with a margin.
+function fitSelection() {
+  let a, b;
+  if (S.range) [a, b] = [S.range.t0, S.range.t1];
+  else if (S.selected && S.selected.d != null) [a, b] = [S.selected.s, S.selected.s + S.selected.d];
+  else return;
+  const pad = Math.max(b - a, MIN_SPAN) * 0.025;
+  setView(a - pad, b + pad);
+}
+
+// onWheel: ctrl+wheel (and a trackpad's pinch, which the browser sends as ctrl+wheel) zooms at
+// the pointer; shift+wheel or a sideways swipe pans; a plain wheel is left to the page, which
+// scrolls.
 function onWheel(ev) {
-  ev.preventDefault();
-  const r = canvas.getBoundingClientRect();
-  if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
-    const dx = ev.shiftKey ? ev.deltaY : ev.deltaX;
-    pan(dx / plotWidth());
+  const scale = ev.deltaMode === 1 ? 30 : ev.deltaMode === 2 ? 300 : 1;
+  if (ev.ctrlKey || ev.metaKey) {
+    ev.preventDefault();
+    const x = ev.clientX - canvas.getBoundingClientRect().left;
+    zoom(Math.exp(ev.deltaY * scale * 0.0018), Math.max(GUTTER, x));
     return;
   }
-  const scale = ev.deltaMode === 1 ? 30 : 1;
-  zoom(Math.exp(ev.deltaY * scale * 0.0018), Math.max(GUTTER, ev.clientX - r.left));
+  if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+    ev.preventDefault();
+    const dx = ev.shiftKey ? ev.deltaY || ev.deltaX : ev.deltaX;
+    pan(dx * scale / plotWidth());
+  }
 }
 
 function onKey(ev) {
@@ -169,13 +222,19 @@ function onKey(ev) {
     if (ev.key === 'Escape') ev.target.blur();
     return;
   }
-  const k = ev.key;
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return; // the browser's own shortcuts
+  const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
   if (k === '+' || k === '=' || k === 'w') zoom(0.6);
   else if (k === '-' || k === '_' || k === 's') zoom(1 / 0.6);
   else if (k === 'ArrowLeft' || k === 'a') pan(-0.2);
   else if (k === 'ArrowRight' || k === 'd') pan(0.2);
   else if (k === '0') fitAll();
-  else if (k === '/') { $('find').focus(); } else if (k === 'Escape') closeDetails();
-  else return;
+  else if (k === 'f') fitSelection();
+  else if (k === '?') toggleHelp();
+  else if (k === '/') $('find').focus();
+  else if (k === 'Escape') {
+    if (!$('help').hidden) toggleHelp();
+    else { clearRange(); closeDetails(); }
+  } else return;
   ev.preventDefault();
 }

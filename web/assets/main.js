@@ -6,7 +6,7 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, api, rows, draw, panels, input, main.
+// lists: format, colors, api, rows, draw, panels, input, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -36,6 +36,7 @@ async function main() {
   S.ready = true;
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
+  if (h.range) selectRange(h.range.t0, h.range.t1);
   try {
     const stats = await Promise.all(S.runs.map((r, ri) => getStats(ri)));
     renderStats(stats);
@@ -55,7 +56,7 @@ ruler.addEventListener('wheel', onWheel, { passive: false });
 window.addEventListener('mousemove', onDrag);
 window.addEventListener('mouseup', onUp);
 window.addEventListener('keydown', onKey);
-window.addEventListener('resize', () => { resizeCanvases(); requestDraw(); scheduleFetch(); });
+window.addEventListener('resize', () => { resizeCanvases(); showTab(); scheduleFetch(); });
 $('zoom-in').addEventListener('click', () => zoom(0.5));
 $('zoom-out').addEventListener('click', () => zoom(2));
 $('zoom-reset').addEventListener('click', fitAll);
@@ -64,7 +65,13 @@ $('find').addEventListener('input', scheduleFind);
 $('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e.shiftKey ? -1 : 1); });
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
-$('details-close').addEventListener('click', closeDetails);
+$('details-close').addEventListener('click', () => { clearRange(); closeDetails(); });
+$('tab-details').addEventListener('click', () => showTab('details'));
+$('tab-range').addEventListener('click', () => showTab('range'));
+$('panel-collapse').addEventListener('click', toggleCollapse);
+$('help-open').addEventListener('click', toggleHelp);
+$('help-close').addEventListener('click', toggleHelp);
+$('help').addEventListener('click', (e) => { if (e.target === $('help')) toggleHelp(); });
 window.addEventListener('hashchange', () => {
   const h = readHash();
   if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0 && (Math.round(h.t0) !== Math.round(S.t0) || Math.round(h.t1) !== Math.round(S.t1))) setView(h.t0, h.t1);

@@ -1,11 +1,19 @@
-// panels.js: what the page shows beside the canvas: the tooltip, the details panel (kernel,
-// overlap window), find, the header chips, the legend, the statistics cards and the status line.
+// panels.js: what the page shows around the canvas: the tooltip, the bottom panel (details of a
+// kernel or an overlap window; statistics of the selected range), the help overlay, find, the
+// header chips, the legend, the statistics cards and the status line.
 'use strict';
 
 // ------------------------------------------------------------------ tooltip, details
 
+// hideTooltip hides the tooltip and forgets what was under the mouse (the view moved).
+function hideTooltip() {
+  S.hover = null;
+  $('tooltip').hidden = true;
+}
+
 function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
+  if (b.type === 'run' && h.kernel == null) return `<div class="kv">${String.fromCharCode(65 + b.run)} · <b>${esc(run.label)}</b></div>`;
   if (h.kernel != null) {
     const R = h.R, i = h.kernel;
     const L = run.launches[R.l[i]];
@@ -36,17 +44,18 @@ function tooltipHTML(h) {
     const L = h.L, j = h.lanebin;
     const v = L.verdict[j] >= 0 ? S.verdicts[L.verdict[j]] : 'idle';
     return `<div class="kv">processes in flight: peak <b>${L.conc_max ? L.conc_max[j] : '–'}</b>, mean <b>${L.conc_mean ? L.conc_mean[j] : '–'}</b></div>` +
+      `<div class="kv">effective parallelism <b>${L.par && L.par[j] != null ? L.par[j].toFixed(2) : '–'}</b> (solo work per ns)</div>` +
       `<div class="kv">busy <b>${L.busy ? (L.busy[j] / 10).toFixed(1) : '–'}%</b> · overlap <b>${(L.overlap[j] / 10).toFixed(1)}%</b> · <b>${esc(v)}</b></div>`;
   }
   return '';
 }
 
 
-// showDetails opens the side panel with one kernel's full record and its window's evidence.
+// showKernel opens the details with one kernel's full record and its window's evidence.
 async function showKernel(runIdx, id) {
   try {
     const k = await getJSON(`api/kernel?run=${runIdx}&id=${id}`);
-    S.selected = { run: runIdx, id };
+    S.selected = { run: runIdx, id, s: k.start, d: k.dur };
     writeHash();
     requestDraw();
     const rows = [
@@ -61,8 +70,9 @@ async function showKernel(runIdx, id) {
         : `${fmtTime(k.reference.reference_ns, 4)} (${k.reference.source}, ${k.reference.solo_instances} solo runs)`]);
       rows.push(['signature stretch', fmtX(k.reference.stretch)]);
     }
-    let html = `<div class="mono">${esc(k.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+    let html = `<div class="blk"><div class="mono">${esc(k.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
     if (k.mangled !== k.name) html += `<h4>Mangled</h4><div class="mono">${esc(k.mangled)}</div>`;
+    html += '</div>';
     if (k.window) html += windowTable(k.window);
     openDetails('Kernel', html);
   } catch (e) {
@@ -83,7 +93,7 @@ function windowTable(w) {
     ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
     ['overlap share of their time', fmtPct(w.overlap_share)],
     ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no']);
-  return `<h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+  return `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
 }
 
 async function showWindow(runIdx, id) {
@@ -95,18 +105,164 @@ async function showWindow(runIdx, id) {
   }
 }
 
-function openDetails(title, html) {
-  $('details-title').textContent = title;
-  $('details-body').innerHTML = html;
-  $('details').hidden = false;
+// ------------------------------------------------------------------ bottom panel
+// One panel at the bottom of the window, as in Perfetto, so that the plot keeps its width: the
+// details of what was clicked and the statistics of the selected range, one tab each.
+
+const panel = { tab: 'details', details: false, range: false, collapsed: false };
+
+// showTab shows the panel on tab `tab` ('details' or 'range'), or hides it when neither has
+// content; the page gets room at its bottom so that nothing stays under the panel.
+function showTab(tab) {
+  if (tab) panel.tab = tab;
+  if (!panel[panel.tab]) panel.tab = panel.details ? 'details' : 'range';
+  const open = panel.details || panel.range;
+  $('details').hidden = !open;
+  $('tab-details').hidden = !panel.details;
+  $('tab-range').hidden = !panel.range;
+  $('tab-details').classList.toggle('on', panel.tab === 'details');
+  $('tab-range').classList.toggle('on', panel.tab === 'range');
+  $('details-body').hidden = panel.tab !== 'details' || panel.collapsed;
+  $('range-body').hidden = panel.tab !== 'range' || panel.collapsed;
+  $('details').classList.toggle('collapsed', panel.collapsed);
+  $('panel-collapse').textContent = panel.collapsed ? '▴' : '▾';
+  $('panel-collapse').title = panel.collapsed ? 'Expand the panel' : 'Collapse the panel';
+  document.body.style.paddingBottom = open ? `${$('details').offsetHeight}px` : '';
   requestDraw();
 }
 
+function openDetails(title, html) {
+  $('details-title').textContent = title;
+  $('details-body').innerHTML = html;
+  panel.details = true;
+  panel.collapsed = false;
+  showTab('details');
+}
+
 function closeDetails() {
-  $('details').hidden = true;
+  panel.details = false;
+  $('details-body').textContent = '';
   S.selected = null;
+  showTab();
   writeHash();
-  requestDraw();
+}
+
+function openRange() {
+  panel.range = true;
+  panel.collapsed = false;
+  renderRange();
+  showTab('range');
+}
+
+function closeRange() {
+  panel.range = false;
+  $('range-body').textContent = '';
+  showTab();
+}
+
+function toggleCollapse() {
+  panel.collapsed = !panel.collapsed;
+  showTab();
+}
+
+// renderRange fills the range tab: the range, then per run its time per verdict and parallelism
+// per GPU, and its kernels per process and per name (count, time inside, stretch).
+function renderRange() {
+  const box = $('range-body');
+  if (!S.range) return;
+  box.textContent = '';
+  const head = el('div', 'range-head');
+  head.append('Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
+    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}`);
+  box.append(head);
+  if (!S.rangeStats) { box.append(el('div', 'kv', 'reading the range…')); return; }
+  S.rangeStats.forEach((st, ri) => {
+    const run = S.runs[ri];
+    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const g = el('div', 'blk');
+    g.append(el('h4', null, `${tag}GPUs: time by verdict`));
+    for (const L of st.lanes) {
+      const lane = run.lanes[L.lane];
+      const tot = L.verdict_ns.reduce((a, b) => a + b, 0);
+      const rows = [];
+      L.verdict_ns.forEach((ns, v) => { if (ns > 0) rows.push([badge(S.verdicts[v]), fmtTime(ns), fmtPct(tot ? ns / tot : null)]); });
+      rows.push(['effective parallelism', L.parallelism == null ? '–' : L.parallelism.toFixed(2), '']);
+      g.append(el('div', 'kv', `GPU ${lane.lane} · ${lane.name || 'unknown'}`), table(['verdict', 'time', 'share'], rows));
+    }
+    const p = el('div', 'blk');
+    p.append(el('h4', null, `${tag}${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time · stretch ${fmtX(st.stretch)}`));
+    p.append(table(['process', 'kernels', 'time inside', 'stretch'], st.processes.map((q) => {
+      const name = el('span');
+      name.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`);
+      return [name, q.kernels.toLocaleString(), fmtTime(q.ns), fmtX(q.stretch)];
+    })));
+    const n = el('div', 'blk wide');
+    n.append(el('h4', null, `${tag}kernel names`));
+    if (st.truncated) {
+      n.append(el('div', 'warn', `more than a million kernels in this range: per-name figures and stretches need a shorter range (counts and times above are exact)`));
+    } else {
+      const shown = st.names.slice(0, 12);
+      n.append(table(['name', 'kernels', 'time inside', 'stretch'], shown.map((k) => {
+        const c = el('span', 'kname', shortName(k.name));
+        c.title = k.name;
+        return [c, k.kernels.toLocaleString(), fmtTime(k.ns), fmtX(k.stretch)];
+      })));
+      if (st.nnames > shown.length) n.append(el('div', 'kv', `${st.nnames - shown.length} more names`));
+    }
+    box.append(g, p, n);
+  });
+  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track.'));
+}
+
+// ------------------------------------------------------------------ help
+
+// renderHelp fills the help overlay: the keys, how to read the drawing, and each verdict with
+// its meaning and the rules that decided it in these runs (from GET /api/runs: verdict_meanings,
+// rules, and each lane's by_verdict[].rule), then every rule.
+function renderHelp() {
+  const box = $('help-body');
+  box.textContent = '';
+  const keys = [
+    ['ctrl + wheel, pinch', 'zoom at the pointer'], ['W / S, + / −', 'zoom in / out'],
+    ['A / D, ← / →, shift + wheel', 'pan'], ['wheel', 'scroll the page'],
+    ['drag on the timeline', 'select a time range: its statistics open below'],
+    ['shift + drag', 'pan'], ['drag on the ruler', 'zoom to the dragged range'],
+    ['F', 'fit the view to the selected range (or the selected kernel)'], ['0', 'show everything'],
+    ['click', 'details of a kernel or an overlap window'], ['double click', 'zoom in'],
+    ['/', 'find kernels by name'], ['Esc', 'clear the selection and close the panel'], ['?', 'this help'],
+  ];
+  const k = el('div', 'blk');
+  k.append(el('h4', null, 'Keys and mouse'), table(['', ''], keys));
+  const d = el('div', 'blk');
+  d.append(el('h4', null, 'Reading the timeline'), table(['', ''], [
+    [hatchSwatch(processColor(null, 0)), 'a kernel: solid for its solo reference length (how long it takes alone), hatched beyond: the stretch'],
+    [swatch('rgba(47,111,208,0.35)'), 'concurrency track: processes with a kernel in flight (mean; line: peak)'],
+    [swatch(PAR_COLOR), 'effective parallelism: solo work done per ns. Time-sliced: ~1 however many are in flight; side by side: about as many as are in flight'],
+  ]));
+  const v = el('div', 'blk wide');
+  v.append(el('h4', null, 'Verdicts'));
+  const decided = S.verdicts.map(() => new Set());
+  for (const run of S.runs) {
+    for (const lane of run.lanes) {
+      for (const [name, bv] of Object.entries(lane.by_verdict || {})) {
+        const i = S.verdicts.indexOf(name);
+        if (i >= 0 && bv && bv.rule && bv.rule !== 'none') decided[i].add(bv.rule);
+      }
+    }
+  }
+  v.append(table(['verdict', 'meaning', 'decided in these runs by'], S.verdicts.map((name, i) => {
+    const rules = [...decided[i]].map((r) => `${r}: ${S.rules[r] || ''}`).join('; ');
+    return [badge(name), S.meanings[i] || '', rules || '–'];
+  })));
+  v.append(el('h4', null, 'Rules (the first that applies decides an overlap window)'));
+  v.append(table(['rule', 'what it found'], Object.entries(S.rules).map(([r, txt]) => [r, txt])));
+  box.append(k, d, v);
+}
+
+function toggleHelp() {
+  const h = $('help');
+  if (h.hidden) renderHelp();
+  h.hidden = !h.hidden;
 }
 
 // ------------------------------------------------------------------ find
@@ -185,7 +341,8 @@ function renderHeader() {
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
     const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
-    c.append(`${tag}`, el('b', null, run.label), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
+    c.append(`${tag}`, el('b', null, midChars(run.label, 56)), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
+    c.title = run.label;
     info.append(c);
   });
   if (S.compare) {
@@ -224,8 +381,20 @@ function renderLegend() {
   });
   const it = el('span', 'item');
   const sw = swatch('rgba(47,111,208,0.35)');
-  it.append(sw, 'mean processes in flight (line: peak)');
-  lg.append(it);
+  it.append(sw, 'processes in flight (line: peak)');
+  const par = el('span', 'item');
+  par.append(swatch(PAR_COLOR), 'effective parallelism');
+  const st = el('span', 'item');
+  st.append(hatchSwatch(S.colorBy === 'verdict' ? VERDICT_COLORS['time-sliced'] : processColor(null, 0)), 'beyond the solo reference (stretch)');
+  const help = el('span', 'item hint', 'press ? for help');
+  lg.append(it, par, st, help);
+}
+
+// hatchSwatch is a small box striped as the stretched part of a kernel is drawn.
+function hatchSwatch(color) {
+  const s = el('span', 'sw');
+  s.style.background = `repeating-linear-gradient(135deg, ${color} 0 2px, ${light(color)} 2px 5px)`;
+  return s;
 }
 
 function table(head, rows) {
@@ -384,7 +553,8 @@ function renderStats(stats) {
             return Math.abs(e - Math.round(e)) < 1e-9 ? `${+Math.pow(2, Math.round(e)).toPrecision(3)}` : null;
           });
           const one = -Math.log2(hs.lo) / step;
-          barChart(c2, hs.counts, labels, (i) => (i < one ? '#59a14f' : '#f28e2b'), {
+          // each bar coloured by the stretch at its middle, the same ramp for every run
+          barChart(c2, hs.counts, labels, (i) => stretchColor(Math.pow(2, Math.log2(hs.lo) + (i + 0.5) * step)), {
             mark: one, integer: true, fmt: (v) => (v >= 1e6 ? `${+(v / 1e6).toPrecision(3)}M` : v >= 1e4 ? `${+(v / 1e3).toPrecision(3)}k` : `${v}`), xlabel: '×',
             empty: `no kernel has a solo reference (${hs.no_reference} without): give --baseline FILES of a solo run`,
           });
@@ -402,5 +572,5 @@ function updateStatus() {
     for (const r of d.rows.values()) { if (r.mode === 'kernels') k++; else b++; }
     return `${k} rows as kernels, ${b} aggregated`;
   });
-  $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · keys: +/− zoom, ←/→ pan, 0 fit, / find, drag on the ruler to zoom to a range`;
+  $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · ctrl+wheel or W/S zoom · A/D pan · drag: select · F fit · ? help`;
 }

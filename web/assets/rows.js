@@ -7,7 +7,7 @@
 const GUTTER = 230;        // px of labels at the left of the canvas
 const RUN_H = 26;          // run header band
 const LANE_H = 22;         // lane (GPU) header band
-const CONC_H = 34;         // concurrency track
+const CONC_H = 44;         // concurrency track
 const VBAND_H = 10;        // overlap-verdict strip
 const ROW_H = 18;          // one stream row
 const LANE_GAP = 8;
@@ -44,6 +44,7 @@ function setView(t0, t1) {
   if (t0 + span > hi) t0 = hi - span;
   S.t0 = t0;
   S.t1 = t0 + span;
+  hideTooltip(); // what it described has moved
   writeHash();
   requestDraw();
   scheduleFetch();
@@ -99,7 +100,6 @@ function resizeCanvases() {
   cssWidth = canvas.clientWidth;
   const top = `${$('top').offsetHeight}px`; // the header may wrap: keep the ruler right below it
   ruler.style.top = top;
-  $('details').style.top = top;
   const w = canvas.clientWidth;
   canvas.style.height = `${S.height}px`;
   canvas.width = Math.round(w * dpr);
