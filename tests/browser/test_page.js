@@ -534,13 +534,15 @@ async function benchPage(page, url) {
     const seq = await page.evaluate(() => window.tlview.seq);
     const t = Date.now();
     await page.mouse.move(box.x + 700, box.y + 80);
+    await page.keyboard.down('Control'); // ctrl+wheel zooms (a plain wheel scrolls the page)
     await page.mouse.wheel(0, -400);
+    await page.keyboard.up('Control');
     await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 30000, polling: 5 });
     times.push(Date.now() - t);
     queries.push(Math.round(await page.evaluate(() => window.tlview.lastQueryMs)));
   }
   times.sort((a, b) => a - b);
-  console.log(`browser: first timeline drawn ${first} ms after navigation; wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce); query round trips ${queries.join(' ')} ms`);
+  console.log(`browser: first timeline drawn ${first} ms after navigation; ctrl+wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce); query round trips ${queries.join(' ')} ms`);
 }
 
 function ROWH(rs) { return rs[rs.length - 1].h; }

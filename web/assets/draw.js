@@ -297,7 +297,12 @@ function layerHatch(x, y, w, h, px, bg) {
   const y0 = Math.max(0, Math.round(y * d)), y1 = Math.min(layer.h, Math.round((y + h) * d));
   const u = layer.u32, W = layer.w, period = Math.max(4, Math.round(5 * d)), band = Math.max(2, Math.round(2 * d));
   for (let yy = y0; yy < y1; yy++) {
-    for (let xx = x0, i = yy * W + x0; xx < x1; xx++, i++) u[i] = (xx + yy) % period < band ? px : bg;
+    const row = yy * W;
+    u.fill(bg, row + x0, row + x1);
+    // stripes where (x + y) % period < band: the first one at or left of x0, then every period
+    for (let xs = x0 - ((x0 + yy) % period); xs < x1; xs += period) {
+      for (let xx = Math.max(xs, x0), e = Math.min(xs + band, x1); xx < e; xx++) u[row + xx] = px;
+    }
   }
   layer.used = true;
 }

@@ -190,7 +190,8 @@ function renderRange() {
       g.append(el('div', 'kv', `GPU ${lane.lane} · ${lane.name || 'unknown'}`), table(['verdict', 'time', 'share'], rows));
     }
     const p = el('div', 'blk');
-    p.append(el('h4', null, `${tag}${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time · stretch ${fmtX(st.stretch)}`));
+    p.append(el('h4', null, `${tag}processes`),
+      el('div', 'kv', `${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
     p.append(table(['process', 'kernels', 'time inside', 'stretch'], st.processes.map((q) => {
       const name = el('span');
       name.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`);
