@@ -157,11 +157,14 @@ async function testPage(page, S, rows) {
   // a plain wheel scrolls the page and leaves the view alone
   const v0 = await view(page);
   await page.mouse.move(box.x + 700, box.y + rows[0].y + 5);
+  await page.waitForTimeout(150);
+  const tipBefore = await page.evaluate(() => !document.getElementById('tooltip').hidden);
   await page.mouse.wheel(0, 200);
   await page.waitForTimeout(300);
   const scrolled = await page.evaluate(() => window.scrollY);
   const v1 = await view(page);
   check(scrolled > 50 && v1[0] === v0[0] && v1[1] === v0[1], `plain wheel scrolls the page (scrollY ${scrolled}) and keeps the view`);
+  check(tipBefore && await page.evaluate(() => document.getElementById('tooltip').hidden), 'the tooltip is cleared when the page scrolls');
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(100);
 

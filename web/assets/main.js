@@ -56,6 +56,7 @@ ruler.addEventListener('wheel', onWheel, { passive: false });
 window.addEventListener('mousemove', onDrag);
 window.addEventListener('mouseup', onUp);
 window.addEventListener('keydown', onKey);
+window.addEventListener('scroll', () => { if (S.hover) { hideTooltip(); requestDraw(); } }, { passive: true });
 window.addEventListener('resize', () => { resizeCanvases(); showTab(); scheduleFetch(); });
 $('zoom-in').addEventListener('click', () => zoom(0.5));
 $('zoom-out').addEventListener('click', () => zoom(2));
