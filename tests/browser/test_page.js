@@ -329,6 +329,18 @@ async function testRuler(page) {
   const all = [...deep, ...mid];
   check(!all.some((l) => /^\+?-?\d{4,}/.test(l)), 'no label with four digits or more before its point');
   await page.screenshot({ path: path.join(DIR, 'ruler.png'), clip: { x: 0, y: 0, width: 1400, height: 140 } });
+  // a drag on the ruler zooms to what it covered (and selects nothing)
+  const rb = await page.locator('#ruler').boundingBox();
+  const want = await page.evaluate(([a, b]) => { const S = window.tlview, w = document.getElementById('timeline').clientWidth - 230; return [S.t0 + (a - 230) * (S.t1 - S.t0) / w, S.t0 + (b - 230) * (S.t1 - S.t0) / w]; }, [500, 900]);
+  const seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.move(rb.x + 500, rb.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(rb.x + 700, rb.y + 10, { steps: 4 });
+  await page.mouse.move(rb.x + 900, rb.y + 10, { steps: 4 });
+  await page.mouse.up();
+  await waitData(page, seq);
+  const v = await view(page);
+  check(Math.abs(v[0] - want[0]) < 2 && Math.abs(v[1] - want[1]) < 2 && await page.evaluate(() => window.tlview.range === null), `a drag on the ruler zooms to [${want[0].toFixed(0)}, ${want[1].toFixed(0)}] (view ${v[0].toFixed(0)}–${v[1].toFixed(0)})`);
 }
 
 // testKernel: zoomed onto an overlapped matmul kernel (stretched about 4x): its solo reference
