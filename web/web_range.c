@@ -140,11 +140,41 @@ static int name_cmp(const void *pa, const void *pb)
     return a->name < b->name ? -1 : a->name > b->name;
 }
 
+/* first_start: the first kernel of the run (sorted by start) that starts at or after T. */
+static uint64_t first_start(const store_run *run, int64_t T)
+{
+    uint64_t lo = 0, hi = run->nkernels;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (run->kernels[mid].start < T)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* range_add: kernel k's time inside [a, e) into its process's, its name's and the range's
+ * tallies, when it is drawn in the range (web_kernel_in). */
+static void range_add(const web_runix *r, uint64_t k, int64_t a, int64_t e, range_acc *proc,
+                      range_acc *name, range_acc *all)
+{
+    const store_run *run = r->run;
+    const store_kernel *kk = &run->kernels[k];
+    if (!web_kernel_in(kk, a, e))
+        return;
+    int64_t s = kk->start > a ? kk->start : a, f = kk->end < e ? kk->end : e;
+    int64_t ns = f > s ? f - s : 0;
+    float x = analysis_stretch(r->an)[k];
+    acc_add(&proc[r->rows[r->stream_row[kk->stream]].process], ns, x);
+    acc_add(&name[run->launches[kk->launch].name], ns, x);
+    acc_add(all, ns, x);
+}
+
 int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
               web_buf *b)
 {
     const store_run *run = r->run;
-    const float *stretch = analysis_stretch(r->an);
     double min_cov = analysis_get_options(r->an)->min_reference_coverage;
     int64_t a = r->origin + t0, e = r->origin + t1;
     size_t np = run->nprocesses ? run->nprocesses : 1, nn = run->nstrings ? run->nstrings : 1;
@@ -170,21 +200,16 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint6
         if (!name)
             goto out;
         memset(proc, 0, sizeof *proc * np);
+        /* those that started before a, from each row's grid (a bucket's worth each) */
         for (uint32_t i = 0; i < r->nrows; i++) {
             const web_row *row = &r->rows[i];
-            uint32_t from = web_ivl_scan_from(&row->ivl, a), to = web_ivl_at(&row->ivl, e).pos;
-            for (uint32_t p = from; p < to; p++) {
-                uint32_t k = r->kidx[row->off + p];
-                const store_kernel *kk = &run->kernels[k];
-                if (!web_kernel_in(kk, a, e))
-                    continue;
-                int64_t s = kk->start > a ? kk->start : a, f = kk->end < e ? kk->end : e;
-                int64_t ns = f > s ? f - s : 0;
-                acc_add(&proc[row->process], ns, stretch[k]);
-                acc_add(&name[run->launches[kk->launch].name], ns, stretch[k]);
-                acc_add(&all, ns, stretch[k]);
-            }
+            uint32_t from = web_ivl_scan_from(&row->ivl, a), to = web_ivl_at(&row->ivl, a).pos;
+            for (uint32_t p = from; p < to; p++)
+                range_add(r, r->kidx[row->off + p], a, e, proc, name, &all);
         }
+        /* then those that start inside, in one pass over the run's kernels (sorted by start) */
+        for (uint64_t k = first_start(run, a); k < run->nkernels && run->kernels[k].start < e; k++)
+            range_add(r, k, a, e, proc, name, &all);
         for (uint32_t i = 0; i < run->nstrings; i++)
             nnames += name[i].kernels > 0;
         rank = malloc(sizeof *rank * (nnames ? nnames : 1));
