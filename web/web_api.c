@@ -1,6 +1,7 @@
 /* web_api.c: the JSON API's dispatcher, the one parser of query parameters (web_params_parse and
  * the typed getters below), and the small endpoints: runs and stats (prebuilt; stats answer 503
- * until built), kernel (one kernel's details and evidence), window and find (kernels by name).
+ * until built), kernel (one kernel's details and evidence), window, find (kernels by name) and
+ * range (web_range.c).
  * Every parameter is checked strictly: an unknown or repeated parameter, a malformed escape, text
  * that is not UTF-8, an integer that is not plain decimal or out of range is a 400 with
  * {"error": "..."} naming it. web/API.md documents each endpoint. */
@@ -17,6 +18,7 @@
 #define KMAX_MAX 100000
 #define FIND_LIMIT_MAX 10000
 #define QUERY_MAX 256
+#define RANGE_SCAN_MAX 1000000 /* kernels of a range read one by one (/api/range), at most */
 #define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
 
 /* text_ok: 1 when s (n bytes, NUL-terminated after them) is valid UTF-8 (store_utf8_decode(), the
@@ -336,6 +338,23 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
     reply_buf(out, &b);
 }
 
+/* api_range: GET /api/range?run&t0&t1: the statistics of a selected range (web_range.c). */
+static void api_range(const web *w, const web_params *p, web_reply *out)
+{
+    static const char *const known[] = {"run", "t0", "t1", NULL};
+    unsigned id;
+    const web_runix *r;
+    int64_t t0, t1;
+    int has0, has1;
+    if (check_known(p, out, known) || !(r = get_run(w, p, out, &id)) ||
+        get_range(p, out, 1, &t0, &has0, &t1, &has1))
+        return;
+    web_buf b = {0};
+    if (web_range(r, id, t0, t1, RANGE_SCAN_MAX, &b))
+        b.failed = 1;
+    reply_buf(out, &b);
+}
+
 /* window_json: window w of run r as the JSON view has it (view_window_json()), with its times
  * made relative to the run's origin and its lane. */
 static json_t *window_json(const web_runix *r, uint64_t w)
@@ -577,6 +596,8 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         api_window(w, p, out);
     } else if (strcmp(what, "find") == 0) {
         api_find(w, p, out);
+    } else if (strcmp(what, "range") == 0) {
+        api_range(w, p, out);
     } else {
         web_reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
     }

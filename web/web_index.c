@@ -245,7 +245,7 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
         r->device_lane[web_device_index(src->run, r->lanes[i].dev->device)] = i;
     }
     for (uint32_t i = 0; i < r->nlanes; i++)
-        if (build_lane(r, &r->lanes[i]))
+        if (build_lane(r, &r->lanes[i]) || web_lane_work_build(r, &r->lanes[i]))
             goto nomem;
     if (build_rows(r))
         goto nomem;
@@ -265,6 +265,8 @@ void web_runix_free(web_runix *r)
             web_ivl_free(&r->lanes[i].win[v]);
         free(r->lanes[i].widx);
         free(r->lanes[i].grid);
+        free(r->lanes[i].work);
+        free(r->lanes[i].undef);
     }
     free(r->rows);
     free(r->kidx);

@@ -98,6 +98,8 @@ typedef struct web_lane {
     uint32_t ngrid;
     int64_t g0, gw;
     int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
+    double *work;   /* dev->nwindows + 1: solo work (ns) of the windows before each (web_range.c) */
+    int64_t *undef; /* dev->nwindows + 1: their overlap time without a parallelism figure */
 } web_lane;
 
 typedef struct web_runix {
@@ -164,6 +166,16 @@ static inline analysis_verdict web_kernel_verdict(const web_runix *r, uint32_t l
     return web_window_verdict(web_kernel_window(r, lane, k));
 }
 
+/* Builds l->work and l->undef (web_runix_build calls it; web_runix_free frees them). Returns 0 or
+ * WEB_ENOMEM. */
+int web_lane_work_build(const web_runix *r, web_lane *l);
+/* The effective parallelism of lane `slot` over [a, b) (absolute ns; [a, a + 1) when b <= a): the
+ * solo work done in it per ns, idle time counting 0, each window's work (its parallelism x its
+ * overlap time, plus its time with one context in flight) spread evenly over the window. NaN
+ * where windows without a parallelism figure hold half the range or more, or without l->work.
+ * Two binary searches over the lane's windows. */
+double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b);
+
 /* ---------------------------------------------------------------- JSON text */
 
 /* A growing text buffer for the endpoints that emit many numbers: building a jansson tree of
@@ -189,7 +201,7 @@ static inline void web_buf_ch(web_buf *b, char c)
 /* ---------------------------------------------------------------- server side */
 
 typedef struct web_asset {
-    const char *path; /* "/timeline.js" */
+    const char *path; /* "/main.js" */
     const char *mime;
     const unsigned char *data;
     size_t len;
@@ -286,6 +298,13 @@ struct web {
  * rowsel (nrows flags) picks rows, NULL for all. Returns 0 or WEB_ENOMEM. */
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
                  uint32_t kmax, const uint8_t *rowsel, web_buf *b);
+
+/* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
+ * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max
+ * kernels, one read of each (the per-name figures and the stretches; above, "truncated": true).
+ * Returns 0 or WEB_ENOMEM. */
+int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
+              web_buf *b);
 
 /* Answers GET /api/<what> (what without the prefix). Sets an {"error": ...} body with a 4xx
  * status for bad requests (out->body NULL only when out of memory). */

@@ -176,6 +176,14 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
         }
         web_buf_ch(b, ']');
     }
+    /* effective parallelism per pixel (web_range.c) */
+    web_buf_str(b, ",\"par\":[");
+    for (uint32_t j = 0; j < q->width; j++) {
+        if (j)
+            web_buf_ch(b, ',');
+        web_buf_fixed2(b, web_lane_parallelism(q->r, slot, q->T[j], q->T[j + 1]));
+    }
+    web_buf_ch(b, ']');
     /* overlap windows in range, listed with their evidence when few enough */
     uint64_t nover = 0;
     uint32_t from[ANALYSIS_NVERDICTS], to[ANALYSIS_NVERDICTS];

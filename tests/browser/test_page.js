@@ -1,7 +1,11 @@
 // test_page.js: the page of `tlview serve` in headless Chromium (playwright-core). Starts
 // serve_fixture (generated runs), loads the page and checks: no console errors, the timeline is
-// drawn (canvas pixels of the expected process and verdict colours), wheel and key zoom, hover
-// tooltip text, click details, find, the view in the URL, and the comparison view. Usage:
+// drawn (canvas pixels of the expected process and verdict colours), the process palette, the
+// Perfetto conventions (plain wheel scrolls, ctrl+wheel zooms at the pointer, WASD, drag selects
+// a range, shift+drag pans, F fits, Esc clears, ? helps), the range statistics against
+// /api/range, the stretch hatched on kernels, the parallelism in the lane, ruler labels, hover
+// tooltip text (and its clearing), click details, the bottom panel at 800 px, find, the view in
+// the URL, and the comparison view. Screenshots go to TLVIEW_BROWSER_DIR. Usage:
 // node test_page.js page|compare|demo|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
 // `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
 // first drawn timeline and to a redrawn zoom.
@@ -38,13 +42,13 @@ function startFixture(args) {
 }
 
 // colourCounts counts canvas pixels (device pixels) near each of the given colours, in rows
-// [y0, y1) of CSS px, right of the label gutter.
-async function colourCounts(page, colours, y0, y1) {
-  return page.evaluate(([colours, y0, y1]) => {
+// [y0, y1) of CSS px, right of the label gutter (or in columns [xa, xb) of CSS px).
+async function colourCounts(page, colours, y0, y1, xa, xb) {
+  return page.evaluate(([colours, y0, y1, xa, xb]) => {
     const c = document.getElementById('timeline');
     const dpr = window.devicePixelRatio || 1;
-    const x0 = Math.round(230 * dpr);
-    const img = c.getContext('2d').getImageData(x0, Math.round(y0 * dpr), c.width - x0, Math.max(1, Math.round((y1 - y0) * dpr))).data;
+    const x0 = Math.round((xa == null ? 230 : xa) * dpr), x1 = xb == null ? c.width : Math.round(xb * dpr);
+    const img = c.getContext('2d').getImageData(x0, Math.round(y0 * dpr), Math.max(1, x1 - x0), Math.max(1, Math.round((y1 - y0) * dpr))).data;
     const rgb = colours.map((h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]);
     const counts = colours.map(() => 0);
     let painted = 0;
@@ -55,7 +59,17 @@ async function colourCounts(page, colours, y0, y1) {
       }
     }
     return { counts, painted, total: img.length / 4 };
-  }, [colours, y0, y1]);
+  }, [colours, y0, y1, xa, xb]);
+}
+
+// view reads the visible range [t0, t1] (ns).
+function view(page) {
+  return page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
+}
+
+// xOf maps a time (ns) to the page x of the timeline canvas at the current view.
+function xOf(page, box, t) {
+  return page.evaluate(([t, left]) => left + 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), [t, box.x]);
 }
 
 async function waitData(page, seqAfter) {
@@ -125,8 +139,9 @@ async function main() {
 async function testPage(page, S, rows) {
   check(S.runs === 1, 'one run');
   check(rows.length === 8, `8 stream rows (4 processes x 2 streams), got ${rows.length}`);
+  await testPalette(page);
   // drawn: every process colour appears in the rows, time-sliced red in the verdict strip
-  const procColours = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'];
+  const procColours = await page.evaluate(() => [0, 1, 2, 3].map((p) => processColor(null, p)));
   const y0 = rows[0].y, y1 = rows[rows.length - 1].y + rows[rows.length - 1].h;
   const c = await colourCounts(page, procColours, y0, y1);
   procColours.forEach((col, i) => check(c.counts[i] > 200, `process colour ${col} drawn (${c.counts[i]} px)`));
@@ -137,47 +152,222 @@ async function testPage(page, S, rows) {
   const cc = await colourCounts(page, ['#2f5fa8'], conc.y, conc.y + conc.h);
   check(cc.counts[0] > 100, `concurrency peak line drawn (${cc.counts[0]} px)`);
   await page.screenshot({ path: path.join(DIR, 'page.png'), fullPage: true });
-
-  // wheel zoom around the centre of the plot
   const box = await page.locator('#timeline').boundingBox();
-  const before = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
+
+  // a plain wheel scrolls the page and leaves the view alone
+  const v0 = await view(page);
+  await page.mouse.move(box.x + 700, box.y + rows[0].y + 5);
+  await page.waitForTimeout(150);
+  const tipBefore = await page.evaluate(() => !document.getElementById('tooltip').hidden);
+  await page.mouse.wheel(0, 200);
+  await page.waitForTimeout(300);
+  const scrolled = await page.evaluate(() => window.scrollY);
+  const v1 = await view(page);
+  check(scrolled > 50 && v1[0] === v0[0] && v1[1] === v0[1], `plain wheel scrolls the page (scrollY ${scrolled}) and keeps the view`);
+  check(tipBefore && await page.evaluate(() => document.getElementById('tooltip').hidden), 'the tooltip is cleared when the page scrolls');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(100);
+
+  // ctrl+wheel zooms in at the pointer: the time under it stays there
+  const px = box.x + 230 + (box.width - 230) * 0.3;
+  const tAt = (x) => page.evaluate(([x, left]) => window.tlview.t0 + (x - left - 230) * (window.tlview.t1 - window.tlview.t0) / (document.getElementById('timeline').clientWidth - 230), [x, box.x]);
+  const before = v0[1] - v0[0], tBefore = await tAt(px);
   let seq = await page.evaluate(() => window.tlview.seq);
-  await page.mouse.move(box.x + 230 + (box.width - 230) / 2, box.y + rows[0].y + 5);
+  await page.mouse.move(px, box.y + rows[0].y + 5);
+  await page.keyboard.down('Control');
   await page.mouse.wheel(0, -300);
+  await page.keyboard.up('Control');
   await waitData(page, seq);
-  const after = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
-  check(after < before * 0.7 && after > before * 0.45, `wheel zoom in: span ${before.toFixed(0)} -> ${after.toFixed(0)} ns`);
+  const v2 = await view(page), after = v2[1] - v2[0], tAfter = await tAt(px);
+  check(after < before * 0.7 && after > before * 0.45, `ctrl+wheel zooms in: span ${before.toFixed(0)} -> ${after.toFixed(0)} ns`);
+  check(Math.abs(tAfter - tBefore) < after / (box.width - 230), `ctrl+wheel zooms at the pointer (time under it ${tBefore.toFixed(0)} -> ${tAfter.toFixed(0)} ns)`);
+  // keys: '-' and S zoom out, W in, D pans; a tooltip does not outlive the view it described
   seq = await page.evaluate(() => window.tlview.seq);
   await page.keyboard.press('-');
   await waitData(page, seq);
   const afterKey = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
   check(Math.abs(afterKey / after - 1 / 0.6) < 0.01, `key '-' zooms out by 1/0.6 (${after.toFixed(0)} -> ${afterKey.toFixed(0)})`);
+  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
+    const a = await view(page);
+    await page.keyboard.press(key);
+    const b = await view(page);
+    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs((a[0] + a[1]) / 2 - (b[0] + b[1]) / 2) < 1, `key ${key.toUpperCase()} zooms by ${f.toFixed(3)} about the centre`);
+  }
+  {
+    const a = await view(page);
+    await page.keyboard.press('d');
+    const b = await view(page);
+    check(Math.abs((b[0] - a[0]) / (a[1] - a[0]) - 0.2) < 0.01, `key D pans right by a fifth (${((b[0] - a[0]) / (a[1] - a[0])).toFixed(3)})`);
+    await page.keyboard.press('a');
+  }
   check(/t0=-?\d+&t1=\d+/.test(await page.evaluate(() => location.hash)), 'view state in the URL hash');
-  // drag to pan: 200 px to the right shows earlier times by 200 px worth
-  const v0 = await page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
+  await page.mouse.move(box.x + 700, box.y + rows[0].y + 8);
+  await page.waitForTimeout(150);
+  const tipShown = await page.evaluate(() => !document.getElementById('tooltip').hidden);
+  await page.keyboard.press('w');
+  const tipAfter = await page.evaluate(() => !document.getElementById('tooltip').hidden);
+  check(tipShown && !tipAfter, `the tooltip is cleared when the keyboard zooms (shown before: ${tipShown}, after: ${tipAfter})`);
+  await page.keyboard.press('s');
+
+  // shift+drag pans: 200 px to the right shows earlier times by 200 px worth
+  seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate(() => { location.hash = '#t0=300000000&t1=600000000'; });
+  await waitData(page, seq);
+  const p0 = await view(page);
   const cy = box.y + rows[2].y + 5;
+  await page.keyboard.down('Shift');
   await page.mouse.move(box.x + 600, cy);
   await page.mouse.down();
   await page.mouse.move(box.x + 700, cy, { steps: 4 });
   await page.mouse.move(box.x + 800, cy, { steps: 4 });
   await page.mouse.up();
-  const v1 = await page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
-  const perPx = (v0[1] - v0[0]) / (box.width - 230);
-  check(Math.abs((v0[0] - v1[0]) / perPx - 200) < 2 && Math.abs((v1[1] - v1[0]) - (v0[1] - v0[0])) < 1, `drag pans by 200 px (${((v0[0] - v1[0]) / perPx).toFixed(1)} px)`);
+  await page.keyboard.up('Shift');
+  const p1 = await view(page);
+  const perPx = (p0[1] - p0[0]) / (box.width - 230);
+  check(Math.abs((p0[0] - p1[0]) / perPx - 200) < 2 && Math.abs((p1[1] - p1[0]) - (p0[1] - p0[0])) < 1, `shift+drag pans by 200 px (${((p0[0] - p1[0]) / perPx).toFixed(1)} px)`);
+  check(await page.evaluate(() => window.tlview.range === null), 'shift+drag selects nothing');
+  await testRange(page, box, rows);
+  await testRuler(page);
+  await testKernel(page, box, rows);
+  await testHelp(page);
+  await testPanel800(page, S);
+}
 
-  // zoom onto one overlapped matmul kernel through the URL, then hover it
+// testPalette: process colours stay apart from each other past ten processes and from every
+// verdict colour, and take none of the verdicts' hue families (red, orange, green, blue, purple).
+async function testPalette(page) {
+  const r = await page.evaluate(() => {
+    const n = 16, cols = [];
+    for (let p = 0; p < n; p++) cols.push(processColor(null, p));
+    let pair = Infinity, verdict = Infinity;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < i; j++) pair = Math.min(pair, deltaE(cols[i], cols[j]));
+      for (const v of Object.values(VERDICT_COLORS)) verdict = Math.min(verdict, deltaE(cols[i], v));
+    }
+    const hues = cols.map((c) => {
+      const [r, g, b] = hexRgb(c).map((v) => v / 255), mx = Math.max(r, g, b), mn = Math.min(r, g, b), d = mx - mn;
+      const h = mx === r ? ((g - b) / d) % 6 : mx === g ? (b - r) / d + 2 : (r - g) / d + 4;
+      return Math.round((h * 60 + 360) % 360);
+    });
+    return { cols, pair, verdict, hues, again: processColor(null, 3) === cols[3] };
+  });
+  const banned = (h) => h < 40 || (h > 85 && h < 160) || (h > 190 && h < 275) || h > 340;
+  check(r.pair > 20, `16 process colours pairwise ΔE > 20 (min ${r.pair.toFixed(1)}): ${r.cols.join(' ')}`);
+  check(r.verdict > 20, `process colours ΔE > 20 from every verdict colour (min ${r.verdict.toFixed(1)})`);
+  check(!r.hues.some(banned), `process hues outside the verdicts' families (${r.hues.join(' ')})`);
+  check(r.again, 'a process keeps its colour');
+}
+
+// testRange: a drag on the timeline selects a range, shaded, with its duration on the ruler and
+// its statistics in the bottom panel (the numbers of /api/range); F fits it, Esc clears it.
+async function testRange(page, box, rows) {
+  const cy = box.y + rows[3].y + 5;
+  const xa = box.x + 500, xb = box.x + 900;
+  const want = await page.evaluate(([a, b]) => { const S = window.tlview, w = document.getElementById('timeline').clientWidth - 230; return [S.t0 + (a - 230) * (S.t1 - S.t0) / w, S.t0 + (b - 230) * (S.t1 - S.t0) / w]; }, [xa - box.x, xb - box.x]);
+  await page.mouse.move(xa, cy);
+  await page.mouse.down();
+  await page.mouse.move(xa + 150, cy, { steps: 4 });
+  await page.mouse.move(xb, cy, { steps: 4 });
+  await page.mouse.up();
+  const range = await page.evaluate(() => window.tlview.range);
+  check(range && Math.abs(range.t0 - want[0]) < 1 && Math.abs(range.t1 - want[1]) < 1, `drag selects [${range && range.t0.toFixed(0)}, ${range && range.t1.toFixed(0)}] (want [${want[0].toFixed(0)}, ${want[1].toFixed(0)}])`);
+  await page.waitForFunction(() => window.tlview.rangeStats && !document.getElementById('range-body').hidden, null, { timeout: 5000 });
+  await page.waitForTimeout(150);
+  // shaded: the grid's background inside the range is darker than outside
+  const shade = await page.evaluate(([y, a, b]) => {
+    const c = document.getElementById('timeline').getContext('2d');
+    const lum = (x) => { const d = c.getImageData(x, y, 1, 1).data; return d[0] + d[1] + d[2]; };
+    return [lum(a), lum(b)];
+  }, [Math.round(rows[0].y - 3), Math.round((xa + xb) / 2 - box.x), Math.round(xb - box.x + 40)]);
+  check(shade[0] < shade[1], `the range is shaded (background ${shade[0]} inside, ${shade[1]} outside)`);
+  const dur = await page.evaluate(() => fmtTime(window.tlview.range.t1 - window.tlview.range.t0, 4));
+  const text = await page.locator('#range-body').innerText();
+  check(text.includes(`Range ${dur}`), `the panel shows the range's duration (${dur})`);
+  const api = await page.evaluate(async () => {
+    const r = window.tlview.range;
+    return (await fetch(`api/range?run=0&t0=${Math.floor(r.t0)}&t1=${Math.ceil(r.t1)}`)).json();
+  });
+  const fmt = await page.evaluate((a) => ({
+    procs: a.processes.map((p) => [`pid ${p.pid}`, p.kernels.toLocaleString(), fmtTime(p.ns), fmtX(p.stretch)]),
+    names: a.names.slice(0, 3).map((n) => [shortName(n.name), n.kernels.toLocaleString(), fmtTime(n.ns), fmtX(n.stretch)]),
+    verdicts: a.lanes[0].verdict_ns.map((ns, v) => [window.tlview.verdicts[v], ns ? fmtTime(ns) : null]).filter((x) => x[1]),
+    par: a.lanes[0].parallelism == null ? '–' : a.lanes[0].parallelism.toFixed(2),
+  }), api);
+  const lines = text.split('\n').map((l) => l.replace(/\t/g, ' ').trim());
+  const has = (cells) => lines.some((l) => cells.every((c) => l.includes(c)));
+  check(api.processes.length === 4 && fmt.procs.every(has), `per process: count, time inside, stretch as /api/range (${fmt.procs.map((p) => p.join(' ')).join('; ')})`);
+  check(fmt.names.length > 0 && fmt.names.every(has), `per kernel name: count, time inside, stretch (${fmt.names.map((p) => p.join(' ')).join('; ')})`);
+  check(fmt.verdicts.length > 0 && fmt.verdicts.every(has), `time per verdict on the GPU (${fmt.verdicts.map((p) => p.join(' ')).join('; ')})`);
+  check(has(['effective parallelism', fmt.par]), `effective parallelism of the range (${fmt.par})`);
+  check(/ratio of sums/.test(text) && /view\/README\.md/.test(text), 'the panel says which stretch it shows');
+  check(/range=-?\d+(,|%2C)\d+/.test(await page.evaluate(() => location.hash)), 'the range is in the URL hash');
+  await page.screenshot({ path: path.join(DIR, 'range.png') });
+  // F fits the view to the range, Esc clears it
+  let seq = await page.evaluate(() => window.tlview.seq);
+  await page.keyboard.press('f');
+  await waitData(page, seq);
+  const v = await view(page), len = range.t1 - range.t0;
+  check(Math.abs(v[0] - (range.t0 - 0.025 * len)) < 2 && Math.abs(v[1] - (range.t1 + 0.025 * len)) < 2, `F fits the range (view ${v[0].toFixed(0)}–${v[1].toFixed(0)})`);
+  await page.keyboard.press('Escape');
+  const cleared = await page.evaluate(() => ({ range: window.tlview.range, panel: document.getElementById('details').hidden, hash: location.hash }));
+  check(cleared.range === null && cleared.panel && !/range=/.test(cleared.hash), 'Esc clears the range and closes the panel');
+}
+
+// testRuler: ruler labels suit the zoom: a 200 ns view at 2.24 ms is labelled in ms, then as
+// offsets in ns, never as millions of ns; a wide view in ms or s.
+async function testRuler(page) {
+  const labels = async (t0, t1) => {
+    await page.evaluate(([a, b]) => { location.hash = `#t0=${a}&t1=${b}`; }, [t0, t1]);
+    await page.waitForFunction(([a, b]) => Math.round(window.tlview.t0) === a && Math.round(window.tlview.t1) === b, [t0, t1]);
+    await page.waitForTimeout(100);
+    return page.evaluate(() => window.tlview.rulerLabels.slice());
+  };
+  const deep = await labels(2242400, 2242600);
+  check(deep.length >= 3 && /^2\.2424\d* ms$/.test(deep[0]) && deep.slice(1).every((l) => /^\+\d+ ns$/.test(l)), `deep zoom: ${deep.join(' | ')}`);
+  const mid = await labels(2000000, 2900000);
+  check(mid.length >= 3 && mid.every((l) => /^\d\.\d ms$/.test(l)), `0.9 ms view: ${mid.join(' | ')}`);
+  const all = [...deep, ...mid];
+  check(!all.some((l) => /^\+?-?\d{4,}/.test(l)), 'no label with four digits or more before its point');
+  await page.screenshot({ path: path.join(DIR, 'ruler.png'), clip: { x: 0, y: 0, width: 1400, height: 140 } });
+  // a drag on the ruler zooms to what it covered (and selects nothing)
+  const rb = await page.locator('#ruler').boundingBox();
+  const want = await page.evaluate(([a, b]) => { const S = window.tlview, w = document.getElementById('timeline').clientWidth - 230; return [S.t0 + (a - 230) * (S.t1 - S.t0) / w, S.t0 + (b - 230) * (S.t1 - S.t0) / w]; }, [500, 900]);
+  const seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.move(rb.x + 500, rb.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(rb.x + 700, rb.y + 10, { steps: 4 });
+  await page.mouse.move(rb.x + 900, rb.y + 10, { steps: 4 });
+  await page.mouse.up();
+  await waitData(page, seq);
+  const v = await view(page);
+  check(Math.abs(v[0] - want[0]) < 2 && Math.abs(v[1] - want[1]) < 2 && await page.evaluate(() => window.tlview.range === null), `a drag on the ruler zooms to [${want[0].toFixed(0)}, ${want[1].toFixed(0)}] (view ${v[0].toFixed(0)}–${v[1].toFixed(0)})`);
+}
+
+// testKernel: zoomed onto an overlapped matmul kernel (stretched about 4x): its solo reference
+// length solid, the rest hatched; hover tooltip; click opens the details at the bottom.
+async function testKernel(page, box, rows) {
   const k = await page.evaluate(async () => {
     const r = await (await fetch('api/find?run=0&q=matmul&t0=20000000&limit=1')).json();
     return { s: r.kernels.s[0], d: r.kernels.d[0], row: r.kernels.row[0], id: r.kernels.id[0] };
   });
-  seq = await page.evaluate(() => window.tlview.seq);
+  const seq = await page.evaluate(() => window.tlview.seq);
   await page.evaluate((k) => { location.hash = `#t0=${k.s - 2 * k.d}&t1=${k.s + 3 * k.d}`; }, k);
   await waitData(page, seq);
-  const mode = await page.evaluate((row) => window.tlview.data[0].rows.get(row).mode, k.row);
-  check(mode === 'kernels', `zoomed in, the row lists kernels (${mode})`);
+  const info = await page.evaluate((k) => {
+    const R = window.tlview.data[0].rows.get(k.row);
+    const i = R.id.indexOf(k.id);
+    return { mode: R.mode, x: R.x[i], colour: processColor(null, window.tlview.runs[0].rows[k.row].process) };
+  }, k);
+  check(info.mode === 'kernels', `zoomed in, the row lists kernels (${info.mode})`);
   const band = rows.find((b) => b.row === k.row);
-  const x = await page.evaluate((t) => 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), k.s + k.d / 2);
-  await page.mouse.move(box.x + x, box.y + band.y + band.h / 2);
+  const xs = await xOf(page, box, k.s), xr = await xOf(page, box, k.s + k.d / info.x), xe = await xOf(page, box, k.s + k.d);
+  const light = await page.evaluate((c) => light(c), info.colour);
+  // (right of the kernel's name, which is written at its start)
+  const solid = await colourCounts(page, [info.colour, light], band.y + 3, band.y + band.h - 3, Math.max(xs + 50, xr - 20) - box.x, xr - box.x - 2);
+  const hatched = await colourCounts(page, [info.colour, light], band.y + 3, band.y + band.h - 3, xr - box.x + 2, xe - box.x - 3);
+  check(info.x > 3 && solid.counts[1] === 0 && solid.counts[0] > 0.9 * solid.total, `stretch ×${info.x.toFixed(2)}: the solo reference length is solid (${solid.counts[0]} of ${solid.total} px)`);
+  check(hatched.counts[0] > 0.2 * hatched.total && hatched.counts[1] > 0.4 * hatched.total, `beyond it, hatched (${hatched.counts[0]} kernel, ${hatched.counts[1]} light of ${hatched.total} px)`);
+  await page.mouse.move((xs + xr) / 2, box.y + band.y + band.h / 2);
   await page.waitForTimeout(150);
   const tip = await page.evaluate(() => { const t = document.getElementById('tooltip'); return t.hidden ? '' : t.innerText; });
   check(tip.includes('matmul(float const*, float const*, float*, int)'), `tooltip names the demangled kernel (${tip.split('\n')[0]})`);
@@ -187,16 +377,36 @@ async function testPage(page, S, rows) {
   await page.mouse.down();
   await page.mouse.up();
   await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
+  await page.waitForFunction(() => /effective parallelism/.test(document.getElementById('details-body').innerText), null, { timeout: 5000 });
   const details = await page.locator('#details-body').innerText();
   check(details.includes('effective parallelism') && details.includes('_Z6matmulPKfS0_Pfi'), 'click opens the details with the window evidence');
+  // F fits the selected kernel when no range is selected
+  const sq = await page.evaluate(() => window.tlview.seq);
+  await page.keyboard.press('f');
+  await waitData(page, sq);
+  const v = await view(page);
+  check(Math.abs(v[0] - (k.s - 0.025 * k.d)) < 2 && Math.abs(v[1] - (k.s + 1.025 * k.d)) < 2, `F fits the selected kernel (view ${v[0].toFixed(0)}–${v[1].toFixed(0)}, kernel ${k.s}+${k.d})`);
   // find
   await page.fill('#find', 'softmax');
   await page.waitForFunction(() => /in view/.test(document.getElementById('find-info').textContent), null, { timeout: 5000 });
   check(true, `find: ${await page.locator('#find-info').innerText()}`);
+  await page.fill('#find', '');
+  await page.locator('#find').blur();
+  await page.keyboard.press('Escape');
+  check(await page.evaluate(() => document.getElementById('details').hidden), 'Esc closes the details');
   const stats = await page.locator('#stats').innerText();
   check(stats.includes('pid 4100') && /time-sliced/i.test(stats), 'stats panel lists the processes and the verdict');
   check(await page.locator('canvas.chart').count() === 2, 'concurrency chart and stretch histogram present');
-  // the run's summary, devices and processes come from api/runs only (api/stats holds the rest)
+  // the stretch histogram is coloured by stretch (the stretch ramp), not by run or verdict
+  const hist = await page.evaluate(() => {
+    const cv = document.querySelector('canvas.chart[data-kind=stretch]');
+    const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+    const near = (c) => { const [r, g, b] = hexRgb(c); let n = 0; for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 4 && Math.abs(d[i + 1] - g) < 4 && Math.abs(d[i + 2] - b) < 4) n++; return n; };
+    const hs = [];
+    for (let x = 0.125; x < 64; x *= Math.pow(2, 0.25)) hs.push(stretchColor(x * Math.pow(2, 0.125)));
+    return { ramp: hs.reduce((a, c) => a + near(c), 0), old: near('#59a14f') + near('#f28e2b') };
+  });
+  check(hist.ramp > 500 && hist.old === 0, `stretch histogram drawn in the stretch ramp (${hist.ramp} px; old colours ${hist.old} px)`);
   const run = await page.evaluate(() => {
     const r = window.tlview.runs[0];
     return { kernels: r.summary.kernels.toLocaleString(), procs: r.processes.length, gpu: r.lanes[0].name };
@@ -208,6 +418,56 @@ async function testPage(page, S, rows) {
   check(procRows === run.procs + 1, `processes table: a row per process of api/runs (${procRows - 1} of ${run.procs})`);
 }
 
+// testHelp: ? opens the help: the keys, and each verdict with its meaning and rule, as /api/runs
+// words them; Esc closes it.
+async function testHelp(page) {
+  await page.keyboard.press('?');
+  await page.waitForSelector('#help:not([hidden])', { timeout: 2000 });
+  const text = await page.locator('#help').innerText();
+  const meta = await page.evaluate(async () => (await fetch('api/runs')).json());
+  const flat = text.replace(/\s+/g, ' ');
+  const missing = meta.verdicts.filter((v, i) => !flat.includes(v) || !flat.includes(meta.verdict_meanings[i].replace(/\s+/g, ' ')));
+  check(missing.length === 0, `help lists every verdict with its meaning (${missing.length ? `missing ${missing.join(', ')}` : meta.verdicts.join(', ')})`);
+  const rules = Object.entries(meta.rules).filter(([r, t]) => !flat.includes(r) || !flat.includes(t.replace(/\s+/g, ' ')));
+  check(rules.length === 0, `help lists every rule with its sentence (${rules.map((r) => r[0]).join(', ')})`);
+  check(/no-mps: contexts that cannot share the GPU/.test(flat), 'help says which rule decided time-sliced here');
+  check(/ctrl \+ wheel/.test(flat) && /drag on the timeline/.test(flat) && /Esc/.test(flat), 'help lists the keys');
+  await page.screenshot({ path: path.join(DIR, 'help.png') });
+  await page.keyboard.press('Escape');
+  check(await page.evaluate(() => document.getElementById('help').hidden), 'Esc closes the help');
+}
+
+// testPanel800: in an 800 px tall window the details sit in a bottom panel that leaves the plot
+// its full width and most of its height, and collapses to its title bar.
+async function testPanel800(page, S) {
+  await page.setViewportSize({ width: 1000, height: 800 });
+  const seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate(() => { location.hash = '#t0=0&t1=1100000000'; });
+  await waitData(page, seq);
+  const box = await page.locator('#timeline').boundingBox();
+  const strip = S.bands.find((b) => b.type === 'vband');
+  const w = await page.evaluate(() => window.tlview.data[0].lanes[0].windows[3]);
+  await page.mouse.click(await xOf(page, box, (w[1] + w[2]) / 2), box.y + strip.y + strip.h / 2);
+  await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
+  await page.waitForTimeout(200);
+  const m = await page.evaluate(() => {
+    const p = document.getElementById('details').getBoundingClientRect();
+    const r = document.getElementById('ruler').getBoundingClientRect();
+    const c = document.getElementById('timeline').getBoundingClientRect();
+    return { panelTop: p.top, panelH: p.height, rulerBottom: r.bottom, plotW: c.width - 230, winW: window.innerWidth, pad: document.body.style.paddingBottom };
+  });
+  const plotH = m.panelTop - m.rulerBottom;
+  check(plotH >= 300, `800 px tall: ${plotH.toFixed(0)} px of plot above a ${m.panelH.toFixed(0)} px panel`);
+  check(m.plotW >= m.winW - 240, `the plot keeps the window's width (${m.plotW.toFixed(0)} of ${m.winW} px)`);
+  check(m.pad === `${Math.round(m.panelH)}px` || Math.abs(parseFloat(m.pad) - m.panelH) < 1, `the page makes room below for the panel (${m.pad})`);
+  await page.screenshot({ path: path.join(DIR, 'panel-800.png') });
+  await page.click('#panel-collapse');
+  const h = await page.evaluate(() => document.getElementById('details').getBoundingClientRect().height);
+  check(h < 45, `the panel collapses to its title bar (${h.toFixed(0)} px)`);
+  await page.click('#details-close');
+  await page.setViewportSize({ width: 1400, height: 900 });
+}
+
 async function testCompare(page, S, rows) {
   check(S.runs === 2, 'two runs');
   const heads = S.bands.filter((b) => b.type === 'run');
@@ -215,7 +475,7 @@ async function testCompare(page, S, rows) {
   const rowsA = rows.filter((b) => b.run === 0), rowsB = rows.filter((b) => b.run === 1);
   check(rowsA.length === 8 && rowsB.length === 4, `rows A ${rowsA.length}, B ${rowsB.length}`);
   for (const [name, rs] of [['A', rowsA], ['B', rowsB]]) {
-    const c = await colourCounts(page, ['#4e79a7', '#f28e2b'], rs[0].y, rs[rs.length - 1].y + ROWH(rs));
+    const c = await colourCounts(page, await page.evaluate(() => [0, 1].map((p) => processColor(null, p))), rs[0].y, rs[rs.length - 1].y + ROWH(rs));
     check(c.counts[0] > 100 && c.counts[1] > 100, `run ${name} rows drawn (${c.counts.join(', ')} px)`);
   }
   const strips = S.bands.filter((b) => b.type === 'vband');
@@ -225,6 +485,40 @@ async function testCompare(page, S, rows) {
   check(b.counts[0] > 300, `B (MPS on) shows concurrent windows (${b.counts[0]} px)`);
   const head = await page.locator('#runinfo').innerText();
   check(/faster than A/.test(head), `header shows the measured gain (${head.replace(/\n/g, ' ')})`);
+  // the parallelism in each lane tells time-sliced from side by side: A ~1 with ~4 in flight,
+  // B about as many as in flight; drawn as the dark area of the concurrency track
+  const par = await page.evaluate(() => window.tlview.data.map((d) => {
+    const L = d.lanes[0];
+    let p = 0, m = 0, n = 0;
+    for (let j = 0; j < d.width; j++) if (L.conc_mean[j] > 3) { p += L.par[j]; m += L.conc_mean[j]; n++; }
+    return [p / n, m / n];
+  }));
+  check(par[0][1] > 3.5 && par[0][0] < 1.3, `A: ${par[0][1].toFixed(2)} in flight, parallelism ${par[0][0].toFixed(2)}`);
+  check(par[1][1] > 3.5 && par[1][0] > 3, `B: ${par[1][1].toFixed(2)} in flight, parallelism ${par[1][0].toFixed(2)}`);
+  // the dark area's mean height over the columns it is drawn in
+  const concs = S.bands.filter((b) => b.type === 'conc');
+  const dark = [];
+  for (const b of concs) {
+    dark.push(await page.evaluate(([y0, y1]) => {
+      const c = document.getElementById('timeline'), w = c.width - 230;
+      const d = c.getContext('2d').getImageData(230, y0, w, y1 - y0).data;
+      const col = new Array(w).fill(0);
+      for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 300) col[(i / 4) % w]++;
+      const used = col.filter((n) => n > 0);
+      return used.reduce((a, n) => a + n, 0) / Math.max(1, used.length);
+    }, [Math.round(b.y), Math.round(b.y + b.h)]));
+  }
+  check(dark[0] > 3 && dark[1] > 2.5 * dark[0], `the dark parallelism area is taller in B than in A (${dark[0].toFixed(1)} vs ${dark[1].toFixed(1)} px)`);
+  // run labels keep their differing tail; the full label is in a title
+  const lab = await page.evaluate(() => {
+    ctx.font = '600 12px system-ui, sans-serif';
+    return { cut: ellipsisMiddle('samples/spin/traces/mps-off/n4/output.1256.db + 3 more', 150), chars: midChars('samples/spin/traces/mps-off/n4/output.1256.db + 3 more', 30),
+      titles: [...document.querySelectorAll('#runinfo .chip')].map((c) => c.title) };
+  });
+  check(/…/.test(lab.cut) && lab.cut.endsWith('+ 3 more') && lab.cut.startsWith('sam'), `a long label keeps head and tail (${lab.cut})`);
+  check(lab.chars.length === 30 && lab.chars.endsWith('.db + 3 more'), `chips cut the middle (${lab.chars})`);
+  const labels = await page.evaluate(() => window.tlview.runs.map((r) => r.label));
+  check(labels.every((l, i) => lab.titles[i] === l), `chips carry the full label in their title (${lab.titles.slice(0, 2).join(' | ')})`);
   await page.screenshot({ path: path.join(DIR, 'compare.png'), fullPage: true });
 }
 
@@ -238,7 +532,8 @@ async function testDemo(page, S, rows) {
   const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h);
   const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h);
   check(a.counts[0] > 1000 && b.counts[0] > 200, `time-sliced (${a.counts[0]} px) and concurrent (${b.counts[0]} px) strips drawn`);
-  const k = await colourCounts(page, ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'], rows[0].y, rows[3].y + rows[3].h);
+  const procColours = await page.evaluate(() => [0, 1, 2, 3].map((p) => processColor(null, p)));
+  const k = await colourCounts(page, procColours, rows[0].y, rows[3].y + rows[3].h);
   check(k.counts.every((n) => n > 500), `the 4 kernels of run A drawn (${k.counts.join(', ')} px)`);
   await page.screenshot({ path: path.join(DIR, 'demo.png'), fullPage: true });
 }
@@ -254,13 +549,15 @@ async function benchPage(page, url) {
     const seq = await page.evaluate(() => window.tlview.seq);
     const t = Date.now();
     await page.mouse.move(box.x + 700, box.y + 80);
+    await page.keyboard.down('Control'); // ctrl+wheel zooms (a plain wheel scrolls the page)
     await page.mouse.wheel(0, -400);
+    await page.keyboard.up('Control');
     await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 30000, polling: 5 });
     times.push(Date.now() - t);
     queries.push(Math.round(await page.evaluate(() => window.tlview.lastQueryMs)));
   }
   times.sort((a, b) => a - b);
-  console.log(`browser: first timeline drawn ${first} ms after navigation; wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce); query round trips ${queries.join(' ')} ms`);
+  console.log(`browser: first timeline drawn ${first} ms after navigation; ctrl+wheel zoom to new data drawn: median ${times[4]} ms, max ${times[7]} ms (includes the ${40} ms debounce); query round trips ${queries.join(' ')} ms`);
 }
 
 function ROWH(rs) { return rs[rs.length - 1].h; }

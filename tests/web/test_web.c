@@ -267,15 +267,32 @@ static json_t *get_stats(unsigned port, const char *path)
 
 /* ---------------------------------------------------------------- cases */
 
+/* test_web_assets: every file of web/assets/ is served byte for byte with its type, and the page
+ * loads each of its scripts (a file added to the folder but not to web/CMakeLists.txt, or not to
+ * index.html, fails here). */
 int test_web_assets(void)
 {
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
-    const char *files[] = {"index.html", "timeline.js", "style.css"};
-    const char *mimes[] = {"text/html", "text/javascript", "text/css"};
-    for (int i = 0; i < 3; i++) {
-        char path[1024], url[64];
-        snprintf(path, sizeof path, "%s/web/assets/%s", TLVIEW_SOURCE_DIR, files[i]);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/web/assets", TLVIEW_SOURCE_DIR);
+    DIR *dp = opendir(dir);
+    TEST_ASSERT(dp);
+    response page;
+    TEST_ASSERT(http_get(f.port, "/", &page) == 0);
+    TEST_EQ_INT(page.status, 200);
+    int nfiles = 0, nscripts = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        const char *name = de->d_name, *dot = strrchr(name, '.');
+        if (name[0] == '.' || !dot)
+            continue;
+        const char *mime = strcmp(dot, ".html") == 0  ? "text/html"
+                           : strcmp(dot, ".js") == 0  ? "text/javascript"
+                           : strcmp(dot, ".css") == 0 ? "text/css"
+                                                      : "";
+        char path[1300], url[300];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         FILE *fp = fopen(path, "rb");
         TEST_ASSERT(fp);
         fseek(fp, 0, SEEK_END);
@@ -284,22 +301,35 @@ int test_web_assets(void)
         fseek(fp, 0, SEEK_SET);
         TEST_EQ_INT(fread(want, 1, (size_t)size, fp), size);
         fclose(fp);
-        snprintf(url, sizeof url, "/%s", files[i]);
+        snprintf(url, sizeof url, "/%s", name);
         response r;
         TEST_ASSERT(http_get(f.port, url, &r) == 0);
+        if (r.status != 200)
+            fprintf(stderr, "%s: status %d\n", url, r.status);
         TEST_EQ_INT(r.status, 200);
         TEST_EQ_INT(r.len, size);
         TEST_ASSERT(memcmp(r.body, want, (size_t)size) == 0);
-        TEST_ASSERT(strstr(r.head, mimes[i]) != NULL);
+        if (!strstr(r.head, mime))
+            fprintf(stderr, "%s: no '%s' in:\n%s\n", url, mime, r.head);
+        TEST_ASSERT(mime[0] && strstr(r.head, mime) != NULL);
         TEST_ASSERT(strstr(r.head, "Content-Security-Policy: default-src 'self'") != NULL);
+        if (strcmp(dot, ".js") == 0) {
+            char tag[300];
+            snprintf(tag, sizeof tag, "<script src=\"%s\"></script>", name);
+            if (!strstr(page.body, tag))
+                fprintf(stderr, "index.html does not load %s\n", name);
+            TEST_ASSERT(strstr(page.body, tag) != NULL);
+            nscripts++;
+        }
+        nfiles++;
         free(r.head);
         free(want);
     }
-    response r;
-    TEST_ASSERT(http_get(f.port, "/", &r) == 0);
-    TEST_EQ_INT(r.status, 200);
-    TEST_ASSERT(strstr(r.body, "timeline.js") != NULL);
-    free(r.head);
+    closedir(dp);
+    free(page.head);
+    /* index.html, style.css and the scripts */
+    TEST_ASSERT(nscripts >= 2);
+    TEST_EQ_INT(nfiles, nscripts + 2);
     teardown(&f);
     return 0;
 }
@@ -1602,7 +1632,7 @@ int test_web_host_origin(void)
     }
     const char *bad_hosts[] = {"evil.example",  "evil.example:%u", "127.0.0.1.evil.example:%u",
                                "localhost.:%u", "127.0.0.2:%u",    "[::2]:%u"};
-    const char *paths[] = {"/api/runs", "/", "/timeline.js", "/api/stats"};
+    const char *paths[] = {"/api/runs", "/", "/main.js", "/api/stats"};
     for (size_t i = 0; i < sizeof bad_hosts / sizeof *bad_hosts; i++)
         for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
             char host[64];
@@ -1698,7 +1728,7 @@ int test_web_token(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     TEST_EQ_STR(web_token(w), "0123456789abcdef-TOKEN");
     unsigned port = web_port(w);
-    const char *paths[] = {"/", "/api/runs", "/timeline.js"};
+    const char *paths[] = {"/", "/api/runs", "/main.js"};
     for (size_t i = 0; i < 3; i++) {
         snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", paths[i]);
         TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
@@ -1728,7 +1758,7 @@ int test_web_token(void)
     if (!strstr(r.head, want))
         fprintf(stderr, "no '%s' in:\n%s\n", want, r.head);
     TEST_ASSERT(strstr(r.head, want) != NULL);
-    TEST_ASSERT(strstr(r.body, "timeline.js") != NULL);
+    TEST_ASSERT(strstr(r.body, "main.js") != NULL);
     free(r.head);
     /* the token parameter is not one of the API's: it is taken before */
     TEST_EQ_INT(expect_status(port, "GET /api/runs?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n",
@@ -2110,6 +2140,242 @@ int test_web_serve_port_busy(void)
              f.port);
     TEST_EQ_STR(l2, want);
     close(out), close(err);
+    teardown(&f);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- range statistics */
+
+/* A brute-force tally of what a range holds of one process or one name. */
+typedef struct tally {
+    uint64_t kernels;
+    int64_t ns;
+    double ref, with; /* solo work and time inside of the kernels with a stretch */
+} tally;
+
+static double tally_stretch(const tally *t)
+{
+    return t->with > 0 && t->with >= 0.5 * (double)t->ns ? t->with / t->ref : NAN;
+}
+
+/* check_num: a JSON number or null against want (NaN: null), within a relative 1e-3 (the server
+ * writes 4 significant digits). */
+static int check_num(json_t *got, double want, const char *what)
+{
+    int ok = isnan(want) ? json_is_null(got)
+                         : json_is_number(got) &&
+                               fabs(json_number_value(got) - want) <= 1e-3 * fabs(want) + 1e-9;
+    if (!ok)
+        fprintf(stderr, "%s: got %s%g, want %g\n", what, json_is_null(got) ? "null " : "",
+                json_number_value(got), want);
+    return ok;
+}
+
+/* brute_parallelism: solo work per ns over [a, b) from every window of the lane, each spread
+ * evenly over its length; NaN when windows without a parallelism figure hold half of it. */
+static double brute_parallelism(const analysis *an, uint32_t slot, int64_t a, int64_t b)
+{
+    if (b <= a)
+        b = a + 1;
+    const analysis_device *d = analysis_get_device(an, slot);
+    const analysis_window *w = analysis_windows(an) + d->first_window;
+    double work = 0, undef = 0;
+    for (uint64_t i = 0; i < d->nwindows; i++) {
+        int64_t s = w[i].t0 > a ? w[i].t0 : a, e = w[i].t1 < b ? w[i].t1 : b;
+        if (e <= s)
+            continue;
+        double f = (double)(e - s) / (double)(w[i].t1 - w[i].t0);
+        double alone = (double)(w[i].busy_ns - w[i].overlap_ns);
+        if (w[i].overlap_ns == 0)
+            work += f * (double)w[i].busy_ns;
+        else if (isnan(w[i].parallelism))
+            work += f * alone, undef += f * (double)w[i].overlap_ns;
+        else
+            work += f * (w[i].parallelism * (double)w[i].overlap_ns + alone);
+    }
+    if (2 * undef >= (double)(b - a))
+        return NAN;
+    return work / ((double)(b - a) - undef);
+}
+
+/* check_range: web_range() over [t0, t1) against a count over every kernel and window. */
+static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan_max)
+{
+    const store_run *run = r->run;
+    const float *x = analysis_stretch(r->an);
+    int64_t a = r->origin + t0, b = r->origin + t1;
+    tally *proc = calloc(run->nprocesses, sizeof *proc),
+          *name = calloc(run->nstrings, sizeof *name);
+    tally all = {0};
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        if (!(k->start < b && (k->end > a || (k->start >= a && k->end <= k->start))))
+            continue;
+        int64_t s = k->start > a ? k->start : a, e = k->end < b ? k->end : b;
+        int64_t ns = e > s ? e - s : 0;
+        tally *t[3] = {&proc[run->contexts[run->streams[k->stream].context].process],
+                       &name[run->launches[k->launch].name], &all};
+        for (int j = 0; j < 3; j++) {
+            t[j]->kernels++;
+            t[j]->ns += ns;
+            if (isfinite(x[i]) && x[i] > 0)
+                t[j]->ref += (double)ns / x[i], t[j]->with += (double)ns;
+        }
+    }
+    web_buf buf = {0};
+    TEST_EQ_INT(web_range(r, 0, t0, t1, scan_max, &buf), 0);
+    json_error_t err;
+    json_t *j = json_loads(buf.s, 0, &err);
+    if (!j)
+        fprintf(stderr, "not JSON: %s\n%.300s\n", err.text, buf.s);
+    TEST_ASSERT(j);
+    free(buf.s);
+    int scanned = all.kernels <= scan_max;
+    TEST_EQ_INT(json_is_true(json_object_get(j, "truncated")), !scanned);
+    TEST_EQ_INT(jint(j, "kernels"), all.kernels);
+    TEST_EQ_INT(jint(j, "ns"), all.ns);
+    TEST_ASSERT(check_num(json_object_get(j, "stretch"), scanned ? tally_stretch(&all) : NAN,
+                          "stretch of the range"));
+    json_t *procs = json_object_get(j, "processes"), *o;
+    size_t listed = 0, idx;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        listed += proc[p].kernels > 0;
+    TEST_EQ_INT(json_array_size(procs), listed);
+    json_array_foreach(procs, idx, o)
+    {
+        uint32_t p = (uint32_t)jint(o, "process");
+        TEST_ASSERT(p < run->nprocesses);
+        TEST_EQ_INT(jint(o, "pid"), run->processes[p].pid);
+        TEST_EQ_INT(jint(o, "kernels"), proc[p].kernels);
+        TEST_EQ_INT(jint(o, "ns"), proc[p].ns);
+        TEST_ASSERT(check_num(json_object_get(o, "stretch"),
+                              scanned ? tally_stretch(&proc[p]) : NAN, "process stretch"));
+    }
+    size_t nnames = 0;
+    for (uint32_t s = 0; s < run->nstrings; s++)
+        nnames += name[s].kernels > 0;
+    json_t *names = json_object_get(j, "names");
+    TEST_EQ_INT(jint(j, "nnames"), scanned ? nnames : 0);
+    TEST_EQ_INT(json_array_size(names), scanned ? nnames : 0);
+    int64_t prev = INT64_MAX;
+    json_array_foreach(names, idx, o)
+    {
+        const char *n = json_string_value(json_object_get(o, "name"));
+        uint32_t s = 0;
+        while (s < run->nstrings &&
+               strcmp(run->strings[s].demangled ? run->strings[s].demangled : run->strings[s].text,
+                      n) != 0)
+            s++;
+        TEST_ASSERT(s < run->nstrings);
+        TEST_EQ_INT(jint(o, "kernels"), name[s].kernels);
+        TEST_EQ_INT(jint(o, "ns"), name[s].ns);
+        TEST_ASSERT(jint(o, "ns") <= prev); /* most time first */
+        prev = jint(o, "ns");
+        TEST_ASSERT(check_num(json_object_get(o, "stretch"), tally_stretch(&name[s]), n));
+    }
+    json_t *lanes = json_object_get(j, "lanes");
+    TEST_EQ_INT(json_array_size(lanes), r->nlanes);
+    for (uint32_t l = 0; l < r->nlanes; l++) {
+        json_t *lo = json_array_get(lanes, l), *vns = json_object_get(lo, "verdict_ns");
+        const analysis_device *d = analysis_get_device(r->an, l);
+        const analysis_window *w = analysis_windows(r->an) + d->first_window;
+        int64_t want[ANALYSIS_NVERDICTS] = {0};
+        for (uint64_t i = 0; i < d->nwindows; i++) {
+            int64_t s = w[i].t0 > a ? w[i].t0 : a, e = w[i].t1 < b ? w[i].t1 : b;
+            if (e > s)
+                want[w[i].verdict] += e - s;
+        }
+        TEST_EQ_INT(json_array_size(vns), ANALYSIS_NVERDICTS);
+        for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+            TEST_EQ_INT(json_integer_value(json_array_get(vns, (size_t)v)), want[v]);
+        TEST_ASSERT(check_num(json_object_get(lo, "parallelism"), brute_parallelism(r->an, l, a, b),
+                              "lane parallelism"));
+    }
+    json_decref(j);
+    free(proc);
+    free(name);
+    return 0;
+}
+
+/* test_web_range: GET /api/range and the per-pixel parallelism of GET /api/timeline against brute
+ * force over random ranges of a time-sliced and an MPS run (4 processes, 2 streams each), the
+ * cut-off above scan_max kernels, and the endpoint's parameters over HTTP. */
+int test_web_range(void)
+{
+    double max_par[2] = {0, 0}, max_mean[2] = {0, 0};
+    for (int mps = 0; mps < 2; mps++) {
+        bench_gen_opts o = {
+            .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = 3};
+        store_run *run = bench_gen_run(&o);
+        TEST_ASSERT(run);
+        analysis *an;
+        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+        web_run src = {"range", run, an};
+        web_runix r;
+        char err[128];
+        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        TEST_EQ_INT(web_runix_build_grids(&r), 0);
+        const analysis_device *d = analysis_get_device(an, 0);
+        int64_t span = d->t_end - d->t_begin;
+        srand(11 + mps);
+        for (int q = 0; q < 60; q++) {
+            int64_t t0 = (int64_t)((double)rand() / RAND_MAX * 1.2 * (double)span) - span / 10;
+            int64_t len = q % 3 == 0
+                              ? 1 + rand() % 5000
+                              : (int64_t)((double)rand() / RAND_MAX * (double)span / (1 + q % 7));
+            if (check_range(&r, t0, t0 + (len > 0 ? len : 1), 1000000))
+                return 1;
+        }
+        TEST_EQ_INT(check_range(&r, -10, span + 10, 1000000), 0);
+        TEST_EQ_INT(check_range(&r, 0, span, 100), 0); /* above the cut-off: no names, no stretch */
+        /* the per-pixel parallelism of the timeline */
+        enum { W = 300 };
+        web_buf b = {0};
+        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+        json_error_t e;
+        json_t *j = json_loads(b.s, 0, &e);
+        free(b.s);
+        TEST_ASSERT(j);
+        json_t *lane = json_array_get(json_object_get(j, "lanes"), 0);
+        json_t *par = json_object_get(lane, "par"), *mean = json_object_get(lane, "conc_mean");
+        TEST_EQ_INT(json_array_size(par), W);
+        for (int i = 0; i < W; i++) {
+            int64_t pa = r.origin + span * i / W, pb = r.origin + span * (i + 1) / W;
+            double want = brute_parallelism(an, 0, pa, pb);
+            json_t *g = json_array_get(par, (size_t)i);
+            if (isnan(want))
+                TEST_ASSERT(json_is_null(g));
+            else
+                TEST_NEAR(json_number_value(g), want, 0.006);
+            if (json_number_value(g) > max_par[mps])
+                max_par[mps] = json_number_value(g);
+            if (json_number_value(json_array_get(mean, (size_t)i)) > max_mean[mps])
+                max_mean[mps] = json_number_value(json_array_get(mean, (size_t)i));
+        }
+        json_decref(j);
+        web_runix_free(&r);
+        analysis_free(an);
+        store_run_free(run);
+    }
+    /* time-sliced: ~4 in flight, one at a time; MPS: ~4 in flight and ~4 side by side */
+    fprintf(stderr, "time-sliced: peak in flight %.2f, parallelism %.2f; MPS: %.2f, %.2f\n",
+            max_mean[0], max_par[0], max_mean[1], max_par[1]);
+    TEST_ASSERT(max_mean[0] > 3.5 && max_par[0] < 1.5);
+    TEST_ASSERT(max_mean[1] > 3.5 && max_par[1] > 3);
+    /* over HTTP: the endpoint and its parameters */
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    json_t *j = get_json(f.port, "/api/range?run=0&t0=0&t1=1000000", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "kernels"), 420);
+    json_decref(j);
+    const char *bad[] = {"/api/range?t0=5&t1=5", "/api/range?t0=0", "/api/range?t0=0&t1=9&x=1",
+                         "/api/range?run=1&t0=0&t1=9", "/api/range?t0=0&t1=9&t1=10"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        j = get_json(f.port, bad[i], 400);
+        TEST_ASSERT(j && json_string_value(json_object_get(j, "error")));
+        json_decref(j);
+    }
     teardown(&f);
     return 0;
 }

@@ -1,0 +1,240 @@
+// input.js: the page's input: the view in the URL hash, hit testing, hover, click, drag, wheel and
+// keys, in Perfetto's manner: plain wheel scrolls the page, ctrl+wheel (a trackpad's pinch)
+// zooms at the pointer, shift+wheel or a sideways swipe pans; W/S zoom, A/D pan (and +/-,
+// arrows); drag on the timeline selects a range (shift+drag pans), drag on the ruler zooms to
+// what it covers; F fits the selection, Esc clears it, ? opens the help.
+'use strict';
+
+// ------------------------------------------------------------------ URL state
+
+function writeHash() {
+  const p = new URLSearchParams();
+  p.set('t0', Math.round(S.t0));
+  p.set('t1', Math.round(S.t1));
+  if (S.colorBy !== 'process') p.set('color', S.colorBy);
+  if (S.find.q) p.set('q', S.find.q);
+  if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
+  if (S.range) p.set('range', `${Math.round(S.range.t0)},${Math.round(S.range.t1)}`);
+  history.replaceState(null, '', `#${p.toString()}`);
+}
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const t0 = parseFloat(p.get('t0')), t1 = parseFloat(p.get('t1'));
+  const color = p.get('color');
+  if (color === 'verdict' || color === 'process') S.colorBy = color;
+  $('colorby').value = S.colorBy;
+  const q = p.get('q');
+  if (q) { $('find').value = q; }
+  const sel = /^(\d+):(\d+)$/.exec(p.get('sel') || '');
+  const range = /^(-?\d+),(-?\d+)$/.exec(p.get('range') || '');
+  return {
+    t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null,
+    range: range && +range[2] > +range[1] ? { t0: +range[1], t1: +range[2] } : null,
+  };
+}
+
+// ------------------------------------------------------------------ hover, click
+
+// hitTest finds what lies under canvas point (x, y).
+function hitTest(x, y) {
+  const b = bandAt(y);
+  if (!b || x < GUTTER) return b ? { band: b } : null;
+  const d = S.data[b.run];
+  const run = S.runs[b.run];
+  if (!d) return { band: b };
+  const t = xToTime(x);
+  const j = Math.floor((t - d.t0) * d.width / (d.t1 - d.t0));
+  if (b.type === 'row') {
+    const R = d.rows.get(b.row);
+    if (!R) return { band: b };
+    if (R.mode === 'kernels') {
+      const tol = 3 * (S.t1 - S.t0) / plotWidth();
+      let best = -1, bestDist = Infinity;
+      for (let i = 0; i < R.s.length; i++) {
+        const s = R.s[i], e = R.s[i] + R.d[i];
+        const dist = t < s ? s - t : t > e ? t - e : 0;
+        if (dist <= tol && dist < bestDist) { best = i; bestDist = dist; }
+      }
+      if (best >= 0) return { band: b, kernel: best, R };
+      return { band: b };
+    }
+    if (j >= 0 && j < d.width && R.count[j]) return { band: b, bin: j, R, d };
+    return { band: b };
+  }
+  if (b.type === 'conc' || b.type === 'vband') {
+    const L = laneData(d, b);
+    if (!L) return { band: b };
+    if (L.windows) {
+      for (const w of L.windows) if (t >= w[1] && t < w[2]) return { band: b, window: w, L, j };
+    }
+    if (j >= 0 && j < d.width) return { band: b, lanebin: j, L };
+  }
+  void run;
+  return { band: b };
+}
+
+function onMove(ev) {
+  const r = canvas.getBoundingClientRect();
+  const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  if (drag) return;
+  const h = hitTest(x, y);
+  S.hover = { x: x >= GUTTER ? x : null, h };
+  const tip = $('tooltip');
+  const html = h ? tooltipHTML(h) : '';
+  if (html) {
+    tip.innerHTML = html;
+    tip.hidden = false;
+    const wrap = $('timeline-wrap').getBoundingClientRect();
+    let left = ev.clientX - wrap.left + 14, top = ev.clientY - wrap.top + 14;
+    if (left + tip.offsetWidth > wrap.width - 4) left = ev.clientX - wrap.left - tip.offsetWidth - 14;
+    tip.style.left = `${left}px`;
+    tip.style.top = `${top}px`;
+  } else {
+    tip.hidden = true;
+  }
+  requestDraw();
+}
+
+function onLeave() {
+  hideTooltip();
+  requestDraw();
+}
+
+function onClick(ev) {
+  const r = canvas.getBoundingClientRect();
+  const h = hitTest(ev.clientX - r.left, ev.clientY - r.top);
+  if (!h) return;
+  if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
+  else if (h.window) showWindow(h.band.run, h.window[0]);
+  else if (h.bin != null) { // zoom onto the clicked pixel's neighbourhood
+    const t = xToTime(ev.clientX - r.left);
+    const span = (S.t1 - S.t0) / 8;
+    setView(t - span / 2, t + span / 2);
+  }
+}
+
+// ------------------------------------------------------------------ select, pan, zoom, keys
+
+let drag = null; // a press on the timeline or the ruler, until it is released
+
+// onDown starts a drag on the timeline: a range selection, or a pan with shift held.
+function onDown(ev) {
+  if (ev.button !== 0) return;
+  const x = ev.clientX - canvas.getBoundingClientRect().left;
+  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, pan: ev.shiftKey, ta: xToTime(Math.max(GUTTER, x)) };
+  canvas.classList.add(drag.pan ? 'dragging' : 'selecting');
+}
+
+function onDrag(ev) {
+  if (!drag) return;
+  if (drag.ruler) {
+    drag.x1 = ev.clientX - ruler.getBoundingClientRect().left;
+    requestDraw();
+    return;
+  }
+  const dx = ev.clientX - drag.x;
+  if (Math.abs(dx) > 2) drag.moved = true;
+  if (!drag.moved) return;
+  if (drag.pan) {
+    const dt = dx * (drag.t1 - drag.t0) / plotWidth();
+    setView(drag.t0 - dt, drag.t1 - dt);
+    return;
+  }
+  const x = ev.clientX - canvas.getBoundingClientRect().left;
+  const tb = xToTime(Math.min(cssWidth, Math.max(GUTTER, x)));
+  S.range = { t0: Math.min(drag.ta, tb), t1: Math.max(drag.ta, tb) };
+  hideTooltip();
+  requestDraw();
+}
+
+function onUp(ev) {
+  if (!drag) return;
+  const d = drag;
+  drag = null;
+  canvas.classList.remove('dragging', 'selecting');
+  if (d.ruler) {
+    const a = Math.min(d.x0, d.x1), b = Math.max(d.x0, d.x1);
+    if (b - a > 4) setView(xToTime(Math.max(GUTTER, a)), xToTime(b));
+    requestDraw();
+    return;
+  }
+  if (d.moved && !d.pan && S.range && S.range.t1 > S.range.t0) selectRange(S.range.t0, S.range.t1);
+  else if (!d.moved && ev.target === canvas) onClick(ev);
+}
+
+// onRulerDown starts a drag on the ruler: on release the view zooms to what it covered.
+function onRulerDown(ev) {
+  if (ev.button !== 0) return;
+  const x = ev.clientX - ruler.getBoundingClientRect().left;
+  drag = { ruler: true, x0: x, x1: x };
+}
+
+// selectRange selects [t0, t1) (ns): shaded on the timeline, its statistics in the range panel.
+function selectRange(t0, t1) {
+  S.range = { t0, t1 };
+  writeHash();
+  requestDraw();
+  openRange();
+  fetchRange();
+}
+
+// clearRange drops the selected range and its panel.
+function clearRange() {
+  S.range = null;
+  S.rangeStats = null;
+  S.rangeSeq++;
+  closeRange();
+  writeHash();
+  requestDraw();
+}
+
+// fitSelection fits the view to the selected range, else to the selected kernel, with a margin.
+function fitSelection() {
+  let a, b;
+  if (S.range) [a, b] = [S.range.t0, S.range.t1];
+  else if (S.selected && S.selected.d != null) [a, b] = [S.selected.s, S.selected.s + S.selected.d];
+  else return;
+  const pad = Math.max(b - a, MIN_SPAN) * 0.025;
+  setView(a - pad, b + pad);
+}
+
+// onWheel: ctrl+wheel (and a trackpad's pinch, which the browser sends as ctrl+wheel) zooms at
+// the pointer; shift+wheel or a sideways swipe pans; a plain wheel is left to the page, which
+// scrolls.
+function onWheel(ev) {
+  const scale = ev.deltaMode === 1 ? 30 : ev.deltaMode === 2 ? 300 : 1;
+  if (ev.ctrlKey || ev.metaKey) {
+    ev.preventDefault();
+    const x = ev.clientX - canvas.getBoundingClientRect().left;
+    zoom(Math.exp(ev.deltaY * scale * 0.0018), Math.max(GUTTER, x));
+    return;
+  }
+  if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+    ev.preventDefault();
+    const dx = ev.shiftKey ? ev.deltaY || ev.deltaX : ev.deltaX;
+    pan(dx * scale / plotWidth());
+  }
+}
+
+function onKey(ev) {
+  if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') {
+    if (ev.key === 'Escape') ev.target.blur();
+    return;
+  }
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return; // the browser's own shortcuts
+  const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+  if (k === '+' || k === '=' || k === 'w') zoom(0.6);
+  else if (k === '-' || k === '_' || k === 's') zoom(1 / 0.6);
+  else if (k === 'ArrowLeft' || k === 'a') pan(-0.2);
+  else if (k === 'ArrowRight' || k === 'd') pan(0.2);
+  else if (k === '0') fitAll();
+  else if (k === 'f') fitSelection();
+  else if (k === '?') toggleHelp();
+  else if (k === '/') $('find').focus();
+  else if (k === 'Escape') {
+    if (!$('help').hidden) toggleHelp();
+    else { clearRange(); closeDetails(); }
+  } else return;
+  ev.preventDefault();
+}

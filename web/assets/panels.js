@@ -1,0 +1,577 @@
+// panels.js: what the page shows around the canvas: the tooltip, the bottom panel (details of a
+// kernel or an overlap window; statistics of the selected range), the help overlay, find, the
+// header chips, the legend, the statistics cards and the status line.
+'use strict';
+
+// ------------------------------------------------------------------ tooltip, details
+
+// hideTooltip hides the tooltip and forgets what was under the mouse (the view moved).
+function hideTooltip() {
+  S.hover = null;
+  $('tooltip').hidden = true;
+}
+
+function tooltipHTML(h) {
+  const b = h.band, run = S.runs[b.run];
+  if (b.type === 'run' && h.kernel == null) return `<div class="kv">${String.fromCharCode(65 + b.run)} · <b>${esc(run.label)}</b></div>`;
+  if (h.kernel != null) {
+    const R = h.R, i = h.kernel;
+    const L = run.launches[R.l[i]];
+    const row = run.rows[b.row];
+    const p = run.processes[row.process];
+    const v = S.verdicts[R.v[i]];
+    return `<div class="name">${esc(run.names[L[0]])}</div>` +
+      `<div class="kv">pid <b>${p.pid}</b> · stream <b>${row.stream}</b> · GPU <b>${run.lanes[row.lane].lane}</b></div>` +
+      `<div class="kv">grid <b>(${L[1]}, ${L[2]}, ${L[3]})</b> · block <b>(${L[4]}, ${L[5]}, ${L[6]})</b></div>` +
+      `<div class="kv">duration <b>${fmtTime(R.d[i])}</b> · stretch <b>${fmtX(R.x[i])}</b></div>` +
+      `<div class="kv">start <b>${fmtTime(R.s[i], 6)}</b> · verdict <b>${esc(v)}</b></div>`;
+  }
+  if (h.bin != null) {
+    const R = h.R, j = h.bin, d = h.d;
+    const px = (d.t1 - d.t0) / d.width;
+    const v = R.verdict[j] >= 0 ? S.verdicts[R.verdict[j]] : '–';
+    return `<div class="kv"><b>${R.count[j].toLocaleString()}</b> kernels in ${fmtTime(px)}</div>` +
+      `<div class="kv">busy <b>${(R.busy[j] / 10).toFixed(1)}%</b> · verdict <b>${esc(v)}</b></div>` +
+      '<div class="kv">zoom in to see single kernels</div>';
+  }
+  if (h.window) {
+    const w = h.window;
+    return `<div class="kv">overlap window <b>${esc(S.verdicts[w[3]])}</b></div>` +
+      `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
+      '<div class="kv">click for the evidence</div>';
+  }
+  if (h.lanebin != null) {
+    const L = h.L, j = h.lanebin;
+    const v = L.verdict[j] >= 0 ? S.verdicts[L.verdict[j]] : 'idle';
+    return `<div class="kv">processes in flight: peak <b>${L.conc_max ? L.conc_max[j] : '–'}</b>, mean <b>${L.conc_mean ? L.conc_mean[j] : '–'}</b></div>` +
+      `<div class="kv">effective parallelism <b>${L.par && L.par[j] != null ? L.par[j].toFixed(2) : '–'}</b> (solo work per ns)</div>` +
+      `<div class="kv">busy <b>${L.busy ? (L.busy[j] / 10).toFixed(1) : '–'}%</b> · overlap <b>${(L.overlap[j] / 10).toFixed(1)}%</b> · <b>${esc(v)}</b></div>`;
+  }
+  return '';
+}
+
+
+// showKernel opens the details with one kernel's full record and its window's evidence.
+async function showKernel(runIdx, id) {
+  try {
+    const k = await getJSON(`api/kernel?run=${runIdx}&id=${id}`);
+    S.selected = { run: runIdx, id, s: k.start, d: k.dur };
+    writeHash();
+    requestDraw();
+    const rows = [
+      ['process', `pid ${k.pid}`], ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
+      ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
+      ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
+      ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
+      ['correlation id', k.correlation], ['stretch', fmtX(k.stretch)], ['verdict', k.verdict],
+    ];
+    if (k.reference) {
+      rows.push(['solo reference', k.reference.reference_ns == null ? '–'
+        : `${fmtTime(k.reference.reference_ns, 4)} (${k.reference.source}, ${k.reference.solo_instances} solo runs)`]);
+      rows.push(['signature stretch', fmtX(k.reference.stretch)]);
+    }
+    let html = `<div class="blk"><div class="mono">${esc(k.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+    if (k.mangled !== k.name) html += `<h4>Mangled</h4><div class="mono">${esc(k.mangled)}</div>`;
+    html += '</div>';
+    if (k.window) html += windowTable(k.window);
+    openDetails('Kernel', html);
+  } catch (e) {
+    showError(`Kernel ${id}: ${e.message}`);
+  }
+}
+
+function windowTable(w) {
+  const over = S.verdicts.indexOf(w.verdict) >= 2;
+  const rows = [
+    ['verdict', w.verdict], ['span', `${fmtTime(w.t0, 6)} – ${fmtTime(w.t1, 6)}`], ['length', fmtTime(w.t1 - w.t0)],
+    ['kernels', w.kernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
+  ];
+  if (over) rows.push(
+    ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', fmtTime(w.overlap_ns)],
+    ['contexts in flight (mean)', w.contexts_in_flight == null ? '–' : w.contexts_in_flight.toFixed(2)],
+    ['stretch where they overlapped', fmtStretch(w.stretch, w.basis)],
+    ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
+    ['overlap share of their time', fmtPct(w.overlap_share)],
+    ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no']);
+  return `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
+}
+
+async function showWindow(runIdx, id) {
+  try {
+    const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
+    openDetails('Overlap window', windowTable(w));
+  } catch (e) {
+    showError(`Window ${id}: ${e.message}`);
+  }
+}
+
+// ------------------------------------------------------------------ bottom panel
+// One panel at the bottom of the window, as in Perfetto, so that the plot keeps its width: the
+// details of what was clicked and the statistics of the selected range, one tab each.
+
+const panel = { tab: 'details', details: false, range: false, collapsed: false };
+
+// showTab shows the panel on tab `tab` ('details' or 'range'), or hides it when neither has
+// content; the page gets room at its bottom so that nothing stays under the panel.
+function showTab(tab) {
+  if (tab) panel.tab = tab;
+  if (!panel[panel.tab]) panel.tab = panel.details ? 'details' : 'range';
+  const open = panel.details || panel.range;
+  $('details').hidden = !open;
+  $('tab-details').hidden = !panel.details;
+  $('tab-range').hidden = !panel.range;
+  $('tab-details').classList.toggle('on', panel.tab === 'details');
+  $('tab-range').classList.toggle('on', panel.tab === 'range');
+  $('details-body').hidden = panel.tab !== 'details' || panel.collapsed;
+  $('range-body').hidden = panel.tab !== 'range' || panel.collapsed;
+  $('details').classList.toggle('collapsed', panel.collapsed);
+  $('panel-collapse').textContent = panel.collapsed ? '▴' : '▾';
+  $('panel-collapse').title = panel.collapsed ? 'Expand the panel' : 'Collapse the panel';
+  document.body.style.paddingBottom = open ? `${$('details').offsetHeight}px` : '';
+  requestDraw();
+}
+
+function openDetails(title, html) {
+  $('details-title').textContent = title;
+  $('details-body').innerHTML = html;
+  panel.details = true;
+  panel.collapsed = false;
+  showTab('details');
+}
+
+function closeDetails() {
+  panel.details = false;
+  $('details-body').textContent = '';
+  S.selected = null;
+  showTab();
+  writeHash();
+}
+
+function openRange() {
+  panel.range = true;
+  panel.collapsed = false;
+  renderRange();
+  showTab('range');
+}
+
+function closeRange() {
+  panel.range = false;
+  $('range-body').textContent = '';
+  showTab();
+}
+
+function toggleCollapse() {
+  panel.collapsed = !panel.collapsed;
+  showTab();
+}
+
+// renderRange fills the range tab: the range, then per run its time per verdict and parallelism
+// per GPU, and its kernels per process and per name (count, time inside, stretch).
+function renderRange() {
+  const box = $('range-body');
+  if (!S.range) return;
+  box.textContent = '';
+  const head = el('div', 'range-head');
+  head.append('Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
+    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}`);
+  box.append(head);
+  if (!S.rangeStats) { box.append(el('div', 'kv', 'reading the range…')); return; }
+  S.rangeStats.forEach((st, ri) => {
+    const run = S.runs[ri];
+    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const g = el('div', 'blk');
+    g.append(el('h4', null, `${tag}GPUs: time by verdict`));
+    for (const L of st.lanes) {
+      const lane = run.lanes[L.lane];
+      const tot = L.verdict_ns.reduce((a, b) => a + b, 0);
+      const rows = [];
+      L.verdict_ns.forEach((ns, v) => { if (ns > 0) rows.push([badge(S.verdicts[v]), fmtTime(ns), fmtPct(tot ? ns / tot : null)]); });
+      rows.push(['effective parallelism', L.parallelism == null ? '–' : L.parallelism.toFixed(2), '']);
+      g.append(el('div', 'kv', `GPU ${lane.lane} · ${lane.name || 'unknown'}`), table(['verdict', 'time', 'share'], rows));
+    }
+    const p = el('div', 'blk');
+    p.append(el('h4', null, `${tag}processes`),
+      el('div', 'kv', `${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
+    p.append(table(['process', 'kernels', 'time inside', 'stretch'], st.processes.map((q) => {
+      const name = el('span');
+      name.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`);
+      return [name, q.kernels.toLocaleString(), fmtTime(q.ns), fmtX(q.stretch)];
+    })));
+    const n = el('div', 'blk wide');
+    n.append(el('h4', null, `${tag}kernel names`));
+    if (st.truncated) {
+      n.append(el('div', 'warn', `more than a million kernels in this range: per-name figures and stretches need a shorter range (counts and times above are exact)`));
+    } else {
+      const shown = st.names.slice(0, 12);
+      n.append(table(['name', 'kernels', 'time inside', 'stretch'], shown.map((k) => {
+        const c = el('span', 'kname', shortName(k.name));
+        c.title = k.name;
+        return [c, k.kernels.toLocaleString(), fmtTime(k.ns), fmtX(k.stretch)];
+      })));
+      if (st.nnames > shown.length) n.append(el('div', 'kv', `${st.nnames - shown.length} more names`));
+    }
+    box.append(g, p, n);
+  });
+  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track.'));
+}
+
+// ------------------------------------------------------------------ help
+
+// renderHelp fills the help overlay: the keys, how to read the drawing, and each verdict with
+// its meaning and the rules that decided it in these runs (from GET /api/runs: verdict_meanings,
+// rules, and each lane's by_verdict[].rule), then every rule.
+function renderHelp() {
+  const box = $('help-body');
+  box.textContent = '';
+  const keys = [
+    ['ctrl + wheel, pinch', 'zoom at the pointer'], ['W / S, + / −', 'zoom in / out'],
+    ['A / D, ← / →, shift + wheel', 'pan'], ['wheel', 'scroll the page'],
+    ['drag on the timeline', 'select a time range: its statistics open below'],
+    ['shift + drag', 'pan'], ['drag on the ruler', 'zoom to the dragged range'],
+    ['F', 'fit the view to the selected range (or the selected kernel)'], ['0', 'show everything'],
+    ['click', 'details of a kernel or an overlap window'], ['double click', 'zoom in'],
+    ['/', 'find kernels by name'], ['Esc', 'clear the selection and close the panel'], ['?', 'this help'],
+  ];
+  const k = el('div', 'blk');
+  k.append(el('h4', null, 'Keys and mouse'), table(['', ''], keys));
+  const d = el('div', 'blk');
+  d.append(el('h4', null, 'Reading the timeline'), table(['', ''], [
+    [hatchSwatch(processColor(null, 0)), 'a kernel: solid for its solo reference length (how long it takes alone), hatched beyond: the stretch'],
+    [swatch('rgba(47,111,208,0.35)'), 'concurrency track: processes with a kernel in flight (mean; line: peak)'],
+    [swatch(PAR_COLOR), 'effective parallelism: solo work done per ns. Time-sliced: ~1 however many are in flight; side by side: about as many as are in flight'],
+  ]));
+  const v = el('div', 'blk wide');
+  v.append(el('h4', null, 'Verdicts'));
+  const decided = S.verdicts.map(() => new Set());
+  for (const run of S.runs) {
+    for (const lane of run.lanes) {
+      for (const [name, bv] of Object.entries(lane.by_verdict || {})) {
+        const i = S.verdicts.indexOf(name);
+        if (i >= 0 && bv && bv.rule && bv.rule !== 'none') decided[i].add(bv.rule);
+      }
+    }
+  }
+  v.append(table(['verdict', 'meaning', 'decided in these runs by'], S.verdicts.map((name, i) => {
+    const rules = [...decided[i]].map((r) => `${r}: ${S.rules[r] || ''}`).join('; ');
+    return [badge(name), S.meanings[i] || '', rules || '–'];
+  })));
+  v.append(el('h4', null, 'Rules (the first that applies decides an overlap window)'));
+  v.append(table(['rule', 'what it found'], Object.entries(S.rules).map(([r, txt]) => [r, txt])));
+  box.append(k, d, v);
+}
+
+function toggleHelp() {
+  const h = $('help');
+  if (h.hidden) renderHelp();
+  h.hidden = !h.hidden;
+}
+
+// ------------------------------------------------------------------ find
+
+const FIND_LIMIT = 2000;
+let findTimer = 0;
+function scheduleFind() {
+  clearTimeout(findTimer);
+  findTimer = setTimeout(runFind, 150);
+}
+
+// runFind marks the launches whose name matches (for kernels drawn one by one) and asks the
+// server where the matches lie in the view (for the aggregated rows).
+async function runFind() {
+  const q = $('find').value.trim();
+  S.find.q = q;
+  writeHash();
+  if (!q) {
+    S.find = { q: '', launches: [], hits: [], total: 0 };
+    $('find-info').textContent = '';
+    requestDraw();
+    return;
+  }
+  const ql = q.toLowerCase();
+  S.find.launches = S.runs.map((run) => {
+    const set = new Set();
+    run.launches.forEach((L, i) => { if (run.names[L[0]].toLowerCase().includes(ql)) set.add(i); });
+    return set;
+  });
+  try {
+    const t0 = Math.floor(S.t0), t1 = Math.ceil(S.t1);
+    const res = await Promise.all(S.runs.map((r, ri) =>
+      getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${FIND_LIMIT}&t0=${t0}&t1=${t1}`)));
+    if (S.find.q !== q) return;
+    S.find.hits = res.map((r) => r.kernels);
+    S.find.total = res.reduce((a, r) => a + r.total, 0);
+    const names = res.reduce((a, r) => a + r.names.length, 0);
+    $('find-info').textContent = `${S.find.total.toLocaleString()} in view · ${names} name${names === 1 ? '' : 's'}`;
+  } catch (e) {
+    showError(`Find: ${e.message}`);
+  }
+  requestDraw();
+}
+
+// findStep jumps to the next (dir 1) or previous (-1) match outside the view's centre.
+async function findStep(dir) {
+  const q = $('find').value.trim();
+  if (!q) return;
+  const mid = (S.t0 + S.t1) / 2, half = (S.t1 - S.t0) / 2;
+  let best = null;
+  for (let ri = 0; ri < S.runs.length; ri++) {
+    const range = dir > 0 ? `t0=${Math.ceil(mid + half * 0.02)}` : `t0=${Math.floor(-S.fullSpan)}&t1=${Math.floor(mid - half * 0.02)}`;
+    try {
+      const r = await getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${dir > 0 ? 1 : FIND_LIMIT}&${range}`);
+      const n = r.kernels.s.length;
+      if (!n) continue;
+      const i = dir > 0 ? 0 : n - 1;
+      const s = r.kernels.s[i];
+      if (!best || (dir > 0 ? s < best.s : s > best.s)) best = { s, d: r.kernels.d[i], run: ri, id: r.kernels.id[i] };
+    } catch (e) {
+      showError(`Find: ${e.message}`);
+      return;
+    }
+  }
+  if (!best) { $('find-info').textContent = 'no further match'; return; }
+  const span = Math.max(S.t1 - S.t0, best.d * 4);
+  setView(best.s + best.d / 2 - span / 2, best.s + best.d / 2 + span / 2);
+  showKernel(best.run, best.id);
+}
+
+// ------------------------------------------------------------------ header, legend, stats
+
+function renderHeader() {
+  const info = $('runinfo');
+  info.textContent = '';
+  S.runs.forEach((run, ri) => {
+    const c = el('span', 'chip');
+    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
+    c.append(`${tag}`, el('b', null, midChars(run.label, 56)), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
+    c.title = run.label;
+    info.append(c);
+  });
+  if (S.compare) {
+    const c = el('span', 'chip');
+    c.append('B finishes ', el('b', null, fmtX(S.compare.measured_gain)), ' faster than A');
+    info.append(c);
+  }
+}
+
+function renderLegend() {
+  const lg = $('legend');
+  lg.textContent = '';
+  lg.append(el('span', 'title', S.colorBy === 'verdict' ? 'Kernels by verdict' : 'Processes'));
+  if (S.colorBy === 'process') {
+    S.runs.forEach((run, ri) => {
+      run.processes.forEach((p, pi) => {
+        if (!p.kernels) return;
+        const it = el('span', 'item');
+        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}pid ${p.pid}${p.mps === 'on' ? ' (MPS)' : ''}`);
+        lg.append(it);
+      });
+    });
+  } else {
+    ['solo', 'concurrent', 'time-sliced', 'contended', 'queued', 'unknown'].forEach((v) => {
+      const it = el('span', 'item');
+      it.title = S.meanings[S.verdicts.indexOf(v)] || '';
+      it.append(swatch(VERDICT_COLORS[v]), v);
+      lg.append(it);
+    });
+  }
+  lg.append(el('span', 'title', ' Overlap windows'));
+  ['concurrent', 'time-sliced', 'contended', 'unknown'].forEach((v) => {
+    const it = el('span', 'item');
+    it.append(swatch(VERDICT_COLORS[v]), v);
+    lg.append(it);
+  });
+  const it = el('span', 'item');
+  const sw = swatch('rgba(47,111,208,0.35)');
+  it.append(sw, 'processes in flight (line: peak)');
+  const par = el('span', 'item');
+  par.append(swatch(PAR_COLOR), 'effective parallelism');
+  const st = el('span', 'item');
+  st.append(hatchSwatch(S.colorBy === 'verdict' ? VERDICT_COLORS['time-sliced'] : processColor(null, 0)), 'beyond the solo reference (stretch)');
+  const help = el('span', 'item hint', 'press ? for help');
+  lg.append(it, par, st, help);
+}
+
+// hatchSwatch is a small box striped as the stretched part of a kernel is drawn.
+function hatchSwatch(color) {
+  const s = el('span', 'sw');
+  s.style.background = `repeating-linear-gradient(135deg, ${color} 0 2px, ${light(color)} 2px 5px)`;
+  return s;
+}
+
+function table(head, rows) {
+  const t = el('table');
+  const tr = el('tr');
+  head.forEach((h) => tr.append(el('th', null, h)));
+  t.append(tr);
+  rows.forEach((r) => {
+    const row = el('tr');
+    r.forEach((c) => {
+      const td = el('td');
+      if (c instanceof Node) td.append(c); else td.textContent = c;
+      row.append(td);
+    });
+    t.append(row);
+  });
+  return t;
+}
+
+function kpi(label, value) {
+  const k = el('div', 'kpi');
+  k.append(el('div', 'label', label), el('div', 'big', value));
+  return k;
+}
+
+function badge(verdict) {
+  const b = el('span', 'badge', verdict);
+  b.style.background = VERDICT_COLORS[verdict] || '#999';
+  return b;
+}
+
+// barChart draws bars into a canvas: values[], labels[], colour; `mark` draws a line at index.
+function barChart(cv, values, labels, color, opts = {}) {
+  const dpr = window.devicePixelRatio || 1;
+  const W = cv.clientWidth || 400, H = cv.clientHeight || 150;
+  cv.width = W * dpr;
+  cv.height = H * dpr;
+  const c = cv.getContext('2d');
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  c.font = '10.5px system-ui, sans-serif';
+  const L = 38, B = 22, T = 8;
+  const n = values.length, bw = (W - L - 6) / n;
+  if (!values.some((v) => v > 0)) {
+    c.fillStyle = '#6b7585';
+    c.textAlign = 'center';
+    c.fillText(opts.empty || 'nothing to show', W / 2, H / 2);
+    return;
+  }
+  // y axis: a 1-2-5 step giving about 4 lines (whole numbers for counts), the top on a line
+  const peak = Math.max(...values);
+  const raw = peak / 4, p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+  let step = [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw);
+  if (opts.integer) step = Math.max(1, Math.round(step));
+  const max = Math.ceil(peak / step - 1e-9) * step;
+  c.strokeStyle = '#dde1e7';
+  c.fillStyle = '#6b7585';
+  c.textBaseline = 'middle';
+  for (let v = 0; v <= max + 1e-9; v += step) {
+    const y = T + (H - B - T) * (1 - v / max);
+    c.fillRect(L, Math.round(y), W - L - 6, 1);
+    c.fillText(opts.fmt ? opts.fmt(v) : String(+v.toPrecision(3)), 2, y);
+  }
+  c.fillStyle = '#eef0f3';
+  values.forEach((v, i) => {
+    const h = (H - B - T) * v / max;
+    c.fillStyle = typeof color === 'function' ? color(i) : color;
+    c.fillRect(L + i * bw + 1, T + (H - B - T) - h, Math.max(1, bw - 2), h);
+  });
+  c.fillStyle = '#6b7585';
+  c.textBaseline = 'top';
+  labels.forEach((lab, i) => {
+    if (lab == null) return;
+    const x = L + i * bw + bw / 2 - c.measureText(lab).width / 2;
+    c.fillText(lab, x, H - B + 5);
+  });
+  if (opts.mark != null) {
+    c.fillStyle = '#1d2430';
+    c.fillRect(Math.round(L + opts.mark * bw), T, 1, H - B - T);
+  }
+  if (opts.xlabel) {
+    c.textAlign = 'right';
+    c.fillText(opts.xlabel, W - 6, H - 11);
+  }
+}
+
+function renderStats(stats) {
+  const box = $('stats');
+  box.textContent = '';
+  if (S.compare) {
+    const card = el('div', 'card wide');
+    card.append(el('h3', null, 'Comparison: A vs B'));
+    const k = el('div', 'kpis');
+    const c = S.compare;
+    k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
+      kpi('measured gain', fmtX(c.measured_gain)),
+      kpi('predicted from A', fmtGain(c.predicted_gain_low, c.predicted_gain)),
+      kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
+      kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
+    card.append(k);
+    card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
+    if (c.compare_stretch != null)
+      card.append(el('div', 'kv', `B's kernels took ${fmtX(c.compare_stretch)} their solo time; the prediction from A assumed solo speed side by side, ${fmtX(c.predicted_gain_at_compare_stretch)} at B's`));
+    box.append(card);
+  }
+  stats.forEach((st, ri) => {
+    const run = S.runs[ri];
+    const card = el('div', 'card');
+    card.append(el('h3', null, `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' · ' : ''}${run.label}`));
+    const s = run.summary;
+    const k = el('div', 'kpis');
+    k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
+      kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
+      kpi('stretch', fmtX(s.stretch)),
+      kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
+      kpi('measured over', s.measure === 'range' ? 'the timed NVTX ranges' : s.measure === 'together' ? 'every process running' : 'the whole recording'));
+    card.append(k);
+    for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
+    for (const w of st.warnings) card.append(el('div', 'warn', w));
+    card.append(el('h4', null, 'Processes'));
+    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS'],
+      run.processes.map((p) => {
+        const name = el('span');
+        name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
+        return [name, p.kernels.toLocaleString(), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
+          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–'];
+      })));
+    st.devices.forEach((sd) => {
+      const d = run.lanes[sd.lane];
+      const h = el('h4');
+      h.append(`GPU ${sd.lane} · ${d.name || 'unknown'} `, badge(d.verdict));
+      card.append(h);
+      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS would gain'],
+        [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
+          fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
+          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtGain(d.predicted_gain_low, d.predicted_gain)]]));
+      if (d.evidence) card.append(el('div', 'kv', d.evidence));
+      const charts = el('div', 'charts');
+      const lv = sd.ns_at_processes || [];
+      const tot = lv.reduce((a, b) => a + b, 0) || 1;
+      const c1 = el('canvas', 'chart');
+      c1.dataset.kind = 'concurrency';
+      const h1 = el('h4', null, 'Concurrency: share of time with N processes in flight');
+      charts.append(h1, c1);
+      const c2 = el('canvas', 'chart');
+      c2.dataset.kind = 'stretch';
+      charts.append(el('h4', null, 'Stretch histogram (duration / solo reference, log scale)'), c2);
+      card.append(charts);
+      requestAnimationFrame(() => {
+        barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
+          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
+        const hs = sd.stretch_histogram;
+        if (hs) {
+          const step = Math.log2(hs.hi / hs.lo) / hs.bins;
+          const labels = hs.counts.map((_, i) => {
+            const e = Math.log2(hs.lo) + i * step;
+            return Math.abs(e - Math.round(e)) < 1e-9 ? `${+Math.pow(2, Math.round(e)).toPrecision(3)}` : null;
+          });
+          const one = -Math.log2(hs.lo) / step;
+          // each bar coloured by the stretch at its middle, the same ramp for every run
+          barChart(c2, hs.counts, labels, (i) => stretchColor(Math.pow(2, Math.log2(hs.lo) + (i + 0.5) * step)), {
+            mark: one, integer: true, fmt: (v) => (v >= 1e6 ? `${+(v / 1e6).toPrecision(3)}M` : v >= 1e4 ? `${+(v / 1e3).toPrecision(3)}k` : `${v}`), xlabel: '×',
+            empty: `no kernel has a solo reference (${hs.no_reference} without): give --baseline FILES of a solo run`,
+          });
+        }
+      });
+    });
+    box.append(card);
+  });
+}
+
+function updateStatus() {
+  const nsPerPx = (S.t1 - S.t0) / plotWidth();
+  const modes = S.data.map((d) => {
+    let k = 0, b = 0;
+    for (const r of d.rows.values()) { if (r.mode === 'kernels') k++; else b++; }
+    return `${k} rows as kernels, ${b} aggregated`;
+  });
+  $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · ctrl+wheel or W/S zoom · A/D pan · drag: select · F fit · ? help`;
+}

@@ -1,0 +1,283 @@
+/* web_range.c: GET /api/range, the statistics of a selected time range (its kernels per process
+ * and per name: count, time inside, stretch; per GPU the time of each verdict and the effective
+ * parallelism), and the per-pixel effective parallelism that GET /api/timeline returns for each
+ * lane. Both read a prefix sum of solo work over each lane's windows, built once at start
+ * (web_lane_work_build), so a pixel or a range costs two binary searches over the windows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+#define RANGE_NAMES_MAX 200u /* names listed (most time inside first) */
+
+/* ---------------------------------------------------------------- solo work per lane */
+
+/* window_work: the solo work done in window w (ns of work at solo speed) and its overlap time
+ * without a parallelism figure (*undef). The overlap did parallelism x overlap_ns; the time with
+ * one context in flight ran at solo speed, one ns of work per busy ns. */
+static double window_work(const analysis_window *w, int64_t *undef)
+{
+    int64_t alone = w->busy_ns - w->overlap_ns;
+    *undef = 0;
+    if (w->overlap_ns <= 0)
+        return (double)w->busy_ns;
+    if (isnan(w->parallelism)) {
+        *undef = w->overlap_ns;
+        return (double)(alone > 0 ? alone : 0);
+    }
+    return (double)w->parallelism * (double)w->overlap_ns + (double)(alone > 0 ? alone : 0);
+}
+
+int web_lane_work_build(const web_runix *r, web_lane *l)
+{
+    const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
+    uint64_t n = l->dev->nwindows;
+    l->work = malloc(sizeof *l->work * (n + 1));
+    l->undef = malloc(sizeof *l->undef * (n + 1));
+    if (!l->work || !l->undef)
+        return WEB_ENOMEM;
+    l->work[0] = 0;
+    l->undef[0] = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t u;
+        l->work[i + 1] = l->work[i] + window_work(&w[i], &u);
+        l->undef[i + 1] = l->undef[i] + u;
+    }
+    return WEB_OK;
+}
+
+/* work_at: the lane's solo work and undefined overlap time before instant T (absolute ns), each
+ * window's spread evenly over its length. */
+static double work_at(const web_runix *r, const web_lane *l, int64_t T, double *undef)
+{
+    const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
+    uint64_t lo = 0, hi = l->dev->nwindows; /* windows with t0 < T: [0, lo) */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (w[mid].t0 < T)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) {
+        *undef = 0;
+        return 0;
+    }
+    const analysis_window *x = &w[lo - 1];
+    double f = T >= x->t1 ? 1.0 : (double)(T - x->t0) / (double)(x->t1 - x->t0);
+    *undef = (double)l->undef[lo - 1] + f * (double)(l->undef[lo] - l->undef[lo - 1]);
+    return l->work[lo - 1] + f * (l->work[lo] - l->work[lo - 1]);
+}
+
+double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b)
+{
+    const web_lane *l = &r->lanes[slot];
+    if (!l->work)
+        return NAN;
+    if (b <= a)
+        b = a + 1;
+    double ua, ub;
+    double wa = work_at(r, l, a, &ua), wb = work_at(r, l, b, &ub);
+    double len = (double)(b - a), u = ub - ua;
+    if (2 * u >= len)
+        return NAN;
+    return (wb - wa) / (len - u);
+}
+
+/* ---------------------------------------------------------------- GET /api/range */
+
+/* What the range holds of one process or one name. */
+typedef struct range_acc {
+    uint64_t kernels; /* overlapping the range */
+    int64_t ns;       /* their time inside */
+    double ref_ns;    /* time inside with a stretch, at that stretch: its solo work */
+    int64_t with_ns;  /* time inside of the kernels with a stretch */
+} range_acc;
+
+static void acc_add(range_acc *a, int64_t ns, float x)
+{
+    a->kernels++;
+    a->ns += ns;
+    if (isfinite(x) && x > 0) {
+        a->ref_ns += (double)ns / x;
+        a->with_ns += ns;
+    }
+}
+
+/* acc_stretch: the stretch of a set as the view defines it (view/README.md): a ratio of sums,
+ * the time inside over the solo work in it, over the kernels with a stretch, and only when those
+ * hold at least min_cov of the time inside; NaN otherwise. */
+static double acc_stretch(const range_acc *a, double min_cov)
+{
+    if (a->with_ns <= 0 || a->ref_ns <= 0 || (double)a->with_ns < min_cov * (double)a->ns)
+        return NAN;
+    return (double)a->with_ns / a->ref_ns;
+}
+
+static void emit_acc(web_buf *b, const range_acc *a, double min_cov, int scanned)
+{
+    web_buf_str(b, ",\"kernels\":");
+    web_buf_i64(b, (int64_t)a->kernels);
+    web_buf_str(b, ",\"ns\":");
+    web_buf_i64(b, a->ns);
+    web_buf_str(b, ",\"stretch\":");
+    web_buf_num(b, scanned ? acc_stretch(a, min_cov) : NAN);
+}
+
+/* A name with kernels in the range, for sorting. */
+typedef struct name_rank {
+    int64_t ns;    /* its time inside */
+    uint32_t name; /* string index */
+} name_rank;
+
+/* name_cmp: by time inside, most first, then by string index. */
+static int name_cmp(const void *pa, const void *pb)
+{
+    const name_rank *a = pa, *b = pb;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* first_start: the first kernel of the run (sorted by start) that starts at or after T. */
+static uint64_t first_start(const store_run *run, int64_t T)
+{
+    uint64_t lo = 0, hi = run->nkernels;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (run->kernels[mid].start < T)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* range_add: kernel k's time inside [a, e) into its process's, its name's and the range's
+ * tallies, when it is drawn in the range (web_kernel_in). */
+static void range_add(const web_runix *r, uint64_t k, int64_t a, int64_t e, range_acc *proc,
+                      range_acc *name, range_acc *all)
+{
+    const store_run *run = r->run;
+    const store_kernel *kk = &run->kernels[k];
+    if (!web_kernel_in(kk, a, e))
+        return;
+    int64_t s = kk->start > a ? kk->start : a, f = kk->end < e ? kk->end : e;
+    int64_t ns = f > s ? f - s : 0;
+    float x = analysis_stretch(r->an)[k];
+    acc_add(&proc[r->rows[r->stream_row[kk->stream]].process], ns, x);
+    acc_add(&name[run->launches[kk->launch].name], ns, x);
+    acc_add(all, ns, x);
+}
+
+int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
+              web_buf *b)
+{
+    const store_run *run = r->run;
+    double min_cov = analysis_get_options(r->an)->min_reference_coverage;
+    int64_t a = r->origin + t0, e = r->origin + t1;
+    size_t np = run->nprocesses ? run->nprocesses : 1, nn = run->nstrings ? run->nstrings : 1;
+    range_acc *proc = calloc(np, sizeof *proc), *name = NULL, all = {0};
+    name_rank *rank = NULL;
+    int rc = WEB_ENOMEM;
+    if (!proc)
+        goto out;
+    /* counts and time inside per process from the rows' grids: exact, O(rows) */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < r->nrows; i++) {
+        const web_row *row = &r->rows[i];
+        web_ivl_pt pa = web_ivl_at(&row->ivl, a), pb = web_ivl_at(&row->ivl, e);
+        uint64_t n = pb.pos - pa.pos + pa.running;
+        proc[row->process].kernels += n;
+        proc[row->process].ns += pb.busy - pa.busy;
+        total += n;
+    }
+    int scanned = total <= scan_max;
+    uint32_t nnames = 0;
+    if (scanned) { /* per name, and the stretches: each kernel in range once */
+        name = calloc(nn, sizeof *name);
+        if (!name)
+            goto out;
+        memset(proc, 0, sizeof *proc * np);
+        /* those that started before a, from each row's grid (a bucket's worth each) */
+        for (uint32_t i = 0; i < r->nrows; i++) {
+            const web_row *row = &r->rows[i];
+            uint32_t from = web_ivl_scan_from(&row->ivl, a), to = web_ivl_at(&row->ivl, a).pos;
+            for (uint32_t p = from; p < to; p++)
+                range_add(r, r->kidx[row->off + p], a, e, proc, name, &all);
+        }
+        /* then those that start inside, in one pass over the run's kernels (sorted by start) */
+        for (uint64_t k = first_start(run, a); k < run->nkernels && run->kernels[k].start < e; k++)
+            range_add(r, k, a, e, proc, name, &all);
+        for (uint32_t i = 0; i < run->nstrings; i++)
+            nnames += name[i].kernels > 0;
+        rank = malloc(sizeof *rank * (nnames ? nnames : 1));
+        if (!rank)
+            goto out;
+        nnames = 0;
+        for (uint32_t i = 0; i < run->nstrings; i++)
+            if (name[i].kernels)
+                rank[nnames++] = (name_rank){name[i].ns, i};
+        qsort(rank, nnames, sizeof *rank, name_cmp);
+    } else {
+        for (size_t p = 0; p < np; p++)
+            all.kernels += proc[p].kernels, all.ns += proc[p].ns;
+    }
+    web_buf_str(b, "{\"run\":");
+    web_buf_i64(b, run_id);
+    web_buf_str(b, ",\"t0\":");
+    web_buf_i64(b, t0);
+    web_buf_str(b, ",\"t1\":");
+    web_buf_i64(b, t1);
+    emit_acc(b, &all, min_cov, scanned);
+    web_buf_str(b, ",\"truncated\":");
+    web_buf_str(b, scanned ? "false" : "true");
+    web_buf_str(b, ",\"processes\":[");
+    int first = 1;
+    for (uint32_t p = 0; p < run->nprocesses; p++) {
+        if (!proc[p].kernels)
+            continue;
+        web_buf_str(b, first ? "{\"process\":" : ",{\"process\":");
+        first = 0;
+        web_buf_i64(b, p);
+        web_buf_str(b, ",\"pid\":");
+        web_buf_i64(b, run->processes[p].pid);
+        emit_acc(b, &proc[p], min_cov, scanned);
+        web_buf_ch(b, '}');
+    }
+    web_buf_str(b, "],\"nnames\":");
+    web_buf_i64(b, nnames);
+    web_buf_str(b, ",\"names\":[");
+    for (uint32_t i = 0; i < nnames && i < RANGE_NAMES_MAX; i++) {
+        const store_string *s = &run->strings[rank[i].name];
+        web_buf_str(b, i ? ",{\"name\":" : "{\"name\":");
+        web_buf_json_str(b, s->demangled ? s->demangled : s->text);
+        emit_acc(b, &name[rank[i].name], min_cov, 1);
+        web_buf_ch(b, '}');
+    }
+    web_buf_str(b, "],\"lanes\":[");
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        const web_lane *l = &r->lanes[i];
+        web_buf_str(b, i ? ",{\"lane\":" : "{\"lane\":");
+        web_buf_i64(b, i);
+        web_buf_str(b, ",\"verdict_ns\":[");
+        for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+            int64_t ns =
+                l->win[v].n ? web_ivl_at(&l->win[v], e).busy - web_ivl_at(&l->win[v], a).busy : 0;
+            if (v)
+                web_buf_ch(b, ',');
+            web_buf_i64(b, ns);
+        }
+        web_buf_str(b, "],\"parallelism\":");
+        web_buf_num(b, web_lane_parallelism(r, i, a, e));
+        web_buf_ch(b, '}');
+    }
+    web_buf_str(b, "]}");
+    rc = b->failed ? WEB_ENOMEM : WEB_OK;
+out:
+    free(proc);
+    free(name);
+    free(rank);
+    return rc;
+}
