@@ -677,6 +677,7 @@ static int vp_load(imp_reader *r)
     }
     if (v->ioerr)
         return STORE_EIO;
+    r->row = 0; /* what follows is about the whole file */
     if (!v->root_seen)
         return imp_fail(r, STORE_EFORMAT, "no <session> element: not an NVVP session");
     imp_progress_end(r, v->size);
