@@ -5,11 +5,12 @@
  *   <analysispdm></analysispdm></session>
  * Each <pdm> of <timelinepdm> is one nvprof database (what `nvprof -o` writes), gzip-compressed,
  * base64-encoded and cut into <split> pieces. Each is decoded in memory and read by the nvprof
- * importer (nvprof.c, through imp_sql_open's r->image) as its own process; its messages come back
- * as "FILE:LINE: nvprof database N: ...", LINE being its <pdm>'s. Version 1 sessions (2013) put
+ * importer (nvprof.c, through imp_sql_open's r->image) as its own process; messages about it read
+ * "FILE:LINE: nvprof database N: ...", LINE where the problem was met (the nvprof importer's: the
+ * <pdm>'s, with the database's row in the text). Version 1 sessions (2013) put
  * the text straight into a <pdm> under <session> and hold the pre-SQLite nvprof format, refused by
- * name. The <pdm>s of <analysispdm> (guided-analysis re-runs that replay kernels one at a time)
- * are skipped and counted as unmapped nvvp.analysis_database.
+ * name. The <pdm>s of <analysispdm> (the guided analysis' extra runs that collect metrics, not
+ * the timeline's run) are skipped and counted as unmapped nvvp.analysis_database.
  * The file (plain, or gzip through gzread) is streamed through a small XML reader that keeps only
  * the names of the open elements: no DTD, no entity expanded, names and nesting bounded. One
  * database is held at a time and its inflated bytes count toward the import's memory limit
