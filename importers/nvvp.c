@@ -118,6 +118,7 @@ static int vp_open(imp_reader *r)
     struct stat st;
     if (stat(r->path, &st) == 0)
         v->size = (uint64_t)st.st_size;
+    errno = 0;
     if (!(v->f = gzopen(r->path, "rb")))
         return imp_fail(r, STORE_EIO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
     gzbuffer(v->f, 1 << 17);
@@ -366,6 +367,7 @@ static void begin_db(imp_reader *r, vp *v)
 static int import_db(imp_reader *r, vp *v)
 {
     int rc = v->head_checked ? 0 : check_head(r, v);
+    int64_t line = r->row; /* where the reading goes on */
     if (rc)
         return rc;
     sqlite3 *db = NULL;
@@ -418,6 +420,7 @@ static int import_db(imp_reader *r, vp *v)
             snprintf(row, sizeof row, "row %lld: ", (long long)e.row);
         return db_fail(r, v, rc, "%s%s", row, e.text[0] ? e.text : "import failed");
     }
+    r->row = line;
     v->nloaded++;
     return 0;
 }
