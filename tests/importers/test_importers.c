@@ -222,7 +222,8 @@ int test_importers_nvvp_time_limit(void)
              nvprof_sql);
     TEST_EQ_INT(make_db(db, sql), 0);
     TEST_EQ_INT(write_file(spec, "file slow.db\n"), 0);
-    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' '%s'", MAKE_NVVP, spec, session);
+    snprintf(cmd, sizeof cmd, "python3 '%s/tests/importers/make_nvvp.py' '%s' '%s'",
+             TLVIEW_SOURCE_DIR, spec, session);
     TEST_EQ_INT(system(cmd), 0);
     struct stat db_st, session_st;
     TEST_EQ_INT(stat(db, &db_st), 0);
