@@ -50,7 +50,7 @@ typedef struct vp {
     char names[VP_MAX_DEPTH][VP_MAX_NAME + 1]; /* the open elements, outermost first */
     uint8_t kinds[VP_MAX_DEPTH];               /* their vp_kind */
     unsigned depth;                            /* open elements */
-    int root_seen, root_done;                  /* <session> opened, closed */
+    int root_seen;                             /* <session> has opened */
     uint32_t ndb;     /* timeline databases met (the one being read included) */
     uint32_t nloaded; /* of them, imported */
     int64_t db_line;  /* line of the <pdm> being read */
@@ -529,11 +529,8 @@ static int open_element(imp_reader *r, vp *v, const char *name, int empty, const
         imp_unmapped(r, "nvvp.analysis_database", 1);
     if (kind == EL_DB)
         begin_db(r, v);
-    if (empty) {
-        if (v->depth == 0)
-            v->root_done = 1;
+    if (empty)
         return kind == EL_DB ? end_db(r, v) : 0;
-    }
     if (v->depth == VP_MAX_DEPTH)
         return imp_fail(r, STORE_EFORMAT, "invalid XML: elements nested deeper than %d",
                         VP_MAX_DEPTH);
@@ -619,8 +616,6 @@ static int end_tag(imp_reader *r, vp *v)
         return imp_fail(r, STORE_EFORMAT, "invalid XML: </%s> where </%s> belongs", name,
                         v->names[v->depth - 1]);
     vp_kind kind = (vp_kind)v->kinds[--v->depth];
-    if (v->depth == 0)
-        v->root_done = 1;
     return kind == EL_DB ? end_db(r, v) : 0;
 }
 
