@@ -333,7 +333,13 @@ static void gpu_args(exporter *x, store_idx stream, uint32_t correlation)
         fprintf(f, ",\"sm_count\":%u", c->sm_count);
 }
 
-/* The arrow from the API call that launched a record to the record (Kineto's ac2g flow). */
+/* The arrow from the API call that launched a record to the record (Kineto's ac2g flow): flow
+ * events v1, "s" at the call's start on the call's track and "f" with "bp":"e" at the record's
+ * start on the record's track. Perfetto's JSON importer binds each to the innermost slice open on
+ * its track when it reads it (FlowTracker::Begin/End; v1 ids are keyed by id, cat and name), and
+ * its sorter keeps events of equal time in file order, X slices first: so both slices are written
+ * before their flow events (the calls before every GPU record, each record just before its
+ * arrow). chrome://tracing binds "s" to the enclosing slice and "f" with bp "e" likewise. */
 static void write_flow(exporter *x, store_idx process, uint32_t correlation, int64_t pid,
                        uint64_t tid, int64_t start)
 {

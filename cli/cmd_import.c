@@ -1,7 +1,7 @@
-/* cmd_import.c: `tlview import -o RUN.db FILE...`. Reads foreign profiler files (nvprof, Nsight
- * Systems SQLite exports, Chrome/PyTorch JSON traces, plain or gzip; tlview files too) through
- * importers/, merges them on one time axis and writes one tlview file. Prints what each file gave
- * and what could not be mapped, so nothing is dropped silently.
+/* cmd_import.c: `tlview import -o RUN.db FILE...`. Reads foreign profiler files (nvprof, NVVP
+ * sessions, Nsight Systems SQLite exports, Chrome/PyTorch JSON traces, plain or gzip; tlview files
+ * too) through importers/, merges them on one time axis and writes one tlview file. Prints what
+ * each file gave and what could not be mapped, so nothing is dropped silently.
  * tlview-summary: convert nvprof, Nsight Systems SQLite and PyTorch/Chrome JSON traces to one
  * tlview file */
 #include <getopt.h>
@@ -27,6 +27,9 @@ static const char usage_text[] =
     "kernels\n"
     "               (CONCURRENT_KERNEL and KERNEL), memcpy, memset, runtime/driver API, NVTX "
     "markers\n"
+    "  nvvp         sessions saved by NVIDIA Visual Profiler (.nvvp that is XML): each nvprof\n"
+    "               database it holds (gzip, base64) is decoded in memory and read as nvprof's,\n"
+    "               one process each; the guided analysis' databases are skipped and counted\n"
     "  nsys         Nsight Systems SQLite exports (nsys export --type sqlite): kernels, memcpy,\n"
     "               memset, CUDA API, NVTX; one process per profiled pid\n"
     "  chrome       Chrome trace JSON from the PyTorch profiler (Kineto), plain or .gz: kernel,\n"
@@ -53,6 +56,8 @@ static const char usage_text[] =
     "show); the same counts are kept in the file as process_meta keys import.unmapped.<kind>.\n"
     "A progress bar is drawn on stderr when it is a terminal.\n"
     "\n" CLI_IMPORT_LIMITS_HELP
+    "TLVIEW_MAX_MEMORY also bounds each database of an NVVP session, held inflated while it is\n"
+    "read.\n\n"
     "Exit status: 0 when every file was imported and OUT.db written; 1 when a file could not be\n"
     "read (unknown format, corrupt, truncated: the message names the file and the problem) or\n"
     "OUT.db could not be written; 2 for a usage error.\n";

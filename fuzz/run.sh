@@ -2,16 +2,17 @@
 # fuzz/run.sh DURATION [TARGET...]: builds the libFuzzer targets of the importers and of the
 # tlview loader (clang, -fsanitize=fuzzer,address,undefined) and runs each for DURATION seconds,
 # one after another. scripts/test runs `store` for 20 s. Seeds: for the importers the fixtures of
-# tests/importers (SQL run through sqlite3, JSON as is, also gzipped) and the files of
+# tests/importers (SQL run through sqlite3, JSON as is, also gzipped, NVVP sessions written by
+# tests/importers/make_nvvp.py) and the files of
 # ../shared/corpus when present; for the loader fuzz/store_seeds/*.sql applied to a committed
 # sample recording. Findings are left as crash-*, leak-*, timeout-* and oom-* files in
 # $FUZZ_WORK/<target>/ (default /tmp/tlview-fuzz), the fuzzer's output in $FUZZ_WORK/<target>/log;
 # exit status 1 if any, or if a fuzzer failed or did not run. Needs clang with libclang-rt (Debian: clang,
-# libclang-rt-14-dev), sqlite3, gzip.
+# libclang-rt-14-dev), sqlite3, gzip, python3.
 set -eu
-duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome|store ...]}
+duration=${1:?usage: fuzz/run.sh DURATION [nvprof|nsys|chrome|nvvp|store ...]}
 shift
-targets=${*:-nvprof nsys chrome store}
+targets=${*:-nvprof nsys chrome nvvp store}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${FUZZ_WORK:-/tmp/tlview-fuzz}
 mkdir -p "$work/bin"
@@ -60,6 +61,8 @@ for t in $targets; do
         elif [ -f "$d/input.json" ]; then
             cp "$d/input.json" "$seeds/$name.json"
             gzip -c "$d/input.json" > "$seeds/$name.json.gz"
+        elif [ -f "$d/session" ]; then
+            python3 "$src/tests/importers/make_nvvp.py" "$d/session" "$seeds/$name.nvvp" || true
         fi
     done
     # real files as seeds, when small: libFuzzer mutates every byte of them (gzip seeds are

@@ -10,7 +10,8 @@
 
 #include "imp_int.h"
 
-static const imp_ops *const formats[] = {&imp_nvprof_ops, &imp_nsys_ops, &imp_chrome_ops};
+static const imp_ops *const formats[] = {&imp_nvprof_ops, &imp_nsys_ops, &imp_chrome_ops,
+                                         &imp_nvvp_ops};
 
 static void set_error(imp_error *err, const char *file, int64_t row, const char *text)
 {
@@ -252,9 +253,8 @@ static void explain(const char *path, const unsigned char *h, size_t n, sqlite3 
     } else if (n >= sizeof legacy && memcmp(h, legacy, sizeof legacy) == 0)
         why = "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export it with a "
               "newer nvprof";
-    else if (n >= 5 && (memcmp(h, "<?xml", 5) == 0 || memcmp(h, "<sess", 5) == 0))
-        why =
-            "an NVVP session file (XML), not an nvprof database: import the database it refers to";
+    else if (n >= 5 && memcmp(h, "<?xml", 5) == 0)
+        why = "XML, but not an NVIDIA Visual Profiler session (no <session> root element)";
     else if (n >= 16 && memcmp(h, "SQLite format 3", 16) == 0)
         why = "unreadable SQLite database";
     else

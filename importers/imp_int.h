@@ -26,6 +26,11 @@ struct imp_reader {
     uint64_t max_events;    /* Chrome: records one file may keep (imp_options.max_events) */
     uint64_t max_memory;    /* Chrome: bytes the import may hold (imp_options.max_memory) */
     uint64_t memory;        /* Chrome: bytes held so far, as counted by imp_charge() */
+    /* SQLite: a database held in memory (from sqlite3_malloc64()), which imp_sql_open() opens
+     * instead of path and hands to SQLite (an NVVP session's embedded nvprof database); NULL
+     * for a file */
+    unsigned char *image;
+    uint64_t nimage; /* bytes of image */
 };
 
 /* Sets r->max_events and r->max_memory from r->opt, else the environment (TLVIEW_MAX_EVENTS,
@@ -143,7 +148,9 @@ int imp_sql_count_unmapped(imp_reader *r, sqlite3 *db, const char *const *mapped
  * store_guard_start, store_guard_attach), as the native loader does: views and triggers off,
  * trusted_schema off, SQLITE_DBCONFIG_DEFENSIVE, values up to STORE_MAX_VALUE, and a time limit
  * of store_read_base_s + store_read_s_per_mib per MiB of the file and its WAL, after which queries
- * fail with "reading took over N s". The caller checks what it holds. */
+ * fail with "reading took over N s". The caller checks what it holds. With r->image set, that
+ * database is opened instead (sqlite3_deserialize, read-only; its time limit follows from its
+ * size) and belongs to the connection from then on, also on failure: r->image is NULL after. */
 int imp_sql_open(imp_reader *r, sqlite3 **pdb /* OUT */);
 
 /* 0 when `table` is a plain table (or absent); else fails naming it ("'X' is a view, not a

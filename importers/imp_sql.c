@@ -9,14 +9,43 @@
 
 #include "imp_int.h"
 
+/* imp_sql_open() of r->image: an in-memory connection that SQLite's memdb serves from the image,
+ * read-only; the image is SQLite's from the call on (freed with the connection, or at once when
+ * the connection cannot be made). Its time limit is the one a file of its size would get. */
+static int open_image(imp_reader *r, sqlite3 **pdb)
+{
+    unsigned char *image = r->image;
+    sqlite3_int64 n = (sqlite3_int64)r->nimage;
+    r->image = NULL;
+    double limit = store_read_base_s + store_read_s_per_mib * (double)n / (1 << 20);
+    r->guard.deadline += (int64_t)((limit - r->guard.limit_s) * 1e9);
+    r->guard.limit_s = limit;
+    if (sqlite3_open_v2(":memory:", pdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        sqlite3_free(image);
+        return imp_fail(r, STORE_ENOMEM, "cannot open an in-memory SQLite database: %s",
+                        *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
+    }
+    if (sqlite3_deserialize(*pdb, "main", image, n, n,
+                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) !=
+        SQLITE_OK)
+        return imp_fail(r, STORE_ENOMEM, "cannot open the database in memory: %s",
+                        sqlite3_errmsg(*pdb));
+    return 0;
+}
+
 int imp_sql_open(imp_reader *r, sqlite3 **pdb)
 {
     char why[1024];
+    int rc;
     *pdb = NULL;
     store_guard_start(&r->guard, r->path);
-    /* one connection, one thread: no per-call mutex (about 8% of an import) */
-    if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK)
+    if (r->image) {
+        if ((rc = open_image(r, pdb)))
+            return rc;
+    } else if (sqlite3_open_v2(r->path, pdb, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+               SQLITE_OK) /* one connection, one thread: no per-call mutex (about 8% of an import)
+                           */
         return imp_fail(r, STORE_EFORMAT, "cannot open as SQLite: %s",
                         *pdb ? sqlite3_errmsg(*pdb) : "out of memory");
     if (store_guard_attach(*pdb, &r->guard, NULL, why, sizeof why))

@@ -2,8 +2,9 @@
  *
  * imp_load() detects a file's format by its content (never its name) and appends the file's
  * processes and records to a run through the store_run_add_* builder calls, on the common axis
- * (CLOCK_REALTIME ns). Formats: nvprof SQLite (.nvvp/.nvprof/...), Nsight Systems SQLite exports,
- * Chrome trace JSON (PyTorch/Kineto, plain or gzip); tlview's own files are passed to
+ * (CLOCK_REALTIME ns). Formats: nvprof SQLite (.nvvp/.nvprof/...), NVIDIA Visual Profiler session
+ * files (XML embedding nvprof databases, read through the nvprof importer), Nsight Systems SQLite
+ * exports, Chrome trace JSON (PyTorch/Kineto, plain or gzip); tlview's own files are passed to
  * store_run_load(). Each format is one imp_ops table (importers/<format>.c).
  *
  * Errors: every call returns 0 or a negative STORE_E* code; the message goes into the caller's
@@ -35,7 +36,7 @@ typedef struct imp_error {
 
 /* What one imp_load_ex() call read. */
 typedef struct imp_stats {
-    const char *format; /* "nvprof", "nsys", "chrome", "tlview" (static string) */
+    const char *format; /* "nvprof", "nvvp", "nsys", "chrome", "tlview" (static string) */
     uint32_t processes; /* processes added */
     uint64_t kernels, copies, apis, ranges; /* records added */
     uint64_t unmapped_total;                /* records seen but not mapped, all kinds */
@@ -101,9 +102,10 @@ typedef struct imp_ops {
 extern const imp_ops imp_nvprof_ops;
 extern const imp_ops imp_nsys_ops;
 extern const imp_ops imp_chrome_ops;
+extern const imp_ops imp_nvvp_ops;
 
-/* The format of `path` by content: "nvprof", "nsys", "chrome", "tlview", or NULL (then err says
- * what the file looks like instead: legacy nvprof, NVVP session, pgprof, another database...). */
+/* The format of `path` by content: "nvprof", "nvvp", "nsys", "chrome", "tlview", or NULL (then err
+ * says what the file looks like instead: legacy nvprof, other XML, pgprof, another database...). */
 const char *imp_detect(const char *path, imp_error *err);
 
 /* Detects the format of `path` and appends its processes and records to `run`. Returns 0 or a

@@ -7,6 +7,7 @@
  * and compared with expected.json, or the error with `error` ("<row> <message>", the file name
  * left out). Strings that are not valid UTF-8 are dumped with each bad byte as the 4 characters
  * \xHH (jansson refuses them as they are).
+ * An NVVP case holds `session` instead, the spec from which make_nvvp.py writes the session file.
  * Usage: imp_fixture CASE_DIR WORK_DIR [--print]   (--print shows what the import gives) */
 #include <errno.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "importers.h"
@@ -108,10 +110,22 @@ static int mutate(const char *dir, const char *input)
     return rc;
 }
 
-/* Builds WORK_DIR/input.db from input.sql, or WORK_DIR/input.json from input.json. */
+/* Builds WORK_DIR/input.db from input.sql, WORK_DIR/input.json from input.json, or
+ * WORK_DIR/input.nvvp from the NVVP session spec `session` (make_nvvp.py). */
 static int build_input(const char *dir, const char *work, char *input, size_t cap)
 {
     char path[4200];
+    snprintf(path, sizeof path, "%s/session", dir);
+    if (access(path, R_OK) == 0) {
+        char cmd[13000];
+        snprintf(input, cap, "%s/input.nvvp", work);
+        snprintf(cmd, sizeof cmd, "python3 '%s' '%s' '%s'", MAKE_NVVP, path, input);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "%s: make_nvvp.py failed\n", path);
+            return -1;
+        }
+        return mutate(dir, input);
+    }
     snprintf(path, sizeof path, "%s/input.sql", dir);
     char *text = slurp(path, NULL);
     if (text) {

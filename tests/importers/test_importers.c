@@ -203,6 +203,57 @@ int test_importers_sql_time_limit(void)
     return 0;
 }
 
+/* An NVVP session's database is read under the same guard as a file, its time limit following
+ * from the database's size (not the session's, which holds it compressed): here 1e-4 s per MiB of
+ * the inflated database. The message names the database and the line of its <pdm>, and the
+ * process keeps the session as its file. */
+int test_importers_nvvp_time_limit(void)
+{
+    char db[4200], spec[4200], session[4200], cmd[13000];
+    snprintf(db, sizeof db, "%s/slow.db", test_tmpdir());
+    snprintf(spec, sizeof spec, "%s/slow.spec", test_tmpdir());
+    snprintf(session, sizeof session, "%s/slow-session.nvvp", test_tmpdir());
+    char sql[sizeof nvprof_sql + 400];
+    snprintf(sql, sizeof sql,
+             "%sWITH RECURSIVE n(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)"
+             " INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL SELECT i, 1600000000000000000 +"
+             " i * 1000, 1600000000000000500 + i * 1000, 0, 1, 7, i, 4,1,1, 128,1,1, 32, 0, 0, 3"
+             " FROM n;",
+             nvprof_sql);
+    TEST_EQ_INT(make_db(db, sql), 0);
+    TEST_EQ_INT(write_file(spec, "file slow.db\n"), 0);
+    snprintf(cmd, sizeof cmd, "python3 '%s/tests/importers/make_nvvp.py' '%s' '%s'",
+             TLVIEW_SOURCE_DIR, spec, session);
+    TEST_EQ_INT(system(cmd), 0);
+    struct stat db_st, session_st;
+    TEST_EQ_INT(stat(db, &db_st), 0);
+    TEST_EQ_INT(stat(session, &session_st), 0);
+    TEST_ASSERT(session_st.st_size * 2 < db_st.st_size); /* compressed: the limits differ */
+    store_read_base_s = 0;
+    store_read_s_per_mib = 1e-4;
+    char want[160];
+    snprintf(want, sizeof want, "reading took over %.3g s (a hostile or damaged file?)",
+             1e-4 * ((double)db_st.st_size / (1024 * 1024)));
+    store_run *run = store_run_new();
+    imp_error err;
+    int rc = imp_load(run, session, &err);
+    store_read_base_s = 10;
+    store_read_s_per_mib = 1;
+    store_run_free(run);
+    TEST_EQ_INT(rc, STORE_EFORMAT);
+    /* "nvprof database 1: row N: reading took over ...": N is where the time ran out */
+    TEST_ASSERT(strncmp(err.text, "nvprof database 1: ", 19) == 0);
+    TEST_EQ_STR(strstr(err.text, "reading took over"), want);
+    TEST_EQ_INT(err.row, 12); /* the <pdm>'s line */
+    run = store_run_new();
+    TEST_EQ_INT(imp_load(run, session, &err), 0);
+    TEST_EQ_INT(run->nkernels, 100000);
+    TEST_EQ_STR(run->processes[0].file, session);
+    TEST_EQ_STR(run->processes[0].source, "nvprof");
+    store_run_free(run);
+    return 0;
+}
+
 /* 2026-12-01, review of the guard: the importers' copy of the time limit counted the file's size
  * only, the loader's the file and its WAL. One guard now: an nvprof file whose records sit in its
  * WAL (its writer still has it open) gets the time of both (here 1e-4 s per MiB, so the limit is
@@ -280,12 +331,24 @@ int test_importers_detect(void)
     TEST_EQ_STR(err.text, "a legacy (pre-SQLite, 2013-2015) nvprof file: not supported; re-export "
                           "it with a newer nvprof");
 
+    /* NVVP sessions: XML whose root is <session>, after the prolog's declarations and comments
+     * (before 2026-12-01 they were refused as "an NVVP session file (XML)") */
     snprintf(p, sizeof p, "%s/e.nvvp", dir);
-    TEST_ASSERT(write_file(p, "<?xml version=\"1.0\"?><session version=\"2\"/>") == 0);
+    TEST_ASSERT(write_file(p, "\xEF\xBB\xBF<?xml version=\"1.0\"?>\n<!-- <other> -->\n<session "
+                              "version=\"2\"/>") == 0);
+    TEST_EQ_STR(imp_detect(p, &err), "nvvp");
+    TEST_ASSERT(write_file(p, "<session>") == 0);
+    TEST_EQ_STR(imp_detect(p, &err), "nvvp");
+    TEST_ASSERT(write_file(p, "<?xml version=\"1.0\"?><sessions/>") == 0);
     memset(&err, 0, sizeof err);
     TEST_ASSERT(imp_detect(p, &err) == NULL);
-    TEST_EQ_STR(err.text, "an NVVP session file (XML), not an nvprof database: import the database "
-                          "it refers to");
+    TEST_EQ_STR(err.text, "XML, but not an NVIDIA Visual Profiler session (no <session> root "
+                          "element)");
+    TEST_ASSERT(write_file(p, "<?xml version=\"1.0\"?><!-- <session> never closed") == 0);
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "XML, but not an NVIDIA Visual Profiler session (no <session> root "
+                          "element)");
 
     snprintf(p, sizeof p, "%s/f.json", dir);
     TEST_ASSERT(write_file(p, "") == 0);
