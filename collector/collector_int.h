@@ -3,9 +3,11 @@
  * libcollect.so exports one symbol, InitializeInjection (inject.c). Everything it does is split
  * into parts a CPU-only test can drive: configuration from the environment (config.c), the
  * output file name (pattern.c), CUPTI record -> store row conversion (records.c), the buffer
- * queue and its writer thread (writer_thread.c), facts about the process (meta.c) and the
- * per-process file with its metadata (session.c). Only inject.c calls CUPTI functions; the
- * others see CUPTI's record structs only, and reach CUPTI through the hooks below. */
+ * queue and its writer thread (writer_thread.c), facts about the process (meta.c), the capture
+ * ranges (capture.c), the control channel (control.c, control.h: no CUDA, the tlview binary
+ * links it too) and the per-process file with its metadata and flight recorder (session.c).
+ * Only inject.c calls CUPTI functions; the others see CUPTI's record structs only, and reach
+ * CUPTI through the hooks below. */
 #ifndef COLLECTOR_INT_H
 #define COLLECTOR_INT_H
 
