@@ -30,6 +30,7 @@ struct collector_capture {
     uint32_t range;               /* the open (or last) range's number */
     uint64_t open_ms;             /* monotonic ms the open range opened */
     uint64_t start_at_ms;         /* the delayed start (monotonic ms), 0 none or done */
+    int64_t switch_max_ns;        /* the longest CUPTI switch (set_tracing) seen, ns */
     collector_capture_event *ev;  /* events not yet written, oldest first */
     size_t nev, capev;            /* events held, room */
 };
@@ -94,9 +95,12 @@ static int open_range(collector_capture *c, const char *reason, const char *name
 {
     if (c->active)
         return 1;
+    int64_t before = gpu_now(c);
     if (c->hooks && c->hooks->set_tracing && c->hooks->set_tracing(1) != 0)
         return -1;
     int64_t at = gpu_now(c); /* after CUPTI is on: every launch from here is recorded */
+    if (at - before > c->switch_max_ns)
+        c->switch_max_ns = at - before;
     c->active = 1;
     c->range++;
     c->open_ms = now_ms;
@@ -112,8 +116,12 @@ static int close_range(collector_capture *c, const char *reason, int cupti)
     if (!c->active)
         return 1;
     int64_t at = gpu_now(c); /* before CUPTI goes off: every launch until here is recorded */
-    if (cupti && c->hooks && c->hooks->set_tracing)
+    if (cupti && c->hooks && c->hooks->set_tracing) {
         c->hooks->set_tracing(0); /* a failure stops tracing altogether (inject.c) */
+        int64_t after = gpu_now(c);
+        if (after - at > c->switch_max_ns)
+            c->switch_max_ns = after - at;
+    }
     c->active = 0;
     push(c, 0, at, reason, NULL);
     log_dbg("range %u closed (%s)", c->range, reason);
@@ -198,5 +206,6 @@ void collector_capture_get(collector_capture *c, collector_capture_state *out)
     out->range = c->range;
     out->open_ms = c->open_ms;
     out->start_at_ms = c->start_at_ms;
+    out->switch_max_ns = c->switch_max_ns;
     pthread_mutex_unlock(&c->lock);
 }

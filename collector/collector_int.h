@@ -196,10 +196,12 @@ typedef struct collector_capture_event {
 
 /* What a status request reports. */
 typedef struct collector_capture_state {
-    int active;           /* a range is open */
-    uint32_t range;       /* the open range's number, else the last one's (0: none yet) */
-    uint64_t open_ms;     /* monotonic ms when the open range opened */
-    uint64_t start_at_ms; /* a delayed start still to come (monotonic ms), 0 none */
+    int active;            /* a range is open */
+    uint32_t range;        /* the open range's number, else the last one's (0: none yet) */
+    uint64_t open_ms;      /* monotonic ms when the open range opened */
+    uint64_t start_at_ms;  /* a delayed start still to come (monotonic ms), 0 none */
+    int64_t switch_max_ns; /* the longest CUPTI switch so far: a launch that close to a range's
+                              start or end may or may not be recorded */
 } collector_capture_state;
 
 /* The capture state machine of one process. Ranges open and close on any thread (cudaProfilerStart

@@ -432,6 +432,11 @@ static void finish_capture(collector_session *s)
     if (s->cfg.flight_ms || s->cfg.flight_bytes)
         store_writer_process_meta_int(s->store, s->process, "flight_rotations",
                                       (int64_t)s->flight_prunes);
+    collector_capture_state st;
+    collector_capture_get(s->capture, &st);
+    if (st.range)
+        store_writer_process_meta_int(s->store, s->process, "capture_switch_max_ns",
+                                      st.switch_max_ns);
 }
 
 /* The closing work, run on the writer thread after the final flush and drain. */
