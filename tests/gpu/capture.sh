@@ -67,7 +67,10 @@ sec() { awk -v x="$1" -v s="$scale" 'BEGIN { printf "%.3f", x * s }'; }
 # tol X: the tolerance on a range of X scaled seconds: 0.5 s + 5%
 tol() { awk -v x="$(sec "$1")" 'BEGIN { printf "%.3f", 0.5 + 0.05 * x }'; }
 
-for f in "$WORKER" "$TLVIEW" ${INJECT[@]+"$LIB"}; do
+need=("$WORKER" "$TLVIEW")
+[ $standin = 1 ] || need+=("$LIB")
+[ $launch = 0 ] || need+=("$B/bench/launch")
+for f in "${need[@]}"; do
     if [ $dry = 0 ] && [ ! -x "$f" ] && [ ! -f "$f" ]; then
         echo "capture.sh: $f not found: build it first (cmake --build $B)" >&2
         exit 2
