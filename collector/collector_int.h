@@ -3,9 +3,11 @@
  * libcollect.so exports one symbol, InitializeInjection (inject.c). Everything it does is split
  * into parts a CPU-only test can drive: configuration from the environment (config.c), the
  * output file name (pattern.c), CUPTI record -> store row conversion (records.c), the buffer
- * queue and its writer thread (writer_thread.c), facts about the process (meta.c) and the
- * per-process file with its metadata (session.c). Only inject.c calls CUPTI functions; the
- * others see CUPTI's record structs only, and reach CUPTI through the hooks below. */
+ * queue and its writer thread (writer_thread.c), facts about the process (meta.c), the capture
+ * ranges (capture.c), the control channel (control.c, control.h: no CUDA, the tlview binary
+ * links it too) and the per-process file with its metadata and flight recorder (session.c).
+ * Only inject.c calls CUPTI functions; the others see CUPTI's record structs only, and reach
+ * CUPTI through the hooks below. */
 #ifndef COLLECTOR_INT_H
 #define COLLECTOR_INT_H
 
@@ -14,6 +16,7 @@
 
 #include <cupti_activity.h>
 
+#include "control.h"
 #include "store.h"
 
 #define COLLECTOR_VERSION "0.1.0"
@@ -51,6 +54,13 @@ void collector_log(const char *prefix, int debug, const char *fmt, ...)
 #define COLLECTOR_DEFAULT_EXIT_TIMEOUT_MS 30000u
 #define COLLECTOR_SIGNAL_TIMEOUT_MS 2000u /* bounded wait in SIGINT/SIGTERM handlers */
 
+/* TLVIEW_CAPTURE: what opens capture ranges (outside them the launch activity kinds are off). */
+typedef enum {
+    COLLECTOR_CAPTURE_ALL = 0,      /* "all": one range from the start (or TLVIEW_CAPTURE_DELAY) */
+    COLLECTOR_CAPTURE_PROFILER_API, /* "cudaProfilerApi": cudaProfilerStart/Stop (callbacks) */
+    COLLECTOR_CAPTURE_CONTROL,      /* "control": only `tlview capture start` */
+} collector_capture_mode;
+
 typedef struct collector_config {
     char output[4096];        /* TLVIEW_OUTPUT pattern */
     size_t buffer_size;       /* TLVIEW_BUFFER_SIZE: bytes per CUPTI activity buffer */
@@ -62,6 +72,11 @@ typedef struct collector_config {
     int callbacks;            /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
                                  cudaDeviceReset callbacks); blocks the app's own CUPTI use */
     char run_id[256];         /* TLVIEW_RUN_ID, "" when unset */
+    collector_capture_mode capture;   /* TLVIEW_CAPTURE */
+    uint64_t capture_delay_ms;        /* TLVIEW_CAPTURE_DELAY (mode all), 0 none */
+    uint64_t capture_duration_ms;     /* TLVIEW_CAPTURE_DURATION: longest range, 0 no limit */
+    char control_dir[4096];           /* TLVIEW_CONTROL_DIR (default /tmp/tlview-<uid>); "" off */
+    uint64_t flight_ms, flight_bytes; /* TLVIEW_FLIGHT: keep the last N ms or N bytes; 0 off */
 } collector_config;
 
 /* Reads every TLVIEW_* variable into *cfg (defaults for those unset) and sets
@@ -69,12 +84,20 @@ typedef struct collector_config {
  * Always returns 0: configuration never stops the host application. */
 int collector_startup(collector_config *cfg /* OUT */);
 
+/* Parses a span of time: "10s", "500ms", "2m", "1h", "1.5s"; a bare number is seconds when
+ * `bare_seconds`, else refused. Returns 0 and *ms, or -1. */
+int collector_parse_ms(const char *text, int bare_seconds, uint64_t *ms /* OUT */);
+
 /* ---------------------------------------------------------------- output name (pattern.c) */
 
 /* Expands %p (pid), %h (host name), %q{VAR} (the variable's value, empty when unset) and %%
  * of `pattern` into out[size]. An unknown %x is copied as is. Returns 0, or -1 when the
  * result does not fit (out then holds a truncated string). */
 int collector_pattern_expand(const char *pattern, char *out, size_t size);
+
+/* Writes into out (size bytes) `path` with ".<n>" inserted before its base name's extension
+ * ("a/out.db", 2 -> "a/out.2.db"; no extension: appended). Returns 0 or -1 (does not fit). */
+int collector_numbered_path(const char *path, unsigned n, char *out, size_t size);
 
 /* Creates the output file for `pattern`: expands it, and when that file exists picks
  * "<stem>.N<ext>" (N = 1, 2, ...; ext = the text from the last '.' of the base name), saying so
@@ -120,6 +143,10 @@ int collector_sink_buffer(collector_sink *s, collector_next_fn next, uint8_t *bu
 /* The number of records in a completed buffer (walked with `next`). */
 uint64_t collector_count_records(collector_next_fn next, uint8_t *buf, size_t valid);
 
+/* The latest end (GPU clock, ns) of the records written so far; 0 before the first. The flight
+ * recorder prunes with it: every row written before it ended by then. */
+int64_t collector_sink_max_end(const collector_sink *s);
+
 /* Counts `n` records as lost (never written). */
 void collector_sink_lost(collector_sink *s, uint64_t n);
 
@@ -148,7 +175,66 @@ typedef struct collector_hooks {
     /* CUPTI's version (cuptiGetVersion), -1 when unknown; may be NULL. */
     int64_t (*cupti_version)(void);
     collector_api_name_fn api_name;
+    /* Turns the activity kinds of launches (kernels, copies, API calls, NVTX) on or off, at
+     * capture range boundaries; any thread. Returns 0 or -1. May be NULL (nothing to switch). */
+    int (*set_tracing)(int on);
 } collector_hooks;
+
+/* ---------------------------------------------------------------- capture ranges (capture.c) */
+
+typedef struct collector_capture collector_capture;
+
+/* A range opening or closing, for the writer thread to write to the file. */
+typedef struct collector_capture_event {
+    int open;        /* 1: a range opened; 0: it closed */
+    uint32_t range;  /* 1, 2, ...: the range's number in this process */
+    int64_t at;      /* GPU clock, ns */
+    char reason[32]; /* "start", "delay", "cudaProfilerStart", "control"; closing: "duration",
+                        "cudaProfilerStop", "control", "exit" */
+    char name[256];  /* `tlview capture start --name`; "" none */
+} collector_capture_event;
+
+/* What a status request reports. */
+typedef struct collector_capture_state {
+    int active;            /* a range is open */
+    uint32_t range;        /* the open range's number, else the last one's (0: none yet) */
+    uint64_t open_ms;      /* monotonic ms when the open range opened */
+    uint64_t start_at_ms;  /* a delayed start still to come (monotonic ms), 0 none */
+    int64_t switch_max_ns; /* the longest CUPTI switch so far: a launch that close to a range's
+                              start or end may or may not be recorded */
+} collector_capture_state;
+
+/* The capture state machine of one process. Ranges open and close on any thread (cudaProfilerStart
+ * on the application's, the rest on the writer's): hooks->set_tracing switches CUPTI there and
+ * then, and an event is queued for the writer thread, which `wake(wake_arg)` pokes. Returns 0 or
+ * -1 (out of memory). */
+int collector_capture_new(const collector_config *cfg, const collector_hooks *hooks,
+                          void (*wake)(void *), void *wake_arg, collector_capture **ppC /* OUT */);
+void collector_capture_free(collector_capture *c);
+
+/* Applies TLVIEW_CAPTURE at start: mode all opens range 1 ("start") now, or schedules it after
+ * TLVIEW_CAPTURE_DELAY ("delay"); the other modes wait. now_ms: CLOCK_MONOTONIC ms. */
+void collector_capture_begin(collector_capture *c, uint64_t now_ms);
+
+/* Opens a range: CUPTI on, then its start time read (every launch after it is recorded).
+ * Returns 0 opened, 1 already open (nothing changes), -1 when CUPTI refused (nothing opened). */
+int collector_capture_start(collector_capture *c, const char *reason, const char *name,
+                            uint64_t now_ms);
+
+/* Closes the open range: its end time read, then CUPTI off (every launch before it is
+ * recorded; kernels still running arrive later, whole). Returns 0 closed, 1 none was open. */
+int collector_capture_stop(collector_capture *c, const char *reason);
+
+/* The delayed start and the duration's end, when due; on the writer thread. */
+void collector_capture_tick(collector_capture *c, uint64_t now_ms);
+
+/* Closes the open range at the process's end without touching CUPTI (reason "exit"). */
+void collector_capture_end(collector_capture *c, const char *reason);
+
+/* Takes the oldest event not yet written: 1 and *ev, or 0. */
+int collector_capture_next_event(collector_capture *c, collector_capture_event *ev /* OUT */);
+
+void collector_capture_get(collector_capture *c, collector_capture_state *out /* OUT */);
 
 /* ---------------------------------------------------------------- writer thread */
 
@@ -158,6 +244,12 @@ typedef struct collector_writer collector_writer;
  * closing metadata there, so no other thread ever touches SQLite). */
 typedef void (*collector_finish_fn)(void *arg);
 
+/* Work the writer thread does on every turn (at least every 0.1 s), after writing what was
+ * queued: `flushed` is 1 when this turn flushed CUPTI (collector_writer_last_flush() says
+ * when). The session polls the control channel, applies capture ranges and rotates the flight
+ * recorder there. */
+typedef void (*collector_tick_fn)(void *arg, collector_writer *w, int flushed);
+
 typedef struct collector_writer_config {
     store_writer *store;          /* written by the writer thread only (not owned) */
     collector_sink *sink;         /* not owned */
@@ -166,7 +258,8 @@ typedef struct collector_writer_config {
     uint32_t capacity;            /* completed buffers the queue holds */
     uint32_t flush_ms;            /* periodic hooks->flush(0), 0 = never */
     collector_finish_fn finish;   /* may be NULL */
-    void *finish_arg;
+    void *finish_arg;             /* also tick's */
+    collector_tick_fn tick;       /* may be NULL */
 } collector_writer_config;
 
 /* Counters of buffers, readable at any time. */
@@ -204,6 +297,17 @@ int collector_writer_sync(collector_writer *w, int forced, uint32_t timeout_ms);
 int collector_writer_stop(collector_writer *w, uint32_t timeout_ms);
 
 void collector_writer_get_stats(collector_writer *w, collector_writer_stats *out /* OUT */);
+
+/* Wakes the writer thread for a turn now (signal-safe: sem_post). */
+void collector_writer_wake(collector_writer *w);
+
+/* On the writer thread only (in tick): flushes CUPTI (not forced) and writes everything that
+ * came back, now. */
+void collector_writer_flush_now(collector_writer *w);
+
+/* The GPU clock (hooks->gpu_clock) read just before the latest flush (0: none yet): every record
+ * of a kernel that had finished by then is written once that flush is drained. */
+int64_t collector_writer_last_flush(collector_writer *w);
 
 /* Frees a writer whose collector_writer_stop() returned 0. */
 void collector_writer_free(collector_writer *w);
@@ -249,6 +353,14 @@ void collector_session_submit(collector_session *s, uint8_t *buf, size_t valid);
  * signal-safe). It is written as process.error when the session finishes, with complete=0. */
 void collector_session_fail(collector_session *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Applies TLVIEW_CAPTURE at start (collector_capture_begin): call once CUPTI is set up, so that
+ * a range opened now switches CUPTI on. */
+void collector_session_begin_capture(collector_session *s);
+
+/* Opens (start = 1) or closes a capture range for `reason` ("cudaProfilerStart", ...); any
+ * thread, not signal-safe. Returns what collector_capture_start/stop return. */
+int collector_session_capture(collector_session *s, int start, const char *reason);
 
 /* Flushes and writes what CUPTI holds (hooks->flush(forced)), waiting at most timeout_ms.
  * Signal-safe. Returns 0 or -1 (timeout, finished). */

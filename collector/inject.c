@@ -6,8 +6,10 @@
  * and tracing stops. CUPTI allows one subscriber per process, and an application with its own
  * CUPTI client (torch.profiler) must keep working: so by default the subscription is only
  * probed, at start and at every periodic flush, and tlview steps aside when the application
- * holds it (TLVIEW_CALLBACKS=1 keeps it for the whole run instead). Exit,
- * SIGINT/SIGTERM and fork are handled here; everything else lives in session.c and below. */
+ * holds it (TLVIEW_CALLBACKS=1 keeps it for the whole run instead, and so does
+ * TLVIEW_CAPTURE=cudaProfilerApi, which needs its callbacks). The launch activity kinds are on
+ * only inside capture ranges (set_tracing, driven by capture.c). Exit, SIGINT/SIGTERM and fork
+ * are handled here; everything else lives in session.c and below. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <errno.h>
@@ -145,6 +147,41 @@ static const char *api_name(store_api_domain domain, uint32_t cbid)
     return cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS ? name : NULL;
 }
 
+/* The activity kinds of launches, into kinds[] (room for 8); returns how many. CONTEXT and
+ * DEVICE are not among them: they stay on for the whole run (one record per context or device,
+ * nothing per launch), so a file whose first range opens late still knows its GPUs and MPS. */
+static size_t launch_kinds(CUpti_ActivityKind *kinds)
+{
+    size_t n = 0;
+    /* CONCURRENT_KERNEL, never KERNEL: KERNEL serialises kernels and would erase the very
+     * overlap tlview exists to show. */
+    kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
+    if (cfg.api) {
+        kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+        kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;
+    }
+    if (cfg.nvtx)
+        kinds[n++] = CUPTI_ACTIVITY_KIND_MARKER;
+    return n;
+}
+
+/* A capture range's boundary: the launch kinds on or off (outside ranges the application runs
+ * at full speed). Refused (-1) once tracing stopped or tlview stepped aside for another client. */
+static int set_tracing(int on)
+{
+    if (!atomic_load(&registered) || (on && !atomic_load(&tracing)))
+        return on ? -1 : 0;
+    CUpti_ActivityKind kinds[8];
+    size_t n = launch_kinds(kinds);
+    for (size_t i = 0; i < n; i++)
+        if (CUPTI_CALL(on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) !=
+            CUPTI_SUCCESS)
+            return -1;
+    return 0;
+}
+
 static const collector_hooks hooks = {
     .next_record = next_record,
     .flush = flush,
@@ -152,6 +189,7 @@ static const collector_hooks hooks = {
     .dropped = dropped,
     .cupti_version = cupti_version,
     .api_name = api_name,
+    .set_tracing = set_tracing,
 };
 
 /* ---------------------------------------------------------------- CUPTI callbacks */
@@ -209,6 +247,22 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         /* The reset destroys the context: take its completed records first. */
         if (cb->callbackSite == CUPTI_API_ENTER && atomic_load(&tracing))
             CUPTI_CALL(cuptiActivityFlushAll(0));
+    } else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+                (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+                 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)) ||
+               (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+                (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ||
+                 cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop))) {
+        /* TLVIEW_CAPTURE=cudaProfilerApi. On entry: every launch after cudaProfilerStart and
+         * before cudaProfilerStop is recorded. cudaProfilerStart calls cuProfilerStart: the
+         * second start finds the range open and changes nothing. */
+        const CUpti_CallbackData *cb = data;
+        int start = cbid == (domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                                 ? CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+                                 : CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+        if (cb->callbackSite == CUPTI_API_ENTER && atomic_load(&tracing))
+            collector_session_capture(session, start,
+                                      start ? "cudaProfilerStart" : "cudaProfilerStop");
     }
 }
 
@@ -296,26 +350,12 @@ static void point_nvtx_at_cupti(void)
     log_dbg("NVTX_INJECTION64_PATH=%s", info.dli_fname);
 }
 
+/* The kinds on for the whole run; the launch kinds follow the capture ranges (set_tracing). */
 static int enable_kinds(void)
 {
-    CUpti_ActivityKind kinds[16];
-    size_t n = 0;
-    /* CONCURRENT_KERNEL, never KERNEL: KERNEL serialises kernels and would erase the very
-     * overlap tlview exists to show. */
-    kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
-    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
-    kinds[n++] = CUPTI_ACTIVITY_KIND_CONTEXT;
-    kinds[n++] = CUPTI_ACTIVITY_KIND_DEVICE;
-    if (cfg.api) {
-        kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
-        kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;
-    }
-    if (cfg.nvtx)
-        kinds[n++] = CUPTI_ACTIVITY_KIND_MARKER;
-    for (size_t i = 0; i < n; i++)
-        if (CUPTI_CALL(cuptiActivityEnable(kinds[i])) != CUPTI_SUCCESS)
-            return -1;
+    if (CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT)) != CUPTI_SUCCESS ||
+        CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE)) != CUPTI_SUCCESS)
+        return -1;
     return 0;
 }
 
@@ -345,6 +385,20 @@ static void start_cupti(void)
                                            CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)) !=
                 CUPTI_SUCCESS)
             return;
+        if (cfg.capture == COLLECTOR_CAPTURE_PROFILER_API &&
+            (CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                            CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)) !=
+                 CUPTI_SUCCESS ||
+             CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                            CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)) !=
+                 CUPTI_SUCCESS ||
+             CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                            CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)) !=
+                 CUPTI_SUCCESS ||
+             CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                            CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) !=
+                 CUPTI_SUCCESS))
+            return;
     }
     if (CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS ||
         CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
@@ -367,6 +421,9 @@ static void setup(void)
         return; /* the reason is on stderr; the application runs on untraced */
     atomic_store(&tracing, 1);
     start_cupti();
+    /* The first range (TLVIEW_CAPTURE=all) switches the launch kinds on now; the other modes
+     * wait for cudaProfilerStart or `tlview capture start`. */
+    collector_session_begin_capture(session);
     /* Even when tracing failed, the file is finished at exit so it carries the reason. */
     atexit(at_exit);
     pthread_atfork(NULL, NULL, at_fork_child);

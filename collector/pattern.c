@@ -91,8 +91,7 @@ int collector_pattern_expand(const char *pattern, char *out, size_t size)
     return 0;
 }
 
-/* Writes into out the name with ".<n>" inserted before the base name's extension. */
-static int numbered(const char *path, unsigned n, char *out, size_t size)
+int collector_numbered_path(const char *path, unsigned n, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -158,7 +157,7 @@ int collector_output_open(const char *pattern, store_clock clock, int64_t t0, st
             return -1;
         }
         store_writer_close(w);
-        if (numbered(first, n, path, sizeof path) != 0)
+        if (collector_numbered_path(first, n, path, sizeof path) != 0)
             break;
     }
     log_err("%s and its numbered variants all exist; tracing disabled", first);

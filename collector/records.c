@@ -33,6 +33,7 @@ struct collector_sink {
     char error[512];  /* the first write error */
     open_range *open; /* NVTX starts not yet ended */
     size_t nopen, capopen;
+    int64_t max_end; /* the latest end of a row written (GPU clock), 0 before the first */
 };
 
 int collector_sink_new(store_writer *w, int64_t process, collector_api_name_fn api_name,
@@ -60,6 +61,11 @@ void collector_sink_free(collector_sink *s)
     free(s);
 }
 
+int64_t collector_sink_max_end(const collector_sink *s)
+{
+    return s->max_end;
+}
+
 void collector_sink_lost(collector_sink *s, uint64_t n)
 {
     s->counts.lost += n;
@@ -78,14 +84,17 @@ void collector_sink_counts(const collector_sink *s, collector_counts *out)
 
 static void fail(collector_sink *s);
 
-/* Bookkeeping after a store call: counts the row in *counter; a row the store refused
+/* Bookkeeping after a store call: counts the row in *counter (and its end in max_end); a row the
+ * store refused
  * (STORE_EINVAL: it ends before it starts, e.g. an end CUPTI did not collect) as incomplete,
  * the writer staying usable; any other error fails the sink. */
-static void wrote(collector_sink *s, int rc, uint64_t *counter)
+static void wrote(collector_sink *s, int rc, int64_t end, uint64_t *counter)
 {
-    if (rc == STORE_OK)
+    if (rc == STORE_OK) {
         (*counter)++;
-    else if (rc == STORE_EINVAL)
+        if (end > s->max_end)
+            s->max_end = end;
+    } else if (rc == STORE_EINVAL)
         s->counts.incomplete++;
     else {
         fail(s);
@@ -110,7 +119,7 @@ static void kernel(collector_sink *s, const CUpti_ActivityKernel10 *r)
         .local_mem = r->localMemoryPerThread,
         .name = r->name ? r->name : "(unknown)",
     };
-    wrote(s, store_writer_kernel(s->w, s->process, &k), &s->counts.kernel);
+    wrote(s, store_writer_kernel(s->w, s->process, &k), k.end, &s->counts.kernel);
 }
 
 static void memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
@@ -128,7 +137,7 @@ static void memcpy_rec(collector_sink *s, const CUpti_ActivityMemcpy6 *r)
         .bytes = r->bytes,
         .flags = r->flags,
     };
-    wrote(s, store_writer_memcpy(s->w, s->process, &m), &s->counts.memcpy);
+    wrote(s, store_writer_memcpy(s->w, s->process, &m), m.end, &s->counts.memcpy);
 }
 
 static void memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
@@ -144,7 +153,7 @@ static void memset_rec(collector_sink *s, const CUpti_ActivityMemset4 *r)
         .bytes = r->bytes,
         .mem_kind = r->memoryKind,
     };
-    wrote(s, store_writer_memset(s->w, s->process, &m), &s->counts.memset);
+    wrote(s, store_writer_memset(s->w, s->process, &m), m.end, &s->counts.memset);
 }
 
 /* The name of an API callback id (NULL when it has none), asked of s->api_name once per id. */
@@ -182,7 +191,7 @@ static void api(collector_sink *s, const CUpti_ActivityAPI *r)
         .name = name,
         .status = (int32_t)r->returnValue,
     };
-    wrote(s, store_writer_api(s->w, s->process, &a), &s->counts.api);
+    wrote(s, store_writer_api(s->w, s->process, &a), a.end, &s->counts.api);
 }
 
 /* A context's MPS state (computeApiKind) and, for a green context (cuGreenCtxCreate), its
@@ -199,7 +208,7 @@ static void context(collector_sink *s, const CUpti_ActivityContext3 *r)
         /* CUPTI: numMultiprocessors is invalid unless isGreenContext */
         .sm_count = r->isGreenContext ? r->numMultiprocessors : 0,
     };
-    wrote(s, store_writer_context(s->w, s->process, &c), &s->counts.context);
+    wrote(s, store_writer_context(s->w, s->process, &c), 0, &s->counts.context);
 }
 
 static void device(collector_sink *s, const CUpti_ActivityDevice5 *r)
@@ -221,7 +230,7 @@ static void device(collector_sink *s, const CUpti_ActivityDevice5 *r)
         .cc_minor = r->computeCapabilityMinor,
         .global_memory = r->globalMemorySize,
     };
-    wrote(s, store_writer_device(s->w, s->process, &d), &s->counts.device);
+    wrote(s, store_writer_device(s->w, s->process, &d), 0, &s->counts.device);
 }
 
 /* NVTX: a start marker is kept until the end marker with the same id arrives (possibly in a
@@ -269,7 +278,7 @@ static void marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
                 .domain = o.domain,
                 .name = o.name,
             };
-            wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+            wrote(s, store_writer_range(s->w, s->process, &g), g.end, &s->counts.range);
             free(o.name);
             free(o.domain);
             return;
@@ -285,7 +294,7 @@ static void marker(collector_sink *s, const CUpti_ActivityMarker2 *r)
             .domain = r->domain,
             .name = r->name ? r->name : "",
         };
-        wrote(s, store_writer_range(s->w, s->process, &g), &s->counts.range);
+        wrote(s, store_writer_range(s->w, s->process, &g), g.end, &s->counts.range);
         return;
     }
     s->counts.unknown++;

@@ -3,13 +3,17 @@
  * finishing (on that thread, after the final forced flush and drain) writes the counts, the
  * end calibration, the end wall time and `complete`, and closes the file. complete = 1 means
  * the file holds every record CUPTI produced; any loss is explained in process.error. */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector_int.h"
 
@@ -28,7 +32,24 @@ struct collector_session {
     atomic_uint_fast64_t dropped; /* sum of cuptiActivityGetNumDroppedRecords */
     atomic_int signo;             /* the signal that ended the process, 0 if none */
     int64_t runtime_version;      /* -1 until known */
+    char abs_path[PATH_MAX];      /* the file's absolute path: dumps go beside it */
+    collector_capture *capture;   /* capture ranges */
+    collector_control *control;   /* the control FIFO; NULL when off or not possible */
+    /* the rest is the writer thread's */
+    int64_t cap_row;    /* the open range's row id, 0 when none is open */
+    int64_t cap_start;  /* its start, GPU clock */
+    uint32_t cap_range; /* its number */
+    int cap_failed;     /* writing a capture row failed (said once) */
+    struct flight_mark {
+        store_rowmark mark; /* the tables' ends at a flush */
+        int64_t max_end;    /* every row up to mark had ended by then (GPU clock) */
+    } * fl;                 /* flight recorder checkpoints, oldest first */
+    size_t nfl, capfl;      /* checkpoints held, room */
+    int64_t flight_from;    /* rows that ended before it were rotated out, 0 none */
+    uint64_t flight_prunes; /* rotations done */
 };
+
+static const char *const capture_mode_names[] = {"all", "cudaProfilerApi", "control"};
 
 /* The MPS environment and the device selection, stored as env.NAME when set. */
 static const char *const env_keys[] = {
@@ -116,9 +137,306 @@ static int write_start_meta(collector_session *s, const calibration *c)
     rc = rc ? rc : store_writer_process_meta_int(w, p, "flush_ms", s->cfg.flush_ms);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "api_tracing", s->cfg.api);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "nvtx_tracing", s->cfg.nvtx);
+    rc = rc ? rc : store_writer_process_meta(w, p, "capture", capture_mode_names[s->cfg.capture]);
+    const struct {
+        const char *key;
+        uint64_t value;
+    } opt[] = {
+        {"capture_delay_ms", s->cfg.capture_delay_ms},
+        {"capture_duration_ms", s->cfg.capture_duration_ms},
+        {"flight_ms", s->cfg.flight_ms},
+        {"flight_bytes", s->cfg.flight_bytes},
+    };
+    for (size_t i = 0; !rc && i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i].value)
+            rc = store_writer_process_meta_int(w, p, opt[i].key, (int64_t)opt[i].value);
+    if (!rc && s->control)
+        rc = store_writer_process_meta(w, p, "control", collector_control_path(s->control));
     rc = rc ? rc : store_writer_calibration(w, p, "start", c->cupti, c->realtime, c->monotonic);
     int crc = store_writer_commit(w);
     return rc ? rc : crc;
+}
+
+/* ---------------------------------------------------------------- capture, control, flight */
+
+static uint64_t mono_ms(void)
+{
+    return (uint64_t)(clock_ns(CLOCK_MONOTONIC) / 1000000);
+}
+
+/* A failed capture row: the file cannot say what it covers; said once, and the file is
+ * incomplete. */
+static void capture_failed(collector_session *s, const char *what)
+{
+    if (s->cap_failed++)
+        return;
+    collector_session_fail(s, "%s: cannot write %s: %s", s->path, what,
+                           store_writer_errmsg(s->store));
+}
+
+/* Writes the ranges opened and closed since the last turn. Returns 1 when one closed. */
+static int write_events(collector_session *s)
+{
+    collector_capture_event ev;
+    int closed = 0;
+    while (collector_capture_next_event(s->capture, &ev)) {
+        if (ev.open) {
+            s->cap_row = 0;
+            if (store_writer_capture(s->store, s->process, ev.at, ev.name[0] ? ev.name : NULL,
+                                     ev.reason, &s->cap_row) != 0)
+                capture_failed(s, "a capture range");
+            s->cap_start = ev.at;
+            s->cap_range = ev.range;
+        } else {
+            if (s->cap_row && store_writer_capture_end(s->store, s->cap_row, ev.at, ev.reason) != 0)
+                capture_failed(s, "the end of a capture range");
+            s->cap_row = 0;
+            closed = 1;
+        }
+    }
+    return closed;
+}
+
+/* The open range reaches `at`: every kernel that had finished by then is written. */
+static void extend_open_range(collector_session *s, int64_t at)
+{
+    if (s->cap_row && at > s->cap_start &&
+        store_writer_capture_end(s->store, s->cap_row, at, NULL) != 0)
+        capture_failed(s, "the end of a capture range");
+}
+
+/* Rotates the rows of checkpoints fl[0..i] out of the file. */
+static void prune_to(collector_session *s, size_t i)
+{
+    if (store_writer_prune(s->store, &s->fl[i].mark, s->fl[i].max_end) != 0) {
+        capture_failed(s, "the flight recorder's rotation");
+        return;
+    }
+    s->flight_from = s->fl[i].max_end;
+    s->flight_prunes++;
+    memmove(s->fl, s->fl + i + 1, (s->nfl - i - 1) * sizeof *s->fl);
+    s->nfl -= i + 1;
+}
+
+/* The flight recorder, after a flush was written: a checkpoint of where the tables end, then the
+ * oldest rows out while they are older than the window (TLVIEW_FLIGHT=30s) or the data is over
+ * its size (TLVIEW_FLIGHT=64M). Rows go by checkpoint, so what stays is whole: every row that
+ * ended after s->flight_from is in the file, and the capture ranges are cut to begin there. */
+static void flight(collector_session *s)
+{
+    if (!s->cfg.flight_ms && !s->cfg.flight_bytes)
+        return;
+    struct flight_mark m;
+    m.max_end = collector_sink_max_end(s->sink);
+    if (store_writer_rowmark(s->store, &m.mark) != 0) {
+        capture_failed(s, "the flight recorder's rotation");
+        return;
+    }
+    if (!s->nfl || memcmp(&m.mark, &s->fl[s->nfl - 1].mark, sizeof m.mark) != 0) {
+        if (s->nfl == s->capfl) {
+            if (s->capfl >= 4096) {
+                /* A long window: every other checkpoint goes (the rotation gets coarser, never
+                 * wrong: each checkpoint stands on its own). */
+                for (size_t i = 0; 2 * i + 1 < s->nfl; i++)
+                    s->fl[i] = s->fl[2 * i + 1];
+                s->nfl /= 2;
+            } else {
+                size_t cap = s->capfl ? 2 * s->capfl : 64;
+                struct flight_mark *grown = realloc(s->fl, cap * sizeof *grown);
+                if (!grown)
+                    return; /* no checkpoint this time: the next flush tries again */
+                s->fl = grown;
+                s->capfl = cap;
+            }
+        }
+        s->fl[s->nfl++] = m;
+    }
+    if (s->cfg.flight_ms) {
+        int64_t cutoff = s->hooks.gpu_clock() - (int64_t)s->cfg.flight_ms * 1000000;
+        size_t last = SIZE_MAX;
+        for (size_t i = 0; i + 1 < s->nfl && s->fl[i].max_end < cutoff; i++)
+            last = i;
+        if (last != SIZE_MAX)
+            prune_to(s, last);
+    }
+    int64_t used = 0;
+    while (s->cfg.flight_bytes && s->nfl > 1 && store_writer_used_bytes(s->store, &used) == 0 &&
+           used > (int64_t)s->cfg.flight_bytes) {
+        uint64_t before = s->flight_prunes;
+        prune_to(s, 0);
+        if (s->flight_prunes == before)
+            break;
+    }
+}
+
+/* Appends printf-style text to reply (n bytes), cutting what does not fit. */
+static void say(char *reply, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *reply, size_t n, const char *fmt, ...)
+{
+    size_t len = strnlen(reply, n);
+    if (len + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reply + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+/* A `tlview capture dump`: what is written now, copied to DIR/NAME/BASE beside the file (NAME
+ * defaults to dump-<unix time>); the reply names the copy. */
+static void dump(collector_session *s, collector_writer *w, const char *name, char *reply, size_t n)
+{
+    collector_writer_flush_now(w);
+    write_events(s);
+    int64_t at = collector_writer_last_flush(w);
+    extend_open_range(s, at);
+    char dir[PATH_MAX] = "", path[PATH_MAX] = "", first[PATH_MAX] = "", fallback[64] = "";
+    if (!name[0]) {
+        say(fallback, sizeof fallback, "dump-%lld",
+            (long long)(clock_ns(CLOCK_REALTIME) / 1000000000));
+        name = fallback;
+    }
+    const char *slash = strrchr(s->abs_path, '/'), *base = slash ? slash + 1 : s->abs_path;
+    say(dir, sizeof dir, "%.*s%s%s", slash ? (int)(slash - s->abs_path) : 0, s->abs_path,
+        slash ? "/" : "", name);
+    say(first, sizeof first, "%s/%s", dir, base);
+    if (strlen(first) + 8 >= sizeof first) {
+        say(reply, n, "error the dump's path is too long");
+        return;
+    }
+    struct stat st;
+    if (mkdir(dir, 0755) != 0 && (errno != EEXIST || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        say(reply, n, "error cannot make the folder %s: %s", dir,
+            errno == EEXIST ? "a file has that name" : strerror(errno));
+        return;
+    }
+    say(path, sizeof path, "%s", first);
+    char err[1024] = "";
+    int64_t kernels = 0;
+    int rc = STORE_EEXIST;
+    for (unsigned i = 1; rc == STORE_EEXIST && i < 1000; i++) {
+        rc = store_writer_snapshot(s->store, path, at, &kernels, err, sizeof err);
+        if (rc == STORE_EEXIST && collector_numbered_path(first, i, path, sizeof path) != 0)
+            break;
+    }
+    if (rc != STORE_OK)
+        say(reply, n, "error %s", err);
+    else if (s->flight_from)
+        say(reply, n, "ok dumped %lld kernels (the last %.1f s) to %s", (long long)kernels,
+            (double)(at - s->flight_from) / 1e9, path);
+    else
+        say(reply, n, "ok dumped %lld kernels to %s", (long long)kernels, path);
+}
+
+/* What `tlview capture status` says. */
+static void status(collector_session *s, char *reply, size_t n)
+{
+    collector_capture_state st;
+    collector_capture_get(s->capture, &st);
+    if (st.active)
+        say(reply, n, "ok capturing range %u for %.1f s", st.range,
+            (double)(mono_ms() - st.open_ms) / 1e3);
+    else
+        say(reply, n, "ok not capturing (%u ranges so far%s)", st.range,
+            st.start_at_ms ? "; the delayed start is still to come" : "");
+    if (s->cfg.flight_ms)
+        say(reply, n, "; flight recorder: the last %.1f s", (double)s->cfg.flight_ms / 1e3);
+    else if (s->cfg.flight_bytes)
+        say(reply, n, "; flight recorder: the last %.1f MiB",
+            (double)s->cfg.flight_bytes / (1 << 20));
+    say(reply, n, "; writing %s", s->abs_path);
+}
+
+/* Serves the requests waiting on the control FIFO. */
+static void serve_control(collector_session *s, collector_writer *w)
+{
+    collector_request req;
+    char err[256], reply[COLLECTOR_CONTROL_LINE_MAX];
+    int r;
+    while ((r = collector_control_poll(s->control, &req, err, sizeof err)) != 0) {
+        if (r < 0) {
+            log_dbg("control: %s", err);
+            continue;
+        }
+        collector_capture_state st;
+        reply[0] = '\0';
+        switch (req.cmd) {
+        case COLLECTOR_CONTROL_START:
+            r = collector_capture_start(s->capture, "control", req.arg, mono_ms());
+            write_events(s);
+            collector_capture_get(s->capture, &st);
+            if (r == 0)
+                say(reply, sizeof reply, "ok capturing: range %u opened", st.range);
+            else if (r == 1)
+                say(reply, sizeof reply, "ok already capturing (range %u, for %.1f s)", st.range,
+                    (double)(mono_ms() - st.open_ms) / 1e3);
+            else
+                say(reply, sizeof reply,
+                    "error tracing is off (CUPTI refused, or another CUPTI client took it over): "
+                    "nothing opened");
+            break;
+        case COLLECTOR_CONTROL_STOP:
+            collector_capture_get(s->capture, &st);
+            r = collector_capture_stop(s->capture, "control");
+            if (r == 0) {
+                write_events(s);
+                collector_writer_flush_now(w); /* the range's records, into the file now */
+                say(reply, sizeof reply, "ok stopped: range %u closed after %.1f s", st.range,
+                    (double)(mono_ms() - st.open_ms) / 1e3);
+            } else {
+                say(reply, sizeof reply, "ok not capturing: nothing to stop");
+            }
+            break;
+        case COLLECTOR_CONTROL_DUMP: dump(s, w, req.arg, reply, sizeof reply); break;
+        case COLLECTOR_CONTROL_STATUS: status(s, reply, sizeof reply); break;
+        }
+        if (collector_control_reply(s->control, &req, reply) != 0)
+            log_dbg("control: the requester of '%s' is gone", reply);
+    }
+}
+
+/* The writer thread's turn: requests, the delayed start and the duration's end, the rows of the
+ * ranges, and after a flush the open range's reach and the flight recorder. */
+static void tick(void *arg, collector_writer *w, int flushed)
+{
+    collector_session *s = arg;
+    if (s->control)
+        serve_control(s, w);
+    collector_capture_tick(s->capture, mono_ms());
+    if (write_events(s))
+        collector_writer_flush_now(w); /* a range closed: its records, into the file now */
+    else if (!flushed)
+        return;
+    extend_open_range(s, collector_writer_last_flush(w));
+    flight(s);
+}
+
+/* The capture work of the end, on the writer thread after the final flush: the open range
+ * closes ("exit"), the flight recorder rotates once more, waiting requests are refused and the
+ * control FIFO goes. */
+static void finish_capture(collector_session *s)
+{
+    collector_capture_end(s->capture, "exit");
+    write_events(s);
+    flight(s);
+    if (s->control) {
+        collector_request req;
+        char err[256];
+        int r;
+        while ((r = collector_control_poll(s->control, &req, err, sizeof err)) != 0)
+            if (r > 0)
+                collector_control_reply(s->control, &req, "error the process is ending");
+        collector_control_close(s->control);
+        s->control = NULL;
+    }
+    if (s->cfg.flight_ms || s->cfg.flight_bytes)
+        store_writer_process_meta_int(s->store, s->process, "flight_rotations",
+                                      (int64_t)s->flight_prunes);
+    collector_capture_state st;
+    collector_capture_get(s->capture, &st);
+    if (st.range)
+        store_writer_process_meta_int(s->store, s->process, "capture_switch_max_ns",
+                                      st.switch_max_ns);
 }
 
 /* The closing work, run on the writer thread after the final flush and drain. */
@@ -127,6 +445,7 @@ static void finish_work(void *arg)
     collector_session *s = arg;
     store_writer *w = s->store;
     int64_t p = s->process;
+    finish_capture(s);
     if (s->hooks.dropped)
         atomic_fetch_add(&s->dropped, s->hooks.dropped());
     collector_counts n;
@@ -227,6 +546,14 @@ static void finish_work(void *arg)
     s->store = NULL;
 }
 
+/* Pokes the writer thread for a turn (a range opened or closed on another thread). */
+static void session_wake(void *arg)
+{
+    collector_session *s = arg;
+    if (s->writer)
+        collector_writer_wake(s->writer);
+}
+
 int collector_session_open(const collector_config *cfg, const collector_hooks *hooks,
                            collector_session **ppS)
 {
@@ -243,6 +570,24 @@ int collector_session_open(const collector_config *cfg, const collector_hooks *h
     if (collector_output_open(cfg->output, STORE_CLOCK_CUPTI, c.cupti, &s->store) != 0)
         goto fail;
     snprintf(s->path, sizeof s->path, "%s", store_writer_path(s->store));
+    if (!realpath(s->path, s->abs_path))
+        snprintf(s->abs_path, sizeof s->abs_path, "%s", s->path);
+    if (cfg->control_dir[0]) {
+        char err[512];
+        if (collector_control_open(cfg->control_dir, (long)getpid(), &s->control, err,
+                                   sizeof err) != 0) {
+            log_warn("no control channel (%s): `tlview capture` cannot reach this process%s", err,
+                     cfg->capture == COLLECTOR_CAPTURE_CONTROL
+                         ? "; TLVIEW_CAPTURE=control is replaced by all"
+                         : "");
+            if (s->cfg.capture == COLLECTOR_CAPTURE_CONTROL)
+                s->cfg.capture = COLLECTOR_CAPTURE_ALL;
+        }
+    }
+    if (collector_capture_new(&s->cfg, &s->hooks, session_wake, s, &s->capture) != 0) {
+        log_err("out of memory; tracing disabled");
+        goto fail;
+    }
 
     collector_facts f;
     int rc = collector_facts_read(&f);
@@ -274,6 +619,7 @@ int collector_session_open(const collector_config *cfg, const collector_hooks *h
         .flush_ms = cfg->flush_ms,
         .finish = finish_work,
         .finish_arg = s,
+        .tick = tick,
     };
     if (collector_writer_start(&wc, &s->writer) != 0) {
         store_writer_process_error(s->store, s->process, "the writer thread could not start");
@@ -285,10 +631,23 @@ int collector_session_open(const collector_config *cfg, const collector_hooks *h
 
 fail:
     collector_sink_free(s->sink);
+    collector_capture_free(s->capture);
+    collector_control_close(s->control);
     store_writer_close(s->store);
     pthread_mutex_destroy(&s->lock);
     free(s);
     return -1;
+}
+
+void collector_session_begin_capture(collector_session *s)
+{
+    collector_capture_begin(s->capture, mono_ms());
+}
+
+int collector_session_capture(collector_session *s, int start, const char *reason)
+{
+    return start ? collector_capture_start(s->capture, reason, NULL, mono_ms())
+                 : collector_capture_stop(s->capture, reason);
 }
 
 uint8_t *collector_session_buffer(collector_session *s)
@@ -326,6 +685,8 @@ void collector_session_free(collector_session *s)
         return;
     collector_writer_free(s->writer);
     collector_sink_free(s->sink);
+    collector_capture_free(s->capture);
+    free(s->fl);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }

@@ -3,7 +3,9 @@
  * When the queue is full the buffer is dropped and counted, never waited for. The thread also
  * flushes CUPTI every flush_ms (so a killed process leaves recent data behind), on request
  * (signal handlers, cudaDeviceReset), and once forcibly at the end, then runs the session's
- * finish work. Requests from signal handlers use only atomics, sem_post and nanosleep. */
+ * finish work; on every turn (at least every 0.1 s) it runs the session's tick (capture ranges,
+ * the control channel, the flight recorder). Requests from signal handlers use only atomics,
+ * sem_post and nanosleep. */
 #define _GNU_SOURCE /* sem_clockwait */
 #include <errno.h>
 #include <pthread.h>
@@ -41,7 +43,8 @@ struct collector_writer {
     atomic_uint sync_req, sync_done; /* request generations */
     atomic_int sync_forced;
     atomic_int stop_req;
-    atomic_int finished; /* the thread has run cfg.finish and no longer touches *w */
+    atomic_int finished;            /* the thread has run cfg.finish and no longer touches *w */
+    _Atomic int64_t last_flush_gpu; /* hooks->gpu_clock() before the latest flush, 0 none */
 };
 
 /* The writer this thread runs, so a buffer completed inside hooks->flush is written at once. */
@@ -115,6 +118,8 @@ static void drain(collector_writer *w)
 
 static void flush(collector_writer *w, int forced)
 {
+    if (w->cfg.hooks->gpu_clock)
+        atomic_store(&w->last_flush_gpu, w->cfg.hooks->gpu_clock());
     if (w->cfg.hooks->flush)
         w->cfg.hooks->flush(forced);
     drain(w);
@@ -142,13 +147,18 @@ static void *writer_main(void *arg)
             ;
         drain(w);
         unsigned req = atomic_load(&w->sync_req);
+        int flushed = 1;
         if (req != atomic_load(&w->sync_done)) {
             flush(w, atomic_exchange(&w->sync_forced, 0));
             atomic_store(&w->sync_done, req);
         } else if (w->cfg.flush_ms && now_ms() >= next_flush) {
             flush(w, 0);
             next_flush = now_ms() + w->cfg.flush_ms;
+        } else {
+            flushed = 0;
         }
+        if (w->cfg.tick && !atomic_load(&w->stop_req))
+            w->cfg.tick(w->cfg.finish_arg, w, flushed);
     }
     flush(w, 1);
     pthread_mutex_lock(&w->lock);
@@ -274,6 +284,22 @@ void collector_writer_get_stats(collector_writer *w, collector_writer_stats *out
     out->buffers_completed = atomic_load(&w->completed);
     out->buffers_dropped = atomic_load(&w->dropped);
     out->buffers_written = atomic_load(&w->written);
+}
+
+void collector_writer_wake(collector_writer *w)
+{
+    sem_post(&w->wake);
+}
+
+void collector_writer_flush_now(collector_writer *w)
+{
+    if (on_writer == w)
+        flush(w, 0);
+}
+
+int64_t collector_writer_last_flush(collector_writer *w)
+{
+    return atomic_load(&w->last_flush_gpu);
 }
 
 void collector_writer_free(collector_writer *w)

@@ -428,9 +428,12 @@ static int count_kernels(loader *L)
             bytes = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
     }
-    if (mx > bytes / 6 + 1024)
-        mx = bytes / 6 + 1024;
-    L->kcap = mx > 0 ? (uint64_t)mx : 0;
+    /* A flight recorder's file (TLVIEW_FLIGHT) deleted its oldest rows: its rowids begin far
+     * above 1, and the rows are at most as many as the span of rowids. */
+    int64_t span = mn > 1 && mx >= mn ? mx - mn + 1 : mx;
+    if (span > bytes / 6 + 1024)
+        span = bytes / 6 + 1024;
+    L->kcap = span > 0 ? (uint64_t)span : 0;
     L->kmin = mn;
     return STORE_OK;
 }
@@ -658,12 +661,45 @@ static int load_apis_ranges(loader *L)
     return done(L, st, rc, "reading ranges");
 }
 
+/* Capture ranges (schema 3; a file without them holds its whole run). */
+static int load_captures(loader *L)
+{
+    if (L->schema < 3)
+        return STORE_OK;
+    sqlite3_stmt *st;
+    int rc = prep(L,
+                  "SELECT start, dur, process_id, name, start_reason, end_reason FROM capture"
+                  " ORDER BY process_id, start, id",
+                  &st);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 2);
+        if (!proc_ok(L, pid)) {
+            rc = bad_ref(L, "capture", "process", pid);
+            break;
+        }
+        int64_t dur;
+        if ((rc = row_dur(L, st, "a capture range", &dur)))
+            break;
+        store_capture c = {.process = L->proc[pid],
+                           .name = col_text(st, 3),
+                           .start_reason = col_text(st, 4),
+                           .end_reason = col_text(st, 5)};
+        if (!place(L, c.process, sqlite3_column_int64(st, 0), dur, &c.start, &c.end))
+            continue;
+        if ((rc = store_run_add_capture(L->run, &c)))
+            break;
+    }
+    return done(L, st, rc, "reading capture ranges");
+}
+
 /* The tables the loader reads: each must be a plain table (meta is checked before the rest, so
  * that a foreign database is named as one). */
 static const char *const meta_table[] = {"meta", NULL};
 static const char *const tables_read[] = {
     "process", "process_meta", "calibration", "device", "context", "strings", "launch",
-    "kernel",  "memcpy",       "memset",      "api",    "range",   NULL};
+    "kernel",  "memcpy",       "memset",      "api",    "range",   "capture", NULL};
 
 /* Phase 1 (serial): checks the file and reads everything but the kernels into the run. */
 int store_load_open(loader *L)
@@ -699,6 +735,8 @@ int store_load_open(loader *L)
         rc = load_copies(L);
     if (rc == STORE_OK)
         rc = load_apis_ranges(L);
+    if (rc == STORE_OK)
+        rc = load_captures(L);
     if (rc == STORE_OK)
         rc = count_kernels(L);
     return guarded_rc(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);

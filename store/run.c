@@ -48,6 +48,7 @@ void store_run_free(store_run *run)
     free(run->copies);
     free(run->apis);
     free(run->ranges);
+    free(run->captures);
     store_arena_free(&p->arena);
     store_htab_free(&p->h_strings);
     store_htab_free(&p->h_launches);
@@ -575,6 +576,27 @@ int store_run_add_range(store_run *run, const store_range *r)
     return STORE_OK;
 }
 
+int store_run_add_capture(store_run *run, const store_capture *c)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    if (!c || c->process >= run->nprocesses || c->end < c->start ||
+        run->ncaptures == STORE_NONE - 1)
+        return STORE_EINVAL;
+    store_capture copy = *c;
+    const char *const *src[3] = {&c->name, &c->start_reason, &c->end_reason};
+    const char **dst[3] = {&copy.name, &copy.start_reason, &copy.end_reason};
+    for (int i = 0; i < 3; i++)
+        if (*src[i] && !(*dst[i] = store_arena_strdup(&p->arena, *src[i])))
+            return STORE_ENOMEM;
+    uint64_t cap = p->cap_captures;
+    if (store_grow((void **)&run->captures, &cap, (uint64_t)run->ncaptures + 1,
+                   sizeof *run->captures))
+        return STORE_ENOMEM;
+    p->cap_captures = cap;
+    run->captures[run->ncaptures++] = copy;
+    return STORE_OK;
+}
+
 /* ---------------------------------------------------------------- mark and rollback */
 
 void store_run_get_mark(const store_run *run, store_run_mark *m)
@@ -593,6 +615,7 @@ void store_run_get_mark(const store_run *run, store_run_mark *m)
     m->ncopies = run->ncopies;
     m->napis = run->napis;
     m->nranges = run->nranges;
+    m->ncaptures = run->ncaptures;
 }
 
 /* Rebuilds a hash table over the first n entries; hashes as the add calls compute them. */
@@ -637,6 +660,7 @@ void store_run_rollback(store_run *run, const store_run_mark *m)
     run->ncopies = m->ncopies;
     run->napis = m->napis;
     run->nranges = m->nranges;
+    run->ncaptures = m->ncaptures;
     p->nprocdevs = m->nprocdevs;
     for (int i = 0; i < 4; i++)
         p->segs[i].n = m->nsegs[i];

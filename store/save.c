@@ -194,6 +194,14 @@ static int save_records(saver *S)
         if (!rc)
             rc = tick(S);
     }
+    for (uint32_t i = 0; i < run->ncaptures && !rc; i++) {
+        const store_capture *c = &run->captures[i];
+        int64_t id;
+        rc = store_writer_capture(w, S->proc_row[c->process], c->start, c->name, c->start_reason,
+                                  &id);
+        if (!rc)
+            rc = store_writer_capture_end(w, id, c->end, c->end_reason);
+    }
     if (!rc)
         rc = store_writer_commit(w);
     return rc;

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2     /* written into new files */
-#define STORE_MIN_READER_VERSION 1 /* written into new files: v2 only added columns */
-#define STORE_READER_VERSION 2     /* files with a higher min_reader_version are refused */
+#define STORE_SCHEMA_VERSION 3     /* written into new files */
+#define STORE_MIN_READER_VERSION 1 /* written into new files: v2 and v3 only added to v1 */
+#define STORE_READER_VERSION 3     /* files with a higher min_reader_version are refused */
 
 enum {
     STORE_OK = 0,
@@ -187,6 +187,52 @@ int store_writer_memset(store_writer *w, int64_t process, const store_memset_inf
 int store_writer_api(store_writer *w, int64_t process, const store_api_info *a);
 int store_writer_range(store_writer *w, int64_t process, const store_range_info *r);
 
+/* ---- capture ranges and the flight recorder (what libcollect's TLVIEW_CAPTURE* and
+ * TLVIEW_FLIGHT write; store/SCHEMA.md, table capture) ---- */
+
+/* Opens a capture range of `process` at `start` (absolute, on the writer's clock): the span in
+ * which every kernel, copy, API call and NVTX range the process launched is in the file. name
+ * may be NULL; start_reason says what opened it ("start", "delay", "cudaProfilerStart",
+ * "control"). The range stays open (dur 0, end_reason NULL) until store_writer_capture_end();
+ * *pId receives its row id. 0, STORE_EINVAL or STORE_EIO with the message on w. */
+int store_writer_capture(store_writer *w, int64_t process, int64_t start, const char *name,
+                         const char *start_reason, int64_t *pId /* OUT */);
+
+/* Moves the end of capture range `id` to `end` (absolute; an end before the range's start is
+ * taken as its start). end_reason NULL keeps the range open: it is known to reach `end`, which
+ * is what a killed process leaves; otherwise it is closed ("duration", "cudaProfilerStop",
+ * "control", "exit"). */
+int store_writer_capture_end(store_writer *w, int64_t id, int64_t end, const char *end_reason);
+
+/* How far the record tables reach: the largest rowid of kernel, memcpy, memset, api and range
+ * (0 for an empty table), in that order. */
+typedef struct store_rowmark {
+    int64_t row[5];
+} store_rowmark;
+
+/* Reads the tables' current ends into *out. */
+int store_writer_rowmark(store_writer *w, store_rowmark *out /* OUT */);
+
+/* The flight recorder's rotation: deletes the record rows up to `upto` (each table's rows with
+ * rowid <= its mark; the table's last row is always kept, so that new rows keep getting larger
+ * rowids) and trims the capture ranges to begin no earlier than `from` (absolute; a closed range
+ * that ends before `from` is deleted, an open one is kept from `from` on). One transaction, or part
+ * of the open batch. SQLite reuses the freed pages, so a file pruned as it grows stays the size of
+ * what it keeps. */
+int store_writer_prune(store_writer *w, const store_rowmark *upto, int64_t from);
+
+/* The bytes the file's data takes now: pages in use (the free list left out) times the page
+ * size. */
+int store_writer_used_bytes(store_writer *w, int64_t *pBytes /* OUT */);
+
+/* Writes a consistent copy of what is committed to `path` (VACUUM INTO; not inside a batch):
+ * a plain file (no WAL) whose open capture ranges are closed at `at` (absolute) with end_reason
+ * "dump", and whose processes carry process_meta 'snapshot' = 1. `path` must not exist
+ * (STORE_EEXIST); on any failure nothing is left at `path`, the message is in err (errlen
+ * bytes) and the writer goes on unharmed. *pKernels (may be NULL): the copy's kernel rows. */
+int store_writer_snapshot(store_writer *w, const char *path, int64_t at, int64_t *pKernels,
+                          char *err, size_t errlen);
+
 /* Commits an open batch, folds the WAL back into the file and leaves it in rollback-journal mode
  * (one plain .db file), closes it and frees w (NULL is a no-op). Returns the first error met
  * while closing. It does not mark processes complete: call store_writer_process_end() first. */
@@ -301,6 +347,22 @@ typedef struct store_range {
     store_idx name;
 } store_range;
 
+/* A capture range of one process (libcollect, TLVIEW_CAPTURE* and TLVIEW_FLIGHT): every kernel,
+ * copy, API call and NVTX range the process launched between start and end is in the run; what
+ * it launched outside its capture ranges is not (a kernel launched inside that ran past the end
+ * is kept whole). A file without capture ranges (older files, other sources) holds the whole
+ * run. */
+typedef struct store_capture {
+    int64_t start, end;       /* common axis, ns */
+    store_idx process;        /* index into processes */
+    const char *name;         /* `tlview capture start --name`; NULL when unnamed */
+    const char *start_reason; /* what opened it: "start", "delay", "cudaProfilerStart",
+                                 "control"; NULL when not known */
+    const char *end_reason;   /* what closed it: "duration", "cudaProfilerStop", "control",
+                                 "exit", "dump"; NULL when it was never closed (the process was
+                                 killed inside it: end is the last time the collector wrote) */
+} store_capture;
+
 typedef struct store_string {
     const char *text;      /* as recorded (mangled) */
     const char *demangled; /* readable form; == text when not mangled */
@@ -326,7 +388,9 @@ typedef struct store_run {
     store_api *apis;
     uint64_t napis; /* sorted by start */
     store_range *ranges;
-    uint64_t nranges;       /* sorted by start */
+    uint64_t nranges; /* sorted by start */
+    store_capture *captures;
+    uint32_t ncaptures;     /* in the order read: by process, then start */
     int64_t t_begin, t_end; /* min start / max end over all records (0, 0 when empty) */
     void *priv;             /* builder state: interning tables, error text, arenas */
 } store_run;
@@ -387,7 +451,7 @@ int store_run_finish(store_run *run);
  * message is on the run. Each process keeps the device ordinals it had; a process's clock_drift
  * is kept as process_meta 'clock_drift', its rows_refused (when not 0) as 'rows_refused', and a
  * process kept apart (store_run_set_gpu_identity) gets process_meta 'gpu_identity' =
- * 'separate'. */
+ * 'separate'. The capture ranges are kept. */
 int store_run_save(const store_run *run, const char *path, const char *writer_name);
 
 /* --- builder calls, for importers (and the native loader). All strings are copied. The
@@ -427,6 +491,9 @@ int store_run_add_kernel(store_run *run, const store_kernel *k);
 int store_run_add_copy(store_run *run, const store_copy *c);
 int store_run_add_api(store_run *run, const store_api *a);
 int store_run_add_range(store_run *run, const store_range *r);
+/* Appends a capture range (times on the common axis, strings copied). 0, STORE_EINVAL (no such
+ * process, end before start) or STORE_ENOMEM. */
+int store_run_add_capture(store_run *run, const store_capture *c);
 
 /* The process a kernel belongs to, and its device (helpers over the index chain). The device is
  * STORE_NONE only for contexts an importer created without a device. */

@@ -88,6 +88,7 @@ typedef struct store_run_mark {
     uint32_t nprocesses, ndevices, ncontexts, nstreams, nlaunches, nstrings, nprocdevs;
     uint64_t nsegs[4];
     uint64_t nkernels, ncopies, napis, nranges;
+    uint32_t ncaptures;
 } store_run_mark;
 
 /* Where each batch of appended records begins, so finish can sort batches then merge them. */
@@ -102,7 +103,7 @@ typedef struct store_run_priv {
     store_arena arena;
     store_htab h_strings, h_launches, h_contexts, h_streams, h_devices;
     uint64_t cap_processes, cap_devices, cap_contexts, cap_streams, cap_launches, cap_strings;
-    uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges;
+    uint64_t cap_kernels, cap_copies, cap_apis, cap_ranges, cap_captures;
     uint32_t *meta_cap;  /* per process: capacity of meta_keys/meta_values */
     uint8_t *gpus_apart; /* per process: 1 = its uuid-less GPUs are never matched to another
                             process's (gpu_separate, or process_meta gpu_identity=separate) */

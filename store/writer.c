@@ -5,6 +5,7 @@
  * and is switched back to a single rollback-journal file at close. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ enum {
     ST_API,
     ST_RANGE,
     ST_META,
+    ST_CAP_INS,
+    ST_CAP_END,
     ST_COUNT
 };
 
@@ -64,6 +67,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RANGE] = "INSERT INTO \"range\"(start, dur, process_id, thread_id, domain_id, name_id)"
                  " VALUES (?,?,?,?,?,?)",
     [ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)",
+    [ST_CAP_INS] = "INSERT INTO capture(process_id, start, dur, name, start_reason)"
+                   " VALUES (?,?,0,?,?)",
+    [ST_CAP_END] = "UPDATE capture SET dur = max(0, ? - start), end_reason = ? WHERE id = ?",
 };
 
 /* Interned keys, kept in arrays; the hash tables index them. */
@@ -671,6 +677,189 @@ int store_writer_range(store_writer *w, int64_t process, const store_range_info 
     if (r->name)
         sqlite3_bind_int64(s, 6, name);
     return wstep(w, ST_RANGE, "cannot add a range");
+}
+
+int store_writer_capture(store_writer *w, int64_t process, int64_t start, const char *name,
+                         const char *start_reason, int64_t *pId)
+{
+    CHECK_OPEN(w);
+    sqlite3_stmt *s = w->st[ST_CAP_INS];
+    sqlite3_bind_int64(s, 1, process);
+    sqlite3_bind_int64(s, 2, start - w->t0);
+    bind_text(s, 3, name);
+    bind_text(s, 4, start_reason);
+    int rc = wstep(w, ST_CAP_INS, "cannot add a capture range");
+    if (rc == STORE_OK && pId)
+        *pId = sqlite3_last_insert_rowid(w->db);
+    return rc;
+}
+
+int store_writer_capture_end(store_writer *w, int64_t id, int64_t end, const char *end_reason)
+{
+    CHECK_OPEN(w);
+    sqlite3_stmt *s = w->st[ST_CAP_END];
+    sqlite3_bind_int64(s, 1, end - w->t0);
+    bind_text(s, 2, end_reason);
+    sqlite3_bind_int64(s, 3, id);
+    return wstep(w, ST_CAP_END, "cannot end a capture range");
+}
+
+/* The record tables in store_rowmark order. */
+static const char *const record_tables[5] = {"kernel", "memcpy", "memset", "api", "\"range\""};
+
+/* Runs `sql` with one integer result into *out. */
+static int query_int(store_writer *w, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? STORE_OK : werr(w, STORE_EIO, "cannot read the tables");
+}
+
+int store_writer_rowmark(store_writer *w, store_rowmark *out)
+{
+    CHECK_OPEN(w);
+    for (int i = 0; i < 5; i++) {
+        char sql[96];
+        store_fmt(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM %s", record_tables[i]);
+        int rc = query_int(w, sql, &out->row[i]);
+        if (rc)
+            return rc;
+    }
+    return STORE_OK;
+}
+
+int store_writer_prune(store_writer *w, const store_rowmark *upto, int64_t from)
+{
+    CHECK_OPEN(w);
+    if (!upto)
+        return STORE_EINVAL;
+    store_rowmark now;
+    int rc = store_writer_rowmark(w, &now);
+    int own = !w->in_batch;
+    if (rc == STORE_OK && own)
+        rc = store_writer_begin(w);
+    char sql[512];
+    for (int i = 0; i < 5 && rc == STORE_OK; i++) {
+        /* The last row stays: were a table emptied, SQLite would hand out rowid 1 again and
+         * the marks taken before would cover new rows. */
+        int64_t limit = upto->row[i] < now.row[i] ? upto->row[i] : now.row[i] - 1;
+        if (limit <= 0)
+            continue;
+        store_fmt(sql, sizeof sql, "DELETE FROM %s WHERE rowid <= %lld", record_tables[i],
+                  (long long)limit);
+        if (sqlite3_exec(w->db, sql, 0, 0, NULL) != SQLITE_OK)
+            rc = werr(w, STORE_EIO, "cannot delete old records");
+    }
+    if (rc == STORE_OK) {
+        long long f = (long long)(from - w->t0);
+        store_fmt(sql, sizeof sql,
+                  "DELETE FROM capture WHERE start + dur < %lld AND end_reason IS NOT NULL;"
+                  " UPDATE capture SET dur = max(0, start + dur - %lld), start = %lld"
+                  " WHERE start < %lld",
+                  f, f, f, f);
+        if (sqlite3_exec(w->db, sql, 0, 0, NULL) != SQLITE_OK)
+            rc = werr(w, STORE_EIO, "cannot trim the capture ranges");
+    }
+    if (own && w->in_batch) {
+        int crc = store_writer_commit(w);
+        rc = rc ? rc : crc;
+    }
+    return rc;
+}
+
+int store_writer_used_bytes(store_writer *w, int64_t *pBytes)
+{
+    CHECK_OPEN(w);
+    return query_int(w,
+                     "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(),"
+                     " pragma_freelist_count(), pragma_page_size()",
+                     pBytes);
+}
+
+/* The finishing touches of a snapshot at `path`: one plain file, open ranges closed at `at`
+ * (relative to t0), marked as a snapshot; *pKernels its kernel rows. */
+static int finish_snapshot(const char *path, int64_t at, int64_t *pKernels, char *err,
+                           size_t errlen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char sql[256];
+    store_fmt(sql, sizeof sql,
+              "PRAGMA journal_mode=DELETE; BEGIN;"
+              " UPDATE capture SET dur = max(0, %lld - start), end_reason = 'dump'"
+              " WHERE end_reason IS NULL;"
+              " INSERT OR REPLACE INTO process_meta(process_id, key, value)"
+              " SELECT id, 'snapshot', 1 FROM process; COMMIT",
+              (long long)at);
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, 0, 0, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM kernel", -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (pKernels)
+            *pKernels = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK)
+        store_fmt(err, errlen, "%s: cannot finish the snapshot: %s", path,
+                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_finalize(st);
+    if (sqlite3_close(db) != SQLITE_OK && rc == SQLITE_OK) {
+        store_fmt(err, errlen, "%s: cannot close the snapshot", path);
+        rc = SQLITE_ERROR;
+    }
+    return rc == SQLITE_OK ? STORE_OK : STORE_EIO;
+}
+
+int store_writer_snapshot(store_writer *w, const char *path, int64_t at, int64_t *pKernels,
+                          char *err, size_t errlen)
+{
+    if (!w || !w->db || !path || w->in_batch) {
+        store_fmt(err, errlen, "%s: no snapshot: the writer is %s", path ? path : "?",
+                  w && w->db ? "inside a batch" : "not open");
+        return STORE_EINVAL;
+    }
+    /* Claim the name first (O_EXCL: never overwrite), then copy into a private name beside it
+     * and rename over the claim once finished, so no reader ever sees half a snapshot. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        store_fmt(err, errlen, "%s: %s", path,
+                  e == EEXIST ? "already exists; not overwriting it" : strerror(e));
+        return e == EEXIST ? STORE_EEXIST : STORE_EIO;
+    }
+    close(fd);
+    char tmp[4200];
+    store_fmt(tmp, sizeof tmp, "%s.part", path);
+    unlink(tmp);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(w->db, "VACUUM INTO ?", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, tmp, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    }
+    if (rc != SQLITE_OK)
+        store_fmt(err, errlen, "%s: cannot copy the file: %s", path, sqlite3_errmsg(w->db));
+    sqlite3_finalize(st);
+    int res = rc == SQLITE_OK ? finish_snapshot(tmp, at - w->t0, pKernels, err, errlen) : STORE_EIO;
+    if (res == STORE_OK && rename(tmp, path) != 0) {
+        store_fmt(err, errlen, "%s: cannot rename the snapshot: %s", path, strerror(errno));
+        res = STORE_EIO;
+    }
+    if (res != STORE_OK) {
+        unlink(tmp);
+        unlink(path);
+    }
+    char side[4300];
+    store_fmt(side, sizeof side, "%s-journal", tmp);
+    unlink(side);
+    return res;
 }
 
 /* Drops the strings, contexts and launches interned since the batch began: their rows were

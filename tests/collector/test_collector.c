@@ -3,6 +3,7 @@
  * the writer thread into a real tlview file, which is read back with store_run_load() and
  * sqlite3 and compared field by field. CUPTI itself is replaced by the hooks below; a synthetic
  * buffer is records laid end to end, each padded to 8 bytes, as CUPTI lays them out. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -140,12 +141,15 @@ static CUpti_ActivityKernel10 make_kernel(uint64_t start, uint32_t corr, const c
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Sets TLVIEW_OUTPUT to DIR/NAME and fills cfg from the environment. */
+/* Sets TLVIEW_OUTPUT to DIR/NAME and fills cfg from the environment; the control FIFO goes to
+ * DIR/ctl unless the case chose a TLVIEW_CONTROL_DIR. */
 static void config_for(collector_config *cfg, const char *name)
 {
     char out[4096];
     snprintf(out, sizeof out, "%s/%s", test_tmpdir(), name);
     setenv("TLVIEW_OUTPUT", out, 1);
+    snprintf(out, sizeof out, "%s/ctl", test_tmpdir());
+    setenv("TLVIEW_CONTROL_DIR", out, 0);
     collector_startup(cfg);
 }
 
@@ -163,6 +167,25 @@ static int64_t sql_int(const char *path, const char *sql)
     sqlite3_finalize(st);
     sqlite3_close(db);
     return v;
+}
+
+/* The text of process_meta `key` in the file ("" when absent); a static buffer. */
+static const char *meta_text(const char *path, const char *key)
+{
+    static char text[512];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    text[0] = '\0';
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT value FROM process_meta WHERE key = ?", -1, &st, NULL) ==
+            SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            snprintf(text, sizeof text, "%s", (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return text;
 }
 
 static const char *meta_value(const store_process *p, const char *key)
@@ -927,10 +950,21 @@ int test_collector_disk_full(void)
 int test_collector_config(void)
 {
     collector_config cfg;
-    const char *vars[] = {"TLVIEW_OUTPUT",   "TLVIEW_BUFFER_SIZE", "TLVIEW_BUFFER_COUNT",
-                          "TLVIEW_FLUSH_MS", "TLVIEW_API",         "TLVIEW_NVTX",
-                          "TLVIEW_LOG",      "TLVIEW_RUN_ID",      "TLVIEW_EXIT_TIMEOUT_MS",
-                          "TLVIEW_CALLBACKS"};
+    const char *vars[] = {"TLVIEW_OUTPUT",
+                          "TLVIEW_BUFFER_SIZE",
+                          "TLVIEW_BUFFER_COUNT",
+                          "TLVIEW_FLUSH_MS",
+                          "TLVIEW_API",
+                          "TLVIEW_NVTX",
+                          "TLVIEW_LOG",
+                          "TLVIEW_RUN_ID",
+                          "TLVIEW_EXIT_TIMEOUT_MS",
+                          "TLVIEW_CALLBACKS",
+                          "TLVIEW_CAPTURE",
+                          "TLVIEW_CAPTURE_DELAY",
+                          "TLVIEW_CAPTURE_DURATION",
+                          "TLVIEW_CONTROL_DIR",
+                          "TLVIEW_FLIGHT"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     TEST_EQ_INT(collector_startup(&cfg), 0);
@@ -944,6 +978,14 @@ int test_collector_config(void)
     TEST_EQ_INT(cfg.callbacks, 0);
     TEST_EQ_INT(collector_log_level, 1);
     TEST_EQ_STR(cfg.run_id, "");
+    TEST_EQ_INT(cfg.capture, COLLECTOR_CAPTURE_ALL);
+    TEST_EQ_INT(cfg.capture_delay_ms, 0);
+    TEST_EQ_INT(cfg.capture_duration_ms, 0);
+    char ctl[64];
+    snprintf(ctl, sizeof ctl, "/tmp/tlview-%u", (unsigned)geteuid());
+    TEST_EQ_STR(cfg.control_dir, ctl);
+    TEST_EQ_INT(cfg.flight_ms, 0);
+    TEST_EQ_INT(cfg.flight_bytes, 0);
 
     setenv("TLVIEW_OUTPUT", "/tmp/x.%h.db", 1);
     setenv("TLVIEW_BUFFER_SIZE", "32M", 1);
@@ -1063,6 +1105,8 @@ static int run_injected(const char *mode, pid_t *child)
         dup2(fo, 1);
         dup2(fe, 2);
         setenv("TLVIEW_OUTPUT", pattern, 1);
+        snprintf(pattern, sizeof pattern, "%s/ctl", test_tmpdir());
+        setenv("TLVIEW_CONTROL_DIR", pattern, 1);
         if (!strcmp(mode, "sigint-app"))
             signal(SIGINT, app_handler);
         void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -1079,6 +1123,10 @@ static int run_injected(const char *mode, pid_t *child)
         if (!strcmp(mode, "sigint-app")) {
             raise(SIGINT);
             printf("handled %d\n", (int)app_handled);
+        }
+        if (!strcmp(mode, "wait")) {
+            for (int i = 0; i < 10000 && access(getenv("TLVIEW_TEST_GO"), F_OK) != 0; i++)
+                usleep(1000);
         }
         if (!strcmp(mode, "fork")) {
             pid_t g = fork();
@@ -1201,5 +1249,735 @@ int test_collector_inject_fork(void)
     TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM calibration WHERE label = 'end'"), 1);
     TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM process"), 1);
     TEST_EQ_INT(sql_int(path, "SELECT pid FROM process"), child);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- capture ranges */
+
+int test_collector_parse_ms(void)
+{
+    static const struct {
+        const char *text;
+        int bare;
+        long long ms; /* -1: refused */
+    } cases[] = {
+        {"10s", 1, 10000},  {"500ms", 0, 500}, {"2m", 1, 120000}, {"2min", 0, 120000},
+        {"1h", 0, 3600000}, {"1.5s", 0, 1500}, {"3", 1, 3000},    {"3", 0, -1},
+        {"0", 1, 0},        {"-1s", 1, -1},    {"1e3s", 1, -1},   {"s", 1, -1},
+        {"10 s", 1, -1},    {"10x", 1, -1},    {"nan", 1, -1},    {"0x10s", 1, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t ms = 777;
+        int rc = collector_parse_ms(cases[i].text, cases[i].bare, &ms);
+        if (cases[i].ms < 0) {
+            if (rc != -1)
+                fprintf(stderr, "case %s\n", cases[i].text);
+            TEST_EQ_INT(rc, -1);
+        } else {
+            if (rc != 0 || (long long)ms != cases[i].ms)
+                fprintf(stderr, "case %s\n", cases[i].text);
+            TEST_EQ_INT(rc, 0);
+            TEST_EQ_INT(ms, cases[i].ms);
+        }
+    }
+    return 0;
+}
+
+/* Reads the configuration with `n` variables set (name, value pairs), the rest of the capture
+ * ones unset; the warnings go to DIR/stderr.txt, their count to *lines and the first to line. */
+static void capture_config(collector_config *cfg, const char *const *kv, int n, int *lines,
+                           char *line, size_t size)
+{
+    const char *vars[] = {
+        "TLVIEW_CAPTURE", "TLVIEW_CAPTURE_DELAY", "TLVIEW_CAPTURE_DURATION", "TLVIEW_CONTROL_DIR",
+        "TLVIEW_FLIGHT",  "TLVIEW_FLUSH_MS",      "TLVIEW_CALLBACKS",        "TLVIEW_LOG"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    for (int i = 0; i < n; i++)
+        setenv(kv[2 * i], kv[2 * i + 1], 1);
+    char errpath[4096];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    int saved = stderr_to(errpath);
+    collector_startup(cfg);
+    stderr_back(saved);
+    *lines = count_lines(errpath, line, size);
+}
+
+int test_collector_config_capture(void)
+{
+    collector_config cfg;
+    char line[2048];
+    int lines;
+    const char *a[] = {"TLVIEW_CAPTURE",     "CUDAPROFILERAPI", "TLVIEW_CAPTURE_DURATION", "2.5s",
+                       "TLVIEW_CONTROL_DIR", "/x/ctl",          "TLVIEW_FLIGHT",           "30s"};
+    capture_config(&cfg, a, 4, &lines, line, sizeof line);
+    TEST_EQ_INT(lines, 0);
+    TEST_EQ_INT(cfg.capture, COLLECTOR_CAPTURE_PROFILER_API);
+    TEST_EQ_INT(cfg.callbacks, 1); /* the profiler API is seen through the subscription */
+    TEST_EQ_INT(cfg.capture_duration_ms, 2500);
+    TEST_EQ_STR(cfg.control_dir, "/x/ctl");
+    TEST_EQ_INT(cfg.flight_ms, 30000);
+    TEST_EQ_INT(cfg.flight_bytes, 0);
+    const char *b[] = {"TLVIEW_CAPTURE",       "control", "TLVIEW_FLIGHT", "64M",
+                       "TLVIEW_CAPTURE_DELAY", "10s"};
+    capture_config(&cfg, b, 3, &lines, line, sizeof line);
+    TEST_EQ_INT(cfg.capture, COLLECTOR_CAPTURE_CONTROL);
+    TEST_EQ_INT(cfg.flight_bytes, 64 << 20);
+    TEST_EQ_INT(cfg.capture_delay_ms, 0);
+    TEST_EQ_INT(lines, 1);
+    TEST_EQ_STR(line, "tlview: TLVIEW_CAPTURE_DELAY applies to TLVIEW_CAPTURE=all only; ignored\n");
+    const char *c[] = {"TLVIEW_CAPTURE", "all", "TLVIEW_CAPTURE_DELAY", "500ms"};
+    capture_config(&cfg, c, 2, &lines, line, sizeof line);
+    TEST_EQ_INT(lines, 0);
+    TEST_EQ_INT(cfg.capture_delay_ms, 500);
+    /* Bad values: one line each, the default kept. */
+    static const struct {
+        const char *var, *value, *line;
+    } bad[] = {
+        {"TLVIEW_CAPTURE", "sometimes",
+         "tlview: TLVIEW_CAPTURE=sometimes is not all, cudaProfilerApi or control; using all\n"},
+        {"TLVIEW_CAPTURE_DELAY", "soon",
+         "tlview: TLVIEW_CAPTURE_DELAY=soon is not a time (10s, 500ms, 2m, 1h); ignored\n"},
+        {"TLVIEW_CAPTURE_DURATION", "0",
+         "tlview: TLVIEW_CAPTURE_DURATION=0 is outside [1 ms, 604800000 ms]; ignored\n"},
+        {"TLVIEW_FLIGHT", "30",
+         "tlview: TLVIEW_FLIGHT=30 is neither a time (30s, 5m) nor a size (64M, 1G); no flight "
+         "recorder\n"},
+        {"TLVIEW_FLIGHT", "30m",
+         "tlview: TLVIEW_FLIGHT=30m is ambiguous: write 30min (minutes) or 30M (MiB); no flight "
+         "recorder\n"},
+        {"TLVIEW_FLIGHT", "500ms",
+         "tlview: TLVIEW_FLIGHT=500ms: the window must be from 1 s to 7 days; no flight "
+         "recorder\n"},
+        {"TLVIEW_FLIGHT", "512K",
+         "tlview: TLVIEW_FLIGHT=512K: keep at least 1M; no flight recorder\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *kv[] = {bad[i].var, bad[i].value};
+        capture_config(&cfg, kv, 1, &lines, line, sizeof line);
+        TEST_EQ_INT(lines, 1);
+        TEST_EQ_STR(line, bad[i].line);
+        TEST_EQ_INT(cfg.capture, COLLECTOR_CAPTURE_ALL);
+        TEST_EQ_INT(cfg.capture_delay_ms + cfg.capture_duration_ms, 0);
+        TEST_EQ_INT(cfg.flight_ms + cfg.flight_bytes, 0);
+    }
+    /* control without its channel: all; the flight recorder needs periodic flushes */
+    const char *d[] = {"TLVIEW_CAPTURE", "control", "TLVIEW_CONTROL_DIR", "off"};
+    capture_config(&cfg, d, 2, &lines, line, sizeof line);
+    TEST_EQ_INT(lines, 1);
+    TEST_EQ_STR(line, "tlview: TLVIEW_CAPTURE=control needs the control channel "
+                      "(TLVIEW_CONTROL_DIR is off); using all\n");
+    TEST_EQ_INT(cfg.capture, COLLECTOR_CAPTURE_ALL);
+    TEST_EQ_STR(cfg.control_dir, "");
+    const char *e[] = {"TLVIEW_FLIGHT", "1G", "TLVIEW_FLUSH_MS", "0"};
+    capture_config(&cfg, e, 2, &lines, line, sizeof line);
+    TEST_EQ_INT(lines, 1);
+    TEST_EQ_STR(line, "tlview: TLVIEW_FLIGHT rotates at each flush: TLVIEW_FLUSH_MS=500 is used "
+                      "instead of 0\n");
+    TEST_EQ_INT(cfg.flush_ms, 500);
+    TEST_EQ_INT(cfg.flight_bytes, 1 << 30);
+    return 0;
+}
+
+/* ---- a simulated CUPTI: launches make records only while the launch kinds are on */
+
+static atomic_int sim_on;                     /* set_tracing's state */
+static atomic_int sim_refuse;                 /* set_tracing(1) fails */
+static atomic_int sim_switches;               /* set_tracing calls */
+static _Atomic int64_t sim_clock, sim_tick;   /* the GPU clock (0: fake_gpu_clock) and its step */
+static _Atomic int64_t sim_on_at, sim_off_at; /* the clock when the kinds went on, off */
+
+static int64_t sim_gpu_clock(void)
+{
+    int64_t step = atomic_load(&sim_tick);
+    if (step)
+        return atomic_fetch_add(&sim_clock, step) + step;
+    int64_t c = atomic_load(&sim_clock);
+    return c ? c : fake_gpu_clock();
+}
+
+static int sim_set_tracing(int on)
+{
+    atomic_fetch_add(&sim_switches, 1);
+    if (on && atomic_load(&sim_refuse))
+        return -1;
+    atomic_store(on ? &sim_on_at : &sim_off_at, sim_gpu_clock());
+    atomic_store(&sim_on, on);
+    return 0;
+}
+
+static const collector_hooks sim_hooks = {
+    .next_record = fake_next,
+    .gpu_clock = sim_gpu_clock,
+    .api_name = fake_api_name,
+    .set_tracing = sim_set_tracing,
+};
+
+static uint32_t sim_corr; /* correlation ids handed out */
+
+/* `n` launches at `t` (GPU clock; 0: now), 1 ns apart, each 500 ns long: records of them only
+ * while the kinds are on, handed to the writer as one completed buffer. Returns how many were
+ * recorded. */
+static int sim_launch(collector_session *s, int n, int64_t t)
+{
+    if (!t)
+        t = sim_gpu_clock();
+    uint8_t *buf = collector_session_buffer(s);
+    if (!buf)
+        return -1;
+    size_t off = 0, room = (1u << 20) / ((sizeof(CUpti_ActivityKernel10) + 7) & ~(size_t)7);
+    int made = 0;
+    for (int i = 0; i < n; i++) {
+        sim_corr++;
+        if (!atomic_load(&sim_on) || (size_t)made == room)
+            continue;
+        CUpti_ActivityKernel10 k = make_kernel((uint64_t)(t + i), sim_corr, "_Z4workv");
+        k.end = k.start + 500;
+        put(buf, &off, &k);
+        made++;
+    }
+    collector_session_submit(s, buf, off);
+    return made;
+}
+
+/* Opens a session on sim_hooks with 1 MiB buffers, flushing every 20 ms. */
+static collector_session *sim_session(const char *name, collector_config *cfg)
+{
+    atomic_store(&sim_on, 0);
+    atomic_store(&sim_refuse, 0);
+    setenv("TLVIEW_BUFFER_SIZE", "1M", 1);
+    setenv("TLVIEW_FLUSH_MS", "20", 1);
+    config_for(cfg, name);
+    collector_session *s = NULL;
+    if (collector_session_open(cfg, &sim_hooks, &s) != 0)
+        return NULL;
+    return s;
+}
+
+/* Waits up to 3 s for sim_on to become `want`; returns the ms waited, -1 on timeout. */
+static int wait_on(int want)
+{
+    for (int ms = 0; ms < 3000; ms++) {
+        if (atomic_load(&sim_on) == want)
+            return ms;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
+/* The file's capture rows as "start_reason-end_reason[:name]" joined by spaces. */
+static int capture_rows(const char *path, char *out, size_t n)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    out[0] = '\0';
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT group_concat(coalesce(start_reason, '?') || '-' ||"
+                                " coalesce(end_reason, 'open') || coalesce(':' || name, ''), ' ')"
+                                " FROM (SELECT * FROM capture ORDER BY id)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* The state machine alone: where a range's times are read against the switch (its start after
+ * CUPTI is on, its end before CUPTI goes off), the delayed start, the duration's end, what a
+ * second start or stop does, a refused start, the end at exit (CUPTI untouched). */
+int test_collector_capture_machine(void)
+{
+    collector_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capture = COLLECTOR_CAPTURE_ALL;
+    cfg.capture_delay_ms = 1000;
+    cfg.capture_duration_ms = 500;
+    atomic_store(&sim_clock, 100);
+    atomic_store(&sim_tick, 1); /* every read of the clock moves it on by 1 */
+    atomic_store(&sim_on, 0);
+    atomic_store(&sim_switches, 0);
+    collector_capture *c = NULL;
+    TEST_EQ_INT(collector_capture_new(&cfg, &sim_hooks, NULL, NULL, &c), 0);
+    collector_capture_event ev;
+    collector_capture_state st;
+    collector_capture_begin(c, 5000);
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 0);
+    collector_capture_get(c, &st);
+    TEST_EQ_INT(st.start_at_ms, 6000);
+    collector_capture_tick(c, 5999);
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    collector_capture_tick(c, 6000);
+    TEST_EQ_INT(atomic_load(&sim_on), 1);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_INT(ev.open, 1);
+    TEST_EQ_INT(ev.range, 1);
+    TEST_EQ_STR(ev.reason, "delay");
+    TEST_ASSERT(ev.at > atomic_load(&sim_on_at)); /* read after CUPTI went on */
+    collector_capture_get(c, &st);
+    TEST_EQ_INT(st.switch_max_ns, 2); /* the clock read before, in and after the switch */
+    TEST_EQ_INT(collector_capture_start(c, "control", "x", 6100), 1); /* already open */
+    collector_capture_tick(c, 6499);
+    TEST_EQ_INT(atomic_load(&sim_on), 1);
+    collector_capture_tick(c, 6500);
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_INT(ev.open, 0);
+    TEST_EQ_STR(ev.reason, "duration");
+    TEST_ASSERT(ev.at < atomic_load(&sim_off_at));        /* read before CUPTI went off */
+    TEST_EQ_INT(collector_capture_stop(c, "control"), 1); /* none open */
+    collector_capture_tick(c, 9000);                      /* the delay does not come back */
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    /* A named range from outside; the duration applies to it too. */
+    TEST_EQ_INT(collector_capture_start(c, "control", "slow", 10000), 0);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_STR(ev.name, "slow");
+    TEST_EQ_INT(ev.range, 2);
+    TEST_EQ_INT(collector_capture_stop(c, "control"), 0);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_STR(ev.reason, "control");
+    /* CUPTI refuses: nothing opens, no event. */
+    atomic_store(&sim_refuse, 1);
+    TEST_EQ_INT(collector_capture_start(c, "control", NULL, 11000), -1);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 0);
+    collector_capture_get(c, &st);
+    TEST_EQ_INT(st.active, 0);
+    atomic_store(&sim_refuse, 0);
+    /* The end closes what is open without switching CUPTI (the process is going). */
+    TEST_EQ_INT(collector_capture_start(c, "cudaProfilerStart", NULL, 12000), 0);
+    int switches = atomic_load(&sim_switches);
+    collector_capture_end(c, "exit");
+    TEST_EQ_INT(atomic_load(&sim_switches), switches);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_INT(ev.open, 0);
+    TEST_EQ_STR(ev.reason, "exit");
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 0);
+    collector_capture_free(c);
+    /* Modes other than all wait at the start; all without a delay opens at once. */
+    cfg.capture = COLLECTOR_CAPTURE_PROFILER_API;
+    TEST_EQ_INT(collector_capture_new(&cfg, &sim_hooks, NULL, NULL, &c), 0);
+    collector_capture_begin(c, 0);
+    collector_capture_tick(c, 100000);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 0);
+    collector_capture_free(c);
+    cfg.capture = COLLECTOR_CAPTURE_ALL;
+    cfg.capture_delay_ms = 0;
+    TEST_EQ_INT(collector_capture_new(&cfg, &sim_hooks, NULL, NULL, &c), 0);
+    collector_capture_begin(c, 0);
+    TEST_EQ_INT(collector_capture_next_event(c, &ev), 1);
+    TEST_EQ_STR(ev.reason, "start");
+    TEST_EQ_INT(atomic_load(&sim_on), 1);
+    collector_capture_free(c);
+    atomic_store(&sim_tick, 0);
+    atomic_store(&sim_clock, 0);
+    return 0;
+}
+
+/* TLVIEW_CAPTURE_DELAY and _DURATION on the writer thread: the range opens after the delay and
+ * closes after the duration, and only what was launched inside is in the file. */
+int test_collector_capture_delay_duration(void)
+{
+    setenv("TLVIEW_CAPTURE", "all", 1);
+    setenv("TLVIEW_CAPTURE_DELAY", "200ms", 1);
+    setenv("TLVIEW_CAPTURE_DURATION", "300ms", 1);
+    collector_config cfg;
+    collector_session *s = sim_session("dd.db", &cfg);
+    TEST_ASSERT(s);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(sim_launch(s, 10, 0), 0); /* before the delay: off */
+    TEST_ASSERT(wait_on(1) >= 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double on_ms = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
+    TEST_EQ_INT(sim_launch(s, 25, 0), 25);
+    TEST_ASSERT(wait_on(0) >= 0);
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    double range_ms = (a.tv_sec - b.tv_sec) * 1e3 + (a.tv_nsec - b.tv_nsec) / 1e6;
+    TEST_EQ_INT(sim_launch(s, 10, 0), 0);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    char path[4096], rows[512];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    fprintf(stderr, "on after %.0f ms, off %.0f ms later\n", on_ms, range_ms);
+    TEST_ASSERT(on_ms >= 199 && on_ms < 600);
+    TEST_ASSERT(range_ms >= 150 && range_ms < 600);
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "delay-duration");
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 25);
+    TEST_NEAR(sql_int(path, "SELECT dur FROM capture") / 1e6, 300, 150);
+    /* every kernel lies inside the range */
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel k, capture c WHERE k.start < c.start"
+                              " OR k.start > c.start + c.dur"),
+                0);
+    TEST_EQ_STR(meta_text(path, "capture"), "all");
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'capture_delay_ms'"),
+                200);
+    TEST_ASSERT(sql_int(path, "SELECT value FROM process_meta WHERE key ="
+                              " 'capture_switch_max_ns'") >= 0);
+    unsetenv("TLVIEW_CAPTURE_DELAY");
+    unsetenv("TLVIEW_CAPTURE_DURATION");
+    return 0;
+}
+
+/* TLVIEW_CAPTURE=cudaProfilerApi: ranges from cudaProfilerStart to cudaProfilerStop (what
+ * inject.c's callbacks call), a second start changes nothing, the process's end closes the last
+ * one ("exit"), and each range holds exactly the launches made inside it. */
+int test_collector_capture_profiler_api(void)
+{
+    setenv("TLVIEW_CAPTURE", "cudaProfilerApi", 1);
+    collector_config cfg;
+    collector_session *s = sim_session("prof.db", &cfg);
+    TEST_ASSERT(s);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    TEST_EQ_INT(sim_launch(s, 5, 0), 0);
+    TEST_EQ_INT(collector_session_capture(s, 1, "cudaProfilerStart"), 0);
+    TEST_EQ_INT(collector_session_capture(s, 1, "cudaProfilerStart"), 1); /* cuProfilerStart */
+    TEST_EQ_INT(sim_launch(s, 7, 0), 7);
+    TEST_EQ_INT(collector_session_capture(s, 0, "cudaProfilerStop"), 0);
+    TEST_EQ_INT(collector_session_capture(s, 0, "cudaProfilerStop"), 1);
+    TEST_EQ_INT(sim_launch(s, 3, 0), 0);
+    TEST_EQ_INT(collector_session_capture(s, 1, "cudaProfilerStart"), 0);
+    TEST_EQ_INT(sim_launch(s, 4, 0), 4);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    char path[4096], rows[512];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "cudaProfilerStart-cudaProfilerStop cudaProfilerStart-exit");
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel k, capture c WHERE c.id = 1 AND"
+                              " k.start BETWEEN c.start AND c.start + c.dur"),
+                7);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel k, capture c WHERE c.id = 2 AND"
+                              " k.start BETWEEN c.start AND c.start + c.dur"),
+                4);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 11);
+    TEST_EQ_STR(meta_text(path, "capture"), "cudaProfilerApi");
+    unsetenv("TLVIEW_CAPTURE");
+    return 0;
+}
+
+/* Runs `tlview capture ARGS...` (TLVIEW_CONTROL_DIR = DIR/ctl) with its stdout and stderr into
+ * out; returns its exit status. */
+static int capture_cmd(char *out, size_t n, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "TLVIEW_CONTROL_DIR='%s/ctl' '%s' capture %s 2>&1", test_tmpdir(),
+             TLVIEW, args);
+    FILE *p = popen(cmd, "r");
+    size_t got = p ? fread(out, 1, n - 1, p) : 0;
+    out[got] = '\0';
+    int st = p ? pclose(p) : -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* TLVIEW_CAPTURE=control driven by the tlview binary: nothing before `start`, the range named,
+ * status, a dump beside the file (a consistent copy holding what was launched so far, its range
+ * closed as 'dump'), `stop`, nothing after; the FIFO goes with the process's end. */
+int test_collector_capture_control(void)
+{
+    setenv("TLVIEW_CAPTURE", "control", 1);
+    collector_config cfg;
+    collector_session *s = sim_session("ctl.%p.db", &cfg);
+    TEST_ASSERT(s);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(sim_launch(s, 10, 0), 0);
+    char out[4096], want[8192], args[256], fifo[4200], path[4096], abs[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    TEST_ASSERT(realpath(path, abs));
+    long pid = (long)getpid();
+    snprintf(fifo, sizeof fifo, "%s/ctl/%ld.ctl", test_tmpdir(), pid);
+    TEST_EQ_INT(access(fifo, F_OK), 0);
+    snprintf(args, sizeof args, "start --name 'the slow one' %ld", pid);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    snprintf(want, sizeof want, "%ld: capturing: range 1 opened\n", pid);
+    TEST_EQ_STR(out, want);
+    TEST_EQ_INT(atomic_load(&sim_on), 1);
+    TEST_EQ_INT(sim_launch(s, 20, 0), 20);
+    TEST_EQ_INT(collector_session_sync(s, 0, 5000), 0);
+    snprintf(args, sizeof args, "status %ld", pid);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    snprintf(want, sizeof want, "%ld: capturing range 1 for ", pid);
+    TEST_ASSERT(strncmp(out, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, " s; writing %s\n", abs);
+    TEST_ASSERT(strlen(out) > strlen(want) && !strcmp(out + strlen(out) - strlen(want), want));
+    snprintf(args, sizeof args, "dump -n at-3am %ld", pid);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    char dumped[4200];
+    const char *slash = strrchr(abs, '/');
+    snprintf(dumped, sizeof dumped, "%.*s/at-3am%s", (int)(slash - abs), abs, slash);
+    snprintf(want, sizeof want, "%ld: dumped 20 kernels to %s\n", pid, dumped);
+    TEST_EQ_STR(out, want);
+    /* the same name again: the next free numbered name */
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    TEST_ASSERT(strstr(out, "at-3am/ctl.") && strstr(out, ".1.db\n"));
+    snprintf(args, sizeof args, "stop %ld", pid);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    snprintf(want, sizeof want, "%ld: stopped: range 1 closed after ", pid);
+    TEST_ASSERT(strncmp(out, want, strlen(want)) == 0);
+    TEST_EQ_INT(atomic_load(&sim_on), 0);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    snprintf(want, sizeof want, "%ld: not capturing: nothing to stop\n", pid);
+    TEST_EQ_STR(out, want);
+    TEST_EQ_INT(sim_launch(s, 5, 0), 0);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    collector_session_free(s);
+    TEST_EQ_INT(access(fifo, F_OK), -1);
+    snprintf(args, sizeof args, "status %ld", pid);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 1);
+    TEST_ASSERT(strstr(out, "no collector listening"));
+
+    char rows[512];
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "control-control:the slow one");
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 20);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, dumped), 0);
+    TEST_EQ_INT(run->nkernels, 20);
+    TEST_EQ_INT(run->ncaptures, 1);
+    TEST_EQ_STR(run->captures[0].end_reason, "dump");
+    TEST_EQ_STR(run->captures[0].name, "the slow one");
+    TEST_EQ_INT(run->processes[0].pid, pid);
+    store_run_free(run);
+    unsetenv("TLVIEW_CAPTURE");
+    return 0;
+}
+
+/* A range still open is known to reach the latest flush (what a killed process leaves), then
+ * closes at the end as "exit". CUPTI refusing: no range, and `start` says so. */
+int test_collector_capture_open_and_refused(void)
+{
+    collector_config cfg;
+    collector_session *s = sim_session("open.db", &cfg);
+    TEST_ASSERT(s);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(sim_launch(s, 3, 0), 3);
+    TEST_EQ_INT(collector_session_sync(s, 0, 5000), 0);
+    char path[4096], rows[512];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "start-open");
+    TEST_ASSERT(sql_int(path, "SELECT dur FROM capture") > 0);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    collector_session_free(s);
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "start-exit");
+
+    s = sim_session("refused.%p.db", &cfg);
+    TEST_ASSERT(s);
+    atomic_store(&sim_refuse, 1);
+    collector_session_begin_capture(s);
+    char out[4096], args[64], want[256];
+    snprintf(args, sizeof args, "start %ld", (long)getpid());
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 1);
+    snprintf(want, sizeof want,
+             "tlview capture: %ld: tracing is off (CUPTI refused, or another CUPTI client took it "
+             "over): nothing opened\n",
+             (long)getpid());
+    TEST_EQ_STR(out, want);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM capture"), 0);
+    atomic_store(&sim_refuse, 0);
+    return 0;
+}
+
+/* A control folder others may write: said once, no channel, TLVIEW_CAPTURE=control falls back
+ * to all (the run is recorded rather than nothing). */
+int test_collector_capture_bad_control_dir(void)
+{
+    char dir[4200], errpath[4200], line[2048];
+    snprintf(dir, sizeof dir, "%s/shared", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0777), 0);
+    TEST_EQ_INT(chmod(dir, 0777), 0);
+    setenv("TLVIEW_CONTROL_DIR", dir, 1);
+    setenv("TLVIEW_CAPTURE", "control", 1);
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", test_tmpdir());
+    collector_config cfg;
+    int saved = stderr_to(errpath);
+    collector_session *s = sim_session("bad.db", &cfg);
+    stderr_back(saved);
+    TEST_ASSERT(s);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "tlview: no control channel (control folder %s is not a folder of this user that "
+             "only it may write): `tlview capture` cannot reach this process; "
+             "TLVIEW_CAPTURE=control is replaced by all\n",
+             dir);
+    TEST_EQ_STR(line, want);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(atomic_load(&sim_on), 1);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    TEST_EQ_STR(meta_text(path, "capture"), "all");
+    unsetenv("TLVIEW_CAPTURE");
+    unsetenv("TLVIEW_CONTROL_DIR");
+    return 0;
+}
+
+/* The flight recorder on a time window (TLVIEW_FLIGHT=2s) while 6 s of launches go by on a GPU
+ * clock the test moves: the file keeps about the last 2 s, every launch after the range's
+ * (trimmed) start is in it, a dump says so, and the rows before it were rotated out. */
+int test_collector_flight_time(void)
+{
+    setenv("TLVIEW_FLIGHT", "2s", 1);
+    const int64_t T = (int64_t)1 << 50, step = 100000000; /* 100 ms per round */
+    atomic_store(&sim_clock, T);
+    collector_config cfg;
+    collector_session *s = sim_session("flight.%p.db", &cfg);
+    TEST_ASSERT(s);
+    collector_session_begin_capture(s);
+    const int rounds = 60, per = 200;
+    for (int r = 0; r < rounds; r++) {
+        atomic_store(&sim_clock, T + (int64_t)r * step);
+        TEST_EQ_INT(sim_launch(s, per, T + (int64_t)r * step), per);
+        TEST_EQ_INT(collector_session_sync(s, 0, 5000), 0); /* a flush: the rotation's turn */
+    }
+    int64_t end = T + (int64_t)(rounds - 1) * step + step / 2;
+    atomic_store(&sim_clock, end);
+    char out[4096], args[64];
+    snprintf(args, sizeof args, "dump -n fl %ld", (long)getpid());
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    if (!strstr(out, "(the last 2.") && !strstr(out, "(the last 1."))
+        fprintf(stderr, "the dump's reply: %s", out);
+    TEST_ASSERT(strstr(out, "(the last 2.") || strstr(out, "(the last 1."));
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    atomic_store(&sim_clock, 0);
+    unsetenv("TLVIEW_FLIGHT");
+
+    int64_t t0 = sql_int(path, "SELECT value FROM meta WHERE key = 't0'");
+    int64_t cap_start = t0 + sql_int(path, "SELECT start FROM capture");
+    int64_t kept = sql_int(path, "SELECT count(*) FROM kernel");
+    /* the launches at or after the range's start, as the test made them */
+    int64_t first_round = (cap_start - T + step - 1) / step;
+    int64_t want = (rounds - first_round) * per;
+    fprintf(stderr, "flight: range from %.2f s before the end, %lld kernels kept of %d\n",
+            (double)(end - cap_start) / 1e9, (long long)kept, rounds * per);
+    TEST_ASSERT(end - cap_start >= 2000000000LL - step &&
+                end - cap_start <= 2000000000LL + 2 * step);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM kernel WHERE start >= %lld",
+             (long long)(cap_start - t0));
+    TEST_EQ_INT(sql_int(path, sql), want); /* nothing lost inside the window */
+    TEST_ASSERT(kept <= want + 2 * per);   /* and little before it */
+    /* one rotation per flush at most, fewer when a turn finds several checkpoints due */
+    long long rotations = atoll(meta_text(path, "flight_rotations"));
+    fprintf(stderr, "flight_rotations %lld\n", rotations);
+    TEST_ASSERT(rotations >= 1 && rotations <= rounds);
+    TEST_EQ_INT(sql_int(path, "SELECT value FROM process_meta WHERE key = 'flight_ms'"), 2000);
+    return 0;
+}
+
+/* The flight recorder on a size (TLVIEW_FLIGHT=1M): ~17 MB of kernels go through, the file
+ * stays near 1 MiB all along, and the newest launches are all there. */
+int test_collector_flight_size(void)
+{
+    setenv("TLVIEW_FLIGHT", "1M", 1);
+    collector_config cfg;
+    collector_session *s = sim_session("fsize.db", &cfg);
+    TEST_ASSERT(s);
+    collector_session_begin_capture(s);
+    char path[4096], wal[4200];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    int64_t db_max = 0, wal_max = 0;
+    const int rounds = 400, per = 2000;
+    for (int r = 0; r < rounds; r++) {
+        TEST_EQ_INT(sim_launch(s, per, 0), per);
+        TEST_EQ_INT(collector_session_sync(s, 0, 5000), 0);
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_size > db_max)
+            db_max = st.st_size;
+        if (stat(wal, &st) == 0 && st.st_size > wal_max)
+            wal_max = st.st_size;
+    }
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    collector_session_free(s);
+    unsetenv("TLVIEW_FLIGHT");
+    int64_t kept = sql_int(path, "SELECT count(*) FROM kernel");
+    fprintf(stderr,
+            "flight 1M: file at most %lld bytes, WAL at most %lld, %lld of %d kernels kept\n",
+            (long long)db_max, (long long)wal_max, (long long)kept, rounds * per);
+    TEST_ASSERT(db_max < (3 << 19)); /* 1.5 MiB: the limit and one flush's rows */
+    TEST_ASSERT(wal_max < (5 << 20));
+    TEST_ASSERT(kept >= per && kept < rounds * per / 4);
+    /* the newest round is whole */
+    TEST_EQ_INT(sql_int(path, "SELECT max(correlation_id) FROM kernel"), sim_corr);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM kernel WHERE correlation_id > %u",
+             sim_corr - per);
+    TEST_EQ_INT(sql_int(path, sql), per);
+    return 0;
+}
+
+/* The real libcollect.so without a GPU: CUPTI does not start, yet its control FIFO answers
+ * (status, and a start it must refuse) while the application runs on, and goes at exit. */
+int test_collector_inject_control(void)
+{
+    if (have_gpu())
+        return TEST_SKIP;
+    char go[4200];
+    snprintf(go, sizeof go, "%s/go", test_tmpdir());
+    setenv("TLVIEW_TEST_GO", go, 1);
+    int status = -1;
+    /* A child runs the injected application (run_injected's mode "wait": it waits for `go`);
+     * this process talks to it meanwhile. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        pid_t c;
+        int st = run_injected("wait", &c);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+    }
+    /* run_injected forks once more: find the grandchild by its FIFO */
+    char ctl[4200], out[4096], args[64];
+    snprintf(ctl, sizeof ctl, "%s/ctl", test_tmpdir());
+    long traced = 0;
+    for (int i = 0; i < 3000 && !traced; i++) {
+        DIR *d = opendir(ctl);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            if (strstr(e->d_name, ".ctl"))
+                traced = atol(e->d_name);
+        if (d)
+            closedir(d);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    TEST_ASSERT(traced > 0);
+    snprintf(args, sizeof args, "status %ld", traced);
+    int rc = capture_cmd(out, sizeof out, args);
+    char want[256];
+    snprintf(want, sizeof want, "%ld: not capturing (0 ranges so far); writing ", traced);
+    TEST_ASSERT(strncmp(out, want, strlen(want)) == 0);
+    TEST_EQ_INT(rc, 0);
+    snprintf(args, sizeof args, "start %ld", traced);
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 1);
+    TEST_ASSERT(strstr(out, "tracing is off"));
+    FILE *f = fopen(go, "w");
+    TEST_ASSERT(f);
+    fclose(f);
+    waitpid(pid, &status, 0);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 42);
+    char text[256];
+    read_text("out.txt", text, sizeof text);
+    TEST_EQ_STR(text, "init 1 1\n");
+    char fifo[4300];
+    snprintf(fifo, sizeof fifo, "%s/%ld.ctl", ctl, traced);
+    TEST_EQ_INT(access(fifo, F_OK), -1);
+    unsetenv("TLVIEW_TEST_GO");
     return 0;
 }

@@ -337,15 +337,15 @@ int test_store_newer_schema(void)
 {
     const char *path = path_in("newer.db");
     TEST_EQ_INT(write_sample(path, 1, 0, 2), STORE_OK);
-    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 4 WHERE key = 'schema_version';"
-                               "UPDATE meta SET value = 3 WHERE key = 'min_reader_version'"),
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 5 WHERE key = 'schema_version';"
+                               "UPDATE meta SET value = 4 WHERE key = 'min_reader_version'"),
                 SQLITE_OK);
     store_run *run = store_run_new();
     TEST_EQ_INT(store_run_load(run, path), STORE_ENEWER);
     char want[4400];
     snprintf(want, sizeof want,
-             "%s: written by a newer tlview (schema 4, needs reader 3); "
-             "this tlview reads up to 2",
+             "%s: written by a newer tlview (schema 5, needs reader 4); "
+             "this tlview reads up to 3",
              path);
     TEST_EQ_STR(store_run_errmsg(run), want);
     TEST_EQ_INT(run->nprocesses, 0);
@@ -1549,7 +1549,7 @@ int test_store_green_contexts(void)
                                    -1, &st, NULL),
                 SQLITE_OK);
     TEST_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-    TEST_EQ_INT(sqlite3_column_int64(st, 0), 21); /* schema 2, readable by reader 1 */
+    TEST_EQ_INT(sqlite3_column_int64(st, 0), 31); /* schema 3, readable by reader 1 */
     TEST_EQ_INT(sqlite3_column_int64(st, 1), 1);
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -1937,6 +1937,327 @@ int test_store_time_overflow(void)
     const char *cal_saved = path_in("calibration_saved.db");
     TEST_EQ_INT(store_run_save(run, cal_saved, "test"), STORE_OK);
     TEST_EQ_STR(saved_refused(cal_saved), "1:3:text");
+    store_run_free(run);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- capture ranges */
+
+/* A capture range as the collector writes it: opened, its end moved while it is open, closed. */
+static int write_capture(const char *path, int64_t pid, int64_t offset, int killed)
+{
+    store_writer *w;
+    int rc = store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w);
+    store_process_info pi = {pid, 1, "hostA", "/bin/app", "app", NULL, "libcollect", T0 + offset};
+    int64_t proc, a, b;
+    rc = rc ? rc : store_writer_process(w, &pi, &proc);
+    rc = rc ? rc : store_writer_calibration(w, proc, "start", T0, T0 + offset, 5);
+    rc = rc ? rc : store_writer_begin(w);
+    for (int i = 0; i < 6 && !rc; i++) {
+        store_kernel_info k = {.start = T0 + 1000 * i,
+                               .end = T0 + 1000 * i + 10,
+                               .context_id = 1,
+                               .correlation_id = (uint32_t)i,
+                               .name = mangled};
+        rc = store_writer_kernel(w, proc, &k);
+    }
+    rc = rc ? rc : store_writer_commit(w);
+    rc = rc ? rc : store_writer_capture(w, proc, T0 - 5, NULL, "start", &a);
+    rc = rc ? rc : store_writer_capture_end(w, a, T0 + 1500, "duration");
+    rc = rc ? rc : store_writer_capture(w, proc, T0 + 3000, "slow", "control", &b);
+    rc = rc ? rc : store_writer_capture_end(w, b, T0 + 4000, NULL); /* still open, reaches 4000 */
+    if (!killed)
+        rc = rc ? rc : store_writer_capture_end(w, b, T0 + 5500, "control");
+    if (rc)
+        fprintf(stderr, "write: %s\n", store_writer_errmsg(w));
+    int crc = store_writer_close(w);
+    return rc ? rc : crc;
+}
+
+/* Checks run->captures[i] (process pid) field by field. */
+static int check_capture(const store_run *run, uint32_t i, int64_t pid, int64_t start, int64_t end,
+                         const char *name, const char *why_start, const char *why_end)
+{
+    TEST_ASSERT(i < run->ncaptures);
+    const store_capture *c = &run->captures[i];
+    TEST_EQ_INT(run->processes[c->process].pid, pid);
+    TEST_EQ_INT(c->start, start);
+    TEST_EQ_INT(c->end, end);
+    TEST_EQ_STR(c->name ? c->name : "(none)", name ? name : "(none)");
+    TEST_EQ_STR(c->start_reason ? c->start_reason : "(none)", why_start ? why_start : "(none)");
+    TEST_EQ_STR(c->end_reason ? c->end_reason : "(none)", why_end ? why_end : "(none)");
+    return 0;
+}
+
+/* Capture ranges: written, read on the common axis (the clock offset applied), an open one with
+ * no end_reason, kept by store_run_save (merge) with their processes; a failed load leaves them
+ * as they were. */
+int test_store_capture_roundtrip(void)
+{
+    const char *a = path_in("cap-a.db"), *b = path_in("cap-b.db"), *m = path_in("cap-m.db");
+    const int64_t off = 700, offb = 90;
+    TEST_EQ_INT(write_capture(a, 11, off, 0), STORE_OK);
+    TEST_EQ_INT(write_capture(b, 22, offb, 1), STORE_OK);
+    store_run *run = store_run_new();
+    const char *both[] = {a, b};
+    TEST_EQ_INT(store_run_load_files(run, both, 2), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->ncaptures, 4);
+    if (check_capture(run, 0, 11, T0 - 5 + off, T0 + 1500 + off, NULL, "start", "duration") ||
+        check_capture(run, 1, 11, T0 + 3000 + off, T0 + 5500 + off, "slow", "control", "control") ||
+        check_capture(run, 2, 22, T0 - 5 + offb, T0 + 1500 + offb, NULL, "start", "duration") ||
+        check_capture(run, 3, 22, T0 + 3000 + offb, T0 + 4000 + offb, "slow", "control", NULL))
+        return 1;
+    /* A bad file after them: rolled back, the captures stay as they were. */
+    const char *bad = path_in("bad.db");
+    TEST_EQ_INT(exec_sql(bad, "CREATE TABLE x(y)"), SQLITE_OK);
+    TEST_EQ_INT(store_run_load(run, bad), STORE_EFORMAT);
+    TEST_EQ_INT(run->ncaptures, 4);
+    TEST_EQ_INT(store_run_save(run, m, "tlview merge 0.1.0"), STORE_OK);
+    store_run_free(run);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, m), STORE_OK);
+    TEST_EQ_INT(run->ncaptures, 4);
+    if (check_capture(run, 0, 11, T0 - 5 + off, T0 + 1500 + off, NULL, "start", "duration") ||
+        check_capture(run, 1, 11, T0 + 3000 + off, T0 + 5500 + off, "slow", "control", "control") ||
+        check_capture(run, 2, 22, T0 - 5 + offb, T0 + 1500 + offb, NULL, "start", "duration") ||
+        check_capture(run, 3, 22, T0 + 3000 + offb, T0 + 4000 + offb, "slow", "control", NULL))
+        return 1;
+    store_run_free(run);
+    /* The builder refuses a range that ends before it starts, or of no process. */
+    run = store_run_new();
+    store_process_info pi = {.pid = 1};
+    store_idx p = store_run_add_process(run, &pi, "x.json");
+    store_capture c = {.start = 10, .end = 5, .process = p};
+    TEST_EQ_INT(store_run_add_capture(run, &c), STORE_EINVAL);
+    c.end = 20;
+    c.process = p + 1;
+    TEST_EQ_INT(store_run_add_capture(run, &c), STORE_EINVAL);
+    c.process = p;
+    TEST_EQ_INT(store_run_add_capture(run, &c), STORE_OK);
+    TEST_EQ_INT(run->ncaptures, 1);
+    store_run_free(run);
+    return 0;
+}
+
+/* A schema-2 file (before capture ranges) reads with none; a schema-3 file without the table
+ * is not whole. */
+int test_store_capture_old_files(void)
+{
+    const char *path = path_in("v2.db");
+    TEST_EQ_INT(write_sample(path, 5, 0, 3), STORE_OK);
+    TEST_EQ_INT(exec_sql(path, "DROP TABLE capture;"
+                               "UPDATE meta SET value = 2 WHERE key = 'schema_version'"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3);
+    TEST_EQ_INT(run->ncaptures, 0);
+    store_run_free(run);
+    TEST_EQ_INT(exec_sql(path, "UPDATE meta SET value = 3 WHERE key = 'schema_version'"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_EFORMAT);
+    TEST_ASSERT(strstr(store_run_errmsg(run), "not a complete tlview file") != NULL);
+    store_run_free(run);
+    /* A negative duration is refused like any record's. */
+    TEST_EQ_INT(write_capture(path_in("neg.db"), 5, 0, 0), STORE_OK);
+    TEST_EQ_INT(exec_sql(path_in("neg.db"), "UPDATE capture SET dur = -1 WHERE id = 2"), SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path_in("neg.db")), STORE_EFORMAT);
+    TEST_ASSERT(strstr(store_run_errmsg(run), "a capture range with a negative duration"));
+    store_run_free(run);
+    return 0;
+}
+
+static int64_t sql_value(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    int64_t v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    else
+        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Writes `n` kernels (and one memcpy, memset, API call and NVTX range) starting at `t`, 10 ns
+ * apart, in one batch. */
+static int write_batch(store_writer *w, int64_t proc, int64_t t, int n)
+{
+    int rc = store_writer_begin(w);
+    for (int i = 0; i < n && !rc; i++) {
+        store_kernel_info k = {.start = t + 10 * i,
+                               .end = t + 10 * i + 5,
+                               .context_id = 1,
+                               .stream_id = (uint32_t)i % 4,
+                               .correlation_id = (uint32_t)i,
+                               .name = mangled};
+        rc = store_writer_kernel(w, proc, &k);
+    }
+    store_memcpy_info mc = {.start = t, .end = t + 1, .context_id = 1, .bytes = 8};
+    store_memset_info ms = {.start = t, .end = t + 1, .context_id = 1, .bytes = 8};
+    store_api_info ai = {.start = t, .end = t + 1, .domain = STORE_API_RUNTIME, .name = "x"};
+    store_range_info ri = {.start = t, .end = t + 1, .name = "r"};
+    rc = rc ? rc : store_writer_memcpy(w, proc, &mc);
+    rc = rc ? rc : store_writer_memset(w, proc, &ms);
+    rc = rc ? rc : store_writer_api(w, proc, &ai);
+    rc = rc ? rc : store_writer_range(w, proc, &ri);
+    int crc = store_writer_commit(w);
+    return rc ? rc : crc;
+}
+
+/* The flight recorder's rotation: rows up to a mark go, in every record table, the last row
+ * always stays (rowids keep growing), capture ranges are trimmed; a file pruned while it grows
+ * stays bounded (SQLite reuses the pages), and reads back with exactly the rows kept. */
+int test_store_prune(void)
+{
+    const char *path = path_in("flight.db");
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_REALTIME, T0, &w), STORE_OK);
+    store_process_info pi = {.pid = 9, .source = "libcollect"};
+    int64_t proc, cap;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    TEST_EQ_INT(store_writer_capture(w, proc, T0, NULL, "start", &cap), STORE_OK);
+    const int per = 2000, keep = 4;
+    store_rowmark marks[400];
+    int64_t sizes[400], wal_max = 0;
+    char wal[4200];
+    for (int b = 0; b < 400; b++) {
+        int64_t t = T0 + (int64_t)b * 100000;
+        TEST_EQ_INT(write_batch(w, proc, t, per), STORE_OK);
+        TEST_EQ_INT(store_writer_capture_end(w, cap, t + 99999, NULL), STORE_OK);
+        TEST_EQ_INT(store_writer_rowmark(w, &marks[b]), STORE_OK);
+        if (b >= keep && store_writer_prune(w, &marks[b - keep], t - (keep - 1) * 100000)) {
+            fprintf(stderr, "prune: %s\n", store_writer_errmsg(w));
+            return 1;
+        }
+        sizes[b] = file_size(path);
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        wal_max = file_size(wal) > wal_max ? file_size(wal) : wal_max;
+    }
+    TEST_EQ_INT(marks[0].row[0], per);
+    TEST_EQ_INT(marks[399].row[0], 400 * per);
+    TEST_EQ_INT(marks[399].row[3], 400);
+    int64_t used = 0;
+    TEST_EQ_INT(store_writer_used_bytes(w, &used), STORE_OK);
+    /* 400 batches of 2000 kernels are ~17 MB of rows, 4 of them ~170 KB: the file stays under
+     * 1 MB all along (freed pages are reused), its WAL within SQLite's checkpoint size (1000
+     * pages) */
+    int64_t db_max = 0;
+    for (int b = 0; b < 400; b++)
+        db_max = sizes[b] > db_max ? sizes[b] : db_max;
+    fprintf(stderr,
+            "prune: file at most %lld bytes, %lld at the end, %lld in use; WAL at most %lld\n",
+            (long long)db_max, (long long)sizes[399], (long long)used, (long long)wal_max);
+    TEST_ASSERT(db_max < (1 << 20));
+    TEST_ASSERT(used < (1 << 20));
+    TEST_ASSERT(wal_max < (5 << 20));
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    /* The last 4 batches and the capture range from the prune's `from` on. */
+    TEST_EQ_INT(sql_value(path, "SELECT count(*) FROM kernel"), keep * per);
+    TEST_EQ_INT(sql_value(path, "SELECT min(rowid) FROM kernel"), (400 - keep) * per + 1);
+    TEST_EQ_INT(sql_value(path, "SELECT count(*) FROM memcpy"), keep);
+    TEST_EQ_INT(sql_value(path, "SELECT count(*) FROM \"range\""), keep);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, keep * per);
+    TEST_EQ_INT(run->kernels[0].start, T0 + (int64_t)(400 - keep) * 100000);
+    TEST_EQ_INT(run->ncopies, 2 * keep);
+    TEST_EQ_INT(run->napis, keep);
+    TEST_EQ_INT(run->ncaptures, 1);
+    TEST_EQ_INT(run->captures[0].start, T0 + (int64_t)(399 - (keep - 1)) * 100000);
+    TEST_EQ_INT(run->captures[0].end, T0 + 399 * 100000 + 99999);
+    TEST_ASSERT(run->captures[0].end_reason == NULL);
+    store_run_free(run);
+
+    /* Pruning everything keeps each table's last row; the next rows get larger rowids. */
+    TEST_EQ_INT(store_writer_open(path_in("all.db"), STORE_CLOCK_REALTIME, T0, &w), STORE_OK);
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    TEST_EQ_INT(write_batch(w, proc, T0, 10), STORE_OK);
+    store_rowmark all;
+    TEST_EQ_INT(store_writer_rowmark(w, &all), STORE_OK);
+    TEST_EQ_INT(store_writer_prune(w, &all, T0), STORE_OK);
+    TEST_EQ_INT(write_batch(w, proc, T0 + 1000, 10), STORE_OK);
+    store_rowmark after;
+    TEST_EQ_INT(store_writer_rowmark(w, &after), STORE_OK);
+    TEST_EQ_INT(after.row[0], 20);
+    TEST_EQ_INT(after.row[1], 2);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    TEST_EQ_INT(sql_value(path_in("all.db"), "SELECT count(*) FROM kernel"), 11);
+    TEST_EQ_INT(sql_value(path_in("all.db"), "SELECT count(*) FROM memcpy"), 2);
+    /* A closed range that ended before `from` goes; one reaching past it is cut. */
+    TEST_EQ_INT(store_writer_open(path_in("trim.db"), STORE_CLOCK_REALTIME, T0, &w), STORE_OK);
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    int64_t c1, c2;
+    TEST_EQ_INT(store_writer_capture(w, proc, T0 + 10, "a", "control", &c1), STORE_OK);
+    TEST_EQ_INT(store_writer_capture_end(w, c1, T0 + 20, "control"), STORE_OK);
+    TEST_EQ_INT(store_writer_capture(w, proc, T0 + 30, "b", "control", &c2), STORE_OK);
+    TEST_EQ_INT(store_writer_capture_end(w, c2, T0 + 50, "control"), STORE_OK);
+    store_rowmark none = {{0, 0, 0, 0, 0}};
+    TEST_EQ_INT(store_writer_prune(w, &none, T0 + 40), STORE_OK);
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    TEST_EQ_INT(sql_value(path_in("trim.db"), "SELECT count(*) FROM capture"), 1);
+    TEST_EQ_INT(sql_value(path_in("trim.db"), "SELECT start * 1000 + dur FROM capture"), 40010);
+    return 0;
+}
+
+/* A snapshot of a file being written: consistent, one plain file, its open range closed at the
+ * given time with end_reason 'dump', marked as a snapshot; the writer goes on; an existing name
+ * is refused and left alone; not inside a batch. */
+int test_store_snapshot(void)
+{
+    const char *path = path_in("live.db"), *snap = path_in("snap.db");
+    store_writer *w;
+    TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w), STORE_OK);
+    store_process_info pi = {.pid = 9, .source = "libcollect"};
+    int64_t proc, cap;
+    TEST_EQ_INT(store_writer_process(w, &pi, &proc), STORE_OK);
+    TEST_EQ_INT(store_writer_calibration(w, proc, "start", T0, T0 + 3, 1), STORE_OK);
+    TEST_EQ_INT(store_writer_capture(w, proc, T0, "busy", "control", &cap), STORE_OK);
+    TEST_EQ_INT(write_batch(w, proc, T0 + 100, 500), STORE_OK);
+    int64_t nk = -1;
+    char err[512] = "";
+    TEST_EQ_INT(store_writer_snapshot(w, snap, T0 + 9000, &nk, err, sizeof err), STORE_OK);
+    TEST_EQ_INT(nk, 500);
+    /* The live file goes on. */
+    TEST_EQ_INT(write_batch(w, proc, T0 + 10000, 50), STORE_OK);
+    TEST_EQ_INT(store_writer_begin(w), STORE_OK);
+    TEST_EQ_INT(store_writer_snapshot(w, path_in("inbatch.db"), T0, NULL, err, sizeof err),
+                STORE_EINVAL);
+    TEST_EQ_INT(access(path_in("inbatch.db"), F_OK), -1);
+    TEST_EQ_INT(store_writer_commit(w), STORE_OK);
+    TEST_EQ_INT(store_writer_snapshot(w, snap, T0, NULL, err, sizeof err), STORE_EEXIST);
+    TEST_ASSERT(strstr(err, "already exists"));
+    TEST_EQ_INT(store_writer_close(w), STORE_OK);
+    TEST_EQ_INT(sql_value(path, "SELECT count(*) FROM kernel"), 550);
+    /* A plain rollback-journal file: no -wal beside it, header bytes 18-19 say 1 (not WAL). */
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", snap);
+    TEST_EQ_INT(access(wal, F_OK), -1);
+    FILE *f = fopen(snap, "rb");
+    unsigned char hdr[20];
+    TEST_ASSERT(f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr);
+    fclose(f);
+    TEST_EQ_INT(hdr[18], 1);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, snap), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 500);
+    TEST_EQ_INT(run->ncaptures, 1);
+    if (check_capture(run, 0, 9, T0 + 3, T0 + 9003, "busy", "control", "dump"))
+        return 1;
+    TEST_EQ_INT(run->processes[0].complete, 0);
+    const store_process *p = &run->processes[0];
+    const char *v = NULL;
+    for (uint32_t i = 0; i < p->nmeta; i++)
+        if (!strcmp(p->meta_keys[i], "snapshot"))
+            v = p->meta_values[i];
+    TEST_EQ_STR(v, "1");
     store_run_free(run);
     return 0;
 }
