@@ -225,7 +225,7 @@ typedef struct row_items {
 /* emit_column: column c of every record of the row drawn in the query's range, level by level
  * (within a level by start). Columns: 'i' id, 's' start, 'd' duration, 'z' level, then per kind:
  * kernels 'l' launch, 'x' stretch, 'v' verdict; copies 't' type, 'k' kind, 'b' bytes; API calls
- * and NVTX ranges 'n' name. */
+ * and NVTX ranges 'n' name (the columns "id" and "name", the others named by their letter). */
 static void emit_column(web_buf *b, const tl_query *q, const row_items *ri, char c)
 {
     const web_runix *r = q->r;
@@ -317,8 +317,8 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
                     row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
         for (const char *c = col; *c; c++) {
             web_buf_str(b, ",\"");
-            if (*c == 'i')
-                web_buf_str(b, "id"); /* the id column is "id", the others one letter */
+            if (*c == 'i' || *c == 'n') /* "id" and "name", the others one letter */
+                web_buf_str(b, *c == 'i' ? "id" : "name");
             else
                 web_buf_raw(b, c, 1);
             web_buf_str(b, "\":[");
