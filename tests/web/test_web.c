@@ -373,15 +373,32 @@ static json_t *get_stats(unsigned port, const char *path)
 
 /* ---------------------------------------------------------------- cases */
 
+/* test_web_assets: every file of web/assets/ is served byte for byte with its type, and the page
+ * loads each of its scripts (a file added to the folder but not to web/CMakeLists.txt, or not to
+ * index.html, fails here). */
 int test_web_assets(void)
 {
     fixture f;
     TEST_ASSERT(setup(&f, 1) == 0);
-    const char *files[] = {"index.html", "timeline.js", "style.css"};
-    const char *mimes[] = {"text/html", "text/javascript", "text/css"};
-    for (int i = 0; i < 3; i++) {
-        char path[1024], url[64];
-        snprintf(path, sizeof path, "%s/web/assets/%s", TLVIEW_SOURCE_DIR, files[i]);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/web/assets", TLVIEW_SOURCE_DIR);
+    DIR *dp = opendir(dir);
+    TEST_ASSERT(dp);
+    response page;
+    TEST_ASSERT(http_get(f.port, "/", &page) == 0);
+    TEST_EQ_INT(page.status, 200);
+    int nfiles = 0, nscripts = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        const char *name = de->d_name, *dot = strrchr(name, '.');
+        if (name[0] == '.' || !dot)
+            continue;
+        const char *mime = strcmp(dot, ".html") == 0  ? "text/html"
+                           : strcmp(dot, ".js") == 0  ? "text/javascript"
+                           : strcmp(dot, ".css") == 0 ? "text/css"
+                                                      : "";
+        char path[1100], url[300];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         FILE *fp = fopen(path, "rb");
         TEST_ASSERT(fp);
         fseek(fp, 0, SEEK_END);
@@ -390,22 +407,35 @@ int test_web_assets(void)
         fseek(fp, 0, SEEK_SET);
         TEST_EQ_INT(fread(want, 1, (size_t)size, fp), size);
         fclose(fp);
-        snprintf(url, sizeof url, "/%s", files[i]);
+        snprintf(url, sizeof url, "/%s", name);
         response r;
         TEST_ASSERT(http_get(f.port, url, &r) == 0);
+        if (r.status != 200)
+            fprintf(stderr, "%s: status %d\n", url, r.status);
         TEST_EQ_INT(r.status, 200);
         TEST_EQ_INT(r.len, size);
         TEST_ASSERT(memcmp(r.body, want, (size_t)size) == 0);
-        TEST_ASSERT(strstr(r.head, mimes[i]) != NULL);
+        if (!strstr(r.head, mime))
+            fprintf(stderr, "%s: no '%s' in:\n%s\n", url, mime, r.head);
+        TEST_ASSERT(mime[0] && strstr(r.head, mime) != NULL);
         TEST_ASSERT(strstr(r.head, "Content-Security-Policy: default-src 'self'") != NULL);
+        if (strcmp(dot, ".js") == 0) {
+            char tag[300];
+            snprintf(tag, sizeof tag, "<script src=\"%s\"></script>", name);
+            if (!strstr(page.body, tag))
+                fprintf(stderr, "index.html does not load %s\n", name);
+            TEST_ASSERT(strstr(page.body, tag) != NULL);
+            nscripts++;
+        }
+        nfiles++;
         free(r.head);
         free(want);
     }
-    response r;
-    TEST_ASSERT(http_get(f.port, "/", &r) == 0);
-    TEST_EQ_INT(r.status, 200);
-    TEST_ASSERT(strstr(r.body, "timeline.js") != NULL);
-    free(r.head);
+    closedir(dp);
+    free(page.head);
+    /* index.html, style.css and the scripts */
+    TEST_ASSERT(nscripts >= 2);
+    TEST_EQ_INT(nfiles, nscripts + 2);
     teardown(&f);
     return 0;
 }
@@ -2350,7 +2380,7 @@ int test_web_host_origin(void)
     }
     const char *bad_hosts[] = {"evil.example",  "evil.example:%u", "127.0.0.1.evil.example:%u",
                                "localhost.:%u", "127.0.0.2:%u",    "[::2]:%u"};
-    const char *paths[] = {"/api/runs", "/", "/timeline.js", "/api/stats"};
+    const char *paths[] = {"/api/runs", "/", "/main.js", "/api/stats"};
     for (size_t i = 0; i < sizeof bad_hosts / sizeof *bad_hosts; i++)
         for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
             char host[64];
@@ -2446,7 +2476,7 @@ int test_web_token(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     TEST_EQ_STR(web_token(w), "0123456789abcdef-TOKEN");
     unsigned port = web_port(w);
-    const char *paths[] = {"/", "/api/runs", "/timeline.js"};
+    const char *paths[] = {"/", "/api/runs", "/main.js"};
     for (size_t i = 0; i < 3; i++) {
         snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", paths[i]);
         TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
@@ -2476,7 +2506,7 @@ int test_web_token(void)
     if (!strstr(r.head, want))
         fprintf(stderr, "no '%s' in:\n%s\n", want, r.head);
     TEST_ASSERT(strstr(r.head, want) != NULL);
-    TEST_ASSERT(strstr(r.body, "timeline.js") != NULL);
+    TEST_ASSERT(strstr(r.body, "main.js") != NULL);
     free(r.head);
     /* the token parameter is not one of the API's: it is taken before */
     TEST_EQ_INT(expect_status(port, "GET /api/runs?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n",

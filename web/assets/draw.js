@@ -1,0 +1,473 @@
+// draw.js: canvas drawing of the timeline: lanes, concurrency tracks, verdict strips, stream rows
+// (kernels or per-pixel aggregates through one pixel layer), the ruler and the hover line.
+'use strict';
+
+// ------------------------------------------------------------------ colours
+
+const PROCESS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
+  '#b07aa1', '#ff9da7', '#9c755f', '#8cd17d', '#499894', '#d37295'];
+const VERDICT_COLORS = { // by verdict name (GET /api/runs "verdicts")
+  idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
+  contended: '#f08c00', queued: '#1f8fb3', unknown: '#8e6cc4',
+};
+
+function verdictColor(v) {
+  return VERDICT_COLORS[S.verdicts[v]] || '#999';
+}
+
+function processColor(run, p) {
+  return PROCESS_COLORS[p % PROCESS_COLORS.length];
+}
+
+// ------------------------------------------------------------------ drawing
+
+let drawPending = false;
+function requestDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; draw(); });
+}
+
+// binX maps pixel j of an answer over [a.t0, a.t1) to canvas x (answers may lag the view).
+function binEdges(d, j) {
+  const px = (d.t1 - d.t0) / d.width;
+  return [timeToX(d.t0 + j * px), timeToX(d.t0 + (j + 1) * px)];
+}
+
+function draw() {
+  const dpr = window.devicePixelRatio || 1;
+  const W = cssWidth = canvas.clientWidth;
+  if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, W, S.height);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  drawGrid();
+  // overlap shading first, so that it tints the rows' background and not their kernels
+  for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
+  for (const d of S.data) { // pixel edges of each answer on the current view, once per frame
+    const px = (d.t1 - d.t0) / d.width;
+    if (!d.xs || d.xs.length !== d.width + 1) d.xs = new Float64Array(d.width + 1);
+    for (let j = 0; j <= d.width; j++) d.xs[j] = timeToX(d.t0 + j * px);
+  }
+  layerBegin();
+  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'bars');
+  layerEnd();
+  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'marks');
+  for (const b of S.bands) {
+    const run = S.runs[b.run];
+    const d = S.data[b.run];
+    switch (b.type) {
+      case 'run': drawRunHeader(b, run); break;
+      case 'lane': drawLaneHeader(b, run); break;
+      case 'conc': drawConc(b, run, d); break;
+      case 'vband': drawVerdictStrip(b, d); break;
+    }
+  }
+  // gutter border
+  ctx.fillStyle = '#dde1e7';
+  ctx.fillRect(GUTTER - 1, 0, 1, S.height);
+  drawRuler();
+  drawHover();
+  S.drawCount++;
+}
+
+function drawGrid() {
+  const { step } = tickStep();
+  ctx.fillStyle = '#f0f2f5';
+  for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
+    const x = Math.round(timeToX(t));
+    if (x > GUTTER) ctx.fillRect(x, 0, 1, S.height);
+  }
+  ctx.fillStyle = '#f7f8fa';
+  ctx.fillRect(0, 0, GUTTER - 1, S.height);
+}
+
+function drawRunHeader(b, run) {
+  ctx.fillStyle = '#e8ecf2';
+  ctx.fillRect(0, b.y, cssWidth, b.h);
+  ctx.fillStyle = '#1d2430';
+  ctx.font = '600 12px system-ui, sans-serif';
+  ctx.fillText(ellipsis(`${String.fromCharCode(65 + b.run)}  ${run.label}`, GUTTER - 18), 10, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+}
+
+function drawLaneHeader(b, run) {
+  const lane = run.lanes[b.lane];
+  ctx.fillStyle = '#1d2430';
+  ctx.font = '600 11.5px system-ui, sans-serif';
+  ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.font = '11px system-ui, sans-serif';
+  const txt = `${lane.processes} processes · ${lane.contexts} contexts · ${lane.kernels.toLocaleString()} kernels · ${mpsText(lane.mps)}`;
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText(txt, GUTTER + 8, b.y + b.h / 2 + 1);
+  const tw = ctx.measureText(txt).width;
+  const vc = verdictColor(S.verdicts.indexOf(lane.verdict));
+  ctx.fillStyle = vc;
+  roundRect(GUTTER + 16 + tw, b.y + 4, ctx.measureText(lane.verdict).width + 14, b.h - 8, 7);
+  ctx.fill();
+  ctx.fillStyle = '#fff';
+  ctx.font = '600 10.5px system-ui, sans-serif';
+  ctx.fillText(lane.verdict, GUTTER + 23 + tw, b.y + b.h / 2 + 1);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#e3e6eb';
+  ctx.fillRect(0, b.y, cssWidth, 1);
+}
+
+function roundRect(x, y, w, h, r) {
+  ctx.beginPath();
+  ctx.moveTo(x + r, y);
+  ctx.arcTo(x + w, y, x + w, y + h, r);
+  ctx.arcTo(x + w, y + h, x, y + h, r);
+  ctx.arcTo(x, y + h, x, y, r);
+  ctx.arcTo(x, y, x + w, y, r);
+  ctx.closePath();
+}
+
+function laneData(d, b) {
+  return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
+}
+
+// drawConc draws the concurrency track: mean processes in flight (area), peak (line).
+function drawConc(b, run, d) {
+  const lane = run.lanes[b.lane];
+  const top = Math.max(1, lane.processes);
+  ctx.fillStyle = '#6b7585';
+  ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText(`processes in flight, 0–${top}`, 22, b.y + b.h / 2 + 6);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillStyle = '#fafbfc';
+  ctx.fillRect(GUTTER, b.y, cssWidth - GUTTER, b.h);
+  // guide lines at each level
+  ctx.fillStyle = '#eceff3';
+  for (let k = 1; k <= top; k++) ctx.fillRect(GUTTER, Math.round(b.y + b.h - 2 - (b.h - 4) * k / top), cssWidth - GUTTER, 1);
+  const L = laneData(d, b);
+  if (L && L.conc_pending) {
+    ctx.fillStyle = '#9aa3b0';
+    ctx.fillText('computing the concurrency profile…', GUTTER + 10, b.y + b.h / 2);
+    return;
+  }
+  if (L && !L.conc_mean) { // the server has no profile for so wide a range (no cache)
+    ctx.fillStyle = '#9aa3b0';
+    ctx.fillText('no concurrency profile at this zoom: zoom in', GUTTER + 10, b.y + b.h / 2);
+    return;
+  }
+  if (!L) return;
+  const yOf = (v) => b.y + b.h - 2 - (b.h - 4) * Math.min(v, top) / top;
+  ctx.beginPath();
+  let started = false;
+  for (let j = 0; j < d.width; j++) {
+    const [x0, x1] = binEdges(d, j);
+    if (x1 < GUTTER || x0 > cssWidth) continue;
+    const y = yOf(L.conc_mean[j]);
+    if (!started) { ctx.moveTo(Math.max(GUTTER, x0), yOf(0)); started = true; }
+    ctx.lineTo(Math.max(GUTTER, x0), y);
+    ctx.lineTo(x1, y);
+  }
+  if (started) {
+    ctx.lineTo(Math.min(cssWidth, timeToX(d.t1)), yOf(0));
+    ctx.closePath();
+    ctx.fillStyle = 'rgba(47,111,208,0.28)';
+    ctx.fill();
+  }
+  ctx.beginPath();
+  started = false;
+  for (let j = 0; j < d.width; j++) {
+    const [x0, x1] = binEdges(d, j);
+    if (x1 < GUTTER || x0 > cssWidth) continue;
+    const y = yOf(L.conc_max[j]) + 0.5;
+    if (!started) { ctx.moveTo(Math.max(GUTTER, x0), y); started = true; } else ctx.lineTo(Math.max(GUTTER, x0), y);
+    ctx.lineTo(x1, y);
+  }
+  ctx.strokeStyle = '#2f5fa8';
+  ctx.lineWidth = 1;
+  ctx.stroke();
+}
+
+// overlapSpans yields [x0, x1, verdict] of overlap windows in view: exact windows when the server
+// listed them, else runs of equal per-pixel verdicts.
+function overlapSpans(d, L) {
+  const out = [];
+  if (!L) return out;
+  if (L.windows) {
+    for (const w of L.windows) out.push([timeToX(w[1]), timeToX(w[2]), w[3], w[0]]);
+    return out;
+  }
+  let j0 = -1;
+  for (let j = 0; j <= d.width; j++) {
+    const v = j < d.width ? L.verdict[j] : -1;
+    const ov = v >= 2;
+    if (j0 >= 0 && (!ov || v !== L.verdict[j0])) {
+      out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], L.verdict[j0], -1]);
+      j0 = -1;
+    }
+    if (ov && j0 < 0) j0 = j;
+  }
+  return out;
+}
+
+function drawVerdictStrip(b, d) {
+  ctx.fillStyle = '#eef0f3';
+  ctx.fillRect(GUTTER, b.y + 1, cssWidth - GUTTER, b.h - 2);
+  const L = laneData(d, b);
+  for (const [x0, x1, v] of overlapSpans(d, L)) {
+    ctx.fillStyle = verdictColor(v);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h - 2);
+  }
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText('overlap verdict', 22, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
+}
+
+// drawOverlapShade tints the rows of a lane behind the overlap windows.
+function drawOverlapShade(b, d) {
+  const L = laneData(d, b);
+  ctx.globalAlpha = 0.11;
+  for (const [x0, x1, v] of overlapSpans(d, L)) {
+    ctx.fillStyle = verdictColor(v);
+    ctx.fillRect(Math.max(GUTTER, x0), b.y, Math.max(1, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h);
+  }
+  ctx.globalAlpha = 1;
+}
+
+function rowLabel(run, row) {
+  const p = run.processes[row.process];
+  return { head: `pid ${p.pid}${p.mps === 'on' ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
+}
+
+// ------------------------------------------------------------------ pixel layer
+// Kernel bars and per-pixel bars are written into one ImageData and composited once per frame:
+// tens of thousands of canvas rectangles cost ~100 ms in a software-rendered canvas, this ~5 ms.
+const layer = { canvas: document.createElement('canvas'), img: null, u32: null, w: 0, h: 0, dpr: 1, used: false };
+const rgbaCache = new Map();
+
+// rgba32 turns '#rrggbb' or 'rgb(r,g,b)' into a little-endian ABGR pixel.
+function rgba32(c) {
+  let v = rgbaCache.get(c);
+  if (v === undefined) {
+    let r, g, b;
+    if (c[0] === '#') {
+      const n = parseInt(c.slice(1), 16);
+      r = n >> 16; g = (n >> 8) & 255; b = n & 255;
+    } else {
+      [r, g, b] = c.match(/\d+/g).map(Number);
+    }
+    v = ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+    rgbaCache.set(c, v);
+  }
+  return v;
+}
+
+function layerBegin() {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.width, h = canvas.height;
+  if (layer.w !== w || layer.h !== h) {
+    layer.canvas.width = w;
+    layer.canvas.height = h;
+    layer.img = new ImageData(w, h);
+    layer.u32 = new Uint32Array(layer.img.data.buffer);
+    layer.w = w;
+    layer.h = h;
+  } else if (layer.used) {
+    layer.u32.fill(0);
+  }
+  layer.dpr = dpr;
+  layer.used = false;
+}
+
+// layerRect fills a rectangle given in CSS px (at least one device pixel wide).
+function layerRect(x, y, w, h, px) {
+  const d = layer.dpr;
+  const x0 = Math.max(0, Math.floor(x * d)), x1 = Math.min(layer.w, Math.max(x0 + 1, Math.round((x + w) * d)));
+  const y0 = Math.max(0, Math.round(y * d)), y1 = Math.min(layer.h, Math.round((y + h) * d));
+  const u = layer.u32, W = layer.w;
+  if (x1 - x0 <= 4) { // narrow bars (most of them): plain stores beat a fill() call per line
+    for (let i = y0 * W + x0, end = y1 * W; i < end; i += W) for (let k = 0; k < x1 - x0; k++) u[i + k] = px;
+  } else {
+    for (let yy = y0; yy < y1; yy++) u.fill(px, yy * W + x0, yy * W + x1);
+  }
+  layer.used = true;
+}
+
+function layerEnd() {
+  if (!layer.used) return;
+  layer.canvas.getContext('2d').putImageData(layer.img, 0, 0);
+  ctx.drawImage(layer.canvas, 0, 0, layer.w / layer.dpr, layer.h / layer.dpr);
+}
+
+// drawRow draws one stream row: in phase 'bars' its label and its kernels or per-pixel bars
+// (into the pixel layer), in phase 'marks' the names on wide kernels, highlights and find marks.
+function drawRow(b, run, d, phase) {
+  const row = run.rows[b.row];
+  const pc = processColor(run, row.process);
+  const R = d && d.rows.get(b.row);
+  const y0 = b.y + 2, h = b.h - 4;
+  const W = cssWidth;
+  const hl = S.find.launches[b.run];
+  if (phase === 'bars') {
+    drawRowLabel(b, run, row, pc);
+    if (!R) return;
+    if (R.mode === 'kernels') {
+      for (let i = 0; i < R.s.length; i++) {
+        let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
+        if (x1 < GUTTER || x0 > W) continue;
+        x0 = Math.max(GUTTER, x0);
+        x1 = Math.min(W, x1);
+        let c = S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
+        if (hl && hl.size && !hl.has(R.l[i])) c = dim(c);
+        // a one-pixel gap keeps back-to-back kernels apart when they are wide enough
+        layerRect(x0, y0, Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0)), h, rgba32(c));
+      }
+    } else {
+      const xs = d.xs;
+      for (let j = 0; j < d.width; j++) {
+        if (!R.count[j]) continue;
+        const x0 = xs[j], x1 = xs[j + 1];
+        if (x1 < GUTTER || x0 > W) continue;
+        const bh = Math.max(2, h * R.busy[j] / 1000);
+        let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
+        if (hl && hl.size) c = dim(c);
+        const xa = Math.max(GUTTER, x0);
+        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, rgba32(c));
+      }
+    }
+    return;
+  }
+  if (!R) return;
+  if (R.mode === 'kernels') {
+    ctx.fillStyle = '#fff';
+    for (let i = 0; i < R.s.length; i++) {
+      const x0 = Math.max(GUTTER, timeToX(R.s[i])), x1 = Math.min(W, timeToX(R.s[i] + R.d[i]));
+      const w = x1 - x0;
+      const hit = hl && hl.has(R.l[i]);
+      const sel = S.selected && S.selected.run === b.run && S.selected.id === R.id[i];
+      if (x1 < GUTTER || x0 > W || (w <= 46 && !hit && !sel)) continue;
+      if (w > 46) {
+        ctx.fillStyle = '#fff';
+        ctx.fillText(ellipsis(shortName(run.names[run.launches[R.l[i]][0]]), w - 8), x0 + 4, b.y + b.h / 2);
+      }
+      if (hit || sel) {
+        ctx.strokeStyle = sel ? '#111' : '#e0a800';
+        ctx.lineWidth = sel ? 2 : 1.5;
+        ctx.strokeRect(x0 + 0.5, y0 - 1, Math.max(1, w - 1), h + 2);
+      }
+    }
+    return;
+  }
+  // find markers (positions of matches returned by /api/find) over aggregated rows
+  const found = S.find.hits[b.run];
+  if (found) {
+    ctx.fillStyle = '#e0a800';
+    ctx.beginPath();
+    for (let i = 0; i < found.row.length; i++) {
+      if (found.row[i] !== b.row) continue;
+      const x0 = timeToX(found.s[i]), x1 = timeToX(found.s[i] + found.d[i]);
+      if (x1 < GUTTER || x0 > W) continue;
+      ctx.rect(Math.max(GUTTER, x0), y0, Math.max(1.5, x1 - x0), h);
+    }
+    ctx.fill();
+  }
+}
+
+function drawRowLabel(b, run, row, pc) {
+  if (b.first) {
+    ctx.fillStyle = '#e3e6eb';
+    ctx.fillRect(0, b.y, cssWidth, 1);
+  }
+  const lab = rowLabel(run, row);
+  if (b.first) {
+    ctx.fillStyle = pc;
+    ctx.fillRect(10, b.y + 4, 8, b.h - 8);
+    ctx.fillStyle = '#1d2430';
+    ctx.font = '600 11px system-ui, sans-serif';
+    ctx.fillText(lab.head, 24, b.y + b.h / 2);
+    const hw = ctx.measureText(lab.head).width;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillStyle = '#6b7585';
+    ctx.fillText(lab.sub, 30 + hw, b.y + b.h / 2);
+  } else {
+    ctx.fillStyle = '#6b7585';
+    ctx.fillText(lab.sub, 30 + 60, b.y + b.h / 2);
+  }
+}
+
+const dimCache = new Map();
+// dim returns a washed-out version of a colour, for kernels that do not match the find.
+function dim(c) {
+  let d = dimCache.get(c);
+  if (!d) {
+    const n = parseInt(c.slice(1), 16);
+    const m = (v) => Math.round(v + (255 - v) * 0.72);
+    d = `rgb(${m(n >> 16)},${m((n >> 8) & 255)},${m(n & 255)})`;
+    dimCache.set(c, d);
+  }
+  return d;
+}
+
+function ellipsis(text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= w) lo = mid; else hi = mid - 1;
+  }
+  return lo > 0 ? `${text.slice(0, lo)}…` : '';
+}
+
+// tickStep picks a 1-2-5 step giving ticks about 110 px apart, and the unit to label them in:
+// the unit of the view's position when three decimals suffice ("19.5 ms"), else the step's.
+function tickStep() {
+  const nsPerPx = (S.t1 - S.t0) / plotWidth();
+  const raw = nsPerPx * 110;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
+  const unitOf = (v) => (v < 1e3 ? [1, 'ns'] : v < 1e6 ? [1e3, 'µs'] : v < 1e9 ? [1e6, 'ms'] : [1e9, 's']);
+  const digitsFor = (u) => Math.max(0, Math.ceil(-Math.log10(step / u[0]) - 1e-9));
+  let unit = unitOf(Math.max(Math.abs(S.t0), Math.abs(S.t1)));
+  if (digitsFor(unit) > 3) unit = unitOf(step);
+  return { step, unit, digits: digitsFor(unit) };
+}
+
+function drawRuler() {
+  const dpr = window.devicePixelRatio || 1;
+  const W = ruler.clientWidth, H = ruler.clientHeight;
+  if (Math.round(W * dpr) !== ruler.width) { ruler.width = Math.round(W * dpr); ruler.height = Math.round(H * dpr); }
+  rctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  rctx.clearRect(0, 0, W, H);
+  rctx.fillStyle = '#f7f8fa';
+  rctx.fillRect(0, 0, GUTTER - 1, H);
+  rctx.font = '11px system-ui, sans-serif';
+  rctx.textBaseline = 'middle';
+  rctx.fillStyle = '#6b7585';
+  rctx.fillText(`${fmtTime(S.t1 - S.t0)} in view`, 10, H / 2);
+  const { step, unit, digits } = tickStep();
+  rctx.fillStyle = '#1d2430';
+  for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
+    const x = Math.round(timeToX(t));
+    if (x <= GUTTER) continue;
+    rctx.fillRect(x, H - 8, 1, 8);
+    const v = (t / unit[0]).toFixed(digits);
+    rctx.fillText(`${v === '-0' ? '0' : v} ${unit[1]}`, x + 4, H / 2 - 2);
+    for (let k = 1; k < 5; k++) {
+      const xm = Math.round(timeToX(t + k * step / 5));
+      if (xm > GUTTER && xm < W) rctx.fillRect(xm, H - 4, 1, 4);
+    }
+  }
+  if (drag && drag.ruler) {
+    rctx.fillStyle = 'rgba(47,111,208,0.25)';
+    rctx.fillRect(Math.min(drag.x0, drag.x1), 0, Math.abs(drag.x1 - drag.x0), H);
+  }
+  rctx.fillStyle = '#dde1e7';
+  rctx.fillRect(GUTTER - 1, 0, 1, H);
+}
+
+function drawHover() {
+  if (!S.hover || S.hover.x == null) return;
+  ctx.fillStyle = 'rgba(29,36,48,0.35)';
+  ctx.fillRect(Math.round(S.hover.x), 0, 1, S.height);
+}

@@ -1,0 +1,67 @@
+// format.js: the page's formatting helpers (times, shares, stretch factors, gains, MPS states)
+// and small DOM builders. Pure functions of their arguments: no view state. Loaded first.
+'use strict';
+
+// fmtTime formats a duration in ns with a unit that suits it.
+function fmtTime(ns, digits = 3) {
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${+ns.toFixed(0)} ns`;
+  if (a < 1e6) return `${+(ns / 1e3).toPrecision(digits)} µs`;
+  if (a < 1e9) return `${+(ns / 1e6).toPrecision(digits)} ms`;
+  return `${+(ns / 1e9).toPrecision(digits + 1)} s`;
+}
+
+// fmtPct formats a share 0..1.
+function fmtPct(x) {
+  return x == null || !isFinite(x) ? '–' : `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
+}
+
+// fmtX formats a stretch or gain factor.
+function fmtX(x) {
+  return x == null || !isFinite(x) ? '–' : `×${x.toFixed(2)}`;
+}
+
+// esc escapes text for innerHTML.
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+// shortName drops the argument list of a demangled name, for labels on bars.
+function shortName(n) {
+  const i = n.indexOf('(');
+  return i > 0 ? n.slice(0, i) : n;
+}
+
+// el builds an element with a class and text.
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text != null) e.textContent = text;
+  return e;
+}
+
+// swatch is a small coloured box (the colour set through the CSSOM, which the CSP allows).
+function swatch(color) {
+  const s = el('span', 'sw');
+  s.style.background = color;
+  return s;
+}
+
+// fmtStretch is a stretch with its basis: "2.14×" measured, "~4.00× (estimate: turns)".
+function fmtStretch(v, basis) {
+  if (v == null || basis === 'none') return '–';
+  if (basis === 'reference') return fmtX(v);
+  return `~${fmtX(v)} (estimate: ${basis === 'turns' ? 'contexts taking turns' : 'shortest run as solo time'})`;
+}
+
+// fmtGain is a predicted gain interval: "1.12–1.42×", or one figure when both ends agree.
+function fmtGain(lo, hi) {
+  if (lo == null || hi == null) return '–';
+  const a = fmtX(lo), b = fmtX(hi);
+  return a === b ? b : `${a.replace('×', '')}–${b}`;
+}
+
+// mpsText words a device's or process's MPS state.
+function mpsText(m) {
+  return { off: 'no MPS', on: 'MPS', mixed: 'MPS for some', unknown: 'MPS unknown' }[m] || m;
+}

@@ -1,0 +1,75 @@
+// main.js: the page of `tlview serve`. Draws one or two analysed runs on a canvas: a lane per GPU
+// with its concurrency track and overlap windows shaded by verdict, a row per process stream with
+// its kernels; zoom, pan, hover, details, find, stats. The server does the level of detail (GET
+// /api/timeline returns kernels or per-pixel aggregates), so the page only ever holds about one
+// viewport's worth of data. View state lives in the URL hash. API: web/API.md.
+// This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
+// statistics, and wires the events. The page's scripts are classic scripts sharing one global
+// scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
+// lists: format, api, rows, draw, panels, input, main.
+'use strict';
+
+// ------------------------------------------------------------------ start
+
+async function main() {
+  let meta;
+  try {
+    meta = await getJSON('api/runs');
+  } catch (e) {
+    showError(`Cannot read the runs: ${e.message}`);
+    return;
+  }
+  S.verdicts = meta.verdicts;
+  S.meanings = meta.verdict_meanings || [];
+  S.rules = meta.rules || {};
+  S.runs = meta.runs;
+  S.compare = meta.compare;
+  S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
+  const h = readHash();
+  renderHeader();
+  renderLegend();
+  layout();
+  if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0) setView(h.t0, h.t1); else fitAll();
+  clearTimeout(fetchTimer); // query now rather than after the debounce
+  await fetchView();
+  draw();
+  S.ready = true;
+  if (h.q) runFind();
+  if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
+  try {
+    const stats = await Promise.all(S.runs.map((r, ri) => getStats(ri)));
+    renderStats(stats);
+  } catch (e) {
+    showError(`Stats: ${e.message}`);
+  }
+  updateStatus();
+}
+
+canvas.addEventListener('mousemove', onMove);
+canvas.addEventListener('mouseleave', onLeave);
+canvas.addEventListener('mousedown', onDown);
+canvas.addEventListener('wheel', onWheel, { passive: false });
+canvas.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+ruler.addEventListener('mousedown', onRulerDown);
+ruler.addEventListener('wheel', onWheel, { passive: false });
+window.addEventListener('mousemove', onDrag);
+window.addEventListener('mouseup', onUp);
+window.addEventListener('keydown', onKey);
+window.addEventListener('resize', () => { resizeCanvases(); requestDraw(); scheduleFetch(); });
+$('zoom-in').addEventListener('click', () => zoom(0.5));
+$('zoom-out').addEventListener('click', () => zoom(2));
+$('zoom-reset').addEventListener('click', fitAll);
+$('colorby').addEventListener('change', (e) => { S.colorBy = e.target.value; renderLegend(); writeHash(); requestDraw(); });
+$('find').addEventListener('input', scheduleFind);
+$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e.shiftKey ? -1 : 1); });
+$('find-next').addEventListener('click', () => findStep(1));
+$('find-prev').addEventListener('click', () => findStep(-1));
+$('details-close').addEventListener('click', closeDetails);
+window.addEventListener('hashchange', () => {
+  const h = readHash();
+  if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0 && (Math.round(h.t0) !== Math.round(S.t0) || Math.round(h.t1) !== Math.round(S.t1))) setView(h.t0, h.t1);
+});
+setInterval(() => { if (S.ready) updateStatus(); }, 500);
+
+window.tlview = S; // for the browser tests and the curious
+main();

@@ -1,0 +1,114 @@
+// rows.js: the vertical layout of the timeline (a band per run header, GPU lane, concurrency
+// track, verdict strip and stream row) and the time axis (timeToX/xToTime, setView, zoom, pan).
+'use strict';
+
+// ------------------------------------------------------------------ constants
+
+const GUTTER = 230;        // px of labels at the left of the canvas
+const RUN_H = 26;          // run header band
+const LANE_H = 22;         // lane (GPU) header band
+const CONC_H = 34;         // concurrency track
+const VBAND_H = 10;        // overlap-verdict strip
+const ROW_H = 18;          // one stream row
+const LANE_GAP = 8;
+const MIN_SPAN = 10;       // ns: the deepest zoom
+
+// ------------------------------------------------------------------ coordinates
+
+// plotWidth is the width of the time axis in CSS px. clientWidth is read once per frame, event
+// or resize (cssWidth): reading it per bar forced a layout query per call and cost ~100 ms a frame.
+let cssWidth = 0;
+function plotWidth() {
+  return Math.max(50, (cssWidth || canvas.clientWidth) - GUTTER);
+}
+
+// timeToX maps ns (relative) to a canvas x in CSS px.
+function timeToX(t) {
+  return GUTTER + (t - S.t0) * plotWidth() / (S.t1 - S.t0);
+}
+
+// xToTime maps a canvas x in CSS px to ns (relative).
+function xToTime(x) {
+  return S.t0 + (x - GUTTER) * (S.t1 - S.t0) / plotWidth();
+}
+
+// setView changes the visible range (clamped), redraws and queries the server.
+function setView(t0, t1) {
+  let span = Math.max(MIN_SPAN, t1 - t0);
+  const lim = S.fullSpan * 1.5 + 1e3;
+  if (span > lim) span = lim;
+  const c = (t0 + t1) / 2;
+  t0 = c - span / 2;
+  const lo = -S.fullSpan * 0.25 - 1e3, hi = S.fullSpan * 1.25 + 1e3;
+  if (t0 < lo) t0 = lo;
+  if (t0 + span > hi) t0 = hi - span;
+  S.t0 = t0;
+  S.t1 = t0 + span;
+  writeHash();
+  requestDraw();
+  scheduleFetch();
+}
+
+function zoom(factor, atX) {
+  const x = atX == null ? GUTTER + plotWidth() / 2 : atX;
+  const t = xToTime(x);
+  setView(t - (t - S.t0) * factor, t + (S.t1 - t) * factor);
+}
+
+function pan(fraction) {
+  const d = (S.t1 - S.t0) * fraction;
+  setView(S.t0 + d, S.t1 + d);
+}
+
+function fitAll() {
+  const pad = S.fullSpan * 0.02;
+  setView(-pad, S.fullSpan + pad);
+}
+
+// ------------------------------------------------------------------ layout
+
+// layout computes the bands (run, lane, concurrency, verdict strip, rows) and the canvas height.
+function layout() {
+  const bands = [];
+  let y = 0;
+  S.runs.forEach((run, ri) => {
+    if (S.runs.length > 1) { bands.push({ type: 'run', run: ri, y, h: RUN_H }); y += RUN_H; }
+    run.lanes.forEach((lane, li) => {
+      bands.push({ type: 'lane', run: ri, lane: li, y, h: LANE_H }); y += LANE_H;
+      bands.push({ type: 'conc', run: ri, lane: li, y, h: CONC_H }); y += CONC_H;
+      bands.push({ type: 'vband', run: ri, lane: li, y, h: VBAND_H }); y += VBAND_H;
+      const rowsY = y;
+      let prevProc = -1;
+      run.rows.forEach((row, rid) => {
+        if (row.lane !== li) return;
+        bands.push({ type: 'row', run: ri, lane: li, row: rid, y, h: ROW_H, first: row.process !== prevProc });
+        prevProc = row.process;
+        y += ROW_H;
+      });
+      bands.push({ type: 'laneend', run: ri, lane: li, y: rowsY, h: y - rowsY });
+      y += LANE_GAP;
+    });
+  });
+  S.bands = bands;
+  S.height = Math.max(y, 60);
+  resizeCanvases();
+}
+
+function resizeCanvases() {
+  const dpr = window.devicePixelRatio || 1;
+  cssWidth = canvas.clientWidth;
+  const top = `${$('top').offsetHeight}px`; // the header may wrap: keep the ruler right below it
+  ruler.style.top = top;
+  $('details').style.top = top;
+  const w = canvas.clientWidth;
+  canvas.style.height = `${S.height}px`;
+  canvas.width = Math.round(w * dpr);
+  canvas.height = Math.round(S.height * dpr);
+  ruler.width = Math.round(ruler.clientWidth * dpr);
+  ruler.height = Math.round(ruler.clientHeight * dpr);
+}
+
+function bandAt(y) {
+  for (const b of S.bands) if (b.type !== 'laneend' && y >= b.y && y < b.y + b.h) return b;
+  return null;
+}
