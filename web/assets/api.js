@@ -18,6 +18,7 @@ const FETCH_DEBOUNCE = 40; // ms between viewport changes and the query
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
+ *   (kernel rows; the other kinds' answers: TrackData, tracks.js)
  * } */
 const S = {
   verdicts: [],            // verdict names, by analysis_verdict value
@@ -33,6 +34,8 @@ const S = {
   height: 0,
   hover: null,             // what is under the mouse
   selected: null,          // {run, id} of the clicked kernel
+  flow: null,              // Flow (tracks.js): the selected kernel, copy or API call and its partners
+  collapsed: null,         // per run, the Set of processes whose copies, API and NVTX rows are hidden
   find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
@@ -96,7 +99,7 @@ async function fetchView() {
   const started = performance.now();
   try {
     const answers = await Promise.all(S.runs.map((run, ri) =>
-      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}`, ac.signal)));
+      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}`, ac.signal)));
     if (seq !== S.seq) return;
     S.data = answers.map((a) => {
       const rows = new Map();

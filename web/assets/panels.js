@@ -6,6 +6,8 @@
 
 function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
+  if (h.item != null || h.trackBin != null) return trackTooltip(h);
+  if (h.toggle) return `<div class="kv">click to ${collapsedSet(b.run).has(run.rows[b.row].process) ? 'show' : 'hide'} this process's copies, API calls and NVTX ranges</div>`;
   if (h.kernel != null) {
     const R = h.R, i = h.kernel;
     const L = run.launches[R.l[i]];
@@ -65,6 +67,7 @@ async function showKernel(runIdx, id) {
     if (k.mangled !== k.name) html += `<h4>Mangled</h4><div class="mono">${esc(k.mangled)}</div>`;
     if (k.window) html += windowTable(k.window);
     openDetails('Kernel', html);
+    await selectFlow(runIdx, 'kernel', id, { row: k.row, depth: 0, start: k.start, end: k.end });
   } catch (e) {
     showError(`Kernel ${id}: ${e.message}`);
   }
@@ -105,6 +108,7 @@ function openDetails(title, html) {
 function closeDetails() {
   $('details').hidden = true;
   S.selected = null;
+  S.flow = null;
   writeHash();
   requestDraw();
 }
@@ -226,6 +230,7 @@ function renderLegend() {
   const sw = swatch('rgba(47,111,208,0.35)');
   it.append(sw, 'mean processes in flight (line: peak)');
   lg.append(it);
+  trackLegend(lg);
 }
 
 function table(head, rows) {
@@ -399,8 +404,8 @@ function updateStatus() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const modes = S.data.map((d) => {
     let k = 0, b = 0;
-    for (const r of d.rows.values()) { if (r.mode === 'kernels') k++; else b++; }
-    return `${k} rows as kernels, ${b} aggregated`;
+    for (const r of d.rows.values()) { if (r.mode === 'bins') b++; else k++; }
+    return `${k} rows one by one, ${b} aggregated`;
   });
   $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · keys: +/− zoom, ←/→ pan, 0 fit, / find, drag on the ruler to zoom to a range`;
 }
