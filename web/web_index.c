@@ -77,28 +77,6 @@ const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, cons
 
 /* ---------------------------------------------------------------- rows of every kind */
 
-store_idx web_item_process(const web_runix *r, int kind, uint64_t i)
-{
-    const store_run *run = r->run;
-    switch (kind) {
-    case WEB_ROW_KERNELS:
-        return run->contexts[run->streams[run->kernels[i].stream].context].process;
-    case WEB_ROW_COPIES: return run->contexts[run->streams[run->copies[i].stream].context].process;
-    case WEB_ROW_API: return run->apis[i].process;
-    default: return run->ranges[i].process;
-    }
-}
-
-uint32_t web_item_correlation(const web_runix *r, int kind, uint64_t i)
-{
-    switch (kind) {
-    case WEB_ROW_KERNELS: return r->run->kernels[i].correlation_id;
-    case WEB_ROW_COPIES: return r->run->copies[i].correlation_id;
-    case WEB_ROW_API: return r->run->apis[i].correlation_id;
-    default: return 0; /* NVTX ranges have none */
-    }
-}
-
 /* item_stream, item_thread: the stream of a record of a stream kind, the thread of a record of
  * a thread kind. */
 static store_idx item_stream(const web_runix *r, int kind, uint64_t i)
@@ -148,6 +126,7 @@ typedef struct grp {
     store_idx process, context, stream;
     uint64_t thread;
     uint32_t n, nlev;  /* records; levels */
+    int64_t lo, hi;    /* stream groups: first and last start (of their one level) */
     lev_acc *lev;      /* nlev (grown) */
     int64_t *stack;    /* ends of the open records, innermost last */
     uint32_t sp, scap; /* stack depth and capacity */
@@ -160,6 +139,7 @@ typedef struct grp {
 /* The state of building one kind's rows. */
 typedef struct kind_build {
     web_runix *r;
+    web_row *rows; /* the kind's rows, apart from the other kinds' while they are built */
     int kind;
     web_items *it;
     grp *g; /* groups, in order of first record */
@@ -167,6 +147,11 @@ typedef struct kind_build {
     uint32_t *stream_grp; /* stream kinds: run->nstreams, the group of each stream */
     uint32_t *h_grp;      /* thread kinds: open-addressing table of group ids (UINT32_MAX free) */
     uint32_t hcap;        /* its size, a power of two */
+    uint32_t *rec_grp;    /* thread kinds: each record's group, from pass A for pass B */
+    int corr;             /* the kind carries correlation ids: build its flow index too */
+    uint32_t *cfill;      /* nprocesses: next free position of each process in by_corr */
+    uint32_t *clast;      /* nprocesses: the last correlation id put there */
+    uint8_t *cunsorted;   /* nprocesses: its ids came out of order (a radix sort follows) */
 } kind_build;
 
 static uint32_t hash_thread(store_idx p, uint64_t t)
@@ -295,22 +280,44 @@ static int flush_ties(kind_build *kb, grp *g)
 }
 
 /* count_records: pass A over the kind's records in start order: their groups, counts per group
- * and level, and (thread kinds) each record's level. */
+ * and level, (thread kinds) each record's level, and (kinds with correlation ids) how many
+ * records with one each process has. */
 static int count_records(kind_build *kb)
 {
     web_items *it = kb->it;
-    int threaded = web_kind_threaded(kb->kind);
+    const web_runix *r = kb->r;
+    uint32_t *ccount = kb->corr ? it->corr_off + 1 : NULL;
+    if (!web_kind_threaded(kb->kind)) { /* the hot loop at 10M kernels: no call per record */
+        for (uint64_t i = 0; i < it->n; i++) {
+            uint32_t gi = kb->stream_grp[item_stream(r, kb->kind, i)];
+            if (gi == UINT32_MAX && (gi = group_of(kb, i)) == UINT32_MAX)
+                return WEB_ENOMEM;
+            grp *g = &kb->g[gi];
+            int64_t s = web_item_start(it, i);
+            if (g->n++ == 0)
+                g->lo = s;
+            g->hi = s;
+            if (ccount && web_item_correlation(r, kb->kind, i))
+                ccount[g->process]++;
+        }
+        for (uint32_t k = 0; k < kb->ng; k++) {
+            grp *g = &kb->g[k];
+            if (!(g->lev = malloc(sizeof *g->lev)))
+                return WEB_ENOMEM;
+            g->lev[0] = (lev_acc){g->n, g->lo, g->hi};
+            g->nlev = 1;
+        }
+        return WEB_OK;
+    }
     for (uint64_t i = 0; i < it->n; i++) {
         uint32_t gi = group_of(kb, i);
         if (gi == UINT32_MAX)
             return WEB_ENOMEM;
         grp *g = &kb->g[gi];
         g->n++;
-        if (!threaded) {
-            if (put_level(g, 0, web_item_start(it, i)))
-                return WEB_ENOMEM;
-            continue;
-        }
+        kb->rec_grp[i] = gi;
+        if (ccount && web_item_correlation(r, kb->kind, i))
+            ccount[g->process]++;
         if (g->ntie && web_item_start(it, g->tie[0]) != web_item_start(it, i) && flush_ties(kb, g))
             return WEB_ENOMEM;
         if (g->ntie == g->tcap) {
@@ -322,25 +329,26 @@ static int count_records(kind_build *kb)
         }
         g->tie[g->ntie++] = (uint32_t)i;
     }
-    for (uint32_t k = 0; threaded && k < kb->ng; k++)
+    for (uint32_t k = 0; k < kb->ng; k++)
         if (flush_ties(kb, &kb->g[k]))
             return WEB_ENOMEM;
     return WEB_OK;
 }
 
-/* make_rows: one row per group, appended to r->rows in row_cmp order, with their slices of idx
- * and the interval lists of their levels begun. */
+/* make_rows: one row per group, in row_cmp order, into kb->rows (ids local to the kind until
+ * build_rows puts the kinds together), with their slices of idx and the interval lists of their
+ * levels begun. */
 static int make_rows(kind_build *kb, uint32_t *nstates)
 {
     web_runix *r = kb->r;
     web_items *it = kb->it;
     if (kb->ng == 0)
         return WEB_OK;
-    web_row *rows = realloc(r->rows, sizeof *rows * (r->nrows + kb->ng));
-    if (!rows)
+    web_row *mine = calloc(kb->ng, sizeof *mine);
+    if (!mine)
         return WEB_ENOMEM;
-    r->rows = rows;
-    web_row *mine = rows + r->nrows;
+    kb->rows = mine;
+    it->nrows = kb->ng;
     for (uint32_t k = 0; k < kb->ng; k++) {
         const grp *g = &kb->g[k];
         uint32_t slot = r->process_lane ? r->process_lane[g->process] : 0;
@@ -361,14 +369,11 @@ static int make_rows(kind_build *kb, uint32_t *nstates)
                             .n = g->n};
     }
     qsort_r(mine, kb->ng, sizeof *mine, row_cmp, (void *)r->run);
-    it->first = r->nrows;
-    it->nrows = kb->ng;
-    r->nrows += kb->ng;
     uint32_t off = 0, st = 0;
     for (uint32_t k = 0; k < kb->ng; k++) {
         web_row *row = &mine[k];
         grp *g = &kb->g[row->off];
-        g->row = it->first + k;
+        g->row = k;
         g->st0 = st;
         st += g->nlev;
         row->off = off;
@@ -388,78 +393,6 @@ static int make_rows(kind_build *kb, uint32_t *nstates)
     }
     *nstates = st;
     return WEB_OK;
-}
-
-/* build_kind: the rows of one kind (web_row_kind) and their interval lists, in two passes over
- * its records in start order: groups, counts and levels (count_records), then each record placed
- * in its row's level and pushed into that level's grid, so that the records (320 MB at 10M
- * kernels) are streamed twice instead of once per row. */
-static int build_kind(web_runix *r, int kind)
-{
-    const store_run *run = r->run;
-    web_items *it = &r->items[kind];
-    static const size_t stride[WEB_NROW_KINDS] = {sizeof(store_kernel), sizeof(store_copy),
-                                                  sizeof(store_api), sizeof(store_range)};
-    const void *base[WEB_NROW_KINDS] = {run->kernels, run->copies, run->apis, run->ranges};
-    uint64_t n[WEB_NROW_KINDS] = {run->nkernels, run->ncopies, run->napis, run->nranges};
-    *it = (web_items){.base = base[kind], .stride = stride[kind], .n = n[kind]};
-    it->first = r->nrows;
-    if (it->n == 0)
-        return WEB_OK;
-    if (it->n > UINT32_MAX)
-        return WEB_ENOMEM; /* positions are 32-bit */
-    kind_build kb = {.r = r, .kind = kind, .it = it};
-    web_ivl_build_state *st = NULL;
-    int rc = WEB_ENOMEM;
-    it->idx = malloc(sizeof *it->idx * it->n);
-    if (!it->idx)
-        goto out;
-    if (web_kind_threaded(kind)) {
-        if (!(it->depth = malloc(it->n)))
-            goto out;
-    } else {
-        size_t ns = run->nstreams ? run->nstreams : 1;
-        kb.stream_grp = malloc(sizeof *kb.stream_grp * ns);
-        r->stream_row[kind] = malloc(sizeof *r->stream_row[kind] * ns);
-        if (!kb.stream_grp || !r->stream_row[kind])
-            goto out;
-        memset(kb.stream_grp, 0xff, sizeof *kb.stream_grp * ns);
-        memset(r->stream_row[kind], 0xff, sizeof *r->stream_row[kind] * ns);
-    }
-    uint32_t nst = 0;
-    if (count_records(&kb) || make_rows(&kb, &nst))
-        goto out;
-    for (uint32_t k = 0; kb.stream_grp && k < run->nstreams; k++)
-        if (kb.stream_grp[k] != UINT32_MAX)
-            r->stream_row[kind][k] = kb.g[kb.stream_grp[k]].row;
-    st = calloc(nst ? nst : 1, sizeof *st);
-    if (!st)
-        goto out;
-    for (uint64_t i = 0; i < it->n; i++) {
-        const grp *g = &kb.g[group_of(&kb, i)]; /* found in pass A: no allocation */
-        unsigned l = it->depth ? it->depth[i] : 0;
-        web_ivl *v = &r->rows[g->row].lev[l];
-        web_ivl_build_state *b = &st[g->st0 + l];
-        ((uint32_t *)v->idx)[b->pos] = (uint32_t)i; /* v->idx is this row's slice of it->idx */
-        web_ivl_push(v, b);
-    }
-    for (uint32_t k = 0; k < kb.ng; k++) {
-        const grp *g = &kb.g[k];
-        for (uint32_t l = 0; l < g->nlev; l++)
-            web_ivl_end_build(&r->rows[g->row].lev[l], &st[g->st0 + l]);
-    }
-    rc = WEB_OK;
-out:
-    for (uint32_t k = 0; k < kb.ng; k++) {
-        free(kb.g[k].lev);
-        free(kb.g[k].stack);
-        free(kb.g[k].tie);
-    }
-    free(kb.g);
-    free(kb.stream_grp);
-    free(kb.h_grp);
-    free(st);
-    return rc;
 }
 
 /* ---------------------------------------------------------------- flows */
@@ -490,56 +423,147 @@ static void radix_hi32(uint64_t *a, uint64_t *tmp, size_t n)
         memcpy(a, src, sizeof *a * n);
 }
 
-/* build_corr: the flow index of one kind: its records with a correlation id, grouped by process
- * (a counting sort) and sorted by correlation id within each (most slices come sorted already:
- * API calls get their ids in order; kernels of several streams are radix-sorted). */
-static int build_corr(web_runix *r, int kind)
+/* corr_begin: after pass A, the flow index's slices: process p's records with a correlation id
+ * go to by_corr[corr_off[p] ..), in position order as pass B meets them (corr_put). */
+static int corr_begin(kind_build *kb)
 {
-    web_items *it = &r->items[kind];
-    uint32_t np = r->run->nprocesses;
-    it->corr_off = calloc((size_t)np + 1, sizeof *it->corr_off);
-    uint32_t *fill = malloc(sizeof *fill * (np ? np : 1));
-    uint64_t *key = NULL, *tmp = NULL;
-    int rc = WEB_ENOMEM;
-    if (!it->corr_off || !fill)
-        goto out;
-    for (uint64_t i = 0; i < it->n; i++)
-        if (web_item_correlation(r, kind, i))
-            it->corr_off[web_item_process(r, kind, i) + 1]++;
+    web_items *it = kb->it;
+    uint32_t np = kb->r->run->nprocesses;
     for (uint32_t p = 0; p < np; p++)
         it->corr_off[p + 1] += it->corr_off[p];
     it->by_corr = malloc(sizeof *it->by_corr * (it->corr_off[np] ? it->corr_off[np] : 1));
-    if (!it->by_corr)
-        goto out;
-    memcpy(fill, it->corr_off, sizeof *fill * np);
-    for (uint64_t i = 0; i < it->n; i++)
-        if (web_item_correlation(r, kind, i))
-            it->by_corr[fill[web_item_process(r, kind, i)]++] = (uint32_t)i;
-    uint32_t most = 0;
+    kb->cfill = malloc(sizeof *kb->cfill * (np ? np : 1));
+    kb->clast = calloc(np ? np : 1, sizeof *kb->clast);
+    kb->cunsorted = calloc(np ? np : 1, 1);
+    if (!it->by_corr || !kb->cfill || !kb->clast || !kb->cunsorted)
+        return WEB_ENOMEM;
+    memcpy(kb->cfill, it->corr_off, sizeof *kb->cfill * np);
+    return WEB_OK;
+}
+
+/* corr_put: record i of process p, with correlation id c (not 0), into the flow index; notes
+ * when the process's ids come out of order. */
+static inline void corr_put(kind_build *kb, store_idx p, uint32_t c, uint64_t i)
+{
+    kb->cunsorted[p] |= c < kb->clast[p];
+    kb->clast[p] = c;
+    kb->it->by_corr[kb->cfill[p]++] = (uint32_t)i;
+}
+
+/* corr_end: sorts by correlation id the slices that came out of order (most come sorted: API
+ * calls get their ids in order; kernels of several streams of a process do not). */
+static int corr_end(kind_build *kb)
+{
+    web_items *it = kb->it;
+    uint32_t np = kb->r->run->nprocesses, most = 0;
     for (uint32_t p = 0; p < np; p++)
-        if (it->corr_off[p + 1] - it->corr_off[p] > most)
+        if (kb->cunsorted[p] && it->corr_off[p + 1] - it->corr_off[p] > most)
             most = it->corr_off[p + 1] - it->corr_off[p];
+    if (!most)
+        return WEB_OK;
+    uint64_t *key = malloc(sizeof *key * most), *tmp = malloc(sizeof *tmp * most);
+    if (!key || !tmp) {
+        free(key);
+        free(tmp);
+        return WEB_ENOMEM;
+    }
     for (uint32_t p = 0; p < np; p++) {
-        uint32_t *a = it->by_corr + it->corr_off[p], n = it->corr_off[p + 1] - it->corr_off[p];
-        uint32_t k = 1;
-        while (k < n &&
-               web_item_correlation(r, kind, a[k - 1]) <= web_item_correlation(r, kind, a[k]))
-            k++;
-        if (k >= n)
+        if (!kb->cunsorted[p])
             continue;
-        if (!key && (!(key = malloc(sizeof *key * most)) || !(tmp = malloc(sizeof *tmp * most))))
-            goto out;
+        uint32_t *a = it->by_corr + it->corr_off[p], n = it->corr_off[p + 1] - it->corr_off[p];
         for (uint32_t j = 0; j < n; j++)
-            key[j] = (uint64_t)web_item_correlation(r, kind, a[j]) << 32 | a[j];
+            key[j] = (uint64_t)web_item_correlation(kb->r, kb->kind, a[j]) << 32 | a[j];
         radix_hi32(key, tmp, n);
         for (uint32_t j = 0; j < n; j++)
             a[j] = (uint32_t)key[j];
     }
-    rc = WEB_OK;
-out:
-    free(fill);
     free(key);
     free(tmp);
+    return WEB_OK;
+}
+
+/* build_kind: the rows of one kind (web_row_kind) with their interval lists, and its flow index,
+ * in two passes over its records in start order: groups, counts and levels (count_records), then
+ * each record placed in its row's level and pushed into that level's grid, and into its process's
+ * slice of the flow index; so that the records (320 MB at 10M kernels) are streamed twice
+ * instead of once per row. */
+static int build_kind(web_runix *r, int kind, web_row **pRows /* OUT */)
+{
+    const store_run *run = r->run;
+    web_items *it = &r->items[kind];
+    static const size_t stride[WEB_NROW_KINDS] = {sizeof(store_kernel), sizeof(store_copy),
+                                                  sizeof(store_api), sizeof(store_range)};
+    const void *base[WEB_NROW_KINDS] = {run->kernels, run->copies, run->apis, run->ranges};
+    uint64_t n[WEB_NROW_KINDS] = {run->nkernels, run->ncopies, run->napis, run->nranges};
+    *it = (web_items){.base = base[kind], .stride = stride[kind], .n = n[kind]};
+    *pRows = NULL;
+    if (it->n == 0)
+        return WEB_OK;
+    if (it->n > UINT32_MAX)
+        return WEB_ENOMEM; /* positions are 32-bit */
+    kind_build kb = {.r = r, .kind = kind, .it = it, .corr = kind != WEB_ROW_NVTX};
+    web_ivl_build_state *st = NULL;
+    int rc = WEB_ENOMEM;
+    it->idx = malloc(sizeof *it->idx * it->n);
+    if (!it->idx)
+        goto out;
+    if (web_kind_threaded(kind)) {
+        if (!(it->depth = malloc(it->n)) || !(kb.rec_grp = malloc(sizeof *kb.rec_grp * it->n)))
+            goto out;
+    } else {
+        size_t ns = run->nstreams ? run->nstreams : 1;
+        kb.stream_grp = malloc(sizeof *kb.stream_grp * ns);
+        r->stream_row[kind] = malloc(sizeof *r->stream_row[kind] * ns);
+        if (!kb.stream_grp || !r->stream_row[kind])
+            goto out;
+        memset(kb.stream_grp, 0xff, sizeof *kb.stream_grp * ns);
+        memset(r->stream_row[kind], 0xff, sizeof *r->stream_row[kind] * ns);
+    }
+    if (kb.corr && !(it->corr_off = calloc((size_t)run->nprocesses + 1, sizeof *it->corr_off)))
+        goto out;
+    uint32_t nst = 0;
+    if (count_records(&kb) || make_rows(&kb, &nst) || (kb.corr && corr_begin(&kb)))
+        goto out;
+    for (uint32_t k = 0; kb.stream_grp && k < run->nstreams; k++)
+        if (kb.stream_grp[k] != UINT32_MAX)
+            r->stream_row[kind][k] = kb.g[kb.stream_grp[k]].row;
+    st = calloc(nst ? nst : 1, sizeof *st);
+    if (!st)
+        goto out;
+    for (uint64_t i = 0; i < it->n; i++) {
+        const grp *g = &kb.g[kb.rec_grp ? kb.rec_grp[i] : kb.stream_grp[item_stream(r, kind, i)]];
+        unsigned l = it->depth ? it->depth[i] : 0;
+        web_ivl *v = &kb.rows[g->row].lev[l];
+        web_ivl_build_state *b = &st[g->st0 + l];
+        ((uint32_t *)v->idx)[b->pos] = (uint32_t)i; /* v->idx is this row's slice of it->idx */
+        web_ivl_push(v, b);
+        uint32_t c = kb.corr ? web_item_correlation(r, kind, i) : 0;
+        if (c)
+            corr_put(&kb, g->process, c, i);
+    }
+    if (kb.corr && corr_end(&kb))
+        goto out;
+    for (uint32_t k = 0; k < kb.ng; k++) {
+        const grp *g = &kb.g[k];
+        for (uint32_t l = 0; l < g->nlev; l++)
+            web_ivl_end_build(&kb.rows[g->row].lev[l], &st[g->st0 + l]);
+    }
+    rc = WEB_OK;
+out:
+    *pRows = kb.rows; /* also after a failure: build_rows keeps them for web_runix_free */
+    for (uint32_t k = 0; k < kb.ng; k++) {
+        free(kb.g[k].lev);
+        free(kb.g[k].stack);
+        free(kb.g[k].tie);
+    }
+    free(kb.g);
+    free(kb.stream_grp);
+    free(kb.h_grp);
+    free(kb.rec_grp);
+    free(kb.cfill);
+    free(kb.clast);
+    free(kb.cunsorted);
+    free(st);
     return rc;
 }
 
@@ -570,33 +594,98 @@ uint32_t web_flow_find(const web_runix *r, int kind, store_idx p, uint32_t corr,
     return lo - first;
 }
 
-/* build_rows: kernel rows first, then the process lanes the other kinds' rows sit under (a
- * process's first kernel lane, else lane 0), then copies, API calls, NVTX ranges; and the flow
- * index of the three kinds that carry correlation ids. A run without kernels has no lane, and
- * shows no other kind either. */
-static int build_rows(web_runix *r)
+/* One kind's build on a thread of its own. */
+typedef struct kind_job {
+    web_runix *r;
+    int kind;
+    web_row *rows; /* its rows (ids local to the kind) */
+    int rc;
+} kind_job;
+
+static void *kind_thread(void *arg)
+{
+    kind_job *j = arg;
+    j->rc = build_kind(j->r, j->kind, &j->rows);
+    return NULL;
+}
+
+/* process_lanes: the lane the thread rows (and the copies of a GPU without kernels) of each
+ * process sit under: its first lane with kernels (the lowest slot of the streams that ran its
+ * kernels, as its kernel rows have them), else lane 0. One pass over the kernels' streams. */
+static int process_lanes(web_runix *r)
 {
     const store_run *run = r->run;
-    if (build_kind(r, WEB_ROW_KERNELS))
-        return WEB_ENOMEM;
+    uint8_t *ran = calloc(run->nstreams ? run->nstreams : 1, 1);
     r->process_lane = malloc(sizeof *r->process_lane * (run->nprocesses ? run->nprocesses : 1));
-    if (!r->process_lane)
+    if (!ran || !r->process_lane) {
+        free(ran);
         return WEB_ENOMEM;
+    }
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        ran[run->kernels[i].stream] = 1;
     for (uint32_t p = 0; p < run->nprocesses; p++)
         r->process_lane[p] = UINT32_MAX;
-    for (uint32_t i = 0; i < r->nrows; i++)
-        if (r->rows[i].slot < r->process_lane[r->rows[i].process])
-            r->process_lane[r->rows[i].process] = r->rows[i].slot;
+    for (uint32_t st = 0; st < run->nstreams; st++) {
+        const store_context *c = &run->contexts[run->streams[st].context];
+        uint32_t slot = web_device_lane(r, c->device);
+        if (ran[st] && slot < r->process_lane[c->process])
+            r->process_lane[c->process] = slot;
+    }
     for (uint32_t p = 0; p < run->nprocesses; p++)
         if (r->process_lane[p] == UINT32_MAX)
             r->process_lane[p] = 0;
-    for (int k = WEB_ROW_COPIES; k < WEB_NROW_KINDS && r->nlanes; k++)
-        if (build_kind(r, k))
-            return WEB_ENOMEM;
-    for (int k = WEB_ROW_KERNELS; k <= WEB_ROW_API; k++)
-        if (build_corr(r, k))
-            return WEB_ENOMEM;
+    free(ran);
     return WEB_OK;
+}
+
+/* build_rows: every kind's rows, kernel rows on a thread of their own while this one builds the
+ * copies, API calls and NVTX ranges (each kind with its flow index but NVTX), then all of them
+ * put together in kind order (web_row_kind) with their ids made global. A run without kernels has
+ * no lane, and shows no other kind either. */
+static int build_rows(web_runix *r)
+{
+    kind_job job[WEB_NROW_KINDS];
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        job[k] = (kind_job){.r = r, .kind = k, .rc = WEB_OK};
+    if (process_lanes(r))
+        return WEB_ENOMEM;
+    pthread_t t;
+    int threaded = pthread_create(&t, NULL, kind_thread, &job[WEB_ROW_KERNELS]) == 0;
+    if (!threaded)
+        kind_thread(&job[WEB_ROW_KERNELS]);
+    for (int k = WEB_ROW_COPIES; k < WEB_NROW_KINDS && r->nlanes; k++)
+        job[k].rc = build_kind(r, k, &job[k].rows);
+    if (threaded)
+        pthread_join(t, NULL);
+    int rc = WEB_OK;
+    uint32_t total = 0;
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        total += r->items[k].nrows;
+    r->rows = malloc(sizeof *r->rows * (total ? total : 1));
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        web_items *it = &r->items[k];
+        if (job[k].rc)
+            rc = WEB_ENOMEM;
+        if (!r->rows) { /* free what the kind built */
+            for (uint32_t i = 0; i < it->nrows; i++) {
+                for (uint32_t l = 0; job[k].rows[i].lev && l < job[k].rows[i].nlev; l++)
+                    web_ivl_free(&job[k].rows[i].lev[l]);
+                free(job[k].rows[i].lev);
+            }
+            free(job[k].rows);
+            it->nrows = 0;
+            continue;
+        }
+        it->first = r->nrows;
+        if (it->nrows)
+            memcpy(r->rows + r->nrows, job[k].rows, sizeof *r->rows * it->nrows);
+        free(job[k].rows);
+        for (uint32_t s = 0; k < 2 && r->stream_row[k] && s < r->run->nstreams; s++)
+            if (r->stream_row[k][s] != UINT32_MAX)
+                r->stream_row[k][s] += it->first;
+        r->nrows += it->nrows;
+    }
+    return r->rows ? rc : WEB_ENOMEM;
 }
 
 /* build_grid: the concurrency bins cached for zoomed-out views, one sweep of the analysis'

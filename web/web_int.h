@@ -185,9 +185,28 @@ static inline int64_t web_item_end(const web_items *it, uint64_t i)
 {
     return *(const int64_t *)(it->base + i * it->stride + 8);
 }
-/* The process and correlation id of record i of kind `kind` (kernels, copies, API calls). */
-store_idx web_item_process(const web_runix *r, int kind, uint64_t i);
-uint32_t web_item_correlation(const web_runix *r, int kind, uint64_t i);
+/* The process of record i of kind `kind`, and its correlation id (0 for NVTX ranges, which have
+ * none). Inline: the index calls them once or twice per record. */
+static inline store_idx web_item_process(const web_runix *r, int kind, uint64_t i)
+{
+    const store_run *run = r->run;
+    switch (kind) {
+    case WEB_ROW_KERNELS:
+        return run->contexts[run->streams[run->kernels[i].stream].context].process;
+    case WEB_ROW_COPIES: return run->contexts[run->streams[run->copies[i].stream].context].process;
+    case WEB_ROW_API: return run->apis[i].process;
+    default: return run->ranges[i].process;
+    }
+}
+static inline uint32_t web_item_correlation(const web_runix *r, int kind, uint64_t i)
+{
+    switch (kind) {
+    case WEB_ROW_KERNELS: return r->run->kernels[i].correlation_id;
+    case WEB_ROW_COPIES: return r->run->copies[i].correlation_id;
+    case WEB_ROW_API: return r->run->apis[i].correlation_id;
+    default: return 0;
+    }
+}
 /* The row of record i of kind `kind` (UINT32_MAX when the kind has no rows: a run without
  * kernels shows no other kind). */
 uint32_t web_item_row(const web_runix *r, int kind, uint64_t i);

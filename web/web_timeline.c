@@ -220,13 +220,39 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
 typedef struct row_items {
     const web_row *row;
     uint32_t from[WEB_DEPTH_MAX], to[WEB_DEPTH_MAX];
+    /* API and NVTX rows: each distinct name once per row (a call's name repeats thousands of
+     * times): an open-addressing table from the run's string index to the row's name index */
+    uint32_t *key, *val; /* cap entries (key UINT32_MAX: free) */
+    uint32_t cap, nnames;
+    store_idx *names; /* the row's names, by name index */
 } row_items;
+
+/* item_name: the run's string index of the name of record k of an API or NVTX row. */
+static store_idx item_name(const store_run *run, int kind, uint32_t k)
+{
+    return kind == WEB_ROW_API ? run->apis[k].name : run->ranges[k].name;
+}
+
+/* name_index: the row's index of string nm (added when new). */
+static uint32_t name_index(row_items *ri, store_idx nm)
+{
+    uint32_t at = (nm * 0x9E3779B1u) & (ri->cap - 1);
+    while (ri->key[at] != UINT32_MAX && ri->key[at] != nm)
+        at = (at + 1) & (ri->cap - 1);
+    if (ri->key[at] == UINT32_MAX) {
+        ri->key[at] = nm;
+        ri->val[at] = ri->nnames;
+        ri->names[ri->nnames++] = nm;
+    }
+    return ri->val[at];
+}
 
 /* emit_column: column c of every record of the row drawn in the query's range, level by level
  * (within a level by start). Columns: 'i' id, 's' start, 'd' duration, 'z' level, then per kind:
  * kernels 'l' launch, 'x' stretch, 'v' verdict; copies 't' type, 'k' kind, 'b' bytes; API calls
- * and NVTX ranges 'n' name (the columns "id" and "name", the others named by their letter). */
-static void emit_column(web_buf *b, const tl_query *q, const row_items *ri, char c)
+ * and NVTX ranges 'n' the index of the name in the row's "names" (the columns "id" and "name",
+ * the others named by their letter). */
+static void emit_column(web_buf *b, const tl_query *q, row_items *ri, char c)
 {
     const web_runix *r = q->r;
     const web_row *row = ri->row;
@@ -254,11 +280,7 @@ static void emit_column(web_buf *b, const tl_query *q, const row_items *ri, char
             case 't': web_buf_i64(b, run->copies[k].type); break;
             case 'k': web_buf_i64(b, run->copies[k].kind); break;
             case 'b': web_buf_i64(b, (int64_t)run->copies[k].bytes); break;
-            default: { /* 'n' */
-                store_idx nm = row->kind == WEB_ROW_API ? run->apis[k].name : run->ranges[k].name;
-                const store_string *str = nm < run->nstrings ? &run->strings[nm] : NULL;
-                web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
-            }
+            default: web_buf_i64(b, name_index(ri, item_name(run, row->kind, k))); break; /* 'n' */
             }
         }
     }
@@ -315,6 +337,19 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
         const char *col = cols[row->kind];
         web_buf_str(b,
                     row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
+        if (web_kind_threaded(row->kind)) { /* n <= kmax names at most */
+            items.cap = 16;
+            while (items.cap < 2 * n)
+                items.cap *= 2;
+            items.key = malloc(sizeof *items.key * items.cap);
+            items.val = malloc(sizeof *items.val * items.cap);
+            items.names = malloc(sizeof *items.names * (n ? n : 1));
+            if (!items.key || !items.val || !items.names) {
+                b->failed = 1;
+                goto done;
+            }
+            memset(items.key, 0xff, sizeof *items.key * items.cap);
+        }
         for (const char *c = col; *c; c++) {
             web_buf_str(b, ",\"");
             if (*c == 'i' || *c == 'n') /* "id" and "name", the others one letter */
@@ -325,7 +360,22 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
             emit_column(b, q, &items, *c);
             web_buf_ch(b, ']');
         }
+        if (items.names) {
+            web_buf_str(b, ",\"names\":[");
+            for (uint32_t i = 0; i < items.nnames; i++) {
+                const store_string *str =
+                    items.names[i] < r->run->nstrings ? &r->run->strings[items.names[i]] : NULL;
+                if (i)
+                    web_buf_ch(b, ',');
+                web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
+            }
+            web_buf_ch(b, ']');
+        }
         web_buf_ch(b, '}');
+    done:
+        free(items.key);
+        free(items.val);
+        free(items.names);
         return;
     }
     web_buf_str(b, ",\"mode\":\"bins\",");

@@ -241,7 +241,7 @@ async function testTracks(page, S) {
       if (b.type !== 'row') continue;
       const row = S.runs[0].rows[b.row], R = S.data[0].rows.get(b.row);
       if (row.process !== 0 || !R) continue;
-      out[row.kind === 'kernels' ? `k${row.stream}` : row.kind] = { band: b, mode: R.mode, z: R.z, id: R.id, s: R.s, d: R.d, name: R.name, depth: row.depth };
+      out[row.kind === 'kernels' ? `k${row.stream}` : row.kind] = { band: b, mode: R.mode, z: R.z, id: R.id, s: R.s, d: R.d, name: R.name && R.name.map((n) => R.names[n]), depth: row.depth };
     }
     return out;
   });

@@ -30,7 +30,8 @@ const ITEM_OF_KIND = { kernels: 'kernel', copies: 'copy', api: 'api', nvtx: 'nvt
  *   kernels | copies | calls | ranges
  * }
  * interface TrackData {    // GET /api/timeline "rows" of the other kinds
- *   row, n, mode: 'items', id[], s[], d[], z[] (levels), t[], k[], b[] (copies), name[] (api, nvtx)
+ *   row, n, mode: 'items', id[], s[], d[], z[] (levels), t[], k[], b[] (copies),
+ *        name[] (api, nvtx: indexes into names[], each distinct name once)
  *        | mode: 'bins', count[], busy[] (copies) | levels[] {count[], busy[]} (api, nvtx)
  * }
  * interface Flow {         // the selected item and the records linked to it by correlation id
@@ -151,7 +152,7 @@ function nvtxColor(name) {
 function itemColor(row, R, i) {
   if (row.kind === 'copies') return COPY_COLORS[copyDirection(R.t[i], R.k[i])];
   if (row.kind === 'api') return API_COLOR;
-  return nvtxColor(R.name[i]);
+  return nvtxColor(R.names[R.name[i]]);
 }
 
 function fmtBytes(b) {
@@ -218,7 +219,7 @@ function drawTrack(b, run, d, phase) {
     const kind = ITEM_OF_KIND[row.kind];
     const sel = isSelectedItem(b.run, kind, R.id[i]);
     if (w > 40) {
-      const text = row.kind === 'copies' ? `${copyName(R.t[i], R.k[i])} ${fmtBytes(R.b[i])}` : R.name[i];
+      const text = row.kind === 'copies' ? `${copyName(R.t[i], R.k[i])} ${fmtBytes(R.b[i])}` : R.names[R.name[i]];
       ctx.fillStyle = row.kind === 'api' ? '#2a2110' : '#fff';
       ctx.fillText(ellipsis(text, w - 6), x0 + 3, y + h / 2 + 0.5);
     }
@@ -319,7 +320,7 @@ function trackTooltip(h) {
     const where = row.kind === 'copies' ? `stream <b>${row.stream}</b>` : `thread <b>${row.thread}</b> · level <b>${R.z[i]}</b>`;
     let name;
     if (row.kind === 'copies') name = `${copyName(R.t[i], R.k[i])} · ${fmtBytes(R.b[i])}`;
-    else name = `${row.kind === 'api' ? '' : 'NVTX '}${R.name[i]}`;
+    else name = `${row.kind === 'api' ? '' : 'NVTX '}${R.names[R.name[i]]}`;
     return `<div class="name">${esc(name)}</div>` +
       `<div class="kv">pid <b>${p.pid}</b> · ${where}</div>` +
       `<div class="kv">duration <b>${fmtTime(R.d[i])}</b> · start <b>${fmtTime(R.s[i], 6)}</b></div>` +
