@@ -1926,7 +1926,7 @@ int test_collector_capture_horizon(void)
     TEST_EQ_INT(hz_dump("short", abs, out, sizeof out, dumped, sizeof dumped), 0);
     snprintf(want, sizeof want,
              "%ld: dumped 21 kernels to %s; complete only to 17.0 ms before the request: CUPTI "
-             "held the newest records back (a kernel still running) for 100 ms\n",
+             "still held a buffer after 100 ms of flushes (a kernel running)\n",
              (long)getpid(), dumped);
     TEST_EQ_STR(out, want);
     TEST_EQ_INT(range_end(dumped), T + 63 * MS);
