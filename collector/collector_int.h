@@ -309,11 +309,11 @@ void collector_writer_flush_now(collector_writer *w);
  * kernel that had ended by then need be written: see collector_writer_horizon(). */
 int64_t collector_writer_last_flush(collector_writer *w);
 
-/* How far the file is complete (GPU clock, ns; 0: not known yet): every kernel that ended before
- * it is written. After a flush it is the flush's clock when CUPTI gave back every buffer it had
- * taken, else the latest end written, capped by the flush's clock: a default flush leaves a buffer
- * with a kernel still running in CUPTI's hands, and with it the kernels that ended before. Never
- * moves back. */
+/* How far the file is complete (GPU clock, ns): every kernel that ended before it is written (or
+ * counted as lost). It starts at the writer's start (nothing was launched before); after a flush
+ * it is the flush's clock when CUPTI gave back every buffer it had taken, else the latest end
+ * written, capped by the flush's clock: a default flush leaves a buffer with a kernel still running
+ * in CUPTI's hands, and with it the kernels that ended before. Never moves back. */
 int64_t collector_writer_horizon(collector_writer *w);
 
 /* On the writer thread only: repeats the default flush (never a forced one, which would hand

@@ -446,9 +446,9 @@ static void tick(void *arg, collector_writer *w, int flushed)
         close_flush(w, closed);
     else if (!flushed)
         return;
-    /* The flight recorder checkpoints after the flushes that wrote something: one CUPTI keeps
-     * back (a kernel running) would leave a flush period without a checkpoint, and the window
-     * that much longer; tried again, it seldom does. */
+    /* A checkpoint of the flight recorder needs a flush that wrote something: one CUPTI answered
+     * short (a buffer kept while a kernel runs) would leave a flush period without one, and the
+     * window that much longer; tried again a few ms later, it seldom stays short. */
     if (flushed && (s->cfg.flight_ms || s->cfg.flight_bytes))
         collector_writer_settle(w, collector_writer_last_flush(w), FLIGHT_SETTLE_MS);
     extend_open_range(s, collector_writer_horizon(w));

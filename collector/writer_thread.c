@@ -201,6 +201,10 @@ int collector_writer_start(const collector_writer_config *cfg, collector_writer 
     if (!w)
         return -1;
     w->cfg = *cfg;
+    /* Nothing was launched before the collector started (the driver calls it at the first CUDA
+     * call): the file is complete to now. */
+    if (cfg->hooks->gpu_clock)
+        atomic_store(&w->horizon, cfg->hooks->gpu_clock());
     if (w->cfg.capacity == 0)
         w->cfg.capacity = 1;
     w->ring = calloc(w->cfg.capacity, sizeof *w->ring);
