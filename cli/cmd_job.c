@@ -213,15 +213,23 @@ static void text_report(FILE *out, const json_t *rep, const job_index *idx, int 
     const json_t *job = json_object_get(rep, "job"), *gpus = json_object_get(rep, "gpus");
     char ranks[64], b1[32], b2[40], b3[96], b4[96], cell1[4 * 16 + 1], cell2[4 * 16 + 1];
     long long nranks = json_integer_value(json_object_get(job, "ranks"));
-    fprintf(out, "Job: %lld files, %lld processes",
-            json_integer_value(json_object_get(job, "files")),
-            json_integer_value(json_object_get(job, "processes")));
-    if (nranks)
-        fprintf(out, " (%lld ranks: %s)", nranks, job_ranks_text(idx, ranks, sizeof ranks));
-    fprintf(out, ", %lld hosts, %lld GPUs, %lld kernels\n",
-            json_integer_value(json_object_get(job, "hosts")),
-            json_integer_value(json_object_get(job, "gpus")),
-            json_integer_value(json_object_get(job, "kernels")));
+    static const char *const counts[][2] = {{"files", "file"},
+                                            {"processes", "process"},
+                                            {"hosts", "host"},
+                                            {"gpus", "GPU"},
+                                            {"kernels", "kernel"}};
+    fprintf(out, "Job:");
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        long long v = json_integer_value(json_object_get(job, counts[c][0]));
+        fprintf(out, "%s %lld %s%s", c ? "," : "", v, counts[c][1],
+                v == 1   ? ""
+                : c == 1 ? "es"
+                         : "s");
+        if (c == 1 && nranks)
+            fprintf(out, " (%lld rank%s: %s)", nranks, nranks == 1 ? "" : "s",
+                    job_ranks_text(idx, ranks, sizeof ranks));
+    }
+    fputc('\n', out);
     fprintf(out, "%s\n", str(job, "note"));
     fprintf(out, "\n%sGPUs by time-sliced share%s\n", color ? "\033[1m" : "",
             cli_color_reset(color));
