@@ -7,8 +7,9 @@
  * (stretched 1.05x: concurrent). Each host's clock is hours away from the others' (they are never
  * compared). Deterministic.
  *   bench_job_gen DIR [-H hosts] [-g gpus] [-r ranks] [-k kernels per file] [-b kernels]
- *                     [-m every] [-u]
- * -b: the ranks of host 0's GPU 0 get this many kernels each (one big group); -m: every M-th GPU
+ *                     [-m every] [-u] [-B]
+ * -b: the ranks of host 0's GPU 0 get this many kernels each (one big group); -B: write only
+ * those files (to replace them in a copy of a job written before); -m: every M-th GPU
  * runs under MPS (0: none); -u: devices without UUID (matched by host, ordinal, name, memory:
  * then every rank sees its GPU under its own ordinal, CUDA_VISIBLE_DEVICES unset). */
 #include <getopt.h>
@@ -24,7 +25,7 @@
 #define BARRIER 100000LL /* ns idle between iterations */
 
 typedef struct gen {
-    int hosts, gpus, ranks, mps_every, no_uuid;
+    int hosts, gpus, ranks, mps_every, no_uuid, only_big;
     uint64_t kernels, big;
 } gen;
 
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
 {
     gen o = {.hosts = 64, .gpus = 8, .ranks = 4, .kernels = 300, .mps_every = 4};
     int c;
-    while ((c = getopt(argc, argv, "H:g:r:k:b:m:u")) != -1) {
+    while ((c = getopt(argc, argv, "H:g:r:k:b:m:uB")) != -1) {
         switch (c) {
         case 'H': o.hosts = atoi(optarg); break;
         case 'g': o.gpus = atoi(optarg); break;
@@ -154,13 +155,14 @@ int main(int argc, char **argv)
         case 'b': o.big = strtoull(optarg, NULL, 10); break;
         case 'm': o.mps_every = atoi(optarg); break;
         case 'u': o.no_uuid = 1; break;
+        case 'B': o.only_big = 1; break;
         default: return 2;
         }
     }
     if (optind != argc - 1 || o.hosts < 1 || o.gpus < 1 || o.ranks < 1 || o.hosts > 100000 ||
         o.gpus > 64 || o.ranks > 64 || o.mps_every < 0) {
         fprintf(stderr, "usage: bench_job_gen DIR [-H hosts] [-g gpus] [-r ranks] [-k kernels] "
-                        "[-b kernels] [-m every] [-u]\n");
+                        "[-b kernels] [-m every] [-u] [-B]\n");
         return 2;
     }
     const char *dir = argv[optind];
@@ -168,9 +170,9 @@ int main(int argc, char **argv)
     for (int h = 0; h < o.hosts; h++)
         for (int g = 0; g < o.gpus; g++)
             for (int j = 0; j < o.ranks; j++)
-                if (write_rank(dir, &o, h, g, j))
+                if ((!o.only_big || (h == 0 && g == 0)) && write_rank(dir, &o, h, g, j))
                     return 1;
-    printf("bench_job_gen: %d hosts x %d GPUs x %d ranks = %d files in %s\n", o.hosts, o.gpus,
-           o.ranks, o.hosts * o.gpus * o.ranks, dir);
+    printf("bench_job_gen: %d hosts x %d GPUs x %d ranks: %d files written in %s\n", o.hosts,
+           o.gpus, o.ranks, o.only_big ? o.ranks : o.hosts * o.gpus * o.ranks, dir);
     return 0;
 }
