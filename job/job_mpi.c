@@ -14,10 +14,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "job_int.h"
 
 enum { TAG_WORK = 1, TAG_SUMMARIES = 2 };
+
+/* Waits for req without spinning: Open MPI's blocking calls poll at full speed, so a rank waiting
+ * for rank 0's index (or rank 0 for a slow rank) would take a core from the ranks that work
+ * where ranks outnumber cores (2 ranks on 2 cores beside other work: bench_job.md). A test every
+ * half millisecond costs nothing next to loading a group. */
+static void wait_idle(MPI_Request *req)
+{
+    const struct timespec nap = {0, 500000};
+    int done = 0;
+    for (MPI_Test(req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(req, &done, MPI_STATUS_IGNORE))
+        nanosleep(&nap, NULL);
+}
 
 int job_mpi_begin(int *argc, char ***argv, int *pRank, int *pSize, char *err, size_t errlen)
 {
@@ -90,8 +103,12 @@ static const char *next(const char **at, const char *end)
  * memory (the message is then received into nothing and dropped). */
 static char *recv_any(int src, int tag, int *pLen)
 {
+    const struct timespec nap = {0, 500000};
     MPI_Status st;
-    MPI_Probe(src, tag, MPI_COMM_WORLD, &st);
+    int ready = 0;
+    for (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st); !ready;
+         MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st))
+        nanosleep(&nap, NULL); /* as wait_idle */
     MPI_Get_count(&st, MPI_CHAR, pLen);
     char *p = malloc((size_t)*pLen + 1);
     char drop;
@@ -177,14 +194,25 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
             fprintf(stderr, "tlview job: out of memory dealing %u groups to %d ranks\n", ngroups,
                     size);
     }
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+    wait_idle(&req);
     int rc = all_ok ? JOB_OK : JOB_EINVAL;
     buf mine = {0};
     char **summaries = NULL;
     if (rc == JOB_OK && rank == 0) {
-        for (int r = 1; r < size; r++)
-            MPI_Send(to[r].p ? to[r].p : "", (int)to[r].n, MPI_CHAR, r, TAG_WORK, MPI_COMM_WORLD);
+        MPI_Request *sent = malloc((size_t)size * sizeof *sent);
+        for (int r = 1; r < size; r++) {
+            MPI_Request one;
+            MPI_Isend(to[r].p ? to[r].p : "", (int)to[r].n, MPI_CHAR, r, TAG_WORK, MPI_COMM_WORLD,
+                      sent ? &sent[r] : &one);
+            if (!sent)
+                wait_idle(&one);
+        }
         int wrc = work(to[0].p, (int)to[0].n, o, &mine);
+        for (int r = 1; sent && r < size; r++)
+            wait_idle(&sent[r]);
+        free(sent);
         summaries = calloc((size_t)ngroups + 1, sizeof *summaries);
         if (wrc != JOB_OK || !summaries || take(mine.p, (int)mine.n, summaries, ngroups))
             rc = JOB_ENOMEM;
@@ -205,10 +233,10 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
         int wrc = p ? work(p, len, o, &mine) : JOB_ENOMEM;
         /* the last byte says whether every summary was made: NUL yes, 1 no */
         put_bytes(&mine, wrc == JOB_OK ? "" : "\1", 1);
-        if (mine.bad) /* nothing to send but the failure */
-            MPI_Send("\1", 1, MPI_CHAR, 0, TAG_SUMMARIES, MPI_COMM_WORLD);
-        else
-            MPI_Send(mine.p, (int)mine.n, MPI_CHAR, 0, TAG_SUMMARIES, MPI_COMM_WORLD);
+        /* nothing to send but the failure when out of memory */
+        MPI_Isend(mine.bad ? "\1" : mine.p, mine.bad ? 1 : (int)mine.n, MPI_CHAR, 0, TAG_SUMMARIES,
+                  MPI_COMM_WORLD, &req);
+        wait_idle(&req);
         free(p);
     }
     for (uint32_t g = 0; rc == JOB_OK && summaries && g < ngroups; g++)
@@ -235,7 +263,9 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
 
 int job_mpi_end(int rc)
 {
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    wait_idle(&req);
     MPI_Finalize();
     return rc;
 }
