@@ -539,16 +539,21 @@ int cmd_job(int argc, char **argv)
     if (o.an.nbaseline && quietly(quiet, run_baseline, &(baseline_args){&o, &base}) != 0)
         ok = 0;
     o.an.options.baseline = base;
-    if (ok && mpi_rank == 0) {
-        int irc = job_index_build((const char *const *)argv + optind, (uint32_t)(argc - optind),
-                                  o.an.separate_gpus, &idx);
-        if (irc != JOB_OK) {
-            if (irc == JOB_ENOMEM)
-                fprintf(stderr, "tlview job: out of memory\n");
-            else
-                index_error(idx);
-            ok = 0;
-        }
+    int irc = JOB_OK;
+#ifdef TLVIEW_HAVE_MPI
+    if (use_mpi) /* every rank reads a share of the files' metadata */
+        irc = job_mpi_index(ok, (const char *const *)argv + optind, (uint32_t)(argc - optind),
+                            o.an.separate_gpus, &idx);
+#endif
+    if (!use_mpi && ok)
+        irc = job_index_build((const char *const *)argv + optind, (uint32_t)(argc - optind),
+                              o.an.separate_gpus, &idx);
+    if (ok && irc != JOB_OK) {
+        if (irc == JOB_ENOMEM && (!idx || !job_index_errmsg(idx)[0]))
+            fprintf(stderr, "tlview job: out of memory\n");
+        else if (mpi_rank == 0 && idx)
+            index_error(idx);
+        ok = 0;
     }
     if (ok && o.index) {
         json_t *j = job_index_json(idx);

@@ -1,5 +1,6 @@
 /* index.c: the job index: the files of a job (folders expanded), their metadata read without
- * their kernels (store_run_load_meta, one file after the other), and the files grouped by the GPUs
+ * their kernels (store_run_load_meta, on one thread per CPU, as records.c's records added to
+ * one run in file order), and the files grouped by the GPUs
  * they ran kernels on (a union-find over files and the run's devices, which store/ matched by its
  * own identity rules); the dealing of the groups to MPI ranks; and the helpers the group
  * summaries share (ranks, GPU indexes). */
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,7 +382,7 @@ static uint32_t count_hosts(const store_run *run)
     return n;
 }
 
-int job_index_build(const char *const *args, uint32_t nargs, int separate_gpus, job_index **ppIdx)
+int job_index_start(const char *const *args, uint32_t nargs, int separate_gpus, job_index **ppIdx)
 {
     job_index *idx = calloc(1, sizeof *idx);
     *ppIdx = idx;
@@ -403,19 +405,88 @@ int job_index_build(const char *const *args, uint32_t nargs, int separate_gpus, 
         if (rc)
             return rc;
     }
-    for (uint32_t f = 0; f < idx->nfiles; f++) {
-        job_file *jf = &idx->files[f];
-        jf->first_process = idx->run->nprocesses;
-        int rc = store_run_load_meta(idx->run, &jf->path, 1, &jf->kernels);
-        if (rc)
-            return fail(idx, rc == STORE_ENOMEM ? JOB_ENOMEM : JOB_EFILE,
-                        rc == STORE_ENOMEM ? NULL : jf->path, "%s", store_run_errmsg(idx->run));
-        jf->nprocesses = idx->run->nprocesses - jf->first_process;
-    }
+    return JOB_OK;
+}
+
+int job_index_add_record(job_index *idx, uint32_t file, job_reader *r)
+{
+    job_file *jf = &idx->files[file];
+    char err[1024];
+    jf->first_process = idx->run->nprocesses;
+    int rc = job_replay_file(idx->run, r, jf->path, &jf->kernels, err, sizeof err);
+    jf->nprocesses = idx->run->nprocesses - jf->first_process;
+    return rc ? fail(idx, rc, rc == JOB_ENOMEM ? NULL : jf->path, "%s", err) : JOB_OK;
+}
+
+int job_index_finish(job_index *idx)
+{
     if (group_files(idx))
         return fail(idx, JOB_ENOMEM, NULL, "out of memory");
     idx->nhosts = count_hosts(idx->run);
     return JOB_OK;
+}
+
+/* A thread's share of the files: their records, made side by side with the other shares'. */
+typedef struct share {
+    const job_index *idx;
+    uint32_t lo, hi; /* files [lo, hi) */
+    job_wire out;
+} share;
+
+static void *record_share(void *arg)
+{
+    share *sh = arg;
+    for (uint32_t f = sh->lo; f < sh->hi; f++)
+        job_record_file(&sh->out, sh->idx->files[f].path);
+    return NULL;
+}
+
+/* Threads that read files side by side: one per CPU (at most 8: the files' metadata is small,
+ * opening them is the cost, and a shared file system serves few opens at once per client),
+ * and at least 16 files each. */
+static uint32_t index_threads(uint32_t nfiles)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t n = cpus < 1 ? 1 : cpus > 8 ? 8 : (uint32_t)cpus;
+    while (n > 1 && nfiles < 16 * n)
+        n--;
+    return n;
+}
+
+int job_index_build(const char *const *args, uint32_t nargs, int separate_gpus, job_index **ppIdx)
+{
+    int rc = job_index_start(args, nargs, separate_gpus, ppIdx);
+    job_index *idx = *ppIdx;
+    if (rc)
+        return rc;
+    uint32_t nt = index_threads(idx->nfiles);
+    share sh[8];
+    pthread_t th[8];
+    int started[8] = {0};
+    for (uint32_t t = 0; t < nt; t++) {
+        sh[t] = (share){idx,
+                        (uint32_t)((uint64_t)idx->nfiles * t / nt),
+                        (uint32_t)((uint64_t)idx->nfiles * (t + 1) / nt),
+                        {0}};
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, record_share, &sh[t]) == 0;
+    }
+    record_share(&sh[0]);
+    for (uint32_t t = 1; t < nt; t++)
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            record_share(&sh[t]); /* no thread: this one reads the share */
+    /* the records in file order, into the one run */
+    for (uint32_t t = 0; t < nt; t++) {
+        job_reader r = {sh[t].out.p, sh[t].out.p ? sh[t].out.p + sh[t].out.n : NULL, 0};
+        if (rc == JOB_OK && sh[t].out.bad)
+            rc = fail(idx, JOB_ENOMEM, NULL, "out of memory");
+        for (uint32_t f = sh[t].lo; rc == JOB_OK && f < sh[t].hi; f++)
+            rc = job_index_add_record(idx, f, &r);
+        job_wire_free(&sh[t].out);
+    }
+    return rc ? rc : job_index_finish(idx);
 }
 
 void job_index_free(job_index *idx)

@@ -7,10 +7,11 @@
  *    host, ordinal, name and memory: store_run_add_device), so a group is what the analysis of
  *    the whole job would have called one GPU. A rank whose kernels ran on two GPUs joins their
  *    groups into one.
+ *    Files are read on one thread per CPU (records.c), or by every MPI rank (job_mpi.c).
  * 2. Each group is loaded and analysed on its own (job_group_summary) into a summary: a small
  *    JSON text per group (the view's device objects, with host, GPU index, ranks and pids).
  *    Memory follows the largest group, not the job. The summaries are all that travels between
- *    MPI ranks (job_mpi.c deals the groups to them).
+ *    MPI ranks (job_mpi.c deals the groups to them) besides the index's records.
  * 3. job_report_json() puts the summaries of every group together: per host and GPU, who shared
  *    it, its verdict and evidence and the predicted MPS gain, ranked by time-sliced share.
  *
@@ -68,7 +69,9 @@ typedef struct job_group {
 
 /* Builds the index of args[0..nargs): files, or folders standing for the tlview files in them
  * (every regular file that starts with SQLite's header, in name order; hidden files, -wal,
- * -journal and other files skipped). The files are read one after the other, metadata only.
+ * -journal and other files skipped). The files' metadata is read on one thread per CPU (up to
+ * 8) and added to the index in file order; the first file that fails (in file order) is the
+ * error.
  * separate_gpus: uuid-less GPUs are kept one per process (store_run_set_gpu_identity). Groups
  * are numbered by their first file. Returns JOB_OK; JOB_EFILE (a missing folder, a folder with
  * no tlview file, a file that is not a tlview file: the message names it); JOB_ENOMEM. *ppIdx is
@@ -163,11 +166,21 @@ int job_launched(int *pRank /* OUT */, int *pSize /* OUT */);
 int job_mpi_begin(int *argc, char ***argv, int *pRank /* OUT */, int *pSize /* OUT */, char *err,
                   size_t errlen);
 
-/* Every rank calls it once. ok: 0 when this rank could not get ready (its error already
- * printed): then every rank returns JOB_EINVAL. idx: the index on rank 0 (NULL elsewhere).
- * Rank 0 deals the groups (job_deal), sends each rank the paths of its groups; each rank makes
- * their summaries (job_group_summary with o); rank 0 receives them all into *pSummaries
- * (ngroups texts, free each and the array). JOB_OK, JOB_EINVAL, or JOB_ENOMEM. */
+/* The index, read by every rank: rank 0 lists the files of args (as job_index_start), each rank
+ * reads the metadata of a contiguous block of them, rank 0 adds the records in file order and
+ * groups the files. Every rank calls it once; ok: 0 when this rank could not get ready (its error
+ * already printed): then every rank returns JOB_EINVAL. On rank 0 *ppIdx is set as
+ * job_index_build() sets it, with its return code (print job_index_errmsg()); elsewhere NULL
+ * with JOB_OK. */
+int job_mpi_index(int ok, const char *const *args, uint32_t nargs, int separate_gpus,
+                  job_index **ppIdx /* OUT: rank 0 */);
+
+/* The summaries, made by every rank. Every rank calls it once, after job_mpi_index(). ok: 0 when
+ * this rank could not get ready (rank 0: no index): then every rank returns JOB_EINVAL. idx: the
+ * index on rank 0 (NULL elsewhere). Rank 0 deals the groups (job_deal), sends each rank the
+ * paths of its groups; each rank makes their summaries (job_group_summary with o); rank 0
+ * receives them all into *pSummaries (ngroups texts, free each and the array). JOB_OK,
+ * JOB_EINVAL, or JOB_ENOMEM. */
 int job_mpi_summaries(int ok, const job_index *idx, const job_options *o,
                       char ***pSummaries /* OUT: rank 0 */);
 

@@ -24,4 +24,53 @@ uint32_t job_unique_i64(int64_t *v, uint32_t n);
 /* A JSON array of v[0..n) (integers). NULL out of memory. */
 json_t *job_int_array(const int64_t *v, uint32_t n);
 
+/* ---------------------------------------------------------------- wire.c */
+
+/* A growing buffer of fields (wire.c: each ends with a NUL; typed ones start with I, S or N). */
+typedef struct job_wire {
+    char *p;
+    size_t n, cap;
+    int bad; /* out of memory, or over INT_MAX bytes (an MPI count): nothing more is added */
+} job_wire;
+
+void job_wire_bytes(job_wire *w, const char *s, size_t n); /* n bytes as they are */
+void job_wire_raw(job_wire *w, const char *s);             /* s and its NUL */
+void job_wire_str(job_wire *w, const char *s);             /* a text; NULL allowed */
+void job_wire_int(job_wire *w, int64_t v);
+void job_wire_free(job_wire *w);
+
+/* Reads fields from [at, end); a missing or mistyped field sets bad (and reads as NULL / 0). */
+typedef struct job_reader {
+    const char *at, *end;
+    int bad;
+} job_reader;
+
+const char *job_read_raw(job_reader *r);
+const char *job_read_str(job_reader *r); /* NULL for a NULL text (or when bad) */
+int64_t job_read_int(job_reader *r);
+int job_read_more(const job_reader *r); /* 1 while fields are left */
+
+/* ---------------------------------------------------------------- records.c */
+
+/* Appends the record of the file at `path`: its metadata (store_run_load_meta in a run of its
+ * own) or why it could not be read. Thread-safe. */
+void job_record_file(job_wire *w, const char *path);
+
+/* Adds the file record at r to run (its processes with `path` as their file; its devices
+ * matched by run's identity rules). *pKernels: its kernel rows. JOB_OK; JOB_EFILE with the
+ * reading's error (naming the file) in err, or a damaged record; JOB_ENOMEM. */
+int job_replay_file(store_run *run, job_reader *r, const char *path, uint64_t *pKernels, char *err,
+                    size_t errlen);
+
+/* ---------------------------------------------------------------- index.c, for job_mpi.c */
+
+/* job_index_build() in three steps, for an index whose records are made elsewhere (by MPI
+ * ranks): start (the files of args, no file read: *ppIdx set as job_index_build() sets it),
+ * the record of each file in order (file: the next one), finish (the groups). Each returns
+ * JOB_OK or the error, which job_index_errmsg() then says. */
+int job_index_start(const char *const *args, uint32_t nargs, int separate_gpus,
+                    job_index **ppIdx /* OUT */);
+int job_index_add_record(job_index *idx, uint32_t file, job_reader *r);
+int job_index_finish(job_index *idx);
+
 #endif

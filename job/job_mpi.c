@@ -1,15 +1,16 @@
-/* job_mpi.c: the MPI engine of `tlview job` (built only when CMake finds MPI). Rank 0 holds the
- * index; it deals the groups to the ranks (job_deal: balanced by kernels), sends each rank the
- * paths of its groups, makes the summaries of its own share meanwhile, and receives the others'
- * summaries: compact JSON texts, a few KiB per GPU, the only data that travels. Kernels are read
- * by the rank that analyses them, from the shared file system. Point-to-point messages, one to
- * and one from each rank, each below 2 GiB (MPI counts are ints), so no displacement overflows
- * however large the job.
- *
- * Wire format of both directions: records laid end to end, each "<group>\0<text>\0..." :
- * to a rank, group number, file count, then the paths; from a rank, group number then its
- * summary. */
-#include <limits.h>
+/* job_mpi.c: the MPI engine of `tlview job` (built only when CMake finds MPI), in two rounds.
+ * 1. The index (job_mpi_index): rank 0 lists the files and gives each rank a contiguous block
+ *    of them; each rank reads its files' metadata into records (records.c) and sends them back;
+ *    rank 0 adds them to the index in file order, as one process adds its threads' records, and
+ *    groups the files.
+ * 2. The groups (job_mpi_summaries): rank 0 deals them to the ranks (job_deal: balanced by
+ *    kernels), sends each rank the paths of its groups and makes its own share's summaries
+ *    meanwhile; each rank loads and analyses its groups where the files are (the shared file
+ *    system) and sends back their summaries, compact JSON texts of a few KiB per GPU.
+ * Only metadata records and summaries travel, one message to and one from each rank per round,
+ * each below 2 GiB (MPI counts are ints), in wire.c's format; a sender's last byte says whether
+ * it made everything (NUL) or ran out of memory (1). Every wait sleeps between tests instead of
+ * spinning (wait_idle). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +19,60 @@
 
 #include "job_int.h"
 
-enum { TAG_WORK = 1, TAG_SUMMARIES = 2 };
+enum { TAG_FILES = 1, TAG_RECORDS = 2, TAG_WORK = 3, TAG_SUMMARIES = 4 };
 
 /* Waits for req without spinning: Open MPI's blocking calls poll at full speed, so a rank waiting
- * for rank 0's index (or rank 0 for a slow rank) would take a core from the ranks that work
- * where ranks outnumber cores (2 ranks on 2 cores beside other work: bench_job.md). A test every
- * half millisecond costs nothing next to loading a group. */
+ * for rank 0 (or rank 0 for a slow rank) would take a core from the ranks that work where ranks
+ * outnumber cores (2 ranks on 2 cores beside other work: bench_job.md). A test every half
+ * millisecond costs nothing next to reading a file. */
 static void wait_idle(MPI_Request *req)
 {
     const struct timespec nap = {0, 500000};
     int done = 0;
     for (MPI_Test(req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(req, &done, MPI_STATUS_IGNORE))
         nanosleep(&nap, NULL);
+}
+
+/* Sends w to rank `to` (or, when w ran out of memory, the failure alone) and waits, idle. */
+static void send_wire(job_wire *w, int to, int tag)
+{
+    MPI_Request req;
+    job_wire_bytes(w, "", 1); /* the status byte: all made */
+    MPI_Isend(w->bad ? "\1" : w->p, w->bad ? 1 : (int)w->n, MPI_CHAR, to, tag, MPI_COMM_WORLD,
+              &req);
+    wait_idle(&req);
+}
+
+/* Receives a message of unknown length from `src` with `tag`, waiting idle. Returns its fields
+ * (the status byte taken off) in *r and the buffer to free; NULL out of memory or when the
+ * sender failed (the message is then dropped). */
+static char *recv_wire(int src, int tag, job_reader *r)
+{
+    const struct timespec nap = {0, 500000};
+    MPI_Status st;
+    int ready = 0, len = 0;
+    for (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st); !ready;
+         MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st))
+        nanosleep(&nap, NULL); /* as wait_idle */
+    MPI_Get_count(&st, MPI_CHAR, &len);
+    char *p = malloc((size_t)len + 1), drop;
+    MPI_Recv(p ? p : &drop, p ? len : 0, MPI_CHAR, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (p && (len < 1 || p[len - 1] != '\0')) {
+        free(p);
+        p = NULL;
+    }
+    *r = (job_reader){p, p ? p + len - 1 : NULL, !p};
+    return p;
+}
+
+/* 1 on every rank when `ok` is 1 on every rank. */
+static int all_agree(int ok)
+{
+    int all = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+    wait_idle(&req);
+    return all;
 }
 
 int job_mpi_begin(int *argc, char ***argv, int *pRank, int *pSize, char *err, size_t errlen)
@@ -43,119 +86,119 @@ int job_mpi_begin(int *argc, char ***argv, int *pRank, int *pSize, char *err, si
     return JOB_OK;
 }
 
-/* A growing byte buffer. */
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    int bad; /* out of memory, or beyond INT_MAX bytes */
-} buf;
-
-/* Appends n bytes. */
-static void put_bytes(buf *b, const char *s, size_t n)
+/* The first file of rank r's block of n files over size ranks. */
+static uint32_t block(uint32_t n, int r, int size)
 {
-    if (b->bad)
-        return;
-    if (b->n + n > (size_t)INT_MAX) {
-        b->bad = 1;
-        return;
-    }
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->bad = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
+    return (uint32_t)((uint64_t)n * (uint64_t)r / (uint64_t)size);
 }
 
-/* Appends s with its NUL. */
-static void put(buf *b, const char *s)
+int job_mpi_index(int ok, const char *const *args, uint32_t nargs, int separate_gpus,
+                  job_index **ppIdx)
 {
-    put_bytes(b, s, strlen(s) + 1);
-}
-
-static void put_u32(buf *b, uint32_t v)
-{
-    char s[16];
-    snprintf(s, sizeof s, "%u", v);
-    put(b, s);
-}
-
-/* The next NUL-terminated field of [*at, end), NULL when none is left. */
-static const char *next(const char **at, const char *end)
-{
-    const char *s = *at;
-    const char *z = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
-    if (!z)
-        return NULL;
-    *at = z + 1;
-    return s;
-}
-
-/* Receives a message of unknown length from `src` with `tag`; *pLen its bytes. NULL out of
- * memory (the message is then received into nothing and dropped). */
-static char *recv_any(int src, int tag, int *pLen)
-{
-    const struct timespec nap = {0, 500000};
-    MPI_Status st;
-    int ready = 0;
-    for (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st); !ready;
-         MPI_Iprobe(src, tag, MPI_COMM_WORLD, &ready, &st))
-        nanosleep(&nap, NULL); /* as wait_idle */
-    MPI_Get_count(&st, MPI_CHAR, pLen);
-    char *p = malloc((size_t)*pLen + 1);
-    char drop;
-    MPI_Recv(p ? p : &drop, p ? *pLen : 0, MPI_CHAR, st.MPI_SOURCE, tag, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    return p;
-}
-
-/* Makes the summaries of the work records in [p, p + len) into out (group, text records).
- * Returns JOB_OK or JOB_ENOMEM (a summary that could not be made; the others are kept). */
-static int work(const char *p, int len, const job_options *o, buf *out)
-{
-    if (!p || len <= 0)
-        return JOB_OK;
-    const char *at = p, *end = p + len, *gs, *ns;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *ppIdx = NULL;
     int rc = JOB_OK;
-    while ((gs = next(&at, end)) && (ns = next(&at, end))) {
-        uint32_t nfiles = (uint32_t)strtoul(ns, NULL, 10);
+    if (rank == 0 && ok)
+        rc = job_index_start(args, nargs, separate_gpus, ppIdx);
+    if (!all_agree(ok && rc == JOB_OK))
+        return rc ? rc : JOB_EINVAL;
+    job_index *idx = *ppIdx;
+    job_wire mine = {0};
+    if (rank != 0) {
+        job_reader r;
+        char *paths = recv_wire(0, TAG_FILES, &r);
+        const char *path;
+        while (paths && job_read_more(&r) && (path = job_read_raw(&r)))
+            job_record_file(&mine, path);
+        if (!paths)
+            mine.bad = 1;
+        send_wire(&mine, 0, TAG_RECORDS);
+        free(paths);
+        job_wire_free(&mine);
+        return JOB_OK;
+    }
+    uint32_t n = job_index_nfiles(idx);
+    MPI_Request *sent = calloc((size_t)size, sizeof *sent);
+    job_wire *to = calloc((size_t)size, sizeof *to);
+    for (int r = 1; r < size; r++) {
+        for (uint32_t f = block(n, r, size); to && f < block(n, r + 1, size); f++)
+            job_wire_raw(&to[r], job_index_file(idx, f)->path);
+        if (to && sent) {
+            job_wire_bytes(&to[r], "", 1);
+            MPI_Isend(to[r].bad ? "\1" : to[r].p, to[r].bad ? 1 : (int)to[r].n, MPI_CHAR, r,
+                      TAG_FILES, MPI_COMM_WORLD, &sent[r]);
+        } else { /* out of memory: every rank is told it failed */
+            job_wire w = {.bad = 1};
+            send_wire(&w, r, TAG_FILES);
+        }
+    }
+    /* rank 0's own block, while the others read theirs */
+    for (uint32_t f = 0; f < block(n, 1, size); f++)
+        job_record_file(&mine, job_index_file(idx, f)->path);
+    for (int r = 1; to && sent && r < size; r++)
+        wait_idle(&sent[r]);
+    /* every rank's records, in rank order, so in file order; all are received, also after an
+     * error, so that no rank is left waiting */
+    if (!to || !sent || mine.bad)
+        rc = JOB_ENOMEM;
+    for (int r = 0; r < size; r++) {
+        job_reader rd = {mine.p, mine.p ? mine.p + mine.n : NULL, mine.bad};
+        char *buf = r == 0 ? NULL : recv_wire(r, TAG_RECORDS, &rd);
+        if (rc == JOB_OK && r > 0 && !buf)
+            rc = JOB_ENOMEM;
+        for (uint32_t f = block(n, r, size); rc == JOB_OK && f < block(n, r + 1, size); f++)
+            rc = job_index_add_record(idx, f, &rd);
+        free(buf);
+    }
+    if (rc == JOB_ENOMEM && !job_index_errmsg(idx)[0])
+        fprintf(stderr, "tlview job: out of memory indexing %u files on %d ranks\n", n, size);
+    for (int r = 0; to && r < size; r++)
+        job_wire_free(&to[r]);
+    free(to);
+    free(sent);
+    job_wire_free(&mine);
+    return rc ? rc : job_index_finish(idx);
+}
+
+/* Makes the summaries of the work records in r (group number, file count, paths) into out
+ * (group number, summary). JOB_OK or JOB_ENOMEM (a summary that could not be made). */
+static int work(job_reader *r, const job_options *o, job_wire *out)
+{
+    int rc = JOB_OK;
+    while (job_read_more(r)) {
+        const char *gs = job_read_raw(r), *ns = job_read_raw(r);
+        uint32_t nfiles = ns ? (uint32_t)strtoul(ns, NULL, 10) : 0;
         const char **paths = malloc(((size_t)nfiles + 1) * sizeof *paths);
         uint32_t n = 0;
-        while (paths && n < nfiles && (paths[n] = next(&at, end)))
+        while (paths && n < nfiles && (paths[n] = job_read_raw(r)))
             n++;
         char *json = NULL;
-        if (!paths || n < nfiles ||
+        if (!gs || !paths || n < nfiles ||
             job_group_summary(paths, nfiles, (uint32_t)strtoul(gs, NULL, 10), o, &json) ==
                 JOB_ENOMEM)
             rc = JOB_ENOMEM;
         if (json) {
-            put(out, gs);
-            put(out, json);
+            job_wire_raw(out, gs);
+            job_wire_raw(out, json);
         }
         free(json);
         free(paths);
+        if (rc)
+            break;
     }
     return out->bad ? JOB_ENOMEM : rc;
 }
 
 /* Takes one rank's summary records into summaries[]; a group named twice or out of range is a
  * damaged message (JOB_EINVAL). */
-static int take(const char *p, int len, char **summaries, uint32_t ngroups)
+static int take(job_reader *r, char **summaries, uint32_t ngroups)
 {
-    if (!p || len <= 0)
-        return JOB_OK;
-    const char *at = p, *end = p + len, *gs, *text;
-    while ((gs = next(&at, end)) && (text = next(&at, end))) {
-        unsigned long g = strtoul(gs, NULL, 10);
-        if (g >= ngroups || summaries[g])
+    while (job_read_more(r)) {
+        const char *gs = job_read_raw(r), *text = job_read_raw(r);
+        unsigned long g = gs ? strtoul(gs, NULL, 10) : ngroups;
+        if (!text || g >= ngroups || summaries[g])
             return JOB_EINVAL;
         if (!(summaries[g] = strdup(text)))
             return JOB_ENOMEM;
@@ -165,13 +208,13 @@ static int take(const char *p, int len, char **summaries, uint32_t ngroups)
 
 int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char ***pSummaries)
 {
-    int rank, size, all_ok = 0;
+    int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     *pSummaries = NULL;
     uint32_t ngroups = rank == 0 && idx ? job_index_ngroups(idx) : 0;
     uint32_t *owner = NULL;
-    buf *to = NULL;
+    job_wire *to = NULL;
     /* rank 0 deals and packs every rank's work first, so that a failure there stops all */
     if (ok && rank == 0) {
         owner = malloc(((size_t)ngroups + 1) * sizeof *owner);
@@ -182,11 +225,14 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
             job_deal(idx, (uint32_t)size, owner);
         for (uint32_t g = 0; ok && g < ngroups; g++) {
             const job_group *gr = job_index_group(idx, g);
-            buf *b = &to[owner[g]];
-            put_u32(b, g);
-            put_u32(b, gr->nfiles);
+            job_wire *w = &to[owner[g]];
+            char num[16];
+            snprintf(num, sizeof num, "%u", g);
+            job_wire_raw(w, num);
+            snprintf(num, sizeof num, "%u", gr->nfiles);
+            job_wire_raw(w, num);
             for (uint32_t i = 0; i < gr->nfiles; i++)
-                put(b, gr->paths[i]);
+                job_wire_raw(w, gr->paths[i]);
         }
         for (int r = 0; ok && r < size; r++)
             ok = !to[r].bad;
@@ -194,55 +240,48 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
             fprintf(stderr, "tlview job: out of memory dealing %u groups to %d ranks\n", ngroups,
                     size);
     }
-    MPI_Request req;
-    MPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
-    wait_idle(&req);
-    int rc = all_ok ? JOB_OK : JOB_EINVAL;
-    buf mine = {0};
+    int rc = all_agree(ok) ? JOB_OK : JOB_EINVAL;
+    job_wire mine = {0};
     char **summaries = NULL;
     if (rc == JOB_OK && rank == 0) {
         MPI_Request *sent = malloc((size_t)size * sizeof *sent);
         for (int r = 1; r < size; r++) {
+            job_wire_bytes(&to[r], "", 1);
             MPI_Request one;
-            MPI_Isend(to[r].p ? to[r].p : "", (int)to[r].n, MPI_CHAR, r, TAG_WORK, MPI_COMM_WORLD,
-                      sent ? &sent[r] : &one);
+            MPI_Isend(to[r].bad ? "\1" : to[r].p, to[r].bad ? 1 : (int)to[r].n, MPI_CHAR, r,
+                      TAG_WORK, MPI_COMM_WORLD, sent ? &sent[r] : &one);
             if (!sent)
                 wait_idle(&one);
         }
-        int wrc = work(to[0].p, (int)to[0].n, o, &mine);
+        job_reader own = {to[0].p, to[0].p ? to[0].p + to[0].n : NULL, 0};
+        int wrc = work(&own, o, &mine);
         for (int r = 1; sent && r < size; r++)
             wait_idle(&sent[r]);
         free(sent);
         summaries = calloc((size_t)ngroups + 1, sizeof *summaries);
-        if (wrc != JOB_OK || !summaries || take(mine.p, (int)mine.n, summaries, ngroups))
+        job_reader back = {mine.p, mine.p ? mine.p + mine.n : NULL, 0};
+        if (wrc != JOB_OK || !summaries || take(&back, summaries, ngroups))
             rc = JOB_ENOMEM;
         for (int r = 1; r < size; r++) {
-            int len;
-            char *p = recv_any(r, TAG_SUMMARIES, &len);
-            int trc = !p || len < 1 ? JOB_ENOMEM
-                      : p[len - 1]  ? JOB_EINVAL /* the sender failed */
-                      : summaries   ? take(p, len - 1, summaries, ngroups)
-                                    : JOB_ENOMEM;
+            job_reader rd;
+            char *p = recv_wire(r, TAG_SUMMARIES, &rd);
+            int trc = !p ? JOB_EINVAL : summaries ? take(&rd, summaries, ngroups) : JOB_ENOMEM;
             if (rc == JOB_OK)
                 rc = trc;
             free(p);
         }
     } else if (rc == JOB_OK) {
-        int len;
-        char *p = recv_any(0, TAG_WORK, &len);
-        int wrc = p ? work(p, len, o, &mine) : JOB_ENOMEM;
-        /* the last byte says whether every summary was made: NUL yes, 1 no */
-        put_bytes(&mine, wrc == JOB_OK ? "" : "\1", 1);
-        /* nothing to send but the failure when out of memory */
-        MPI_Isend(mine.bad ? "\1" : mine.p, mine.bad ? 1 : (int)mine.n, MPI_CHAR, 0, TAG_SUMMARIES,
-                  MPI_COMM_WORLD, &req);
-        wait_idle(&req);
+        job_reader rd;
+        char *p = recv_wire(0, TAG_WORK, &rd);
+        if (!p || work(&rd, o, &mine) != JOB_OK)
+            mine.bad = 1;
+        send_wire(&mine, 0, TAG_SUMMARIES);
         free(p);
     }
     for (uint32_t g = 0; rc == JOB_OK && summaries && g < ngroups; g++)
         if (!summaries[g])
             rc = JOB_EINVAL; /* a group nobody summarised */
-    if (rank == 0 && rc != JOB_OK && all_ok)
+    if (rank == 0 && rc != JOB_OK && ok)
         fprintf(stderr, "tlview job: %s\n",
                 rc == JOB_ENOMEM ? "out of memory making the summaries"
                                  : "a rank could not make or send its summaries");
@@ -253,10 +292,10 @@ int job_mpi_summaries(int ok, const job_index *idx, const job_options *o, char *
         summaries = NULL;
     }
     for (int r = 0; to && r < size; r++)
-        free(to[r].p);
+        job_wire_free(&to[r]);
     free(to);
     free(owner);
-    free(mine.p);
+    job_wire_free(&mine);
     *pSummaries = summaries;
     return rc;
 }

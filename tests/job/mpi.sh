@@ -3,7 +3,8 @@
 # process on a synthetic job written by GEN (bench_job_gen: 3 hosts x 2 GPUs x 2 ranks, every
 # other GPU under MPS; and the same without UUIDs): the text, JSON and CSV reports must be the
 # same bytes, and with --baseline too; a file that breaks only when its group is loaded (the index
-# reads no kernel) gives the same error and exit status 1 from any number of ranks.
+# reads no kernel), and a file the index refuses (read by another rank than 0), give the same
+# error and exit status 1 from any number of ranks.
 # MPIEXEC "none": tlview was built without MPI; skipped (77), or failed under CI=true.
 set -u
 tl=$1 gen=$2 mpiexec=$3 ranks=$4 work=$5
@@ -56,6 +57,21 @@ if [ $rc1 -ne 1 ] || [ $rc2 -ne 1 ] || [ "$(cat "$work/broken.one")" != "$want" 
     cat "$work/broken.one" "$work/broken.mpi.all"; echo "want: $want"; fail=1
 else
     echo "same: broken (exit 1, one message)"
+fi
+# a file the index refuses, read by a rank other than 0 when there are several
+cp -r "$work/job" "$work/foreign"
+sqlite3 "$work/foreign/node001.zzz.db" "CREATE TABLE StringIds(id, value)" || exit 1
+"$tl" job "$work/foreign" >/dev/null 2>"$work/foreign.one"; rc1=$?
+"$mpiexec" --oversubscribe -n "$ranks" "$tl" job "$work/foreign" >/dev/null 2>"$work/foreign.mpi.all"
+rc2=$?
+grep '^tlview' "$work/foreign.mpi.all" >"$work/foreign.mpi"
+want="tlview job: $work/foreign/node001.zzz.db: an SQLite database but not a tlview file (no meta table)"
+if [ $rc1 -ne 1 ] || [ $rc2 -ne 1 ] || [ "$(cat "$work/foreign.one")" != "$want" ] ||
+    ! cmp -s "$work/foreign.one" "$work/foreign.mpi"; then
+    echo "FAILED foreign: exit $rc1 and $rc2 (want 1 and 1); messages:"
+    cat "$work/foreign.one" "$work/foreign.mpi.all"; echo "want: $want"; fail=1
+else
+    echo "same: foreign (exit 1, one message)"
 fi
 [ $fail -eq 0 ] && rm -rf "$work"
 exit $fail
