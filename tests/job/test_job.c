@@ -638,3 +638,122 @@ int test_job_group_equals_whole_run(void)
     }
     return 0;
 }
+
+/* The index's run, made of records read on several threads, holds what reading the files straight
+ * into one run gives (store_run_load_meta): processes with their metadata, the devices shared the
+ * same way, contexts with their MPS and green fields, and which contexts ran kernels; also for a
+ * file of two processes, uuid-less GPUs, one kept apart (gpu_identity), a context whose device
+ * has no row. */
+int test_job_records_faithful(void)
+{
+    char name[32];
+    for (int i = 0; i < 40; i++) { /* enough files for several threads */
+        snprintf(name, sizeof name, "f%02d.db", i);
+        file_desc f = {name,
+                       i % 3 ? "nodeA" : "nodeB",
+                       100 + i,
+                       i,
+                       i % 2 ? "0,1" : NULL,
+                       {{i % 4 ? NULL : U0, (uint32_t)(i % 2), i % 5, i % 3 == 0},
+                        {i % 7 ? NULL : U1, 2, i % 6 ? 1 : 0, 0}}};
+        if (write_file(&f))
+            return 1;
+    }
+    /* two processes in one file; the second keeps its GPUs apart; a green context; a context
+     * whose device has no row */
+    store_writer *w = NULL;
+    int64_t p1, p2;
+    store_process_info a = {.pid = 7, .host = "nodeA", .source = "libcollect"};
+    store_process_info b = {.pid = 8, .host = "nodeA", .source = "libcollect"};
+    store_device_info d = {0, NULL, "NVIDIA H200", 132, 9, 0, 150ULL << 30};
+    store_context_info green = {.context_id = 5,
+                                .device_id = 0,
+                                .compute_api_kind = 1,
+                                .green = 1,
+                                .parent_context_id = 4,
+                                .sm_count = 66};
+    store_kernel_info k = {.start = 10,
+                           .end = 20,
+                           .device_id = 9,
+                           .context_id = 9,
+                           .stream_id = 3,
+                           .grid = {1, 1, 1},
+                           .block = {1, 1, 1},
+                           .name = "_Z1kv"};
+    TEST_EQ_INT(store_writer_open(path_of("two.db"), STORE_CLOCK_REALTIME, 0, &w), 0);
+    TEST_EQ_INT(store_writer_process(w, &a, &p1), 0);
+    TEST_EQ_INT(store_writer_process(w, &b, &p2), 0);
+    TEST_EQ_INT(store_writer_process_meta(w, p2, "gpu_identity", "separate"), 0);
+    TEST_EQ_INT(store_writer_device(w, p1, &d), 0);
+    TEST_EQ_INT(store_writer_device(w, p2, &d), 0);
+    TEST_EQ_INT(store_writer_context(w, p1, &green), 0);
+    TEST_EQ_INT(store_writer_kernel(w, p2, &k), 0); /* context 9 on ordinal 9: no device row */
+    TEST_EQ_INT(store_writer_close(w), 0);
+
+    job_index *idx = index_folder(0);
+    TEST_ASSERT(idx);
+    uint32_t n = job_index_nfiles(idx);
+    TEST_EQ_INT(n, 41);
+    const char **paths = malloc(n * sizeof *paths);
+    for (uint32_t i = 0; i < n; i++)
+        paths[i] = job_index_file(idx, i)->path;
+    store_run *direct = store_run_new();
+    uint64_t *kernels = malloc(n * sizeof *kernels);
+    TEST_EQ_INT(store_run_load_meta(direct, paths, n, kernels), 0);
+    const store_run *got = job_index_run(idx);
+    TEST_EQ_INT(got->nprocesses, direct->nprocesses);
+    TEST_EQ_INT(got->ndevices, direct->ndevices);
+    TEST_EQ_INT(got->ncontexts, direct->ncontexts);
+    for (uint32_t i = 0; i < n; i++)
+        TEST_EQ_INT(job_index_file(idx, i)->kernels, kernels[i]);
+    for (uint32_t p = 0; p < got->nprocesses; p++) {
+        const store_process *x = &got->processes[p], *y = &direct->processes[p];
+        TEST_EQ_INT(x->pid, y->pid);
+        TEST_EQ_STR(x->host, y->host);
+        TEST_EQ_STR(x->file, y->file);
+        TEST_EQ_INT(x->nmeta, y->nmeta);
+        for (uint32_t m = 0; m < x->nmeta; m++) {
+            TEST_EQ_STR(x->meta_keys[m], y->meta_keys[m]);
+            TEST_EQ_STR(x->meta_values[m], y->meta_values[m]);
+        }
+    }
+    uint8_t *ran_got = calloc(got->ncontexts, 1), *ran_direct = calloc(direct->ncontexts, 1);
+    for (uint32_t s = 0; s < got->nstreams; s++)
+        ran_got[got->streams[s].context] = 1;
+    for (uint32_t s = 0; s < direct->nstreams; s++)
+        ran_direct[direct->streams[s].context] = 1;
+    for (uint32_t c = 0; c < got->ncontexts; c++) {
+        const store_context *x = &got->contexts[c], *y = &direct->contexts[c];
+        TEST_EQ_INT(x->process, y->process);
+        TEST_EQ_INT(x->context_id, y->context_id);
+        TEST_EQ_INT(x->compute_api_kind, y->compute_api_kind);
+        TEST_EQ_INT(x->green, y->green);
+        TEST_EQ_INT(x->parent_id, y->parent_id);
+        TEST_EQ_INT(x->sm_count, y->sm_count);
+        TEST_EQ_INT(ran_got[c], ran_direct[c]);
+        TEST_EQ_INT(x->device == STORE_NONE, y->device == STORE_NONE);
+        if (x->device == STORE_NONE)
+            continue;
+        const store_device *dx = &got->devices[x->device], *dy = &direct->devices[y->device];
+        TEST_ASSERT((dx->uuid == NULL) == (dy->uuid == NULL));
+        if (dx->uuid)
+            TEST_EQ_STR(dx->uuid, dy->uuid);
+        TEST_ASSERT((dx->name == NULL) == (dy->name == NULL));
+        TEST_EQ_INT(dx->inferred, dy->inferred);
+        TEST_EQ_INT(dx->global_memory, dy->global_memory);
+        TEST_EQ_INT(store_run_device_ordinal(got, x->process, x->device),
+                    store_run_device_ordinal(direct, y->process, y->device));
+        /* shared with the same contexts */
+        for (uint32_t e = 0; e < c; e++)
+            TEST_EQ_INT(got->contexts[e].device == x->device,
+                        direct->contexts[e].device == y->device);
+    }
+    TEST_ASSERT(got->contexts[got->ncontexts - 1].green == 0); /* context 9 of pid 8 */
+    free(ran_got);
+    free(ran_direct);
+    free(kernels);
+    free(paths);
+    store_run_free(direct);
+    job_index_free(idx);
+    return 0;
+}
