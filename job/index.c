@@ -27,6 +27,10 @@ struct job_index {
     char **paths;   /* owned */
     job_file *files;
     uint32_t nfiles, cap;
+    int32_t *dir_of; /* per file: the folder (index into dirs) it was found in, -1: given */
+    uint8_t *skip;   /* per file: found in a folder, not a tlview file (records.c) */
+    char **dirs;     /* the folders given, owned */
+    uint32_t ndirs;
     job_group *groups;
     uint32_t ngroups;
     uint32_t *group_files;    /* the files of every group, group after group */
@@ -175,7 +179,8 @@ static int fail(job_index *idx, int code, const char *file, const char *fmt, ...
     return code;
 }
 
-static int add_path(job_index *idx, const char *path)
+/* Adds a file; dir: the folder it was found in (index into dirs), -1 when given itself. */
+static int add_path(job_index *idx, const char *path, int32_t dir)
 {
     if (idx->nfiles == idx->cap) {
         uint32_t cap = idx->cap ? 2 * idx->cap : 64;
@@ -187,6 +192,14 @@ static int add_path(job_index *idx, const char *path)
         if (!f)
             return JOB_ENOMEM;
         idx->files = f;
+        int32_t *d = realloc(idx->dir_of, cap * sizeof *d);
+        if (!d)
+            return JOB_ENOMEM;
+        idx->dir_of = d;
+        uint8_t *k = realloc(idx->skip, cap);
+        if (!k)
+            return JOB_ENOMEM;
+        idx->skip = k;
         idx->cap = cap;
     }
     if (!(idx->paths[idx->nfiles] = strdup(path)))
@@ -194,22 +207,10 @@ static int add_path(job_index *idx, const char *path)
     memset(&idx->files[idx->nfiles], 0, sizeof *idx->files);
     idx->files[idx->nfiles].path = idx->paths[idx->nfiles];
     idx->files[idx->nfiles].group = JOB_NO_GROUP;
+    idx->dir_of[idx->nfiles] = dir;
+    idx->skip[idx->nfiles] = 0;
     idx->nfiles++;
     return JOB_OK;
-}
-
-/* 1 when the file at path starts with SQLite's 16-byte header: the one check that keeps a job
- * folder's other files (manifest.json, logs, -wal and -journal files) out without opening every
- * file as a database twice. */
-static int sqlite_header(const char *path)
-{
-    char head[16];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, head, sizeof head);
-    close(fd);
-    return n == (ssize_t)sizeof head && !memcmp(head, "SQLite format 3", 16);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -217,12 +218,22 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* Adds the tlview files of folder `dir`, in name order. */
+/* Adds the regular files of folder `dir` (not the hidden ones), in name order: which of them are
+ * tlview files their records say (records.c reads their first bytes), so that listing a folder
+ * of thousands of files costs one directory read here, not an open per file. */
 static int add_dir(job_index *idx, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
         return fail(idx, JOB_EFILE, dir, "%s: cannot read the folder: %s", dir, strerror(errno));
+    char **dirs = realloc(idx->dirs, ((size_t)idx->ndirs + 1) * sizeof *dirs);
+    if (!dirs || !(dirs[idx->ndirs] = strdup(dir))) {
+        idx->dirs = dirs ? dirs : idx->dirs;
+        closedir(d);
+        return fail(idx, JOB_ENOMEM, NULL, "out of memory");
+    }
+    idx->dirs = dirs;
+    int32_t at = (int32_t)idx->ndirs++;
     uint32_t first = idx->nfiles;
     int rc = JOB_OK;
     struct dirent *e;
@@ -233,18 +244,49 @@ static int add_dir(job_index *idx, const char *dir)
             continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
             continue;
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && sqlite_header(path))
-            rc = add_path(idx, path);
+        /* the entry's type, where the file system gives it, saves a stat per file */
+        if (e->d_type == DT_REG || ((e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) &&
+                                    stat(path, &st) == 0 && S_ISREG(st.st_mode)))
+            rc = add_path(idx, path, at);
     }
     closedir(d);
     if (rc)
         return fail(idx, rc, NULL, "out of memory");
-    if (idx->nfiles == first)
-        return fail(idx, JOB_EFILE, dir, "%s: the folder holds no tlview file", dir);
     qsort(idx->paths + first, idx->nfiles - first, sizeof *idx->paths, cmp_str);
     for (uint32_t i = first; i < idx->nfiles; i++)
         idx->files[i].path = idx->paths[i];
     return JOB_OK;
+}
+
+/* Drops the files of folders that are not tlview files, keeping the order; a folder left
+ * without any file is the error. */
+static int drop_skipped(job_index *idx)
+{
+    uint32_t n = 0;
+    uint32_t *kept = calloc((size_t)idx->ndirs + 1, sizeof *kept);
+    if (!kept)
+        return fail(idx, JOB_ENOMEM, NULL, "out of memory");
+    for (uint32_t f = 0; f < idx->nfiles; f++) {
+        if (idx->skip[f]) {
+            free(idx->paths[f]);
+            continue;
+        }
+        if (idx->dir_of[f] >= 0)
+            kept[idx->dir_of[f]]++;
+        idx->paths[n] = idx->paths[f];
+        idx->files[n] = idx->files[f];
+        idx->dir_of[n] = idx->dir_of[f];
+        idx->skip[n] = 0;
+        n++;
+    }
+    idx->nfiles = n;
+    int rc = JOB_OK;
+    for (uint32_t d = 0; rc == JOB_OK && d < idx->ndirs; d++)
+        if (!kept[d])
+            rc = fail(idx, JOB_EFILE, idx->dirs[d], "%s: the folder holds no tlview file",
+                      idx->dirs[d]);
+    free(kept);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- grouping */
@@ -400,7 +442,7 @@ int job_index_start(const char *const *args, uint32_t nargs, int separate_gpus, 
             return fail(idx, JOB_EFILE, args[i], "%s: %s", args[i], strerror(errno));
         if (S_ISDIR(st.st_mode))
             rc = add_dir(idx, args[i]);
-        else if ((rc = add_path(idx, args[i])) != JOB_OK)
+        else if ((rc = add_path(idx, args[i], -1)) != JOB_OK)
             rc = fail(idx, rc, NULL, "out of memory");
         if (rc)
             return rc;
@@ -412,18 +454,28 @@ int job_index_add_record(job_index *idx, uint32_t file, job_reader *r)
 {
     job_file *jf = &idx->files[file];
     char err[1024];
+    int skip = 0;
     jf->first_process = idx->run->nprocesses;
-    int rc = job_replay_file(idx->run, r, jf->path, &jf->kernels, err, sizeof err);
+    int rc = job_replay_file(idx->run, r, jf->path, &jf->kernels, &skip, err, sizeof err);
     jf->nprocesses = idx->run->nprocesses - jf->first_process;
+    idx->skip[file] = (uint8_t)skip;
     return rc ? fail(idx, rc, rc == JOB_ENOMEM ? NULL : jf->path, "%s", err) : JOB_OK;
 }
 
 int job_index_finish(job_index *idx)
 {
+    int rc = drop_skipped(idx);
+    if (rc)
+        return rc;
     if (group_files(idx))
         return fail(idx, JOB_ENOMEM, NULL, "out of memory");
     idx->nhosts = count_hosts(idx->run);
     return JOB_OK;
+}
+
+uint8_t job_index_from_folder(const job_index *idx, uint32_t file)
+{
+    return idx->dir_of[file] >= 0;
 }
 
 /* A thread's share of the files: their records, made side by side with the other shares'. */
@@ -437,7 +489,7 @@ static void *record_share(void *arg)
 {
     share *sh = arg;
     for (uint32_t f = sh->lo; f < sh->hi; f++)
-        job_record_file(&sh->out, sh->idx->files[f].path);
+        job_record_file(&sh->out, sh->idx->files[f].path, sh->idx->dir_of[f] >= 0);
     return NULL;
 }
 
@@ -498,6 +550,11 @@ void job_index_free(job_index *idx)
         free(idx->paths[i]);
     free(idx->paths);
     free(idx->files);
+    free(idx->dir_of);
+    free(idx->skip);
+    for (uint32_t d = 0; d < idx->ndirs; d++)
+        free(idx->dirs[d]);
+    free(idx->dirs);
     free(idx->groups);
     free(idx->group_files);
     free(idx->group_paths);

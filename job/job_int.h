@@ -53,24 +53,29 @@ int job_read_more(const job_reader *r); /* 1 while fields are left */
 /* ---------------------------------------------------------------- records.c */
 
 /* Appends the record of the file at `path`: its metadata (store_run_load_meta in a run of its
- * own) or why it could not be read. Thread-safe. */
-void job_record_file(job_wire *w, const char *path);
+ * own), or why it could not be read, or, for a file found in a folder (from_folder) that does
+ * not start as an SQLite database, that it is left out. Thread-safe. */
+void job_record_file(job_wire *w, const char *path, int from_folder);
 
 /* Adds the file record at r to run (its processes with `path` as their file; its devices
- * matched by run's identity rules). *pKernels: its kernel rows. JOB_OK; JOB_EFILE with the
- * reading's error (naming the file) in err, or a damaged record; JOB_ENOMEM. */
-int job_replay_file(store_run *run, job_reader *r, const char *path, uint64_t *pKernels, char *err,
-                    size_t errlen);
+ * matched by run's identity rules). *pKernels: its kernel rows; *pSkip: 1 when the record says
+ * the file is left out (nothing added). JOB_OK; JOB_EFILE with the reading's error (naming the
+ * file) in err, or a damaged record; JOB_ENOMEM. */
+int job_replay_file(store_run *run, job_reader *r, const char *path, uint64_t *pKernels, int *pSkip,
+                    char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- index.c, for job_mpi.c */
 
 /* job_index_build() in three steps, for an index whose records are made elsewhere (by MPI
- * ranks): start (the files of args, no file read: *ppIdx set as job_index_build() sets it),
- * the record of each file in order (file: the next one), finish (the groups). Each returns
- * JOB_OK or the error, which job_index_errmsg() then says. */
+ * ranks): start (the files of args, no file opened: *ppIdx set as job_index_build() sets it),
+ * the record of each file in order (file: the next one), finish (the files left out dropped,
+ * the groups). Files are numbered as start listed them until finish. Each returns JOB_OK or
+ * the error, which job_index_errmsg() then says. */
 int job_index_start(const char *const *args, uint32_t nargs, int separate_gpus,
                     job_index **ppIdx /* OUT */);
 int job_index_add_record(job_index *idx, uint32_t file, job_reader *r);
 int job_index_finish(job_index *idx);
+/* 1 when the file was found in a folder (its record may leave it out), 0 when given itself. */
+uint8_t job_index_from_folder(const job_index *idx, uint32_t file);
 
 #endif

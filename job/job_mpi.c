@@ -109,9 +109,13 @@ int job_mpi_index(int ok, const char *const *args, uint32_t nargs, int separate_
     if (rank != 0) {
         job_reader r;
         char *paths = recv_wire(0, TAG_FILES, &r);
-        const char *path;
-        while (paths && job_read_more(&r) && (path = job_read_raw(&r)))
-            job_record_file(&mine, path);
+        while (paths && job_read_more(&r)) {
+            int64_t from_folder = job_read_int(&r);
+            const char *path = job_read_raw(&r);
+            if (!path)
+                break;
+            job_record_file(&mine, path, (int)from_folder);
+        }
         if (!paths)
             mine.bad = 1;
         send_wire(&mine, 0, TAG_RECORDS);
@@ -123,8 +127,10 @@ int job_mpi_index(int ok, const char *const *args, uint32_t nargs, int separate_
     MPI_Request *sent = calloc((size_t)size, sizeof *sent);
     job_wire *to = calloc((size_t)size, sizeof *to);
     for (int r = 1; r < size; r++) {
-        for (uint32_t f = block(n, r, size); to && f < block(n, r + 1, size); f++)
+        for (uint32_t f = block(n, r, size); to && f < block(n, r + 1, size); f++) {
+            job_wire_int(&to[r], job_index_from_folder(idx, f));
             job_wire_raw(&to[r], job_index_file(idx, f)->path);
+        }
         if (to && sent) {
             job_wire_bytes(&to[r], "", 1);
             MPI_Isend(to[r].bad ? "\1" : to[r].p, to[r].bad ? 1 : (int)to[r].n, MPI_CHAR, r,
@@ -136,7 +142,7 @@ int job_mpi_index(int ok, const char *const *args, uint32_t nargs, int separate_
     }
     /* rank 0's own block, while the others read theirs */
     for (uint32_t f = 0; f < block(n, 1, size); f++)
-        job_record_file(&mine, job_index_file(idx, f)->path);
+        job_record_file(&mine, job_index_file(idx, f)->path, job_index_from_folder(idx, f));
     for (int r = 1; to && sent && r < size; r++)
         wait_idle(&sent[r]);
     /* every rank's records, in rank order, so in file order; all are received, also after an

@@ -4,9 +4,11 @@
  * ranks read files side by side while one run receives them in file order, through store/'s
  * builder calls, so the devices are matched by store/'s identity rules exactly as when the files
  * are read into it directly. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job_int.h"
 
@@ -64,8 +66,25 @@ static void record_process(job_wire *w, const store_run *run, store_idx p, const
     }
 }
 
-void job_record_file(job_wire *w, const char *path)
+/* 1 when the file at path starts with SQLite's 16-byte header: what keeps a job folder's other
+ * files (manifest.json, logs, -wal and -journal files) out without an error. */
+static int sqlite_header(const char *path)
 {
+    char head[16];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    return n == (ssize_t)sizeof head && !memcmp(head, "SQLite format 3", 16);
+}
+
+void job_record_file(job_wire *w, const char *path, int from_folder)
+{
+    if (from_folder && !sqlite_header(path)) {
+        job_wire_int(w, 2); /* not a tlview file: left out */
+        return;
+    }
     store_run *run = store_run_new();
     uint64_t kernels = 0;
     uint8_t *ran = NULL;
@@ -172,10 +191,14 @@ static int replay_process(store_run *run, job_reader *r, const char *path)
     return rc == JOB_OK && r->bad ? JOB_EFILE : rc;
 }
 
-int job_replay_file(store_run *run, job_reader *r, const char *path, uint64_t *pKernels, char *err,
-                    size_t errlen)
+int job_replay_file(store_run *run, job_reader *r, const char *path, uint64_t *pKernels, int *pSkip,
+                    char *err, size_t errlen)
 {
     int64_t ok = job_read_int(r);
+    *pSkip = !r->bad && ok == 2;
+    *pKernels = 0;
+    if (*pSkip)
+        return JOB_OK;
     if (!r->bad && !ok) {
         int64_t oom = job_read_int(r);
         const char *msg = job_read_str(r);
