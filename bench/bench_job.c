@@ -2,7 +2,9 @@
  * bench_job_gen's), times, in one process:
  *   1. the two ways to size each file's kernel table, over every file: SELECT count(*) (reads
  *      every page of the table) and the rowid span (two b-tree descents);
- *   2. job_index_build() (metadata of every file, the groups);
+ *   2. job_index_build() (metadata of every file on one thread per CPU, the groups), and its
+ *      two halves apart: every file's record made on one thread (what the threads or MPI ranks
+ *      share), then the records added to the index's run (what rank 0 does alone);
  *   3. a plain SQLite scan of every kernel row of every file, one thread (the floor any reader
  *      of the same rows pays; opened as the loader opens);
  * and prints the groups' sizes (the largest group is what the report's memory should follow).
@@ -14,6 +16,7 @@
 #include <time.h>
 
 #include "job.h"
+#include "job_int.h" /* the index's two halves, timed apart: records, then their replay */
 
 static double now(void)
 {
@@ -101,6 +104,25 @@ int main(int argc, char **argv)
     job_index_build(&dir, 1, 0, &again);
     double index2_wall = now() - w0, index2_cpu = cpu() - c0;
     job_index_free(again);
+    /* the two halves: records on one thread, then the serial replay */
+    job_index *half = NULL;
+    job_wire w = {0};
+    job_index_start(&dir, 1, 0, &half);
+    w0 = now();
+    c0 = cpu();
+    for (uint32_t f = 0; f < job_index_nfiles(half); f++)
+        job_record_file(&w, job_index_file(half, f)->path, job_index_from_folder(half, f));
+    double rec_wall = now() - w0, rec_cpu = cpu() - c0;
+    w0 = now();
+    c0 = cpu();
+    job_reader rd = {w.p, w.p + w.n, 0};
+    for (uint32_t f = 0; f < job_index_nfiles(half); f++)
+        job_index_add_record(half, f, &rd);
+    job_index_finish(half);
+    double replay_wall = now() - w0, replay_cpu = cpu() - c0;
+    size_t record_bytes = w.n;
+    job_wire_free(&w);
+    job_index_free(half);
 
     uint32_t ng = job_index_ngroups(idx), nf = job_index_nfiles(idx);
     uint64_t kernels = 0, largest = 0, largest_files = 0;
@@ -122,6 +144,10 @@ int main(int argc, char **argv)
            index_cpu, 1e3 * index_wall / nf);
     printf("  %-44s %9.3f %9.3f %12.3f\n", "job_index_build (warm)", index2_wall, index2_cpu,
            1e3 * index2_wall / nf);
+    printf("  %-44s %9.3f %9.3f %12.3f   (%.0f bytes per file)\n", "  its records, on one thread",
+           rec_wall, rec_cpu, 1e3 * rec_wall / nf, (double)record_bytes / nf);
+    printf("  %-44s %9.3f %9.3f %12.3f\n", "  their replay into one run, grouping", replay_wall,
+           replay_cpu, 1e3 * replay_wall / nf);
     printf("  %-44s %9.3f %9s %12.3f   (%lld rows)\n", "kernel rows by SELECT count(*)", count_wall,
            "", 1e3 * count_wall / nf, (long long)by_count);
     printf("  %-44s %9.3f %9s %12.3f   (%lld rows)\n", "kernel rows by rowid span", rowid_wall, "",
