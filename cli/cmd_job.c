@@ -518,7 +518,7 @@ int cmd_job(int argc, char **argv)
     int use_mpi = launched && !o.index && o.group < 0;
 #ifdef TLVIEW_HAVE_MPI
     char err[512];
-    if (use_mpi && job_mpi_begin(&argc, &argv, &mpi_rank, &mpi_size, err, sizeof err) != JOB_OK) {
+    if (use_mpi && job_mpi_begin(&mpi_rank, &mpi_size, err, sizeof err) != JOB_OK) {
         fprintf(stderr, "tlview job: %s\n", err);
         goto out;
     }
@@ -534,8 +534,10 @@ int cmd_job(int argc, char **argv)
     }
     use_mpi = 0;
 #endif
-    if (launched && !use_mpi && quiet)
-        goto out; /* --index or --group under mpirun: rank 0 alone answers */
+    if (launched && !use_mpi && quiet) {
+        rc = 0; /* --index or --group under mpirun: rank 0 alone answers */
+        goto out;
+    }
     int ok = 1;
     if (o.an.nbaseline && quietly(quiet, run_baseline, &(baseline_args){&o, &base}) != 0)
         ok = 0;

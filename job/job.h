@@ -161,10 +161,9 @@ json_t *job_report_json(const job_index *idx, char *const *summaries, const char
 int job_launched(int *pRank /* OUT */, int *pSize /* OUT */);
 
 #ifdef TLVIEW_HAVE_MPI
-/* MPI_Init, and this process's rank and the number of ranks. JOB_OK or JOB_EINVAL (MPI failed;
- * the message in err). */
-int job_mpi_begin(int *argc, char ***argv, int *pRank /* OUT */, int *pSize /* OUT */, char *err,
-                  size_t errlen);
+/* MPI_Init (without the command line: tlview's arguments stay as they are), and this process's
+ * rank and the number of ranks. JOB_OK or JOB_EINVAL (MPI failed; the message in err). */
+int job_mpi_begin(int *pRank /* OUT */, int *pSize /* OUT */, char *err, size_t errlen);
 
 /* The index, read by every rank: rank 0 lists the files of args (as job_index_start), each rank
  * reads the metadata of a contiguous block of them, rank 0 adds the records in file order and

@@ -2,7 +2,7 @@
 # mpi.sh TLVIEW GEN MPIEXEC RANKS WORK: `mpirun -n RANKS tlview job` against one `tlview job`
 # process on a synthetic job written by GEN (bench_job_gen: 3 hosts x 2 GPUs x 2 ranks, every
 # other GPU under MPS; and the same without UUIDs): the text, JSON and CSV reports must be the
-# same bytes, and with --baseline too; a file that breaks only when its group is loaded (the index
+# same bytes, and with --baseline too (--index and --group: rank 0 answers alone); a file that breaks only when its group is loaded (the index
 # reads no kernel), and a file the index refuses (read by another rank than 0), give the same
 # error and exit status 1 from any number of ranks.
 # MPIEXEC "none": tlview was built without MPI; skipped (77), or failed under CI=true.
@@ -41,6 +41,8 @@ same json --format json "$work/job"
 same csv --format csv "$work/job"
 same baseline --format json --baseline "$work/job/node000.00000.db" "$work/job"
 same nouuid --format json "$work/nouuid"
+same index --index "$work/job"            # answered by rank 0 alone
+same group --group 1 --color never "$work/job"
 grep -q '"verdict": "time-sliced"' "$work/json.one" && grep -q '"verdict": "concurrent"' "$work/json.one" ||
     { echo "FAILED: the job report lacks its time-sliced or concurrent GPUs"; fail=1; }
 # a kernel row that breaks the load of one group only
