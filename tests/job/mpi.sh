@@ -2,9 +2,10 @@
 # mpi.sh TLVIEW GEN MPIEXEC RANKS WORK: `mpirun -n RANKS tlview job` against one `tlview job`
 # process on a synthetic job written by GEN (bench_job_gen: 3 hosts x 2 GPUs x 2 ranks, every
 # other GPU under MPS; and the same without UUIDs): the text, JSON and CSV reports must be the
-# same bytes, and with --baseline too (--index and --group: rank 0 answers alone); a file that breaks only when its group is loaded (the index
-# reads no kernel), and a file the index refuses (read by another rank than 0), give the same
-# error and exit status 1 from any number of ranks.
+# same bytes, and with --baseline too; --index and --group (rank 0 answers alone) too. A file
+# that breaks only when its group is loaded (the index reads no kernel), and a file the index
+# refuses (read by another rank than 0), give the same error and exit status 1 from any number
+# of ranks.
 # MPIEXEC "none": tlview was built without MPI; skipped (77), or failed under CI=true.
 set -u
 tl=$1 gen=$2 mpiexec=$3 ranks=$4 work=$5
