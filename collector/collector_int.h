@@ -339,6 +339,11 @@ typedef struct collector_facts {
 int collector_facts_read(collector_facts *f /* OUT */);
 void collector_facts_free(collector_facts *f);
 
+/* Writes the launcher's rank variables that are set (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+ * SLURM_PROCID, ...: the list in meta.c, store/SCHEMA.md) as process_meta env.NAME of `process`.
+ * 0 or the writer's error code. */
+int collector_launcher_meta(store_writer *w, int64_t process);
+
 /* Quotes one argument for a POSIX shell when it needs it ('it'\''s'); malloc'd. */
 char *collector_shell_quote(const char *arg);
 

@@ -148,6 +148,7 @@ static int write_start_meta(collector_session *s, const calibration *c)
         if (value)
             rc = store_writer_process_meta(w, p, key, value);
     }
+    rc = rc ? rc : collector_launcher_meta(w, p);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "buffer_size", (int64_t)s->cfg.buffer_size);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "buffer_count", s->cfg.buffer_count);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "flush_ms", s->cfg.flush_ms);
