@@ -22,7 +22,8 @@ For every file (one per worker process; its pid names its log req.<pid>.log):
 Prints one line per file and range, PASS or FAIL and why, one "clock" line per file (the pairs'
 brackets and offsets, the tolerance, how close kernels came to their request's edges, the strays
 and how far from a request the farthest lies), a "summary" line over the files, and exits 0 when
-all passed, 1 when not. Needs only python3's sqlite3 module (the GPU machine has no sqlite3 program).
+all passed, 1 when not. Needs only python3's sqlite3 module (the GPU machine has no sqlite3
+program).
 """
 import argparse
 import bisect
