@@ -1,14 +1,12 @@
-/* index.c: the job index: the files of a job (folders expanded), their metadata read without
- * their kernels (store_run_load_meta, on one thread per CPU, as records.c's records added to
- * one run in file order), and the files grouped by the GPUs
- * they ran kernels on (a union-find over files and the run's devices, which store/ matched by its
- * own identity rules); the dealing of the groups to MPI ranks; and the helpers the group
- * summaries share (ranks, GPU indexes). */
+/* index.c: the job index: the files of a job (folders listed), their metadata read without their
+ * kernels (store_run_load_meta, on one thread per CPU, as records.c's records added to one run in
+ * file order), and the files grouped by the GPUs they ran kernels on (a union-find over files and
+ * the run's devices, which store/ matched by its own identity rules); the dealing of the groups
+ * to MPI ranks; and the helpers the group summaries share (ranks, GPU indexes). */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +17,9 @@
 #include "view.h"
 
 /* The work of a group for job_deal: its kernels plus this many per file (opening and checking a
- * file costs about as much as scanning and analysing 2,000 kernels: bench/bench_job.md). */
-#define FILE_COST 2000
+ * file when its group is loaded, ~1 ms, costs about what loading and judging 2,500 kernels does,
+ * ~0.4 us each: bench/bench_job.md). */
+#define FILE_COST 2500
 
 struct job_index {
     store_run *run; /* metadata of every file */

@@ -442,7 +442,7 @@ int test_job_gpu_index(void)
     return 0;
 }
 
-/* Groups are dealt largest first to the least loaded rank (kernels + 2,000 per file). */
+/* Groups are dealt largest first to the least loaded rank (kernels + 2,500 per file). */
 int test_job_deal_balanced(void)
 {
     /* groups of 1 file each with 40, 10, 30, 20, 5 thousand kernels */
@@ -460,8 +460,8 @@ int test_job_deal_balanced(void)
     TEST_ASSERT(idx);
     uint32_t owner[5];
     job_deal(idx, 2, owner);
-    /* work 42k, 12k, 32k, 22k, 7k: 42 -> rank 0; 32 -> 1; 22 -> 1 (54); 12 -> 0 (54); 7 -> the
-     * lower of the two tied ranks, 0 */
+    /* work 42.5k, 12.5k, 32.5k, 22.5k, 7.5k: 42.5 -> rank 0; 32.5 -> 1; 22.5 -> 1 (55); 12.5 ->
+     * 0 (55); 7.5 -> the lower of the two tied ranks, 0 */
     TEST_EQ_INT(owner[0], 0);
     TEST_EQ_INT(owner[2], 1);
     TEST_EQ_INT(owner[3], 1);
