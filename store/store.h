@@ -445,6 +445,16 @@ int store_probe(const char *path);
  * for large runs. STORE_ENOMEM when out of memory (the records are then unsorted). */
 int store_run_finish(store_run *run);
 
+/* A copy of the finished run `src` restricted to [t0, t1) (common axis, ns): the same processes,
+ * devices, contexts, streams, launch signatures and strings, at the same indices, and only the
+ * records that count there, each kept whole (never clipped): a kernel, copy, API call or NVTX
+ * range that is in flight at some instant of [t0, t1) (start < t1 and end > t0), or that has no
+ * length and starts inside; and the capture ranges that overlap it. So a kernel that straddles
+ * t0 or t1 keeps its whole duration, and the copy's t_begin/t_end may lie outside [t0, t1). The
+ * copy is finished and owns everything (src may be freed first); *ppOut is freed with
+ * store_run_free(). STORE_EINVAL (src NULL, t1 <= t0) or STORE_ENOMEM, *ppOut NULL then. */
+int store_run_restrict(const store_run *src, int64_t t0, int64_t t1, store_run **ppOut /* OUT */);
+
 /* Writes the whole run as one new tlview file (clock realtime, t0 = run->t_begin, meta.writer =
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the
  * file is untouched) and STORE_EIO when it cannot be written (a partial file is removed); the

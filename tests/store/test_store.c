@@ -2261,3 +2261,88 @@ int test_store_snapshot(void)
     store_run_free(run);
     return 0;
 }
+
+/* store_run_restrict: the records in flight in [t0, t1) kept whole (one straddling t0), those
+ * outside dropped, the capture ranges that overlap kept; everything else index for index, owned
+ * by the copy (the source is freed first), its lookup tables rebuilt, and saved like any run. */
+int test_store_restrict(void)
+{
+    const char *a = path_in("r-a.db"), *b = path_in("r-b.db"), *s = path_in("r-saved.db");
+    TEST_EQ_INT(write_sample(a, 11, 0, 10), STORE_OK); /* kernels [1000 + 100i, +50) */
+    TEST_EQ_INT(write_capture(b, 22, 0, 0), STORE_OK); /* kernels [1000i, +10) */
+    store_run *run = store_run_new(), *cut = NULL;
+    const char *both[] = {a, b};
+    TEST_EQ_INT(store_run_load_files(run, both, 2), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_restrict(run, T0 + 1230, T0 + 1230, &cut), STORE_EINVAL);
+    TEST_ASSERT(cut == NULL);
+    TEST_EQ_INT(store_run_restrict(run, T0 + 1230, T0 + 1400, &cut), STORE_OK);
+    uint32_t nstrings = run->nstrings, nlaunches = run->nlaunches, nstreams = run->nstreams;
+    uint32_t ndevices = run->ndevices; /* pid 22's context has no device row: one of its own */
+    store_idx stream2 = STORE_NONE;
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        if (run->kernels[i].start == T0 + 1200)
+            stream2 = run->kernels[i].stream;
+    store_run_free(run); /* the copy owns what it holds */
+    TEST_EQ_INT(cut->nprocesses, 2);
+    TEST_EQ_INT(cut->processes[0].pid, 11);
+    TEST_EQ_STR(cut->processes[0].file, a);
+    TEST_EQ_STR(cut->processes[0].argv, "app --x");
+    TEST_EQ_INT(cut->processes[0].records_dropped, 3);
+    TEST_EQ_INT(cut->processes[0].complete, 1);
+    TEST_EQ_STR(pmeta(&cut->processes[0], "driver_version"), "13000");
+    TEST_EQ_INT(cut->nstrings, nstrings);
+    TEST_EQ_INT(cut->nlaunches, nlaunches);
+    TEST_EQ_INT(cut->nstreams, nstreams);
+    TEST_EQ_INT(cut->ndevices, ndevices);
+    TEST_EQ_STR(cut->devices[0].uuid, "0123456789abcdef0123456789abcdef");
+    /* [1200, 1250) straddles t0 and is kept whole; [1300, 1350) inside; [1400, ...) is not */
+    TEST_EQ_INT(cut->nkernels, 2);
+    TEST_EQ_INT(cut->kernels[0].start, T0 + 1200);
+    TEST_EQ_INT(cut->kernels[0].end, T0 + 1250);
+    TEST_EQ_INT(cut->kernels[0].stream, stream2);
+    TEST_EQ_STR(cut->strings[cut->launches[cut->kernels[0].launch].name].text, mangled);
+    TEST_EQ_INT(cut->kernels[1].start, T0 + 1300);
+    TEST_EQ_INT(cut->ncopies, 0); /* [500, 700) and [800, 850) */
+    TEST_EQ_INT(cut->napis, 0);   /* [400, 450) */
+    TEST_EQ_INT(cut->nranges, 1); /* "epoch 1" [300, 5000) spans it */
+    TEST_EQ_INT(cut->t_begin, T0 + 300);
+    TEST_EQ_INT(cut->t_end, T0 + 5000);
+    TEST_EQ_INT(cut->ncaptures, 1); /* [-5, 1500) of pid 22; [3000, 5500) is after */
+    if (check_capture(cut, 0, 22, T0 - 5, T0 + 1500, NULL, "start", "duration"))
+        return 1;
+    /* the lookup tables were rebuilt: a context already there is found, not added */
+    store_idx ctx = cut->streams[cut->kernels[0].stream].context;
+    TEST_EQ_INT(store_run_context(cut, cut->contexts[ctx].process, cut->contexts[ctx].context_id,
+                                  cut->contexts[ctx].device, 0),
+                ctx);
+    TEST_EQ_INT(store_run_intern(cut, mangled), cut->launches[cut->kernels[0].launch].name);
+    TEST_EQ_INT(store_run_save(cut, s, "test"), STORE_OK);
+    store_run_free(cut);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, s), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2);
+    TEST_EQ_INT(run->ncaptures, 1);
+    store_run_free(run);
+    /* a record of no length counts where it starts: at t0 yes, at t1 no */
+    run = store_run_new();
+    store_process_info pi = {.pid = 1};
+    store_idx p = store_run_add_process(run, &pi, "x.json");
+    store_idx st = store_run_stream(run, store_run_context(run, p, 1, STORE_NONE, 1), 7);
+    store_launch l = {store_run_intern(run, "k"), {1, 1, 1}, {1, 1, 1}, 0, 0, 0};
+    store_idx li = store_run_launch(run, &l);
+    int64_t at[3] = {100, 200, 150};
+    for (int i = 0; i < 3; i++) {
+        store_kernel k = {at[i], at[i], st, li, (uint32_t)i, 0};
+        TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_restrict(run, 100, 200, &cut), STORE_OK);
+    TEST_EQ_INT(cut->nkernels, 2);
+    TEST_EQ_INT(cut->kernels[0].start, 100);
+    TEST_EQ_INT(cut->kernels[1].start, 150);
+    store_run_free(cut);
+    store_run_free(run);
+    return 0;
+}
