@@ -25,7 +25,8 @@
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
     "                    [--baseline FILE]... [--threads N] [--separate-gpus]\n"
-    "                    [--assume-mps on|off] [--measure WHAT] [FILES...]\n"
+    "                    [--assume-mps on|off] [--measure WHAT] [--from T] [--to T]\n"
+    "                    [--range NAME] [FILES...]\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -48,7 +49,7 @@ static const char usage_text[] =
     "                       repeatable, or a folder\n"
     "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
     "  -t, --threads N      threads answering requests (default 4)\n" CLI_SEPARATE_GPUS_HELP
-        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP "  -h, --help           this text\n"
+        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -62,7 +63,8 @@ static const char usage_text[] =
 typedef struct serve_opts {
     char **hosts; /* --allow-host NAMEs (argv pointers), NULL-terminated */
     int nhosts;
-    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure */
+    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
+                             --from, --to, --range */
     web_options web;
 } serve_opts;
 
@@ -78,6 +80,9 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
+        {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},
+        {"range", required_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -98,6 +103,9 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'G':
         case 'M':
         case 'm':
+        case 'F':
+        case 'T':
+        case 'R':
             if (cli_analysis_option("serve", c, optarg, &o->an))
                 return 2;
             break;
@@ -258,10 +266,28 @@ int cmd_serve(int argc, char **argv)
     }
     web_run wr[2];
     for (int i = 0; i < nruns; i++) {
-        if (cli_analyse(runs[i], base, &o.an.options, &an[i]) != 0)
+        /* each run cut to the range on its own; its whole recording gives the references */
+        store_run *whole = NULL;
+        analysis_options opt = o.an.options;
+        cli_range range;
+        if (cli_restrict("serve", &o.an, &runs[i], &whole, &opt, &range) != 0)
             goto out;
+        if (range.set) {
+            char what[256];
+            size_t len = strlen(labels[i]);
+            if (len + 3 < sizeof labels[i])
+                snprintf(labels[i] + len, sizeof labels[i] - len, ", %s",
+                         cli_range_text(&range, what, sizeof what));
+        }
+        rc = cli_analyse(runs[i], base ? base : whole, &opt, &an[i]);
+        store_run_free(whole); /* a baseline is read during the analysis only */
+        if (rc != 0) {
+            rc = 1;
+            goto out;
+        }
         wr[i] = (web_run){labels[i], runs[i], an[i]};
     }
+    rc = 1;
     /* block the stop signals before the server's threads start, so they are taken here only */
     sigset_t set;
     sigemptyset(&set);

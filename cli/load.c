@@ -221,12 +221,37 @@ int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_op
         else if (!strncmp(arg, "range:", 6) && arg[6]) {
             o->options.measure = ANALYSIS_MEASURE_RANGE;
             o->options.measure_range = arg + 6;
+        } else if (!strncmp(arg, "capture:", 8) && arg[8]) {
+            o->options.measure = ANALYSIS_MEASURE_CAPTURE;
+            o->options.measure_range = arg + 8;
         } else
-            return cli_usage_error(cmd, "--measure wants all, together or range:NAME, not '%s'",
-                                   arg);
+            return cli_usage_error(
+                cmd, "--measure wants all, together, range:NAME or capture:NAME, not '%s'", arg);
+        o->measure_set = 1;
         return 0;
+    case 'F':
+    case 'T': {
+        int64_t t;
+        int rel;
+        if (cli_parse_time(arg, &t, &rel) != 0)
+            return cli_usage_error(cmd,
+                                   "%s wants a time after the run's origin with a unit (2.5s, "
+                                   "150ms, 10us, 500ns, 2min, 1h) or absolute ns, not '%s'",
+                                   c == 'F' ? "--from" : "--to", arg);
+        *(c == 'F' ? &o->from : &o->to) = arg;
+        break;
+    }
+    case 'R':
+        if (!*arg)
+            return cli_usage_error(cmd, "--range wants a name");
+        o->range = arg;
+        break;
     default: return cli_usage_error(cmd, "unknown option");
     }
+    if (o->range && (o->from || o->to))
+        return cli_usage_error(cmd, "--range NAME and --from/--to are two ways to give the range: "
+                                    "give one");
+    return 0;
 }
 
 int cli_analyse(const store_run *run, const store_run *baseline, const analysis_options *opt,

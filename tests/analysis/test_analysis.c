@@ -1644,6 +1644,8 @@ int test_analysis_measure_capture_span(void)
     }
     store_capture other = {0, 400 * MS, 0, NULL, "start", "exit"};
     TEST_EQ_INT(store_run_add_capture(run, &other), 0);
+    store_capture calm = {300 * MS, 400 * MS, 1, "calm", "control", "control"}; /* P2's tail */
+    TEST_EQ_INT(store_run_add_capture(run, &calm), 0);
     TEST_EQ_INT(store_run_finish(run), 0);
     analysis_options o;
     analysis_options_default(&o);
@@ -1659,6 +1661,15 @@ int test_analysis_measure_capture_span(void)
     /* 22 us of which 20 us 2-way slicing would take 10 us */
     TEST_NEAR(sm->predicted_gain, 22000.0 / 12000.0, 1e-9);
     TEST_EQ_INT(analysis_nwarnings(a), 0);
+    analysis_free(a);
+    /* nothing time-sliced in it: nothing to gain, however long the idle tail after the last
+     * kernel, which stays what it was (2026-12-01: it was counted as saved, 10000x for nothing) */
+    o.measure_range = "calm";
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure_t1, 400 * MS);
+    TEST_NEAR(sm->predicted_gain, 1.0, 1e-12);
+    TEST_NEAR(sm->predicted_gain_low, 1.0, 1e-12);
     analysis_free(a);
     o.measure_range = "nowhere";
     TEST_EQ_INT(analysis_run(run, &o, &a), 0);

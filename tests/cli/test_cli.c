@@ -465,8 +465,10 @@ int test_cli_analysis_options(void)
     } bad[] = {
         {"--assume-mps maybe", "--assume-mps wants on or off, not 'maybe'", 1},
         {"--assume-mps ''", "--assume-mps wants on or off, not ''", 1},
-        {"--measure sometimes", "--measure wants all, together or range:NAME, not 'sometimes'", 0},
-        {"--measure range:", "--measure wants all, together or range:NAME, not 'range:'", 0},
+        {"--measure sometimes",
+         "--measure wants all, together, range:NAME or capture:NAME, not 'sometimes'", 0},
+        {"--measure range:",
+         "--measure wants all, together, range:NAME or capture:NAME, not 'range:'", 0},
     };
     for (int i = 0; i < 3; i++) {
         if (!strcmp(cmds[i], "serve") && sh("'%s' serve --help", TLVIEW) != 0)
