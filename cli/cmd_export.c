@@ -420,28 +420,13 @@ static void write_kernel(exporter *x, uint64_t i, const float *stretch)
     write_flow(x, c->process, k->correlation_id, x->chrome_pid[c->process], tid, k->start);
 }
 
-/* "Memcpy HtoD", "Memset (Device)": Kineto's names, which the importer also reads kinds from. */
-static void copy_name(const store_copy *c, char *buf, size_t n)
-{
-    static const char *const copy_kinds[] = {"",     "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                             "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-    static const char *const mem_kinds[] = {"",      "Pageable", "Pinned",        "Device",
-                                            "Array", "Managed",  "Device Static", "Managed Static"};
-    if (c->type == STORE_COPY_MEMSET)
-        snprintf(buf, n, c->kind && c->kind < 8 ? "Memset (%s)" : "Memset",
-                 mem_kinds[c->kind < 8 ? c->kind : 0]);
-    else
-        snprintf(buf, n, c->kind && c->kind < 11 ? "Memcpy %s" : "Memcpy",
-                 copy_kinds[c->kind < 11 ? c->kind : 0]);
-}
-
 static void write_copy(exporter *x, const store_copy *cp)
 {
     const store_run *run = x->run;
     const store_context *c = &run->contexts[run->streams[cp->stream].context];
     uint64_t tid = stream_tid(cp->stream, stream_lane(x, cp->stream, cp->start, cp->end));
     char name[64];
-    copy_name(cp, name, sizeof name);
+    view_copy_name(cp, name, sizeof name); /* Kineto's names, which the importer reads */
     sep(x);
     fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%llu",
             cp->type == STORE_COPY_MEMSET ? "gpu_memset" : "gpu_memcpy", name,

@@ -294,6 +294,21 @@ json_t *view_warnings_json(const analysis *a)
     return arr;
 }
 
+const char *view_copy_name(const store_copy *c, char *buf, size_t n)
+{
+    static const char *const copy_kinds[] = {"",     "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                             "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+    static const char *const mem_kinds[] = {"",      "Pageable", "Pinned",        "Device",
+                                            "Array", "Managed",  "Device Static", "Managed Static"};
+    if (c->type == STORE_COPY_MEMSET)
+        snprintf(buf, n, c->kind && c->kind < 8 ? "Memset (%s)" : "Memset",
+                 mem_kinds[c->kind < 8 ? c->kind : 0]);
+    else
+        snprintf(buf, n, c->kind && c->kind < 11 ? "Memcpy %s" : "Memcpy",
+                 copy_kinds[c->kind < 11 ? c->kind : 0]);
+    return buf;
+}
+
 json_t *view_summary_json(const analysis *a)
 {
     const analysis_summary *s = analysis_get_summary(a);

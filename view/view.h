@@ -68,6 +68,11 @@ const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n)
  * run. */
 const char *view_device_name(const analysis *a, uint32_t slot);
 
+/* The name of a copy as Kineto and `tlview export` write it, from its type and CUPTI kind:
+ * "Memcpy HtoD", "Memcpy DtoD", "Memset (Device)"; "Memcpy" / "Memset" for a kind not known.
+ * Written into buf (size n); returns buf. */
+const char *view_copy_name(const store_copy *c, char *buf, size_t n);
+
 /* The objects of the JSON view (field names in view/README.md). */
 json_t *view_summary_json(const analysis *a);
 json_t *view_device_json(const analysis *a, uint32_t slot);

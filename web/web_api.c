@@ -395,6 +395,50 @@ static void api_window(const web *w, const web_params *p, web_reply *out)
     reply_json(out, o);
 }
 
+/* api_kernel_reply: kernel `id` of run r in full (GET /api/kernel, /api/item?kind=kernel). */
+static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_reply *out)
+{
+    const store_run *run = r->run;
+    const store_kernel *k = &run->kernels[id];
+    const store_launch *l = &run->launches[k->launch];
+    const store_string *name = &run->strings[l->name];
+    const store_stream *st = &run->streams[k->stream];
+    const store_context *cx = &run->contexts[st->context];
+    uint32_t sig = analysis_launch_signature(r->an, k->launch);
+    float stretch = analysis_stretch(r->an)[id];
+    uint32_t lane = web_kernel_lane(r, k);
+    const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
+    json_t *o =
+        json_pack("{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:[iii],"
+                  "s:[iii],s:i,s:i,s:i,s:o,s:s}",
+                  "id", (json_int_t)id, "run", (int)rid, "row",
+                  (int)r->stream_row[WEB_ROW_KERNELS][k->stream], "lane", (int)lane, "process",
+                  (int)cx->process, "pid", (json_int_t)run->processes[cx->process].pid, "context",
+                  (json_int_t)cx->context_id, "stream", (json_int_t)st->stream_id, "correlation",
+                  (json_int_t)k->correlation_id, "name",
+                  view_string(name->demangled ? name->demangled : name->text), "mangled",
+                  view_string(name->text), "start", (json_int_t)(k->start - r->origin), "end",
+                  (json_int_t)(k->end - r->origin), "dur",
+                  (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
+                  (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0], (int)l->block[1],
+                  (int)l->block[2], "registers", (int)l->registers, "static_smem",
+                  (int)l->static_smem, "dynamic_smem", (int)l->dynamic_smem, "stretch",
+                  view_number(stretch), "verdict", analysis_verdict_name(web_window_verdict(win)));
+    int bad = !o;
+    if (o && sig < analysis_nsignatures(r->an) &&
+        json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
+        bad = 1;
+    if (o && win &&
+        json_object_set_new(o, "window", window_json(r, (uint64_t)(win - analysis_windows(r->an)))))
+        bad = 1;
+    if (bad) {
+        json_decref(o);
+        web_reply_error(out, 500, "out of memory");
+        return;
+    }
+    reply_json(out, o);
+}
+
 static void api_kernel(const web *w, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "id", NULL};
@@ -409,44 +453,189 @@ static void api_kernel(const web *w, const web_params *p, web_reply *out)
     }
     if (get_int(p, out, "id", 0, (int64_t)r->run->nkernels - 1, 1, 0, &id, NULL))
         return;
-    const store_run *run = r->run;
-    const store_kernel *k = &run->kernels[id];
-    const store_launch *l = &run->launches[k->launch];
-    const store_string *name = &run->strings[l->name];
-    const store_stream *st = &run->streams[k->stream];
-    const store_context *cx = &run->contexts[st->context];
-    uint32_t sig = analysis_launch_signature(r->an, k->launch);
-    float stretch = analysis_stretch(r->an)[id];
-    uint32_t lane = web_kernel_lane(r, k);
-    const analysis_window *win = web_kernel_window(r, lane, k); /* holds most of the kernel */
+    api_kernel_reply(r, rid, id, out);
+}
+
+/* ---------------------------------------------------------------- items and flows */
+
+#define FLOW_MAX 64 /* partners listed per flow query at most */
+
+/* The item kinds of /api/item and /api/flow, by web_row_kind. */
+static const char *const item_kind[WEB_NROW_KINDS] = {"kernel", "copy", "api", "nvtx"};
+static const char *const item_plural[WEB_NROW_KINDS] = {"kernels", "copies", "API calls",
+                                                        "NVTX ranges"};
+
+/* get_item: parameters kind (one of item_kind[], those allowed by `mask`, bit per kind) and id
+ * (below that kind's count). 0, or -1 after a 4xx reply. */
+static int get_item(const web_runix *r, unsigned rid, const web_params *p, web_reply *out,
+                    unsigned mask, int *kind, int64_t *id)
+{
+    const char *k = web_param(p, "kind");
+    *kind = -1;
+    for (int i = 0; k && i < WEB_NROW_KINDS; i++)
+        if (mask & 1u << i && strcmp(k, item_kind[i]) == 0)
+            *kind = i;
+    if (*kind < 0) {
+        char list[64] = "";
+        for (int i = 0; i < WEB_NROW_KINDS; i++)
+            if (mask & 1u << i) {
+                strcat(list, list[0] ? ", " : "");
+                strcat(list, item_kind[i]);
+            }
+        if (!k)
+            web_reply_error(out, 400, "missing parameter 'kind'");
+        else
+            web_reply_error(out, 400, "parameter 'kind' must be one of %s, got '%.40s'", list, k);
+        return -1;
+    }
+    uint64_t n = r->items[*kind].n;
+    if (n == 0) {
+        web_reply_error(out, 404, "run %u has no %s", rid, item_plural[*kind]);
+        return -1;
+    }
+    return get_int(p, out, "id", 0, (int64_t)n - 1, 1, 0, id, NULL);
+}
+
+/* item_head: what every item object starts with: item, id, run, row, lane, depth, process, pid,
+ * start, end, dur (times relative to the run's origin). */
+static json_t *item_head(const web_runix *r, unsigned rid, int kind, uint64_t id)
+{
+    const web_items *it = &r->items[kind];
+    store_idx p = web_item_process(r, kind, id);
+    uint32_t row = web_item_row(r, kind, id);
+    int64_t s = web_item_start(it, id), e = web_item_end(it, id);
     json_t *o = json_pack(
-        "{s:I,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:[iii],"
-        "s:[iii],s:i,s:i,s:i,s:o,s:s}",
-        "id", (json_int_t)id, "run", (int)rid, "row", (int)r->stream_row[k->stream], "lane",
-        (int)lane, "process", (int)cx->process, "pid", (json_int_t)run->processes[cx->process].pid,
-        "context", (json_int_t)cx->context_id, "stream", (json_int_t)st->stream_id, "correlation",
-        (json_int_t)k->correlation_id, "name",
-        view_string(name->demangled ? name->demangled : name->text), "mangled",
-        view_string(name->text), "start", (json_int_t)(k->start - r->origin), "end",
-        (json_int_t)(k->end - r->origin), "dur",
-        (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
-        (int)l->grid[1], (int)l->grid[2], "block", (int)l->block[0], (int)l->block[1],
-        (int)l->block[2], "registers", (int)l->registers, "static_smem", (int)l->static_smem,
-        "dynamic_smem", (int)l->dynamic_smem, "stretch", view_number(stretch), "verdict",
-        analysis_verdict_name(web_window_verdict(win)));
+        "{s:s,s:I,s:i,s:o,s:o,s:i,s:i,s:I,s:I,s:I,s:I}", "item", item_kind[kind], "id",
+        (json_int_t)id, "run", (int)rid, "row", row == UINT32_MAX ? json_null() : json_integer(row),
+        "lane", row == UINT32_MAX ? json_null() : json_integer(r->rows[row].slot), "depth",
+        (int)web_item_depth(r, kind, id), "process", (int)p, "pid",
+        (json_int_t)r->run->processes[p].pid, "start", (json_int_t)(s - r->origin), "end",
+        (json_int_t)(e - r->origin), "dur", (json_int_t)(e > s ? e - s : 0));
+    return o;
+}
+
+/* string_of: string i of the run as the page shows it (demangled), NULL for STORE_NONE. */
+static const char *string_of(const store_run *run, store_idx i)
+{
+    if (i >= run->nstrings)
+        return NULL;
+    return run->strings[i].demangled ? run->strings[i].demangled : run->strings[i].text;
+}
+
+/* api_item: GET /api/item?run&kind&id: one kernel (as /api/kernel), copy, API call or NVTX range.
+ */
+static void api_item(const web *w, const web_params *p, web_reply *out)
+{
+    static const char *const known[] = {"run", "kind", "id", NULL};
+    unsigned rid;
+    const web_runix *r;
+    int kind;
+    int64_t id;
+    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
+        get_item(r, rid, p, out, 0xf, &kind, &id))
+        return;
+    if (kind == WEB_ROW_KERNELS) {
+        api_kernel_reply(r, rid, id, out);
+        return;
+    }
+    const store_run *run = r->run;
+    json_t *o = item_head(r, rid, kind, (uint64_t)id);
     int bad = !o;
-    if (o && sig < analysis_nsignatures(r->an) &&
-        json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
-        bad = 1;
-    if (o && win &&
-        json_object_set_new(o, "window", window_json(r, (uint64_t)(win - analysis_windows(r->an)))))
-        bad = 1;
+    if (kind == WEB_ROW_COPIES) {
+        const store_copy *c = &run->copies[id];
+        const store_stream *st = &run->streams[c->stream];
+        char name[64];
+        view_put(o, "context", json_integer(run->contexts[st->context].context_id), &bad);
+        view_put(o, "stream", json_integer(st->stream_id), &bad);
+        view_put(o, "correlation", json_integer(c->correlation_id), &bad);
+        view_put(o, "type", json_string(c->type == STORE_COPY_MEMSET ? "memset" : "memcpy"), &bad);
+        view_put(o, "kind", json_integer(c->kind), &bad);
+        view_put(o, "name", json_string(view_copy_name(c, name, sizeof name)), &bad);
+        view_put(o, "bytes", json_integer((json_int_t)c->bytes), &bad);
+    } else if (kind == WEB_ROW_API) {
+        const store_api *a = &run->apis[id];
+        view_put(o, "thread", json_integer((json_int_t)a->thread_id), &bad);
+        view_put(o, "correlation", json_integer(a->correlation_id), &bad);
+        view_put(o, "domain",
+                 a->domain == STORE_API_RUNTIME  ? json_string("runtime")
+                 : a->domain == STORE_API_DRIVER ? json_string("driver")
+                                                 : json_null(),
+                 &bad);
+        view_put(o, "name", view_string(string_of(run, a->name)), &bad);
+        view_put(o, "status", json_integer(a->status), &bad);
+    } else {
+        const store_range *g = &run->ranges[id];
+        view_put(o, "thread", json_integer((json_int_t)g->thread_id), &bad);
+        view_put(o, "domain", view_string(string_of(run, g->domain)), &bad);
+        view_put(o, "name", view_string(string_of(run, g->name)), &bad);
+    }
     if (bad) {
         json_decref(o);
         web_reply_error(out, 500, "out of memory");
         return;
     }
     reply_json(out, o);
+}
+
+/* api_flow: GET /api/flow?run&kind&id: the records linked to a kernel, copy or API call by its
+ * correlation id in its process: the API call that launched a kernel or copy, the kernels and
+ * copies an API call launched. Two binary searches per kind in the flow index. */
+static void api_flow(const web *w, const web_params *p, web_reply *out)
+{
+    static const char *const known[] = {"run", "kind", "id", NULL};
+    unsigned rid;
+    const web_runix *r;
+    int kind;
+    int64_t id;
+    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
+        get_item(r, rid, p, out, 0x7, &kind, &id))
+        return;
+    store_idx proc = web_item_process(r, kind, (uint64_t)id);
+    uint32_t corr = web_item_correlation(r, kind, (uint64_t)id);
+    web_buf b = {0};
+    web_buf_str(&b, "{\"run\":");
+    web_buf_i64(&b, rid);
+    web_buf_str(&b, ",\"kind\":\"");
+    web_buf_str(&b, item_kind[kind]);
+    web_buf_str(&b, "\",\"id\":");
+    web_buf_i64(&b, id);
+    web_buf_str(&b, ",\"correlation\":");
+    web_buf_i64(&b, corr);
+    web_buf_str(&b, ",\"partners\":[");
+    static const int partners_of_gpu[] = {WEB_ROW_API},
+                     partners_of_api[] = {WEB_ROW_KERNELS, WEB_ROW_COPIES};
+    const int *pk = kind == WEB_ROW_API ? partners_of_api : partners_of_gpu;
+    int npk = kind == WEB_ROW_API ? 2 : 1;
+    uint32_t listed = 0, total = 0;
+    for (int k = 0; k < npk; k++) {
+        const web_items *it = &r->items[pk[k]];
+        uint32_t first, n = web_flow_find(r, pk[k], proc, corr, &first);
+        total += n;
+        for (uint32_t j = 0; j < n && listed < FLOW_MAX; j++, listed++) {
+            uint32_t i = it->by_corr[first + j];
+            uint32_t row = web_item_row(r, pk[k], i);
+            web_buf_str(&b, listed ? ",{\"kind\":\"" : "{\"kind\":\"");
+            web_buf_str(&b, item_kind[pk[k]]);
+            web_buf_str(&b, "\",\"id\":");
+            web_buf_i64(&b, i);
+            web_buf_str(&b, ",\"row\":");
+            if (row == UINT32_MAX)
+                web_buf_str(&b, "null");
+            else
+                web_buf_i64(&b, row);
+            web_buf_str(&b, ",\"depth\":");
+            web_buf_i64(&b, web_item_depth(r, pk[k], i));
+            web_buf_str(&b, ",\"start\":");
+            web_buf_i64(&b, web_item_start(it, i) - r->origin);
+            web_buf_str(&b, ",\"end\":");
+            web_buf_i64(&b, web_item_end(it, i) - r->origin);
+            web_buf_ch(&b, '}');
+        }
+    }
+    web_buf_str(&b, "],\"total\":");
+    web_buf_i64(&b, total);
+    web_buf_ch(&b, '}');
+    reply_buf(out, &b);
 }
 
 /* ci_contains: case-insensitive substring test. */
@@ -510,7 +699,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
         if (listed < (uint64_t)limit) {
             const char *sep = listed ? "," : "";
             web_buf_str(&bid, sep), web_buf_i64(&bid, (int64_t)i);
-            web_buf_str(&brow, sep), web_buf_i64(&brow, r->stream_row[k->stream]);
+            web_buf_str(&brow, sep), web_buf_i64(&brow, r->stream_row[WEB_ROW_KERNELS][k->stream]);
             web_buf_str(&bs, sep), web_buf_i64(&bs, k->start - r->origin);
             web_buf_str(&bd, sep), web_buf_i64(&bd, k->end > k->start ? k->end - k->start : 0);
             listed++;
@@ -598,6 +787,10 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         api_find(w, p, out);
     } else if (strcmp(what, "range") == 0) {
         api_range(w, p, out);
+    } else if (strcmp(what, "item") == 0) {
+        api_item(w, p, out);
+    } else if (strcmp(what, "flow") == 0) {
+        api_flow(w, p, out);
     } else {
         web_reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
     }

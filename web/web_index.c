@@ -1,8 +1,13 @@
 /* web_index.c: the per-run index built once at start so that viewport queries never walk the run:
- * one row per stream that ran kernels (grouped by lane = GPU, then process, context, stream) with
- * its kernels' indexes sorted by start and an interval grid over them; per lane, the analysis
- * windows split by verdict with a grid each, and a cached concurrency profile at fine resolution
- * for zoomed-out views. Memory: 4 B per kernel for the row arrays plus ~1 B per kernel of grids. */
+ * a row per stream that ran kernels, per stream that ran copies or memsets, per thread that made
+ * CUDA API calls and per thread that opened NVTX ranges (each kind grouped by lane = GPU, process,
+ * then stream or thread), with its records' positions sorted by start and an interval grid over
+ * them; thread rows are split into levels by nesting depth, a grid per level. Per kind with
+ * correlation ids (kernels, copies, API calls), the positions sorted by (process, correlation)
+ * for the flows. Per lane, the analysis windows split by verdict with a grid each, and a cached
+ * concurrency profile at fine resolution for zoomed-out views. Memory: 4 B per record for the
+ * row arrays, ~1 B of grids, 4 B of flow index (kernels, copies, API calls) and 1 B of depth
+ * (API calls, NVTX ranges). */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +18,8 @@
 #define GRID_MAX 262144u      /* concurrency bins cached per lane (12 B each) */
 #define PROFILE_CHUNK 1048576 /* profile segments read at once while indexing (16 MiB) */
 
-/* row_cmp: rows by lane, process pid, context id, stream id (qsort_r with the run). */
+/* row_cmp: rows by lane, process pid, process, then context id and stream id (stream rows) or
+ * thread id (thread rows) (qsort_r with the run); rows of one kind only are compared. */
 static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
     const web_row *a = pa, *b = pb;
@@ -25,11 +31,15 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
         return pa_ < pb_ ? -1 : 1;
     if (a->process != b->process)
         return a->process < b->process ? -1 : 1;
+    if (web_kind_threaded(a->kind))
+        return a->thread < b->thread ? -1 : a->thread > b->thread;
     uint32_t ca = run->contexts[a->context].context_id, cb = run->contexts[b->context].context_id;
     if (ca != cb)
         return ca < cb ? -1 : 1;
     uint32_t sa = run->streams[a->stream].stream_id, sb = run->streams[b->stream].stream_id;
-    return sa < sb ? -1 : sa > sb;
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    return a->stream < b->stream ? -1 : a->stream > b->stream; /* same ids in two contexts */
 }
 
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k)
@@ -65,67 +75,617 @@ const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, cons
     return best;
 }
 
-/* build_rows: two passes over the kernels (sorted by start): count them per stream, then place
- * their ids in their row's slice while building every row's grid on the fly, so the 320 MB of a
- * 10M-kernel run are streamed twice instead of once per row. */
-static int build_rows(web_runix *r)
+/* ---------------------------------------------------------------- rows of every kind */
+
+/* item_stream, item_thread: the stream of a record of a stream kind, the thread of a record of
+ * a thread kind. */
+static store_idx item_stream(const web_runix *r, int kind, uint64_t i)
+{
+    return kind == WEB_ROW_KERNELS ? r->run->kernels[i].stream : r->run->copies[i].stream;
+}
+static uint64_t item_thread(const web_runix *r, int kind, uint64_t i)
+{
+    return kind == WEB_ROW_API ? r->run->apis[i].thread_id : r->run->ranges[i].thread_id;
+}
+
+uint32_t web_item_row(const web_runix *r, int kind, uint64_t i)
+{
+    const web_items *it = &r->items[kind];
+    if (!web_kind_threaded(kind)) {
+        const uint32_t *sr = r->stream_row[kind];
+        return sr ? sr[item_stream(r, kind, i)] : UINT32_MAX;
+    }
+    if (!it->nrows)
+        return UINT32_MAX;
+    web_row probe = {.kind = (uint8_t)kind, .process = web_item_process(r, kind, i)};
+    probe.slot = r->process_lane[probe.process];
+    probe.thread = item_thread(r, kind, i);
+    uint32_t lo = it->first, hi = it->first + it->nrows; /* the row is there: binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (row_cmp(&r->rows[mid], &probe, (void *)r->run) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* What one level of a row in the making holds. */
+typedef struct lev_acc {
+    uint32_t n;     /* records */
+    int64_t lo, hi; /* first and last start */
+} lev_acc;
+
+/* A row in the making: the records of one stream, or of one (process, thread). While the records
+ * are read in start order, a thread's group keeps the ends of its open calls or ranges (the level
+ * of the next one is how many are still open) and the run of records that start at the same ns:
+ * those are levelled together, longest first, so that a call and the calls it makes in the same
+ * ns nest the right way round. */
+typedef struct grp {
+    store_idx process, context, stream;
+    uint64_t thread;
+    uint32_t n, nlev;  /* records; levels */
+    int64_t lo, hi;    /* stream groups: first and last start (of their one level) */
+    lev_acc *lev;      /* nlev (grown) */
+    int64_t *stack;    /* ends of the open records, innermost last */
+    uint32_t sp, scap; /* stack depth and capacity */
+    uint32_t *tie;     /* records that start at the same ns, not levelled yet */
+    uint32_t ntie, tcap;
+    uint32_t row; /* its row */
+    uint32_t st0; /* its first level's build state */
+} grp;
+
+/* The state of building one kind's rows. */
+typedef struct kind_build {
+    web_runix *r;
+    web_row *rows; /* the kind's rows, apart from the other kinds' while they are built */
+    int kind;
+    web_items *it;
+    grp *g; /* groups, in order of first record */
+    uint32_t ng, gcap;
+    uint32_t *stream_grp; /* stream kinds: run->nstreams, the group of each stream */
+    uint32_t *h_grp;      /* thread kinds: open-addressing table of group ids (UINT32_MAX free) */
+    uint32_t hcap;        /* its size, a power of two */
+    uint32_t *rec_grp;    /* thread kinds: each record's group, from pass A for pass B */
+    int corr;             /* the kind carries correlation ids: build its flow index too */
+    uint32_t *cfill;      /* nprocesses: next free position of each process in by_corr */
+    uint32_t *clast;      /* nprocesses: the last correlation id put there */
+    uint8_t *cunsorted;   /* nprocesses: its ids came out of order (a radix sort follows) */
+} kind_build;
+
+static uint32_t hash_thread(store_idx p, uint64_t t)
+{
+    uint64_t h = (t ^ ((uint64_t)p << 40) ^ p) * 0x9E3779B97F4A7C15ULL;
+    return (uint32_t)(h >> 32);
+}
+
+/* new_group: appends a group (UINT32_MAX when out of memory). */
+static uint32_t new_group(kind_build *kb, store_idx process, store_idx stream, uint64_t thread)
+{
+    if (kb->ng == kb->gcap) {
+        uint32_t cap = kb->gcap ? kb->gcap * 2 : 64;
+        grp *g = realloc(kb->g, sizeof *g * cap);
+        if (!g)
+            return UINT32_MAX;
+        kb->g = g, kb->gcap = cap;
+    }
+    const store_run *run = kb->r->run;
+    grp *g = &kb->g[kb->ng];
+    memset(g, 0, sizeof *g);
+    g->process = process;
+    g->stream = stream;
+    g->context = stream == STORE_NONE ? STORE_NONE : run->streams[stream].context;
+    g->thread = thread;
+    return kb->ng++;
+}
+
+/* group_of: the group of record i, made on first sight (UINT32_MAX when out of memory). */
+static uint32_t group_of(kind_build *kb, uint64_t i)
+{
+    const web_runix *r = kb->r;
+    if (!web_kind_threaded(kb->kind)) {
+        store_idx s = item_stream(r, kb->kind, i);
+        if (kb->stream_grp[s] == UINT32_MAX) {
+            store_idx p = r->run->contexts[r->run->streams[s].context].process;
+            kb->stream_grp[s] = new_group(kb, p, s, 0);
+        }
+        return kb->stream_grp[s];
+    }
+    store_idx p = web_item_process(r, kb->kind, i);
+    uint64_t t = item_thread(r, kb->kind, i);
+    if (kb->ng * 2 >= kb->hcap) { /* keep the table at most half full */
+        uint32_t cap = kb->hcap ? kb->hcap * 2 : 256;
+        uint32_t *h = malloc(sizeof *h * cap);
+        if (!h)
+            return UINT32_MAX;
+        memset(h, 0xff, sizeof *h * cap);
+        for (uint32_t k = 0; k < kb->ng; k++) {
+            uint32_t at = hash_thread(kb->g[k].process, kb->g[k].thread) & (cap - 1);
+            while (h[at] != UINT32_MAX)
+                at = (at + 1) & (cap - 1);
+            h[at] = k;
+        }
+        free(kb->h_grp);
+        kb->h_grp = h, kb->hcap = cap;
+    }
+    uint32_t at = hash_thread(p, t) & (kb->hcap - 1);
+    for (;;) {
+        uint32_t k = kb->h_grp[at];
+        if (k == UINT32_MAX)
+            return kb->h_grp[at] = new_group(kb, p, STORE_NONE, t);
+        if (kb->g[k].process == p && kb->g[k].thread == t)
+            return k;
+        at = (at + 1) & (kb->hcap - 1);
+    }
+}
+
+/* put_level: counts a record that starts at s at level d of g (d <= g->nlev). */
+static int put_level(grp *g, unsigned d, int64_t s)
+{
+    if (d == g->nlev) {
+        lev_acc *l = realloc(g->lev, sizeof *l * (d + 1));
+        if (!l)
+            return WEB_ENOMEM;
+        g->lev = l;
+        g->lev[d] = (lev_acc){0, s, s};
+        g->nlev++;
+    }
+    if (g->lev[d].n++ == 0)
+        g->lev[d].lo = s;
+    g->lev[d].hi = s;
+    return WEB_OK;
+}
+
+/* tie_cmp: records of one start by end, longest first, then by position (qsort_r with the
+ * items). */
+static int tie_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const web_items *it = ctx;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    int64_t ea = web_item_end(it, a), eb = web_item_end(it, b);
+    if (ea != eb)
+        return ea > eb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* flush_ties: levels the records of g that start at the same ns: each gets the number of the
+ * group's records still open at its start (closed ones are popped from the top of the stack, so
+ * that two records of one level never overlap), capped at WEB_DEPTH_MAX - 1. */
+static int flush_ties(kind_build *kb, grp *g)
+{
+    web_items *it = kb->it;
+    if (g->ntie > 1)
+        qsort_r(g->tie, g->ntie, sizeof *g->tie, tie_cmp, it);
+    for (uint32_t k = 0; k < g->ntie; k++) {
+        uint32_t i = g->tie[k];
+        int64_t s = web_item_start(it, i);
+        while (g->sp && g->stack[g->sp - 1] <= s)
+            g->sp--;
+        unsigned d = g->sp < WEB_DEPTH_MAX - 1 ? g->sp : WEB_DEPTH_MAX - 1;
+        if (g->sp == g->scap) {
+            uint32_t cap = g->scap ? g->scap * 2 : 8;
+            int64_t *st = realloc(g->stack, sizeof *st * cap);
+            if (!st)
+                return WEB_ENOMEM;
+            g->stack = st, g->scap = cap;
+        }
+        g->stack[g->sp++] = web_item_end(it, i);
+        it->depth[i] = (uint8_t)d;
+        if (put_level(g, d, s))
+            return WEB_ENOMEM;
+    }
+    g->ntie = 0;
+    return WEB_OK;
+}
+
+/* count_records: pass A over the kind's records in start order: their groups, counts per group
+ * and level, (thread kinds) each record's level, and (kinds with correlation ids) how many
+ * records with one each process has. */
+static int count_records(kind_build *kb)
+{
+    web_items *it = kb->it;
+    const web_runix *r = kb->r;
+    uint32_t *ccount = kb->corr ? it->corr_off + 1 : NULL;
+    if (!web_kind_threaded(kb->kind)) { /* the hot loop at 10M kernels: no call per record */
+        for (uint64_t i = 0; i < it->n; i++) {
+            uint32_t gi = kb->stream_grp[item_stream(r, kb->kind, i)];
+            if (gi == UINT32_MAX && (gi = group_of(kb, i)) == UINT32_MAX)
+                return WEB_ENOMEM;
+            grp *g = &kb->g[gi];
+            int64_t s = web_item_start(it, i);
+            if (g->n++ == 0)
+                g->lo = s;
+            g->hi = s;
+            if (ccount && web_item_correlation(r, kb->kind, i))
+                ccount[g->process]++;
+        }
+        for (uint32_t k = 0; k < kb->ng; k++) {
+            grp *g = &kb->g[k];
+            if (!(g->lev = malloc(sizeof *g->lev)))
+                return WEB_ENOMEM;
+            g->lev[0] = (lev_acc){g->n, g->lo, g->hi};
+            g->nlev = 1;
+        }
+        return WEB_OK;
+    }
+    for (uint64_t i = 0; i < it->n; i++) {
+        uint32_t gi = group_of(kb, i);
+        if (gi == UINT32_MAX)
+            return WEB_ENOMEM;
+        grp *g = &kb->g[gi];
+        g->n++;
+        kb->rec_grp[i] = gi;
+        if (ccount && web_item_correlation(r, kb->kind, i))
+            ccount[g->process]++;
+        if (g->ntie && web_item_start(it, g->tie[0]) != web_item_start(it, i) && flush_ties(kb, g))
+            return WEB_ENOMEM;
+        if (g->ntie == g->tcap) {
+            uint32_t cap = g->tcap ? g->tcap * 2 : 4;
+            uint32_t *t = realloc(g->tie, sizeof *t * cap);
+            if (!t)
+                return WEB_ENOMEM;
+            g->tie = t, g->tcap = cap;
+        }
+        g->tie[g->ntie++] = (uint32_t)i;
+    }
+    for (uint32_t k = 0; k < kb->ng; k++)
+        if (flush_ties(kb, &kb->g[k]))
+            return WEB_ENOMEM;
+    return WEB_OK;
+}
+
+/* make_rows: one row per group, in row_cmp order, into kb->rows (ids local to the kind until
+ * build_rows puts the kinds together), with their slices of idx and the interval lists of their
+ * levels begun. */
+static int make_rows(kind_build *kb, uint32_t *nstates)
+{
+    web_runix *r = kb->r;
+    web_items *it = kb->it;
+    if (kb->ng == 0)
+        return WEB_OK;
+    web_row *mine = calloc(kb->ng, sizeof *mine);
+    if (!mine)
+        return WEB_ENOMEM;
+    kb->rows = mine;
+    it->nrows = kb->ng;
+    for (uint32_t k = 0; k < kb->ng; k++) {
+        const grp *g = &kb->g[k];
+        uint32_t slot = r->process_lane ? r->process_lane[g->process] : 0;
+        if (!web_kind_threaded(kb->kind)) {
+            uint32_t dl = web_device_lane(r, r->run->contexts[g->context].device);
+            if (kb->kind == WEB_ROW_KERNELS || dl != UINT32_MAX)
+                slot = dl;
+        }
+        /* off holds the group until the rows are sorted */
+        mine[k] = (web_row){.kind = (uint8_t)kb->kind,
+                            .nlev = (uint8_t)g->nlev,
+                            .slot = slot,
+                            .process = g->process,
+                            .context = g->context,
+                            .stream = g->stream,
+                            .thread = g->thread,
+                            .off = k,
+                            .n = g->n};
+    }
+    qsort_r(mine, kb->ng, sizeof *mine, row_cmp, (void *)r->run);
+    uint32_t off = 0, st = 0;
+    for (uint32_t k = 0; k < kb->ng; k++) {
+        web_row *row = &mine[k];
+        grp *g = &kb->g[row->off];
+        g->row = k;
+        g->st0 = st;
+        st += g->nlev;
+        row->off = off;
+        off += row->n;
+        row->lev = calloc(row->nlev, sizeof *row->lev);
+        if (!row->lev) {
+            row->nlev = 0;
+            return WEB_ENOMEM;
+        }
+        uint32_t loff = row->off;
+        for (uint32_t l = 0; l < row->nlev; l++) {
+            if (web_ivl_begin(&row->lev[l], it->base, it->stride, it->idx + loff, g->lev[l].n,
+                              g->lev[l].lo, g->lev[l].hi))
+                return WEB_ENOMEM;
+            loff += g->lev[l].n;
+        }
+    }
+    *nstates = st;
+    return WEB_OK;
+}
+
+/* ---------------------------------------------------------------- flows */
+
+/* radix_hi32: sorts a[0..n) by their upper 32 bits, stably (LSD, a byte at a time, skipping the
+ * bytes all keys share); tmp holds n more. */
+static void radix_hi32(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t cnt[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[(src[i] >> shift) & 255]++;
+        if (cnt[(src[0] >> shift) & 255] == n)
+            continue;
+        size_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, sizeof *a * n);
+}
+
+/* corr_begin: after pass A, the flow index's slices: process p's records with a correlation id
+ * go to by_corr[corr_off[p] ..), in position order as pass B meets them (corr_put). */
+static int corr_begin(kind_build *kb)
+{
+    web_items *it = kb->it;
+    uint32_t np = kb->r->run->nprocesses;
+    for (uint32_t p = 0; p < np; p++)
+        it->corr_off[p + 1] += it->corr_off[p];
+    it->by_corr = malloc(sizeof *it->by_corr * (it->corr_off[np] ? it->corr_off[np] : 1));
+    kb->cfill = malloc(sizeof *kb->cfill * (np ? np : 1));
+    kb->clast = calloc(np ? np : 1, sizeof *kb->clast);
+    kb->cunsorted = calloc(np ? np : 1, 1);
+    if (!it->by_corr || !kb->cfill || !kb->clast || !kb->cunsorted)
+        return WEB_ENOMEM;
+    memcpy(kb->cfill, it->corr_off, sizeof *kb->cfill * np);
+    return WEB_OK;
+}
+
+/* corr_put: record i of process p, with correlation id c (not 0), into the flow index; notes
+ * when the process's ids come out of order. */
+static inline void corr_put(kind_build *kb, store_idx p, uint32_t c, uint64_t i)
+{
+    kb->cunsorted[p] |= c < kb->clast[p];
+    kb->clast[p] = c;
+    kb->it->by_corr[kb->cfill[p]++] = (uint32_t)i;
+}
+
+/* corr_end: sorts by correlation id the slices that came out of order (most come sorted: API
+ * calls get their ids in order; kernels of several streams of a process do not). */
+static int corr_end(kind_build *kb)
+{
+    web_items *it = kb->it;
+    uint32_t np = kb->r->run->nprocesses, most = 0;
+    for (uint32_t p = 0; p < np; p++)
+        if (kb->cunsorted[p] && it->corr_off[p + 1] - it->corr_off[p] > most)
+            most = it->corr_off[p + 1] - it->corr_off[p];
+    if (!most)
+        return WEB_OK;
+    uint64_t *key = malloc(sizeof *key * most), *tmp = malloc(sizeof *tmp * most);
+    if (!key || !tmp) {
+        free(key);
+        free(tmp);
+        return WEB_ENOMEM;
+    }
+    for (uint32_t p = 0; p < np; p++) {
+        if (!kb->cunsorted[p])
+            continue;
+        uint32_t *a = it->by_corr + it->corr_off[p], n = it->corr_off[p + 1] - it->corr_off[p];
+        for (uint32_t j = 0; j < n; j++)
+            key[j] = (uint64_t)web_item_correlation(kb->r, kb->kind, a[j]) << 32 | a[j];
+        radix_hi32(key, tmp, n);
+        for (uint32_t j = 0; j < n; j++)
+            a[j] = (uint32_t)key[j];
+    }
+    free(key);
+    free(tmp);
+    return WEB_OK;
+}
+
+/* build_kind: the rows of one kind (web_row_kind) with their interval lists, and its flow index,
+ * in two passes over its records in start order: groups, counts and levels (count_records), then
+ * each record placed in its row's level and pushed into that level's grid, and into its process's
+ * slice of the flow index; so that the records (320 MB at 10M kernels) are streamed twice
+ * instead of once per row. */
+static int build_kind(web_runix *r, int kind, web_row **pRows /* OUT */)
 {
     const store_run *run = r->run;
-    size_t ns = run->nstreams ? run->nstreams : 1;
-    uint32_t *count = calloc(ns, sizeof *count);
-    int64_t *last = malloc(ns * sizeof *last);
-    web_ivl_build_state *st = calloc(ns, sizeof *st);
-    r->stream_row = malloc(sizeof *r->stream_row * ns);
-    r->kidx = malloc(sizeof *r->kidx * (run->nkernels ? run->nkernels : 1));
+    web_items *it = &r->items[kind];
+    static const size_t stride[WEB_NROW_KINDS] = {sizeof(store_kernel), sizeof(store_copy),
+                                                  sizeof(store_api), sizeof(store_range)};
+    const void *base[WEB_NROW_KINDS] = {run->kernels, run->copies, run->apis, run->ranges};
+    uint64_t n[WEB_NROW_KINDS] = {run->nkernels, run->ncopies, run->napis, run->nranges};
+    *it = (web_items){.base = base[kind], .stride = stride[kind], .n = n[kind]};
+    *pRows = NULL;
+    if (it->n == 0)
+        return WEB_OK;
+    if (it->n > UINT32_MAX)
+        return WEB_ENOMEM; /* positions are 32-bit */
+    kind_build kb = {.r = r, .kind = kind, .it = it, .corr = kind != WEB_ROW_NVTX};
+    web_ivl_build_state *st = NULL;
     int rc = WEB_ENOMEM;
-    if (!count || !last || !st || !r->stream_row || !r->kidx)
+    it->idx = malloc(sizeof *it->idx * it->n);
+    if (!it->idx)
         goto out;
-    for (uint64_t i = 0; i < run->nkernels; i++) {
-        count[run->kernels[i].stream]++;
-        last[run->kernels[i].stream] = run->kernels[i].start;
+    if (web_kind_threaded(kind)) {
+        if (!(it->depth = malloc(it->n)) || !(kb.rec_grp = malloc(sizeof *kb.rec_grp * it->n)))
+            goto out;
+    } else {
+        size_t ns = run->nstreams ? run->nstreams : 1;
+        kb.stream_grp = malloc(sizeof *kb.stream_grp * ns);
+        r->stream_row[kind] = malloc(sizeof *r->stream_row[kind] * ns);
+        if (!kb.stream_grp || !r->stream_row[kind])
+            goto out;
+        memset(kb.stream_grp, 0xff, sizeof *kb.stream_grp * ns);
+        memset(r->stream_row[kind], 0xff, sizeof *r->stream_row[kind] * ns);
     }
-    for (uint32_t s = 0; s < run->nstreams; s++)
-        r->nrows += count[s] > 0;
-    r->rows = calloc(r->nrows ? r->nrows : 1, sizeof *r->rows);
-    if (!r->rows)
+    if (kb.corr && !(it->corr_off = calloc((size_t)run->nprocesses + 1, sizeof *it->corr_off)))
         goto out;
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < run->nstreams; s++) {
-        if (!count[s])
-            continue;
-        web_row *row = &r->rows[n++];
-        row->stream = s;
-        row->context = run->streams[s].context;
-        row->process = run->contexts[row->context].process;
-        row->slot = web_device_lane(r, run->contexts[row->context].device);
-        row->n = count[s];
+    uint32_t nst = 0;
+    if (count_records(&kb) || make_rows(&kb, &nst) || (kb.corr && corr_begin(&kb)))
+        goto out;
+    for (uint32_t k = 0; kb.stream_grp && k < run->nstreams; k++)
+        if (kb.stream_grp[k] != UINT32_MAX)
+            r->stream_row[kind][k] = kb.g[kb.stream_grp[k]].row;
+    st = calloc(nst ? nst : 1, sizeof *st);
+    if (!st)
+        goto out;
+    for (uint64_t i = 0; i < it->n; i++) {
+        const grp *g = &kb.g[kb.rec_grp ? kb.rec_grp[i] : kb.stream_grp[item_stream(r, kind, i)]];
+        unsigned l = it->depth ? it->depth[i] : 0;
+        web_ivl *v = &kb.rows[g->row].lev[l];
+        web_ivl_build_state *b = &st[g->st0 + l];
+        ((uint32_t *)v->idx)[b->pos] = (uint32_t)i; /* v->idx is this row's slice of it->idx */
+        web_ivl_push(v, b);
+        uint32_t c = kb.corr ? web_item_correlation(r, kind, i) : 0;
+        if (c)
+            corr_put(&kb, g->process, c, i);
     }
-    qsort_r(r->rows, r->nrows, sizeof *r->rows, row_cmp, (void *)run);
-    uint32_t off = 0;
-    for (uint32_t i = 0; i < r->nrows; i++) {
-        r->rows[i].off = off;
-        off += r->rows[i].n;
-        r->stream_row[r->rows[i].stream] = i;
+    if (kb.corr && corr_end(&kb))
+        goto out;
+    for (uint32_t k = 0; k < kb.ng; k++) {
+        const grp *g = &kb.g[k];
+        for (uint32_t l = 0; l < g->nlev; l++)
+            web_ivl_end_build(&kb.rows[g->row].lev[l], &st[g->st0 + l]);
     }
-    /* a row's grid begins at its first kernel (rows are calloc'd: ivl.n is 0 until then) */
-    for (uint64_t i = 0; i < run->nkernels; i++) {
-        web_row *row = &r->rows[r->stream_row[run->kernels[i].stream]];
-        if (row->ivl.n == 0) {
-            if (web_ivl_begin(&row->ivl, run->kernels, sizeof *run->kernels, r->kidx + row->off,
-                              row->n, run->kernels[i].start, last[row->stream]))
-                goto out;
-        }
-        r->kidx[row->off + st[row->stream].pos] = (uint32_t)i;
-        web_ivl_push(&row->ivl, &st[row->stream]);
-    }
-    for (uint32_t i = 0; i < r->nrows; i++)
-        web_ivl_end_build(&r->rows[i].ivl, &st[r->rows[i].stream]);
     rc = WEB_OK;
 out:
-    free(count);
-    free(last);
+    *pRows = kb.rows; /* also after a failure: build_rows keeps them for web_runix_free */
+    for (uint32_t k = 0; k < kb.ng; k++) {
+        free(kb.g[k].lev);
+        free(kb.g[k].stack);
+        free(kb.g[k].tie);
+    }
+    free(kb.g);
+    free(kb.stream_grp);
+    free(kb.h_grp);
+    free(kb.rec_grp);
+    free(kb.cfill);
+    free(kb.clast);
+    free(kb.cunsorted);
     free(st);
     return rc;
+}
+
+uint32_t web_flow_find(const web_runix *r, int kind, store_idx p, uint32_t corr, uint32_t *pFirst)
+{
+    const web_items *it = &r->items[kind];
+    *pFirst = 0;
+    if (!it->by_corr || p >= r->run->nprocesses || corr == 0)
+        return 0;
+    uint32_t lo = it->corr_off[p], hi = it->corr_off[p + 1];
+    while (lo < hi) { /* first with correlation >= corr */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (web_item_correlation(r, kind, it->by_corr[mid]) < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t first = lo;
+    hi = it->corr_off[p + 1];
+    while (lo < hi) { /* first with correlation > corr */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (web_item_correlation(r, kind, it->by_corr[mid]) <= corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *pFirst = first;
+    return lo - first;
+}
+
+/* One kind's build on a thread of its own. */
+typedef struct kind_job {
+    web_runix *r;
+    int kind;
+    web_row *rows; /* its rows (ids local to the kind) */
+    int rc;
+} kind_job;
+
+static void *kind_thread(void *arg)
+{
+    kind_job *j = arg;
+    j->rc = build_kind(j->r, j->kind, &j->rows);
+    return NULL;
+}
+
+/* process_lanes: the lane the thread rows (and the copies of a GPU without kernels) of each
+ * process sit under: its first lane with kernels (the lowest slot of the streams that ran its
+ * kernels, as its kernel rows have them), else lane 0. One pass over the kernels' streams. */
+static int process_lanes(web_runix *r)
+{
+    const store_run *run = r->run;
+    uint8_t *ran = calloc(run->nstreams ? run->nstreams : 1, 1);
+    r->process_lane = malloc(sizeof *r->process_lane * (run->nprocesses ? run->nprocesses : 1));
+    if (!ran || !r->process_lane) {
+        free(ran);
+        return WEB_ENOMEM;
+    }
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        ran[run->kernels[i].stream] = 1;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        r->process_lane[p] = UINT32_MAX;
+    for (uint32_t st = 0; st < run->nstreams; st++) {
+        const store_context *c = &run->contexts[run->streams[st].context];
+        uint32_t slot = web_device_lane(r, c->device);
+        if (ran[st] && slot < r->process_lane[c->process])
+            r->process_lane[c->process] = slot;
+    }
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        if (r->process_lane[p] == UINT32_MAX)
+            r->process_lane[p] = 0;
+    free(ran);
+    return WEB_OK;
+}
+
+/* build_rows: every kind's rows, kernel rows on a thread of their own while this one builds the
+ * copies, API calls and NVTX ranges (each kind with its flow index but NVTX), then all of them
+ * put together in kind order (web_row_kind) with their ids made global. A run without kernels has
+ * no lane, and shows no other kind either. */
+static int build_rows(web_runix *r)
+{
+    kind_job job[WEB_NROW_KINDS];
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        job[k] = (kind_job){.r = r, .kind = k, .rc = WEB_OK};
+    if (process_lanes(r))
+        return WEB_ENOMEM;
+    pthread_t t;
+    int threaded = pthread_create(&t, NULL, kind_thread, &job[WEB_ROW_KERNELS]) == 0;
+    if (!threaded)
+        kind_thread(&job[WEB_ROW_KERNELS]);
+    for (int k = WEB_ROW_COPIES; k < WEB_NROW_KINDS && r->nlanes; k++)
+        job[k].rc = build_kind(r, k, &job[k].rows);
+    if (threaded)
+        pthread_join(t, NULL);
+    int rc = WEB_OK;
+    uint32_t total = 0;
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        total += r->items[k].nrows;
+    r->rows = malloc(sizeof *r->rows * (total ? total : 1));
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        web_items *it = &r->items[k];
+        if (job[k].rc)
+            rc = WEB_ENOMEM;
+        if (!r->rows) { /* free what the kind built */
+            for (uint32_t i = 0; i < it->nrows; i++) {
+                for (uint32_t l = 0; job[k].rows[i].lev && l < job[k].rows[i].nlev; l++)
+                    web_ivl_free(&job[k].rows[i].lev[l]);
+                free(job[k].rows[i].lev);
+            }
+            free(job[k].rows);
+            it->nrows = 0;
+            continue;
+        }
+        it->first = r->nrows;
+        if (it->nrows)
+            memcpy(r->rows + r->nrows, job[k].rows, sizeof *r->rows * it->nrows);
+        free(job[k].rows);
+        for (uint32_t s = 0; k < 2 && r->stream_row[k] && s < r->run->nstreams; s++)
+            if (r->stream_row[k][s] != UINT32_MAX)
+                r->stream_row[k][s] += it->first;
+        r->nrows += it->nrows;
+    }
+    return r->rows ? rc : WEB_ENOMEM;
 }
 
 /* build_grid: the concurrency bins cached for zoomed-out views, one sweep of the analysis'
@@ -258,8 +818,11 @@ nomem:
 
 void web_runix_free(web_runix *r)
 {
-    for (uint32_t i = 0; r->rows && i < r->nrows; i++)
-        web_ivl_free(&r->rows[i].ivl);
+    for (uint32_t i = 0; r->rows && i < r->nrows; i++) {
+        for (uint32_t l = 0; r->rows[i].lev && l < r->rows[i].nlev; l++)
+            web_ivl_free(&r->rows[i].lev[l]);
+        free(r->rows[i].lev);
+    }
     for (uint32_t i = 0; r->lanes && i < r->nlanes; i++) {
         for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
             web_ivl_free(&r->lanes[i].win[v]);
@@ -268,9 +831,16 @@ void web_runix_free(web_runix *r)
         free(r->lanes[i].work);
         free(r->lanes[i].undef);
     }
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        free(r->items[k].idx);
+        free(r->items[k].depth);
+        free(r->items[k].by_corr);
+        free(r->items[k].corr_off);
+    }
     free(r->rows);
-    free(r->kidx);
-    free(r->stream_row);
+    free(r->stream_row[0]);
+    free(r->stream_row[1]);
+    free(r->process_lane);
     free(r->lanes);
     free(r->device_lane);
     free(r->label);

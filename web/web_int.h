@@ -81,12 +81,51 @@ uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
 
 /* ---------------------------------------------------------------- per-run index */
 
+/* What a row shows. Kernel rows come first (their ids do not depend on the other kinds), then
+ * copy rows, API rows and NVTX rows; each kind's rows are ordered by lane, process pid, then
+ * context and stream (stream kinds) or thread (thread kinds). */
+typedef enum web_row_kind {
+    WEB_ROW_KERNELS = 0, /* kernels of one CUDA stream */
+    WEB_ROW_COPIES,      /* memcpys and memsets of one CUDA stream */
+    WEB_ROW_API,         /* CUDA runtime and driver API calls of one thread (nested) */
+    WEB_ROW_NVTX,        /* NVTX ranges of one thread (nested) */
+    WEB_NROW_KINDS
+} web_row_kind;
+
+#define WEB_DEPTH_MAX 32 /* levels of a thread row; deeper calls or ranges share the last one */
+
+/* Whether a kind's rows are a thread's (API calls, NVTX ranges: nested, with levels) rather than
+ * a stream's (kernels, copies: one level). */
+static inline int web_kind_threaded(int kind)
+{
+    return kind == WEB_ROW_API || kind == WEB_ROW_NVTX;
+}
+
 typedef struct web_row {
-    uint32_t slot; /* analysis device slot (lane) */
-    store_idx process, context, stream;
-    uint32_t off, n; /* its kernels: kidx[off .. off + n) */
-    web_ivl ivl;     /* over those kernels */
+    uint8_t kind;              /* web_row_kind */
+    uint8_t nlev;              /* levels (depths): 1 for stream rows, deepest + 1 for thread rows */
+    uint32_t slot;             /* analysis device slot (lane) */
+    store_idx process;         /* index into run->processes */
+    store_idx context, stream; /* stream rows; STORE_NONE in thread rows */
+    uint64_t thread;           /* thread rows: the thread id; 0 in stream rows */
+    uint32_t off, n;           /* its records: items[kind].idx[off .. off + n), level by level */
+    web_ivl *lev;              /* nlev: level l over its slice of idx (sorted by start) */
 } web_row;
+
+/* One kind of record of the run as the rows and flows see it: the run's array (kernels, copies,
+ * apis, ranges), the records' positions grouped by row, and for the kinds that carry a
+ * correlation id (kernels, copies, API calls) their positions sorted by (process, correlation). */
+typedef struct web_items {
+    const char *base;      /* run->kernels, copies, apis or ranges */
+    size_t stride;         /* its struct size (each begins with int64_t start, end) */
+    uint64_t n;            /* records */
+    uint32_t first, nrows; /* its rows: rows[first .. first + nrows) */
+    uint32_t *idx;         /* n: positions grouped by row, level by level, by start within */
+    uint8_t *depth;        /* thread kinds: n levels (< WEB_DEPTH_MAX), else NULL */
+    uint32_t *by_corr;     /* positions of records with a correlation id other than 0, sorted by
+                              (process, correlation id, position); NULL for NVTX */
+    uint32_t *corr_off;    /* nprocesses + 1: process p's slice of by_corr */
+} web_items;
 
 #define WEB_CONC_LEVELS 65 /* time at 0..64 processes in flight (the last holds 64 and more) */
 
@@ -108,9 +147,10 @@ typedef struct web_runix {
     const analysis *an;
     int64_t origin; /* API times are ns relative to this (first kernel start) */
     uint32_t nrows;
-    web_row *rows;        /* by lane, process pid, context, stream */
-    uint32_t *kidx;       /* kernel indexes grouped by row, each group sorted by start */
-    uint32_t *stream_row; /* run->nstreams: the row of each stream */
+    web_row *rows;                   /* kernel rows, then copies, API, NVTX (web_row_kind) */
+    web_items items[WEB_NROW_KINDS]; /* by web_row_kind */
+    uint32_t *stream_row[2];         /* run->nstreams: the kernel / copy row of each stream */
+    uint32_t *process_lane;          /* run->nprocesses: the lane of a process's thread rows */
     uint32_t nlanes;
     web_lane *lanes;
     uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
@@ -128,12 +168,60 @@ static inline uint32_t web_device_lane(const web_runix *r, store_idx d)
 {
     return r->device_lane[web_device_index(r->run, d)];
 }
-/* Whether kernel k is drawn in [a, b): it overlaps the range, or it has no length and starts
- * inside it (a zero-length kernel at a counts). */
+/* Whether the record [s, e) is drawn in [a, b): it overlaps the range, or it has no length and
+ * starts inside it (a zero-length record at a counts). */
+static inline int web_span_in(int64_t s, int64_t e, int64_t a, int64_t b)
+{
+    return s < b && (e > a || (s >= a && e <= s));
+}
 static inline int web_kernel_in(const store_kernel *k, int64_t a, int64_t b)
 {
-    return k->start < b && (k->end > a || (k->start >= a && k->end <= k->start));
+    return web_span_in(k->start, k->end, a, b);
 }
+/* Start and end of record i of a kind (every record struct begins with int64_t start, end). */
+static inline int64_t web_item_start(const web_items *it, uint64_t i)
+{
+    return *(const int64_t *)(it->base + i * it->stride);
+}
+static inline int64_t web_item_end(const web_items *it, uint64_t i)
+{
+    return *(const int64_t *)(it->base + i * it->stride + 8);
+}
+/* The process of record i of kind `kind`, and its correlation id (0 for NVTX ranges, which have
+ * none). Inline: the index calls them once or twice per record. */
+static inline store_idx web_item_process(const web_runix *r, int kind, uint64_t i)
+{
+    const store_run *run = r->run;
+    switch (kind) {
+    case WEB_ROW_KERNELS:
+        return run->contexts[run->streams[run->kernels[i].stream].context].process;
+    case WEB_ROW_COPIES: return run->contexts[run->streams[run->copies[i].stream].context].process;
+    case WEB_ROW_API: return run->apis[i].process;
+    default: return run->ranges[i].process;
+    }
+}
+static inline uint32_t web_item_correlation(const web_runix *r, int kind, uint64_t i)
+{
+    switch (kind) {
+    case WEB_ROW_KERNELS: return r->run->kernels[i].correlation_id;
+    case WEB_ROW_COPIES: return r->run->copies[i].correlation_id;
+    case WEB_ROW_API: return r->run->apis[i].correlation_id;
+    default: return 0;
+    }
+}
+/* The row of record i of kind `kind` (UINT32_MAX when the kind has no rows: a run without
+ * kernels shows no other kind). */
+uint32_t web_item_row(const web_runix *r, int kind, uint64_t i);
+/* The level of record i in its row (0 for stream kinds). */
+static inline unsigned web_item_depth(const web_runix *r, int kind, uint64_t i)
+{
+    return r->items[kind].depth ? r->items[kind].depth[i] : 0;
+}
+/* The records of kind `kind` (kernels, copies or API calls) of process p with correlation id
+ * `corr` (not 0): *pFirst receives their first position in items[kind].by_corr, and the count
+ * is returned (0 when none). O(log n). */
+uint32_t web_flow_find(const web_runix *r, int kind, store_idx p, uint32_t corr,
+                       uint32_t *pFirst /* OUT */);
 
 /* Indexes one run for the API: lanes and their windows by verdict, rows and their grids.
  * Returns 0, or WEB_ENOMEM with a message in err (r is then freed). */

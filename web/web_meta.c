@@ -40,12 +40,19 @@ static json_t *run_entry(const web_runix *r, unsigned id)
     }
     for (uint32_t i = 0; i < r->nrows && !bad; i++) {
         const web_row *w = &r->rows[i];
-        view_append(rows,
-                    json_pack("{s:i,s:i,s:i,s:I,s:I,s:i}", "id", (int)i, "lane", (int)w->slot,
-                              "process", (int)w->process, "context",
-                              (json_int_t)run->contexts[w->context].context_id, "stream",
-                              (json_int_t)run->streams[w->stream].stream_id, "kernels", (int)w->n),
-                    &bad);
+        static const char *const kind[WEB_NROW_KINDS] = {"kernels", "copies", "api", "nvtx"};
+        static const char *const count[WEB_NROW_KINDS] = {"kernels", "copies", "calls", "ranges"};
+        json_t *e = json_pack("{s:i,s:s,s:i,s:i}", "id", (int)i, "kind", kind[w->kind], "lane",
+                              (int)w->slot, "process", (int)w->process);
+        if (web_kind_threaded(w->kind)) {
+            view_put(e, "thread", json_integer((json_int_t)w->thread), &bad);
+            view_put(e, "depth", json_integer(w->nlev), &bad);
+        } else {
+            view_put(e, "context", json_integer(run->contexts[w->context].context_id), &bad);
+            view_put(e, "stream", json_integer(run->streams[w->stream].stream_id), &bad);
+        }
+        view_put(e, count[w->kind], json_integer(w->n), &bad);
+        view_append(rows, e, &bad);
     }
     /* names: only those of launched kernels, numbered in order of first use */
     for (uint32_t i = 0; i < run->nstrings && name_of; i++)

@@ -166,7 +166,7 @@ static void range_add(const web_runix *r, uint64_t k, int64_t a, int64_t e, rang
     int64_t s = kk->start > a ? kk->start : a, f = kk->end < e ? kk->end : e;
     int64_t ns = f > s ? f - s : 0;
     float x = analysis_stretch(r->an)[k];
-    acc_add(&proc[r->rows[r->stream_row[kk->stream]].process], ns, x);
+    acc_add(&proc[r->rows[r->stream_row[WEB_ROW_KERNELS][kk->stream]].process], ns, x);
     acc_add(&name[run->launches[kk->launch].name], ns, x);
     acc_add(all, ns, x);
 }
@@ -185,9 +185,10 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint6
         goto out;
     /* counts and time inside per process from the rows' grids: exact, O(rows) */
     uint64_t total = 0;
-    for (uint32_t i = 0; i < r->nrows; i++) {
+    const web_items *ki = &r->items[WEB_ROW_KERNELS];
+    for (uint32_t i = ki->first; i < ki->first + ki->nrows; i++) { /* the kernel rows */
         const web_row *row = &r->rows[i];
-        web_ivl_pt pa = web_ivl_at(&row->ivl, a), pb = web_ivl_at(&row->ivl, e);
+        web_ivl_pt pa = web_ivl_at(&row->lev[0], a), pb = web_ivl_at(&row->lev[0], e);
         uint64_t n = pb.pos - pa.pos + pa.running;
         proc[row->process].kernels += n;
         proc[row->process].ns += pb.busy - pa.busy;
@@ -201,11 +202,12 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint6
             goto out;
         memset(proc, 0, sizeof *proc * np);
         /* those that started before a, from each row's grid (a bucket's worth each) */
-        for (uint32_t i = 0; i < r->nrows; i++) {
+        for (uint32_t i = ki->first; i < ki->first + ki->nrows; i++) {
             const web_row *row = &r->rows[i];
-            uint32_t from = web_ivl_scan_from(&row->ivl, a), to = web_ivl_at(&row->ivl, a).pos;
+            uint32_t from = web_ivl_scan_from(&row->lev[0], a),
+                     to = web_ivl_at(&row->lev[0], a).pos;
             for (uint32_t p = from; p < to; p++)
-                range_add(r, r->kidx[row->off + p], a, e, proc, name, &all);
+                range_add(r, ki->idx[row->off + p], a, e, proc, name, &all);
         }
         /* then those that start inside, in one pass over the run's kernels (sorted by start) */
         for (uint64_t k = first_start(run, a); k < run->nkernels && run->kernels[k].start < e; k++)

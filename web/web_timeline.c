@@ -1,8 +1,9 @@
-/* web_timeline.c: GET /api/timeline, the viewport query. For each requested row it returns the
- * kernels overlapping [t0, t1) when there are few enough to draw one by one, else per-pixel
- * aggregates (count, busy share, dominant verdict); per lane it returns the concurrency profile
- * and the dominant verdict per pixel, and the overlap windows with their evidence when few. The
- * cost depends on the width in pixels and the kernels returned, not on the size of the run. */
+/* web_timeline.c: GET /api/timeline, the viewport query. For each requested row (kernels, copies,
+ * API calls or NVTX ranges) it returns the records overlapping [t0, t1) when there are few enough
+ * to draw one by one, else per-pixel aggregates (count, busy share; for kernels the dominant
+ * verdict; for nested rows per level); per lane it returns the concurrency profile and the
+ * dominant verdict per pixel, and the overlap windows with their evidence when few. The cost
+ * depends on the width in pixels, the rows and the records returned, not on the size of the run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,11 +74,11 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict,
 static uint64_t lane_kernels_in(const tl_query *q, uint32_t slot, int64_t a, int64_t b)
 {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < q->r->nrows; i++) {
+    for (uint32_t i = 0; i < q->r->items[WEB_ROW_KERNELS].nrows; i++) {
         const web_row *row = &q->r->rows[i];
         if (row->slot != slot)
             continue;
-        web_ivl_pt pa = web_ivl_at(&row->ivl, a), pb = web_ivl_at(&row->ivl, b);
+        web_ivl_pt pa = web_ivl_at(&row->lev[0], a), pb = web_ivl_at(&row->lev[0], b);
         n += pb.pos - pa.pos + pa.running;
     }
     return n;
@@ -222,54 +223,91 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
     web_buf_ch(b, '}');
 }
 
-static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts)
+/* The records of one row listed one by one: per level, the list positions that may overlap the
+ * range (from, to) and what each column is. */
+typedef struct row_items {
+    const web_row *row;
+    uint32_t from[WEB_DEPTH_MAX], to[WEB_DEPTH_MAX];
+    /* API and NVTX rows: each distinct name once per row (a call's name repeats thousands of
+     * times): an open-addressing table from the run's string index to the row's name index */
+    uint32_t *key, *val; /* cap entries (key UINT32_MAX: free) */
+    uint32_t cap, nnames;
+    store_idx *names; /* the row's names, by name index */
+} row_items;
+
+/* item_name: the run's string index of the name of record k of an API or NVTX row. */
+static store_idx item_name(const store_run *run, int kind, uint32_t k)
+{
+    return kind == WEB_ROW_API ? run->apis[k].name : run->ranges[k].name;
+}
+
+/* name_index: the row's index of string nm (added when new). */
+static uint32_t name_index(row_items *ri, store_idx nm)
+{
+    uint32_t at = (nm * 0x9E3779B1u) & (ri->cap - 1);
+    while (ri->key[at] != UINT32_MAX && ri->key[at] != nm)
+        at = (at + 1) & (ri->cap - 1);
+    if (ri->key[at] == UINT32_MAX) {
+        ri->key[at] = nm;
+        ri->val[at] = ri->nnames;
+        ri->names[ri->nnames++] = nm;
+    }
+    return ri->val[at];
+}
+
+/* emit_column: column c of every record of the row drawn in the query's range, level by level
+ * (within a level by start). Columns: 'i' id, 's' start, 'd' duration, 'z' level, then per kind:
+ * kernels 'l' launch, 'x' stretch, 'v' verdict; copies 't' type, 'k' kind, 'b' bytes; API calls
+ * and NVTX ranges 'n' the index of the name in the row's "names" (the columns "id" and "name",
+ * the others named by their letter). */
+static void emit_column(web_buf *b, const tl_query *q, row_items *ri, char c)
 {
     const web_runix *r = q->r;
-    const web_row *row = &r->rows[ri];
-    const store_kernel *K = r->run->kernels;
-    const float *stretch = analysis_stretch(r->an);
-    web_ivl_pt pa = web_ivl_at(&row->ivl, q->t0), pb = web_ivl_at(&row->ivl, q->t1);
-    uint64_t n = pb.pos - pa.pos + pa.running;
-    web_buf_str(b, "{\"row\":");
-    web_buf_i64(b, ri);
-    web_buf_str(b, ",\"n\":");
-    web_buf_i64(b, (int64_t)n);
-    if (n <= q->kmax) {
-        uint32_t from = web_ivl_scan_from(&row->ivl, q->t0);
-        static const char *const col[] = {"id", "s", "d", "l", "x", "v"};
-        for (int c = 0; c < 6; c++) {
-            web_buf_str(b, c ? "],\"" : ",\"mode\":\"kernels\",\"");
-            web_buf_str(b, col[c]);
-            web_buf_str(b, "\":[");
-            int first = 1;
-            for (uint32_t i = from; i < pb.pos; i++) {
-                uint32_t k = r->kidx[row->off + i];
-                const store_kernel *kk = &K[k];
-                if (!web_kernel_in(kk, q->t0, q->t1))
-                    continue;
-                if (!first)
-                    web_buf_ch(b, ',');
-                first = 0;
-                switch (c) {
-                case 0: web_buf_i64(b, k); break;
-                case 1: web_buf_i64(b, kk->start - r->origin); break;
-                case 2: web_buf_i64(b, kk->end > kk->start ? kk->end - kk->start : 0); break;
-                case 3: web_buf_i64(b, kk->launch); break;
-                case 4: web_buf_num(b, stretch[k]); break;
-                default: web_buf_i64(b, web_kernel_verdict(r, row->slot, kk)); break;
-                }
+    const web_row *row = ri->row;
+    const web_items *it = &r->items[row->kind];
+    const store_run *run = r->run;
+    int first = 1;
+    for (uint32_t l = 0; l < row->nlev; l++) {
+        const web_ivl *v = &row->lev[l];
+        for (uint32_t i = ri->from[l]; i < ri->to[l]; i++) {
+            uint32_t k = web_ivl_item(v, i);
+            int64_t s = web_item_start(it, k), e = web_item_end(it, k);
+            if (!web_span_in(s, e, q->t0, q->t1))
+                continue;
+            if (!first)
+                web_buf_ch(b, ',');
+            first = 0;
+            switch (c) {
+            case 'i': web_buf_i64(b, k); break;
+            case 's': web_buf_i64(b, s - r->origin); break;
+            case 'd': web_buf_i64(b, e > s ? e - s : 0); break;
+            case 'z': web_buf_i64(b, l); break;
+            case 'l': web_buf_i64(b, run->kernels[k].launch); break;
+            case 'x': web_buf_num(b, analysis_stretch(r->an)[k]); break;
+            case 'v': web_buf_i64(b, web_kernel_verdict(r, row->slot, &run->kernels[k])); break;
+            case 't': web_buf_i64(b, run->copies[k].type); break;
+            case 'k': web_buf_i64(b, run->copies[k].kind); break;
+            case 'b': web_buf_i64(b, (int64_t)run->copies[k].bytes); break;
+            default: web_buf_i64(b, name_index(ri, item_name(run, row->kind, k))); break; /* 'n' */
             }
         }
-        web_buf_str(b, "]}");
-        return;
     }
-    /* when a pixel spans SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket
-     * start (moved by at most 1/(2 * SNAP_BUCKETS) pixel): no scan, a few cache misses per edge */
-    int snap = (double)(q->t1 - q->t0) / q->width >= (double)SNAP_BUCKETS * (double)row->ivl.bw;
+}
+
+/* level_points: what level v of a row holds before each pixel edge. When a pixel spans
+ * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
+ * 1/(2 * SNAP_BUCKETS) pixel): no scan, a few cache misses per edge. */
+static void level_points(const tl_query *q, const web_ivl *v, web_ivl_pt *pts)
+{
+    int snap = (double)(q->t1 - q->t0) / q->width >= (double)SNAP_BUCKETS * (double)v->bw;
     for (uint32_t j = 0; j <= q->width; j++)
-        pts[j] = snap ? web_ivl_at_grid(&row->ivl, q->T[j]) : web_ivl_at(&row->ivl, q->T[j]);
-    const int8_t *lv = q->lane_verdict + (size_t)row->slot * q->width;
-    web_buf_str(b, ",\"mode\":\"bins\",\"count\":[");
+        pts[j] = snap ? web_ivl_at_grid(v, q->T[j]) : web_ivl_at(v, q->T[j]);
+}
+
+/* emit_level_bins: "count":[..],"busy":[..] of one level per pixel (pts from level_points). */
+static void emit_level_bins(web_buf *b, const tl_query *q, const web_ivl_pt *pts)
+{
+    web_buf_str(b, "\"count\":[");
     for (uint32_t j = 0; j < q->width; j++) {
         if (j)
             web_buf_ch(b, ',');
@@ -283,14 +321,98 @@ static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts
             web_buf_ch(b, ',');
         web_buf_i64(b, pm > 1000 ? 1000 : pm);
     }
-    web_buf_str(b, "],\"verdict\":[");
-    for (uint32_t j = 0; j < q->width; j++) {
-        int busy = pts[j + 1].busy > pts[j].busy || pts[j + 1].pos > pts[j].pos || pts[j].running;
-        if (j)
-            web_buf_ch(b, ',');
-        web_buf_i64(b, busy && row->slot < r->nlanes ? lv[j] : -1);
+    web_buf_ch(b, ']');
+}
+
+static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts)
+{
+    const web_runix *r = q->r;
+    const web_row *row = &r->rows[ri];
+    row_items items = {.row = row};
+    uint64_t n = 0;
+    for (uint32_t l = 0; l < row->nlev; l++) {
+        web_ivl_pt pa = web_ivl_at(&row->lev[l], q->t0), pb = web_ivl_at(&row->lev[l], q->t1);
+        n += pb.pos - pa.pos + pa.running;
+        items.from[l] = web_ivl_scan_from(&row->lev[l], q->t0);
+        items.to[l] = pb.pos;
     }
-    web_buf_str(b, "]}");
+    web_buf_str(b, "{\"row\":");
+    web_buf_i64(b, ri);
+    web_buf_str(b, ",\"n\":");
+    web_buf_i64(b, (int64_t)n);
+    if (n <= q->kmax) {
+        static const char *const cols[WEB_NROW_KINDS] = {"isdlxv", "isdtkb", "isdzn", "isdzn"};
+        const char *col = cols[row->kind];
+        web_buf_str(b,
+                    row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
+        if (web_kind_threaded(row->kind)) { /* n <= kmax names at most */
+            items.cap = 16;
+            while (items.cap < 2 * n)
+                items.cap *= 2;
+            items.key = malloc(sizeof *items.key * items.cap);
+            items.val = malloc(sizeof *items.val * items.cap);
+            items.names = malloc(sizeof *items.names * (n ? n : 1));
+            if (!items.key || !items.val || !items.names) {
+                b->failed = 1;
+                goto done;
+            }
+            memset(items.key, 0xff, sizeof *items.key * items.cap);
+        }
+        for (const char *c = col; *c; c++) {
+            web_buf_str(b, ",\"");
+            if (*c == 'i' || *c == 'n') /* "id" and "name", the others one letter */
+                web_buf_str(b, *c == 'i' ? "id" : "name");
+            else
+                web_buf_raw(b, c, 1);
+            web_buf_str(b, "\":[");
+            emit_column(b, q, &items, *c);
+            web_buf_ch(b, ']');
+        }
+        if (items.names) {
+            web_buf_str(b, ",\"names\":[");
+            for (uint32_t i = 0; i < items.nnames; i++) {
+                const store_string *str =
+                    items.names[i] < r->run->nstrings ? &r->run->strings[items.names[i]] : NULL;
+                if (i)
+                    web_buf_ch(b, ',');
+                web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
+            }
+            web_buf_ch(b, ']');
+        }
+        web_buf_ch(b, '}');
+    done:
+        free(items.key);
+        free(items.val);
+        free(items.names);
+        return;
+    }
+    web_buf_str(b, ",\"mode\":\"bins\",");
+    if (web_kind_threaded(row->kind)) { /* a count and a busy share per level */
+        web_buf_str(b, "\"levels\":[");
+        for (uint32_t l = 0; l < row->nlev; l++) {
+            level_points(q, &row->lev[l], pts);
+            web_buf_str(b, l ? ",{" : "{");
+            emit_level_bins(b, q, pts);
+            web_buf_ch(b, '}');
+        }
+        web_buf_str(b, "]}");
+        return;
+    }
+    level_points(q, &row->lev[0], pts);
+    emit_level_bins(b, q, pts);
+    if (row->kind == WEB_ROW_KERNELS) {
+        const int8_t *lv = q->lane_verdict + (size_t)row->slot * q->width;
+        web_buf_str(b, ",\"verdict\":[");
+        for (uint32_t j = 0; j < q->width; j++) {
+            int busy =
+                pts[j + 1].busy > pts[j].busy || pts[j + 1].pos > pts[j].pos || pts[j].running;
+            if (j)
+                web_buf_ch(b, ',');
+            web_buf_i64(b, busy && row->slot < r->nlanes ? lv[j] : -1);
+        }
+        web_buf_ch(b, ']');
+    }
+    web_buf_ch(b, '}');
 }
 
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,

@@ -56,6 +56,9 @@ int main(int argc, char **argv)
             usage();
     }
 
+    /* CUDA first: it loads a tracer named by CUDA_INJECTION64_PATH, which points NVTX at CUPTI;
+     * NVTX reads that once, at its first call, so a range pushed before would not be seen */
+    CHECK_CUDA(cudaFree(0));
     nvtxRangePushA("setup");
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));

@@ -1,5 +1,6 @@
-/* serve_fixture: serves generated runs (bench/bench_serve_gen.c) on 127.0.0.1 port 0 for the
- * browser tests, so they check the page against known data without trace files or the CLI.
+/* serve_fixture: serves generated runs (bench/bench_serve_gen.c: kernels, a cudaLaunchKernel per
+ * kernel, a copy or memset per 50 kernels, NVTX ranges) on 127.0.0.1 port 0 for the browser
+ * tests, so they check the page against known data without trace files or the CLI.
  * Usage: serve_fixture [--compare] [--kernels N] [--procs N]; prints the URL on one line and
  * serves until SIGTERM or SIGINT. */
 #include <signal.h>
@@ -39,7 +40,10 @@ int main(int argc, char **argv)
                             .streams = i ? 1 : 2,
                             .per_iter = 60,
                             .mps = (int)i,
-                            .seed = 0};
+                            .seed = 0,
+                            .api = 1,
+                            .copy_every = 50,
+                            .nvtx = 1};
         runs[i] = bench_gen_run(&o);
         if (!runs[i] || analysis_run(runs[i], NULL, &an[i]) != ANALYSIS_OK) {
             fprintf(stderr, "serve_fixture: cannot generate or analyse run %u\n", i);

@@ -5,7 +5,9 @@
 // a range, shift+drag pans, F fits, Esc clears, ? helps), the range statistics against
 // /api/range, the stretch hatched on kernels, the parallelism in the lane, ruler labels, hover
 // tooltip text (and its clearing), click details, the bottom panel at 800 px, find, the view in
-// the URL, and the comparison view. Screenshots go to TLVIEW_BROWSER_DIR. Usage:
+// the URL, the comparison view, and the rows of copies, API calls and NVTX ranges (drawn,
+// nested, collapsed by a click on the process label, the flow arrow from an API call to its
+// kernel on select). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
 // node test_page.js page|compare|demo|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
 // `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
 // first drawn timeline and to a redrawn zoom.
@@ -120,9 +122,13 @@ async function main() {
       check(await page.locator('#error').isHidden(), 'no error shown for the pending statistics');
     }
     await page.waitForTimeout(300);
-    const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, t0: window.tlview.t0, t1: window.tlview.t1 }));
-    const rows = S.bands.filter((b) => b.type === 'row');
-    if (CASE === 'page') await testPage(page, S, rows);
+    const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, t0: window.tlview.t0, t1: window.tlview.t1, kinds: window.tlview.runs.map((r) => r.rows.map((x) => x.kind)) }));
+    // kernel rows (the copies, API and NVTX rows of each process are checked by testTracks)
+    const rows = S.bands.filter((b) => b.type === 'row' && S.kinds[b.run][b.row] === 'kernels');
+    if (CASE === 'page') {
+      await testPage(page, S, rows);
+      await testTracks(page, S);
+    }
     else if (CASE === 'demo') await testDemo(page, S, rows);
     else await testCompare(page, S, rows);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
@@ -466,6 +472,107 @@ async function testPanel800(page, S) {
   check(h < 45, `the panel collapses to its title bar (${h.toFixed(0)} px)`);
   await page.click('#details-close');
   await page.setViewportSize({ width: 1400, height: 900 });
+}
+
+// canvasX is the canvas x (CSS px) of time t in the current view.
+async function canvasX(page, t) {
+  return page.evaluate((t) => 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), t);
+}
+
+// testTracks: the rows of copies, API calls and NVTX ranges of the page case's run (4 processes,
+// each: a cudaLaunchKernel per kernel, a copy per 50 kernels, NVTX iteration > step > layer).
+async function testTracks(page, S) {
+  await page.evaluate(() => closeDetails());
+  const tracks = S.bands.filter((b) => b.type === 'row' && S.kinds[b.run][b.row] !== 'kernels');
+  const kinds = tracks.map((b) => S.kinds[0][b.row]);
+  check(tracks.length === 12 && ['copies', 'api', 'nvtx'].every((k) => kinds.filter((x) => x === k).length === 4),
+    `a copies, an API and an NVTX row per process (${kinds.join(' ')})`);
+  // zoom onto one iteration: the API calls come one by one, the NVTX ranges on 3 levels
+  const k = await page.evaluate(async () => {
+    const r = await (await fetch('api/find?run=0&q=matmul&t0=20000000&limit=1')).json();
+    return { s: r.kernels.s[0], d: r.kernels.d[0], row: r.kernels.row[0], id: r.kernels.id[0] };
+  });
+  let seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate((k) => { location.hash = `#t0=${k.s - 3 * k.d}&t1=${k.s + 2 * k.d}`; }, k);
+  await waitData(page, seq);
+  const L = await page.evaluate(() => {
+    const S = window.tlview, out = {};
+    for (const b of S.bands) {
+      if (b.type !== 'row') continue;
+      const row = S.runs[0].rows[b.row], R = S.data[0].rows.get(b.row);
+      if (row.process !== 0 || !R) continue;
+      out[row.kind === 'kernels' ? `k${row.stream}` : row.kind] = { band: b, mode: R.mode, z: R.z, id: R.id, s: R.s, d: R.d, name: R.name && R.name.map((n) => R.names[n]), depth: row.depth };
+    }
+    return out;
+  });
+  check(L.api && L.api.mode === 'items' && L.api.name.every((n) => n === 'cudaLaunchKernel' || /Async$/.test(n)), `API calls listed one by one (${L.api && L.api.mode}, ${L.api && L.api.id.length})`);
+  check(L.nvtx && L.nvtx.mode === 'items' && L.nvtx.depth === 3 && [0, 1, 2].every((z) => L.nvtx.z.includes(z)),
+    `NVTX ranges on 3 levels (${L.nvtx && L.nvtx.z.join(',')}: ${L.nvtx && L.nvtx.name.join(', ')})`);
+  const apiPx = await colourCounts(page, ['#c9a13c'], L.api.band.y, L.api.band.y + L.api.band.h);
+  check(apiPx.counts[0] > 20, `API calls drawn (${apiPx.counts[0]} px)`);
+  const nvtxColours = ['#5b8e7d', '#8c6bb1', '#c07a3e', '#4f7cac', '#a35d6a', '#6d8f3a', '#3f8f9b', '#9a7b4f'];
+  for (let z = 0; z < 3; z++) {
+    const y = L.nvtx.band.y + 2 + z * 14;
+    const c = await colourCounts(page, nvtxColours, y + 2, y + 10);
+    const n = c.counts.reduce((a, b) => a + b, 0);
+    check(n > 100, `NVTX level ${z} drawn in the ranges' colours (${n} px)`);
+  }
+  // hover an API call: its name; click it: its details and the arrow to its kernel
+  const box = await page.locator('#timeline').boundingBox();
+  const i = L.api.s.findIndex((s, j) => s > k.s - 2.5 * k.d && L.api.name[j] === 'cudaLaunchKernel');
+  const xa = await canvasX(page, L.api.s[i] + L.api.d[i] / 2), ya = L.api.band.y + 2 + 6;
+  await page.mouse.move(box.x + xa, box.y + ya);
+  await page.waitForTimeout(150);
+  const tip = await page.evaluate(() => { const t = document.getElementById('tooltip'); return t.hidden ? '' : t.innerText; });
+  check(tip.includes('cudaLaunchKernel') && tip.includes('pid 4100'), `API call tooltip (${tip.replace(/\n/g, ' / ')})`);
+  const region = async (f) => {
+    const xs = [await canvasX(page, f.from.kind === 'api' ? f.from.end : f.partners[0].end), await canvasX(page, f.from.kind === 'api' ? f.partners[0].start : f.from.start)];
+    const ys = S.bands.filter((b) => b.type === 'row' && (b.row === f.from.row || b.row === f.partners[0].row)).map((b) => [b.y, b.y + b.h]).flat();
+    return page.evaluate(([x0, x1, y0, y1]) => {
+      const c = document.getElementById('timeline');
+      const img = c.getContext('2d').getImageData(Math.round(x0) - 2, Math.round(y0), Math.max(4, Math.round(x1 - x0) + 4), Math.round(y1 - y0)).data;
+      let n = 0;
+      for (let p = 0; p < img.length; p += 4) if (img[p] < 60 && img[p + 1] < 70 && img[p + 2] < 80 && img[p + 3] > 200) n++;
+      return n;
+    }, [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]);
+  };
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.partners.length > 0, null, { timeout: 5000 });
+  await page.waitForTimeout(200);
+  const f = await page.evaluate(() => window.tlview.flow);
+  check(f.from.kind === 'api' && f.partners.length === 1 && f.partners[0].kind === 'kernel' && f.partners[0].start > f.from.end,
+    `select an API call: its kernel is the flow partner (${JSON.stringify(f.partners)})`);
+  const title = await page.locator('#details-title').innerText();
+  const body = await page.locator('#details-body').innerText();
+  check(title === 'CUDA API call' && body.includes('cudaLaunchKernel') && /LAUNCHED/i.test(body), `API call details (${title}: ${body.replace(/\n/g, ' / ').slice(0, 120)})`);
+  const dark = await region(f);
+  await page.screenshot({ path: path.join(DIR, 'page-flow.png') });
+  await page.evaluate(() => { window.tlview.flow = null; draw(); });
+  const bare = await region(f);
+  check(dark > bare + 20, `flow arrow drawn from the API call to its kernel (${dark} dark px, ${bare} without it)`);
+  // select a kernel: the flow goes back to its API call
+  await page.evaluate((id) => showKernel(0, id), f.partners[0].id);
+  await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.from.kind === 'kernel', null, { timeout: 5000 });
+  const fk = await page.evaluate(() => window.tlview.flow);
+  check(fk.partners.length === 1 && fk.partners[0].kind === 'api' && fk.partners[0].id === f.from.id, `select a kernel: its API call is the flow partner (${JSON.stringify(fk.partners)})`);
+  // collapse pid 4101 by a click on its label, then expand it again
+  await page.evaluate(() => closeDetails());
+  const before = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').length);
+  const label = S.bands.find((b) => b.type === 'row' && b.first && b.run === 0 && S.kinds[0][b.row] === 'kernels' && b.y > L.nvtx.band.y);
+  seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.click(box.x + 40, box.y + label.y + 8);
+  await waitData(page, seq);
+  const shut = await page.evaluate(() => ({ n: window.tlview.bands.filter((b) => b.type === 'row').length, c: [...window.tlview.collapsed[0]] }));
+  check(shut.n === before - 3 && shut.c.length === 1 && shut.c[0] === 1, `click on pid 4101's label collapses its 3 rows (${before} -> ${shut.n} rows, collapsed ${shut.c})`);
+  const asked = await page.evaluate(() => window.tlview.data[0].rows.size);
+  check(asked === shut.n, `the viewport query asks for the rows shown only (${asked})`);
+  await page.screenshot({ path: path.join(DIR, 'page-collapsed.png') });
+  seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.click(box.x + 40, box.y + label.y + 8);
+  await waitData(page, seq);
+  const open = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').length);
+  check(open === before, `a second click expands them again (${open} rows)`);
 }
 
 async function testCompare(page, S, rows) {

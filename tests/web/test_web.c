@@ -47,7 +47,16 @@ typedef struct fixture {
  * 100 kernels each of 2 us (stretched x2, time-sliced) side by side, then B runs 20 kernels of
  * 1 us alone. `scale` stretches the overlapped part (1: as said, 0.5: an "MPS" run where they
  * are not stretched). */
+static void add_rich(store_run *run, const store_idx *stream);
+
+static store_run *make_run_x(double scale, int mps, int rich);
 static store_run *make_run(double scale, int mps)
+{
+    return make_run_x(scale, mps, 0);
+}
+
+/* make_run_x: make_run(), with (rich = 1) the copies, API calls and NVTX ranges of add_rich(). */
+static store_run *make_run_x(double scale, int mps, int rich)
 {
     store_run *run = store_run_new();
     const char *names[2] = {"_Z2kAi", "_Z2kBPf"};
@@ -93,16 +102,113 @@ static store_run *make_run(double scale, int mps)
         store_kernel k = {t + i * 2000LL, t + i * 2000LL + 1000, stream[1], launch[1], corr++, 0};
         store_run_add_kernel(run, &k);
     }
+    if (rich)
+        add_rich(run, stream);
     store_run_finish(run);
     return run;
 }
 
+#define THREAD_A 0xA1 /* the thread of A's API calls and NVTX ranges */
+#define THREAD_B 0xB1
+#define NCOPY_A 10 /* A's memcpys (HtoD, on its kernels' stream 7) */
+#define NSET_B 3   /* B's memsets (on its stream 9) */
+
+/* add_rich: what a traced program has besides kernels. Process A (thread THREAD_A): a
+ * cudaLaunchKernel [s - 600, s - 300] for each of its first 200 kernels (correlation id that of
+ * the kernel, 1..200); inside every 10th a cuLaunchKernel [s - 550, s - 350] (id 100000 + i, no
+ * kernel), every 50th instead one that starts with it [s - 600, s - 400] (a tie: the longer call
+ * is the outer one); every 20th kernel a 4096-byte HtoD memcpy [s + 1100, s + 1400] on stream 7
+ * and its cudaMemcpyAsync [s + 1000, s + 1050] (id 200000 + i). NVTX ranges: "outer" [0, 400000]
+ * (relative to BASE), "step j" [40000 j, 40000 (j + 1) - 100] (step 0 starts with outer),
+ * "inner j" [40000 j + 1000, 40000 j + 20000] and "cross" [395000, 405000], which crosses the end
+ * of outer (level 2: outer and step 9 are open at its start). Process B (thread THREAD_B): 3
+ * Device memsets on stream 9 (no correlation id), a cudaDeviceSynchronize with correlation id 5
+ * (A's kernel 5 has it too: flows stay within a process) and one NVTX range "b" in domain "dom". */
+static void add_rich(store_run *run, const store_idx *stream)
+{
+    store_idx rt = store_run_intern(run, "cudaLaunchKernel");
+    store_idx drv = store_run_intern(run, "cuLaunchKernel");
+    store_idx cpy = store_run_intern(run, "cudaMemcpyAsync");
+    store_idx sync = store_run_intern(run, "cudaDeviceSynchronize");
+    for (int i = 0; i < 200; i++) {
+        int64_t s = BASE + i * 2000LL;
+        store_api a = {s - 600, s - 300, 0, (uint32_t)i + 1, THREAD_A, rt, STORE_API_RUNTIME, 0};
+        store_api d = {s - (i % 50 ? 550 : 600),
+                       s - (i % 50 ? 350 : 400),
+                       0,
+                       100000 + (uint32_t)i,
+                       THREAD_A,
+                       drv,
+                       STORE_API_DRIVER,
+                       0};
+        if (i % 50 == 0) /* the inner call of a tie first: the index must not keep that order */
+            store_run_add_api(run, &d);
+        store_run_add_api(run, &a);
+        if (i % 10 == 0 && i % 50)
+            store_run_add_api(run, &d);
+        if (i % 20 == 0) {
+            store_copy c = {s + 1100,          s + 1400, stream[0], 200000 + (uint32_t)i,
+                            STORE_COPY_MEMCPY, 1,        4096};
+            store_run_add_copy(run, &c);
+            store_api m = {s + 1000, s + 1050,          0, 200000 + (uint32_t)i, THREAD_A,
+                           cpy,      STORE_API_RUNTIME, 0};
+            store_run_add_api(run, &m);
+        }
+    }
+    store_idx cx_b = run->streams[stream[1]].context;
+    store_idx s9 = store_run_stream(run, cx_b, 9);
+    for (int i = 0; i < NSET_B; i++) {
+        store_copy c = {BASE + 500000 + i * 3000LL,
+                        BASE + 500000 + i * 3000LL + 500,
+                        s9,
+                        0,
+                        STORE_COPY_MEMSET,
+                        3,
+                        1 << 20};
+        store_run_add_copy(run, &c);
+    }
+    store_api b = {BASE + 450000, BASE + 451000, 1, 5, THREAD_B, sync, STORE_API_RUNTIME, 0};
+    store_run_add_api(run, &b);
+    for (int j = 0; j < 10; j++) { /* step 0 before outer, which starts with it */
+        char name[32];
+        snprintf(name, sizeof name, "step %d", j);
+        store_range st = {BASE + j * 40000LL, BASE + (j + 1) * 40000LL - 100, 0, THREAD_A,
+                          STORE_NONE,         store_run_intern(run, name)};
+        store_run_add_range(run, &st);
+        snprintf(name, sizeof name, "inner %d", j);
+        store_range in = {
+            BASE + j * 40000LL + 1000,  BASE + j * 40000LL + 20000, 0, THREAD_A, STORE_NONE,
+            store_run_intern(run, name)};
+        store_run_add_range(run, &in);
+    }
+    store_range outer = {BASE,     BASE + 400000, 0,
+                         THREAD_A, STORE_NONE,    store_run_intern(run, "outer")};
+    store_run_add_range(run, &outer);
+    store_range cross = {BASE + 395000, BASE + 405000, 0,
+                         THREAD_A,      STORE_NONE,    store_run_intern(run, "cross")};
+    store_run_add_range(run, &cross);
+    store_range rb = {BASE + 460000,
+                      BASE + 470000,
+                      1,
+                      THREAD_B,
+                      store_run_intern(run, "dom"),
+                      store_run_intern(run, "b")};
+    store_run_add_range(run, &rb);
+}
+
+static int setup_x(fixture *f, int nruns, int rich);
 static int setup(fixture *f, int nruns)
+{
+    return setup_x(f, nruns, 0);
+}
+
+/* setup_x: setup(), the runs made with make_run_x(.., rich). */
+static int setup_x(fixture *f, int nruns, int rich)
 {
     memset(f, 0, sizeof *f);
     web_run runs[2];
     for (int i = 0; i < nruns; i++) {
-        f->run[i] = make_run(i ? 0.5 : 1.0, i);
+        f->run[i] = make_run_x(i ? 0.5 : 1.0, i, rich);
         if (analysis_run(f->run[i], NULL, &f->an[i]) != ANALYSIS_OK)
             return -1;
         runs[i] = (web_run){i ? "mps-on" : "mps-off", f->run[i], f->an[i]};
@@ -959,6 +1065,653 @@ int test_web_ivl_bruteforce(void)
     }
     web_ivl_free(&v);
     free(iv);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- rows of copies, API, NVTX */
+
+static const char *const KIND_NAME[WEB_NROW_KINDS] = {"kernels", "copies", "api", "nvtx"};
+static const char *const KIND_COUNT[WEB_NROW_KINDS] = {"kernels", "copies", "calls", "ranges"};
+
+/* kind_of: the web_row_kind of a row's "kind" ("kernels", ...), -1 when unknown. */
+static int kind_of(json_t *row)
+{
+    const char *k = json_string_value(json_object_get(row, "kind"));
+    for (int i = 0; k && i < WEB_NROW_KINDS; i++)
+        if (strcmp(k, KIND_NAME[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* A record of any kind, read from the run by brute force. */
+typedef struct rec {
+    int64_t s, e;
+    store_idx process;
+    uint32_t context_id, stream_id; /* stream kinds */
+    uint64_t thread;                /* thread kinds */
+} rec;
+
+static uint64_t nrecords(const store_run *run, int kind)
+{
+    uint64_t n[] = {run->nkernels, run->ncopies, run->napis, run->nranges};
+    return n[kind];
+}
+
+static rec record(const store_run *run, int kind, uint64_t i)
+{
+    rec x = {0};
+    store_idx stream = STORE_NONE;
+    switch (kind) {
+    case 0:
+        x.s = run->kernels[i].start, x.e = run->kernels[i].end, stream = run->kernels[i].stream;
+        break;
+    case 1:
+        x.s = run->copies[i].start, x.e = run->copies[i].end, stream = run->copies[i].stream;
+        break;
+    case 2:
+        x.s = run->apis[i].start, x.e = run->apis[i].end, x.process = run->apis[i].process;
+        x.thread = run->apis[i].thread_id;
+        break;
+    default:
+        x.s = run->ranges[i].start, x.e = run->ranges[i].end, x.process = run->ranges[i].process;
+        x.thread = run->ranges[i].thread_id;
+    }
+    if (stream != STORE_NONE) {
+        const store_context *c = &run->contexts[run->streams[stream].context];
+        x.process = c->process;
+        x.context_id = c->context_id;
+        x.stream_id = run->streams[stream].stream_id;
+    }
+    return x;
+}
+
+/* in_row: whether record x of kind `kind` belongs to /api/runs row object `row`. */
+static int in_row(const rec *x, int kind, json_t *row)
+{
+    if (x->process != (store_idx)jint(row, "process"))
+        return 0;
+    if (kind >= 2)
+        return x->thread == (uint64_t)jint(row, "thread");
+    return x->stream_id == (uint32_t)jint(row, "stream") &&
+           x->context_id == (uint32_t)jint(row, "context");
+}
+
+/* expected_depth: the level add_rich() means each API call and NVTX range to have. */
+static int expected_depth(const store_run *run, int kind, uint64_t i)
+{
+    if (kind == 2)
+        return run->apis[i].domain == STORE_API_DRIVER; /* inside its cudaLaunchKernel */
+    const char *n = run->strings[run->ranges[i].name].text;
+    return strncmp(n, "step", 4) == 0                           ? 1
+           : strncmp(n, "inner", 5) == 0 || !strcmp(n, "cross") ? 2
+                                                                : 0;
+}
+
+int test_web_rows_kinds(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_x(&f, 1, 1) == 0);
+    const store_run *run = f.run[0];
+    json_t *j = get_json(f.port, "/api/runs", 200);
+    TEST_ASSERT(j);
+    json_t *rows = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows");
+    /* kernel rows keep their ids (0, 1); then copies (A stream 7, B stream 9), API calls and
+     * NVTX ranges (A, B), each under lane 0 */
+    TEST_EQ_INT(json_array_size(rows), 8);
+    static const int want_kind[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    static const int want_depth[8] = {0, 0, 0, 0, 2, 1, 3, 1};
+    for (size_t r = 0; r < 8; r++) {
+        json_t *row = json_array_get(rows, r);
+        int kind = kind_of(row);
+        TEST_EQ_INT(jint(row, "id"), r);
+        TEST_EQ_INT(kind, want_kind[r]);
+        TEST_EQ_INT(jint(row, "lane"), 0);
+        TEST_EQ_INT(jint(row, "process"), r % 2); /* A before B in each kind */
+        uint64_t n = 0;
+        int depth = 0;
+        for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+            rec x = record(run, kind, i);
+            if (!in_row(&x, kind, row))
+                continue;
+            n++;
+            if (kind >= 2 && expected_depth(run, kind, i) + 1 > depth)
+                depth = expected_depth(run, kind, i) + 1;
+        }
+        TEST_EQ_INT(jint(row, KIND_COUNT[kind]), n);
+        if (kind >= 2) {
+            TEST_EQ_INT(jint(row, "depth"), depth);
+            TEST_EQ_INT(depth, want_depth[r]);
+            TEST_ASSERT(!json_object_get(row, "stream"));
+        } else {
+            TEST_ASSERT(!json_object_get(row, "thread"));
+        }
+    }
+    TEST_EQ_INT(jint(json_array_get(rows, 2), "copies"), NCOPY_A);
+    TEST_EQ_INT(jint(json_array_get(rows, 3), "stream"), 9);
+    TEST_EQ_INT(jint(json_array_get(rows, 3), "copies"), NSET_B);
+    TEST_EQ_INT(jint(json_array_get(rows, 4), "thread"), THREAD_A);
+    TEST_EQ_INT(jint(json_array_get(rows, 4), "calls"), 200 + 20 + 10);
+    TEST_EQ_INT(jint(json_array_get(rows, 6), "ranges"), 22);
+
+    /* every row listed item by item over the whole run: the records of the row by brute force,
+     * level by level (z) and by start within a level, with their columns */
+    json_t *tl =
+        get_json(f.port, "/api/timeline?run=0&t0=-5000&t1=700000&width=300&kmax=100000", 200);
+    TEST_ASSERT(tl);
+    json_t *trows = json_object_get(tl, "rows");
+    TEST_EQ_INT(json_array_size(trows), 8);
+    for (size_t r = 2; r < 8; r++) {
+        json_t *row = json_array_get(rows, r), *t = json_array_get(trows, r);
+        int kind = kind_of(row);
+        TEST_EQ_INT(jint(t, "row"), r);
+        TEST_EQ_STR(json_string_value(json_object_get(t, "mode")), "items");
+        json_t *id = json_object_get(t, "id"), *sv = json_object_get(t, "s"),
+               *dv = json_object_get(t, "d"), *zv = json_object_get(t, "z");
+        TEST_EQ_INT(json_array_size(id), jint(row, KIND_COUNT[kind]));
+        TEST_EQ_INT(jint(t, "n"), jint(row, KIND_COUNT[kind]));
+        int64_t prev_z = -1, prev_s = INT64_MIN, level_end = INT64_MIN;
+        for (size_t k = 0; k < json_array_size(id); k++) {
+            uint64_t i = (uint64_t)json_integer_value(json_array_get(id, k));
+            TEST_ASSERT(i < nrecords(run, kind));
+            rec x = record(run, kind, i);
+            TEST_ASSERT(in_row(&x, kind, row));
+            int64_t s = json_integer_value(json_array_get(sv, k));
+            TEST_EQ_INT(s, x.s - BASE);
+            TEST_EQ_INT(json_integer_value(json_array_get(dv, k)), x.e - x.s);
+            int64_t z = kind >= 2 ? json_integer_value(json_array_get(zv, k)) : 0;
+            if (kind >= 2) {
+                TEST_EQ_INT(z, expected_depth(run, kind, i));
+                const store_string *nm =
+                    &run->strings[kind == 2 ? run->apis[i].name : run->ranges[i].name];
+                json_t *names = json_object_get(t, "names"); /* each name once per row */
+                size_t ni =
+                    (size_t)json_integer_value(json_array_get(json_object_get(t, "name"), k));
+                TEST_EQ_STR(json_string_value(json_array_get(names, ni)), nm->text);
+                for (size_t o = 0; o < json_array_size(names); o++)
+                    TEST_ASSERT(o == ni ||
+                                strcmp(json_string_value(json_array_get(names, o)), nm->text));
+            } else {
+                TEST_ASSERT(!zv);
+                TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(t, "t"), k)),
+                            run->copies[i].type);
+                TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(t, "k"), k)),
+                            run->copies[i].kind);
+                TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(t, "b"), k)),
+                            run->copies[i].bytes);
+            }
+            /* level by level, by start within one, and no two records of a level overlap */
+            TEST_ASSERT(z >= prev_z);
+            if (z != prev_z)
+                prev_s = INT64_MIN, level_end = INT64_MIN;
+            TEST_ASSERT(s >= prev_s);
+            TEST_ASSERT(s >= level_end);
+            prev_z = z, prev_s = s, level_end = s + (x.e - x.s);
+        }
+    }
+    json_decref(tl);
+    json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+/* expect_level: brute force over the records of kind `kind` in /api/runs row `row` at level z
+ * (any level when z < 0): per pixel the count and busy permille, as /api/timeline computes them. */
+static void expect_level(const store_run *run, int kind, json_t *row, int z, int64_t t0, int64_t t1,
+                         int w, int64_t *count, int64_t *busy_pm)
+{
+    for (int j = 0; j < w; j++) {
+        int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)j);
+        int64_t b = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)j + 1);
+        int64_t n = 0, busy = 0;
+        for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+            rec x = record(run, kind, i);
+            if (!in_row(&x, kind, row) || (z >= 0 && expected_depth(run, kind, i) != z))
+                continue;
+            n += x.s < b && (x.e > a || (x.s >= a && x.e <= x.s));
+            int64_t s = x.s > a ? x.s : a, e = x.e < b ? x.e : b;
+            busy += e > s ? e - s : 0;
+        }
+        count[j] = n;
+        int64_t pm = b > a ? (busy * 1000 + (b - a) - 1) / (b - a) : 0;
+        busy_pm[j] = pm > 1000 ? 1000 : pm;
+    }
+}
+
+/* same_pixels: 1 when JSON arrays c and b hold count[] and busy[] (w each). */
+static int same_pixels(json_t *c, json_t *b, const int64_t *count, const int64_t *busy, int w)
+{
+    if ((int)json_array_size(c) != w || (int)json_array_size(b) != w) {
+        fprintf(stderr, "arrays of %zu and %zu pixels, want %d\n", json_array_size(c),
+                json_array_size(b), w);
+        return 0;
+    }
+    for (int i = 0; i < w; i++)
+        if (json_integer_value(json_array_get(c, (size_t)i)) != count[i] ||
+            json_integer_value(json_array_get(b, (size_t)i)) != busy[i]) {
+            fprintf(stderr, "pixel %d: count %lld busy %lld, want %lld %lld\n", i,
+                    (long long)json_integer_value(json_array_get(c, (size_t)i)),
+                    (long long)json_integer_value(json_array_get(b, (size_t)i)),
+                    (long long)count[i], (long long)busy[i]);
+            return 0;
+        }
+    return 1;
+}
+
+int test_web_rows_bins(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_x(&f, 1, 1) == 0);
+    const store_run *run = f.run[0];
+    json_t *j = get_json(f.port, "/api/runs", 200);
+    TEST_ASSERT(j);
+    json_t *rows = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows");
+    enum { W = 97 };
+    int64_t count[W], busy[W];
+    static const int64_t ranges[][2] = {{-5000, 700000}, {390000, 410000}, {1000, 2000}};
+    for (size_t q = 0; q < sizeof ranges / sizeof *ranges; q++) {
+        int64_t t0 = ranges[q][0], t1 = ranges[q][1];
+        char url[256];
+        snprintf(url, sizeof url,
+                 "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=0&rows=2,3,4,5,6,7",
+                 (long long)t0, (long long)t1, W);
+        json_t *tl = get_json(f.port, url, 200);
+        TEST_ASSERT(tl);
+        json_t *trows = json_object_get(tl, "rows");
+        TEST_EQ_INT(json_array_size(trows), 6);
+        for (size_t r = 0; r < 6; r++) {
+            json_t *t = json_array_get(trows, r), *row = json_array_get(rows, r + 2);
+            int kind = kind_of(row);
+            TEST_EQ_INT(jint(t, "row"), r + 2);
+            /* n: the row's records overlapping the range, by brute force */
+            int64_t n = 0;
+            for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+                rec x = record(run, kind, i);
+                n += in_row(&x, kind, row) && x.s < BASE + t1 &&
+                     (x.e > BASE + t0 || (x.s >= BASE + t0 && x.e <= x.s));
+            }
+            TEST_EQ_INT(jint(t, "n"), n);
+            if (n == 0) { /* kmax 0 lists the rows without records */
+                TEST_EQ_STR(json_string_value(json_object_get(t, "mode")), "items");
+                continue;
+            }
+            TEST_EQ_STR(json_string_value(json_object_get(t, "mode")), "bins");
+            TEST_ASSERT(!json_object_get(t, "verdict")); /* only kernel rows have verdicts */
+            if (kind == 1) {
+                expect_level(run, kind, row, -1, BASE + t0, BASE + t1, W, count, busy);
+                TEST_ASSERT(same_pixels(json_object_get(t, "count"), json_object_get(t, "busy"),
+                                        count, busy, W));
+                continue;
+            }
+            json_t *levels = json_object_get(t, "levels");
+            TEST_EQ_INT(json_array_size(levels), jint(row, "depth"));
+            for (int z = 0; z < (int)json_array_size(levels); z++) {
+                json_t *lv = json_array_get(levels, (size_t)z);
+                expect_level(run, kind, row, z, BASE + t0, BASE + t1, W, count, busy);
+                TEST_ASSERT(same_pixels(json_object_get(lv, "count"), json_object_get(lv, "busy"),
+                                        count, busy, W));
+            }
+        }
+        json_decref(tl);
+    }
+    json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+/* flow_of: GET /api/flow of (kind, id); checks the answer's head. NULL on a mismatch. */
+static json_t *flow_of(unsigned port, const char *kind, uint64_t id, uint32_t corr)
+{
+    char url[128];
+    snprintf(url, sizeof url, "/api/flow?run=0&kind=%s&id=%llu", kind, (unsigned long long)id);
+    json_t *j = get_json(port, url, 200);
+    if (j && (strcmp(json_string_value(json_object_get(j, "kind")), kind) != 0 ||
+              (uint64_t)jint(j, "id") != id || (uint32_t)jint(j, "correlation") != corr ||
+              jint(j, "total") != (json_int_t)json_array_size(json_object_get(j, "partners")))) {
+        fprintf(stderr, "flow %s %llu: %s\n", kind, (unsigned long long)id,
+                json_dumps(j, JSON_COMPACT));
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* check_partner: the partner object p is record i of kind `kind` (0 kernel, 1 copy, 2 API) in
+ * /api/runs row `row`. */
+static int check_partner(const store_run *run, json_t *p, int kind, uint64_t i, int64_t row)
+{
+    static const char *const names[] = {"kernel", "copy", "api"};
+    rec x = record(run, kind, i);
+    TEST_EQ_STR(json_string_value(json_object_get(p, "kind")), names[kind]);
+    TEST_EQ_INT(jint(p, "id"), i);
+    TEST_EQ_INT(jint(p, "row"), row);
+    TEST_EQ_INT(jint(p, "depth"), kind == 2 ? expected_depth(run, kind, i) : 0);
+    TEST_EQ_INT(jint(p, "start"), x.s - BASE);
+    TEST_EQ_INT(jint(p, "end"), x.e - BASE);
+    return 0;
+}
+
+int test_web_flow(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_x(&f, 1, 1) == 0);
+    const store_run *run = f.run[0];
+    int pairs = 0, lonely = 0;
+    /* each API call against a brute-force search of the kernels and copies of its process with
+     * its correlation id, and back from each of those */
+    for (uint64_t a = 0; a < run->napis; a++) {
+        const store_api *api = &run->apis[a];
+        json_t *j = flow_of(f.port, "api", a, api->correlation_id);
+        TEST_ASSERT(j);
+        json_t *ps = json_object_get(j, "partners");
+        size_t k = 0;
+        for (int kind = 0; kind < 2; kind++)
+            for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+                rec x = record(run, kind, i);
+                uint32_t c = kind ? run->copies[i].correlation_id : run->kernels[i].correlation_id;
+                if (x.process != api->process || c != api->correlation_id || !c)
+                    continue;
+                TEST_ASSERT(k < json_array_size(ps));
+                TEST_EQ_INT(check_partner(run, json_array_get(ps, k++), kind, i, kind ? 2 : 0), 0);
+                json_t *back = flow_of(f.port, kind ? "copy" : "kernel", i, c);
+                TEST_ASSERT(back);
+                TEST_EQ_INT(json_array_size(json_object_get(back, "partners")), 1);
+                TEST_EQ_INT(check_partner(run, json_array_get(json_object_get(back, "partners"), 0),
+                                          2, a, 4 + api->process),
+                            0);
+                json_decref(back);
+                pairs++;
+            }
+        TEST_EQ_INT(json_array_size(ps), k);
+        lonely += k == 0;
+        json_decref(j);
+    }
+    TEST_EQ_INT(pairs, 200 + NCOPY_A); /* launches and memcpys */
+    TEST_EQ_INT(lonely, 20 + 1);       /* the driver calls and B's synchronize */
+    /* (B's cudaDeviceSynchronize shares correlation id 5 with A's kernel 5, in another process:
+     * among the lonely calls, and kernel 5 flows back to A's call alone) */
+    json_t *j = flow_of(f.port, "copy", run->ncopies - 1, 0); /* a memset: no correlation */
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "total"), 0);
+    json_decref(j);
+    /* kernels launched without an API call in the run (B's): none */
+    j = flow_of(f.port, "kernel", run->nkernels - 1,
+                run->kernels[run->nkernels - 1].correlation_id);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "total"), 0);
+    json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+int test_web_item(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_x(&f, 1, 1) == 0);
+    const store_run *run = f.run[0];
+    char url[160];
+    /* a memcpy of A, a memset of B */
+    for (uint64_t i = 0; i < run->ncopies; i++) {
+        const store_copy *c = &run->copies[i];
+        snprintf(url, sizeof url, "/api/item?run=0&kind=copy&id=%llu", (unsigned long long)i);
+        json_t *j = get_json(f.port, url, 200);
+        TEST_ASSERT(j);
+        int set = c->type == STORE_COPY_MEMSET;
+        TEST_EQ_STR(json_string_value(json_object_get(j, "item")), "copy");
+        TEST_EQ_INT(jint(j, "id"), i);
+        TEST_EQ_INT(jint(j, "row"), set ? 3 : 2);
+        TEST_EQ_INT(jint(j, "lane"), 0);
+        TEST_EQ_INT(jint(j, "depth"), 0);
+        TEST_EQ_INT(jint(j, "process"), set);
+        TEST_EQ_INT(jint(j, "pid"), set ? 200 : 100);
+        TEST_EQ_INT(jint(j, "stream"), set ? 9 : 7);
+        TEST_EQ_INT(jint(j, "context"), 1);
+        TEST_EQ_INT(jint(j, "correlation"), c->correlation_id);
+        TEST_EQ_STR(json_string_value(json_object_get(j, "type")), set ? "memset" : "memcpy");
+        TEST_EQ_INT(jint(j, "kind"), c->kind);
+        TEST_EQ_STR(json_string_value(json_object_get(j, "name")),
+                    set ? "Memset (Device)" : "Memcpy HtoD");
+        TEST_EQ_INT(jint(j, "bytes"), set ? 1 << 20 : 4096);
+        TEST_EQ_INT(jint(j, "start"), c->start - BASE);
+        TEST_EQ_INT(jint(j, "end"), c->end - BASE);
+        TEST_EQ_INT(jint(j, "dur"), c->end - c->start);
+        json_decref(j);
+    }
+    /* every API call and NVTX range */
+    for (int kind = 2; kind < 4; kind++)
+        for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+            snprintf(url, sizeof url, "/api/item?run=0&kind=%s&id=%llu", kind == 2 ? "api" : "nvtx",
+                     (unsigned long long)i);
+            json_t *j = get_json(f.port, url, 200);
+            TEST_ASSERT(j);
+            rec x = record(run, kind, i);
+            TEST_EQ_STR(json_string_value(json_object_get(j, "item")), kind == 2 ? "api" : "nvtx");
+            TEST_EQ_INT(jint(j, "row"), 2 * kind + x.process);
+            TEST_EQ_INT(jint(j, "depth"), expected_depth(run, kind, i));
+            TEST_EQ_INT(jint(j, "thread"), x.thread);
+            TEST_EQ_INT(jint(j, "process"), x.process);
+            TEST_EQ_INT(jint(j, "start"), x.s - BASE);
+            TEST_EQ_INT(jint(j, "dur"), x.e - x.s);
+            store_idx nm = kind == 2 ? run->apis[i].name : run->ranges[i].name;
+            TEST_EQ_STR(json_string_value(json_object_get(j, "name")), run->strings[nm].text);
+            if (kind == 2) {
+                TEST_EQ_STR(json_string_value(json_object_get(j, "domain")),
+                            run->apis[i].domain == STORE_API_DRIVER ? "driver" : "runtime");
+                TEST_EQ_INT(jint(j, "correlation"), run->apis[i].correlation_id);
+                TEST_EQ_INT(jint(j, "status"), 0);
+            } else if (x.process == 1) {
+                TEST_EQ_STR(json_string_value(json_object_get(j, "domain")), "dom");
+            } else {
+                TEST_ASSERT(json_is_null(json_object_get(j, "domain")));
+            }
+            json_decref(j);
+        }
+    /* a kernel as /api/kernel has it */
+    json_t *a = get_json(f.port, "/api/item?run=0&kind=kernel&id=7", 200);
+    json_t *b = get_json(f.port, "/api/kernel?run=0&id=7", 200);
+    TEST_ASSERT(a && b && json_equal(a, b));
+    json_decref(a), json_decref(b);
+    /* bad requests name what is wrong */
+    static const struct {
+        const char *url;
+        int status;
+        const char *error;
+    } bad[] = {
+        {"/api/item?run=0&id=1", 400, "missing parameter 'kind'"},
+        {"/api/item?run=0&kind=range&id=1", 400,
+         "parameter 'kind' must be one of kernel, copy, api, nvtx, got 'range'"},
+        {"/api/item?run=0&kind=copy", 400, "missing parameter 'id'"},
+        {"/api/item?run=0&kind=copy&id=13", 400,
+         "parameter 'id' must be a decimal integer in [0, 12], got '13'"},
+        {"/api/item?run=0&kind=nvtx&id=-1", 400,
+         "parameter 'id' must be a decimal integer in [0, 22], got '-1'"},
+        {"/api/item?run=0&kind=api&id=0&x=1", 400, "unknown parameter 'x'"},
+        {"/api/item?run=1&kind=api&id=0", 400,
+         "parameter 'run' must be a decimal integer in [0, 0], got '1'"},
+        {"/api/flow?run=0&kind=nvtx&id=0", 400,
+         "parameter 'kind' must be one of kernel, copy, api, got 'nvtx'"},
+        {"/api/flow?run=0&kind=api&id=0&id=1", 400, "parameter 'id' given twice"},
+        {"/api/flow?run=0&kind=kernel&id=0x1", 400,
+         "parameter 'id' must be a decimal integer in [0, 419], got '0x1'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *j = get_json(f.port, bad[i].url, bad[i].status);
+        TEST_ASSERT(j);
+        TEST_EQ_STR(json_string_value(json_object_get(j, "error")), bad[i].error);
+        json_decref(j);
+    }
+    teardown(&f);
+    /* a run without copies, API calls or ranges: 404 */
+    TEST_ASSERT(setup(&f, 1) == 0);
+    json_t *j = get_json(f.port, "/api/item?run=0&kind=copy&id=0", 404);
+    TEST_ASSERT(j);
+    TEST_EQ_STR(json_string_value(json_object_get(j, "error")), "run 0 has no copies");
+    json_decref(j);
+    j = get_json(f.port, "/api/flow?run=0&kind=api&id=0", 404);
+    TEST_ASSERT(j);
+    TEST_EQ_STR(json_string_value(json_object_get(j, "error")), "run 0 has no API calls");
+    json_decref(j);
+    j = get_json(f.port, "/api/runs", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(
+        json_array_size(json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows")), 2);
+    json_decref(j);
+    teardown(&f);
+    return 0;
+}
+
+/* The index of a random run, without the server: rows, levels and flows against brute force. */
+int test_web_rows_random(void)
+{
+    srand(11);
+    store_run *run = store_run_new();
+    enum { NP = 3, NT = 3 };
+    store_idx stream[NP][2], launch[NP];
+    for (int p = 0; p < NP; p++) {
+        store_process_info pi = {.pid = 300 + p, .host = "h", .source = "libcollect"};
+        store_idx pr = store_run_add_process(run, &pi, "r.db");
+        store_device_info di = {
+            .device_id = 0, .uuid = "00112233445566778899aabbccddeeff", .name = "G"};
+        store_idx cx = store_run_context(run, pr, 1, store_run_add_device(run, pr, &di), 1);
+        stream[p][0] = store_run_stream(run, cx, 7);
+        stream[p][1] = store_run_stream(run, cx, 8);
+        store_launch l = {
+            .name = store_run_intern(run, "k"), .grid = {1, 1, 1}, .block = {1, 1, 1}};
+        launch[p] = store_run_launch(run, &l);
+    }
+    store_idx nm = store_run_intern(run, "r");
+    /* per (process, thread) nested ranges and calls: random pushes and pops with many equal
+     * starts and ends, a few ranges that cross, and in one thread 40 levels (past the cap) */
+    for (int kind = 2; kind < 4; kind++)
+        for (int p = 0; p < NP; p++)
+            for (int t = 0; t < NT; t++) {
+                int64_t now = BASE + rand() % 100, open[64];
+                int sp = 0;
+                int deep = kind == 3 && p == 1 && t == 2;
+                for (int step = 0; step < 400; step++) {
+                    int push = deep ? step < 45 : sp == 0 || (sp < 60 && rand() % 2);
+                    if (push) {
+                        open[sp++] = now;
+                    } else if (sp) {
+                        int64_t s = open[--sp];
+                        int64_t e = now + (rand() % 8 == 0 ? rand() % 300 : 0); /* crossing */
+                        if (kind == 2) {
+                            store_api a = {s,
+                                           e,
+                                           (store_idx)p,
+                                           (uint32_t)(rand() % 50),
+                                           (uint64_t)t + 1,
+                                           nm,
+                                           STORE_API_RUNTIME,
+                                           0};
+                            store_run_add_api(run, &a);
+                        } else {
+                            store_range r = {s, e, (store_idx)p, (uint64_t)t + 1, STORE_NONE, nm};
+                            store_run_add_range(run, &r);
+                        }
+                    }
+                    now += rand() % 3 == 0 ? 0 : rand() % 40;
+                }
+            }
+    for (int i = 0; i < 3000; i++) {
+        int p = rand() % NP;
+        int64_t s = BASE + rand() % 20000;
+        if (i % 5) {
+            store_kernel k = {s,         s + rand() % 100,        stream[p][rand() % 2],
+                              launch[p], (uint32_t)(rand() % 50), 0};
+            store_run_add_kernel(run, &k);
+        } else {
+            store_copy c = {s,
+                            s + rand() % 100,
+                            stream[p][rand() % 2],
+                            (uint32_t)(rand() % 50),
+                            STORE_COPY_MEMCPY,
+                            1,
+                            8};
+            store_run_add_copy(run, &c);
+        }
+    }
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"random", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
+    TEST_EQ_INT(r.nrows, NP * 2 * 2 + NP * NT * 2);
+    for (int kind = 0; kind < WEB_NROW_KINDS; kind++) {
+        const web_items *it = &r.items[kind];
+        TEST_EQ_INT(it->n, nrecords(run, kind));
+        uint8_t *seen = calloc(it->n, 1);
+        uint64_t total = 0;
+        for (uint32_t ri = it->first; ri < it->first + it->nrows; ri++) {
+            const web_row *row = &r.rows[ri];
+            TEST_EQ_INT(row->kind, kind);
+            uint32_t nrec = 0;
+            for (uint32_t l = 0; l < row->nlev; l++) {
+                const web_ivl *v = &row->lev[l];
+                TEST_ASSERT(v->n > 0); /* no empty level */
+                for (uint32_t i = 0; i < v->n; i++) {
+                    uint32_t k = web_ivl_item(v, i);
+                    rec x = record(run, kind, k);
+                    TEST_ASSERT(!seen[k]);
+                    seen[k] = 1;
+                    nrec++;
+                    TEST_EQ_INT(web_item_row(&r, kind, k), ri);
+                    TEST_EQ_INT(web_item_depth(&r, kind, k), l);
+                    TEST_EQ_INT(x.process, row->process);
+                    if (kind >= 2)
+                        TEST_EQ_INT(x.thread, row->thread);
+                    else
+                        TEST_EQ_INT(run->streams[row->stream].stream_id, x.stream_id);
+                    if (i)
+                        TEST_ASSERT(web_ivl_start(v, i - 1) <= x.s);
+                    if (kind < 2 || l == WEB_DEPTH_MAX - 1)
+                        continue;
+                    /* a level holds no two records that overlap ... */
+                    if (i)
+                        TEST_ASSERT(web_ivl_end(v, i - 1) <= x.s);
+                    /* ... and each record of level l > 0 starts while one of level l - 1 is open */
+                    if (l) {
+                        const web_ivl *up = &row->lev[l - 1];
+                        int open = 0;
+                        for (uint32_t u = 0; u < up->n && !open; u++)
+                            open = web_ivl_start(up, u) <= x.s && web_ivl_end(up, u) > x.s;
+                        TEST_ASSERT(open);
+                    }
+                }
+            }
+            TEST_EQ_INT(nrec, row->n);
+            total += nrec;
+            if (kind == 3 && row->process == 1 && row->thread == 3)
+                TEST_EQ_INT(row->nlev, WEB_DEPTH_MAX); /* 45 levels deep, capped */
+        }
+        TEST_EQ_INT(total, it->n);
+        free(seen);
+    }
+    /* flows: every (process, correlation) against brute force */
+    for (int kind = 0; kind <= 2; kind++)
+        for (store_idx p = 0; p < NP; p++)
+            for (uint32_t c = 0; c < 52; c++) {
+                uint32_t first, n = web_flow_find(&r, kind, p, c, &first), want = 0;
+                for (uint64_t i = 0; i < nrecords(run, kind); i++) {
+                    rec x = record(run, kind, i);
+                    uint32_t ci = kind == 0   ? run->kernels[i].correlation_id
+                                  : kind == 1 ? run->copies[i].correlation_id
+                                              : run->apis[i].correlation_id;
+                    want += x.process == p && ci == c && c != 0;
+                }
+                TEST_EQ_INT(n, want);
+                for (uint32_t j = 0; j < n; j++) {
+                    uint32_t i = r.items[kind].by_corr[first + j];
+                    TEST_EQ_INT(web_item_process(&r, kind, i), p);
+                    TEST_EQ_INT(web_item_correlation(&r, kind, i), c);
+                    if (j)
+                        TEST_ASSERT(r.items[kind].by_corr[first + j - 1] < i);
+                }
+            }
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
     return 0;
 }
 

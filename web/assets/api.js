@@ -19,6 +19,7 @@ const FETCH_DEBOUNCE = 40; // ms between viewport changes and the query
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
+ *   (kernel rows; the other kinds' answers: TrackData, tracks.js)
  * }
  * interface RangeStats {   // GET /api/range: what a selected range holds, per run
  *   run, t0, t1, kernels, ns, stretch, truncated, processes[] {process, pid, kernels, ns, stretch},
@@ -42,6 +43,8 @@ const S = {
   rangeStats: null,        // RangeStats per run, for S.range (null while asked)
   rangeSeq: 0,             // range query sequence, to drop stale answers
   rulerLabels: [],         // the ruler's tick labels as last drawn (read by the browser tests)
+  flow: null,              // Flow (tracks.js): the selected kernel, copy or API call and its partners
+  collapsed: null,         // per run, the Set of processes whose copies, API and NVTX rows are hidden
   find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
@@ -105,7 +108,7 @@ async function fetchView() {
   const started = performance.now();
   try {
     const answers = await Promise.all(S.runs.map((run, ri) =>
-      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}`, ac.signal)));
+      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}`, ac.signal)));
     if (seq !== S.seq) return;
     S.data = answers.map((a) => {
       const rows = new Map();

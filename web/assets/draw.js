@@ -38,6 +38,7 @@ function draw() {
   for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'bars');
   layerEnd();
   for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'marks');
+  drawFlows();
   for (const b of S.bands) {
     const run = S.runs[b.run];
     const d = S.data[b.run];
@@ -251,7 +252,10 @@ function drawOverlapShade(b, d) {
 
 function rowLabel(run, row) {
   const p = run.processes[row.process];
-  return { head: `pid ${p.pid}${p.mps === 'on' ? ' · MPS' : ''}`, sub: `ctx ${row.context} · stream ${row.stream}` };
+  return {
+    head: `${processMark(S.runs.indexOf(run), row.process)}pid ${p.pid}${p.mps === 'on' ? ' · MPS' : ''}`,
+    sub: isTrack(row) ? trackLabel(row) : `ctx ${row.context} · stream ${row.stream}`,
+  };
 }
 
 // ------------------------------------------------------------------ pixel layer
@@ -317,6 +321,7 @@ function layerEnd() {
 // (into the pixel layer), in phase 'marks' the names on wide kernels, highlights and find marks.
 function drawRow(b, run, d, phase) {
   const row = run.rows[b.row];
+  if (isTrack(row)) { drawTrack(b, run, d, phase); return; }
   const pc = processColor(run, row.process);
   const R = d && d.rows.get(b.row);
   const y0 = b.y + 2, h = b.h - 4;
@@ -409,17 +414,17 @@ function drawRowLabel(b, run, row, pc) {
   const lab = rowLabel(run, row);
   if (b.first) {
     ctx.fillStyle = pc;
-    ctx.fillRect(10, b.y + 4, 8, b.h - 8);
+    ctx.fillRect(10, b.y + 4, 8, Math.min(b.h, ROW_H) - 8);
     ctx.fillStyle = '#1d2430';
     ctx.font = '600 11px system-ui, sans-serif';
-    ctx.fillText(lab.head, 24, b.y + b.h / 2);
+    ctx.fillText(lab.head, 24, b.y + Math.min(b.h, ROW_H) / 2);
     const hw = ctx.measureText(lab.head).width;
     ctx.font = '11px system-ui, sans-serif';
     ctx.fillStyle = '#6b7585';
-    ctx.fillText(lab.sub, 30 + hw, b.y + b.h / 2);
+    ctx.fillText(lab.sub, 30 + hw, b.y + Math.min(b.h, ROW_H) / 2);
   } else {
     ctx.fillStyle = '#6b7585';
-    ctx.fillText(lab.sub, 30 + 60, b.y + b.h / 2);
+    ctx.fillText(lab.sub, 30 + 60, b.y + Math.min(b.h, ROW_H) / 2);
   }
 }
 

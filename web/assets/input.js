@@ -39,6 +39,7 @@ function readHash() {
 // hitTest finds what lies under canvas point (x, y).
 function hitTest(x, y) {
   const b = bandAt(y);
+  if (b && x < GUTTER && b.type === 'row' && b.first && hasTracks(b.run, S.runs[b.run].rows[b.row].process)) return { band: b, toggle: true };
   if (!b || x < GUTTER) return b ? { band: b } : null;
   const d = S.data[b.run];
   const run = S.runs[b.run];
@@ -48,6 +49,7 @@ function hitTest(x, y) {
   if (b.type === 'row') {
     const R = d.rows.get(b.row);
     if (!R) return { band: b };
+    if (isTrack(run.rows[b.row])) return hitTrack(b, R, t, y, j, d);
     if (R.mode === 'kernels') {
       const tol = 3 * (S.t1 - S.t0) / plotWidth();
       let best = -1, bestDist = Infinity;
@@ -105,9 +107,15 @@ function onClick(ev) {
   const r = canvas.getBoundingClientRect();
   const h = hitTest(ev.clientX - r.left, ev.clientY - r.top);
   if (!h) return;
-  if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
+  if (h.toggle) toggleProcess(h.band.run, S.runs[h.band.run].rows[h.band.row].process);
+  else if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
+  else if (h.item != null) showItem(h.band.run, ITEM_OF_KIND[h.row.kind], h.R.id[h.item]);
   else if (h.window) showWindow(h.band.run, h.window[0]);
   else if (h.bin != null) { // zoom onto the clicked pixel's neighbourhood
+    const t = xToTime(ev.clientX - r.left);
+    const span = (S.t1 - S.t0) / 8;
+    setView(t - span / 2, t + span / 2);
+  } else if (h.trackBin != null) {
     const t = xToTime(ev.clientX - r.left);
     const span = (S.t1 - S.t0) / 8;
     setView(t - span / 2, t + span / 2);

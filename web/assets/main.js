@@ -6,7 +6,7 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, panels, input, main.
+// lists: format, colors, api, rows, draw, tracks, panels, input, main.
 'use strict';
 
 // ------------------------------------------------------------------ start

@@ -13,6 +13,8 @@ function hideTooltip() {
 
 function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
+  if (h.item != null || h.trackBin != null) return trackTooltip(h);
+  if (h.toggle) return `<div class="kv">click to ${collapsedSet(b.run).has(run.rows[b.row].process) ? 'show' : 'hide'} this process's copies, API calls and NVTX ranges</div>`;
   if (b.type === 'run' && h.kernel == null) return `<div class="kv">${String.fromCharCode(65 + b.run)} · <b>${esc(run.label)}</b></div>`;
   if (h.kernel != null) {
     const R = h.R, i = h.kernel;
@@ -75,6 +77,7 @@ async function showKernel(runIdx, id) {
     html += '</div>';
     if (k.window) html += windowTable(k.window);
     openDetails('Kernel', html);
+    await selectFlow(runIdx, 'kernel', id, { row: k.row, depth: 0, start: k.start, end: k.end });
   } catch (e) {
     showError(`Kernel ${id}: ${e.message}`);
   }
@@ -143,6 +146,7 @@ function closeDetails() {
   panel.details = false;
   $('details-body').textContent = '';
   S.selected = null;
+  S.flow = null;
   showTab();
   writeHash();
 }
@@ -389,6 +393,7 @@ function renderLegend() {
   st.append(hatchSwatch(S.colorBy === 'verdict' ? VERDICT_COLORS['time-sliced'] : processColor(null, 0)), 'beyond the solo reference (stretch)');
   const help = el('span', 'item hint', 'press ? for help');
   lg.append(it, par, st, help);
+  trackLegend(lg);
 }
 
 // hatchSwatch is a small box striped as the stretched part of a kernel is drawn.
@@ -570,8 +575,8 @@ function updateStatus() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const modes = S.data.map((d) => {
     let k = 0, b = 0;
-    for (const r of d.rows.values()) { if (r.mode === 'kernels') k++; else b++; }
-    return `${k} rows as kernels, ${b} aggregated`;
+    for (const r of d.rows.values()) { if (r.mode === 'bins') b++; else k++; }
+    return `${k} rows one by one, ${b} aggregated`;
   });
   $('status').textContent = `view ${fmtTime(S.t0, 6)} – ${fmtTime(S.t1, 6)} · ${fmtTime(nsPerPx)}/px · ${modes.join(' | ')} · last query ${S.lastQueryMs.toFixed(0)} ms · ctrl+wheel or W/S zoom · A/D pan · drag: select · F fit · ? help`;
 }

@@ -1,5 +1,6 @@
 // rows.js: the vertical layout of the timeline (a band per run header, GPU lane, concurrency
-// track, verdict strip and stream row) and the time axis (timeToX/xToTime, setView, zoom, pan).
+// track, verdict strip and row: kernels of a stream, or a process's copies, API calls and NVTX
+// ranges, tracks.js) and the time axis (timeToX/xToTime, setView, zoom, pan).
 'use strict';
 
 // ------------------------------------------------------------------ constants
@@ -80,12 +81,13 @@ function layout() {
       bands.push({ type: 'vband', run: ri, lane: li, y, h: VBAND_H }); y += VBAND_H;
       const rowsY = y;
       let prevProc = -1;
-      run.rows.forEach((row, rid) => {
-        if (row.lane !== li) return;
-        bands.push({ type: 'row', run: ri, lane: li, row: rid, y, h: ROW_H, first: row.process !== prevProc });
+      for (const rid of laneRows(ri, li)) { // grouped by process, collapsed ones without tracks
+        const row = run.rows[rid];
+        const h = rowHeight(row);
+        bands.push({ type: 'row', run: ri, lane: li, row: rid, y, h, first: row.process !== prevProc });
         prevProc = row.process;
-        y += ROW_H;
-      });
+        y += h;
+      }
       bands.push({ type: 'laneend', run: ri, lane: li, y: rowsY, h: y - rowsY });
       y += LANE_GAP;
     });
