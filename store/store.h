@@ -428,6 +428,14 @@ int store_run_error(store_run *run, int code, const char *fmt, ...)
  * appended unsorted: call store_run_finish() before reading them. */
 int store_run_load(store_run *run, const char *path);
 
+/* Every reader connection opened after this call (store_run_load*, store_probe) is read-only
+ * when `on` is 1: it never writes the file, never recovers a killed writer's WAL and never
+ * checkpoints or removes the WAL of a writer still at work, whose committed batches it still
+ * reads (WAL mode: readers and the writer do not block each other). For files that are being
+ * written (tlview serve --follow). Process-wide; 0 (the default) opens read-write when possible,
+ * which recovers what a killed writer left. */
+void store_set_read_only(int on);
+
 /* Loads several files at once, as store_run_load() does one by one but faster: the kernel
  * tables are scanned on one thread per CPU, and files are opened 64 at a time (thousands of files
  * are fine). All or nothing: when one file fails, the run is left unchanged and the message names

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -2343,6 +2344,146 @@ int test_store_restrict(void)
     TEST_EQ_INT(cut->kernels[0].start, 100);
     TEST_EQ_INT(cut->kernels[1].start, 150);
     store_run_free(cut);
+    store_run_free(run);
+    return 0;
+}
+
+/* Read-only readers (store_set_read_only, tlview serve --follow): a killed writer's WAL is read
+ * (its committed batches are in the run) but left exactly as it was, where a read-write reader
+ * folds it back into the file. */
+int test_store_read_only_leaves_wal(void)
+{
+    const char *path = path_in("ro.db");
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        write_many(path, 10000, 1000, 3);
+        _exit(0); /* not reached: the writer kills itself */
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFSIGNALED(status));
+    struct stat before, after;
+    TEST_EQ_INT(stat(wal, &before), 0);
+    TEST_ASSERT(before.st_size > 0);
+    int64_t db_size = file_size(path);
+    store_set_read_only(1);
+    for (int i = 0; i < 2; i++) { /* twice: nothing the first read did changes the second */
+        store_run *run = store_run_new();
+        int lrc = store_run_load(run, path);
+        if (lrc)
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+        TEST_EQ_INT(lrc, STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->nkernels, 3000);
+        store_run_free(run);
+        TEST_EQ_INT(store_probe(path), 1);
+        TEST_EQ_INT(stat(wal, &after), 0);
+        TEST_EQ_INT(after.st_size, before.st_size);
+        TEST_EQ_INT(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+        TEST_EQ_INT(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+        TEST_EQ_INT(file_size(path), db_size);
+    }
+    store_set_read_only(0);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3000);
+    store_run_free(run);
+    /* read-write, the last connection checkpointed the WAL into the file and removed it */
+    TEST_ASSERT(stat(wal, &after) != 0 || after.st_size == 0);
+    TEST_ASSERT(file_size(path) > db_size);
+    return 0;
+}
+
+/* A reader following a file while its writer appends (tlview serve --follow reads this way):
+ * every read is a consistent snapshot of whole committed batches, the counts only grow, and the
+ * writer's commits are never held up by the reads. */
+int test_store_read_while_writing(void)
+{
+    const char *path = path_in("live.db");
+    int ready[2], done[2];
+    TEST_EQ_INT(pipe(ready), 0);
+    TEST_EQ_INT(pipe(done), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) { /* the writer: 40 batches of 500 kernels, 20 ms apart */
+        close(ready[0]);
+        close(done[0]);
+        store_writer *w;
+        int64_t proc, worst = 0;
+        store_process_info pi = {88, 1, "h", "/bin/w", "w", NULL, "libcollect", T0};
+        if (store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w) ||
+            store_writer_process(w, &pi, &proc) ||
+            store_writer_calibration(w, proc, "start", T0, T0, 0))
+            _exit(2);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(3);
+        int64_t t = T0;
+        for (int b = 0; b < 40; b++) {
+            struct timespec a, z;
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            if (store_writer_begin(w))
+                _exit(4);
+            for (int i = 0; i < 500; i++, t += 1000) {
+                store_kernel_info k = {.start = t,
+                                       .end = t + 500,
+                                       .context_id = 1,
+                                       .correlation_id = (uint32_t)(b * 500 + i),
+                                       .name = mangled};
+                if (store_writer_kernel(w, proc, &k))
+                    _exit(5);
+            }
+            if (store_writer_commit(w))
+                _exit(6);
+            clock_gettime(CLOCK_MONOTONIC, &z);
+            int64_t ns = (z.tv_sec - a.tv_sec) * 1000000000LL + (z.tv_nsec - a.tv_nsec);
+            worst = ns > worst ? ns : worst;
+            usleep(20000);
+        }
+        store_writer_process_end(w, proc, t, 1, NULL);
+        store_writer_close(w);
+        if (write(done[1], &worst, sizeof worst) != sizeof worst)
+            _exit(7);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(done[1]);
+    char c;
+    TEST_EQ_INT(read(ready[0], &c, 1), 1);
+    store_set_read_only(1);
+    uint64_t last = 0;
+    int reads = 0, status;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        store_run *run = store_run_new();
+        int lrc = store_run_load(run, path);
+        if (lrc)
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+        TEST_EQ_INT(lrc, STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->nkernels % 500, 0); /* whole batches only */
+        TEST_ASSERT(run->nkernels >= last);
+        last = run->nkernels;
+        reads++;
+        store_run_free(run);
+    }
+    store_set_read_only(0);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 0);
+    int64_t worst = 0;
+    TEST_EQ_INT(read(done[0], &worst, sizeof worst), (long long)sizeof worst);
+    fprintf(stderr, "%d reads while writing, the last saw %llu kernels; slowest commit %.2f ms\n",
+            reads, (unsigned long long)last, worst / 1e6);
+    TEST_ASSERT(reads >= 5);
+    TEST_ASSERT(worst < 500000000); /* a reader never holds a commit up (they take ~1 ms) */
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 20000);
     store_run_free(run);
     return 0;
 }

@@ -760,9 +760,9 @@ int test_web_stats_pending(void)
     json_t *j = get_stats(f.port, "/api/stats?run=0"); /* waits until they are built */
     TEST_ASSERT(j);
     json_decref(j);
-    pthread_mutex_lock(&f.w->stats->lock);
-    f.w->stats->done = 0; /* as just after start */
-    pthread_mutex_unlock(&f.w->stats->lock);
+    pthread_mutex_lock(&f.w->live->gen->stats->lock);
+    f.w->live->gen->stats->done = 0; /* as just after start */
+    pthread_mutex_unlock(&f.w->live->gen->stats->lock);
     /* more pending requests than worker threads (4), each answered at once */
     for (int i = 0; i < 8; i++) {
         response r;
@@ -779,9 +779,9 @@ int test_web_stats_pending(void)
     j = get_json(f.port, "/api/stats?run=1", 400); /* parameters are checked first */
     TEST_ASSERT(j);
     json_decref(j);
-    pthread_mutex_lock(&f.w->stats->lock);
-    f.w->stats->done = 1;
-    pthread_mutex_unlock(&f.w->stats->lock);
+    pthread_mutex_lock(&f.w->live->gen->stats->lock);
+    f.w->live->gen->stats->done = 1;
+    pthread_mutex_unlock(&f.w->live->gen->stats->lock);
     j = get_json(f.port, "/api/stats?run=0", 200);
     TEST_ASSERT(j);
     TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
