@@ -22,6 +22,16 @@
  * non-zero; nfiles == 0 is an error too ("no trace files given"). */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
+/* cli_load() for files that are still being written (tlview serve --follow): files[0..nfiles)
+ * (files, or folders standing for the *.db files in them now, those being written included) read
+ * as they are now. Call store_set_read_only(1) first, so the writers are never disturbed. A path
+ * that does not exist (yet), and a file that cannot be read now (just created, ...), are left
+ * out of this reading; the first such problem is said on stderr when it differs from `note` (the
+ * caller's buffer of notelen bytes, which keeps the last one said). Returns 0 with a finished
+ * run in *ppRun (empty when nothing could be read), or 1 after printing "out of memory". */
+int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_t notelen,
+                  store_run **ppRun /* OUT */);
+
 /* The options of the commands that analyse a run: --baseline, --compare, --separate-gpus,
  * --assume-mps, --measure and the range (--from, --to, --range). Each command lists those it
  * takes in its getopt table, with these letters, and hands them to cli_analysis_option(). */
