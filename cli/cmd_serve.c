@@ -349,16 +349,17 @@ static uint64_t inputs_stamp(const serve_opts *o, int argc, char **argv)
     return h;
 }
 
-/* follow: until SIGINT or SIGTERM (blocked in `set`), looks at the followed files every 0.5 s
+/* follow: until SIGINT or SIGTERM (blocked in `set`), looks at the followed files every second
  * and, when they changed, reads and analyses them again and hands the new runs to the server;
- * the runs it showed are freed once web_update() lets them go. */
+ * the runs it showed are freed once web_update() lets them go. So the analysis runs again at
+ * most about once a second, and only on a change. */
 static void follow(web *w, const serve_opts *o, int argc, char **argv, const store_run *base,
                    serve_set *cur, const sigset_t *set)
 {
     char notes[2][1024] = {"", ""}, err[512];
     uint64_t seen = inputs_stamp(o, argc, argv);
     for (;;) {
-        struct timespec tick = {0, 500 * 1000 * 1000};
+        struct timespec tick = {1, 0};
         int sig = sigtimedwait(set, NULL, &tick);
         if (sig == SIGINT || sig == SIGTERM)
             return;
