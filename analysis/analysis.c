@@ -344,23 +344,43 @@ void analysis_measure_interval(analysis *a)
     sm->measure = ANALYSIS_MEASURE_ALL;
     sm->measure_t0 = sm->t_begin;
     sm->measure_t1 = sm->t_end;
-    if (a->opt.measure == ANALYSIS_MEASURE_RANGE) {
+    if (a->opt.measure == ANALYSIS_MEASURE_RANGE || a->opt.measure == ANALYSIS_MEASURE_CAPTURE) {
         int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-        for (uint64_t i = 0; i < run->nranges; i++) {
-            const store_range *r = &run->ranges[i];
-            const char *name = r->name < run->nstrings ? run->strings[r->name].text : NULL;
-            if (!name || strcmp(name, a->opt.measure_range) || r->end <= r->start ||
-                r->start < -STORE_TIME_MAX || r->end > STORE_TIME_MAX)
+        int capture = a->opt.measure == ANALYSIS_MEASURE_CAPTURE;
+        uint64_t n = capture ? run->ncaptures : run->nranges;
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t s, e;
+            const char *name;
+            if (capture) {
+                s = run->captures[i].start;
+                e = run->captures[i].end;
+                name = run->captures[i].name;
+            } else {
+                const store_range *r = &run->ranges[i];
+                s = r->start;
+                e = r->end;
+                name = r->name < run->nstrings ? run->strings[r->name].text : NULL;
+            }
+            if (!name || strcmp(name, a->opt.measure_range) || e <= s || s < -STORE_TIME_MAX ||
+                e > STORE_TIME_MAX)
                 continue;
-            t0 = r->start < t0 ? r->start : t0;
-            t1 = r->end > t1 ? r->end : t1;
+            t0 = s < t0 ? s : t0;
+            t1 = e > t1 ? e : t1;
         }
         if (t1 > t0) {
-            sm->measure = ANALYSIS_MEASURE_RANGE;
+            sm->measure = a->opt.measure;
             sm->measure_t0 = t0;
             sm->measure_t1 = t1;
         } else {
             a->measure_missing = 1;
+        }
+    } else if (a->opt.measure == ANALYSIS_MEASURE_SPAN) {
+        int64_t t0 = a->opt.measure_t0 > sm->t_begin ? a->opt.measure_t0 : sm->t_begin;
+        int64_t t1 = a->opt.measure_t1 < sm->t_end ? a->opt.measure_t1 : sm->t_end;
+        if (t1 > t0) { /* else no kernel time in it: the whole recording */
+            sm->measure = ANALYSIS_MEASURE_SPAN;
+            sm->measure_t0 = t0;
+            sm->measure_t1 = t1;
         }
     } else if (a->opt.measure == ANALYSIS_MEASURE_TOGETHER) {
         int64_t t0 = INT64_MIN, t1 = INT64_MAX;
@@ -379,7 +399,7 @@ void analysis_measure_interval(analysis *a)
 
 const char *analysis_measure_name(analysis_measure m)
 {
-    static const char *const names[] = {"all", "together", "range"};
+    static const char *const names[] = {"all", "together", "range", "capture", "span"};
     return (unsigned)m < sizeof names / sizeof *names ? names[m] : "?";
 }
 
@@ -537,7 +557,12 @@ static int check_run(analysis *a)
         warn(a, "%u more processes are incomplete", nincomplete - 5);
     if (nempty > 5)
         warn(a, "%u more processes ran no kernels", nempty - 5);
-    if (a->measure_missing)
+    if (a->measure_missing && a->opt.measure == ANALYSIS_MEASURE_CAPTURE)
+        warn(a,
+             "no capture range named '%s' in the recording: the gains are measured over the "
+             "whole recording",
+             a->opt.measure_range);
+    else if (a->measure_missing)
         warn(a,
              "no NVTX range named '%s' in the recording: the gains are measured over the whole "
              "recording (record with TLVIEW_NVTX=1 for the ranges)",
@@ -601,8 +626,10 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         analysis_options_default(&a->opt);
     int rc = ANALYSIS_EINVAL;
     if (a->opt.join_gap_ns < 0 || a->opt.assume_mps < 0 || a->opt.assume_mps > 2 ||
-        (unsigned)a->opt.measure > ANALYSIS_MEASURE_RANGE ||
-        (a->opt.measure == ANALYSIS_MEASURE_RANGE && !a->opt.measure_range) ||
+        (unsigned)a->opt.measure > ANALYSIS_MEASURE_SPAN ||
+        ((a->opt.measure == ANALYSIS_MEASURE_RANGE || a->opt.measure == ANALYSIS_MEASURE_CAPTURE) &&
+         !a->opt.measure_range) ||
+        (a->opt.measure == ANALYSIS_MEASURE_SPAN && a->opt.measure_t1 <= a->opt.measure_t0) ||
         !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
         !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))

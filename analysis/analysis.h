@@ -102,28 +102,36 @@ typedef enum analysis_measure {
                                       one (staggered start-up and tails left out) */
     ANALYSIS_MEASURE_RANGE = 2,    /* the NVTX ranges named measure_range, first start to last
                                       end over every process: the work the application timed */
+    ANALYSIS_MEASURE_CAPTURE = 3,  /* the capture ranges named measure_range (run->captures:
+                                      `tlview capture start --name`), first start to last end
+                                      over every process: the window a user captured */
+    ANALYSIS_MEASURE_SPAN = 4,     /* [measure_t0, measure_t1) as given (a report on a time
+                                      range), cut to the first kernel start and last kernel end */
 } analysis_measure;
 
 /* Thresholds and inputs. Fill with analysis_options_default() then change what you need. */
 typedef struct analysis_options {
-    const store_run *baseline;     /* a run of the same kernels alone (e.g. one process): when
-                                      set, solo references come from it; NULL: from the run's own
-                                      solo instances. Must be finished; read only during
-                                      analysis_run(). */
-    double concurrent_max_stretch; /* window stretch <= this: not stretched (1.25) */
-    double sliced_max_parallelism; /* effective parallelism <= this: the GPU did about one
-                                      kernel's solo work at a time (1.3) */
-    double queued_max_overlap;     /* overlap share <= this: the kernels overlapped only at their
-                                      ends (0.25) */
-    double min_reference_coverage; /* share of a set's kernel time that must have a solo
-                                      reference for a measured stretch (0.5) */
-    int64_t join_gap_ns;           /* overlap windows closer than this are one window (1 ms) */
-    int assume_mps;                /* for contexts whose files do not say whether they were MPS
-                                      clients (imports): 0 leave them unknown (default), 1 take
-                                      them as plain CUDA, 2 as MPS clients */
-    analysis_measure measure;      /* over what the gains are measured (ALL) */
-    const char *measure_range;     /* the NVTX range's name for ANALYSIS_MEASURE_RANGE; borrowed
-                                      during analysis_run() only */
+    const store_run *baseline;      /* a run of the same kernels alone (e.g. one process): when
+                                       set, solo references come from it; NULL: from the run's own
+                                       solo instances. Must be finished; read only during
+                                       analysis_run(). */
+    double concurrent_max_stretch;  /* window stretch <= this: not stretched (1.25) */
+    double sliced_max_parallelism;  /* effective parallelism <= this: the GPU did about one
+                                       kernel's solo work at a time (1.3) */
+    double queued_max_overlap;      /* overlap share <= this: the kernels overlapped only at their
+                                       ends (0.25) */
+    double min_reference_coverage;  /* share of a set's kernel time that must have a solo
+                                       reference for a measured stretch (0.5) */
+    int64_t join_gap_ns;            /* overlap windows closer than this are one window (1 ms) */
+    int assume_mps;                 /* for contexts whose files do not say whether they were MPS
+                                       clients (imports): 0 leave them unknown (default), 1 take
+                                       them as plain CUDA, 2 as MPS clients */
+    analysis_measure measure;       /* over what the gains are measured (ALL) */
+    const char *measure_range;      /* the NVTX or capture range's name for
+                                       ANALYSIS_MEASURE_RANGE and _CAPTURE; borrowed during
+                                       analysis_run() only */
+    int64_t measure_t0, measure_t1; /* the interval of ANALYSIS_MEASURE_SPAN (common axis, ns;
+                                       t1 > t0) */
 } analysis_options;
 
 /* Sets every field of *o to its documented default. */
@@ -163,7 +171,7 @@ const char *analysis_rule_text(analysis_rule r);
 /* "none", "reference", "turns", "shortest"; "?" for other values. Static. */
 const char *analysis_basis_name(analysis_basis b);
 
-/* "all", "together", "range"; "?" for other values. Static. */
+/* "all", "together", "range", "capture", "span"; "?" for other values. Static. */
 const char *analysis_measure_name(analysis_measure m);
 
 /* "off", "on", "mixed", "unknown"; "?" for other values. Static. */
@@ -398,8 +406,9 @@ typedef struct analysis_summary {
                                     device that finishes last decides) */
     double predicted_gain_low;   /* the same at worst: the prediction is [low, predicted_gain] */
     analysis_basis gain_basis;   /* TURNS when an estimated stretch went into it */
-    analysis_measure measure;    /* what the interval is (RANGE falls back to ALL, with a
-                                    warning, when no such range was recorded) */
+    analysis_measure measure;    /* what the interval is (RANGE and CAPTURE fall back to ALL,
+                                    with a warning, when no such range was recorded; SPAN too
+                                    when it holds no kernel time) */
     int64_t measure_t0, measure_t1; /* the measured interval on the common axis */
 } analysis_summary;
 

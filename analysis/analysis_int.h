@@ -75,7 +75,7 @@ struct analysis {
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;
     uint64_t nout;       /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
-    int measure_missing; /* the NVTX range to measure over was not in the run */
+    int measure_missing; /* the NVTX or capture range to measure over was not in the run */
     char **warnings;
     uint32_t nwarnings;
 };

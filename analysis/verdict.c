@@ -631,10 +631,18 @@ static double predicted_end(const analysis *a, const analysis_device *ad, double
 
 /* The run's predicted gain from the predicted end (predicted_end()) of the device that would
  * finish last: the measured interval over its predicted length; 1.0 when that end is not after
- * the interval's start (no device: -INFINITY). */
-static double gain_to(const analysis_summary *sm, double last_end)
+ * the interval's start (no device: -INFINITY). The interval's tail after the last kernel end
+ * (an NVTX or capture range that closes after the GPU work: CPU time) stays as it is. */
+static double gain_to(const analysis *a, double last_end)
 {
-    return last_end > 0 ? (double)(sm->measure_t1 - sm->measure_t0) / last_end : 1.0;
+    const analysis_summary *sm = &a->sum;
+    int64_t gpu_end = sm->measure_t0;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        int64_t end = a->devs[s].t_end < sm->measure_t1 ? a->devs[s].t_end : sm->measure_t1;
+        gpu_end = end > gpu_end ? end : gpu_end;
+    }
+    double tail = (double)(sm->measure_t1 - gpu_end);
+    return last_end > 0 ? (double)(sm->measure_t1 - sm->measure_t0) / (last_end + tail) : 1.0;
 }
 
 /* The run's predicted gain with every time-sliced window's kernels side by side at `slowdown`
@@ -645,7 +653,7 @@ static double run_gain(const analysis *a, double slowdown)
     for (uint32_t s = 0; s < a->ndevs; s++)
         last_end = fmax(last_end, predicted_end(a, &a->devs[s],
                                                 device_saved(a, &a->devs[s], slowdown, 0, NULL)));
-    return gain_to(&a->sum, last_end);
+    return gain_to(a, last_end);
 }
 
 /* Running sums of one verdict's windows on a device, for analysis_verdict_time. */
@@ -840,8 +848,8 @@ int analysis_judge(analysis *a)
         sm->overlap_ns += ad->overlap_ns;
     }
     sm->stretch = set_stretch(dur_ref, ref, kernel_ns, a->opt.min_reference_coverage);
-    sm->predicted_gain = gain_to(sm, last_end);
-    sm->predicted_gain_low = gain_to(sm, last_end_low);
+    sm->predicted_gain = gain_to(a, last_end);
+    sm->predicted_gain_low = gain_to(a, last_end_low);
     sm->gain_basis = sm->predicted_gain > 1.0
                          ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                          : ANALYSIS_BASIS_NONE;

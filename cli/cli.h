@@ -22,9 +22,19 @@
  * non-zero; nfiles == 0 is an error too ("no trace files given"). */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
+/* cli_load() for files that are still being written (tlview serve --follow): files[0..nfiles)
+ * (files, or folders standing for the *.db files in them now, those being written included) read
+ * as they are now. Call store_set_read_only(1) first, so the writers are never disturbed. A path
+ * that does not exist (yet), and a file that cannot be read now (just created, ...), are left
+ * out of this reading; the first such problem is said on stderr when it differs from `note` (the
+ * caller's buffer of notelen bytes, which keeps the last one said). Returns 0 with a finished
+ * run in *ppRun (empty when nothing could be read), or 1 after printing "out of memory". */
+int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_t notelen,
+                  store_run **ppRun /* OUT */);
+
 /* The options of the commands that analyse a run: --baseline, --compare, --separate-gpus,
- * --assume-mps and --measure. Each command lists those it takes in its getopt table, with these
- * letters, and hands them to cli_analysis_option(). */
+ * --assume-mps, --measure and the range (--from, --to, --range). Each command lists those it
+ * takes in its getopt table, with these letters, and hands them to cli_analysis_option(). */
 typedef struct cli_analysis_opts {
     analysis_options options; /* analysis_options_default() with --assume-mps and --measure
                                  (measure_range points into argv); cli_analyse() sets the
@@ -32,7 +42,10 @@ typedef struct cli_analysis_opts {
     char **baseline;          /* --baseline FILEs (argv pointers), nbaseline of them */
     char **compare;           /* --compare FILEs (argv pointers), ncompare of them */
     int nbaseline, ncompare;
-    int separate_gpus; /* --separate-gpus */
+    int separate_gpus;     /* --separate-gpus */
+    int measure_set;       /* --measure was given (else a range sets the measured interval) */
+    const char *from, *to; /* --from, --to texts (argv), checked by cli_parse_time(); NULL */
+    const char *range;     /* --range NAME (argv) or NULL */
 } cli_analysis_opts;
 
 /* Fills *o with the defaults and room for the files of argc arguments. Returns 0, or 1 after
@@ -43,10 +56,65 @@ int cli_analysis_opts_init(cli_analysis_opts *o, const char *cmd, int argc);
 void cli_analysis_opts_free(cli_analysis_opts *o);
 
 /* Takes one option of getopt_long() into *o: c is 'b' (--baseline), 'c' (--compare), 'G'
- * (--separate-gpus), 'M' (--assume-mps on|off) or 'm' (--measure all|together|range:NAME), arg
+ * (--separate-gpus), 'M' (--assume-mps on|off), 'm' (--measure
+ * all|together|range:NAME|capture:NAME), 'F' (--from T), 'T' (--to T) or 'R' (--range NAME), arg
  * its optarg. Returns 0, or 2 after a usage error of `cmd` (cli_usage_error()) naming a bad
- * value. */
+ * value (a time cli_parse_time() refuses; --range given with --from or --to). */
 int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_opts *o);
+
+/* ---- the verdicts on a range of the run (cli/range.c) ---- */
+
+/* Reads a time of --from/--to into *pNs: a number with a unit, ns, us, ms, s, m or min, h
+ * ("2.5s", "150ms", "-1.5us", "2min"), is relative to the run's origin (*pRelative = 1), rounded
+ * to the nearest ns; a bare whole number is absolute ns on the common axis (CLOCK_REALTIME, the
+ * times of `report --format json`; *pRelative = 0). Returns 0, or -1 (nothing set) for anything
+ * else: no digits, a fraction without a unit, an unknown unit, beyond +-2^62 ns. */
+int cli_parse_time(const char *text, int64_t *pNs /* OUT */, int *pRelative /* OUT */);
+
+/* The run's origin, the 0 of relative times (and of the page's time axis): the start of its
+ * first kernel, or its first record when it has no kernel. */
+int64_t cli_origin(const store_run *run);
+
+/* A time relative to the origin as --from reads it, to the us: "1.5s", "-0.000123s", "0s". Into
+ * buf (size n); returns buf. */
+const char *cli_fmt_time(int64_t ns, char *buf, size_t n);
+
+/* The range a report covers, resolved on one run. */
+typedef struct cli_range {
+    int set;              /* 0: the whole run (no --from, --to or --range) */
+    int64_t t0, t1;       /* [t0, t1) on the common axis (an end not given: +-2^62) */
+    int has_from, has_to; /* --from, --to given (time ranges) */
+    const char *name;     /* --range NAME, or NULL for a time range */
+    const char *kind;     /* "capture" (a captured range's name), "nvtx" or "time" */
+    int64_t origin;       /* the whole run's origin (cli_origin): relative times count from it */
+    int baseline;         /* the solo references come from --baseline, not the whole run */
+} cli_range;
+
+/* "the captured range 'slow' (1s to 2.5s)", "the range 1s to 2s", "the range from 1s", "the range
+ * up to 2s" (times from r->origin), into buf (size n); returns buf. The name is as given: print
+ * it through cli_msg() or cli_put_text(). */
+const char *cli_range_text(const cli_range *r, char *buf, size_t n);
+
+/* Resolves the range of *o on `run` into *r (r->set = 0 when none was asked). --range NAME
+ * names the captured ranges of that name (the capture table: every process's rows of that name,
+ * first start to last end); when none has it, the NVTX ranges of that name, the same way; a
+ * captured name wins over an NVTX one. Returns 0, or 1 after printing the error: no such name
+ * (the message lists the captured names), --to not after --from, a relative time beyond the
+ * times tlview holds. */
+int cli_range_resolve(const char *cmd, const cli_analysis_opts *o, const store_run *run,
+                      cli_range *r /* OUT */);
+
+/* Applies the range of *o to *pRun: when one is asked, *pRun becomes the run cut to it
+ * (store_run_restrict: every kernel, copy, API call and NVTX range in flight in it, kept whole)
+ * and *pWhole the whole run, which the caller keeps until the analysis is made (pass it as the
+ * baseline when there is no --baseline: the solo references then come from the whole recording,
+ * so two ranges of one run are judged against the same references) and frees. Without --measure,
+ * *opt measures the gains over the range itself (capture:NAME, range:NAME, or the given span).
+ * Without a range, nothing changes and *pWhole is NULL. Says on stderr when no kernel ran in the
+ * range (not an error). Returns 0, or 1 after printing the error (as cli_range_resolve(); out of
+ * memory). */
+int cli_restrict(const char *cmd, const cli_analysis_opts *o, store_run **pRun,
+                 store_run **pWhole /* OUT */, analysis_options *opt, cli_range *r /* OUT */);
 
 /* Analyses `run` with `o` (NULL: analysis_options_default()) and, when `baseline` is not NULL,
  * its solo references. Prints an error and returns non-zero on failure; *ppOut owns the
@@ -62,10 +130,24 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
 /* The help text of --measure, shared by the commands that take it. */
 #define CLI_MEASURE_HELP                                                                           \
     "      --measure WHAT   what the gains are measured and predicted over: all (default: the\n"   \
-    "                       whole recording), together (while every process ran kernels:\n"        \
-    "                       staggered start-up and tails left out) or range:NAME (the NVTX\n"      \
-    "                       ranges NAME, first start to last end: the work the application\n"      \
-    "                       timed; record with TLVIEW_NVTX=1)\n"
+    "                       whole recording, or the range asked), together (while every\n"         \
+    "                       process ran kernels: staggered start-up and tails left out),\n"        \
+    "                       range:NAME (the NVTX ranges NAME, first start to last end: the\n"      \
+    "                       work the application timed; record with TLVIEW_NVTX=1) or\n"           \
+    "                       capture:NAME (the captured ranges NAME: tlview capture --name)\n"
+
+/* The help text of --from, --to and --range, shared by the commands that take them. */
+#define CLI_RANGE_HELP                                                                             \
+    "      --from T, --to T judge only the kernels in flight between the two times (either may\n"  \
+    "                       be left out), each kept whole: one that straddles an end counts\n"     \
+    "                       with its whole duration; T is\n"                                       \
+    "                       2.5s, 150ms, 10us, 500ns, 2min, 1h after the run's origin (its\n"      \
+    "                       first kernel: the page's 0), or absolute ns (a bare number, as\n"      \
+    "                       the JSON report prints times); solo references still come from\n"      \
+    "                       the whole recording\n"                                                 \
+    "      --range NAME     the same over a captured range NAME (tlview capture --name), or\n"     \
+    "                       else the NVTX ranges NAME: first start to last end; a captured\n"      \
+    "                       name wins over an NVTX one\n"
 
 /* The help text of --assume-mps, shared by the commands that take it. */
 #define CLI_ASSUME_MPS_HELP                                                                        \

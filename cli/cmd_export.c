@@ -43,7 +43,7 @@ _Static_assert(LANES == 8, "the help text names 8 lanes per stream");
 
 static const char usage_text[] =
     "usage: tlview export --chrome OUT.json [--baseline FILE]... [-f] [--separate-gpus]\n"
-    "                     [--assume-mps on|off] FILES...\n"
+    "                     [--assume-mps on|off] [--from T] [--to T] [--range NAME] FILES...\n"
     "\n"
     "Writes the run as a Chrome trace event file that chrome://tracing and ui.perfetto.dev open,\n"
     "and that every tlview command reads back as the same run: a process per traced process\n"
@@ -54,13 +54,14 @@ static const char usage_text[] =
     "a counter of processes and contexts in flight. Kernel events carry device, context, stream,\n"
     "correlation, grid, block, registers, shared memory, the context's MPS state\n"
     "(compute_api_kind: 1 plain, 2 MPS client), stretch and the verdict of their window in their\n"
-    "args. Times are microseconds (ns exact) after the file's baseTimeNanoseconds.\n"
+    "args. Times are microseconds (ns exact) after the file's baseTimeNanoseconds. With a range\n"
+    "(--from, --to, --range) only the records in flight in it are written, each whole.\n"
     "\n"
     "  -c, --chrome OUT.json  the file to write (required); an existing file is refused\n"
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n" CLI_ASSUME_MPS_HELP
-        CLI_SEPARATE_GPUS_HELP "  -h, --help             this text\n"
+        CLI_SEPARATE_GPUS_HELP CLI_RANGE_HELP "  -h, --help             this text\n"
     "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
@@ -725,18 +726,17 @@ static int write_trace(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'},
-        {"baseline", required_argument, 0, 'b'},
-        {"force", no_argument, 0, 'f'},
-        {"assume-mps", required_argument, 0, 'M'},
-        {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"chrome", required_argument, 0, 'c'},  {"baseline", required_argument, 0, 'b'},
+        {"force", no_argument, 0, 'f'},         {"assume-mps", required_argument, 0, 'M'},
+        {"separate-gpus", no_argument, 0, 'G'}, {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},      {"range", required_argument, 0, 'R'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     const char *out = NULL;
     int force = 0, c, rc = 1;
     cli_analysis_opts an;
-    store_run *run = NULL, *baseline = NULL;
+    store_run *run = NULL, *baseline = NULL, *whole = NULL;
+    cli_range range;
     analysis *a = NULL;
     cli_output *o = NULL;
     FILE *f = NULL;
@@ -749,6 +749,9 @@ int cmd_export(int argc, char **argv)
         case 'b':
         case 'G':
         case 'M':
+        case 'F':
+        case 'T':
+        case 'R':
             if (cli_analysis_option("export", c, optarg, &an)) {
                 rc = 2;
                 goto out;
@@ -771,7 +774,8 @@ int cmd_export(int argc, char **argv)
         goto out;
     if (cli_load(argc - optind, argv + optind, an.separate_gpus, &run) != 0 ||
         (an.nbaseline && cli_load(an.nbaseline, an.baseline, an.separate_gpus, &baseline) != 0) ||
-        cli_analyse(run, baseline, &an.options, &a) != 0 ||
+        cli_restrict("export", &an, &run, &whole, &an.options, &range) != 0 ||
+        cli_analyse(run, baseline ? baseline : whole, &an.options, &a) != 0 ||
         !(o = cli_output_begin("export", out, force, &f)))
         goto out;
     static char buf[1 << 20];
@@ -789,6 +793,7 @@ out:
     analysis_free(a);
     store_run_free(run);
     store_run_free(baseline);
+    store_run_free(whole);
     cli_analysis_opts_free(&an);
     return rc;
 }

@@ -24,7 +24,8 @@
 #define MAX_PROCS 1024
 
 static const char usage_text[] =
-    "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-b DIR] [-f] -- CMD [ARGS...]\n"
+    "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-b DIR] [-f] [--serve [--port N]]\n"
+    "                     -- CMD [ARGS...]\n"
     "\n"
     "Runs N copies of CMD at once under the tlview collector and keeps one trace file per\n"
     "CUDA process in DIR, with DIR/manifest.json describing the run; then prints the\n"
@@ -46,6 +47,10 @@ static const char usage_text[] =
     "                     same command with --procs 1): needed when every kernel overlapped\n"
     "  -f, --force        record into a folder that already holds a run (its traces are kept;\n"
     "                     only files written by this run are reported)\n"
+    "      --serve        watch it while it runs: tlview serve --follow DIR starts beside the\n"
+    "                     recording (its URL is printed), shows the traces as they are written\n"
+    "                     and stays until Ctrl-C once the recording is done\n"
+    "      --port N       the port of --serve (default 8080; 0 picks a free one)\n"
     "  -h, --help         this text\n"
     "\n"
     "Environment: TLVIEW_COLLECTOR (libcollect.so to use), TLVIEW_MPS_CONTROL (control program,\n"
@@ -63,6 +68,9 @@ typedef struct rec_run_state {
     char pattern[PATH_MAX + 300]; /* TLVIEW_OUTPUT */
     char program[PATH_MAX];       /* CMD resolved on PATH */
     int nprocs, use_mps, force;
+    int serve;            /* --serve: tlview serve --follow DIR beside the recording */
+    unsigned port;        /* --port of --serve */
+    pid_t server;         /* its pid, 0 when none */
     const char *baseline; /* --baseline DIR or NULL */
     rec_mps mps;
     rec_child *kids;
@@ -349,9 +357,11 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
                                          {"force", no_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {"baseline", required_argument, 0, 'b'},
+                                         {"serve", no_argument, 0, 'S'},
+                                         {"port", required_argument, 0, 'P'},
                                          {0, 0, 0, 0}};
     const char *label = NULL;
-    int c;
+    int c, port_given = 0;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
     opterr = 0; /* the messages below name the subcommand */
     while ((c = getopt_long(argc, argv, "+:o:n:l:b:fh", opts, NULL)) != -1) {
@@ -369,6 +379,15 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
         case 'l': label = optarg; break;
         case 'f': st->force = 1; break;
         case 'b': st->baseline = optarg; break;
+        case 'S': st->serve = 1; break;
+        case 'P': {
+            long v;
+            if (cli_parse_long(optarg, 0, 65535, &v))
+                return cli_usage_error("record", "--port wants 0 to 65535, not '%s'", optarg);
+            st->port = (unsigned)v;
+            port_given = 1;
+            break;
+        }
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("record", "%s needs an argument", argv[optind - 1]);
         default: return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -376,6 +395,8 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
     }
     if (optind >= argc)
         return cli_usage_error("record", "no command given (tlview record [OPTIONS] -- CMD ARGS)");
+    if (port_given && !st->serve)
+        return cli_usage_error("record", "--port is the port of --serve");
     *pCmd = argv + optind;
     if (!label) {
         const char *base = strrchr(argv[optind], '/');
@@ -537,6 +558,7 @@ int cmd_record(int argc, char **argv)
     rec_run_state st;
     memset(&st, 0, sizeof st);
     st.nprocs = 1;
+    st.port = 8080;
     char **cmd = NULL;
     const char *dir = NULL;
     int rc = parse_args(&st, argc, argv, &cmd, &dir);
@@ -559,11 +581,27 @@ int cmd_record(int argc, char **argv)
                       .mps = st.use_mps ? &st.mps : NULL,
                       .start_ns = start_ns,
                       .kids = st.kids};
+    if (st.serve && (st.server = rec_serve(st.dir, st.port, err)) < 0) {
+        cli_msg(stderr, "tlview record: %s\n", err);
+        run_free(&st);
+        return 1;
+    }
     int failed = run_copies(&st, cmd, &m, err, mps_err);
     if (err[0] && mps_err[0]) /* both go to the manifest and to stderr */
         snprintf(err + strlen(err), REC_ERR_MAX - strlen(err), "; then: %s", mps_err);
     m.error = err[0] ? err : (mps_err[0] ? mps_err : NULL);
     rc = finish(&st, &m, failed);
+    if (st.server > 0 && m.signal) { /* record was asked to stop: the server too */
+        kill(st.server, SIGTERM);
+        waitpid(st.server, NULL, 0);
+    } else if (st.server > 0) {
+        fflush(stdout); /* the headline, before waiting for as long as the page is used */
+        cli_msg(stderr,
+                "tlview record: the recording is done; the page goes on showing %s until "
+                "Ctrl-C\n",
+                st.dir);
+        rec_serve_wait(st.server); /* how --serve ends: the recording's status stands */
+    }
     run_free(&st);
     return rc;
 }

@@ -14,7 +14,8 @@
 static const char usage_text[] =
     "usage: tlview report [--baseline FILE]... [--compare FILE]... [--format text|json|csv]\n"
     "                     [--table NAME] [--color auto|always|never] [--top N]\n"
-    "                     [--assume-mps on|off] [--measure WHAT] [--separate-gpus] FILES...\n"
+    "                     [--assume-mps on|off] [--measure WHAT] [--separate-gpus]\n"
+    "                     [--from T] [--to T] [--range NAME] FILES...\n"
     "\n"
     "Merges the trace files of one run (one per process, or folders of them) on one time axis\n"
     "and judges, per GPU, every window where kernels of several CUDA contexts were in flight.\n"
@@ -33,9 +34,10 @@ static const char usage_text[] =
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS): report the measured\n"
     "                       gain beside the predicted one, and the prediction redone at the\n"
     "                       stretch of that run's kernels; repeatable, or a "
-    "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP
+    "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
-    "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures\n"
+    "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures,\n"
+    "                       captures\n"
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
     "  -n, --top N          kernels listed in the text report (default 10)\n" CLI_SEPARATE_GPUS_HELP
     "  -h, --help           this text\n"
@@ -54,7 +56,8 @@ static const char usage_text[] =
 typedef struct report_opts {
     const char *format, *table, *color;
     int top;
-    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure */
+    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
+                             --from, --to, --range */
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
@@ -70,6 +73,9 @@ static int parse(int argc, char **argv, report_opts *o)
         {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
+        {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},
+        {"range", required_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -83,6 +89,9 @@ static int parse(int argc, char **argv, report_opts *o)
         case 'G':
         case 'M':
         case 'm':
+        case 'F':
+        case 'T':
+        case 'R':
             if (cli_analysis_option("report", c, optarg, &o->an))
                 return 2;
             break;
@@ -109,12 +118,30 @@ static int parse(int argc, char **argv, report_opts *o)
     return 0;
 }
 
-/* Writes the report of `a` (and `cmp`) in the chosen format. */
-static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
+/* The range of a report, for its JSON (view/README.md, "range"): kind, name, t0 and t1
+ * (absolute ns, null for an end not given), the origin relative times count from, and where
+ * the solo references came from ("recording": the whole recording; "baseline"). */
+static json_t *report_range_json(const cli_range *r)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    view_put(o, "kind", json_string(r->kind), &bad);
+    view_put(o, "name", view_string(r->name), &bad);
+    view_put(o, "t0", r->name || r->has_from ? json_integer(r->t0) : json_null(), &bad);
+    view_put(o, "t1", r->name || r->has_to ? json_integer(r->t1) : json_null(), &bad);
+    view_put(o, "origin_ns", json_integer(r->origin), &bad);
+    view_put(o, "references", json_string(r->baseline ? "baseline" : "recording"), &bad);
+    return view_done(o, bad);
+}
+
+/* Writes the report of `a` (and `cmp`) in the chosen format; `r` is the range of a's run
+ * (r->set 0: the whole run). */
+static int emit(const report_opts *o, const analysis *a, const analysis *cmp, const cli_range *r)
 {
     if (!strcmp(o->format, "json")) {
         json_t *j = view_report_json(a, cmp, CLI_VERSION);
-        int rc = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8)) != 0;
+        int rc = !j || (r->set && json_object_set_new(j, "range", report_range_json(r)) != 0) ||
+                 json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8)) != 0;
         json_decref(j);
         fputc('\n', stdout);
         if (rc)
@@ -127,7 +154,7 @@ static int emit(const report_opts *o, const analysis *a, const analysis *cmp)
             fprintf(stderr, "tlview report: out of memory writing CSV\n");
         return rc != 0;
     }
-    report_text(stdout, a, cmp, cli_color(o->color, stdout), o->top);
+    report_text(stdout, a, cmp, r, cli_color(o->color, stdout), o->top);
     return 0;
 }
 
@@ -138,8 +165,9 @@ int cmd_report(int argc, char **argv)
     o.table = "processes";
     o.color = "auto";
     o.top = 10;
-    store_run *run = NULL, *base = NULL, *other = NULL;
+    store_run *run = NULL, *base = NULL, *other = NULL, *whole = NULL, *other_whole = NULL;
     analysis *a = NULL, *b = NULL;
+    cli_range range, other_range;
     if (cli_analysis_opts_init(&o.an, "report", argc))
         return 1;
     int rc = parse(argc, argv, &o);
@@ -148,21 +176,30 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     rc = 1;
+    /* each run is cut to the range on its own (relative times from its own origin), and judged
+     * with its own options: a range may set the measured interval */
+    analysis_options opt = o.an.options, other_opt = o.an.options;
     if (cli_load(argc - optind, argv + optind, o.an.separate_gpus, &run) != 0 ||
         (o.an.nbaseline &&
          cli_load(o.an.nbaseline, o.an.baseline, o.an.separate_gpus, &base) != 0) ||
         (o.an.ncompare && cli_load(o.an.ncompare, o.an.compare, o.an.separate_gpus, &other) != 0))
         goto out;
-    if (cli_analyse(run, base, &o.an.options, &a) != 0 ||
-        (other && cli_analyse(other, base, &o.an.options, &b) != 0))
+    if (cli_restrict("report", &o.an, &run, &whole, &opt, &range) != 0 ||
+        (other &&
+         cli_restrict("report", &o.an, &other, &other_whole, &other_opt, &other_range) != 0))
         goto out;
-    rc = emit(&o, a, b);
+    if (cli_analyse(run, base ? base : whole, &opt, &a) != 0 ||
+        (other && cli_analyse(other, base ? base : other_whole, &other_opt, &b) != 0))
+        goto out;
+    rc = emit(&o, a, b, &range);
 out:
     analysis_free(a);
     analysis_free(b);
     store_run_free(run);
     store_run_free(base);
     store_run_free(other);
+    store_run_free(whole);
+    store_run_free(other_whole);
     cli_analysis_opts_free(&o.an);
     return rc;
 }

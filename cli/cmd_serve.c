@@ -25,7 +25,8 @@
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
     "                    [--baseline FILE]... [--threads N] [--separate-gpus]\n"
-    "                    [--assume-mps on|off] [--measure WHAT] [FILES...]\n"
+    "                    [--assume-mps on|off] [--measure WHAT] [--from T] [--to T]\n"
+    "                    [--range NAME] [--follow] [FILES...]\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -33,6 +34,13 @@ static const char usage_text[] =
     "process and stream with its kernels, hover and click for details, find by name, and the\n"
     "analysis tables. Everything is in the binary: the browser fetches nothing from elsewhere.\n"
     "The server is read-only and only answers for its page and its API (web/API.md).\n"
+    "\n"
+    "With --follow the FILES may still be written (a program being recorded, a server traced\n"
+    "for days): they are read again whenever they change, and so are the folders given, where\n"
+    "new *.db files join the run as they appear; each reading is analysed again, at most about\n"
+    "once a second, and the page extends its timeline and verdicts without a reload, keeping to\n"
+    "the end of time when it showed it. The files are only ever read (read-only connections\n"
+    "that never checkpoint or lock out the writers); each update reads them whole.\n"
     "\n"
     "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
     "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
@@ -47,8 +55,10 @@ static const char usage_text[] =
     "                       on a common time axis relative to each run's first kernel;\n"
     "                       repeatable, or a folder\n"
     "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
-    "  -t, --threads N      threads answering requests (default 4)\n" CLI_SEPARATE_GPUS_HELP
-        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP "  -h, --help           this text\n"
+    "  -t, --threads N      threads answering requests (default 4)\n"
+    "      --follow         read the FILES again as they grow (and new *.db files in the\n"
+    "                       folders given); the page follows\n" CLI_SEPARATE_GPUS_HELP
+        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -62,7 +72,9 @@ static const char usage_text[] =
 typedef struct serve_opts {
     char **hosts; /* --allow-host NAMEs (argv pointers), NULL-terminated */
     int nhosts;
-    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure */
+    int follow;           /* --follow */
+    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
+                             --from, --to, --range */
     web_options web;
 } serve_opts;
 
@@ -78,6 +90,10 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"separate-gpus", no_argument, 0, 'G'},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
+        {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},
+        {"range", required_argument, 0, 'R'},
+        {"follow", no_argument, 0, 'W'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -98,6 +114,9 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'G':
         case 'M':
         case 'm':
+        case 'F':
+        case 'T':
+        case 'R':
             if (cli_analysis_option("serve", c, optarg, &o->an))
                 return 2;
             break;
@@ -106,12 +125,15 @@ static int parse(int argc, char **argv, serve_opts *o)
                 return cli_usage_error("serve", "--threads wants 1 to 256, not '%s'", optarg);
             o->web.threads = (unsigned)v;
             break;
+        case 'W': o->follow = 1; break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("serve", "unknown option");
         }
     }
     if (o->an.ncompare && optind >= argc)
         return cli_usage_error("serve", "--compare needs the FILES of the first run too");
+    if (o->follow && optind >= argc)
+        return cli_usage_error("serve", "--follow needs the FILES (or folders) to follow");
     return 0;
 }
 
@@ -193,15 +215,182 @@ static void label_of(char *buf, size_t size, int n, char **files, const char *su
         snprintf(buf, size, "%s + %d more%s", files[0], n - 1, suffix);
 }
 
+/* The runs shown, with what the server borrows from them. */
+typedef struct serve_set {
+    int nruns;
+    store_run *runs[2];
+    analysis *an[2];
+    char labels[2][512]; /* the run's label, with its range */
+    web_run wr[2];
+} serve_set;
+
+static void set_free(serve_set *s)
+{
+    for (int i = 0; i < 2; i++) {
+        analysis_free(s->an[i]);
+        store_run_free(s->runs[i]);
+        s->an[i] = NULL;
+        s->runs[i] = NULL;
+    }
+    s->nruns = 0;
+}
+
+/* analyse_set: cuts each loaded run of s to the range asked (its whole recording giving the
+ * references) and analyses it; fills s->wr. labels[i] holds each run's name on entry. 0, or 1
+ * after printing the error. */
+static int analyse_set(const serve_opts *o, const store_run *base, serve_set *s)
+{
+    for (int i = 0; i < s->nruns; i++) {
+        store_run *whole = NULL;
+        analysis_options opt = o->an.options;
+        cli_range range;
+        if (cli_restrict("serve", &o->an, &s->runs[i], &whole, &opt, &range) != 0)
+            return 1;
+        if (range.set) {
+            char what[256];
+            size_t len = strlen(s->labels[i]);
+            if (len + 3 < sizeof s->labels[i])
+                snprintf(s->labels[i] + len, sizeof s->labels[i] - len, ", %s",
+                         cli_range_text(&range, what, sizeof what));
+        }
+        int rc = cli_analyse(s->runs[i], base ? base : whole, &opt, &s->an[i]);
+        store_run_free(whole); /* a baseline is read during the analysis only */
+        if (rc != 0)
+            return 1;
+        s->wr[i] = (web_run){s->labels[i], s->runs[i], s->an[i]};
+    }
+    return 0;
+}
+
+/* The FILES of run i (0: the arguments, 1: --compare) of a followed serve. */
+static void files_of(const serve_opts *o, int argc, char **argv, int i, int *n, char ***files)
+{
+    *n = i ? o->an.ncompare : argc - optind;
+    *files = i ? o->an.compare : argv + optind;
+}
+
+/* load_live: one reading of the followed files into *s (labels set), analysed. 0, or 1 (the
+ * message printed; s freed). */
+static int load_live(const serve_opts *o, int argc, char **argv, const store_run *base,
+                     char notes[2][1024], serve_set *s)
+{
+    memset(s, 0, sizeof *s);
+    s->nruns = o->an.ncompare ? 2 : 1;
+    for (int i = 0; i < s->nruns; i++) {
+        int n;
+        char **files;
+        files_of(o, argc, argv, i, &n, &files);
+        label_of(s->labels[i], sizeof s->labels[i], n, files, " (following)");
+        if (cli_load_live(n, files, o->an.separate_gpus, notes[i], sizeof notes[i], &s->runs[i]) !=
+            0) {
+            set_free(s);
+            return 1;
+        }
+    }
+    if (analyse_set(o, base, s) != 0) {
+        set_free(s);
+        return 1;
+    }
+    return 0;
+}
+
+/* stamp_file: mixes what says that `path` changed (size and modification time, of it and of its
+ * WAL: a writer's commits land there) into *h. Not the -shm file, which readers write too. */
+static void stamp_file(const char *path, uint64_t *h)
+{
+    char wal[PATH_MAX + 8];
+    const char *p[2] = {path, wal};
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    uint64_t x = 1469598103934665603ULL;
+    for (const char *c = path; *c; c++)
+        x = (x ^ (unsigned char)*c) * 1099511628211ULL;
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        int64_t v[3] = {-1, 0, 0};
+        if (stat(p[i], &st) == 0) {
+            v[0] = st.st_size;
+            v[1] = st.st_mtim.tv_sec;
+            v[2] = st.st_mtim.tv_nsec;
+        }
+        for (int k = 0; k < 3; k++)
+            x = (x ^ (uint64_t)v[k]) * 1099511628211ULL;
+    }
+    *h += x ^ (x >> 29); /* a sum: the order the folder lists its files in does not matter */
+}
+
+/* inputs_stamp: a number that changes when the followed files change, or when *.db files appear
+ * in or leave the folders followed. */
+static uint64_t inputs_stamp(const serve_opts *o, int argc, char **argv)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < (o->an.ncompare ? 2 : 1); i++) {
+        int n;
+        char **files;
+        files_of(o, argc, argv, i, &n, &files);
+        for (int f = 0; f < n; f++) {
+            struct stat st;
+            DIR *d = stat(files[f], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(files[f]) : NULL;
+            if (!d) {
+                stamp_file(files[f], &h);
+                continue;
+            }
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+                if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
+                    continue;
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "%s/%s", files[f], e->d_name);
+                stamp_file(path, &h);
+            }
+            closedir(d);
+        }
+    }
+    return h;
+}
+
+/* follow: until SIGINT or SIGTERM (blocked in `set`), looks at the followed files every second
+ * and, when they changed, reads and analyses them again and hands the new runs to the server;
+ * the runs it showed are freed once web_update() lets them go. So the analysis runs again at
+ * most about once a second, and only on a change. */
+static void follow(web *w, const serve_opts *o, int argc, char **argv, const store_run *base,
+                   serve_set *cur, const sigset_t *set)
+{
+    char notes[2][1024] = {"", ""}, err[512];
+    uint64_t seen = inputs_stamp(o, argc, argv);
+    for (;;) {
+        struct timespec tick = {1, 0};
+        int sig = sigtimedwait(set, NULL, &tick);
+        if (sig == SIGINT || sig == SIGTERM)
+            return;
+        uint64_t now = inputs_stamp(o, argc, argv);
+        if (now == seen)
+            continue;
+        seen = now; /* before reading: what changes while it reads is read next time */
+        serve_set next;
+        if (load_live(o, argc, argv, base, notes, &next) != 0)
+            continue; /* said; the page keeps showing the last reading */
+        if (web_update(w, next.wr, (unsigned)next.nruns, err, sizeof err) != WEB_OK) {
+            fprintf(stderr, "tlview serve: %s\n", err);
+            set_free(&next);
+            continue;
+        }
+        set_free(cur);
+        *cur = next;
+        for (int i = 0; i < cur->nruns; i++) /* the labels moved with the set */
+            cur->wr[i].label = cur->labels[i];
+    }
+}
+
 int cmd_serve(int argc, char **argv)
 {
     serve_opts o = {0};
     web_options_default(&o.web);
-    store_run *runs[2] = {0}, *base = NULL;
-    analysis *an[2] = {0};
+    store_run *base = NULL;
+    serve_set cur = {0};
     web *w = NULL;
-    int rc = 1, nruns = 0;
-    char labels[2][512], off[PATH_MAX], on[PATH_MAX], err[512];
+    int rc = 1;
+    char off[PATH_MAX], on[PATH_MAX], err[512], notes[2][1024] = {"", ""};
     if (cli_analysis_opts_init(&o.an, "serve", argc))
         return 1;
     if (!(o.hosts = calloc((size_t)argc + 1, sizeof *o.hosts))) {
@@ -216,17 +405,29 @@ int cmd_serve(int argc, char **argv)
     const int sep = o.an.separate_gpus;
     if (o.an.nbaseline && cli_load(o.an.nbaseline, o.an.baseline, sep, &base) != 0)
         goto out;
-    if (optind < argc) {
-        label_of(labels[0], sizeof labels[0], argc - optind, argv + optind, "");
-        if (cli_load(argc - optind, argv + optind, sep, &runs[0]) != 0)
-            goto out;
-        nruns = 1;
-        if (o.an.ncompare) {
-            label_of(labels[1], sizeof labels[1], o.an.ncompare, o.an.compare, "");
-            if (cli_load(o.an.ncompare, o.an.compare, sep, &runs[1]) != 0)
-                goto out;
-            nruns = 2;
+    if (o.follow) {
+        /* the files are being written: read them read-only, as they are now */
+        store_set_read_only(1);
+        for (int i = optind; i < argc; i++) {
+            struct stat st;
+            if (stat(argv[i], &st) != 0)
+                cli_msg(stderr, "tlview serve: %s does not exist (yet): followed all the same\n",
+                        argv[i]);
         }
+        if (load_live(&o, argc, argv, base, notes, &cur) != 0)
+            goto out;
+    } else if (optind < argc) {
+        for (int i = 0; i < (o.an.ncompare ? 2 : 1); i++) {
+            int n;
+            char **files;
+            files_of(&o, argc, argv, i, &n, &files);
+            label_of(cur.labels[i], sizeof cur.labels[i], n, files, "");
+            if (cli_load(n, files, sep, &cur.runs[i]) != 0)
+                goto out;
+            cur.nruns = i + 1;
+        }
+        if (analyse_set(&o, base, &cur) != 0)
+            goto out;
     } else {
         if (find_demo(off, on, sizeof off) != 0)
             goto out;
@@ -248,19 +449,16 @@ int cmd_serve(int argc, char **argv)
             if (!dirs[i][0])
                 continue;
             const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
-            snprintf(labels[nruns], sizeof labels[nruns], "%s (demo, H200)", tail ? tail : dirs[i]);
-            if (cli_load(1, &dirs[i], sep, &runs[nruns]) != 0)
+            snprintf(cur.labels[cur.nruns], sizeof cur.labels[cur.nruns], "%s (demo, H200)",
+                     tail ? tail : dirs[i]);
+            if (cli_load(1, &dirs[i], sep, &cur.runs[cur.nruns]) != 0)
                 goto out;
-            nruns++;
+            cur.nruns++;
         }
         fprintf(stderr, "tlview serve: no files given: showing the demo traces%s%s%s%s\n",
                 off[0] ? " " : "", off, on[0] ? " and " : "", on);
-    }
-    web_run wr[2];
-    for (int i = 0; i < nruns; i++) {
-        if (cli_analyse(runs[i], base, &o.an.options, &an[i]) != 0)
+        if (analyse_set(&o, base, &cur) != 0)
             goto out;
-        wr[i] = (web_run){labels[i], runs[i], an[i]};
     }
     /* block the stop signals before the server's threads start, so they are taken here only */
     sigset_t set;
@@ -269,6 +467,7 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGTERM);
     sigprocmask(SIG_BLOCK, &set, NULL);
     o.web.allow_hosts = (const char *const *)o.hosts;
+    o.web.follow = o.follow;
     /* every connection is an open file: without this the usual soft limit (1024) would hold
      * web/'s connection limit below its 4096 */
     struct rlimit rl;
@@ -276,7 +475,7 @@ int cmd_serve(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    int wrc = web_start(&o.web, wr, (unsigned)nruns, &w, err, sizeof err);
+    int wrc = web_start(&o.web, cur.wr, (unsigned)cur.nruns, &w, err, sizeof err);
     if (wrc != WEB_OK) {
         fprintf(stderr, "tlview serve: %s\n", err);
         if (wrc == WEB_EADDRINUSE)
@@ -286,17 +485,20 @@ int cmd_serve(int argc, char **argv)
                     o.web.port);
         goto out;
     }
-    print_url(&o.web, w, runs[0]->nkernels + (runs[1] ? runs[1]->nkernels : 0), nruns);
-    int sig;
-    sigwait(&set, &sig);
+    print_url(&o.web, w, cur.runs[0]->nkernels + (cur.runs[1] ? cur.runs[1]->nkernels : 0),
+              cur.nruns);
+    if (o.follow) {
+        fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
+        follow(w, &o, argc, argv, base, &cur, &set);
+    } else {
+        int sig;
+        sigwait(&set, &sig);
+    }
     fprintf(stderr, "tlview serve: stopping\n");
     rc = 0;
 out:
     web_stop(w);
-    for (int i = 0; i < 2; i++) {
-        analysis_free(an[i]);
-        store_run_free(runs[i]);
-    }
+    set_free(&cur);
     store_run_free(base);
     cli_analysis_opts_free(&o.an);
     free(o.hosts);

@@ -1,5 +1,6 @@
 /* load.c: the loader every subcommand shares (cli_load, cli_analyse): turns the FILES arguments
- * (files or folders) into one finished run, reporting a bad file by name, and analyses it.
+ * (files or folders) into one finished run, reporting a bad file by name, and analyses it; and
+ * cli_load_live(), the same for files still being written (tlview serve --follow).
  * Native files are loaded together (store_run_load_files scans them on every CPU); foreign
  * formats (nvprof, Nsight Systems, Chrome JSON) enter at the one hook in load_one(). */
 #include <dirent.h>
@@ -181,6 +182,86 @@ fail:
     return 1;
 }
 
+/* Adds the *.db files of folder `dir` to l, in name order (those being written included: the
+ * folder of a run that goes on). */
+static int live_dir(pathlist *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* gone, or not there yet: nothing to show from it */
+    pathlist found = {0};
+    char path[8192];
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || n < 4 || strcmp(e->d_name + n - 3, ".db") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            rc = push(&found, path);
+    }
+    closedir(d);
+    if (found.n)
+        qsort(found.v, found.n, sizeof *found.v, cmp_str);
+    for (size_t i = 0; !rc && i < found.n; i++)
+        rc = push(l, found.v[i]);
+    pathlist_free(&found);
+    return rc;
+}
+
+int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_t notelen,
+                  store_run **ppRun)
+{
+    *ppRun = NULL;
+    pathlist all = {0}, native = {0};
+    char first[1024] = "";
+    store_run *run = store_run_new();
+    int rc = !run;
+    if (run)
+        store_run_set_gpu_identity(run, separate_gpus);
+    for (int i = 0; !rc && i < nfiles; i++) {
+        struct stat st;
+        if (stat(files[i], &st) == 0)
+            rc = S_ISDIR(st.st_mode) ? live_dir(&all, files[i]) : push(&all, files[i]);
+    }
+    /* native files together (fast), foreign ones through the importers' hook */
+    for (size_t i = 0; !rc && i < all.n; i++) {
+        if (store_probe(all.v[i])) {
+            rc = push(&native, all.v[i]);
+        } else if (imp_detect(all.v[i], NULL) == NULL) { /* a file being created, say */
+            if (!first[0])
+                snprintf(first, sizeof first, "%s: not a trace file (yet)", all.v[i]);
+        } else if (load_one(run, all.v[i]) != 0 && !first[0]) {
+            snprintf(first, sizeof first, "%s", store_run_errmsg(run));
+        }
+    }
+    if (!rc && native.n &&
+        store_run_load_files(run, (const char *const *)native.v, (uint32_t)native.n) != 0) {
+        /* one of them cannot be read now (being created, ...): the others, one by one */
+        for (size_t i = 0; i < native.n; i++)
+            if (store_run_load(run, native.v[i]) != 0 && !first[0])
+                snprintf(first, sizeof first, "%s", store_run_errmsg(run));
+    }
+    if (!rc && store_run_finish(run) != 0)
+        rc = 1;
+    pathlist_free(&all);
+    pathlist_free(&native);
+    if (rc) {
+        fprintf(stderr, "tlview: out of memory\n");
+        store_run_free(run);
+        return 1;
+    }
+    if (strcmp(first, note) != 0) { /* say it when it changes, not at every reading */
+        if (first[0])
+            cli_msg(stderr, "tlview: left out for now: %s\n", first);
+        snprintf(note, notelen, "%s", first);
+    }
+    *ppRun = run;
+    return 0;
+}
+
 int cli_analysis_opts_init(cli_analysis_opts *o, const char *cmd, int argc)
 {
     memset(o, 0, sizeof *o);
@@ -221,12 +302,37 @@ int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_op
         else if (!strncmp(arg, "range:", 6) && arg[6]) {
             o->options.measure = ANALYSIS_MEASURE_RANGE;
             o->options.measure_range = arg + 6;
+        } else if (!strncmp(arg, "capture:", 8) && arg[8]) {
+            o->options.measure = ANALYSIS_MEASURE_CAPTURE;
+            o->options.measure_range = arg + 8;
         } else
-            return cli_usage_error(cmd, "--measure wants all, together or range:NAME, not '%s'",
-                                   arg);
+            return cli_usage_error(
+                cmd, "--measure wants all, together, range:NAME or capture:NAME, not '%s'", arg);
+        o->measure_set = 1;
         return 0;
+    case 'F':
+    case 'T': {
+        int64_t t;
+        int rel;
+        if (cli_parse_time(arg, &t, &rel) != 0)
+            return cli_usage_error(cmd,
+                                   "%s wants a time after the run's origin with a unit (2.5s, "
+                                   "150ms, 10us, 500ns, 2min, 1h) or absolute ns, not '%s'",
+                                   c == 'F' ? "--from" : "--to", arg);
+        *(c == 'F' ? &o->from : &o->to) = arg;
+        break;
+    }
+    case 'R':
+        if (!*arg)
+            return cli_usage_error(cmd, "--range wants a name");
+        o->range = arg;
+        break;
     default: return cli_usage_error(cmd, "unknown option");
     }
+    if (o->range && (o->from || o->to))
+        return cli_usage_error(cmd, "--range NAME and --from/--to are two ways to give the range: "
+                                    "give one");
+    return 0;
 }
 
 int cli_analyse(const store_run *run, const store_run *baseline, const analysis_options *opt,

@@ -53,6 +53,16 @@ int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n,
  * foreground process group) is noted but not sent twice. Returns the first such signal, or 0. */
 int rec_wait(rec_child *kids, int n);
 
+/* Starts `tlview serve --follow --port PORT DIR` (this very binary) as a child with the original
+ * signal mask, its URL line on our stdout: record --serve. Returns its pid, or -1 with the
+ * message in err. */
+pid_t rec_serve(const char *dir, unsigned port, char *err);
+
+/* Waits until the server `server` ends or record is asked to stop (SIGINT, SIGTERM: then the
+ * server is stopped too, unless the terminal's Ctrl-C reached it already). Returns the signal
+ * that stopped record, or 0 when the server ended on its own. */
+int rec_serve_wait(pid_t server);
+
 /* Runs `argv` to completion with stdin fed from `input` (NULL: /dev/null) and stdout/stderr sent
  * to `outfile` (NULL: inherited). Gives up (killing it) after `timeout_ms`. Returns the waitpid()
  * status, or -1 with a message when it could not be run or timed out. */

@@ -4,6 +4,7 @@
  * signal handler races with the bookkeeping, and a small run-to-completion helper for the MPS
  * control program. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,6 +210,55 @@ int rec_wait(rec_child *kids, int n)
                 kill(kids[i].pid, sig);
     }
     return first;
+}
+
+pid_t rec_serve(const char *dir, unsigned port, char *err)
+{
+    char exe[PATH_MAX], portbuf[16];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(err, REC_ERR_MAX, "cannot tell where tlview is (/proc/self/exe): %s",
+                 strerror(errno));
+        return -1;
+    }
+    exe[n] = 0;
+    snprintf(portbuf, sizeof portbuf, "%u", port);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, REC_ERR_MAX, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        child_restore_signals();
+        unsetenv("CUDA_INJECTION64_PATH"); /* the server makes no CUDA call; keep it so */
+        execl(exe, "tlview", "serve", "--follow", "--port", portbuf, dir, (char *)NULL);
+        fprintf(stderr, "tlview record: cannot run %s serve: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+int rec_serve_wait(pid_t server)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGCHLD);
+    int status = 0;
+    while (waitpid(server, &status, WNOHANG) == 0) {
+        struct timespec tick = {0, 200 * 1000 * 1000};
+        siginfo_t si;
+        int sig = sigtimedwait(&set, &si, &tick);
+        if (sig == SIGINT || sig == SIGTERM) {
+            if (si.si_code != SI_KERNEL) /* from the terminal, the server got it as well */
+                kill(server, SIGTERM);
+            waitpid(server, &status, 0);
+            return sig;
+        }
+    }
+    return 0;
 }
 
 int rec_run(char *const argv[], const char *input, const char *outfile, int timeout_ms, char *err)

@@ -8,18 +8,21 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "cli.h"
 
-/* Writes the terminal report: headline first, then run, devices, windows by verdict,
- * processes, the `top` signatures by total time, warnings and the comparison with `cmp` (may
- * be NULL). `color` adds ANSI colours. */
-void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top);
+/* Writes the terminal report: headline first, then run (with the range `r` it covers when
+ * r->set), devices, windows by verdict, processes, the captured ranges (times from r->origin),
+ * the `top` signatures by total time, warnings and the comparison with `cmp` (may be NULL).
+ * `color` adds ANSI colours. */
+void report_text(FILE *out, const analysis *a, const analysis *cmp, const cli_range *r, int color,
+                 int top);
 
 enum { REPORT_ETABLE = -1, REPORT_ENOMEM = -2 };
 
 /* Writes one table of the JSON view as CSV with a header row: "processes", "devices",
- * "windows" or "signatures" (columns: the view's field names), building one row's object at a
- * time. Returns 0, REPORT_ETABLE for an unknown table name or REPORT_ENOMEM (the rows written
- * so far stay written). */
+ * "windows", "signatures" or "captures" (columns: the view's field names), building one row's
+ * object at a time. Returns 0, REPORT_ETABLE for an unknown table name or REPORT_ENOMEM (the rows
+ * written so far stay written). */
 int report_csv(FILE *out, const analysis *a, const char *table);
 
 /* Writes one JSON value of the view as a CSV field, as report_csv() writes every field: numbers

@@ -37,6 +37,8 @@ static const char *const windows_cols[] = {"id",
                                            "overlap_share",
                                            "mps",
                                            NULL};
+static const char *const captures_cols[] = {"pid",    "file",         "name",       "start", "end",
+                                            "dur_ns", "start_reason", "end_reason", NULL};
 static const char *const signatures_cols[] = {
     "demangled",   "grid",         "block",  "smem",           "kernels", "total_ns",
     "shortest_ns", "reference_ns", "source", "solo_instances", "stretch", NULL};
@@ -93,6 +95,14 @@ static uint64_t n_signatures(const analysis *a)
 {
     return analysis_nsignatures(a);
 }
+static uint64_t n_captures(const analysis *a)
+{
+    return analysis_get_run(a)->ncaptures;
+}
+static json_t *capture_at(const analysis *a, uint64_t i)
+{
+    return view_capture_json(a, (uint32_t)i);
+}
 static json_t *process_at(const analysis *a, uint64_t i)
 {
     return view_process_json(a, (uint32_t)i);
@@ -117,6 +127,7 @@ static const struct csv_table {
     {"devices", devices_cols, n_devices, device_at},
     {"windows", windows_cols, analysis_nwindows, view_window_json},
     {"signatures", signatures_cols, n_signatures, signature_at},
+    {"captures", captures_cols, n_captures, capture_at},
 };
 
 static const struct csv_table *find_table(const char *name)

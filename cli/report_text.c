@@ -114,6 +114,31 @@ static void text_processes(FILE *out, const analysis *a, int color)
     }
 }
 
+/* The capture ranges of the run (table capture: what libcollect recorded with TLVIEW_CAPTURE*,
+ * TLVIEW_FLIGHT or `tlview capture`), times from `origin` as --from reads them. */
+static void text_captures(FILE *out, const analysis *a, int64_t origin, int color)
+{
+    const store_run *run = analysis_get_run(a);
+    char lbl[96], cell[4 * 32 + 1], name[4 * 16 + 1], b1[32], b2[32], b3[32];
+    section(out, "Captured ranges", color);
+    fprintf(out, "  %-32s %-16s %12s %12s %10s  %s\n", "pid (file)", "name", "start", "end",
+            "duration", "opened / closed by");
+    for (uint32_t i = 0; i < run->ncaptures; i++) {
+        const store_capture *c = &run->captures[i];
+        fprintf(out, "  %s %s %12s %12s %10s  ",
+                cli_text_cell(report_process_label(run, c->process, lbl, sizeof lbl), 32, cell,
+                              sizeof cell),
+                cli_text_cell(c->name ? c->name : "-", 16, name, sizeof name),
+                cli_fmt_time(c->start - origin, b1, sizeof b1),
+                cli_fmt_time(c->end - origin, b2, sizeof b2),
+                cli_fmt_ns((double)(c->end - c->start), b3, sizeof b3));
+        cli_put_text(out, c->start_reason ? c->start_reason : "?");
+        fputs(" / ", out);
+        cli_put_text(out, c->end_reason ? c->end_reason : "never closed (killed inside)");
+        fputc('\n', out);
+    }
+}
+
 static const analysis *sort_ctx;
 
 static int cmp_sig_total(const void *x, const void *y)
@@ -222,7 +247,8 @@ static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int 
                 c.stretch_b);
 }
 
-void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, int top)
+void report_text(FILE *out, const analysis *a, const analysis *cmp, const cli_range *r, int color,
+                 int top)
 {
     const store_run *run = analysis_get_run(a);
     const analysis_summary *s = analysis_get_summary(a);
@@ -234,6 +260,13 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
             cli_msg(out, "  GPU %u %s\n", i, ev);
     }
     section(out, "Run", color);
+    if (r->set) {
+        char what[256];
+        cli_msg(out,
+                "  %s of the recording: the kernels in flight there, each whole; solo references "
+                "from the %s\n",
+                cli_range_text(r, what, sizeof what), r->baseline ? "baseline" : "whole recording");
+    }
     fprintf(out,
             "  %u process%s, %u device%s, %llu kernels (%llu with a solo reference) over %s; "
             "busy %s\n",
@@ -247,6 +280,8 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, int color, i
         text_windows(out, a, color);
     }
     text_processes(out, a, color);
+    if (run->ncaptures)
+        text_captures(out, a, r->origin, color);
     if (analysis_nsignatures(a))
         text_signatures(out, a, color, top);
     text_histogram(out, a, color);

@@ -664,6 +664,12 @@ void store_run_rollback(store_run *run, const store_run_mark *m)
     p->nprocdevs = m->nprocdevs;
     for (int i = 0; i < 4; i++)
         p->segs[i].n = m->nsegs[i];
+    store_run_reindex(run);
+}
+
+void store_run_reindex(store_run *run)
+{
+    store_run_priv *p = STORE_PRIV(run);
     rebuild(run, &p->h_strings, run->nstrings, 0);
     rebuild(run, &p->h_devices, run->ndevices, 1);
     rebuild(run, &p->h_contexts, run->ncontexts, 2);

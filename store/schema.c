@@ -210,12 +210,20 @@ int store_file_check(const char *path, char *err, size_t errlen)
     } else {
         /* The header's page count is valid when the change counter matches
          * version-valid-for (SQLite file format, section 1.3.7). A file shorter than it says
-         * was cut. */
+         * was cut. Not so a file in WAL mode (read version 2) with its WAL beside it: its pages
+         * are in the WAL too, and while a live writer checkpoints, the new header reaches the
+         * file before the pages after it do (2026-12-01: "94208 bytes, the header says 438272"
+         * for a file being written); SQLite finds a real cut when it reads. */
         uint32_t page_size = (uint32_t)hdr[16] << 8 | hdr[17];
         if (page_size == 1)
             page_size = 65536;
         uint64_t pages = be32(hdr + 28);
-        if (be32(hdr + 24) == be32(hdr + 92) && page_size >= 512 &&
+        char wal[4096];
+        struct stat wsb;
+        int with_wal = hdr[18] == 2 &&
+                       (size_t)snprintf(wal, sizeof wal, "%s-wal", path) < sizeof wal &&
+                       stat(wal, &wsb) == 0;
+        if (!with_wal && be32(hdr + 24) == be32(hdr + 92) && page_size >= 512 &&
             (uint64_t)sb.st_size < pages * page_size) {
             store_fmt(err, errlen, "%s: truncated or corrupt (%lld bytes, the header says %llu)",
                       path, (long long)sb.st_size, (unsigned long long)(pages * page_size));
@@ -226,12 +234,23 @@ int store_file_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+static int read_only; /* store_set_read_only() */
+
+void store_set_read_only(int on)
+{
+    read_only = on != 0;
+}
+
 int store_open_read(const char *path, sqlite3 **pDb, char *err, size_t errlen)
 {
     /* Read-write (never create) first: a writer killed inside a batch leaves a hot journal or a
-     * WAL that only a writable connection can recover. Read-only when that is refused. */
+     * WAL that only a writable connection can recover. Read-only when that is refused, or when
+     * asked (files still being written: a read-only connection never checkpoints or removes the
+     * writer's WAL). */
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = read_only
+                 ? SQLITE_CANTOPEN
+                 : sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         sqlite3_close(db);
         db = NULL;

@@ -428,6 +428,14 @@ int store_run_error(store_run *run, int code, const char *fmt, ...)
  * appended unsorted: call store_run_finish() before reading them. */
 int store_run_load(store_run *run, const char *path);
 
+/* Every reader connection opened after this call (store_run_load*, store_probe) is read-only
+ * when `on` is 1: it never writes the file, never recovers a killed writer's WAL and never
+ * checkpoints or removes the WAL of a writer still at work, whose committed batches it still
+ * reads (WAL mode: readers and the writer do not block each other). For files that are being
+ * written (tlview serve --follow). Process-wide; 0 (the default) opens read-write when possible,
+ * which recovers what a killed writer left. */
+void store_set_read_only(int on);
+
 /* Loads several files at once, as store_run_load() does one by one but faster: the kernel
  * tables are scanned on one thread per CPU, and files are opened 64 at a time (thousands of files
  * are fine). All or nothing: when one file fails, the run is left unchanged and the message names
@@ -455,6 +463,16 @@ int store_probe(const char *path);
  * run->kernels/copies/apis/ranges taken before are invalid after it. Uses one thread per CPU
  * for large runs. STORE_ENOMEM when out of memory (the records are then unsorted). */
 int store_run_finish(store_run *run);
+
+/* A copy of the finished run `src` restricted to [t0, t1) (common axis, ns): the same processes,
+ * devices, contexts, streams, launch signatures and strings, at the same indices, and only the
+ * records that count there, each kept whole (never clipped): a kernel, copy, API call or NVTX
+ * range that is in flight at some instant of [t0, t1) (start < t1 and end > t0), or that has no
+ * length and starts inside; and the capture ranges that overlap it. So a kernel that straddles
+ * t0 or t1 keeps its whole duration, and the copy's t_begin/t_end may lie outside [t0, t1). The
+ * copy is finished and owns everything (src may be freed first); *ppOut is freed with
+ * store_run_free(). STORE_EINVAL (src NULL, t1 <= t0) or STORE_ENOMEM, *ppOut NULL then. */
+int store_run_restrict(const store_run *src, int64_t t0, int64_t t1, store_run **ppOut /* OUT */);
 
 /* Writes the whole run as one new tlview file (clock realtime, t0 = run->t_begin, meta.writer =
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the

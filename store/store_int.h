@@ -124,6 +124,10 @@ void store_run_new_segment(store_run *run);
 void store_run_get_mark(const store_run *run, store_run_mark *m);
 /* Drops everything added after the mark (a failed load). */
 void store_run_rollback(store_run *run, const store_run_mark *m);
+/* Rebuilds every lookup table (strings, devices, contexts, streams, launches, the process-device
+ * pairs) from the arrays, and the devices' inferred marks: after a rollback, or after the arrays
+ * were filled directly (store_run_restrict). */
+void store_run_reindex(store_run *run);
 /* Reserves room for `n` more kernels (one allocation instead of repeated doubling). */
 int store_run_reserve_kernels(store_run *run, uint64_t n);
 

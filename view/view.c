@@ -492,6 +492,28 @@ json_t *view_process_json(const analysis *a, uint32_t p)
     return view_done(o, bad);
 }
 
+json_t *view_capture_json(const analysis *a, uint32_t i)
+{
+    const store_run *run = analysis_get_run(a);
+    if (i >= run->ncaptures)
+        return NULL;
+    const store_capture *c = &run->captures[i];
+    const store_process *sp = &run->processes[c->process];
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    view_put(o, "pid", json_integer(sp->pid), &bad);
+    view_put(o, "file", view_string(sp->file), &bad);
+    view_put(o, "name", view_string(c->name), &bad);
+    view_put(o, "start", json_integer(c->start), &bad);
+    view_put(o, "end", json_integer(c->end), &bad);
+    view_put(o, "dur_ns", json_integer(c->end - c->start), &bad);
+    view_put(o, "start_reason", view_string(c->start_reason), &bad);
+    view_put(o, "end_reason", view_string(c->end_reason), &bad);
+    return view_done(o, bad);
+}
+
 json_t *view_signature_json(const analysis *a, uint32_t i)
 {
     const store_run *run = analysis_get_run(a);
@@ -590,6 +612,10 @@ static json_t *signature_at(const analysis *a, uint64_t i)
 {
     return view_signature_json(a, (uint32_t)i);
 }
+static json_t *capture_at(const analysis *a, uint64_t i)
+{
+    return view_capture_json(a, (uint32_t)i);
+}
 
 json_t *view_report_json(const analysis *a, const analysis *cmp, const char *version)
 {
@@ -604,6 +630,7 @@ json_t *view_report_json(const analysis *a, const analysis *cmp, const char *ver
     view_put(o, "devices", array_of(a, analysis_ndevices(a), device_at), &bad);
     view_put(o, "windows", array_of(a, analysis_nwindows(a), view_window_json), &bad);
     view_put(o, "processes", array_of(a, analysis_nprocesses(a), process_at), &bad);
+    view_put(o, "captures", array_of(a, analysis_get_run(a)->ncaptures, capture_at), &bad);
     view_put(o, "signatures", array_of(a, analysis_nsignatures(a), signature_at), &bad);
     view_put(o, "stretch_histogram", view_histogram_json(a, UINT32_MAX), &bad);
     if (cmp)

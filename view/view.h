@@ -79,6 +79,10 @@ json_t *view_device_json(const analysis *a, uint32_t slot);
 json_t *view_window_json(const analysis *a, uint64_t w);
 json_t *view_process_json(const analysis *a, uint32_t p);
 json_t *view_signature_json(const analysis *a, uint32_t s);
+/* Capture range i of the run (run->captures[i], i < ncaptures): pid, file, name, start, end
+ * (absolute ns), dur_ns, start_reason, end_reason (null: never closed, the process was killed
+ * inside it). */
+json_t *view_capture_json(const analysis *a, uint32_t i);
 /* The comparison of a (e.g. MPS off) with b (MPS on); NULL when out of memory. */
 json_t *view_comparison_json(const analysis *a, const analysis *b);
 json_t *view_headline_json(const analysis *a); /* array of the devices' headline strings */
@@ -88,7 +92,7 @@ json_t *view_warnings_json(const analysis *a); /* array of strings */
 json_t *view_histogram_json(const analysis *a, uint32_t slot);
 
 /* The whole report: tlview version, headline, summary, warnings, devices, windows, processes,
- * signatures, the stretch histogram and, when cmp is not NULL, the comparison. */
+ * captures, signatures, the stretch histogram and, when cmp is not NULL, the comparison. */
 json_t *view_report_json(const analysis *a, const analysis *cmp, const char *version);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * Usage: fill a web_options with web_options_default(), describe each run with a web_run, call
  * web_start(); the server answers on its own threads until web_stop(). The runs and analyses are
- * borrowed: they must stay alive and unchanged until web_stop() has returned. */
+ * borrowed: they must stay alive and unchanged until web_stop() has returned, or until a
+ * web_update() that replaces them has returned. */
 #ifndef WEB_H
 #define WEB_H
 
@@ -51,6 +52,8 @@ typedef struct web_options {
     unsigned max_connections;       /* connections open at once, at most (4096, and never more
                                        than the open-file limit allows: raise it to have them) */
     unsigned max_per_ip;            /* of those, from one client address (128) */
+    int follow; /* 1: the runs may be replaced while serving (web_update(), tlview serve
+                   --follow): GET /api/runs says so and the page polls GET /api/generation (0) */
 } web_options;
 
 /* Sets every field of *o to its documented default. */
@@ -79,6 +82,18 @@ const char *web_url_host(const web *w);
 
 /* 1 when the server is bound to a wildcard address (it listens on every interface), else 0. */
 int web_wildcard(const web *w);
+
+/* Replaces the runs the server shows by `runs` (e.g. the same files read again as they grow:
+ * tlview serve --follow), as web_start() describes them: indexes them beside the ones shown,
+ * makes them current (the generation number goes up by one: GET /api/generation), and returns
+ * once no request uses the previous runs any more, so the caller may free those then. Requests
+ * in progress finish on the runs they started with. Called by one thread at a time. WEB_OK, or
+ * WEB_EINVAL / WEB_ENOMEM with a message in err (errlen bytes; may be NULL): the server then goes
+ * on showing the previous runs. */
+int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen);
+
+/* The current generation: 1 after web_start(), one more after each web_update(). */
+uint64_t web_generation(const web *w);
 
 /* Stops serving (waits for requests in progress), frees the index and the server. The runs
  * are not touched. NULL is a no-op. */

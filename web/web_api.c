@@ -1,9 +1,9 @@
 /* web_api.c: the JSON API's dispatcher, the one parser of query parameters (web_params_parse and
- * the typed getters below), and the small endpoints: runs and stats (prebuilt; stats answer 503
- * until built), kernel (one kernel's details and evidence), window, find (kernels by name) and
- * range (web_range.c).
- * Every parameter is checked strictly: an unknown or repeated parameter, a malformed escape, text
- * that is not UTF-8, an integer that is not plain decimal or out of range is a 400 with
+ * the typed getters below), and the small endpoints: runs and stats (prebuilt per generation;
+ * stats answer 503 until built), generation (what tlview serve --follow's page polls), kernel (one
+ * kernel's details and evidence), window, find (kernels by name) and range (web_range.c). Every
+ * parameter is checked strictly: an unknown or repeated parameter, a malformed escape, text that is
+ * not UTF-8, an integer that is not plain decimal or out of range is a 400 with
  * {"error": "..."} naming it. web/API.md documents each endpoint. */
 #include <jansson.h>
 #include <stdarg.h>
@@ -277,13 +277,13 @@ static int get_range(const web_params *p, web_reply *out, int required, int64_t 
     return 0;
 }
 
-static const web_runix *get_run(const web *w, const web_params *p, web_reply *out, unsigned *id)
+static const web_runix *get_run(const web_gen *g, const web_params *p, web_reply *out, unsigned *id)
 {
     int64_t v;
-    if (get_int(p, out, "run", 0, (int64_t)w->nruns - 1, 0, 0, &v, NULL))
+    if (get_int(p, out, "run", 0, (int64_t)g->nruns - 1, 0, 0, &v, NULL))
         return NULL;
     *id = (unsigned)v;
-    return &w->runs[v];
+    return &g->runs[v];
 }
 
 /* get_rows: parameter `rows`, row ids below nrows separated by ',', as flags in *sel (NULL when
@@ -316,7 +316,7 @@ static int get_rows(const web_params *p, web_reply *out, uint32_t nrows, uint8_t
     }
 }
 
-static void api_timeline(const web *w, const web_params *p, web_reply *out)
+static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "t0", "t1", "width", "rows", "kmax", NULL};
     unsigned id;
@@ -324,7 +324,7 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
     int64_t t0, t1, width, kmax;
     int has0, has1;
     uint8_t *sel;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &id)) ||
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &id)) ||
         get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
         get_int(p, out, "width", 1, WIDTH_MAX, 1, 0, &width, NULL) ||
         get_int(p, out, "kmax", 0, KMAX_MAX, 0, width, &kmax, NULL) ||
@@ -339,14 +339,14 @@ static void api_timeline(const web *w, const web_params *p, web_reply *out)
 }
 
 /* api_range: GET /api/range?run&t0&t1: the statistics of a selected range (web_range.c). */
-static void api_range(const web *w, const web_params *p, web_reply *out)
+static void api_range(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "t0", "t1", NULL};
     unsigned id;
     const web_runix *r;
     int64_t t0, t1;
     int has0, has1;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &id)) ||
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &id)) ||
         get_range(p, out, 1, &t0, &has0, &t1, &has1))
         return;
     web_buf b = {0};
@@ -371,14 +371,14 @@ static json_t *window_json(const web_runix *r, uint64_t w)
 }
 
 /* api_window: GET /api/window?run&id: one analysis window with its evidence. */
-static void api_window(const web *w, const web_params *p, web_reply *out)
+static void api_window(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "id", NULL};
     unsigned rid;
     const web_runix *r;
     int64_t id;
     uint64_t nw;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)))
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)))
         return;
     nw = analysis_nwindows(r->an);
     if (nw == 0) {
@@ -439,13 +439,13 @@ static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_r
     reply_json(out, o);
 }
 
-static void api_kernel(const web *w, const web_params *p, web_reply *out)
+static void api_kernel(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "id", NULL};
     unsigned rid;
     const web_runix *r;
     int64_t id;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)))
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)))
         return;
     if (r->run->nkernels == 0) {
         web_reply_error(out, 404, "run %u has no kernels", rid);
@@ -524,14 +524,14 @@ static const char *string_of(const store_run *run, store_idx i)
 
 /* api_item: GET /api/item?run&kind&id: one kernel (as /api/kernel), copy, API call or NVTX range.
  */
-static void api_item(const web *w, const web_params *p, web_reply *out)
+static void api_item(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "kind", "id", NULL};
     unsigned rid;
     const web_runix *r;
     int kind;
     int64_t id;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)) ||
         get_item(r, rid, p, out, 0xf, &kind, &id))
         return;
     if (kind == WEB_ROW_KERNELS) {
@@ -580,14 +580,14 @@ static void api_item(const web *w, const web_params *p, web_reply *out)
 /* api_flow: GET /api/flow?run&kind&id: the records linked to a kernel, copy or API call by its
  * correlation id in its process: the API call that launched a kernel or copy, the kernels and
  * copies an API call launched. Two binary searches per kind in the flow index. */
-static void api_flow(const web *w, const web_params *p, web_reply *out)
+static void api_flow(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "kind", "id", NULL};
     unsigned rid;
     const web_runix *r;
     int kind;
     int64_t id;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)) ||
         get_item(r, rid, p, out, 0x7, &kind, &id))
         return;
     store_idx proc = web_item_process(r, kind, (uint64_t)id);
@@ -650,14 +650,14 @@ static int ci_contains(const char *hay, const char *needle)
     return n == 0;
 }
 
-static void api_find(const web *w, const web_params *p, web_reply *out)
+static void api_find(const web_gen *g, const web_params *p, web_reply *out)
 {
     static const char *const known[] = {"run", "q", "limit", "t0", "t1", NULL};
     unsigned rid;
     const web_runix *r;
     int64_t limit, t0, t1;
     int has0, has1;
-    if (check_known(p, out, known) || !(r = get_run(w, p, out, &rid)) ||
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)) ||
         get_int(p, out, "limit", 1, FIND_LIMIT_MAX, 0, 1000, &limit, NULL) ||
         get_range(p, out, 0, &t0, &has0, &t1, &has1))
         return;
@@ -743,7 +743,7 @@ static void api_find(const web *w, const web_params *p, web_reply *out)
     reply_buf(out, &o);
 }
 
-void web_api(const web *w, const char *what, const web_params *p, web_reply *out)
+void web_api(const web_gen *g, int follow, const char *what, const web_params *p, web_reply *out)
 {
     static const char *const only_run[] = {"run", NULL};
     memset(out, 0, sizeof *out);
@@ -751,19 +751,27 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         if (check_known(p, out, only_run + 1))
             return;
         out->status = 200;
-        out->body = w->runs_body;
-        out->len = w->runs_len;
+        out->body = g->runs_body;
+        out->len = g->runs_len;
         out->persistent = 1;
+    } else if (strcmp(what, "generation") == 0) {
+        if (check_known(p, out, only_run + 1))
+            return;
+        json_t *o = json_pack("{s:I,s:b}", "generation", (json_int_t)g->id, "follow", follow);
+        if (o)
+            reply_json(out, o);
+        else
+            web_reply_error(out, 500, "out of memory");
     } else if (strcmp(what, "stats") == 0) {
         unsigned id;
         const web_runix *r;
-        if (check_known(p, out, only_run) || !(r = get_run(w, p, out, &id)))
+        if (check_known(p, out, only_run) || !(r = get_run(g, p, out, &id)))
             return;
         /* never wait here: this is a pool thread, and the requests queued on it (the first
          * paint's timeline among them) would wait too */
-        pthread_mutex_lock(&w->stats->lock);
-        int done = w->stats->done;
-        pthread_mutex_unlock(&w->stats->lock);
+        pthread_mutex_lock(&g->stats->lock);
+        int done = g->stats->done;
+        pthread_mutex_unlock(&g->stats->lock);
         if (!done) {
             web_reply_error(out, 503, "statistics pending");
             out->retry_after = 1;
@@ -778,19 +786,19 @@ void web_api(const web *w, const char *what, const web_params *p, web_reply *out
         out->len = r->stats_len;
         out->persistent = 1;
     } else if (strcmp(what, "timeline") == 0) {
-        api_timeline(w, p, out);
+        api_timeline(g, p, out);
     } else if (strcmp(what, "kernel") == 0) {
-        api_kernel(w, p, out);
+        api_kernel(g, p, out);
     } else if (strcmp(what, "window") == 0) {
-        api_window(w, p, out);
+        api_window(g, p, out);
     } else if (strcmp(what, "find") == 0) {
-        api_find(w, p, out);
+        api_find(g, p, out);
     } else if (strcmp(what, "range") == 0) {
-        api_range(w, p, out);
+        api_range(g, p, out);
     } else if (strcmp(what, "item") == 0) {
-        api_item(w, p, out);
+        api_item(g, p, out);
     } else if (strcmp(what, "flow") == 0) {
-        api_flow(w, p, out);
+        api_flow(g, p, out);
     } else {
         web_reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
     }

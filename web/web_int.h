@@ -362,10 +362,33 @@ typedef struct web_stats_sync {
     int done; /* every run's stats_json is built (or NULL after a failure) */
 } web_stats_sync;
 
+/* One generation of what the server shows: the runs' indexes and the answers built from them.
+ * web_start() makes generation 1; web_update() (tlview serve --follow) builds the next one beside
+ * it, makes it current and frees the previous one once no request holds it. A request holds the
+ * generation that was current when it came for its whole answer (web_request()). */
+typedef struct web_gen {
+    uint64_t id; /* 1, 2, ...: GET /api/generation */
+    unsigned nruns;
+    web_runix runs[WEB_MAX_RUNS];
+    char *runs_body; /* GET /api/runs, prebuilt */
+    size_t runs_len;
+    web_stats_sync *stats; /* its stats thread; a pointer, so that handlers holding a const
+                              generation can lock it */
+    unsigned refs;         /* the requests holding it, plus 1 while it is current (web_live) */
+} web_gen;
+
+/* Which generation is current, and who holds the old ones. */
+typedef struct web_live {
+    pthread_mutex_t lock;
+    pthread_cond_t released; /* signalled when a generation's refs drop to 0 */
+    web_gen *gen;            /* the current one */
+    int follow;              /* web_options.follow: the runs may change (GET /api/runs says so) */
+} web_live;
+
 struct web {
     struct MHD_Daemon *daemon;
-    web_stats_sync *stats; /* a pointer, so that handlers holding a const web can lock it */
-    int fd;                /* listening socket (owned) */
+    web_live *live; /* a pointer, so that handlers holding a const web can lock it */
+    int fd;         /* listening socket (owned) */
     unsigned port;
     char *token;          /* required token, or NULL (owned) */
     char cookie_name[32]; /* "tlview_token_<port>=", the cookie that carries the token */
@@ -375,10 +398,6 @@ struct web {
     unsigned nhosts;
     int wildcard;       /* bound to 0.0.0.0 or :: (however spelt): every interface */
     char url_host[256]; /* the host of a printed URL (web_url_host()); one of hosts */
-    unsigned nruns;
-    web_runix runs[WEB_MAX_RUNS];
-    char *runs_body; /* GET /api/runs, prebuilt */
-    size_t runs_len;
 };
 
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
@@ -394,17 +413,20 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
 int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
               web_buf *b);
 
-/* Answers GET /api/<what> (what without the prefix). Sets an {"error": ...} body with a 4xx
- * status for bad requests (out->body NULL only when out of memory). */
-void web_api(const web *w, const char *what, const web_params *p, web_reply *out);
+/* Answers GET /api/<what> (what without the prefix) from generation g (`follow`: the server
+ * follows growing files). Sets an {"error": ...} body with a 4xx status for bad requests
+ * (out->body NULL only when out of memory). A persistent body belongs to g: web_request() copies
+ * it before letting g go. */
+void web_api(const web_gen *g, int follow, const char *what, const web_params *p, web_reply *out);
 /* Fills *out with status and {"error": MESSAGE} (printf-style; bytes that are not valid UTF-8
  * become U+FFFD, view_string()). out->body is NULL when out of memory. */
 void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Builds w->runs_body from the runs (after web_runix_build). Returns 0 or WEB_ENOMEM. */
-int web_api_runs_body(web *w);
+/* Builds g->runs_body from its runs (after web_runix_build); `follow` is said in it. Returns 0 or
+ * WEB_ENOMEM. */
+int web_api_runs_body(web_gen *g, int follow);
 /* Builds every run's concurrency grids, then its stats_json (NULL when out of memory), then
- * marks w->stats done. Runs on the stats thread (a void *(*)(void *) taking the web). */
-void *web_api_stats_bodies(void *w);
+ * marks g->stats done. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
+void *web_api_stats_bodies(void *g);
 
 #endif

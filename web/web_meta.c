@@ -1,8 +1,8 @@
-/* web_meta.c: the bodies built once at start with jansson: GET /api/runs (what the page needs to
- * lay out lanes and rows, name kernels and fill the tables: summary, devices, processes, rows,
- * kernel names, launch configurations, the comparison) and GET /api/stats (what takes longer and
- * is not sent twice: per device the time spent at each concurrency level and the stretch
- * histogram, the run's histogram, warnings). */
+/* web_meta.c: the bodies built once per generation with jansson: GET /api/runs (what the page
+ * needs to lay out lanes and rows, name kernels and fill the tables: summary, devices, processes,
+ * rows, captured ranges, kernel names, launch configurations, the comparison) and GET /api/stats
+ * (what takes longer and is not sent twice: per device the time spent at each concurrency level and
+ * the stretch histogram, the run's histogram, warnings). */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -73,6 +73,15 @@ static json_t *run_entry(const web_runix *r, unsigned id)
                     &bad);
     }
     free(name_of);
+    json_t *caps = json_array();
+    for (uint32_t i = 0; i < run->ncaptures && !bad; i++) {
+        json_t *e = view_capture_json(r->an, i);
+        view_put(e, "process", json_integer(run->captures[i].process), &bad);
+        view_put(e, "start", json_integer(run->captures[i].start - r->origin), &bad);
+        view_put(e, "end", json_integer(run->captures[i].end - r->origin), &bad);
+        view_append(caps, e, &bad);
+    }
+    view_put(o, "captures", caps, &bad);
     view_put(o, "lanes", lanes, &bad);
     view_put(o, "processes", procs, &bad);
     view_put(o, "rows", rows, &bad);
@@ -124,21 +133,21 @@ static char *stats_body(const web_runix *r, unsigned id)
 
 void *web_api_stats_bodies(void *arg)
 {
-    web *w = arg;
-    for (unsigned i = 0; i < w->nruns; i++)
-        web_runix_build_grids(&w->runs[i]); /* a failure leaves direct profile queries */
-    for (unsigned i = 0; i < w->nruns; i++) {
-        web_runix *r = &w->runs[i];
+    web_gen *g = arg;
+    for (unsigned i = 0; i < g->nruns; i++)
+        web_runix_build_grids(&g->runs[i]); /* a failure leaves direct profile queries */
+    for (unsigned i = 0; i < g->nruns; i++) {
+        web_runix *r = &g->runs[i];
         r->stats_json = stats_body(r, i);
         r->stats_len = r->stats_json ? strlen(r->stats_json) : 0;
     }
-    pthread_mutex_lock(&w->stats->lock);
-    w->stats->done = 1;
-    pthread_mutex_unlock(&w->stats->lock);
+    pthread_mutex_lock(&g->stats->lock);
+    g->stats->done = 1;
+    pthread_mutex_unlock(&g->stats->lock);
     return NULL;
 }
 
-int web_api_runs_body(web *w)
+int web_api_runs_body(web_gen *g, int follow)
 {
     json_t *o = json_object(), *runs = json_array(), *verdicts = json_array();
     json_t *meanings = json_array(), *rules = json_object();
@@ -152,17 +161,19 @@ int web_api_runs_body(web *w)
     view_put(o, "verdicts", verdicts, &bad);
     view_put(o, "verdict_meanings", meanings, &bad);
     view_put(o, "rules", rules, &bad);
-    for (unsigned i = 0; i < w->nruns && !bad; i++)
-        view_append(runs, run_entry(&w->runs[i], i), &bad);
+    view_put(o, "generation", json_integer((json_int_t)g->id), &bad);
+    view_put(o, "follow", json_boolean(follow), &bad);
+    for (unsigned i = 0; i < g->nruns && !bad; i++)
+        view_append(runs, run_entry(&g->runs[i], i), &bad);
     view_put(o, "runs", runs, &bad);
     view_put(o, "compare",
-             w->nruns == 2 ? view_comparison_json(w->runs[0].an, w->runs[1].an) : json_null(),
+             g->nruns == 2 ? view_comparison_json(g->runs[0].an, g->runs[1].an) : json_null(),
              &bad);
     o = view_done(o, bad);
-    w->runs_body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+    g->runs_body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
-    if (!w->runs_body)
+    if (!g->runs_body)
         return WEB_ENOMEM;
-    w->runs_len = strlen(w->runs_body);
+    g->runs_len = strlen(g->runs_body);
     return WEB_OK;
 }

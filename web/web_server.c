@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "web_int.h"
 
 #define LISTEN_BACKLOG 256
@@ -44,6 +46,124 @@ void web_options_default(web_options *o)
     o->allow_hosts = NULL;
     o->max_connections = 4096;
     o->max_per_ip = 128;
+    o->follow = 0;
+}
+
+/* ---------------------------------------------------------------- generations */
+
+/* gen_free: stops using generation g (its stats thread joined) and frees it; the runs it
+ * indexed are the caller's. NULL is a no-op. */
+static void gen_free(web_gen *g)
+{
+    if (!g)
+        return;
+    if (g->stats) {
+        if (g->stats->started)
+            pthread_join(g->stats->thread, NULL);
+        pthread_mutex_destroy(&g->stats->lock);
+        free(g->stats);
+    }
+    for (unsigned i = 0; i < g->nruns; i++)
+        web_runix_free(&g->runs[i]);
+    free(g->runs_body);
+    free(g);
+}
+
+/* gen_new: indexes the runs as generation `id` and starts building its statistics on a thread of
+ * its own. NULL on failure, with the message in err. */
+static web_gen *gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+                        size_t errlen)
+{
+    web_gen *g = calloc(1, sizeof *g);
+    if (!g || !(g->stats = calloc(1, sizeof *g->stats))) {
+        free(g);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&g->stats->lock, NULL);
+    g->id = id;
+    g->refs = 1; /* current */
+    for (unsigned i = 0; i < nruns; i++) {
+        if (web_runix_build(&g->runs[i], &runs[i], err, errlen)) {
+            gen_free(g);
+            return NULL;
+        }
+        g->nruns = i + 1;
+    }
+    if (web_api_runs_body(g, follow)) {
+        snprintf(err, errlen, "out of memory while building the API answers");
+        gen_free(g);
+        return NULL;
+    }
+    if (pthread_create(&g->stats->thread, NULL, web_api_stats_bodies, g) == 0)
+        g->stats->started = 1;
+    else
+        web_api_stats_bodies(g); /* no thread: build them here */
+    return g;
+}
+
+/* gen_hold: the current generation, held until gen_let_go(). */
+static web_gen *gen_hold(const web *w)
+{
+    pthread_mutex_lock(&w->live->lock);
+    web_gen *g = w->live->gen;
+    g->refs++;
+    pthread_mutex_unlock(&w->live->lock);
+    return g;
+}
+
+static void gen_let_go(const web *w, web_gen *g)
+{
+    pthread_mutex_lock(&w->live->lock);
+    if (--g->refs == 0)
+        pthread_cond_broadcast(&w->live->released);
+    pthread_mutex_unlock(&w->live->lock);
+}
+
+/* check_runs: args of web_start/web_update. 0, or WEB_EINVAL with the message in err. */
+static int check_runs(const char *fn, const web_run *runs, unsigned nruns, char *err, size_t errlen)
+{
+    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS) {
+        snprintf(err, errlen, "%s: bad arguments (%u runs)", fn, nruns);
+        return WEB_EINVAL;
+    }
+    for (unsigned i = 0; i < nruns; i++)
+        if (!runs[i].run || !runs[i].an) {
+            snprintf(err, errlen, "%s: run %u has no run or no analysis", fn, i);
+            return WEB_EINVAL;
+        }
+    return WEB_OK;
+}
+
+int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err || errlen == 0)
+        err = dummy, errlen = sizeof dummy;
+    err[0] = 0;
+    int rc = check_runs("web_update", runs, nruns, err, errlen);
+    if (rc)
+        return rc;
+    web_gen *g = gen_new(w->live->gen->id + 1, runs, nruns, w->live->follow, err, errlen);
+    if (!g)
+        return WEB_ENOMEM;
+    pthread_mutex_lock(&w->live->lock);
+    web_gen *old = w->live->gen;
+    w->live->gen = g;
+    old->refs--; /* no longer current: freed once the requests holding it are answered */
+    while (old->refs > 0)
+        pthread_cond_wait(&w->live->released, &w->live->lock);
+    pthread_mutex_unlock(&w->live->lock);
+    gen_free(old);
+    return WEB_OK;
+}
+
+uint64_t web_generation(const web *w)
+{
+    pthread_mutex_lock(&w->live->lock);
+    uint64_t id = w->live->gen->id;
+    pthread_mutex_unlock(&w->live->lock);
+    return id;
 }
 
 unsigned web_port(const web *w)
@@ -211,6 +331,42 @@ refused:
 }
 /* ---------------------------------------------------------------- answering */
 
+/* check_generation: a request may say which generation its ids come from (`gen`, the
+ * `generation` of GET /api/runs it read): when another one is current now, it gets 409 with the
+ * current number, and the page reads the runs again. 0 (the parameter dropped), or -1 after a
+ * 400 or 409 reply. */
+static int check_generation(const web_gen *g, web_params *p, web_reply *out)
+{
+    const char *s = web_param(p, "gen");
+    if (!s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || *s < '0' || *s > '9') {
+        web_reply_error(out, 400, "parameter 'gen' must be a generation number, got '%.40s'", s);
+        return -1;
+    }
+    for (unsigned i = 0, n = 0; i < p->n; i++)
+        if (strcmp(p->key[i], "gen") == 0 && ++n > 1) {
+            web_reply_error(out, 400, "parameter 'gen' given twice");
+            return -1;
+        }
+    if (v != g->id) {
+        json_t *o = json_pack("{s:s,s:I}", "error",
+                              "the runs changed: read GET /api/runs again (its generation)",
+                              "generation", (json_int_t)g->id);
+        memset(out, 0, sizeof *out);
+        out->status = 409;
+        out->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        out->len = out->body ? strlen(out->body) : 0;
+        json_decref(o);
+        return -1;
+    }
+    web_param_drop(p, "gen");
+    return 0;
+}
+
 void web_request(const web *w, const web_http_req *rq, web_reply *out)
 {
     web_params p = {0};
@@ -231,7 +387,17 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         char path[128];
         if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
-            web_api(w, path, &p, out);
+            web_gen *g = gen_hold(w);
+            if (check_generation(g, &p, out) == 0)
+                web_api(g, w->live->follow, path, &p, out);
+            if (out->body && out->persistent) { /* g's own: it may be freed once let go */
+                char *copy = malloc(out->len ? out->len : 1);
+                if (copy)
+                    memcpy(copy, out->body, out->len);
+                out->body = copy;
+                out->persistent = 0;
+            }
+            gen_let_go(w, g);
         } else {
             snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
             const web_asset *a = web_assets;
@@ -524,31 +690,24 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
         web_options_default(&def);
         o = &def;
     }
-    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS || o->port > 65535 || !o->bind ||
-        !o->max_connections || !o->max_per_ip) {
-        snprintf(err, errlen, "web_start: bad arguments (%u runs, port %u, limits %u, %u)", nruns,
-                 o->port, o->max_connections, o->max_per_ip);
+    if (o->port > 65535 || !o->bind || !o->max_connections || !o->max_per_ip) {
+        snprintf(err, errlen, "web_start: bad arguments (port %u, limits %u, %u)", o->port,
+                 o->max_connections, o->max_per_ip);
         return WEB_EINVAL;
     }
-    for (unsigned i = 0; i < nruns; i++)
-        if (!runs[i].run || !runs[i].an) {
-            snprintf(err, errlen, "web_start: run %u has no run or no analysis", i);
-            return WEB_EINVAL;
-        }
+    int rc = check_runs("web_start", runs, nruns, err, errlen);
+    if (rc)
+        return rc;
     web *w = calloc(1, sizeof *w);
-    if (!w) {
-        snprintf(err, errlen, "out of memory");
-        return WEB_ENOMEM;
-    }
-    w->fd = -1;
-    w->stats = calloc(1, sizeof *w->stats);
-    if (!w->stats) {
+    if (!w || !(w->live = calloc(1, sizeof *w->live))) {
         free(w);
         snprintf(err, errlen, "out of memory");
         return WEB_ENOMEM;
     }
-    pthread_mutex_init(&w->stats->lock, NULL);
-    int rc = WEB_OK;
+    w->fd = -1;
+    pthread_mutex_init(&w->live->lock, NULL);
+    pthread_cond_init(&w->live->released, NULL);
+    w->live->follow = o->follow != 0;
     struct sockaddr_storage ss;
     w->fd = listen_on(o->bind, o->port, &ss, &w->port, err, errlen);
     if (w->fd < 0) {
@@ -568,19 +727,10 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
     if (w->token)
         snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
                  w->cookie_name, w->token);
-    for (unsigned i = 0; i < nruns; i++) {
-        if ((rc = web_runix_build(&w->runs[i], &runs[i], err, errlen)))
-            goto fail;
-        w->nruns = i + 1;
-    }
-    if ((rc = web_api_runs_body(w))) {
-        snprintf(err, errlen, "out of memory while building the API answers");
+    if (!(w->live->gen = gen_new(1, runs, nruns, w->live->follow, err, errlen))) {
+        rc = WEB_ENOMEM;
         goto fail;
     }
-    if (pthread_create(&w->stats->thread, NULL, web_api_stats_bodies, w) == 0)
-        w->stats->started = 1;
-    else
-        web_api_stats_bodies(w); /* no thread: build them here */
     /* connections beyond what the open-file limit allows would fail in accept() one by one */
     unsigned limit = o->max_connections;
     struct rlimit rl;
@@ -621,18 +771,15 @@ void web_stop(web *w)
     }
     if (w->fd >= 0)
         close(w->fd);
-    if (w->stats) {
-        if (w->stats->started)
-            pthread_join(w->stats->thread, NULL);
-        pthread_mutex_destroy(&w->stats->lock);
-        free(w->stats);
+    if (w->live) { /* no request runs any more */
+        gen_free(w->live->gen);
+        pthread_cond_destroy(&w->live->released);
+        pthread_mutex_destroy(&w->live->lock);
+        free(w->live);
     }
-    for (unsigned i = 0; i < w->nruns; i++)
-        web_runix_free(&w->runs[i]);
     for (unsigned i = 0; i < w->nhosts; i++)
         free(w->hosts[i]);
     free(w->hosts);
     free(w->token);
-    free(w->runs_body);
     free(w);
 }

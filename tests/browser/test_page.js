@@ -7,8 +7,10 @@
 // tooltip text (and its clearing), click details, the bottom panel at 800 px, find, the view in
 // the URL, the comparison view, and the rows of copies, API calls and NVTX ranges (drawn,
 // nested, collapsed by a click on the process label, the flow arrow from an API call to its
-// kernel on select). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
-// node test_page.js page|compare|demo|bench   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM)
+// kernel on select), and `tlview serve --follow` (follow: the page takes in what writer
+// processes append, without a reload). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
+// node test_page.js page|compare|demo|follow|bench
+//   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM; follow: TLVIEW_GROW, the grow_trace tool)
 // `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
 // first drawn timeline and to a redrawn zoom.
 'use strict';
@@ -80,8 +82,35 @@ async function waitData(page, seqAfter) {
   await page.waitForTimeout(100);
 }
 
+// startGrow starts grow_trace writing `file` as process `pid`; say(cmd) sends it one command
+// ("N" kernels, "c" a captured range) and waits for its "ok", end() closes its file.
+function startGrow(file, pid) {
+  const p = spawn(process.env.TLVIEW_GROW, [file, String(pid)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '', waiting = null;
+  p.stdout.on('data', (b) => {
+    out += b;
+    if (waiting && out.includes('ok\n')) { out = out.replace('ok\n', ''); const w = waiting; waiting = null; w(); }
+  });
+  return {
+    proc: p,
+    say: (cmd) => new Promise((resolve, reject) => {
+      waiting = resolve;
+      setTimeout(() => reject(new Error(`grow_trace did not answer '${cmd}'`)), 10000);
+      p.stdin.write(`${cmd}\n`);
+    }),
+    end: () => new Promise((resolve) => { p.on('exit', resolve); p.stdin.end('q\n'); }),
+  };
+}
+
 async function main() {
   const args = { compare: ['--compare'], bench: ['--kernels', '10000000', '--procs', '16'], demo: ['serve', '--port', '0'] };
+  let followDir = null, grow = null;
+  if (CASE === 'follow') { // a folder with one file being written, before the server starts
+    followDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-follow-'));
+    grow = startGrow(path.join(followDir, 'w1.db'), 101);
+    await grow.say('40');
+    args.follow = ['serve', '--follow', '--port', '0', followDir];
+  }
   const fixture = await startFixture(args[CASE] || []);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
@@ -92,8 +121,11 @@ async function main() {
   const page = browser.pages()[0] || await browser.newPage();
   // the server answers api/stats with 503 (Retry-After) until the statistics are built, and
   // Chromium logs that answer as a failed load: expected, the page asks again
-  const statsPending = (m) => /status of 503/.test(m.text()) && /\/api\/stats\?run=\d+$/.test(m.location().url || '');
-  page.on('console', (m) => { if (m.type() === 'error' && !statsPending(m)) errors.push(m.text()); });
+  const statsPending = (m) => /status of 503/.test(m.text()) && /\/api\/stats\?run=\d+(&gen=\d+)?$/.test(m.location().url || '');
+  // following growing files, a query that names an older generation is answered 409: expected,
+  // the page reads the runs again
+  const stale = (m) => CASE === 'follow' && /status of 409/.test(m.text());
+  page.on('console', (m) => { if (m.type() === 'error' && !statsPending(m) && !stale(m)) errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   // a stale viewport query aborted by the page is expected; any other failure is not
   page.on('requestfailed', (r) => { if (!/ABORTED/.test(r.failure().errorText)) errors.push(`request failed: ${r.url()} ${r.failure().errorText}`); });
@@ -130,6 +162,7 @@ async function main() {
       await testTracks(page, S);
     }
     else if (CASE === 'demo') await testDemo(page, S, rows);
+    else if (CASE === 'follow') await testFollow(page, grow, followDir);
     else await testCompare(page, S, rows);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
     check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
@@ -137,6 +170,8 @@ async function main() {
     await browser.close();
     fixture.proc.kill('SIGTERM');
     fs.rmSync(profile, { recursive: true, force: true });
+    if (grow) grow.proc.kill('SIGTERM');
+    if (followDir) fs.rmSync(followDir, { recursive: true, force: true });
   }
   console.log(`${failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${failures} failed checks`);
   process.exit(failures ? 1 : 0);
@@ -643,6 +678,74 @@ async function testDemo(page, S, rows) {
   const k = await colourCounts(page, procColours, rows[0].y, rows[3].y + rows[3].h);
   check(k.counts.every((n) => n > 500), `the 4 kernels of run A drawn (${k.counts.join(', ')} px)`);
   await page.screenshot({ path: path.join(DIR, 'demo.png'), fullPage: true });
+}
+
+// testFollow: `tlview serve --follow` of a folder while grow_trace processes write into it
+// (kernels of 600 ns every 1 us): the page takes each new batch in without a reload (a new
+// generation), draws the new kernels, keeps showing everything or the end when it did and stays
+// where it was otherwise, takes in a file that appears in the folder, and marks a captured range.
+async function testFollow(page, w1, dir) {
+  const st = () => page.evaluate(() => {
+    const T = window.tlview, r = T.runs[0];
+    return { follow: T.follow, gen: T.generation, kernels: r.summary.kernels, procs: r.processes.length,
+      t0: T.t0, t1: T.t1, full: T.fullSpan, caps: (r.captures || []).length };
+  });
+  const until = (kernels, procs) => page.waitForFunction(([k, p]) => {
+    const r = window.tlview.runs[0];
+    return r.summary.kernels === k && r.processes.length === p;
+  }, [kernels, procs], { timeout: 15000 });
+  // the data of the current view, for the current generation (the row's kernels counted)
+  const drawn = (n) => page.waitForFunction((n) => {
+    const T = window.tlview, d = T.data[0];
+    return d && d.t0 === Math.floor(T.t0) && [...d.rows.values()].some((r) => r.n === n);
+  }, n, { timeout: 15000 });
+  const s0 = await st();
+  check(s0.follow && s0.kernels === 40 && s0.procs === 1, `following: ${s0.kernels} kernels of ${s0.procs} process at start (generation ${s0.gen})`);
+  await page.evaluate(() => { window.sameDocument = true; });
+  await w1.say('60');
+  await until(100, 1);
+  await drawn(100);
+  const s1 = await st();
+  check(await page.evaluate(() => window.sameDocument === true), 'the new kernels came in without a reload');
+  check(s1.gen > s0.gen, `a new generation (${s0.gen} -> ${s1.gen})`);
+  check(s1.t0 <= 0 && s1.t1 >= s1.full && s1.full > s0.full, `the view that showed everything shows everything again (${Math.round(s1.t0)}..${Math.round(s1.t1)} of ${s1.full} ns, was ${s0.full})`);
+  await page.waitForTimeout(150);
+  const row = (await page.evaluate(() => window.tlview.bands)).find((b) => b.type === 'row');
+  const box = await page.locator('#timeline').boundingBox();
+  const pc = await page.evaluate(() => processColor(window.tlview.runs[0], 0));
+  const xa = (await xOf(page, box, 60000)) - box.x, xb = (await xOf(page, box, 100000)) - box.x;
+  const fresh = await colourCounts(page, [pc], row.y, row.y + row.h, xa, xb);
+  check(fresh.counts[0] > 50, `the kernels after 60 us (the second batch) are drawn (${fresh.counts[0]} px)`);
+  const w2 = startGrow(path.join(dir, 'w2.db'), 102);
+  await w2.say('30');
+  await until(130, 2);
+  const legend = await page.locator('#legend').innerText();
+  check(/pid 102/.test(legend), `a file that appeared in the folder joined the run (legend: ${legend.replace(/\s+/g, ' ')})`);
+  await w1.say('c');
+  await page.waitForFunction(() => (window.tlview.runs[0].captures || []).length === 1, null, { timeout: 15000 });
+  await page.waitForTimeout(150);
+  const lane = (await page.evaluate(() => window.tlview.bands)).find((b) => b.type === 'lane');
+  const capColor = await page.evaluate(() => CAPTURE_COLOR);
+  const cap = await colourCounts(page, [capColor], lane.y, lane.y + lane.h);
+  check(cap.counts[0] > 100, `the captured range is marked in the lane's header (${cap.counts[0]} px)`);
+  // a view of the beginning stays where it is; a view of the end moves along
+  await page.evaluate(() => setView(0, 20000));
+  await page.waitForTimeout(100);
+  const g2 = (await st()).gen;
+  await w1.say('50');
+  await page.waitForFunction((g) => window.tlview.generation > g, g2, { timeout: 15000 });
+  const s2 = await st();
+  check(Math.round(s2.t0) === 0 && Math.round(s2.t1) === 20000, `a view of the beginning stays (${Math.round(s2.t0)}..${Math.round(s2.t1)})`);
+  await page.evaluate(() => setView(window.tlview.fullSpan - 20000, window.tlview.fullSpan + 1000));
+  await page.waitForTimeout(100);
+  const before = await st();
+  await w1.say('50');
+  await page.waitForFunction((g) => window.tlview.generation > g, before.gen, { timeout: 15000 });
+  const s3 = await st();
+  check(s3.full > before.full && Math.abs((s3.t1 - s3.full) - (before.t1 - before.full)) < 1 && Math.abs((s3.t1 - s3.t0) - 21000) < 1,
+    `a view of the end moves along with it (end ${before.full} -> ${s3.full}, view ${Math.round(s3.t0)}..${Math.round(s3.t1)})`);
+  await page.screenshot({ path: path.join(DIR, 'follow.png'), fullPage: true });
+  await w2.end();
 }
 
 async function benchPage(page, url) {

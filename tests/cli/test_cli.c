@@ -325,6 +325,41 @@ int test_cli_export_chrome(void)
     return 0;
 }
 
+/* export --from/--to: only the kernels in flight in the range (the 20 that overlapped, not the
+ * 10 alone before and after), judged against solo references from the whole recording (the
+ * range itself has no solo instance: without them no stretch). */
+int test_cli_export_range(void)
+{
+    TEST_EQ_INT(make_two_phase("off", 0, 2 * MS), 0);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' --from 20ms --to 40ms '%s/off'", TLVIEW,
+                   tmp("r.json"), test_tmpdir()),
+                0);
+    TEST_ASSERT(strstr(slurp(err_path), "wrote 20 kernels"));
+    json_error_t e;
+    json_t *j = json_load_file(tmp("r.json"), 0, &e);
+    TEST_ASSERT(j);
+    size_t i, nk = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, x)
+    {
+        const char *ph = json_string_value(json_object_get(x, "ph"));
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (!strcmp(ph, "X") && !strcmp(cat, "kernel")) {
+            nk++;
+            json_t *args = json_object_get(x, "args");
+            TEST_EQ_STR(json_string_value(json_object_get(args, "verdict")), "time-sliced");
+            TEST_NEAR(json_number_value(json_object_get(args, "stretch")), 2.0, 1e-3);
+        }
+    }
+    TEST_EQ_INT(nk, 20);
+    json_decref(j);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' --range x --to 1s '%s/off'", TLVIEW, tmp("s.json"),
+                   test_tmpdir()),
+                2);
+    TEST_ASSERT(strstr(slurp(err_path), "--range NAME and --from/--to are two ways"));
+    return 0;
+}
+
 /* One error line naming the file and saying `what` (alternatives separated by '|': the store
  * and the importers word some cases differently), exit 1. */
 static int expect_bad(const char *path, const char *what)
@@ -465,8 +500,10 @@ int test_cli_analysis_options(void)
     } bad[] = {
         {"--assume-mps maybe", "--assume-mps wants on or off, not 'maybe'", 1},
         {"--assume-mps ''", "--assume-mps wants on or off, not ''", 1},
-        {"--measure sometimes", "--measure wants all, together or range:NAME, not 'sometimes'", 0},
-        {"--measure range:", "--measure wants all, together or range:NAME, not 'range:'", 0},
+        {"--measure sometimes",
+         "--measure wants all, together, range:NAME or capture:NAME, not 'sometimes'", 0},
+        {"--measure range:",
+         "--measure wants all, together, range:NAME or capture:NAME, not 'range:'", 0},
     };
     for (int i = 0; i < 3; i++) {
         if (!strcmp(cmds[i], "serve") && sh("'%s' serve --help", TLVIEW) != 0)

@@ -11,7 +11,9 @@
  *   --green SM_COUNT,PARENT      context 1 is a green context of SM_COUNT SMs under PARENT
  *   --memcpy START,DUR,KIND,BYTES,CORR       --memset START,DUR,MEMORY_KIND,BYTES,CORR
  *   --api START,DUR,THREAD,CORR,DOMAIN,STATUS,NAME      (DOMAIN 1 runtime, 2 driver)
- *   --range START,DUR,THREAD,NAME[,DOMAIN]              (an NVTX range) */
+ *   --range START,DUR,THREAD,NAME[,DOMAIN]              (an NVTX range)
+ *   --capture START,END,NAME[,OPENED_BY[,CLOSED_BY]]    (a capture range; NAME - for none,
+ *                                 OPENED_BY start by default, CLOSED_BY exit, - for never) */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +62,16 @@ static int more_record(store_writer *w, int64_t id, char kind, const char *spec)
             break;
         store_range_info g = {start, start + dur, thread, n == 5 ? domain : NULL, text};
         return store_writer_range(w, id, &g);
+    case 'K': {
+        char opened[200] = "start", closed[200] = "exit";
+        n = sscanf(spec, "%" SCNd64 ",%" SCNd64 ",%199[^,],%199[^,],%199[^,]", &start, &dur, text,
+                   opened, closed);
+        if (n < 3)
+            break;
+        int64_t cid; /* dur is the end here */
+        int rc = store_writer_capture(w, id, start, strcmp(text, "-") ? text : NULL, opened, &cid);
+        return rc ? rc : store_writer_capture_end(w, cid, dur, strcmp(closed, "-") ? closed : NULL);
+    }
     }
     fprintf(stderr, "tracegen: bad record '%s'\n", spec);
     return -1;
@@ -68,25 +80,16 @@ static int more_record(store_writer *w, int64_t id, char kind, const char *spec)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"pid", required_argument, 0, 'p'},
-        {"host", required_argument, 0, 'H'},
-        {"run-id", required_argument, 0, 'r'},
-        {"mps", no_argument, 0, 'm'},
-        {"uuid", required_argument, 0, 'u'},
-        {"no-uuid", no_argument, 0, 'N'},
-        {"name", required_argument, 0, 'k'},
-        {"train", required_argument, 0, 't'},
-        {"incomplete", no_argument, 0, 'i'},
-        {"uuid2", required_argument, 0, 'U'},
-        {"train2", required_argument, 0, 'T'},
-        {"launch", required_argument, 0, 'L'},
-        {"green", required_argument, 0, 'g'},
-        {"memcpy", required_argument, 0, 'C'},
-        {"memset", required_argument, 0, 'S'},
-        {"api", required_argument, 0, 'A'},
-        {"range", required_argument, 0, 'R'},
-        {"device-name", required_argument, 0, 'd'},
-        {0, 0, 0, 0},
+        {"pid", required_argument, 0, 'p'},         {"host", required_argument, 0, 'H'},
+        {"run-id", required_argument, 0, 'r'},      {"mps", no_argument, 0, 'm'},
+        {"uuid", required_argument, 0, 'u'},        {"no-uuid", no_argument, 0, 'N'},
+        {"name", required_argument, 0, 'k'},        {"train", required_argument, 0, 't'},
+        {"incomplete", no_argument, 0, 'i'},        {"uuid2", required_argument, 0, 'U'},
+        {"train2", required_argument, 0, 'T'},      {"launch", required_argument, 0, 'L'},
+        {"green", required_argument, 0, 'g'},       {"memcpy", required_argument, 0, 'C'},
+        {"memset", required_argument, 0, 'S'},      {"api", required_argument, 0, 'A'},
+        {"range", required_argument, 0, 'R'},       {"capture", required_argument, 0, 'K'},
+        {"device-name", required_argument, 0, 'd'}, {0, 0, 0, 0},
     };
     uint32_t launch[9] = {1, 1, 1, 1, 1, 1, 0, 0, 0}, green[2] = {0, 0};
     const char *more[256]; /* --memcpy, --memset, --api and --range arguments, in order */
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
         case 'S':
         case 'A':
         case 'R':
+        case 'K':
             if (nmore == 256)
                 return 2;
             more_kind[nmore] = (char)c;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh TLVIEW SRC CASE [--accept]: runs the golden case tests/golden/CASE.cmd (one line: the
 # arguments of tlview, paths relative to the source tree, @OUT@ for an output file whose content
-# is appended) in the source tree, so every path it prints is relative and the same on every
-# machine, and compares its whole output (the temporary folder replaced by OUT/) with CASE.out.
+# is appended, @FIX@ for the folder of the synthetic recordings fixtures.sh writes with tracegen,
+# $TLVIEW_TRACEGEN or the build's tests/cli/tracegen beside TLVIEW) in the source tree, so every
+# path it prints is relative and the same on every machine, and compares its whole output (the
+# temporary folder replaced by OUT/) with CASE.out.
 # --accept writes CASE.out instead (accept.sh runs every case that way after a deliberate change;
 # review the diff before committing it).
 set -euo pipefail
@@ -15,7 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 read -r -a args <"$cmdfile"
 for i in "${!args[@]}"; do
     args[$i]=${args[$i]//@OUT@/$tmp/out}
+    args[$i]=${args[$i]//@FIX@/$tmp/fix}
 done
+if grep -q @FIX@ "$cmdfile"; then
+    "$dir/fixtures.sh" "${TLVIEW_TRACEGEN:-$(dirname "$tl")/../tests/cli/tracegen}" "$tmp/fix"
+fi
 set +e
 (cd "$src" && "$tl" "${args[@]}") >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?

@@ -703,3 +703,80 @@ int test_record_collector_build_tree(void)
     TEST_EQ_STR(rank_value(0, "CUDA_INJECTION64_PATH"), want);
     return 0;
 }
+
+/* Polls `file` (20 s at most) until it holds `needle`; copies it into out_text. 0 when found. */
+static int wait_text(const char *file, const char *needle)
+{
+    for (int i = 0; i < 400; i++) {
+        slurp(file, out_text, sizeof out_text);
+        if (strstr(out_text, needle))
+            return 0;
+        sleep_ms(50);
+    }
+    fprintf(stderr, "\"%s\" not found in %s:\n%s\n", needle, file, out_text);
+    return -1;
+}
+
+/* GET path from 127.0.0.1:port with curl (the body into out, empty on failure). */
+static void curl_get(unsigned port, const char *path, char *out, size_t n)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "curl -s --max-time 5 http://127.0.0.1:%u%s", port, path);
+    out[0] = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    size_t len = fread(out, 1, n - 1, p);
+    out[len] = 0;
+    pclose(p);
+}
+
+/* record --serve: tlview serve --follow DIR runs beside the recording (its URL on record's
+ * stdout), shows the copies' trace files while they run, stays once the recording is done, and
+ * stops with record (SIGTERM), which then exits with the recording's status. */
+int test_record_serve(void)
+{
+    if (system("curl --version >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "SKIP: curl is not installed\n");
+        return TEST_SKIP;
+    }
+    const char *tmp = setup();
+    char dir[4096], trace[4200], outp[4200], body[65536];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(outp, sizeof outp, "%s/record.out", tmp);
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace, sizeof trace, "%s/standin/template.%d.db", tmp, r);
+        TEST_EQ_INT(write_trace(trace, 4000 + r, r ? 50 : 0), 0);
+    }
+    setenv("STANDIN_TRACE_DIR", getenv("STANDIN_DIR"), 1);
+    setenv("STANDIN_SLEEP", "2", 1);
+    const char *usage[] = {"--port", "0", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(usage), 2);
+    TEST_CONTAINS(err_text, "--port is the port of --serve");
+    const char *args[] = {"-o", dir, "-n", "2", "--serve", "--port", "0", "--", STANDIN, NULL};
+    pid_t pid = start_record(args);
+    TEST_EQ_INT(wait_text(outp, "(Ctrl-C stops)"), 0);
+    unsigned port = 0;
+    char *at = strstr(out_text, "http://127.0.0.1:");
+    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    int seen = 0; /* both copies' files while they still run (they sleep 2 s) */
+    for (int i = 0; i < 60 && !seen; i++, sleep_ms(50)) {
+        curl_get(port, "/api/runs", body, sizeof body);
+        seen = strstr(body, "\"follow\":true") && strstr(body, "\"pid\":4000") &&
+               strstr(body, "\"pid\":4001");
+    }
+    slurp(outp, out_text, sizeof out_text);
+    TEST_ASSERT(seen);
+    TEST_ASSERT(!strstr(out_text, "stopwatch:")); /* still recording */
+    TEST_EQ_INT(wait_text(outp, "stopwatch:"), 0);
+    TEST_CONTAINS(out_text, "TIME-SLICED");
+    curl_get(port, "/api/generation", body, sizeof body); /* the recording is done: still served */
+    TEST_CONTAINS(body, "\"follow\":true");
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(finish_record(pid), 0);
+    TEST_CONTAINS(err_text, "the page goes on showing");
+    curl_get(port, "/api/generation", body, sizeof body);
+    TEST_EQ_STR(body, ""); /* the server is gone with record */
+    unsetenv("STANDIN_SLEEP");
+    return 0;
+}

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -2258,6 +2259,231 @@ int test_store_snapshot(void)
         if (!strcmp(p->meta_keys[i], "snapshot"))
             v = p->meta_values[i];
     TEST_EQ_STR(v, "1");
+    store_run_free(run);
+    return 0;
+}
+
+/* store_run_restrict: the records in flight in [t0, t1) kept whole (one straddling t0), those
+ * outside dropped, the capture ranges that overlap kept; everything else index for index, owned
+ * by the copy (the source is freed first), its lookup tables rebuilt, and saved like any run. */
+int test_store_restrict(void)
+{
+    const char *a = path_in("r-a.db"), *b = path_in("r-b.db"), *s = path_in("r-saved.db");
+    TEST_EQ_INT(write_sample(a, 11, 0, 10), STORE_OK); /* kernels [1000 + 100i, +50) */
+    TEST_EQ_INT(write_capture(b, 22, 0, 0), STORE_OK); /* kernels [1000i, +10) */
+    store_run *run = store_run_new(), *cut = NULL;
+    const char *both[] = {a, b};
+    TEST_EQ_INT(store_run_load_files(run, both, 2), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_restrict(run, T0 + 1230, T0 + 1230, &cut), STORE_EINVAL);
+    TEST_ASSERT(cut == NULL);
+    TEST_EQ_INT(store_run_restrict(run, T0 + 1230, T0 + 1400, &cut), STORE_OK);
+    uint32_t nstrings = run->nstrings, nlaunches = run->nlaunches, nstreams = run->nstreams;
+    uint32_t ndevices = run->ndevices; /* pid 22's context has no device row: one of its own */
+    store_idx stream2 = STORE_NONE;
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        if (run->kernels[i].start == T0 + 1200)
+            stream2 = run->kernels[i].stream;
+    store_run_free(run); /* the copy owns what it holds */
+    TEST_EQ_INT(cut->nprocesses, 2);
+    TEST_EQ_INT(cut->processes[0].pid, 11);
+    TEST_EQ_STR(cut->processes[0].file, a);
+    TEST_EQ_STR(cut->processes[0].argv, "app --x");
+    TEST_EQ_INT(cut->processes[0].records_dropped, 3);
+    TEST_EQ_INT(cut->processes[0].complete, 1);
+    TEST_EQ_STR(pmeta(&cut->processes[0], "driver_version"), "13000");
+    TEST_EQ_INT(cut->nstrings, nstrings);
+    TEST_EQ_INT(cut->nlaunches, nlaunches);
+    TEST_EQ_INT(cut->nstreams, nstreams);
+    TEST_EQ_INT(cut->ndevices, ndevices);
+    TEST_EQ_STR(cut->devices[0].uuid, "0123456789abcdef0123456789abcdef");
+    /* [1200, 1250) straddles t0 and is kept whole; [1300, 1350) inside; [1400, ...) is not */
+    TEST_EQ_INT(cut->nkernels, 2);
+    TEST_EQ_INT(cut->kernels[0].start, T0 + 1200);
+    TEST_EQ_INT(cut->kernels[0].end, T0 + 1250);
+    TEST_EQ_INT(cut->kernels[0].stream, stream2);
+    TEST_EQ_STR(cut->strings[cut->launches[cut->kernels[0].launch].name].text, mangled);
+    TEST_EQ_INT(cut->kernels[1].start, T0 + 1300);
+    TEST_EQ_INT(cut->ncopies, 0); /* [500, 700) and [800, 850) */
+    TEST_EQ_INT(cut->napis, 0);   /* [400, 450) */
+    TEST_EQ_INT(cut->nranges, 1); /* "epoch 1" [300, 5000) spans it */
+    TEST_EQ_INT(cut->t_begin, T0 + 300);
+    TEST_EQ_INT(cut->t_end, T0 + 5000);
+    TEST_EQ_INT(cut->ncaptures, 1); /* [-5, 1500) of pid 22; [3000, 5500) is after */
+    if (check_capture(cut, 0, 22, T0 - 5, T0 + 1500, NULL, "start", "duration"))
+        return 1;
+    /* the lookup tables were rebuilt: a context already there is found, not added */
+    store_idx ctx = cut->streams[cut->kernels[0].stream].context;
+    TEST_EQ_INT(store_run_context(cut, cut->contexts[ctx].process, cut->contexts[ctx].context_id,
+                                  cut->contexts[ctx].device, 0),
+                ctx);
+    TEST_EQ_INT(store_run_intern(cut, mangled), cut->launches[cut->kernels[0].launch].name);
+    TEST_EQ_INT(store_run_save(cut, s, "test"), STORE_OK);
+    store_run_free(cut);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, s), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 2);
+    TEST_EQ_INT(run->ncaptures, 1);
+    store_run_free(run);
+    /* a record of no length counts where it starts: at t0 yes, at t1 no */
+    run = store_run_new();
+    store_process_info pi = {.pid = 1};
+    store_idx p = store_run_add_process(run, &pi, "x.json");
+    store_idx st = store_run_stream(run, store_run_context(run, p, 1, STORE_NONE, 1), 7);
+    store_launch l = {store_run_intern(run, "k"), {1, 1, 1}, {1, 1, 1}, 0, 0, 0};
+    store_idx li = store_run_launch(run, &l);
+    int64_t at[3] = {100, 200, 150};
+    for (int i = 0; i < 3; i++) {
+        store_kernel k = {at[i], at[i], st, li, (uint32_t)i, 0};
+        TEST_EQ_INT(store_run_add_kernel(run, &k), STORE_OK);
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(store_run_restrict(run, 100, 200, &cut), STORE_OK);
+    TEST_EQ_INT(cut->nkernels, 2);
+    TEST_EQ_INT(cut->kernels[0].start, 100);
+    TEST_EQ_INT(cut->kernels[1].start, 150);
+    store_run_free(cut);
+    store_run_free(run);
+    return 0;
+}
+
+/* Read-only readers (store_set_read_only, tlview serve --follow): a killed writer's WAL is read
+ * (its committed batches are in the run) but left exactly as it was, where a read-write reader
+ * folds it back into the file. */
+int test_store_read_only_leaves_wal(void)
+{
+    const char *path = path_in("ro.db");
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) {
+        write_many(path, 10000, 1000, 3);
+        _exit(0); /* not reached: the writer kills itself */
+    }
+    int status;
+    TEST_EQ_INT(waitpid(pid, &status, 0), pid);
+    TEST_ASSERT(WIFSIGNALED(status));
+    struct stat before, after;
+    TEST_EQ_INT(stat(wal, &before), 0);
+    TEST_ASSERT(before.st_size > 0);
+    int64_t db_size = file_size(path);
+    store_set_read_only(1);
+    for (int i = 0; i < 2; i++) { /* twice: nothing the first read did changes the second */
+        store_run *run = store_run_new();
+        int lrc = store_run_load(run, path);
+        if (lrc)
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+        TEST_EQ_INT(lrc, STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->nkernels, 3000);
+        store_run_free(run);
+        TEST_EQ_INT(store_probe(path), 1);
+        TEST_EQ_INT(stat(wal, &after), 0);
+        TEST_EQ_INT(after.st_size, before.st_size);
+        TEST_EQ_INT(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+        TEST_EQ_INT(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+        TEST_EQ_INT(file_size(path), db_size);
+    }
+    store_set_read_only(0);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 3000);
+    store_run_free(run);
+    /* read-write, the last connection checkpointed the WAL into the file and removed it */
+    TEST_ASSERT(stat(wal, &after) != 0 || after.st_size == 0);
+    TEST_ASSERT(file_size(path) > db_size);
+    return 0;
+}
+
+/* A reader following a file while its writer appends (tlview serve --follow reads this way):
+ * every read is a consistent snapshot of whole committed batches, the counts only grow, and the
+ * writer's commits are never held up by the reads. */
+int test_store_read_while_writing(void)
+{
+    const char *path = path_in("live.db");
+    int ready[2], done[2];
+    TEST_EQ_INT(pipe(ready), 0);
+    TEST_EQ_INT(pipe(done), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    TEST_ASSERT(pid >= 0);
+    if (pid == 0) { /* the writer: 40 batches of 500 kernels, 20 ms apart */
+        close(ready[0]);
+        close(done[0]);
+        store_writer *w;
+        int64_t proc, worst = 0;
+        store_process_info pi = {88, 1, "h", "/bin/w", "w", NULL, "libcollect", T0};
+        if (store_writer_open(path, STORE_CLOCK_CUPTI, T0, &w) ||
+            store_writer_process(w, &pi, &proc) ||
+            store_writer_calibration(w, proc, "start", T0, T0, 0))
+            _exit(2);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(3);
+        int64_t t = T0;
+        for (int b = 0; b < 40; b++) {
+            struct timespec a, z;
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            if (store_writer_begin(w))
+                _exit(4);
+            for (int i = 0; i < 500; i++, t += 1000) {
+                store_kernel_info k = {.start = t,
+                                       .end = t + 500,
+                                       .context_id = 1,
+                                       .correlation_id = (uint32_t)(b * 500 + i),
+                                       .name = mangled};
+                if (store_writer_kernel(w, proc, &k))
+                    _exit(5);
+            }
+            if (store_writer_commit(w))
+                _exit(6);
+            clock_gettime(CLOCK_MONOTONIC, &z);
+            int64_t ns = (z.tv_sec - a.tv_sec) * 1000000000LL + (z.tv_nsec - a.tv_nsec);
+            worst = ns > worst ? ns : worst;
+            usleep(20000);
+        }
+        store_writer_process_end(w, proc, t, 1, NULL);
+        store_writer_close(w);
+        if (write(done[1], &worst, sizeof worst) != sizeof worst)
+            _exit(7);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(done[1]);
+    char c;
+    TEST_EQ_INT(read(ready[0], &c, 1), 1);
+    store_set_read_only(1);
+    uint64_t last = 0;
+    int reads = 0, status;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        store_run *run = store_run_new();
+        int lrc = store_run_load(run, path);
+        if (lrc)
+            fprintf(stderr, "%s\n", store_run_errmsg(run));
+        TEST_EQ_INT(lrc, STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->nkernels % 500, 0); /* whole batches only */
+        TEST_ASSERT(run->nkernels >= last);
+        last = run->nkernels;
+        reads++;
+        store_run_free(run);
+    }
+    store_set_read_only(0);
+    TEST_ASSERT(WIFEXITED(status));
+    TEST_EQ_INT(WEXITSTATUS(status), 0);
+    int64_t worst = 0;
+    TEST_EQ_INT(read(done[0], &worst, sizeof worst), (long long)sizeof worst);
+    fprintf(stderr, "%d reads while writing, the last saw %llu kernels; slowest commit %.2f ms\n",
+            reads, (unsigned long long)last, worst / 1e6);
+    TEST_ASSERT(reads >= 5);
+    TEST_ASSERT(worst < 500000000); /* a reader never holds a commit up (they take ~1 ms) */
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, path), STORE_OK);
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->nkernels, 20000);
     store_run_free(run);
     return 0;
 }

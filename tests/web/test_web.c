@@ -760,9 +760,9 @@ int test_web_stats_pending(void)
     json_t *j = get_stats(f.port, "/api/stats?run=0"); /* waits until they are built */
     TEST_ASSERT(j);
     json_decref(j);
-    pthread_mutex_lock(&f.w->stats->lock);
-    f.w->stats->done = 0; /* as just after start */
-    pthread_mutex_unlock(&f.w->stats->lock);
+    pthread_mutex_lock(&f.w->live->gen->stats->lock);
+    f.w->live->gen->stats->done = 0; /* as just after start */
+    pthread_mutex_unlock(&f.w->live->gen->stats->lock);
     /* more pending requests than worker threads (4), each answered at once */
     for (int i = 0; i < 8; i++) {
         response r;
@@ -779,9 +779,9 @@ int test_web_stats_pending(void)
     j = get_json(f.port, "/api/stats?run=1", 400); /* parameters are checked first */
     TEST_ASSERT(j);
     json_decref(j);
-    pthread_mutex_lock(&f.w->stats->lock);
-    f.w->stats->done = 1;
-    pthread_mutex_unlock(&f.w->stats->lock);
+    pthread_mutex_lock(&f.w->live->gen->stats->lock);
+    f.w->live->gen->stats->done = 1;
+    pthread_mutex_unlock(&f.w->live->gen->stats->lock);
     j = get_json(f.port, "/api/stats?run=0", 200);
     TEST_ASSERT(j);
     TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
@@ -3130,5 +3130,310 @@ int test_web_range(void)
         json_decref(j);
     }
     teardown(&f);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- following growing files */
+
+/* Clients that hammer the API while the runs are replaced under them (update_under_load). */
+typedef struct hammer {
+    unsigned port;
+    volatile int stop;
+    int bad;      /* answers other than 200 and 409, or none */
+    int answered; /* answers read */
+} hammer;
+
+static void *hammer_loop(void *p)
+{
+    hammer *h = p;
+    static const char *const paths[] = {
+        "/api/timeline?run=0&t0=0&t1=700000&width=300",
+        "/api/runs",
+        "/api/kernel?run=0&id=5&gen=1",
+        "/api/range?run=0&t0=0&t1=600000",
+        "/api/find?run=0&q=kA",
+        "/api/generation",
+    };
+    for (unsigned i = 0; !h->stop; i++) {
+        response r;
+        const char *path = paths[i % (sizeof paths / sizeof *paths)];
+        if (http_get(h->port, path, &r) != 0) {
+            __atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (r.status != 200 && r.status != 409) {
+            fprintf(stderr, "GET %s: %d %.200s\n", path, r.status, r.body);
+            __atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+        }
+        __atomic_add_fetch(&h->answered, 1, __ATOMIC_RELAXED);
+        free(r.head);
+    }
+    return NULL;
+}
+
+/* web_update: the generation goes up, GET /api/runs and /api/generation say so, a query naming
+ * an older generation is answered 409 with the current one, and the replaced runs are free to go
+ * once web_update() returns, while clients keep asking (freed runs would be read by their
+ * requests: ASan). */
+int test_web_update_generation(void)
+{
+    store_run *run[6] = {0};
+    analysis *an[6] = {0};
+    for (int i = 0; i < 6; i++) {
+        run[i] = make_run_x(i % 2 ? 0.5 : 1.0, i % 2, i % 3 == 2);
+        TEST_EQ_INT(analysis_run(run[i], NULL, &an[i]), ANALYSIS_OK);
+    }
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    o.follow = 1;
+    web *w = NULL;
+    char err[256];
+    web_run wr = {"gen", run[0], an[0]};
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    unsigned port = web_port(w);
+    json_t *j = get_json(port, "/api/generation", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "generation"), 1);
+    TEST_ASSERT(json_is_true(json_object_get(j, "follow")));
+    json_decref(j);
+    hammer h = {.port = port};
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        TEST_EQ_INT(pthread_create(&th[i], NULL, hammer_loop, &h), 0);
+    for (int i = 1; i < 6; i++) {
+        usleep(60000);
+        wr = (web_run){"gen", run[i], an[i]};
+        TEST_EQ_INT(web_update(w, &wr, 1, err, sizeof err), WEB_OK);
+        TEST_EQ_INT(web_generation(w), i + 1);
+        analysis_free(an[i - 1]); /* no request holds them any more */
+        store_run_free(run[i - 1]);
+        an[i - 1] = NULL;
+        run[i - 1] = NULL;
+    }
+    usleep(60000);
+    h.stop = 1;
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    fprintf(stderr, "%d answers while the runs changed 5 times, %d bad\n", h.answered, h.bad);
+    TEST_EQ_INT(h.bad, 0);
+    TEST_ASSERT(h.answered > 20);
+    j = get_json(port, "/api/runs", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "generation"), 6);
+    TEST_ASSERT(json_is_true(json_object_get(j, "follow")));
+    json_t *r0 = json_array_get(json_object_get(j, "runs"), 0);
+    TEST_EQ_INT(jint(json_object_get(r0, "summary"), "kernels"), NA + NB);
+    TEST_EQ_STR(json_string_value(json_object_get(r0, "label")), "gen"); /* run[5]: MPS on */
+    TEST_EQ_STR(
+        json_string_value(json_object_get(json_array_get(json_object_get(r0, "lanes"), 0), "mps")),
+        "on");
+    json_decref(j);
+    j = get_json(port, "/api/timeline?run=0&t0=0&t1=1000&width=4&gen=5", 409);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "generation"), 6);
+    json_decref(j);
+    j = get_json(port, "/api/timeline?run=0&t0=0&t1=1000&width=4&gen=6", 200);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_json(port, "/api/kernel?run=0&id=0&gen=6x", 400);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_json(port, "/api/kernel?run=0&id=0&gen=6&gen=6", 400);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_stats(port, "/api/stats?run=0&gen=6");
+    TEST_ASSERT(j);
+    json_decref(j);
+    wr.run = NULL; /* a bad update changes nothing */
+    TEST_EQ_INT(web_update(w, &wr, 1, err, sizeof err), WEB_EINVAL);
+    TEST_EQ_INT(web_generation(w), 6);
+    web_stop(w);
+    analysis_free(an[5]);
+    store_run_free(run[5]);
+    return 0;
+}
+
+/* grow: n kernels [t, t + 600) every 1 us from *t for process `proc`, one committed batch. */
+static int grow(store_writer *w, int64_t proc, int64_t *t, int n)
+{
+    if (store_writer_begin(w))
+        return -1;
+    for (int i = 0; i < n; i++, *t += 1000) {
+        store_kernel_info k = {.start = *t,
+                               .end = *t + 600,
+                               .context_id = 1,
+                               .stream_id = 7,
+                               .correlation_id = (uint32_t)(*t / 1000),
+                               .grid = {1, 1, 1},
+                               .block = {32, 1, 1},
+                               .name = "_Z4growv"};
+        if (store_writer_kernel(w, proc, &k))
+            return -1;
+    }
+    return store_writer_commit(w);
+}
+
+/* writer_child: the traced process: a file in `dir` written through the store writer (WAL mode,
+ * as libcollect writes), a batch of kernels per line read from `cmd` ("N": N kernels; "c":
+ * a captured range "peak" over everything so far; "q": close and exit). Replies "ok\n" on
+ * `ack` after each. Exits 0. */
+static void writer_child(const char *path, int pid, int cmd, int ack)
+{
+    store_writer *w;
+    int64_t proc, t = BASE, cap;
+    store_process_info pi = {pid, 1, "h", "/bin/grow", "grow", NULL, "libcollect", BASE};
+    store_device_info di = {0, "00112233445566778899aabbccddeeff", "NVIDIA H200", 132, 9, 0, 1};
+    if (store_writer_open(path, STORE_CLOCK_REALTIME, 0, &w) ||
+        store_writer_process(w, &pi, &proc) || store_writer_device(w, proc, &di))
+        _exit(2);
+    FILE *in = fdopen(cmd, "r");
+    char line[64];
+    while (in && fgets(line, sizeof line, in)) {
+        if (line[0] == 'q')
+            break;
+        if (line[0] == 'c') {
+            if (store_writer_capture(w, proc, BASE, "peak", "control", &cap) ||
+                store_writer_capture_end(w, cap, t, "control"))
+                _exit(3);
+        } else if (grow(w, proc, &t, atoi(line))) {
+            _exit(4);
+        }
+        if (write(ack, "ok\n", 3) != 3)
+            _exit(5);
+    }
+    store_writer_process_end(w, proc, t, 1, NULL);
+    _exit(store_writer_close(w) ? 6 : 0);
+}
+
+typedef struct writer_proc {
+    pid_t pid;
+    int cmd, ack; /* our ends */
+} writer_proc;
+
+static int writer_start(writer_proc *wp, const char *path, int pid)
+{
+    int c[2], a[2];
+    if (pipe(c) || pipe(a))
+        return -1;
+    fflush(NULL);
+    wp->pid = fork();
+    if (wp->pid == 0) {
+        close(c[1]), close(a[0]);
+        writer_child(path, pid, c[0], a[1]);
+    }
+    close(c[0]), close(a[1]);
+    wp->cmd = c[1];
+    wp->ack = a[0];
+    return wp->pid > 0 ? 0 : -1;
+}
+
+/* writer_say: one command to the writer, and its acknowledgement. */
+static int writer_say(writer_proc *wp, const char *what)
+{
+    char buf[8];
+    return write(wp->cmd, what, strlen(what)) == (ssize_t)strlen(what) &&
+                   read_line(wp->ack, buf, sizeof buf) == 3
+               ? 0
+               : -1;
+}
+
+/* follow_until: polls GET /api/runs (every 50 ms, 20 s at most) until run 0 holds `kernels`
+ * kernels of `procs` processes; returns its generation, or -1 (printing what it saw). */
+static json_int_t follow_until(unsigned port, json_int_t kernels, json_int_t procs)
+{
+    json_int_t k = -1, p = -1;
+    for (int i = 0; i < 400; i++) {
+        json_t *j = get_json(port, "/api/runs", 200);
+        if (!j)
+            return -1;
+        json_t *r0 = json_array_get(json_object_get(j, "runs"), 0);
+        k = jint(json_object_get(r0, "summary"), "kernels");
+        p = (json_int_t)json_array_size(json_object_get(r0, "processes"));
+        json_int_t g = jint(j, "generation");
+        json_decref(j);
+        if (k == kernels && p == procs)
+            return g;
+        usleep(50000);
+    }
+    fprintf(stderr, "still %lld kernels of %lld processes, want %lld of %lld\n", (long long)k,
+            (long long)p, (long long)kernels, (long long)procs);
+    return -1;
+}
+
+/* tlview serve --follow on a folder while writer processes append to files in it through the
+ * store writer: the server shows each committed batch (a new generation), a file that appears
+ * in the folder joins the run, a captured range shows in /api/runs, the writers never wait on the
+ * server, and the WAL of a live writer is left to it. */
+int test_web_serve_follow(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[1024], a[1100], b[1100], wal[1200], line[512];
+    snprintf(dir, sizeof dir, "%s/traces", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    snprintf(a, sizeof a, "%s/w1.db", dir);
+    snprintf(b, sizeof b, "%s/w2.db", dir);
+    snprintf(wal, sizeof wal, "%s-wal", a);
+    char *args[] = {"tlview", "serve", "--follow", "--port", "0", dir, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    unsigned port = 0;
+    char *at = strstr(line, "http://127.0.0.1:");
+    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    TEST_EQ_INT(follow_until(port, 0, 0), 1); /* an empty folder: an empty run */
+    writer_proc w1, w2;
+    TEST_EQ_INT(writer_start(&w1, a, 101), 0);
+    TEST_EQ_INT(writer_say(&w1, "200\n"), 0);
+    json_int_t g1 = follow_until(port, 200, 1);
+    TEST_ASSERT(g1 > 1);
+    struct timeval t0, t1;
+    gettimeofday(&t0, NULL);
+    for (int i = 0; i < 10; i++) /* 10 batches while the server reads the file again and again */
+        TEST_EQ_INT(writer_say(&w1, "100\n"), 0);
+    gettimeofday(&t1, NULL);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3;
+    fprintf(stderr, "10 batches written in %.1f ms while followed\n", ms);
+    TEST_ASSERT(ms < 5000);
+    json_int_t g2 = follow_until(port, 1200, 1);
+    TEST_ASSERT(g2 > g1);
+    struct stat st;
+    TEST_EQ_INT(stat(wal, &st), 0);            /* the live writer's WAL is still its own */
+    TEST_EQ_INT(writer_start(&w2, b, 102), 0); /* a file appears in the folder */
+    TEST_EQ_INT(writer_say(&w2, "50\n"), 0);
+    TEST_EQ_INT(writer_say(&w1, "c\n"), 0);
+    TEST_ASSERT(follow_until(port, 1250, 2) > g2);
+    json_t *j = NULL;
+    for (int i = 0; i < 200; i++) { /* the capture row, in the file since the last batch */
+        json_decref(j);
+        j = get_json(port, "/api/runs", 200);
+        TEST_ASSERT(j);
+        if (json_array_size(
+                json_object_get(json_array_get(json_object_get(j, "runs"), 0), "captures")) == 1)
+            break;
+        usleep(50000);
+    }
+    json_t *caps = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "captures");
+    TEST_EQ_INT(json_array_size(caps), 1);
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(caps, 0), "name")), "peak");
+    TEST_EQ_INT(jint(json_array_get(caps, 0), "start"), 0); /* from the run's first kernel */
+    TEST_EQ_INT(jint(json_array_get(caps, 0), "end"), 1200 * 1000);
+    json_decref(j);
+    TEST_EQ_INT(write(w1.cmd, "q\n", 2), 2); /* closed: the WAL folded back into the file */
+    TEST_EQ_INT(write(w2.cmd, "q\n", 2), 2);
+    int status;
+    TEST_EQ_INT(waitpid(w1.pid, &status, 0), w1.pid);
+    TEST_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    TEST_EQ_INT(waitpid(w2.pid, &status, 0), w2.pid);
+    TEST_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    TEST_ASSERT(follow_until(port, 1250, 2) > 0); /* closed files read as well */
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    close(out), close(err);
+    close(w1.cmd), close(w1.ack), close(w2.cmd), close(w2.ack);
     return 0;
 }

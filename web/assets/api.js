@@ -46,6 +46,8 @@ const S = {
   flow: null,              // Flow (tracks.js): the selected kernel, copy or API call and its partners
   collapsed: null,         // per run, the Set of processes whose copies, API and NVTX rows are hidden
   find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
+  follow: false,           // the server follows growing files (tlview serve --follow): poll
+  generation: 0,           // the generation of S.runs (GET /api/runs), sent with every query
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
   lastQueryMs: 0,
@@ -67,9 +69,25 @@ function showError(msg) {
   setTimeout(() => { e.hidden = true; }, 6000);
 }
 
+// withGen adds the generation the page's ids come from to a query, when the server follows
+// growing files: it answers 409 when it has read them again since (follow.js reads the runs).
+function withGen(url) {
+  return S.follow ? `${url}${url.includes('?') ? '&' : '?'}gen=${S.generation}` : url;
+}
+
+// staleError: what a query answered 409 throws: dropped like an aborted query, as the page reads
+// the new runs and asks again (followSoon, follow.js).
+function staleError() {
+  followSoon();
+  const e = new Error('the run changed');
+  e.name = 'AbortError';
+  return e;
+}
+
 async function getJSON(url, signal) {
-  const r = await fetch(url, { signal });
+  const r = await fetch(/^api\/(runs|generation)$/.test(url) ? url : withGen(url), { signal });
   const j = await r.json();
+  if (r.status === 409 && S.follow) throw staleError();
   if (!r.ok) throw new Error(j.error || `${r.status}`);
   return j;
 }
@@ -78,9 +96,10 @@ async function getJSON(url, signal) {
 // answers 503 with Retry-After: ask again after that many seconds (as for conc_pending).
 async function getStats(ri) {
   for (;;) {
-    const r = await fetch(`api/stats?run=${ri}`);
+    const r = await fetch(withGen(`api/stats?run=${ri}`));
     const j = await r.json();
     if (r.ok) return j;
+    if (r.status === 409 && S.follow) throw staleError();
     if (r.status !== 503) throw new Error(j.error || `${r.status}`);
     const secs = Number(r.headers.get('Retry-After'));
     await new Promise((ok) => setTimeout(ok, 1000 * (secs > 0 && secs < 60 ? secs : 1)));

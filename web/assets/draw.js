@@ -1,6 +1,7 @@
 // draw.js: canvas drawing of the timeline: lanes, concurrency tracks (processes in flight and
 // effective parallelism), verdict strips, stream rows (kernels, their stretched part hatched, or
-// per-pixel aggregates, through one pixel layer), the selected range, the ruler and the hover line.
+// per-pixel aggregates, through one pixel layer), the captured ranges, the selected range, the
+// ruler and the hover line.
 'use strict';
 
 // ------------------------------------------------------------------ drawing
@@ -102,6 +103,38 @@ function drawLaneHeader(b, run) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#e3e6eb';
   ctx.fillRect(0, b.y, cssWidth, 1);
+  drawCaptures(b, run);
+}
+
+// drawCaptures marks the run's captured ranges (GET /api/runs "captures": what the collector
+// recorded with TLVIEW_CAPTURE*, TLVIEW_FLIGHT or `tlview capture`) along the bottom of a lane's
+// header: a bar from start to end with its ends ticked, and its name where it fits.
+function drawCaptures(b, run) {
+  const caps = run.captures || [];
+  if (!caps.length) return;
+  const y = b.y + b.h - 3;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(GUTTER, b.y, cssWidth - GUTTER, b.h);
+  ctx.clip();
+  ctx.font = '9.5px system-ui, sans-serif';
+  for (const c of caps) {
+    const x0 = Math.max(GUTTER - 2, timeToX(c.start)), x1 = Math.min(cssWidth + 2, timeToX(c.end));
+    if (x1 < GUTTER || x0 > cssWidth) continue;
+    ctx.fillStyle = CAPTURE_COLOR;
+    ctx.fillRect(x0, y, Math.max(1, x1 - x0), 2);
+    ctx.fillRect(x0, y - 4, 1, 6);
+    ctx.fillRect(x1 - 1, y - 4, 1, 6);
+    const label = c.name || 'captured';
+    const w = ctx.measureText(label).width;
+    if (x1 - x0 > w + 8) {
+      ctx.fillStyle = '#fff';
+      ctx.fillRect(x0 + 3, y - 11, w + 4, 10);
+      ctx.fillStyle = CAPTURE_COLOR;
+      ctx.fillText(label, x0 + 5, y - 6);
+    }
+  }
+  ctx.restore();
 }
 
 function roundRect(x, y, w, h, r) {

@@ -6,7 +6,7 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, panels, input, main.
+// lists: format, colors, api, rows, draw, tracks, panels, input, follow, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -24,6 +24,8 @@ async function main() {
   S.rules = meta.rules || {};
   S.runs = meta.runs;
   S.compare = meta.compare;
+  S.follow = !!meta.follow;
+  S.generation = meta.generation || 0;
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
   const h = readHash();
   renderHeader();
@@ -37,13 +39,19 @@ async function main() {
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
   if (h.range) selectRange(h.range.t0, h.range.t1);
+  await refreshStats();
+  updateStatus();
+  if (S.follow) setInterval(followTick, FOLLOW_POLL);
+}
+
+// refreshStats reads every run's GET /api/stats and renders them (again after a new generation).
+async function refreshStats() {
   try {
     const stats = await Promise.all(S.runs.map((r, ri) => getStats(ri)));
     renderStats(stats);
   } catch (e) {
-    showError(`Stats: ${e.message}`);
+    if (e.name !== 'AbortError') showError(`Stats: ${e.message}`);
   }
-  updateStatus();
 }
 
 canvas.addEventListener('mousemove', onMove);

@@ -1,0 +1,1 @@
+report --format csv --table captures @FIX@/pool

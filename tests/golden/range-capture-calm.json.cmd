@@ -1,0 +1,1 @@
+report --format json --range calm @FIX@/pool

@@ -1,0 +1,1 @@
+report --color never --range slow @FIX@/pool
