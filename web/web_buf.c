@@ -8,10 +8,10 @@
 #include "view.h"
 #include "web_int.h"
 
-void web_buf_raw(web_buf *b, const char *s, size_t n)
+char *web_buf_reserve(web_buf *b, size_t n)
 {
     if (b->failed)
-        return;
+        return NULL;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (b->len + n + 1 > cap)
@@ -19,14 +19,22 @@ void web_buf_raw(web_buf *b, const char *s, size_t n)
         char *p = realloc(b->s, cap);
         if (!p) {
             b->failed = 1;
-            return;
+            return NULL;
         }
         b->s = p;
         b->cap = cap;
     }
-    memcpy(b->s + b->len, s, n);
+    char *at = b->s + b->len;
     b->len += n;
     b->s[b->len] = 0;
+    return at;
+}
+
+void web_buf_raw(web_buf *b, const char *s, size_t n)
+{
+    char *p = web_buf_reserve(b, n);
+    if (p)
+        memcpy(p, s, n);
 }
 
 void web_buf_str(web_buf *b, const char *s)

@@ -4,6 +4,7 @@
  * per-pixel counts and busy shares are differences of these at the pixel edges, so a viewport
  * query costs O(width x bucket size), whatever the zoom and the size of the run. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "web_int.h"
 
@@ -153,6 +154,51 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
     for (uint32_t i = v->carry[b]; i < p.pos; i++)
         p.running += web_ivl_end(v, i) > bs;
     return p;
+}
+
+/* edge_bucket: the bucket web_ivl_at() (snap 0) or web_ivl_at_grid() (snap 1) reads for T. */
+static uint32_t edge_bucket(const web_ivl *v, int64_t T, int snap)
+{
+    if (snap && T > v->t0) {
+        uint64_t b = ((uint64_t)(T - v->t0) + (uint64_t)v->bw / 2) / (uint64_t)v->bw;
+        if (b > 0 && b < v->nb)
+            return (uint32_t)b;
+    }
+    return bucket_of(v, T);
+}
+
+void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out)
+{
+    enum { GRID_AHEAD = 24, IDX_AHEAD = 12, REC_AHEAD = 6, REC_MAX = 16 };
+    if (v->n == 0) {
+        memset(out, 0, sizeof *out * n);
+        return;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + GRID_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + GRID_AHEAD], snap);
+            __builtin_prefetch(&v->first[b]);
+            __builtin_prefetch(&v->first[b + 1]);
+            __builtin_prefetch(&v->carry[b]);
+            __builtin_prefetch(&v->busy[b]);
+        }
+        if (v->idx && j + IDX_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + IDX_AHEAD], snap);
+            __builtin_prefetch(&v->idx[v->carry[b]]);
+            __builtin_prefetch(&v->idx[v->first[b + 1] > 0 ? v->first[b + 1] - 1 : 0]);
+        }
+        if (j + REC_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + REC_AHEAD], snap);
+            /* web_ivl_at_grid() reads those still running at the bucket start, web_ivl_at()
+             * also those that start in the bucket */
+            uint32_t lo = v->carry[b], hi = snap ? v->first[b] : v->first[b + 1];
+            if (hi - lo > REC_MAX)
+                hi = lo + REC_MAX;
+            for (uint32_t i = lo; i < hi; i++)
+                __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i) * v->stride);
+        }
+        out[j] = snap ? web_ivl_at_grid(v, T[j]) : web_ivl_at(v, T[j]);
+    }
 }
 
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a)

@@ -1890,24 +1890,24 @@ int test_web_concurrency_grid(void)
     const analysis_device *d = analysis_get_device(an, 0);
     int64_t span = d->t_end - d->t_begin;
     web_buf b = {0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "\"conc_pending\":true") != NULL);
     free(b.s);
     /* a narrow range is profiled directly even before the grid */
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     /* when building the grid failed, a wide range is not profiled directly either (and is not
      * reported pending: it never will be ready); a narrow one still is */
     r.lanes[0].grid_state = 2;
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "conc_max") == NULL &&
                 strstr(b.s, "conc_mean") == NULL && strstr(b.s, "\"overlap\":[") != NULL);
     free(b.s);
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     r.lanes[0].grid_state = 0;
@@ -1915,7 +1915,7 @@ int test_web_concurrency_grid(void)
     TEST_EQ_INT(r.lanes[0].grid_state, 1);
     enum { W = 200 };
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
     json_error_t e;
     json_t *j = json_loads(b.s, 0, &e);
     free(b.s);
@@ -2026,7 +2026,7 @@ static json_t *timeline_lane(const web_runix *r, int64_t t0, int64_t t1, uint32_
                              json_t **lane)
 {
     web_buf b = {0};
-    if (web_timeline(r, 0, t0, t1, width, 0, NULL, &b) != 0) {
+    if (web_timeline(r, 0, t0, t1, width, 0, NULL, 0, &b) != 0) {
         free(b.s);
         return NULL;
     }
@@ -3084,7 +3084,7 @@ int test_web_range(void)
         /* the per-pixel parallelism of the timeline */
         enum { W = 300 };
         web_buf b = {0};
-        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
         json_error_t e;
         json_t *j = json_loads(b.s, 0, &e);
         free(b.s);
