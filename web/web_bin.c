@@ -285,7 +285,7 @@ void web_out_num4(web_out *o, const double *v, uint32_t n)
         memcpy(&u, &f, 4);
         put_le(p + 4 * (size_t)i, u, 4);
     }
-    web_buf_ch(o->b, '}');
+    web_buf_str(o->b, ",\"digits\":4}");
 }
 
 void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, unsigned ncol,

@@ -317,7 +317,7 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base);
  * hundredths as integers with "scale": 100 (and "null": -1 where NaN is). */
 void web_out_fixed2(web_out *o, const double *v, uint32_t n);
 /* Values written with 4 significant digits (web_buf_num(); not finite is null): compact, float32
- * of the value the JSON text holds, NaN for null. */
+ * of the value the JSON text holds, NaN for null, with "digits": 4. */
 void web_out_num4(web_out *o, const double *v, uint32_t n);
 /* n tuples of ncol integers, [[c0, c1, ...], ...] (cols[c][i]: column c of tuple i; is_time[c]:
  * column c is written by web_out_times() against base): compact, {"@": "tuples", "n": n, "cols":
