@@ -74,6 +74,19 @@ static void put_buf(void *ctx, const char *p, size_t n)
 
 void web_buf_json_str(web_buf *b, const char *s)
 {
+    /* plain printable ASCII (most names) is its own JSON text: one copy, not a call per byte */
+    size_t n = 0;
+    while (s && s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\')
+        n++;
+    if (s && !s[n]) {
+        char *p = web_buf_reserve(b, n + 2);
+        if (p) {
+            p[0] = '"';
+            memcpy(p + 1, s, n);
+            p[n + 1] = '"';
+        }
+        return;
+    }
     view_json_quote(s, put_buf, b);
 }
 

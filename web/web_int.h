@@ -29,6 +29,9 @@ typedef struct web_ivl {
     uint32_t *first;     /* nb + 1: first position whose start >= bucket start */
     uint32_t *carry;     /* nb: first position (started earlier) still running at bucket start */
     int64_t *busy;       /* nb: busy time (overlaps counted twice) before bucket start */
+    uint32_t *off;       /* 2n: start and end of each interval minus its bucket's start, by position
+                            (UINT32_MAX where that does not fit: read the record); NULL when bw does not
+                            fit 32 bits */
 } web_ivl;
 
 /* What web_ivl_at() tells about an instant T. */
@@ -79,6 +82,14 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T);
  * same values, with the buckets, positions and records of later instants asked for ahead (they are
  * scattered and independent: their cache misses overlap instead of following one another). */
 void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out);
+/* Per pixel j of the W pixels [T[j], T[j + 1]) (T: W + 1 increasing instants), what list
+ * positions [from, to) hold, exactly as web_ivl_at() at the pixel edges tells it, in one pass over
+ * them by start: count[j] (W + 1 entries; NULL: not wanted), the intervals started in the pixel or
+ * before it and still running at its start, and ns[j] (W), their time inside it. [from, to) must
+ * hold every interval that overlaps [T[0], T[W]) and start before T[W]
+ * (web_ivl_scan_from(T[0]) to web_ivl_at(T[W]).pos). cover: W + 1 entries of scratch. */
+void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
+                   int64_t *count, int64_t *ns, int64_t *cover);
 /* The first position that may overlap [a, ...): every interval with end > a and start < T is at
  * a position >= the returned one (some between may have ended; callers filter on end). */
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);

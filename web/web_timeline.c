@@ -18,8 +18,6 @@
     8 /* exact aggregates by one pass over the records in range while they are at most this many   \
           per pixel (a pass reads records in order; a lookup per pixel edge scans a bucket) */
 
-#define SWEEP_AHEAD 16 /* records prefetched ahead of the one read */
-
 typedef struct tl_query {
     const web_runix *r;
     int64_t t0, t1;       /* absolute ns (common axis) */
@@ -30,90 +28,12 @@ typedef struct tl_query {
     int8_t *lane_verdict; /* nlanes x width: dominant verdict per pixel */
     web_out *o;           /* where the answer goes */
     int64_t *a, *c;       /* width + 1 each: per-pixel integers (counts, busy shares) */
-    int64_t *cover;       /* width + 1: sweep()'s pixels fully covered, as differences */
+    int64_t *cover;       /* width + 1: web_ivl_sweep()'s scratch */
     int64_t *vns;         /* ANALYSIS_NVERDICTS x width: ns of each verdict per pixel */
     double *f;            /* width: per-pixel reals */
     analysis_bin *bins;   /* width: the concurrency profile */
     web_ivl_pt *pts;      /* width + 1: a level at the pixel edges */
 } tl_query;
-
-/* last_before: the last pixel k in [lo, width) that starts before e (T[k] < e), lo - 1 when none.
- * Most records end in the pixel they start in: two comparisons; longer ones gallop. */
-static int64_t last_before(const tl_query *q, uint32_t lo, int64_t e)
-{
-    const int64_t *T = q->T;
-    uint32_t W = q->width;
-    if (lo >= W || T[lo] >= e)
-        return (int64_t)lo - 1;
-    if (lo + 1 == W || T[lo + 1] >= e)
-        return lo;
-    uint32_t a = lo + 1, step = 1; /* T[a] < e */
-    while (a + step < W && T[a + step] < e) {
-        a += step;
-        step *= 2;
-    }
-    uint32_t b = a + step < W ? a + step : W; /* b == W or T[b] >= e */
-    while (b - a > 1) {
-        uint32_t m = a + (b - a) / 2;
-        if (T[m] < e)
-            a = m;
-        else
-            b = m;
-    }
-    return a;
-}
-
-/* sweep: per pixel, the records of list positions [from, to) of v counted as web_ivl_at() counts
- * them at the pixel edges (count: started in the pixel, or before it and still running at its
- * start; NULL: not wanted) and their busy ns inside it (ns), exactly, in one pass over the
- * records by start. The records must include every one that overlaps [T[0], T[width]) and start
- * before T[width] (web_ivl_scan_from() to web_ivl_at(T[width]).pos). */
-static void sweep(const tl_query *q, const web_ivl *v, uint32_t from, uint32_t to, int64_t *count,
-                  int64_t *ns)
-{
-    const int64_t *T = q->T;
-    uint32_t W = q->width, j = 0;
-    int64_t *cover = q->cover;
-    memset(cover, 0, sizeof *cover * (W + 1));
-    memset(ns, 0, sizeof *ns * W);
-    if (count)
-        memset(count, 0, sizeof *count * (W + 1));
-    for (uint32_t i = from; i < to; i++) {
-        if (i + SWEEP_AHEAD < to) /* the records are scattered: ask for them ahead */
-            __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i + SWEEP_AHEAD) * v->stride);
-        int64_t s = web_ivl_start(v, i), e = web_ivl_end(v, i);
-        while (j + 1 < W && T[j + 1] <= s)
-            j++; /* starts are sorted: j is the pixel of s (0 when s < T[0]) */
-        int64_t lo = j, hi = last_before(q, j, e);
-        if (s >= T[j]) {
-            if (hi < lo)
-                hi = lo; /* of no length: counted in its pixel */
-        } else if (hi < 0) {
-            continue; /* ended before the range */
-        }
-        if (count) {
-            count[lo]++;
-            count[hi + 1]--;
-        }
-        if (e <= s)
-            continue;
-        int64_t a = s > T[lo] ? s : T[lo], b = e < T[lo + 1] ? e : T[lo + 1];
-        ns[lo] += b > a ? b - a : 0;
-        if (hi > lo) {
-            a = T[hi], b = e < T[hi + 1] ? e : T[hi + 1];
-            ns[hi] += b > a ? b - a : 0;
-            cover[lo + 1]++;
-            cover[hi]--;
-        }
-    }
-    int64_t run = 0, n = 0;
-    for (uint32_t k = 0; k < W; k++) {
-        run += cover[k];
-        ns[k] += run * (T[k + 1] - T[k]);
-        if (count)
-            count[k] = n += count[k];
-    }
-}
 
 /* level_points: what level v of a row holds before each pixel edge. When a pixel spans
  * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
@@ -126,14 +46,14 @@ static void level_points(const tl_query *q, const web_ivl *v, web_ivl_pt *pts)
 
 /* level_bins: per pixel, the records of level v (list positions from..to may overlap the range)
  * counted into q->a and their busy permille (rounded up, at most 1000) into q->c: from the grid
- * when a pixel spans SNAP_BUCKETS buckets or more, else exact, by sweep() while the records are
- * few enough, else by a lookup per pixel edge. */
+ * when a pixel spans SNAP_BUCKETS buckets or more, else exact, by web_ivl_sweep() while the records
+ * are few enough, else by a lookup per pixel edge. */
 static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint32_t to)
 {
     uint32_t W = q->width;
     int snap = (double)(q->t1 - q->t0) / W >= (double)SNAP_BUCKETS * (double)v->bw;
     if (!snap && to - from <= (uint64_t)SWEEP_PER_PIXEL * W) {
-        sweep(q, v, from, to, q->a, q->c);
+        web_ivl_sweep(v, q->T, W, from, to, q->a, q->c, q->cover);
     } else {
         level_points(q, v, q->pts);
         for (uint32_t j = 0; j < W; j++) {
@@ -151,8 +71,8 @@ static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint3
 /* lane_verdicts: per pixel, the verdict holding most of the pixel's overlap time (overlap verdicts
  * win over SOLO/IDLE whenever any overlap is there, so short overlaps stay visible when zoomed
  * out); also the overlap share in permille (into q->a). The time of verdict v in pixel j is its
- * windows' time inside the pixel: by sweep() over the windows in range, or, when they are many
- * per pixel, as the difference of their busy time before both edges. */
+ * windows' time inside the pixel: by web_ivl_sweep() over the windows in range, or, when they are
+ * many per pixel, as the difference of their busy time before both edges. */
 static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
 {
     uint32_t W = q->width;
@@ -165,7 +85,7 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
         }
         uint32_t from = web_ivl_scan_from(w, q->t0), to = web_ivl_at(w, q->t1).pos;
         if (to - from <= (uint64_t)SWEEP_PER_PIXEL * W) {
-            sweep(q, w, from, to, NULL, t);
+            web_ivl_sweep(w, q->T, W, from, to, NULL, t, q->cover);
             continue;
         }
         web_ivl_at_many(w, q->T, W + 1, 0, q->pts);

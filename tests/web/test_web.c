@@ -1037,6 +1037,51 @@ int test_web_bind_errors(void)
 }
 
 /* the interval grid against brute force, with overlapping and zero-length intervals */
+/* ivl_sweep_brute: web_ivl_sweep() and web_ivl_at_many() of v (over the n intervals iv) against
+ * brute force for random pixel ranges; 0 or 1 (with a message). */
+static int ivl_sweep_brute(const web_ivl *v, int64_t (*iv)[2], int n, int64_t lo, int64_t hi)
+{
+    enum { WMAX = 64 };
+    int64_t T[WMAX + 1], count[WMAX + 1], ns[WMAX], cover[WMAX + 1];
+    web_ivl_pt pts[WMAX + 1];
+    for (int q = 0; q < 300; q++) {
+        uint32_t W = 1 + (uint32_t)(rand() % WMAX);
+        int64_t r1 = (int64_t)rand() << 31 | rand(), r2 = (int64_t)rand() << 31 | rand();
+        int64_t a = lo + r1 % (hi - lo), len = 1 + r2 % (q % 3 ? (hi - lo) / 8 : hi - lo);
+        for (uint32_t j = 0; j <= W; j++)
+            T[j] = a + (int64_t)((unsigned __int128)len * j / W);
+        uint32_t from = web_ivl_scan_from(v, T[0]), to = web_ivl_at(v, T[W]).pos;
+        web_ivl_sweep(v, T, W, from, to, count, ns, cover);
+        for (uint32_t j = 0; j < W; j++) {
+            int64_t c = 0, busy = 0;
+            for (int i = 0; i < n; i++) {
+                int64_t s = iv[i][0], e = iv[i][1];
+                c += s < T[j + 1] && (e > T[j] || (s >= T[j] && e <= s));
+                int64_t x = s > T[j] ? s : T[j], y = e < T[j + 1] ? e : T[j + 1];
+                busy += y > x ? y - x : 0;
+            }
+            if (count[j] != c || ns[j] != busy) {
+                fprintf(stderr,
+                        "sweep pixel %u of %u [%lld, %lld): count %lld ns %lld, want %lld %lld\n",
+                        j, W, (long long)T[j], (long long)T[j + 1], (long long)count[j],
+                        (long long)ns[j], (long long)c, (long long)busy);
+                return 1;
+            }
+        }
+        for (int snap = 0; snap < 2; snap++) { /* the same as one lookup at a time */
+            web_ivl_at_many(v, T, W + 1, snap, pts);
+            for (uint32_t j = 0; j <= W; j++) {
+                web_ivl_pt p = snap ? web_ivl_at_grid(v, T[j]) : web_ivl_at(v, T[j]);
+                if (p.pos != pts[j].pos || p.running != pts[j].running || p.busy != pts[j].busy) {
+                    fprintf(stderr, "at_many (snap %d) edge %u differs\n", snap, j);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 int test_web_ivl_bruteforce(void)
 {
     enum { N = 3000 };
@@ -1047,9 +1092,14 @@ int test_web_ivl_bruteforce(void)
         t += rand() % 50;
         iv[i][0] = t;
         iv[i][1] = t + (rand() % 10 == 0 ? 0 : rand() % (i % 100 == 0 ? 5000 : 80));
+        if (i % 700 == 5) /* an end 5 s after its bucket's start: its offset does not fit */
+            iv[i][1] = t + 5000000000LL;
     }
     web_ivl v;
     TEST_EQ_INT(web_ivl_build(&v, iv, sizeof *iv, NULL, N), 0);
+    TEST_ASSERT(v.off != NULL);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, N, 900, t + 100), 0);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, N, 900, t + 6000000000LL), 0);
     for (int q = 0; q < 2000; q++) {
         int64_t T = 900 + rand() % (int)(t - 800);
         web_ivl_pt p = web_ivl_at(&v, T);
@@ -1077,6 +1127,15 @@ int test_web_ivl_bruteforce(void)
         TEST_EQ_INT(g.busy, e.busy);
         TEST_ASSERT(llabs(snapped - T) <= v.bw / 2 + 1);
     }
+    web_ivl_free(&v);
+    /* buckets wider than 32 bits of ns: no offsets, everything read from the records */
+    for (int i = 0; i < 40; i++) {
+        iv[i][0] = 1000 + i * 200000000000LL + rand() % 1000;
+        iv[i][1] = iv[i][0] + (i % 5 ? rand() % 3000000000LL : 900000000000LL);
+    }
+    TEST_EQ_INT(web_ivl_build(&v, iv, sizeof *iv, NULL, 40), 0);
+    TEST_ASSERT(v.off == NULL);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, 40, 0, 40 * 200000000000LL), 0);
     web_ivl_free(&v);
     free(iv);
     return 0;
