@@ -13,6 +13,7 @@
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
 #define DIRECT_MAX 300000     /* kernels profiled directly per query without the grid */
+#define DIRECT_CHEAP 20000    /* kernels profiled directly per query when the grid is coarse */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 #define SWEEP_PER_PIXEL                                                                            \
     8 /* exact aggregates by one pass over the records in range while they are at most this many   \
@@ -128,7 +129,8 @@ static uint64_t lane_kernels_in(const tl_query *q, uint32_t slot, int64_t a, int
 }
 
 /* lane_concurrency: the profile per pixel, from the cached grid when a pixel spans several of
- * its bins, else computed on demand by the analysis over the (then small) range. Without the
+ * its bins (one is enough when the range holds many kernels), else computed on demand by the
+ * analysis over the (then small) range. Without the
  * grid a range holding more than DIRECT_MAX kernels is not computed: before the grid is built
  * (just after start) returns 1 (pending) and the page asks again; when building it failed returns
  * 2 (no profile at this zoom). 0 on success, -1 on failure. */
@@ -143,7 +145,11 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     int64_t b = q->t1 < l->dev->t_end ? q->t1 : l->dev->t_end;
     if (b <= a)
         return 0;
-    if (state != 1 || !l->grid || px < 4.0 * (double)l->gw) {
+    /* the grid when a pixel spans 4 of its bins or more; from one bin on when the exact profile
+     * would read more than DIRECT_CHEAP kernels (it then costs more than the rest of the query) */
+    int grid = state == 1 && l->grid && px >= (double)l->gw &&
+               (px >= 4.0 * (double)l->gw || lane_kernels_in(q, slot, a, b) > DIRECT_CHEAP);
+    if (!grid) {
         if (state != 1 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
             return state == 0 ? 1 : 2;
         /* the analysis' bins over [t0, t1) are the pixels: same integer edges as q->T */
