@@ -1,9 +1,10 @@
 /* web_bin.c: how the viewport answer writes its arrays: as JSON text, or in the compact form a
- * client asks for with format=bin (web/API.md, "The compact answer"): a small JSON header shaped
- * like the JSON answer, in which each numeric array is a descriptor {"@": type, "o": offset,
- * "n": count, ...} of a little-endian typed array in the data section that follows, of the
- * narrowest type that holds every value, so that the page wraps it with Uint16Array, Int32Array,
- * Float32Array... without parsing. Every value decodes to exactly the JSON answer's. */
+ * client asks for with format=bin (web/API.md, "The compact answer"): the data section, then a
+ * small JSON header shaped like the JSON answer, in which each numeric array is a descriptor
+ * {"@": type, "o": offset, "n": count, ...} of a little-endian typed array in the data section,
+ * of the narrowest type that holds every value, so that the page wraps it with Uint16Array,
+ * Int32Array, Float32Array... without parsing. Every value decodes to exactly the JSON answer's.
+ * The arrays are written in place in the answer (the header, known last, goes after them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,8 @@ static inline void put_le(unsigned char *p, uint64_t v, unsigned size)
  * '}'). NULL when out of memory (the buffers are then marked failed). */
 static unsigned char *array_begin(web_out *o, bin_type t, uint32_t n)
 {
-    size_t pad = (8 - o->data.len % 8) % 8;
-    char *p = web_buf_reserve(&o->data, pad + (size_t)n * TYPE_SIZE[t]);
+    size_t at = o->data->len - o->data0, pad = (8 - at % 8) % 8;
+    char *p = web_buf_reserve(o->data, pad + (size_t)n * TYPE_SIZE[t]);
     if (!p) {
         o->b->failed = 1;
         return NULL;
@@ -61,7 +62,7 @@ static unsigned char *array_begin(web_out *o, bin_type t, uint32_t n)
     web_buf_str(o->b, "{\"@\":\"");
     web_buf_str(o->b, TYPE_NAME[t]);
     web_buf_str(o->b, "\",\"o\":");
-    web_buf_i64(o->b, (int64_t)(p + pad - o->data.s));
+    web_buf_i64(o->b, (int64_t)(at + pad));
     web_buf_str(o->b, ",\"n\":");
     web_buf_i64(o->b, n);
     return (unsigned char *)p + pad;
@@ -319,21 +320,33 @@ void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, 
     web_buf_str(o->b, "]}");
 }
 
-int web_out_finish(web_out *o, web_buf *answer)
+void web_out_begin(web_out *o, web_buf *answer, web_buf *header, int compact)
 {
-    if (o->b->failed || o->data.failed)
+    *o = (web_out){.b = compact ? header : answer, .compact = compact};
+    if (!compact)
+        return;
+    o->data = answer;
+    o->start = answer->len;
+    char *p = web_buf_reserve(answer, 8); /* the magic and the header's offset, set at the end */
+    if (p)
+        memcpy(p, WEB_BIN_MAGIC "\0\0\0\0", 8);
+    o->data0 = answer->len;
+}
+
+int web_out_finish(web_out *o)
+{
+    if (o->b->failed || (o->data && o->data->failed))
         return WEB_ENOMEM;
     if (!o->compact)
         return WEB_OK; /* o->b is the answer */
-    size_t h = o->b->len, hpad = (8 - (8 + h) % 8) % 8;
-    char *p = web_buf_reserve(answer, 8 + h + hpad + o->data.len);
+    size_t pad = (8 - (o->data->len - o->data0) % 8) % 8, at = o->data->len + pad - o->start;
+    if (at > UINT32_MAX)
+        return WEB_ENOMEM; /* 4 GiB: not an answer of at most 8192 pixels per row */
+    char *p = web_buf_reserve(o->data, pad + o->b->len);
     if (!p)
         return WEB_ENOMEM;
-    memcpy(p, WEB_BIN_MAGIC, 4);
-    put_le((unsigned char *)p + 4, (uint64_t)(h + hpad), 4);
-    memcpy(p + 8, o->b->s, h);
-    memset(p + 8 + h, ' ', hpad);
-    if (o->data.len)
-        memcpy(p + 8 + h + hpad, o->data.s, o->data.len);
+    memset(p, 0, pad);
+    memcpy(p + pad, o->b->s, o->b->len);
+    put_le((unsigned char *)o->data->s + o->start + 4, at, 4);
     return WEB_OK;
 }

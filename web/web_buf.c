@@ -8,22 +8,27 @@
 #include "view.h"
 #include "web_int.h"
 
+void web_buf_room(web_buf *b, size_t n)
+{
+    if (b->failed || b->len + n + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (b->len + n + 1 > cap)
+        cap *= 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+        b->failed = 1;
+        return;
+    }
+    b->s = p;
+    b->cap = cap;
+}
+
 char *web_buf_reserve(web_buf *b, size_t n)
 {
+    web_buf_room(b, n);
     if (b->failed)
         return NULL;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return NULL;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
     char *at = b->s + b->len;
     b->len += n;
     b->s[b->len] = 0;

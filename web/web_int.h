@@ -304,6 +304,9 @@ static inline void web_buf_ch(web_buf *b, char c)
 /* Appends n bytes left for the caller to fill and returns where they start (NULL, and `failed`
  * set, when out of memory): for binary data. */
 char *web_buf_reserve(web_buf *b, size_t n);
+/* Makes room for n more bytes (one allocation for an answer whose size is foreseen, instead of a
+ * copy at each doubling); `failed` set when out of memory. */
+void web_buf_room(web_buf *b, size_t n);
 
 /* ---------------------------------------------------------------- compact answers (web_bin.c) */
 
@@ -311,13 +314,20 @@ char *web_buf_reserve(web_buf *b, size_t n);
 
 /* Where the viewport answer writes its arrays: as JSON text into b, or for a compact answer
  * (format=bin, web/API.md) a descriptor into b, which then holds the JSON header, and the values
- * as a little-endian typed array into data. */
+ * as a little-endian typed array into data, the answer itself (the header is appended to it at
+ * the end). */
 typedef struct web_out {
-    web_buf *b;   /* the JSON answer, or the compact answer's header */
-    web_buf data; /* compact: the typed arrays, each at an offset that is a multiple of 8 (owned) */
-    int compact;  /* 1: the compact answer */
+    web_buf *b;    /* the JSON answer, or the compact answer's header */
+    web_buf *data; /* compact: the answer; its typed arrays at offsets from data0, multiples of 8 */
+    size_t start;  /* compact: where the answer starts in data (its magic) */
+    size_t data0;  /* compact: where its data section starts (start + 8) */
+    int compact;   /* 1: the compact answer */
 } web_out;
 
+/* Starts an answer appended to *answer: JSON (compact 0) into answer itself; compact, the magic
+ * and room for the header's offset into answer, and the header into *header (the caller's, empty,
+ * to free after web_out_finish()). On allocation failure the buffers are marked failed. */
+void web_out_begin(web_out *o, web_buf *answer, web_buf *header, int compact);
 /* Integers: JSON numbers, or the narrowest typed array that holds them all (u8 ... i32, else f64
  * when every one is within +-2^53, else i64). */
 void web_out_ints(web_out *o, const int64_t *v, uint32_t n);
@@ -335,10 +345,10 @@ void web_out_num4(web_out *o, const double *v, uint32_t n);
  * [one array per column]}. */
 void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, unsigned ncol,
                     uint32_t n, int64_t base);
-/* Finishes the answer: JSON, nothing to do (o->b is the answer); compact, appends to *answer the
- * magic, the header length, the header padded with spaces to a multiple of 8 bytes, and the data.
- * Returns 0, or WEB_ENOMEM when a buffer failed. o->data is the caller's to free. */
-int web_out_finish(web_out *o, web_buf *answer);
+/* Finishes the answer: JSON, nothing to do; compact, appends the header after the data section
+ * (at a multiple of 8 bytes from the answer's start, zeros between) and writes its offset after
+ * the magic. Returns 0, or WEB_ENOMEM when a buffer failed. */
+int web_out_finish(web_out *o);
 
 /* ---------------------------------------------------------------- server side */
 

@@ -634,9 +634,15 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
     if (cacheable && cache_get(r->cache, &key, rowsel, b))
         return b->failed ? WEB_ENOMEM : WEB_OK;
-    size_t start = b->len;
+    size_t start = b->len, nsel = 0;
+    for (uint32_t i = 0; i < r->nrows; i++)
+        nsel += !rowsel || rowsel[i];
+    /* about what a binned row and a lane take (a listed row takes less at kmax = width) */
+    web_buf_room(b, 4096 + (size_t)width *
+                               (nsel * (compact ? 6 : 14) + r->nlanes * (compact ? 12 : 36)));
     web_buf header = {0};
-    web_out o = {.b = compact ? &header : b, .compact = compact};
+    web_out o;
+    web_out_begin(&o, b, &header, compact);
     tl_query q = {.r = r,
                   .t0 = r->origin + t0,
                   .t1 = r->origin + t1,
@@ -686,7 +692,7 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
         emit_row(&q, i);
     }
     web_buf_str(o.b, "]}");
-    rc = web_out_finish(&o, b);
+    rc = web_out_finish(&o);
     if (rc == WEB_OK && cacheable)
         cache_put(r->cache, &key, rowsel, b->s + start, b->len - start);
 out:
@@ -700,6 +706,5 @@ out:
     free(q.bins);
     free(q.pts);
     free(header.s);
-    free(o.data.s);
     return rc;
 }

@@ -3392,7 +3392,7 @@ static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
 }
 
 /* bin_decode: a compact answer (len bytes) decoded as the page decodes it, as JSON; NULL and a
- * message when its framing is wrong (magic, header length, padding to 8 bytes). */
+ * message when its framing is wrong (magic, the header's offset: a multiple of 8 within it). */
 static json_t *bin_decode(const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -3401,18 +3401,17 @@ static json_t *bin_decode(const char *s, size_t len)
         return NULL;
     }
     size_t h = (size_t)le(u + 4, 4);
-    if (8 + h > len || (8 + h) % 8) {
-        fprintf(stderr, "header of %zu bytes in %zu (the data must start at a multiple of 8)\n", h,
-                len);
+    if (h < 8 || h > len || h % 8) {
+        fprintf(stderr, "header at %zu of %zu bytes (a multiple of 8 within the answer)\n", h, len);
         return NULL;
     }
     json_error_t e;
-    json_t *head = json_loadb(s + 8, h, 0, &e);
+    json_t *head = json_loadb(s + h, len - h, 0, &e);
     if (!head) {
         fprintf(stderr, "header: %s\n", e.text);
         return NULL;
     }
-    return bin_walk(head, u + 8 + h, len - 8 - h);
+    return bin_walk(head, u + 8, h - 8);
 }
 
 /* same_values: 1 when `got` holds the values of `want` (numbers compared by value, exactly);

@@ -126,17 +126,17 @@ function binArray(buf, at, d) {
 }
 
 // decodeCompact reads a compact answer (GET /api/timeline?format=bin, web/API.md): the magic
-// "TLVB", the header's length (u32, little-endian), the JSON header, then the data section; every
-// descriptor in the header is replaced by its array, giving the JSON answer's object.
+// "TLVB", the header's offset (u32, little-endian), the data section from byte 8, then the JSON
+// header; every descriptor in the header is replaced by its array, giving the JSON answer's object.
 function decodeCompact(buf) {
   const b = new Uint8Array(buf, 0, Math.min(8, buf.byteLength));
   if (buf.byteLength < 8 || String.fromCharCode(b[0], b[1], b[2], b[3]) !== 'TLVB') throw new Error('not a compact answer');
   const h = new DataView(buf).getUint32(4, true);
-  const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 8, h)));
+  const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, h)));
   const walk = (x) => {
     if (Array.isArray(x)) return x.map(walk);
     if (x === null || typeof x !== 'object') return x;
-    if ('@' in x) return binArray(buf, 8 + h, x);
+    if ('@' in x) return binArray(buf, 8, x);
     for (const k of Object.keys(x)) x[k] = walk(x[k]);
     return x;
   };
