@@ -141,6 +141,21 @@ static inline int64_t end_in(const web_ivl *v, uint32_t i, int64_t bs)
     return o != OFF_NONE ? bs + o : web_ivl_end(v, i);
 }
 
+/* end_early: the end of position i of a bucket before b (i < first[b]): from its bucket's offsets
+ * when that bucket is among the 16 before b (found walking first[] down: a line or two), else
+ * from the record. */
+static inline int64_t end_early(const web_ivl *v, uint32_t i, uint32_t b)
+{
+    for (uint32_t k = 1; v->off && k <= 16 && k <= b; k++)
+        if (v->first[b - k] <= i) {
+            uint32_t o = v->off[2 * (size_t)i + 1];
+            if (o != OFF_NONE)
+                return v->t0 + (int64_t)(b - k) * v->bw + o;
+            break;
+        }
+    return web_ivl_end(v, i);
+}
+
 /* lower_in: the first position in [lo, hi) of the bucket starting at bs whose start >= T (hi when
  * none). */
 static uint32_t lower_in(const web_ivl *v, uint32_t lo, uint32_t hi, int64_t T, int64_t bs)
@@ -166,9 +181,9 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
     int64_t bs = v->t0 + (int64_t)b * v->bw;
     p.pos = lower_in(v, fb, v->first[b + 1], T, bs);
     p.busy = v->busy[b];
-    /* those of earlier buckets (still running at bs, or between two that are): their records */
+    /* those of earlier buckets (still running at bs, or between two that are) */
     for (uint32_t i = v->carry[b]; i < p.pos && i < fb; i++) {
-        int64_t e = web_ivl_end(v, i);
+        int64_t e = end_early(v, i, b);
         p.busy += clip_overlap(bs - 1, e, bs, T); /* they started before bs */
         if (e > T)
             p.running++;
@@ -192,7 +207,7 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
     int64_t bs = v->t0 + (int64_t)b * v->bw;
     web_ivl_pt p = {v->first[b], 0, v->busy[b]};
     for (uint32_t i = v->carry[b]; i < p.pos; i++)
-        p.running += web_ivl_end(v, i) > bs;
+        p.running += end_early(v, i, (uint32_t)b) > bs;
     return p;
 }
 
@@ -222,20 +237,24 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
             __builtin_prefetch(&v->carry[b]);
             __builtin_prefetch(&v->busy[b]);
         }
-        /* web_ivl_at_grid() reads the records of earlier buckets still running at the bucket
-         * start, web_ivl_at() also the bucket's own intervals (their offsets, when kept) */
+        /* web_ivl_at_grid() reads the ends of earlier buckets' intervals still running at the
+         * bucket start, web_ivl_at() also the bucket's own intervals: their offsets, else their
+         * records */
         if (j + IDX_AHEAD < n) {
             uint32_t b = edge_bucket(v, T[j + IDX_AHEAD], snap);
-            if (v->idx)
+            if (v->off) {
+                __builtin_prefetch(&v->off[2 * (size_t)v->carry[b]]);
+                if (!snap) {
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b]]);
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b] + 16]);
+                }
+            } else if (v->idx) {
                 __builtin_prefetch(&v->idx[v->carry[b]]);
-            if (v->off && !snap) {
-                __builtin_prefetch(&v->off[2 * (size_t)v->first[b]]);
-                __builtin_prefetch(&v->off[2 * (size_t)v->first[b] + 16]);
             }
         }
-        if (j + REC_AHEAD < n) {
+        if (!v->off && j + REC_AHEAD < n) {
             uint32_t b = edge_bucket(v, T[j + REC_AHEAD], snap);
-            uint32_t lo = v->carry[b], hi = snap || v->off ? v->first[b] : v->first[b + 1];
+            uint32_t lo = v->carry[b], hi = snap ? v->first[b] : v->first[b + 1];
             if (hi - lo > REC_MAX)
                 hi = lo + REC_MAX;
             for (uint32_t i = lo; i < hi; i++)

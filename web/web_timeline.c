@@ -16,7 +16,7 @@
 #define DIRECT_CHEAP 20000    /* kernels profiled directly per query when the grid is coarse */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 #define SWEEP_PER_PIXEL                                                                            \
-    8 /* exact aggregates by one pass over the records in range while they are at most this many   \
+    16 /* exact aggregates by one pass over the records in range while they are at most this many   \
           per pixel (a pass reads records in order; a lookup per pixel edge scans a bucket) */
 
 typedef struct tl_query {
@@ -34,7 +34,20 @@ typedef struct tl_query {
     double *f;            /* width: per-pixel reals */
     analysis_bin *bins;   /* width: the concurrency profile */
     web_ivl_pt *pts;      /* width + 1: a level at the pixel edges */
+    double *inv;          /* width: 1 / the pixel's length in ns (0 for an empty pixel) */
 } tl_query;
+
+/* div_floor: floor(a / b) for 0 <= a < 2^53 and b > 0, with inv = 1.0 / b: a multiplication
+ * and a correction instead of a division (a few per pixel and row) */
+static inline int64_t div_floor(int64_t a, int64_t b, double inv)
+{
+    int64_t d = (int64_t)((double)a * inv);
+    while (d > 0 && d * b > a)
+        d--;
+    while ((d + 1) * b <= a)
+        d++;
+    return d;
+}
 
 /* level_points: what level v of a row holds before each pixel edge. When a pixel spans
  * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
@@ -64,7 +77,7 @@ static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint3
     }
     for (uint32_t j = 0; j < W; j++) {
         int64_t px = q->T[j + 1] - q->T[j];
-        int64_t pm = px > 0 ? (q->c[j] * 1000 + px - 1) / px : 0;
+        int64_t pm = px > 0 ? div_floor(q->c[j] * 1000 + px - 1, px, q->inv[j]) : 0;
         q->c[j] = pm > 1000 ? 1000 : pm;
     }
 }
@@ -110,7 +123,7 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
                                                                : -1;
         int64_t px = q->T[j + 1] - q->T[j];
         verdict[j] = (int8_t)best;
-        q->a[j] = px > 0 ? (ov * 1000 + px / 2) / px : 0;
+        q->a[j] = px > 0 ? div_floor(ov * 1000 + px / 2, px, q->inv[j]) : 0;
     }
 }
 
@@ -660,13 +673,22 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     q.f = malloc(sizeof *q.f * width);
     q.bins = malloc(sizeof *q.bins * width);
     q.pts = malloc(sizeof *q.pts * w1);
+    q.inv = malloc(sizeof *q.inv * width);
     int rc = WEB_ENOMEM;
-    if (!q.T || !q.lane_verdict || !q.a || !q.c || !q.cover || !q.vns || !q.f || !q.bins || !q.pts)
+    if (!q.T || !q.lane_verdict || !q.a || !q.c || !q.cover || !q.vns || !q.f || !q.bins ||
+        !q.pts || !q.inv)
         goto out;
-    /* pixel j is [T[j], T[j + 1]): integer ns, as analysis_profile_bins() cuts its bins */
-    uint64_t span = (uint64_t)q.t1 - (uint64_t)q.t0;
-    for (uint32_t j = 0; j <= width; j++)
-        q.T[j] = q.t0 + (int64_t)((unsigned __int128)span * j / width);
+    /* pixel j is [T[j], T[j + 1]): integer ns, as analysis_profile_bins() cuts its bins:
+     * t0 + floor(span * j / width), here without dividing (span = whole * width + part) */
+    uint64_t span = (uint64_t)q.t1 - (uint64_t)q.t0, whole = span / width, part = span % width;
+    uint64_t extra = 0, acc = 0; /* floor(part * j / width) and its remainder */
+    for (uint32_t j = 0; j <= width; j++) {
+        q.T[j] = q.t0 + (int64_t)(whole * j + extra);
+        if ((acc += part) >= width)
+            acc -= width, extra++;
+    }
+    for (uint32_t j = 0; j < width; j++)
+        q.inv[j] = q.T[j + 1] > q.T[j] ? 1.0 / (double)(q.T[j + 1] - q.T[j]) : 0;
     web_buf_str(o.b, "{\"run\":");
     web_buf_i64(o.b, run_id);
     web_buf_str(o.b, ",\"t0\":");
@@ -705,6 +727,7 @@ out:
     free(q.f);
     free(q.bins);
     free(q.pts);
+    free(q.inv);
     free(header.s);
     return rc;
 }
