@@ -118,7 +118,8 @@ static double rnd(void)
 /* run_wrk: wrk with 2 threads and 64 connections for `seconds` s, each request a random viewport
  * at a random zoom level (10^0 to 10^-5 of the run: the full view is the same query each time)
  * of the given rows ("" for every row, else "&rows=..."), as JSON or compact (format=bin).
- * Prints wrk's report and a summary line; returns 1 on errors (the target is none), else 0. */
+ * Prints wrk's report and a summary line (with the server's CPU time per request, which tells the
+ * cost apart from the waiting on a loaded machine); returns 1 on errors (the target is none). */
 static int run_wrk(unsigned port, int64_t span, int seconds, const char *rows, int compact)
 {
     char lua[] = "/tmp/bench_serve_wrk_XXXXXX";
@@ -143,6 +144,7 @@ static int run_wrk(unsigned port, int64_t span, int seconds, const char *rows, i
     printf("wrk, %s, %s (load average %.2f): %s\n", compact ? "compact (format=bin)" : "JSON",
            rows[0] ? "the page's default rows" : "every row", la[0], cmd);
     fflush(stdout);
+    double c0 = cpu_s(); /* the server's CPU time (this process): what a request costs it */
     FILE *p = popen(cmd, "r");
     char line[512], p50[32] = "?", p99[32] = "?";
     int errors = 0;
@@ -164,12 +166,13 @@ static int run_wrk(unsigned port, int64_t span, int seconds, const char *rows, i
                                           : 1);
     }
     int rc = p ? pclose(p) : -1;
+    double cpu = cpu_s() - c0;
     unlink(lua);
-    printf("wrk summary, %s, %s: p50 %s  p99 %s  %.1f requests/s  mean answer %.1f KiB  [target 0 "
-           "errors: %s]\n",
+    printf("wrk summary, %s, %s: p50 %s  p99 %s  %.1f requests/s  mean answer %.1f KiB  server CPU "
+           "%.2f ms per request  [target 0 errors: %s]\n",
            compact ? "compact" : "JSON   ", rows[0] ? "default rows" : "every row   ", p50, p99,
            rps, requests > 0 ? bytes / requests / 1024 : 0.0,
-           !errors && rc == 0 ? "met" : "MISSED");
+           requests > 0 ? cpu * 1e3 / requests : 0.0, !errors && rc == 0 ? "met" : "MISSED");
     return errors || rc != 0;
 }
 
