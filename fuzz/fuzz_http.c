@@ -4,7 +4,8 @@
  * parsing, routing, every API endpoint) of two servers over a small synthetic run: one on
  * loopback without a token, one requiring the token "fuzz-token-0123456789". Besides crashes,
  * leaks and ASan/UBSan reports, a bug is: a status outside the expected set (a 500, say), or an
- * API answer whose body is not JSON. Seeds: fuzz/http_seeds/; dictionary: fuzz/http.dict. */
+ * API answer whose body is not JSON (or, format=bin, not the compact form's framing with a JSON
+ * header). Seeds: fuzz/http_seeds/; dictionary: fuzz/http.dict. */
 #define _GNU_SOURCE /* memmem, memrchr */
 #include <jansson.h>
 #include <stdint.h>
@@ -88,6 +89,22 @@ static unsigned answer(int s, const web_http_req *rq)
         json_t *j = json_loadb(rep.body, rep.len, 0, &e);
         if (!j) {
             fprintf(stderr, "fuzz_http: not JSON (%s): %.*s\n", e.text, (int)rep.len, rep.body);
+            abort();
+        }
+        json_decref(j);
+    } else if (strcmp(rep.mime, "application/octet-stream") == 0) { /* a compact answer */
+        json_error_t e;
+        uint32_t h = rep.len >= 8 ? (uint32_t)(unsigned char)rep.body[4] |
+                                        (uint32_t)(unsigned char)rep.body[5] << 8 |
+                                        (uint32_t)(unsigned char)rep.body[6] << 16 |
+                                        (uint32_t)(unsigned char)rep.body[7] << 24
+                                  : 0;
+        json_t *j =
+            rep.len >= 8 && memcmp(rep.body, "TLVB", 4) == 0 && h >= 8 && h <= rep.len && h % 8 == 0
+                ? json_loadb(rep.body + h, rep.len - h, 0, &e)
+                : NULL;
+        if (!j) {
+            fprintf(stderr, "fuzz_http: not a compact answer (magic, header offset or JSON)\n");
             abort();
         }
         json_decref(j);

@@ -318,24 +318,34 @@ static int get_rows(const web_params *p, web_reply *out, uint32_t nrows, uint8_t
 
 static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
 {
-    static const char *const known[] = {"run", "t0", "t1", "width", "rows", "kmax", NULL};
+    static const char *const known[] = {"run", "t0", "t1", "width", "rows", "kmax", "format", NULL};
     unsigned id;
     const web_runix *r;
     int64_t t0, t1, width, kmax;
     int has0, has1;
     uint8_t *sel;
-    if (check_known(p, out, known) || !(r = get_run(g, p, out, &id)) ||
-        get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
+    if (check_known(p, out, known))
+        return;
+    const char *format = web_param(p, "format");
+    int compact = format && strcmp(format, "bin") == 0;
+    if (format && !compact && strcmp(format, "json") != 0) {
+        web_reply_error(out, 400, "parameter 'format' must be 'json' or 'bin', got '%.40s'",
+                        format);
+        return;
+    }
+    if (!(r = get_run(g, p, out, &id)) || get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
         get_int(p, out, "width", 1, WIDTH_MAX, 1, 0, &width, NULL) ||
         get_int(p, out, "kmax", 0, KMAX_MAX, 0, width, &kmax, NULL) ||
         get_rows(p, out, r->nrows, &sel))
         return;
     web_buf b = {0};
-    int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, &b);
+    int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, compact, &b);
     free(sel);
     if (rc)
         b.failed = 1;
     reply_buf(out, &b);
+    if (compact && out->status == 200)
+        out->mime = "application/octet-stream";
 }
 
 /* api_range: GET /api/range?run&t0&t1: the statistics of a selected range (web_range.c). */

@@ -8,25 +8,38 @@
 #include "view.h"
 #include "web_int.h"
 
-void web_buf_raw(web_buf *b, const char *s, size_t n)
+void web_buf_room(web_buf *b, size_t n)
 {
-    if (b->failed)
+    if (b->failed || b->len + n + 1 <= b->cap)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (b->len + n + 1 > cap)
+        cap *= 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+        b->failed = 1;
+        return;
     }
-    memcpy(b->s + b->len, s, n);
+    b->s = p;
+    b->cap = cap;
+}
+
+char *web_buf_reserve(web_buf *b, size_t n)
+{
+    web_buf_room(b, n);
+    if (b->failed)
+        return NULL;
+    char *at = b->s + b->len;
     b->len += n;
     b->s[b->len] = 0;
+    return at;
+}
+
+void web_buf_raw(web_buf *b, const char *s, size_t n)
+{
+    char *p = web_buf_reserve(b, n);
+    if (p)
+        memcpy(p, s, n);
 }
 
 void web_buf_str(web_buf *b, const char *s)
@@ -66,6 +79,19 @@ static void put_buf(void *ctx, const char *p, size_t n)
 
 void web_buf_json_str(web_buf *b, const char *s)
 {
+    /* plain printable ASCII (most names) is its own JSON text: one copy, not a call per byte */
+    size_t n = 0;
+    while (s && s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\')
+        n++;
+    if (s && !s[n]) {
+        char *p = web_buf_reserve(b, n + 2);
+        if (p) {
+            p[0] = '"';
+            memcpy(p + 1, s, n);
+            p[n + 1] = '"';
+        }
+        return;
+    }
     view_json_quote(s, put_buf, b);
 }
 

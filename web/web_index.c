@@ -809,7 +809,8 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
             goto nomem;
     if (build_rows(r))
         goto nomem;
-    return WEB_OK; /* the concurrency grids come later: web_runix_build_grids() */
+    r->cache = web_tl_cache_new(); /* NULL: answers are not cached */
+    return WEB_OK;                 /* the concurrency grids come later: web_runix_build_grids() */
 nomem:
     snprintf(err, errlen, "out of memory while indexing run '%s'", src->label ? src->label : "run");
     web_runix_free(r);
@@ -845,5 +846,6 @@ void web_runix_free(web_runix *r)
     free(r->device_lane);
     free(r->label);
     free(r->stats_json);
+    web_tl_cache_free(r->cache);
     memset(r, 0, sizeof *r);
 }

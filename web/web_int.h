@@ -29,6 +29,9 @@ typedef struct web_ivl {
     uint32_t *first;     /* nb + 1: first position whose start >= bucket start */
     uint32_t *carry;     /* nb: first position (started earlier) still running at bucket start */
     int64_t *busy;       /* nb: busy time (overlaps counted twice) before bucket start */
+    uint32_t *off;       /* 2n: start and end of each interval minus its bucket's start, by position
+                            (UINT32_MAX where that does not fit: read the record); NULL when bw does not
+                            fit 32 bits */
 } web_ivl;
 
 /* What web_ivl_at() tells about an instant T. */
@@ -75,6 +78,18 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T);
  * scanning the bucket): for pixel edges when a pixel spans many buckets, so the edge moves by at
  * most half a bucket. */
 web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T);
+/* web_ivl_at() (snap 0) or web_ivl_at_grid() (snap 1) at n instants T[0..n) into out[0..n): the
+ * same values, with the buckets, positions and records of later instants asked for ahead (they are
+ * scattered and independent: their cache misses overlap instead of following one another). */
+void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out);
+/* Per pixel j of the W pixels [T[j], T[j + 1]) (T: W + 1 increasing instants), what list
+ * positions [from, to) hold, exactly as web_ivl_at() at the pixel edges tells it, in one pass over
+ * them by start: count[j] (W + 1 entries; NULL: not wanted), the intervals started in the pixel or
+ * before it and still running at its start, and ns[j] (W), their time inside it. [from, to) must
+ * hold every interval that overlaps [T[0], T[W]) and start before T[W]
+ * (web_ivl_scan_from(T[0]) to web_ivl_at(T[W]).pos). cover: W + 1 entries of scratch. */
+void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
+                   int64_t *count, int64_t *ns, int64_t *cover);
 /* The first position that may overlap [a, ...): every interval with end > a and start < T is at
  * a position >= the returned one (some between may have ended; callers filter on end). */
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
@@ -153,9 +168,10 @@ typedef struct web_runix {
     uint32_t *process_lane;          /* run->nprocesses: the lane of a process's thread rows */
     uint32_t nlanes;
     web_lane *lanes;
-    uint32_t *device_lane; /* run->ndevices + 1: lane of each device (last: unknown device) */
-    char *stats_json;      /* GET /api/stats body, prebuilt */
-    size_t stats_len;      /* its length */
+    uint32_t *device_lane;      /* run->ndevices + 1: lane of each device (last: unknown device) */
+    char *stats_json;           /* GET /api/stats body, prebuilt */
+    size_t stats_len;           /* its length */
+    struct web_tl_cache *cache; /* the last GET /api/timeline answers (web_timeline.c) */
 } web_runix;
 
 /* The position in device_lane of run->devices[d] (the last one for STORE_NONE or out of range). */
@@ -285,6 +301,54 @@ static inline void web_buf_ch(web_buf *b, char c)
 {
     web_buf_raw(b, &c, 1);
 }
+/* Appends n bytes left for the caller to fill and returns where they start (NULL, and `failed`
+ * set, when out of memory): for binary data. */
+char *web_buf_reserve(web_buf *b, size_t n);
+/* Makes room for n more bytes (one allocation for an answer whose size is foreseen, instead of a
+ * copy at each doubling); `failed` set when out of memory. */
+void web_buf_room(web_buf *b, size_t n);
+
+/* ---------------------------------------------------------------- compact answers (web_bin.c) */
+
+#define WEB_BIN_MAGIC "TLVB" /* the first 4 bytes of a compact answer (web/API.md) */
+
+/* Where the viewport answer writes its arrays: as JSON text into b, or for a compact answer
+ * (format=bin, web/API.md) a descriptor into b, which then holds the JSON header, and the values
+ * as a little-endian typed array into data, the answer itself (the header is appended to it at
+ * the end). */
+typedef struct web_out {
+    web_buf *b;    /* the JSON answer, or the compact answer's header */
+    web_buf *data; /* compact: the answer; its typed arrays at offsets from data0, multiples of 8 */
+    size_t start;  /* compact: where the answer starts in data (its magic) */
+    size_t data0;  /* compact: where its data section starts (start + 8) */
+    int compact;   /* 1: the compact answer */
+} web_out;
+
+/* Starts an answer appended to *answer: JSON (compact 0) into answer itself; compact, the magic
+ * and room for the header's offset into answer, and the header into *header (the caller's, empty,
+ * to free after web_out_finish()). On allocation failure the buffers are marked failed. */
+void web_out_begin(web_out *o, web_buf *answer, web_buf *header, int compact);
+/* Integers: JSON numbers, or the narrowest typed array that holds them all (u8 ... i32, else f64
+ * when every one is within +-2^53, else i64). */
+void web_out_ints(web_out *o, const int64_t *v, uint32_t n);
+/* Times (ns relative to the run's origin): compact, v - base in an i32 or narrower array with
+ * "base": base when every difference fits 32 bits, else as web_out_ints(). */
+void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base);
+/* Values written with two decimals at most (web_buf_fixed2(); NaN is null): compact, the
+ * hundredths as integers with "scale": 100 (and "null": -1 where NaN is). */
+void web_out_fixed2(web_out *o, const double *v, uint32_t n);
+/* Values written with 4 significant digits (web_buf_num(); not finite is null): compact, float32
+ * of the value the JSON text holds, NaN for null, with "digits": 4. */
+void web_out_num4(web_out *o, const double *v, uint32_t n);
+/* n tuples of ncol integers, [[c0, c1, ...], ...] (cols[c][i]: column c of tuple i; is_time[c]:
+ * column c is written by web_out_times() against base): compact, {"@": "tuples", "n": n, "cols":
+ * [one array per column]}. */
+void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, unsigned ncol,
+                    uint32_t n, int64_t base);
+/* Finishes the answer: JSON, nothing to do; compact, appends the header after the data section
+ * (at a multiple of 8 bytes from the answer's start, zeros between) and writes its offset after
+ * the magic. Returns 0, or WEB_ENOMEM when a buffer failed. */
+int web_out_finish(web_out *o);
 
 /* ---------------------------------------------------------------- server side */
 
@@ -400,11 +464,22 @@ struct web {
     char url_host[256]; /* the host of a printed URL (web_url_host()); one of hosts */
 };
 
+/* A cache of GET /api/timeline answers of one run by their query (run, range, width, kmax, rows,
+ * format), least recently used out, bounded in entries and bytes, safe between threads: many
+ * clients at one view (the full view of a run just opened) cost one query. It holds only answers
+ * computed after the concurrency grids were built (before, the same query may answer otherwise).
+ * It assumes the run does not change. NULL when out of memory (no cache). */
+typedef struct web_tl_cache web_tl_cache;
+web_tl_cache *web_tl_cache_new(void);
+void web_tl_cache_free(web_tl_cache *c);
+
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;
- * rowsel (nrows flags) picks rows, NULL for all. Returns 0 or WEB_ENOMEM. */
+ * rowsel (nrows flags) picks rows, NULL for all; compact: the compact answer (format=bin) instead
+ * of JSON. From r->cache when it holds the same query (it keeps a copy of the answer). Returns 0
+ * or WEB_ENOMEM. */
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, web_buf *b);
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b);
 
 /* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max

@@ -2,13 +2,27 @@
  * queries. For any instant T, web_ivl_at() gives how many intervals started before T, how many of
  * them are still running at T and the busy time before T, in one bucket lookup plus a short scan;
  * per-pixel counts and busy shares are differences of these at the pixel edges, so a viewport
- * query costs O(width x bucket size), whatever the zoom and the size of the run. */
+ * query costs O(width x bucket size), whatever the zoom and the size of the run. Each interval's
+ * start and end are also kept as 32-bit offsets from its bucket's start, in list order, so that
+ * the scans and web_ivl_sweep() read a few contiguous bytes instead of scattered records. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "web_int.h"
 
 #define IVL_PER_BUCKET                                                                             \
     8 /* mean intervals per bucket: 16 B per bucket (2 B per interval), scan length */
+
+#define OFF_NONE UINT32_MAX /* an offset that does not fit: read the record */
+
+/* bucket_of: the bucket holding instant T (the first for T <= t0, the last beyond the grid). */
+static uint32_t bucket_of(const web_ivl *v, int64_t T)
+{
+    if (T <= v->t0)
+        return 0;
+    uint64_t b = (uint64_t)(T - v->t0) / (uint64_t)v->bw;
+    return b >= v->nb ? v->nb - 1 : (uint32_t)b;
+}
 
 static int64_t clip_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
 {
@@ -32,7 +46,9 @@ int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *i
     v->first = malloc(sizeof *v->first * (nb + 1));
     v->carry = malloc(sizeof *v->carry * nb);
     v->busy = malloc(sizeof *v->busy * nb);
-    if (!v->first || !v->carry || !v->busy) {
+    if ((uint64_t)v->bw < OFF_NONE) /* else offsets within a bucket may not fit: none */
+        v->off = malloc(sizeof *v->off * 2 * (size_t)n);
+    if (!v->first || !v->carry || !v->busy || ((uint64_t)v->bw < OFF_NONE && !v->off)) {
         web_ivl_free(v);
         return WEB_ENOMEM;
     }
@@ -63,11 +79,22 @@ static void close_buckets(web_ivl *v, web_ivl_build_state *b, int64_t upto)
     }
 }
 
+/* offset_of: t - bs as an offset (OFF_NONE when it does not fit in [0, OFF_NONE)). */
+static uint32_t offset_of(int64_t t, int64_t bs)
+{
+    return t >= bs && (uint64_t)(t - bs) < OFF_NONE ? (uint32_t)(t - bs) : OFF_NONE;
+}
+
 void web_ivl_push(web_ivl *v, web_ivl_build_state *b)
 {
     int64_t s = web_ivl_start(v, b->pos), e = web_ivl_end(v, b->pos);
     /* buckets starting at or before s hold only intervals that start before them: close them */
     close_buckets(v, b, s);
+    if (v->off) { /* position pos is in the last bucket that starts at or before s */
+        int64_t bs = v->t0 + (int64_t)bucket_of(v, s) * v->bw;
+        v->off[2 * (size_t)b->pos] = offset_of(s, bs);
+        v->off[2 * (size_t)b->pos + 1] = offset_of(e, bs);
+    }
     b->durs += e > s ? e - s : 0;
     b->pos++;
 }
@@ -95,30 +122,52 @@ void web_ivl_free(web_ivl *v)
     free(v->first);
     free(v->carry);
     free(v->busy);
-    v->first = v->carry = NULL;
+    free(v->off);
+    v->first = v->carry = v->off = NULL;
     v->busy = NULL;
     v->nb = 0;
 }
 
-static uint32_t bucket_of(const web_ivl *v, int64_t T)
+/* start_in, end_in: start and end of position i of the bucket starting at bs, from the offsets
+ * when there are some and they fit, else from the record. */
+static inline int64_t start_in(const web_ivl *v, uint32_t i, int64_t bs)
 {
-    if (T <= v->t0)
-        return 0;
-    uint64_t b = (uint64_t)(T - v->t0) / (uint64_t)v->bw;
-    return b >= v->nb ? v->nb - 1 : (uint32_t)b;
+    uint32_t o = v->off ? v->off[2 * (size_t)i] : OFF_NONE;
+    return o != OFF_NONE ? bs + o : web_ivl_start(v, i);
+}
+static inline int64_t end_in(const web_ivl *v, uint32_t i, int64_t bs)
+{
+    uint32_t o = v->off ? v->off[2 * (size_t)i + 1] : OFF_NONE;
+    return o != OFF_NONE ? bs + o : web_ivl_end(v, i);
 }
 
-/* lower_in: the first position in [lo, hi) whose start >= T (hi when none). */
-static uint32_t lower_in(const web_ivl *v, uint32_t lo, uint32_t hi, int64_t T)
+/* end_early: the end of position i of a bucket before b (i < first[b]): from its bucket's offsets
+ * when that bucket is among the 16 before b (found walking first[] down: a line or two), else
+ * from the record. */
+static inline int64_t end_early(const web_ivl *v, uint32_t i, uint32_t b)
+{
+    for (uint32_t k = 1; v->off && k <= 16 && k <= b; k++)
+        if (v->first[b - k] <= i) {
+            uint32_t o = v->off[2 * (size_t)i + 1];
+            if (o != OFF_NONE)
+                return v->t0 + (int64_t)(b - k) * v->bw + o;
+            break;
+        }
+    return web_ivl_end(v, i);
+}
+
+/* lower_in: the first position in [lo, hi) of the bucket starting at bs whose start >= T (hi when
+ * none). */
+static uint32_t lower_in(const web_ivl *v, uint32_t lo, uint32_t hi, int64_t T, int64_t bs)
 {
     while (hi - lo > 8) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (web_ivl_start(v, mid) < T)
+        if (start_in(v, mid, bs) < T)
             lo = mid + 1;
         else
             hi = mid;
     }
-    while (lo < hi && web_ivl_start(v, lo) < T)
+    while (lo < hi && start_in(v, lo, bs) < T)
         lo++;
     return lo;
 }
@@ -128,12 +177,19 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
     web_ivl_pt p = {0, 0, 0};
     if (v->n == 0 || T <= v->t0)
         return p;
-    uint32_t b = bucket_of(v, T);
+    uint32_t b = bucket_of(v, T), fb = v->first[b];
     int64_t bs = v->t0 + (int64_t)b * v->bw;
-    p.pos = lower_in(v, v->first[b], v->first[b + 1], T);
+    p.pos = lower_in(v, fb, v->first[b + 1], T, bs);
     p.busy = v->busy[b];
-    for (uint32_t i = v->carry[b]; i < p.pos; i++) {
-        int64_t s = web_ivl_start(v, i), e = web_ivl_end(v, i);
+    /* those of earlier buckets (still running at bs, or between two that are) */
+    for (uint32_t i = v->carry[b]; i < p.pos && i < fb; i++) {
+        int64_t e = end_early(v, i, b);
+        p.busy += clip_overlap(bs - 1, e, bs, T); /* they started before bs */
+        if (e > T)
+            p.running++;
+    }
+    for (uint32_t i = fb; i < p.pos; i++) {
+        int64_t s = start_in(v, i, bs), e = end_in(v, i, bs);
         p.busy += clip_overlap(s, e, bs, T);
         if (e > T)
             p.running++;
@@ -151,8 +207,166 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
     int64_t bs = v->t0 + (int64_t)b * v->bw;
     web_ivl_pt p = {v->first[b], 0, v->busy[b]};
     for (uint32_t i = v->carry[b]; i < p.pos; i++)
-        p.running += web_ivl_end(v, i) > bs;
+        p.running += end_early(v, i, (uint32_t)b) > bs;
     return p;
+}
+
+/* edge_bucket: the bucket web_ivl_at() (snap 0) or web_ivl_at_grid() (snap 1) reads for T. */
+static uint32_t edge_bucket(const web_ivl *v, int64_t T, int snap)
+{
+    if (snap && T > v->t0) {
+        uint64_t b = ((uint64_t)(T - v->t0) + (uint64_t)v->bw / 2) / (uint64_t)v->bw;
+        if (b > 0 && b < v->nb)
+            return (uint32_t)b;
+    }
+    return bucket_of(v, T);
+}
+
+void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out)
+{
+    enum { GRID_AHEAD = 24, IDX_AHEAD = 12, REC_AHEAD = 6, REC_MAX = 16 };
+    if (v->n == 0) {
+        memset(out, 0, sizeof *out * n);
+        return;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + GRID_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + GRID_AHEAD], snap);
+            __builtin_prefetch(&v->first[b]);
+            __builtin_prefetch(&v->first[b + 1]);
+            __builtin_prefetch(&v->carry[b]);
+            __builtin_prefetch(&v->busy[b]);
+        }
+        /* web_ivl_at_grid() reads the ends of earlier buckets' intervals still running at the
+         * bucket start, web_ivl_at() also the bucket's own intervals: their offsets, else their
+         * records */
+        if (j + IDX_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + IDX_AHEAD], snap);
+            if (v->off) {
+                __builtin_prefetch(&v->off[2 * (size_t)v->carry[b]]);
+                if (!snap) {
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b]]);
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b] + 16]);
+                }
+            } else if (v->idx) {
+                __builtin_prefetch(&v->idx[v->carry[b]]);
+            }
+        }
+        if (!v->off && j + REC_AHEAD < n) {
+            uint32_t b = edge_bucket(v, T[j + REC_AHEAD], snap);
+            uint32_t lo = v->carry[b], hi = snap ? v->first[b] : v->first[b + 1];
+            if (hi - lo > REC_MAX)
+                hi = lo + REC_MAX;
+            for (uint32_t i = lo; i < hi; i++)
+                __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i) * v->stride);
+        }
+        out[j] = snap ? web_ivl_at_grid(v, T[j]) : web_ivl_at(v, T[j]);
+    }
+}
+
+/* last_before: the last pixel k in [lo, W) that starts before e (T[k] < e), lo - 1 when none.
+ * Most intervals end in the pixel they start in: two comparisons; longer ones gallop. */
+static int64_t last_before(const int64_t *T, uint32_t W, uint32_t lo, int64_t e)
+{
+    if (lo >= W || T[lo] >= e)
+        return (int64_t)lo - 1;
+    if (lo + 1 == W || T[lo + 1] >= e)
+        return lo;
+    uint32_t a = lo + 1, step = 1; /* T[a] < e */
+    while (a + step < W && T[a + step] < e) {
+        a += step;
+        step *= 2;
+    }
+    uint32_t b = a + step < W ? a + step : W; /* b == W or T[b] >= e */
+    while (b - a > 1) {
+        uint32_t m = a + (b - a) / 2;
+        if (T[m] < e)
+            a = m;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* sweep_one: adds interval [s, e) to the sums of web_ivl_sweep(); *j: the pixel of the previous
+ * start (starts come in order). */
+static inline void sweep_one(const int64_t *T, uint32_t W, uint32_t *j, int64_t s, int64_t e,
+                             int64_t *count, int64_t *ns, int64_t *cover)
+{
+    while (*j + 1 < W && T[*j + 1] <= s)
+        ++*j; /* j is the pixel of s (0 when s < T[0]) */
+    int64_t lo = *j;
+    if (s >= T[lo] && e <= T[lo + 1]) { /* inside its pixel: most intervals */
+        if (count) {
+            count[lo]++;
+            count[lo + 1]--;
+        }
+        ns[lo] += e > s ? e - s : 0;
+        return;
+    }
+    int64_t hi = last_before(T, W, *j, e);
+    if (s >= T[lo]) {
+        if (hi < lo)
+            hi = lo; /* of no length: counted in its pixel */
+    } else if (hi < 0) {
+        return; /* ended before the range */
+    }
+    if (count) {
+        count[lo]++;
+        count[hi + 1]--;
+    }
+    if (e <= s)
+        return;
+    int64_t x = s > T[lo] ? s : T[lo], y = e < T[lo + 1] ? e : T[lo + 1];
+    ns[lo] += y > x ? y - x : 0;
+    if (hi > lo) {
+        x = T[hi], y = e < T[hi + 1] ? e : T[hi + 1];
+        ns[hi] += y > x ? y - x : 0;
+        cover[lo + 1]++;
+        cover[hi]--;
+    }
+}
+
+void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
+                   int64_t *count, int64_t *ns, int64_t *cover)
+{
+    enum { AHEAD = 16 }; /* records asked for ahead of the one read, when read from records */
+    memset(cover, 0, sizeof *cover * (W + 1));
+    memset(ns, 0, sizeof *ns * W);
+    if (count)
+        memset(count, 0, sizeof *count * (W + 1));
+    uint32_t j = 0;
+    if (from < to && v->off) {
+        uint32_t lo = 0, hi = v->nb - 1; /* the bucket of position from: the last one whose
+                                            first position is <= from */
+        while (lo < hi) {
+            uint32_t m = lo + (hi - lo + 1) / 2;
+            if (v->first[m] <= from)
+                lo = m;
+            else
+                hi = m - 1;
+        }
+        /* bucket by bucket, each position's start and end from its bucket's offsets */
+        for (uint32_t b = lo, i = from; i < to; b++) {
+            int64_t bs = v->t0 + (int64_t)b * v->bw;
+            uint32_t end = b + 1 < v->nb && v->first[b + 1] < to ? v->first[b + 1] : to;
+            for (; i < end; i++)
+                sweep_one(T, W, &j, start_in(v, i, bs), end_in(v, i, bs), count, ns, cover);
+        }
+    } else {
+        for (uint32_t i = from; i < to; i++) {
+            if (i + AHEAD < to) /* the records are scattered: ask for them ahead */
+                __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i + AHEAD) * v->stride);
+            sweep_one(T, W, &j, web_ivl_start(v, i), web_ivl_end(v, i), count, ns, cover);
+        }
+    }
+    int64_t run = 0, c = 0;
+    for (uint32_t k = 0; k < W; k++) {
+        run += cover[k];
+        ns[k] += run * (T[k + 1] - T[k]);
+        if (count)
+            count[k] = c += count[k];
+    }
 }
 
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a)

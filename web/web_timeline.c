@@ -3,7 +3,8 @@
  * to draw one by one, else per-pixel aggregates (count, busy share; for kernels the dominant
  * verdict; for nested rows per level); per lane it returns the concurrency profile and the
  * dominant verdict per pixel, and the overlap windows with their evidence when few. The cost
- * depends on the width in pixels, the rows and the records returned, not on the size of the run. */
+ * depends on the width in pixels, the rows and the records returned, not on the size of the run.
+ * Arrays are written as JSON or, for format=bin, as typed arrays (web_bin.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,61 +13,117 @@
 
 #define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
 #define DIRECT_MAX 300000     /* kernels profiled directly per query without the grid */
+#define DIRECT_CHEAP 20000    /* kernels profiled directly per query when the grid is coarse */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
+#define SWEEP_PER_PIXEL                                                                            \
+    16 /* exact aggregates by one pass over the records in range while they are at most this many   \
+          per pixel (a pass reads records in order; a lookup per pixel edge scans a bucket) */
 
 typedef struct tl_query {
     const web_runix *r;
     int64_t t0, t1;       /* absolute ns (common axis) */
+    int64_t rel0;         /* t0 relative to the run's origin: the base of compact times */
     uint32_t width;       /* pixels */
     uint32_t kmax;        /* kernels per row listed one by one at most */
     int64_t *T;           /* width + 1 pixel edges, absolute */
     int8_t *lane_verdict; /* nlanes x width: dominant verdict per pixel */
+    web_out *o;           /* where the answer goes */
+    int64_t *a, *c;       /* width + 1 each: per-pixel integers (counts, busy shares) */
+    int64_t *cover;       /* width + 1: web_ivl_sweep()'s scratch */
+    int64_t *vns;         /* ANALYSIS_NVERDICTS x width: ns of each verdict per pixel */
+    double *f;            /* width: per-pixel reals */
+    analysis_bin *bins;   /* width: the concurrency profile */
+    web_ivl_pt *pts;      /* width + 1: a level at the pixel edges */
+    double *inv;          /* width: 1 / the pixel's length in ns (0 for an empty pixel) */
 } tl_query;
 
-static void emit_i64_array(web_buf *b, const int64_t *v, uint32_t n)
+/* div_floor: floor(a / b) for 0 <= a < 2^53 and b > 0, with inv = 1.0 / b: a multiplication
+ * and a correction instead of a division (a few per pixel and row) */
+static inline int64_t div_floor(int64_t a, int64_t b, double inv)
 {
-    web_buf_ch(b, '[');
-    for (uint32_t i = 0; i < n; i++) {
-        if (i)
-            web_buf_ch(b, ',');
-        web_buf_i64(b, v[i]);
+    int64_t d = (int64_t)((double)a * inv);
+    while (d > 0 && d * b > a)
+        d--;
+    while ((d + 1) * b <= a)
+        d++;
+    return d;
+}
+
+/* level_points: what level v of a row holds before each pixel edge. When a pixel spans
+ * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
+ * 1/(2 * SNAP_BUCKETS) pixel): no scan, a few cache misses per edge. */
+static void level_points(const tl_query *q, const web_ivl *v, web_ivl_pt *pts)
+{
+    int snap = (double)(q->t1 - q->t0) / q->width >= (double)SNAP_BUCKETS * (double)v->bw;
+    web_ivl_at_many(v, q->T, q->width + 1, snap, pts);
+}
+
+/* level_bins: per pixel, the records of level v (list positions from..to may overlap the range)
+ * counted into q->a and their busy permille (rounded up, at most 1000) into q->c: from the grid
+ * when a pixel spans SNAP_BUCKETS buckets or more, else exact, by web_ivl_sweep() while the records
+ * are few enough, else by a lookup per pixel edge. */
+static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint32_t to)
+{
+    uint32_t W = q->width;
+    int snap = (double)(q->t1 - q->t0) / W >= (double)SNAP_BUCKETS * (double)v->bw;
+    if (!snap && to - from <= (uint64_t)SWEEP_PER_PIXEL * W) {
+        web_ivl_sweep(v, q->T, W, from, to, q->a, q->c, q->cover);
+    } else {
+        level_points(q, v, q->pts);
+        for (uint32_t j = 0; j < W; j++) {
+            q->a[j] = (int64_t)(q->pts[j + 1].pos - q->pts[j].pos + q->pts[j].running);
+            q->c[j] = q->pts[j + 1].busy - q->pts[j].busy;
+        }
     }
-    web_buf_ch(b, ']');
+    for (uint32_t j = 0; j < W; j++) {
+        int64_t px = q->T[j + 1] - q->T[j];
+        int64_t pm = px > 0 ? div_floor(q->c[j] * 1000 + px - 1, px, q->inv[j]) : 0;
+        q->c[j] = pm > 1000 ? 1000 : pm;
+    }
 }
 
 /* lane_verdicts: per pixel, the verdict holding most of the pixel's overlap time (overlap verdicts
  * win over SOLO/IDLE whenever any overlap is there, so short overlaps stay visible when zoomed
- * out); also the overlap share in permille. Each verdict's windows are read at the pixel edges:
- * the time of verdict v in pixel j is the difference of its busy time before both edges. */
-static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict, int64_t *overlap)
+ * out); also the overlap share in permille (into q->a). The time of verdict v in pixel j is its
+ * windows' time inside the pixel: by web_ivl_sweep() over the windows in range, or, when they are
+ * many per pixel, as the difference of their busy time before both edges. */
+static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
 {
-    int64_t prev[ANALYSIS_NVERDICTS], t[ANALYSIS_NVERDICTS];
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
-        prev[v] = l->win[v].n ? web_ivl_at(&l->win[v], q->T[0]).busy : 0;
-    for (uint32_t j = 0; j < q->width; j++) {
-        for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
-            if (!l->win[v].n) {
-                t[v] = 0;
-                continue;
-            }
-            int64_t cur = web_ivl_at(&l->win[v], q->T[j + 1]).busy;
-            t[v] = cur - prev[v];
-            prev[v] = cur;
+    uint32_t W = q->width;
+    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+        const web_ivl *w = &l->win[v];
+        int64_t *t = q->vns + (size_t)v * W;
+        if (!w->n) {
+            memset(t, 0, sizeof *t * W);
+            continue;
         }
+        uint32_t from = web_ivl_scan_from(w, q->t0), to = web_ivl_at(w, q->t1).pos;
+        if (to - from <= (uint64_t)SWEEP_PER_PIXEL * W) {
+            web_ivl_sweep(w, q->T, W, from, to, NULL, t, q->cover);
+            continue;
+        }
+        web_ivl_at_many(w, q->T, W + 1, 0, q->pts);
+        for (uint32_t j = 0; j < W; j++)
+            t[j] = q->pts[j + 1].busy - q->pts[j].busy;
+    }
+    for (uint32_t j = 0; j < W; j++) {
         int best = -1;
         int64_t best_ns = 0, ov = 0;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
-            ov += t[v];
-            if (t[v] > best_ns) {
-                best_ns = t[v];
+            int64_t t = q->vns[(size_t)v * W + j];
+            ov += t;
+            if (t > best_ns) {
+                best_ns = t;
                 best = v;
             }
         }
         if (best < 0)
-            best = t[ANALYSIS_SOLO] > 0 ? ANALYSIS_SOLO : t[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE : -1;
+            best = q->vns[(size_t)ANALYSIS_SOLO * W + j] > 0   ? ANALYSIS_SOLO
+                   : q->vns[(size_t)ANALYSIS_IDLE * W + j] > 0 ? ANALYSIS_IDLE
+                                                               : -1;
         int64_t px = q->T[j + 1] - q->T[j];
         verdict[j] = (int8_t)best;
-        overlap[j] = px > 0 ? (ov * 1000 + px / 2) / px : 0;
+        q->a[j] = px > 0 ? div_floor(ov * 1000 + px / 2, px, q->inv[j]) : 0;
     }
 }
 
@@ -85,7 +142,8 @@ static uint64_t lane_kernels_in(const tl_query *q, uint32_t slot, int64_t a, int
 }
 
 /* lane_concurrency: the profile per pixel, from the cached grid when a pixel spans several of
- * its bins, else computed on demand by the analysis over the (then small) range. Without the
+ * its bins (one is enough when the range holds many kernels), else computed on demand by the
+ * analysis over the (then small) range. Without the
  * grid a range holding more than DIRECT_MAX kernels is not computed: before the grid is built
  * (just after start) returns 1 (pending) and the page asks again; when building it failed returns
  * 2 (no profile at this zoom). 0 on success, -1 on failure. */
@@ -100,7 +158,11 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     int64_t b = q->t1 < l->dev->t_end ? q->t1 : l->dev->t_end;
     if (b <= a)
         return 0;
-    if (state != 1 || !l->grid || px < 4.0 * (double)l->gw) {
+    /* the grid when a pixel spans 4 of its bins or more; from one bin on when the exact profile
+     * would read more than DIRECT_CHEAP kernels (it then costs more than the rest of the query) */
+    int grid = state == 1 && l->grid && px >= (double)l->gw &&
+               (px >= 4.0 * (double)l->gw || lane_kernels_in(q, slot, a, b) > DIRECT_CHEAP);
+    if (!grid) {
         if (state != 1 && lane_kernels_in(q, slot, a, b) > DIRECT_MAX)
             return state == 0 ? 1 : 2;
         /* the analysis' bins over [t0, t1) are the pixels: same integer edges as q->T */
@@ -137,54 +199,44 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     return 0;
 }
 
-static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scratch,
-                      analysis_bin *bins)
+static void emit_lane(const tl_query *q, uint32_t slot)
 {
+    web_out *o = q->o;
+    web_buf *b = o->b;
     const web_lane *l = &q->r->lanes[slot];
-    int8_t *verdict = q->lane_verdict + (size_t)slot * q->width;
-    lane_verdicts(q, l, verdict, scratch);
+    uint32_t W = q->width;
+    int8_t *verdict = q->lane_verdict + (size_t)slot * W;
+    lane_verdicts(q, l, verdict);
     web_buf_str(b, "{\"lane\":");
     web_buf_i64(b, slot);
-    web_buf_str(b, ",\"verdict\":[");
-    for (uint32_t j = 0; j < q->width; j++) {
-        if (j)
-            web_buf_ch(b, ',');
-        web_buf_i64(b, verdict[j]);
-    }
-    web_buf_str(b, "],\"overlap\":");
-    emit_i64_array(b, scratch, q->width);
-    int conc = lane_concurrency(q, l, slot, bins);
+    web_buf_str(b, ",\"verdict\":");
+    for (uint32_t j = 0; j < W; j++)
+        q->c[j] = verdict[j];
+    web_out_ints(o, q->c, W);
+    web_buf_str(b, ",\"overlap\":");
+    web_out_ints(o, q->a, W);
+    int conc = lane_concurrency(q, l, slot, q->bins);
     if (conc == 1)
         web_buf_str(b, ",\"conc_pending\":true");
     if (conc == 0) {
-        web_buf_str(b, ",\"conc_max\":[");
-        for (uint32_t j = 0; j < q->width; j++) {
-            if (j)
-                web_buf_ch(b, ',');
-            web_buf_i64(b, bins[j].max_processes);
-        }
-        web_buf_str(b, "],\"conc_mean\":[");
-        for (uint32_t j = 0; j < q->width; j++) {
-            if (j)
-                web_buf_ch(b, ',');
-            web_buf_fixed2(b, bins[j].mean_processes);
-        }
-        web_buf_str(b, "],\"busy\":[");
-        for (uint32_t j = 0; j < q->width; j++) {
-            if (j)
-                web_buf_ch(b, ',');
-            web_buf_i64(b, (int64_t)lround(bins[j].busy * 1000));
-        }
-        web_buf_ch(b, ']');
+        web_buf_str(b, ",\"conc_max\":");
+        for (uint32_t j = 0; j < W; j++)
+            q->a[j] = q->bins[j].max_processes;
+        web_out_ints(o, q->a, W);
+        web_buf_str(b, ",\"conc_mean\":");
+        for (uint32_t j = 0; j < W; j++)
+            q->f[j] = q->bins[j].mean_processes;
+        web_out_fixed2(o, q->f, W);
+        web_buf_str(b, ",\"busy\":");
+        for (uint32_t j = 0; j < W; j++)
+            q->a[j] = (int64_t)lround(q->bins[j].busy * 1000);
+        web_out_ints(o, q->a, W);
     }
     /* effective parallelism per pixel (web_range.c) */
-    web_buf_str(b, ",\"par\":[");
-    for (uint32_t j = 0; j < q->width; j++) {
-        if (j)
-            web_buf_ch(b, ',');
-        web_buf_fixed2(b, web_lane_parallelism(q->r, slot, q->T[j], q->T[j + 1]));
-    }
-    web_buf_ch(b, ']');
+    web_buf_str(b, ",\"par\":");
+    for (uint32_t j = 0; j < W; j++)
+        q->f[j] = web_lane_parallelism(q->r, slot, q->T[j], q->T[j + 1]);
+    web_out_fixed2(o, q->f, W);
     /* overlap windows in range, listed with their evidence when few enough */
     uint64_t nover = 0;
     uint32_t from[ANALYSIS_NVERDICTS], to[ANALYSIS_NVERDICTS];
@@ -198,40 +250,51 @@ static void emit_lane(web_buf *b, const tl_query *q, uint32_t slot, int64_t *scr
     web_buf_i64(b, (int64_t)nover);
     if (nover <= WINDOWS_MAX_LIST) {
         const analysis_window *all = analysis_windows(q->r->an);
-        int first = 1;
-        web_buf_str(b, ",\"windows\":[");
+        int64_t *col[4];
+        col[0] = malloc(sizeof **col * 4 * (nover ? nover : 1));
+        if (!col[0]) {
+            b->failed = 1;
+            return;
+        }
+        for (int c = 1; c < 4; c++)
+            col[c] = col[0] + c * nover;
+        uint32_t n = 0;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
-            for (uint32_t i = from[v]; i < to[v]; i++) {
+            for (uint32_t i = from[v]; i < to[v] && n < nover; i++) {
                 uint32_t wi = web_ivl_item(&l->win[v], i);
                 const analysis_window *w = &all[l->dev->first_window + wi];
                 if (w->t1 <= q->t0)
                     continue;
-                web_buf_str(b, first ? "[" : ",[");
-                first = 0;
-                web_buf_i64(b, (int64_t)(l->dev->first_window + wi));
-                web_buf_ch(b, ',');
-                web_buf_i64(b, w->t0 - q->r->origin);
-                web_buf_ch(b, ',');
-                web_buf_i64(b, w->t1 - q->r->origin);
-                web_buf_ch(b, ',');
-                web_buf_i64(b, w->verdict);
-                web_buf_ch(b, ']');
+                col[0][n] = (int64_t)(l->dev->first_window + wi);
+                col[1][n] = w->t0 - q->r->origin;
+                col[2][n] = w->t1 - q->r->origin;
+                col[3][n++] = w->verdict;
             }
         }
-        web_buf_ch(b, ']');
+        static const int is_time[4] = {0, 1, 1, 0};
+        const int64_t *const cols[4] = {col[0], col[1], col[2], col[3]};
+        web_buf_str(b, ",\"windows\":");
+        web_out_tuples(o, cols, is_time, 4, n, q->rel0);
+        free(col[0]);
     }
     web_buf_ch(b, '}');
 }
 
-/* The records of one row listed one by one: per level, the list positions that may overlap the
- * range (from, to) and what each column is. */
+/* The records of one row listed one by one, level by level (within a level by start): their
+ * positions in the run's array of their kind and their levels, and for API and NVTX rows each
+ * distinct name once (a call's name repeats thousands of times): an open-addressing table from the
+ * run's string index to the row's name index. */
 typedef struct row_items {
     const web_row *row;
-    uint32_t from[WEB_DEPTH_MAX], to[WEB_DEPTH_MAX];
-    /* API and NVTX rows: each distinct name once per row (a call's name repeats thousands of
-     * times): an open-addressing table from the run's string index to the row's name index */
-    uint32_t *key, *val; /* cap entries (key UINT32_MAX: free) */
-    uint32_t cap, nnames;
+    uint32_t n;       /* records listed */
+    uint32_t *k;      /* n: their positions in the run's array */
+    uint8_t *z;       /* n: their levels */
+    int64_t *col;     /* n: one column at a time */
+    double *x;        /* n: kernels' stretches */
+    uint32_t *key;    /* cap entries (UINT32_MAX: free) */
+    uint32_t *val;    /* cap: the row's name index of key */
+    uint32_t cap;     /* a power of two, at least twice n */
+    uint32_t nnames;  /* names met */
     store_idx *names; /* the row's names, by name index */
 } row_items;
 
@@ -255,213 +318,416 @@ static uint32_t name_index(row_items *ri, store_idx nm)
     return ri->val[at];
 }
 
-/* emit_column: column c of every record of the row drawn in the query's range, level by level
- * (within a level by start). Columns: 'i' id, 's' start, 'd' duration, 'z' level, then per kind:
- * kernels 'l' launch, 'x' stretch, 'v' verdict; copies 't' type, 'k' kind, 'b' bytes; API calls
- * and NVTX ranges 'n' the index of the name in the row's "names" (the columns "id" and "name",
- * the others named by their letter). */
-static void emit_column(web_buf *b, const tl_query *q, row_items *ri, char c)
+/* items_collect: the records of the row drawn in the query's range (at most ri->n, the row's count
+ * in range), level by level: from[l], to[l] the list positions of level l that may overlap. */
+static void items_collect(const tl_query *q, row_items *ri, const uint32_t *from,
+                          const uint32_t *to)
+{
+    const web_row *row = ri->row;
+    const web_items *it = &q->r->items[row->kind];
+    uint32_t n = 0, cap = ri->n;
+    for (uint32_t l = 0; l < row->nlev; l++) {
+        const web_ivl *v = &row->lev[l];
+        for (uint32_t i = from[l]; i < to[l] && n < cap; i++) {
+            uint32_t k = web_ivl_item(v, i);
+            if (!web_span_in(web_item_start(it, k), web_item_end(it, k), q->t0, q->t1))
+                continue;
+            ri->k[n] = k;
+            ri->z[n++] = (uint8_t)l;
+        }
+    }
+    ri->n = n;
+}
+
+/* item_column: column c of the listed records into ri->col (or ri->x for 'x'). Columns: 'i' id,
+ * 's' start, 'd' duration, 'z' level, then per kind: kernels 'l' launch, 'x' stretch, 'v'
+ * verdict; copies 't' type, 'k' kind, 'b' bytes; API calls and NVTX ranges 'n' the index of the
+ * name in the row's "names". */
+static void item_column(const tl_query *q, row_items *ri, char c)
 {
     const web_runix *r = q->r;
     const web_row *row = ri->row;
     const web_items *it = &r->items[row->kind];
     const store_run *run = r->run;
-    int first = 1;
-    for (uint32_t l = 0; l < row->nlev; l++) {
-        const web_ivl *v = &row->lev[l];
-        for (uint32_t i = ri->from[l]; i < ri->to[l]; i++) {
-            uint32_t k = web_ivl_item(v, i);
-            int64_t s = web_item_start(it, k), e = web_item_end(it, k);
-            if (!web_span_in(s, e, q->t0, q->t1))
-                continue;
-            if (!first)
-                web_buf_ch(b, ',');
-            first = 0;
-            switch (c) {
-            case 'i': web_buf_i64(b, k); break;
-            case 's': web_buf_i64(b, s - r->origin); break;
-            case 'd': web_buf_i64(b, e > s ? e - s : 0); break;
-            case 'z': web_buf_i64(b, l); break;
-            case 'l': web_buf_i64(b, run->kernels[k].launch); break;
-            case 'x': web_buf_num(b, analysis_stretch(r->an)[k]); break;
-            case 'v': web_buf_i64(b, web_kernel_verdict(r, row->slot, &run->kernels[k])); break;
-            case 't': web_buf_i64(b, run->copies[k].type); break;
-            case 'k': web_buf_i64(b, run->copies[k].kind); break;
-            case 'b': web_buf_i64(b, (int64_t)run->copies[k].bytes); break;
-            default: web_buf_i64(b, name_index(ri, item_name(run, row->kind, k))); break; /* 'n' */
-            }
+    for (uint32_t i = 0; i < ri->n; i++) {
+        uint32_t k = ri->k[i];
+        int64_t s = web_item_start(it, k), e = web_item_end(it, k), *v = &ri->col[i];
+        switch (c) {
+        case 'i': *v = k; break;
+        case 's': *v = s - r->origin; break;
+        case 'd': *v = e > s ? e - s : 0; break;
+        case 'z': *v = ri->z[i]; break;
+        case 'l': *v = run->kernels[k].launch; break;
+        case 'x': ri->x[i] = analysis_stretch(r->an)[k]; break;
+        case 'v': *v = web_kernel_verdict(r, row->slot, &run->kernels[k]); break;
+        case 't': *v = run->copies[k].type; break;
+        case 'k': *v = run->copies[k].kind; break;
+        case 'b': *v = (int64_t)run->copies[k].bytes; break;
+        default: *v = name_index(ri, item_name(run, row->kind, k)); break; /* 'n' */
         }
     }
 }
 
-/* level_points: what level v of a row holds before each pixel edge. When a pixel spans
- * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
- * 1/(2 * SNAP_BUCKETS) pixel): no scan, a few cache misses per edge. */
-static void level_points(const tl_query *q, const web_ivl *v, web_ivl_pt *pts)
+/* emit_items: the row's records in range one by one (n of them at most), as parallel arrays. */
+static void emit_items(const tl_query *q, const web_row *row, uint64_t n, const uint32_t *from,
+                       const uint32_t *to)
 {
-    int snap = (double)(q->t1 - q->t0) / q->width >= (double)SNAP_BUCKETS * (double)v->bw;
-    for (uint32_t j = 0; j <= q->width; j++)
-        pts[j] = snap ? web_ivl_at_grid(v, q->T[j]) : web_ivl_at(v, q->T[j]);
+    static const char *const cols[WEB_NROW_KINDS] = {"isdlxv", "isdtkb", "isdzn", "isdzn"};
+    web_out *o = q->o;
+    web_buf *b = o->b;
+    const store_run *run = q->r->run;
+    row_items ri = {.row = row, .n = (uint32_t)n};
+    size_t m = n ? n : 1;
+    ri.k = malloc(sizeof *ri.k * m);
+    ri.z = malloc(m);
+    ri.col = malloc(sizeof *ri.col * m);
+    ri.x = row->kind == WEB_ROW_KERNELS ? malloc(sizeof *ri.x * m) : NULL;
+    if (!ri.k || !ri.z || !ri.col || (row->kind == WEB_ROW_KERNELS && !ri.x)) {
+        b->failed = 1;
+        goto done;
+    }
+    if (web_kind_threaded(row->kind)) { /* n names at most */
+        ri.cap = 16;
+        while (ri.cap < 2 * n)
+            ri.cap *= 2;
+        ri.key = malloc(sizeof *ri.key * ri.cap);
+        ri.val = malloc(sizeof *ri.val * ri.cap);
+        ri.names = malloc(sizeof *ri.names * m);
+        if (!ri.key || !ri.val || !ri.names) {
+            b->failed = 1;
+            goto done;
+        }
+        memset(ri.key, 0xff, sizeof *ri.key * ri.cap);
+    }
+    items_collect(q, &ri, from, to);
+    web_buf_str(b, row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
+    for (const char *c = cols[row->kind]; *c; c++) {
+        web_buf_str(b, ",\"");
+        if (*c == 'i' || *c == 'n') /* "id" and "name", the others one letter */
+            web_buf_str(b, *c == 'i' ? "id" : "name");
+        else
+            web_buf_raw(b, c, 1);
+        web_buf_str(b, "\":");
+        item_column(q, &ri, *c);
+        if (*c == 'x')
+            web_out_num4(o, ri.x, ri.n);
+        else if (*c == 's')
+            web_out_times(o, ri.col, ri.n, q->rel0);
+        else
+            web_out_ints(o, ri.col, ri.n);
+    }
+    if (ri.names) {
+        web_buf_str(b, ",\"names\":[");
+        for (uint32_t i = 0; i < ri.nnames; i++) {
+            const store_string *str =
+                ri.names[i] < run->nstrings ? &run->strings[ri.names[i]] : NULL;
+            if (i)
+                web_buf_ch(b, ',');
+            web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
+        }
+        web_buf_ch(b, ']');
+    }
+done:
+    free(ri.k);
+    free(ri.z);
+    free(ri.col);
+    free(ri.x);
+    free(ri.key);
+    free(ri.val);
+    free(ri.names);
 }
 
-/* emit_level_bins: "count":[..],"busy":[..] of one level per pixel (pts from level_points). */
-static void emit_level_bins(web_buf *b, const tl_query *q, const web_ivl_pt *pts)
-{
-    web_buf_str(b, "\"count\":[");
-    for (uint32_t j = 0; j < q->width; j++) {
-        if (j)
-            web_buf_ch(b, ',');
-        web_buf_i64(b, (int64_t)(pts[j + 1].pos - pts[j].pos + pts[j].running));
-    }
-    web_buf_str(b, "],\"busy\":[");
-    for (uint32_t j = 0; j < q->width; j++) {
-        int64_t px = q->T[j + 1] - q->T[j], busy = pts[j + 1].busy - pts[j].busy;
-        int64_t pm = px > 0 ? (busy * 1000 + px - 1) / px : 0;
-        if (j)
-            web_buf_ch(b, ',');
-        web_buf_i64(b, pm > 1000 ? 1000 : pm);
-    }
-    web_buf_ch(b, ']');
-}
-
-static void emit_row(web_buf *b, const tl_query *q, uint32_t ri, web_ivl_pt *pts)
+static void emit_row(const tl_query *q, uint32_t ri)
 {
     const web_runix *r = q->r;
     const web_row *row = &r->rows[ri];
-    row_items items = {.row = row};
+    web_out *o = q->o;
+    web_buf *b = o->b;
+    uint32_t W = q->width, from[WEB_DEPTH_MAX], to[WEB_DEPTH_MAX];
     uint64_t n = 0;
     for (uint32_t l = 0; l < row->nlev; l++) {
         web_ivl_pt pa = web_ivl_at(&row->lev[l], q->t0), pb = web_ivl_at(&row->lev[l], q->t1);
         n += pb.pos - pa.pos + pa.running;
-        items.from[l] = web_ivl_scan_from(&row->lev[l], q->t0);
-        items.to[l] = pb.pos;
+        from[l] = web_ivl_scan_from(&row->lev[l], q->t0);
+        to[l] = pb.pos;
     }
     web_buf_str(b, "{\"row\":");
     web_buf_i64(b, ri);
     web_buf_str(b, ",\"n\":");
     web_buf_i64(b, (int64_t)n);
     if (n <= q->kmax) {
-        static const char *const cols[WEB_NROW_KINDS] = {"isdlxv", "isdtkb", "isdzn", "isdzn"};
-        const char *col = cols[row->kind];
-        web_buf_str(b,
-                    row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
-        if (web_kind_threaded(row->kind)) { /* n <= kmax names at most */
-            items.cap = 16;
-            while (items.cap < 2 * n)
-                items.cap *= 2;
-            items.key = malloc(sizeof *items.key * items.cap);
-            items.val = malloc(sizeof *items.val * items.cap);
-            items.names = malloc(sizeof *items.names * (n ? n : 1));
-            if (!items.key || !items.val || !items.names) {
-                b->failed = 1;
-                goto done;
-            }
-            memset(items.key, 0xff, sizeof *items.key * items.cap);
-        }
-        for (const char *c = col; *c; c++) {
-            web_buf_str(b, ",\"");
-            if (*c == 'i' || *c == 'n') /* "id" and "name", the others one letter */
-                web_buf_str(b, *c == 'i' ? "id" : "name");
-            else
-                web_buf_raw(b, c, 1);
-            web_buf_str(b, "\":[");
-            emit_column(b, q, &items, *c);
-            web_buf_ch(b, ']');
-        }
-        if (items.names) {
-            web_buf_str(b, ",\"names\":[");
-            for (uint32_t i = 0; i < items.nnames; i++) {
-                const store_string *str =
-                    items.names[i] < r->run->nstrings ? &r->run->strings[items.names[i]] : NULL;
-                if (i)
-                    web_buf_ch(b, ',');
-                web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
-            }
-            web_buf_ch(b, ']');
-        }
+        emit_items(q, row, n, from, to);
         web_buf_ch(b, '}');
-    done:
-        free(items.key);
-        free(items.val);
-        free(items.names);
         return;
     }
     web_buf_str(b, ",\"mode\":\"bins\",");
     if (web_kind_threaded(row->kind)) { /* a count and a busy share per level */
         web_buf_str(b, "\"levels\":[");
         for (uint32_t l = 0; l < row->nlev; l++) {
-            level_points(q, &row->lev[l], pts);
-            web_buf_str(b, l ? ",{" : "{");
-            emit_level_bins(b, q, pts);
+            level_bins(q, &row->lev[l], from[l], to[l]);
+            web_buf_str(b, l ? ",{\"count\":" : "{\"count\":");
+            web_out_ints(o, q->a, W);
+            web_buf_str(b, ",\"busy\":");
+            web_out_ints(o, q->c, W);
             web_buf_ch(b, '}');
         }
         web_buf_str(b, "]}");
         return;
     }
-    level_points(q, &row->lev[0], pts);
-    emit_level_bins(b, q, pts);
-    if (row->kind == WEB_ROW_KERNELS) {
-        const int8_t *lv = q->lane_verdict + (size_t)row->slot * q->width;
-        web_buf_str(b, ",\"verdict\":[");
-        for (uint32_t j = 0; j < q->width; j++) {
-            int busy =
-                pts[j + 1].busy > pts[j].busy || pts[j + 1].pos > pts[j].pos || pts[j].running;
-            if (j)
-                web_buf_ch(b, ',');
-            web_buf_i64(b, busy && row->slot < r->nlanes ? lv[j] : -1);
-        }
-        web_buf_ch(b, ']');
+    level_bins(q, &row->lev[0], from[0], to[0]);
+    web_buf_str(b, "\"count\":");
+    web_out_ints(o, q->a, W);
+    web_buf_str(b, ",\"busy\":");
+    web_out_ints(o, q->c, W);
+    if (row->kind == WEB_ROW_KERNELS) { /* the lane's verdict where the row has a kernel */
+        const int8_t *lv = q->lane_verdict + (size_t)row->slot * W;
+        for (uint32_t j = 0; j < W; j++)
+            q->c[j] = q->a[j] > 0 && row->slot < r->nlanes ? lv[j] : -1;
+        web_buf_str(b, ",\"verdict\":");
+        web_out_ints(o, q->c, W);
     }
     web_buf_ch(b, '}');
 }
 
-int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, web_buf *b)
+/* ---------------------------------------------------------------- the answer cache */
+
+#define CACHE_ENTRIES 64            /* answers kept at most */
+#define CACHE_BYTES (32u << 20)     /* their bytes at most */
+#define CACHE_ONE (CACHE_BYTES / 8) /* a larger answer is not kept */
+
+typedef struct tl_key {
+    int64_t t0, t1;
+    uint32_t width, kmax, nrows; /* nrows: bytes of rowsel, 0 for every row */
+    int compact;
+    unsigned run_id;
+    uint64_t hash; /* of the above and rowsel */
+} tl_key;
+
+typedef struct tl_entry {
+    tl_key key;
+    uint8_t *rowsel; /* key.nrows flags (owned) */
+    char *body;      /* the answer (owned), NULL: a free entry */
+    size_t len;
+    uint64_t used; /* the tick of its last use */
+} tl_entry;
+
+struct web_tl_cache {
+    pthread_mutex_t lock;
+    tl_entry e[CACHE_ENTRIES];
+    size_t bytes;  /* held by the bodies */
+    uint64_t tick; /* counts lookups */
+};
+
+web_tl_cache *web_tl_cache_new(void)
 {
-    tl_query q = {.r = r, .t0 = r->origin + t0, .t1 = r->origin + t1, .width = width, .kmax = kmax};
-    q.T = malloc(sizeof *q.T * (width + 1));
+    web_tl_cache *c = calloc(1, sizeof *c);
+    if (c)
+        pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+void web_tl_cache_free(web_tl_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < CACHE_ENTRIES; i++) {
+        free(c->e[i].body);
+        free(c->e[i].rowsel);
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static tl_key make_key(unsigned run_id, int64_t t0, int64_t t1, uint32_t width, uint32_t kmax,
+                       const uint8_t *rowsel, uint32_t nrows, int compact)
+{
+    tl_key k = {t0, t1, width, kmax, rowsel ? nrows : 0, compact, run_id, 0};
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int64_t v[7] = {t0, t1, width, kmax, k.nrows, compact, run_id};
+    h = fnv(h, v, sizeof v);
+    k.hash = rowsel ? fnv(h, rowsel, nrows) : h;
+    return k;
+}
+
+static int same_key(const tl_entry *e, const tl_key *k, const uint8_t *rowsel)
+{
+    return e->body && e->key.hash == k->hash && e->key.t0 == k->t0 && e->key.t1 == k->t1 &&
+           e->key.width == k->width && e->key.kmax == k->kmax && e->key.nrows == k->nrows &&
+           e->key.compact == k->compact && e->key.run_id == k->run_id &&
+           (!k->nrows || !memcmp(e->rowsel, rowsel, k->nrows));
+}
+
+/* cache_get: appends the cached answer of key k to b; 1 when found. */
+static int cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, web_buf *b)
+{
+    int found = 0;
+    pthread_mutex_lock(&c->lock);
+    c->tick++;
+    for (int i = 0; i < CACHE_ENTRIES && !found; i++)
+        if (same_key(&c->e[i], k, rowsel)) {
+            c->e[i].used = c->tick;
+            web_buf_raw(b, c->e[i].body, c->e[i].len);
+            found = 1;
+        }
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
+
+/* cache_drop_lru: frees the least recently used answer (the cache holds one at least). */
+static void cache_drop_lru(web_tl_cache *c)
+{
+    int lru = -1;
+    for (int i = 0; i < CACHE_ENTRIES; i++)
+        if (c->e[i].body && (lru < 0 || c->e[i].used < c->e[lru].used))
+            lru = i;
+    c->bytes -= c->e[lru].len;
+    free(c->e[lru].body);
+    free(c->e[lru].rowsel);
+    c->e[lru].body = NULL;
+    c->e[lru].rowsel = NULL;
+}
+
+/* cache_put: keeps a copy of the answer s (len bytes) of key k, dropping the least recently used
+ * answers to make room (nothing when out of memory, too large, or already there). */
+static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, const char *s,
+                      size_t len)
+{
+    if (len > CACHE_ONE)
+        return;
+    char *body = malloc(len);
+    uint8_t *sel = k->nrows ? malloc(k->nrows) : NULL;
+    if (!body || (k->nrows && !sel)) {
+        free(body);
+        free(sel);
+        return;
+    }
+    memcpy(body, s, len);
+    if (k->nrows)
+        memcpy(sel, rowsel, k->nrows);
+    pthread_mutex_lock(&c->lock);
+    int held = 0, slot = -1;
+    for (int i = 0; i < CACHE_ENTRIES; i++) {
+        if (same_key(&c->e[i], k, rowsel)) { /* another thread answered it first */
+            free(body), free(sel);
+            body = NULL;
+            break;
+        }
+        held += c->e[i].body != NULL;
+    }
+    while (body && held && (held == CACHE_ENTRIES || c->bytes + len > CACHE_BYTES)) {
+        cache_drop_lru(c);
+        held--;
+    }
+    for (int i = 0; body && i < CACHE_ENTRIES && slot < 0; i++)
+        if (!c->e[i].body)
+            slot = i;
+    if (slot >= 0) {
+        c->e[slot] = (tl_entry){*k, sel, body, len, ++c->tick};
+        c->bytes += len;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b)
+{
+    /* answers are kept once every lane's concurrency grid is settled (before, a wide range may
+     * be pending or profiled otherwise) */
+    int cacheable = r->cache != NULL;
+    for (uint32_t i = 0; i < r->nlanes && cacheable; i++)
+        cacheable = __atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) != 0;
+    tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
+    if (cacheable && cache_get(r->cache, &key, rowsel, b))
+        return b->failed ? WEB_ENOMEM : WEB_OK;
+    size_t start = b->len, nsel = 0;
+    for (uint32_t i = 0; i < r->nrows; i++)
+        nsel += !rowsel || rowsel[i];
+    /* about what a binned row and a lane take (a listed row takes less at kmax = width) */
+    web_buf_room(b, 4096 + (size_t)width *
+                               (nsel * (compact ? 6 : 14) + r->nlanes * (compact ? 12 : 36)));
+    web_buf header = {0};
+    web_out o;
+    web_out_begin(&o, b, &header, compact);
+    tl_query q = {.r = r,
+                  .t0 = r->origin + t0,
+                  .t1 = r->origin + t1,
+                  .rel0 = t0,
+                  .width = width,
+                  .kmax = kmax,
+                  .o = &o};
+    size_t w1 = (size_t)width + 1;
+    q.T = malloc(sizeof *q.T * w1);
     q.lane_verdict = malloc((size_t)(r->nlanes ? r->nlanes : 1) * width);
-    int64_t *scratch = malloc(sizeof *scratch * width);
-    analysis_bin *bins = malloc(sizeof *bins * width);
-    web_ivl_pt *pts = malloc(sizeof *pts * (width + 1));
+    q.a = malloc(sizeof *q.a * w1);
+    q.c = malloc(sizeof *q.c * w1);
+    q.cover = malloc(sizeof *q.cover * w1);
+    q.vns = malloc(sizeof *q.vns * ANALYSIS_NVERDICTS * width);
+    q.f = malloc(sizeof *q.f * width);
+    q.bins = malloc(sizeof *q.bins * width);
+    q.pts = malloc(sizeof *q.pts * w1);
+    q.inv = malloc(sizeof *q.inv * width);
     int rc = WEB_ENOMEM;
-    if (!q.T || !q.lane_verdict || !scratch || !bins || !pts)
+    if (!q.T || !q.lane_verdict || !q.a || !q.c || !q.cover || !q.vns || !q.f || !q.bins ||
+        !q.pts || !q.inv)
         goto out;
-    /* pixel j is [T[j], T[j + 1]): integer ns, as analysis_profile_bins() cuts its bins */
-    uint64_t span = (uint64_t)q.t1 - (uint64_t)q.t0;
-    for (uint32_t j = 0; j <= width; j++)
-        q.T[j] = q.t0 + (int64_t)((unsigned __int128)span * j / width);
-    web_buf_str(b, "{\"run\":");
-    web_buf_i64(b, run_id);
-    web_buf_str(b, ",\"t0\":");
-    web_buf_i64(b, t0);
-    web_buf_str(b, ",\"t1\":");
-    web_buf_i64(b, t1);
-    web_buf_str(b, ",\"width\":");
-    web_buf_i64(b, width);
-    web_buf_str(b, ",\"lanes\":[");
+    /* pixel j is [T[j], T[j + 1]): integer ns, as analysis_profile_bins() cuts its bins:
+     * t0 + floor(span * j / width), here without dividing (span = whole * width + part) */
+    uint64_t span = (uint64_t)q.t1 - (uint64_t)q.t0, whole = span / width, part = span % width;
+    uint64_t extra = 0, acc = 0; /* floor(part * j / width) and its remainder */
+    for (uint32_t j = 0; j <= width; j++) {
+        q.T[j] = q.t0 + (int64_t)(whole * j + extra);
+        if ((acc += part) >= width)
+            acc -= width, extra++;
+    }
+    for (uint32_t j = 0; j < width; j++)
+        q.inv[j] = q.T[j + 1] > q.T[j] ? 1.0 / (double)(q.T[j + 1] - q.T[j]) : 0;
+    web_buf_str(o.b, "{\"run\":");
+    web_buf_i64(o.b, run_id);
+    web_buf_str(o.b, ",\"t0\":");
+    web_buf_i64(o.b, t0);
+    web_buf_str(o.b, ",\"t1\":");
+    web_buf_i64(o.b, t1);
+    web_buf_str(o.b, ",\"width\":");
+    web_buf_i64(o.b, width);
+    web_buf_str(o.b, ",\"lanes\":[");
     for (uint32_t i = 0; i < r->nlanes; i++) {
         if (i)
-            web_buf_ch(b, ',');
-        emit_lane(b, &q, i, scratch, bins);
+            web_buf_ch(o.b, ',');
+        emit_lane(&q, i);
     }
-    web_buf_str(b, "],\"rows\":[");
+    web_buf_str(o.b, "],\"rows\":[");
     int first = 1;
     for (uint32_t i = 0; i < r->nrows; i++) {
         if (rowsel && !rowsel[i])
             continue;
         if (!first)
-            web_buf_ch(b, ',');
+            web_buf_ch(o.b, ',');
         first = 0;
-        emit_row(b, &q, i, pts);
+        emit_row(&q, i);
     }
-    web_buf_str(b, "]}");
-    rc = b->failed ? WEB_ENOMEM : WEB_OK;
+    web_buf_str(o.b, "]}");
+    rc = web_out_finish(&o);
+    if (rc == WEB_OK && cacheable)
+        cache_put(r->cache, &key, rowsel, b->s + start, b->len - start);
 out:
     free(q.T);
     free(q.lane_verdict);
-    free(scratch);
-    free(bins);
-    free(pts);
+    free(q.a);
+    free(q.c);
+    free(q.cover);
+    free(q.vns);
+    free(q.f);
+    free(q.bins);
+    free(q.pts);
+    free(q.inv);
+    free(header.s);
     return rc;
 }

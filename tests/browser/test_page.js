@@ -7,8 +7,9 @@
 // tooltip text (and its clearing), click details, the bottom panel at 800 px, find, the view in
 // the URL, the comparison view, and the rows of copies, API calls and NVTX ranges (drawn,
 // nested, collapsed by a click on the process label, the flow arrow from an API call to its
-// kernel on select), and `tlview serve --follow` (follow: the page takes in what writer
-// processes append, without a reload). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
+// kernel on select), that every viewport query asks for the compact answer (format=bin), and
+// `tlview serve --follow` (follow: the page takes in what writer processes append, without a
+// reload). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
 // node test_page.js page|compare|demo|follow|bench
 //   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE, CHROMIUM; follow: TLVIEW_GROW, the grow_trace tool)
 // `bench` is not a test: it serves 10M generated kernels and prints the browser-side time to the
@@ -129,8 +130,9 @@ async function main() {
   page.on('pageerror', (e) => errors.push(String(e)));
   // a stale viewport query aborted by the page is expected; any other failure is not
   page.on('requestfailed', (r) => { if (!/ABORTED/.test(r.failure().errorText)) errors.push(`request failed: ${r.url()} ${r.failure().errorText}`); });
-  const external = [];
+  const external = [], timelineAsked = [];
   page.on('request', (r) => { if (!r.url().startsWith(fixture.url)) external.push(r.url()); });
+  page.on('request', (r) => { if (/\/api\/timeline\?/.test(r.url())) timelineAsked.push(r.url()); });
   try {
     if (CASE === 'bench') {
       await benchPage(page, fixture.url);
@@ -164,6 +166,11 @@ async function main() {
     else if (CASE === 'demo') await testDemo(page, S, rows);
     else if (CASE === 'follow') await testFollow(page, grow, followDir);
     else await testCompare(page, S, rows);
+    // the page asks for the compact viewport answer and reads its typed arrays in place
+    const compact = timelineAsked.filter((u) => /[?&]format=bin(&|$)/.test(u));
+    check(timelineAsked.length > 0 && compact.length === timelineAsked.length, `every viewport query asks for format=bin (${compact.length} of ${timelineAsked.length})`);
+    const typed = await page.evaluate(() => window.tlview.data.every((d) => [...d.rows.values()].every((R) => ArrayBuffer.isView(R.mode === 'bins' ? (R.count || R.levels[0].count) : R.s))));
+    check(typed, 'the rows\' arrays are typed arrays');
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
     check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
   } finally {
@@ -536,7 +543,7 @@ async function testTracks(page, S) {
       if (b.type !== 'row') continue;
       const row = S.runs[0].rows[b.row], R = S.data[0].rows.get(b.row);
       if (row.process !== 0 || !R) continue;
-      out[row.kind === 'kernels' ? `k${row.stream}` : row.kind] = { band: b, mode: R.mode, z: R.z, id: R.id, s: R.s, d: R.d, name: R.name && R.name.map((n) => R.names[n]), depth: row.depth };
+      out[row.kind === 'kernels' ? `k${row.stream}` : row.kind] = { band: b, mode: R.mode, z: R.z, id: R.id, s: R.s, d: R.d, name: R.name && Array.from(R.name, (n) => R.names[n]), depth: row.depth };
     }
     return out;
   });

@@ -531,6 +531,48 @@ static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, i
     }
 }
 
+/* lane_verdicts_brute: checks each of the w pixels' lane verdict and overlap share (lane of an
+ * /api/timeline answer over [t0, t1), absolute ns) against the windows of `an` by brute force;
+ * returns the pixels holding overlap, -1 on a mismatch. */
+static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int64_t t1, int w)
+{
+    const analysis_window *win = analysis_windows(an);
+    uint64_t nw = analysis_nwindows(an);
+    json_t *lv = json_object_get(lane, "verdict"), *lo = json_object_get(lane, "overlap");
+    if ((int)json_array_size(lv) != w || (int)json_array_size(lo) != w)
+        return -1;
+    int noverlap = 0;
+    for (int px = 0; px < w; px++) {
+        int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
+        int64_t b = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
+        int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
+        for (uint64_t i = 0; i < nw; i++) {
+            int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
+            tv[win[i].verdict] += e > s ? e - s : 0;
+        }
+        int best = -1;
+        for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
+            ov += tv[v];
+            if (tv[v] > best_ns)
+                best_ns = tv[v], best = v;
+        }
+        if (best < 0)
+            best = tv[ANALYSIS_SOLO] > 0   ? ANALYSIS_SOLO
+                   : tv[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE
+                                           : -1;
+        noverlap += ov > 0;
+        int64_t gv = json_integer_value(json_array_get(lv, (size_t)px));
+        int64_t go = json_integer_value(json_array_get(lo, (size_t)px));
+        if (gv != best || go != (ov * 1000 + (b - a) / 2) / (b - a)) {
+            fprintf(stderr, "pixel %d of %d: verdict %lld overlap %lld, want %d %lld\n", px, w,
+                    (long long)gv, (long long)go, best,
+                    (long long)((ov * 1000 + (b - a) / 2) / (b - a)));
+            return -1;
+        }
+    }
+    return noverlap;
+}
+
 int test_web_timeline_bins(void)
 {
     fixture f;
@@ -568,35 +610,7 @@ int test_web_timeline_bins(void)
     int v80 = (int)json_integer_value(json_array_get(json_object_get(lane, "verdict"), 80));
     TEST_ASSERT(v80 >= ANALYSIS_CONCURRENT);
     /* every pixel's lane verdict and overlap share against the windows, by brute force */
-    const analysis_window *win = analysis_windows(f.an[0]);
-    uint64_t nw = analysis_nwindows(f.an[0]);
-    json_t *lv = json_object_get(lane, "verdict"), *lo = json_object_get(lane, "overlap");
-    TEST_EQ_INT(json_array_size(lv), w);
-    TEST_EQ_INT(json_array_size(lo), w);
-    int noverlap = 0;
-    for (int px = 0; px < w; px++) {
-        int64_t a = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
-        int64_t b = BASE + pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
-        int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
-        for (uint64_t i = 0; i < nw; i++) {
-            int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
-            tv[win[i].verdict] += e > s ? e - s : 0;
-        }
-        int best = -1;
-        for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
-            ov += tv[v];
-            if (tv[v] > best_ns)
-                best_ns = tv[v], best = v;
-        }
-        if (best < 0)
-            best = tv[ANALYSIS_SOLO] > 0   ? ANALYSIS_SOLO
-                   : tv[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE
-                                           : -1;
-        noverlap += ov > 0;
-        TEST_EQ_INT(json_integer_value(json_array_get(lv, (size_t)px)), best);
-        TEST_EQ_INT(json_integer_value(json_array_get(lo, (size_t)px)),
-                    (ov * 1000 + (b - a) / 2) / (b - a));
-    }
+    int noverlap = lane_verdicts_brute(lane, f.an[0], BASE + t0, BASE + t1, w);
     TEST_ASSERT(noverlap > 10 && noverlap < w - 10);
     json_decref(j);
     teardown(&f);
@@ -1023,6 +1037,51 @@ int test_web_bind_errors(void)
 }
 
 /* the interval grid against brute force, with overlapping and zero-length intervals */
+/* ivl_sweep_brute: web_ivl_sweep() and web_ivl_at_many() of v (over the n intervals iv) against
+ * brute force for random pixel ranges; 0 or 1 (with a message). */
+static int ivl_sweep_brute(const web_ivl *v, int64_t (*iv)[2], int n, int64_t lo, int64_t hi)
+{
+    enum { WMAX = 64 };
+    int64_t T[WMAX + 1], count[WMAX + 1], ns[WMAX], cover[WMAX + 1];
+    web_ivl_pt pts[WMAX + 1];
+    for (int q = 0; q < 300; q++) {
+        uint32_t W = 1 + (uint32_t)(rand() % WMAX);
+        int64_t r1 = (int64_t)rand() << 31 | rand(), r2 = (int64_t)rand() << 31 | rand();
+        int64_t a = lo + r1 % (hi - lo), len = 1 + r2 % (q % 3 ? (hi - lo) / 8 : hi - lo);
+        for (uint32_t j = 0; j <= W; j++)
+            T[j] = a + (int64_t)((unsigned __int128)len * j / W);
+        uint32_t from = web_ivl_scan_from(v, T[0]), to = web_ivl_at(v, T[W]).pos;
+        web_ivl_sweep(v, T, W, from, to, count, ns, cover);
+        for (uint32_t j = 0; j < W; j++) {
+            int64_t c = 0, busy = 0;
+            for (int i = 0; i < n; i++) {
+                int64_t s = iv[i][0], e = iv[i][1];
+                c += s < T[j + 1] && (e > T[j] || (s >= T[j] && e <= s));
+                int64_t x = s > T[j] ? s : T[j], y = e < T[j + 1] ? e : T[j + 1];
+                busy += y > x ? y - x : 0;
+            }
+            if (count[j] != c || ns[j] != busy) {
+                fprintf(stderr,
+                        "sweep pixel %u of %u [%lld, %lld): count %lld ns %lld, want %lld %lld\n",
+                        j, W, (long long)T[j], (long long)T[j + 1], (long long)count[j],
+                        (long long)ns[j], (long long)c, (long long)busy);
+                return 1;
+            }
+        }
+        for (int snap = 0; snap < 2; snap++) { /* the same as one lookup at a time */
+            web_ivl_at_many(v, T, W + 1, snap, pts);
+            for (uint32_t j = 0; j <= W; j++) {
+                web_ivl_pt p = snap ? web_ivl_at_grid(v, T[j]) : web_ivl_at(v, T[j]);
+                if (p.pos != pts[j].pos || p.running != pts[j].running || p.busy != pts[j].busy) {
+                    fprintf(stderr, "at_many (snap %d) edge %u differs\n", snap, j);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 int test_web_ivl_bruteforce(void)
 {
     enum { N = 3000 };
@@ -1033,9 +1092,14 @@ int test_web_ivl_bruteforce(void)
         t += rand() % 50;
         iv[i][0] = t;
         iv[i][1] = t + (rand() % 10 == 0 ? 0 : rand() % (i % 100 == 0 ? 5000 : 80));
+        if (i % 700 == 5) /* an end 5 s after its bucket's start: its offset does not fit */
+            iv[i][1] = t + 5000000000LL;
     }
     web_ivl v;
     TEST_EQ_INT(web_ivl_build(&v, iv, sizeof *iv, NULL, N), 0);
+    TEST_ASSERT(v.off != NULL);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, N, 900, t + 100), 0);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, N, 900, t + 6000000000LL), 0);
     for (int q = 0; q < 2000; q++) {
         int64_t T = 900 + rand() % (int)(t - 800);
         web_ivl_pt p = web_ivl_at(&v, T);
@@ -1063,6 +1127,15 @@ int test_web_ivl_bruteforce(void)
         TEST_EQ_INT(g.busy, e.busy);
         TEST_ASSERT(llabs(snapped - T) <= v.bw / 2 + 1);
     }
+    web_ivl_free(&v);
+    /* buckets wider than 32 bits of ns: no offsets, everything read from the records */
+    for (int i = 0; i < 40; i++) {
+        iv[i][0] = 1000 + i * 200000000000LL + rand() % 1000;
+        iv[i][1] = iv[i][0] + (i % 5 ? rand() % 3000000000LL : 900000000000LL);
+    }
+    TEST_EQ_INT(web_ivl_build(&v, iv, sizeof *iv, NULL, 40), 0);
+    TEST_ASSERT(v.off == NULL);
+    TEST_EQ_INT(ivl_sweep_brute(&v, iv, 40, 0, 40 * 200000000000LL), 0);
     web_ivl_free(&v);
     free(iv);
     return 0;
@@ -1305,11 +1378,13 @@ int test_web_rows_bins(void)
     json_t *j = get_json(f.port, "/api/runs", 200);
     TEST_ASSERT(j);
     json_t *rows = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows");
-    enum { W = 97 };
-    int64_t count[W], busy[W];
+    int64_t count[97], busy[97];
     static const int64_t ranges[][2] = {{-5000, 700000}, {390000, 410000}, {1000, 2000}};
-    for (size_t q = 0; q < sizeof ranges / sizeof *ranges; q++) {
-        int64_t t0 = ranges[q][0], t1 = ranges[q][1];
+    /* 97 pixels: one pass over the records; 20: more than 8 per pixel (but fewer than 8 buckets,
+     * which would read the grid), a lookup per pixel edge */
+    for (size_t q = 0; q < 2 * sizeof ranges / sizeof *ranges; q++) {
+        int W = q < sizeof ranges / sizeof *ranges ? 97 : 20;
+        int64_t t0 = ranges[q % 3][0], t1 = ranges[q % 3][1];
         char url[256];
         snprintf(url, sizeof url,
                  "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=0&rows=2,3,4,5,6,7",
@@ -1890,24 +1965,24 @@ int test_web_concurrency_grid(void)
     const analysis_device *d = analysis_get_device(an, 0);
     int64_t span = d->t_end - d->t_begin;
     web_buf b = {0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "\"conc_pending\":true") != NULL);
     free(b.s);
     /* a narrow range is profiled directly even before the grid */
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     /* when building the grid failed, a wide range is not profiled directly either (and is not
      * reported pending: it never will be ready); a narrow one still is */
     r.lanes[0].grid_state = 2;
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "conc_max") == NULL &&
                 strstr(b.s, "conc_mean") == NULL && strstr(b.s, "\"overlap\":[") != NULL);
     free(b.s);
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     r.lanes[0].grid_state = 0;
@@ -1915,7 +1990,7 @@ int test_web_concurrency_grid(void)
     TEST_EQ_INT(r.lanes[0].grid_state, 1);
     enum { W = 200 };
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
     json_error_t e;
     json_t *j = json_loads(b.s, 0, &e);
     free(b.s);
@@ -1935,6 +2010,42 @@ int test_web_concurrency_grid(void)
                   0.05);
     }
     TEST_ASSERT(max_diff <= W / 10);
+    json_decref(j);
+    /* two grid bins per pixel over a range of more than 20000 kernels: from the grid too (its
+     * peaks may spill over one bin), not profiled exactly (that would cost more than the rest) */
+    enum { W2 = 8000 };
+    int64_t t0 = span / 3, len = 2 * r.lanes[0].gw * W2;
+    uint64_t inside = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++)
+        inside +=
+            run->kernels[i].start < r.origin + t0 + len && run->kernels[i].end > r.origin + t0;
+    TEST_ASSERT(inside > 20000 && t0 + len < span);
+    b = (web_buf){0};
+    TEST_EQ_INT(web_timeline(&r, 0, t0, t0 + len, W2, 0, NULL, 0, &b), 0);
+    j = json_loads(b.s, 0, &e);
+    free(b.s);
+    TEST_ASSERT(j);
+    lane = json_array_get(json_object_get(j, "lanes"), 0);
+    mx = json_object_get(lane, "conc_max"), mean = json_object_get(lane, "conc_mean");
+    TEST_EQ_INT(json_array_size(mx), W2);
+    analysis_bin *ex2 = malloc(sizeof *ex2 * W2);
+    double mean_diff = 0;
+    TEST_EQ_INT(analysis_profile_bins(an, 0, r.origin + t0, r.origin + t0 + len, ex2, W2),
+                ANALYSIS_OK);
+    max_diff = 0;
+    for (int i = 0; i < W2; i++) {
+        int g = (int)json_integer_value(json_array_get(mx, (size_t)i));
+        TEST_ASSERT(g >= ex2[i].max_processes);
+        max_diff += g != ex2[i].max_processes;
+        double dm =
+            fabs(json_number_value(json_array_get(mean, (size_t)i)) - ex2[i].mean_processes);
+        mean_diff = dm > mean_diff ? dm : mean_diff;
+    }
+    fprintf(stderr, "%d of %d pixels with a higher peak from the grid, mean off by %.2f at most\n",
+            max_diff, W2, mean_diff);
+    TEST_ASSERT(max_diff > 0 && max_diff <= W2 / 100);
+    TEST_ASSERT(mean_diff < 0.6); /* bins cut by a pixel edge are spread evenly over their time */
+    free(ex2);
     json_decref(j);
     web_runix_free(&r);
     analysis_free(an);
@@ -2026,7 +2137,7 @@ static json_t *timeline_lane(const web_runix *r, int64_t t0, int64_t t1, uint32_
                              json_t **lane)
 {
     web_buf b = {0};
-    if (web_timeline(r, 0, t0, t1, width, 0, NULL, &b) != 0) {
+    if (web_timeline(r, 0, t0, t1, width, 0, NULL, 0, &b) != 0) {
         free(b.s);
         return NULL;
     }
@@ -3084,7 +3195,7 @@ int test_web_range(void)
         /* the per-pixel parallelism of the timeline */
         enum { W = 300 };
         web_buf b = {0};
-        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, &b), 0);
+        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
         json_error_t e;
         json_t *j = json_loads(b.s, 0, &e);
         free(b.s);
@@ -3435,5 +3546,370 @@ int test_web_serve_follow(void)
     TEST_EQ_INT(wait_exit(pid), 0);
     close(out), close(err);
     close(w1.cmd), close(w1.ack), close(w2.cmd), close(w2.ack);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the compact answer */
+
+/* le: the little-endian unsigned integer of `size` bytes at p. */
+static uint64_t le(const unsigned char *p, unsigned size)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* round4: the number of 4 significant digits nearest to v, as the page's round4() (api.js). */
+static double round4(double v)
+{
+    static const double P10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    double a = fabs(v);
+    if (!isfinite(v) || a == 0)
+        return v;
+    int k = 3 - (int)floor(log10(a));
+    if (k < -12 || k > 15) {
+        char t[32];
+        snprintf(t, sizeof t, "%.4g", v);
+        return strtod(t, NULL);
+    }
+    double r = k >= 0 ? round(a * P10[k]) / P10[k] : round(a / P10[-k]) * P10[-k];
+    return v < 0 ? -r : r;
+}
+
+/* bin_array: the array that descriptor d ({"@": type, "o": offset, "n": count, ...}) describes in
+ * data (dlen bytes), as the page's binArray() (api.js) reads it, as JSON; NULL and a message when
+ * the descriptor is malformed or out of the data. */
+static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
+{
+    static const char *const types[] = {"u8",  "i8",  "u16", "i16", "u32",
+                                        "i32", "f32", "f64", "i64"};
+    static const unsigned sizes[] = {1, 1, 2, 2, 4, 4, 4, 8, 8};
+    const char *type = json_string_value(json_object_get(d, "@"));
+    json_int_t n = json_integer_value(json_object_get(d, "n"));
+    if (type && strcmp(type, "tuples") == 0) {
+        json_t *cols = json_object_get(d, "cols"), *dec[8], *out = json_array();
+        size_t nc = json_array_size(cols);
+        if (nc == 0 || nc > 8)
+            return NULL;
+        for (size_t c = 0; c < nc; c++)
+            if (!(dec[c] = bin_array(json_array_get(cols, c), data, dlen)) ||
+                (json_int_t)json_array_size(dec[c]) != n)
+                return NULL;
+        for (json_int_t i = 0; i < n; i++) {
+            json_t *t = json_array();
+            for (size_t c = 0; c < nc; c++)
+                json_array_append(t, json_array_get(dec[c], (size_t)i));
+            json_array_append_new(out, t);
+        }
+        for (size_t c = 0; c < nc; c++)
+            json_decref(dec[c]);
+        return out;
+    }
+    int t = -1;
+    for (int i = 0; type && i < 9; i++)
+        if (strcmp(type, types[i]) == 0)
+            t = i;
+    json_int_t o = json_integer_value(json_object_get(d, "o"));
+    if (t < 0 || !json_is_integer(json_object_get(d, "o")) || o % 8 || n < 0 ||
+        (size_t)o + (size_t)n * sizes[t] > dlen) {
+        fprintf(stderr, "bad descriptor type %s at %lld, %lld values (%zu bytes of data)\n",
+                type ? type : "?", (long long)o, (long long)n, dlen);
+        return NULL;
+    }
+    json_t *base = json_object_get(d, "base"), *scale = json_object_get(d, "scale");
+    json_t *nul = json_object_get(d, "null");
+    int nulls = json_is_true(json_object_get(d, "nulls")) ||
+                json_integer_value(json_object_get(d, "nulls")) == 1;
+    int digits = (int)json_integer_value(json_object_get(d, "digits"));
+    json_t *out = json_array();
+    for (json_int_t i = 0; i < n; i++) {
+        const unsigned char *p = data + o + (size_t)i * sizes[t];
+        uint64_t u = le(p, sizes[t]);
+        int64_t iv = 0;
+        double dv = 0;
+        int is_int = 1;
+        switch (t) {
+        case 0: iv = (uint8_t)u; break;
+        case 1: iv = (int8_t)u; break;
+        case 2: iv = (uint16_t)u; break;
+        case 3: iv = (int16_t)u; break;
+        case 4: iv = (uint32_t)u; break;
+        case 5: iv = (int32_t)u; break;
+        case 6: {
+            float f;
+            uint32_t w = (uint32_t)u;
+            memcpy(&f, &w, 4);
+            dv = f, is_int = 0;
+            break;
+        }
+        case 7: memcpy(&dv, &u, 8), is_int = 0; break;
+        default: iv = (int64_t)u; break;
+        }
+        json_t *x;
+        if (scale) {
+            x = nul && is_int && iv == json_integer_value(nul)
+                    ? json_null()
+                    : json_real((is_int ? (double)iv : dv) / json_number_value(scale));
+        } else if (!is_int) {
+            x = isnan(dv) && (nulls || digits) ? json_null()
+                                               : json_real(digits == 4 ? round4(dv) : dv);
+        } else {
+            x = json_integer(iv + (base ? json_integer_value(base) : 0));
+        }
+        json_array_append_new(out, x);
+    }
+    return out;
+}
+
+/* bin_walk: the header x with each descriptor replaced by its array (x is consumed); NULL when a
+ * descriptor is malformed. */
+static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
+{
+    if (json_is_object(x) && json_object_get(x, "@")) {
+        json_t *a = bin_array(x, data, dlen);
+        json_decref(x);
+        return a;
+    }
+    if (json_is_array(x)) {
+        for (size_t i = 0; i < json_array_size(x); i++) {
+            json_t *e = bin_walk(json_incref(json_array_get(x, i)), data, dlen);
+            if (!e || json_array_set_new(x, i, e)) {
+                json_decref(x);
+                return NULL;
+            }
+        }
+    } else if (json_is_object(x)) {
+        const char *k;
+        json_t *v;
+        void *tmp;
+        json_object_foreach_safe(x, tmp, k, v)
+        {
+            json_t *e = bin_walk(json_incref(v), data, dlen);
+            if (!e || json_object_set_new(x, k, e)) {
+                json_decref(x);
+                return NULL;
+            }
+        }
+    }
+    return x;
+}
+
+/* bin_decode: a compact answer (len bytes) decoded as the page decodes it, as JSON; NULL and a
+ * message when its framing is wrong (magic, the header's offset: a multiple of 8 within it). */
+static json_t *bin_decode(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (len < 8 || memcmp(s, "TLVB", 4) != 0) {
+        fprintf(stderr, "no TLVB magic\n");
+        return NULL;
+    }
+    size_t h = (size_t)le(u + 4, 4);
+    if (h < 8 || h > len || h % 8) {
+        fprintf(stderr, "header at %zu of %zu bytes (a multiple of 8 within the answer)\n", h, len);
+        return NULL;
+    }
+    json_error_t e;
+    json_t *head = json_loadb(s + h, len - h, 0, &e);
+    if (!head) {
+        fprintf(stderr, "header: %s\n", e.text);
+        return NULL;
+    }
+    return bin_walk(head, u + 8, h - 8);
+}
+
+/* same_values: 1 when `got` holds the values of `want` (numbers compared by value, exactly);
+ * else prints where they differ. */
+static int same_values(json_t *want, json_t *got, const char *at)
+{
+    char sub[256];
+    if (json_is_number(want) && json_is_number(got)) {
+        int same = json_is_integer(want) && json_is_integer(got)
+                       ? json_integer_value(want) == json_integer_value(got)
+                       : json_number_value(want) == json_number_value(got);
+        if (!same)
+            fprintf(stderr, "%s: JSON %.17g, compact %.17g\n", at, json_number_value(want),
+                    json_number_value(got));
+        return same;
+    }
+    if (json_is_array(want) && json_is_array(got)) {
+        if (json_array_size(want) != json_array_size(got)) {
+            fprintf(stderr, "%s: JSON %zu values, compact %zu\n", at, json_array_size(want),
+                    json_array_size(got));
+            return 0;
+        }
+        for (size_t i = 0; i < json_array_size(want); i++) {
+            snprintf(sub, sizeof sub, "%.200s[%zu]", at, i);
+            if (!same_values(json_array_get(want, i), json_array_get(got, i), sub))
+                return 0;
+        }
+        return 1;
+    }
+    if (json_is_object(want) && json_is_object(got)) {
+        if (json_object_size(want) != json_object_size(got)) {
+            fprintf(stderr, "%s: JSON %zu keys, compact %zu\n", at, json_object_size(want),
+                    json_object_size(got));
+            return 0;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(want, k, v)
+        {
+            snprintf(sub, sizeof sub, "%.200s.%.40s", at, k);
+            json_t *g = json_object_get(got, k);
+            if (!g) {
+                fprintf(stderr, "%s: missing in the compact answer\n", sub);
+                return 0;
+            }
+            if (!same_values(v, g, sub))
+                return 0;
+        }
+        return 1;
+    }
+    if (json_equal(want, got))
+        return 1;
+    char *a = json_dumps(want, JSON_ENCODE_ANY), *b = json_dumps(got, JSON_ENCODE_ANY);
+    fprintf(stderr, "%s: JSON %s, compact %s\n", at, a ? a : "?", b ? b : "?");
+    free(a), free(b);
+    return 0;
+}
+
+/* timeline_answer: web_timeline() of r into a new string (*len bytes); NULL on failure. */
+static char *timeline_answer(const web_runix *r, int64_t t0, int64_t t1, uint32_t w, uint32_t kmax,
+                             const uint8_t *sel, int compact, size_t *len)
+{
+    web_buf b = {0};
+    if (web_timeline(r, 0, t0, t1, w, kmax, sel, compact, &b) != 0) {
+        free(b.s);
+        return NULL;
+    }
+    *len = b.len;
+    return b.s;
+}
+
+/* test_web_timeline_compact: for random queries (zooms from the whole run to a few ns, ranges far
+ * outside it, widths 1 to 2000, kmax from 0 to all, random row sets) of a generated run with every
+ * row kind, the compact answer decodes, as the page decodes it, to exactly the values of the JSON
+ * answer, every row kind both listed and binned; a repeated query (from the cache, once the
+ * concurrency grids are built) gives the same bytes. */
+int test_web_timeline_compact(void)
+{
+    bench_gen_opts go = {.nkernels = 20000,
+                         .nprocs = 3,
+                         .streams = 2,
+                         .per_iter = 40,
+                         .seed = 5,
+                         .api = 1,
+                         .copy_every = 7,
+                         .nvtx = 1};
+    store_run *run = bench_gen_run(&go);
+    TEST_ASSERT(run);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"gen", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
+    int64_t span = analysis_get_summary(an)->t_end - analysis_get_summary(an)->t_begin;
+    int seen[WEB_NROW_KINDS][2] = {{0}}; /* per row kind: listed, binned */
+    uint8_t *sel = malloc(r.nrows);
+    srand(12);
+    for (int q = 0; q < 400; q++) {
+        if (q == 200)
+            TEST_EQ_INT(web_runix_build_grids(&r), WEB_OK); /* now answers are cached */
+        double zoom = pow(10, -(rand() % 9)) * (0.5 + rand() % 100 / 100.0);
+        int64_t len = (int64_t)(span * zoom) + 1;
+        int64_t t0 = (int64_t)((double)rand() / RAND_MAX * (double)(span + len)) - len;
+        if (q % 50 == 7) /* far outside the run: times beyond 32 bits from t0 */
+            t0 = -4000000000000000000LL, len = 8000000000000000000LL;
+        if (q % 50 == 8)
+            t0 = 3000000000000000000LL - span, len = span * 2;
+        uint32_t w = q % 5 == 0 ? 1 + rand() % 4 : 1 + rand() % 2000;
+        uint32_t kmax = q % 4 == 0   ? 0
+                        : q % 4 == 1 ? (uint32_t)(rand() % 60)
+                        : q % 4 == 2 ? w
+                                     : 100000;
+        int some = q % 3 == 0;
+        for (uint32_t i = 0; i < r.nrows; i++)
+            sel[i] = rand() % 2;
+        size_t jl = 0, bl = 0, bl2 = 0;
+        char *js = timeline_answer(&r, t0, t0 + len, w, kmax, some ? sel : NULL, 0, &jl);
+        char *bs = timeline_answer(&r, t0, t0 + len, w, kmax, some ? sel : NULL, 1, &bl);
+        char *bs2 = timeline_answer(&r, t0, t0 + len, w, kmax, some ? sel : NULL, 1, &bl2);
+        TEST_ASSERT(js && bs && bs2);
+        TEST_ASSERT(bl == bl2 && memcmp(bs, bs2, bl) == 0); /* the same, cached or not */
+        json_error_t e;
+        json_t *want = json_loadb(js, jl, 0, &e), *got = bin_decode(bs, bl);
+        TEST_ASSERT(want && got);
+        char at[96];
+        snprintf(at, sizeof at, "query %d [%lld, +%lld) width %u kmax %u", q, (long long)t0,
+                 (long long)len, w, kmax);
+        if (!same_values(want, got, at))
+            TEST_ASSERT(0);
+        /* a few pixels: more than 8 windows per pixel, read by a lookup per pixel edge */
+        if (w <= 4 && lane_verdicts_brute(json_array_get(json_object_get(want, "lanes"), 0), an,
+                                          r.origin + t0, r.origin + t0 + len, (int)w) < 0)
+            TEST_ASSERT(0);
+        json_t *rows = json_object_get(want, "rows");
+        for (size_t i = 0; i < json_array_size(rows); i++) {
+            json_t *row = json_array_get(rows, i);
+            int kind = r.rows[jint(row, "row")].kind;
+            seen[kind][strcmp(json_string_value(json_object_get(row, "mode")), "bins") == 0]++;
+        }
+        json_decref(want), json_decref(got);
+        free(js), free(bs), free(bs2);
+    }
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        fprintf(stderr, "row kind %d: %d listed, %d binned\n", k, seen[k][0], seen[k][1]);
+        TEST_ASSERT(seen[k][0] > 20 && seen[k][1] > 20);
+    }
+    free(sel);
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* test_web_timeline_format: GET /api/timeline?format=bin answers the compact form as
+ * application/octet-stream, the same values as format=json and as no format; another format is
+ * 400. */
+int test_web_timeline_format(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_x(&f, 1, 1) == 0);
+    response rj, rb, rd, rx;
+    const char *q = "/api/timeline?run=0&t0=-5000&t1=700000&width=300&kmax=50";
+    char url[256];
+    TEST_ASSERT(http_get(f.port, q, &rd) == 0);
+    snprintf(url, sizeof url, "%s&format=json", q);
+    TEST_ASSERT(http_get(f.port, url, &rj) == 0);
+    snprintf(url, sizeof url, "%s&format=bin", q);
+    TEST_ASSERT(http_get(f.port, url, &rb) == 0);
+    snprintf(url, sizeof url, "%s&format=xml", q);
+    TEST_ASSERT(http_get(f.port, url, &rx) == 0);
+    TEST_EQ_INT(rd.status, 200);
+    TEST_EQ_INT(rj.status, 200);
+    TEST_EQ_INT(rb.status, 200);
+    TEST_EQ_INT(rx.status, 400);
+    TEST_ASSERT(strstr(rd.head, "\r\nContent-Type: application/json"));
+    TEST_ASSERT(strstr(rb.head, "\r\nContent-Type: application/octet-stream"));
+    TEST_EQ_STR(rx.body, "{\"error\":\"parameter 'format' must be 'json' or 'bin', got 'xml'\"}");
+    TEST_ASSERT(rd.len == rj.len && memcmp(rd.body, rj.body, rd.len) == 0);
+    json_error_t e;
+    json_t *want = json_loadb(rj.body, rj.len, 0, &e), *got = bin_decode(rb.body, rb.len);
+    TEST_ASSERT(want && got);
+    TEST_ASSERT(same_values(want, got, "format=bin"));
+    /* the rich fixture lists API calls with names, windows and stretches */
+    json_t *rows = json_object_get(got, "rows");
+    int names = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++)
+        names += json_array_size(json_object_get(json_array_get(rows, i), "names")) > 0;
+    TEST_ASSERT(names > 0);
+    TEST_ASSERT(json_array_size(json_object_get(json_array_get(json_object_get(got, "lanes"), 0),
+                                                "windows")) > 0);
+    json_decref(want), json_decref(got);
+    free(rd.head), free(rj.head), free(rb.head), free(rx.head);
+    teardown(&f);
     return 0;
 }

@@ -1,7 +1,8 @@
 // api.js: the page's state (S: the runs from GET /api/runs, the view, the viewport's data, the
 // selected range) and its queries to the server: getJSON, getStats, fetchView, which asks GET
-// /api/timeline for the current viewport of every run (the server does the level of detail),
-// and fetchRange (GET /api/range: what a selected range holds). API: web/API.md.
+// /api/timeline for the current viewport of every run in its compact form (decodeCompact: typed
+// arrays read in place; the server does the level of detail), and fetchRange (GET /api/range:
+// what a selected range holds). API: web/API.md.
 'use strict';
 
 // ------------------------------------------------------------------ constants
@@ -19,7 +20,8 @@ const FETCH_DEBOUNCE = 40; // ms between viewport changes and the query
  * }
  * interface RowData {      // one element of GET /api/timeline "rows", with the query's range
  *   row, n, mode: 'kernels' | 'bins', id[], s[], d[], l[], x[], v[]  |  count[], busy[], verdict[]
- *   (kernel rows; the other kinds' answers: TrackData, tracks.js)
+ *   (kernel rows; the other kinds' answers: TrackData, tracks.js). The arrays are typed arrays
+ *   (decodeCompact); x is NaN where the JSON answer has null.
  * }
  * interface RangeStats {   // GET /api/range: what a selected range holds, per run
  *   run, t0, t1, kernels, ns, stretch, truncated, processes[] {process, pid, kernels, ns, stretch},
@@ -92,6 +94,83 @@ async function getJSON(url, signal) {
   return j;
 }
 
+// The typed array of each type of the compact answer's descriptors (web/API.md).
+const BIN_TYPES = {
+  u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, u32: Uint32Array,
+  i32: Int32Array, f32: Float32Array, f64: Float64Array, i64: BigInt64Array,
+};
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+// round4 is the number with 4 significant digits nearest to v (a float32 of such a number): the
+// value the JSON answer's text holds, exactly (m / 10^k is correctly rounded, as JSON.parse is).
+function round4(v) {
+  const a = Math.abs(v);
+  if (!isFinite(v) || a === 0) return v;
+  const k = 3 - Math.floor(Math.log10(a));
+  if (k < -12 || k > 15) return Number(v.toPrecision(4));
+  const r = k >= 0 ? Math.round(a * POW10[k]) / POW10[k] : Math.round(a / POW10[-k]) * POW10[-k];
+  return v < 0 ? -r : r;
+}
+
+// binArray is the array that descriptor d ({"@": type, o: offset, n: count, ...}) describes in
+// the data section of buf (at byte `at`): the typed array itself, read in place; values that the
+// descriptor shifts (base), scales (scale, null) or rounds (digits) or NaN that means null (nulls)
+// become the numbers (or nulls) of the JSON answer; "tuples" become arrays of arrays.
+function binArray(buf, at, d) {
+  if (d['@'] === 'tuples') {
+    const cols = d.cols.map((c) => binArray(buf, at, c));
+    return Array.from({ length: d.n }, (_, i) => cols.map((c) => c[i]));
+  }
+  const T = BIN_TYPES[d['@']];
+  if (!T) throw new Error(`compact answer: unknown type ${d['@']}`);
+  let a;
+  if (LITTLE_ENDIAN) a = new T(buf, at + d.o, d.n);
+  else { // read each value little-endian
+    a = new T(d.n);
+    const dv = new DataView(buf, at + d.o), get = `get${T.name.replace('Array', '')}`, size = T.BYTES_PER_ELEMENT;
+    for (let i = 0; i < d.n; i++) a[i] = size === 1 ? dv[get](i) : dv[get](i * size, true);
+  }
+  if (T === BigInt64Array) a = Float64Array.from(a, Number);
+  if (d.base != null) {
+    const out = new Float64Array(d.n);
+    for (let i = 0; i < d.n; i++) out[i] = a[i] + d.base;
+    return out;
+  }
+  if (d.scale) return Array.from(a, (v) => (d.null != null && v === d.null ? null : v / d.scale));
+  if (d.nulls) return Array.from(a, (v) => (Number.isNaN(v) ? null : v));
+  if (d.digits === 4) return Float64Array.from(a, round4);
+  return a;
+}
+
+// decodeCompact reads a compact answer (GET /api/timeline?format=bin, web/API.md): the magic
+// "TLVB", the header's offset (u32, little-endian), the data section from byte 8, then the JSON
+// header; every descriptor in the header is replaced by its array, giving the JSON answer's object.
+function decodeCompact(buf) {
+  const b = new Uint8Array(buf, 0, Math.min(8, buf.byteLength));
+  if (buf.byteLength < 8 || String.fromCharCode(b[0], b[1], b[2], b[3]) !== 'TLVB') throw new Error('not a compact answer');
+  const h = new DataView(buf).getUint32(4, true);
+  const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, h)));
+  const walk = (x) => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x === null || typeof x !== 'object') return x;
+    if ('@' in x) return binArray(buf, 8, x);
+    for (const k of Object.keys(x)) x[k] = walk(x[k]);
+    return x;
+  };
+  return walk(head);
+}
+
+// getCompact asks for a compact answer and decodes it (errors are JSON, as everywhere).
+async function getCompact(url, signal) {
+  const r = await fetch(url, { signal });
+  if (!r.ok) {
+    const j = await r.json();
+    throw new Error(j.error || `${r.status}`);
+  }
+  return decodeCompact(await r.arrayBuffer());
+}
+
 // getStats reads api/stats of one run. Just after start the server is still building them and
 // answers 503 with Retry-After: ask again after that many seconds (as for conc_pending).
 async function getStats(ri) {
@@ -127,7 +206,7 @@ async function fetchView() {
   const started = performance.now();
   try {
     const answers = await Promise.all(S.runs.map((run, ri) =>
-      getJSON(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}`, ac.signal)));
+      getCompact(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}&format=bin`, ac.signal)));
     if (seq !== S.seq) return;
     S.data = answers.map((a) => {
       const rows = new Map();

@@ -1,0 +1,352 @@
+/* web_bin.c: how the viewport answer writes its arrays: as JSON text, or in the compact form a
+ * client asks for with format=bin (web/API.md, "The compact answer"): the data section, then a
+ * small JSON header shaped like the JSON answer, in which each numeric array is a descriptor
+ * {"@": type, "o": offset, "n": count, ...} of a little-endian typed array in the data section,
+ * of the narrowest type that holds every value, so that the page wraps it with Uint16Array,
+ * Int32Array, Float32Array... without parsing. Every value decodes to exactly the JSON answer's.
+ * The arrays are written in place in the answer (the header, known last, goes after them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+#define MAX_SAFE 9007199254740992.0 /* 2^53: integers up to this are exact in a double */
+
+typedef enum bin_type { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_F64, T_I64 } bin_type;
+static const char *const TYPE_NAME[] = {"u8",  "i8",  "u16", "i16", "u32",
+                                        "i32", "f32", "f64", "i64"};
+static const unsigned TYPE_SIZE[] = {1, 1, 2, 2, 4, 4, 4, 8, 8};
+
+/* int_type: the narrowest integer type holding [lo, hi]; beyond 32 bits f64 while exact, else i64
+ * (the page turns an i64 array into numbers; no run holds such values). */
+static bin_type int_type(int64_t lo, int64_t hi)
+{
+    if (lo >= 0)
+        return hi <= 0xff ? T_U8 : hi <= 0xffff ? T_U16 : hi <= 0xffffffffLL ? T_U32 : T_I64;
+    if (lo >= -128 && hi <= 127)
+        return T_I8;
+    if (lo >= -32768 && hi <= 32767)
+        return T_I16;
+    if (lo >= INT32_MIN && hi <= INT32_MAX)
+        return T_I32;
+    return T_I64;
+}
+
+/* wide_type: T_F64 when every value of [lo, hi] is exact in a double, else T_I64. */
+static bin_type wide_type(int64_t lo, int64_t hi)
+{
+    return (double)lo >= -MAX_SAFE && (double)hi <= MAX_SAFE ? T_F64 : T_I64;
+}
+
+/* put_le: v as `size` little-endian bytes at p (the compiler merges the stores). */
+static inline void put_le(unsigned char *p, uint64_t v, unsigned size)
+{
+    for (unsigned i = 0; i < size; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* array_begin: room for n values of type t in the data section, at an offset that is a multiple of
+ * 8, and its descriptor in the header (left open: the caller may add keys, then closes it with
+ * '}'). NULL when out of memory (the buffers are then marked failed). */
+static unsigned char *array_begin(web_out *o, bin_type t, uint32_t n)
+{
+    size_t at = o->data->len - o->data0, pad = (8 - at % 8) % 8;
+    char *p = web_buf_reserve(o->data, pad + (size_t)n * TYPE_SIZE[t]);
+    if (!p) {
+        o->b->failed = 1;
+        return NULL;
+    }
+    memset(p, 0, pad);
+    web_buf_str(o->b, "{\"@\":\"");
+    web_buf_str(o->b, TYPE_NAME[t]);
+    web_buf_str(o->b, "\",\"o\":");
+    web_buf_i64(o->b, (int64_t)(at + pad));
+    web_buf_str(o->b, ",\"n\":");
+    web_buf_i64(o->b, n);
+    return (unsigned char *)p + pad;
+}
+
+/* put_ints: v[i] - base into a typed array of type t (every difference fits t). */
+static void put_ints(unsigned char *p, bin_type t, const int64_t *v, uint32_t n, int64_t base)
+{
+    unsigned size = TYPE_SIZE[t];
+    if (t == T_F64) {
+        for (uint32_t i = 0; i < n; i++) {
+            double d = (double)(v[i] - base);
+            uint64_t u;
+            memcpy(&u, &d, 8);
+            put_le(p + 8 * (size_t)i, u, 8);
+        }
+        return;
+    }
+    switch (size) {
+    case 1:
+        for (uint32_t i = 0; i < n; i++)
+            p[i] = (unsigned char)(uint64_t)(v[i] - base);
+        break;
+    case 2:
+        for (uint32_t i = 0; i < n; i++)
+            put_le(p + 2 * (size_t)i, (uint64_t)(v[i] - base), 2);
+        break;
+    case 4:
+        for (uint32_t i = 0; i < n; i++)
+            put_le(p + 4 * (size_t)i, (uint64_t)(v[i] - base), 4);
+        break;
+    default:
+        for (uint32_t i = 0; i < n; i++)
+            put_le(p + 8 * (size_t)i, (uint64_t)(v[i] - base), 8);
+    }
+}
+
+/* json_ints: [v0,v1,...] */
+static void json_ints(web_buf *b, const int64_t *v, uint32_t n)
+{
+    web_buf_ch(b, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            web_buf_ch(b, ',');
+        web_buf_i64(b, v[i]);
+    }
+    web_buf_ch(b, ']');
+}
+
+void web_out_ints(web_out *o, const int64_t *v, uint32_t n)
+{
+    if (!o->compact) {
+        json_ints(o->b, v, n);
+        return;
+    }
+    int64_t lo = 0, hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!i || v[i] < lo)
+            lo = v[i];
+        if (!i || v[i] > hi)
+            hi = v[i];
+    }
+    bin_type t = int_type(lo, hi);
+    if (t == T_I64)
+        t = wide_type(lo, hi);
+    unsigned char *p = array_begin(o, t, n);
+    if (!p)
+        return;
+    put_ints(p, t, v, n, 0);
+    web_buf_ch(o->b, '}');
+}
+
+void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
+{
+    if (!o->compact) {
+        json_ints(o->b, v, n);
+        return;
+    }
+    __int128 lo = 0, hi = 0; /* v[i] - base may overflow int64 (|t| <= 4e18 on both sides) */
+    for (uint32_t i = 0; i < n; i++) {
+        __int128 d = (__int128)v[i] - base;
+        if (!i || d < lo)
+            lo = d;
+        if (!i || d > hi)
+            hi = d;
+    }
+    if (lo < INT32_MIN || hi > INT32_MAX) {
+        web_out_ints(o, v, n);
+        return;
+    }
+    bin_type t = int_type((int64_t)lo, (int64_t)hi);
+    unsigned char *p = array_begin(o, t, n);
+    if (!p)
+        return;
+    put_ints(p, t, v, n, base);
+    web_buf_str(o->b, ",\"base\":");
+    web_buf_i64(o->b, base);
+    web_buf_ch(o->b, '}');
+}
+
+/* fixed2_ok: v is written by web_buf_fixed2() as a multiple of 0.01 (else as web_buf_num()). */
+static int fixed2_ok(double v)
+{
+    return isfinite(v) && v >= 0 && v <= 1e15;
+}
+
+/* text_value: the value of the JSON number that print(v) writes (NaN for null). */
+static double text_value(void (*print)(web_buf *, double), double v)
+{
+    web_buf t = {0};
+    print(&t, v);
+    double d = t.failed || strcmp(t.s, "null") == 0 ? NAN : strtod(t.s, NULL);
+    free(t.s);
+    return d;
+}
+
+/* put_doubles: values as f64 (NaN for null), with "nulls":1 in the descriptor. */
+static void put_doubles(web_out *o, const double *v, uint32_t n, void (*print)(web_buf *, double))
+{
+    unsigned char *p = array_begin(o, T_F64, n);
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        double d = text_value(print, v[i]);
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        put_le(p + 8 * (size_t)i, u, 8);
+    }
+    web_buf_str(o->b, ",\"nulls\":1}");
+}
+
+void web_out_fixed2(web_out *o, const double *v, uint32_t n)
+{
+    if (!o->compact) {
+        web_buf_ch(o->b, '[');
+        for (uint32_t i = 0; i < n; i++) {
+            if (i)
+                web_buf_ch(o->b, ',');
+            web_buf_fixed2(o->b, v[i]);
+        }
+        web_buf_ch(o->b, ']');
+        return;
+    }
+    int64_t hi = 0, lo = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (isnan(v[i])) {
+            lo = -1;
+            continue;
+        }
+        if (!fixed2_ok(v[i])) { /* never in practice: the exact value of the JSON text */
+            put_doubles(o, v, n, web_buf_fixed2);
+            return;
+        }
+        int64_t c = (int64_t)llround(v[i] * 100); /* as web_buf_fixed2() rounds it */
+        if (c > hi)
+            hi = c;
+    }
+    bin_type t = int_type(lo, hi);
+    if (t == T_I64)
+        t = wide_type(lo, hi);
+    unsigned char *p = array_begin(o, t, n);
+    if (!p)
+        return;
+    unsigned size = TYPE_SIZE[t];
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t c = isnan(v[i]) ? -1 : (int64_t)llround(v[i] * 100);
+        if (t == T_F64) {
+            double d = (double)c;
+            uint64_t u;
+            memcpy(&u, &d, 8);
+            put_le(p + 8 * (size_t)i, u, 8);
+        } else {
+            put_le(p + size * (size_t)i, (uint64_t)c, size);
+        }
+    }
+    web_buf_str(o->b, ",\"scale\":100");
+    if (lo < 0)
+        web_buf_str(o->b, ",\"null\":-1");
+    web_buf_ch(o->b, '}');
+}
+
+/* num4: the value of "%.4g" of a finite v, as strtod() reads the text back: the decimal rounded to
+ * 4 significant digits (half to even on v's exact binary value, as printf does). A product of
+ * exact integers and powers of ten is correctly rounded, so m / 10^k is that very double; when
+ * v * 10^k lies too near a rounding tie to tell, or outside the fast range, printf decides. */
+static double num4(double v)
+{
+    static const double P10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    double a = fabs(v);
+    if (a >= 1e-12 && a < 1e15) {
+        int k = 3 - (int)floor(log10(a)); /* a * 10^k in [1000, 10000), when log10 is right */
+        double p = k >= 0 ? a * P10[k] : a / P10[-k];
+        double m = nearbyint(p);
+        if (k >= -15 && k <= 18 && p >= 1000 && p < 10000 && fabs(fabs(p - m) - 0.5) > 1e-6) {
+            double r = k >= 0 ? m / P10[k] : m * P10[-k];
+            return v < 0 ? -r : r;
+        }
+    }
+    return text_value(web_buf_num, v);
+}
+
+void web_out_num4(web_out *o, const double *v, uint32_t n)
+{
+    if (!o->compact) {
+        web_buf_ch(o->b, '[');
+        for (uint32_t i = 0; i < n; i++) {
+            if (i)
+                web_buf_ch(o->b, ',');
+            web_buf_num(o->b, v[i]);
+        }
+        web_buf_ch(o->b, ']');
+        return;
+    }
+    unsigned char *p = array_begin(o, T_F32, n);
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        float f = isfinite(v[i]) ? (float)num4(v[i]) : NAN;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        put_le(p + 4 * (size_t)i, u, 4);
+    }
+    web_buf_str(o->b, ",\"digits\":4}");
+}
+
+void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, unsigned ncol,
+                    uint32_t n, int64_t base)
+{
+    if (!o->compact) {
+        web_buf_ch(o->b, '[');
+        for (uint32_t i = 0; i < n; i++) {
+            web_buf_str(o->b, i ? ",[" : "[");
+            for (unsigned c = 0; c < ncol; c++) {
+                if (c)
+                    web_buf_ch(o->b, ',');
+                web_buf_i64(o->b, cols[c][i]);
+            }
+            web_buf_ch(o->b, ']');
+        }
+        web_buf_ch(o->b, ']');
+        return;
+    }
+    web_buf_str(o->b, "{\"@\":\"tuples\",\"n\":");
+    web_buf_i64(o->b, n);
+    web_buf_str(o->b, ",\"cols\":[");
+    for (unsigned c = 0; c < ncol; c++) {
+        if (c)
+            web_buf_ch(o->b, ',');
+        if (is_time[c])
+            web_out_times(o, cols[c], n, base);
+        else
+            web_out_ints(o, cols[c], n);
+    }
+    web_buf_str(o->b, "]}");
+}
+
+void web_out_begin(web_out *o, web_buf *answer, web_buf *header, int compact)
+{
+    *o = (web_out){.b = compact ? header : answer, .compact = compact};
+    if (!compact)
+        return;
+    o->data = answer;
+    o->start = answer->len;
+    char *p = web_buf_reserve(answer, 8); /* the magic and the header's offset, set at the end */
+    if (p)
+        memcpy(p, WEB_BIN_MAGIC "\0\0\0\0", 8);
+    o->data0 = answer->len;
+}
+
+int web_out_finish(web_out *o)
+{
+    if (o->b->failed || (o->data && o->data->failed))
+        return WEB_ENOMEM;
+    if (!o->compact)
+        return WEB_OK; /* o->b is the answer */
+    size_t pad = (8 - (o->data->len - o->data0) % 8) % 8, at = o->data->len + pad - o->start;
+    if (at > UINT32_MAX)
+        return WEB_ENOMEM; /* 4 GiB: not an answer of at most 8192 pixels per row */
+    char *p = web_buf_reserve(o->data, pad + o->b->len);
+    if (!p)
+        return WEB_ENOMEM;
+    memset(p, 0, pad);
+    memcpy(p + pad, o->b->s, o->b->len);
+    put_le((unsigned char *)o->data->s + o->start + 4, at, 4);
+    return WEB_OK;
+}
