@@ -4,6 +4,7 @@
 #ifndef REPORT_H
 #define REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "analysis.h"
@@ -23,6 +24,11 @@ enum { REPORT_ETABLE = -1, REPORT_ENOMEM = -2 };
  * object at a time. Returns 0, REPORT_ETABLE for an unknown table name or REPORT_ENOMEM (the rows
  * written so far stay written). */
 int report_csv(FILE *out, const analysis *a, const char *table);
+
+/* Writes one JSON value of the view as a CSV field, as report_csv() writes every field: numbers
+ * as JSON writes them, strings quoted where needed, booleans 1/0, null empty, arrays of numbers
+ * joined by 'x' (grid 8448x1x1). (Also `tlview job --format csv`'s.) */
+void report_csv_field(FILE *out, const json_t *v);
 
 /* 0 when `table` names a table of report_csv(), else REPORT_ETABLE: checked with the other
  * options, before the files are loaded. */

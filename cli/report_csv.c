@@ -59,9 +59,7 @@ static void csv_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* Writes one JSON value as a CSV field: numbers as JSON writes them, strings quoted where
- * needed, booleans 1/0, null empty, arrays of numbers joined by 'x' (grid 8448x1x1). */
-static void csv_value(FILE *out, const json_t *v)
+void report_csv_field(FILE *out, const json_t *v)
 {
     char buf[64];
     switch (json_typeof(v)) {
@@ -77,7 +75,7 @@ static void csv_value(FILE *out, const json_t *v)
         for (size_t i = 0; i < json_array_size(v); i++) {
             if (i)
                 fputc('x', out);
-            csv_value(out, json_array_get(v, i));
+            report_csv_field(out, json_array_get(v, i));
         }
         break;
     default: break; /* null, or an object (none in these tables) */
@@ -163,7 +161,7 @@ int report_csv(FILE *out, const analysis *a, const char *table)
                 fputc(',', out);
             const json_t *v = json_object_get(o, t->cols[c]);
             if (v)
-                csv_value(out, v);
+                report_csv_field(out, v);
         }
         fputc('\n', out);
         json_decref(o);

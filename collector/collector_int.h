@@ -305,9 +305,22 @@ void collector_writer_wake(collector_writer *w);
  * came back, now. */
 void collector_writer_flush_now(collector_writer *w);
 
-/* The GPU clock (hooks->gpu_clock) read just before the latest flush (0: none yet): every record
- * of a kernel that had finished by then is written once that flush is drained. */
+/* The GPU clock (hooks->gpu_clock) read just before the latest flush (0: none yet). Not every
+ * kernel that had ended by then need be written: see collector_writer_horizon(). */
 int64_t collector_writer_last_flush(collector_writer *w);
+
+/* How far the file is complete (GPU clock, ns): every kernel that ended before it is written (or
+ * counted as lost). It starts at the writer's start (nothing was launched before); after a flush
+ * it is the flush's clock when CUPTI gave back every buffer it had taken, else the latest end
+ * written, capped by the flush's clock: a default flush leaves a buffer with a kernel still running
+ * in CUPTI's hands, and with it the kernels that ended before. Never moves back. */
+int64_t collector_writer_horizon(collector_writer *w);
+
+/* On the writer thread only: repeats the default flush (never a forced one, which would hand
+ * over records still incomplete, losing those kernels) a few ms apart until the horizon reaches
+ * `target`, at most timeout_ms. Returns the horizon reached (below `target` on a timeout; the
+ * horizon as it is, off the writer thread). */
+int64_t collector_writer_settle(collector_writer *w, int64_t target, uint32_t timeout_ms);
 
 /* Frees a writer whose collector_writer_stop() returned 0. */
 void collector_writer_free(collector_writer *w);
@@ -325,6 +338,11 @@ typedef struct collector_facts {
  * facts are left NULL. Returns 0 or STORE_ENOMEM. */
 int collector_facts_read(collector_facts *f /* OUT */);
 void collector_facts_free(collector_facts *f);
+
+/* Writes the launcher's rank variables that are set (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+ * SLURM_PROCID, ...: the list in meta.c, store/SCHEMA.md) as process_meta env.NAME of `process`.
+ * 0 or the writer's error code. */
+int collector_launcher_meta(store_writer *w, int64_t process);
 
 /* Quotes one argument for a POSIX shell when it needs it ('it'\''s'); malloc'd. */
 char *collector_shell_quote(const char *arg);

@@ -1,10 +1,12 @@
 /* collector process facts: pid, parent, host, executable and command line for the process
- * row, and the CUDA driver and runtime versions, found with dlsym in what the application has
- * already loaded (libcollect links neither libcuda nor libcudart: it must not pull a second
- * runtime into the application). */
+ * row, the launcher's rank variables (which rank of which job this process is), and the CUDA
+ * driver and runtime versions, found with dlsym in what the application has already loaded
+ * (libcollect links neither libcuda nor libcudart: it must not pull a second runtime into the
+ * application). */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,6 +139,42 @@ void collector_facts_free(collector_facts *f)
     free(f->exe);
     free(f->argv);
     memset(f, 0, sizeof *f);
+}
+
+/* What MPI launchers (Open MPI's mpirun, PMIx and PMI ones, Slurm's srun, MVAPICH2, Intel MPI)
+ * and torchrun tell each process about its place in the job: kept as env.NAME, so that `tlview
+ * job` can say which ranks shared a GPU (store/SCHEMA.md, process_meta). */
+static const char *const launcher_vars[] = {
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMIX_RANK",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "SLURM_PROCID",
+    "SLURM_LOCALID",
+    "SLURM_NTASKS",
+    "SLURM_JOB_ID",
+    "SLURM_STEP_ID",
+    "MV2_COMM_WORLD_RANK",
+    "MV2_COMM_WORLD_LOCAL_RANK",
+    "MPI_LOCALRANKID",
+    "RANK",
+    "LOCAL_RANK",
+    "WORLD_SIZE",
+};
+
+int collector_launcher_meta(store_writer *w, int64_t process)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof launcher_vars / sizeof *launcher_vars; i++) {
+        const char *value = getenv(launcher_vars[i]);
+        char key[64];
+        snprintf(key, sizeof key, "env.%s", launcher_vars[i]);
+        if (value)
+            rc = store_writer_process_meta(w, process, key, value);
+    }
+    return rc;
 }
 
 /* Calls `int fn(int *)` found by name in the already loaded objects: in the global scope, or in

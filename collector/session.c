@@ -49,6 +49,9 @@ struct collector_session {
     uint64_t flight_prunes; /* rotations done */
 };
 
+#define SETTLE_MS 100u /* the longest a dump or a range's end waits for CUPTI's last records */
+#define FLIGHT_SETTLE_MS 20u /* the same for a periodic flush, with the flight recorder on */
+
 static const char *const capture_mode_names[] = {"all", "cudaProfilerApi", "control"};
 
 /* The MPS environment and the device selection, stored as env.NAME when set. */
@@ -62,6 +65,7 @@ static const char *const env_keys[] = {
 
 typedef struct calibration {
     int64_t cupti, realtime, monotonic;
+    int64_t bracket; /* ns between the CLOCK_REALTIME reads around the GPU clock's */
 } calibration;
 
 static int64_t clock_ns(clockid_t id)
@@ -71,16 +75,28 @@ static int64_t clock_ns(clockid_t id)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Reads the three clocks together: CLOCK_REALTIME around the GPU clock, averaged, so the pair's
- * error is half the (sub-microsecond) read time. */
+#define CALIBRATION_READS 7 /* brackets tried; the tightest is kept */
+
+/* Reads the three clocks together: the GPU clock between two CLOCK_REALTIME reads, whose middle
+ * is the pair's realtime, so the pair is off by at most half the bracket. The first
+ * cuptiGetTimestamp of a process initialises CUPTI's clock (0.1-0.4 ms: the committed samples'
+ * start pairs were 75-400 us off, their end pairs 0.1-0.6 us), so one read goes first, unused,
+ * and of the brackets after it the tightest is kept: a read preempted or slowed is not. */
 static calibration calibrate(const collector_hooks *h)
 {
-    calibration c;
-    int64_t before = clock_ns(CLOCK_REALTIME);
-    c.cupti = h->gpu_clock();
-    int64_t after = clock_ns(CLOCK_REALTIME);
-    c.monotonic = clock_ns(CLOCK_MONOTONIC);
-    c.realtime = before + (after - before) / 2;
+    calibration c = {0, 0, 0, INT64_MAX};
+    h->gpu_clock();
+    for (int i = 0; i < CALIBRATION_READS; i++) {
+        int64_t before = clock_ns(CLOCK_REALTIME);
+        int64_t gpu = h->gpu_clock();
+        int64_t after = clock_ns(CLOCK_REALTIME);
+        if (after - before < c.bracket) {
+            c.bracket = after - before;
+            c.cupti = gpu;
+            c.realtime = before + (after - before) / 2;
+            c.monotonic = clock_ns(CLOCK_MONOTONIC);
+        }
+    }
     return c;
 }
 
@@ -132,6 +148,7 @@ static int write_start_meta(collector_session *s, const calibration *c)
         if (value)
             rc = store_writer_process_meta(w, p, key, value);
     }
+    rc = rc ? rc : collector_launcher_meta(w, p);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "buffer_size", (int64_t)s->cfg.buffer_size);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "buffer_count", s->cfg.buffer_count);
     rc = rc ? rc : store_writer_process_meta_int(w, p, "flush_ms", s->cfg.flush_ms);
@@ -153,6 +170,7 @@ static int write_start_meta(collector_session *s, const calibration *c)
     if (!rc && s->control)
         rc = store_writer_process_meta(w, p, "control", collector_control_path(s->control));
     rc = rc ? rc : store_writer_calibration(w, p, "start", c->cupti, c->realtime, c->monotonic);
+    rc = rc ? rc : store_writer_process_meta_int(w, p, "calibration_start_bracket_ns", c->bracket);
     int crc = store_writer_commit(w);
     return rc ? rc : crc;
 }
@@ -174,11 +192,12 @@ static void capture_failed(collector_session *s, const char *what)
                            store_writer_errmsg(s->store));
 }
 
-/* Writes the ranges opened and closed since the last turn. Returns 1 when one closed. */
-static int write_events(collector_session *s)
+/* Writes the ranges opened and closed since the last turn. Returns the end (GPU clock) of the
+ * last one that closed, 0 when none did. */
+static int64_t write_events(collector_session *s)
 {
     collector_capture_event ev;
-    int closed = 0;
+    int64_t closed = 0;
     while (collector_capture_next_event(s->capture, &ev)) {
         if (ev.open) {
             s->cap_row = 0;
@@ -191,13 +210,23 @@ static int write_events(collector_session *s)
             if (s->cap_row && store_writer_capture_end(s->store, s->cap_row, ev.at, ev.reason) != 0)
                 capture_failed(s, "the end of a capture range");
             s->cap_row = 0;
-            closed = 1;
+            closed = ev.at;
         }
     }
     return closed;
 }
 
-/* The open range reaches `at`: every kernel that had finished by then is written. */
+/* A range closed at `end`: its records, into the file now. CUPTI may keep the last of them back
+ * while a kernel runs (collector_writer_settle), so the flush is repeated until the file is
+ * complete to the range's end, for SETTLE_MS at most: a reader of the file after `stop` then sees
+ * the whole range. (Whatever stays back comes with a later flush.) */
+static void close_flush(collector_writer *w, int64_t end)
+{
+    collector_writer_flush_now(w);
+    collector_writer_settle(w, end, SETTLE_MS);
+}
+
+/* The open range reaches `at`: every kernel that had ended by then is written. */
 static void extend_open_range(collector_session *s, int64_t at)
 {
     if (s->cap_row && at > s->cap_start &&
@@ -283,12 +312,16 @@ static void say(char *reply, size_t n, const char *fmt, ...)
 }
 
 /* A `tlview capture dump`: what is written now, copied to DIR/NAME/BASE beside the file (NAME
- * defaults to dump-<unix time>); the reply names the copy. */
+ * defaults to dump-<unix time>); the reply names the copy. The copy's range ends where the file
+ * is complete (collector_writer_horizon): at the request, or later when the flushes repeated for
+ * it went on (every row after it is from those few ms); when CUPTI kept the newest records back
+ * for all of SETTLE_MS, earlier, and the reply says by how much. */
 static void dump(collector_session *s, collector_writer *w, const char *name, char *reply, size_t n)
 {
     collector_writer_flush_now(w);
     write_events(s);
-    int64_t at = collector_writer_last_flush(w);
+    int64_t asked = collector_writer_last_flush(w);
+    int64_t at = collector_writer_settle(w, asked, SETTLE_MS);
     extend_open_range(s, at);
     char dir[PATH_MAX] = "", path[PATH_MAX] = "", first[PATH_MAX] = "", fallback[64] = "";
     if (!name[0]) {
@@ -319,13 +352,20 @@ static void dump(collector_session *s, collector_writer *w, const char *name, ch
         if (rc == STORE_EEXIST && collector_numbered_path(first, i, path, sizeof path) != 0)
             break;
     }
-    if (rc != STORE_OK)
+    if (rc != STORE_OK) {
         say(reply, n, "error %s", err);
-    else if (s->flight_from)
+        return;
+    }
+    if (s->flight_from)
         say(reply, n, "ok dumped %lld kernels (the last %.1f s) to %s", (long long)kernels,
             (double)(at - s->flight_from) / 1e9, path);
     else
         say(reply, n, "ok dumped %lld kernels to %s", (long long)kernels, path);
+    if (at < asked)
+        say(reply, n,
+            "; complete only to %.1f ms before the request: CUPTI still held a buffer after "
+            "%u ms of flushes (a kernel running)",
+            (double)(asked - at) / 1e6, SETTLE_MS);
 }
 
 /* What `tlview capture status` says. */
@@ -379,8 +419,7 @@ static void serve_control(collector_session *s, collector_writer *w)
             collector_capture_get(s->capture, &st);
             r = collector_capture_stop(s->capture, "control");
             if (r == 0) {
-                write_events(s);
-                collector_writer_flush_now(w); /* the range's records, into the file now */
+                close_flush(w, write_events(s));
                 say(reply, sizeof reply, "ok stopped: range %u closed after %.1f s", st.range,
                     (double)(mono_ms() - st.open_ms) / 1e3);
             } else {
@@ -403,11 +442,17 @@ static void tick(void *arg, collector_writer *w, int flushed)
     if (s->control)
         serve_control(s, w);
     collector_capture_tick(s->capture, mono_ms());
-    if (write_events(s))
-        collector_writer_flush_now(w); /* a range closed: its records, into the file now */
+    int64_t closed = write_events(s);
+    if (closed)
+        close_flush(w, closed);
     else if (!flushed)
         return;
-    extend_open_range(s, collector_writer_last_flush(w));
+    /* A checkpoint of the flight recorder needs a flush that wrote something: one CUPTI answered
+     * short (a buffer kept while a kernel runs) would leave a flush period without one, and the
+     * window that much longer; tried again a few ms later, it seldom stays short. */
+    if (flushed && (s->cfg.flight_ms || s->cfg.flight_bytes))
+        collector_writer_settle(w, collector_writer_last_flush(w), FLIGHT_SETTLE_MS);
+    extend_open_range(s, collector_writer_horizon(w));
     flight(s);
 }
 
@@ -526,6 +571,7 @@ static void finish_work(void *arg)
     if (!rc && signo)
         rc = store_writer_process_meta_int(w, p, "exit_signal", signo);
     rc = rc ? rc : store_writer_calibration(w, p, "end", c.cupti, c.realtime, c.monotonic);
+    rc = rc ? rc : store_writer_process_meta_int(w, p, "calibration_end_bracket_ns", c.bracket);
     pthread_mutex_lock(&s->lock);
     int complete = !s->error[0] && !rc;
     rc = rc ? rc

@@ -21,6 +21,7 @@
 #define LOG_PREFIX "writer"
 #define POOL_MAX 4u       /* empty buffers kept for reuse (8 MiB each by default) */
 #define IDLE_WAKE_MS 100u /* the thread checks its requests at least this often */
+#define SETTLE_STEP_MS 2u /* collector_writer_settle: the default flush's retry period */
 
 typedef struct queued {
     uint8_t *buf;
@@ -45,6 +46,7 @@ struct collector_writer {
     atomic_int stop_req;
     atomic_int finished;            /* the thread has run cfg.finish and no longer touches *w */
     _Atomic int64_t last_flush_gpu; /* hooks->gpu_clock() before the latest flush, 0 none */
+    _Atomic int64_t horizon;        /* the written records are complete up to it, 0 none */
 };
 
 /* The writer this thread runs, so a buffer completed inside hooks->flush is written at once. */
@@ -116,13 +118,33 @@ static void drain(collector_writer *w)
     }
 }
 
+/* How far the written records are complete after a flush read at `at` was drained (writer
+ * thread). When every buffer CUPTI took has come back (written, or dropped and counted), CUPTI
+ * holds no record: every kernel that had ended by `at` is written. Otherwise CUPTI keeps a buffer
+ * back: a default flush returns a buffer only once all its records are complete, so under a
+ * steady stream of kernels the newest ones can stay in it for a flush period or more. The file is
+ * then complete only to the latest end written (the records come in launch order: exact for the
+ * kernels of one stream). The written count is read before the requested one, and only this
+ * thread writes, so a buffer handed out meanwhile can only make the answer the cautious one. */
+static int64_t complete_to(collector_writer *w, int64_t at)
+{
+    uint64_t back = atomic_load(&w->written) + atomic_load(&w->dropped);
+    if (back >= atomic_load(&w->requested))
+        return at;
+    int64_t end = collector_sink_max_end(w->cfg.sink);
+    return end < at ? end : at;
+}
+
 static void flush(collector_writer *w, int forced)
 {
-    if (w->cfg.hooks->gpu_clock)
-        atomic_store(&w->last_flush_gpu, w->cfg.hooks->gpu_clock());
+    int64_t at = w->cfg.hooks->gpu_clock ? w->cfg.hooks->gpu_clock() : 0;
+    atomic_store(&w->last_flush_gpu, at);
     if (w->cfg.hooks->flush)
         w->cfg.hooks->flush(forced);
     drain(w);
+    int64_t h = complete_to(w, at);
+    if (h > atomic_load(&w->horizon))
+        atomic_store(&w->horizon, h);
 }
 
 static void *writer_main(void *arg)
@@ -179,6 +201,10 @@ int collector_writer_start(const collector_writer_config *cfg, collector_writer 
     if (!w)
         return -1;
     w->cfg = *cfg;
+    /* Nothing was launched before the collector started (the driver calls it at the first CUDA
+     * call): the file is complete to now. */
+    if (cfg->hooks->gpu_clock)
+        atomic_store(&w->horizon, cfg->hooks->gpu_clock());
     if (w->cfg.capacity == 0)
         w->cfg.capacity = 1;
     w->ring = calloc(w->cfg.capacity, sizeof *w->ring);
@@ -300,6 +326,24 @@ void collector_writer_flush_now(collector_writer *w)
 int64_t collector_writer_last_flush(collector_writer *w)
 {
     return atomic_load(&w->last_flush_gpu);
+}
+
+int64_t collector_writer_horizon(collector_writer *w)
+{
+    return atomic_load(&w->horizon);
+}
+
+int64_t collector_writer_settle(collector_writer *w, int64_t target, uint32_t timeout_ms)
+{
+    if (on_writer != w)
+        return atomic_load(&w->horizon);
+    uint64_t until = now_ms() + timeout_ms;
+    while (atomic_load(&w->horizon) < target && now_ms() < until) {
+        struct timespec step = {0, (long)SETTLE_STEP_MS * 1000000L};
+        nanosleep(&step, NULL);
+        flush(w, 0);
+    }
+    return atomic_load(&w->horizon);
 }
 
 void collector_writer_free(collector_writer *w)

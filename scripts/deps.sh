@@ -9,7 +9,8 @@ pkgs=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libmicrohttpd-dev 
 if [ "${TLVIEW_TEST_TOOLS:-1}" = 1 ]; then
   pkgs+=(clang libclang-rt-14-dev # libFuzzer, for scripts/test's fuzz run of the loader
          clang-format             # tests/format (version 14 on Debian 12, the one it wants)
-         groff-base)              # tests/install renders the man pages (groff -man -ww)
+         groff-base               # tests/install renders the man pages (groff -man -ww)
+         libopenmpi-dev openmpi-bin) # `mpirun -n R tlview job`: the MPI engine and its tests
 fi
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
 if [ "${TLVIEW_BROWSER_TESTS:-1}" = 1 ]; then

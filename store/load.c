@@ -1,6 +1,7 @@
 /* load.c: store_run_load() and store_run_load_files(): load one or many tlview files into a run,
  * scanning the kernel tables on one thread per CPU, all or nothing (a failed load rolls the run
- * back); and store_probe(), which recognises a tlview file. */
+ * back); store_run_load_meta(), the same checks for an index that reads no records; and
+ * store_probe(), which recognises a tlview file. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,36 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
         p->errmsg[0] = 0;
     free(L);
     free(part);
+    return rc;
+}
+
+int store_run_load_meta(store_run *run, const char *const *paths, uint32_t npaths,
+                        uint64_t *kernels)
+{
+    if (!run || (!paths && npaths))
+        return STORE_EINVAL;
+    for (uint32_t i = 0; i < npaths; i++)
+        if (!paths[i])
+            return STORE_EINVAL;
+    store_run_mark mark;
+    store_run_get_mark(run, &mark);
+    store_run_priv *p = STORE_PRIV(run);
+    int rc = STORE_OK;
+    for (uint32_t i = 0; i < npaths && rc == STORE_OK; i++) {
+        loader L = {.run = run, .path = paths[i], .meta_only = 1};
+        rc = store_load_open(&L);
+        if (rc == STORE_ENOMEM)
+            store_fmt(p->errmsg, sizeof p->errmsg, "%s: out of memory while loading", paths[i]);
+        else if (rc != STORE_OK)
+            store_fmt(p->errmsg, sizeof p->errmsg, "%s", L.err);
+        else if (kernels)
+            kernels[i] = L.kcap;
+        store_load_close(&L);
+    }
+    if (rc != STORE_OK)
+        store_run_rollback(run, &mark);
+    else
+        p->errmsg[0] = 0;
     return rc;
 }
 

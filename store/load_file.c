@@ -404,6 +404,30 @@ static int load_launches(loader *L)
     return done(L, st, rc, "reading launches");
 }
 
+/* store_run_load_meta(): a stream for each (context, stream) of the launch rows, so that the
+ * contexts that ran kernels are known without reading the kernels (launch rows are created only
+ * for them); the launch table is small (one row per signature and stream). */
+static int load_launch_streams(loader *L)
+{
+    sqlite3_stmt *st;
+    int rc = prep(L, "SELECT DISTINCT context_row, stream_id FROM launch", &st);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t crow = sqlite3_column_int64(st, 0);
+        if (crow < 0 || (uint64_t)crow >= L->nctx || L->ctx[crow] == STORE_NONE) {
+            rc = bad_ref(L, "launch", "context row", crow);
+            break;
+        }
+        if (store_run_stream(L->run, L->ctx[crow], (uint32_t)sqlite3_column_int64(st, 1)) ==
+            STORE_NONE) {
+            rc = STORE_ENOMEM;
+            break;
+        }
+    }
+    return done(L, st, rc, "reading launches");
+}
+
 /* How many kernel rows the file can hold: max(rowid), bounded by what its size allows. */
 static int count_kernels(loader *L)
 {
@@ -727,6 +751,13 @@ int store_load_open(loader *L)
         rc = load_process_meta(L);
     if (rc == STORE_OK)
         rc = load_devices_contexts(L);
+    if (L->meta_only) {
+        if (rc == STORE_OK)
+            rc = load_launch_streams(L);
+        if (rc == STORE_OK)
+            rc = count_kernels(L);
+        return guarded_rc(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
+    }
     if (rc == STORE_OK)
         rc = load_strings(L);
     if (rc == STORE_OK)

@@ -442,6 +442,17 @@ void store_set_read_only(int on);
  * that file. Processes appear in the order of `paths`. */
 int store_run_load_files(store_run *run, const char *const *paths, uint32_t npaths);
 
+/* Reads only what says which processes shared which GPU, for an index of many files (a job):
+ * each file's process, process_meta, calibration, device and context rows, and a stream for each
+ * (context, stream) of its launch rows, so a context with streams is one that ran kernels. No
+ * strings, launches or records; the files are checked, their devices matched (uuid, or inferred:
+ * store_run_add_device) and their failures reported as store_run_load_files() does, all or
+ * nothing, one file open at a time. kernels[i] (may be NULL) receives the kernel rows of paths[i]
+ * as the loader sizes them: the span of the kernel table's rowids (no count(*): that reads every
+ * page), exact for the files tlview writes. Processes appear in the order of `paths`. */
+int store_run_load_meta(store_run *run, const char *const *paths, uint32_t npaths,
+                        uint64_t *kernels /* OUT: npaths counts, or NULL */);
+
 /* True (1) when `path` starts like a tlview file (SQLite with a meta table whose format is
  * "tlview", or whose meta is not a plain table but a view...: loading it then says so); 0
  * otherwise. Never fails loudly: used for format detection. */
@@ -492,6 +503,9 @@ int store_run_process_meta(store_run *run, store_idx process, const char *key, c
  * matches, nor does a process kept apart (store_run_set_gpu_identity). Fields the device lacks
  * are filled from d. */
 store_idx store_run_add_device(store_run *run, store_idx process, const store_device_info *d);
+/* The CUDA ordinal under which `process` saw run device `device`, or STORE_NONE when it did not
+ * see it. */
+uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device);
 /* Finds or creates the context (process, context_id); device may be STORE_NONE when unknown. */
 store_idx store_run_context(store_run *run, store_idx process, uint32_t context_id,
                             store_idx device, uint32_t compute_api_kind);

@@ -130,8 +130,6 @@ void store_run_rollback(store_run *run, const store_run_mark *m);
 void store_run_reindex(store_run *run);
 /* Reserves room for `n` more kernels (one allocation instead of repeated doubling). */
 int store_run_reserve_kernels(store_run *run, uint64_t n);
-/* The ordinal of device `device` in `process`, or STORE_NONE. */
-uint32_t store_run_device_ordinal(const store_run *run, store_idx process, store_idx device);
 
 /* Sorts n records of `size` bytes (int64 start at offset 0) in place when they are nearly
  * sorted; gives up (leaving a permutation) when they are not. Returns 1 when sorted. */
@@ -180,6 +178,8 @@ typedef struct loader {
     uint64_t ndevs, cap_devs;
     uint64_t kcap; /* room for its kernels: the kernel table's largest rowid */
     int64_t kmin;  /* the smallest rowid (1 in files tlview wrote) */
+    int meta_only; /* store_run_load_meta(): processes, devices, contexts and the streams of the
+                      launch rows only; no strings, launches or records */
 } loader;
 
 /* A share of one file's kernel table: the rows with lo <= rowid < hi (all rows when lo is
@@ -196,8 +196,8 @@ typedef struct scan_part {
 } scan_part;
 
 /* Phase 1, serial: checks the file, reads everything but the kernels into the run and sizes the
- * kernel slice (L->kcap). Phase 2, on any thread: scans a share of the kernels, in start order
- * when they were nearly so. */
+ * kernel slice (L->kcap); with L->meta_only set, only what store_run_load_meta() reads. Phase 2, on
+ * any thread: scans a share of the kernels, in start order when they were nearly so. */
 int store_load_open(loader *L);
 int store_load_scan(scan_part *s);
 /* Ends the read transaction and closes the database; store_load_close() also frees L's maps. */

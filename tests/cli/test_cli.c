@@ -1134,7 +1134,9 @@ int test_cli_export_roundtrip_h200_spin(void)
         json_t *imported = report_json_of_run(args);
         TEST_ASSERT(same_report(want, direct, "report on the exported JSON"));
         TEST_ASSERT(same_report(want, imported, "report on the imported file"));
-        TEST_EQ_STR(jstr(imported, "devices.0.uuid"), "e11fc515ecffda7db4f5f2167fbd66d5");
+        TEST_EQ_STR(jstr(imported, "devices.0.uuid"),
+                    jstr(want, "devices.0.uuid")); /* the H200's */
+        TEST_EQ_INT(strlen(jstr(want, "devices.0.uuid")), 32);
         json_decref(want);
         json_decref(direct);
         json_decref(imported);

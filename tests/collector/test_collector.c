@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sqlite3.h>
@@ -892,6 +893,53 @@ int test_collector_metadata(void)
     return 0;
 }
 
+/* A GPU clock whose first read is slow, as cuptiGetTimestamp's is (it initialises CUPTI's clock):
+ * it takes 2 ms and then reads the clock, at the end of the call. */
+static atomic_int slow_reads;
+static int64_t slow_first_gpu_clock(void)
+{
+    if (atomic_fetch_add(&slow_reads, 1) == 0) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    return fake_gpu_clock();
+}
+
+/* The calibration pairs with a slow first clock read: each pair is as close to the true offset
+ * (FAKE_OFFSET) as half its bracket, and the brackets are in process_meta. (One read bracketed,
+ * the slow one, put the start pair ~1 ms off: the middle of a 2 ms bracket.) */
+int test_collector_calibration_slow_first_read(void)
+{
+    collector_hooks hooks = fake_hooks;
+    hooks.gpu_clock = slow_first_gpu_clock;
+    atomic_store(&slow_reads, 0);
+    collector_config cfg;
+    config_for(&cfg, "calib.%p.db");
+    collector_session *s = NULL;
+    TEST_EQ_INT(collector_session_open(&cfg, &hooks, &s), 0);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", collector_session_path(s));
+    collector_session_free(s);
+    static const char *const labels[] = {"start", "end"};
+    for (int i = 0; i < 2; i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT realtime - cupti FROM calibration WHERE label = '%s'",
+                 labels[i]);
+        int64_t off = sql_int(path, sql);
+        snprintf(sql, sizeof sql,
+                 "SELECT value FROM process_meta WHERE key = 'calibration_%s_bracket_ns'",
+                 labels[i]);
+        int64_t bracket = sql_int(path, sql);
+        fprintf(stderr, "%s pair: offset %lld ns (true %d), bracket %lld ns\n", labels[i],
+                (long long)off, FAKE_OFFSET, (long long)bracket);
+        TEST_ASSERT(bracket >= 0 && bracket < 1000000);
+        TEST_ASSERT(llabs(off - FAKE_OFFSET) <= bracket / 2 + 1);
+    }
+    TEST_ASSERT(atomic_load(&slow_reads) >= 2 * 8); /* a warm-up read and 7 brackets, twice */
+    return 0;
+}
+
 /* A disk that fills up (RLIMIT_FSIZE): writing stops, the application is not disturbed,
  * everything is counted, and one line says so. */
 int test_collector_disk_full(void)
@@ -1746,6 +1794,170 @@ int test_collector_capture_control(void)
     TEST_EQ_INT(run->processes[0].pid, pid);
     store_run_free(run);
     unsetenv("TLVIEW_CAPTURE");
+    return 0;
+}
+
+/* ---- a CUPTI that keeps its current buffer while a kernel in it runs: a default flush returns
+ * a buffer only when all its records are complete (cuptiActivityFlushAll(0)), a forced one
+ * always. The GPU clock moves on by hz_step at each default flush (time passes between them). */
+
+static pthread_mutex_t hz_lock = PTHREAD_MUTEX_INITIALIZER; /* guards hz_buf, hz_used, hz_end */
+static collector_session *hz_session;
+static uint8_t *hz_buf;                   /* CUPTI's current buffer, NULL none */
+static size_t hz_used;                    /* its bytes of records */
+static int64_t hz_end;                    /* the latest end of a kernel in it */
+static _Atomic int64_t hz_clock, hz_step; /* the GPU clock; its move per default flush */
+static atomic_int hz_flushes;             /* default flushes so far */
+
+static int64_t hz_gpu_clock(void)
+{
+    return atomic_load(&hz_clock);
+}
+
+static int hz_flush(int forced)
+{
+    pthread_mutex_lock(&hz_lock);
+    if (hz_buf && (forced || hz_end <= atomic_load(&hz_clock))) {
+        collector_session_submit(hz_session, hz_buf, hz_used);
+        hz_buf = NULL;
+        hz_used = 0;
+        hz_end = 0;
+    }
+    pthread_mutex_unlock(&hz_lock);
+    if (!forced) {
+        atomic_fetch_add(&hz_flushes, 1);
+        atomic_fetch_add(&hz_clock, atomic_load(&hz_step));
+    }
+    return 0;
+}
+
+static const collector_hooks hz_hooks = {
+    .next_record = fake_next,
+    .flush = hz_flush,
+    .gpu_clock = hz_gpu_clock,
+    .api_name = fake_api_name,
+};
+
+/* `n` kernels into CUPTI's current buffer, the first at `start`, `gap` apart, each `dur` long. */
+static void hz_launch(int n, int64_t start, int64_t gap, int64_t dur)
+{
+    static uint32_t corr;
+    pthread_mutex_lock(&hz_lock);
+    if (!hz_buf)
+        hz_buf = collector_session_buffer(hz_session);
+    for (int i = 0; hz_buf && i < n; i++) {
+        CUpti_ActivityKernel10 k = make_kernel((uint64_t)(start + i * gap), ++corr, "_Z2hzv");
+        k.end = k.start + (uint64_t)dur;
+        put(hz_buf, &hz_used, &k);
+        if ((int64_t)k.end > hz_end)
+            hz_end = (int64_t)k.end;
+    }
+    pthread_mutex_unlock(&hz_lock);
+}
+
+/* A dump of hz_session named `name`: its reply into out, its path into path. */
+static int hz_dump(const char *name, const char *abs, char *out, size_t n, char *path, size_t np)
+{
+    char args[256];
+    snprintf(args, sizeof args, "dump -n %s %ld", name, (long)getpid());
+    const char *slash = strrchr(abs, '/');
+    snprintf(path, np, "%.*s/%s%s", (int)(slash - abs), abs, name, slash);
+    int rc = capture_cmd(out, n, args);
+    fprintf(stderr, "%s: %s", name, out);
+    return rc;
+}
+
+/* The end of a file's capture range 1, absolute. */
+static int64_t range_end(const char *path)
+{
+    return sql_int(path, "SELECT start + dur + (SELECT value FROM meta WHERE key = 't0')"
+                         " FROM capture WHERE id = 1");
+}
+
+/* Dumps and a range's end while CUPTI keeps its current buffer (a kernel in it still running):
+ * the dump repeats the default flush until the buffer comes back, and its range then reaches the
+ * request; when it does not come back within 100 ms, the dump's range ends where the file is
+ * complete (the latest end written), short of the request, and the reply says by how much; a
+ * `stop` replies once the range's records are in the file. (Before, the dump's range ended at the
+ * flush whatever CUPTI kept: kernels that had ended before it were missing from the copy.) */
+int test_collector_capture_horizon(void)
+{
+    const int64_t T = (int64_t)1 << 50, MS = 1000000;
+    atomic_store(&hz_clock, T);
+    atomic_store(&hz_step, 0);
+    setenv("TLVIEW_BUFFER_SIZE", "1M", 1);
+    setenv("TLVIEW_FLUSH_MS", "0", 1); /* no periodic flush: the test says when */
+    setenv("TLVIEW_CAPTURE", "all", 1);
+    collector_config cfg;
+    config_for(&cfg, "hz.%p.db");
+    TEST_EQ_INT(collector_session_open(&cfg, &hz_hooks, &hz_session), 0);
+    collector_session_begin_capture(hz_session); /* range 1 from T */
+    char path[4096], abs[4096], out[4096], dumped[4300];
+    snprintf(path, sizeof path, "%s", collector_session_path(hz_session));
+    TEST_ASSERT(realpath(path, abs));
+
+    /* A: 10 kernels, over by T+20ms, handed back by a flush then */
+    hz_launch(10, T + 1 * MS, MS, MS / 2);
+    atomic_store(&hz_clock, T + 20 * MS);
+    TEST_EQ_INT(collector_session_sync(hz_session, 0, 5000), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 10);
+
+    /* B: 10 kernels over by T+40ms, and C from T+45ms to T+63ms, still running at the dump
+     * (T+60ms): CUPTI hands their buffer back at the 4th flush (T+63ms) */
+    hz_launch(10, T + 30 * MS, MS, MS / 2);
+    hz_launch(1, T + 45 * MS, 0, 18 * MS);
+    atomic_store(&hz_clock, T + 60 * MS);
+    atomic_store(&hz_step, MS);
+    int before = atomic_load(&hz_flushes);
+    TEST_EQ_INT(hz_dump("settled", abs, out, sizeof out, dumped, sizeof dumped), 0);
+    int flushes = atomic_load(&hz_flushes) - before;
+    char want[8192];
+    snprintf(want, sizeof want, "%ld: dumped 21 kernels to %s\n", (long)getpid(), dumped);
+    TEST_EQ_STR(out, want);
+    TEST_EQ_INT(flushes, 4);
+    TEST_EQ_INT(sql_int(dumped, "SELECT count(*) FROM kernel"), 21);
+    TEST_EQ_INT(range_end(dumped), T + 63 * MS); /* the flush that got it all */
+
+    /* D: 5 kernels over by T+75ms, E from T+76ms for 100 s: the buffer stays with CUPTI; the dump
+     * at T+80ms ends where the file is complete: T+63ms (C's end), 17 ms short */
+    hz_launch(5, T + 70 * MS, MS, MS / 2);
+    hz_launch(1, T + 76 * MS, 0, 100000 * MS);
+    atomic_store(&hz_clock, T + 80 * MS);
+    TEST_EQ_INT(hz_dump("short", abs, out, sizeof out, dumped, sizeof dumped), 0);
+    snprintf(want, sizeof want,
+             "%ld: dumped 21 kernels to %s; complete only to 17.0 ms before the request: CUPTI "
+             "still held a buffer after 100 ms of flushes (a kernel running)\n",
+             (long)getpid(), dumped);
+    TEST_EQ_STR(out, want);
+    TEST_EQ_INT(range_end(dumped), T + 63 * MS);
+    /* every kernel made that ended by the copy's range end is in it */
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM kernel WHERE start + dur <= %lld",
+             (long long)(range_end(dumped) - sql_int(dumped, "SELECT value FROM meta WHERE key"
+                                                             " = 't0'")));
+    TEST_EQ_INT(sql_int(dumped, sql), 21);
+    TEST_EQ_INT(sql_int(dumped, "SELECT value FROM process_meta WHERE key = 'snapshot'"), 1);
+
+    /* `stop` at T+200ms, E now ending at T+202ms: the reply comes once E's buffer is written */
+    atomic_store(&hz_clock, T + 200 * MS);
+    pthread_mutex_lock(&hz_lock);
+    hz_end = T + 202 * MS;
+    pthread_mutex_unlock(&hz_lock);
+    char args[64];
+    snprintf(args, sizeof args, "stop %ld", (long)getpid());
+    TEST_EQ_INT(capture_cmd(out, sizeof out, args), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 27);
+    TEST_EQ_INT(range_end(path), T + 200 * MS);
+
+    TEST_EQ_INT(collector_session_finish(hz_session, 0, 10000), 0);
+    collector_session_free(hz_session);
+    hz_session = NULL;
+    char rows[512];
+    TEST_EQ_INT(capture_rows(path, rows, sizeof rows), 0);
+    TEST_EQ_STR(rows, "start-control");
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 27);
+    unsetenv("TLVIEW_CAPTURE");
+    unsetenv("TLVIEW_FLUSH_MS");
     return 0;
 }
 

@@ -12,8 +12,10 @@
 #   delay      2 workers, TLVIEW_CAPTURE_DELAY=2s TLVIEW_CAPTURE_DURATION=3s
 #   flight     4 workers, TLVIEW_FLIGHT=30s for 44 s; `tlview capture dump` at 40 s: the dump and
 #              the files left at exit each hold the last 30 s, whole
-# About 2 minutes of GPU time. Prints PASS/FAIL lines and a summary last; exits 0 when all
-# passed, 1 when not, 77 without a GPU.
+# About 2 minutes of GPU time. Prints PASS/FAIL lines, per scenario the judge's clock summary
+# (calibration brackets, end pair against start pair, tolerance, strays and the farthest one's
+# distance) and how far each dump is complete, so a failure can be told without the files, and a
+# summary last; exits 0 when all passed, 1 when not, 77 without a GPU.
 # Usage: tests/gpu/capture.sh [--dry-run] [--standin] [--scale F] [--workers N] [--no-launch]
 #                             BUILD_DIR OUTDIR
 #   --dry-run    print the plan and every command; run nothing (no GPU needed)
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --scale) scale=$2; shift ;;
     --workers) workers=$2; shift ;;
     --no-launch) launch=0 ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "capture.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -152,8 +154,17 @@ judge() {
     rc=$?
     # shellcheck disable=SC2001 # every line indented
     printf '%s\n' "$out" | sed 's/^/  /'
-    echo "$out" | grep -E '^(PASS|FAIL) ' >>"$O/judge.txt"
+    echo "$out" | grep -E '^(PASS|FAIL|clock|summary) ' >>"$O/judge.txt"
     verdict "$name" $rc "$(echo "$out" | grep -c '^PASS ') checks passed, $(echo "$out" | grep -c '^FAIL ') failed"
+    # the clock over the files: brackets, the end pair against the start pair, strays
+    echo "$out" | grep '^summary ' | sed 's/^/  /' | tee -a "$RESULTS"
+}
+# dump_horizon FILE: how far each dump is complete, from the replies of tlview capture dump in FILE
+dump_horizon() {
+    local line
+    line=$(sed -n 's/^\([0-9]*\): dumped .*; complete only to \([0-9.]*\) ms before the request.*/\1 \2 ms short/p
+                s/^\([0-9]*\): dumped [^;]*$/\1 at the request/p' "$1" | paste -sd, - | sed 's/,/, /g')
+    echo "  dump horizon (each dump complete to): ${line:-no dump replied}" | tee -a "$RESULTS"
 }
 pause() { x sleep "$(sec "$1")"; }
 
@@ -233,7 +244,12 @@ WARGS=(--seconds "$(awk -v x="$(sec 42)" 'BEGIN { print x + 2 }')")
 start_workers "$workers" "$D" TLVIEW_FLIGHT="${W}s"
 if listening; then
     pause 40
-    capture dump -n dump "${PIDS[@]}"
+    if [ $dry = 1 ]; then
+        capture dump -n dump "${PIDS[@]}"
+    else
+        capture dump -n dump "${PIDS[@]}" | tee "$D/dump.txt"
+        dump_horizon "$D/dump.txt"
+    fi
 else
     verdict flight-listen 1 "the workers' collectors did not listen within 60 s"
 fi

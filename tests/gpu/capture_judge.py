@@ -9,13 +9,21 @@ For every file (one per worker process; its pid names its log req.<pid>.log):
     launched, the sum printed per range), and every request made wholly outside the ranges
     (--outside-ms away from them) has none; requests on a boundary are counted, not judged;
   - no kernel lies outside every request (a stray would be a wrong time or a foreign kernel);
+    the GPU times are put on CLOCK_REALTIME with both calibration pairs (the offset moves
+    linearly from the start pair to the end pair), within a tolerance of half the wider pair's
+    bracket (process_meta calibration_*_bracket_ns) plus SLACK_NS for the GPU's own timestamps;
+    and tlview, which places a file's times by its start pair alone, must agree: the end pair's
+    offset may differ from the start pair's by no more than that tolerance;
   - records_dropped and records_lost are 0;
   - --flight W: one range, W s long (+- --tol-s), the rest as above, except that rows older
     than the window may stay (the rotation goes by flush periods): nothing is judged before it;
   - --profiler-stdout FILE: range K holds exactly the kernels the worker says it launched between
     cudaProfilerStart and cudaProfilerStop ("pid=P profiler range K: ... launched X").
-Prints one line per file and range, PASS or FAIL and why, and exits 0 when all passed, 1 when
-not. Needs only python3's sqlite3 module (the GPU machine has no sqlite3 program).
+Prints one line per file and range, PASS or FAIL and why, one "clock" line per file (the pairs'
+brackets and offsets, the tolerance, how close kernels came to their request's edges, the strays
+and how far from a request the farthest lies), a "summary" line over the files, and exits 0 when
+all passed, 1 when not. Needs only python3's sqlite3 module (the GPU machine has no sqlite3
+program).
 """
 import argparse
 import bisect
@@ -25,7 +33,33 @@ import re
 import sqlite3
 import sys
 
-CLOCK_TOL_NS = 50_000  # GPU clock vs CLOCK_REALTIME after calibration (GPU.md: ~0.2 us)
+# the kernels' timestamps against cuptiGetTimestamp's clock: both were within ~0.2 us of
+# CLOCK_REALTIME on the H200 (shared/GPU.md); 20 us leaves a hundredfold room
+SLACK_NS = 20_000
+LEGACY_TOL_NS = 50_000  # files without calibration brackets (an older collector)
+
+
+class Clock:
+    """A file's GPU clock (CUPTI ns) put on CLOCK_REALTIME: the offset realtime - cupti moves
+    linearly from the start pair to the end pair (the start pair alone without an end pair)."""
+
+    def __init__(self, pairs, pmeta):
+        self.c0, off0 = pairs.get("start", (0, 0))
+        self.c1, off1 = pairs.get("end", (self.c0, off0))
+        self.off0 = off0
+        self.drift = off1 - off0 if self.c1 > self.c0 else 0
+        b = [pmeta.get(f"calibration_{k}_bracket_ns") for k in ("start", "end")]
+        self.brackets = [int(x) for x in b if x is not None]
+        if "start" not in pairs or len(self.brackets) < len(pairs):
+            self.tol = LEGACY_TOL_NS
+        else:
+            self.tol = max(self.brackets) // 2 + SLACK_NS
+
+    def real(self, t):
+        """CLOCK_REALTIME ns of GPU time t (absolute)."""
+        if not self.drift:
+            return t + self.off0
+        return t + self.off0 + self.drift * (t - self.c0) // (self.c1 - self.c0)
 
 
 def read_file(path):
@@ -33,18 +67,28 @@ def read_file(path):
     meta = dict(db.execute("SELECT key, value FROM meta"))
     t0 = int(meta["t0"])
     pid = db.execute("SELECT pid FROM process").fetchone()[0]
-    offset = 0
-    if meta.get("clock") == "cupti":
-        row = db.execute(
-            "SELECT realtime - cupti FROM calibration WHERE label = 'start'").fetchone()
-        offset = row[0] if row else 0
-    base = t0 + offset
-    kernels = sorted(s + base for (s,) in db.execute("SELECT start FROM kernel"))
-    ranges = [(s + base, s + d + base, sr, er, name) for (s, d, sr, er, name) in db.execute(
-        "SELECT start, dur, start_reason, end_reason, name FROM capture ORDER BY id")]
     pmeta = dict(db.execute("SELECT key, value FROM process_meta"))
+    pairs = {}
+    if meta.get("clock") == "cupti":
+        pairs = {label: (c, r - c) for label, c, r in
+                 db.execute("SELECT label, cupti, realtime FROM calibration")}
+    clock = Clock(pairs, pmeta)
+    kernels = sorted(clock.real(t0 + s) for (s,) in db.execute("SELECT start FROM kernel"))
+    ranges = [(clock.real(t0 + s), clock.real(t0 + s + d), sr, er, name) for (s, d, sr, er, name)
+              in db.execute("SELECT start, dur, start_reason, end_reason, name FROM capture"
+                            " ORDER BY id")]
     db.close()
-    return pid, kernels, ranges, pmeta
+    return pid, kernels, ranges, pmeta, clock
+
+
+def us(ns):
+    """ns as us with one decimal; "-" for None."""
+    return "-" if ns is None else f"{ns / 1e3:.1f}"
+
+
+def sus(ns):
+    """ns as signed us with one decimal; "-" for None."""
+    return "-" if ns is None else f"{ns / 1e3:+.1f}"
 
 
 def read_log(path):
@@ -69,28 +113,45 @@ def profiler_counts(path, pid):
 
 
 def judge(args, path, logdir):
-    """Returns (ok, lines)."""
+    """Returns (ok, lines, the clock's figures for the summary)."""
     out = []
-    pid, kernels, ranges, pmeta = read_file(path)
+    pid, kernels, ranges, pmeta, clock = read_file(path)
     name = f"{args.name} pid={pid}"
     log = os.path.join(logdir, f"req.{pid}.log")
     if not os.path.exists(log):
-        return False, [f"FAIL {name}: no request log {log}"]
+        return False, [f"FAIL {name}: no request log {log}"], None
     reqs = read_log(log)
     ok = True
     fails = []
-    # each kernel to its request
+    tol = clock.tol
+    # each kernel to its request; how close the kernels come to their request's edges (a
+    # launch follows its request's start, its kernel starts before the request's end)
     starts = [r[0] for r in reqs]
     per_req = [0] * len(reqs)
-    strays = 0
+    strays = []  # (distance to the nearest request, ns; that request's index)
+    lead = tail = None
     for ks in kernels:
-        j = bisect.bisect_right(starts, ks + CLOCK_TOL_NS) - 1
-        if j >= 0 and ks <= reqs[j][1] + CLOCK_TOL_NS:
+        j = bisect.bisect_right(starts, ks + tol) - 1
+        if j >= 0 and ks <= reqs[j][1] + tol:
             per_req[j] += 1
-        else:
-            strays += 1
+            lead = ks - reqs[j][0] if lead is None else min(lead, ks - reqs[j][0])
+            tail = reqs[j][1] - ks if tail is None else min(tail, reqs[j][1] - ks)
+            continue
+        near = []
+        if j >= 0:
+            near.append((ks - reqs[j][1], reqs[j][3]))
+        if j + 1 < len(reqs):
+            near.append((reqs[j + 1][0] - ks, reqs[j + 1][3]))
+        strays.append(min(near) if near else (float("inf"), -1))
     if strays:
-        fails.append(f"{strays} kernels outside every request")
+        far = max(strays)
+        fails.append(f"{len(strays)} kernels outside every request (the farthest"
+                     f" {far[0] / 1e3:.1f} us from request {far[1]}; beside requests"
+                     f" {sorted({r for _, r in strays})[:5]})")
+    if abs(clock.drift) > tol:
+        fails.append(f"the end calibration pair is {clock.drift / 1e3:+.1f} us off the start pair"
+                     f" (tolerance {tol / 1e3:.1f} us): tlview, which places by the start pair,"
+                     " is off by that much at the end")
     for key in ("records_dropped", "records_lost"):
         if int(pmeta.get(key, 0) or 0):
             fails.append(f"{key} = {pmeta[key]}")
@@ -100,7 +161,7 @@ def judge(args, path, logdir):
     length = args.flight or args.range_s
     reasons = args.reasons.split(",") if args.reasons else []
     prof = profiler_counts(args.profiler_stdout, pid) if args.profiler_stdout else {}
-    m_in = CLOCK_TOL_NS
+    m_in = tol
     # a launch made while CUPTI was being switched may or may not be recorded: the outside
     # margin covers the longest switch the collector saw
     switch = int(pmeta.get("capture_switch_max_ns", 0) or 0)
@@ -111,7 +172,7 @@ def judge(args, path, logdir):
         recorded = sum(per_req[j] for j in inside)
         short = [reqs[j][3] for j in inside if per_req[j] != reqs[j][2]]
         boundary = sum(1 for r in reqs if r[0] < cs + m_in < r[1] or r[0] < ce - m_in < r[1])
-        in_range = sum(1 for ks in kernels if cs - CLOCK_TOL_NS <= ks <= ce + CLOCK_TOL_NS)
+        in_range = sum(1 for ks in kernels if cs - tol <= ks <= ce + tol)
         secs = (ce - cs) / 1e9
         line = (f"{name} range {k} ({sr}-{er or 'open'}{', ' + rname if rname else ''},"
                 f" {secs:.2f} s): {len(inside)} requests inside, launched {launched},"
@@ -150,7 +211,14 @@ def judge(args, path, logdir):
     if rec_out:
         fails.append(f"recorded outside the ranges (requests {bad})")
     out.append(("FAIL " if fails else "PASS ") + line + "".join("; " + x for x in fails))
-    return ok and not fails, out
+    out.append(f"clock {name}: brackets {'/'.join(us(b) for b in clock.brackets) or 'unknown'} us"
+               f" (start/end pair), end pair {clock.drift / 1e3:+.1f} us off the start pair,"
+               f" tolerance {us(tol)} us; kernel start - its request's start >= {sus(lead)} us,"
+               f" request end - kernel start >= {sus(tail)} us; {len(strays)} strays"
+               + (f", the farthest {us(max(strays)[0])} us from a request" if strays else ""))
+    stats = {"brackets": clock.brackets, "drift": clock.drift, "tol": tol, "lead": lead,
+             "strays": len(strays), "far": max(strays)[0] if strays else None}
+    return ok and not fails, out, stats
 
 
 def main():
@@ -174,14 +242,26 @@ def main():
         ok = False
     if not files:
         print(f"FAIL {args.name}: no trace file in {args.dir}")
+    stats = []
     for f in files:
         try:
-            fok, lines = judge(args, f, args.logs or args.dir)
+            fok, lines, st = judge(args, f, args.logs or args.dir)
         except (sqlite3.Error, OSError, KeyError, ValueError, TypeError) as e:
-            fok, lines = False, [f"FAIL {args.name} {f}: {e}"]
+            fok, lines, st = False, [f"FAIL {args.name} {f}: {e}"], None
         ok &= fok
+        stats += [st] if st else []
         for line in lines:
             print(line)
+    if stats:
+        def top(key, pick=max):
+            vals = [x for st in stats for x in (st[key] if key == "brackets" else [st[key]])
+                    if x is not None]
+            return pick(vals) if vals else None
+        print(f"summary {args.name}: calibration brackets up to {us(top('brackets'))} us, end pair"
+              f" off the start pair by up to {sus(top('drift', lambda v: max(v, key=abs)))} us,"
+              f" tolerance {us(top('tol'))} us; kernel start - its request's start >="
+              f" {sus(top('lead', min))} us; {sum(st['strays'] for st in stats)} strays"
+              + (f", the farthest {us(top('far'))} us from a request" if top('far') else ""))
     print(f"capture_judge {args.name}: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 

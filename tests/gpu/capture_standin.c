@@ -3,9 +3,11 @@
  * collector's own session, configured by the same TLVIEW_* variables, over a simulated CUPTI:
  * a "kernel" becomes an activity record only while the launch kinds are on (set_tracing), its
  * times are those of the simulated launch on a GPU clock 1 ms behind CLOCK_REALTIME, and the
- * records reach the collector when it flushes. cudaProfilerStart/Stop become the capture calls
- * inject.c's callbacks make (TLVIEW_CAPTURE=cudaProfilerApi). So everything but CUPTI itself is
- * the real thing: ranges, the control FIFO, the flight recorder, the file.
+ * records reach the collector when it flushes, as CUPTI hands them over: a default flush returns
+ * the buffer only once every kernel in it has ended, a forced one always. cudaProfilerStart/Stop
+ * become the capture calls inject.c's callbacks make (TLVIEW_CAPTURE=cudaProfilerApi). So
+ * everything but CUPTI itself is the real thing: ranges, the control FIFO, the flight recorder,
+ * the file.
  * Usage: capture_standin [capture_loop.h options] */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,9 +24,10 @@
 
 static collector_config cfg;
 static collector_session *session;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* guards buf, used */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* guards buf, used, buf_end */
 static uint8_t *buf;                                     /* the "CUPTI buffer" being filled */
 static size_t used;                                      /* bytes of records in buf */
+static int64_t buf_end;                                  /* the latest kernel end in buf */
 static atomic_int on;                                    /* the launch kinds */
 static uint32_t correlation;
 
@@ -49,13 +52,14 @@ static void complete(void)
         collector_session_submit(session, buf, used);
     buf = NULL;
     used = 0;
+    buf_end = 0;
 }
 
 static int flush(int forced)
 {
-    (void)forced;
     pthread_mutex_lock(&lock);
-    complete();
+    if (forced || buf_end <= gpu_clock())
+        complete();
     pthread_mutex_unlock(&lock);
     return 0;
 }
@@ -103,6 +107,7 @@ static void request(void *arg, int kernels)
             k.name = "_Z18testMaxFlopsKernelPfiff";
             memcpy(buf + used, &k, sizeof k);
             used += RECORD_SIZE;
+            buf_end = (int64_t)k.end;
         }
         pthread_mutex_unlock(&lock);
     }

@@ -7,8 +7,9 @@
 #   session, control FIFO and flight recorder over a simulated CUPTI), at --scale 0.1: every
 #   scenario passes;
 #   capture_judge.py fails a file with one kernel missing inside a range, one with a kernel
-#   recorded outside every range, a profiler range whose count differs from the worker's, and a
-#   range of the wrong length or reasons.
+#   recorded outside every range, one with a kernel moved between two requests (saying how far),
+#   one whose start calibration pair is 100 us off (the end pair disagrees), a profiler range
+#   whose count differs from the worker's, and a range of the wrong length or reasons.
 # Usage: test_capture.sh BUILD_DIR. Fails without python3.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -104,6 +105,40 @@ EOF
 judge "${args[@]}" && fail "a kernel outside the ranges passed"
 grep -q "^FAIL bad pid=$pid outside the ranges .*recorded [1-9]" "$W/judge.out" ||
     grep -q "kernels outside every request" "$W/judge.out" || { cat "$W/judge.out"; fail "the stray kernel's message"; }
+# a kernel of the file moved into the gap between two requests in the middle of range 1 (~250 us
+# from either): the judge names it, and how far it lies from a request
+cp "$f" "$C/"
+python3 - "$C/out.$pid.db" "$C/req.$pid.log" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+t0 = int(db.execute("SELECT value FROM meta WHERE key = 't0'").fetchone()[0])
+off = db.execute("SELECT realtime - cupti FROM calibration WHERE label = 'start'").fetchone()[0]
+s, d = db.execute("SELECT start, dur FROM capture WHERE id = 1").fetchone()
+mid = t0 + off + s + d // 2
+reqs = sorted((int(a), int(b)) for _, a, b, _ in (line.split() for line in open(sys.argv[2])))
+i = next(i for i, r in enumerate(reqs) if r[0] > mid)
+gap = (reqs[i][1] + reqs[i + 1][0]) // 2
+db.execute("INSERT INTO kernel SELECT ?, dur, launch_id, correlation_id FROM kernel LIMIT 1",
+           (gap - off - t0,))
+db.commit()
+EOF
+judge "${args[@]}" && fail "a kernel between two requests passed"
+grep -q "^FAIL bad pid=$pid outside the ranges .*; 1 kernels outside every request (the farthest [1-9][0-9]*\.[0-9] us from request" "$W/judge.out" ||
+    { cat "$W/judge.out"; fail "the misplaced kernel's message"; }
+grep -q "^clock bad pid=$pid: .* 1 strays, the farthest [1-9][0-9]*\.[0-9] us from a request$" "$W/judge.out" ||
+    { cat "$W/judge.out"; fail "the misplaced kernel's clock line"; }
+# a start pair 100 us off, as the collector wrote it when it bracketed the first (slow)
+# cuptiGetTimestamp alone: the end pair disagrees, and tlview would place the kernels 100 us early
+cp "$f" "$C/"
+python3 - "$C/out.$pid.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE calibration SET realtime = realtime - 100000 WHERE label = 'start'")
+db.commit()
+EOF
+judge "${args[@]}" && fail "a start pair 100 us off passed"
+grep -q "the end calibration pair is +100.0 us off the start pair (tolerance 20.0 us)" "$W/judge.out" ||
+    { cat "$W/judge.out"; fail "the calibration's message"; }
 # the wrong length and the wrong reasons
 cp "$f" "$C/"
 judge --dir "$C" --name bad --ranges 2 --range-s 5 --tol-s 0.6 && fail "a 1 s range passed as 5 s"
