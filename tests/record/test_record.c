@@ -749,7 +749,7 @@ int test_record_serve(void)
         TEST_EQ_INT(write_trace(trace, 4000 + r, r ? 50 : 0), 0);
     }
     setenv("STANDIN_TRACE_DIR", getenv("STANDIN_DIR"), 1);
-    setenv("STANDIN_SLEEP", "2", 1);
+    setenv("STANDIN_SLEEP", "8", 1); /* room for serve --follow's 1 s look on a loaded machine */
     const char *usage[] = {"--port", "0", "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(usage), 2);
     TEST_CONTAINS(err_text, "--port is the port of --serve");
@@ -759,8 +759,8 @@ int test_record_serve(void)
     unsigned port = 0;
     char *at = strstr(out_text, "http://127.0.0.1:");
     TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
-    int seen = 0; /* both copies' files while they still run (they sleep 2 s) */
-    for (int i = 0; i < 60 && !seen; i++, sleep_ms(50)) {
+    int seen = 0; /* both copies' files while they still run (they sleep 8 s) */
+    for (int i = 0; i < 140 && !seen; i++, sleep_ms(50)) {
         curl_get(port, "/api/runs", body, sizeof body);
         seen = strstr(body, "\"follow\":true") && strstr(body, "\"pid\":4000") &&
                strstr(body, "\"pid\":4001");
