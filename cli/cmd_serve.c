@@ -350,14 +350,14 @@ static uint64_t inputs_stamp(const serve_opts *o, int argc, char **argv)
 }
 
 /* follow: until SIGINT or SIGTERM (blocked in `set`), looks at the followed files every second
- * and, when they changed, reads and analyses them again and hands the new runs to the server;
- * the runs it showed are freed once web_update() lets them go. So the analysis runs again at
- * most about once a second, and only on a change. */
+ * and, when they changed since `seen` (inputs_stamp()), reads and analyses them again and hands the
+ * new runs to the server; the runs it showed are freed once web_update() lets them go. So the
+ * analysis runs again at most about once a second, and only on a change. */
 static void follow(web *w, const serve_opts *o, int argc, char **argv, const store_run *base,
-                   serve_set *cur, const sigset_t *set)
+                   serve_set *cur, const sigset_t *set, uint64_t seen, /* before cur was read */
+                   char notes[2][1024])                                /* what was said of it */
 {
-    char notes[2][1024] = {"", ""}, err[512];
-    uint64_t seen = inputs_stamp(o, argc, argv);
+    char err[512];
     for (;;) {
         struct timespec tick = {1, 0};
         int sig = sigtimedwait(set, NULL, &tick);
@@ -391,6 +391,7 @@ int cmd_serve(int argc, char **argv)
     web *w = NULL;
     int rc = 1;
     char off[PATH_MAX], on[PATH_MAX], err[512], notes[2][1024] = {"", ""};
+    uint64_t stamp = 0; /* --follow: the files as they were before the first reading */
     if (cli_analysis_opts_init(&o.an, "serve", argc))
         return 1;
     if (!(o.hosts = calloc((size_t)argc + 1, sizeof *o.hosts))) {
@@ -406,8 +407,10 @@ int cmd_serve(int argc, char **argv)
     if (o.an.nbaseline && cli_load(o.an.nbaseline, o.an.baseline, sep, &base) != 0)
         goto out;
     if (o.follow) {
-        /* the files are being written: read them read-only, as they are now */
+        /* the files are being written: read them read-only, as they are now; what they were
+         * before this first reading, so that a change while it reads is read again */
         store_set_read_only(1);
+        stamp = inputs_stamp(&o, argc, argv);
         for (int i = optind; i < argc; i++) {
             struct stat st;
             if (stat(argv[i], &st) != 0)
@@ -489,7 +492,7 @@ int cmd_serve(int argc, char **argv)
               cur.nruns);
     if (o.follow) {
         fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
-        follow(w, &o, argc, argv, base, &cur, &set);
+        follow(w, &o, argc, argv, base, &cur, &set, stamp, notes);
     } else {
         int sig;
         sigwait(&set, &sig);

@@ -114,16 +114,32 @@ static void text_processes(FILE *out, const analysis *a, int color)
     }
 }
 
+/* 1 when capture range c is the one a default recording makes (TLVIEW_CAPTURE=all: unnamed,
+ * from the first CUDA call to the exit): it says nothing the rest of the report does not. */
+static int whole_run_capture(const store_capture *c)
+{
+    return !c->name && c->start_reason && !strcmp(c->start_reason, "start") && c->end_reason &&
+           !strcmp(c->end_reason, "exit");
+}
+
 /* The capture ranges of the run (table capture: what libcollect recorded with TLVIEW_CAPTURE*,
- * TLVIEW_FLIGHT or `tlview capture`), times from `origin` as --from reads them. */
+ * TLVIEW_FLIGHT or `tlview capture`), times from `origin` as --from reads them; nothing when
+ * every one is a default recording's whole run, and the first 16 when there are more (the CSV
+ * and JSON list them all). */
 static void text_captures(FILE *out, const analysis *a, int64_t origin, int color)
 {
+    enum { SHOWN = 16 };
     const store_run *run = analysis_get_run(a);
     char lbl[96], cell[4 * 32 + 1], name[4 * 16 + 1], b1[32], b2[32], b3[32];
+    int all_default = 1;
+    for (uint32_t i = 0; i < run->ncaptures && all_default; i++)
+        all_default = whole_run_capture(&run->captures[i]);
+    if (all_default)
+        return;
     section(out, "Captured ranges", color);
     fprintf(out, "  %-32s %-16s %12s %12s %10s  %s\n", "pid (file)", "name", "start", "end",
             "duration", "opened / closed by");
-    for (uint32_t i = 0; i < run->ncaptures; i++) {
+    for (uint32_t i = 0; i < run->ncaptures && i < SHOWN; i++) {
         const store_capture *c = &run->captures[i];
         fprintf(out, "  %s %s %12s %12s %10s  ",
                 cli_text_cell(report_process_label(run, c->process, lbl, sizeof lbl), 32, cell,
@@ -137,6 +153,9 @@ static void text_captures(FILE *out, const analysis *a, int64_t origin, int colo
         cli_put_text(out, c->end_reason ? c->end_reason : "never closed (killed inside)");
         fputc('\n', out);
     }
+    if (run->ncaptures > SHOWN)
+        fprintf(out, "  ... and %u more (--format csv --table captures lists them all)\n",
+                run->ncaptures - SHOWN);
 }
 
 static const analysis *sort_ctx;

@@ -360,6 +360,32 @@ int test_cli_export_range(void)
     return 0;
 }
 
+/* The text report lists captured ranges, not the default recording's one range per process
+ * (unnamed, start to exit), and at most 16 of them. */
+int test_cli_report_text_captures(void)
+{
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,10,1000,0 --capture 0,10000,-,start,exit", TRACEGEN,
+                   tmp("whole.db")),
+                0);
+    TEST_EQ_INT(sh("'%s' report --color never '%s'", TLVIEW, tmp("whole.db")), 0);
+    TEST_ASSERT(!strstr(slurp(out_path), "Captured ranges"));
+    char many[4096] = "";
+    for (int i = 0; i < 20; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), " --capture %d,%d,r%d,control,-",
+                 i * 500, i * 500 + 400, i);
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,10,1000,0%s", TRACEGEN, tmp("many.db"), many), 0);
+    TEST_EQ_INT(sh("'%s' report --color never '%s'", TLVIEW, tmp("many.db")), 0);
+    const char *out = slurp(out_path);
+    TEST_ASSERT(strstr(out, "Captured ranges"));
+    TEST_ASSERT(strstr(out, " r15 "));
+    TEST_ASSERT(!strstr(out, " r16 "));
+    TEST_ASSERT(strstr(out, "control / never closed (killed inside)"));
+    TEST_ASSERT(strstr(out, "  ... and 4 more (--format csv --table captures lists them all)"));
+    TEST_EQ_INT(sh("'%s' report --format csv --table captures '%s'", TLVIEW, tmp("many.db")), 0);
+    TEST_EQ_INT(count_lines(slurp(out_path)), 21);
+    return 0;
+}
+
 /* One error line naming the file and saying `what` (alternatives separated by '|': the store
  * and the importers word some cases differently), exit 1. */
 static int expect_bad(const char *path, const char *what)

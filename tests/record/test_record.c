@@ -766,6 +766,9 @@ int test_record_serve(void)
                strstr(body, "\"pid\":4001");
     }
     slurp(outp, out_text, sizeof out_text);
+    if (!seen)
+        fprintf(stderr, "the server's last /api/runs: %.300s\nrecord's stdout: %s\n", body,
+                out_text);
     TEST_ASSERT(seen);
     TEST_ASSERT(!strstr(out_text, "stopwatch:")); /* still recording */
     TEST_EQ_INT(wait_text(outp, "stopwatch:"), 0);
