@@ -16,7 +16,7 @@
 #define DIRECT_CHEAP 20000    /* kernels profiled directly per query when the grid is coarse */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 #define SWEEP_PER_PIXEL                                                                            \
-    16 /* exact aggregates by one pass over the records in range while they are at most this many   \
+    16 /* exact aggregates by one pass over the records in range while they are at most this many  \
           per pixel (a pass reads records in order; a lookup per pixel edge scans a bucket) */
 
 typedef struct tl_query {
