@@ -90,7 +90,10 @@ for run in gemm-off-n1:1 gemm-off-n4:4 gemm-on-n4:4; do
     [ "$(cat "$d/rc")" = 0 ] || fail "$d/rc"
     [ "$(grep -c '^RESULT {"workload": "gemm", .*"items": 12, ' "$d/log")" = "$n" ] ||
         fail "$d: $n RESULT lines of 12 items wanted"
-    [ "$(grep -c '^torch stand-in: nvtx push timed$' "$d/log")" = "$n" ] || fail "$d: NVTX range"
+    # counted as text, not as whole lines: the workers share the log, and a line may run into
+    # another worker's (seen once in CI under load)
+    [ "$(grep -o 'torch stand-in: nvtx push timed' "$d/log" | wc -l)" = "$n" ] ||
+        fail "$d: NVTX range ($(grep -o 'torch stand-in: nvtx push timed' "$d/log" | wc -l) of $n)"
     grep -q '^Test PASSED$' "$d/log" || fail "$d: no Test PASSED"
 done
 grep -q '"mps_pipe": ""' "$F/out/gemm-off-n4/log" || fail "an MPS-off worker saw a pipe folder"
