@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "bench_jitter.h"
 #include "store.h"
 
 #define NSIG 4
@@ -28,17 +29,6 @@ typedef struct gen {
     int hosts, gpus, ranks, mps_every, no_uuid, only_big;
     uint64_t kernels, big;
 } gen;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-/* A duration with +-2% jitter. */
-static int64_t jitter(int64_t d)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return d + (int64_t)((double)d * 0.04 * ((double)(rng % 10000) / 10000.0 - 0.5));
-}
 
 static int64_t base_dur(int sig)
 {
@@ -109,7 +99,7 @@ static int write_rank(const char *dir, const gen *o, int h, int g, int j)
     for (int i = 0; i < SOLO && n < per; i++, n++) {
         k.name = names[i % NSIG];
         k.start = t;
-        k.end = t + jitter(base_dur(i % NSIG));
+        k.end = t + bench_jitter(base_dur(i % NSIG));
         k.correlation_id = (uint32_t)n + 1;
         t = k.end + 1000;
         if (store_writer_kernel(w, id, &k))
@@ -126,7 +116,7 @@ static int write_rank(const char *dir, const gen *o, int h, int g, int j)
         for (int i = 0; i < PER_ITER && n < per; i++, n++) {
             k.name = names[i % NSIG];
             k.start = t;
-            k.end = t + jitter((int64_t)(base_dur(i % NSIG) * stretch));
+            k.end = t + bench_jitter((int64_t)(base_dur(i % NSIG) * stretch));
             k.correlation_id = (uint32_t)n + 1;
             t = k.end + 1000;
             if (store_writer_kernel(w, id, &k))

@@ -9,23 +9,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "bench_jitter.h"
 #include "store.h"
 
 #define NSIG 8
 #define SOLO 64          /* solo kernels per process */
 #define PER_ITER 8       /* kernels per process per iteration */
 #define BARRIER 200000LL /* ns idle between iterations */
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-/* A duration with +-2% jitter. */
-static int64_t jitter(int64_t d)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return d + (int64_t)((double)d * 0.04 * ((double)(rng % 10000) / 10000.0 - 0.5));
-}
 
 static int64_t base_dur(int sig)
 {
@@ -68,7 +58,7 @@ static int write_file(const char *path, int p, int nfiles, uint64_t per_proc)
     for (int i = 0; i < SOLO && n < per_proc; i++, n++) {
         k.name = names[i % NSIG];
         k.start = t;
-        k.end = t + jitter(base_dur(i % NSIG));
+        k.end = t + bench_jitter(base_dur(i % NSIG));
         k.correlation_id = (uint32_t)n + 1;
         t = k.end + 1000;
         if (store_writer_kernel(w, id, &k))
@@ -84,7 +74,7 @@ static int write_file(const char *path, int p, int nfiles, uint64_t per_proc)
         for (int i = 0; i < PER_ITER && n < per_proc; i++, n++) {
             k.name = names[i % NSIG];
             k.start = t;
-            k.end = t + jitter(base_dur(i % NSIG) * nfiles);
+            k.end = t + bench_jitter(base_dur(i % NSIG) * nfiles);
             k.correlation_id = (uint32_t)n + 1;
             t = k.end + 1000;
             if (store_writer_kernel(w, id, &k))

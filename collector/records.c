@@ -85,9 +85,8 @@ void collector_sink_counts(const collector_sink *s, collector_counts *out)
 static void fail(collector_sink *s);
 
 /* Bookkeeping after a store call: counts the row in *counter (and its end in max_end); a row the
- * store refused
- * (STORE_EINVAL: it ends before it starts, e.g. an end CUPTI did not collect) as incomplete,
- * the writer staying usable; any other error fails the sink. */
+ * store refused (STORE_EINVAL: it ends before it starts, e.g. an end CUPTI did not collect) as
+ * incomplete, the writer staying usable; any other error fails the sink. */
 static void wrote(collector_sink *s, int rc, int64_t end, uint64_t *counter)
 {
     if (rc == STORE_OK) {
