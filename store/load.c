@@ -104,7 +104,8 @@ static int load_group(store_run *run, const char *const *paths, uint32_t n, load
         bad = i;
     }
     /* Every share gets its slice of one array, so the scans can run side by side. */
-    if (rc == STORE_OK && total && store_run_reserve_kernels(run, total))
+    /* At least one slot, so the slices below never offset a null array (files with no kernels). */
+    if (rc == STORE_OK && store_run_reserve_kernels(run, total ? total : 1))
         rc = STORE_ENOMEM;
     if (rc == STORE_ENOMEM)
         store_fmt(err, errlen, "%s: out of memory while loading", L[bad].path);
