@@ -11,7 +11,9 @@
  *     args of its process_name event hold, under "tlview", what the importer rebuilds it from:
  *     pid, ppid, host, exe, argv, run_id, start_wall, process_meta as [key, value] pairs, and its
  *     contexts (id, device, compute_api_kind, green, parent_context, sm_count, stream ids in the
- *     run's order); source, file, end_wall, complete and error are there for people.
+ *     run's order), its capture ranges ([start, end, name, start_reason, end_reason], ns after
+ *     baseTimeNanoseconds); source, file, end_wall, complete and error are there for people.
+ *     The capture ranges are also drawn, on a track "capture ranges" (cat tlview_capture).
  *   - a track per CUDA stream: kernels (cat kernel), copies (gpu_memcpy) and memsets
  *     (gpu_memset), with args device, context, stream, correlation, the context's
  *     compute_api_kind (1 plain, 2 MPS client, 0 unknown) and, when set, green, parent_context and
@@ -303,6 +305,22 @@ static void write_processes(exporter *x)
                 }
             fputs("]}", f);
         }
+        fputs("],\"captures\":[", f);
+        int firstr = 1;
+        for (uint32_t i = 0; i < run->ncaptures; i++) {
+            const store_capture *c = &run->captures[i];
+            if (c->process != p)
+                continue;
+            fprintf(f, "%s[%lld,%lld,", firstr ? "" : ",", (long long)(c->start - x->t0),
+                    (long long)(c->end - x->t0));
+            firstr = 0;
+            json_str(f, c->name);
+            fputc(',', f);
+            json_str(f, c->start_reason);
+            fputc(',', f);
+            json_str(f, c->end_reason);
+            fputc(']', f);
+        }
         fputs("]}}}", f);
         snprintf(text, sizeof text, "pid %lld%s%s", (long long)sp->pid, sp->host ? " on " : "",
                  sp->host ? sp->host : "");
@@ -492,6 +510,31 @@ static void write_ranges(exporter *x)
             fputs(",\"domain\":", f);
             json_str(f, run->strings[g->domain].text);
         }
+        fputs("}}", f);
+    }
+}
+
+/* The capture ranges, on a track of their own after each process's thread tracks: what the
+ * collector recorded (the records outside them were not). */
+static void write_captures(exporter *x)
+{
+    const store_run *run = x->run;
+    FILE *f = x->f;
+    uint64_t tid = thread_tid(x, x->nthreads, 0, 0);
+    for (uint32_t i = 0; i < run->ncaptures; i++) {
+        const store_capture *c = &run->captures[i];
+        int64_t pid = x->chrome_pid[c->process];
+        if (i == 0 || run->captures[i - 1].process != c->process)
+            meta(x, "thread_name", pid, tid, "name", "capture ranges");
+        sep(x);
+        fputs("{\"ph\":\"X\",\"cat\":\"tlview_capture\",\"name\":", f);
+        json_str(f, c->name ? c->name : "capture");
+        fprintf(f, ",\"pid\":%lld,\"tid\":%llu", (long long)pid, (unsigned long long)tid);
+        put_span(x, c->start, c->end);
+        fputs(",\"args\":{\"start_reason\":", f);
+        json_str(f, c->start_reason);
+        fputs(",\"end_reason\":", f);
+        json_str(f, c->end_reason);
         fputs("}}", f);
     }
 }
@@ -715,6 +758,7 @@ static int write_trace(FILE *f, const analysis *a)
     write_processes(&x);
     write_apis(&x); /* before the GPU records: their arrows start at the API calls' tracks */
     write_ranges(&x);
+    write_captures(&x);
     write_gpu_records(&x); /* before the track names: it decides which overlap lanes exist */
     write_tracks(&x);
     int rc = write_devices(&x, gpu_pid);

@@ -56,6 +56,12 @@ typedef struct ch_ctx {
     uint32_t nstreams;
 } ch_ctx;
 
+/* A capture range a tlview export declares for a process: ns after baseTimeNanoseconds. */
+typedef struct ch_cap {
+    int64_t start, end;
+    char *name, *start_reason, *end_reason; /* NULL when null */
+} ch_cap;
+
 /* A process a tlview export declares (process_name args.tlview); strings owned here. */
 typedef struct ch_proc {
     int64_t chrome_pid; /* the pid its events carry */
@@ -65,6 +71,8 @@ typedef struct ch_proc {
     uint32_t nmeta;
     ch_ctx *ctxs;
     uint32_t nctxs;
+    ch_cap *caps;
+    uint32_t ncaps;
     store_idx idx; /* the run process, once added */
 } ch_proc;
 
@@ -125,6 +133,12 @@ static void proc_free(ch_proc *p)
     for (uint32_t i = 0; i < p->nctxs; i++)
         free(p->ctxs[i].streams);
     free(p->ctxs);
+    for (uint32_t i = 0; i < p->ncaps; i++) {
+        free(p->caps[i].name);
+        free(p->caps[i].start_reason);
+        free(p->caps[i].end_reason);
+    }
+    free(p->caps);
 }
 
 static void ch_close(imp_reader *r)
@@ -279,6 +293,39 @@ static int declare_contexts(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p
     return 0;
 }
 
+/* The capture ranges of a declared process: [[start, end, name, start_reason, end_reason], ...]
+ * with integer ns after baseTimeNanoseconds; an entry of another shape is counted as unmapped. */
+static int declare_captures(imp_reader *r, imp_json *j, imp_jref arr, ch_proc *p)
+{
+    uint32_t n = imp_json_len(j, arr);
+    int rc;
+    if (imp_json_type(j, arr) != IMP_JARR || n == 0)
+        return 0;
+    if ((rc = imp_charge(r, (uint64_t)n * sizeof *p->caps)))
+        return rc;
+    if (!(p->caps = calloc(n, sizeof *p->caps)))
+        return imp_fail(r, STORE_ENOMEM, "out of memory");
+    for (imp_jref c = imp_json_first(j, arr); c != IMP_JNONE; c = imp_json_next(j, c)) {
+        imp_jref f[5] = {IMP_JNONE, IMP_JNONE, IMP_JNONE, IMP_JNONE, IMP_JNONE};
+        if (imp_json_type(j, c) == IMP_JARR && imp_json_len(j, c) == 5) {
+            f[0] = imp_json_first(j, c);
+            for (int k = 1; k < 5; k++)
+                f[k] = imp_json_next(j, f[k - 1]);
+        }
+        ch_cap *x = &p->caps[p->ncaps];
+        if (f[0] == IMP_JNONE || !imp_json_int(j, f[0], &x->start) ||
+            !imp_json_int(j, f[1], &x->end) || x->end < x->start) {
+            imp_unmapped(r, "tlview.capture_invalid", 1);
+            continue;
+        }
+        p->ncaps++;
+        if ((rc = dup_str(r, j, f[2], &x->name)) || (rc = dup_str(r, j, f[3], &x->start_reason)) ||
+            (rc = dup_str(r, j, f[4], &x->end_reason)))
+            return rc;
+    }
+    return 0;
+}
+
 /* process_name args.tlview of a tlview export: the process behind Chrome pid `pid`. Every
  * declaration is kept here; finish() keeps the first of each pid (dedupe_procs). */
 static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
@@ -317,7 +364,9 @@ static int declare_process(imp_reader *r, chrome *ch, int64_t pid, imp_jref t)
         if ((rc = dup_str(r, j, value, &pair[1])))
             return rc;
     }
-    return declare_contexts(r, j, imp_json_get(j, t, "contexts"), p);
+    if ((rc = declare_contexts(r, j, imp_json_get(j, t, "contexts"), p)))
+        return rc;
+    return declare_captures(r, j, imp_json_get(j, t, "captures"), p);
 }
 
 /* ph "M": process_labels "CPU" marks the OS pid; process_name names it, and in a tlview export
@@ -802,6 +851,20 @@ static store_idx add_declared_process(imp_reader *r, chrome *ch, const ch_proc *
         for (uint32_t k = 0; k < x->nstreams; k++)
             if (store_run_stream(run, cx, x->streams[k]) == STORE_NONE)
                 return imp_fail(r, STORE_ENOMEM, "out of memory adding a stream"), STORE_NONE;
+    }
+    for (uint32_t i = 0; i < p->ncaps; i++) {
+        const ch_cap *x = &p->caps[i];
+        store_capture c = {.process = proc,
+                           .name = x->name,
+                           .start_reason = x->start_reason,
+                           .end_reason = x->end_reason};
+        if (!store_time_add(ch->base, x->start, &c.start) ||
+            !store_time_add(ch->base, x->end, &c.end)) {
+            imp_unmapped(r, "tlview.capture_invalid", 1);
+            continue;
+        }
+        if (store_run_add_capture(run, &c) == STORE_ENOMEM)
+            return imp_fail(r, STORE_ENOMEM, "out of memory adding a capture range"), STORE_NONE;
     }
     return proc;
 }
