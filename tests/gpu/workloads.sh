@@ -16,11 +16,12 @@
 #   small  resnet18 and gpt2 at N = 2 4 8; resnet50, bert and gemm at N = 4 (one GPU call of
 #          8 minutes: 23 runs, ~366 s by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
+#   n2     resnet18 and resnet50 at N = 2 only (the launch-bound pair, for repeats)
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
-# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full] [--only "NAME..."] [--budget S]
+# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2] [--only "NAME..."] [--budget S]
 #                               [--tar FILE] [--no-collector] BUILD_DIR OUTDIR
 #   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
 #   --only          only these workloads (of the plan's)
@@ -33,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DRY=0 PLAN=small ONLY='' BUDGET=400 TAR='' COLLECT=1 args=()
 CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
-usage() { sed -n '2,34p' "$0"; exit 2; }
+usage() { sed -n '2,35p' "$0"; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --dry-run) DRY=1 ;;
@@ -55,7 +56,8 @@ case $BUDGET in '' | *[!0-9]*) echo "workloads.sh: --budget wants seconds" >&2; 
 case $PLAN in
 small) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:4" "bert:4" "gemm:4") ;;
 full) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:2 4 8" "bert:2 4 8" "gemm:2 4 8") ;;
-*) echo "workloads.sh: --plan small or full, not '$PLAN'" >&2; exit 2 ;;
+n2) PLAN_RUNS=("resnet18:2" "resnet50:2") ;;
+*) echo "workloads.sh: --plan small, full or n2, not '$PLAN'" >&2; exit 2 ;;
 esac
 BATCH=16
 declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12)
