@@ -44,7 +44,7 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-job-'));
   const job = path.join(work, 'job');
   fs.mkdirSync(job);
-  execFileSync(process.env.TLVIEW_JOB_GEN, [job, '-H', '3', '-g', '2', '-r', '2', '-k', '60', '-m', '2', '-b', '300000'], { stdio: 'ignore' });
+  execFileSync(process.env.TLVIEW_JOB_GEN, [job, '-H', '3', '-g', '2', '-r', '2', '-k', '60', '-m', '2', '-b', '100000'], { stdio: 'ignore' });
   const want = JSON.parse(execFileSync(process.env.TLVIEW_FIXTURE, ['job', '--format', 'json', job]));
   const t0 = Date.now();
   const server = await startServer(['serve', '--job', '--port', '0', job]);
@@ -62,10 +62,24 @@ async function main() {
   page.on('requestfailed', (r) => { if (!/ABORTED/.test(r.failure().errorText)) errors.push(`request failed: ${r.url()} ${r.failure().errorText}`); });
   page.on('request', (r) => { if (!r.url().startsWith(server.url)) external.push(r.url()); });
   try {
+    // the overview as it is before the summaries are done: the first GET /api/job answer with
+    // every summary but group 1's left out (the server may be done before Chromium is up; that
+    // state is checked against the server itself by tests/job/serve.py)
+    let firstJob = true;
+    await page.route(/\/api\/job(\?index=0)?$/, async (route) => {
+      if (!firstJob) return route.continue();
+      firstJob = false;
+      const r = await route.fetch();
+      const j = await r.json();
+      j.summaries = j.summaries.map((s, g) => (g === 1 ? s : null));
+      j.analysed = j.summaries.filter((s) => s).length;
+      j.report = null;
+      return route.fulfill({ response: r, json: j });
+    });
     await page.goto(server.url);
     await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.ready, null, { timeout: 20000 });
     const early = await page.evaluate(() => ({ analysed: window.tlviewJob.analysed, pending: document.querySelectorAll('.jcell.pending').length, text: document.querySelector('.jcell.pending .jverdict')?.textContent }));
-    check(early.analysed < 6 && early.pending > 0 && early.text === 'not analysed yet', `the overview shown ${Date.now() - t0} ms after the server started (Chromium start included), before the summaries: ${early.analysed} of 6 analysed, ${early.pending} cells "${early.text}"`);
+    check(early.analysed === 1 && early.pending === 5 && early.text === 'not analysed yet', `the overview shown ${Date.now() - t0} ms after the server started (Chromium start included), before the summaries: ${early.analysed} of 6 analysed, ${early.pending} cells "${early.text}"`);
     const hosts = await page.$$eval('.jhost', (rows) => rows.map((r) => [r.querySelector('.jhname').textContent, r.querySelectorAll('.jcell').length]));
     check(JSON.stringify(hosts) === JSON.stringify([['node000', 2], ['node001', 2], ['node002', 2]]), `a row per host, a cell per GPU: ${JSON.stringify(hosts)}`);
     const cell3 = await page.textContent('.jcell[data-group="3"]');
