@@ -1,10 +1,13 @@
 /* cmd_serve.c: `tlview serve FILES`: loads and analyses a run (and optionally a second one to
  * compare), then serves the timeline page and its JSON API (web/) until Ctrl-C. With no FILES
  * it opens the bundled H200 demo traces (samples/spin/traces/mps-{off,on}/nK) as a comparison.
+ * With --job, a job of many GPUs (job/) is served without loading it: its index at once, each
+ * GPU group's summary made in the background, and a group's timeline loaded when the page asks.
  * tlview-summary: show the run in the browser: timeline per GPU, process and stream; stats */
 #include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "job.h"
 #include "web.h"
 
 #ifndef TLVIEW_DEMO_RELDIR /* set by cli/cmd_serve.cmake */
@@ -27,6 +31,7 @@ static const char usage_text[] =
     "                    [--baseline FILE]... [--threads N] [--separate-gpus]\n"
     "                    [--assume-mps on|off] [--measure WHAT] [--from T] [--to T]\n"
     "                    [--range NAME] [--follow] [FILES...]\n"
+    "       tlview serve --job [options] FILES|FOLDERS...\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -42,6 +47,14 @@ static const char usage_text[] =
     "the end of time when it showed it. The files are only ever read (read-only connections\n"
     "that never checkpoint or lock out the writers); each update reads them whole.\n"
     "\n"
+    "With --job the FILES are the trace files of a job bigger than one machine (tlview job:\n"
+    "every rank's file, on many hosts, or folders of them). Only their index is read before the\n"
+    "server starts (seconds for thousands of files): the page shows the job's hosts and GPUs at\n"
+    "once, fills in each GPU's verdict as its group of files is analysed in the background (one\n"
+    "group at a time, largest first, those asked for first: memory follows the largest group),\n"
+    "and opens a GPU's timeline when it is clicked, loading only that group's files (the two\n"
+    "last opened are kept). --compare, --follow, --from, --to and --range do not go with it.\n"
+    "\n"
     "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
     "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
     "                       share the view on the network: then a random token is required,\n"
@@ -56,6 +69,8 @@ static const char usage_text[] =
     "                       repeatable, or a folder\n"
     "  -b, --baseline FILE  take solo references from this run (see tlview report); repeatable\n"
     "  -t, --threads N      threads answering requests (default 4)\n"
+    "  -j, --job            the FILES are a job's (tlview job): its overview, then each GPU on\n"
+    "                       demand\n"
     "      --follow         read the FILES again as they grow (and new *.db files in the\n"
     "                       folders given); the page follows\n" CLI_SEPARATE_GPUS_HELP
         CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP "  -h, --help           this text\n"
@@ -73,6 +88,7 @@ typedef struct serve_opts {
     char **hosts; /* --allow-host NAMEs (argv pointers), NULL-terminated */
     int nhosts;
     int follow;           /* --follow */
+    int job;              /* --job */
     cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
                              --from, --to, --range */
     web_options web;
@@ -94,13 +110,14 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"to", required_argument, 0, 'T'},
         {"range", required_argument, 0, 'R'},
         {"follow", no_argument, 0, 'W'},
+        {"job", no_argument, 0, 'j'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     int c;
     long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:B:H:c:b:t:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:B:H:c:b:t:jh", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (cli_parse_long(optarg, 0, 65535, &v))
@@ -126,6 +143,7 @@ static int parse(int argc, char **argv, serve_opts *o)
             o->web.threads = (unsigned)v;
             break;
         case 'W': o->follow = 1; break;
+        case 'j': o->job = 1; break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("serve", "unknown option");
         }
@@ -134,6 +152,11 @@ static int parse(int argc, char **argv, serve_opts *o)
         return cli_usage_error("serve", "--compare needs the FILES of the first run too");
     if (o->follow && optind >= argc)
         return cli_usage_error("serve", "--follow needs the FILES (or folders) to follow");
+    if (o->job && optind >= argc)
+        return cli_usage_error("serve", "--job needs the job's FILES (or folders)");
+    if (o->job && (o->an.ncompare || o->follow || o->an.from || o->an.to || o->an.range))
+        return cli_usage_error("serve", "--job does not go with --compare, --follow, --from, --to "
+                                        "or --range");
     return 0;
 }
 
@@ -186,11 +209,12 @@ static int find_demo(char *off, char *on, size_t n)
     return -1;
 }
 
-/* print_url: the line that says where to point the browser (on stdout; tests read it). Beyond
+/* print_url: the line that says where to point the browser (on stdout; tests read it), after
+ * `what` it shows ("1200 kernels"). Beyond
  * loopback, a warning on stderr first, and the URL carries the token. The host is web/'s, which
  * knows what the address it bound means (::0 is every interface too) and which names it answers
  * to. */
-static void print_url(const web_options *o, const web *w, uint64_t nkernels, int nruns)
+static void print_url(const web_options *o, const web *w, const char *what)
 {
     const char *token = web_token(w);
     if (token)
@@ -200,8 +224,7 @@ static void print_url(const web_options *o, const web *w, uint64_t nkernels, int
                 "below (a new one each start), and show the traces' host names, paths and "
                 "command lines to whoever has it\n",
                 o->bind, web_wildcard(w) ? " (every interface)" : "", web_port(w));
-    printf("tlview serve: %llu kernels%s at http://%s:%u/%s%s  (Ctrl-C stops)\n",
-           (unsigned long long)nkernels, nruns == 2 ? " in 2 runs" : "", web_url_host(w),
+    printf("tlview serve: %s at http://%s:%u/%s%s  (Ctrl-C stops)\n", what, web_url_host(w),
            web_port(w), token ? "?token=" : "", token ? token : "");
     fflush(stdout);
 }
@@ -382,6 +405,284 @@ static void follow(web *w, const serve_opts *o, int argc, char **argv, const sto
     }
 }
 
+/* server_setup: blocks the stop signals (into *set) before the server's threads start, so they
+ * are taken by the main thread only, and raises the open-file limit: every connection is an open
+ * file, and the usual soft limit (1024) would hold web/'s connection limit below its 4096. */
+static void server_setup(serve_opts *o, sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigprocmask(SIG_BLOCK, set, NULL);
+    o->web.allow_hosts = (const char *const *)o->hosts;
+    o->web.follow = o->follow;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* start_error: says why web_start() or web_start_job() failed (rc, err). */
+static void start_error(const serve_opts *o, int rc, const char *err)
+{
+    fprintf(stderr, "tlview serve: %s\n", err);
+    if (rc == WEB_EADDRINUSE)
+        fprintf(stderr,
+                "tlview serve: port %u is taken (another tlview serve?): --port 0 picks a "
+                "free one, or give another with --port N\n",
+                o->web.port);
+}
+
+/* ---------------------------------------------------------------- a job (--job) */
+
+/* A group whose timeline the server holds (web_job_show()), with what it borrows. */
+typedef struct job_open {
+    uint32_t group; /* UINT32_MAX: a free entry */
+    store_run *run;
+    analysis *an;
+    char label[512];
+} job_open;
+
+/* A job being served: the index, the summaries and the groups opened, shared by the main thread,
+ * the summariser and the opener. */
+typedef struct job_serve {
+    const serve_opts *o;
+    const store_run *base; /* --baseline's run, or NULL */
+    job_index *idx;
+    job_options jo;
+    web *w;
+    char **summaries;                    /* ngroups: job_group_summary()'s texts */
+    job_open open[WEB_JOB_OPEN_MAX + 1]; /* web/ holds WEB_JOB_OPEN_MAX, one more is loaded */
+    pthread_mutex_t lock;                /* guards stop */
+    int stop;                            /* the summariser stops before its next group */
+} job_serve;
+
+static int stopping(job_serve *js)
+{
+    pthread_mutex_lock(&js->lock);
+    int stop = js->stop;
+    pthread_mutex_unlock(&js->lock);
+    return stop;
+}
+
+/* summarise: the summariser's thread. Makes every group's summary, one group at a time (memory
+ * follows the largest group, as tlview job's), the groups whose timelines were asked for first,
+ * then by kernels, most first (ties: group order); hands each to the page; at the end the job
+ * report, as `tlview job --format json` has it. */
+static void *summarise(void *arg)
+{
+    job_serve *js = arg;
+    uint32_t n = job_index_ngroups(js->idx), made = 0;
+    uint32_t *order = calloc((size_t)n + 1, sizeof *order);
+    uint8_t *done = calloc((size_t)n + 1, 1);
+    if (!order || !done) {
+        fprintf(stderr, "tlview serve: out of memory: no GPU summaries\n");
+        goto out;
+    }
+    for (uint32_t g = 0; g < n; g++) { /* insertion by kernels, stable */
+        uint64_t k = job_index_group(js->idx, g)->kernels;
+        uint32_t i = g;
+        while (i > 0 && job_index_group(js->idx, order[i - 1])->kernels < k) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = g;
+    }
+    for (uint32_t next = 0; made < n && !stopping(js); made++) {
+        uint32_t g = UINT32_MAX;
+        for (uint32_t a = 0; a < n && g == UINT32_MAX; a++)
+            if (!done[a] && web_job_asked(js->w, a))
+                g = a;
+        while (g == UINT32_MAX && next < n)
+            if (!done[order[next++]])
+                g = order[next - 1];
+        const job_group *grp = job_index_group(js->idx, g);
+        char *json = NULL;
+        int rc = job_group_summary(grp->paths, grp->nfiles, g, &js->jo, &json);
+        if (rc == JOB_ENOMEM || !json) {
+            fprintf(stderr, "tlview serve: out of memory: no more GPU summaries\n");
+            goto out;
+        }
+        js->summaries[g] = json;
+        done[g] = 1;
+        if (web_job_summary(js->w, g, json) != WEB_OK)
+            fprintf(stderr, "tlview serve: out of memory: group %u's summary not shown\n", g);
+    }
+    if (made == n) {
+        char why[1024];
+        json_t *rep = job_report_json(js->idx, js->summaries, CLI_VERSION, why, sizeof why);
+        char *text = rep ? json_dumps(rep, JSON_COMPACT | JSON_REAL_PRECISION(8)) : NULL;
+        if (!rep)
+            cli_msg(stderr, "tlview serve: no job report: %s\n", why);
+        else if (!text || web_job_report(js->w, text) != WEB_OK)
+            fprintf(stderr, "tlview serve: out of memory: no job report\n");
+        free(text);
+        json_decref(rep);
+    }
+out:
+    free(order);
+    free(done);
+    return NULL;
+}
+
+/* open_load: loads group g's files into *pRun and analyses it into *pAn as `tlview job --group
+ * N` (`tlview report` of those files) does. 0, or -1 with the reason in why. */
+static int open_load(job_serve *js, uint32_t g, store_run **pRun, analysis **pAn, char *why,
+                     size_t n)
+{
+    const job_group *grp = job_index_group(js->idx, g);
+    store_run *run = store_run_new();
+    *pRun = NULL, *pAn = NULL;
+    if (!run) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    store_run_set_gpu_identity(run, js->o->an.separate_gpus);
+    /* as cli_load(): its files held open together in batches well below the open-file limit */
+    for (uint32_t i = 0; i < grp->nfiles; i += 128) {
+        uint32_t k = grp->nfiles - i < 128 ? grp->nfiles - i : 128;
+        if (store_run_load_files(run, grp->paths + i, k) != 0) {
+            snprintf(why, n, "%s", store_run_errmsg(run));
+            store_run_free(run);
+            return -1;
+        }
+    }
+    if (store_run_finish(run) != 0) {
+        snprintf(why, n, "%s", store_run_errmsg(run));
+        store_run_free(run);
+        return -1;
+    }
+    if (cli_analyse(run, js->base, &js->o->an.options, pAn) != 0) {
+        snprintf(why, n, "the analysis failed (out of memory)");
+        store_run_free(run);
+        return -1;
+    }
+    *pRun = run;
+    return 0;
+}
+
+/* opener: the opener's thread. Loads each group the page asks for and hands it to web/; frees
+ * the group web/ lets go of. */
+static void *opener(void *arg)
+{
+    job_serve *js = arg;
+    int64_t asked;
+    while ((asked = web_job_wait_open(js->w)) >= 0) {
+        uint32_t g = (uint32_t)asked, evicted = UINT32_MAX;
+        job_open *slot = NULL;
+        for (int i = 0; i <= WEB_JOB_OPEN_MAX && !slot; i++)
+            if (js->open[i].group == UINT32_MAX)
+                slot = &js->open[i];
+        char why[1024];
+        if (open_load(js, g, &slot->run, &slot->an, why, sizeof why) != 0) {
+            cli_msg(stderr, "tlview serve: group %u: %s\n", g, why);
+            web_job_failed(js->w, g, why);
+            continue;
+        }
+        const job_group *grp = job_index_group(js->idx, g);
+        snprintf(slot->label, sizeof slot->label, "group %u: %s (%u file%s)", g,
+                 grp->host ? grp->host : "?", grp->nfiles, grp->nfiles == 1 ? "" : "s");
+        web_run wr = {slot->label, slot->run, slot->an};
+        if (web_job_show(js->w, g, &wr, 1, &evicted, why, sizeof why) != WEB_OK) {
+            fprintf(stderr, "tlview serve: group %u: %s\n", g, why);
+            analysis_free(slot->an);
+            store_run_free(slot->run);
+            continue;
+        }
+        slot->group = g;
+        for (int i = 0; i <= WEB_JOB_OPEN_MAX && evicted != UINT32_MAX; i++)
+            if (js->open[i].group == evicted) {
+                analysis_free(js->open[i].an);
+                store_run_free(js->open[i].run);
+                js->open[i] = (job_open){.group = UINT32_MAX};
+                evicted = UINT32_MAX;
+            }
+    }
+    return NULL;
+}
+
+/* serve_job: tlview serve --job: the index of the FILES, the server at once, the summaries and
+ * the groups' timelines on threads of their own, until SIGINT or SIGTERM. 0, or 1 after
+ * printing the error. */
+static int serve_job(serve_opts *o, int argc, char **argv, const store_run *base)
+{
+    job_serve js = {.o = o, .base = base};
+    pthread_t tsum, topen;
+    int have_sum = 0, have_open = 0, rc = 1;
+    char err[512], *text = NULL;
+    json_t *index = NULL;
+    pthread_mutex_init(&js.lock, NULL);
+    for (int i = 0; i <= WEB_JOB_OPEN_MAX; i++)
+        js.open[i].group = UINT32_MAX;
+    js.jo = (job_options){.analysis = o->an.options, .separate_gpus = o->an.separate_gpus};
+    js.jo.analysis.baseline = base;
+    int irc = job_index_build((const char *const *)argv + optind, (uint32_t)(argc - optind),
+                              o->an.separate_gpus, &js.idx);
+    if (irc != JOB_OK) {
+        if (js.idx && job_index_errmsg(js.idx)[0])
+            cli_msg(stderr, "tlview serve: %s\n", job_index_errmsg(js.idx));
+        else
+            fprintf(stderr, "tlview serve: out of memory\n");
+        goto out;
+    }
+    uint32_t ngroups = job_index_ngroups(js.idx);
+    js.summaries = calloc((size_t)ngroups + 1, sizeof *js.summaries);
+    index = job_index_json(js.idx);
+    if (!js.summaries || !index || json_object_set_new(index, "note", json_string(JOB_NOTE)) ||
+        !(text = json_dumps(index, JSON_COMPACT))) {
+        fprintf(stderr, "tlview serve: out of memory\n");
+        goto out;
+    }
+    sigset_t set;
+    server_setup(o, &set);
+    int wrc = web_start_job(&o->web, text, ngroups, &js.w, err, sizeof err);
+    if (wrc != WEB_OK) {
+        start_error(o, wrc, err);
+        goto out;
+    }
+    char what[160];
+    uint64_t kernels = 0;
+    for (uint32_t i = 0; i < job_index_nfiles(js.idx); i++)
+        kernels += job_index_file(js.idx, i)->kernels;
+    snprintf(what, sizeof what, "a job of %u files, %u GPU group%s, %llu kernels",
+             job_index_nfiles(js.idx), ngroups, ngroups == 1 ? "" : "s",
+             (unsigned long long)kernels);
+    print_url(&o->web, js.w, what);
+    have_sum = pthread_create(&tsum, NULL, summarise, &js) == 0;
+    have_open = pthread_create(&topen, NULL, opener, &js) == 0;
+    if (!have_sum || !have_open) {
+        fprintf(stderr, "tlview serve: cannot start a thread\n");
+    } else {
+        int sig;
+        sigwait(&set, &sig);
+        fprintf(stderr, "tlview serve: stopping\n");
+        rc = 0;
+    }
+    pthread_mutex_lock(&js.lock);
+    js.stop = 1;
+    pthread_mutex_unlock(&js.lock);
+    web_job_close(js.w);
+    if (have_open)
+        pthread_join(topen, NULL);
+    if (have_sum)
+        pthread_join(tsum, NULL); /* ends after the group it is making */
+out:
+    web_stop(js.w);
+    for (int i = 0; i <= WEB_JOB_OPEN_MAX; i++) {
+        analysis_free(js.open[i].an);
+        store_run_free(js.open[i].run);
+    }
+    for (uint32_t g = 0; js.summaries && g < job_index_ngroups(js.idx); g++)
+        free(js.summaries[g]);
+    free(js.summaries);
+    free(text);
+    json_decref(index);
+    job_index_free(js.idx);
+    pthread_mutex_destroy(&js.lock);
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     serve_opts o = {0};
@@ -406,6 +707,10 @@ int cmd_serve(int argc, char **argv)
     const int sep = o.an.separate_gpus;
     if (o.an.nbaseline && cli_load(o.an.nbaseline, o.an.baseline, sep, &base) != 0)
         goto out;
+    if (o.job) {
+        rc = serve_job(&o, argc, argv, base);
+        goto out;
+    }
     if (o.follow) {
         /* the files are being written: read them read-only, as they are now; what they were
          * before this first reading, so that a change while it reads is read again */
@@ -463,33 +768,19 @@ int cmd_serve(int argc, char **argv)
         if (analyse_set(&o, base, &cur) != 0)
             goto out;
     }
-    /* block the stop signals before the server's threads start, so they are taken here only */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    o.web.allow_hosts = (const char *const *)o.hosts;
-    o.web.follow = o.follow;
-    /* every connection is an open file: without this the usual soft limit (1024) would hold
-     * web/'s connection limit below its 4096 */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
+    server_setup(&o, &set);
     int wrc = web_start(&o.web, cur.wr, (unsigned)cur.nruns, &w, err, sizeof err);
     if (wrc != WEB_OK) {
-        fprintf(stderr, "tlview serve: %s\n", err);
-        if (wrc == WEB_EADDRINUSE)
-            fprintf(stderr,
-                    "tlview serve: port %u is taken (another tlview serve?): --port 0 picks a "
-                    "free one, or give another with --port N\n",
-                    o.web.port);
+        start_error(&o, wrc, err);
         goto out;
     }
-    print_url(&o.web, w, cur.runs[0]->nkernels + (cur.runs[1] ? cur.runs[1]->nkernels : 0),
-              cur.nruns);
+    char what[64];
+    snprintf(
+        what, sizeof what, "%llu kernels%s",
+        (unsigned long long)(cur.runs[0]->nkernels + (cur.runs[1] ? cur.runs[1]->nkernels : 0)),
+        cur.nruns == 2 ? " in 2 runs" : "");
+    print_url(&o.web, w, what);
     if (o.follow) {
         fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
         follow(w, &o, argc, argv, base, &cur, &set, stamp, notes);

@@ -7,3 +7,4 @@ endif()
 target_compile_definitions(tlview PRIVATE
   TLVIEW_DEMO_SOURCE_DIR="${TLVIEW_DEMO_SOURCE_DIR}"
   TLVIEW_DEMO_RELDIR="${TLVIEW_REL_DEMODIR}")
+target_link_libraries(tlview PRIVATE tlview_job)

@@ -10,6 +10,7 @@
 #define WEB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis.h"
 #include "store.h"
@@ -94,6 +95,55 @@ int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t er
 
 /* The current generation: 1 after web_start(), one more after each web_update(). */
 uint64_t web_generation(const web *w);
+
+/* ---------------------------------------------------------------- a job (tlview serve --job)
+ *
+ * A job of many GPUs (job/: thousands of files, one per rank) is served without loading it: an
+ * overview from its index, each GPU's summary as it is made, and the timeline of one GPU group at
+ * a time, loaded when asked. web/ knows nothing of job/: the caller (cli/) hands in the index and
+ * the summaries as JSON texts, waits for the groups asked (web_job_wait_open()) and hands in their
+ * analysed runs (web_job_show()). The page: GET / is the overview, /g/N/ the timeline of group N,
+ * whose API answers under /g/N/api/ (web/API.md, "A job"). */
+
+#define WEB_JOB_OPEN_MAX 2 /* groups whose timelines are held at once (least recently used out) */
+
+/* Starts serving a job of `ngroups` groups (>= 0): binds and checks as web_start() does (the
+ * same Host, Origin and token rules), with no run shown. index_json: the job's index as one JSON
+ * object (copied; GET /api/job sends it as its "index"). Returns WEB_OK with *ppW set, or a WEB_E*
+ * code with the message in err, as web_start(). */
+int web_start_job(const web_options *o, const char *index_json, uint32_t ngroups,
+                  web **ppW /* OUT */, char *err, size_t errlen);
+
+/* Sets the summary of group g: a JSON object's text (copied), sent by GET /api/job. A summary
+ * given twice replaces the first. WEB_OK, WEB_EINVAL (not a job, g out of range) or WEB_ENOMEM. */
+int web_job_summary(web *w, uint32_t g, const char *json);
+
+/* Sets the report of the whole job (a JSON object's text, copied; GET /api/job's "report"), once
+ * every summary is in. WEB_OK, WEB_EINVAL (not a job) or WEB_ENOMEM. */
+int web_job_report(web *w, const char *json);
+
+/* 1 when the timeline of group g was asked for (GET /api/job/open) since the start, else 0: the
+ * caller makes those groups' summaries first. */
+int web_job_asked(const web *w, uint32_t g);
+
+/* Waits until a group's timeline is asked for (GET /api/job/open) and returns its number, the
+ * group then being "loading"; returns -1 once web_job_close() was called. The caller answers
+ * each group returned with web_job_show() or web_job_failed(). One thread calls it. */
+int64_t web_job_wait_open(web *w);
+
+/* Shows group g's analysed run(s) (as web_start() takes them, borrowed): indexes them and makes
+ * them the group's (GET /g/G/api/...). When WEB_JOB_OPEN_MAX groups are held already, the least
+ * recently asked one is let go: the call returns once no request uses it any more, with its
+ * number in *pEvicted (UINT32_MAX when none was), so the caller frees its runs then. WEB_OK, or
+ * WEB_EINVAL / WEB_ENOMEM with the message in err: the group is then marked failed with it. */
+int web_job_show(web *w, uint32_t g, const web_run *runs, unsigned nruns,
+                 uint32_t *pEvicted /* OUT */, char *err, size_t errlen);
+
+/* Marks group g as failed to open, with `why` (copied) for the page; it may be asked again. */
+void web_job_failed(web *w, uint32_t g, const char *why);
+
+/* Wakes web_job_wait_open() for good, before the caller joins the thread that waits in it. */
+void web_job_close(web *w);
 
 /* Stops serving (waits for requests in progress), frees the index and the server. The runs
  * are not touched. NULL is a no-op. */

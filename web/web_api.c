@@ -813,3 +813,14 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
         web_reply_error(out, 404, "no endpoint /api/%.60s (see web/API.md)", what);
     }
 }
+
+int web_api_check_known(const web_params *p, web_reply *out, const char *const *known)
+{
+    return check_known(p, out, known);
+}
+
+int web_api_get_int(const web_params *p, web_reply *out, const char *key, int64_t lo, int64_t hi,
+                    int required, int64_t def, int64_t *v)
+{
+    return get_int(p, out, key, lo, hi, required, def, v, NULL);
+}

@@ -449,9 +449,34 @@ typedef struct web_live {
     int follow;              /* web_options.follow: the runs may change (GET /api/runs says so) */
 } web_live;
 
+/* A job's state (tlview serve --job; web_job.c): what GET /api/job sends and the groups whose
+ * timelines are held. Every field is guarded by web_live.lock. */
+typedef struct web_job {
+    char *index; /* the index's JSON text (owned) */
+    uint32_t ngroups;
+    char **summary;      /* ngroups: each group's summary text, NULL until made (owned) */
+    uint32_t nsummaries; /* summaries made */
+    char *report;        /* the job report's text once every summary is in, else NULL (owned) */
+    uint8_t *state;      /* ngroups: WEB_JOB_CLOSED, _QUEUED, _LOADING, _OPEN or _FAILED */
+    uint8_t *asked;      /* ngroups: its timeline was asked for since the start */
+    char **error;        /* ngroups: why it failed to open (owned), or NULL */
+    uint32_t *queue;     /* ngroups: groups asked to open, in the order asked (a ring) */
+    uint32_t qhead, qlen;
+    web_gen *slot[WEB_JOB_OPEN_MAX]; /* the groups held, NULL when free */
+    uint32_t slot_group[WEB_JOB_OPEN_MAX];
+    uint64_t slot_used[WEB_JOB_OPEN_MAX]; /* `clock` when last asked (least recently out) */
+    uint64_t clock;
+    uint64_t next_id;    /* generation ids of the groups' runs: 1, 2, ... over every group */
+    pthread_cond_t wake; /* a group was queued, or the job closed */
+    int closed;          /* web_job_close() was called */
+} web_job;
+
+enum { WEB_JOB_CLOSED, WEB_JOB_QUEUED, WEB_JOB_LOADING, WEB_JOB_OPEN, WEB_JOB_FAILED };
+
 struct web {
     struct MHD_Daemon *daemon;
     web_live *live; /* a pointer, so that handlers holding a const web can lock it */
+    web_job *job;   /* tlview serve --job, else NULL (then live->gen is NULL) */
     int fd;         /* listening socket (owned) */
     unsigned port;
     char *token;          /* required token, or NULL (owned) */
@@ -487,6 +512,34 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
  * Returns 0 or WEB_ENOMEM. */
 int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
               web_buf *b);
+
+/* Indexes the runs as generation `id` and starts building its statistics on a thread of its own
+ * (web_server.c). NULL on failure, with the message in err. */
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+                     size_t errlen);
+/* Frees generation g once no request holds it (its stats thread joined). NULL is a no-op. */
+void web_gen_free(web_gen *g);
+/* Lets go of a generation a request held (web_server.c; the job's groups use it too). */
+void web_gen_let_go(const web *w, web_gen *g);
+
+/* A job's requests, before the run API (web_job.c). *pT, *pLen: the request's path. Answers
+ * GET / (the overview page), GET /api/job and /api/job/open, and refuses the run API outside a
+ * group (returns 1: *out filled). For /g/N/REST it moves *pT, *pLen to REST and, when REST is
+ * under /api/, holds group N's generation in *pHeld (let it go with web_gen_let_go()); a group
+ * not open, or not one of the job's, is answered 404 (returns 1). Returns 0 to go on. */
+int web_job_route(const web *w, const char **pT, size_t *pLen, const web_params *p,
+                  web_gen **pHeld /* OUT */, web_reply *out);
+/* Creates w->job (ngroups groups, the index text copied). WEB_OK or WEB_ENOMEM. */
+int web_job_new(web *w, const char *index_json, uint32_t ngroups);
+/* Frees w->job and the generations it holds (no request runs any more). */
+void web_job_free(web *w);
+
+/* The run API's parameter checks (web_api.c), for the job's endpoints: every parameter in the
+ * NULL-terminated `known`, none given twice; and one strict decimal integer in [lo, hi] (when
+ * absent: def, or 400 when required). 0, or -1 after a 400 reply in *out. */
+int web_api_check_known(const web_params *p, web_reply *out, const char *const *known);
+int web_api_get_int(const web_params *p, web_reply *out, const char *key, int64_t lo, int64_t hi,
+                    int required, int64_t def, int64_t *v);
 
 /* Answers GET /api/<what> (what without the prefix) from generation g (`follow`: the server
  * follows growing files). Sets an {"error": ...} body with a 4xx status for bad requests

@@ -51,9 +51,9 @@ void web_options_default(web_options *o)
 
 /* ---------------------------------------------------------------- generations */
 
-/* gen_free: stops using generation g (its stats thread joined) and frees it; the runs it
+/* web_gen_free: stops using generation g (its stats thread joined) and frees it; the runs it
  * indexed are the caller's. NULL is a no-op. */
-static void gen_free(web_gen *g)
+void web_gen_free(web_gen *g)
 {
     if (!g)
         return;
@@ -69,10 +69,10 @@ static void gen_free(web_gen *g)
     free(g);
 }
 
-/* gen_new: indexes the runs as generation `id` and starts building its statistics on a thread of
- * its own. NULL on failure, with the message in err. */
-static web_gen *gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
-                        size_t errlen)
+/* web_gen_new: indexes the runs as generation `id` and starts building its statistics on a thread
+ * of its own. NULL on failure, with the message in err. */
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+                     size_t errlen)
 {
     web_gen *g = calloc(1, sizeof *g);
     if (!g || !(g->stats = calloc(1, sizeof *g->stats))) {
@@ -85,14 +85,14 @@ static web_gen *gen_new(uint64_t id, const web_run *runs, unsigned nruns, int fo
     g->refs = 1; /* current */
     for (unsigned i = 0; i < nruns; i++) {
         if (web_runix_build(&g->runs[i], &runs[i], err, errlen)) {
-            gen_free(g);
+            web_gen_free(g);
             return NULL;
         }
         g->nruns = i + 1;
     }
     if (web_api_runs_body(g, follow)) {
         snprintf(err, errlen, "out of memory while building the API answers");
-        gen_free(g);
+        web_gen_free(g);
         return NULL;
     }
     if (pthread_create(&g->stats->thread, NULL, web_api_stats_bodies, g) == 0)
@@ -102,7 +102,7 @@ static web_gen *gen_new(uint64_t id, const web_run *runs, unsigned nruns, int fo
     return g;
 }
 
-/* gen_hold: the current generation, held until gen_let_go(). */
+/* gen_hold: the current generation, held until web_gen_let_go(). */
 static web_gen *gen_hold(const web *w)
 {
     pthread_mutex_lock(&w->live->lock);
@@ -112,7 +112,7 @@ static web_gen *gen_hold(const web *w)
     return g;
 }
 
-static void gen_let_go(const web *w, web_gen *g)
+void web_gen_let_go(const web *w, web_gen *g)
 {
     pthread_mutex_lock(&w->live->lock);
     if (--g->refs == 0)
@@ -141,10 +141,13 @@ int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t er
     if (!err || errlen == 0)
         err = dummy, errlen = sizeof dummy;
     err[0] = 0;
-    int rc = check_runs("web_update", runs, nruns, err, errlen);
-    if (rc)
+    int rc = w->job ? WEB_EINVAL : check_runs("web_update", runs, nruns, err, errlen);
+    if (rc) {
+        if (w->job)
+            snprintf(err, errlen, "web_update: the server shows a job (web_job_show())");
         return rc;
-    web_gen *g = gen_new(w->live->gen->id + 1, runs, nruns, w->live->follow, err, errlen);
+    }
+    web_gen *g = web_gen_new(w->live->gen->id + 1, runs, nruns, w->live->follow, err, errlen);
     if (!g)
         return WEB_ENOMEM;
     pthread_mutex_lock(&w->live->lock);
@@ -154,14 +157,14 @@ int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t er
     while (old->refs > 0)
         pthread_cond_wait(&w->live->released, &w->live->lock);
     pthread_mutex_unlock(&w->live->lock);
-    gen_free(old);
+    web_gen_free(old);
     return WEB_OK;
 }
 
 uint64_t web_generation(const web *w)
 {
     pthread_mutex_lock(&w->live->lock);
-    uint64_t id = w->live->gen->id;
+    uint64_t id = w->live->gen ? w->live->gen->id : 0;
     pthread_mutex_unlock(&w->live->lock);
     return id;
 }
@@ -385,9 +388,12 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         web_reply_error(out, 400, "%s", err);
     } else if (check_client(w, rq, &p, &cookie, out) == 0) {
         char path[128];
-        if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
+        web_gen *held = NULL; /* a job's group (web_job_route), else the current generation */
+        if (w->job && web_job_route(w, &t, &plen, &p, &held, out)) {
+            /* answered: the job's own page and endpoints, or a group not open */
+        } else if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
-            web_gen *g = gen_hold(w);
+            web_gen *g = held ? held : gen_hold(w);
             if (check_generation(g, &p, out) == 0)
                 web_api(g, w->live->follow, path, &p, out);
             if (out->body && out->persistent) { /* g's own: it may be freed once let go */
@@ -397,7 +403,7 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
                 out->body = copy;
                 out->persistent = 0;
             }
-            gen_let_go(w, g);
+            web_gen_let_go(w, g);
         } else {
             snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
             const web_asset *a = web_assets;
@@ -677,8 +683,10 @@ static int make_token(web *w, const web_options *o, const struct sockaddr_storag
     return WEB_OK;
 }
 
-int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW, char *err,
-              size_t errlen)
+/* start_server: web_start(), or web_start_job() when index_json is not NULL (no run then). */
+static int start_server(const web_options *o, const web_run *runs, unsigned nruns,
+                        const char *index_json, uint32_t ngroups, web **ppW, char *err,
+                        size_t errlen)
 {
     char dummy[8];
     if (!err || errlen == 0)
@@ -695,7 +703,7 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
                  o->max_connections, o->max_per_ip);
         return WEB_EINVAL;
     }
-    int rc = check_runs("web_start", runs, nruns, err, errlen);
+    int rc = index_json ? WEB_OK : check_runs("web_start", runs, nruns, err, errlen);
     if (rc)
         return rc;
     web *w = calloc(1, sizeof *w);
@@ -727,7 +735,10 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
     if (w->token)
         snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
                  w->cookie_name, w->token);
-    if (!(w->live->gen = gen_new(1, runs, nruns, w->live->follow, err, errlen))) {
+    if (index_json ? web_job_new(w, index_json, ngroups) != WEB_OK
+                   : !(w->live->gen = web_gen_new(1, runs, nruns, w->live->follow, err, errlen))) {
+        if (index_json)
+            snprintf(err, errlen, "out of memory");
         rc = WEB_ENOMEM;
         goto fail;
     }
@@ -760,6 +771,25 @@ fail:
     return rc;
 }
 
+int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW, char *err,
+              size_t errlen)
+{
+    return start_server(o, runs, nruns, NULL, 0, ppW, err, errlen);
+}
+
+int web_start_job(const web_options *o, const char *index_json, uint32_t ngroups, web **ppW,
+                  char *err, size_t errlen)
+{
+    if (!index_json) {
+        if (err && errlen)
+            snprintf(err, errlen, "web_start_job: no index");
+        if (ppW)
+            *ppW = NULL;
+        return WEB_EINVAL;
+    }
+    return start_server(o, NULL, 0, index_json, ngroups, ppW, err, errlen);
+}
+
 void web_stop(web *w)
 {
     if (!w)
@@ -772,7 +802,8 @@ void web_stop(web *w)
     if (w->fd >= 0)
         close(w->fd);
     if (w->live) { /* no request runs any more */
-        gen_free(w->live->gen);
+        web_gen_free(w->live->gen);
+        web_job_free(w);
         pthread_cond_destroy(&w->live->released);
         pthread_mutex_destroy(&w->live->lock);
         free(w->live);

@@ -384,9 +384,11 @@ int test_web_assets(void)
     snprintf(dir, sizeof dir, "%s/web/assets", TLVIEW_SOURCE_DIR);
     DIR *dp = opendir(dir);
     TEST_ASSERT(dp);
-    response page;
+    response page, job_page; /* the timeline's page, and the job overview's (tlview serve --job) */
     TEST_ASSERT(http_get(f.port, "/", &page) == 0);
     TEST_EQ_INT(page.status, 200);
+    TEST_ASSERT(http_get(f.port, "/job.html", &job_page) == 0);
+    TEST_EQ_INT(job_page.status, 200);
     int nfiles = 0, nscripts = 0;
     struct dirent *de;
     while ((de = readdir(dp))) {
@@ -422,9 +424,11 @@ int test_web_assets(void)
         if (strcmp(dot, ".js") == 0) {
             char tag[300];
             snprintf(tag, sizeof tag, "<script src=\"%s\"></script>", name);
-            if (!strstr(page.body, tag))
-                fprintf(stderr, "index.html does not load %s\n", name);
-            TEST_ASSERT(strstr(page.body, tag) != NULL);
+            const response *in = strcmp(name, "job.js") == 0 ? &job_page : &page;
+            if (!strstr(in->body, tag))
+                fprintf(stderr, "%s does not load %s\n", in == &page ? "index.html" : "job.html",
+                        name);
+            TEST_ASSERT(strstr(in->body, tag) != NULL);
             nscripts++;
         }
         nfiles++;
@@ -433,9 +437,10 @@ int test_web_assets(void)
     }
     closedir(dp);
     free(page.head);
-    /* index.html, style.css and the scripts */
+    free(job_page.head);
+    /* index.html, job.html, style.css and the scripts */
     TEST_ASSERT(nscripts >= 2);
-    TEST_EQ_INT(nfiles, nscripts + 2);
+    TEST_EQ_INT(nfiles, nscripts + 3);
     teardown(&f);
     return 0;
 }

@@ -6,7 +6,7 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, panels, input, follow, main.
+// lists: format, colors, api, rows, draw, tracks, panels, input, jobgroup, follow, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -14,6 +14,7 @@
 async function main() {
   let meta;
   try {
+    await jobOpen(); // a job's GPU group (jobgroup.js): loaded first
     meta = await getJSON('api/runs');
   } catch (e) {
     showError(`Cannot read the runs: ${e.message}`);
@@ -29,6 +30,7 @@ async function main() {
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
   const h = readHash();
   renderHeader();
+  jobHeader();
   renderLegend();
   layout();
   if (isFinite(h.t0) && isFinite(h.t1) && h.t1 > h.t0) setView(h.t0, h.t1); else fitAll();

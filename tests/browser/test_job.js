@@ -1,0 +1,126 @@
+// test_job.js: the job overview of `tlview serve --job` in headless Chromium (playwright-core).
+// Writes a synthetic job (bench_job_gen: 3 hosts x 2 GPUs x 2 ranks, every other GPU under MPS,
+// host 0's GPU 0 big enough that its summary comes late), serves it and checks: the overview
+// answers before the summaries are done (cells "not analysed yet"), a row per host and a cell per
+// GPU with its ranks, pids and kernels, the cells coloured by their verdicts once analysed (the
+// colours of colors.js, the words of the report), a click on a cell opens that GPU's timeline
+// (drawn, its group in the URL), a reload of it works, the link back returns to the overview with
+// the group marked; no console errors, nothing fetched from elsewhere. Screenshots:
+// job.png, job_group.png in TLVIEW_BROWSER_DIR. Usage: node test_job.js job
+//   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = tlview, TLVIEW_JOB_GEN = bench_job_gen, CHROMIUM)
+'use strict';
+const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const DIR = process.env.TLVIEW_BROWSER_DIR;
+const { chromium } = require(path.join(DIR, 'node_modules', 'playwright-core'));
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const VERDICT_RGB = { 'time-sliced': 'rgb(214, 69, 65)', concurrent: 'rgb(46, 158, 79)' };
+
+let failures = 0;
+function check(cond, what) {
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!cond) failures++;
+}
+
+function startServer(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.env.TLVIEW_FIXTURE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (b) => {
+      out += b;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) resolve({ proc: p, url: m[1] });
+    });
+    p.on('exit', (code) => reject(new Error(`tlview serve exited with ${code}`)));
+    setTimeout(() => reject(new Error('tlview serve did not print its URL')), 30000);
+  });
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-job-'));
+  const job = path.join(work, 'job');
+  fs.mkdirSync(job);
+  execFileSync(process.env.TLVIEW_JOB_GEN, [job, '-H', '3', '-g', '2', '-r', '2', '-k', '60', '-m', '2', '-b', '100000'], { stdio: 'ignore' });
+  const want = JSON.parse(execFileSync(process.env.TLVIEW_FIXTURE, ['job', '--format', 'json', job]));
+  const t0 = Date.now();
+  const server = await startServer(['serve', '--job', '--port', '0', job]);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
+    viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1,
+  });
+  const errors = [], external = [];
+  const page = browser.pages()[0] || await browser.newPage();
+  // api/stats answers 503 until built and a group not open yet answers 404: both expected
+  const expected = (m) => /status of (503|404)/.test(m.text());
+  page.on('console', (m) => { if (m.type() === 'error' && !expected(m)) errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('requestfailed', (r) => { if (!/ABORTED/.test(r.failure().errorText)) errors.push(`request failed: ${r.url()} ${r.failure().errorText}`); });
+  page.on('request', (r) => { if (!r.url().startsWith(server.url)) external.push(r.url()); });
+  try {
+    // the overview as it is before the summaries are done: the first GET /api/job answer with
+    // every summary but group 1's left out (the server may be done before Chromium is up; that
+    // state is checked against the server itself by tests/job/serve.py)
+    let firstJob = true;
+    await page.route(/\/api\/job(\?index=0)?$/, async (route) => {
+      if (!firstJob) return route.continue();
+      firstJob = false;
+      const r = await route.fetch();
+      const j = await r.json();
+      j.summaries = j.summaries.map((s, g) => (g === 1 ? s : null));
+      j.analysed = j.summaries.filter((s) => s).length;
+      j.report = null;
+      return route.fulfill({ response: r, json: j });
+    });
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.ready, null, { timeout: 20000 });
+    const early = await page.evaluate(() => ({ analysed: window.tlviewJob.analysed, pending: document.querySelectorAll('.jcell.pending').length, text: document.querySelector('.jcell.pending .jverdict')?.textContent }));
+    check(early.analysed === 1 && early.pending === 5 && early.text === 'not analysed yet', `the overview shown ${Date.now() - t0} ms after the server started (Chromium start included), before the summaries: ${early.analysed} of 6 analysed, ${early.pending} cells "${early.text}"`);
+    const hosts = await page.$$eval('.jhost', (rows) => rows.map((r) => [r.querySelector('.jhname').textContent, r.querySelectorAll('.jcell').length]));
+    check(JSON.stringify(hosts) === JSON.stringify([['node000', 2], ['node001', 2], ['node002', 2]]), `a row per host, a cell per GPU: ${JSON.stringify(hosts)}`);
+    const cell3 = await page.textContent('.jcell[data-group="3"]');
+    check(/GPU 1/.test(cell3) && /ranks 6-7/.test(cell3) && /pids 20002-20003/.test(cell3) && /120 kernels/.test(cell3), `group 3's cell: ${cell3}`);
+    await page.waitForFunction(() => window.tlviewJob.done, null, { timeout: 60000 });
+    await page.waitForTimeout(200);
+    const cells = await page.$$eval('.jcell', (cs) => cs.map((c) => ({ g: +c.dataset.group, v: c.dataset.verdict, colour: getComputedStyle(c).borderLeftColor, badge: c.querySelector('.badge')?.textContent })));
+    for (const gpu of want.gpus) {
+      const c = cells.find((x) => x.g === gpu.group);
+      check(c && c.v === gpu.verdict && c.badge === gpu.verdict && c.colour === VERDICT_RGB[gpu.verdict], `group ${gpu.group}: ${c && c.badge} in ${c && c.colour} (report: ${gpu.verdict})`);
+    }
+    check(await page.textContent('#note') === want.job.note, 'the note: times compared only within one GPU');
+    check(/every GPU analysed/.test(await page.textContent('#progress')), 'the progress says every GPU is analysed');
+    await page.screenshot({ path: path.join(DIR, 'job.png'), fullPage: true });
+    // a GPU's timeline
+    await page.click('.jcell[data-group="2"]');
+    await page.waitForURL(/\/g\/2\/$/, { timeout: 10000 });
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
+    const tl = await page.evaluate(() => ({ label: window.tlview.runs[0].label, kernels: window.tlview.runs[0].summary.kernels, lanes: window.tlview.runs[0].lanes.map((l) => l.verdict) }));
+    const g2 = want.gpus.find((x) => x.group === 2);
+    check(/^group 2: node001/.test(tl.label) && tl.kernels === g2.kernels && tl.lanes[0] === g2.verdict, `group 2's timeline: ${tl.label}, ${tl.kernels} kernels, ${tl.lanes}`);
+    await page.waitForSelector('.card table', { timeout: 20000 });
+    await page.screenshot({ path: path.join(DIR, 'job_group.png') });
+    await page.reload();
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
+    check(await page.evaluate(() => window.tlview.runs[0].label.startsWith('group 2:')), 'a reload shows group 2 again');
+    await page.click('#job-back');
+    await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.ready, null, { timeout: 20000 });
+    check(/#group=2$/.test(page.url()) && await page.$('.jcell.last[data-group="2"]') !== null, `back at the overview (${page.url()}), group 2 marked`);
+    const open = await page.textContent('.jcell[data-group="2"] .jstate');
+    check(open === 'timeline open', `group 2's cell says: ${open}`);
+    check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
+    check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
+  } finally {
+    await browser.close();
+    server.proc.kill('SIGTERM');
+    fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`${failures} failed`);
+  process.exit(failures ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
