@@ -319,7 +319,17 @@ typedef struct analysis_device {
     double predicted_gain_low;       /* the same at worst (mps_worst_ns): <= predicted_gain */
     analysis_basis gain_basis;       /* TURNS when an estimated stretch went into it */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
+    uint64_t turns;                  /* context turns: the GPU went idle after a kernel of one
+                                        share group known not to be MPS and the next kernel was
+                                        another such group's, within ANALYSIS_TURN_GAP_NS: the
+                                        contexts took turns without overlapping (each kernel fit
+                                        its time slice), and each change was a context switch */
+    int64_t turn_gap_ns;             /* the idle gaps of those turns, summed */
 } analysis_device;
+
+/* The longest idle gap between two share groups' kernels counted as a turn (1 ms). On the H200
+ * a context switch leaves the GPU idle 142-144 us (tests/gpu/RESULTS.md, 2026-12-01 18:20). */
+#define ANALYSIS_TURN_GAP_NS 1000000
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */
 uint32_t analysis_ndevices(const analysis *a);

@@ -44,6 +44,8 @@ typedef struct sweepdev {
     int64_t cursor_busy;     /* busy clock at cursor */
     uint16_t maxp, maxc;     /* of the open window (updated only while >= 2 in flight) */
     uint8_t mps;             /* an MPS client context ran in the open window */
+    int64_t last_end;        /* when the device last went idle */
+    uint32_t last_group;     /* the share group of the kernel that ended then; UINT32_MAX none */
     analysis_window *win;    /* this slot's windows, in time order */
     analysis_winx *winx;     /* parallel to win */
     uint64_t nwin, capwin;
@@ -278,6 +280,10 @@ static int kernel_end(sweep *sw, uint32_t s, inflight e)
     a->stretch[e.k] = (float)(d->c.ovl - e.ovl);
     a->ovl_start[e.k] = e.ovl;
     context_step(sw, d, e.ctx, -1);
+    if (d->nctx == 0) {
+        d->last_end = e.end;
+        d->last_group = a->ctx_group[e.ctx];
+    }
     if (--sw->pcount[ps] == 0) {
         d->nproc--;
         a->procs[p].busy_ns += e.end - sw->psince[ps];
@@ -312,6 +318,13 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     uint32_t was = d->nctx;
 
     advance(d, k->start);
+    /* a turn: from an idle GPU, another plain share group than the one that ran last */
+    uint32_t g = a->ctx_group[ctx];
+    if (was == 0 && d->last_group != UINT32_MAX && d->last_group != g && a->group_plain[g] &&
+        a->group_plain[d->last_group] && k->start - d->last_end <= ANALYSIS_TURN_GAP_NS) {
+        a->devs[s].turns++;
+        a->devs[s].turn_gap_ns += k->start - d->last_end;
+    }
     context_step(sw, d, ctx, +1);
     if (sw->pcount[ps]++ == 0) {
         d->nproc++;
@@ -388,6 +401,7 @@ int analysis_sweep(analysis *a)
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         sw.dev[s].now = sw.dev[s].cursor = a->devs[s].t_begin;
+        sw.dev[s].last_group = UINT32_MAX;
     }
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];

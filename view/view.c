@@ -212,6 +212,12 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
     if (d->verdict < ANALYSIS_CONCURRENT) {
         int n = snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts",
                          slot, view_device_name(a, slot), w);
+        if (d->turns >= 2 && n > 0 && (size_t)n < sizeof h->head)
+            n += snprintf(h->head + n, sizeof h->head - (size_t)n,
+                          ", but they took turns %llu times (the GPU idle %.0f us at each "
+                          "change: a context switch each; MPS would not switch)",
+                          (unsigned long long)d->turns,
+                          (double)d->turn_gap_ns / (double)d->turns / 1e3);
         if (d->max_kernels > 1 && n > 0 && (size_t)n < sizeof h->head)
             snprintf(h->head + n, sizeof h->head - (size_t)n,
                      "; up to %u kernels in flight at once (streams of one context)",
@@ -396,6 +402,8 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "max_processes", json_integer(d->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(d->max_contexts), &bad);
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
+    view_put(o, "turns", json_integer((json_int_t)d->turns), &bad);
+    view_put(o, "turn_gap_ns", json_integer(d->turn_gap_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
     view_put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);

@@ -204,3 +204,31 @@ int test_view_formatters(void)
     }
     return 0;
 }
+
+/* Two processes without MPS taking turns (10 kernels of 50 us each, alternating, 143 us apart):
+ * no window overlaps, and the headline says they took turns, with the switch's idle gap; the
+ * JSON has the same count and gaps as `turns` and `turn_gap_ns`. */
+int test_view_context_turns(void)
+{
+    store_run *run = store_run_new();
+    store_idx s[2] = {synth_process(run, 101, "h", "r", SYNTH_PLAIN, NULL),
+                      synth_process(run, 102, "h", "r", SYNTH_PLAIN, NULL)};
+    for (int i = 0; i < 10; i++)
+        TEST_EQ_INT(synth_kernel(run, s[i % 2], "k", i * 193000LL, i * 193000LL + 50000), 0);
+    analysis *a = NULL;
+    TEST_ASSERT(store_run_finish(run) == 0 && analysis_run(run, NULL, &a) == 0);
+    view_headline h;
+    view_headline_of(a, 0, &h);
+    TEST_EQ_STR(h.head, "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS), no overlap between "
+                        "contexts, but they took turns 9 times (the GPU idle 143 us at each "
+                        "change: a context switch each; MPS would not switch)");
+    json_t *d = view_device_json(a, 0);
+    TEST_ASSERT(d);
+    TEST_EQ_INT(json_integer_value(json_object_get(d, "turns")), 9);
+    TEST_EQ_INT(json_integer_value(json_object_get(d, "turn_gap_ns")), 9 * 143000);
+    TEST_EQ_STR(json_string_value(json_object_get(d, "verdict")), "solo");
+    json_decref(d);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
