@@ -611,6 +611,15 @@ static int check_run(analysis *a)
     return ANALYSIS_OK;
 }
 
+/* Frees the sweep's context switches (a->sw), which only the judge needs. */
+static void free_switches(analysis *a)
+{
+    for (uint32_t s = 0; a->sw && s < a->ndevs; s++)
+        free(a->sw[s].at);
+    free(a->sw);
+    a->sw = NULL;
+}
+
 int analysis_run(const store_run *run, const analysis_options *opt, analysis **ppOut)
 {
     *ppOut = NULL;
@@ -651,6 +660,7 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
     /* what only the passes needed */
     free(a->ovl_start);
     free(a->winx);
+    free_switches(a);
     a->ovl_start = NULL;
     a->winx = NULL;
     *ppOut = a;
@@ -664,6 +674,8 @@ void analysis_free(analysis *a)
 {
     if (!a)
         return;
+    free_switches(a);
+    free(a->switch_in);
     free(a->stretch);
     free(a->ovl_start);
     free(a->ctx_slot);

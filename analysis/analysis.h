@@ -249,6 +249,8 @@ typedef struct analysis_window {
     int64_t busy_ns;          /* time inside with >= 1 kernel in flight (less than t1 - t0 when
                                  joined overlaps left idle gaps inside) */
     int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
+    uint32_t switches;        /* context switches inside (analysis_device.switches) */
+    int64_t switch_gap_ns;    /* their idle gaps, summed */
     /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
      * always, and stretch and parallelism also where there is no basis. */
     float contexts;       /* mean contexts in flight over its overlap time */
@@ -319,17 +321,17 @@ typedef struct analysis_device {
     double predicted_gain_low;       /* the same at worst (mps_worst_ns): <= predicted_gain */
     analysis_basis gain_basis;       /* TURNS when an estimated stretch went into it */
     uint64_t first_window, nwindows; /* its slice of analysis_windows() */
-    uint64_t turns;                  /* context turns: the GPU went idle after a kernel of one
-                                        share group known not to be MPS and the next kernel was
-                                        another such group's, within ANALYSIS_TURN_GAP_NS: the
-                                        contexts took turns without overlapping (each kernel fit
-                                        its time slice), and each change was a context switch */
-    int64_t turn_gap_ns;             /* the idle gaps of those turns, summed */
+    uint64_t switches;               /* context switches seen: the GPU went idle after a kernel
+                                        of one share group known not to be MPS and started
+                                        another such group's kernel within
+                                        ANALYSIS_SWITCH_GAP_NS: the contexts took turns without
+                                        overlapping (each kernel fit its time slice) */
+    int64_t switch_gap_ns;           /* the idle gaps of those switches, summed */
 } analysis_device;
 
-/* The longest idle gap between two share groups' kernels counted as a turn (1 ms). On the H200
+/* The longest idle gap between two share groups' kernels counted as a switch (1 ms). On the H200
  * a context switch leaves the GPU idle 142-144 us (tests/gpu/RESULTS.md, 2026-12-01 18:20). */
-#define ANALYSIS_TURN_GAP_NS 1000000
+#define ANALYSIS_SWITCH_GAP_NS 1000000
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */
 uint32_t analysis_ndevices(const analysis *a);

@@ -35,6 +35,19 @@ typedef struct analysis_winx {
     int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
 } analysis_winx;
 
+/* A context switch the sweep saw (analysis_device.switches): when the next context's kernel
+ * started, and the idle gap before it. Kept from the sweep to the judge, which counts those
+ * inside the measured interval. */
+typedef struct analysis_switch {
+    int64_t t, gap;
+} analysis_switch;
+
+/* The switches of one device slot, in time order. */
+typedef struct analysis_switches {
+    analysis_switch *at;
+    uint64_t n, cap;
+} analysis_switches;
+
 /* A call site: kernels of one signature launched right after kernels of signature `pred` on
  * their stream (UINT32_MAX: the first kernel of its stream). Its solo reference, where it has
  * one, stands for its kernels' (analysis/README.md, Terms): a signature's instances that differ
@@ -63,6 +76,8 @@ struct analysis {
     int64_t *dev_maxdur;      /* ndevs: longest kernel of each slot (profile queries) */
     analysis_window *windows; /* grouped by slot, each slot's in time order */
     analysis_winx *winx;      /* parallel to windows (sweep to judge only) */
+    analysis_switches *sw;    /* ndevs: each slot's context switches (sweep to judge only) */
+    int64_t *switch_in;       /* ndevs: their idle gaps inside the measured interval (judge) */
     uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;

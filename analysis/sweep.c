@@ -22,6 +22,7 @@ typedef struct inflight {
 /* A window under construction, or the clocks at one instant of it. */
 typedef struct clocks {
     int64_t busy, ovl, ctxint, grpint; /* see sweepdev */
+    int64_t switches, switch_gap;      /* context switches so far, their idle gaps summed */
     int64_t phys[ANALYSIS_NPHYSICS];
 } clocks;
 
@@ -42,12 +43,13 @@ typedef struct sweepdev {
     int64_t drop_t;          /* when the overlap last fell below 2 contexts */
     clocks at_open, at_drop; /* the clocks at win_t0 and drop_t */
     int64_t cursor_busy;     /* busy clock at cursor */
-    uint16_t maxp, maxc;     /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;             /* an MPS client context ran in the open window */
-    int64_t last_end;        /* when the device last went idle */
-    uint32_t last_group;     /* the share group of the kernel that ended then; UINT32_MAX none */
-    analysis_window *win;    /* this slot's windows, in time order */
-    analysis_winx *winx;     /* parallel to win */
+    int64_t cursor_switches, cursor_switch_gap; /* switch clocks at cursor */
+    uint16_t maxp, maxc;  /* of the open window (updated only while >= 2 in flight) */
+    uint8_t mps;          /* an MPS client context ran in the open window */
+    int64_t last_end;     /* when the device last went idle */
+    uint32_t last_group;  /* the share group of the kernel that ended then; UINT32_MAX none */
+    analysis_window *win; /* this slot's windows, in time order */
+    analysis_winx *winx;  /* parallel to win */
     uint64_t nwin, capwin;
 } sweepdev;
 
@@ -162,11 +164,16 @@ static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
         w.t1 = t;
         w.device = a->devs[s].device;
         w.busy_ns = d->c.busy - d->cursor_busy;
+        w.switches = (uint32_t)(d->c.switches - d->cursor_switches);
+        w.switch_gap_ns = d->c.switch_gap - d->cursor_switch_gap;
         w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
         analysis_winx x = {d->c.ovl, d->c.ovl};
         int rc = push_window(d, &w, &x);
         if (rc)
             return rc;
+        d->cursor_switches =
+            d->c.switches; /* else a switch at t goes to the window starting there */
+        d->cursor_switch_gap = d->c.switch_gap;
     }
     d->cursor = t;
     d->cursor_busy = d->c.busy;
@@ -189,6 +196,8 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
+    w.switches = (uint32_t)(e->switches - o->switches);
+    w.switch_gap_ns = e->switch_gap - o->switch_gap;
     w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
@@ -205,6 +214,8 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     d->open = 0;
     d->cursor = d->drop_t;
     d->cursor_busy = e->busy;
+    d->cursor_switches = e->switches;
+    d->cursor_switch_gap = e->switch_gap;
     return push_window(d, &w, &x);
 }
 
@@ -318,12 +329,22 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     uint32_t was = d->nctx;
 
     advance(d, k->start);
-    /* a turn: from an idle GPU, another plain share group than the one that ran last */
+    /* a context switch: from an idle GPU, another plain share group than the one that ran last */
     uint32_t g = a->ctx_group[ctx];
     if (was == 0 && d->last_group != UINT32_MAX && d->last_group != g && a->group_plain[g] &&
-        a->group_plain[d->last_group] && k->start - d->last_end <= ANALYSIS_TURN_GAP_NS) {
-        a->devs[s].turns++;
-        a->devs[s].turn_gap_ns += k->start - d->last_end;
+        a->group_plain[d->last_group] && k->start - d->last_end <= ANALYSIS_SWITCH_GAP_NS) {
+        analysis_switches *l = &a->sw[s];
+        if (l->n == l->cap) {
+            uint64_t cap = l->cap ? 2 * l->cap : 16;
+            analysis_switch *p = realloc(l->at, cap * sizeof *p);
+            if (!p)
+                return ANALYSIS_ENOMEM;
+            l->at = p;
+            l->cap = cap;
+        }
+        l->at[l->n++] = (analysis_switch){k->start, k->start - d->last_end};
+        d->c.switches++;
+        d->c.switch_gap += k->start - d->last_end;
     }
     context_step(sw, d, ctx, +1);
     if (sw->pcount[ps]++ == 0) {
@@ -358,6 +379,8 @@ static int device_finish(sweep *sw, uint32_t s)
         return rc;
     ad->busy_ns = d->c.busy;
     ad->overlap_ns = d->c.ovl;
+    ad->switches = (uint64_t)d->c.switches;
+    ad->switch_gap_ns = d->c.switch_gap;
     ad->idle_ns = (ad->t_end - ad->t_begin) - d->c.busy;
     return ANALYSIS_OK;
 }
@@ -397,7 +420,8 @@ int analysis_sweep(analysis *a)
                 calloc(run->ncontexts ? run->ncontexts : 1, sizeof(uint32_t)),
                 calloc(a->ngroups ? a->ngroups : 1, sizeof(uint32_t))};
     int rc = ANALYSIS_ENOMEM;
-    if (!sw.dev || !sw.pcount || !sw.psince || !sw.povl || !sw.ccount || !sw.gcount)
+    a->sw = calloc(a->ndevs ? a->ndevs : 1, sizeof *a->sw);
+    if (!sw.dev || !sw.pcount || !sw.psince || !sw.povl || !sw.ccount || !sw.gcount || !a->sw)
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         sw.dev[s].now = sw.dev[s].cursor = a->devs[s].t_begin;

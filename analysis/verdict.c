@@ -591,19 +591,28 @@ static double inside(const analysis *a, const analysis_window *w)
 }
 
 /* The time a device's time-sliced windows would save inside the measured interval if their
- * overlapped kernels ran side by side: at best (`worst` 0: mps_best_ns, with each kernel
- * `slowdown` (>= 1) times its solo duration where they fit the GPU; never below 0) or at worst
- * (mps_worst_ns; negative when MPS would cost more than it saves), each window counted for the
- * share of it inside the interval. *pEstimated (may
- * be NULL) is set when a window whose stretch is an estimate saved time. */
+ * overlapped kernels ran side by side, and its context turns without their switches: at best
+ * (`worst` 0: mps_best_ns, with each kernel `slowdown` (>= 1) times its solo duration where they
+ * fit the GPU; never below 0) or at worst (mps_worst_ns; negative when MPS would cost more than it
+ * saves), each window counted for the share of it inside the interval. *pEstimated (may be NULL) is
+ * set when a window whose stretch is an estimate saved time. */
 static double device_saved(const analysis *a, const analysis_device *ad, double slowdown, int worst,
                            int *pEstimated)
 {
-    double saved = 0;
+    const analysis_calibration *cal = analysis_calibration_for(
+        ad->device != STORE_NONE ? a->run->devices[ad->device].name : NULL, NULL);
+    /* at best MPS would not switch: the idle gaps of the context switches inside go */
+    double saved = worst ? 0 : (double)a->switch_in[ad - a->devs];
     for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
         const analysis_window *win = &a->windows[w];
         double frac = inside(a, win);
-        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE || !frac)
+        if (!frac)
+            continue;
+        /* context switches: at worst their gaps were the processes' own idle time, and the
+         * kernels pay the MPS launch cost (a time-sliced window's mps_worst_ns has it already) */
+        if (worst && win->switches && win->verdict != ANALYSIS_TIME_SLICED)
+            saved -= (double)win->nkernels * cal->launch_ns * frac;
+        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE)
             continue;
         double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
         double side_by_side = worst
@@ -836,6 +845,15 @@ int analysis_judge(analysis *a)
     double last_end = -INFINITY, last_end_low = -INFINITY;
     int estimated = 0;
     analysis_measure_interval(a);
+    if (!(a->switch_in = calloc(a->ndevs ? a->ndevs : 1, sizeof *a->switch_in)))
+        goto out; /* rc is ANALYSIS_ENOMEM until the end */
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        for (uint64_t i = 0; i < a->sw[s].n; i++) {
+            const analysis_switch *x = &a->sw[s].at[i];
+            if (x->t >= a->sum.measure_t0 && x->t < a->sum.measure_t1)
+                a->switch_in[s] +=
+                    x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
+        }
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];

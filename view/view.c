@@ -210,18 +210,22 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
     who(d, w, sizeof w);
     h->verdict[0] = h->tail[0] = '\0';
     if (d->verdict < ANALYSIS_CONCURRENT) {
-        int n = snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts",
-                         slot, view_device_name(a, slot), w);
-        if (d->turns >= 2 && n > 0 && (size_t)n < sizeof h->head)
-            n += snprintf(h->head + n, sizeof h->head - (size_t)n,
-                          ", but they took turns %llu times (the GPU idle %.0f us at each "
-                          "change: a context switch each; MPS would not switch)",
-                          (unsigned long long)d->turns,
-                          (double)d->turn_gap_ns / (double)d->turns / 1e3);
-        if (d->max_kernels > 1 && n > 0 && (size_t)n < sizeof h->head)
-            snprintf(h->head + n, sizeof h->head - (size_t)n,
+        char sw[160] = "", streams[96] = "", gain[96] = "";
+        if (d->switches >= 2) {
+            snprintf(sw, sizeof sw,
+                     ", but the GPU switched between them %llu times (idle %.0f us at each "
+                     "switch: they took turns)",
+                     (unsigned long long)d->switches,
+                     (double)d->switch_gap_ns / (double)d->switches / 1e3);
+            if (d->predicted_gain >= 1.005)
+                gain_text(d, gain, sizeof gain);
+        }
+        if (d->max_kernels > 1)
+            snprintf(streams, sizeof streams,
                      "; up to %u kernels in flight at once (streams of one context)",
                      d->max_kernels);
+        snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts%s%s%s",
+                 slot, view_device_name(a, slot), w, sw, streams, gain);
         return;
     }
     /* an overlap window means busy time: the share is defined */
@@ -402,8 +406,8 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "max_processes", json_integer(d->max_processes), &bad);
     view_put(o, "max_contexts", json_integer(d->max_contexts), &bad);
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
-    view_put(o, "turns", json_integer((json_int_t)d->turns), &bad);
-    view_put(o, "turn_gap_ns", json_integer(d->turn_gap_ns), &bad);
+    view_put(o, "switches", json_integer((json_int_t)d->switches), &bad);
+    view_put(o, "switch_gap_ns", json_integer(d->switch_gap_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
     view_put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);
@@ -452,6 +456,8 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "t1", json_integer(x->t1), &bad);
     view_put(o, "busy_ns", json_integer(x->busy_ns), &bad);
     view_put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
+    view_put(o, "switches", json_integer(x->switches), &bad);
+    view_put(o, "switch_gap_ns", json_integer(x->switch_gap_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
     view_put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(x->rule)), &bad);

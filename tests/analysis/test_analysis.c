@@ -1745,20 +1745,20 @@ int test_analysis_gain_interval(void)
 
 /* Contexts without MPS whose kernels each fit a time slice take turns without overlapping: the
  * GPU goes idle after one context's kernel and starts the other's a context switch later (H200:
- * 143 us). Each change between two plain share groups within 1 ms is a turn; the same under
- * MPS, within one process, after a longer gap, or while another kernel is in flight is not.
+ * 143 us). Each change between two plain share groups within 1 ms is a context switch; the same
+ * under MPS, within one process, after a longer gap, or while another kernel is in flight is not.
  * Before 2026-12-01 such a run read "no overlap between contexts" with nothing more. */
-int test_analysis_context_turns(void)
+int test_analysis_context_switches(void)
 {
     static const struct {
-        int mps;             /* SYNTH_* of both processes */
-        int64_t gap;         /* between a kernel's end and the next one's start */
-        int one_process;     /* the second "process" is a stream of the first one's context */
-        uint64_t want_turns; /* of 20 kernels alternating */
+        int mps;                /* SYNTH_* of both processes */
+        int64_t gap;            /* between a kernel's end and the next one's start */
+        int one_process;        /* the second "process" is a stream of the first one's context */
+        uint64_t want_switches; /* of 20 kernels alternating */
     } cases[] = {
         {SYNTH_PLAIN, 143000, 0, 19}, {SYNTH_PLAIN, 1000000, 0, 19}, {SYNTH_PLAIN, 1000001, 0, 0},
         {SYNTH_MPS, 143000, 0, 0},    {SYNTH_UNKNOWN, 143000, 0, 0}, {SYNTH_PLAIN, 143000, 1, 0},
-        {SYNTH_PLAIN, -1000, 0, 0}, /* overlapping by 1 us: a window, not a turn */
+        {SYNTH_PLAIN, -1000, 0, 0}, /* overlapping by 1 us: a window, not a switch */
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         store_run *run = store_run_new();
@@ -1775,11 +1775,11 @@ int test_analysis_context_turns(void)
         analysis *a = analyse(run, NULL);
         TEST_ASSERT(a);
         const analysis_device *d = analysis_get_device(a, 0);
-        if (d->turns != cases[c].want_turns)
-            fprintf(stderr, "case %zu: %llu turns, want %llu\n", c, (unsigned long long)d->turns,
-                    (unsigned long long)cases[c].want_turns);
-        TEST_EQ_INT(d->turns, cases[c].want_turns);
-        TEST_EQ_INT(d->turn_gap_ns, (int64_t)cases[c].want_turns * cases[c].gap);
+        if (d->switches != cases[c].want_switches)
+            fprintf(stderr, "case %zu: %llu switches, want %llu\n", c,
+                    (unsigned long long)d->switches, (unsigned long long)cases[c].want_switches);
+        TEST_EQ_INT(d->switches, cases[c].want_switches);
+        TEST_EQ_INT(d->switch_gap_ns, (int64_t)cases[c].want_switches * cases[c].gap);
         analysis_free(a);
         store_run_free(run);
     }
