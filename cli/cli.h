@@ -82,8 +82,8 @@ typedef struct cli_range {
     int has_from, has_to; /* --from, --to given (time ranges) */
     const char *name;     /* --range NAME, or NULL for a time range */
     const char *kind;     /* "capture" (a captured range's name), "nvtx" or "time" */
-    int64_t origin;       /* the whole run's origin (store_run_origin): relative times count from it */
-    int baseline;         /* the solo references come from --baseline, not the whole run */
+    int64_t origin; /* the whole run's origin (store_run_origin): relative times count from it */
+    int baseline;   /* the solo references come from --baseline, not the whole run */
 } cli_range;
 
 /* "the captured range 'slow' (1s to 2.5s)", "the range 1s to 2s", "the range from 1s", "the range
