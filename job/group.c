@@ -200,9 +200,15 @@ int job_group_summary(const char *const *paths, uint32_t npaths, uint32_t group,
         }
         if (!opt.baseline) /* the solo references from the whole recording */
             opt.baseline = whole;
-        range = json_pack("{s:s, s:I, s:I, s:I}", "kind", kinds[kind], "t0", (json_int_t)t0, "t1",
-                          (json_int_t)t1, "origin_ns", (json_int_t)store_run_origin(whole));
-        if (!range)
+        /* as the report's "range": an end not given is null */
+        int open0 = kind == STORE_RANGE_TIME && !o->range.has_from;
+        int open1 = kind == STORE_RANGE_TIME && !o->range.has_to;
+        int rbad = !(range = json_object());
+        view_put(range, "kind", json_string(kinds[kind]), &rbad);
+        view_put(range, "t0", open0 ? json_null() : json_integer(t0), &rbad);
+        view_put(range, "t1", open1 ? json_null() : json_integer(t1), &rbad);
+        view_put(range, "origin_ns", json_integer(store_run_origin(whole)), &rbad);
+        if (!(range = view_done(range, rbad)))
             goto out;
     }
     int arc = analysis_run(run, &opt, &a);
