@@ -71,10 +71,6 @@ int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_op
  * else: no digits, a fraction without a unit, an unknown unit, beyond +-2^62 ns. */
 int cli_parse_time(const char *text, int64_t *pNs /* OUT */, int *pRelative /* OUT */);
 
-/* The run's origin, the 0 of relative times (and of the page's time axis): the start of its
- * first kernel, or its first record when it has no kernel. */
-int64_t cli_origin(const store_run *run);
-
 /* A time relative to the origin as --from reads it, to the us: "1.5s", "-0.000123s", "0s". Into
  * buf (size n); returns buf. */
 const char *cli_fmt_time(int64_t ns, char *buf, size_t n);
@@ -86,8 +82,8 @@ typedef struct cli_range {
     int has_from, has_to; /* --from, --to given (time ranges) */
     const char *name;     /* --range NAME, or NULL for a time range */
     const char *kind;     /* "capture" (a captured range's name), "nvtx" or "time" */
-    int64_t origin;       /* the whole run's origin (cli_origin): relative times count from it */
-    int baseline;         /* the solo references come from --baseline, not the whole run */
+    int64_t origin; /* the whole run's origin (store_run_origin): relative times count from it */
+    int baseline;   /* the solo references come from --baseline, not the whole run */
 } cli_range;
 
 /* "the captured range 'slow' (1s to 2.5s)", "the range 1s to 2s", "the range from 1s", "the range

@@ -25,7 +25,8 @@ int cmd_report(int argc, char **argv);
 
 static const char usage_text[] =
     "usage: tlview job [--format text|json|csv] [--index] [--group N] [--baseline FILE]...\n"
-    "                  [--assume-mps on|off] [--measure WHAT] [--separate-gpus] FILES...\n"
+    "                  [--assume-mps on|off] [--measure WHAT] [--separate-gpus]\n"
+    "                  [--from T] [--to T] [--range NAME] FILES...\n"
     "       mpirun -n R tlview job [options] FILES...\n"
     "\n"
     "A job bigger than one machine: the trace files of every rank of an MPI job (one per\n"
@@ -44,6 +45,11 @@ static const char usage_text[] =
     "references, its measured interval): hosts have their own clocks, so times of different\n"
     "hosts are never compared.\n"
     "\n"
+    "So --from and --to are read on each GPU group's own clock: relative times count from the\n"
+    "group's own origin (its first kernel), as `tlview report --from --to` on that group's\n"
+    "files reads them (what --group N prints); --range NAME is the captured (else NVTX) range\n"
+    "of that name in each group's files, and a group without one is named in the warnings.\n"
+    "\n"
     "  -f, --format FMT     text (default), json (the whole job report) or csv (one row per\n"
     "                       GPU, columns named as the JSON's keys: job/README.md)\n"
     "  -i, --index          print the index as JSON and stop (no kernel is read)\n"
@@ -52,7 +58,7 @@ static const char usage_text[] =
     "                       there\n"
     "  -b, --baseline FILE  solo references for every GPU from this run (e.g. one rank\n"
     "                       alone); repeat for several files, or give a "
-    "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_SEPARATE_GPUS_HELP
+    "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP CLI_SEPARATE_GPUS_HELP
     "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
     "  -t, --table NAME     with --group and --format csv: the report's table\n"
     "  -n, --top N          with --group: kernels listed in the text report (default 10)\n"
@@ -70,25 +76,21 @@ typedef struct job_opts {
     const char *format, *table, *color, *top;
     int index;            /* --index */
     long group;           /* --group N, -1 when not given */
-    cli_analysis_opts an; /* --baseline, --separate-gpus, --assume-mps, --measure */
+    cli_analysis_opts an; /* --baseline, --separate-gpus, --assume-mps, --measure, --from,
+                             --to, --range */
 } job_opts;
 
 static int parse(int argc, char **argv, job_opts *o)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, 0, 'f'},
-        {"index", no_argument, 0, 'i'},
-        {"group", required_argument, 0, 'g'},
-        {"baseline", required_argument, 0, 'b'},
-        {"separate-gpus", no_argument, 0, 'G'},
-        {"assume-mps", required_argument, 0, 'M'},
-        {"measure", required_argument, 0, 'm'},
-        {"color", required_argument, 0, 'C'},
-        {"colour", required_argument, 0, 'C'},
-        {"table", required_argument, 0, 't'},
-        {"top", required_argument, 0, 'n'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"format", required_argument, 0, 'f'},  {"index", no_argument, 0, 'i'},
+        {"group", required_argument, 0, 'g'},   {"baseline", required_argument, 0, 'b'},
+        {"separate-gpus", no_argument, 0, 'G'}, {"assume-mps", required_argument, 0, 'M'},
+        {"measure", required_argument, 0, 'm'}, {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},      {"range", required_argument, 0, 'R'},
+        {"color", required_argument, 0, 'C'},   {"colour", required_argument, 0, 'C'},
+        {"table", required_argument, 0, 't'},   {"top", required_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     int c;
     optind = 1;
@@ -98,6 +100,9 @@ static int parse(int argc, char **argv, job_opts *o)
         case 'G':
         case 'M':
         case 'm':
+        case 'F':
+        case 'T':
+        case 'R':
             if (cli_analysis_option("job", c, optarg, &o->an))
                 return 2;
             break;
@@ -192,10 +197,12 @@ static const char *job_ranks_text(const job_index *idx, char *buf, size_t n)
     int64_t *v = malloc(((size_t)run->nprocesses + 1) * sizeof *v);
     json_t *arr = json_array();
     uint32_t nr = 0;
+    store_rank rk;
     snprintf(buf, n, "-");
     if (v && arr) {
         for (uint32_t p = 0; p < run->nprocesses; p++)
-            nr += job_process_rank(&run->processes[p], &v[nr]);
+            if (store_process_rank(&run->processes[p], &rk))
+                v[nr++] = rk.rank;
         qsort(v, nr, sizeof *v, cmp_i64);
         int bad = 0;
         for (uint32_t i = 0; i < nr && !bad; i++)
@@ -209,7 +216,9 @@ static const char *job_ranks_text(const job_index *idx, char *buf, size_t n)
     return buf;
 }
 
-static void text_report(FILE *out, const json_t *rep, const job_index *idx, int color)
+/* The text report; an: the options, for the range every GPU was cut to. */
+static void text_report(FILE *out, const json_t *rep, const job_index *idx,
+                        const cli_analysis_opts *an, int color)
 {
     const json_t *job = json_object_get(rep, "job"), *gpus = json_object_get(rep, "gpus");
     char ranks[64], b1[32], b2[40], b3[96], b4[96], cell1[4 * 16 + 1], cell2[4 * 16 + 1];
@@ -232,6 +241,17 @@ static void text_report(FILE *out, const json_t *rep, const job_index *idx, int 
     }
     fputc('\n', out);
     fprintf(out, "%s\n", str(job, "note"));
+    if (an->range) {
+        fputs("Each GPU on the captured (else NVTX) range '", out);
+        cli_put_text(out, an->range);
+        fputs("' of its own files.\n", out);
+    } else if (an->from || an->to) {
+        fprintf(out,
+                "Each GPU on the range%s%s%s%s, read on its own clock (relative times from its "
+                "group's first kernel).\n",
+                an->from ? " from " : "", an->from ? an->from : "", an->to ? " to " : "",
+                an->to ? an->to : "");
+    }
     fprintf(out, "\n%sGPUs by time-sliced share%s\n", color ? "\033[1m" : "",
             cli_color_reset(color));
     fprintf(out, "  %-5s %-16s %3s %-16s %-14s %-16s %9s %6s  %-12s %9s %11s  %s\n", "group",
@@ -409,7 +429,7 @@ static int report_group(const job_index *idx, const job_opts *o)
                 job_index_ngroups(idx));
         return 1;
     }
-    size_t n = 0, cap = 16 + 2 * (size_t)o->an.nbaseline + g->nfiles;
+    size_t n = 0, cap = 22 + 2 * (size_t)o->an.nbaseline + g->nfiles;
     char **argv = calloc(cap + 1, sizeof *argv);
     if (!argv) {
         fprintf(stderr, "tlview job: out of memory\n");
@@ -442,14 +462,36 @@ static int report_group(const job_index *idx, const job_opts *o)
     }
     snprintf(mbuf, sizeof mbuf, "%s%s", measure[o->an.options.measure],
              o->an.options.measure == ANALYSIS_MEASURE_RANGE ? o->an.options.measure_range : "");
-    argv[n++] = "--measure";
-    argv[n++] = mbuf;
+    if (o->an.measure_set) { /* else a range sets the measured interval, as in the report */
+        argv[n++] = "--measure";
+        argv[n++] = mbuf;
+    }
+    const char *const range[][2] = {
+        {"--from", o->an.from}, {"--to", o->an.to}, {"--range", o->an.range}};
+    for (size_t i = 0; i < sizeof range / sizeof *range; i++)
+        if (range[i][1]) {
+            argv[n++] = (char *)range[i][0];
+            argv[n++] = (char *)range[i][1];
+        }
     argv[n++] = "--";
     for (uint32_t i = 0; i < g->nfiles; i++)
         argv[n++] = (char *)g->paths[i];
     int rc = cmd_report((int)n, argv);
     free(argv);
     return rc;
+}
+
+/* The range of --from/--to/--range as each group is cut to it (job_options.range); the times
+ * were checked by cli_analysis_option(). */
+static void job_range_ask(const cli_analysis_opts *an, store_range_ask *ask)
+{
+    int rel = 0;
+    memset(ask, 0, sizeof *ask);
+    ask->name = an->range;
+    if (an->from && cli_parse_time(an->from, &ask->from, &rel) == 0)
+        ask->has_from = 1, ask->from_rel = (uint8_t)rel;
+    if (an->to && cli_parse_time(an->to, &ask->to, &rel) == 0)
+        ask->has_to = 1, ask->to_rel = (uint8_t)rel;
 }
 
 /* Runs `fn` with stderr sent to /dev/null when quiet (an MPI rank other than 0: every rank
@@ -568,7 +610,10 @@ int cmd_job(int argc, char **argv)
         rc = report_group(idx, &o);
         goto out;
     }
-    job_options jo = {.analysis = o.an.options, .separate_gpus = o.an.separate_gpus};
+    job_options jo = {.analysis = o.an.options,
+                      .separate_gpus = o.an.separate_gpus,
+                      .measure_set = o.an.measure_set};
+    job_range_ask(&o.an, &jo.range);
     int src = JOB_EINVAL;
 #ifdef TLVIEW_HAVE_MPI
     if (use_mpi)
@@ -592,7 +637,7 @@ int cmd_job(int argc, char **argv)
     else if (!strcmp(o.format, "csv"))
         csv_report(stdout, rep), rc = 0;
     else
-        text_report(stdout, rep, idx, cli_color(o.color, stdout)), rc = 0;
+        text_report(stdout, rep, idx, &o.an, cli_color(o.color, stdout)), rc = 0;
     if (fflush(stdout) != 0)
         rc = 1;
 out_mpi:

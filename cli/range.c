@@ -56,11 +56,6 @@ int cli_parse_time(const char *text, int64_t *pNs, int *pRelative)
     return 0;
 }
 
-int64_t cli_origin(const store_run *run)
-{
-    return run->nkernels ? run->kernels[0].start : run->t_begin;
-}
-
 /* Adds each distinct name of the captured ranges (then the NVTX ranges) to buf, up to n bytes,
  * for the message that says which names there are. */
 static void list_names(const store_run *run, char *buf, size_t n)
@@ -80,36 +75,6 @@ static void list_names(const store_run *run, char *buf, size_t n)
     }
     if (!count)
         snprintf(buf, n, "none");
-}
-
-/* The first start and last end, over every process, of the captured ranges named `name`
- * (kind "capture"), else of the NVTX ranges so named ("nvtx"). 0, or -1 when neither exists. */
-static int find_named(const store_run *run, const char *name, cli_range *r)
-{
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-    for (uint32_t i = 0; i < run->ncaptures; i++) {
-        const store_capture *c = &run->captures[i];
-        if (c->name && !strcmp(c->name, name)) {
-            t0 = c->start < t0 ? c->start : t0;
-            t1 = c->end > t1 ? c->end : t1;
-        }
-    }
-    r->kind = "capture";
-    if (t1 < t0) {
-        for (uint64_t i = 0; i < run->nranges; i++) {
-            const store_range *g = &run->ranges[i];
-            if (g->name < run->nstrings && !strcmp(run->strings[g->name].text, name)) {
-                t0 = g->start < t0 ? g->start : t0;
-                t1 = g->end > t1 ? g->end : t1;
-            }
-        }
-        r->kind = "nvtx";
-    }
-    if (t1 < t0)
-        return -1;
-    r->t0 = t0;
-    r->t1 = t1 > t0 ? t1 : t0 + 1; /* a range of no length still names its instant */
-    return 0;
 }
 
 const char *cli_fmt_time(int64_t ns, char *buf, size_t n)
@@ -153,16 +118,21 @@ const char *cli_range_text(const cli_range *r, char *buf, size_t n)
 int cli_range_resolve(const char *cmd, const cli_analysis_opts *o, const store_run *run,
                       cli_range *r)
 {
+    static const char *const kinds[] = {"time", "capture", "nvtx"};
     memset(r, 0, sizeof *r);
-    r->origin = cli_origin(run);
+    r->origin = store_run_origin(run);
     r->baseline = o->nbaseline > 0;
     if (!o->from && !o->to && !o->range)
         return 0;
-    r->set = 1;
-    r->name = o->range;
-    if (o->range) {
-        if (find_named(run, o->range, r) == 0)
-            return 0;
+    store_range_ask ask = {.name = o->range, .has_from = o->from != NULL, .has_to = o->to != NULL};
+    int rel;
+    if (o->from) /* checked by cli_analysis_option() */
+        cli_parse_time(o->from, &ask.from, &rel), ask.from_rel = (uint8_t)rel;
+    if (o->to)
+        cli_parse_time(o->to, &ask.to, &rel), ask.to_rel = (uint8_t)rel;
+    int kind = STORE_RANGE_TIME;
+    int rc = store_run_range(run, &ask, &r->t0, &r->t1, &kind);
+    if (rc == STORE_RANGE_NONAME) {
         char names[512];
         list_names(run, names, sizeof names);
         cli_msg(stderr,
@@ -171,28 +141,20 @@ int cli_range_resolve(const char *cmd, const cli_analysis_opts *o, const store_r
                 cmd, o->range, names);
         return 1;
     }
-    r->kind = "time";
-    const char *text[2] = {o->from, o->to};
-    int64_t t[2] = {-STORE_TIME_MAX, STORE_TIME_MAX};
-    for (int i = 0; i < 2; i++) {
-        int rel;
-        if (!text[i])
-            continue;
-        cli_parse_time(text[i], &t[i], &rel); /* checked by cli_analysis_option() */
-        if (rel && !store_time_add(r->origin, t[i], &t[i])) {
-            cli_msg(stderr, "tlview %s: %s %s lies beyond the times tlview holds\n", cmd,
-                    i ? "--to" : "--from", text[i]);
-            return 1;
-        }
+    if (rc == STORE_RANGE_BEYOND) {
+        cli_msg(stderr, "tlview %s: %s %s lies beyond the times tlview holds\n", cmd,
+                r->t0 ? "--to" : "--from", r->t0 ? o->to : o->from);
+        return 1;
     }
-    r->has_from = o->from != NULL;
-    r->has_to = o->to != NULL;
-    r->t0 = t[0];
-    r->t1 = t[1];
-    if (r->t1 <= r->t0) {
+    if (rc == STORE_RANGE_ORDER) {
         cli_msg(stderr, "tlview %s: --to %s is not after --from %s\n", cmd, o->to, o->from);
         return 1;
     }
+    r->set = 1;
+    r->name = o->range;
+    r->kind = kinds[kind];
+    r->has_from = !o->range && o->from;
+    r->has_to = !o->range && o->to;
     return 0;
 }
 

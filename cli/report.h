@@ -37,4 +37,9 @@ int report_csv_table(const char *table);
 /* The label of a process: "pid 1234 (file.db)" into buf; returns buf. */
 const char *report_process_label(const store_run *run, uint32_t p, char *buf, size_t n);
 
+/* The rank of a process as the text report's rank column writes it (store_process_rank): "3 of
+ * 8, local 1" (the world size and the local rank where known: "3", "3 of 8", "3, local 1"), "-"
+ * when not known. Into buf (size n); returns buf. */
+const char *report_rank_text(const store_process *p, char *buf, size_t n);
+
 #endif

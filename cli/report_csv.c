@@ -8,8 +8,9 @@
 
 /* The columns of each table: keys of the view's objects, in order. */
 static const char *const processes_cols[] = {
-    "pid",       "host",    "file",       "source",  "kernels", "referenced", "contexts",
-    "kernel_ns", "busy_ns", "overlap_ns", "stretch", "mps",     NULL};
+    "pid",      "host",       "file",       "source",     "kernels", "referenced",
+    "contexts", "kernel_ns",  "busy_ns",    "overlap_ns", "stretch", "mps",
+    "rank",     "local_rank", "world_size", "launcher",   NULL};
 static const char *const devices_cols[] = {
     "gpu",         "name",           "uuid",           "kernels",
     "processes",   "contexts",       "green_contexts", "mps",

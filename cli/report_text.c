@@ -95,22 +95,45 @@ static void text_windows(FILE *out, const analysis *a, int color)
         fprintf(out, "  ~: estimated without solo references (--baseline FILES measures it)\n");
 }
 
+const char *report_rank_text(const store_process *p, char *buf, size_t n)
+{
+    store_rank r;
+    if (!store_process_rank(p, &r)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    int len = snprintf(buf, n, "%lld", (long long)r.rank);
+    if (len > 0 && (size_t)len < n && r.world_size > 0)
+        len += snprintf(buf + len, n - (size_t)len, " of %lld", (long long)r.world_size);
+    if (len > 0 && (size_t)len < n && r.local_rank >= 0)
+        snprintf(buf + len, n - (size_t)len, ", local %lld", (long long)r.local_rank);
+    return buf;
+}
+
+/* The processes, with a column of their ranks when the launcher's variables give any. */
 static void text_processes(FILE *out, const analysis *a, int color)
 {
     const store_run *run = analysis_get_run(a);
-    char lbl[96], cell[4 * 32 + 1], b1[32], b2[32], b3[32], b4[32];
+    char lbl[96], cell[4 * 32 + 1], b1[32], b2[32], b3[32], b4[32], rank[64];
+    int ranked = 0;
+    for (uint32_t p = 0; p < run->nprocesses && !ranked; p++) {
+        store_rank r;
+        ranked = store_process_rank(&run->processes[p], &r);
+    }
     section(out, "Processes", color);
-    fprintf(out, "  %-32s %9s %4s %10s %10s %10s %8s %7s\n", "pid (file)", "kernels", "ctx",
-            "kernel time", "busy", "overlap", "stretch", "MPS");
+    fprintf(out, "  %-32s %9s %4s %10s %10s %10s %8s %7s%s\n", "pid (file)", "kernels", "ctx",
+            "kernel time", "busy", "overlap", "stretch", "MPS", ranked ? "  rank" : "");
     for (uint32_t p = 0; p < analysis_nprocesses(a); p++) {
         const analysis_process *ap = analysis_get_process(a, p);
-        fprintf(out, "  %s %9llu %4u %10s %10s %10s %8s %7s\n",
+        fprintf(out, "  %s %9llu %4u %10s %10s %10s %8s %7s%s%s\n",
                 cli_text_cell(report_process_label(run, p, lbl, sizeof lbl), 32, cell, sizeof cell),
                 (unsigned long long)ap->nkernels, ap->ncontexts,
                 cli_fmt_ns((double)ap->kernel_ns, b1, sizeof b1),
                 cli_fmt_ns((double)ap->busy_ns, b2, sizeof b2),
                 cli_fmt_ns((double)ap->overlap_ns, b3, sizeof b3),
-                fmt_x(ap->stretch, b4, sizeof b4), ap->nkernels ? analysis_mps_name(ap->mps) : "-");
+                fmt_x(ap->stretch, b4, sizeof b4), ap->nkernels ? analysis_mps_name(ap->mps) : "-",
+                ranked ? "  " : "",
+                ranked ? report_rank_text(&run->processes[p], rank, sizeof rank) : "");
     }
 }
 

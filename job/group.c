@@ -33,9 +33,11 @@ static json_t *gpu_json(const analysis *a, uint32_t slot, const uint32_t *procs,
     int64_t *pids = malloc(((size_t)n + 1) * sizeof *pids);
     int bad = !o || !dev || !ranks || !pids;
     uint32_t nr = 0;
+    store_rank rk;
     for (uint32_t i = 0; !bad && i < n; i++) {
         pids[i] = run->processes[procs[i]].pid;
-        nr += job_process_rank(&run->processes[procs[i]], &ranks[nr]);
+        if (store_process_rank(&run->processes[procs[i]], &rk))
+            ranks[nr++] = rk.rank;
     }
     int64_t at = d->device == STORE_NONE ? -1 : job_gpu_index(run, d->device, procs, n);
     view_put(o, "host", view_string(n ? run->processes[procs[0]].host : NULL), &bad);
@@ -56,8 +58,9 @@ static json_t *gpu_json(const analysis *a, uint32_t slot, const uint32_t *procs,
     return view_done(o, bad);
 }
 
-/* The summary object of an analysed group. */
-static json_t *summary_json(const analysis *a, uint32_t group)
+/* The summary object of an analysed group; r: the range it was cut to (kind, t0, t1, origin),
+ * NULL when none. */
+static json_t *summary_json(const analysis *a, uint32_t group, const json_t *r)
 {
     const store_run *run = analysis_get_run(a);
     /* which processes ran kernels on which device: one pass over the kernels marks the contexts
@@ -87,6 +90,8 @@ static json_t *summary_json(const analysis *a, uint32_t group)
     view_put(o, "kernels", json_integer((json_int_t)run->nkernels), &bad);
     view_put(o, "processes", json_integer(run->nprocesses), &bad);
     view_put(o, "gpus", gpus, &bad);
+    if (r)
+        view_put(o, "range", json_deep_copy(r), &bad);
     view_put(o, "warnings", view_warnings_json(a), &bad);
     view_put(o, "no_kernels",
              analysis_ndevices(a) ? json_null()
@@ -96,6 +101,31 @@ static json_t *summary_json(const analysis *a, uint32_t group)
     free(pairs);
     free(procs);
     return view_done(o, bad);
+}
+
+/* The summary of a group whose files hold no range named `name`: no GPU, and the warning that
+ * says so. NULL out of memory. */
+static char *no_range_summary(uint32_t group, const store_run *run, const char *name)
+{
+    size_t n = strlen(name) + 64;
+    char *line = malloc(n);
+    json_t *o = json_object();
+    int bad = !o || !line;
+    if (line)
+        snprintf(line, n, "no captured or NVTX range named '%s' in its files", name);
+    json_t *w = json_array();
+    view_append(w, bad ? NULL : view_string(line), &bad);
+    view_put(o, "group", json_integer(group), &bad);
+    view_put(o, "kernels", json_integer(0), &bad);
+    view_put(o, "processes", json_integer(run->nprocesses), &bad);
+    view_put(o, "gpus", json_array(), &bad);
+    view_put(o, "warnings", w, &bad);
+    view_put(o, "no_kernels", json_null(), &bad);
+    free(line);
+    o = view_done(o, bad);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
 }
 
 /* {"group": G, "error": msg} as text; NULL out of memory. */
@@ -115,8 +145,9 @@ int job_group_summary(const char *const *paths, uint32_t npaths, uint32_t group,
                       const job_options *o, char **pJson)
 {
     *pJson = NULL;
-    store_run *run = store_run_new();
+    store_run *run = store_run_new(), *whole = NULL;
     analysis *a = NULL;
+    json_t *range = NULL;
     int rc = JOB_ENOMEM;
     if (!run)
         return JOB_ENOMEM;
@@ -130,7 +161,57 @@ int job_group_summary(const char *const *paths, uint32_t npaths, uint32_t group,
             rc = JOB_ENOMEM;
         goto out;
     }
-    int arc = analysis_run(run, &o->analysis, &a);
+    analysis_options opt = o->analysis;
+    if (o->range.name || o->range.has_from || o->range.has_to) {
+        /* as cli_restrict() cuts a run for tlview report: the same bytes for `--group N` */
+        static const char *const kinds[] = {"time", "capture", "nvtx"};
+        int64_t t0 = 0, t1 = 0;
+        int kind = STORE_RANGE_TIME;
+        int rrc = store_run_range(run, &o->range, &t0, &t1, &kind);
+        if (rrc == STORE_RANGE_NONAME) {
+            *pJson = no_range_summary(group, run, o->range.name);
+            rc = *pJson ? JOB_OK : JOB_ENOMEM;
+            goto out;
+        }
+        if (rrc) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s: %s", npaths ? paths[0] : "?",
+                     rrc == STORE_RANGE_ORDER ? "--to is not after --from on this group's origin"
+                                              : "the range lies beyond the times tlview holds");
+            *pJson = error_summary(group, msg);
+            rc = *pJson ? JOB_EFILE : JOB_ENOMEM;
+            goto out;
+        }
+        store_run *cut = NULL;
+        if (store_run_restrict(run, t0, t1, &cut) != STORE_OK)
+            goto out; /* JOB_ENOMEM */
+        whole = run;
+        run = cut;
+        if (!o->measure_set) { /* the gains over the range itself */
+            if (kind != STORE_RANGE_TIME) {
+                opt.measure =
+                    kind == STORE_RANGE_CAPTURE ? ANALYSIS_MEASURE_CAPTURE : ANALYSIS_MEASURE_RANGE;
+                opt.measure_range = o->range.name;
+            } else {
+                opt.measure = ANALYSIS_MEASURE_SPAN;
+                opt.measure_t0 = t0;
+                opt.measure_t1 = t1;
+            }
+        }
+        if (!opt.baseline) /* the solo references from the whole recording */
+            opt.baseline = whole;
+        /* as the report's "range": an end not given is null */
+        int open0 = kind == STORE_RANGE_TIME && !o->range.has_from;
+        int open1 = kind == STORE_RANGE_TIME && !o->range.has_to;
+        int rbad = !(range = json_object());
+        view_put(range, "kind", json_string(kinds[kind]), &rbad);
+        view_put(range, "t0", open0 ? json_null() : json_integer(t0), &rbad);
+        view_put(range, "t1", open1 ? json_null() : json_integer(t1), &rbad);
+        view_put(range, "origin_ns", json_integer(store_run_origin(whole)), &rbad);
+        if (!(range = view_done(range, rbad)))
+            goto out;
+    }
+    int arc = analysis_run(run, &opt, &a);
     if (arc != ANALYSIS_OK) {
         char msg[256];
         snprintf(msg, sizeof msg, "%s: analysis failed: %s", npaths ? paths[0] : "?",
@@ -140,14 +221,16 @@ int job_group_summary(const char *const *paths, uint32_t npaths, uint32_t group,
             rc = JOB_ENOMEM;
         goto out;
     }
-    json_t *j = summary_json(a, group);
+    json_t *j = summary_json(a, group, range);
     /* compact, reals with 17 digits: every double reads back as the same double */
     *pJson = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     rc = *pJson ? JOB_OK : JOB_ENOMEM;
 out:
     analysis_free(a);
+    json_decref(range);
     store_run_free(run);
+    store_run_free(whole);
     return rc;
 }
 

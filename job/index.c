@@ -41,39 +41,6 @@ struct job_index {
 
 /* ---------------------------------------------------------------- small helpers */
 
-const char *job_meta(const store_process *p, const char *key)
-{
-    for (uint32_t i = 0; i < p->nmeta; i++)
-        if (p->meta_keys[i] && !strcmp(p->meta_keys[i], key))
-            return p->meta_values[i];
-    return NULL;
-}
-
-/* A whole decimal number >= 0 in s: 1 with *v set, 0 otherwise. */
-static int parse_count(const char *s, int64_t *v)
-{
-    if (!s || *s < '0' || *s > '9')
-        return 0;
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end)
-        return 0;
-    *v = x;
-    return 1;
-}
-
-int job_process_rank(const store_process *p, int64_t *pRank)
-{
-    static const char *const keys[] = {
-        "env.OMPI_COMM_WORLD_RANK", "env.PMIX_RANK",           "env.PMI_RANK",
-        "env.SLURM_PROCID",         "env.MV2_COMM_WORLD_RANK", "env.RANK"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (parse_count(job_meta(p, keys[i]), pRank))
-            return 1;
-    return 0;
-}
-
 int job_launched(int *pRank, int *pSize)
 {
     static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
@@ -84,12 +51,12 @@ int job_launched(int *pRank, int *pSize)
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_SIZE"))
         return 0;
     for (size_t i = 0; i < sizeof rank_vars / sizeof *rank_vars; i++)
-        if (parse_count(getenv(rank_vars[i]), &v) && v < INT32_MAX) {
+        if (store_parse_count(getenv(rank_vars[i]), &v) && v < INT32_MAX) {
             *pRank = (int)v;
             break;
         }
     for (size_t i = 0; i < sizeof size_vars / sizeof *size_vars; i++)
-        if (parse_count(getenv(size_vars[i]), &v) && v > 0 && v < INT32_MAX) {
+        if (store_parse_count(getenv(size_vars[i]), &v) && v > 0 && v < INT32_MAX) {
             *pSize = (int)v;
             break;
         }
@@ -101,7 +68,7 @@ int64_t job_gpu_index_of(const store_run *run, store_idx process, store_idx devi
     uint32_t ord = store_run_device_ordinal(run, process, device);
     if (ord == STORE_NONE)
         return -1;
-    const char *cvd = job_meta(&run->processes[process], "env.CUDA_VISIBLE_DEVICES");
+    const char *cvd = store_process_meta_get(&run->processes[process], "env.CUDA_VISIBLE_DEVICES");
     if (!cvd)
         return ord;
     /* the ord-th entry of the comma-separated list */
@@ -119,7 +86,7 @@ int64_t job_gpu_index_of(const store_run *run, store_idx process, store_idx devi
     memcpy(entry, s, n);
     entry[n] = '\0';
     int64_t v;
-    return parse_count(entry, &v) ? v : -1;
+    return store_parse_count(entry, &v) ? v : -1;
 }
 
 int64_t job_gpu_index(const store_run *run, store_idx device, const uint32_t *procs, uint32_t n)
@@ -663,6 +630,7 @@ static json_t *group_json(const job_index *idx, uint32_t g, const uint32_t *devs
     uint32_t *procs = malloc(((size_t)np + 1) * sizeof *procs);
     int bad = !o || !gpus || !files || !ranks || !pids || !procs;
     uint32_t nr = 0, n = 0;
+    store_rank rk;
     for (uint32_t i = 0; !bad && i < gr->nfiles; i++) {
         const job_file *jf = &idx->files[gr->files[i]];
         view_append(files, view_string(jf->path), &bad);
@@ -670,7 +638,8 @@ static json_t *group_json(const job_index *idx, uint32_t g, const uint32_t *devs
             uint32_t p = jf->first_process + k;
             procs[n] = p;
             pids[n++] = run->processes[p].pid;
-            nr += job_process_rank(&run->processes[p], &ranks[nr]);
+            if (store_process_rank(&run->processes[p], &rk))
+                ranks[nr++] = rk.rank;
         }
     }
     for (uint32_t i = 0; !bad && i < ndevs; i++) {

@@ -108,11 +108,6 @@ json_t *job_index_json(const job_index *idx);
  * rank of group g (ngroups entries). Deterministic. */
 void job_deal(const job_index *idx, uint32_t nranks, uint32_t *owner /* OUT */);
 
-/* The MPI rank of a process from the launcher variables the collector recorded in its
- * process_meta (env.OMPI_COMM_WORLD_RANK, env.PMIX_RANK, env.PMI_RANK, env.SLURM_PROCID,
- * env.MV2_COMM_WORLD_RANK, env.RANK, the first present): 1 with *pRank set, 0 when none. */
-int job_process_rank(const store_process *p, int64_t *pRank /* OUT */);
-
 /* ---------------------------------------------------------------- groups */
 
 /* How every group is analysed. */
@@ -120,6 +115,11 @@ typedef struct job_options {
     analysis_options analysis; /* analysis_options_default() plus --assume-mps, --measure and
                                   the baseline run (borrowed; finished; may be NULL) */
     int separate_gpus;         /* as given to job_index_build() */
+    store_range_ask range;     /* --from/--to/--range: each group is cut to it, resolved on the
+                                  group's own run (relative times from its own origin, a name
+                                  among its own files' ranges); none asked: all zero */
+    int measure_set;           /* --measure was given (else a range sets the measured interval,
+                                  as in tlview report) */
 } job_options;
 
 /* Loads paths[0..npaths) (a group's files) into a run of their own, analyses it and writes its
@@ -132,7 +132,15 @@ typedef struct job_options {
  * processes with kernels on it. When the files cannot be loaded the summary is {"group": G,
  * "error": "PATH: why"} and JOB_EFILE is returned. JOB_OK, JOB_EFILE, or JOB_ENOMEM (then
  * *pJson is NULL). Prints nothing; frees the run before returning, so memory peaks with the
- * group. */
+ * group.
+ * With a range in o (o->range), the group's run is cut to it as `tlview report --from --to
+ * --range` cuts a run (store_run_range on the group's own run, then store_run_restrict; the solo
+ * references from the whole group unless a baseline is given; without --measure the gains
+ * measured over the range), and the summary adds "range": {"kind", "t0", "t1" (absolute ns),
+ * "origin_ns" (the group's origin, that relative times count from)}. A group whose files hold no
+ * range of that name is summarised with no GPU and the warning "no captured or NVTX range named
+ * 'NAME' in its files"; --to not after --from, or a time beyond what tlview holds, on the group's
+ * origin, is an error summary ("PATH: why", the group's first file). */
 int job_group_summary(const char *const *paths, uint32_t npaths, uint32_t group,
                       const job_options *o, char **pJson /* OUT */);
 

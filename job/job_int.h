@@ -5,9 +5,6 @@
 
 #include "job.h"
 
-/* The value of process_meta key `key` of p, NULL when absent. */
-const char *job_meta(const store_process *p, const char *key);
-
 /* The index of run device `device` on its host as process p saw it: the entry of p's
  * CUDA_VISIBLE_DEVICES (env.CUDA_VISIBLE_DEVICES) at the ordinal p used for it when that entry is
  * a number, the ordinal itself when p had no CUDA_VISIBLE_DEVICES; -1 when neither is known

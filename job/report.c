@@ -66,8 +66,10 @@ static uint32_t count_ranks(const store_run *run)
     if (!r)
         return 0;
     uint32_t n = 0;
+    store_rank rk;
     for (uint32_t p = 0; p < run->nprocesses; p++)
-        n += job_process_rank(&run->processes[p], &r[n]);
+        if (store_process_rank(&run->processes[p], &rk))
+            r[n++] = rk.rank;
     n = job_unique_i64(r, n);
     free(r);
     return n;
@@ -138,6 +140,9 @@ json_t *job_report_json(const job_index *idx, char *const *summaries, const char
             json_t *o = json_object();
             view_put(o, "group", json_integer(g), &bad);
             if (!bad && json_object_update(o, gpu))
+                bad = 1;
+            const json_t *r = json_object_get(s, "range"); /* the group's, on each of its GPUs */
+            if (!bad && r && json_object_set(o, "range", (json_t *)r))
                 bad = 1;
             if (!bad && nr == cap) {
                 ranked *grown = realloc(order, (cap ? 2 * cap : 64) * sizeof *order);

@@ -181,3 +181,61 @@ int store_run_restrict(const store_run *src, int64_t t0, int64_t t1, store_run *
     *ppOut = run;
     return STORE_OK;
 }
+
+int64_t store_run_origin(const store_run *run)
+{
+    return run->nkernels ? run->kernels[0].start : run->t_begin;
+}
+
+/* The first start and last end, over every process, of the captured ranges named `name`, else
+ * of the NVTX ranges so named (*pKind says which). 0, or STORE_RANGE_NONAME when neither exists. */
+static int find_named(const store_run *run, const char *name, int64_t *pT0, int64_t *pT1,
+                      int *pKind)
+{
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (uint32_t i = 0; i < run->ncaptures; i++) {
+        const store_capture *c = &run->captures[i];
+        if (c->name && !strcmp(c->name, name)) {
+            t0 = c->start < t0 ? c->start : t0;
+            t1 = c->end > t1 ? c->end : t1;
+        }
+    }
+    *pKind = STORE_RANGE_CAPTURE;
+    if (t1 < t0) {
+        for (uint64_t i = 0; i < run->nranges; i++) {
+            const store_range *g = &run->ranges[i];
+            if (g->name < run->nstrings && !strcmp(run->strings[g->name].text, name)) {
+                t0 = g->start < t0 ? g->start : t0;
+                t1 = g->end > t1 ? g->end : t1;
+            }
+        }
+        *pKind = STORE_RANGE_NVTX;
+    }
+    if (t1 < t0)
+        return STORE_RANGE_NONAME;
+    *pT0 = t0;
+    *pT1 = t1 > t0 ? t1 : t0 + 1; /* a range of no length still names its instant */
+    return 0;
+}
+
+int store_run_range(const store_run *run, const store_range_ask *ask, int64_t *pT0, int64_t *pT1,
+                    int *pKind)
+{
+    if (ask->name)
+        return find_named(run, ask->name, pT0, pT1, pKind);
+    *pKind = STORE_RANGE_TIME;
+    int64_t origin = store_run_origin(run);
+    int64_t t[2] = {ask->has_from ? ask->from : -STORE_TIME_MAX,
+                    ask->has_to ? ask->to : STORE_TIME_MAX};
+    const uint8_t rel[2] = {ask->has_from && ask->from_rel, ask->has_to && ask->to_rel};
+    for (int i = 0; i < 2; i++)
+        if (rel[i] && !store_time_add(origin, t[i], &t[i])) {
+            *pT0 = i;
+            return STORE_RANGE_BEYOND;
+        }
+    if (t[1] <= t[0])
+        return STORE_RANGE_ORDER;
+    *pT0 = t[0];
+    *pT1 = t[1];
+    return 0;
+}

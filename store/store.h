@@ -278,6 +278,34 @@ typedef struct store_process {
     uint32_t nmeta;
 } store_process;
 
+/* The value of process_meta key `key` of p (the first pair of that key), NULL when absent.
+ * Owned by the run. */
+const char *store_process_meta_get(const store_process *p, const char *key);
+
+/* A whole decimal number >= 0 in s (nothing else, no sign, no blank): 1 with *pV set, 0
+ * otherwise (s NULL, not a number, beyond int64). */
+int store_parse_count(const char *s, int64_t *pV /* OUT */);
+
+/* Which rank of which launch a process was (store_process_rank). */
+typedef struct store_rank {
+    int64_t rank;         /* its rank in the job (world), -1 when not known */
+    int64_t local_rank;   /* its rank among the job's processes on its host, -1 when not known */
+    int64_t world_size;   /* the job's number of ranks (> 0), -1 when not known */
+    const char *launcher; /* whose variables gave the rank: "openmpi", "pmix", "pmi", "slurm",
+                             "mvapich2", "torchrun"; NULL when not known. Static. */
+} store_rank;
+
+/* The launcher's rank of process p, from the variables libcollect records in process_meta
+ * (store/SCHEMA.md): the rank is the first of env.OMPI_COMM_WORLD_RANK (openmpi), PMIX_RANK
+ * (pmix), PMI_RANK (pmi), SLURM_PROCID (slurm), MV2_COMM_WORLD_RANK (mvapich2), RANK (torchrun)
+ * that holds a whole number; the local rank and the world size are that launcher's
+ * (OMPI_COMM_WORLD_LOCAL_RANK / OMPI_COMM_WORLD_SIZE, MPI_LOCALRANKID / PMI_SIZE, SLURM_LOCALID /
+ * SLURM_NTASKS, MV2_COMM_WORLD_LOCAL_RANK, LOCAL_RANK / WORLD_SIZE), else those of the first
+ * later launcher in that order whose own rank variable holds the same rank (srun --mpi=pmix:
+ * PMIX_RANK, then Slurm's). Returns 1 when the rank is known, 0 when not (*out then says -1 and
+ * NULL throughout); the local rank and the size may be unknown (-1) with a known rank. */
+int store_process_rank(const store_process *p, store_rank *out /* OUT */);
+
 typedef struct store_device {
     const char *uuid; /* merge key; NULL when unknown (see store_run_add_device) */
     const char *name;
@@ -473,6 +501,38 @@ int store_run_finish(store_run *run);
  * copy is finished and owns everything (src may be freed first); *ppOut is freed with
  * store_run_free(). STORE_EINVAL (src NULL, t1 <= t0) or STORE_ENOMEM, *ppOut NULL then. */
 int store_run_restrict(const store_run *src, int64_t t0, int64_t t1, store_run **ppOut /* OUT */);
+
+/* The run's origin, the 0 of relative times (tlview's --from/--to, the page's time axis): the
+ * start of its first kernel, or its first record when it has no kernel (a finished run). */
+int64_t store_run_origin(const store_run *run);
+
+/* A part of a run as tlview's --from/--to/--range ask for it (store_run_range). */
+typedef struct store_range_ask {
+    const char *name;         /* the captured ranges of this name, else the NVTX ranges of
+                                 this name; NULL: the times below */
+    int64_t from, to;         /* ns: relative to store_run_origin() or absolute (common axis) */
+    uint8_t has_from, has_to; /* the end is given (else open: -+STORE_TIME_MAX) */
+    uint8_t from_rel, to_rel; /* the end is relative to the origin */
+} store_range_ask;
+
+enum { STORE_RANGE_TIME = 0, STORE_RANGE_CAPTURE = 1, STORE_RANGE_NVTX = 2 }; /* its kind */
+
+/* What store_run_range() found wrong. */
+enum {
+    STORE_RANGE_NONAME = 1, /* no captured or NVTX range of that name */
+    STORE_RANGE_BEYOND = 2, /* origin + a relative end lies beyond +-STORE_TIME_MAX (*pT0 says
+                               which: 0 from, 1 to) */
+    STORE_RANGE_ORDER = 3,  /* the end is not after the start */
+};
+
+/* Resolves *ask on the finished run into [*pT0, *pT1) on the common axis and its kind
+ * (STORE_RANGE_*). A name: the first start to the last end of every process's captured ranges of
+ * that name (the capture table), else of its NVTX ranges of that name (a captured name wins); a
+ * range of no length still names its instant (t1 = t0 + 1). Times: relative ends from
+ * store_run_origin(run). Returns 0, or STORE_RANGE_NONAME, STORE_RANGE_BEYOND, STORE_RANGE_ORDER.
+ */
+int store_run_range(const store_run *run, const store_range_ask *ask, int64_t *pT0 /* OUT */,
+                    int64_t *pT1 /* OUT */, int *pKind /* OUT */);
 
 /* Writes the whole run as one new tlview file (clock realtime, t0 = run->t_begin, meta.writer =
  * writer_name), normally after store_run_finish(). Fails with STORE_EEXIST if `path` exists (the

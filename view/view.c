@@ -503,6 +503,12 @@ json_t *view_process_json(const analysis *a, uint32_t p)
     view_put(o, "overlap_ns", json_integer(ap->overlap_ns), &bad);
     view_put(o, "stretch", view_number(ap->stretch), &bad);
     view_put(o, "mps", json_string(analysis_mps_name(ap->mps)), &bad);
+    store_rank rk;
+    store_process_rank(sp, &rk);
+    view_put(o, "rank", rk.rank >= 0 ? json_integer(rk.rank) : json_null(), &bad);
+    view_put(o, "local_rank", rk.local_rank >= 0 ? json_integer(rk.local_rank) : json_null(), &bad);
+    view_put(o, "world_size", rk.world_size > 0 ? json_integer(rk.world_size) : json_null(), &bad);
+    view_put(o, "launcher", rk.launcher ? json_string(rk.launcher) : json_null(), &bad);
     return view_done(o, bad);
 }
 

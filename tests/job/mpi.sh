@@ -2,7 +2,8 @@
 # mpi.sh TLVIEW GEN MPIEXEC RANKS WORK: `mpirun -n RANKS tlview job` against one `tlview job`
 # process on a synthetic job written by GEN (bench_job_gen: 3 hosts x 2 GPUs x 2 ranks, every
 # other GPU under MPS; and the same without UUIDs): the text, JSON and CSV reports must be the
-# same bytes, and with --baseline too; --index and --group (rank 0 answers alone) too. A file
+# same bytes, and with --baseline and on a time range (--from/--to) too; --index and --group
+# (rank 0 answers alone) too, and --group N on a range is `tlview report` on it. A file
 # that breaks only when its group is loaded (the index reads no kernel), and a file the index
 # refuses (read by another rank than 0), give the same error and exit status 1 from any number
 # of ranks.
@@ -44,6 +45,19 @@ same baseline --format json --baseline "$work/job/node000.00000.db" "$work/job"
 same nouuid --format json "$work/nouuid"
 same index --index "$work/job"            # answered by rank 0 alone
 same group --group 1 --color never "$work/job"
+# on a range of each GPU's own clock (relative to its group's first kernel), and its --group N =
+# `tlview report` on that range of the group's files (2 files a GPU: group 1 is node000's ranks 2, 3)
+same range --format json --from 0.5ms --to 1.5ms "$work/job"
+same range_text --color never --from 0.5ms --to 1.5ms "$work/job"
+same range_csv --format csv --from 0.5ms "$work/job"
+same range_group --group 1 --format json --from 0.5ms --to 1.5ms "$work/job"
+"$tl" report --format json --from 0.5ms --to 1.5ms "$work/job/node000.00002.db" \
+    "$work/job/node000.00003.db" >"$work/range_report" 2>&1
+if ! cmp -s "$work/range_report" "$work/range_group.one"; then
+    echo "FAILED range_group: tlview job --group 1 --from --to differs from tlview report:"
+    diff "$work/range_report" "$work/range_group.one" | head -20; fail=1
+fi
+cmp -s "$work/range.one" "$work/json.one" && { echo "FAILED: the range changed nothing"; fail=1; }
 grep -q '"verdict": "time-sliced"' "$work/json.one" && grep -q '"verdict": "concurrent"' "$work/json.one" ||
     { echo "FAILED: the job report lacks its time-sliced or concurrent GPUs"; fail=1; }
 # a kernel row that breaks the load of one group only

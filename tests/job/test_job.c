@@ -380,27 +380,66 @@ static store_process process_with(const char **kv, uint32_t n)
     return p;
 }
 
-/* The rank is the first launcher variable set, in the documented order; not a number is none. */
+/* The rank (store_process_rank, what job, report and serve show) is the first launcher variable
+ * set, in the documented order; not a number is none; the local rank and the world size are the
+ * winner's, or those of a later launcher that agrees on the rank. */
+static int rank_of(const char **kv, uint32_t n, store_rank *r)
+{
+    store_process p = process_with(kv, n);
+    int known = store_process_rank(&p, r);
+    free(p.meta_keys);
+    free(p.meta_values);
+    return known;
+}
+
 int test_job_rank_precedence(void)
 {
-    int64_t r = -1;
-    const char *a[] = {"env.SLURM_PROCID", "9", "env.OMPI_COMM_WORLD_RANK", "3", "env.RANK", "1"};
-    store_process p = process_with(a, 3);
-    TEST_EQ_INT(job_process_rank(&p, &r), 1);
-    TEST_EQ_INT(r, 3);
-    free(p.meta_keys);
-    free(p.meta_values);
-    const char *b[] = {"env.RANK", "12", "env.SLURM_PROCID", "40"};
-    p = process_with(b, 2);
-    TEST_EQ_INT(job_process_rank(&p, &r), 1);
-    TEST_EQ_INT(r, 40);
-    free(p.meta_keys);
-    free(p.meta_values);
+    store_rank r;
+    const char *a[] = {"env.SLURM_PROCID",
+                       "9",
+                       "env.OMPI_COMM_WORLD_RANK",
+                       "3",
+                       "env.RANK",
+                       "1",
+                       "env.OMPI_COMM_WORLD_SIZE",
+                       "8",
+                       "env.OMPI_COMM_WORLD_LOCAL_RANK",
+                       "1",
+                       "env.SLURM_LOCALID",
+                       "5"};
+    TEST_EQ_INT(rank_of(a, 6, &r), 1);
+    TEST_EQ_INT(r.rank, 3);
+    TEST_EQ_INT(r.local_rank, 1);
+    TEST_EQ_INT(r.world_size, 8);
+    TEST_EQ_STR(r.launcher, "openmpi");
+    const char *b[] = {"env.RANK",       "12", "env.SLURM_PROCID", "40",
+                       "env.LOCAL_RANK", "2",  "env.WORLD_SIZE",   "16"};
+    TEST_EQ_INT(rank_of(b, 4, &r), 1);
+    TEST_EQ_INT(r.rank, 40);
+    TEST_EQ_INT(r.local_rank, -1); /* torchrun's local rank is not Slurm's: their ranks differ */
+    TEST_EQ_INT(r.world_size, -1);
+    TEST_EQ_STR(r.launcher, "slurm");
     const char *c[] = {"env.PMIX_RANK", "x7", "env.LOCAL_RANK", "2"};
-    p = process_with(c, 2);
-    TEST_EQ_INT(job_process_rank(&p, &r), 0);
-    free(p.meta_keys);
-    free(p.meta_values);
+    TEST_EQ_INT(rank_of(c, 2, &r), 0);
+    TEST_EQ_INT(r.rank, -1);
+    TEST_EQ_INT(r.local_rank, -1);
+    TEST_EQ_INT(r.world_size, -1);
+    TEST_ASSERT(r.launcher == NULL);
+    /* srun --mpi=pmix: PMIx has no local rank or size, Slurm's agree on the rank */
+    const char *d[] = {"env.PMIX_RANK",     "5", "env.SLURM_PROCID", "5",
+                       "env.SLURM_LOCALID", "1", "env.SLURM_NTASKS", "64"};
+    TEST_EQ_INT(rank_of(d, 4, &r), 1);
+    TEST_EQ_INT(r.rank, 5);
+    TEST_EQ_INT(r.local_rank, 1);
+    TEST_EQ_INT(r.world_size, 64);
+    TEST_EQ_STR(r.launcher, "pmix");
+    /* a size of 0 is no size */
+    const char *e[] = {"env.PMI_RANK", "0", "env.PMI_SIZE", "0", "env.MPI_LOCALRANKID", "0"};
+    TEST_EQ_INT(rank_of(e, 3, &r), 1);
+    TEST_EQ_INT(r.rank, 0);
+    TEST_EQ_INT(r.local_rank, 0);
+    TEST_EQ_INT(r.world_size, -1);
+    TEST_EQ_STR(r.launcher, "pmi");
     return 0;
 }
 

@@ -69,6 +69,11 @@ static store_run *make_run_x(double scale, int mps, int rich)
                                  .argv = "spin",
                                  .source = "libcollect"};
         store_idx pr = store_run_add_process(run, &pi, p ? "b.db" : "a.db");
+        if (p) { /* B was rank 1 of 2 under mpirun (its process_meta); A says no rank */
+            store_run_process_meta(run, pr, "env.OMPI_COMM_WORLD_RANK", "1");
+            store_run_process_meta(run, pr, "env.OMPI_COMM_WORLD_LOCAL_RANK", "1");
+            store_run_process_meta(run, pr, "env.OMPI_COMM_WORLD_SIZE", "2");
+        }
         store_device_info di = {.device_id = 0,
                                 .uuid = "00112233445566778899aabbccddeeff",
                                 .name = "NVIDIA H200",
@@ -482,6 +487,17 @@ int test_web_runs(void)
     }
     TEST_EQ_INT(jint(json_array_get(procs, 0), "kernels"), NA);
     TEST_EQ_INT(jint(json_array_get(procs, 1), "pid"), 200);
+    /* the launcher's rank (store_process_rank): B's, and null for A, which has none */
+    TEST_EQ_INT(jint(json_array_get(procs, 1), "rank"), 1);
+    TEST_EQ_INT(jint(json_array_get(procs, 1), "local_rank"), 1);
+    TEST_EQ_INT(jint(json_array_get(procs, 1), "world_size"), 2);
+    TEST_EQ_STR(json_string_value(json_object_get(json_array_get(procs, 1), "launcher")),
+                "openmpi");
+    const char *rank_keys[] = {"rank", "local_rank", "world_size", "launcher"};
+    for (size_t i = 0; i < sizeof rank_keys / sizeof *rank_keys; i++) {
+        json_t *v = json_object_get(json_array_get(procs, 0), rank_keys[i]);
+        TEST_ASSERT(v && json_is_null(v));
+    }
     json_t *rows = json_object_get(r0, "rows");
     TEST_EQ_INT(json_array_size(rows), 2);
     TEST_EQ_INT(jint(json_array_get(rows, 0), "kernels"), NA);

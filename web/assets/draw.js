@@ -286,7 +286,7 @@ function drawOverlapShade(b, d) {
 function rowLabel(run, row) {
   const p = run.processes[row.process];
   return {
-    head: `${processMark(S.runs.indexOf(run), row.process)}pid ${p.pid}${p.mps === 'on' ? ' · MPS' : ''}`,
+    head: `${processMark(S.runs.indexOf(run), row.process)}${pidText(p)}${p.mps === 'on' ? ' · MPS' : ''}`,
     sub: isTrack(row) ? trackLabel(row) : `ctx ${row.context} · stream ${row.stream}`,
   };
 }

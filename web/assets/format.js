@@ -73,3 +73,15 @@ function fmtGain(lo, hi) {
 function mpsText(m) {
   return { off: 'no MPS', on: 'MPS', mixed: 'MPS for some', unknown: 'MPS unknown' }[m] || m;
 }
+
+// rankText is a process's rank as the text report's rank column writes it ("3 of 8, local 1":
+// the launcher's variables, view/README.md processes[]), '' when it is not known.
+function rankText(p) {
+  if (p.rank == null) return '';
+  return `${p.rank}${p.world_size != null ? ` of ${p.world_size}` : ''}${p.local_rank != null ? `, local ${p.local_rank}` : ''}`;
+}
+
+// pidText is a process's short label: "pid 4100", "pid 4100 · rank 3" when its rank is known.
+function pidText(p) {
+  return `pid ${p.pid}${p.rank != null ? ` · rank ${p.rank}` : ''}`;
+}

@@ -23,7 +23,7 @@ function tooltipHTML(h) {
     const p = run.processes[row.process];
     const v = S.verdicts[R.v[i]];
     return `<div class="name">${esc(run.names[L[0]])}</div>` +
-      `<div class="kv">pid <b>${p.pid}</b> · stream <b>${row.stream}</b> · GPU <b>${run.lanes[row.lane].lane}</b></div>` +
+      `<div class="kv">pid <b>${p.pid}</b>${p.rank != null ? ` · rank <b>${p.rank}</b>` : ''} · stream <b>${row.stream}</b> · GPU <b>${run.lanes[row.lane].lane}</b></div>` +
       `<div class="kv">grid <b>(${L[1]}, ${L[2]}, ${L[3]})</b> · block <b>(${L[4]}, ${L[5]}, ${L[6]})</b></div>` +
       `<div class="kv">duration <b>${fmtTime(R.d[i])}</b> · stretch <b>${fmtX(R.x[i])}</b></div>` +
       `<div class="kv">start <b>${fmtTime(R.s[i], 6)}</b> · verdict <b>${esc(v)}</b></div>`;
@@ -60,8 +60,10 @@ async function showKernel(runIdx, id) {
     S.selected = { run: runIdx, id, s: k.start, d: k.dur };
     writeHash();
     requestDraw();
+    const kp = S.runs[runIdx].processes[k.process];
     const rows = [
-      ['process', `pid ${k.pid}`], ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
+      ['process', `pid ${k.pid}`], ...(kp && kp.rank != null ? [['rank', rankText(kp)]] : []),
+      ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
       ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
       ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
       ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
@@ -366,7 +368,7 @@ function renderLegend() {
       run.processes.forEach((p, pi) => {
         if (!p.kernels) return;
         const it = el('span', 'item');
-        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}pid ${p.pid}${p.mps === 'on' ? ' (MPS)' : ''}`);
+        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}${pidText(p)}${p.mps === 'on' ? ' (MPS)' : ''}`);
         lg.append(it);
       });
     });
@@ -520,12 +522,14 @@ function renderStats(stats) {
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
-    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS'],
+    const ranked = run.processes.some((p) => p.rank != null); // a rank column only for a job's ranks
+    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS', ...(ranked ? ['rank'] : [])],
       run.processes.map((p) => {
         const name = el('span');
         name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
         return [name, p.kernels.toLocaleString(), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
-          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–'];
+          fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–',
+          ...(ranked ? [rankText(p) || '–'] : [])];
       })));
     st.devices.forEach((sd) => {
       const d = run.lanes[sd.lane];
