@@ -514,10 +514,10 @@ function renderStats(stats) {
     const s = run.summary;
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
-      kpi('overlap', fmtPct(s.span_ns ? s.overlap_ns / s.span_ns : null)),
+      kpi('overlap of busy', fmtPct(s.busy_ns ? s.overlap_ns / s.busy_ns : null)), // the headline's share
       kpi('stretch', fmtX(s.stretch)),
       kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
-      kpi('measured over', s.measure === 'range' ? 'the timed NVTX ranges' : s.measure === 'together' ? 'every process running' : 'the whole recording'));
+      kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'every process running' }[s.measure] || 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
     for (const w of st.warnings) card.append(el('div', 'warn', w));
