@@ -76,6 +76,7 @@ static unsigned answer(int s, const web_http_req *rq)
     case 403:
     case 404:
     case 405:
+    case 409: /* gen=N naming a generation that is not the current one (web/API.md) */
     case 421:
     case 503: break;
     default:

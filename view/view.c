@@ -1,6 +1,7 @@
 /* view.c: the JSON view of an analysis and its headline sentences (view.h); field names are
  * documented in view/README.md. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,19 @@ static void gain_text(const analysis_device *d, char *buf, size_t n)
              d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
 }
 
+/* Appends printf-style text to the string in buf (cap bytes), cut where it does not fit. */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, const char *fmt,
+                                                         ...)
+{
+    size_t n = strlen(buf);
+    if (n + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
 const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
 {
     uint32_t np = analysis_get_run(a)->nprocesses;
@@ -210,22 +224,21 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
     who(d, w, sizeof w);
     h->verdict[0] = h->tail[0] = '\0';
     if (d->verdict < ANALYSIS_CONCURRENT) {
-        char sw[160] = "", streams[96] = "", gain[96] = "";
-        if (d->switches >= 2) {
-            snprintf(sw, sizeof sw,
-                     ", but the GPU switched between them %llu times (idle %.0f us at each "
-                     "switch: they took turns)",
-                     (unsigned long long)d->switches,
-                     (double)d->switch_gap_ns / (double)d->switches / 1e3);
-            if (d->predicted_gain >= 1.005)
-                gain_text(d, gain, sizeof gain);
-        }
+        snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts", slot,
+                 view_device_name(a, slot), w);
+        if (d->switches >= 2)
+            append(h->head, sizeof h->head,
+                   ", but the GPU switched between them %llu times (idle %.0f us at each switch: "
+                   "they took turns)",
+                   (unsigned long long)d->switches,
+                   (double)d->switch_gap_ns / (double)d->switches / 1e3);
         if (d->max_kernels > 1)
-            snprintf(streams, sizeof streams,
-                     "; up to %u kernels in flight at once (streams of one context)",
-                     d->max_kernels);
-        snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts%s%s%s",
-                 slot, view_device_name(a, slot), w, sw, streams, gain);
+            append(h->head, sizeof h->head,
+                   "; up to %u kernels in flight at once (streams of one context)", d->max_kernels);
+        if (d->switches >= 2 && d->predicted_gain >= 1.005) {
+            size_t n = strlen(h->head);
+            gain_text(d, h->head + n, sizeof h->head - n);
+        }
         return;
     }
     /* an overlap window means busy time: the share is defined */

@@ -37,14 +37,17 @@ typedef struct tl_query {
     double *inv;          /* width: 1 / the pixel's length in ns (0 for an empty pixel) */
 } tl_query;
 
-/* div_floor: floor(a / b) for 0 <= a < 2^53 and b > 0, with inv = 1.0 / b: a multiplication
- * and a correction instead of a division (a few per pixel and row) */
+/* div_floor: floor(a / b) for a >= 0 and b > 0, with inv = 1.0 / b: a multiplication and a
+ * correction instead of a division (a few per pixel and row). The products are checked: a view
+ * of +-4e18 ns on one pixel makes b as large as a. */
 static inline int64_t div_floor(int64_t a, int64_t b, double inv)
 {
-    int64_t d = (int64_t)((double)a * inv);
-    while (d > 0 && d * b > a)
+    if (a < b)
+        return 0;
+    int64_t d = (int64_t)((double)a * inv), p;
+    while (d > 0 && (__builtin_mul_overflow(d, b, &p) || p > a))
         d--;
-    while ((d + 1) * b <= a)
+    while (!__builtin_mul_overflow(d + 1, b, &p) && p <= a)
         d++;
     return d;
 }

@@ -942,6 +942,8 @@ int test_web_huge_ranges(void)
         "/api/timeline?run=0&t0=123456&t1=123457&width=8192",
         "/api/timeline?run=0&t0=3000000000000000000&t1=4000000000000000000&width=100",
         "/api/find?run=0&q=k&t0=-4000000000000000000&t1=4000000000000000000&limit=10000",
+        /* one pixel of 8e18 ns: its length times 2 overflowed (UBSan, fuzz_http 2026-12-01) */
+        "/api/timeline?run=0&t0=-4000000000000000000&t1=4000000000000000000&width=1",
     };
     for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
         json_t *j = get_json(f.port, urls[i], 200);
