@@ -845,7 +845,7 @@ void web_runix_free(web_runix *r)
     free(r->lanes);
     free(r->device_lane);
     free(r->label);
-    free(r->stats_json);
+    web_blob_release(r->stats_body);
     web_tl_cache_free(r->cache);
     memset(r, 0, sizeof *r);
 }

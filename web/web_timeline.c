@@ -506,9 +506,8 @@ typedef struct tl_key {
 typedef struct tl_entry {
     tl_key key;
     uint8_t *rowsel; /* key.nrows flags (owned) */
-    char *body;      /* the answer (owned), NULL: a free entry */
-    size_t len;
-    uint64_t used; /* the tick of its last use */
+    web_blob *body;  /* the answer (one reference), NULL: a free entry */
+    uint64_t used;   /* the tick of its last use */
 } tl_entry;
 
 struct web_tl_cache {
@@ -531,7 +530,7 @@ void web_tl_cache_free(web_tl_cache *c)
     if (!c)
         return;
     for (int i = 0; i < CACHE_ENTRIES; i++) {
-        free(c->e[i].body);
+        web_blob_release(c->e[i].body);
         free(c->e[i].rowsel);
     }
     pthread_mutex_destroy(&c->lock);
@@ -565,17 +564,17 @@ static int same_key(const tl_entry *e, const tl_key *k, const uint8_t *rowsel)
            (!k->nrows || !memcmp(e->rowsel, rowsel, k->nrows));
 }
 
-/* cache_get: appends the cached answer of key k to b; 1 when found. */
-static int cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, web_buf *b)
+/* cache_get: the cached answer of key k, held (web_blob_release() it); NULL when not there. */
+static web_blob *cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel)
 {
-    int found = 0;
+    web_blob *found = NULL;
     pthread_mutex_lock(&c->lock);
     c->tick++;
     for (int i = 0; i < CACHE_ENTRIES && !found; i++)
         if (same_key(&c->e[i], k, rowsel)) {
             c->e[i].used = c->tick;
-            web_buf_raw(b, c->e[i].body, c->e[i].len);
-            found = 1;
+            found = c->e[i].body;
+            web_blob_hold(found);
         }
     pthread_mutex_unlock(&c->lock);
     return found;
@@ -588,8 +587,8 @@ static void cache_drop_lru(web_tl_cache *c)
     for (int i = 0; i < CACHE_ENTRIES; i++)
         if (c->e[i].body && (lru < 0 || c->e[i].used < c->e[lru].used))
             lru = i;
-    c->bytes -= c->e[lru].len;
-    free(c->e[lru].body);
+    c->bytes -= c->e[lru].body->len;
+    web_blob_release(c->e[lru].body); /* freed once the replies sending it are done */
     free(c->e[lru].rowsel);
     c->e[lru].body = NULL;
     c->e[lru].rowsel = NULL;
@@ -602,21 +601,20 @@ static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, c
 {
     if (len > CACHE_ONE)
         return;
-    char *body = malloc(len);
+    web_blob *body = web_blob_new(s, len);
     uint8_t *sel = k->nrows ? malloc(k->nrows) : NULL;
     if (!body || (k->nrows && !sel)) {
-        free(body);
+        web_blob_release(body);
         free(sel);
         return;
     }
-    memcpy(body, s, len);
     if (k->nrows)
         memcpy(sel, rowsel, k->nrows);
     pthread_mutex_lock(&c->lock);
     int held = 0, slot = -1;
     for (int i = 0; i < CACHE_ENTRIES; i++) {
         if (same_key(&c->e[i], k, rowsel)) { /* another thread answered it first */
-            free(body), free(sel);
+            web_blob_release(body), free(sel);
             body = NULL;
             break;
         }
@@ -630,14 +628,14 @@ static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, c
         if (!c->e[i].body)
             slot = i;
     if (slot >= 0) {
-        c->e[slot] = (tl_entry){*k, sel, body, len, ++c->tick};
+        c->e[slot] = (tl_entry){*k, sel, body, ++c->tick};
         c->bytes += len;
     }
     pthread_mutex_unlock(&c->lock);
 }
 
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b)
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b, web_blob **pHit)
 {
     /* answers are kept once every lane's concurrency grid is settled (before, a wide range may
      * be pending or profiled otherwise) */
@@ -645,8 +643,16 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     for (uint32_t i = 0; i < r->nlanes && cacheable; i++)
         cacheable = __atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) != 0;
     tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
-    if (cacheable && cache_get(r->cache, &key, rowsel, b))
+    web_blob *hit = cacheable ? cache_get(r->cache, &key, rowsel) : NULL;
+    if (pHit)
+        *pHit = hit;
+    if (hit && pHit)
+        return WEB_OK;
+    if (hit) {
+        web_buf_raw(b, hit->data, hit->len);
+        web_blob_release(hit);
         return b->failed ? WEB_ENOMEM : WEB_OK;
+    }
     size_t start = b->len, nsel = 0;
     for (uint32_t i = 0; i < r->nrows; i++)
         nsel += !rowsel || rowsel[i];
