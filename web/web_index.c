@@ -49,11 +49,28 @@ uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k)
 
 const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k)
 {
+    uint64_t from = 0;
+    return web_kernel_window_from(r, lane, k, &from);
+}
+
+const analysis_window *web_kernel_window_from(const web_runix *r, uint32_t lane,
+                                              const store_kernel *k, uint64_t *hint)
+{
     if (lane >= r->nlanes)
         return NULL;
     const analysis_device *dev = r->lanes[lane].dev;
     const analysis_window *w = analysis_windows(r->an) + dev->first_window;
-    uint64_t lo = 0, hi = dev->nwindows; /* first window with t1 > k->start */
+    /* the first window with t1 > k->start (windows follow one another: t1 grows): galloping
+     * from the hint when every window before it ends by the kernel's start, else from 0 */
+    uint64_t lo = *hint <= dev->nwindows && (*hint == 0 || w[*hint - 1].t1 <= k->start) ? *hint : 0;
+    uint64_t hi = lo, step = 1;
+    while (hi < dev->nwindows && w[hi].t1 <= k->start) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > dev->nwindows)
+        hi = dev->nwindows;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (w[mid].t1 <= k->start)
@@ -61,6 +78,7 @@ const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, cons
         else
             hi = mid;
     }
+    *hint = lo;
     const analysis_window *best = NULL;
     int64_t best_ns = -1;
     for (uint64_t i = lo, seen = 0; i < dev->nwindows && w[i].t0 < k->end && seen < 64;

@@ -90,6 +90,9 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
  * (web_ivl_scan_from(T[0]) to web_ivl_at(T[W]).pos). cover: W + 1 entries of scratch. */
 void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
                    int64_t *count, int64_t *ns, int64_t *cover);
+/* Start and end of list positions [from, to) into s[0 ..] and e[0 ..], read in list order from
+ * the offsets (contiguous) where they fit, else from the records. */
+void web_ivl_spans(const web_ivl *v, uint32_t from, uint32_t to, int64_t *s, int64_t *e);
 /* The first position that may overlap [a, ...): every interval with end > a and start < T is at
  * a position >= the returned one (some between may have ended; callers filter on end). */
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
@@ -278,6 +281,11 @@ uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
  * first of equals, among the 64 windows from the first one that ends after its start; NULL when
  * the lane is out of range or no window overlaps the kernel. */
 const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k);
+/* web_kernel_window() for kernels asked in order of start: *hint (0 at first) is where the
+ * search for the first window ending after the kernel's start begins, and is moved there (a
+ * kernel starting earlier than the previous one is searched from the lane's first window). */
+const analysis_window *web_kernel_window_from(const web_runix *r, uint32_t lane,
+                                              const store_kernel *k, uint64_t *hint);
 /* The verdict shown for a kernel whose web_kernel_window() is w: ANALYSIS_SOLO when w is NULL or
  * idle (the kernel ran alone). */
 static inline analysis_verdict web_window_verdict(const analysis_window *w)
