@@ -76,6 +76,7 @@ static unsigned answer(int s, const web_http_req *rq)
     case 403:
     case 404:
     case 405:
+    case 409: /* gen= naming another generation than the current one */
     case 421:
     case 503: break;
     default:
