@@ -129,6 +129,22 @@ uint32_t web_item_row(const web_runix *r, int kind, uint64_t i)
     return lo;
 }
 
+unsigned web_item_depth(const web_runix *r, int kind, uint64_t i)
+{
+    uint32_t ri = web_kind_threaded(kind) ? web_item_row(r, kind, i) : UINT32_MAX;
+    if (ri >= r->nrows)
+        return 0;
+    const web_row *row = &r->rows[ri];
+    int64_t s = web_item_start(&r->items[kind], i);
+    for (uint32_t l = 0; l < row->nlev; l++) { /* its level lists it among those starting at s */
+        const web_ivl *v = &row->lev[l];
+        for (uint32_t p = web_ivl_at(v, s).pos; p < v->n && web_ivl_start(v, p) == s; p++)
+            if (web_ivl_item(v, p) == i)
+                return l;
+    }
+    return 0;
+}
+
 /* What one level of a row in the making holds. */
 typedef struct lev_acc {
     uint32_t n;     /* records */
@@ -568,6 +584,8 @@ static int build_kind(web_runix *r, int kind, web_row **pRows /* OUT */)
     }
     rc = WEB_OK;
 out:
+    free(it->depth); /* placed: web_item_depth() finds a record's level from now on */
+    it->depth = NULL;
     *pRows = kb.rows; /* also after a failure: build_rows keeps them for web_runix_free */
     for (uint32_t k = 0; k < kb.ng; k++) {
         free(kb.g[k].lev);

@@ -166,7 +166,8 @@ typedef struct web_items {
     uint64_t n;            /* records */
     uint32_t first, nrows; /* its rows: rows[first .. first + nrows) */
     uint32_t *idx;         /* n: positions grouped by row, level by level, by start within */
-    uint8_t *depth;        /* thread kinds: n levels (< WEB_DEPTH_MAX), else NULL */
+    uint8_t *depth;        /* thread kinds, while the index is built: n levels (< WEB_DEPTH_MAX);
+                              NULL after (web_item_depth() finds a record's level in its row) */
     uint32_t *by_corr;     /* positions of records with a correlation id other than 0, sorted by
                               (process, correlation id, position); NULL for NVTX */
     uint32_t *corr_off;    /* nprocesses + 1: process p's slice of by_corr */
@@ -258,11 +259,9 @@ static inline uint32_t web_item_correlation(const web_runix *r, int kind, uint64
 /* The row of record i of kind `kind` (UINT32_MAX when the kind has no rows: a run without
  * kernels shows no other kind). */
 uint32_t web_item_row(const web_runix *r, int kind, uint64_t i);
-/* The level of record i in its row (0 for stream kinds). */
-static inline unsigned web_item_depth(const web_runix *r, int kind, uint64_t i)
-{
-    return r->items[kind].depth ? r->items[kind].depth[i] : 0;
-}
+/* The level of record i in its row (0 for stream kinds): searched by its start in the row's
+ * levels (a record's level is not kept: 1 B per call or range). */
+unsigned web_item_depth(const web_runix *r, int kind, uint64_t i);
 /* The records of kind `kind` (kernels, copies or API calls) of process p with correlation id
  * `corr` (not 0): *pFirst receives their first position in items[kind].by_corr, and the count
  * is returned (0 when none). O(log n). */
