@@ -19,23 +19,16 @@
  * start, and the busy time before it; so "how many started before T, how much busy time before
  * T" costs one bucket lookup plus a scan of that bucket (8 intervals on average: IVL_PER_BUCKET in
  * web_ivl.c). */
-/* What the grid keeps of one bucket: one 16-byte entry, so that a lookup at an instant reads one
- * cache line of the grid. */
-typedef struct web_ivl_bucket {
-    int64_t busy;   /* busy time (overlaps counted twice) before the bucket's start */
-    uint32_t first; /* first position whose start >= the bucket's start */
-    uint32_t carry; /* first position (started earlier) still running at the bucket's start */
-} web_ivl_bucket;
-
 typedef struct web_ivl {
     const char *base;    /* first struct */
     size_t stride;       /* struct size */
     const uint32_t *idx; /* positions into base, or NULL for 0..n-1 (not owned) */
     uint32_t n;          /* intervals */
     int64_t t0, bw;      /* grid origin and bucket width (ns, >= 1) */
-    double inv_bw;       /* 1.0 / bw: a bucket found by a multiplication, not a division */
     uint32_t nb;         /* buckets (>= 1 when n > 0) */
-    web_ivl_bucket *bk;  /* nb + 1 (the last holds first = n only) */
+    uint32_t *first;     /* nb + 1: first position whose start >= bucket start */
+    uint32_t *carry;     /* nb: first position (started earlier) still running at bucket start */
+    int64_t *busy;       /* nb: busy time (overlaps counted twice) before bucket start */
     uint32_t *off;       /* 2n: start and end of each interval minus its bucket's start, by position
                             (UINT32_MAX where that does not fit: read the record); NULL when bw does not
                             fit 32 bits */
@@ -313,10 +306,6 @@ int web_lane_work_build(const web_runix *r, web_lane *l);
  * where windows without a parallelism figure hold half the range or more, or without l->work.
  * Two binary searches over the lane's windows. */
 double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b);
-/* web_lane_parallelism() of lane `slot` over each pixel [T[j], T[j + 1]) of W (T: W + 1
- * increasing instants) into out[0 .. W): the same values, each edge searched once. */
-void web_lane_parallelism_px(const web_runix *r, uint32_t slot, const int64_t *T, uint32_t W,
-                             double *out);
 
 /* ---------------------------------------------------------------- JSON text */
 

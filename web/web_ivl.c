@@ -15,36 +15,13 @@
 
 #define OFF_NONE UINT32_MAX /* an offset that does not fit: read the record */
 
-/* div_bw: floor(d / bw) for d < bw * (nb + 1), by a multiplication and a correction (a 64-bit
- * division costs tens of cycles, and a query asks this several times per pixel edge). */
-static inline uint64_t div_bw(const web_ivl *v, uint64_t d)
-{
-    uint64_t bw = (uint64_t)v->bw, b = (uint64_t)((double)d * v->inv_bw);
-    if (b > (uint64_t)v->nb + 1)
-        b = (uint64_t)v->nb + 1;
-    while (b > 0 && b * bw > d)
-        b--;
-    while ((b + 1) * bw <= d)
-        b++;
-    return b;
-}
-
 /* bucket_of: the bucket holding instant T (the first for T <= t0, the last beyond the grid). */
 static uint32_t bucket_of(const web_ivl *v, int64_t T)
 {
     if (T <= v->t0)
         return 0;
-    uint64_t d = (uint64_t)(T - v->t0);
-    if (d >= (uint64_t)v->bw * v->nb)
-        return v->nb - 1;
-    return (uint32_t)div_bw(v, d);
-}
-
-/* nearest_bucket: the bucket whose start is nearest to T (T > t0; may be nb or more). */
-static uint64_t nearest_bucket(const web_ivl *v, int64_t T)
-{
-    uint64_t d = (uint64_t)(T - v->t0) + (uint64_t)v->bw / 2;
-    return d >= (uint64_t)v->bw * v->nb ? v->nb : div_bw(v, d);
+    uint64_t b = (uint64_t)(T - v->t0) / (uint64_t)v->bw;
+    return b >= v->nb ? v->nb - 1 : (uint32_t)b;
 }
 
 static int64_t clip_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
@@ -66,15 +43,16 @@ int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *i
     v->t0 = lo;
     v->bw = (hi - lo) / nb + 1;
     v->nb = nb;
-    v->inv_bw = 1.0 / (double)v->bw;
-    v->bk = malloc(sizeof *v->bk * (nb + 1));
+    v->first = malloc(sizeof *v->first * (nb + 1));
+    v->carry = malloc(sizeof *v->carry * nb);
+    v->busy = malloc(sizeof *v->busy * nb);
     if ((uint64_t)v->bw < OFF_NONE) /* else offsets within a bucket may not fit: none */
         v->off = malloc(sizeof *v->off * 2 * (size_t)n);
-    if (!v->bk || ((uint64_t)v->bw < OFF_NONE && !v->off)) {
+    if (!v->first || !v->carry || !v->busy || ((uint64_t)v->bw < OFF_NONE && !v->off)) {
         web_ivl_free(v);
         return WEB_ENOMEM;
     }
-    v->bk[nb] = (web_ivl_bucket){0, n, n}; /* the end: only its first is read */
+    v->first[nb] = n;
     return WEB_OK;
 }
 
@@ -94,9 +72,9 @@ static void close_buckets(web_ivl *v, web_ivl_build_state *b, int64_t upto)
             if (e > bs)
                 tail += e - bs;
         }
-        v->bk[b->next].first = b->pos;
-        v->bk[b->next].carry = b->carry;
-        v->bk[b->next].busy = b->durs - tail;
+        v->first[b->next] = b->pos;
+        v->carry[b->next] = b->carry;
+        v->busy[b->next] = b->durs - tail;
         b->next++;
     }
 }
@@ -141,10 +119,12 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
 
 void web_ivl_free(web_ivl *v)
 {
-    free(v->bk);
+    free(v->first);
+    free(v->carry);
+    free(v->busy);
     free(v->off);
-    v->bk = NULL;
-    v->off = NULL;
+    v->first = v->carry = v->off = NULL;
+    v->busy = NULL;
     v->nb = 0;
 }
 
@@ -162,12 +142,12 @@ static inline int64_t end_in(const web_ivl *v, uint32_t i, int64_t bs)
 }
 
 /* end_early: the end of position i of a bucket before b (i < first[b]): from its bucket's offsets
- * when that bucket is among the 16 before b (found walking the buckets down: a line or four), else
+ * when that bucket is among the 16 before b (found walking first[] down: a line or two), else
  * from the record. */
 static inline int64_t end_early(const web_ivl *v, uint32_t i, uint32_t b)
 {
     for (uint32_t k = 1; v->off && k <= 16 && k <= b; k++)
-        if (v->bk[b - k].first <= i) {
+        if (v->first[b - k] <= i) {
             uint32_t o = v->off[2 * (size_t)i + 1];
             if (o != OFF_NONE)
                 return v->t0 + (int64_t)(b - k) * v->bw + o;
@@ -197,41 +177,20 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
     web_ivl_pt p = {0, 0, 0};
     if (v->n == 0 || T <= v->t0)
         return p;
-    uint32_t b = bucket_of(v, T), fb = v->bk[b].first, fe = v->bk[b + 1].first;
+    uint32_t b = bucket_of(v, T), fb = v->first[b];
     int64_t bs = v->t0 + (int64_t)b * v->bw;
-    p.busy = v->bk[b].busy;
-    /* the bucket's own intervals: from their offsets, every one of them without a branch (their
-     * starts fit; an end that does not is read from the record, below) */
-    uint32_t none = !v->off || (uint64_t)(T - bs) >= OFF_NONE;
-    if (!none) {
-        const uint32_t *o = v->off;
-        uint32_t lim = (uint32_t)(T - bs), pos = fb, running = 0;
-        int64_t busy = 0;
-        for (uint32_t i = fb; i < fe; i++) {
-            uint32_t s = o[2 * (size_t)i], e = o[2 * (size_t)i + 1], lt = s < lim;
-            uint32_t upto = e < lim ? e : lim; /* the end within [bs, T) */
-            none |= e == OFF_NONE;
-            pos += lt;
-            running += lt & (e > lim);
-            busy += lt && upto > s ? upto - s : 0;
-        }
-        p.pos = pos, p.running = running, p.busy += busy;
-    }
-    if (none) { /* offsets that do not fit: start and end from the records where needed */
-        p.pos = lower_in(v, fb, fe, T, bs);
-        p.running = 0;
-        p.busy = v->bk[b].busy;
-        for (uint32_t i = fb; i < p.pos; i++) {
-            int64_t s = start_in(v, i, bs), e = end_in(v, i, bs);
-            p.busy += clip_overlap(s, e, bs, T);
-            if (e > T)
-                p.running++;
-        }
-    }
+    p.pos = lower_in(v, fb, v->first[b + 1], T, bs);
+    p.busy = v->busy[b];
     /* those of earlier buckets (still running at bs, or between two that are) */
-    for (uint32_t i = v->bk[b].carry; i < p.pos && i < fb; i++) {
+    for (uint32_t i = v->carry[b]; i < p.pos && i < fb; i++) {
         int64_t e = end_early(v, i, b);
         p.busy += clip_overlap(bs - 1, e, bs, T); /* they started before bs */
+        if (e > T)
+            p.running++;
+    }
+    for (uint32_t i = fb; i < p.pos; i++) {
+        int64_t s = start_in(v, i, bs), e = end_in(v, i, bs);
+        p.busy += clip_overlap(s, e, bs, T);
         if (e > T)
             p.running++;
     }
@@ -242,12 +201,12 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
 {
     if (v->n == 0 || T <= v->t0)
         return web_ivl_at(v, T);
-    uint64_t b = nearest_bucket(v, T);
+    uint64_t b = ((uint64_t)(T - v->t0) + (uint64_t)v->bw / 2) / (uint64_t)v->bw;
     if (b == 0 || b >= v->nb)
         return web_ivl_at(v, T);
     int64_t bs = v->t0 + (int64_t)b * v->bw;
-    web_ivl_pt p = {v->bk[b].first, 0, v->bk[b].busy};
-    for (uint32_t i = v->bk[b].carry; i < p.pos; i++)
+    web_ivl_pt p = {v->first[b], 0, v->busy[b]};
+    for (uint32_t i = v->carry[b]; i < p.pos; i++)
         p.running += end_early(v, i, (uint32_t)b) > bs;
     return p;
 }
@@ -256,7 +215,7 @@ web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
 static uint32_t edge_bucket(const web_ivl *v, int64_t T, int snap)
 {
     if (snap && T > v->t0) {
-        uint64_t b = nearest_bucket(v, T);
+        uint64_t b = ((uint64_t)(T - v->t0) + (uint64_t)v->bw / 2) / (uint64_t)v->bw;
         if (b > 0 && b < v->nb)
             return (uint32_t)b;
     }
@@ -273,8 +232,10 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
     for (uint32_t j = 0; j < n; j++) {
         if (j + GRID_AHEAD < n) {
             uint32_t b = edge_bucket(v, T[j + GRID_AHEAD], snap);
-            __builtin_prefetch(&v->bk[b]);
-            __builtin_prefetch(&v->bk[b + 1]);
+            __builtin_prefetch(&v->first[b]);
+            __builtin_prefetch(&v->first[b + 1]);
+            __builtin_prefetch(&v->carry[b]);
+            __builtin_prefetch(&v->busy[b]);
         }
         /* web_ivl_at_grid() reads the ends of earlier buckets' intervals still running at the
          * bucket start, web_ivl_at() also the bucket's own intervals: their offsets, else their
@@ -282,18 +243,18 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
         if (j + IDX_AHEAD < n) {
             uint32_t b = edge_bucket(v, T[j + IDX_AHEAD], snap);
             if (v->off) {
-                __builtin_prefetch(&v->off[2 * (size_t)v->bk[b].carry]);
+                __builtin_prefetch(&v->off[2 * (size_t)v->carry[b]]);
                 if (!snap) {
-                    __builtin_prefetch(&v->off[2 * (size_t)v->bk[b].first]);
-                    __builtin_prefetch(&v->off[2 * (size_t)v->bk[b].first + 16]);
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b]]);
+                    __builtin_prefetch(&v->off[2 * (size_t)v->first[b] + 16]);
                 }
             } else if (v->idx) {
-                __builtin_prefetch(&v->idx[v->bk[b].carry]);
+                __builtin_prefetch(&v->idx[v->carry[b]]);
             }
         }
         if (!v->off && j + REC_AHEAD < n) {
             uint32_t b = edge_bucket(v, T[j + REC_AHEAD], snap);
-            uint32_t lo = v->bk[b].carry, hi = snap ? v->bk[b].first : v->bk[b + 1].first;
+            uint32_t lo = v->carry[b], hi = snap ? v->first[b] : v->first[b + 1];
             if (hi - lo > REC_MAX)
                 hi = lo + REC_MAX;
             for (uint32_t i = lo; i < hi; i++)
@@ -327,42 +288,23 @@ static int64_t last_before(const int64_t *T, uint32_t W, uint32_t lo, int64_t e)
     return a;
 }
 
-/* Where web_ivl_sweep() is: the pixel of the last start, and what the intervals inside it (most
- * of them) add to it, kept in registers until the next pixel begins (a count and a time added
- * in memory per interval would wait on one another). */
-typedef struct sweep_at {
-    uint32_t j;  /* the pixel of the previous start (0 when before T[0]) */
-    int64_t n;   /* intervals inside pixel j not yet added to count */
-    int64_t dur; /* their time, not yet added to ns */
-} sweep_at;
-
-static inline void sweep_flush(sweep_at *at, int64_t *count, int64_t *ns)
-{
-    if (count) {
-        count[at->j] += at->n;
-        count[at->j + 1] -= at->n;
-    }
-    ns[at->j] += at->dur;
-    at->n = at->dur = 0;
-}
-
-/* sweep_one: adds interval [s, e) to the sums of web_ivl_sweep() (starts come in order). */
-static inline void sweep_one(const int64_t *T, uint32_t W, sweep_at *at, int64_t s, int64_t e,
+/* sweep_one: adds interval [s, e) to the sums of web_ivl_sweep(); *j: the pixel of the previous
+ * start (starts come in order). */
+static inline void sweep_one(const int64_t *T, uint32_t W, uint32_t *j, int64_t s, int64_t e,
                              int64_t *count, int64_t *ns, int64_t *cover)
 {
-    if (at->j + 1 < W && T[at->j + 1] <= s) {
-        sweep_flush(at, count, ns);
-        do
-            at->j++; /* the pixel of s */
-        while (at->j + 1 < W && T[at->j + 1] <= s);
-    }
-    int64_t lo = at->j;
+    while (*j + 1 < W && T[*j + 1] <= s)
+        ++*j; /* j is the pixel of s (0 when s < T[0]) */
+    int64_t lo = *j;
     if (s >= T[lo] && e <= T[lo + 1]) { /* inside its pixel: most intervals */
-        at->n++;
-        at->dur += e > s ? e - s : 0;
+        if (count) {
+            count[lo]++;
+            count[lo + 1]--;
+        }
+        ns[lo] += e > s ? e - s : 0;
         return;
     }
-    int64_t hi = last_before(T, W, at->j, e);
+    int64_t hi = last_before(T, W, *j, e);
     if (s >= T[lo]) {
         if (hi < lo)
             hi = lo; /* of no length: counted in its pixel */
@@ -391,7 +333,7 @@ static uint32_t pos_bucket(const web_ivl *v, uint32_t i)
     uint32_t lo = 0, hi = v->nb - 1;
     while (lo < hi) {
         uint32_t m = lo + (hi - lo + 1) / 2;
-        if (v->bk[m].first <= i)
+        if (v->first[m] <= i)
             lo = m;
         else
             hi = m - 1;
@@ -415,7 +357,7 @@ void web_ivl_spans(const web_ivl *v, uint32_t from, uint32_t to, int64_t *s, int
     }
     for (uint32_t b = pos_bucket(v, from), i = from; i < to; b++) {
         int64_t bs = v->t0 + (int64_t)b * v->bw;
-        uint32_t end = b + 1 < v->nb && v->bk[b + 1].first < to ? v->bk[b + 1].first : to;
+        uint32_t end = b + 1 < v->nb && v->first[b + 1] < to ? v->first[b + 1] : to;
         for (; i < end; i++) {
             s[i - from] = start_in(v, i, bs);
             e[i - from] = end_in(v, i, bs);
@@ -431,23 +373,22 @@ void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from
     memset(ns, 0, sizeof *ns * W);
     if (count)
         memset(count, 0, sizeof *count * (W + 1));
-    sweep_at at = {0, 0, 0};
+    uint32_t j = 0;
     if (from < to && v->off) {
         /* bucket by bucket, each position's start and end from its bucket's offsets */
         for (uint32_t b = pos_bucket(v, from), i = from; i < to; b++) {
             int64_t bs = v->t0 + (int64_t)b * v->bw;
-            uint32_t end = b + 1 < v->nb && v->bk[b + 1].first < to ? v->bk[b + 1].first : to;
+            uint32_t end = b + 1 < v->nb && v->first[b + 1] < to ? v->first[b + 1] : to;
             for (; i < end; i++)
-                sweep_one(T, W, &at, start_in(v, i, bs), end_in(v, i, bs), count, ns, cover);
+                sweep_one(T, W, &j, start_in(v, i, bs), end_in(v, i, bs), count, ns, cover);
         }
     } else {
         for (uint32_t i = from; i < to; i++) {
             if (i + AHEAD < to) /* the records are scattered: ask for them ahead */
                 __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i + AHEAD) * v->stride);
-            sweep_one(T, W, &at, web_ivl_start(v, i), web_ivl_end(v, i), count, ns, cover);
+            sweep_one(T, W, &j, web_ivl_start(v, i), web_ivl_end(v, i), count, ns, cover);
         }
     }
-    sweep_flush(&at, count, ns);
     int64_t run = 0, c = 0;
     for (uint32_t k = 0; k < W; k++) {
         run += cover[k];
@@ -461,5 +402,5 @@ uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a)
 {
     if (v->n == 0 || a <= v->t0)
         return 0;
-    return v->bk[bucket_of(v, a)].carry;
+    return v->carry[bucket_of(v, a)];
 }

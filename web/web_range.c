@@ -47,22 +47,12 @@ int web_lane_work_build(const web_runix *r, web_lane *l)
     return WEB_OK;
 }
 
-/* work_from: the lane's solo work and undefined overlap time before instant T (absolute ns), each
- * window's spread evenly over its length; for instants asked in increasing order, the search for
- * the windows that start before T gallops from *from (0 at first: every window before it starts
- * before T), moved there. */
-static double work_from(const web_runix *r, const web_lane *l, int64_t T, uint64_t *from,
-                        double *undef)
+/* work_at: the lane's solo work and undefined overlap time before instant T (absolute ns), each
+ * window's spread evenly over its length. */
+static double work_at(const web_runix *r, const web_lane *l, int64_t T, double *undef)
 {
     const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
-    uint64_t n = l->dev->nwindows, lo = *from, hi = lo, step = 1; /* windows with t0 < T: [0, lo) */
-    while (hi < n && w[hi].t0 < T) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-    }
-    if (hi > n)
-        hi = n;
+    uint64_t lo = 0, hi = l->dev->nwindows; /* windows with t0 < T: [0, lo) */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (w[mid].t0 < T)
@@ -70,7 +60,6 @@ static double work_from(const web_runix *r, const web_lane *l, int64_t T, uint64
         else
             hi = mid;
     }
-    *from = lo;
     if (lo == 0) {
         *undef = 0;
         return 0;
@@ -81,16 +70,6 @@ static double work_from(const web_runix *r, const web_lane *l, int64_t T, uint64
     return l->work[lo - 1] + f * (l->work[lo] - l->work[lo - 1]);
 }
 
-/* parallelism: the effective parallelism over [a, b) from the work and undefined time before
- * both ends (web_lane_parallelism()). */
-static double parallelism(int64_t a, int64_t b, double wa, double ua, double wb, double ub)
-{
-    double len = (double)(b - a), u = ub - ua;
-    if (2 * u >= len)
-        return NAN;
-    return (wb - wa) / (len - u);
-}
-
 double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b)
 {
     const web_lane *l = &r->lanes[slot];
@@ -98,34 +77,12 @@ double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_
         return NAN;
     if (b <= a)
         b = a + 1;
-    uint64_t from = 0;
-    double ua, ub, wa = work_from(r, l, a, &from, &ua);
-    from = 0; /* b may come before a's window when a == b - 1 */
-    double wb = work_from(r, l, b, &from, &ub);
-    return parallelism(a, b, wa, ua, wb, ub);
-}
-
-void web_lane_parallelism_px(const web_runix *r, uint32_t slot, const int64_t *T, uint32_t W,
-                             double *out)
-{
-    const web_lane *l = &r->lanes[slot];
-    if (!l->work) {
-        for (uint32_t j = 0; j < W; j++)
-            out[j] = NAN;
-        return;
-    }
-    uint64_t from = 0;
-    double ua, wa = work_from(r, l, T[0], &from, &ua);
-    for (uint32_t j = 0; j < W; j++) {
-        double ub, wb;
-        if (T[j + 1] > T[j]) {
-            wb = work_from(r, l, T[j + 1], &from, &ub);
-            out[j] = parallelism(T[j], T[j + 1], wa, ua, wb, ub);
-            wa = wb, ua = ub;
-        } else { /* an empty pixel: as web_lane_parallelism() over [T[j], T[j] + 1) */
-            out[j] = web_lane_parallelism(r, slot, T[j], T[j + 1]);
-        }
-    }
+    double ua, ub;
+    double wa = work_at(r, l, a, &ua), wb = work_at(r, l, b, &ub);
+    double len = (double)(b - a), u = ub - ua;
+    if (2 * u >= len)
+        return NAN;
+    return (wb - wa) / (len - u);
 }
 
 /* ---------------------------------------------------------------- GET /api/range */
