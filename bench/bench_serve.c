@@ -7,12 +7,12 @@
  * queries, the server's memory per record (RSS growth), and, when wrk is installed, 64
  * connections of random zooms for a bounded time, JSON then compact, with an error count.
  * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]
- *                    [--kernels-only] [--untimed]
+ *                    [--kernels-only] [--threads N] [--untimed]
  * (--save writes the generated run, so that a later --load times the whole `tlview serve` path
- * from the file). Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B per record (kernel, copy,
- * API call or range), 0 errors.
- * Exit 1 when a target is missed; with --untimed (the CTest run, on shared machines) the two time
- * targets are printed but only a wrong answer, an error or the memory target fails it. */
+ * from the file; --threads: the server's thread pool, `tlview serve`'s default when not given).
+ * Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B per record (kernel, copy, API call or range),
+ * 0 errors. Exit 1 when a target is missed; with --untimed (the CTest run, on shared machines) the
+ * two time targets are printed but only a wrong answer, an error or the memory target fails it. */
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -182,6 +182,7 @@ int main(int argc, char **argv)
     int wrk_seconds = 10;
     const char *load = NULL, *save = NULL;
     int untimed = 0, kernels_only = 0;
+    unsigned threads = 0; /* 0: the server's default */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
@@ -195,10 +196,12 @@ int main(int argc, char **argv)
             untimed = 1;
         else if (strcmp(argv[i], "--kernels-only") == 0)
             kernels_only = 1;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            threads = (unsigned)atoi(argv[++i]);
         else {
             fprintf(stderr,
                     "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db] "
-                    "[--kernels-only] [--untimed]\n",
+                    "[--kernels-only] [--threads N] [--untimed]\n",
                     argv[0]);
             return 2;
         }
@@ -262,6 +265,8 @@ int main(int argc, char **argv)
     web_options opt;
     web_options_default(&opt);
     opt.port = 0;
+    if (threads)
+        opt.threads = threads;
     web *w;
     char err[256];
     web_run wr = {"bench", run, an};

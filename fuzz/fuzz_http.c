@@ -110,9 +110,9 @@ static unsigned answer(int s, const web_http_req *rq)
         }
         json_decref(j);
     }
-    if (!rep.persistent)
-        free(rep.body);
-    return rep.status;
+    unsigned status = rep.status;
+    web_reply_done(&rep);
+    return status;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -142,8 +142,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (int i = 0; i < 2000; i++) {
         web_reply rep;
         web_request(servers[0], &rq, &rep);
-        if (!rep.persistent)
-            free(rep.body);
+        web_reply_done(&rep);
         if (rep.status != 503)
             break;
         usleep(5000);

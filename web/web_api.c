@@ -79,6 +79,16 @@ static void reply_buf(web_reply *out, web_buf *b)
     out->len = b->len;
 }
 
+/* reply_blob: a 200 answer of the prebuilt body b, held by the reply. */
+static void reply_blob(web_reply *out, web_blob *b)
+{
+    web_blob_hold(b);
+    out->status = 200;
+    out->blob = b;
+    out->body = b->data;
+    out->len = b->len;
+}
+
 /* ---------------------------------------------------------------- the parameter parser */
 
 static int hexval(char c)
@@ -339,11 +349,17 @@ static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
         get_rows(p, out, r->nrows, &sel))
         return;
     web_buf b = {0};
-    int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, compact, &b);
+    web_blob *hit;
+    int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, compact, &b, &hit);
     free(sel);
     if (rc)
         b.failed = 1;
-    reply_buf(out, &b);
+    if (hit) {
+        reply_blob(out, hit);
+        web_blob_release(hit); /* the reply holds it now */
+    } else {
+        reply_buf(out, &b);
+    }
     if (compact && out->status == 200)
         out->mime = "application/octet-stream";
 }
@@ -760,10 +776,7 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
     if (strcmp(what, "runs") == 0) {
         if (check_known(p, out, only_run + 1))
             return;
-        out->status = 200;
-        out->body = g->runs_body;
-        out->len = g->runs_len;
-        out->persistent = 1;
+        reply_blob(out, g->runs_body);
     } else if (strcmp(what, "generation") == 0) {
         if (check_known(p, out, only_run + 1))
             return;
@@ -787,14 +800,11 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
             out->retry_after = 1;
             return;
         }
-        if (!r->stats_json) {
+        if (!r->stats_body) {
             web_reply_error(out, 500, "out of memory building the statistics");
             return;
         }
-        out->status = 200;
-        out->body = r->stats_json;
-        out->len = r->stats_len;
-        out->persistent = 1;
+        reply_blob(out, r->stats_body);
     } else if (strcmp(what, "timeline") == 0) {
         api_timeline(g, p, out);
     } else if (strcmp(what, "kernel") == 0) {

@@ -1,5 +1,6 @@
 /* web_buf.c: the growing JSON text buffer of the hot endpoints (timeline, find): appending
- * numbers and escaped strings without building a jansson tree of millions of nodes. */
+ * numbers and escaped strings without building a jansson tree of millions of nodes; and the
+ * reference-counted blobs that prebuilt answers are shared in. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,4 +108,29 @@ void web_buf_fixed2(web_buf *b, double v)
         char d[3] = {'.', (char)('0' + c % 100 / 10), (char)('0' + c % 10)};
         web_buf_raw(b, d, d[2] == '0' ? 2 : 3);
     }
+}
+
+web_blob *web_blob_new(const char *s, size_t len)
+{
+    web_blob *b = malloc(sizeof *b + len + 1);
+    if (!b)
+        return NULL;
+    b->refs = 1;
+    b->len = len;
+    if (len)
+        memcpy(b->data, s, len);
+    b->data[len] = 0;
+    return b;
+}
+
+void web_blob_hold(web_blob *b)
+{
+    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+}
+
+void web_blob_release(void *p)
+{
+    web_blob *b = p;
+    if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(b);
 }

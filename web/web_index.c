@@ -49,11 +49,28 @@ uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k)
 
 const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k)
 {
+    uint64_t from = 0;
+    return web_kernel_window_from(r, lane, k, &from);
+}
+
+const analysis_window *web_kernel_window_from(const web_runix *r, uint32_t lane,
+                                              const store_kernel *k, uint64_t *hint)
+{
     if (lane >= r->nlanes)
         return NULL;
     const analysis_device *dev = r->lanes[lane].dev;
     const analysis_window *w = analysis_windows(r->an) + dev->first_window;
-    uint64_t lo = 0, hi = dev->nwindows; /* first window with t1 > k->start */
+    /* the first window with t1 > k->start (windows follow one another: t1 grows): galloping
+     * from the hint when every window before it ends by the kernel's start, else from 0 */
+    uint64_t lo = *hint <= dev->nwindows && (*hint == 0 || w[*hint - 1].t1 <= k->start) ? *hint : 0;
+    uint64_t hi = lo, step = 1;
+    while (hi < dev->nwindows && w[hi].t1 <= k->start) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > dev->nwindows)
+        hi = dev->nwindows;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (w[mid].t1 <= k->start)
@@ -61,6 +78,7 @@ const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, cons
         else
             hi = mid;
     }
+    *hint = lo;
     const analysis_window *best = NULL;
     int64_t best_ns = -1;
     for (uint64_t i = lo, seen = 0; i < dev->nwindows && w[i].t0 < k->end && seen < 64;
@@ -109,6 +127,22 @@ uint32_t web_item_row(const web_runix *r, int kind, uint64_t i)
             hi = mid;
     }
     return lo;
+}
+
+unsigned web_item_depth(const web_runix *r, int kind, uint64_t i)
+{
+    uint32_t ri = web_kind_threaded(kind) ? web_item_row(r, kind, i) : UINT32_MAX;
+    if (ri >= r->nrows)
+        return 0;
+    const web_row *row = &r->rows[ri];
+    int64_t s = web_item_start(&r->items[kind], i);
+    for (uint32_t l = 0; l < row->nlev; l++) { /* its level lists it among those starting at s */
+        const web_ivl *v = &row->lev[l];
+        for (uint32_t p = web_ivl_at(v, s).pos; p < v->n && web_ivl_start(v, p) == s; p++)
+            if (web_ivl_item(v, p) == i)
+                return l;
+    }
+    return 0;
 }
 
 /* What one level of a row in the making holds. */
@@ -550,6 +584,8 @@ static int build_kind(web_runix *r, int kind, web_row **pRows /* OUT */)
     }
     rc = WEB_OK;
 out:
+    free(it->depth); /* placed: web_item_depth() finds a record's level from now on */
+    it->depth = NULL;
     *pRows = kb.rows; /* also after a failure: build_rows keeps them for web_runix_free */
     for (uint32_t k = 0; k < kb.ng; k++) {
         free(kb.g[k].lev);
@@ -845,7 +881,7 @@ void web_runix_free(web_runix *r)
     free(r->lanes);
     free(r->device_lane);
     free(r->label);
-    free(r->stats_json);
+    web_blob_release(r->stats_body);
     web_tl_cache_free(r->cache);
     memset(r, 0, sizeof *r);
 }

@@ -90,9 +90,32 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
  * (web_ivl_scan_from(T[0]) to web_ivl_at(T[W]).pos). cover: W + 1 entries of scratch. */
 void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
                    int64_t *count, int64_t *ns, int64_t *cover);
+/* Start and end of list positions [from, to) into s[0 ..] and e[0 ..], read in list order from
+ * the offsets (contiguous) where they fit, else from the records. */
+void web_ivl_spans(const web_ivl *v, uint32_t from, uint32_t to, int64_t *s, int64_t *e);
 /* The first position that may overlap [a, ...): every interval with end > a and start < T is at
  * a position >= the returned one (some between may have ended; callers filter on end). */
 uint32_t web_ivl_scan_from(const web_ivl *v, int64_t a);
+
+/* ---------------------------------------------------------------- shared answers */
+
+/* A prebuilt answer body shared by whoever holds it (a generation, the answer cache, the replies
+ * libmicrohttpd is still sending), freed with the last reference: a reply never copies it, and a
+ * replaced generation or an evicted cache entry can go while its body is still being sent. */
+typedef struct web_blob {
+    unsigned refs; /* atomic */
+    size_t len;
+    char data[]; /* len bytes, then a NUL */
+} web_blob;
+
+/* A blob holding a copy of the len bytes at s (one reference, the caller's); NULL when out of
+ * memory. */
+web_blob *web_blob_new(const char *s, size_t len);
+/* Takes one more reference on b. */
+void web_blob_hold(web_blob *b);
+/* Drops one reference on b (a web_blob *), freeing it with the last; NULL is a no-op. The
+ * signature of libmicrohttpd's MHD_ContentReaderFreeCallback. */
+void web_blob_release(void *b);
 
 /* ---------------------------------------------------------------- per-run index */
 
@@ -136,7 +159,8 @@ typedef struct web_items {
     uint64_t n;            /* records */
     uint32_t first, nrows; /* its rows: rows[first .. first + nrows) */
     uint32_t *idx;         /* n: positions grouped by row, level by level, by start within */
-    uint8_t *depth;        /* thread kinds: n levels (< WEB_DEPTH_MAX), else NULL */
+    uint8_t *depth;        /* thread kinds, while the index is built: n levels (< WEB_DEPTH_MAX);
+                              NULL after (web_item_depth() finds a record's level in its row) */
     uint32_t *by_corr;     /* positions of records with a correlation id other than 0, sorted by
                               (process, correlation id, position); NULL for NVTX */
     uint32_t *corr_off;    /* nprocesses + 1: process p's slice of by_corr */
@@ -169,8 +193,8 @@ typedef struct web_runix {
     uint32_t nlanes;
     web_lane *lanes;
     uint32_t *device_lane;      /* run->ndevices + 1: lane of each device (last: unknown device) */
-    char *stats_json;           /* GET /api/stats body, prebuilt */
-    size_t stats_len;           /* its length */
+    web_blob *stats_body;       /* GET /api/stats body, prebuilt (NULL until then, or when out of
+                                   memory) */
     struct web_tl_cache *cache; /* the last GET /api/timeline answers (web_timeline.c) */
 } web_runix;
 
@@ -228,11 +252,9 @@ static inline uint32_t web_item_correlation(const web_runix *r, int kind, uint64
 /* The row of record i of kind `kind` (UINT32_MAX when the kind has no rows: a run without
  * kernels shows no other kind). */
 uint32_t web_item_row(const web_runix *r, int kind, uint64_t i);
-/* The level of record i in its row (0 for stream kinds). */
-static inline unsigned web_item_depth(const web_runix *r, int kind, uint64_t i)
-{
-    return r->items[kind].depth ? r->items[kind].depth[i] : 0;
-}
+/* The level of record i in its row (0 for stream kinds): searched by its start in the row's
+ * levels (a record's level is not kept: 1 B per call or range). */
+unsigned web_item_depth(const web_runix *r, int kind, uint64_t i);
 /* The records of kind `kind` (kernels, copies or API calls) of process p with correlation id
  * `corr` (not 0): *pFirst receives their first position in items[kind].by_corr, and the count
  * is returned (0 when none). O(log n). */
@@ -258,6 +280,11 @@ uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
  * first of equals, among the 64 windows from the first one that ends after its start; NULL when
  * the lane is out of range or no window overlaps the kernel. */
 const analysis_window *web_kernel_window(const web_runix *r, uint32_t lane, const store_kernel *k);
+/* web_kernel_window() for kernels asked in order of start: *hint (0 at first) is where the
+ * search for the first window ending after the kernel's start begins, and is moved there (a
+ * kernel starting earlier than the previous one is searched from the lane's first window). */
+const analysis_window *web_kernel_window_from(const web_runix *r, uint32_t lane,
+                                              const store_kernel *k, uint64_t *hint);
 /* The verdict shown for a kernel whose web_kernel_window() is w: ANALYSIS_SOLO when w is NULL or
  * idle (the kernel ran alone). */
 static inline analysis_verdict web_window_verdict(const analysis_window *w)
@@ -361,12 +388,14 @@ typedef struct web_asset {
 
 extern const web_asset web_assets[]; /* generated from web/assets/ at build time; ends with {0} */
 
-/* An answer: HTTP status and a body (malloc'd, the caller frees it unless persistent). */
+/* An answer: HTTP status and a body: malloc'd, or a held blob, or persistent; the caller lets it
+ * go with web_reply_done() once sent. */
 typedef struct web_reply {
     unsigned status;
     char *body;
     size_t len;
     int persistent;       /* body is prebuilt and lives as long as the server: do not free */
+    web_blob *blob;       /* when set, body is blob->data and the reply holds one reference */
     unsigned retry_after; /* > 0: a Retry-After header with this many seconds */
     const char *mime;     /* Content-Type; NULL: application/json */
     int set_cookie;       /* 1: a Set-Cookie header carrying the server's token */
@@ -412,8 +441,10 @@ typedef struct web_http_req {
 
 /* Answers one request: method, Host, Origin and token checks, path and query checks, then a
  * static asset or the JSON API (web_api). Fills *out (see web_reply); never fails: out of memory
- * is a 500 with a persistent body. */
+ * is a 500 with a persistent body. Hand *out to web_reply_done() once its body is sent. */
 void web_request(const web *w, const web_http_req *rq, web_reply *out);
+/* Lets the body of *r go: frees a malloc'd one, releases a blob, leaves a persistent one. */
+void web_reply_done(web_reply *r);
 
 /* The concurrency grids and the stats bodies are built on a thread of their own after start
  * (they take a while at 10M kernels and the first paint does not need them); GET /api/stats
@@ -423,19 +454,20 @@ typedef struct web_stats_sync {
     pthread_t thread;
     int started; /* the thread was created (join it) */
     pthread_mutex_t lock;
-    int done; /* every run's stats_json is built (or NULL after a failure) */
+    int done; /* every run's stats_body is built (or NULL after a failure) */
 } web_stats_sync;
 
 /* One generation of what the server shows: the runs' indexes and the answers built from them.
  * web_start() makes generation 1; web_update() (tlview serve --follow) builds the next one beside
  * it, makes it current and frees the previous one once no request holds it. A request holds the
- * generation that was current when it came for its whole answer (web_request()). */
+ * generation that was current when it came while it computes its answer (web_request()); a reply
+ * of a prebuilt body (runs, stats, a cached timeline) holds that body's blob instead, until sent,
+ * so that web_update() never waits on a slow client. */
 typedef struct web_gen {
     uint64_t id; /* 1, 2, ...: GET /api/generation */
     unsigned nruns;
     web_runix runs[WEB_MAX_RUNS];
-    char *runs_body; /* GET /api/runs, prebuilt */
-    size_t runs_len;
+    web_blob *runs_body;   /* GET /api/runs, prebuilt */
     web_stats_sync *stats; /* its stats thread; a pointer, so that handlers holding a const
                               generation can lock it */
     unsigned refs;         /* the requests holding it, plus 1 while it is current (web_live) */
@@ -501,10 +533,12 @@ void web_tl_cache_free(web_tl_cache *c);
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;
  * rowsel (nrows flags) picks rows, NULL for all; compact: the compact answer (format=bin) instead
- * of JSON. From r->cache when it holds the same query (it keeps a copy of the answer). Returns 0
- * or WEB_ENOMEM. */
+ * of JSON. From r->cache when it holds the same query (it keeps a copy of the answer): then, when
+ * pHit is not NULL, *pHit receives the cached answer, held (web_blob_release() it), and b is left
+ * as it was; else the answer is appended to b (*pHit NULL). Returns 0 or WEB_ENOMEM. */
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b);
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b,
+                 web_blob **pHit /* OUT */);
 
 /* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max
@@ -543,8 +577,8 @@ int web_api_get_int(const web_params *p, web_reply *out, const char *key, int64_
 
 /* Answers GET /api/<what> (what without the prefix) from generation g (`follow`: the server
  * follows growing files). Sets an {"error": ...} body with a 4xx status for bad requests
- * (out->body NULL only when out of memory). A persistent body belongs to g: web_request() copies
- * it before letting g go. */
+ * (out->body NULL only when out of memory). A prebuilt body comes as a held blob (out->blob), which
+ * outlives g. */
 void web_api(const web_gen *g, int follow, const char *what, const web_params *p, web_reply *out);
 /* Fills *out with status and {"error": MESSAGE} (printf-style; bytes that are not valid UTF-8
  * become U+FFFD, view_string()). out->body is NULL when out of memory. */
@@ -553,7 +587,7 @@ void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
 /* Builds g->runs_body from its runs (after web_runix_build); `follow` is said in it. Returns 0 or
  * WEB_ENOMEM. */
 int web_api_runs_body(web_gen *g, int follow);
-/* Builds every run's concurrency grids, then its stats_json (NULL when out of memory), then
+/* Builds every run's concurrency grids, then its stats_body (NULL when out of memory), then
  * marks g->stats done. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
 void *web_api_stats_bodies(void *g);
 

@@ -327,6 +327,44 @@ static inline void sweep_one(const int64_t *T, uint32_t W, uint32_t *j, int64_t 
     }
 }
 
+/* pos_bucket: the bucket of list position i (< n): the last one whose first position is <= i. */
+static uint32_t pos_bucket(const web_ivl *v, uint32_t i)
+{
+    uint32_t lo = 0, hi = v->nb - 1;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo + 1) / 2;
+        if (v->first[m] <= i)
+            lo = m;
+        else
+            hi = m - 1;
+    }
+    return lo;
+}
+
+void web_ivl_spans(const web_ivl *v, uint32_t from, uint32_t to, int64_t *s, int64_t *e)
+{
+    enum { AHEAD = 16 }; /* records asked for ahead of the one read, when read from records */
+    if (from >= to)
+        return;
+    if (!v->off) {
+        for (uint32_t i = from; i < to; i++) {
+            if (i + AHEAD < to)
+                __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i + AHEAD) * v->stride);
+            s[i - from] = web_ivl_start(v, i);
+            e[i - from] = web_ivl_end(v, i);
+        }
+        return;
+    }
+    for (uint32_t b = pos_bucket(v, from), i = from; i < to; b++) {
+        int64_t bs = v->t0 + (int64_t)b * v->bw;
+        uint32_t end = b + 1 < v->nb && v->first[b + 1] < to ? v->first[b + 1] : to;
+        for (; i < end; i++) {
+            s[i - from] = start_in(v, i, bs);
+            e[i - from] = end_in(v, i, bs);
+        }
+    }
+}
+
 void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from, uint32_t to,
                    int64_t *count, int64_t *ns, int64_t *cover)
 {
@@ -337,17 +375,8 @@ void web_ivl_sweep(const web_ivl *v, const int64_t *T, uint32_t W, uint32_t from
         memset(count, 0, sizeof *count * (W + 1));
     uint32_t j = 0;
     if (from < to && v->off) {
-        uint32_t lo = 0, hi = v->nb - 1; /* the bucket of position from: the last one whose
-                                            first position is <= from */
-        while (lo < hi) {
-            uint32_t m = lo + (hi - lo + 1) / 2;
-            if (v->first[m] <= from)
-                lo = m;
-            else
-                hi = m - 1;
-        }
         /* bucket by bucket, each position's start and end from its bucket's offsets */
-        for (uint32_t b = lo, i = from; i < to; b++) {
+        for (uint32_t b = pos_bucket(v, from), i = from; i < to; b++) {
             int64_t bs = v->t0 + (int64_t)b * v->bw;
             uint32_t end = b + 1 < v->nb && v->first[b + 1] < to ? v->first[b + 1] : to;
             for (; i < end; i++)

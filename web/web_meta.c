@@ -138,8 +138,9 @@ void *web_api_stats_bodies(void *arg)
         web_runix_build_grids(&g->runs[i]); /* a failure leaves direct profile queries */
     for (unsigned i = 0; i < g->nruns; i++) {
         web_runix *r = &g->runs[i];
-        r->stats_json = stats_body(r, i);
-        r->stats_len = r->stats_json ? strlen(r->stats_json) : 0;
+        char *s = stats_body(r, i);
+        r->stats_body = s ? web_blob_new(s, strlen(s)) : NULL;
+        free(s);
     }
     pthread_mutex_lock(&g->stats->lock);
     g->stats->done = 1;
@@ -170,10 +171,9 @@ int web_api_runs_body(web_gen *g, int follow)
              g->nruns == 2 ? view_comparison_json(g->runs[0].an, g->runs[1].an) : json_null(),
              &bad);
     o = view_done(o, bad);
-    g->runs_body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
-    if (!g->runs_body)
-        return WEB_ENOMEM;
-    g->runs_len = strlen(g->runs_body);
-    return WEB_OK;
+    g->runs_body = s ? web_blob_new(s, strlen(s)) : NULL;
+    free(s);
+    return g->runs_body ? WEB_OK : WEB_ENOMEM;
 }

@@ -26,6 +26,11 @@
 
 #include "web_int.h"
 
+#if MHD_VERSION < 0x00097302
+#error                                                                                             \
+    "libmicrohttpd 0.9.73 or newer is needed (MHD_create_response_from_buffer_with_free_callback_cls)"
+#endif
+
 #define LISTEN_BACKLOG 256
 #define CONNECTION_TIMEOUT_S 10 /* a connection idle this long is closed */
 #define FD_RESERVE 64           /* open files kept free for the process beside connections */
@@ -65,7 +70,7 @@ void web_gen_free(web_gen *g)
     }
     for (unsigned i = 0; i < g->nruns; i++)
         web_runix_free(&g->runs[i]);
-    free(g->runs_body);
+    web_blob_release(g->runs_body); /* replies still sending it hold their own reference */
     free(g);
 }
 
@@ -395,14 +400,7 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
             web_gen *g = held ? held : gen_hold(w);
             if (check_generation(g, &p, out) == 0)
-                web_api(g, w->live->follow, path, &p, out);
-            if (out->body && out->persistent) { /* g's own: it may be freed once let go */
-                char *copy = malloc(out->len ? out->len : 1);
-                if (copy)
-                    memcpy(copy, out->body, out->len);
-                out->body = copy;
-                out->persistent = 0;
-            }
+                web_api(g, w->live->follow, path, &p, out); /* g's bodies come as held blobs */
             web_gen_let_go(w, g);
         } else {
             snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
@@ -428,6 +426,16 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         out->len = sizeof oom_body - 1;
         out->persistent = 1;
     }
+}
+
+void web_reply_done(web_reply *r)
+{
+    if (r->blob)
+        web_blob_release(r->blob);
+    else if (!r->persistent)
+        free(r->body);
+    r->blob = NULL;
+    r->body = NULL;
 }
 
 /* raw_uri: sees each request's target before libmicrohttpd decodes or splits it; its answer (a
@@ -471,14 +479,19 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     return MHD_YES;
 }
 
-/* respond: queues the answer with the headers every answer carries. */
-static enum MHD_Result respond(const web *w, struct MHD_Connection *c, const web_reply *rep)
+/* respond: queues the answer with the headers every answer carries. The body goes to
+ * libmicrohttpd as it is: a held blob is released by libmicrohttpd when it destroys the response
+ * (after sending it, or when the connection goes), a malloc'd body freed. */
+static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply *rep)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        rep->len, rep->body, rep->persistent ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r =
+        rep->blob ? MHD_create_response_from_buffer_with_free_callback_cls(
+                        rep->len, rep->body, web_blob_release, rep->blob)
+                  : MHD_create_response_from_buffer(rep->len, rep->body,
+                                                    rep->persistent ? MHD_RESPMEM_PERSISTENT
+                                                                    : MHD_RESPMEM_MUST_FREE);
     if (!r) {
-        if (!rep->persistent)
-            free(rep->body);
+        web_reply_done(rep);
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,

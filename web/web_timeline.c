@@ -284,15 +284,18 @@ static void emit_lane(const tl_query *q, uint32_t slot)
 }
 
 /* The records of one row listed one by one, level by level (within a level by start): their
- * positions in the run's array of their kind and their levels, and for API and NVTX rows each
+ * positions in the run's array of their kind, starts, ends and levels (read from the row's
+ * offsets, in list order), then the columns of each kind, gathered in one pass over the records
+ * (scattered in the run's arrays: each is read once, asked for ahead); for API and NVTX rows each
  * distinct name once (a call's name repeats thousands of times): an open-addressing table from the
  * run's string index to the row's name index. */
 typedef struct row_items {
     const web_row *row;
     uint32_t n;       /* records listed */
     uint32_t *k;      /* n: their positions in the run's array */
+    int64_t *s, *e;   /* n: their starts and ends */
     uint8_t *z;       /* n: their levels */
-    int64_t *col;     /* n: one column at a time */
+    int64_t *col;     /* 3 x n: the kind's columns (below), then one column at a time to write */
     double *x;        /* n: kernels' stretches */
     uint32_t *key;    /* cap entries (UINT32_MAX: free) */
     uint32_t *val;    /* cap: the row's name index of key */
@@ -300,12 +303,6 @@ typedef struct row_items {
     uint32_t nnames;  /* names met */
     store_idx *names; /* the row's names, by name index */
 } row_items;
-
-/* item_name: the run's string index of the name of record k of an API or NVTX row. */
-static store_idx item_name(const store_run *run, int kind, uint32_t k)
-{
-    return kind == WEB_ROW_API ? run->apis[k].name : run->ranges[k].name;
-}
 
 /* name_index: the row's index of string nm (added when new). */
 static uint32_t name_index(row_items *ri, store_idx nm)
@@ -321,77 +318,144 @@ static uint32_t name_index(row_items *ri, store_idx nm)
     return ri->val[at];
 }
 
-/* items_collect: the records of the row drawn in the query's range (at most ri->n, the row's count
- * in range), level by level: from[l], to[l] the list positions of level l that may overlap. */
+/* items_collect: the records of the row drawn in the query's range, level by level: from[l], to[l]
+ * the list positions of level l that may overlap (ri's arrays hold the sum of to[l] - from[l]). */
 static void items_collect(const tl_query *q, row_items *ri, const uint32_t *from,
                           const uint32_t *to)
 {
     const web_row *row = ri->row;
-    const web_items *it = &q->r->items[row->kind];
-    uint32_t n = 0, cap = ri->n;
+    uint32_t n = 0;
     for (uint32_t l = 0; l < row->nlev; l++) {
         const web_ivl *v = &row->lev[l];
-        for (uint32_t i = from[l]; i < to[l] && n < cap; i++) {
-            uint32_t k = web_ivl_item(v, i);
-            if (!web_span_in(web_item_start(it, k), web_item_end(it, k), q->t0, q->t1))
+        web_ivl_spans(v, from[l], to[l], ri->s + n, ri->e + n); /* then kept in place */
+        for (uint32_t i = from[l], at = n; i < to[l]; i++, at++) {
+            if (!web_span_in(ri->s[at], ri->e[at], q->t0, q->t1))
                 continue;
-            ri->k[n] = k;
+            ri->k[n] = web_ivl_item(v, i);
+            ri->s[n] = ri->s[at];
+            ri->e[n] = ri->e[at];
             ri->z[n++] = (uint8_t)l;
         }
     }
     ri->n = n;
 }
 
-/* item_column: column c of the listed records into ri->col (or ri->x for 'x'). Columns: 'i' id,
- * 's' start, 'd' duration, 'z' level, then per kind: kernels 'l' launch, 'x' stretch, 'v'
- * verdict; copies 't' type, 'k' kind, 'b' bytes; API calls and NVTX ranges 'n' the index of the
- * name in the row's "names". */
-static void item_column(const tl_query *q, row_items *ri, char c)
+#define GATHER_AHEAD 12 /* records asked for ahead of the one read */
+
+/* items_gather: the kind's own columns of the listed records, in one pass over them: kernels
+ * launch, stretch (into ri->x), verdict; copies type, kind, bytes; API calls and NVTX ranges the
+ * index of the name in the row's "names"; into ri->col (column c at c * n). */
+static void items_gather(const tl_query *q, row_items *ri)
 {
     const web_runix *r = q->r;
-    const web_row *row = ri->row;
-    const web_items *it = &r->items[row->kind];
     const store_run *run = r->run;
-    for (uint32_t i = 0; i < ri->n; i++) {
-        uint32_t k = ri->k[i];
-        int64_t s = web_item_start(it, k), e = web_item_end(it, k), *v = &ri->col[i];
-        switch (c) {
-        case 'i': *v = k; break;
-        case 's': *v = s - r->origin; break;
-        case 'd': *v = e > s ? e - s : 0; break;
-        case 'z': *v = ri->z[i]; break;
-        case 'l': *v = run->kernels[k].launch; break;
-        case 'x': ri->x[i] = analysis_stretch(r->an)[k]; break;
-        case 'v': *v = web_kernel_verdict(r, row->slot, &run->kernels[k]); break;
-        case 't': *v = run->copies[k].type; break;
-        case 'k': *v = run->copies[k].kind; break;
-        case 'b': *v = (int64_t)run->copies[k].bytes; break;
-        default: *v = name_index(ri, item_name(run, row->kind, k)); break; /* 'n' */
+    const uint32_t *k = ri->k, n = ri->n;
+    int64_t *c0 = ri->col, *c1 = ri->col + n, *c2 = ri->col + 2 * (size_t)n;
+    switch (ri->row->kind) {
+    case WEB_ROW_KERNELS: {
+        const float *stretch = analysis_stretch(r->an);
+        uint64_t hint = 0; /* a level's kernels come by start */
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + GATHER_AHEAD < n) {
+                __builtin_prefetch(&run->kernels[k[i + GATHER_AHEAD]]);
+                __builtin_prefetch(&stretch[k[i + GATHER_AHEAD]]);
+            }
+            const store_kernel *kr = &run->kernels[k[i]];
+            c0[i] = kr->launch;
+            ri->x[i] = stretch[k[i]];
+            c2[i] = web_window_verdict(web_kernel_window_from(r, ri->row->slot, kr, &hint));
         }
+        break;
+    }
+    case WEB_ROW_COPIES:
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + GATHER_AHEAD < n)
+                __builtin_prefetch(&run->copies[k[i + GATHER_AHEAD]]);
+            const store_copy *c = &run->copies[k[i]];
+            c0[i] = c->type;
+            c1[i] = c->kind;
+            c2[i] = (int64_t)c->bytes;
+        }
+        break;
+    case WEB_ROW_API:
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + GATHER_AHEAD < n)
+                __builtin_prefetch(&run->apis[k[i + GATHER_AHEAD]].name);
+            c0[i] = name_index(ri, run->apis[k[i]].name);
+        }
+        break;
+    default:
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + GATHER_AHEAD < n)
+                __builtin_prefetch(&run->ranges[k[i + GATHER_AHEAD]].name);
+            c0[i] = name_index(ri, run->ranges[k[i]].name);
+        }
+        break;
     }
 }
 
-/* emit_items: the row's records in range one by one (n of them at most), as parallel arrays. */
-static void emit_items(const tl_query *q, const web_row *row, uint64_t n, const uint32_t *from,
+/* item_column: column c of the listed records into v (n values). Columns: 'i' id, 's' start, 'd'
+ * duration, 'z' level, then per kind: kernels 'l' launch, 'x' stretch (written from ri->x), 'v'
+ * verdict; copies 't' type, 'k' kind, 'b' bytes; API calls and NVTX ranges 'n' the index of the
+ * name in the row's "names" (the kind's columns gathered by items_gather(), in this order). */
+static void item_column(const tl_query *q, const row_items *ri, char c, int64_t *v)
+{
+    static const char *const own[WEB_NROW_KINDS] = {"lxv", "tkb", "n", "n"};
+    uint32_t n = ri->n;
+    switch (c) {
+    case 'i':
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = ri->k[i];
+        break;
+    case 's':
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = ri->s[i] - q->r->origin;
+        break;
+    case 'd':
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = ri->e[i] > ri->s[i] ? ri->e[i] - ri->s[i] : 0;
+        break;
+    case 'z':
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = ri->z[i];
+        break;
+    default: {
+        const int64_t *src =
+            ri->col + (size_t)(strchr(own[ri->row->kind], c) - own[ri->row->kind]) * n;
+        memcpy(v, src, sizeof *v * n);
+    }
+    }
+}
+
+/* emit_items: the row's records in range one by one (list positions from[l] to to[l] of each
+ * level may hold them), as parallel arrays. */
+static void emit_items(const tl_query *q, const web_row *row, const uint32_t *from,
                        const uint32_t *to)
 {
     static const char *const cols[WEB_NROW_KINDS] = {"isdlxv", "isdtkb", "isdzn", "isdzn"};
     web_out *o = q->o;
     web_buf *b = o->b;
     const store_run *run = q->r->run;
-    row_items ri = {.row = row, .n = (uint32_t)n};
-    size_t m = n ? n : 1;
+    uint64_t m = 1; /* positions to read: the records in range, and a few that ended before */
+    for (uint32_t l = 0; l < row->nlev; l++)
+        m += to[l] - from[l];
+    row_items ri = {.row = row};
+    int64_t *v = NULL;
     ri.k = malloc(sizeof *ri.k * m);
+    ri.s = malloc(sizeof *ri.s * m);
+    ri.e = malloc(sizeof *ri.e * m);
     ri.z = malloc(m);
-    ri.col = malloc(sizeof *ri.col * m);
+    ri.col = malloc(sizeof *ri.col * 3 * m);
+    v = malloc(sizeof *v * m);
     ri.x = row->kind == WEB_ROW_KERNELS ? malloc(sizeof *ri.x * m) : NULL;
-    if (!ri.k || !ri.z || !ri.col || (row->kind == WEB_ROW_KERNELS && !ri.x)) {
+    if (!ri.k || !ri.s || !ri.e || !ri.z || !ri.col || !v ||
+        (row->kind == WEB_ROW_KERNELS && !ri.x)) {
         b->failed = 1;
         goto done;
     }
-    if (web_kind_threaded(row->kind)) { /* n names at most */
+    if (web_kind_threaded(row->kind)) { /* m names at most */
         ri.cap = 16;
-        while (ri.cap < 2 * n)
+        while (ri.cap < 2 * m)
             ri.cap *= 2;
         ri.key = malloc(sizeof *ri.key * ri.cap);
         ri.val = malloc(sizeof *ri.val * ri.cap);
@@ -403,6 +467,7 @@ static void emit_items(const tl_query *q, const web_row *row, uint64_t n, const 
         memset(ri.key, 0xff, sizeof *ri.key * ri.cap);
     }
     items_collect(q, &ri, from, to);
+    items_gather(q, &ri);
     web_buf_str(b, row->kind == WEB_ROW_KERNELS ? ",\"mode\":\"kernels\"" : ",\"mode\":\"items\"");
     for (const char *c = cols[row->kind]; *c; c++) {
         web_buf_str(b, ",\"");
@@ -411,13 +476,15 @@ static void emit_items(const tl_query *q, const web_row *row, uint64_t n, const 
         else
             web_buf_raw(b, c, 1);
         web_buf_str(b, "\":");
-        item_column(q, &ri, *c);
-        if (*c == 'x')
+        if (*c == 'x') {
             web_out_num4(o, ri.x, ri.n);
-        else if (*c == 's')
-            web_out_times(o, ri.col, ri.n, q->rel0);
+            continue;
+        }
+        item_column(q, &ri, *c, v);
+        if (*c == 's')
+            web_out_times(o, v, ri.n, q->rel0);
         else
-            web_out_ints(o, ri.col, ri.n);
+            web_out_ints(o, v, ri.n);
     }
     if (ri.names) {
         web_buf_str(b, ",\"names\":[");
@@ -432,8 +499,11 @@ static void emit_items(const tl_query *q, const web_row *row, uint64_t n, const 
     }
 done:
     free(ri.k);
+    free(ri.s);
+    free(ri.e);
     free(ri.z);
     free(ri.col);
+    free(v);
     free(ri.x);
     free(ri.key);
     free(ri.val);
@@ -459,7 +529,7 @@ static void emit_row(const tl_query *q, uint32_t ri)
     web_buf_str(b, ",\"n\":");
     web_buf_i64(b, (int64_t)n);
     if (n <= q->kmax) {
-        emit_items(q, row, n, from, to);
+        emit_items(q, row, from, to);
         web_buf_ch(b, '}');
         return;
     }
@@ -509,9 +579,8 @@ typedef struct tl_key {
 typedef struct tl_entry {
     tl_key key;
     uint8_t *rowsel; /* key.nrows flags (owned) */
-    char *body;      /* the answer (owned), NULL: a free entry */
-    size_t len;
-    uint64_t used; /* the tick of its last use */
+    web_blob *body;  /* the answer (one reference), NULL: a free entry */
+    uint64_t used;   /* the tick of its last use */
 } tl_entry;
 
 struct web_tl_cache {
@@ -534,7 +603,7 @@ void web_tl_cache_free(web_tl_cache *c)
     if (!c)
         return;
     for (int i = 0; i < CACHE_ENTRIES; i++) {
-        free(c->e[i].body);
+        web_blob_release(c->e[i].body);
         free(c->e[i].rowsel);
     }
     pthread_mutex_destroy(&c->lock);
@@ -568,17 +637,17 @@ static int same_key(const tl_entry *e, const tl_key *k, const uint8_t *rowsel)
            (!k->nrows || !memcmp(e->rowsel, rowsel, k->nrows));
 }
 
-/* cache_get: appends the cached answer of key k to b; 1 when found. */
-static int cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, web_buf *b)
+/* cache_get: the cached answer of key k, held (web_blob_release() it); NULL when not there. */
+static web_blob *cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel)
 {
-    int found = 0;
+    web_blob *found = NULL;
     pthread_mutex_lock(&c->lock);
     c->tick++;
     for (int i = 0; i < CACHE_ENTRIES && !found; i++)
         if (same_key(&c->e[i], k, rowsel)) {
             c->e[i].used = c->tick;
-            web_buf_raw(b, c->e[i].body, c->e[i].len);
-            found = 1;
+            found = c->e[i].body;
+            web_blob_hold(found);
         }
     pthread_mutex_unlock(&c->lock);
     return found;
@@ -591,8 +660,8 @@ static void cache_drop_lru(web_tl_cache *c)
     for (int i = 0; i < CACHE_ENTRIES; i++)
         if (c->e[i].body && (lru < 0 || c->e[i].used < c->e[lru].used))
             lru = i;
-    c->bytes -= c->e[lru].len;
-    free(c->e[lru].body);
+    c->bytes -= c->e[lru].body->len;
+    web_blob_release(c->e[lru].body); /* freed once the replies sending it are done */
     free(c->e[lru].rowsel);
     c->e[lru].body = NULL;
     c->e[lru].rowsel = NULL;
@@ -605,21 +674,20 @@ static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, c
 {
     if (len > CACHE_ONE)
         return;
-    char *body = malloc(len);
+    web_blob *body = web_blob_new(s, len);
     uint8_t *sel = k->nrows ? malloc(k->nrows) : NULL;
     if (!body || (k->nrows && !sel)) {
-        free(body);
+        web_blob_release(body);
         free(sel);
         return;
     }
-    memcpy(body, s, len);
     if (k->nrows)
         memcpy(sel, rowsel, k->nrows);
     pthread_mutex_lock(&c->lock);
     int held = 0, slot = -1;
     for (int i = 0; i < CACHE_ENTRIES; i++) {
         if (same_key(&c->e[i], k, rowsel)) { /* another thread answered it first */
-            free(body), free(sel);
+            web_blob_release(body), free(sel);
             body = NULL;
             break;
         }
@@ -633,14 +701,14 @@ static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, c
         if (!c->e[i].body)
             slot = i;
     if (slot >= 0) {
-        c->e[slot] = (tl_entry){*k, sel, body, len, ++c->tick};
+        c->e[slot] = (tl_entry){*k, sel, body, ++c->tick};
         c->bytes += len;
     }
     pthread_mutex_unlock(&c->lock);
 }
 
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b)
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b, web_blob **pHit)
 {
     /* answers are kept once every lane's concurrency grid is settled (before, a wide range may
      * be pending or profiled otherwise) */
@@ -648,8 +716,16 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     for (uint32_t i = 0; i < r->nlanes && cacheable; i++)
         cacheable = __atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) != 0;
     tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
-    if (cacheable && cache_get(r->cache, &key, rowsel, b))
+    web_blob *hit = cacheable ? cache_get(r->cache, &key, rowsel) : NULL;
+    if (pHit)
+        *pHit = hit;
+    if (hit && pHit)
+        return WEB_OK;
+    if (hit) {
+        web_buf_raw(b, hit->data, hit->len);
+        web_blob_release(hit);
         return b->failed ? WEB_ENOMEM : WEB_OK;
+    }
     size_t start = b->len, nsel = 0;
     for (uint32_t i = 0; i < r->nrows; i++)
         nsel += !rowsel || rowsel[i];

@@ -7,7 +7,7 @@
 // tooltip text (and its clearing), click details, the bottom panel at 800 px, find, the view in
 // the URL, the comparison view, and the rows of copies, API calls and NVTX ranges (drawn,
 // nested, collapsed by a click on the process label, the flow arrow from an API call to its
-// kernel on select), that every viewport query asks for the compact answer (format=bin), and
+// kernel on select, the selected API call or copy kept in the URL), that every viewport query asks for the compact answer (format=bin), and
 // `tlview serve --follow` (follow: the page takes in what writer processes append, without a
 // reload). Screenshots go to TLVIEW_BROWSER_DIR. Usage:
 // node test_page.js page|compare|demo|follow|bench
@@ -615,6 +615,35 @@ async function testTracks(page, S) {
   await waitData(page, seq);
   const open = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').length);
   check(open === before, `a second click expands them again (${open} rows)`);
+  // the selected API call or copy is kept in the URL hash, as a kernel is: a page opened at it
+  // shows the same details and flow; closing the details drops it
+  const itemHash = (kind, id) => new RegExp(`[#&]item=${kind}(:|%3A)0(:|%3A)${id}(&|$)`);
+  await page.evaluate((id) => showItem(0, 'api', id), f.from.id);
+  await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.from.kind === 'api', null, { timeout: 5000 });
+  const hApi = await page.evaluate(() => location.hash);
+  check(itemHash('api', f.from.id).test(hApi) && !/[#&]sel=/.test(hApi), `the selected API call is in the URL hash (${hApi})`);
+  const copy = await page.evaluate(() => { // one drawn in the view, else the first one
+    const S = window.tlview;
+    for (const [row, R] of S.data[0].rows) if (S.runs[0].rows[row].kind === 'copies' && R.mode === 'items' && R.id.length) return R.id[0];
+    return 0;
+  });
+  await page.evaluate((id) => showItem(0, 'copy', id), copy);
+  await page.waitForFunction((id) => window.tlview.item && window.tlview.item.id === id && window.tlview.flow && window.tlview.flow.from.kind === 'copy', copy, { timeout: 5000 });
+  const hCopy = await page.evaluate(() => location.hash);
+  check(itemHash('copy', copy).test(hCopy), `the selected copy is in the URL hash (${hCopy})`);
+  for (const [kind, id, hash, title] of [['copy', copy, hCopy, 'Copy'], ['api', f.from.id, hApi, 'CUDA API call']]) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.reload();
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
+    await page.waitForFunction(() => window.tlview.flow && window.tlview.item, null, { timeout: 5000 });
+    const back = await page.evaluate(() => ({ item: window.tlview.item, flow: window.tlview.flow, title: document.getElementById('details-title').textContent, hidden: document.getElementById('details').hidden }));
+    check(back.item.kind === kind && back.item.run === 0 && back.item.id === id && back.flow.from.kind === kind && back.flow.from.id === id &&
+      back.flow.partners.length === 1 && back.title === title && !back.hidden,
+      `the page opened at ${hash} shows the ${kind} ${id} selected (${back.title}, flow to ${JSON.stringify(back.flow.partners.map((p) => p.kind))})`);
+  }
+  await page.evaluate(() => closeDetails());
+  const hClosed = await page.evaluate(() => location.hash);
+  check(!/[#&]item=/.test(hClosed), `closing the details drops the item from the hash (${hClosed})`);
 }
 
 async function testCompare(page, S, rows) {

@@ -1988,24 +1988,26 @@ int test_web_concurrency_grid(void)
     const analysis_device *d = analysis_get_device(an, 0);
     int64_t span = d->t_end - d->t_begin;
     web_buf b = {0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b, NULL), 0);
     TEST_ASSERT(strstr(b.s, "\"conc_pending\":true") != NULL);
     free(b.s);
     /* a narrow range is profiled directly even before the grid */
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b, NULL),
+                0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     /* when building the grid failed, a wide range is not profiled directly either (and is not
      * reported pending: it never will be ready); a narrow one still is */
     r.lanes[0].grid_state = 2;
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, 300, 300, NULL, 0, &b, NULL), 0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "conc_max") == NULL &&
                 strstr(b.s, "conc_mean") == NULL && strstr(b.s, "\"overlap\":[") != NULL);
     free(b.s);
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, span / 2, span / 2 + span / 1000, 300, 300, NULL, 0, &b, NULL),
+                0);
     TEST_ASSERT(strstr(b.s, "conc_pending") == NULL && strstr(b.s, "\"conc_max\":[") != NULL);
     free(b.s);
     r.lanes[0].grid_state = 0;
@@ -2013,7 +2015,7 @@ int test_web_concurrency_grid(void)
     TEST_EQ_INT(r.lanes[0].grid_state, 1);
     enum { W = 200 };
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b, NULL), 0);
     json_error_t e;
     json_t *j = json_loads(b.s, 0, &e);
     free(b.s);
@@ -2044,7 +2046,7 @@ int test_web_concurrency_grid(void)
             run->kernels[i].start < r.origin + t0 + len && run->kernels[i].end > r.origin + t0;
     TEST_ASSERT(inside > 20000 && t0 + len < span);
     b = (web_buf){0};
-    TEST_EQ_INT(web_timeline(&r, 0, t0, t0 + len, W2, 0, NULL, 0, &b), 0);
+    TEST_EQ_INT(web_timeline(&r, 0, t0, t0 + len, W2, 0, NULL, 0, &b, NULL), 0);
     j = json_loads(b.s, 0, &e);
     free(b.s);
     TEST_ASSERT(j);
@@ -2160,7 +2162,7 @@ static json_t *timeline_lane(const web_runix *r, int64_t t0, int64_t t1, uint32_
                              json_t **lane)
 {
     web_buf b = {0};
-    if (web_timeline(r, 0, t0, t1, width, 0, NULL, 0, &b) != 0) {
+    if (web_timeline(r, 0, t0, t1, width, 0, NULL, 0, &b, NULL) != 0) {
         free(b.s);
         return NULL;
     }
@@ -3218,7 +3220,7 @@ int test_web_range(void)
         /* the per-pixel parallelism of the timeline */
         enum { W = 300 };
         web_buf b = {0};
-        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b), 0);
+        TEST_EQ_INT(web_timeline(&r, 0, 0, span, W, 0, NULL, 0, &b, NULL), 0);
         json_error_t e;
         json_t *j = json_loads(b.s, 0, &e);
         free(b.s);
@@ -3385,6 +3387,170 @@ int test_web_update_generation(void)
     web_stop(w);
     analysis_free(an[5]);
     store_run_free(run[5]);
+    return 0;
+}
+
+/* ask: web_request() of GET path on w into *rep (answered in this thread, no HTTP). */
+static void ask(web *w, const char *path, web_reply *rep)
+{
+    web_http_req rq = {.method = "GET", .version = "HTTP/1.0", .target = path};
+    rq.target_len = strlen(path);
+    web_request(w, &rq, rep);
+}
+
+/* shrink_peer: the server's end of client socket fd (this process's, found by its peer address)
+ * gets a send buffer of 4 KiB, so that an answer the client does not read stays in libmicrohttpd
+ * instead of in the kernel's buffers. 1 when found (within 5 s: it is accepted on a pool thread).
+ */
+static int shrink_peer(int fd)
+{
+    struct sockaddr_in me, peer;
+    socklen_t len = sizeof me;
+    if (getsockname(fd, (struct sockaddr *)&me, &len) != 0)
+        return 0;
+    for (int tries = 0; tries < 500; tries++) {
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *e;
+        int found = 0;
+        while (d && (e = readdir(d)) && !found) {
+            int s = atoi(e->d_name);
+            len = sizeof peer;
+            if (s != fd && s > 2 && getpeername(s, (struct sockaddr *)&peer, &len) == 0 &&
+                peer.sin_family == AF_INET && peer.sin_port == me.sin_port &&
+                peer.sin_addr.s_addr == me.sin_addr.s_addr) {
+                int small = 4096;
+                found = setsockopt(s, SOL_SOCKET, SO_SNDBUF, &small, sizeof small) == 0;
+            }
+        }
+        if (d)
+            closedir(d);
+        if (found)
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* same_body: the bodies of two replies are one and the same memory (a prebuilt body is shared,
+ * not copied, per request). */
+static int same_body(const char *what, const web_reply *a, const web_reply *b)
+{
+    if (a->status != 200 || b->status != 200 || !a->blob || a->body != b->body) {
+        fprintf(stderr, "%s: statuses %u %u, bodies at %p and %p (blob %p): want one shared body\n",
+                what, a->status, b->status, (void *)a->body, (void *)b->body, (void *)a->blob);
+        return 0;
+    }
+    return 1;
+}
+
+/* Prebuilt answers (GET /api/runs, /api/stats, a cached /api/timeline) are handed to the reply
+ * without a copy, and outlive the generation they came from until sent: replies held across
+ * web_update() (which does not wait for them) and the freeing of the replaced runs still read
+ * their whole body (ASan: no use after free; LSan: the last holder frees it), in process and
+ * over HTTP to a client that reads its answer only after the update. */
+int test_web_reply_lifetime(void)
+{
+    store_run *run[3];
+    analysis *an[3];
+    for (int i = 0; i < 3; i++) {
+        run[i] = make_run_x(1.0, 0, 1);
+        TEST_EQ_INT(analysis_run(run[i], NULL, &an[i]), ANALYSIS_OK);
+    }
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    o.follow = 1;
+    web *w = NULL;
+    char err[256];
+    web_run wr = {"life", run[0], an[0]};
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    web_reply st;
+    for (int i = 0; i < 2000; i++) { /* the stats (and the grids: answers become cacheable) */
+        ask(w, "/api/stats?run=0", &st);
+        web_reply_done(&st);
+        if (st.status != 503)
+            break;
+        usleep(5000);
+    }
+    TEST_EQ_INT(st.status, 200);
+    static const char *const paths[] = {
+        "/api/runs", "/api/stats?run=0",
+        "/api/timeline?run=0&t0=0&t1=700000&width=8000&kmax=0", /* computed, then cached */
+        "/api/timeline?run=0&t0=0&t1=700000&width=8000&kmax=0"};
+    enum { NP = sizeof paths / sizeof *paths };
+    web_reply a[NP], b[NP];
+    char *want[NP];
+    for (int i = 0; i < NP; i++) {
+        ask(w, paths[i], &a[i]);
+        ask(w, paths[i], &b[i]);
+        TEST_EQ_INT(a[i].status, 200);
+        want[i] = malloc(a[i].len);
+        memcpy(want[i], a[i].body, a[i].len);
+    }
+    TEST_ASSERT(same_body(paths[0], &a[0], &b[0]));
+    TEST_ASSERT(same_body(paths[1], &a[1], &b[1]));
+    TEST_ASSERT(!a[2].blob);                        /* computed: its own buffer */
+    TEST_ASSERT(same_body(paths[3], &b[2], &a[3])); /* then the cache's, shared */
+    TEST_ASSERT(same_body(paths[3], &a[3], &b[3]));
+    /* a client asks for the cached answer over HTTP and reads it only after two updates */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)web_port(w))};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    TEST_EQ_INT(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    TEST_ASSERT(shrink_peer(fd));
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", paths[3]);
+    /* the cache's answer is held by the cache and 3 replies here, then by the one being sent */
+    unsigned *refs = &a[3].blob->refs;
+    TEST_EQ_INT(__atomic_load_n(refs, __ATOMIC_ACQUIRE), 4);
+    TEST_EQ_INT(write(fd, req, (size_t)n), n);
+    for (int i = 0; i < 1000 && __atomic_load_n(refs, __ATOMIC_ACQUIRE) != 5; i++)
+        usleep(10000); /* answered: libmicrohttpd holds it until sent */
+    TEST_EQ_INT(__atomic_load_n(refs, __ATOMIC_ACQUIRE), 5);
+    for (int i = 1; i < 3; i++) {
+        wr = (web_run){"life", run[i], an[i]};
+        TEST_EQ_INT(web_update(w, &wr, 1, err, sizeof err), WEB_OK); /* never waits on replies */
+        analysis_free(an[i - 1]);
+        store_run_free(run[i - 1]);
+    }
+    TEST_EQ_INT(web_generation(w), 3);
+    /* generation 1 and its cache are gone; the answer is still being sent (the client has not
+     * read it): held by the 3 replies here and by libmicrohttpd */
+    TEST_EQ_INT(__atomic_load_n(refs, __ATOMIC_ACQUIRE), 4);
+    for (int i = 0; i < NP; i++) { /* the held replies read as they were, then let go */
+        TEST_ASSERT(a[i].len == b[i].len && !memcmp(a[i].body, want[i], a[i].len) &&
+                    !memcmp(b[i].body, want[i], b[i].len));
+        web_reply_done(&a[i]);
+        web_reply_done(&b[i]);
+    }
+    size_t cap = 1 << 20, got = 0;
+    char *buf = malloc(cap);
+    ssize_t k;
+    while ((k = read(fd, buf + got, cap - got)) > 0)
+        if ((got += (size_t)k) == cap)
+            buf = realloc(buf, cap *= 2);
+    close(fd);
+    char *sep = NULL; /* the end of the head (the body is binary) */
+    for (size_t i = 0; i + 4 <= got && !sep; i++)
+        if (!memcmp(buf + i, "\r\n\r\n", 4))
+            sep = buf + i;
+    TEST_ASSERT(sep && strncmp(buf, "HTTP/1.1 200", 12) == 0);
+    size_t body = got - (size_t)(sep + 4 - buf);
+    fprintf(stderr, "the slow client read %zu bytes of body after the updates, want %zu\n", body,
+            a[3].len);
+    TEST_ASSERT(body == a[3].len && !memcmp(sep + 4, want[3], body));
+    free(buf);
+    for (int i = 0; i < NP; i++)
+        free(want[i]);
+    web_reply r;
+    ask(w, "/api/runs", &r); /* the current generation's own body */
+    TEST_ASSERT(r.status == 200 && strstr(r.body, "\"generation\":3"));
+    web_reply_done(&r);
+    web_stop(w);
+    analysis_free(an[2]);
+    store_run_free(run[2]);
     return 0;
 }
 
@@ -3803,7 +3969,7 @@ static char *timeline_answer(const web_runix *r, int64_t t0, int64_t t1, uint32_
                              const uint8_t *sel, int compact, size_t *len)
 {
     web_buf b = {0};
-    if (web_timeline(r, 0, t0, t1, w, kmax, sel, compact, &b) != 0) {
+    if (web_timeline(r, 0, t0, t1, w, kmax, sel, compact, &b, NULL) != 0) {
         free(b.s);
         return NULL;
     }

@@ -41,6 +41,7 @@ const S = {
   height: 0,
   hover: null,             // what is under the mouse
   selected: null,          // {run, id, s, d} of the clicked kernel (s, d once its details came)
+  item: null,              // {run, kind, id} of the clicked copy, API call or NVTX range
   range: null,             // {t0, t1}: the selected time range (ns, as t0/t1), or null
   rangeStats: null,        // RangeStats per run, for S.range (null while asked)
   rangeSeq: 0,             // range query sequence, to drop stale answers

@@ -14,6 +14,7 @@ function writeHash() {
   if (S.colorBy !== 'process') p.set('color', S.colorBy);
   if (S.find.q) p.set('q', S.find.q);
   if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
+  if (S.item) p.set('item', `${S.item.kind}:${S.item.run}:${S.item.id}`);
   if (S.range) p.set('range', `${Math.round(S.range.t0)},${Math.round(S.range.t1)}`);
   history.replaceState(null, '', `#${p.toString()}`);
 }
@@ -27,9 +28,11 @@ function readHash() {
   const q = p.get('q');
   if (q) { $('find').value = q; }
   const sel = /^(\d+):(\d+)$/.exec(p.get('sel') || '');
+  const item = /^(copy|api|nvtx):(\d+):(\d+)$/.exec(p.get('item') || '');
   const range = /^(-?\d+),(-?\d+)$/.exec(p.get('range') || '');
   return {
     t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null,
+    item: item ? { kind: item[1], run: +item[2], id: +item[3] } : null,
     range: range && +range[2] > +range[1] ? { t0: +range[1], t1: +range[2] } : null,
   };
 }

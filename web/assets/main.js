@@ -40,6 +40,7 @@ async function main() {
   S.ready = true;
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
+  else if (h.item && h.item.run < S.runs.length) showItem(h.item.run, h.item.kind, h.item.id);
   if (h.range) selectRange(h.range.t0, h.range.t1);
   await refreshStats();
   updateStatus();

@@ -58,6 +58,7 @@ async function showKernel(runIdx, id) {
   try {
     const k = await getJSON(`api/kernel?run=${runIdx}&id=${id}`);
     S.selected = { run: runIdx, id, s: k.start, d: k.dur };
+    S.item = null;
     writeHash();
     requestDraw();
     const kp = S.runs[runIdx].processes[k.process];
@@ -148,6 +149,7 @@ function closeDetails() {
   panel.details = false;
   $('details-body').textContent = '';
   S.selected = null;
+  S.item = null;
   S.flow = null;
   showTab();
   writeHash();

@@ -359,6 +359,8 @@ async function showItem(ri, kind, id) {
   try {
     const it = await getJSON(`api/item?run=${ri}&kind=${kind}&id=${id}`);
     S.selected = null; // the kernel selection
+    S.item = { run: ri, kind, id };
+    writeHash();
     const rows = [['process', `pid ${it.pid}`]];
     if (kind === 'copy') {
       rows.push(['GPU · context · stream', `${it.lane} · ${it.context} · ${it.stream}`],
