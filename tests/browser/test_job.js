@@ -9,36 +9,14 @@
 // job.png, job_group.png in TLVIEW_BROWSER_DIR. Usage: node test_job.js job
 //   (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = tlview, TLVIEW_JOB_GEN = bench_job_gen, CHROMIUM)
 'use strict';
-const { spawn, execFileSync } = require('child_process');
+const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const DIR = process.env.TLVIEW_BROWSER_DIR;
-const { chromium } = require(path.join(DIR, 'node_modules', 'playwright-core'));
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const { DIR, chromium, FLAGS, state, check, start } = require('./harness');
 const VERDICT_RGB = { 'time-sliced': 'rgb(214, 69, 65)', concurrent: 'rgb(46, 158, 79)' };
-
-let failures = 0;
-function check(cond, what) {
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!cond) failures++;
-}
-
-function startServer(args) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.env.TLVIEW_FIXTURE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (b) => {
-      out += b;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) resolve({ proc: p, url: m[1] });
-    });
-    p.on('exit', (code) => reject(new Error(`tlview serve exited with ${code}`)));
-    setTimeout(() => reject(new Error('tlview serve did not print its URL')), 30000);
-  });
-}
+const startServer = (args) => start(args, 'tlview serve');
 
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-job-'));
@@ -119,8 +97,8 @@ async function main() {
     fs.rmSync(profile, { recursive: true, force: true });
     fs.rmSync(work, { recursive: true, force: true });
   }
-  console.log(`${failures} failed`);
-  process.exit(failures ? 1 : 0);
+  console.log(`${state.failures} failed`);
+  process.exit(state.failures ? 1 : 0);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -20,31 +20,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const DIR = process.env.TLVIEW_BROWSER_DIR;
-const { chromium } = require(path.join(DIR, 'node_modules', 'playwright-core'));
+const { DIR, chromium, FLAGS, state, check, start } = require('./harness');
 const CASE = process.argv[2] || 'page';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-let failures = 0;
-function check(cond, what) {
-  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!cond) failures++;
-}
-
-function startFixture(args) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.env.TLVIEW_FIXTURE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (b) => {
-      out += b;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) resolve({ proc: p, url: m[1] });
-    });
-    p.on('exit', (code) => reject(new Error(`serve_fixture exited with ${code}`)));
-    setTimeout(() => reject(new Error('serve_fixture did not print its URL')), 30000);
-  });
-}
+const startFixture = (args) => start(args, 'serve_fixture');
 
 // colourCounts counts canvas pixels (device pixels) near each of the given colours, in rows
 // [y0, y1) of CSS px, right of the label gutter (or in columns [xa, xb) of CSS px).
@@ -180,8 +158,8 @@ async function main() {
     if (grow) grow.proc.kill('SIGTERM');
     if (followDir) fs.rmSync(followDir, { recursive: true, force: true });
   }
-  console.log(`${failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${failures} failed checks`);
-  process.exit(failures ? 1 : 0);
+  console.log(`${state.failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${state.failures} failed checks`);
+  process.exit(state.failures ? 1 : 0);
 }
 
 async function testPage(page, S, rows) {
