@@ -63,8 +63,8 @@ const char *analysis_physics_name(analysis_physics p)
 const char *analysis_rule_name(analysis_rule r)
 {
     static const char *const names[ANALYSIS_NRULES] = {
-        "none",        "no-mps",        "not-stretched", "handover",
-        "shared-slow", "one-at-a-time", "parallel-slow", "no-reference"};
+        "none",          "no-mps",        "not-stretched", "handover",  "shared-slow",
+        "one-at-a-time", "parallel-slow", "no-reference",  "took-turns"};
     return (unsigned)r < ANALYSIS_NRULES ? names[r] : "?";
 }
 
@@ -83,7 +83,10 @@ const char *analysis_rule_text(analysis_rule r)
         "MPS clients that each fill the GPU: --assume-mps on|off says which)",
         "MPS state unknown: the kernels ran side by side but slowed each other down",
         "MPS state unknown and too few kernels with a solo reference (give --baseline FILES, or "
-        "--assume-mps on|off)"};
+        "--assume-mps on|off)",
+        "contexts that cannot share the GPU (no MPS) took turns without their kernels "
+        "overlapping: each kernel fit its context's time slice, and the GPU switched between "
+        "them (an idle gap at each switch)"};
     return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
 }
 

@@ -72,8 +72,10 @@ typedef enum analysis_rule {
     ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism */
     ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */
     ANALYSIS_RULE_NO_REFERENCE = 7,  /* UNKNOWN physics and too few solo references */
+    ANALYSIS_RULE_TOOK_TURNS = 8,    /* no overlap, but >= 2 context switches between share
+                                        groups known not to be MPS: time-sliced */
 } analysis_rule;
-#define ANALYSIS_NRULES 8
+#define ANALYSIS_NRULES 9
 
 /* Where a stretch figure comes from. */
 typedef enum analysis_basis {
@@ -324,13 +326,17 @@ typedef struct analysis_device {
     uint64_t switches;               /* context switches seen: the GPU went idle after a kernel
                                         of one share group known not to be MPS and started
                                         another such group's kernel within
-                                        ANALYSIS_SWITCH_GAP_NS: the contexts took turns without
+                                        ANALYSIS_SWITCH_GAP_MIN_NS to ANALYSIS_SWITCH_GAP_NS: the
+                                        contexts took turns without
                                         overlapping (each kernel fit its time slice) */
     int64_t switch_gap_ns;           /* the idle gaps of those switches, summed */
 } analysis_device;
 
-/* The longest idle gap between two share groups' kernels counted as a switch (1 ms). On the H200
- * a context switch leaves the GPU idle 142-144 us (tests/gpu/RESULTS.md, 2026-12-01 18:20). */
+/* The idle gaps between two share groups' kernels counted as a context switch: 1 us to 1 ms. On
+ * the H200 a switch leaves the GPU idle 142-144 us (tests/gpu/RESULTS.md, 2026-12-01 18:20); a
+ * gap under 1 us is no switch a GPU can make (clock error between processes' files, or rounded
+ * times), a gap over 1 ms the processes' own idle time. */
+#define ANALYSIS_SWITCH_GAP_MIN_NS 1000
 #define ANALYSIS_SWITCH_GAP_NS 1000000
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */

@@ -40,12 +40,14 @@ typedef struct analysis_winx {
  * inside the measured interval. */
 typedef struct analysis_switch {
     int64_t t, gap;
+    int64_t busy; /* the device's busy clock then (and all through the gap) */
 } analysis_switch;
 
 /* The switches of one device slot, in time order. */
 typedef struct analysis_switches {
     analysis_switch *at;
     uint64_t n, cap;
+    uint64_t next; /* the first not yet in an emitted window (sweep) */
 } analysis_switches;
 
 /* A call site: kernels of one signature launched right after kernels of signature `pred` on

@@ -22,7 +22,6 @@ typedef struct inflight {
 /* A window under construction, or the clocks at one instant of it. */
 typedef struct clocks {
     int64_t busy, ovl, ctxint, grpint; /* see sweepdev */
-    int64_t switches, switch_gap;      /* context switches so far, their idle gaps summed */
     int64_t phys[ANALYSIS_NPHYSICS];
 } clocks;
 
@@ -43,13 +42,12 @@ typedef struct sweepdev {
     int64_t drop_t;          /* when the overlap last fell below 2 contexts */
     clocks at_open, at_drop; /* the clocks at win_t0 and drop_t */
     int64_t cursor_busy;     /* busy clock at cursor */
-    int64_t cursor_switches, cursor_switch_gap; /* switch clocks at cursor */
-    uint16_t maxp, maxc;  /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;          /* an MPS client context ran in the open window */
-    int64_t last_end;     /* when the device last went idle */
-    uint32_t last_group;  /* the share group of the kernel that ended then; UINT32_MAX none */
-    analysis_window *win; /* this slot's windows, in time order */
-    analysis_winx *winx;  /* parallel to win */
+    uint16_t maxp, maxc;     /* of the open window (updated only while >= 2 in flight) */
+    uint8_t mps;             /* an MPS client context ran in the open window */
+    int64_t last_end;        /* when the device last went idle */
+    uint32_t last_group;     /* the share group of the kernel that ended then; UINT32_MAX none */
+    analysis_window *win;    /* this slot's windows, in time order */
+    analysis_winx *winx;     /* parallel to win */
     uint64_t nwin, capwin;
 } sweepdev;
 
@@ -154,30 +152,65 @@ static int push_window(sweepdev *d, const analysis_window *w, const analysis_win
     return ANALYSIS_OK;
 }
 
-/* Emits the quiet window [cursor, t) of slot s (SOLO if the busy clock moved in it). */
+/* Takes the context switches of slot s before t that no window holds yet: their count and idle
+ * gaps into *w, the first's and last's index into *pFirst, *pLast (when there are any). */
+static void take_switches(analysis *a, uint32_t s, int64_t t, analysis_window *w, uint64_t *pFirst,
+                          uint64_t *pLast)
+{
+    analysis_switches *l = &a->sw[s];
+    *pFirst = l->next;
+    for (; l->next < l->n && l->at[l->next].t < t; l->next++) {
+        w->switches++;
+        w->switch_gap_ns += l->at[l->next].gap;
+    }
+    *pLast = l->next - 1;
+}
+
+/* Appends a quiet window [t0, t1) with busy time `busy` (SOLO if any, else IDLE) holding the
+ * switches counted in sw (NULL: none). */
+static int push_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t0, int64_t t1, int64_t busy,
+                      const analysis_window *sw)
+{
+    analysis_window w = {0};
+    w.contexts = w.groups = NAN; /* no overlap to take the means over */
+    w.t0 = t0;
+    w.t1 = t1;
+    w.device = a->devs[s].device;
+    w.busy_ns = busy;
+    w.switches = sw ? sw->switches : 0;
+    w.switch_gap_ns = sw ? sw->switch_gap_ns : 0;
+    w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
+    analysis_winx x = {d->c.ovl, d->c.ovl};
+    return push_window(d, &w, &x);
+}
+
+/* Emits the quiet window [cursor, t) of slot s (SOLO if the busy clock moved in it). Where its
+ * contexts switched twice or more, the stretch from the first switch's idle gap to the last
+ * switch is a window of its own holding them (the judge calls it time-sliced: they took turns),
+ * between the quiet time before and after it. */
 static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
 {
+    int rc = ANALYSIS_OK;
     if (t > d->cursor) {
-        analysis_window w = {0};
-        w.contexts = w.groups = NAN; /* no overlap to take the means over */
-        w.t0 = d->cursor;
-        w.t1 = t;
-        w.device = a->devs[s].device;
-        w.busy_ns = d->c.busy - d->cursor_busy;
-        w.switches = (uint32_t)(d->c.switches - d->cursor_switches);
-        w.switch_gap_ns = d->c.switch_gap - d->cursor_switch_gap;
-        w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-        analysis_winx x = {d->c.ovl, d->c.ovl};
-        int rc = push_window(d, &w, &x);
-        if (rc)
-            return rc;
-        d->cursor_switches =
-            d->c.switches; /* else a switch at t goes to the window starting there */
-        d->cursor_switch_gap = d->c.switch_gap;
+        analysis_window sw = {0};
+        uint64_t i0, i1;
+        take_switches(a, s, t, &sw, &i0, &i1);
+        if (sw.switches < 2) {
+            rc = push_quiet(a, s, d, d->cursor, t, d->c.busy - d->cursor_busy, &sw);
+        } else {
+            const analysis_switch *f = &a->sw[s].at[i0], *l = &a->sw[s].at[i1];
+            int64_t a0 = f->t - f->gap > d->cursor ? f->t - f->gap : d->cursor;
+            if (a0 > d->cursor)
+                rc = push_quiet(a, s, d, d->cursor, a0, f->busy - d->cursor_busy, NULL);
+            if (!rc)
+                rc = push_quiet(a, s, d, a0, l->t, l->busy - f->busy, &sw);
+            if (!rc && t > l->t)
+                rc = push_quiet(a, s, d, l->t, t, d->c.busy - l->busy, NULL);
+        }
     }
     d->cursor = t;
     d->cursor_busy = d->c.busy;
-    return ANALYSIS_OK;
+    return rc;
 }
 
 /* Emits the open overlap window of slot s, which ends where the overlap last dropped. Its
@@ -196,8 +229,8 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
-    w.switches = (uint32_t)(e->switches - o->switches);
-    w.switch_gap_ns = e->switch_gap - o->switch_gap;
+    uint64_t i0, i1;
+    take_switches(a, s, d->drop_t, &w, &i0, &i1);
     w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
@@ -214,8 +247,6 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     d->open = 0;
     d->cursor = d->drop_t;
     d->cursor_busy = e->busy;
-    d->cursor_switches = e->switches;
-    d->cursor_switch_gap = e->switch_gap;
     return push_window(d, &w, &x);
 }
 
@@ -332,7 +363,8 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     /* a context switch: from an idle GPU, another plain share group than the one that ran last */
     uint32_t g = a->ctx_group[ctx];
     if (was == 0 && d->last_group != UINT32_MAX && d->last_group != g && a->group_plain[g] &&
-        a->group_plain[d->last_group] && k->start - d->last_end <= ANALYSIS_SWITCH_GAP_NS) {
+        a->group_plain[d->last_group] && k->start - d->last_end >= ANALYSIS_SWITCH_GAP_MIN_NS &&
+        k->start - d->last_end <= ANALYSIS_SWITCH_GAP_NS) {
         analysis_switches *l = &a->sw[s];
         if (l->n == l->cap) {
             uint64_t cap = l->cap ? 2 * l->cap : 16;
@@ -342,9 +374,9 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
             l->at = p;
             l->cap = cap;
         }
-        l->at[l->n++] = (analysis_switch){k->start, k->start - d->last_end};
-        d->c.switches++;
-        d->c.switch_gap += k->start - d->last_end;
+        l->at[l->n++] = (analysis_switch){k->start, k->start - d->last_end, d->c.busy};
+        a->devs[s].switches++;
+        a->devs[s].switch_gap_ns += k->start - d->last_end;
     }
     context_step(sw, d, ctx, +1);
     if (sw->pcount[ps]++ == 0) {
@@ -379,8 +411,6 @@ static int device_finish(sweep *sw, uint32_t s)
         return rc;
     ad->busy_ns = d->c.busy;
     ad->overlap_ns = d->c.ovl;
-    ad->switches = (uint64_t)d->c.switches;
-    ad->switch_gap_ns = d->c.switch_gap;
     ad->idle_ns = (ad->t_end - ad->t_begin) - d->c.busy;
     return ANALYSIS_OK;
 }

@@ -610,7 +610,8 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
             continue;
         /* context switches: at worst their gaps were the processes' own idle time, and the
          * kernels pay the MPS launch cost (a time-sliced window's mps_worst_ns has it already) */
-        if (worst && win->switches && win->verdict != ANALYSIS_TIME_SLICED)
+        if (worst && win->switches &&
+            (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE))
             saved -= (double)win->nkernels * cal->launch_ns * frac;
         if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE)
             continue;
@@ -696,6 +697,8 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
         v->basis_ns[win->basis] += len;
         if (win->verdict < ANALYSIS_CONCURRENT)
             continue;
+        if (ovl <= 0)
+            continue; /* contexts that took turns: no overlap to take means over */
         v->ovl += ovl;
         v->ctx += ovl * win->contexts;
         if (win->basis != ANALYSIS_BASIS_NONE) {
@@ -837,6 +840,13 @@ int analysis_judge(analysis *a)
             window_evidence(&a->opt, cal, win, &ws[w]);
             if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
                 judge_window(&a->opt, win);
+            else if (win->verdict == ANALYSIS_SOLO && win->switches >= 2) {
+                /* contexts without MPS took turns without overlapping: time-slicing with each
+                 * kernel inside its slice (no stretch to measure, the switches to count) */
+                win->verdict = ANALYSIS_TIME_SLICED;
+                win->physics = ANALYSIS_PHYS_SLICED;
+                win->rule = ANALYSIS_RULE_TOOK_TURNS;
+            }
         }
     }
     /* run level (t_begin and t_end are set by assign_slots()): over the measured interval, the

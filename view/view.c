@@ -160,7 +160,9 @@ static void stretch_text(const analysis_verdict_time *bv, char *buf, size_t n)
 static const char *why(const analysis_device *d, analysis_rule r)
 {
     switch (r) {
-    case ANALYSIS_RULE_NO_MPS: return d->mps == ANALYSIS_MPS_OFF ? "no MPS" : "not all under MPS";
+    case ANALYSIS_RULE_NO_MPS:
+    case ANALYSIS_RULE_TOOK_TURNS:
+        return d->mps == ANALYSIS_MPS_OFF ? "no MPS" : "not all under MPS";
     case ANALYSIS_RULE_ONE_AT_A_TIME:
     case ANALYSIS_RULE_PARALLEL_SLOW:
     case ANALYSIS_RULE_NO_REFERENCE: return "MPS state unknown";
@@ -223,27 +225,22 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
     char w[160], st[160];
     who(d, w, sizeof w);
     h->verdict[0] = h->tail[0] = '\0';
-    if (d->verdict < ANALYSIS_CONCURRENT) {
+    if (d->verdict < ANALYSIS_CONCURRENT) { /* no overlap, no context switches */
         snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts", slot,
                  view_device_name(a, slot), w);
-        if (d->switches >= 2)
-            append(h->head, sizeof h->head,
-                   ", but the GPU switched between them %llu times (idle %.0f us at each switch: "
-                   "they took turns)",
-                   (unsigned long long)d->switches,
-                   (double)d->switch_gap_ns / (double)d->switches / 1e3);
         if (d->max_kernels > 1)
             append(h->head, sizeof h->head,
                    "; up to %u kernels in flight at once (streams of one context)", d->max_kernels);
-        if (d->switches >= 2 && d->predicted_gain >= 1.005) {
-            size_t n = strlen(h->head);
-            gain_text(d, h->head + n, sizeof h->head - n);
-        }
         return;
     }
-    /* an overlap window means busy time: the share is defined */
-    snprintf(h->head, sizeof h->head, "GPU %u (%s): %s overlapped %.0f%% of busy time; ", slot,
-             view_device_name(a, slot), w, 100 * overlap_of_busy(d));
+    /* an overlap window means busy time: the share is defined (and 0 where the contexts only
+     * took turns) */
+    if (d->overlap_ns > 0)
+        snprintf(h->head, sizeof h->head, "GPU %u (%s): %s overlapped %.0f%% of busy time; ", slot,
+                 view_device_name(a, slot), w, 100 * overlap_of_busy(d));
+    else
+        snprintf(h->head, sizeof h->head, "GPU %u (%s): %s, no overlap between contexts; ", slot,
+                 view_device_name(a, slot), w);
     snprintf(h->verdict, sizeof h->verdict, "%s", analysis_verdict_name(d->verdict));
     for (char *p = h->verdict; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
@@ -251,10 +248,22 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
     const char *y = why(d, bv->rule);
     switch (d->verdict) {
     case ANALYSIS_TIME_SLICED: {
-        int n = snprintf(h->tail, sizeof h->tail, " (%s): %s%s", y, st,
-                         bv->rule == ANALYSIS_RULE_NO_MPS ? "" : ", one kernel's work at a time");
-        if (d->predicted_gain >= 1.005 && n > 0 && (size_t)n < sizeof h->tail)
-            gain_text(d, h->tail + n, sizeof h->tail - (size_t)n);
+        if (d->overlap_ns > 0)
+            snprintf(h->tail, sizeof h->tail, " (%s): %s%s", y, st,
+                     bv->rule == ANALYSIS_RULE_ONE_AT_A_TIME ? ", one kernel's work at a time"
+                                                             : "");
+        else
+            snprintf(h->tail, sizeof h->tail, " (%s):", y);
+        if (d->switches >= 2 && (d->overlap_ns == 0 || bv->rule == ANALYSIS_RULE_TOOK_TURNS))
+            append(h->tail, sizeof h->tail,
+                   "%s the GPU switched between them %llu times without their kernels overlapping "
+                   "(idle %.0f us at each switch: they took turns)",
+                   d->overlap_ns > 0 ? "; and" : "", (unsigned long long)d->switches,
+                   (double)d->switch_gap_ns / (double)d->switches / 1e3);
+        if (d->predicted_gain >= 1.005) {
+            size_t n = strlen(h->tail);
+            gain_text(d, h->tail + n, sizeof h->tail - n);
+        }
         break;
     }
     case ANALYSIS_CONCURRENT: snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st); break;

@@ -764,8 +764,9 @@ int test_analysis_verdict_names(void)
     }
     TEST_EQ_STR(analysis_verdict_name((analysis_verdict)42), "?");
     TEST_EQ_STR(analysis_verdict_meaning((analysis_verdict)42), "?");
-    const char *rules[] = {"none",        "no-mps",        "not-stretched", "handover",
-                           "shared-slow", "one-at-a-time", "parallel-slow", "no-reference"};
+    const char *rules[] = {"none",          "no-mps",       "not-stretched",
+                           "handover",      "shared-slow",  "one-at-a-time",
+                           "parallel-slow", "no-reference", "took-turns"};
     for (int r = 0; r < ANALYSIS_NRULES; r++) {
         TEST_EQ_STR(analysis_rule_name((analysis_rule)r), rules[r]);
         TEST_ASSERT(strlen(analysis_rule_text((analysis_rule)r)) > 5);
@@ -1759,6 +1760,8 @@ int test_analysis_context_switches(void)
         {SYNTH_PLAIN, 143000, 0, 19}, {SYNTH_PLAIN, 1000000, 0, 19}, {SYNTH_PLAIN, 1000001, 0, 0},
         {SYNTH_MPS, 143000, 0, 0},    {SYNTH_UNKNOWN, 143000, 0, 0}, {SYNTH_PLAIN, 143000, 1, 0},
         {SYNTH_PLAIN, -1000, 0, 0}, /* overlapping by 1 us: a window, not a switch */
+        {SYNTH_PLAIN, 999, 0, 0},   /* under 1 us: no switch a GPU can make */
+        {SYNTH_PLAIN, 1000, 0, 19},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         store_run *run = store_run_new();
@@ -1780,6 +1783,12 @@ int test_analysis_context_switches(void)
                     (unsigned long long)d->switches, (unsigned long long)cases[c].want_switches);
         TEST_EQ_INT(d->switches, cases[c].want_switches);
         TEST_EQ_INT(d->switch_gap_ns, (int64_t)cases[c].want_switches * cases[c].gap);
+        /* two or more switches and no overlap: the contexts took turns, time-sliced */
+        if (cases[c].gap > 0)
+            TEST_EQ_INT(d->verdict,
+                        cases[c].want_switches >= 2 ? ANALYSIS_TIME_SLICED : ANALYSIS_SOLO);
+        if (cases[c].want_switches >= 2)
+            TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, ANALYSIS_RULE_TOOK_TURNS);
         analysis_free(a);
         store_run_free(run);
     }

@@ -206,8 +206,9 @@ int test_view_formatters(void)
 }
 
 /* Two processes without MPS taking turns (10 kernels of 50 us each, alternating, 143 us apart):
- * no window overlaps, and the headline says they took turns, with the switch's idle gap; the
- * JSON has the same count and gaps as `switches` and `switch_gap_ns`. */
+ * no window overlaps, yet the GPU time-sliced them (rule took-turns), and the headline says so
+ * with the switch's idle gap; the JSON has the same count and gaps as `switches` and
+ * `switch_gap_ns`. */
 int test_view_context_switches(void)
 {
     store_run *run = store_run_new();
@@ -220,13 +221,17 @@ int test_view_context_switches(void)
     view_headline h;
     view_headline_of(a, 0, &h);
     TEST_EQ_STR(h.head, "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS), no overlap between "
-                        "contexts, but the GPU switched between them 9 times (idle 143 us at each "
-                        "switch: they took turns); MPS would gain 0.995-3.57x");
+                        "contexts; ");
+    TEST_EQ_STR(h.verdict, "TIME-SLICED");
+    TEST_EQ_STR(h.tail, " (no MPS): the GPU switched between them 9 times without their kernels "
+                        "overlapping (idle 143 us at each switch: they took turns); MPS would gain "
+                        "0.996-3.57x");
     json_t *d = view_device_json(a, 0);
     TEST_ASSERT(d);
     TEST_EQ_INT(json_integer_value(json_object_get(d, "switches")), 9);
     TEST_EQ_INT(json_integer_value(json_object_get(d, "switch_gap_ns")), 9 * 143000);
-    TEST_EQ_STR(json_string_value(json_object_get(d, "verdict")), "solo");
+    TEST_EQ_STR(json_string_value(json_object_get(d, "verdict")), "time-sliced");
+    TEST_EQ_STR(json_string_value(json_object_get(d, "rule")), "took-turns");
     json_decref(d);
     analysis_free(a);
     store_run_free(run);

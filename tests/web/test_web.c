@@ -516,7 +516,7 @@ int test_web_runs(void)
                 "time-sliced them");
     TEST_EQ_STR(json_string_value(json_array_get(json_object_get(r0, "headline"), 0)),
                 "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 48% of busy "
-                "time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain 0.896-1.2x");
+                "time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain 0.896-1.18x");
     TEST_ASSERT(json_is_null(json_object_get(j, "compare")));
     json_decref(j);
     teardown(&f);
