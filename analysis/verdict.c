@@ -759,6 +759,7 @@ int analysis_judge(analysis *a)
     const store_run *run = a->run;
     winsum *ws = calloc(a->nwindows + 1, sizeof *ws);
     uint64_t *cur = calloc(a->ndevs + 1, sizeof *cur);
+    int64_t *covered = NULL; /* per slot, after the kernel pass */
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
     double *sigref = calloc(a->nsigs + 1, sizeof *sigref); /* per signature: sum of references */
     sitewalk sw = {0};
@@ -864,11 +865,35 @@ int analysis_judge(analysis *a)
                 a->switch_in[s] +=
                     x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
         }
+    /* each device's busy time inside the measured interval: the union of its kernels there
+     * (they come sorted by start; covered[] is each slot's covered end) */
+    if (!(covered = malloc((a->ndevs + 1) * sizeof *covered)))
+        goto out;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        covered[s] = sm->measure_t0;
+        a->devs[s].idle_in_ns = sm->measure_t1 - sm->measure_t0 - a->switch_in[s];
+    }
+    for (uint64_t i = 0; i < run->nkernels && run->kernels[i].start < sm->measure_t1; i++) {
+        const store_kernel *k = &run->kernels[i];
+        if (analysis_kernel_dur(k) <= 0)
+            continue; /* never in flight (zero-length, or beyond the times computed with) */
+        uint32_t s = analysis_kernel_slot(a, k);
+        int64_t t0 = k->start > covered[s] ? k->start : covered[s];
+        int64_t t1 = k->end < sm->measure_t1 ? k->end : sm->measure_t1;
+        if (t1 > t0) {
+            a->devs[s].idle_in_ns -= t1 - t0;
+            covered[s] = t1;
+        }
+    }
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
         double saved, saved_low;
+        if (ad->idle_in_ns < 0) /* switch gaps and kernels share no instant: rounding only */
+            ad->idle_in_ns = 0;
         judge_device(a, ad, ws, &saved, &saved_low);
+        if (predicted_end(a, ad, saved) > last_end)
+            sm->idle_in_ns = ad->idle_in_ns;
         last_end = fmax(last_end, predicted_end(a, ad, saved));
         last_end_low = fmax(last_end_low, predicted_end(a, ad, saved_low));
         estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
@@ -878,6 +903,10 @@ int analysis_judge(analysis *a)
     sm->stretch = set_stretch(dur_ref, ref, kernel_ns, a->opt.min_reference_coverage);
     sm->predicted_gain = gain_to(a, last_end);
     sm->predicted_gain_low = gain_to(a, last_end_low);
+    sm->idle_share = sm->measure_t1 > sm->measure_t0
+                         ? (double)sm->idle_in_ns / (double)(sm->measure_t1 - sm->measure_t0)
+                         : 0;
+    sm->host_paced = sm->idle_share >= ANALYSIS_HOST_PACED_IDLE;
     sm->gain_basis = sm->predicted_gain > 1.0
                          ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                          : ANALYSIS_BASIS_NONE;
@@ -885,6 +914,7 @@ int analysis_judge(analysis *a)
 out:
     free(ws);
     free(cur);
+    free(covered);
     free(share);
     free(ps);
     free(sigref);
