@@ -1,6 +1,9 @@
 /* web_server.c: the HTTP side of `tlview serve`: binds the listening socket itself (so a failure
- * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd on a thread pool with
- * limits (connections in all and per client address, an idle timeout), and decides every request
+ * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd with a thread per
+ * connection and limits (connections in all and per client address, an idle timeout), answers at
+ * most web_options.threads requests at once in the order they came (web_gate.c: one queue, so a
+ * request waits behind those that came before it, not behind its connection's thread's other
+ * clients; a slow client holds a thread but no turn), and decides every request
  * in web_request(), which knows nothing of libmicrohttpd (the fuzzer drives it directly): method,
  * Host and Origin against the names the server answers to (DNS rebinding), the token when bound
  * beyond loopback, then the path and the query, then an embedded asset or the JSON API.
