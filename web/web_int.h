@@ -526,6 +526,10 @@ void web_gate_free(web_gate *g);
 void web_gate_enter(web_gate *g);
 /* One request answered: the ticket whose turn it is now is woken. */
 void web_gate_leave(web_gate *g);
+/* Gives the calling thread's turn back when it holds one (web_gate_enter() on this thread, not
+ * left yet): before it waits for another request's answer. Its web_gate_leave() then does
+ * nothing. */
+void web_gate_give_back(void);
 /* Tickets handed out so far (for tests). */
 uint64_t web_gate_tickets(web_gate *g);
 
@@ -554,6 +558,9 @@ struct web {
 typedef struct web_tl_cache web_tl_cache;
 web_tl_cache *web_tl_cache_new(void);
 void web_tl_cache_free(web_tl_cache *c);
+/* Answers computed to be cached so far (a query asked again, or while it is being computed, is
+ * not computed again): for tests. */
+uint64_t web_tl_cache_computed(web_tl_cache *c);
 
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;
