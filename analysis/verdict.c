@@ -393,6 +393,9 @@ typedef struct winsum {
                           shortest instance standing in for a missing reference */
     double smw_short;  /* the same, weighted by SM share */
     double sm_ovl;     /* overlapped kernel time weighted by SM share */
+    double tail_ref;   /* the tails (analysis_calibration) of the kernels with a solo reference,
+                          each for the share of its life overlapped */
+    double tail_short; /* the same with the shortest instance standing in for a reference */
     double dur;        /* the whole durations of the kernels with time inside */
     double k, w;       /* the window's kernel time and solo work on its basis (judge_window) */
 } winsum;
@@ -449,7 +452,7 @@ static double gpu_share(const store_launch *l, const store_device *d)
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
                             analysis_window *w, winsum *ws)
 {
-    double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
+    double ovl = (double)w->overlap_ns, smw = 0, extra = 1, tail = 0;
     w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
@@ -463,6 +466,7 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl_ref;
         ws->w = ws->work_ref;
         smw = ws->smw_ref;
+        tail = ws->tail_ref;
         extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
     } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
         w->basis = ANALYSIS_BASIS_TURNS;
@@ -474,18 +478,20 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl;
         ws->w = ws->work_short;
         smw = ws->smw_short;
+        tail = ws->tail_short;
     } else {
         return;
     }
     w->stretch = (float)(ws->k / ws->w);
     w->parallelism = (float)(ws->w * extra / ovl);
     /* side by side, the overlapped work: at best every kernel at its solo speed, as many at once
-     * as were in flight, but not beyond the SMs; at worst, kernels that fit the GPU together
-     * slowed by the most MPS was seen to slow its clients, the others one after another, every
-     * launch paying the MPS server's cost */
+     * as were in flight, but not beyond the SMs, save the tails another client's kernels fill
+     * (analysis_calibration); at worst, kernels that fit the GPU together slowed by the most MPS
+     * was seen to slow its clients, the others one after another, every launch paying the MPS
+     * server's cost */
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
-    double best = fmax(packed, sm);
+    double best = fmax(packed, sm - tail * extra);
     double worst =
         packed >= sm ? fmax(packed * analysis_calibration_slowdown(cal, w->groups), sm) : work;
     worst = fmax(worst + (double)w->nkernels * cal->launch_ns, best);
@@ -543,6 +549,8 @@ typedef struct kin {
     double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
     double pO;         /* the same on its reference or its shortest instance */
     double share;      /* its share of the SMs */
+    double tR, tP;     /* its tail (analysis_calibration) on its reference; on its reference or
+                          its shortest instance */
 } kin;
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
@@ -574,10 +582,12 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
             m->smw_ref += ovl * q->rO * q->share;
+            m->tail_ref += ovl / q->dur * q->tR;
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
             m->smw_short += ovl * q->pO * q->share;
+            m->tail_short += ovl / q->dur * q->tP;
         }
     }
 }
@@ -765,12 +775,14 @@ int analysis_judge(analysis *a)
     sitewalk sw = {0};
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
+    const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || sitewalk_init(&sw, a))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || sitewalk_init(&sw, a))
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
         store_idx d = a->devs[s].device;
+        cals[s] = analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL);
         for (uint32_t l = 0; l < run->nlaunches; l++)
             share[(size_t)l * a->ndevs + s] =
                 (float)gpu_share(&run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
@@ -817,8 +829,16 @@ int analysis_judge(analysis *a)
                  r > 0 || sg->shortest_ns > 0,
                  0,
                  0,
-                 share[(size_t)k->launch * a->ndevs + s]};
+                 share[(size_t)k->launch * a->ndevs + s],
+                 0,
+                 0};
         o = o < q.dur ? o : q.dur;
+        if (o > 0 && q.prov) {
+            /* its tail (analysis_calibration): the drain of its last wave */
+            double d = q.ref ? r : (double)sg->shortest_ns;
+            q.tP = fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d);
+            q.tR = q.ref ? q.tP : 0;
+        }
         if (o > 0 && q.ref)
             q.pO = q.rO = overlap_rate(q.dur, r, o);
         else if (o > 0 && q.prov)
@@ -915,6 +935,7 @@ out:
     free(ws);
     free(cur);
     free(covered);
+    free(cals);
     free(share);
     free(ps);
     free(sigref);
