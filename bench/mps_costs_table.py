@@ -64,6 +64,14 @@ def kernels(rows, tag="K"):
     return out
 
 
+def grouped(ks, key):
+    """The K lines ks grouped by key(k), in a dict of lists."""
+    by = collections.defaultdict(list)
+    for k in ks:
+        by[key(k)].append(k)
+    return by
+
+
 class Out:
     """The CSV rows and the printed tables."""
 
@@ -228,9 +236,7 @@ def part_d(rows, out):
     ks = kernels(rows)
     if not ks:
         return
-    by = collections.defaultdict(list)
-    for k in ks:
-        by[(k[0], k[5], k[2])].append(k)
+    by = grouped(ks, lambda k: (k[0], k[5], k[2]))
     solo = {(m, kind): statistics.median(k[9] - k[8] for k in g)
             for (m, kind, n), g in by.items() if n == 1}
     span = rounds_span(ks)
@@ -271,9 +277,7 @@ def part_e(rows, out):
     ks = kernels(rows)
     if not ks:
         return
-    by = collections.defaultdict(list)
-    for k in ks:
-        by[(k[0], k[1], k[2])].append(k)
+    by = grouped(ks, lambda k: (k[0], k[1], k[2]))
     span = {key: max(k[9] for k in g) - min(k[8] for k in g) for key, g in by.items()}
     lines = []
     for (mode, scen, n), group in sorted(by.items(), key=lambda x: (x[0][1], x[0][2], x[0][0])):
