@@ -549,8 +549,8 @@ typedef struct kin {
     double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
     double pO;         /* the same on its reference or its shortest instance */
     double share;      /* its share of the SMs */
-    double tR, tP;     /* its tail (analysis_calibration) on its reference; on its reference or
-                          its shortest instance */
+    double tR, tP;     /* its tail (analysis_calibration) per ns of its life, on its reference;
+                          on its reference or its shortest instance */
 } kin;
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
@@ -582,12 +582,12 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
             m->smw_ref += ovl * q->rO * q->share;
-            m->tail_ref += ovl / q->dur * q->tR;
+            m->tail_ref += ovl * q->tR;
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
             m->smw_short += ovl * q->pO * q->share;
-            m->tail_short += ovl / q->dur * q->tP;
+            m->tail_short += ovl * q->tP;
         }
     }
 }
@@ -764,12 +764,28 @@ static double set_stretch(double dur_ref, double ref, double kernel_ns, double c
     return ref > 0 && dur_ref >= coverage * kernel_ns ? dur_ref / ref : NAN;
 }
 
+/* Adds kernel k's time inside the measured interval and not yet covered on its slot (covered[],
+ * the slot's covered end: kernels come sorted by start) to the slot's busy time inside it, kept
+ * as idle_in_ns going down from the interval's length. */
+static void cover_kernel(analysis *a, int64_t *covered, const store_kernel *k)
+{
+    if (analysis_kernel_dur(k) <= 0)
+        return; /* never in flight (zero-length, or beyond the times computed with) */
+    uint32_t s = analysis_kernel_slot(a, k);
+    int64_t t0 = k->start > covered[s] ? k->start : covered[s];
+    int64_t t1 = k->end < a->sum.measure_t1 ? k->end : a->sum.measure_t1;
+    if (t1 > t0) {
+        a->devs[s].idle_in_ns -= t1 - t0;
+        covered[s] = t1;
+    }
+}
+
 int analysis_judge(analysis *a)
 {
     const store_run *run = a->run;
     winsum *ws = calloc(a->nwindows + 1, sizeof *ws);
     uint64_t *cur = calloc(a->ndevs + 1, sizeof *cur);
-    int64_t *covered = NULL; /* per slot, after the kernel pass */
+    int64_t *covered = malloc((a->ndevs + 1) * sizeof *covered); /* per slot: cover_kernel() */
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
     double *sigref = calloc(a->nsigs + 1, sizeof *sigref); /* per signature: sum of references */
     sitewalk sw = {0};
@@ -777,10 +793,17 @@ int analysis_judge(analysis *a)
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || !cals || sitewalk_init(&sw, a))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || sitewalk_init(&sw, a))
         goto out;
+    /* the measured interval, known before the kernels are walked unless it is where every
+     * process ran kernels (their first and last kernels come from the walk) */
+    int early = a->opt.measure != ANALYSIS_MEASURE_TOGETHER;
+    if (early)
+        analysis_measure_interval(a);
     for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
+        covered[s] = a->sum.measure_t0;
+        a->devs[s].idle_in_ns = a->sum.measure_t1 - a->sum.measure_t0;
         store_idx d = a->devs[s].device;
         cals[s] = analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL);
         for (uint32_t l = 0; l < run->nlaunches; l++)
@@ -819,6 +842,8 @@ int analysis_judge(analysis *a)
             dur_ref += (double)dur;
             ref += r;
         }
+        if (early && k->start < a->sum.measure_t1)
+            cover_kernel(a, covered, k);
         if (dur <= 0)
             continue;
         kin q = {k,
@@ -836,7 +861,7 @@ int analysis_judge(analysis *a)
         if (o > 0 && q.prov) {
             /* its tail (analysis_calibration): the drain of its last wave */
             double d = q.ref ? r : (double)sg->shortest_ns;
-            q.tP = fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d);
+            q.tP = fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d) / q.dur;
             q.tR = q.ref ? q.tP : 0;
         }
         if (o > 0 && q.ref)
@@ -875,7 +900,8 @@ int analysis_judge(analysis *a)
     analysis_summary *sm = &a->sum;
     double last_end = -INFINITY, last_end_low = -INFINITY;
     int estimated = 0;
-    analysis_measure_interval(a);
+    if (!early)
+        analysis_measure_interval(a);
     if (!(a->switch_in = calloc(a->ndevs ? a->ndevs : 1, sizeof *a->switch_in)))
         goto out; /* rc is ANALYSIS_ENOMEM until the end */
     for (uint32_t s = 0; s < a->ndevs; s++)
@@ -885,26 +911,17 @@ int analysis_judge(analysis *a)
                 a->switch_in[s] +=
                     x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
         }
-    /* each device's busy time inside the measured interval: the union of its kernels there
-     * (they come sorted by start; covered[] is each slot's covered end) */
-    if (!(covered = malloc((a->ndevs + 1) * sizeof *covered)))
-        goto out;
-    for (uint32_t s = 0; s < a->ndevs; s++) {
+    /* each device's idle time inside the measured interval: its length less the union of the
+     * device's kernels there (walked above, or now when the interval came from the walk) and
+     * less its context switches' gaps */
+    for (uint32_t s = 0; s < a->ndevs && !early; s++) {
         covered[s] = sm->measure_t0;
-        a->devs[s].idle_in_ns = sm->measure_t1 - sm->measure_t0 - a->switch_in[s];
+        a->devs[s].idle_in_ns = sm->measure_t1 - sm->measure_t0;
     }
-    for (uint64_t i = 0; i < run->nkernels && run->kernels[i].start < sm->measure_t1; i++) {
-        const store_kernel *k = &run->kernels[i];
-        if (analysis_kernel_dur(k) <= 0)
-            continue; /* never in flight (zero-length, or beyond the times computed with) */
-        uint32_t s = analysis_kernel_slot(a, k);
-        int64_t t0 = k->start > covered[s] ? k->start : covered[s];
-        int64_t t1 = k->end < sm->measure_t1 ? k->end : sm->measure_t1;
-        if (t1 > t0) {
-            a->devs[s].idle_in_ns -= t1 - t0;
-            covered[s] = t1;
-        }
-    }
+    for (uint64_t i = 0; !early && i < run->nkernels && run->kernels[i].start < sm->measure_t1; i++)
+        cover_kernel(a, covered, &run->kernels[i]);
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        a->devs[s].idle_in_ns -= a->switch_in[s];
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
