@@ -1840,6 +1840,12 @@ int test_analysis_idle_in(void)
     TEST_EQ_INT(analysis_run(run, &o, &a), 0);
     TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, 4 * MS);
     analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_TOGETHER; /* 5-30 ms (known after the kernel walk): idle 15-20 */
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(analysis_get_summary(a)->measure_t0, 5 * MS);
+    TEST_EQ_INT(analysis_get_summary(a)->measure_t1, 30 * MS);
+    TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, 5 * MS);
+    analysis_free(a);
     store_run_free(run);
     /* the threshold: a gap of 2 ms in 100 ms is host-paced, one of 1.999 ms not */
     for (int c = 0; c < 2; c++) {
