@@ -549,8 +549,8 @@ typedef struct kin {
     double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
     double pO;         /* the same on its reference or its shortest instance */
     double share;      /* its share of the SMs */
-    double tR, tP;     /* its tail (analysis_calibration) per ns of its life, on its reference;
-                          on its reference or its shortest instance */
+    double tail;       /* its tail (analysis_calibration) per ns of its life, on its reference or
+                          its shortest instance (as pO) */
 } kin;
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
@@ -582,12 +582,12 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
             m->smw_ref += ovl * q->rO * q->share;
-            m->tail_ref += ovl * q->tR;
+            m->tail_ref += ovl * q->tail; /* on its reference: q->ref */
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
             m->smw_short += ovl * q->pO * q->share;
-            m->tail_short += ovl * q->tP;
+            m->tail_short += ovl * q->tail;
         }
     }
 }
@@ -855,14 +855,13 @@ int analysis_judge(analysis *a)
                  0,
                  0,
                  share[(size_t)k->launch * a->ndevs + s],
-                 0,
                  0};
         o = o < q.dur ? o : q.dur;
         if (o > 0 && q.prov) {
             /* its tail (analysis_calibration): the drain of its last wave */
             double d = q.ref ? r : (double)sg->shortest_ns;
-            q.tP = fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d) / q.dur;
-            q.tR = q.ref ? q.tP : 0;
+            q.tail =
+                fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d) / q.dur;
         }
         if (o > 0 && q.ref)
             q.pO = q.rO = overlap_rate(q.dur, r, o);
