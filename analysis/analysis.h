@@ -253,6 +253,9 @@ typedef struct analysis_window {
     int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
     uint32_t switches;        /* context switches inside (analysis_device.switches) */
     int64_t switch_gap_ns;    /* their idle gaps, summed */
+    int64_t waiting_ns;       /* time inside when one context ran alone while another, that
+                                 could not share the GPU with it, had a launched kernel ready
+                                 and waiting (analysis_device.waiting_ns) */
     /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
      * always, and stretch and parallelism also where there is no basis. */
     float contexts;       /* mean contexts in flight over its overlap time */
@@ -333,6 +336,13 @@ typedef struct analysis_device {
     int64_t idle_in_ns;              /* inside the measured interval: no kernel in flight and
                                         no context switch's gap (the processes had no work on
                                         the GPU: their CPUs set the pace) */
+    int64_t waiting_ns;              /* time when one context ran alone while another context,
+                                        not sharing the GPU with it (no MPS between them), had a
+                                        launched kernel waiting for the GPU (ready: its launch
+                                        call had returned and its stream's kernel before it had
+                                        ended, more than a launch latency before it started).
+                                        Needs the launch API records (TLVIEW_API=1, or an
+                                        imported trace's launches); 0 without */
 } analysis_device;
 
 /* The idle gaps between two share groups' kernels counted as a context switch: 1 us to 1 ms. On

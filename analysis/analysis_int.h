@@ -18,6 +18,8 @@ typedef struct analysis_calibration {
                            under MPS: fixed ns */
     double tail_share;  /* and its share of the kernel's solo duration (tail_ns + tail_share x d) */
     double tail_max;    /* never more than this share of d (the shortest kernel measured's) */
+    double wait_latency_ns; /* from a launch call's return to its kernel's start on a free GPU
+                               (at most, but for outliers): a longer delay is a wait (wait.c) */
 } analysis_calibration;
 
 /* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was
@@ -29,6 +31,34 @@ const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExac
  * to a whole number (x.5 down), 16's beyond 16. Pessimistic between measured counts, as the bound
  * it feeds: 3 clients take the 4-client figure, 5 the 8-client one. */
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
+
+/* What the kernels of one window did while a single context ran and other contexts' ready
+ * kernels waited for it (wait.c): the time, the solo work done in it, that work as if the waiting
+ * contexts' kernels had run beside (each instant's work over the kernels in flight plus the
+ * contexts waiting), weighted by SM share, and the tails (analysis_calibration) in it. */
+typedef struct analysis_waitsum {
+    double ns, work, packed, sm, tail;
+} analysis_waitsum;
+
+/* The walk that finds waiting contexts (wait.c), driven by the judge in kernel start order. */
+typedef struct analysis_waitwalk analysis_waitwalk;
+
+/* Prepares the walk over a's kernels, adding to sums[] (one per window, zeroed by the caller)
+ * and to each window's and device's waiting_ns. *pOut is NULL (and ANALYSIS_OK returned) when no
+ * kernel has a launch API record: there is nothing to walk. ANALYSIS_ENOMEM when out of memory. */
+int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwalk **pOut);
+
+/* Kernel k (in flight: a positive duration) starts, doing `rate` ns of solo work per ns while
+ * no other context is in flight, holding `share` of the SMs, with `tail` ns of tail per ns
+ * (analysis_calibration). Kernels come in start order. 0, or ANALYSIS_ENOMEM. */
+int analysis_waitwalk_kernel(analysis_waitwalk *w, const store_kernel *k, double rate, double share,
+                             double tail);
+
+/* Ends the walk after the last kernel. 0, or ANALYSIS_ENOMEM. */
+int analysis_waitwalk_finish(analysis_waitwalk *w);
+
+/* Frees the walk (NULL is fine). */
+void analysis_waitwalk_free(analysis_waitwalk *w);
 
 /* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
  * other kernels hold their overlapped time (ns, >= 0) until stretches replace it. */
@@ -84,6 +114,8 @@ struct analysis {
     analysis_winx *winx;      /* parallel to windows (sweep to judge only) */
     analysis_switches *sw;    /* ndevs: each slot's context switches (sweep to judge only) */
     int64_t *switch_in;       /* ndevs: their idle gaps inside the measured interval (judge) */
+    double *wait_packed;      /* nwindows, or NULL without waits: each window's waited time
+                                 with the waiting kernels beside (analysis_waitsum packed) */
     uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;

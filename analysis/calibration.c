@@ -20,9 +20,13 @@
  *   and 1.72 us, is the drain of each kernel's last wave that the other client's blocks fill: the
  *   line through the two, 0.21 us + 1.55% of the kernel's duration, is what the best case lets a
  *   kernel gain beside another client's beyond the SMs' occupancy; below the shorter kernel
- *   measured, no more than its share (2.9%). */
+ *   measured, no more than its share (2.9%);
+ * - launch latency (2026-12-01 23:36 UTC, tests/gpu/workloads.sh --api, GPT-2 at batch 4 alone,
+ *   5842 of its 6438 kernels starting after their launch call returned and their stream's
+ *   previous kernel ended): 1.5 us from the later of the two to the start at the median, 2.6 us
+ *   at the 99th percentile; 3 us is the most a ready kernel waits on a free GPU. */
 static const analysis_calibration h200 = {
-    "NVIDIA H200", 877.0, {1.0, 1.0, 2.58, 2.9}, 210.0, 0.0155, 0.029,
+    "NVIDIA H200", 877.0, {1.0, 1.0, 2.58, 2.9}, 210.0, 0.0155, 0.029, 3000.0,
 };
 
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact)

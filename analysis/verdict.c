@@ -417,6 +417,16 @@ static double overlap_rate(double d, double r, double o)
     return (r > alone ? r - alone : 0) / o;
 }
 
+/* The rate (solo work per ns) at which a kernel of duration d, solo duration r and overlapped
+ * time o ran while no other context was in flight: its solo speed, slower only when even that
+ * time exceeds r (overlap_rate()'s other half). */
+static double alone_rate(double d, double r, double o)
+{
+    if (d <= r)
+        return r / d;
+    return d - o > r ? r / (d - o) : 1;
+}
+
 /* The share of the device's SMs a kernel holds while it runs, on average (0..1]: its blocks over
  * the blocks all SMs hold at once, by the occupancy limits per SM (threads, 32 blocks, 64K
  * registers, shared memory) of compute capability 7.0 and later, its last wave counted as far as
@@ -450,13 +460,18 @@ static double gpu_share(const store_launch *l, const store_device *d)
  * them, each kernel's shortest instance). Sets ws->k and ws->w, the overlapped kernel time and the
  * solo work behind the stretch, which device figures sum. */
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
-                            analysis_window *w, winsum *ws)
+                            analysis_window *w, winsum *ws, const analysis_waitsum *aw)
 {
     double ovl = (double)w->overlap_ns, smw = 0, extra = 1, tail = 0;
     w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
+    /* the time one context ran while others' kernels waited: side by side at best, as many at
+     * once as were in flight or waiting, not beyond the SMs, less the tails the others fill */
+    double waited = aw->ns > 0 ? fmax(aw->packed, aw->sm - aw->tail) : 0;
+    if (aw->ns > 0) /* at best, until the overlap (if measured) says more */
+        w->mps_best_ns = (int64_t)((double)w->busy_ns - aw->ns + waited);
     if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0) || !(ws->ovl > 0))
         return; /* idle and solo windows have no overlap to measure */
     w->coverage = (float)(ws->ovl_ref / ws->ovl);
@@ -491,12 +506,13 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
      * server's cost */
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
-    double best = fmax(packed, sm - tail * extra);
+    double best = fmax(packed + aw->packed, sm - tail * extra + aw->sm - aw->tail);
     double worst =
         packed >= sm ? fmax(packed * analysis_calibration_slowdown(cal, w->groups), sm) : work;
-    worst = fmax(worst + (double)w->nkernels * cal->launch_ns, best);
-    w->mps_best_ns = (int64_t)(alone + best);
-    w->mps_worst_ns = (int64_t)(alone + worst);
+    /* at worst the waited time stays: the waiting kernels ran after it at solo speed */
+    worst = fmax(worst + (double)w->nkernels * cal->launch_ns + aw->ns, best);
+    w->mps_best_ns = (int64_t)(alone - aw->ns + best);
+    w->mps_worst_ns = (int64_t)(alone - aw->ns + worst);
 }
 
 /* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
@@ -623,13 +639,21 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
         if (worst && win->switches &&
             (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE))
             saved -= (double)win->nkernels * cal->launch_ns * frac;
-        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE)
-            continue;
         double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
-        double side_by_side = worst
-                                  ? (double)win->mps_worst_ns
-                                  : fmax((double)win->mps_best_ns,
-                                         alone + (double)win->overlap_ns / win->stretch * slowdown);
+        /* time a context ran while others' kernels waited (wait.c): side by side at best */
+        double waited = (double)win->waiting_ns;
+        double wpacked = a->wait_packed ? a->wait_packed[w] * slowdown : 0;
+        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE) {
+            double side_by_side = fmax((double)win->mps_best_ns, busy - waited + wpacked);
+            if (!worst && waited > 0 && side_by_side < busy)
+                saved += (busy - side_by_side) * frac;
+            continue;
+        }
+        double side_by_side =
+            worst ? (double)win->mps_worst_ns
+                  : fmax((double)win->mps_best_ns,
+                         alone - waited + (double)win->overlap_ns / win->stretch * slowdown +
+                             wpacked);
         if (side_by_side < busy || worst) { /* at worst MPS may cost more than it saves */
             saved += (busy - side_by_side) * frac;
             if (pEstimated && win->basis != ANALYSIS_BASIS_REFERENCE)
@@ -792,8 +816,11 @@ int analysis_judge(analysis *a)
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
+    analysis_waitsum *aw = calloc(a->nwindows + 1, sizeof *aw); /* per window: wait.c */
+    analysis_waitwalk *walk = NULL;
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || sitewalk_init(&sw, a))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || !aw ||
+        sitewalk_init(&sw, a) || analysis_waitwalk_init(a, aw, &walk))
         goto out;
     /* the measured interval, known before the kernels are walked unless it is where every
      * process ran kernels (their first and last kernels come from the walk) */
@@ -857,17 +884,25 @@ int analysis_judge(analysis *a)
                  share[(size_t)k->launch * a->ndevs + s],
                  0};
         o = o < q.dur ? o : q.dur;
-        if (o > 0 && q.prov) {
-            /* its tail (analysis_calibration): the drain of its last wave */
-            double d = q.ref ? r : (double)sg->shortest_ns;
+        double d = q.ref ? r : (double)sg->shortest_ns; /* its solo duration, where known */
+        if (q.prov) /* its tail (analysis_calibration): the drain of its last wave */
             q.tail =
                 fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d) / q.dur;
-        }
         if (o > 0 && q.ref)
             q.pO = q.rO = overlap_rate(q.dur, r, o);
         else if (o > 0 && q.prov)
             q.pO = overlap_rate(q.dur, (double)sg->shortest_ns, o);
         add_to_windows(a, s, &cur[s], ws, &q);
+        if (walk && analysis_waitwalk_kernel(walk, k, q.prov ? alone_rate(q.dur, d, o) : 1, q.share,
+                                             q.tail))
+            goto out;
+    }
+    if (walk) {
+        if (analysis_waitwalk_finish(walk) ||
+            !(a->wait_packed = malloc(a->nwindows * sizeof *a->wait_packed)))
+            goto out;
+        for (uint64_t w = 0; w < a->nwindows; w++)
+            a->wait_packed[w] = aw[w].packed;
     }
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
@@ -882,7 +917,7 @@ int analysis_judge(analysis *a)
             ad->device != STORE_NONE ? run->devices[ad->device].name : NULL, NULL);
         for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
             analysis_window *win = &a->windows[w];
-            window_evidence(&a->opt, cal, win, &ws[w]);
+            window_evidence(&a->opt, cal, win, &ws[w], &aw[w]);
             if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
                 judge_window(&a->opt, win);
             else if (win->verdict == ANALYSIS_SOLO && win->switches >= 2) {
@@ -948,6 +983,8 @@ int analysis_judge(analysis *a)
                          : ANALYSIS_BASIS_NONE;
     rc = ANALYSIS_OK;
 out:
+    analysis_waitwalk_free(walk);
+    free(aw);
     free(ws);
     free(cur);
     free(covered);

@@ -443,6 +443,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "switches", json_integer((json_int_t)d->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(d->switch_gap_ns), &bad);
     view_put(o, "idle_in_ns", json_integer(d->idle_in_ns), &bad);
+    view_put(o, "waiting_ns", json_integer(d->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
     view_put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);
@@ -493,6 +494,7 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
     view_put(o, "switches", json_integer(x->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(x->switch_gap_ns), &bad);
+    view_put(o, "waiting_ns", json_integer(x->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
     view_put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(x->rule)), &bad);

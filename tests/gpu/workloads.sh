@@ -17,6 +17,9 @@
 #          8 minutes: 23 runs, ~366 s by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
 #   n2     resnet18 and resnet50 at N = 2 only (the launch-bound pair, for repeats)
+# --api records the CUDA API calls (TLVIEW_API=1) in the MPS-off runs, N = 1 included: the runs
+# the prediction reads, whose launch times show how long kernels waited behind other contexts'
+# time slices; the MPS runs, read for their gains and --compare only, stay without (smaller tar).
 # --scale F multiplies every workload's timed iterations by F (an integer): longer timed loops, so
 # that start-up skew between the workers weighs less in their makespan (the steady state).
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
@@ -24,22 +27,23 @@
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
 # Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2] [--only "NAME..."] [--budget S]
-#                               [--scale F] [--batch B] [--tar FILE] [--no-collector]
+#                               [--scale F] [--batch B] [--api] [--tar FILE] [--no-collector]
 #                               BUILD_DIR OUTDIR
 #   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
 #   --only          only these workloads (of the plan's)
 #   --budget S      seconds (default 400)
 #   --scale F       timed iterations x F (default 1)
 #   --batch B       the batch size (default 16)
+#   --api           API calls recorded in the MPS-off runs (TLVIEW_API=1)
 #   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
 #   --no-collector  run without libcollect (to see what it costs the workloads)
 # Environment: WORKLOADS_PYTHON (default python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 TAR='' COLLECT=1 args=()
+DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 API=0 TAR='' COLLECT=1 args=()
 CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
-usage() { sed -n '2,40p' "$0"; exit 2; }
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --dry-run) DRY=1 ;;
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
     --budget) [ $# -ge 2 ] || usage; BUDGET=$2; shift ;;
     --scale) [ $# -ge 2 ] || usage; SCALE=$2; shift ;;
     --batch) [ $# -ge 2 ] || usage; BATCH=$2; shift ;;
+    --api) API=1 ;;
     --tar) [ $# -ge 2 ] || usage; TAR=$2; shift ;;
     --no-collector) COLLECT=0 ;;
     -h | --help) usage ;;
@@ -104,7 +109,7 @@ if [ $DRY = 0 ]; then
         nvidia-smi -L | head -n 1
         nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader | head -n 1
     } | sed 's/^/workloads.sh: /' | tee -a "$OUTD/summary.txt"
-    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; budget $BUDGET s; runs in $OUTD"
+    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; API $API; budget $BUDGET s; runs in $OUTD"
 else
     W=/tmp/tlworkloads.DRYRUN
     echo "workloads.sh: dry run: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; budget $BUDGET s; build $B;" \
@@ -149,6 +154,7 @@ run_one() {
     local d=$OUTD/$name env=()
     [ $COLLECT = 0 ] || env=("CUDA_INJECTION64_PATH=$LIB" TLVIEW_NVTX=1
         "TLVIEW_OUTPUT=$d/p.%p.db" "TLVIEW_RUN_ID=$name")
+    [ $COLLECT = 0 ] || [ $API = 0 ] || [ "$mode" = on ] || env+=(TLVIEW_API=1)
     local cmd=(timeout -k 5 "$t" env "${env[@]}" "$PY" "$here/workloads.py" "$w" --workers "$n"
         --iters "${ITERS[$w]}" --warmup "${WARM[$w]}" --batch "$BATCH")
     RUNS=$((RUNS + 1))

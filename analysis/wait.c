@@ -1,0 +1,353 @@
+/* wait.c: kernels that waited behind another context's time slice. A kernel is ready once its
+ * launch call has returned (its API record, matched by correlation id within its process) and
+ * the kernel before it on its stream has ended; one that starts later than that, by more than a
+ * launch's own latency (analysis_calibration wait_latency_ns), waited for the GPU. The walk,
+ * driven by the judge in kernel start order, finds the time when one context ran alone while
+ * another context, of a share group that cannot share the GPU with it (no MPS between them), had
+ * a ready kernel waiting: time MPS would have run them side by side, which the trace shows as
+ * time alone (analysis/README.md, Gains). Runs without launch API records have no such time. */
+#include <stdlib.h>
+
+#include "analysis_int.h"
+
+/* An event of the walk: a kernel's end (RUN_END) or the end of its wait (WAIT_END: its start). */
+enum { RUN_END = 0, WAIT_END = 1 };
+typedef struct wevent {
+    int64_t t;
+    uint32_t slot;
+    store_idx ctx;
+    int kind;
+    double rate, rs, tail; /* RUN_END: what the kernel added to its slot's sums */
+} wevent;
+
+/* A kernel's wait: from when it was ready (plus the launch latency) to its start. */
+typedef struct wpend {
+    int64_t t;
+    uint64_t k; /* index into run->kernels */
+} wpend;
+
+/* One device slot during the walk. */
+typedef struct wslot {
+    int64_t now;           /* integrated up to here */
+    uint32_t nk;           /* kernels in flight */
+    uint32_t nctx;         /* contexts in flight */
+    uint64_t ctxsum;       /* the sum of their indexes: the one context when nctx is 1 */
+    uint32_t nwait;        /* contexts waiting (a ready kernel, none in flight) */
+    uint32_t nwait_plain;  /* of which in share groups known not to be MPS */
+    double rate, rs, tail; /* sums over the kernels in flight: solo work per ns, the same times
+                              SM share, tail per ns */
+    uint64_t w;            /* the slot's first window not yet passed */
+} wslot;
+
+struct analysis_waitwalk {
+    analysis *a;
+    analysis_waitsum *sums; /* per window (the caller's) */
+    wpend *pend;
+    uint64_t npend, next;
+    wevent *heap; /* min-heap on t */
+    uint64_t n, cap;
+    wslot *slots;    /* ndevs */
+    uint32_t *crun;  /* ncontexts: kernels in flight */
+    uint32_t *cwait; /* ncontexts: kernels waiting */
+    uint32_t *gwait; /* ngroups: contexts waiting */
+};
+
+static int cmp_pend(const void *x, const void *y)
+{
+    const wpend *p = x, *q = y;
+    return p->t < q->t ? -1 : p->t > q->t ? 1 : (p->k > q->k) - (p->k < q->k);
+}
+
+static int heap_push(analysis_waitwalk *w, wevent e)
+{
+    if (w->n == w->cap) {
+        uint64_t cap = w->cap ? 2 * w->cap : 64;
+        wevent *h = realloc(w->heap, cap * sizeof *h);
+        if (!h)
+            return ANALYSIS_ENOMEM;
+        w->heap = h;
+        w->cap = cap;
+    }
+    uint64_t i = w->n++;
+    while (i > 0) {
+        uint64_t p = (i - 1) / 2;
+        if (w->heap[p].t <= e.t)
+            break;
+        w->heap[i] = w->heap[p];
+        i = p;
+    }
+    w->heap[i] = e;
+    return ANALYSIS_OK;
+}
+
+static wevent heap_pop(analysis_waitwalk *w)
+{
+    wevent top = w->heap[0], last = w->heap[--w->n];
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= w->n)
+            break;
+        if (c + 1 < w->n && w->heap[c + 1].t < w->heap[c].t)
+            c++;
+        if (w->heap[c].t >= last.t)
+            break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (w->n)
+        w->heap[i] = last;
+    return top;
+}
+
+/* The launch call's return of every kernel with a matched API record (INT64_MIN: none), by
+ * (process, correlation id) over an open-addressing table of the kernels. NULL when out of
+ * memory; *pAny tells whether any kernel matched. */
+static int64_t *launch_returns(const store_run *run, int *pAny)
+{
+    uint64_t n = run->nkernels, size = 16;
+    while (size < 2 * n)
+        size *= 2;
+    uint64_t *tab = calloc(size, sizeof *tab); /* kernel index + 1; 0 empty */
+    int64_t *ret = malloc((n ? n : 1) * sizeof *ret);
+    if (!tab || !ret) {
+        free(tab);
+        free(ret);
+        return NULL;
+    }
+    uint64_t mask = size - 1;
+    for (uint64_t i = 0; i < n; i++) {
+        const store_kernel *k = &run->kernels[i];
+        ret[i] = INT64_MIN;
+        if (!k->correlation_id)
+            continue;
+        uint64_t h = ((uint64_t)store_kernel_process(run, k) * 0x9e3779b97f4a7c15ULL) ^
+                     (k->correlation_id * 0xc2b2ae3d27d4eb4fULL);
+        for (h &= mask; tab[h]; h = (h + 1) & mask)
+            ;
+        tab[h] = i + 1;
+    }
+    *pAny = 0;
+    for (uint64_t j = 0; j < run->napis; j++) {
+        const store_api *api = &run->apis[j];
+        if (!api->correlation_id || api->end < -STORE_TIME_MAX || api->end > STORE_TIME_MAX)
+            continue;
+        uint64_t h = ((uint64_t)api->process * 0x9e3779b97f4a7c15ULL) ^
+                     (api->correlation_id * 0xc2b2ae3d27d4eb4fULL);
+        /* a graph launch's kernels share its correlation id: every one of them matches */
+        for (h &= mask; tab[h]; h = (h + 1) & mask) {
+            uint64_t i = tab[h] - 1;
+            const store_kernel *k = &run->kernels[i];
+            if (k->correlation_id == api->correlation_id &&
+                store_kernel_process(run, k) == api->process && api->end > ret[i]) {
+                ret[i] = api->end; /* the latest return of the calls that share the id */
+                *pAny = 1;
+            }
+        }
+    }
+    free(tab);
+    return ret;
+}
+
+int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwalk **pOut)
+{
+    const store_run *run = a->run;
+    *pOut = NULL;
+    if (!run->napis || !run->nkernels)
+        return ANALYSIS_OK;
+    int any = 0;
+    int64_t *ret = launch_returns(run, &any);
+    if (!ret)
+        return ANALYSIS_ENOMEM;
+    if (!any) {
+        free(ret);
+        return ANALYSIS_OK;
+    }
+    analysis_waitwalk *w = calloc(1, sizeof *w);
+    int64_t *last = malloc((run->nstreams + 1) * sizeof *last); /* per stream: latest end */
+    if (w) {
+        w->pend = malloc(run->nkernels * sizeof *w->pend);
+        w->slots = calloc(a->ndevs + 1, sizeof *w->slots);
+        w->crun = calloc(run->ncontexts + 1, sizeof *w->crun);
+        w->cwait = calloc(run->ncontexts + 1, sizeof *w->cwait);
+        w->gwait = calloc(a->ngroups + 1, sizeof *w->gwait);
+    }
+    if (!w || !last || !w->pend || !w->slots || !w->crun || !w->cwait || !w->gwait) {
+        free(ret);
+        free(last);
+        analysis_waitwalk_free(w);
+        return ANALYSIS_ENOMEM;
+    }
+    w->a = a;
+    w->sums = sums;
+    for (uint32_t s = 0; s < run->nstreams; s++)
+        last[s] = INT64_MIN;
+    for (uint32_t s = 0; s < a->ndevs;
+         s++) { /* each slot's launch latency, in `now` until the walk */
+        store_idx d = a->devs[s].device;
+        w->slots[s].now =
+            (int64_t)analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL)
+                ->wait_latency_ns;
+    }
+    for (uint64_t i = 0; i < run->nkernels; i++) { /* sorted by start */
+        const store_kernel *k = &run->kernels[i];
+        if (analysis_kernel_dur(k) <= 0)
+            continue; /* never in flight */
+        int64_t ready = ret[i] > last[k->stream] ? ret[i] : last[k->stream];
+        if (k->end > last[k->stream])
+            last[k->stream] = k->end;
+        int64_t lat = w->slots[analysis_kernel_slot(a, k)].now;
+        if (ret[i] != INT64_MIN && ready < k->start - lat)
+            w->pend[w->npend++] = (wpend){ready + lat, i};
+    }
+    free(ret);
+    free(last);
+    qsort(w->pend, w->npend, sizeof *w->pend, cmp_pend);
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        w->slots[s].now = INT64_MIN;
+        w->slots[s].w = a->devs[s].first_window;
+    }
+    *pOut = w;
+    return ANALYSIS_OK;
+}
+
+/* The waiting contexts that could have run beside slot d's one context in flight: those of
+ * other share groups, where its group or theirs is known not to be MPS. */
+static uint32_t waiting_beside(const analysis_waitwalk *w, const wslot *d)
+{
+    if (d->nctx != 1 || !d->nwait)
+        return 0;
+    uint32_t g = w->a->ctx_group[d->ctxsum];
+    if (w->a->group_plain[g])
+        return d->nwait - w->gwait[g];
+    return d->nwait_plain; /* the running group is not plain, so none of these is in it */
+}
+
+/* Moves slot s's clock to t, adding the time with contexts waiting beside its one context in
+ * flight to the windows it falls in. */
+static void integrate(analysis_waitwalk *w, uint32_t s, int64_t t)
+{
+    wslot *d = &w->slots[s];
+    uint32_t beside = d->nk ? waiting_beside(w, d) : 0;
+    if (beside && t > d->now) {
+        analysis *a = w->a;
+        analysis_device *ad = &a->devs[s];
+        uint64_t end = ad->first_window + ad->nwindows;
+        for (; d->w < end; d->w++) {
+            analysis_window *win = &a->windows[d->w];
+            int64_t lo = d->now > win->t0 ? d->now : win->t0;
+            int64_t hi = t < win->t1 ? t : win->t1;
+            if (hi > lo) {
+                double dt = (double)(hi - lo);
+                analysis_waitsum *m = &w->sums[d->w];
+                m->ns += dt;
+                m->work += d->rate * dt;
+                m->packed += d->rate / (d->nk + beside) * dt;
+                m->sm += d->rs * dt;
+                m->tail += d->tail * dt;
+                win->waiting_ns += hi - lo;
+                ad->waiting_ns += hi - lo;
+            }
+            if (win->t1 > t)
+                break;
+        }
+    }
+    if (t > d->now)
+        d->now = t;
+}
+
+/* Context c of slot d starts or stops waiting or running: keeps d's waiting counts. */
+static void set_counts(analysis_waitwalk *w, wslot *d, store_idx c, int drun, int dwait)
+{
+    int before = w->cwait[c] > 0 && !w->crun[c];
+    if (drun > 0 && !w->crun[c]++) {
+        d->nctx++;
+        d->ctxsum += c;
+    } else if (drun < 0 && !--w->crun[c]) {
+        d->nctx--;
+        d->ctxsum -= c;
+    }
+    w->cwait[c] += dwait;
+    int after = w->cwait[c] > 0 && !w->crun[c];
+    if (before != after) {
+        uint32_t g = w->a->ctx_group[c];
+        int step = after ? 1 : -1;
+        d->nwait += step;
+        w->gwait[g] += step;
+        if (w->a->group_plain[g])
+            d->nwait_plain += step;
+    }
+}
+
+/* Applies every event at or before t. */
+static int advance(analysis_waitwalk *w, int64_t t)
+{
+    const store_run *run = w->a->run;
+    for (;;) {
+        int from_pend = w->next < w->npend && w->pend[w->next].t <= t &&
+                        (!w->n || w->pend[w->next].t < w->heap[0].t);
+        if (from_pend) {
+            const wpend *p = &w->pend[w->next++];
+            const store_kernel *k = &run->kernels[p->k];
+            store_idx c = run->streams[k->stream].context;
+            uint32_t s = w->a->ctx_slot[c];
+            integrate(w, s, p->t);
+            set_counts(w, &w->slots[s], c, 0, 1);
+            if (heap_push(w, (wevent){k->start, s, c, WAIT_END, 0, 0, 0}))
+                return ANALYSIS_ENOMEM;
+        } else if (w->n && w->heap[0].t <= t) {
+            wevent e = heap_pop(w);
+            wslot *d = &w->slots[e.slot];
+            integrate(w, e.slot, e.t);
+            if (e.kind == WAIT_END) {
+                set_counts(w, d, e.ctx, 0, -1);
+            } else {
+                set_counts(w, d, e.ctx, -1, 0);
+                if (--d->nk) {
+                    d->rate -= e.rate;
+                    d->rs -= e.rs;
+                    d->tail -= e.tail;
+                } else {
+                    d->rate = d->rs = d->tail = 0; /* no drift left behind */
+                }
+            }
+        } else {
+            return ANALYSIS_OK;
+        }
+    }
+}
+
+int analysis_waitwalk_kernel(analysis_waitwalk *w, const store_kernel *k, double rate, double share,
+                             double tail)
+{
+    if (advance(w, k->start))
+        return ANALYSIS_ENOMEM;
+    store_idx c = w->a->run->streams[k->stream].context;
+    uint32_t s = w->a->ctx_slot[c];
+    wslot *d = &w->slots[s];
+    integrate(w, s, k->start);
+    set_counts(w, d, c, 1, 0);
+    d->nk++;
+    d->rate += rate;
+    d->rs += rate * share;
+    d->tail += tail;
+    return heap_push(w, (wevent){k->end, s, c, RUN_END, rate, rate * share, tail});
+}
+
+int analysis_waitwalk_finish(analysis_waitwalk *w)
+{
+    return advance(w, INT64_MAX);
+}
+
+void analysis_waitwalk_free(analysis_waitwalk *w)
+{
+    if (!w)
+        return;
+    free(w->pend);
+    free(w->heap);
+    free(w->slots);
+    free(w->crun);
+    free(w->cwait);
+    free(w->gwait);
+    free(w);
+}
