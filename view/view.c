@@ -226,6 +226,17 @@ const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
     return buf;
 }
 
+/* "; kernels ready to run waited 300 ms for another context's time slice (44% of busy
+ * time)" when the device's waiting_ns says so (launch API records), else nothing. */
+static void waiting_text(const analysis_device *d, char *buf, size_t n)
+{
+    if (d->waiting_ns > 0 && d->busy_ns > 0)
+        append(buf, n,
+               "; kernels ready to run waited %.3g ms for another context's time slice (%.2g%% of "
+               "busy time)",
+               (double)d->waiting_ns / 1e6, 100.0 * (double)d->waiting_ns / (double)d->busy_ns);
+}
+
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -239,6 +250,12 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         if (d->max_kernels > 1)
             append(h->head, sizeof h->head,
                    "; up to %u kernels in flight at once (streams of one context)", d->max_kernels);
+        waiting_text(d, h->head, sizeof h->head);
+        if (d->waiting_ns > 0 && d->predicted_gain >= 1.005) {
+            const analysis_summary *sm = analysis_get_summary(a);
+            size_t n = strlen(h->head);
+            gain_text(d, sm->measure_t1 - sm->measure_t0, h->head + n, sizeof h->head - n);
+        }
         return;
     }
     /* an overlap window means busy time: the share is defined (and 0 where the contexts only
@@ -268,6 +285,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                    "(idle %.0f us at each switch: they took turns)",
                    d->overlap_ns > 0 ? "; and" : "", (unsigned long long)d->switches,
                    (double)d->switch_gap_ns / (double)d->switches / 1e3);
+        waiting_text(d, h->tail, sizeof h->tail);
         if (d->predicted_gain >= 1.005) {
             const analysis_summary *sm = analysis_get_summary(a);
             size_t n = strlen(h->tail);
@@ -304,7 +322,7 @@ const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n)
 json_t *view_headline_json(const analysis *a)
 {
     json_t *arr = json_array();
-    char line[1024];
+    char line[sizeof(view_headline)];
     if (!arr)
         return NULL;
     if (!analysis_ndevices(a)) {

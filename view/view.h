@@ -53,9 +53,9 @@ const char *view_no_kernels_text(const analysis *a, char *buf, size_t n);
  * 4.28x; MPS would gain 3.61-4.26x"; an estimated stretch reads "stretch ~4.00x (estimated: 4
  * share groups took turns)" and its gain "... (estimated)"). Strings owned by *out. */
 typedef struct view_headline {
-    char head[384];
+    char head[768];
     char verdict[32];
-    char tail[512];
+    char tail[768];
 } view_headline;
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *out /* OUT */);
 

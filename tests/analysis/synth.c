@@ -49,6 +49,24 @@ int synth_kernel(store_run *run, store_idx stream, const char *name, int64_t sta
     return store_run_add_kernel(run, &k);
 }
 
+int synth_launched(store_run *run, store_idx stream, const char *name, uint32_t corr, int64_t ret,
+                   int64_t start, int64_t end)
+{
+    store_api api;
+    memset(&api, 0, sizeof api);
+    api.start = ret - 2000;
+    api.end = ret;
+    api.process = run->contexts[run->streams[stream].context].process;
+    api.correlation_id = corr;
+    api.name = store_run_intern(run, "cudaLaunchKernel_v7000");
+    api.domain = STORE_API_RUNTIME;
+    int rc = synth_kernel(run, stream, name, start, end);
+    if (rc)
+        return rc;
+    run->kernels[run->nkernels - 1].correlation_id = corr;
+    return store_run_add_api(run, &api);
+}
+
 int64_t synth_train(store_run *run, store_idx stream, const char *name, int64_t t, int n,
                     int64_t dur, int64_t gap)
 {

@@ -23,6 +23,11 @@ store_idx synth_context(store_run *run, store_idx stream, uint32_t context_id, i
 /* A kernel `name` (grid 1, block 1) on `stream` over [start, end). Returns 0 or a STORE_E code. */
 int synth_kernel(store_run *run, store_idx stream, const char *name, int64_t start, int64_t end);
 
+/* A kernel like synth_kernel() with correlation id `corr` (> 0), launched by a runtime API call
+ * (cudaLaunchKernel, same correlation id, in the stream's process) that returned at `ret`: its
+ * launch time, when the kernel waited to start. Returns 0 or a STORE_E code. */
+int synth_launched(store_run *run, store_idx stream, const char *name, uint32_t corr, int64_t ret,
+                   int64_t start, int64_t end);
 /* n kernels of `dur` ns back to back from t with `gap` ns between them. Returns the end time. */
 int64_t synth_train(store_run *run, store_idx stream, const char *name, int64_t t, int n,
                     int64_t dur, int64_t gap);

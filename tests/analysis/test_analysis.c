@@ -1865,3 +1865,80 @@ int test_analysis_idle_in(void)
     }
     return 0;
 }
+
+/* A run of two processes (MPS state `mps`, SYNTH_*): A's kernel [0, 10 ms) launched at 0, B's
+ * [10, 20 ms) launched (its call returned) at `b_ret`; `api` 0 leaves the launch records out.
+ * B's kernel 2, launched at 0.2 ms, waits for B's first on its stream, not for the GPU. */
+static store_run *waiting_run(int mps, int64_t b_ret, int api)
+{
+    store_run *run = store_run_new();
+    if (!run)
+        return NULL;
+    store_idx a0 = synth_process(run, 100, NULL, NULL, mps, NULL);
+    store_idx b0 = synth_process(run, 101, NULL, NULL, mps, NULL);
+    int rc = api ? synth_launched(run, a0, "k", 1, 0, 0, 10 * MS) +
+                       synth_launched(run, b0, "k", 1, b_ret, 10 * MS, 20 * MS) +
+                       synth_launched(run, b0, "k", 2, MS / 5, 20 * MS, 30 * MS)
+                 : synth_kernel(run, a0, "k", 0, 10 * MS) +
+                       synth_kernel(run, b0, "k", 10 * MS, 20 * MS) +
+                       synth_kernel(run, b0, "k", 20 * MS, 30 * MS);
+    if (rc || store_run_finish(run)) {
+        store_run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* Kernels waiting behind another context's time slice (waiting_ns, analysis/README.md, Gains):
+ * from a launch's return (plus the 3 us launch latency) to the start, while one other context,
+ * that cannot share the GPU with it, ran alone; at best that time runs side by side. */
+int test_analysis_waiting(void)
+{
+    struct {
+        int mps, api;
+        int64_t b_ret, want;
+        const char *what;
+    } cases[] = {
+        {SYNTH_PLAIN, 1, MS / 10, 10 * MS - MS / 10 - 3000, "B waits behind A's slice"},
+        {SYNTH_PLAIN, 0, MS / 10, 0, "no launch records: nothing to see"},
+        {SYNTH_PLAIN, 1, 10 * MS, 0, "B launched when A ended: no wait"},
+        {SYNTH_PLAIN, 1, 10 * MS - 2999, 0, "within the launch latency: no wait"},
+        {SYNTH_PLAIN, 1, 10 * MS - 3001, 1, "just past the launch latency"},
+        {SYNTH_MPS, 1, MS / 10, 0, "MPS clients share the GPU: their waits are no time slice"},
+        {SYNTH_UNKNOWN, 1, MS / 10, 0, "MPS state unknown: no time slice known"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        store_run *run = waiting_run(cases[c].mps, cases[c].b_ret, cases[c].api);
+        TEST_ASSERT(run);
+        analysis *a = analyse(run, NULL);
+        TEST_ASSERT(a);
+        const analysis_device *d = analysis_get_device(a, 0);
+        TEST_EQ_INT(d->waiting_ns, cases[c].want);
+        int64_t in_windows = 0;
+        for (uint64_t w = 0; w < d->nwindows; w++)
+            in_windows += analysis_windows(a)[d->first_window + w].waiting_ns;
+        TEST_EQ_INT(in_windows, cases[c].want);
+        if (c == 0) {
+            /* A's 9.897 ms with B waiting run at best as one of two side by side (its kernel of
+             * one thread holds no measurable share of the SMs): 30 ms become
+             * 30 - 9.897 + 9.897 / 2 ms; at worst nothing is saved */
+            double waited = (double)cases[c].want;
+            TEST_NEAR(analysis_get_summary(a)->predicted_gain, 30.0 * MS / (30.0 * MS - waited / 2),
+                      1e-4);
+            TEST_NEAR(analysis_get_summary(a)->predicted_gain_low, 1.0, 1e-12);
+        } else if (!cases[c].want) {
+            TEST_NEAR(analysis_get_summary(a)->predicted_gain, 1.0, 1e-12);
+        }
+        analysis_free(a);
+        analysis_options o;
+        analysis_options_default(&o);
+        o.assume_mps = 1; /* files that do not say: taken as plain contexts, which wait */
+        if (cases[c].mps == SYNTH_UNKNOWN) {
+            TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+            TEST_EQ_INT(analysis_get_device(a, 0)->waiting_ns, 10 * MS - MS / 10 - 3000);
+            analysis_free(a);
+        }
+        store_run_free(run);
+    }
+    return 0;
+}

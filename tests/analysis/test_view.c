@@ -237,3 +237,36 @@ int test_view_context_switches(void)
     store_run_free(run);
     return 0;
 }
+
+/* Kernels that waited for another context's time slice (waiting_ns, launch API records): one
+ * figure under one name in the device and window JSON, and in the headline with the gain it
+ * makes, also when the contexts never overlapped. A's kernel [0, 10 ms), B's launched at
+ * 0.1 ms and started at 10 ms: 10 ms - 0.1 ms - the 3 us launch latency. */
+int test_view_waiting(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx a0 = synth_process(run, 101, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx b0 = synth_process(run, 102, "h", "r", SYNTH_PLAIN, NULL);
+    TEST_EQ_INT(synth_launched(run, a0, "k", 1, 0, 0, 10 * MS), 0);
+    TEST_EQ_INT(synth_launched(run, b0, "k", 1, MS / 10, 10 * MS, 20 * MS), 0);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *a = NULL;
+    TEST_EQ_INT(analysis_run(run, NULL, &a), 0);
+    json_t *d = view_device_json(a, 0);
+    TEST_ASSERT(d);
+    TEST_EQ_INT(json_integer_value(json_object_get(d, "waiting_ns")), 9897000);
+    json_decref(d);
+    json_t *w = view_window_json(a, 0);
+    TEST_ASSERT(w);
+    TEST_EQ_INT(json_integer_value(json_object_get(w, "waiting_ns")), 9897000);
+    json_decref(w);
+    view_headline h;
+    view_headline_of(a, 0, &h);
+    TEST_EQ_STR(h.head, "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS), no overlap between "
+                        "contexts; kernels ready to run waited 9.9 ms for another context's time "
+                        "slice (49% of busy time); MPS would gain 1-1.33x");
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}

@@ -216,7 +216,7 @@ int test_cli_report_csv(void)
     TEST_ASSERT(!strncmp(out, header, strlen(header)));
     TEST_ASSERT(strstr(out, ",libcollect,15,15,1,25000000,25000000,20000000,1.66667,off,,,,\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table windows '%s/off'", TLVIEW, test_tmpdir()), 0);
-    TEST_ASSERT(strstr(slurp(out_path), "\n1,0,20000000,40000000,20000000,20000000,time-sliced,"
+    TEST_ASSERT(strstr(slurp(out_path), "\n1,0,20000000,40000000,20000000,20000000,0,time-sliced,"
                                         "sliced,no-mps,20,2,2,2,2,2,reference,1,1,1,0\n"));
     TEST_EQ_INT(sh("'%s' report --format csv --table nope '%s/off'", TLVIEW, test_tmpdir()), 2);
     return 0;
