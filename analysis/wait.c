@@ -20,12 +20,6 @@ typedef struct wevent {
     double rate, rs, tail; /* RUN_END: what the kernel added to its slot's sums */
 } wevent;
 
-/* A kernel's wait: from when it was ready (plus the launch latency) to its start. */
-typedef struct wpend {
-    int64_t t;
-    uint64_t k; /* index into run->kernels */
-} wpend;
-
 /* One device slot during the walk. */
 typedef struct wslot {
     int64_t now;           /* integrated up to here */
@@ -42,7 +36,8 @@ typedef struct wslot {
 struct analysis_waitwalk {
     analysis *a;
     analysis_waitsum *sums; /* per window (the caller's) */
-    wpend *pend;
+    int64_t *wait_t;        /* run->nkernels: when each kernel's wait began (INT64_MIN: none) */
+    uint32_t *pend;         /* the kernels that waited, by wait_t */
     uint64_t npend, next;
     wevent *heap; /* min-heap on t */
     uint64_t n, cap;
@@ -52,10 +47,13 @@ struct analysis_waitwalk {
     uint32_t *gwait; /* ngroups: contexts waiting */
 };
 
+/* qsort_r is not C11: the sort of pend[] reads wait_t through this. */
+static const int64_t *sort_t;
+
 static int cmp_pend(const void *x, const void *y)
 {
-    const wpend *p = x, *q = y;
-    return p->t < q->t ? -1 : p->t > q->t ? 1 : (p->k > q->k) - (p->k < q->k);
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    return sort_t[i] < sort_t[j] ? -1 : sort_t[i] > sort_t[j] ? 1 : (i > j) - (i < j);
 }
 
 static int heap_push(analysis_waitwalk *w, wevent e)
@@ -101,20 +99,16 @@ static wevent heap_pop(analysis_waitwalk *w)
 }
 
 /* The launch call's return of every kernel with a matched API record (INT64_MIN: none), by
- * (process, correlation id) over an open-addressing table of the kernels. NULL when out of
- * memory; *pAny tells whether any kernel matched. */
-static int64_t *launch_returns(const store_run *run, int *pAny)
+ * (process, correlation id) over an open-addressing table of the kernels, into ret[]. Returns
+ * whether any kernel matched, or -1 when out of memory. */
+static int launch_returns(const store_run *run, int64_t *ret)
 {
     uint64_t n = run->nkernels, size = 16;
-    while (size < 2 * n)
+    while (size < n + n / 3) /* load <= 3/4 */
         size *= 2;
-    uint64_t *tab = calloc(size, sizeof *tab); /* kernel index + 1; 0 empty */
-    int64_t *ret = malloc((n ? n : 1) * sizeof *ret);
-    if (!tab || !ret) {
-        free(tab);
-        free(ret);
-        return NULL;
-    }
+    uint32_t *tab = calloc(size, sizeof *tab); /* kernel index + 1; 0 empty */
+    if (!tab)
+        return -1;
     uint64_t mask = size - 1;
     for (uint64_t i = 0; i < n; i++) {
         const store_kernel *k = &run->kernels[i];
@@ -125,9 +119,9 @@ static int64_t *launch_returns(const store_run *run, int *pAny)
                      (k->correlation_id * 0xc2b2ae3d27d4eb4fULL);
         for (h &= mask; tab[h]; h = (h + 1) & mask)
             ;
-        tab[h] = i + 1;
+        tab[h] = (uint32_t)(i + 1);
     }
-    *pAny = 0;
+    int any = 0;
     for (uint64_t j = 0; j < run->napis; j++) {
         const store_api *api = &run->apis[j];
         if (!api->correlation_id || api->end < -STORE_TIME_MAX || api->end > STORE_TIME_MAX)
@@ -141,39 +135,38 @@ static int64_t *launch_returns(const store_run *run, int *pAny)
             if (k->correlation_id == api->correlation_id &&
                 store_kernel_process(run, k) == api->process && api->end > ret[i]) {
                 ret[i] = api->end; /* the latest return of the calls that share the id */
-                *pAny = 1;
+                any = 1;
             }
         }
     }
     free(tab);
-    return ret;
+    return any;
 }
 
 int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwalk **pOut)
 {
     const store_run *run = a->run;
     *pOut = NULL;
-    if (!run->napis || !run->nkernels)
-        return ANALYSIS_OK;
-    int any = 0;
-    int64_t *ret = launch_returns(run, &any);
-    if (!ret)
-        return ANALYSIS_ENOMEM;
-    if (!any) {
-        free(ret);
-        return ANALYSIS_OK;
-    }
+    if (!run->napis || !run->nkernels || run->nkernels >= UINT32_MAX)
+        return ANALYSIS_OK; /* no launch records (or more kernels than a table index holds) */
     analysis_waitwalk *w = calloc(1, sizeof *w);
     int64_t *last = malloc((run->nstreams + 1) * sizeof *last); /* per stream: latest end */
-    if (w) {
-        w->pend = malloc(run->nkernels * sizeof *w->pend);
-        w->slots = calloc(a->ndevs + 1, sizeof *w->slots);
-        w->crun = calloc(run->ncontexts + 1, sizeof *w->crun);
-        w->cwait = calloc(run->ncontexts + 1, sizeof *w->cwait);
-        w->gwait = calloc(a->ngroups + 1, sizeof *w->gwait);
+    if (!w || !last || !(w->wait_t = malloc(run->nkernels * sizeof *w->wait_t))) {
+        free(last);
+        analysis_waitwalk_free(w);
+        return ANALYSIS_ENOMEM;
     }
-    if (!w || !last || !w->pend || !w->slots || !w->crun || !w->cwait || !w->gwait) {
-        free(ret);
+    int any = launch_returns(run, w->wait_t);
+    if (any <= 0) {
+        free(last);
+        analysis_waitwalk_free(w);
+        return any < 0 ? ANALYSIS_ENOMEM : ANALYSIS_OK;
+    }
+    w->slots = calloc(a->ndevs + 1, sizeof *w->slots);
+    w->crun = calloc(run->ncontexts + 1, sizeof *w->crun);
+    w->cwait = calloc(run->ncontexts + 1, sizeof *w->cwait);
+    w->gwait = calloc(a->ngroups + 1, sizeof *w->gwait);
+    if (!w->slots || !w->crun || !w->cwait || !w->gwait) {
         free(last);
         analysis_waitwalk_free(w);
         return ANALYSIS_ENOMEM;
@@ -191,17 +184,28 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
     }
     for (uint64_t i = 0; i < run->nkernels; i++) { /* sorted by start */
         const store_kernel *k = &run->kernels[i];
+        int64_t ret = w->wait_t[i];
+        w->wait_t[i] = INT64_MIN;
         if (analysis_kernel_dur(k) <= 0)
             continue; /* never in flight */
-        int64_t ready = ret[i] > last[k->stream] ? ret[i] : last[k->stream];
+        int64_t ready = ret > last[k->stream] ? ret : last[k->stream];
         if (k->end > last[k->stream])
             last[k->stream] = k->end;
         int64_t lat = w->slots[analysis_kernel_slot(a, k)].now;
-        if (ret[i] != INT64_MIN && ready < k->start - lat)
-            w->pend[w->npend++] = (wpend){ready + lat, i};
+        if (ret != INT64_MIN && ready < k->start - lat) {
+            w->wait_t[i] = ready + lat;
+            w->npend++;
+        }
     }
-    free(ret);
     free(last);
+    if (!(w->pend = malloc((w->npend + 1) * sizeof *w->pend))) {
+        analysis_waitwalk_free(w);
+        return ANALYSIS_ENOMEM;
+    }
+    for (uint64_t i = 0, j = 0; i < run->nkernels; i++)
+        if (w->wait_t[i] != INT64_MIN)
+            w->pend[j++] = (uint32_t)i;
+    sort_t = w->wait_t;
     qsort(w->pend, w->npend, sizeof *w->pend, cmp_pend);
     for (uint32_t s = 0; s < a->ndevs; s++) {
         w->slots[s].now = INT64_MIN;
@@ -284,14 +288,13 @@ static int advance(analysis_waitwalk *w, int64_t t)
 {
     const store_run *run = w->a->run;
     for (;;) {
-        int from_pend = w->next < w->npend && w->pend[w->next].t <= t &&
-                        (!w->n || w->pend[w->next].t < w->heap[0].t);
-        if (from_pend) {
-            const wpend *p = &w->pend[w->next++];
-            const store_kernel *k = &run->kernels[p->k];
+        int more = w->next < w->npend;
+        int64_t pt = more ? w->wait_t[w->pend[w->next]] : 0;
+        if (more && pt <= t && (!w->n || pt < w->heap[0].t)) {
+            const store_kernel *k = &run->kernels[w->pend[w->next++]];
             store_idx c = run->streams[k->stream].context;
             uint32_t s = w->a->ctx_slot[c];
-            integrate(w, s, p->t);
+            integrate(w, s, pt);
             set_counts(w, &w->slots[s], c, 0, 1);
             if (heap_push(w, (wevent){k->start, s, c, WAIT_END, 0, 0, 0}))
                 return ANALYSIS_ENOMEM;
@@ -343,6 +346,7 @@ void analysis_waitwalk_free(analysis_waitwalk *w)
 {
     if (!w)
         return;
+    free(w->wait_t);
     free(w->pend);
     free(w->heap);
     free(w->slots);
