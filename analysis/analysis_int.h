@@ -38,6 +38,8 @@ double analysis_calibration_slowdown(const analysis_calibration *c, double clien
  * contexts waiting), weighted by SM share, and the tails (analysis_calibration) in it. */
 typedef struct analysis_waitsum {
     double ns, work, packed, sm, tail;
+    double gap; /* idle gaps between one context's kernels, in its slice, while other
+                   contexts' ready kernels waited (the window where each gap began) */
 } analysis_waitsum;
 
 /* The walk that finds waiting contexts (wait.c), driven by the judge in kernel start order. */
@@ -114,8 +116,9 @@ struct analysis {
     analysis_winx *winx;      /* parallel to windows (sweep to judge only) */
     analysis_switches *sw;    /* ndevs: each slot's context switches (sweep to judge only) */
     int64_t *switch_in;       /* ndevs: their idle gaps inside the measured interval (judge) */
-    double *wait_packed;      /* nwindows, or NULL without waits: each window's waited time
-                                 with the waiting kernels beside (analysis_waitsum packed) */
+    double *wait_packed;      /* 2 x nwindows, or NULL without waits: each window's waited time
+                                 with the waiting kernels beside (analysis_waitsum packed), then
+                                 its gaps the waiting kernels would fill (gap) */
     uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;

@@ -640,6 +640,10 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
             (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE))
             saved -= (double)win->nkernels * cal->launch_ns * frac;
         double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
+        /* at best the kernels that waited fill the gaps between another context's kernels in
+         * its slice (wait.c); at worst those gaps stay */
+        if (!worst && a->wait_packed)
+            saved += a->wait_packed[a->nwindows + w] * frac;
         /* time a context ran while others' kernels waited (wait.c): side by side at best */
         double waited = (double)win->waiting_ns;
         double wpacked = a->wait_packed ? a->wait_packed[w] * slowdown : 0;
@@ -899,10 +903,12 @@ int analysis_judge(analysis *a)
     }
     if (walk) {
         if (analysis_waitwalk_finish(walk) ||
-            !(a->wait_packed = malloc(a->nwindows * sizeof *a->wait_packed)))
+            !(a->wait_packed = malloc(2 * a->nwindows * sizeof *a->wait_packed)))
             goto out;
-        for (uint64_t w = 0; w < a->nwindows; w++)
+        for (uint64_t w = 0; w < a->nwindows; w++) {
             a->wait_packed[w] = aw[w].packed;
+            a->wait_packed[a->nwindows + w] = aw[w].gap;
+        }
     }
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];

@@ -5,7 +5,9 @@
  * driven by the judge in kernel start order, finds the time when one context ran alone while
  * another context, of a share group that cannot share the GPU with it (no MPS between them), had
  * a ready kernel waiting: time MPS would have run them side by side, which the trace shows as
- * time alone (analysis/README.md, Gains). Runs without launch API records have no such time. */
+ * time alone; and the idle gaps between one context's kernels inside its slice while others'
+ * kernels waited, which MPS would have filled (analysis/README.md, Gains). Runs without launch
+ * API records have neither. */
 #include <stdlib.h>
 
 #include "analysis_int.h"
@@ -31,6 +33,10 @@ typedef struct wslot {
     double rate, rs, tail; /* sums over the kernels in flight: solo work per ns, the same times
                               SM share, tail per ns */
     uint64_t w;            /* the slot's first window not yet passed */
+    store_idx last;        /* the context of the last kernel to end, while none is in flight
+                              (STORE_NONE: none yet) */
+    int64_t gap_t;         /* when the slot last went idle */
+    int64_t gap_ns;        /* idle time since then with other contexts' kernels waiting */
 } wslot;
 
 struct analysis_waitwalk {
@@ -210,18 +216,19 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
     for (uint32_t s = 0; s < a->ndevs; s++) {
         w->slots[s].now = INT64_MIN;
         w->slots[s].w = a->devs[s].first_window;
+        w->slots[s].last = STORE_NONE;
     }
     *pOut = w;
     return ANALYSIS_OK;
 }
 
-/* The waiting contexts that could have run beside slot d's one context in flight: those of
- * other share groups, where its group or theirs is known not to be MPS. */
-static uint32_t waiting_beside(const analysis_waitwalk *w, const wslot *d)
+/* The waiting contexts that could have run beside context c (the one in flight on slot d, or
+ * the last): those of other share groups, where c's group or theirs is known not to be MPS. */
+static uint32_t waiting_beside(const analysis_waitwalk *w, const wslot *d, store_idx c)
 {
-    if (d->nctx != 1 || !d->nwait)
+    if (!d->nwait)
         return 0;
-    uint32_t g = w->a->ctx_group[d->ctxsum];
+    uint32_t g = w->a->ctx_group[c];
     if (w->a->group_plain[g])
         return d->nwait - w->gwait[g];
     return d->nwait_plain; /* the running group is not plain, so none of these is in it */
@@ -232,7 +239,9 @@ static uint32_t waiting_beside(const analysis_waitwalk *w, const wslot *d)
 static void integrate(analysis_waitwalk *w, uint32_t s, int64_t t)
 {
     wslot *d = &w->slots[s];
-    uint32_t beside = d->nk ? waiting_beside(w, d) : 0;
+    if (!d->nk && d->last != STORE_NONE && t > d->now && waiting_beside(w, d, d->last))
+        d->gap_ns += t - d->now; /* idle while others waited: kept until the next start says */
+    uint32_t beside = d->nk && d->nctx == 1 ? waiting_beside(w, d, (store_idx)d->ctxsum) : 0;
     if (beside && t > d->now) {
         analysis *a = w->a;
         analysis_device *ad = &a->devs[s];
@@ -312,6 +321,9 @@ static int advance(analysis_waitwalk *w, int64_t t)
                     d->tail -= e.tail;
                 } else {
                     d->rate = d->rs = d->tail = 0; /* no drift left behind */
+                    d->last = e.ctx;
+                    d->gap_t = e.t;
+                    d->gap_ns = 0;
                 }
             }
         } else {
@@ -329,6 +341,21 @@ int analysis_waitwalk_kernel(analysis_waitwalk *w, const store_kernel *k, double
     uint32_t s = w->a->ctx_slot[c];
     wslot *d = &w->slots[s];
     integrate(w, s, k->start);
+    if (!d->nk && d->gap_ns > 0) {
+        /* an idle gap with others waiting, that ends where the same share group goes on: a gap
+         * inside its time slice (between its kernels) that the waiting kernels could have
+         * filled; one that ends with another group's kernel is a context switch's (counted as
+         * such), and one longer than a switch gap may be waiting the trace does not show */
+        const analysis *a = w->a;
+        if (a->ctx_group[c] == a->ctx_group[d->last] &&
+            k->start - d->gap_t <= ANALYSIS_SWITCH_GAP_NS) {
+            uint64_t end = a->devs[s].first_window + a->devs[s].nwindows;
+            while (d->w + 1 < end && a->windows[d->w].t1 <= d->gap_t)
+                d->w++;
+            w->sums[d->w].gap += (double)d->gap_ns; /* to the window where the gap began */
+        }
+        d->gap_ns = 0;
+    }
     set_counts(w, d, c, 1, 0);
     d->nk++;
     d->rate += rate;

@@ -1942,3 +1942,45 @@ int test_analysis_waiting(void)
     }
     return 0;
 }
+
+/* Idle gaps between one context's kernels in its slice while another's kernel waited: at best the
+ * waiting kernel fills them; a gap that ends with the waiting context's kernel is a context
+ * switch's, saved once (as a switch), not twice. (Each process its own kernel name, so that each
+ * kernel is its own solo reference and runs at rate 1.) */
+int test_analysis_waiting_gaps(void)
+{
+    for (int sw = 0; sw < 2; sw++) {
+        store_run *run = store_run_new();
+        TEST_ASSERT(run);
+        store_idx a0 = synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL);
+        store_idx b0 = synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL);
+        int64_t end;
+        if (!sw) { /* A 0-5 ms, its gap of 0.1 ms, A 5.1-10 ms; B launched at 0.1 ms, 10-20 ms */
+            TEST_EQ_INT(synth_launched(run, a0, "ka", 1, 0, 0, 5 * MS), 0);
+            TEST_EQ_INT(synth_launched(run, a0, "ka", 2, MS / 100, 5 * MS + MS / 10, 10 * MS), 0);
+            TEST_EQ_INT(synth_launched(run, b0, "kb", 1, MS / 10, 10 * MS, 20 * MS), 0);
+            end = 20 * MS;
+        } else { /* A 0-10 ms; a switch's gap of 0.1 ms; B launched at 0.1 ms, 10.1-20.1 ms */
+            TEST_EQ_INT(synth_launched(run, a0, "ka", 1, 0, 0, 10 * MS), 0);
+            TEST_EQ_INT(
+                synth_launched(run, b0, "kb", 1, MS / 10, 10 * MS + MS / 10, 20 * MS + MS / 10), 0);
+            end = 20 * MS + MS / 10;
+        }
+        TEST_EQ_INT(store_run_finish(run), 0);
+        analysis *a = analyse(run, NULL);
+        TEST_ASSERT(a);
+        const analysis_device *d = analysis_get_device(a, 0);
+        /* B waited from 0.1 ms + 3 us while A ran: 9.797 ms (A's gap is no running time) or
+         * 9.897 ms */
+        int64_t waited = sw ? 10 * MS - MS / 10 - 3000 : 10 * MS - MS / 10 - 3000 - MS / 10;
+        TEST_EQ_INT(d->waiting_ns, waited);
+        TEST_EQ_INT((int64_t)d->switches, sw);
+        /* at best: half the waited time (two side by side), and the 0.1 ms gap once, as A's gap
+         * that B fills or as the switch's */
+        double best = (double)end - (double)waited / 2 - (double)(MS / 10);
+        TEST_NEAR(analysis_get_summary(a)->predicted_gain, (double)end / best, 1e-6);
+        analysis_free(a);
+        store_run_free(run);
+    }
+    return 0;
+}
