@@ -62,6 +62,51 @@ int analysis_waitwalk_finish(analysis_waitwalk *w);
 /* Frees the walk (NULL is fine). */
 void analysis_waitwalk_free(analysis_waitwalk *w);
 
+/* ANALYSIS_MINHEAP(NAME, OWNER, ELEM, KEY, CAP0) defines a binary min-heap of ELEM ordered by
+ * their int64_t member KEY, kept in OWNER's members `heap` (ELEM *), `n` and `cap` (uint64_t),
+ * for the passes that visit events in time order (sweep.c, query.c, wait.c):
+ *   static int NAME_push(OWNER *o, ELEM e): adds e; ANALYSIS_ENOMEM when the heap cannot grow
+ *     (it starts at CAP0 entries and doubles);
+ *   static ELEM NAME_pop(OWNER *o): removes and returns the least (o->n > 0). */
+#define ANALYSIS_MINHEAP(NAME, OWNER, ELEM, KEY, CAP0)                                             \
+    static int NAME##_push(OWNER *o, ELEM e)                                                       \
+    {                                                                                              \
+        if (o->n == o->cap) {                                                                      \
+            uint64_t cap = o->cap ? 2 * o->cap : (CAP0);                                           \
+            ELEM *h = realloc(o->heap, cap * sizeof *h);                                           \
+            if (!h)                                                                                \
+                return ANALYSIS_ENOMEM;                                                            \
+            o->heap = h;                                                                           \
+            o->cap = cap;                                                                          \
+        }                                                                                          \
+        uint64_t i = o->n++;                                                                       \
+        while (i > 0 && o->heap[(i - 1) / 2].KEY > e.KEY) {                                        \
+            o->heap[i] = o->heap[(i - 1) / 2];                                                     \
+            i = (i - 1) / 2;                                                                       \
+        }                                                                                          \
+        o->heap[i] = e;                                                                            \
+        return ANALYSIS_OK;                                                                        \
+    }                                                                                              \
+    static ELEM NAME##_pop(OWNER *o)                                                               \
+    {                                                                                              \
+        ELEM top = o->heap[0], last = o->heap[--o->n];                                             \
+        uint64_t i = 0;                                                                            \
+        for (;;) {                                                                                 \
+            uint64_t c = 2 * i + 1;                                                                \
+            if (c >= o->n)                                                                         \
+                break;                                                                             \
+            /* the smaller child without a branch: which one it is is unpredictable */             \
+            c += (uint64_t)(c + 1 < o->n && o->heap[c + 1].KEY < o->heap[c].KEY);                  \
+            if (last.KEY <= o->heap[c].KEY)                                                        \
+                break;                                                                             \
+            o->heap[i] = o->heap[c];                                                               \
+            i = c;                                                                                 \
+        }                                                                                          \
+        if (o->n)                                                                                  \
+            o->heap[i] = last;                                                                     \
+        return top;                                                                                \
+    }
+
 /* Left in a->stretch by the sweep for a zero-length kernel (never in flight, never a reference);
  * other kernels hold their overlapped time (ns, >= 0) until stretches replace it. */
 #define ANALYSIS_MARK_ZERO (-1.0f)

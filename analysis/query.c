@@ -37,23 +37,12 @@ static void step_to(qsweep *q, int64_t x)
     }
 }
 
+/* qheap_push(), qheap_pop(): the kernels in flight, by end */
+ANALYSIS_MINHEAP(qheap, qsweep, qent, end, 64)
+
 static void qpop(qsweep *q)
 {
-    qent top = q->heap[0], last = q->heap[--q->n];
-    uint64_t i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= q->n)
-            break;
-        if (c + 1 < q->n && q->heap[c + 1].end < q->heap[c].end)
-            c++;
-        if (last.end <= q->heap[c].end)
-            break;
-        q->heap[i] = q->heap[c];
-        i = c;
-    }
-    if (q->n)
-        q->heap[i] = last;
+    qent top = qheap_pop(q);
     step_to(q, top.end);
     if (--q->ccount[top.ctx] == 0)
         q->nc--;
@@ -63,20 +52,8 @@ static void qpop(qsweep *q)
 
 static int qpush(qsweep *q, qent e)
 {
-    if (q->n == q->cap) {
-        uint64_t cap = q->cap ? 2 * q->cap : 64;
-        qent *h = realloc(q->heap, cap * sizeof *h);
-        if (!h)
-            return ANALYSIS_ENOMEM;
-        q->heap = h;
-        q->cap = cap;
-    }
-    uint64_t i = q->n++;
-    while (i > 0 && q->heap[(i - 1) / 2].end > e.end) {
-        q->heap[i] = q->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->heap[i] = e;
+    if (qheap_push(q, e))
+        return ANALYSIS_ENOMEM;
     if (q->ccount[e.ctx]++ == 0)
         q->nc++;
     if (q->pcount[e.proc]++ == 0)

@@ -60,47 +60,8 @@ typedef struct sweep {
     uint32_t *gcount;       /* ngroups: contexts in flight per share group */
 } sweep;
 
-static int heap_push(sweepdev *d, inflight e)
-{
-    if (d->n == d->cap) {
-        uint64_t cap = d->cap ? 2 * d->cap : 4; /* small: a run may hold 100k device slots */
-        inflight *h = realloc(d->heap, cap * sizeof *h);
-        if (!h)
-            return ANALYSIS_ENOMEM;
-        d->heap = h;
-        d->cap = cap;
-    }
-    uint64_t i = d->n++;
-    while (i > 0) {
-        uint64_t p = (i - 1) / 2;
-        if (d->heap[p].end <= e.end)
-            break;
-        d->heap[i] = d->heap[p];
-        i = p;
-    }
-    d->heap[i] = e;
-    return ANALYSIS_OK;
-}
-
-static inflight heap_pop(sweepdev *d)
-{
-    inflight top = d->heap[0], last = d->heap[--d->n];
-    uint64_t i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= d->n)
-            break;
-        /* the smaller child without a branch: which one it is is unpredictable */
-        c += (uint64_t)(c + 1 < d->n && d->heap[c + 1].end < d->heap[c].end);
-        if (last.end <= d->heap[c].end)
-            break;
-        d->heap[i] = d->heap[c];
-        i = c;
-    }
-    if (d->n)
-        d->heap[i] = last;
-    return top;
-}
+/* heap_push(), heap_pop(): the kernels in flight of a device slot, by end */
+ANALYSIS_MINHEAP(heap, sweepdev, inflight, end, 4) /* small: a run may hold 100k device slots */
 
 /* The physics of the current instant, when >= 2 contexts are in flight. */
 static analysis_physics physics_now(const sweepdev *d)

@@ -62,47 +62,8 @@ static int cmp_pend(const void *x, const void *y)
     return sort_t[i] < sort_t[j] ? -1 : sort_t[i] > sort_t[j] ? 1 : (i > j) - (i < j);
 }
 
-static int heap_push(analysis_waitwalk *w, wevent e)
-{
-    if (w->n == w->cap) {
-        uint64_t cap = w->cap ? 2 * w->cap : 64;
-        wevent *h = realloc(w->heap, cap * sizeof *h);
-        if (!h)
-            return ANALYSIS_ENOMEM;
-        w->heap = h;
-        w->cap = cap;
-    }
-    uint64_t i = w->n++;
-    while (i > 0) {
-        uint64_t p = (i - 1) / 2;
-        if (w->heap[p].t <= e.t)
-            break;
-        w->heap[i] = w->heap[p];
-        i = p;
-    }
-    w->heap[i] = e;
-    return ANALYSIS_OK;
-}
-
-static wevent heap_pop(analysis_waitwalk *w)
-{
-    wevent top = w->heap[0], last = w->heap[--w->n];
-    uint64_t i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= w->n)
-            break;
-        if (c + 1 < w->n && w->heap[c + 1].t < w->heap[c].t)
-            c++;
-        if (w->heap[c].t >= last.t)
-            break;
-        w->heap[i] = w->heap[c];
-        i = c;
-    }
-    if (w->n)
-        w->heap[i] = last;
-    return top;
-}
+/* heap_push(), heap_pop(): the walk's events, by time */
+ANALYSIS_MINHEAP(heap, analysis_waitwalk, wevent, t, 64)
 
 /* The launch call's return of every kernel with a matched API record (INT64_MIN: none), by
  * (process, correlation id) over an open-addressing table of the kernels, into ret[]. Returns
