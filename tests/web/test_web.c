@@ -1121,9 +1121,8 @@ int test_web_keep_alive(void)
 
 typedef struct gate_arg {
     web_gate *g;
-    int id;
     pthread_mutex_t *lock;
-    int *order, *n, *inside, *most, *left;
+    int *n, *inside, *most, *left;
     int left_before; /* clients that had left when this one was admitted */
 } gate_arg;
 
@@ -1132,7 +1131,7 @@ static void *gate_client(void *p)
     gate_arg *a = p;
     web_gate_enter(a->g);
     pthread_mutex_lock(a->lock);
-    a->order[(*a->n)++] = a->id;
+    (*a->n)++;
     a->left_before = *a->left;
     if (++*a->inside > *a->most)
         *a->most = *a->inside;
@@ -1170,8 +1169,7 @@ static void *gate_hold(void *p)
 
 /* The gate admits requests in the order they took their tickets, at most `slots` at once, with
  * more waiting than it has condition variables (so that several share one): client i goes only
- * once all but SLOTS - 1 of the clients before it have left, and those admitted together may note
- * their turn in either order. */
+ * once all but SLOTS - 1 of the clients before it have left. */
 int test_web_gate_order(void)
 {
     enum { SLOTS = 2, N = WEB_GATE_CONDS + 40 };
@@ -1188,11 +1186,11 @@ int test_web_gate_order(void)
         pthread_mutex_unlock(&h[i].lock);
     }
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    int order[N], n = 0, inside = 0, most = 0, left = 0;
+    int n = 0, inside = 0, most = 0, left = 0;
     pthread_t th[N];
     gate_arg args[N];
     for (int i = 0; i < N; i++) {
-        args[i] = (gate_arg){g, i, &lock, order, &n, &inside, &most, &left, 0};
+        args[i] = (gate_arg){g, &lock, &n, &inside, &most, &left, 0};
         TEST_ASSERT(pthread_create(&th[i], NULL, gate_client, &args[i]) == 0);
         while (web_gate_tickets(g) < (uint64_t)(i + 3)) /* client i holds ticket i + 2 */
             usleep(100);
@@ -1206,18 +1204,16 @@ int test_web_gate_order(void)
     }
     for (int i = 0; i < N; i++)
         pthread_join(th[i], NULL);
-    int out_of_order = 0, early = 0;
-    for (int i = 0; i < N; i++) {
-        out_of_order += abs(order[i] - i) >= SLOTS;
+    /* admitted in ticket order: client i only once i - 1 others had left (a LIFO or unordered
+     * gate admits some before). The order the clients wrote themselves down in is not checked:
+     * a client admitted but not yet run can be overtaken by later ones as others leave. */
+    int early = 0;
+    for (int i = 0; i < N; i++)
         early += args[i].left_before < i - (SLOTS - 1);
-    }
-    fprintf(stderr,
-            "gate: %d admitted, %d out of order, %d before their turn, at most %d at once (slots "
-            "%d)\n",
-            n, out_of_order, early, most, SLOTS);
+    fprintf(stderr, "gate: %d admitted, %d before their turn, at most %d at once (slots %d)\n", n,
+            early, most, SLOTS);
     TEST_EQ_INT(early, 0);
     TEST_EQ_INT(n, N);
-    TEST_EQ_INT(out_of_order, 0);
     TEST_ASSERT(most >= 1 && most <= SLOTS);
     web_gate_free(g);
     return 0;
