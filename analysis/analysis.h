@@ -330,6 +330,9 @@ typedef struct analysis_device {
                                         contexts took turns without
                                         overlapping (each kernel fit its time slice) */
     int64_t switch_gap_ns;           /* the idle gaps of those switches, summed */
+    int64_t idle_in_ns;              /* inside the measured interval: no kernel in flight and
+                                        no context switch's gap (the processes had no work on
+                                        the GPU: their CPUs set the pace) */
 } analysis_device;
 
 /* The idle gaps between two share groups' kernels counted as a context switch: 1 us to 1 ms. On
@@ -338,6 +341,13 @@ typedef struct analysis_device {
  * times), a gap over 1 ms the processes' own idle time. */
 #define ANALYSIS_SWITCH_GAP_MIN_NS 1000
 #define ANALYSIS_SWITCH_GAP_NS 1000000
+
+/* The idle share of the measured interval (analysis_device idle_in_ns over its length) from
+ * which the processes count as paced by their CPUs (host-paced): what MPS gains then depends on
+ * the hosts' pace, which a GPU trace does not time. On the H200 (tests/gpu/RESULTS.md,
+ * 2026-12-01) GPU-bound pairs time-sliced left the GPU idle 0-1% of their timed loops,
+ * launch-bound pairs 2-27%, and those pairs' own MPS gain moved by +-20% between identical runs. */
+#define ANALYSIS_HOST_PACED_IDLE 0.02
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */
 uint32_t analysis_ndevices(const analysis *a);
@@ -428,6 +438,10 @@ typedef struct analysis_summary {
                                     with a warning, when no such range was recorded; SPAN too
                                     when it holds no kernel time) */
     int64_t measure_t0, measure_t1; /* the measured interval on the common axis */
+    int64_t idle_in_ns;             /* idle_in_ns of the device that decides predicted_gain */
+    double idle_share;              /* idle_in_ns / the measured interval's length (0..1) */
+    uint8_t host_paced;             /* idle_share >= ANALYSIS_HOST_PACED_IDLE: the prediction
+                                       assumes the hosts keep the pace they had */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);

@@ -14,6 +14,10 @@ typedef struct analysis_calibration {
     double launch_ns;   /* extra time per kernel launched through the MPS server */
     double slowdown[4]; /* the worst measured slowdown of kernels that fit the GPU together, side
                            by side under MPS, for 2, 4, 8 and 16 clients */
+    double tail_ns;     /* the drain of a kernel's last wave that another client's kernel fills
+                           under MPS: fixed ns */
+    double tail_share;  /* and its share of the kernel's solo duration (tail_ns + tail_share x d) */
+    double tail_max;    /* never more than this share of d (the shortest kernel measured's) */
 } analysis_calibration;
 
 /* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was

@@ -393,6 +393,9 @@ typedef struct winsum {
                           shortest instance standing in for a missing reference */
     double smw_short;  /* the same, weighted by SM share */
     double sm_ovl;     /* overlapped kernel time weighted by SM share */
+    double tail_ref;   /* the tails (analysis_calibration) of the kernels with a solo reference,
+                          each for the share of its life overlapped */
+    double tail_short; /* the same with the shortest instance standing in for a reference */
     double dur;        /* the whole durations of the kernels with time inside */
     double k, w;       /* the window's kernel time and solo work on its basis (judge_window) */
 } winsum;
@@ -449,7 +452,7 @@ static double gpu_share(const store_launch *l, const store_device *d)
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
                             analysis_window *w, winsum *ws)
 {
-    double ovl = (double)w->overlap_ns, smw = 0, extra = 1;
+    double ovl = (double)w->overlap_ns, smw = 0, extra = 1, tail = 0;
     w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
@@ -463,6 +466,7 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl_ref;
         ws->w = ws->work_ref;
         smw = ws->smw_ref;
+        tail = ws->tail_ref;
         extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
     } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
         w->basis = ANALYSIS_BASIS_TURNS;
@@ -474,18 +478,20 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl;
         ws->w = ws->work_short;
         smw = ws->smw_short;
+        tail = ws->tail_short;
     } else {
         return;
     }
     w->stretch = (float)(ws->k / ws->w);
     w->parallelism = (float)(ws->w * extra / ovl);
     /* side by side, the overlapped work: at best every kernel at its solo speed, as many at once
-     * as were in flight, but not beyond the SMs; at worst, kernels that fit the GPU together
-     * slowed by the most MPS was seen to slow its clients, the others one after another, every
-     * launch paying the MPS server's cost */
+     * as were in flight, but not beyond the SMs, save the tails another client's kernels fill
+     * (analysis_calibration); at worst, kernels that fit the GPU together slowed by the most MPS
+     * was seen to slow its clients, the others one after another, every launch paying the MPS
+     * server's cost */
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
-    double best = fmax(packed, sm);
+    double best = fmax(packed, sm - tail * extra);
     double worst =
         packed >= sm ? fmax(packed * analysis_calibration_slowdown(cal, w->groups), sm) : work;
     worst = fmax(worst + (double)w->nkernels * cal->launch_ns, best);
@@ -543,6 +549,8 @@ typedef struct kin {
     double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
     double pO;         /* the same on its reference or its shortest instance */
     double share;      /* its share of the SMs */
+    double tail;       /* its tail (analysis_calibration) per ns of its life, on its reference or
+                          its shortest instance (as pO) */
 } kin;
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
@@ -574,10 +582,12 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
             m->smw_ref += ovl * q->rO * q->share;
+            m->tail_ref += ovl * q->tail; /* on its reference: q->ref */
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
             m->smw_short += ovl * q->pO * q->share;
+            m->tail_short += ovl * q->tail;
         }
     }
 }
@@ -754,22 +764,48 @@ static double set_stretch(double dur_ref, double ref, double kernel_ns, double c
     return ref > 0 && dur_ref >= coverage * kernel_ns ? dur_ref / ref : NAN;
 }
 
+/* Adds kernel k's time inside the measured interval and not yet covered on its slot (covered[],
+ * the slot's covered end: kernels come sorted by start) to the slot's busy time inside it, kept
+ * as idle_in_ns going down from the interval's length. */
+static void cover_kernel(analysis *a, int64_t *covered, const store_kernel *k)
+{
+    if (analysis_kernel_dur(k) <= 0)
+        return; /* never in flight (zero-length, or beyond the times computed with) */
+    uint32_t s = analysis_kernel_slot(a, k);
+    int64_t t0 = k->start > covered[s] ? k->start : covered[s];
+    int64_t t1 = k->end < a->sum.measure_t1 ? k->end : a->sum.measure_t1;
+    if (t1 > t0) {
+        a->devs[s].idle_in_ns -= t1 - t0;
+        covered[s] = t1;
+    }
+}
+
 int analysis_judge(analysis *a)
 {
     const store_run *run = a->run;
     winsum *ws = calloc(a->nwindows + 1, sizeof *ws);
     uint64_t *cur = calloc(a->ndevs + 1, sizeof *cur);
+    int64_t *covered = malloc((a->ndevs + 1) * sizeof *covered); /* per slot: cover_kernel() */
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
     double *sigref = calloc(a->nsigs + 1, sizeof *sigref); /* per signature: sum of references */
     sitewalk sw = {0};
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
+    const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || sitewalk_init(&sw, a))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || sitewalk_init(&sw, a))
         goto out;
+    /* the measured interval, known before the kernels are walked unless it is where every
+     * process ran kernels (their first and last kernels come from the walk) */
+    int early = a->opt.measure != ANALYSIS_MEASURE_TOGETHER;
+    if (early)
+        analysis_measure_interval(a);
     for (uint32_t s = 0; s < a->ndevs; s++) {
         cur[s] = a->devs[s].first_window;
+        covered[s] = a->sum.measure_t0;
+        a->devs[s].idle_in_ns = a->sum.measure_t1 - a->sum.measure_t0;
         store_idx d = a->devs[s].device;
+        cals[s] = analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL);
         for (uint32_t l = 0; l < run->nlaunches; l++)
             share[(size_t)l * a->ndevs + s] =
                 (float)gpu_share(&run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
@@ -806,6 +842,8 @@ int analysis_judge(analysis *a)
             dur_ref += (double)dur;
             ref += r;
         }
+        if (early && k->start < a->sum.measure_t1)
+            cover_kernel(a, covered, k);
         if (dur <= 0)
             continue;
         kin q = {k,
@@ -816,8 +854,15 @@ int analysis_judge(analysis *a)
                  r > 0 || sg->shortest_ns > 0,
                  0,
                  0,
-                 share[(size_t)k->launch * a->ndevs + s]};
+                 share[(size_t)k->launch * a->ndevs + s],
+                 0};
         o = o < q.dur ? o : q.dur;
+        if (o > 0 && q.prov) {
+            /* its tail (analysis_calibration): the drain of its last wave */
+            double d = q.ref ? r : (double)sg->shortest_ns;
+            q.tail =
+                fmin(cals[s]->tail_ns + cals[s]->tail_share * d, cals[s]->tail_max * d) / q.dur;
+        }
         if (o > 0 && q.ref)
             q.pO = q.rO = overlap_rate(q.dur, r, o);
         else if (o > 0 && q.prov)
@@ -854,7 +899,8 @@ int analysis_judge(analysis *a)
     analysis_summary *sm = &a->sum;
     double last_end = -INFINITY, last_end_low = -INFINITY;
     int estimated = 0;
-    analysis_measure_interval(a);
+    if (!early)
+        analysis_measure_interval(a);
     if (!(a->switch_in = calloc(a->ndevs ? a->ndevs : 1, sizeof *a->switch_in)))
         goto out; /* rc is ANALYSIS_ENOMEM until the end */
     for (uint32_t s = 0; s < a->ndevs; s++)
@@ -864,11 +910,26 @@ int analysis_judge(analysis *a)
                 a->switch_in[s] +=
                     x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
         }
+    /* each device's idle time inside the measured interval: its length less the union of the
+     * device's kernels there (walked above, or now when the interval came from the walk) and
+     * less its context switches' gaps */
+    for (uint32_t s = 0; s < a->ndevs && !early; s++) {
+        covered[s] = sm->measure_t0;
+        a->devs[s].idle_in_ns = sm->measure_t1 - sm->measure_t0;
+    }
+    for (uint64_t i = 0; !early && i < run->nkernels && run->kernels[i].start < sm->measure_t1; i++)
+        cover_kernel(a, covered, &run->kernels[i]);
+    for (uint32_t s = 0; s < a->ndevs; s++)
+        a->devs[s].idle_in_ns -= a->switch_in[s];
     sm->nkernels = run->nkernels;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
         double saved, saved_low;
+        if (ad->idle_in_ns < 0) /* switch gaps and kernels share no instant: rounding only */
+            ad->idle_in_ns = 0;
         judge_device(a, ad, ws, &saved, &saved_low);
+        if (predicted_end(a, ad, saved) > last_end)
+            sm->idle_in_ns = ad->idle_in_ns;
         last_end = fmax(last_end, predicted_end(a, ad, saved));
         last_end_low = fmax(last_end_low, predicted_end(a, ad, saved_low));
         estimated |= ad->gain_basis == ANALYSIS_BASIS_TURNS;
@@ -878,6 +939,10 @@ int analysis_judge(analysis *a)
     sm->stretch = set_stretch(dur_ref, ref, kernel_ns, a->opt.min_reference_coverage);
     sm->predicted_gain = gain_to(a, last_end);
     sm->predicted_gain_low = gain_to(a, last_end_low);
+    sm->idle_share = sm->measure_t1 > sm->measure_t0
+                         ? (double)sm->idle_in_ns / (double)(sm->measure_t1 - sm->measure_t0)
+                         : 0;
+    sm->host_paced = sm->idle_share >= ANALYSIS_HOST_PACED_IDLE;
     sm->gain_basis = sm->predicted_gain > 1.0
                          ? estimated ? ANALYSIS_BASIS_TURNS : ANALYSIS_BASIS_REFERENCE
                          : ANALYSIS_BASIS_NONE;
@@ -885,6 +950,8 @@ int analysis_judge(analysis *a)
 out:
     free(ws);
     free(cur);
+    free(covered);
+    free(cals);
     free(share);
     free(ps);
     free(sigref);

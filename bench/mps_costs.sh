@@ -15,6 +15,10 @@
 #      ~100 ms kernel of each kind in turn (spin: one thread; sat: every SM; triad: memory-bound
 #      over 1 GiB arrays; tile: GEMM-like on 1/8 of the SMs), 3 times; without MPS and under MPS:
 #      each kernel's duration over the solo one of its mode (median over the clients)
+#   e  kernel tails: one chain of 2000 saturating kernels back to back (~20 and ~100 us each,
+#      every SM, 8 waves), then two such chains in two processes started together, without and
+#      under MPS: the two chains' span over twice one chain's, and the time saved per kernel, what
+#      a client's kernels gain by filling the SMs another's kernel leaves as it drains
 # The kernel sizes come from a calibration run first (mps_cost calib: each kind alone at two
 # sizes), so the targets hold on any GPU. The probes of one run start together: each creates
 # GO.ready.<pid> once set up, and the script then writes the start instant (now + 20 ms) into GO.
@@ -26,15 +30,15 @@
 # costs.txt (the tables, from mps_costs_table.py, also printed), logs/ (each probe's stderr),
 # mps-control.log, and OUTDIR.tar.gz. Exit status: 0 when every run passed its self-check, 1
 # otherwise, 77 without a GPU, 2 usage.
-# Usage: bench/mps_costs.sh [--dry-run] [--parts "a b c d"] [--budget S] [-o OUTDIR] [BUILD_DIR]
+# Usage: bench/mps_costs.sh [--dry-run] [--parts "a b c d e"] [--budget S] [-o OUTDIR] [BUILD_DIR]
 #   --dry-run  print the plan (commands, estimated seconds) and touch nothing; no GPU needed
-#   --parts    the parts to run (default all four)
+#   --parts    the parts to run (default all five)
 #   --budget   seconds; a run that would end after it is skipped (default 240)
 #   -o         output folder (default ./mps-costs-YYYYmmdd-HHMMSS); BUILD_DIR default ./build
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 PARTS="a b c d" BUDGET=240 OUT='' args=()
-usage() { sed -n '2,37p' "$0"; exit 2; }
+DRY=0 PARTS="a b c d e" BUDGET=240 OUT='' args=()
+usage() { sed -n '2,41p' "$0"; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --dry-run) DRY=1 ;;
@@ -49,7 +53,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} -le 1 ] || usage
 for p in $PARTS; do
-    case $p in a | b | c | d) ;; *) echo "mps_costs.sh: no part '$p' (a b c d)" >&2; exit 2 ;; esac
+    case $p in a | b | c | d | e) ;; *) echo "mps_costs.sh: no part '$p' (a b c d e)" >&2; exit 2 ;; esac
 done
 case $BUDGET in '' | *[!0-9]*) echo "mps_costs.sh: --budget wants seconds" >&2; exit 2 ;; esac
 B=${args[0]:-./build}
@@ -68,6 +72,7 @@ A_LENS_MS=(2 20 200) A_REPS=(20 8 4) A_NS=(1 2 4)
 B_SHORT_MS=0.010 B_COUNT=200 B_PERIOD_US=5000 B_DELAY_MS=200 B_LONG_MS=50 B_LONG_COUNT=40
 C_N=10000 C_ROUNDS=5
 D_KINDS=(spin sat triad tile) D_MS=100 D_REPS=3 D_NS=(1 2 4 8)
+E_US=(20 100) E_COUNT=2000
 START_S=1.5   # estimated seconds for one run's processes to start and set up (CUDA, buffers)
 T_RUN=60      # timeout of one probe, seconds
 # default calibration (H200 estimates: spin 2e8 iterations ~448 ms; saturating 1.8e6 steps
@@ -244,15 +249,33 @@ part_d() {
     done
 }
 
+# ---- part e: kernel tails: one chain alone (off only), two chains without and under MPS
+part_e() {
+    local mode=$1 us n est specs r param
+    for us in "${E_US[@]}"; do
+        param=$(units sat "$(awk -v u="$us" 'BEGIN { print u / 1000 }')")
+        for n in 1 2; do
+            [ "$mode" = off ] || [ "$n" = 2 ] || continue
+            est=$(awk -v s="$START_S" -v n="$n" -v c="$E_COUNT" -v u="$us" \
+                'BEGIN { print s + n * c * u / 1e6 + 0.3 }')
+            specs=()
+            for r in $(seq "$n"); do specs+=("- stream GO sat $param $E_COUNT 0"); done
+            run e "$mode" "sat$us" "$n" "$est" "${specs[@]}"
+        done
+    done
+}
+
 has a && part_a
 has b && part_b off
 has c && part_c off
 has d && part_d off
-if has b || has c || has d; then
+has e && part_e off
+if has b || has c || has d || has e; then
     if mps_start; then
         has b && part_b mps
         has c && part_c mps
         has d && part_d mps
+        has e && part_e mps
         mps_stop
     else
         BAD=$((BAD + 1))

@@ -15,6 +15,10 @@ part,mode,kind,n,metric,value,unit. Durations are the kernels' spans on the GPU 
          round trip (median, p90)
   d      per mode, kind and N: the solo duration of that mode, each client's duration over it
          (median over the clients and repeats, min, max), and a round's span over solo
+  e      per kernel length and mode: a chain of saturating kernels alone (N = 1) and two chains
+         started together (N = 2): their span (first start to last end) over twice the solo
+         chain's, and the time saved per kernel, (2 x solo span - span) / (2 x kernels): what a
+         kernel gains beside another client's by filling the SMs the other's drain frees
 Usage: mps_costs_table.py RAW CSV
 """
 import collections
@@ -58,6 +62,14 @@ def kernels(rows, tag="K"):
             except ValueError:
                 pass
     return out
+
+
+def grouped(ks, key):
+    """The K lines ks grouped by key(k), in a dict of lists."""
+    by = collections.defaultdict(list)
+    for k in ks:
+        by[key(k)].append(k)
+    return by
 
 
 class Out:
@@ -224,9 +236,7 @@ def part_d(rows, out):
     ks = kernels(rows)
     if not ks:
         return
-    by = collections.defaultdict(list)
-    for k in ks:
-        by[(k[0], k[5], k[2])].append(k)
+    by = grouped(ks, lambda k: (k[0], k[5], k[2]))
     solo = {(m, kind): statistics.median(k[9] - k[8] for k in g)
             for (m, kind, n), g in by.items() if n == 1}
     span = rounds_span(ks)
@@ -263,6 +273,39 @@ def part_d(rows, out):
     print()
 
 
+def part_e(rows, out):
+    ks = kernels(rows)
+    if not ks:
+        return
+    by = grouped(ks, lambda k: (k[0], k[1], k[2]))
+    span = {key: max(k[9] for k in g) - min(k[8] for k in g) for key, g in by.items()}
+    lines = []
+    for (mode, scen, n), group in sorted(by.items(), key=lambda x: (x[0][1], x[0][2], x[0][0])):
+        solo = span.get(("off", scen, 1))
+        med = statistics.median(k[9] - k[8] for k in group)
+        late = max(k[10] for k in group)
+        note = f"late {late / 1e6:.1f} ms" if late > LATE_NS else ""
+        count = len(group) // max(n, 1)
+        if n == 1 or not solo:
+            lines.append([scen, mode, n, len(group), f"{med / 1e3:.1f}",
+                          f"{span[(mode, scen, n)] / 1e6:.2f}", "-", "-", note])
+            out.add("e", mode, scen, n, "kernel_us", med / 1e3, "us")
+            out.add("e", mode, scen, n, "span_ms", span[(mode, scen, n)] / 1e6, "ms")
+            continue
+        ratio = span[(mode, scen, n)] / (n * solo)
+        saved = (n * solo - span[(mode, scen, n)]) / (n * count)
+        lines.append([scen, mode, n, len(group), f"{med / 1e3:.1f}",
+                      f"{span[(mode, scen, n)] / 1e6:.2f}", fmt(ratio, 3), f"{saved / 1e3:.2f}",
+                      note])
+        out.add("e", mode, scen, n, "kernel_us", med / 1e3, "us")
+        out.add("e", mode, scen, n, "span_ms", span[(mode, scen, n)] / 1e6, "ms")
+        out.add("e", mode, scen, n, "span_over_n_solo", ratio, "x")
+        out.add("e", mode, scen, n, "saved_per_kernel", saved / 1e3, "us")
+    print("## e. Kernel tails (chains of saturating kernels back to back, 1 alone, 2 together)\n")
+    table(["kernels", "MPS", "N", "count", "kernel us (median)", "span ms", "span / (N x solo)",
+           "saved per kernel us", "note"], lines)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.split("Usage: ")[1].strip())
@@ -273,6 +316,7 @@ def main():
     part_b(parts.get("b", []), out)
     part_c(parts.get("c", []), out)
     part_d(parts.get("d", []), out)
+    part_e(parts.get("e", []), out)
     with open(sys.argv[2], "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["part", "mode", "kind", "n", "metric", "value", "unit"])

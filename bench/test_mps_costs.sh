@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_mps_costs.sh: the CPU half of bench/mps_costs.sh (CTest gpu__mps_costs_scripts):
-#   the dry run lists the runs in order (calibration; a; b, c, d without MPS; then b, c, d as
+#   the dry run lists the runs in order (calibration; a; b, c, d, e without MPS; then b-e as
 #   clients of one daemon, started once after the last MPS-off run and stopped once), sizes the
 #   kernels from the default calibration, stays within the budget, skips (and names) the runs past
 #   a small --budget, and creates nothing; --parts a starts no daemon;
@@ -23,17 +23,18 @@ out=$(bash "$here/mps_costs.sh" --dry-run -o "$W/never" "$W/build") || fail "dry
 echo "$out" | head -n 12
 runs="calib-off-calib-n1 a-off-spin-n1 a-off-spin-n2 a-off-spin-n4 b-off-alone-n1 b-off-spin-n2 \
 b-off-sat-n2 c-off-launch-n1 d-off-kinds-n1 d-off-kinds-n2 d-off-kinds-n4 d-off-kinds-n8 \
+e-off-sat20-n1 e-off-sat20-n2 e-off-sat100-n1 e-off-sat100-n2 \
 b-mps-alone-n1 b-mps-spin-n2 b-mps-sat-n2 c-mps-launch-n1 d-mps-kinds-n1 d-mps-kinds-n2 \
-d-mps-kinds-n4 d-mps-kinds-n8 "
+d-mps-kinds-n4 d-mps-kinds-n8 e-mps-sat20-n2 e-mps-sat100-n2 "
 got=$(echo "$out" | sed -n 's/^== \([^ ]*\) .*/\1/p' | tr '\n' ' ')
 [ "$got" = "$runs" ] || fail "runs: got '$got', wanted '$runs'"
 [ "$(echo "$out" | grep -c '^+ nvidia-cuda-mps-control -d$')" = 1 ] || fail "MPS not started once"
 [ "$(echo "$out" | grep -c '^+ echo quit | nvidia-cuda-mps-control$')" = 1 ] ||
     fail "MPS not stopped once"
 line() { echo "$out" | grep -n "$1" | head -n 1 | cut -d: -f1; }
-[ "$(line '^== d-off-kinds-n8')" -lt "$(line 'nvidia-cuda-mps-control -d')" ] &&
+[ "$(line '^== e-off-sat100-n2')" -lt "$(line 'nvidia-cuda-mps-control -d')" ] &&
     [ "$(line 'nvidia-cuda-mps-control -d')" -lt "$(line '^== b-mps-alone-n1')" ] &&
-    [ "$(line '^== d-mps-kinds-n8')" -lt "$(line 'echo quit')" ] ||
+    [ "$(line '^== e-mps-sat100-n2')" -lt "$(line 'echo quit')" ] ||
     fail "the daemon is not up exactly around the MPS runs"
 # sizes from the default calibration: 2 ms of spin = 2e6 / 2.24 iterations; 100 ms of tile
 echo "$out" | grep -q 'sched .*/go-a-off-spin-n2 spin:892857:20:36 spin:8928571:8:82 spin:89285714:4:550 &$' ||
@@ -43,6 +44,10 @@ echo "$out" | grep -q 'sched .*/go-a-off-spin-n2 spin:892857:20:36 spin:8928571:
 echo "$out" | grep -q '^+ \[A\] .* stream .*/go-b-mps-sat-n2 sat 179856 40 0 &$' || fail "b's A"
 echo "$out" | grep -q '^+ \[B\] .* poke .*/go-b-mps-sat-n2 4464 200 5000 200 &$' || fail "b's B"
 echo "$out" | grep -q '^+ \[-\] .* launch 10000 5 &$' || fail "c"
+# part e: 20 us of sat = 2e4 / 278 steps, 2000 kernels a chain, two chains together
+[ "$(echo "$out" | grep -c 'stream .*/go-e-mps-sat20-n2 sat 72 2000 0 &$')" = 2 ] &&
+    [ "$(echo "$out" | grep -c 'stream .*/go-e-off-sat100-n1 sat 360 2000 0 &$')" = 1 ] ||
+    fail "part e: chains of 2000 sat kernels, 1 alone and 2 together"
 est=$(echo "$out" | sed -n 's/.* runs, estimated \([0-9.]*\) s of runs; skipped: none$/\1/p')
 [ -n "$est" ] && awk -v e="$est" 'BEGIN { exit !(e > 60 && e < 200) }' ||
     fail "estimated '$est' s: 60 to 200 wanted, skipped none"
@@ -51,12 +56,12 @@ out=$(bash "$here/mps_costs.sh" --dry-run --budget 30 -o "$W/never" "$W/build")
 echo "$out" | grep -q '^== b-off-sat-n2 (~[0-9.]* s)$' || fail "--budget 30 skipped b-off-sat-n2"
 echo "$out" | grep -q '^== c-off-launch-n1: SKIPPED (30 s gone + ~2 s > budget 30 s)$' ||
     fail "--budget 30 did not skip c-off-launch-n1"
-echo "$out" | grep -q '; skipped: .*d-mps-kinds-n8$' || fail "the skipped runs are not listed"
+echo "$out" | grep -q '; skipped: .*e-mps-sat100-n2$' || fail "the skipped runs are not listed"
 out=$(bash "$here/mps_costs.sh" --dry-run --parts a -o "$W/never" "$W/build")
 echo "$out" | grep -q 'nvidia-cuda-mps-control' && fail "--parts a started MPS"
 [ "$(echo "$out" | grep -c '^== ')" = 4 ] || fail "--parts a: not calib + 3 runs"
-bash "$here/mps_costs.sh" --dry-run --parts "a e" "$W/build" >/dev/null 2>&1
-[ $? = 2 ] || fail "--parts e: exit 2 wanted"
+bash "$here/mps_costs.sh" --dry-run --parts "a f" "$W/build" >/dev/null 2>&1
+[ $? = 2 ] || fail "--parts f: exit 2 wanted"
 echo "dry run: PASS"
 
 # ---- a whole run on a stand-in GPU
@@ -91,6 +96,10 @@ csvrow "d,mps,tile,8,slowdown_median,1,x"
 csvrow "d,mps,sat,8,slowdown_median,8,x"
 csvrow "d,mps,triad,2,round_span_over_solo,2,x"
 csvrow "calib,off,tile,1,ns_per_unit,8000,ns"
+# part e: the stand-in's two chains lie on one time line, fully side by side: half the span of
+# two chains one after the other, each kernel saving half its 20.016 us
+csvrow "e,mps,sat20,2,span_over_n_solo,0.5,x"
+csvrow "e,mps,sat20,2,saved_per_kernel,10.008,us"
 grep -q '^| 2 | 2.00 | 40 | 2.00 | 2.00 | 2.00 | +0.000 | 1.000 |  |$' "$F/out/costs.txt" ||
     fail "part a's table row for N=2, 2 ms"
 tar -tzf "$F/out.tar.gz" | grep -q '^out/costs.csv$' || fail "the tar"

@@ -188,16 +188,6 @@ const char *view_gain_text(double lo, double hi, int about, char *buf, size_t n)
     return buf;
 }
 
-/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
- * "(estimated)" when an estimated stretch went into it. */
-static void gain_text(const analysis_device *d, char *buf, size_t n)
-{
-    char g[40];
-    snprintf(buf, n, "; MPS would gain %s%s",
-             view_gain_text(d->predicted_gain_low, d->predicted_gain, 1, g, sizeof g),
-             d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
-}
-
 /* Appends printf-style text to the string in buf (cap bytes), cut where it does not fit. */
 __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, const char *fmt,
                                                          ...)
@@ -209,6 +199,24 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, 
     va_start(ap, fmt);
     vsnprintf(buf + n, cap - n, fmt, ap);
     va_end(ap);
+}
+
+/* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
+ * "(estimated)" when an estimated stretch went into it, and the host-paced note when the GPU
+ * idled ANALYSIS_HOST_PACED_IDLE or more of the measured interval (`span` ns long). */
+static void gain_text(const analysis_device *d, int64_t span, char *buf, size_t n)
+{
+    char g[40];
+    snprintf(buf, n, "; MPS would gain %s%s",
+             view_gain_text(d->predicted_gain_low, d->predicted_gain, 1, g, sizeof g),
+             d->gain_basis == ANALYSIS_BASIS_TURNS ? " (estimated)" : "");
+    double idle = span > 0 ? (double)d->idle_in_ns / (double)span : 0;
+    if (idle >= ANALYSIS_HOST_PACED_IDLE)
+        append(buf, n,
+               " at the hosts' pace (host-paced: the GPU idled %.0f%% of the measured interval "
+               "with no kernel to run, so the processes' CPUs set the pace, which a GPU trace "
+               "does not time)",
+               100 * idle);
 }
 
 const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
@@ -261,8 +269,9 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                    d->overlap_ns > 0 ? "; and" : "", (unsigned long long)d->switches,
                    (double)d->switch_gap_ns / (double)d->switches / 1e3);
         if (d->predicted_gain >= 1.005) {
+            const analysis_summary *sm = analysis_get_summary(a);
             size_t n = strlen(h->tail);
-            gain_text(d, h->tail + n, sizeof h->tail - n);
+            gain_text(d, sm->measure_t1 - sm->measure_t0, h->tail + n, sizeof h->tail - n);
         }
         break;
     }
@@ -367,6 +376,9 @@ json_t *view_summary_json(const analysis *a)
     view_put(o, "measure_t1", json_integer(s->measure_t1), &bad);
     view_put(o, "measured_span_ns", json_integer(s->nkernels ? s->measure_t1 - s->measure_t0 : 0),
              &bad);
+    view_put(o, "idle_in_ns", json_integer(s->idle_in_ns), &bad);
+    view_put(o, "idle_share", view_number(s->idle_share), &bad);
+    view_put(o, "host_paced", json_boolean(s->host_paced), &bad);
     return view_done(o, bad);
 }
 
@@ -430,6 +442,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
     view_put(o, "switches", json_integer((json_int_t)d->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(d->switch_gap_ns), &bad);
+    view_put(o, "idle_in_ns", json_integer(d->idle_in_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
     view_put(o, "evidence", view_string(view_evidence(a, slot, ev, sizeof ev)), &bad);

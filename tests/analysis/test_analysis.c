@@ -1165,15 +1165,18 @@ static double gain_for_blocks(uint32_t blocks)
 }
 
 /* Kernels that fill every SM cannot run side by side: time-slicing them costs nothing that MPS
- * could win back (measured on the H200, samples/saturating: 1.12x). */
+ * could win back (measured on the H200, samples/saturating: 1.12x) but the drain of each one's
+ * last wave, which another client's blocks fill (analysis_calibration: for 1 us kernels, 2.9% of
+ * each, 29 ns). */
 int test_analysis_predicted_gain_gpu_bound(void)
 {
-    TEST_NEAR(gain_for_blocks(1), 4.0, 1e-6);           /* one block: 4 fit side by side */
-    TEST_NEAR(gain_for_blocks(132 * 8 / 2), 2.0, 1e-6); /* half the GPU each: 2 at a time */
-    TEST_NEAR(gain_for_blocks(132 * 8), 1.0, 1e-6);     /* one full wave each: in turn */
-    TEST_NEAR(gain_for_blocks(132 * 8 * 8), 1.0, 1e-6); /* eight waves: in turn */
+    const double t = 4 * 29.0;                /* the 4 kernels' tails, ns */
+    TEST_NEAR(gain_for_blocks(1), 4.0, 1e-6); /* one block: 4 fit side by side */
+    TEST_NEAR(gain_for_blocks(132 * 8 / 2), 4000 / (2000 - t), 1e-6); /* half the GPU: 2 at once */
+    TEST_NEAR(gain_for_blocks(132 * 8), 4000 / (4000 - t), 1e-6);     /* a full wave: in turn */
+    TEST_NEAR(gain_for_blocks(132 * 8 * 8), 4000 / (4000 - t), 1e-6); /* eight waves: in turn */
     /* a wave and a half: on average 3/4 of the SMs, so 4 such kernels take the time of 3 */
-    TEST_NEAR(gain_for_blocks(132 * 8 * 3 / 2), 4.0 / 3.0, 1e-6);
+    TEST_NEAR(gain_for_blocks(132 * 8 * 3 / 2), 4000 / (3000 - t), 1e-6);
     return 0;
 }
 
@@ -1789,6 +1792,74 @@ int test_analysis_context_switches(void)
                         cases[c].want_switches >= 2 ? ANALYSIS_TIME_SLICED : ANALYSIS_SOLO);
         if (cases[c].want_switches >= 2)
             TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, ANALYSIS_RULE_TOOK_TURNS);
+        /* a switch's gap is not the processes' idle time: the other gaps are */
+        int64_t idle = cases[c].want_switches || cases[c].gap < 0 ? 0 : 19 * cases[c].gap;
+        TEST_EQ_INT(d->idle_in_ns, idle);
+        TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, idle);
+        /* 19 gaps of 999 ns idle 1.9% of the run: under the host-paced share */
+        int64_t span = 20 * 50000 + 19 * cases[c].gap;
+        TEST_EQ_INT(analysis_get_summary(a)->host_paced,
+                    (double)idle / (double)span >= ANALYSIS_HOST_PACED_IDLE);
+        analysis_free(a);
+        store_run_free(run);
+    }
+    return 0;
+}
+
+/* The GPU's idle time inside the measured interval (idle_in_ns): kernels side by side counted
+ * once, kernels and gaps outside the interval left out, idle before the interval's first kernel
+ * counted; host-paced from an idle share of ANALYSIS_HOST_PACED_IDLE (2%) on. */
+int test_analysis_idle_in(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx a0 = synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL);
+    store_idx b0 = synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL);
+    TEST_EQ_INT(synth_kernel(run, a0, "k", 0, 10 * MS), 0);
+    TEST_EQ_INT(synth_kernel(run, b0, "k", 5 * MS, 15 * MS), 0); /* side by side: once */
+    TEST_EQ_INT(synth_kernel(run, a0, "k", 20 * MS, 30 * MS), 0);
+    TEST_EQ_INT(synth_kernel(run, b0, "k", 40 * MS, 50 * MS), 0);
+    analysis_options o;
+    analysis_options_default(&o);
+    analysis *a = NULL;
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0); /* 0-50 ms: idle 15-20 and 30-40 */
+    TEST_EQ_INT(analysis_get_device(a, 0)->idle_in_ns, 15 * MS);
+    TEST_NEAR(analysis_get_summary(a)->idle_share, 15.0 / 50.0, 1e-12);
+    TEST_EQ_INT(analysis_get_summary(a)->host_paced, 1);
+    analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_SPAN; /* 2-25 ms: busy 2-15 and 20-25 */
+    o.measure_t0 = 2 * MS;
+    o.measure_t1 = 25 * MS;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, 5 * MS);
+    TEST_NEAR(analysis_get_summary(a)->idle_share, 5.0 / 23.0, 1e-12);
+    analysis_free(a);
+    o.measure_t0 = 16 * MS; /* 16-22 ms: idle from the interval's start to the kernel at 20 */
+    o.measure_t1 = 22 * MS;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, 4 * MS);
+    analysis_free(a);
+    o.measure = ANALYSIS_MEASURE_TOGETHER; /* 5-30 ms (known after the kernel walk): idle 15-20 */
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    TEST_EQ_INT(analysis_get_summary(a)->measure_t0, 5 * MS);
+    TEST_EQ_INT(analysis_get_summary(a)->measure_t1, 30 * MS);
+    TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, 5 * MS);
+    analysis_free(a);
+    store_run_free(run);
+    /* the threshold: a gap of 2 ms in 100 ms is host-paced, one of 1.999 ms not */
+    for (int c = 0; c < 2; c++) {
+        int64_t gap = c ? 2 * MS : 2 * MS - 1000;
+        run = store_run_new();
+        TEST_ASSERT(run);
+        a0 = synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL);
+        b0 = synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL);
+        TEST_EQ_INT(synth_kernel(run, a0, "k", 0, 50 * MS - gap), 0);
+        TEST_EQ_INT(synth_kernel(run, b0, "k", 50 * MS, 100 * MS), 0);
+        a = analyse(run, NULL);
+        TEST_ASSERT(a);
+        TEST_EQ_INT(analysis_get_summary(a)->idle_in_ns, gap);
+        TEST_EQ_INT(analysis_get_summary(a)->host_paced, c);
         analysis_free(a);
         store_run_free(run);
     }

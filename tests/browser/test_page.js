@@ -440,6 +440,12 @@ async function testKernel(page, box, rows) {
   const head = await page.locator('#runinfo').innerText();
   check(head.includes(`${run.kernels} kernels`), `header shows the summary's kernels (${head.replace(/\n/g, ' ')})`);
   check(stats.includes(`${run.kernels}`) && stats.includes(`GPU 0 · ${run.gpu}`), `stats show the summary and the lane (${run.kernels}, ${run.gpu})`);
+  // the GPU idle of the measured interval, as the summary has it (the headline's host-paced note)
+  const idle = await page.evaluate(() => {
+    const s = window.tlview.runs[0].summary;
+    return { pct: fmtPct(s.idle_share), paced: s.host_paced };
+  });
+  check(/GPU idle, measured/i.test(stats) && stats.includes(`${idle.pct}${idle.paced ? ' · host-paced' : ''}`), `stats show the GPU idle of the measured interval (${idle.pct}, host-paced ${idle.paced})`);
   const procRows = await page.locator('#stats table').first().locator('tr').count();
   check(procRows === run.procs + 1, `processes table: a row per process of api/runs (${procRows - 1} of ${run.procs})`);
 }

@@ -142,7 +142,14 @@ int test_cli_report_json_time_sliced(void)
     TEST_EQ_STR(
         jstr(j, "headline.0"),
         "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 67% of busy time; "
-        "TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x");
+        "TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x at the hosts' pace "
+        "(host-paced: the GPU idled 45% of the measured interval with no kernel to run, so the "
+        "processes' CPUs set the pace, which a GPU trace does not time)");
+    /* idle 5-20 ms and 40-50 ms of 0-55 ms: gaps of over 1 ms are no context switches */
+    TEST_NEAR(jnum(j, "summary.idle_in_ns"), 25.0 * MS, 0);
+    TEST_NEAR(jnum(j, "devices.0.idle_in_ns"), 25.0 * MS, 0);
+    TEST_NEAR(jnum(j, "summary.idle_share"), 25.0 / 55.0, 1e-6);
+    TEST_ASSERT(json_is_true(json_object_get(json_object_get(j, "summary"), "host_paced")));
     TEST_EQ_STR(jstr(j, "devices.0.rule"), "no-mps");
     TEST_EQ_STR(jstr(j, "devices.0.basis"), "reference");
     TEST_EQ_STR(jstr(j, "devices.0.mps"), "off");
@@ -178,7 +185,10 @@ int test_cli_report_text_and_color(void)
     TEST_EQ_INT(sh("'%s' report '%s/off'", TLVIEW, test_tmpdir()), 0);
     const char *out = slurp(out_path);
     const char *head = "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 67% of "
-                       "busy time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x\n"
+                       "busy time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x at "
+                       "the hosts' pace (host-paced: the GPU idled 45% of the measured interval "
+                       "with no kernel to run, so the processes' CPUs set the pace, which a GPU "
+                       "trace does not time)\n"
                        "  GPU 0 rule no-mps: contexts that cannot share the GPU (no MPS) "
                        "were in flight together: the GPU time-sliced them\n";
     TEST_ASSERT(!strncmp(out, head, strlen(head)));

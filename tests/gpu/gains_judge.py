@@ -9,7 +9,9 @@ prediction comes from the MPS-off recording alone:
     TLVIEW report --format json --measure range:timed --baseline <solo> <off>
 (summary predicted_gain_low and predicted_gain: the interval), and tlview's own measurement from
 the two recordings (--compare <on>: comparison measured_gain over the same NVTX ranges).
-Prints: workload | N | gain (app) | gain (tlview, measured) | predicted | inside? | half-width.
+Prints: workload | N | gain (app) | gain (tlview, measured) | predicted | inside? | half-width |
+GPU idle (the summary's idle_share: idle inside the timed ranges besides context switches; "host-paced"
+from 2%, where the prediction holds at the hosts' pace only).
 A run whose log holds fewer RESULT lines than its N workers (or whose `rc` is not 0) is judged
 NO, with the reason. Each WORKLOAD-N named after OUTDIR (e.g. resnet18-4) must be among the pairs
 judged (CTest gains__judge names the committed ones).
@@ -64,9 +66,11 @@ def main():
         rows.append((w, n, f"{app:.3f}", f"{cmp['comparison']['measured_gain']:.3f}",
                      f"{lo:.3f}-{hi:.3f}",
                      "yes" if inside else "NO" + (f" ({'; '.join(notes)})" if notes else ""),
-                     f"+-{100 * (hi - lo) / 2 / mid:.0f}%"))
+                     f"+-{100 * (hi - lo) / 2 / mid:.0f}%",
+                     f"{100 * rep['summary']['idle_share']:.0f}%" +
+                     (" host-paced" if rep["summary"]["host_paced"] else "")))
     head = ("workload", "N", "gain (app)", "gain (tlview, measured)", "predicted", "inside",
-            "half-width")
+            "half-width", "GPU idle")
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for r in rows:

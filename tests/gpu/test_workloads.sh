@@ -4,7 +4,8 @@
 #   the dry run of the small plan lists its 23 runs in order (per workload: solo, MPS off, MPS on),
 #   each under the collector with TLVIEW_NVTX=1 and its own TLVIEW_OUTPUT folder, the MPS daemon
 #   started and stopped around each workload's MPS runs, within the budget; a small --budget
-#   skips (and names) the last runs; --only, --plan full, --no-collector; bad arguments exit 2;
+#   skips (and names) the last runs; --only, --plan full and n2, --scale, --batch,
+#   --no-collector; bad arguments exit 2;
 #   workloads.py's argument checks and --dry-run (no torch needed);
 #   a whole run of the gemm workload on a stand-in GPU (fake_gpu.sh as nvidia-smi and
 #   nvidia-cuda-mps-control) with the torch stand-in (stand_in/torch): the spawn workers, their
@@ -57,7 +58,14 @@ got=$(echo "$out" | sed -n 's/^== \([^ ]*\) .*/\1/p' | tr '\n' ' ')
 echo "$out" | grep -q CUDA_INJECTION64_PATH && fail "--no-collector still injects"
 out=$(bash "$here/workloads.sh" --dry-run --plan full "$W/build" "$W/never")
 [ "$(echo "$out" | grep -c '^== ')" = 35 ] || fail "--plan full: 35 runs wanted"
-for bad in "--plan big" "--only nope" "--budget soon"; do
+out=$(bash "$here/workloads.sh" --dry-run --plan n2 --scale 10 "$W/build" "$W/never")
+[ "$(echo "$out" | grep -c -- '--iters 1000 --warmup 10 ')" = 3 ] &&
+    [ "$(echo "$out" | grep -c -- '--iters 600 --warmup 5 ')" = 3 ] ||
+    fail "--scale 10: resnet18 1000 and resnet50 600 timed iterations wanted in 3 runs each"
+out=$(bash "$here/workloads.sh" --dry-run --plan n2 --batch 64 "$W/build" "$W/never")
+[ "$(echo "$out" | grep -c -- '--batch 64 > ')" = 6 ] || fail "--batch 64: 6 runs wanted with it"
+echo "$out" | grep -q '^== resnet18-off-n2 (~[0-9]* s)$' || fail "--batch 64: no resnet18 N = 2"
+for bad in "--plan big" "--only nope" "--budget soon" "--scale 0" "--scale 1.5" "--batch 0"; do
     # shellcheck disable=SC2086 # the option and its value are two words
     bash "$here/workloads.sh" --dry-run $bad "$W/build" "$W/never" >/dev/null 2>&1
     [ $? = 2 ] || fail "$bad: exit 2 wanted"

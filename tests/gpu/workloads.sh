@@ -17,30 +17,37 @@
 #          8 minutes: 23 runs, ~366 s by the estimates the dry run prints)
 #   full   every workload at N = 2 4 8
 #   n2     resnet18 and resnet50 at N = 2 only (the launch-bound pair, for repeats)
+# --scale F multiplies every workload's timed iterations by F (an integer): longer timed loops, so
+# that start-up skew between the workers weighs less in their makespan (the steady state).
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
 # Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2] [--only "NAME..."] [--budget S]
-#                               [--tar FILE] [--no-collector] BUILD_DIR OUTDIR
+#                               [--scale F] [--batch B] [--tar FILE] [--no-collector]
+#                               BUILD_DIR OUTDIR
 #   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
 #   --only          only these workloads (of the plan's)
 #   --budget S      seconds (default 400)
+#   --scale F       timed iterations x F (default 1)
+#   --batch B       the batch size (default 16)
 #   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
 #   --no-collector  run without libcollect (to see what it costs the workloads)
 # Environment: WORKLOADS_PYTHON (default python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 PLAN=small ONLY='' BUDGET=400 TAR='' COLLECT=1 args=()
+DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 TAR='' COLLECT=1 args=()
 CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
-usage() { sed -n '2,35p' "$0"; exit 2; }
+usage() { sed -n '2,40p' "$0"; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --dry-run) DRY=1 ;;
     --plan) [ $# -ge 2 ] || usage; PLAN=$2; shift ;;
     --only) [ $# -ge 2 ] || usage; ONLY=" $2 "; shift ;;
     --budget) [ $# -ge 2 ] || usage; BUDGET=$2; shift ;;
+    --scale) [ $# -ge 2 ] || usage; SCALE=$2; shift ;;
+    --batch) [ $# -ge 2 ] || usage; BATCH=$2; shift ;;
     --tar) [ $# -ge 2 ] || usage; TAR=$2; shift ;;
     --no-collector) COLLECT=0 ;;
     -h | --help) usage ;;
@@ -51,6 +58,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} = 2 ] || usage
 case $BUDGET in '' | *[!0-9]*) echo "workloads.sh: --budget wants seconds" >&2; exit 2 ;; esac
+case $SCALE in '' | 0 | *[!0-9]*) echo "workloads.sh: --scale wants a positive integer" >&2; exit 2 ;; esac
+case $BATCH in '' | 0 | *[!0-9]*) echo "workloads.sh: --batch wants a positive integer" >&2; exit 2 ;; esac
 
 # ---- the plans: WORKLOAD:N... in the order they run (the first ones matter most)
 case $PLAN in
@@ -59,8 +68,8 @@ full) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:2 4 8" "bert:2 4 8" "ge
 n2) PLAN_RUNS=("resnet18:2" "resnet50:2") ;;
 *) echo "workloads.sh: --plan small, full or n2, not '$PLAN'" >&2; exit 2 ;;
 esac
-BATCH=16
 declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12)
+for w in "${!ITERS[@]}"; do ITERS[$w]=$((ITERS[$w] * SCALE)); done
 declare -A WARM=([resnet18]=10 [resnet50]=5 [gpt2]=5 [bert]=5 [gemm]=2)
 # Estimates for the budget: seconds to start (python, spawn, torch and model imports, CUDA and
 # the collector, model build, warm-up) and ms per timed iteration alone (H200, float32, batch 16).
@@ -95,10 +104,10 @@ if [ $DRY = 0 ]; then
         nvidia-smi -L | head -n 1
         nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader | head -n 1
     } | sed 's/^/workloads.sh: /' | tee -a "$OUTD/summary.txt"
-    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; budget $BUDGET s; runs in $OUTD"
+    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; budget $BUDGET s; runs in $OUTD"
 else
     W=/tmp/tlworkloads.DRYRUN
-    echo "workloads.sh: dry run: plan $PLAN${ONLY:+, only$ONLY}; budget $BUDGET s; build $B;" \
+    echo "workloads.sh: dry run: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; budget $BUDGET s; build $B;" \
         "runs in $OUTD"
 fi
 [ -n "$TAR" ] || TAR=$OUTD.tar.gz
@@ -110,10 +119,11 @@ CLOCK=0 BAD=0 RUNS=0 SKIPPED=()
 MPS_LOG=$OUTD/mps-control-end.log # each workload keeps its own: mps-control-NAME.log
 mps_guard
 
-# est WORKLOAD N: the estimated seconds of one run (its timed loop as if time-sliced: N x)
+# est WORKLOAD N: the estimated seconds of one run (its timed loop as if time-sliced: N x; an
+# iteration's time grown with the batch beyond 16)
 est() {
-    awk -v s="${START_S[$1]}" -v n="$2" -v k="${ITERS[$1]}" -v ms="${ITER_MS[$1]}" \
-        'BEGIN { printf "%.0f", s + 0.5 * n + k * ms * n / 1000 + 1 }'
+    awk -v s="${START_S[$1]}" -v n="$2" -v k="${ITERS[$1]}" -v ms="${ITER_MS[$1]}" -v b="$BATCH" \
+        'BEGIN { if (b > 16) ms *= b / 16; printf "%.0f", s + 0.5 * n + k * ms * n / 1000 + 1 }'
 }
 # run_one WORKLOAD MODE N: one run into OUTD/WORKLOAD-MODE-nN, unless the budget is spent (MODE
 # on: the daemon is started first when it is not up).
