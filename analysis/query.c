@@ -157,27 +157,38 @@ int analysis_profile(const analysis *a, uint32_t dev, int64_t t0, int64_t t1, an
  * t0: bin b covers [edge(b), edge(b + 1)) with edge(b) = floor(span * b / nbins). (On the realtime
  * axis t0 is ~1.8e18 ns, where doubles are 256 ns apart: bins computed in double dropped or
  * doubled whole steps when zoomed in, giving a busy share of 0 or 1.024.) A bin narrower than
- * 1 ns (edge(b) == edge(b + 1): more bins than ns) holds the state at its instant edge(b). */
+ * 1 ns (edge(b) == edge(b + 1): more bins than ns) holds the state at its instant edge(b).
+ * The steps come in time order, so the edges are walked, never divided for: with span = q * nbins
+ * + r, edge(b) = q * b + floor(r * b / nbins), and the remainder of r * b / nbins, kept beside the
+ * edge, says when the next edge takes one more ns (a 128-bit division per step and two per bin
+ * were ~40% of a lane's cost at 0.001 of a 10M-kernel run, bench/bench_serve.md). */
+typedef struct bincur {
+    uint64_t b;   /* a bin, 0..nbins */
+    uint64_t e;   /* edge(b), relative to t0 */
+    uint64_t rem; /* r * b mod nbins */
+} bincur;
+
 typedef struct binout {
     int64_t t0;
-    uint64_t span;            /* t1 - t0 (> 0) */
-    uint32_t nbins;           /* bins (> 0) */
+    uint64_t nbins;           /* bins (> 0) */
+    uint64_t q, r;            /* span = q * nbins + r, r < nbins; span = t1 - t0 > 0 */
+    bincur cur;               /* the first bin whose edge is >= where the last step ended */
+    bincur prev;              /* the bin before cur (when cur.b > 0) */
     analysis_bin *out;        /* max_processes and max_contexts, filled as steps come */
     uint64_t *busy;           /* per bin: ns with a kernel in flight (1 for an instant bin) */
     unsigned __int128 *procs; /* per bin: processes in flight x ns (np for an instant bin) */
 } binout;
 
-/* bin_edge: edge(b), relative to t0. */
-static uint64_t bin_edge(const binout *bo, uint64_t b)
+/* bin_next: c moved to the next bin (r < nbins, so the remainder carries at most 1 ns). */
+static void bin_next(const binout *bo, bincur *c)
 {
-    return (uint64_t)((unsigned __int128)bo->span * b / bo->nbins);
-}
-
-/* bin_last: the last bin whose edge is <= x (0 <= x < span): the bin of width >= 1 holding x.
- * edge(b) <= x  <=>  span * b < (x + 1) * nbins. */
-static uint64_t bin_last(const binout *bo, uint64_t x)
-{
-    return (uint64_t)((((unsigned __int128)x + 1) * bo->nbins - 1) / bo->span);
+    c->b++;
+    c->e += bo->q;
+    c->rem += bo->r;
+    if (c->rem >= bo->nbins) {
+        c->rem -= bo->nbins;
+        c->e++;
+    }
 }
 
 static void seg_bins(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc)
@@ -187,28 +198,34 @@ static void seg_bins(void *ctx, int64_t x0, int64_t x1, uint32_t np, uint32_t nc
         return;
     uint64_t a = (uint64_t)x0 - (uint64_t)bo->t0, z = (uint64_t)x1 - (uint64_t)bo->t0;
     /* from the first bin whose edge is >= a (instant bins at a belong to this step), else the
-     * bin holding a; to the bin holding z - 1 */
-    uint64_t b = (uint64_t)(((unsigned __int128)a * bo->nbins + bo->span - 1) / bo->span);
-    if (b >= bo->nbins || bin_edge(bo, b) > a)
-        b = bin_last(bo, a);
-    uint64_t last = bin_last(bo, z - 1);
+     * bin holding a (the one before: edge(0) = 0 <= a < span = edge(nbins)); to the bin holding
+     * z - 1 */
+    while (bo->cur.b < bo->nbins && bo->cur.e < a) {
+        bo->prev = bo->cur;
+        bin_next(bo, &bo->cur);
+    }
+    bincur c = bo->cur.b < bo->nbins && bo->cur.e == a ? bo->cur : bo->prev, last;
     uint16_t p16 = c16(np), c16nc = c16(nc);
-    for (; b <= last && b < bo->nbins; b++) {
-        uint64_t e0 = bin_edge(bo, b), e1 = bin_edge(bo, b + 1);
-        analysis_bin *bin = &bo->out[b];
+    do {
+        last = c;
+        bin_next(bo, &c);
+        uint64_t e0 = last.e, e1 = c.e;
+        analysis_bin *bin = &bo->out[last.b];
         if (p16 > bin->max_processes)
             bin->max_processes = p16;
         if (c16nc > bin->max_contexts)
             bin->max_contexts = c16nc;
         if (e1 == e0) { /* an instant inside [a, z): its state */
-            bo->busy[b] = 1;
-            bo->procs[b] = p16;
+            bo->busy[last.b] = 1;
+            bo->procs[last.b] = p16;
             continue;
         }
         uint64_t from = a > e0 ? a : e0, to = z < e1 ? z : e1;
-        bo->busy[b] += to - from;
-        bo->procs[b] += (unsigned __int128)p16 * (to - from);
-    }
+        bo->busy[last.b] += to - from;
+        bo->procs[last.b] += (unsigned __int128)p16 * (to - from);
+    } while (c.b < bo->nbins && c.e < z);
+    bo->prev = last; /* the next step starts at or after z */
+    bo->cur = c;
 }
 
 int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t1,
@@ -218,13 +235,22 @@ int analysis_profile_bins(const analysis *a, uint32_t dev, int64_t t0, int64_t t
         return ANALYSIS_EINVAL;
     for (uint32_t b = 0; b < nbins; b++)
         out[b] = (analysis_bin){0, 0, 0.0f, 0.0f};
-    binout bo = {t0,  (uint64_t)t1 - (uint64_t)t0,    nbins,
-                 out, calloc(nbins, sizeof *bo.busy), calloc(nbins, sizeof *bo.procs)};
+    uint64_t span = (uint64_t)t1 - (uint64_t)t0;
+    binout bo = {.t0 = t0,
+                 .nbins = nbins,
+                 .q = span / nbins,
+                 .r = span % nbins,
+                 .out = out,
+                 .busy = calloc(nbins, sizeof *bo.busy),
+                 .procs = calloc(nbins, sizeof *bo.procs)};
     int rc = ANALYSIS_ENOMEM;
     if (bo.busy && bo.procs)
         rc = profile_sweep(a, dev, t0, t1, seg_bins, &bo);
+    bincur c = {0, 0, 0};
     for (uint32_t b = 0; rc == ANALYSIS_OK && b < nbins; b++) {
-        uint64_t w = bin_edge(&bo, b + 1) - bin_edge(&bo, b);
+        uint64_t e0 = c.e;
+        bin_next(&bo, &c);
+        uint64_t w = c.e - e0;
         w = w ? w : 1; /* an instant bin: its accumulators hold the state itself */
         /* busy <= w and procs <= max_processes * w by construction, so the shares stay within
          * [0, 1] and the mean within [0, max] after rounding */

@@ -9,7 +9,8 @@
  * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]
  *                    [--kernels-only] [--threads N] [--untimed]
  * (--save writes the generated run, so that a later --load times the whole `tlview serve` path
- * from the file; --threads: the server's thread pool, `tlview serve`'s default when not given).
+ * from the file; --threads: the requests the server answers at once, `tlview serve`'s default
+ * when not given).
  * Targets: first answer <= 1 s, p99 <= 50 ms, <= 64 B per record (kernel, copy, API call or range),
  * 0 errors. Exit 1 when a target is missed; with --untimed (the CTest run, on shared machines) the
  * two time targets are printed but only a wrong answer, an error or the memory target fails it. */

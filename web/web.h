@@ -45,7 +45,7 @@ typedef struct web_run {
 typedef struct web_options {
     const char *bind;  /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
     unsigned port;     /* TCP port; 0 picks a free one (read it with web_port) (8080) */
-    unsigned threads;  /* worker threads answering requests (4) */
+    unsigned threads;  /* requests answered at once (0: one per CPU online) */
     const char *token; /* the token to require (16 to 64 characters of [A-Za-z0-9_-]);
                           NULL: a random one when bind is not a loopback address, none
                           on loopback (NULL) */

@@ -505,9 +505,38 @@ typedef struct web_job {
 
 enum { WEB_JOB_CLOSED, WEB_JOB_QUEUED, WEB_JOB_LOADING, WEB_JOB_OPEN, WEB_JOB_FAILED };
 
+/* The one queue of the requests being answered (web_gate.c): each connection has a thread of its
+ * own (web_server.c), which reads the request and sends the answer, but at most `slots` requests
+ * are answered at once, taken in the order they came (a ticket each): so every request waits in
+ * the same queue, whichever connection it came on, and a slow client holds no slot. */
+#define WEB_GATE_CONDS 64
+typedef struct web_gate {
+    pthread_mutex_t lock;
+    pthread_cond_t turn[WEB_GATE_CONDS]; /* ticket k waits on turn[k % WEB_GATE_CONDS] */
+    uint64_t next;                       /* tickets handed out */
+    uint64_t done;                       /* requests answered */
+    unsigned slots;                      /* web_options.threads */
+} web_gate;
+/* A gate of `slots` (0: one per CPU online); NULL when out of memory. */
+web_gate *web_gate_new(unsigned slots);
+/* Frees g (no thread may be in it). NULL is a no-op. */
+void web_gate_free(web_gate *g);
+/* Takes the next ticket and waits until fewer than `slots` of the requests that came earlier are
+ * still being answered. Pair with web_gate_leave(). */
+void web_gate_enter(web_gate *g);
+/* One request answered: the ticket whose turn it is now is woken. */
+void web_gate_leave(web_gate *g);
+/* Gives the calling thread's turn back when it holds one (web_gate_enter() on this thread, not
+ * left yet): before it waits for another request's answer. Its web_gate_leave() then does
+ * nothing. */
+void web_gate_give_back(void);
+/* Tickets handed out so far (for tests). */
+uint64_t web_gate_tickets(web_gate *g);
+
 struct web {
     struct MHD_Daemon *daemon;
     web_live *live; /* a pointer, so that handlers holding a const web can lock it */
+    web_gate *gate; /* a pointer, for the same reason; NULL until started */
     web_job *job;   /* tlview serve --job, else NULL (then live->gen is NULL) */
     int fd;         /* listening socket (owned) */
     unsigned port;
@@ -529,6 +558,9 @@ struct web {
 typedef struct web_tl_cache web_tl_cache;
 web_tl_cache *web_tl_cache_new(void);
 void web_tl_cache_free(web_tl_cache *c);
+/* Answers computed to be cached so far (a query asked again, or while it is being computed, is
+ * not computed again): for tests. */
+uint64_t web_tl_cache_computed(web_tl_cache *c);
 
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;

@@ -1,6 +1,9 @@
 /* web_server.c: the HTTP side of `tlview serve`: binds the listening socket itself (so a failure
- * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd on a thread pool with
- * limits (connections in all and per client address, an idle timeout), and decides every request
+ * is reported with its reason, as Valkey's anet.c does), runs libmicrohttpd with a thread per
+ * connection and limits (connections in all and per client address, an idle timeout), answers at
+ * most web_options.threads requests at once in the order they came (web_gate.c: one queue, so a
+ * request waits behind those that came before it, not behind its connection's thread's other
+ * clients; a slow client holds a thread but no turn), and decides every request
  * in web_request(), which knows nothing of libmicrohttpd (the fuzzer drives it directly): method,
  * Host and Origin against the names the server answers to (DNS rebinding), the token when bound
  * beyond loopback, then the path and the query, then an embedded asset or the JSON API.
@@ -46,7 +49,7 @@ void web_options_default(web_options *o)
 {
     o->bind = "127.0.0.1";
     o->port = 8080;
-    o->threads = 4;
+    o->threads = 0; /* one per CPU online: more would only share the cores */
     o->token = NULL;
     o->allow_hosts = NULL;
     o->max_connections = 4096;
@@ -438,20 +441,29 @@ void web_reply_done(web_reply *r)
     r->body = NULL;
 }
 
+/* A request's context, from its first line to its end. */
+typedef struct web_task {
+    int asked;     /* handle() has seen the request's headers */
+    char target[]; /* the raw target, which web_request() parses itself */
+} web_task;
+
 /* raw_uri: sees each request's target before libmicrohttpd decodes or splits it; its answer (a
- * copy of the target, which web_request() parses itself) becomes the request's context, freed by
- * completed(). The query is then cut from libmicrohttpd's own buffer, so that it never parses it:
- * 0.9.75 keeps every argument in the connection's 32 KiB pool and, when ~490 short ones fill it,
- * loses its own 431 answer and leaves the client waiting for the timeout. */
+ * task holding a copy of the target) becomes the request's context, freed by completed(). The
+ * query is then cut from libmicrohttpd's own buffer, so that it never parses it: 0.9.75 keeps
+ * every argument in the connection's 32 KiB pool and, when ~490 short ones fill it, loses its own
+ * 431 answer and leaves the client waiting for the timeout. */
 static char nomem_marker;
 static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     (void)cls, (void)c;
-    char *copy = strdup(uri);
+    size_t n = strlen(uri);
+    web_task *t = calloc(1, sizeof *t + n + 1);
+    if (t)
+        memcpy(t->target, uri, n + 1);
     char *q = strchr(uri, '?');
     if (q)
         q[1] = 0; /* libmicrohttpd's read buffer, which it writes into itself next */
-    return copy ? copy : &nomem_marker;
+    return t ? (void *)t : &nomem_marker;
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -511,23 +523,39 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply
     return ret;
 }
 
+/* handle: libmicrohttpd's call for a request, on its connection's thread: first when the headers
+ * are read, then with each piece of a body (dropped), then at the request's end, when a GET or a
+ * HEAD is answered (answering on the first call would close the connection: libmicrohttpd 0.9.75
+ * does not keep a connection alive after an answer queued before the request's end). Any other
+ * method is refused on the first call, its body unread, and the connection closed. */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
     (void)url, (void)upload_data;
     const web *w = cls;
-    *upload_data_size = 0; /* a body is never read */
+    web_task *t = *req_cls;
     web_reply rep;
-    if (!*req_cls || *req_cls == &nomem_marker) {
+    if (!t || *req_cls == &nomem_marker) {
+        *upload_data_size = 0;
         rep = (web_reply){
             .status = 500, .body = (char *)oom_body, .len = sizeof oom_body - 1, .persistent = 1};
         return respond(w, c, &rep);
     }
-    web_http_req rq = {.method = method, .version = version, .target = *req_cls};
+    if (!t->asked && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
+        t->asked = 1; /* answered at the request's end */
+        return MHD_YES;
+    }
+    if (*upload_data_size) { /* a GET's body: read and dropped */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    web_http_req rq = {.method = method, .version = version, .target = t->target};
     rq.target_len = strlen(rq.target);
     MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &rq);
+    web_gate_enter(w->gate);
     web_request(w, &rq, &rep);
+    web_gate_leave(w->gate);
     return respond(w, c, &rep);
 }
 
@@ -761,17 +789,18 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         rl.rlim_cur < (rlim_t)limit + 2 * FD_RESERVE)
         limit = rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)(rl.rlim_cur - FD_RESERVE) : FD_RESERVE;
-    unsigned threads = o->threads ? o->threads : 1;
-    if (limit < threads)
-        limit = threads; /* the pool shares it out: each thread needs one */
-    unsigned flags =
-        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    if (!(w->gate = web_gate_new(o->threads))) {
+        snprintf(err, errlen, "out of memory");
+        rc = WEB_ENOMEM;
+        goto fail;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC |
+                     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     w->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, handle, w, MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)w->fd,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
     if (!w->daemon) {
         snprintf(err, errlen, "libmicrohttpd could not start on port %u", w->port);
         rc = WEB_EHTTP;
@@ -814,7 +843,8 @@ void web_stop(web *w)
     }
     if (w->fd >= 0)
         close(w->fd);
-    if (w->live) { /* no request runs any more */
+    web_gate_free(w->gate); /* every connection's thread has ended */
+    if (w->live) {          /* no request runs any more */
         web_gen_free(w->live->gen);
         web_job_free(w);
         pthread_cond_destroy(&w->live->released);

@@ -567,6 +567,7 @@ static void emit_row(const tl_query *q, uint32_t ri)
 #define CACHE_ENTRIES 64            /* answers kept at most */
 #define CACHE_BYTES (32u << 20)     /* their bytes at most */
 #define CACHE_ONE (CACHE_BYTES / 8) /* a larger answer is not kept */
+#define CACHE_PENDING 64            /* answers being computed, noted so that the same query waits */
 
 typedef struct tl_key {
     int64_t t0, t1;
@@ -583,18 +584,31 @@ typedef struct tl_entry {
     uint64_t used;   /* the tick of its last use */
 } tl_entry;
 
+/* An answer being computed: a request for the same query waits for it (cache_claim()) instead of
+ * computing it again, as the same view asked by many clients at once would be. */
+typedef struct tl_pending {
+    tl_key key;
+    const uint8_t *rowsel; /* key.nrows flags, the computing request's (borrowed) */
+    int busy;              /* the slot is taken */
+} tl_pending;
+
 struct web_tl_cache {
     pthread_mutex_t lock;
+    pthread_cond_t ready; /* broadcast when a pending answer is done (cached or not) */
     tl_entry e[CACHE_ENTRIES];
-    size_t bytes;  /* held by the bodies */
-    uint64_t tick; /* counts lookups */
+    tl_pending p[CACHE_PENDING];
+    size_t bytes;      /* held by the bodies */
+    uint64_t tick;     /* counts lookups */
+    uint64_t computed; /* answers computed for the cache (web_tl_cache_computed()) */
 };
 
 web_tl_cache *web_tl_cache_new(void)
 {
     web_tl_cache *c = calloc(1, sizeof *c);
-    if (c)
+    if (c) {
         pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->ready, NULL);
+    }
     return c;
 }
 
@@ -606,6 +620,7 @@ void web_tl_cache_free(web_tl_cache *c)
         web_blob_release(c->e[i].body);
         free(c->e[i].rowsel);
     }
+    pthread_cond_destroy(&c->ready);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -637,20 +652,67 @@ static int same_key(const tl_entry *e, const tl_key *k, const uint8_t *rowsel)
            (!k->nrows || !memcmp(e->rowsel, rowsel, k->nrows));
 }
 
-/* cache_get: the cached answer of key k, held (web_blob_release() it); NULL when not there. */
-static web_blob *cache_get(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel)
+static int same_pending(const tl_pending *p, const tl_key *k, const uint8_t *rowsel)
+{
+    return p->busy && p->key.hash == k->hash && p->key.t0 == k->t0 && p->key.t1 == k->t1 &&
+           p->key.width == k->width && p->key.kmax == k->kmax && p->key.nrows == k->nrows &&
+           p->key.compact == k->compact && p->key.run_id == k->run_id &&
+           (!k->nrows || !memcmp(p->rowsel, rowsel, k->nrows));
+}
+
+/* cache_claim: the cached answer of key k, held (web_blob_release() it). When another request is
+ * computing it, waits for it first, its turn given back (web_gate_give_back(): waiting is no work).
+ * NULL when not there: then the caller computes it, noted as pending in *pSlot (-1 when every
+ * slot is taken) until cache_done(). */
+static web_blob *cache_claim(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, int *pSlot)
 {
     web_blob *found = NULL;
+    *pSlot = -1;
     pthread_mutex_lock(&c->lock);
     c->tick++;
-    for (int i = 0; i < CACHE_ENTRIES && !found; i++)
-        if (same_key(&c->e[i], k, rowsel)) {
-            c->e[i].used = c->tick;
-            found = c->e[i].body;
-            web_blob_hold(found);
+    for (;;) {
+        for (int i = 0; i < CACHE_ENTRIES && !found; i++)
+            if (same_key(&c->e[i], k, rowsel)) {
+                c->e[i].used = c->tick;
+                found = c->e[i].body;
+                web_blob_hold(found);
+            }
+        int pending = 0;
+        for (int i = 0; i < CACHE_PENDING && !found && !pending; i++)
+            pending = same_pending(&c->p[i], k, rowsel);
+        if (found || !pending)
+            break;
+        web_gate_give_back();
+        pthread_cond_wait(&c->ready, &c->lock);
+    }
+    for (int i = 0; i < CACHE_PENDING && !found && *pSlot < 0; i++)
+        if (!c->p[i].busy) {
+            c->p[i] = (tl_pending){*k, rowsel, 1};
+            *pSlot = i;
+            c->computed++;
         }
     pthread_mutex_unlock(&c->lock);
     return found;
+}
+
+/* cache_done: the answer of pending slot `slot` (-1: none) is cached, or will not be: the requests
+ * waiting for it look again. */
+static void cache_done(web_tl_cache *c, int slot)
+{
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->p[slot].busy = 0;
+    pthread_cond_broadcast(&c->ready);
+    pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t web_tl_cache_computed(web_tl_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    uint64_t n = c->computed;
+    pthread_mutex_unlock(&c->lock);
+    return n;
 }
 
 /* cache_drop_lru: frees the least recently used answer (the cache holds one at least). */
@@ -716,7 +778,8 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     for (uint32_t i = 0; i < r->nlanes && cacheable; i++)
         cacheable = __atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) != 0;
     tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
-    web_blob *hit = cacheable ? cache_get(r->cache, &key, rowsel) : NULL;
+    int pending = -1; /* the cache's note that this request computes the answer */
+    web_blob *hit = cacheable ? cache_claim(r->cache, &key, rowsel, &pending) : NULL;
     if (pHit)
         *pHit = hit;
     if (hit && pHit)
@@ -797,6 +860,8 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     if (rc == WEB_OK && cacheable)
         cache_put(r->cache, &key, rowsel, b->s + start, b->len - start);
 out:
+    if (cacheable)
+        cache_done(r->cache, pending);
     free(q.T);
     free(q.lane_verdict);
     free(q.a);

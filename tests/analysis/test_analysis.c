@@ -4,6 +4,7 @@
  * timestamps, a kernel still running at the end, a process with no kernels, a file from another
  * run), on small synthetic runs whose expected figures are worked out by hand. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -643,6 +644,132 @@ int test_analysis_profile_segments_and_bins(void)
     TEST_EQ_INT(analysis_profile_bins(a, 0, 0, 400, bins, 2), 0);
     TEST_NEAR(bins[1].busy, 0.0, 0);
     TEST_EQ_INT(bins[1].max_processes, 0);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* ref_bins: analysis_profile_bins() by its definition, for comparison: bin b is [t0 + e(b),
+ * t0 + e(b + 1)) with e(b) = floor(span * b / nbins) in 128 bits, its figures summed from the
+ * segments of analysis_profile() (an instant bin: the segment holding e(b)). 0, or -1. */
+static int ref_bins(const analysis *a, int64_t t0, int64_t t1, analysis_bin *out, uint32_t nbins)
+{
+    size_t n = 0;
+    if (analysis_profile(a, 0, t0, t1, NULL, 0, &n) != 0)
+        return -1;
+    analysis_segment *seg = malloc((n ? n : 1) * sizeof *seg);
+    if (!seg || analysis_profile(a, 0, t0, t1, seg, n, &n) != 0) {
+        free(seg);
+        return -1;
+    }
+    uint64_t span = (uint64_t)t1 - (uint64_t)t0;
+    for (uint64_t b = 0; b < nbins; b++) {
+        uint64_t e0 = (uint64_t)((unsigned __int128)span * b / nbins);
+        uint64_t e1 = (uint64_t)((unsigned __int128)span * (b + 1) / nbins);
+        uint64_t busy = 0, w = e1 > e0 ? e1 - e0 : 1;
+        unsigned __int128 procs = 0;
+        uint16_t mp = 0, mc = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t s0 = (uint64_t)seg[i].t0 - (uint64_t)t0,
+                     s1 = (uint64_t)seg[i].t1 - (uint64_t)t0;
+            uint64_t lo = e0 > s0 ? e0 : s0, hi = e1 < s1 ? e1 : s1;
+            int in = e1 == e0 ? s0 <= e0 && e0 < s1 : lo < hi;
+            if (!in || !seg[i].processes)
+                continue;
+            mp = seg[i].processes > mp ? seg[i].processes : mp;
+            mc = seg[i].contexts > mc ? seg[i].contexts : mc;
+            busy += e1 == e0 ? 1 : hi - lo;
+            procs += (unsigned __int128)seg[i].processes * (e1 == e0 ? 1 : hi - lo);
+        }
+        out[b] = (analysis_bin){mp, mc, (float)((double)busy / (double)w),
+                                (float)((double)procs / (double)w)};
+    }
+    free(seg);
+    return 0;
+}
+
+/* xorshift: the next of Marsaglia's xorshift64 numbers from state *x. */
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* same_bins: the first bin where a and b differ (bit for bit), or -1. */
+static int same_bins(const analysis_bin *a, const analysis_bin *b, uint32_t nbins)
+{
+    for (uint32_t i = 0; i < nbins; i++)
+        if (a[i].max_processes != b[i].max_processes || a[i].max_contexts != b[i].max_contexts ||
+            memcmp(&a[i].busy, &b[i].busy, sizeof a[i].busy) != 0 ||
+            memcmp(&a[i].mean_processes, &b[i].mean_processes, sizeof a[i].mean_processes) != 0)
+            return (int)i;
+    return -1;
+}
+
+/* The bins of analysis_profile_bins() (edges walked, no division per step) are, bit for bit, those
+ * of the definition (a 128-bit division per edge), on the realtime axis (~1.7e18 ns): more bins
+ * than ns (instant bins), span = nbins +- 1, bin edges on kernel starts and ends, a span of 2^62
+ * and of ~8.6e18 (span * nbins far beyond 64 bits), and 400 random ranges and bin counts. */
+int test_analysis_profile_bins_exact(void)
+{
+    const int64_t base = 1700000000000000000LL;
+    store_run *run = store_run_new();
+    store_idx s[3];
+    for (int p = 0; p < 3; p++)
+        s[p] = synth_process(run, 10 + p, "h", "r", 0, NULL);
+    uint64_t x = 88172645463325252ull; /* xorshift64's state */
+    /* stream p: kernels on multiples of 1000 ns (edges land on them) and at odd times, with gaps */
+    for (int p = 0; p < 3; p++) {
+        int64_t t = base + 1000 * p;
+        for (int k = 0; k < 120; k++) {
+            int64_t d =
+                k % 3 ? 1000 * (int64_t)(1 + xorshift(&x) % 4) : (int64_t)(1 + xorshift(&x) % 997);
+            TEST_EQ_INT(synth_kernel(run, s[p], "k", t, t + d), 0);
+            t += d + (k % 4 ? (k % 2 ? 1000 : 0) : (int64_t)(xorshift(&x) % 3001));
+        }
+    }
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    enum { MAXB = 4096 };
+    analysis_bin *got = malloc(MAXB * sizeof *got), *want = malloc(MAXB * sizeof *want);
+    TEST_ASSERT(got && want);
+    struct {
+        int64_t t0, t1;
+        uint32_t nbins;
+    } c[420] = {
+        {base, base + 7, 20},              /* 7 ns over 20 bins: instant bins */
+        {base + 499, base + 523, 24},      /* span = nbins */
+        {base + 499, base + 522, 24},      /* span = nbins - 1 */
+        {base + 499, base + 524, 24},      /* span = nbins + 1 */
+        {base, base + 100000, 100},        /* every edge on a multiple of 1000 */
+        {base + 1000, base + 251000, 250}, /* the same, shifted */
+        {base - (1LL << 62), base + (1LL << 62), 4096},
+        {-4000000000000000000LL, 4600000000000000000LL, 3000},
+        {base + 2000, base + 2001, 1}, /* 1 ns, 1 bin */
+        {base + 1, base + 400001, 4095},
+    };
+    int n = 10;
+    for (; n < 420; n++) {
+        int64_t t0 = base - 5000 + (int64_t)(xorshift(&x) % 400000);
+        int64_t len = (int64_t)(1 + xorshift(&x) % (n % 3 ? 500000 : 3000));
+        c[n].t0 = t0, c[n].t1 = t0 + len, c[n].nbins = (uint32_t)(1 + xorshift(&x) % MAXB);
+    }
+    for (int i = 0; i < n; i++) {
+        TEST_EQ_INT(analysis_profile_bins(a, 0, c[i].t0, c[i].t1, got, c[i].nbins), ANALYSIS_OK);
+        TEST_EQ_INT(ref_bins(a, c[i].t0, c[i].t1, want, c[i].nbins), 0);
+        int d = same_bins(got, want, c[i].nbins);
+        if (d >= 0)
+            fprintf(stderr,
+                    "case %d [%lld, %lld) %u bins: bin %d: %u %u %.9g %.9g, want %u %u %.9g %.9g\n",
+                    i, (long long)c[i].t0, (long long)c[i].t1, c[i].nbins, d, got[d].max_processes,
+                    got[d].max_contexts, got[d].busy, got[d].mean_processes, want[d].max_processes,
+                    want[d].max_contexts, want[d].busy, want[d].mean_processes);
+        TEST_EQ_INT(d, -1);
+    }
+    free(got);
+    free(want);
     analysis_free(a);
     store_run_free(run);
     return 0;

@@ -1017,6 +1017,416 @@ int test_web_concurrent_clients(void)
     return 0;
 }
 
+/* ---------------------------------------------------------------- one queue, kept-alive
+ * connections */
+
+static long ms_since(const struct timeval *t0);
+static int setup_threads(fixture *f, unsigned threads);
+
+/* connect_port: a connected socket to 127.0.0.1:port (5 s timeouts), or -1. */
+static int connect_port(unsigned port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* find_ci: the first place of needle in s, case ignored, or NULL. */
+static const char *find_ci(const char *s, const char *needle)
+{
+    for (size_t n = strlen(needle); *s; s++)
+        if (strncasecmp(s, needle, n) == 0)
+            return s;
+    return NULL;
+}
+
+/* read_answer: one answer from fd, its body Content-Length long; the connection stays open.
+ * Fills r (free r->head); 0, or -1 when the connection closed or timed out first. */
+static int read_answer(int fd, response *r)
+{
+    memset(r, 0, sizeof *r);
+    size_t cap = 1 << 16, len = 0, want = 0;
+    char *buf = malloc(cap), *sep = NULL;
+    for (;;) {
+        if (len + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        if (!sep && (buf[len] = 0, sep = strstr(buf, "\r\n\r\n"))) {
+            const char *cl = find_ci(buf, "\r\nContent-Length:");
+            if (!cl || sscanf(buf, "HTTP/1.%*d %d", &r->status) != 1)
+                break;
+            want = (size_t)(sep + 4 - buf) + strtoul(cl + 17, NULL, 10);
+        }
+        if (sep && len >= want) {
+            buf[len] = 0;
+            *sep = 0;
+            r->head = buf;
+            r->body = sep + 4;
+            r->len = len - (size_t)(r->body - buf);
+            return 0;
+        }
+        ssize_t k = read(fd, buf + len, cap - len - 1);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    free(buf);
+    return -1;
+}
+
+/* Two requests on one HTTP/1.1 connection, both answered, the connection kept. Found 2026-12-01:
+ * every answer closed its connection (libmicrohttpd 0.9.75 closes after an answer queued on the
+ * first call of the handler), so wrk's 64 clients reconnected for each request. */
+int test_web_keep_alive(void)
+{
+    fixture f;
+    TEST_ASSERT(setup(&f, 1) == 0);
+    int fd = connect_port(f.port);
+    TEST_ASSERT(fd >= 0);
+    const char *req[] = {"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                         "GET /api/timeline?run=0&t0=0&t1=600000&width=100 HTTP/1.1\r\n"
+                         "Host: 127.0.0.1\r\n\r\n",
+                         "HEAD /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"};
+    for (int i = 0; i < 2; i++) {
+        response r;
+        TEST_EQ_INT(write(fd, req[i], strlen(req[i])), (ssize_t)strlen(req[i]));
+        int rc = read_answer(fd, &r);
+        fprintf(stderr, "request %d on one connection: %s, status %d\n", i,
+                rc ? "no answer" : "answered", r.status);
+        TEST_EQ_INT(rc, 0);
+        TEST_EQ_INT(r.status, 200);
+        TEST_ASSERT(find_ci(r.head, "Connection: close") == NULL);
+        TEST_ASSERT(r.len > 0 && r.body[0] == '{');
+        free(r.head);
+    }
+    /* HEAD: the headers alone (Content-Length says the GET's), the connection still kept */
+    TEST_EQ_INT(write(fd, req[2], strlen(req[2])), (ssize_t)strlen(req[2]));
+    char head[4096];
+    ssize_t k = read(fd, head, sizeof head - 1);
+    TEST_ASSERT(k > 0);
+    head[k] = 0;
+    TEST_ASSERT(strncmp(head, "HTTP/1.1 200", 12) == 0);
+    TEST_ASSERT(find_ci(head, "Connection: close") == NULL);
+    TEST_EQ_INT(write(fd, req[0], strlen(req[0])), (ssize_t)strlen(req[0]));
+    response r;
+    TEST_EQ_INT(read_answer(fd, &r), 0);
+    TEST_EQ_INT(r.status, 200);
+    free(r.head);
+    close(fd);
+    teardown(&f);
+    return 0;
+}
+
+typedef struct gate_arg {
+    web_gate *g;
+    pthread_mutex_t *lock;
+    int *n, *inside, *most, *left;
+    int left_before; /* clients that had left when this one was admitted */
+} gate_arg;
+
+static void *gate_client(void *p)
+{
+    gate_arg *a = p;
+    web_gate_enter(a->g);
+    pthread_mutex_lock(a->lock);
+    (*a->n)++;
+    a->left_before = *a->left;
+    if (++*a->inside > *a->most)
+        *a->most = *a->inside;
+    pthread_mutex_unlock(a->lock);
+    usleep(2000);
+    pthread_mutex_lock(a->lock);
+    --*a->inside;
+    ++*a->left;
+    pthread_mutex_unlock(a->lock);
+    web_gate_leave(a->g);
+    return NULL;
+}
+
+typedef struct gate_holder {
+    web_gate *g;
+    pthread_mutex_t lock;
+    pthread_cond_t go;
+    int state; /* 1: holds its turn, 2: may leave */
+} gate_holder;
+
+/* gate_hold: takes a turn and keeps it until told (state 2). */
+static void *gate_hold(void *p)
+{
+    gate_holder *h = p;
+    web_gate_enter(h->g);
+    pthread_mutex_lock(&h->lock);
+    h->state = 1;
+    pthread_cond_broadcast(&h->go);
+    while (h->state != 2)
+        pthread_cond_wait(&h->go, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+    web_gate_leave(h->g);
+    return NULL;
+}
+
+/* The gate admits requests in the order they took their tickets, at most `slots` at once, with
+ * more waiting than it has condition variables (so that several share one): client i goes only
+ * once all but SLOTS - 1 of the clients before it have left. */
+int test_web_gate_order(void)
+{
+    enum { SLOTS = 2, N = WEB_GATE_CONDS + 40 };
+    web_gate *g = web_gate_new(SLOTS);
+    TEST_ASSERT(g);
+    gate_holder h[SLOTS]; /* both turns held: every client waits */
+    pthread_t ht[SLOTS];
+    for (int i = 0; i < SLOTS; i++) {
+        h[i] = (gate_holder){g, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        TEST_ASSERT(pthread_create(&ht[i], NULL, gate_hold, &h[i]) == 0);
+        pthread_mutex_lock(&h[i].lock);
+        while (h[i].state != 1)
+            pthread_cond_wait(&h[i].go, &h[i].lock);
+        pthread_mutex_unlock(&h[i].lock);
+    }
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int n = 0, inside = 0, most = 0, left = 0;
+    pthread_t th[N];
+    gate_arg args[N];
+    for (int i = 0; i < N; i++) {
+        args[i] = (gate_arg){g, &lock, &n, &inside, &most, &left, 0};
+        TEST_ASSERT(pthread_create(&th[i], NULL, gate_client, &args[i]) == 0);
+        while (web_gate_tickets(g) < (uint64_t)(i + 3)) /* client i holds ticket i + 2 */
+            usleep(100);
+    }
+    for (int i = 0; i < SLOTS; i++) {
+        pthread_mutex_lock(&h[i].lock);
+        h[i].state = 2;
+        pthread_cond_broadcast(&h[i].go);
+        pthread_mutex_unlock(&h[i].lock);
+        pthread_join(ht[i], NULL);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(th[i], NULL);
+    /* admitted in ticket order: client i only once i - 1 others had left (a LIFO or unordered
+     * gate admits some before). The order the clients wrote themselves down in is not checked:
+     * a client admitted but not yet run can be overtaken by later ones as others leave. */
+    int early = 0;
+    for (int i = 0; i < N; i++)
+        early += args[i].left_before < i - (SLOTS - 1);
+    fprintf(stderr, "gate: %d admitted, %d before their turn, at most %d at once (slots %d)\n", n,
+            early, most, SLOTS);
+    TEST_EQ_INT(early, 0);
+    TEST_EQ_INT(n, N);
+    TEST_ASSERT(most >= 1 && most <= SLOTS);
+    web_gate_free(g);
+    return 0;
+}
+
+/* A turn given back (web_gate_give_back(), as a request waiting for another's answer does) lets
+ * the next request go, and the giver's web_gate_leave() then takes nothing more. */
+int test_web_gate_give_back(void)
+{
+    web_gate *g = web_gate_new(1);
+    TEST_ASSERT(g);
+    gate_holder h = {g, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    pthread_t t;
+    web_gate_enter(g);
+    TEST_ASSERT(pthread_create(&t, NULL, gate_hold, &h) == 0);
+    while (web_gate_tickets(g) < 2)
+        usleep(100);
+    usleep(20000);
+    pthread_mutex_lock(&h.lock);
+    int before = h.state;
+    pthread_mutex_unlock(&h.lock);
+    web_gate_give_back();
+    pthread_mutex_lock(&h.lock);
+    while (h.state != 1)
+        pthread_cond_wait(&h.go, &h.lock);
+    h.state = 2;
+    pthread_cond_broadcast(&h.go);
+    pthread_mutex_unlock(&h.lock);
+    pthread_join(t, NULL);
+    web_gate_leave(g); /* given back already: nothing */
+    fprintf(stderr, "second request before the turn was given back: %s; done %llu of %llu\n",
+            before ? "admitted" : "waiting", (unsigned long long)g->done,
+            (unsigned long long)g->next);
+    TEST_EQ_INT(before, 0);
+    TEST_EQ_INT(g->done, 2);
+    web_gate_free(g);
+    return 0;
+}
+
+typedef struct view_asker {
+    unsigned port;
+    pthread_barrier_t *start;
+    int ok;
+} view_asker;
+
+static void *view_asker_get(void *p)
+{
+    view_asker *a = p;
+    response r;
+    pthread_barrier_wait(a->start);
+    a->ok =
+        http_get(a->port, "/api/timeline?run=0&t0=1000&t1=500000&width=3000&format=bin", &r) == 0 &&
+        r.status == 200;
+    free(r.head);
+    return NULL;
+}
+
+/* Clients asking the same view at once cost one query: the others wait for its answer (their
+ * turns given back meanwhile) and take it from the cache. */
+int test_web_same_view_at_once(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_threads(&f, 2) == 0);
+    for (int i = 0; i < 200; i++) { /* answers are cached once the grids are settled */
+        response r;
+        TEST_EQ_INT(http_get(f.port, "/api/stats?run=0", &r), 0);
+        int st = r.status;
+        free(r.head);
+        if (st == 200)
+            break;
+        usleep(20000);
+    }
+    web_tl_cache *c = f.w->live->gen->runs[0].cache;
+    TEST_ASSERT(c);
+    uint64_t before = web_tl_cache_computed(c);
+    enum { NT = 12 };
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, NT);
+    pthread_t th[NT];
+    view_asker args[NT];
+    for (int i = 0; i < NT; i++) {
+        args[i] = (view_asker){f.port, &start, 0};
+        TEST_ASSERT(pthread_create(&th[i], NULL, view_asker_get, &args[i]) == 0);
+    }
+    int ok = 0;
+    for (int i = 0; i < NT; i++) {
+        pthread_join(th[i], NULL);
+        ok += args[i].ok;
+    }
+    pthread_barrier_destroy(&start);
+    uint64_t computed = web_tl_cache_computed(c) - before;
+    fprintf(stderr, "%d clients at one view: %d answered, %llu computed\n", NT, ok,
+            (unsigned long long)computed);
+    TEST_EQ_INT(ok, NT);
+    TEST_EQ_INT(computed, 1);
+    teardown(&f);
+    return 0;
+}
+
+/* setup_threads: the fixture's server (one run) with `threads` requests answered at once. */
+static int setup_threads(fixture *f, unsigned threads)
+{
+    memset(f, 0, sizeof *f);
+    f->run[0] = make_run(1.0, 0);
+    if (analysis_run(f->run[0], NULL, &f->an[0]) != ANALYSIS_OK)
+        return -1;
+    web_run run = {"mps-off", f->run[0], f->an[0]};
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    o.threads = threads;
+    char err[256];
+    if (web_start(&o, &run, 1, &f->w, err, sizeof err) != WEB_OK) {
+        fprintf(stderr, "web_start: %s\n", err);
+        return -1;
+    }
+    f->port = web_port(f->w);
+    return f->port ? 0 : -1;
+}
+
+/* With one request answered at once, a client that never finishes its request, and one that
+ * never reads its answers, hold no turn: another client is answered at once. */
+int test_web_slow_client_holds_no_turn(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_threads(&f, 1) == 0);
+    int half = connect_port(f.port), deaf = connect_port(f.port);
+    TEST_ASSERT(half >= 0 && deaf >= 0);
+    TEST_ASSERT(write(half, "GET /api/runs HTTP/1.1\r\nHost: 12", 33) == 33);
+    const char *req = "GET /api/timeline?run=0&t0=0&t1=600000&width=2000 HTTP/1.1\r\n"
+                      "Host: 127.0.0.1\r\n\r\n";
+    int sent = 0;
+    for (; sent < 200; sent++) /* answers pile up unread in the socket buffers */
+        if (write(deaf, req, strlen(req)) != (ssize_t)strlen(req))
+            break;
+    struct timeval t0;
+    gettimeofday(&t0, NULL);
+    response r;
+    TEST_EQ_INT(http_get(f.port, "/api/runs", &r), 0);
+    long ms = ms_since(&t0);
+    fprintf(stderr, "answered in %ld ms beside a half-sent request and %d unread answers\n", ms,
+            sent);
+    TEST_EQ_INT(r.status, 200);
+    TEST_ASSERT(ms < 3000);
+    free(r.head);
+    close(half);
+    close(deaf);
+    teardown(&f);
+    return 0;
+}
+
+typedef struct stop_client {
+    unsigned port;
+    int answered;
+} stop_client;
+
+static void *stop_client_run(void *p)
+{
+    stop_client *a = p;
+    for (int i = 0; i < 200; i++) {
+        int fd = connect_port(a->port);
+        if (fd < 0)
+            break;
+        const char *req = "GET /api/timeline?run=0&t0=0&t1=600000&width=3000 HTTP/1.1\r\n"
+                          "Host: 127.0.0.1\r\n\r\n";
+        response r;
+        for (int j = 0; j < 5 && write(fd, req, strlen(req)) == (ssize_t)strlen(req); j++) {
+            if (read_answer(fd, &r))
+                break;
+            a->answered += r.status == 200;
+            free(r.head);
+        }
+        close(fd);
+    }
+    return NULL;
+}
+
+/* web_stop() while requests wait for their turn (one at once, 8 clients): it returns, and every
+ * request queued before is answered or its connection closed (the clients end). */
+int test_web_stop_with_requests_waiting(void)
+{
+    fixture f;
+    TEST_ASSERT(setup_threads(&f, 1) == 0);
+    enum { NT = 8 };
+    pthread_t th[NT];
+    stop_client args[NT];
+    for (int i = 0; i < NT; i++) {
+        args[i] = (stop_client){f.port, 0};
+        TEST_ASSERT(pthread_create(&th[i], NULL, stop_client_run, &args[i]) == 0);
+    }
+    usleep(300000);
+    struct timeval t0;
+    gettimeofday(&t0, NULL);
+    web_stop(f.w);
+    f.w = NULL;
+    long ms = ms_since(&t0);
+    int answered = 0;
+    for (int i = 0; i < NT; i++) {
+        pthread_join(th[i], NULL);
+        answered += args[i].answered;
+    }
+    fprintf(stderr, "web_stop took %ld ms; %d answers before\n", ms, answered);
+    TEST_ASSERT(answered > 0);
+    TEST_ASSERT(ms < 10000);
+    teardown(&f);
+    return 0;
+}
+
 int test_web_compare(void)
 {
     fixture f;
@@ -2710,11 +3120,29 @@ static int raise_nofile(rlim_t want)
     return setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* conn_state: what the server has done with a connection that sent the start of a request:
+ * 0 closed it (EOF or reset), 1 holds it (its bytes acknowledged: a socket on the server's side
+ * has them), 2 not known yet (bytes not acknowledged: the server's kernel has no socket for it,
+ * e.g. a SYN cookie's handshake whose last ACK was dropped while the accept queue was full; the
+ * client believes it is connected until its retransmitted bytes are taken or refused). */
+static int conn_state(int fd)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    char c;
+    if (poll(&pf, 1, 0) > 0 && (!(pf.revents & POLLIN) || recv(fd, &c, 1, MSG_PEEK) <= 0))
+        return 0;
+    struct tcp_info ti;
+    socklen_t tl = sizeof ti;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 || ti.tcpi_state != TCP_ESTABLISHED)
+        return 0;
+    return ti.tcpi_unacked ? 2 : 1;
+}
+
 /* slow_clients: opens n connections to port from 127.0.0.<first> onwards (naddr source addresses
  * in turn: Linux routes all of 127/8 to loopback), each sending the start of a request and never
- * the end; once the server has taken them all (listen_fd: its listening socket), times a normal GET
- * from 127.0.0.1 (3 s timeouts). Sets *status (0: no answer), *ms, and *held: how many of the n the
- * server still holds open. 0, or -1 when the sockets cannot be made here. */
+ * the end; once the server has decided on every one (listen_fd: its listening socket), times a
+ * normal GET from 127.0.0.1 (3 s timeouts). Sets *status (0: no answer), *ms, and *held: how many
+ * of the n the server still holds open. 0, or -1 when the sockets cannot be made here. */
 static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int naddr, int *status,
                         long *ms, int *held)
 {
@@ -2735,8 +3163,7 @@ static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int
             return -1;
         }
     }
-    /* let the server take them all (and close what it does not want): every connect() done, then
-     * the listening socket's accept queue empty (TCP_INFO's unacked on a listening socket) */
+    /* every connect() done, then the start of a request on each */
     struct timeval t0;
     gettimeofday(&t0, NULL);
     for (int i = 0; i < n && ms_since(&t0) < 8000; i++) {
@@ -2744,16 +3171,35 @@ static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int
         if (poll(&pf, 1, 100) == 0)
             i--;
     }
-    for (int quiet = 0; quiet < 5 && ms_since(&t0) < 8000;) {
+    for (int i = 0; i < n; i++)
+        (void)!write(fds[i], "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33);
+    /* let the server decide on them all: no connection whose bytes wait to be taken, the listening
+     * socket's accept queue empty (TCP_INFO's unacked on a listening socket) and no connection
+     * closed, 5 checks in a row. A connect() that succeeded says nothing: when the accept queue
+     * overflows (1,500 at once against a backlog of 256, more so when the server accepts slowly,
+     * under ASan), Linux answers with SYN cookies (no state kept) and drops the handshake's last
+     * ACK while the queue is full, so the client holds a connection the server has never seen;
+     * it reaches the server, and is closed for being over the limit, only when its bytes are
+     * sent again. Counted as held, those made 137 against the limit of 128 (CI under ASan,
+     * 2026-12-01); reproduced 2026-12-02: 159 and 215 counted, of which 31 and 87 had their
+     * bytes unacknowledged, while the server's kernel and libmicrohttpd held exactly 128. */
+    int waited = 0, unknown = n;
+    for (int quiet = 0, closed = -1; quiet < 5 && ms_since(&t0) < 20000;) {
+        int c = 0, u = 0;
+        for (int i = 0; i < n; i++) {
+            int st = conn_state(fds[i]);
+            c += st == 0, u += st == 2;
+        }
         struct tcp_info ti;
         socklen_t tl = sizeof ti;
         int empty = getsockopt(listen_fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 || !ti.tcpi_unacked;
-        quiet = empty ? quiet + 1 : 0;
+        if (closed < 0)
+            waited = u;
+        quiet = empty && !u && c == closed ? quiet + 1 : 0;
+        closed = c, unknown = u;
         usleep(20000);
     }
     long settle = ms_since(&t0);
-    for (int i = 0; i < n; i++)
-        (void)!write(fds[i], "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33);
     gettimeofday(&t0, NULL);
     response r;
     int rc = http_raw_t(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", &r, 15);
@@ -2763,17 +3209,14 @@ static int slow_clients(unsigned port, int listen_fd, int n, uint32_t first, int
         free(r.head);
     *held = 0;
     for (int i = 0; i < n; i++) {
-        struct pollfd pf = {fds[i], POLLIN, 0};
-        char c;
-        if (poll(&pf, 1, 0) == 0 || (pf.revents & POLLIN && recv(fds[i], &c, 1, MSG_PEEK) > 0))
-            (*held)++;
+        *held += conn_state(fds[i]) != 0; /* one still not known (the wait ran out) counts */
         close(fds[i]);
     }
     free(fds);
     fprintf(stderr,
-            "%d slow connections from %d addresses, taken in %ld ms, %d held by the server; "
-            "normal GET: %d in %ld ms\n",
-            n, naddr, settle, *held, *status, *ms);
+            "%d slow connections from %d addresses, decided in %ld ms (%d waited for the server "
+            "to take their bytes, %d never did), %d held by the server; normal GET: %d in %ld ms\n",
+            n, naddr, settle, waited, unknown, *held, *status, *ms);
     return 0;
 }
 
