@@ -22,6 +22,12 @@ typedef struct wevent {
     double rate, rs, tail; /* RUN_END: what the kernel added to its slot's sums */
 } wevent;
 
+/* A kernel's wait: when it began (its readiness plus the launch latency) and the kernel. */
+typedef struct wpend {
+    int64_t t;
+    uint32_t k; /* index into run->kernels */
+} wpend;
+
 /* One device slot during the walk. */
 typedef struct wslot {
     int64_t now;           /* integrated up to here */
@@ -42,8 +48,9 @@ typedef struct wslot {
 struct analysis_waitwalk {
     analysis *a;
     analysis_waitsum *sums; /* per window (the caller's) */
-    int64_t *wait_t;        /* run->nkernels: when each kernel's wait began (INT64_MIN: none) */
-    uint32_t *pend;         /* the kernels that waited, by wait_t */
+    int64_t *wait_t;        /* run->nkernels while the walk is prepared: each kernel's launch
+                               return, then when its wait began (INT64_MIN: none) */
+    wpend *pend;            /* the kernels that waited, by the start of their wait */
     uint64_t npend, next;
     wevent *heap; /* min-heap on t */
     uint64_t n, cap;
@@ -53,13 +60,10 @@ struct analysis_waitwalk {
     uint32_t *gwait; /* ngroups: contexts waiting */
 };
 
-/* qsort_r is not C11: the sort of pend[] reads wait_t through this. */
-static const int64_t *sort_t;
-
 static int cmp_pend(const void *x, const void *y)
 {
-    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-    return sort_t[i] < sort_t[j] ? -1 : sort_t[i] > sort_t[j] ? 1 : (i > j) - (i < j);
+    const wpend *p = x, *q = y;
+    return p->t < q->t ? -1 : p->t > q->t ? 1 : (p->k > q->k) - (p->k < q->k);
 }
 
 /* heap_push(), heap_pop(): the walk's events, by time */
@@ -171,8 +175,9 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
     }
     for (uint64_t i = 0, j = 0; i < run->nkernels; i++)
         if (w->wait_t[i] != INT64_MIN)
-            w->pend[j++] = (uint32_t)i;
-    sort_t = w->wait_t;
+            w->pend[j++] = (wpend){w->wait_t[i], (uint32_t)i};
+    free(w->wait_t);
+    w->wait_t = NULL;
     qsort(w->pend, w->npend, sizeof *w->pend, cmp_pend);
     for (uint32_t s = 0; s < a->ndevs; s++) {
         w->slots[s].now = INT64_MIN;
@@ -259,9 +264,9 @@ static int advance(analysis_waitwalk *w, int64_t t)
     const store_run *run = w->a->run;
     for (;;) {
         int more = w->next < w->npend;
-        int64_t pt = more ? w->wait_t[w->pend[w->next]] : 0;
+        int64_t pt = more ? w->pend[w->next].t : 0;
         if (more && pt <= t && (!w->n || pt < w->heap[0].t)) {
-            const store_kernel *k = &run->kernels[w->pend[w->next++]];
+            const store_kernel *k = &run->kernels[w->pend[w->next++].k];
             store_idx c = run->streams[k->stream].context;
             uint32_t s = w->a->ctx_slot[c];
             integrate(w, s, pt);
