@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""gemm_corun: one client of bench/gemm_corun.sh. Runs ITERS float32 matrix products
-(M x K) @ (K x N) with torch on the GPU, back to back on one stream, after WARMUP untimed ones,
-starting when the file GO appears (the driver creates it once every client has written
-READY.<pid>), and prints one line:
-    gemm_corun: m=M k=K n=N iters=ITERS start_ns=T0 end_ns=T1 us_per_gemm=X
-(T0, T1: CLOCK_REALTIME ns around the timed loop, ended by a synchronize).
-Usage: bench/gemm_corun.py --m M --k K --n N [--iters 2000] [--warmup 50] --go DIR
+"""gemm_corun: one client of bench/gemm_corun.sh. Runs ITERS float32 operations with torch on
+the GPU, back to back on one stream, after WARMUP untimed ones, starting when the file GO appears
+(the driver creates it once every client has written READY.<pid>), and prints one line:
+    gemm_corun: op=OP shape=SHAPE iters=ITERS start_ns=T0 end_ns=T1 us_per_op=X
+(T0, T1: CLOCK_REALTIME ns around the timed loop, ended by a synchronize). The operations:
+    mm:MxKxN          the matrix product (M x K) @ (K x N)
+    conv:NxCxHxWxKxR  a 2-D convolution of an N x C x H x W input by K filters of R x R (padding
+                      R / 2, stride 1), as in a ResNet
+Usage: bench/gemm_corun.py --op OP:SHAPE [--iters 2000] [--warmup 50] --go DIR
 """
 import argparse
 import os
@@ -15,20 +17,34 @@ import time
 
 def main():
     p = argparse.ArgumentParser(description="one client of gemm_corun.sh")
-    for name in ("m", "k", "n"):
-        p.add_argument("--" + name, type=int, required=True)
+    p.add_argument("--op", required=True, help="mm:MxKxN or conv:NxCxHxWxKxR")
     p.add_argument("--iters", type=int, default=2000)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--go", required=True, help="folder of the READY.<pid> and GO files")
     a = p.parse_args()
+    kind, _, shape = a.op.partition(":")
+    dims = [int(x) for x in shape.split("x")] if shape else []
+    if not (kind == "mm" and len(dims) == 3 or kind == "conv" and len(dims) == 6) or \
+            min(dims) <= 0:
+        print("gemm_corun: --op wants mm:MxKxN or conv:NxCxHxWxKxR, not '%s'" % a.op,
+              file=sys.stderr)
+        return 2
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 kernels the workloads ran
-    x = torch.randn(a.m, a.k, device="cuda")
-    w = torch.randn(a.k, a.n, device="cuda")
-    y = torch.empty(a.m, a.n, device="cuda")
+    torch.backends.cudnn.allow_tf32 = False
+    if kind == "mm":
+        x = torch.randn(dims[0], dims[1], device="cuda")
+        w = torch.randn(dims[1], dims[2], device="cuda")
+        y = torch.empty(dims[0], dims[2], device="cuda")
+        op = lambda: torch.mm(x, w, out=y)
+    else:
+        n, c, h, wd, k, r = dims
+        x = torch.randn(n, c, h, wd, device="cuda")
+        f = torch.randn(k, c, r, r, device="cuda")
+        op = lambda: torch.nn.functional.conv2d(x, f, padding=r // 2)
     for _ in range(a.warmup):
-        torch.mm(x, w, out=y)
+        op()
     torch.cuda.synchronize()
     open(os.path.join(a.go, "READY.%d" % os.getpid()), "w").close()
     deadline = time.monotonic() + 120
@@ -39,11 +55,11 @@ def main():
         time.sleep(0.0005)
     t0 = time.time_ns()
     for _ in range(a.iters):
-        torch.mm(x, w, out=y)
+        op()
     torch.cuda.synchronize()
     t1 = time.time_ns()
-    print("gemm_corun: m=%d k=%d n=%d iters=%d start_ns=%d end_ns=%d us_per_gemm=%.3f"
-          % (a.m, a.k, a.n, a.iters, t0, t1, (t1 - t0) / 1e3 / a.iters))
+    print("gemm_corun: op=%s shape=%s iters=%d start_ns=%d end_ns=%d us_per_op=%.3f"
+          % (kind, shape, a.iters, t0, t1, (t1 - t0) / 1e3 / a.iters))
     return 0
 
 

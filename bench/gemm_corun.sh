@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# gemm_corun.sh: how much of the GPU the matrix products of small-batch inference hold when
-# clients run them side by side under MPS. For each shape (M x K @ K x N, float32, the products
-# of BERT and GPT-2 at batch 4 and seq 128: M = 512), N = 1 client alone (its launch recorded by
-# libcollect: grid, block, registers, shared memory), then N = 2, 4, 8 clients started together
-# without MPS and as clients of a private MPS daemon, each running the same ITERS products back to
-# back (bench/gemm_corun.py). Effective parallelism = N x the solo time per product over the
+# gemm_corun.sh: how much of the GPU the matrix products and convolutions of inference hold when
+# clients run them side by side under MPS. For each operation (float32; by default the products
+# of BERT and GPT-2 at batch 4 and seq 128, mm:512xKxN, and with --ops any of bench/gemm_corun.py's
+# mm:MxKxN or conv:NxCxHxWxKxR), N = 1 client alone (its launches recorded by libcollect: grid,
+# block, registers, shared memory), then N = 2, 4, 8 clients started together without MPS and as
+# clients of a private MPS daemon, each running the same ITERS operations back to back
+# (bench/gemm_corun.py). Effective parallelism = N x the solo time per product over the
 # span of the N clients' loops per product: 1 when they ran one at a time, N when fully side by
 # side. The MPS daemon follows ../shared/GPU.md (pipe and log folders in the work folder; always
 # quit, also from an EXIT trap); no card setting is changed.
 # Prints the table (also OUTDIR/table.md), writes OUTDIR/raw.txt (every client line, prefixed
-# "SHAPE MODE N") and the solo recordings OUTDIR/solo-SHAPE/. Exit status: 0 when every client
+# "OP MODE N") and the solo recordings OUTDIR/solo-OP/ (the ':' of OP as '-'). Exit status: 0 when every client
 # exited 0 and no nvidia-cuda-mps process is left, 1 otherwise, 77 without a GPU, 2 usage.
-# Usage: bench/gemm_corun.sh [--iters K] [--shapes "MxKxN ..."] BUILD_DIR OUTDIR
+# Usage: bench/gemm_corun.sh [--iters K] [--ops "mm:MxKxN conv:NxCxHxWxKxR ..."] BUILD_DIR OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-ITERS=2000 SHAPES="512x768x768 512x768x3072 512x3072x768 512x768x2304" args=()
+ITERS=2000 OPS="mm:512x768x768 mm:512x768x3072 mm:512x3072x768 mm:512x768x2304" args=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --iters) [ $# -ge 2 ] || usage; ITERS=$2; shift ;;
-    --shapes) [ $# -ge 2 ] || usage; SHAPES=$2; shift ;;
+    --ops) [ $# -ge 2 ] || usage; OPS=$2; shift ;;
     -h | --help) usage ;;
     -*) echo "gemm_corun.sh: unknown option $1" >&2; exit 2 ;;
     *) args+=("$1") ;;
@@ -28,8 +29,9 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} = 2 ] || usage
 case $ITERS in '' | 0 | *[!0-9]*) echo "gemm_corun.sh: --iters wants a positive integer" >&2; exit 2 ;; esac
-for s in $SHAPES; do
-    [[ $s =~ ^[0-9]+x[0-9]+x[0-9]+$ ]] || { echo "gemm_corun.sh: shape '$s' is not MxKxN" >&2; exit 2; }
+for s in $OPS; do
+    [[ $s =~ ^mm:[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ || $s =~ ^conv:[1-9][0-9]*(x[1-9][0-9]*){5}$ ]] ||
+        { echo "gemm_corun.sh: '$s' is not mm:MxKxN nor conv:NxCxHxWxKxR" >&2; exit 2; }
 done
 source "$here/../tests/gpu/mps_procs.sh"
 need_gpu bench/gemm_corun.sh
@@ -43,18 +45,17 @@ mps_guard
 : >"$OUTD/raw.txt"
 BAD=0
 
-# run SHAPE MODE N: N clients started together (MODE on: MPS clients; N = 1 off: recorded)
+# run OP MODE N: N clients started together (MODE on: MPS clients; N = 1 off: recorded)
 run() {
-    local shape=$1 mode=$2 n=$3 m k nn i go=$W/go env=()
-    IFS=x read -r m k nn <<<"$shape"
+    local shape=$1 mode=$2 n=$3 i go=$W/go env=()
     rm -rf "$go" && mkdir -p "$go"
     if [ "$n" = 1 ]; then
-        env=("CUDA_INJECTION64_PATH=$LIB" "TLVIEW_OUTPUT=$OUTD/solo-$shape/p.%p.db")
-        mkdir -p "$OUTD/solo-$shape"
+        env=("CUDA_INJECTION64_PATH=$LIB" "TLVIEW_OUTPUT=$OUTD/solo-${shape/:/-}/p.%p.db")
+        mkdir -p "$OUTD/solo-${shape/:/-}"
     fi
     PIDS=()
     for i in $(seq "$n"); do
-        timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --m "$m" --k "$k" --n "$nn" \
+        timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --op "$shape" \
             --iters "$ITERS" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
         PIDS+=($!)
     done
@@ -75,12 +76,12 @@ run() {
     PIDS=()
 }
 
-for s in $SHAPES; do
+for s in $OPS; do
     run "$s" off 1
     for n in 2 4 8; do run "$s" off "$n"; done
 done
 if mps_start; then
-    for s in $SHAPES; do
+    for s in $OPS; do
         for n in 2 4 8; do run "$s" on "$n"; done
     done
     mps_stop

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """gemm_corun_table: the table of bench/gemm_corun.sh from OUTDIR/raw.txt and the solo recordings.
 
-Per shape: the kernel that took most of the solo run's time (name, grid, block, registers, shared
+Per operation: the kernel that took most of the solo run's time (name, grid, block, registers, shared
 memory), the share of the SMs it holds by the occupancy limits (as analysis/verdict.c's
 gpu_share() computes it for compute capability 9.0: its blocks over the blocks all SMs hold at
 once, the last wave counted as far as it fills) and by blocks alone (one block per SM), the solo
-time per product, and per N and mode the effective parallelism: N x solo time per product over the
-span of the N clients' loops (first start to last end) per product. The occupancy share lets the
+time per operation, and per N and mode the effective parallelism: N x solo time per operation over
+the span of the N clients' loops (first start to last end) per operation. The occupancy share lets the
 best case run min(N, 1 / share) such kernels at once; the blocks share min(N, SMs / blocks).
 Usage: gemm_corun_table.py OUTDIR
 """
@@ -51,7 +51,7 @@ def main():
     out = sys.argv[1]
     runs = {}
     pat = re.compile(r"^(\S+) (on|off) (\d+) gemm_corun: .* start_ns=(\d+) end_ns=(\d+) "
-                     r"us_per_gemm=([0-9.]+)")
+                     r"us_per_op=([0-9.]+)")
     iters = {}
     for line in open(os.path.join(out, "raw.txt")):
         m = pat.match(line)
@@ -60,8 +60,9 @@ def main():
         key = (m.group(1), m.group(2), int(m.group(3)))
         runs.setdefault(key, []).append((int(m.group(4)), int(m.group(5))))
         iters[m.group(1)] = int(re.search(r"iters=(\d+)", line).group(1))
-    shapes = sorted({k[0] for k in runs}, key=lambda s: [int(x) for x in s.split("x")])
-    print("| shape MxKxN | kernel | grid | block | regs | smem | share (occupancy) | share (blocks)"
+    shapes = sorted({k[0] for k in runs},
+                    key=lambda s: (s.split(":")[0], [int(x) for x in s.split(":")[-1].split("x")]))
+    print("| operation | kernel | grid | block | regs | smem | share (occupancy) | share (blocks)"
           " | solo us | off N=2 | off N=4 | off N=8 | MPS N=2 | MPS N=4 | MPS N=8 |"
           " occupancy allows N=2/4/8 | blocks allow N=2/4/8 |")
     print("|" + "---|" * 18)
@@ -70,7 +71,7 @@ def main():
         if not solo:
             continue
         t_solo = (solo[0][1] - solo[0][0]) / iters[s]
-        k = main_kernel(os.path.join(out, "solo-" + s))
+        k = main_kernel(os.path.join(out, "solo-" + s.replace(":", "-")))
         name, grid, block, regs, smem, sms = k if k else ("?", 0, 0, 0, 0, 132)
         occ = occupancy_share(grid, block, regs, smem, sms) if grid else float("nan")
         blk = min(1.0, grid / sms) if grid else float("nan")

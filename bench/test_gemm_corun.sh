@@ -6,25 +6,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-bash "$here/gemm_corun.sh" --shapes 512x768 b o >/dev/null 2>&1
-[ $? = 2 ] || fail "a shape that is not MxKxN is a usage error"
+bash "$here/gemm_corun.sh" --ops mm:512x768 b o >/dev/null 2>&1
+[ $? = 2 ] || fail "a product that is not mm:MxKxN is a usage error"
+bash "$here/gemm_corun.sh" --ops conv:32x64x56x56x64 b o >/dev/null 2>&1
+[ $? = 2 ] || fail "a convolution that is not conv:NxCxHxWxKxR is a usage error"
+bash "$here/gemm_corun.sh" --ops mm:0x768x768 b o >/dev/null 2>&1
+[ $? = 2 ] || fail "a zero dimension is a usage error"
 bash "$here/gemm_corun.sh" --iters 0 b o >/dev/null 2>&1
 [ $? = 2 ] || fail "--iters 0 is a usage error"
 bash "$here/gemm_corun.sh" b >/dev/null 2>&1
 [ $? = 2 ] || fail "one argument is a usage error"
 # solo 100 us per product (2000 in 0.2 s); MPS N = 2 span 0.25 s (2 x 0.2 / 0.25 = 1.6); off N = 2
 # span 0.44 s (0.91)
-s=512x768x2304
+s=mm:512x768x2304
+c="gemm_corun: op=mm shape=512x768x2304 iters=2000"
 {
-    echo "$s off 1 gemm_corun: m=512 k=768 n=2304 iters=2000 start_ns=1000 end_ns=200001000 us_per_gemm=100.000"
-    echo "$s off 2 gemm_corun: m=512 k=768 n=2304 iters=2000 start_ns=0 end_ns=440000000 us_per_gemm=220.000"
-    echo "$s off 2 gemm_corun: m=512 k=768 n=2304 iters=2000 start_ns=5 end_ns=430000000 us_per_gemm=215.000"
-    echo "$s on 2 gemm_corun: m=512 k=768 n=2304 iters=2000 start_ns=0 end_ns=240000000 us_per_gemm=120.000"
-    echo "$s on 2 gemm_corun: m=512 k=768 n=2304 iters=2000 start_ns=10000000 end_ns=250000000 us_per_gemm=120.000"
+    echo "$s off 1 $c start_ns=1000 end_ns=200001000 us_per_op=100.000"
+    echo "$s off 2 $c start_ns=0 end_ns=440000000 us_per_op=220.000"
+    echo "$s off 2 $c start_ns=5 end_ns=430000000 us_per_op=215.000"
+    echo "$s on 2 $c start_ns=0 end_ns=240000000 us_per_op=120.000"
+    echo "$s on 2 $c start_ns=10000000 end_ns=250000000 us_per_op=120.000"
     echo "not a client line"
 } >"$t/raw.txt"
-mkdir -p "$t/solo-$s"
-python3 - "$t/solo-$s/p.1.db" <<'PY' || fail "stand-in recording"
+mkdir -p "$t/solo-mm-512x768x2304"
+python3 - "$t/solo-mm-512x768x2304/p.1.db" <<'PY' || fail "stand-in recording"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.executescript("""
