@@ -470,8 +470,10 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     /* the time one context ran while others' kernels waited: side by side at best, as many at
      * once as were in flight or waiting, not beyond the SMs, less the tails the others fill */
     double waited = aw->ns > 0 ? fmax(aw->packed, aw->sm - aw->tail) : 0;
-    if (aw->ns > 0) /* at best, until the overlap (if measured) says more */
+    if (aw->ns > 0) { /* until the overlap (if measured) says more: at worst it all stays */
         w->mps_best_ns = (int64_t)((double)w->busy_ns - aw->ns + waited);
+        w->mps_worst_ns = w->busy_ns;
+    }
     if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0) || !(ws->ovl > 0))
         return; /* idle and solo windows have no overlap to measure */
     w->coverage = (float)(ws->ovl_ref / ws->ovl);
