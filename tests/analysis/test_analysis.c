@@ -2111,3 +2111,29 @@ int test_analysis_waiting_gaps(void)
     }
     return 0;
 }
+
+/* A graph launch: one call (one correlation id) launches several kernels; each of them is ready
+ * when the call returned, so the one on another stream that waits for A's slice is seen. B's
+ * graph, launched at 0: a kernel on stream 7 at once (0-1 ms), one on stream 8 after A's
+ * 1-11 ms. */
+int test_analysis_waiting_graph(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx a0 = synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL);
+    store_idx b0 = synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL);
+    store_idx b1 = store_run_stream(run, run->streams[b0].context, 8);
+    TEST_EQ_INT(synth_launched(run, a0, "ka", 1, MS, MS, 11 * MS), 0);
+    TEST_EQ_INT(synth_launched(run, b0, "kb", 5, 0, 0, MS), 0);
+    TEST_EQ_INT(synth_kernel(run, b1, "kb2", 11 * MS, 12 * MS), 0);
+    run->kernels[run->nkernels - 1].correlation_id = 5; /* the same launch call */
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    /* B's second kernel waited from 3 us (its own first kernel then ran: no wait beside it)
+     * through A's 1-11 ms */
+    TEST_EQ_INT(analysis_get_device(a, 0)->waiting_ns, 10 * MS);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
