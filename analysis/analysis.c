@@ -679,7 +679,7 @@ void analysis_free(analysis *a)
         return;
     free_switches(a);
     free(a->switch_in);
-    free(a->wait_packed);
+    free(a->waits);
     free(a->stretch);
     free(a->ovl_start);
     free(a->ctx_slot);

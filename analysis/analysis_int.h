@@ -33,11 +33,11 @@ const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExac
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
 
 /* What the kernels of one window did while a single context ran and other contexts' ready
- * kernels waited for it (wait.c): the time, the solo work done in it, that work as if the waiting
- * contexts' kernels had run beside (each instant's work over the kernels in flight plus the
- * contexts waiting), weighted by SM share, and the tails (analysis_calibration) in it. */
+ * kernels waited for it (wait.c): the time; the solo work done in it as if the waiting contexts'
+ * kernels had run beside (each instant's work over the kernels in flight plus the contexts
+ * waiting); that work weighted by SM share; the tails (analysis_calibration) in it. */
 typedef struct analysis_waitsum {
-    double ns, work, packed, sm, tail;
+    double ns, packed, sm, tail;
     double gap; /* idle gaps between one context's kernels, in its slice, while other
                    contexts' ready kernels waited (the window where each gap began) */
 } analysis_waitsum;
@@ -45,10 +45,10 @@ typedef struct analysis_waitsum {
 /* The walk that finds waiting contexts (wait.c), driven by the judge in kernel start order. */
 typedef struct analysis_waitwalk analysis_waitwalk;
 
-/* Prepares the walk over a's kernels, adding to sums[] (one per window, zeroed by the caller)
- * and to each window's and device's waiting_ns. *pOut is NULL (and ANALYSIS_OK returned) when no
- * kernel has a launch API record: there is nothing to walk. ANALYSIS_ENOMEM when out of memory. */
-int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwalk **pOut);
+/* Prepares the walk over a's kernels, which adds to each window's and device's waiting_ns and
+ * sums each window's analysis_waitsum. *pOut is NULL (and ANALYSIS_OK returned) when no kernel
+ * has a launch API record: there is nothing to walk. ANALYSIS_ENOMEM when out of memory. */
+int analysis_waitwalk_init(analysis *a, analysis_waitwalk **pOut);
 
 /* Kernel k (in flight: a positive duration) starts, doing `rate` ns of solo work per ns while
  * no other context is in flight, holding `share` of the SMs, with `tail` ns of tail per ns
@@ -56,7 +56,7 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
 int analysis_waitwalk_kernel(analysis_waitwalk *w, const store_kernel *k, double rate, double share,
                              double tail);
 
-/* Ends the walk after the last kernel. 0, or ANALYSIS_ENOMEM. */
+/* Ends the walk after the last kernel and hands its sums to a->waits. 0, or ANALYSIS_ENOMEM. */
 int analysis_waitwalk_finish(analysis_waitwalk *w);
 
 /* Frees the walk (NULL is fine). */
@@ -161,9 +161,8 @@ struct analysis {
     analysis_winx *winx;      /* parallel to windows (sweep to judge only) */
     analysis_switches *sw;    /* ndevs: each slot's context switches (sweep to judge only) */
     int64_t *switch_in;       /* ndevs: their idle gaps inside the measured interval (judge) */
-    double *wait_packed;      /* 2 x nwindows, or NULL without waits: each window's waited time
-                                 with the waiting kernels beside (analysis_waitsum packed), then
-                                 its gaps the waiting kernels would fill (gap) */
+    analysis_waitsum *waits;  /* nwindows, or NULL when no kernel has a launch record: what
+                                 each window's kernels did while others waited (wait.c) */
     uint64_t nwindows;
     analysis_signature *sigs;
     uint32_t nsigs;

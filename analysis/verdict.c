@@ -644,11 +644,11 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
         double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
         /* at best the kernels that waited fill the gaps between another context's kernels in
          * its slice (wait.c); at worst those gaps stay */
-        if (!worst && a->wait_packed)
-            saved += a->wait_packed[a->nwindows + w] * frac;
+        if (!worst && a->waits)
+            saved += a->waits[w].gap * frac;
         /* time a context ran while others' kernels waited (wait.c): side by side at best */
         double waited = (double)win->waiting_ns;
-        double wpacked = a->wait_packed ? a->wait_packed[w] * slowdown : 0;
+        double wpacked = a->waits ? a->waits[w].packed * slowdown : 0;
         if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE) {
             double side_by_side = fmax((double)win->mps_best_ns, busy - waited + wpacked);
             if (!worst && waited > 0 && side_by_side < busy)
@@ -822,11 +822,10 @@ int analysis_judge(analysis *a)
     /* share of the SMs each launch signature holds on each device slot */
     float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
-    analysis_waitsum *aw = calloc(a->nwindows + 1, sizeof *aw); /* per window: wait.c */
     analysis_waitwalk *walk = NULL;
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || !aw ||
-        sitewalk_init(&sw, a) || analysis_waitwalk_init(a, aw, &walk))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || sitewalk_init(&sw, a) ||
+        analysis_waitwalk_init(a, &walk))
         goto out;
     /* the measured interval, known before the kernels are walked unless it is where every
      * process ran kernels (their first and last kernels come from the walk) */
@@ -903,15 +902,8 @@ int analysis_judge(analysis *a)
                                              q.tail))
             goto out;
     }
-    if (walk) {
-        if (analysis_waitwalk_finish(walk) ||
-            !(a->wait_packed = malloc(2 * a->nwindows * sizeof *a->wait_packed)))
-            goto out;
-        for (uint64_t w = 0; w < a->nwindows; w++) {
-            a->wait_packed[w] = aw[w].packed;
-            a->wait_packed[a->nwindows + w] = aw[w].gap;
-        }
-    }
+    if (walk && analysis_waitwalk_finish(walk))
+        goto out;
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
         ap->stretch = set_stretch(ps[p].dur_ref, ps[p].ref, (double)ap->kernel_ns,
@@ -919,13 +911,12 @@ int analysis_judge(analysis *a)
     }
     for (uint32_t s = 0; s < a->nsigs; s++)
         a->sigs[s].stretch = sigref[s] > 0 ? (double)a->sigs[s].total_ns / sigref[s] : NAN;
+    static const analysis_waitsum no_wait;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         const analysis_device *ad = &a->devs[s];
-        const analysis_calibration *cal = analysis_calibration_for(
-            ad->device != STORE_NONE ? run->devices[ad->device].name : NULL, NULL);
         for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
             analysis_window *win = &a->windows[w];
-            window_evidence(&a->opt, cal, win, &ws[w], &aw[w]);
+            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait);
             if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
                 judge_window(&a->opt, win);
             else if (win->verdict == ANALYSIS_SOLO && win->switches >= 2) {
@@ -992,7 +983,6 @@ int analysis_judge(analysis *a)
     rc = ANALYSIS_OK;
 out:
     analysis_waitwalk_free(walk);
-    free(aw);
     free(ws);
     free(cur);
     free(covered);

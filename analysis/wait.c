@@ -47,7 +47,7 @@ typedef struct wslot {
 
 struct analysis_waitwalk {
     analysis *a;
-    analysis_waitsum *sums; /* per window (the caller's) */
+    analysis_waitsum *sums; /* per window; a->waits once the walk ends */
     int64_t *wait_t;        /* run->nkernels while the walk is prepared: each kernel's launch
                                return, then when its wait began (INT64_MIN: none) */
     wpend *pend;            /* the kernels that waited, by the start of their wait */
@@ -114,7 +114,7 @@ static int launch_returns(const store_run *run, int64_t *ret)
     return any;
 }
 
-int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwalk **pOut)
+int analysis_waitwalk_init(analysis *a, analysis_waitwalk **pOut)
 {
     const store_run *run = a->run;
     *pOut = NULL;
@@ -122,34 +122,33 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
         return ANALYSIS_OK; /* no launch records (or more kernels than a table index holds) */
     analysis_waitwalk *w = calloc(1, sizeof *w);
     int64_t *last = malloc((run->nstreams + 1) * sizeof *last); /* per stream: latest end */
-    if (!w || !last || !(w->wait_t = malloc(run->nkernels * sizeof *w->wait_t))) {
+    int64_t *lat = malloc((a->ndevs + 1) * sizeof *lat);        /* per slot: launch latency */
+    if (!w || !last || !lat || !(w->wait_t = malloc(run->nkernels * sizeof *w->wait_t))) {
         free(last);
+        free(lat);
         analysis_waitwalk_free(w);
         return ANALYSIS_ENOMEM;
     }
     int any = launch_returns(run, w->wait_t);
-    if (any <= 0) {
-        free(last);
-        analysis_waitwalk_free(w);
-        return any < 0 ? ANALYSIS_ENOMEM : ANALYSIS_OK;
+    if (any > 0) {
+        w->sums = calloc(a->nwindows + 1, sizeof *w->sums);
+        w->slots = calloc(a->ndevs + 1, sizeof *w->slots);
+        w->crun = calloc(run->ncontexts + 1, sizeof *w->crun);
+        w->cwait = calloc(run->ncontexts + 1, sizeof *w->cwait);
+        w->gwait = calloc(a->ngroups + 1, sizeof *w->gwait);
     }
-    w->slots = calloc(a->ndevs + 1, sizeof *w->slots);
-    w->crun = calloc(run->ncontexts + 1, sizeof *w->crun);
-    w->cwait = calloc(run->ncontexts + 1, sizeof *w->cwait);
-    w->gwait = calloc(a->ngroups + 1, sizeof *w->gwait);
-    if (!w->slots || !w->crun || !w->cwait || !w->gwait) {
+    if (any <= 0 || !w->sums || !w->slots || !w->crun || !w->cwait || !w->gwait) {
         free(last);
+        free(lat);
         analysis_waitwalk_free(w);
-        return ANALYSIS_ENOMEM;
+        return any == 0 ? ANALYSIS_OK : ANALYSIS_ENOMEM;
     }
     w->a = a;
-    w->sums = sums;
     for (uint32_t s = 0; s < run->nstreams; s++)
         last[s] = INT64_MIN;
-    for (uint32_t s = 0; s < a->ndevs;
-         s++) { /* each slot's launch latency, in `now` until the walk */
+    for (uint32_t s = 0; s < a->ndevs; s++) { /* each slot's launch latency */
         store_idx d = a->devs[s].device;
-        w->slots[s].now =
+        lat[s] =
             (int64_t)analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL)
                 ->wait_latency_ns;
     }
@@ -162,13 +161,14 @@ int analysis_waitwalk_init(analysis *a, analysis_waitsum *sums, analysis_waitwal
         int64_t ready = ret > last[k->stream] ? ret : last[k->stream];
         if (k->end > last[k->stream])
             last[k->stream] = k->end;
-        int64_t lat = w->slots[analysis_kernel_slot(a, k)].now;
-        if (ret != INT64_MIN && ready < k->start - lat) {
-            w->wait_t[i] = ready + lat;
+        int64_t l = lat[analysis_kernel_slot(a, k)];
+        if (ret != INT64_MIN && ready < k->start - l) {
+            w->wait_t[i] = ready + l;
             w->npend++;
         }
     }
     free(last);
+    free(lat);
     if (!(w->pend = malloc((w->npend + 1) * sizeof *w->pend))) {
         analysis_waitwalk_free(w);
         return ANALYSIS_ENOMEM;
@@ -220,7 +220,6 @@ static void integrate(analysis_waitwalk *w, uint32_t s, int64_t t)
                 double dt = (double)(hi - lo);
                 analysis_waitsum *m = &w->sums[d->w];
                 m->ns += dt;
-                m->work += d->rate * dt;
                 m->packed += d->rate / (d->nk + beside) * dt;
                 m->sm += d->rs * dt;
                 m->tail += d->tail * dt;
@@ -332,13 +331,18 @@ int analysis_waitwalk_kernel(analysis_waitwalk *w, const store_kernel *k, double
 
 int analysis_waitwalk_finish(analysis_waitwalk *w)
 {
-    return advance(w, INT64_MAX);
+    if (advance(w, INT64_MAX))
+        return ANALYSIS_ENOMEM;
+    w->a->waits = w->sums;
+    w->sums = NULL;
+    return ANALYSIS_OK;
 }
 
 void analysis_waitwalk_free(analysis_waitwalk *w)
 {
     if (!w)
         return;
+    free(w->sums);
     free(w->wait_t);
     free(w->pend);
     free(w->heap);

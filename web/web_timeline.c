@@ -644,20 +644,22 @@ static tl_key make_key(unsigned run_id, int64_t t0, int64_t t1, uint32_t width, 
     return k;
 }
 
+/* Whether key a with row flags ra is key b with row flags rb. */
+static int key_equal(const tl_key *a, const uint8_t *ra, const tl_key *b, const uint8_t *rb)
+{
+    return a->hash == b->hash && a->t0 == b->t0 && a->t1 == b->t1 && a->width == b->width &&
+           a->kmax == b->kmax && a->nrows == b->nrows && a->compact == b->compact &&
+           a->run_id == b->run_id && (!b->nrows || !memcmp(ra, rb, b->nrows));
+}
+
 static int same_key(const tl_entry *e, const tl_key *k, const uint8_t *rowsel)
 {
-    return e->body && e->key.hash == k->hash && e->key.t0 == k->t0 && e->key.t1 == k->t1 &&
-           e->key.width == k->width && e->key.kmax == k->kmax && e->key.nrows == k->nrows &&
-           e->key.compact == k->compact && e->key.run_id == k->run_id &&
-           (!k->nrows || !memcmp(e->rowsel, rowsel, k->nrows));
+    return e->body && key_equal(&e->key, e->rowsel, k, rowsel);
 }
 
 static int same_pending(const tl_pending *p, const tl_key *k, const uint8_t *rowsel)
 {
-    return p->busy && p->key.hash == k->hash && p->key.t0 == k->t0 && p->key.t1 == k->t1 &&
-           p->key.width == k->width && p->key.kmax == k->kmax && p->key.nrows == k->nrows &&
-           p->key.compact == k->compact && p->key.run_id == k->run_id &&
-           (!k->nrows || !memcmp(p->rowsel, rowsel, k->nrows));
+    return p->busy && key_equal(&p->key, p->rowsel, k, rowsel);
 }
 
 /* cache_claim: the cached answer of key k, held (web_blob_release() it). When another request is
