@@ -393,6 +393,8 @@ typedef struct winsum {
                           shortest instance standing in for a missing reference */
     double smw_short;  /* the same, weighted by SM share */
     double sm_ovl;     /* overlapped kernel time weighted by SM share */
+    double smh_ref, smh_short, smh_ovl; /* smw_ref, smw_short and sm_ovl weighted by SM hold
+                                           (gpu_hold()) instead */
     double tail_ref;   /* the tails (analysis_calibration) of the kernels with a solo reference,
                           each for the share of its life overlapped */
     double tail_short; /* the same with the shortest instance standing in for a reference */
@@ -454,6 +456,24 @@ static double gpu_share(const store_launch *l, const store_device *d)
     return waves < 1 ? waves : waves / ceil(waves);
 }
 
+/* The share of the device's SMs a kernel may hold while it runs, at worst (0..1]: each of its
+ * blocks on an SM of its own, all at once. Blocks that share an SM slow each other (GEMM blocks
+ * filling 3 of an SM's 4 block slots left another client ~10% of it, not 25%: bench/RESULTS.md),
+ * so kernels fit the GPU together for sure only on SMs of their own. 0 when the device's SM count
+ * is unknown. */
+static double gpu_hold(const store_launch *l, const store_device *d)
+{
+    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2];
+    if (!d || !d->sm_count || blocks <= 0)
+        return 0;
+    return fmin(1, blocks / d->sm_count);
+}
+
+/* A launch's gpu_share() and gpu_hold() on one device. */
+typedef struct sharehold {
+    float share, hold;
+} sharehold;
+
 /* Fills a window's evidence from its sums, on its overlapped time: coverage, overlap share, and
  * stretch, parallelism and the side-by-side bound on the best basis the window has (measured from
  * references; for time-slicing without them, the share groups taking turns; side by side without
@@ -462,7 +482,7 @@ static double gpu_share(const store_launch *l, const store_device *d)
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
                             analysis_window *w, winsum *ws, const analysis_waitsum *aw)
 {
-    double ovl = (double)w->overlap_ns, smw = 0, extra = 1, tail = 0;
+    double ovl = (double)w->overlap_ns, smw = 0, smh = 0, extra = 1, tail = 0;
     w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
@@ -483,6 +503,7 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl_ref;
         ws->w = ws->work_ref;
         smw = ws->smw_ref;
+        smh = ws->smh_ref;
         tail = ws->tail_ref;
         extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
     } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
@@ -490,11 +511,13 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         ws->k = ws->ovl;
         ws->w = ws->ovl / w->groups;
         smw = ws->sm_ovl / w->groups;
+        smh = ws->smh_ovl / w->groups;
     } else if (w->physics == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
         w->basis = ANALYSIS_BASIS_SHORTEST;
         ws->k = ws->ovl;
         ws->w = ws->work_short;
         smw = ws->smw_short;
+        smh = ws->smh_short;
         tail = ws->tail_short;
     } else {
         return;
@@ -503,14 +526,14 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     w->parallelism = (float)(ws->w * extra / ovl);
     /* side by side, the overlapped work: at best every kernel at its solo speed, as many at once
      * as were in flight, but not beyond the SMs, save the tails another client's kernels fill
-     * (analysis_calibration); at worst, kernels that fit the GPU together slowed by the most MPS
-     * was seen to slow its clients, the others one after another, every launch paying the MPS
-     * server's cost */
+     * (analysis_calibration); at worst, kernels that fit the GPU together on SMs of their own
+     * (gpu_hold()) slowed by the most MPS was seen to slow its clients, the others one after
+     * another, every launch paying the MPS server's cost */
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
     double best = fmax(packed + aw->packed, sm - tail * extra + aw->sm - aw->tail);
     double worst =
-        packed >= sm ? fmax(packed * analysis_calibration_slowdown(cal, w->groups), sm) : work;
+        packed >= smh * extra ? packed * analysis_calibration_slowdown(cal, w->groups) : work;
     /* at worst the waited time stays: the waiting kernels ran after it at solo speed */
     worst = fmax(worst + (double)w->nkernels * cal->launch_ns + aw->ns, best);
     w->mps_best_ns = (int64_t)(alone - aw->ns + best);
@@ -567,6 +590,7 @@ typedef struct kin {
     double rO;         /* its rate while overlapped (overlap_rate()) on its reference */
     double pO;         /* the same on its reference or its shortest instance */
     double share;      /* its share of the SMs */
+    double hold;       /* the SMs it may hold (gpu_hold()) */
     double tail;       /* its tail (analysis_calibration) per ns of its life, on its reference or
                           its shortest instance (as pO) */
 } kin;
@@ -595,16 +619,19 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         win->nkernels++;
         m->ovl += ovl;
         m->sm_ovl += ovl * q->share;
+        m->smh_ovl += ovl * q->hold;
         m->dur += q->dur;
         if (q->ref) {
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
             m->smw_ref += ovl * q->rO * q->share;
+            m->smh_ref += ovl * q->rO * q->hold;
             m->tail_ref += ovl * q->tail; /* on its reference: q->ref */
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
             m->smw_short += ovl * q->pO * q->share;
+            m->smh_short += ovl * q->pO * q->hold;
             m->tail_short += ovl * q->tail;
         }
     }
@@ -819,8 +846,8 @@ int analysis_judge(analysis *a)
     sums *ps = calloc(run->nprocesses + 1, sizeof *ps);
     double *sigref = calloc(a->nsigs + 1, sizeof *sigref); /* per signature: sum of references */
     sitewalk sw = {0};
-    /* share of the SMs each launch signature holds on each device slot */
-    float *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
+    /* share of the SMs each launch signature holds on each device slot, and the SMs it may hold */
+    sharehold *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     analysis_waitwalk *walk = NULL;
     int rc = ANALYSIS_ENOMEM;
@@ -838,9 +865,11 @@ int analysis_judge(analysis *a)
         a->devs[s].idle_in_ns = a->sum.measure_t1 - a->sum.measure_t0;
         store_idx d = a->devs[s].device;
         cals[s] = analysis_calibration_for(d != STORE_NONE ? run->devices[d].name : NULL, NULL);
-        for (uint32_t l = 0; l < run->nlaunches; l++)
-            share[(size_t)l * a->ndevs + s] =
-                (float)gpu_share(&run->launches[l], d == STORE_NONE ? NULL : &run->devices[d]);
+        for (uint32_t l = 0; l < run->nlaunches; l++) {
+            const store_device *dev = d == STORE_NONE ? NULL : &run->devices[d];
+            share[(size_t)l * a->ndevs + s] = (sharehold){(float)gpu_share(&run->launches[l], dev),
+                                                          (float)gpu_hold(&run->launches[l], dev)};
+        }
     }
     double dur_ref = 0, ref = 0, kernel_ns = 0; /* over all processes, for the summary */
     for (uint64_t i = 0; i < run->nkernels; i++) {
@@ -886,7 +915,8 @@ int analysis_judge(analysis *a)
                  r > 0 || sg->shortest_ns > 0,
                  0,
                  0,
-                 share[(size_t)k->launch * a->ndevs + s],
+                 share[(size_t)k->launch * a->ndevs + s].share,
+                 share[(size_t)k->launch * a->ndevs + s].hold,
                  0};
         o = o < q.dur ? o : q.dur;
         double d = q.ref ? r : (double)sg->shortest_ns; /* its solo duration, where known */

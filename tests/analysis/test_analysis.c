@@ -1874,6 +1874,32 @@ int test_analysis_gain_interval(void)
     return 0;
 }
 
+/* At worst, kernels fit the GPU together only on SMs of their own: blocks that share an SM slow
+ * each other (the GEMMs of BERT at batch 8, 96 blocks each: by block slots two fit 18% of the GPU,
+ * but MPS gained 1.32x of 2). Two processes, kernels of 1 us alone and 2 us sliced: 66 blocks each
+ * (half the 132 SMs) run side by side at worst; 96 blocks each, one after the other, though both
+ * fill only 9% of the block slots. */
+int test_analysis_gain_worst_sms(void)
+{
+    for (uint32_t blocks = 66; blocks <= 96; blocks += 30) {
+        store_run *base = store_run_new(), *run = store_run_new();
+        wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), blocks, 0, 1000);
+        store_run_finish(base);
+        for (int p = 0; p < 2; p++)
+            wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks, 0, 2000);
+        analysis *a = analyse(run, base);
+        TEST_ASSERT(a);
+        const analysis_window *w = overlap_window(a, 0);
+        TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+        TEST_EQ_INT(w->mps_best_ns, 1000);
+        TEST_EQ_INT(w->mps_worst_ns, (blocks == 66 ? 1000 : 2000) + 2 * 877);
+        analysis_free(a);
+        store_run_free(run);
+        store_run_free(base);
+    }
+    return 0;
+}
+
 /* Contexts without MPS whose kernels each fit a time slice take turns without overlapping: the
  * GPU goes idle after one context's kernel and starts the other's a context switch later (H200:
  * 143 us). Each change between two plain share groups within 1 ms is a context switch; the same
