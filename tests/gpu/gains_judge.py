@@ -15,9 +15,12 @@ from 2%, where the prediction holds at the hosts' pace only).
 A run whose log holds fewer RESULT lines than its N workers (or whose `rc` is not 0) is judged
 NO, with the reason. Each WORKLOAD-N named after OUTDIR (e.g. resnet18-4) must be among the pairs
 judged (CTest gains__judge names the committed ones).
+--blind prints the intervals alone (workload | N | predicted | half-width | GPU idle), from the
+MPS-off runs, reading neither the MPS runs nor any RESULT line: to write predictions down before
+the truth is read. Exit 0 when at least one interval was printed.
 Exit status: 0 when at least one pair was judged, every named pair was, and every gain lies inside
 its interval; 1 otherwise; 2 for a usage error.
-Usage: gains_judge.py TLVIEW OUTDIR [WORKLOAD-N ...]
+Usage: gains_judge.py [--blind] TLVIEW OUTDIR [WORKLOAD-N ...]
 """
 import glob
 import json
@@ -38,43 +41,53 @@ def report(tlview, args):
 
 
 def main():
-    if len(sys.argv) < 3:
+    argv = sys.argv[1:]
+    blind = bool(argv) and argv[0] == "--blind"
+    argv = argv[blind:]
+    if len(argv) < 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    tlview, outdir, wanted = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+    tlview, outdir, wanted = argv[0], argv[1], set(argv[2:])
     rows, bad, judged = [], 0, set()
     for off in sorted(glob.glob(os.path.join(outdir, "*-off-n*"))):
         m = re.match(r"(.*)-off-n(\d+)$", os.path.basename(off))
         w, n = m.group(1), int(m.group(2))
         on, solo = off.replace("-off-", "-on-"), os.path.join(outdir, f"{w}-off-n1")
-        if n < 2 or not os.path.isdir(on) or not os.path.isdir(solo):
+        if n < 2 or not os.path.isdir(solo) or not (blind or os.path.isdir(on)):
+            continue
+        db = lambda d: sorted(glob.glob(os.path.join(d, "*.db")))
+        base = [a for f in db(solo) for a in ("--baseline", f)]
+        rep = report(tlview, ["--measure", "range:timed"] + base + db(off))
+        lo, hi = rep["summary"]["predicted_gain_low"], rep["summary"]["predicted_gain"]
+        mid = (lo + hi) / 2
+        idle = (f"{100 * rep['summary']['idle_share']:.0f}%" +
+                (" host-paced" if rep["summary"]["host_paced"] else ""))
+        if blind:
+            rows.append((w, n, f"{lo:.3f}-{hi:.3f}", f"+-{100 * (hi - lo) / 2 / mid:.0f}%", idle))
             continue
         runs = {"on": summarise(on, n), "off": summarise(off, n)}
         notes = [f"{k}: {r['note']}" for k, r in runs.items() if r["note"]]
         app = runs["on"]["rate_span"] / runs["off"]["rate_span"]
-        db = lambda d: sorted(glob.glob(os.path.join(d, "*.db")))
-        base = [a for f in db(solo) for a in ("--baseline", f)]
-        rep = report(tlview, ["--measure", "range:timed"] + base + db(off))
         cmp = report(tlview, ["--measure", "range:timed"] + base +
                      [a for f in db(on) for a in ("--compare", f)] + db(off))
-        lo, hi = rep["summary"]["predicted_gain_low"], rep["summary"]["predicted_gain"]
         # compared as printed (3 decimals); until 2026-12-01 20:10 with 0.5% of slack each side
         inside = not notes and round(lo, 3) <= round(app, 3) <= round(hi, 3)
         bad += not inside
         judged.add(f"{w}-{n}")
-        mid = (lo + hi) / 2
         rows.append((w, n, f"{app:.3f}", f"{cmp['comparison']['measured_gain']:.3f}",
                      f"{lo:.3f}-{hi:.3f}",
                      "yes" if inside else "NO" + (f" ({'; '.join(notes)})" if notes else ""),
-                     f"+-{100 * (hi - lo) / 2 / mid:.0f}%",
-                     f"{100 * rep['summary']['idle_share']:.0f}%" +
-                     (" host-paced" if rep["summary"]["host_paced"] else "")))
-    head = ("workload", "N", "gain (app)", "gain (tlview, measured)", "predicted", "inside",
-            "half-width", "GPU idle")
+                     f"+-{100 * (hi - lo) / 2 / mid:.0f}%", idle))
+    head = ("workload", "N", "predicted", "half-width", "GPU idle") if blind else (
+        "workload", "N", "gain (app)", "gain (tlview, measured)", "predicted", "inside",
+        "half-width", "GPU idle")
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for r in rows:
         print("| " + " | ".join(str(x) for x in r) + " |")
+    if blind:
+        print(f"gains_judge: {len(rows)} intervals (--blind: no truth read)")
+        return 0 if rows else 1
     print(f"gains_judge: {len(rows) - bad} inside, {bad} outside")
     missing = sorted(wanted - judged)
     if missing:

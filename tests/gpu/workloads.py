@@ -4,7 +4,8 @@ the truth that tlview's "what MPS would gain" is checked against (tests/gpu/work
 with MPS off and on, under the collector).
 
 WORKLOAD (random weights from a fixed seed, eval mode, inference_mode, nothing downloaded):
-  resnet18, resnet50  torchvision.models.<name>(weights=None), BATCH images of 3x224x224
+  resnet18, resnet50, mobilenet_v2, vit_b_16
+                      torchvision.models.<name>(weights=None), BATCH images of 3x224x224
   gpt2                transformers GPT2LMHeadModel(GPT2Config(n_layer=6)), BATCH sequences of SEQ
                       tokens, the logits computed (use_cache=False: no key/value cache kept)
   bert                transformers BertModel(BertConfig()) (12 layers), BATCH sequences of SEQ
@@ -44,11 +45,14 @@ import time
 WORKLOADS = {
     "resnet18": {"iters": 100, "warmup": 10, "unit": "images"},
     "resnet50": {"iters": 60, "warmup": 5, "unit": "images"},
+    "mobilenet_v2": {"iters": 100, "warmup": 10, "unit": "images"},
+    "vit_b_16": {"iters": 30, "warmup": 5, "unit": "images"},
     "gpt2": {"iters": 50, "warmup": 5, "unit": "sequences"},
     "bert": {"iters": 40, "warmup": 5, "unit": "sequences"},
     "gemm": {"iters": 12, "warmup": 2, "unit": "sweeps"},
 }
 GEMM_SIZES = (512, 1024, 2048, 4096, 8192)
+VISION = ("resnet18", "resnet50", "mobilenet_v2", "vit_b_16")  # torchvision models on images
 BARRIER_TIMEOUT_S = 300  # the parent breaks the barrier sooner when a worker dies
 CHECK_RTOL = 1e-3
 
@@ -97,7 +101,7 @@ def items_per_iter(args):
 def describe(args):
     """One line: what each worker runs."""
     w = args.workload
-    if w in ("resnet18", "resnet50"):
+    if w in VISION:
         what = f"torchvision {w}(weights=None) on {args.batch} x 3x224x224"
     elif w == "gpt2":
         what = f"GPT-2 with 6 layers (LM head) on {args.batch} x {args.seq} tokens"
@@ -173,7 +177,7 @@ def build(args, torch):
                 torch.matmul(a, b, out=c)
             return mats[-1][2]
         return sweep, "torch.matmul"
-    if w in ("resnet18", "resnet50"):
+    if w in VISION:
         import torchvision
         model = getattr(torchvision.models, w)(weights=None)
         x = torch.randn(args.batch, 3, 224, 224, generator=gen).to(dev, dtype)
@@ -199,7 +203,7 @@ def build(args, torch):
                                         1024 if gpt else 512, gpt, gpt)
             impl = "builtin"
     model = model.to(dev, dtype).eval()
-    if w in ("resnet18", "resnet50") or impl == "builtin":
+    if w in VISION or impl == "builtin":
         return (lambda: model(x)), impl
     if w == "gpt2":
         return (lambda: model(input_ids=x, use_cache=False).logits), impl
