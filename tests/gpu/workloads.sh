@@ -29,20 +29,22 @@
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
 # Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more] [--only "NAME..."] [--budget S]
-#                               [--scale F] [--batch B] [--api] [--tar FILE] [--no-collector]
+#                               [--scale F] [--batch B] [--dtype T] [--api] [--tar FILE]
+#                               [--no-collector]
 #                               BUILD_DIR OUTDIR
 #   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
 #   --only          only these workloads (of the plan's)
 #   --budget S      seconds (default 400)
 #   --scale F       timed iterations x F (default 1)
 #   --batch B       the batch size (default 16)
+#   --dtype T       float32 (default), float16 or bfloat16 (workloads.py --dtype)
 #   --api           API calls recorded in the MPS-off runs (TLVIEW_API=1)
 #   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
 #   --no-collector  run without libcollect (to see what it costs the workloads)
 # Environment: WORKLOADS_PYTHON (default python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 API=0 TAR='' COLLECT=1 args=()
+DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 DTYPE=float32 API=0 TAR='' COLLECT=1 args=()
 CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
     --budget) [ $# -ge 2 ] || usage; BUDGET=$2; shift ;;
     --scale) [ $# -ge 2 ] || usage; SCALE=$2; shift ;;
     --batch) [ $# -ge 2 ] || usage; BATCH=$2; shift ;;
+    --dtype) [ $# -ge 2 ] || usage; DTYPE=$2; shift ;;
     --api) API=1 ;;
     --tar) [ $# -ge 2 ] || usage; TAR=$2; shift ;;
     --no-collector) COLLECT=0 ;;
@@ -115,7 +118,7 @@ if [ $DRY = 0 ]; then
         nvidia-smi -L | head -n 1
         nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader | head -n 1
     } | sed 's/^/workloads.sh: /' | tee -a "$OUTD/summary.txt"
-    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; API $API; budget $BUDGET s; runs in $OUTD"
+    echo "workloads.sh: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; $DTYPE; API $API; budget $BUDGET s; runs in $OUTD"
 else
     W=/tmp/tlworkloads.DRYRUN
     echo "workloads.sh: dry run: plan $PLAN${ONLY:+, only$ONLY}; scale $SCALE; batch $BATCH; budget $BUDGET s; build $B;" \
@@ -163,6 +166,7 @@ run_one() {
     [ $COLLECT = 0 ] || [ $API = 0 ] || [ "$mode" = on ] || env+=(TLVIEW_API=1)
     local cmd=(timeout -k 5 "$t" env "${env[@]}" "$PY" "$here/workloads.py" "$w" --workers "$n"
         --iters "${ITERS[$w]}" --warmup "${WARM[$w]}" --batch "$BATCH")
+    [ "$DTYPE" = float32 ] || cmd+=(--dtype "$DTYPE")
     RUNS=$((RUNS + 1))
     CLOCK=$((CLOCK + e))
     echo "== $name (~$e s)"
