@@ -19,9 +19,12 @@
 #   n2     resnet18 and resnet50 at N = 2 only (the launch-bound pair, for repeats)
 #   more   mobilenet_v2 and vit_b_16 at N = 2 4 8 (kinds of kernels the others lack: depthwise
 #          convolutions; attention over image patches)
-# --api records the CUDA API calls (TLVIEW_API=1) in the MPS-off runs, N = 1 included: the runs
-# the prediction reads, whose launch times show how long kernels waited behind other contexts'
-# time slices; the MPS runs, read for their gains and --compare only, stay without (smaller tar).
+# --api records the CUDA API calls (TLVIEW_API=1) in every run: the MPS-off runs' launch times show
+# how long kernels waited behind other contexts' time slices. Both sides are recorded alike
+# because the records cost the host time: on the H200 (2026-12-02 03:05) a solo BERT loop in
+# float16 took 0.61-0.67 s untraced, 0.68-0.77 s traced, 0.88-0.99 s with API records, and a
+# host-paced loop pays that in full; until then the MPS runs went without, which made MPS look
+# better than it was wherever the hosts set the pace.
 # --scale F multiplies every workload's timed iterations by F (an integer): longer timed loops, so
 # that start-up skew between the workers weighs less in their makespan (the steady state).
 # Budget: a run that would end after --budget seconds (by its estimate) is not started; the
@@ -38,7 +41,7 @@
 #   --scale F       timed iterations x F (default 1)
 #   --batch B       the batch size (default 16)
 #   --dtype T       float32 (default), float16 or bfloat16 (workloads.py --dtype)
-#   --api           API calls recorded in the MPS-off runs (TLVIEW_API=1)
+#   --api           API calls recorded in every run (TLVIEW_API=1)
 #   --tar FILE      the tar.gz of OUTDIR (default OUTDIR.tar.gz)
 #   --no-collector  run without libcollect (to see what it costs the workloads)
 # Environment: WORKLOADS_PYTHON (default python3).
@@ -163,7 +166,7 @@ run_one() {
     local d=$OUTD/$name env=()
     [ $COLLECT = 0 ] || env=("CUDA_INJECTION64_PATH=$LIB" TLVIEW_NVTX=1
         "TLVIEW_OUTPUT=$d/p.%p.db" "TLVIEW_RUN_ID=$name")
-    [ $COLLECT = 0 ] || [ $API = 0 ] || [ "$mode" = on ] || env+=(TLVIEW_API=1)
+    [ $COLLECT = 0 ] || [ $API = 0 ] || env+=(TLVIEW_API=1)
     local cmd=(timeout -k 5 "$t" env "${env[@]}" "$PY" "$here/workloads.py" "$w" --workers "$n"
         --iters "${ITERS[$w]}" --warmup "${WARM[$w]}" --batch "$BATCH")
     [ "$DTYPE" = float32 ] || cmd+=(--dtype "$DTYPE")
