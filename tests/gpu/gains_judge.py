@@ -11,7 +11,8 @@ prediction comes from the MPS-off recording alone:
 the two recordings (--compare <on>: comparison measured_gain over the same NVTX ranges).
 Prints: workload | N | gain (app) | gain (tlview, measured) | predicted | inside? | half-width |
 GPU idle (the summary's idle_share: idle inside the timed ranges besides context switches; "host-paced"
-from 2%, where the prediction holds at the hosts' pace only).
+from 2%, where the prediction holds at the hosts' pace only), then the counts inside, also apart
+for host-paced pairs and the others.
 A run whose log holds fewer RESULT lines than its N workers (or whose `rc` is not 0) is judged
 NO, with the reason. Each WORKLOAD-N named after OUTDIR (e.g. resnet18-4) must be among the pairs
 judged (CTest gains__judge names the committed ones).
@@ -89,6 +90,11 @@ def main():
         print(f"gains_judge: {len(rows)} intervals (--blind: no truth read)")
         return 0 if rows else 1
     print(f"gains_judge: {len(rows) - bad} inside, {bad} outside")
+    paced = [r for r in rows if r[-1].endswith("host-paced")]
+    if paced:  # their truth is their hosts' pace, which moves between runs (tests/gpu/RESULTS.md)
+        print(f"gains_judge: of which host-paced {len(paced)}, "
+              f"{sum(r[5] == 'yes' for r in paced)} inside; not host-paced "
+              f"{len(rows) - len(paced)}, {sum(r[5] == 'yes' for r in rows if r not in paced)} inside")
     missing = sorted(wanted - judged)
     if missing:
         print(f"gains_judge: not judged (no off/on/solo runs): {', '.join(missing)}")
