@@ -7,6 +7,9 @@ the GPU, back to back on one stream, after WARMUP untimed ones, starting when th
     mm:MxKxN          the matrix product (M x K) @ (K x N)
     conv:NxCxHxWxKxR  a 2-D convolution of an N x C x H x W input by K filters of R x R (padding
                       R / 2, stride 1), as in a ResNet
+    sm:RxC            softmax over the C columns of an R x C matrix (attention's)
+    ln:RxC            layer norm over the C columns of an R x C matrix (a transformer's)
+    gelu:RxC          GELU of each element of an R x C matrix (a transformer's MLP)
 Usage: bench/gemm_corun.py --op OP:SHAPE [--iters 2000] [--warmup 50] --go DIR
 """
 import argparse
@@ -17,17 +20,18 @@ import time
 
 def main():
     p = argparse.ArgumentParser(description="one client of gemm_corun.sh")
-    p.add_argument("--op", required=True, help="mm:MxKxN or conv:NxCxHxWxKxR")
+    p.add_argument("--op", required=True,
+                   help="mm:MxKxN, conv:NxCxHxWxKxR, sm:RxC, ln:RxC or gelu:RxC")
     p.add_argument("--iters", type=int, default=2000)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--go", required=True, help="folder of the READY.<pid> and GO files")
     a = p.parse_args()
     kind, _, shape = a.op.partition(":")
     dims = [int(x) for x in shape.split("x")] if shape else []
-    if not (kind == "mm" and len(dims) == 3 or kind == "conv" and len(dims) == 6) or \
-            min(dims) <= 0:
-        print("gemm_corun: --op wants mm:MxKxN or conv:NxCxHxWxKxR, not '%s'" % a.op,
-              file=sys.stderr)
+    want = {"mm": 3, "conv": 6, "sm": 2, "ln": 2, "gelu": 2}
+    if want.get(kind) != len(dims) or min(dims) <= 0:
+        print("gemm_corun: --op wants mm:MxKxN, conv:NxCxHxWxKxR, sm:RxC, ln:RxC or gelu:RxC, "
+              "not '%s'" % a.op, file=sys.stderr)
         return 2
     import torch
 
@@ -38,6 +42,12 @@ def main():
         w = torch.randn(dims[1], dims[2], device="cuda")
         y = torch.empty(dims[0], dims[2], device="cuda")
         op = lambda: torch.mm(x, w, out=y)
+    elif kind in ("sm", "ln", "gelu"):
+        x = torch.randn(dims[0], dims[1], device="cuda")
+        f = {"sm": lambda: torch.softmax(x, dim=-1),
+             "ln": lambda: torch.nn.functional.layer_norm(x, (dims[1],)),
+             "gelu": lambda: torch.nn.functional.gelu(x)}
+        op = f[kind]
     else:
         n, c, h, wd, k, r = dims
         x = torch.randn(n, c, h, wd, device="cuda")

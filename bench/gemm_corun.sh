@@ -2,7 +2,7 @@
 # gemm_corun.sh: how much of the GPU the matrix products and convolutions of inference hold when
 # clients run them side by side under MPS. For each operation (float32; by default the products
 # of BERT and GPT-2 at batch 4 and seq 128, mm:512xKxN, and with --ops any of bench/gemm_corun.py's
-# mm:MxKxN or conv:NxCxHxWxKxR), N = 1 client alone (its launches recorded by libcollect: grid,
+# mm:MxKxN, conv:NxCxHxWxKxR, sm:RxC, ln:RxC or gelu:RxC), N = 1 client alone (its launches recorded by libcollect: grid,
 # block, registers, shared memory), then N = 2, 4, 8 clients started together without MPS and as
 # clients of a private MPS daemon, each running the same ITERS operations back to back
 # (bench/gemm_corun.py). Effective parallelism = N x the solo time per product over the
@@ -12,15 +12,21 @@
 # Prints the table (also OUTDIR/table.md), writes OUTDIR/raw.txt (every client line, prefixed
 # "OP MODE N") and the solo recordings OUTDIR/solo-OP/ (the ':' of OP as '-'). Exit status: 0 when every client
 # exited 0 and no nvidia-cuda-mps process is left, 1 otherwise, 77 without a GPU, 2 usage.
-# Usage: bench/gemm_corun.sh [--iters K] [--ops "mm:MxKxN conv:NxCxHxWxKxR ..."] BUILD_DIR OUTDIR
+# --mixes "A+B ...": also N = 2, 4, 8 clients of which half run A and half B (both among --ops,
+# whose solo runs are their references): whether different kinds (a GEMM beside a softmax) share
+# the GPU better than one kind beside itself. Their rows: effective parallelism = the clients'
+# solo time per operation times their operations, summed, over the span of their loops.
+# Usage: bench/gemm_corun.sh [--iters K] [--ops "mm:MxKxN conv:NxCxHxWxKxR sm:RxC ln:RxC gelu:RxC ..."]
+#                            [--mixes "A+B ..."] BUILD_DIR OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-ITERS=2000 OPS="mm:512x768x768 mm:512x768x3072 mm:512x3072x768 mm:512x768x2304" args=()
+ITERS=2000 OPS="mm:512x768x768 mm:512x768x3072 mm:512x3072x768 mm:512x768x2304" MIXES='' args=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --iters) [ $# -ge 2 ] || usage; ITERS=$2; shift ;;
     --ops) [ $# -ge 2 ] || usage; OPS=$2; shift ;;
+    --mixes) [ $# -ge 2 ] || usage; MIXES=$2; shift ;;
     -h | --help) usage ;;
     -*) echo "gemm_corun.sh: unknown option $1" >&2; exit 2 ;;
     *) args+=("$1") ;;
@@ -30,8 +36,13 @@ done
 [ ${#args[@]} = 2 ] || usage
 case $ITERS in '' | 0 | *[!0-9]*) echo "gemm_corun.sh: --iters wants a positive integer" >&2; exit 2 ;; esac
 for s in $OPS; do
-    [[ $s =~ ^mm:[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ || $s =~ ^conv:[1-9][0-9]*(x[1-9][0-9]*){5}$ ]] ||
-        { echo "gemm_corun.sh: '$s' is not mm:MxKxN nor conv:NxCxHxWxKxR" >&2; exit 2; }
+    [[ $s =~ ^mm:[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ || $s =~ ^conv:[1-9][0-9]*(x[1-9][0-9]*){5}$ ||
+        $s =~ ^(sm|ln|gelu):[1-9][0-9]*x[1-9][0-9]*$ ]] ||
+        { echo "gemm_corun.sh: '$s' is not mm:MxKxN, conv:NxCxHxWxKxR, sm:RxC, ln:RxC nor gelu:RxC" >&2; exit 2; }
+done
+for m in $MIXES; do
+    [[ $m == *+* && " $OPS " == *" ${m%%+*} "* && " $OPS " == *" ${m#*+} "* && ${m#*+} != *+* ]] ||
+        { echo "gemm_corun.sh: mix '$m' is not A+B of two operations of --ops" >&2; exit 2; }
 done
 source "$here/../tests/gpu/mps_procs.sh"
 need_gpu bench/gemm_corun.sh
@@ -45,9 +56,11 @@ mps_guard
 : >"$OUTD/raw.txt"
 BAD=0
 
-# run OP MODE N: N clients started together (MODE on: MPS clients; N = 1 off: recorded)
+# run OP MODE N: N clients started together (MODE on: MPS clients; N = 1 off: recorded); OP
+# A+B: the odd clients run A, the even ones B
 run() {
-    local shape=$1 mode=$2 n=$3 i go=$W/go env=()
+    local shape=$1 mode=$2 n=$3 i go=$W/go env=() ops
+    IFS=+ read -r -a ops <<<"$shape"
     rm -rf "$go" && mkdir -p "$go"
     if [ "$n" = 1 ]; then
         env=("CUDA_INJECTION64_PATH=$LIB" "TLVIEW_OUTPUT=$OUTD/solo-${shape/:/-}/p.%p.db")
@@ -55,7 +68,7 @@ run() {
     fi
     PIDS=()
     for i in $(seq "$n"); do
-        timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --op "$shape" \
+        timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --op "${ops[$(((i - 1) % ${#ops[@]}))]}" \
             --iters "$ITERS" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
         PIDS+=($!)
     done
@@ -80,8 +93,11 @@ for s in $OPS; do
     run "$s" off 1
     for n in 2 4 8; do run "$s" off "$n"; done
 done
+for m in $MIXES; do
+    for n in 2 4 8; do run "$m" off "$n"; done
+done
 if mps_start; then
-    for s in $OPS; do
+    for s in $OPS $MIXES; do
         for n in 2 4 8; do run "$s" on "$n"; done
     done
     mps_stop

@@ -12,6 +12,14 @@ bash "$here/gemm_corun.sh" --ops conv:32x64x56x56x64 b o >/dev/null 2>&1
 [ $? = 2 ] || fail "a convolution that is not conv:NxCxHxWxKxR is a usage error"
 bash "$here/gemm_corun.sh" --ops mm:0x768x768 b o >/dev/null 2>&1
 [ $? = 2 ] || fail "a zero dimension is a usage error"
+bash "$here/gemm_corun.sh" --ops sm:512 b o >/dev/null 2>&1
+[ $? = 2 ] || fail "a softmax that is not sm:RxC is a usage error"
+bash "$here/gemm_corun.sh" --ops "mm:512x768x768 sm:512x768" --mixes "mm:512x768x768+ln:512x768" b o \
+    >/dev/null 2>&1
+[ $? = 2 ] || fail "a mix of an operation not among --ops is a usage error"
+bash "$here/gemm_corun.sh" --ops "mm:512x768x768 sm:512x768" --mixes "mm:512x768x768" b o \
+    >/dev/null 2>&1
+[ $? = 2 ] || fail "a mix that is not A+B is a usage error"
 bash "$here/gemm_corun.sh" --iters 0 b o >/dev/null 2>&1
 [ $? = 2 ] || fail "--iters 0 is a usage error"
 bash "$here/gemm_corun.sh" b >/dev/null 2>&1
@@ -26,6 +34,11 @@ c="gemm_corun: op=mm shape=512x768x2304 iters=2000"
     echo "$s off 2 $c start_ns=5 end_ns=430000000 us_per_op=215.000"
     echo "$s on 2 $c start_ns=0 end_ns=240000000 us_per_op=120.000"
     echo "$s on 2 $c start_ns=10000000 end_ns=250000000 us_per_op=120.000"
+    # softmax solo 25 us per operation (2000 in 50 ms); beside the product under MPS, N = 2: the
+    # product's client 0.2 s of solo work, the softmax's 0.05 s, in a span of 0.21 s: 1.19
+    echo "sm:512x768 off 1 gemm_corun: op=sm shape=512x768 iters=2000 start_ns=0 end_ns=50000000 us_per_op=25.000"
+    echo "$s+sm:512x768 on 2 $c start_ns=0 end_ns=210000000 us_per_op=105.000"
+    echo "$s+sm:512x768 on 2 gemm_corun: op=sm shape=512x768 iters=2000 start_ns=1000 end_ns=60000000 us_per_op=30.000"
     echo "not a client line"
 } >"$t/raw.txt"
 mkdir -p "$t/solo-mm-512x768x2304"
@@ -51,4 +64,5 @@ out=$(python3 "$here/gemm_corun_table.py" "$t") || fail "gemm_corun_table.py fai
 # waves, 0.545 of the SMs on average; one block per SM: all of them
 echo "$out" | grep -q "^| $s | sm80_xmma_gemm | 576 | 128 | 121 | 12672 | 0.545 | 1.000 | 100.0 | 0.91 | - | - | 1.60 | - | - | 1.8/1.8/1.8 | 1/1/1 |$" ||
     fail "table row: $out"
+echo "$out" | grep -q "^| $s+sm:512x768 | - | - | - | 1.19 | - | - |$" || fail "mix row: $out"
 echo "test_gemm_corun: ok"
