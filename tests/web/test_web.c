@@ -1818,7 +1818,7 @@ int test_web_rows_bins(void)
     json_t *rows = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows");
     int64_t count[97], busy[97];
     static const int64_t ranges[][2] = {{-5000, 700000}, {390000, 410000}, {1000, 2000}};
-    /* 97 pixels: one pass over the records; 20: more than 8 per pixel (but fewer than 8 buckets,
+    /* 97 pixels: one pass over the records; 20: more than 4 per pixel (but fewer than 8 buckets,
      * which would read the grid), a lookup per pixel edge */
     for (size_t q = 0; q < 2 * sizeof ranges / sizeof *ranges; q++) {
         int W = q < sizeof ranges / sizeof *ranges ? 97 : 20;
@@ -4484,7 +4484,7 @@ int test_web_timeline_compact(void)
                  (long long)len, w, kmax);
         if (!same_values(want, got, at))
             TEST_ASSERT(0);
-        /* a few pixels: more than 8 windows per pixel, read by a lookup per pixel edge */
+        /* a few pixels: more than 4 windows per pixel, read by a lookup per pixel edge */
         if (w <= 4 && lane_verdicts_brute(json_array_get(json_object_get(want, "lanes"), 0), an,
                                           r.origin + t0, r.origin + t0 + len, (int)w) < 0)
             TEST_ASSERT(0);
