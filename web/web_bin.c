@@ -112,22 +112,83 @@ static void json_ints(web_buf *b, const int64_t *v, uint32_t n)
     web_buf_ch(b, ']');
 }
 
+/* ints_stats: the least and greatest of v[0..n) (n >= 1) and of its steps v[i] - v[i-1] (i >= 1,
+ * with 0 for the first element of a delta array); *pWrap is set when a step leaves int64. One
+ * pass, the loop kept free of branches on the values. */
+static void ints_stats(const int64_t *v, uint32_t n, int64_t *pLo, int64_t *pHi, int64_t *pDlo,
+                       int64_t *pDhi, int *pWrap)
+{
+    int64_t lo = v[0], hi = v[0], dlo = 0, dhi = 0;
+    int wrap = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        int64_t x = v[i], d;
+        wrap |= __builtin_sub_overflow(x, v[i - 1], &d);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        dlo = d < dlo ? d : dlo;
+        dhi = d > dhi ? d : dhi;
+    }
+    *pLo = lo, *pHi = hi, *pDlo = dlo, *pDhi = dhi, *pWrap = wrap;
+}
+
+/* put_steps: v[0] - v[0] (0), then v[i] - v[i-1] into a typed array of type t (every step fits
+ * it). */
+static void put_steps(unsigned char *p, bin_type t, const int64_t *v, uint32_t n)
+{
+    unsigned size = TYPE_SIZE[t];
+    if (n)
+        memset(p, 0, size);
+    switch (size) {
+    case 1:
+        for (uint32_t i = 1; i < n; i++)
+            p[i] = (unsigned char)(uint64_t)(v[i] - v[i - 1]);
+        break;
+    case 2:
+        for (uint32_t i = 1; i < n; i++)
+            put_le(p + 2 * (size_t)i, (uint64_t)(v[i] - v[i - 1]), 2);
+        break;
+    default:
+        for (uint32_t i = 1; i < n; i++)
+            put_le(p + 4 * (size_t)i, (uint64_t)(v[i] - v[i - 1]), 4);
+    }
+}
+
+/* out_steps: v as a delta array (element i is v[i] - v[i-1], the first 0, "base": v[0]) when its
+ * steps fit a narrower type than the values do (t), every value being exact in a double (so
+ * that the page's running sum in doubles meets each value exactly). Returns 1 when written. */
+static int out_steps(web_out *o, const int64_t *v, uint32_t n, bin_type t, int64_t lo, int64_t hi,
+                     int64_t dlo, int64_t dhi, int wrap)
+{
+    if (n < 2 || wrap || wide_type(lo, hi) != T_F64)
+        return 0;
+    bin_type td = int_type(dlo, dhi);
+    if (TYPE_SIZE[td] >= TYPE_SIZE[t])
+        return 0;
+    unsigned char *p = array_begin(o, td, n);
+    if (p) {
+        put_steps(p, td, v, n);
+        web_buf_str(o->b, ",\"delta\":1,\"base\":");
+        web_buf_i64(o->b, v[0]);
+        web_buf_ch(o->b, '}');
+    }
+    return 1;
+}
+
 void web_out_ints(web_out *o, const int64_t *v, uint32_t n)
 {
     if (!o->compact) {
         json_ints(o->b, v, n);
         return;
     }
-    int64_t lo = 0, hi = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!i || v[i] < lo)
-            lo = v[i];
-        if (!i || v[i] > hi)
-            hi = v[i];
-    }
+    int64_t lo = 0, hi = 0, dlo = 0, dhi = 0;
+    int wrap = 0;
+    if (n)
+        ints_stats(v, n, &lo, &hi, &dlo, &dhi, &wrap);
     bin_type t = int_type(lo, hi);
     if (t == T_I64)
         t = wide_type(lo, hi);
+    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap))
+        return;
     unsigned char *p = array_begin(o, t, n);
     if (!p)
         return;
@@ -141,19 +202,28 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
         json_ints(o->b, v, n);
         return;
     }
-    __int128 lo = 0, hi = 0; /* v[i] - base may overflow int64 (|t| <= 4e18 on both sides) */
-    for (uint32_t i = 0; i < n; i++) {
-        __int128 d = (__int128)v[i] - base;
-        if (!i || d < lo)
-            lo = d;
-        if (!i || d > hi)
-            hi = d;
-    }
-    if (lo < INT32_MIN || hi > INT32_MAX) {
-        web_out_ints(o, v, n);
+    int64_t lo = 0, hi = 0, dlo = 0, dhi = 0;
+    int wrap = 0;
+    if (n)
+        ints_stats(v, n, &lo, &hi, &dlo, &dhi, &wrap);
+    /* v[i] - base may overflow int64 (|t| <= 4e18 on both sides) */
+    __int128 rlo = (__int128)lo - base, rhi = (__int128)hi - base;
+    if (rlo < INT32_MIN || rhi > INT32_MAX) { /* the values themselves, or their steps */
+        bin_type t = int_type(lo, hi);
+        if (t == T_I64)
+            t = wide_type(lo, hi);
+        if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap))
+            return;
+        unsigned char *p = array_begin(o, t, n);
+        if (p) {
+            put_ints(p, t, v, n, 0);
+            web_buf_ch(o->b, '}');
+        }
         return;
     }
-    bin_type t = int_type((int64_t)lo, (int64_t)hi);
+    bin_type t = int_type((int64_t)rlo, (int64_t)rhi);
+    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap))
+        return;
     unsigned char *p = array_begin(o, t, n);
     if (!p)
         return;
@@ -318,6 +388,93 @@ void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, 
             web_out_ints(o, cols[c], n);
     }
     web_buf_str(o->b, "]}");
+}
+
+/* str_index: the index of string id sid in the answer's table, added when new; UINT32_MAX when
+ * out of memory. */
+static uint32_t str_index(web_out *o, uint32_t sid)
+{
+    if (2 * (o->nstr + 1) >= o->scap) { /* grow: rehash into twice the room */
+        uint32_t cap = o->scap ? 2 * o->scap : 256;
+        uint32_t *key = malloc(sizeof *key * cap), *val = calloc(cap, sizeof *val);
+        uint32_t *sids = realloc(o->sids, sizeof *sids * (cap / 2));
+        if (sids)
+            o->sids = sids;
+        if (!key || !val || !sids) {
+            free(key), free(val);
+            return UINT32_MAX;
+        }
+        for (uint32_t i = 0; i < o->nstr; i++) {
+            uint32_t at = (o->sids[i] * 0x9E3779B1u) & (cap - 1);
+            while (val[at])
+                at = (at + 1) & (cap - 1);
+            key[at] = o->sids[i];
+            val[at] = i + 1;
+        }
+        free(o->skey), free(o->sval);
+        o->skey = key, o->sval = val, o->scap = cap;
+    }
+    uint32_t at = (sid * 0x9E3779B1u) & (o->scap - 1);
+    while (o->sval[at] && o->skey[at] != sid)
+        at = (at + 1) & (o->scap - 1);
+    if (!o->sval[at]) {
+        o->skey[at] = sid;
+        o->sval[at] = o->nstr + 1;
+        o->sids[o->nstr++] = sid;
+    }
+    return o->sval[at] - 1;
+}
+
+void web_out_names(web_out *o, const uint32_t *sid, uint32_t n,
+                   const char *(*text)(const void *ctx, uint32_t sid), const void *ctx)
+{
+    if (!o->compact) {
+        web_buf_ch(o->b, '[');
+        for (uint32_t i = 0; i < n; i++) {
+            if (i)
+                web_buf_ch(o->b, ',');
+            web_buf_json_str(o->b, text(ctx, sid[i]));
+        }
+        web_buf_ch(o->b, ']');
+        return;
+    }
+    uint32_t hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = str_index(o, sid[i]);
+        if (k == UINT32_MAX) {
+            o->b->failed = 1;
+            return;
+        }
+        hi = k > hi ? k : hi;
+    }
+    bin_type t = int_type(0, hi);
+    unsigned char *p = array_begin(o, t, n);
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < n; i++) /* found again: each is there now */
+        put_le(p + TYPE_SIZE[t] * (size_t)i, str_index(o, sid[i]), TYPE_SIZE[t]);
+    web_buf_str(o->b, ",\"strings\":1}");
+}
+
+void web_out_strings(web_out *o, const char *(*text)(const void *ctx, uint32_t sid),
+                     const void *ctx)
+{
+    if (!o->compact || !o->nstr)
+        return;
+    web_buf_str(o->b, ",\"strings\":[");
+    for (uint32_t i = 0; i < o->nstr; i++) {
+        if (i)
+            web_buf_ch(o->b, ',');
+        web_buf_json_str(o->b, text(ctx, o->sids[i]));
+    }
+    web_buf_ch(o->b, ']');
+}
+
+void web_out_free(web_out *o)
+{
+    free(o->sids), free(o->skey), free(o->sval);
+    o->sids = o->skey = o->sval = NULL;
+    o->nstr = o->scap = 0;
 }
 
 void web_out_begin(web_out *o, web_buf *answer, web_buf *header, int compact)

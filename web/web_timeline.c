@@ -429,6 +429,14 @@ static void item_column(const tl_query *q, const row_items *ri, char c, int64_t 
     }
 }
 
+/* name_text: the text of string sid of run ctx as the page shows it ("" out of range). */
+static const char *name_text(const void *ctx, uint32_t sid)
+{
+    const store_run *run = ctx;
+    const store_string *str = sid < run->nstrings ? &run->strings[sid] : NULL;
+    return str ? (str->demangled ? str->demangled : str->text) : "";
+}
+
 /* emit_items: the row's records in range one by one (list positions from[l] to to[l] of each
  * level may hold them), as parallel arrays. */
 static void emit_items(const tl_query *q, const web_row *row, const uint32_t *from,
@@ -489,15 +497,8 @@ static void emit_items(const tl_query *q, const web_row *row, const uint32_t *fr
             web_out_ints(o, v, ri.n);
     }
     if (ri.names) {
-        web_buf_str(b, ",\"names\":[");
-        for (uint32_t i = 0; i < ri.nnames; i++) {
-            const store_string *str =
-                ri.names[i] < run->nstrings ? &run->strings[ri.names[i]] : NULL;
-            if (i)
-                web_buf_ch(b, ',');
-            web_buf_json_str(b, str ? (str->demangled ? str->demangled : str->text) : "");
-        }
-        web_buf_ch(b, ']');
+        web_buf_str(b, ",\"names\":");
+        web_out_names(o, ri.names, ri.nnames, name_text, run);
     }
 done:
     free(ri.k);
@@ -859,7 +860,9 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
         first = 0;
         emit_row(&q, i);
     }
-    web_buf_str(o.b, "]}");
+    web_buf_ch(o.b, ']');
+    web_out_strings(&o, name_text, r->run);
+    web_buf_ch(o.b, '}');
     rc = web_out_finish(&o);
     if (rc == WEB_OK && cacheable)
         cache_put(r->cache, &key, rowsel, b->s + start, b->len - start);
@@ -876,6 +879,7 @@ out:
     free(q.bins);
     free(q.pts);
     free(q.inv);
+    web_out_free(&o);
     free(header.s);
     return rc;
 }

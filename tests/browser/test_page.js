@@ -149,6 +149,35 @@ async function main() {
     check(timelineAsked.length > 0 && compact.length === timelineAsked.length, `every viewport query asks for format=bin (${compact.length} of ${timelineAsked.length})`);
     const typed = await page.evaluate(() => window.tlview.data.every((d) => [...d.rows.values()].every((R) => ArrayBuffer.isView(R.mode === 'bins' ? (R.count || R.levels[0].count) : R.s))));
     check(typed, 'the rows\' arrays are typed arrays');
+    if (CASE === 'page') { // after the count above: these queries ask for JSON too
+      // the page's decoder (decodeCompact) gives the JSON answer's values for views at every zoom,
+      // every row: arrays sent as steps (delta) and names through the answer's table of strings
+      const decoded = await page.evaluate(async ([t0, t1]) => {
+        const same = (a, b) => {
+          if (a === null || typeof a === 'number') return (a === null && (b === null || Number.isNaN(b))) || a === b;
+          if (typeof a !== 'object') return a === b;
+          if (Array.isArray(a)) return b != null && a.length === b.length && a.every((x, i) => same(x, b[i]));
+          const k = Object.keys(a);
+          return b != null && k.length === Object.keys(b).length && k.every((x) => same(a[x], b[x]));
+        };
+        const bad = [];
+        let steps = 0, tables = 0;
+        for (let k = 0; k < 18; k++) {
+          const w = Math.max(1, Math.floor((t1 - t0) / 10 ** (k % 6))), a = t0 + Math.floor(((t1 - t0) - w) * ((k * 7919) % 101) / 100);
+          const q = `api/timeline?run=0&t0=${a}&t1=${a + w}&width=${[1600, 97, 5][k % 3]}&kmax=${[1600, 20, 0][k % 3]}`;
+          const rj = await fetch(q), rb = await fetch(`${q}&format=bin`);
+          if (!rj.ok || !rb.ok) { bad.push(`${q}: ${rj.status} ${await rj.text()}`); continue; }
+          const j = await rj.json(), buf = await rb.arrayBuffer();
+          const head = new TextDecoder().decode(new Uint8Array(buf, new DataView(buf).getUint32(4, true)));
+          steps += head.split('"delta":1').length - 1;
+          tables += head.split('"strings":1').length - 1;
+          if (!same(j, decodeCompact(buf))) bad.push(q);
+        }
+        return { bad, steps, tables };
+      }, [Math.floor(S.t0), Math.ceil(S.t1)]);
+      check(decoded.bad.length === 0 && decoded.steps > 0 && decoded.tables > 0,
+        `the compact answer decodes to the JSON answer (${decoded.steps} arrays of steps, ${decoded.tables} of names; differing: ${decoded.bad.join(' ')})`);
+    }
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
     check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
   } finally {

@@ -4216,9 +4216,9 @@ static double round4(double v)
 }
 
 /* bin_array: the array that descriptor d ({"@": type, "o": offset, "n": count, ...}) describes in
- * data (dlen bytes), as the page's binArray() (api.js) reads it, as JSON; NULL and a message when
- * the descriptor is malformed or out of the data. */
-static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
+ * data (dlen bytes), as the page's binArray() (api.js) reads it, as JSON (strings: the answer's
+ * table of strings); NULL and a message when the descriptor is malformed or out of the data. */
+static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen, json_t *strings)
 {
     static const char *const types[] = {"u8",  "i8",  "u16", "i16", "u32",
                                         "i32", "f32", "f64", "i64"};
@@ -4231,7 +4231,7 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
         if (nc == 0 || nc > 8)
             return NULL;
         for (size_t c = 0; c < nc; c++)
-            if (!(dec[c] = bin_array(json_array_get(cols, c), data, dlen)) ||
+            if (!(dec[c] = bin_array(json_array_get(cols, c), data, dlen, strings)) ||
                 (json_int_t)json_array_size(dec[c]) != n)
                 return NULL;
         for (json_int_t i = 0; i < n; i++) {
@@ -4260,6 +4260,9 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
     int nulls = json_is_true(json_object_get(d, "nulls")) ||
                 json_integer_value(json_object_get(d, "nulls")) == 1;
     int digits = (int)json_integer_value(json_object_get(d, "digits"));
+    int delta = json_integer_value(json_object_get(d, "delta")) == 1;
+    int strs = json_integer_value(json_object_get(d, "strings")) == 1;
+    int64_t sum = base ? json_integer_value(base) : 0; /* delta: the running sum */
     json_t *out = json_array();
     for (json_int_t i = 0; i < n; i++) {
         const unsigned char *p = data + o + (size_t)i * sizes[t];
@@ -4285,7 +4288,17 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
         default: iv = (int64_t)u; break;
         }
         json_t *x;
-        if (scale) {
+        if (strs) { /* an index into the table of strings */
+            json_t *str = is_int ? json_array_get(strings, (size_t)iv) : NULL;
+            if (!str) {
+                fprintf(stderr, "string %lld of %zu\n", (long long)iv, json_array_size(strings));
+                json_decref(out);
+                return NULL;
+            }
+            x = json_incref(str);
+        } else if (delta && is_int) {
+            x = json_integer(sum += iv);
+        } else if (scale) {
             x = nul && is_int && iv == json_integer_value(nul)
                     ? json_null()
                     : json_real((is_int ? (double)iv : dv) / json_number_value(scale));
@@ -4302,16 +4315,16 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
 
 /* bin_walk: the header x with each descriptor replaced by its array (x is consumed); NULL when a
  * descriptor is malformed. */
-static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
+static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen, json_t *strings)
 {
     if (json_is_object(x) && json_object_get(x, "@")) {
-        json_t *a = bin_array(x, data, dlen);
+        json_t *a = bin_array(x, data, dlen, strings);
         json_decref(x);
         return a;
     }
     if (json_is_array(x)) {
         for (size_t i = 0; i < json_array_size(x); i++) {
-            json_t *e = bin_walk(json_incref(json_array_get(x, i)), data, dlen);
+            json_t *e = bin_walk(json_incref(json_array_get(x, i)), data, dlen, strings);
             if (!e || json_array_set_new(x, i, e)) {
                 json_decref(x);
                 return NULL;
@@ -4323,7 +4336,7 @@ static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
         void *tmp;
         json_object_foreach_safe(x, tmp, k, v)
         {
-            json_t *e = bin_walk(json_incref(v), data, dlen);
+            json_t *e = bin_walk(json_incref(v), data, dlen, strings);
             if (!e || json_object_set_new(x, k, e)) {
                 json_decref(x);
                 return NULL;
@@ -4353,7 +4366,12 @@ static json_t *bin_decode(const char *s, size_t len)
         fprintf(stderr, "header: %s\n", e.text);
         return NULL;
     }
-    return bin_walk(head, u + 8, h - 8);
+    /* the table of strings that names index, taken out of the answer */
+    json_t *strings = json_incref(json_object_get(head, "strings"));
+    json_object_del(head, "strings");
+    json_t *out = bin_walk(head, u + 8, h - 8, strings);
+    json_decref(strings);
+    return out;
 }
 
 /* same_values: 1 when `got` holds the values of `want` (numbers compared by value, exactly);
@@ -4450,6 +4468,7 @@ int test_web_timeline_compact(void)
     TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
     int64_t span = analysis_get_summary(an)->t_end - analysis_get_summary(an)->t_begin;
     int seen[WEB_NROW_KINDS][2] = {{0}}; /* per row kind: listed, binned */
+    int deltas = 0, tables = 0;          /* descriptors with "delta" and "strings" */
     uint8_t *sel = malloc(r.nrows);
     srand(12);
     for (int q = 0; q < 400; q++) {
@@ -4476,6 +4495,12 @@ int test_web_timeline_compact(void)
         char *bs2 = timeline_answer(&r, t0, t0 + len, w, kmax, some ? sel : NULL, 1, &bl2);
         TEST_ASSERT(js && bs && bs2);
         TEST_ASSERT(bl == bl2 && memcmp(bs, bs2, bl) == 0); /* the same, cached or not */
+        /* arrays sent as steps, and names through the answer's table of strings */
+        size_t h = bl >= 8 ? (size_t)le((const unsigned char *)bs + 4, 4) : bl;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"delta\":1")); p++)
+            deltas++;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"strings\":1")); p++)
+            tables++;
         json_error_t e;
         json_t *want = json_loadb(js, jl, 0, &e), *got = bin_decode(bs, bl);
         TEST_ASSERT(want && got);
@@ -4501,6 +4526,8 @@ int test_web_timeline_compact(void)
         fprintf(stderr, "row kind %d: %d listed, %d binned\n", k, seen[k][0], seen[k][1]);
         TEST_ASSERT(seen[k][0] > 20 && seen[k][1] > 20);
     }
+    fprintf(stderr, "%d arrays of steps, %d of names\n", deltas, tables);
+    TEST_ASSERT(deltas > 100 && tables > 100);
     free(sel);
     web_runix_free(&r);
     analysis_free(an);
