@@ -175,6 +175,19 @@ async function main() {
         }
         return { bad, steps, tables };
       }, [Math.floor(S.t0), Math.ceil(S.t1)]);
+      // escaped steps (starts beyond 32 bits of t0, which the fixture's run does not reach): a
+      // hand-made answer, i32 steps [0, 5, escaped, -7] from 100, the escaped one 1e10 in f64
+      const esc = await page.evaluate(() => {
+        const head = new TextEncoder().encode(JSON.stringify({ v: { '@': 'i32', o: 0, n: 4, delta: 1, base: 100, esc: { '@': 'f64', o: 16, n: 1 } } }));
+        const buf = new ArrayBuffer(8 + 24 + head.length), dv = new DataView(buf);
+        new Uint8Array(buf).set([84, 76, 86, 66]); // TLVB
+        dv.setUint32(4, 32, true);
+        [0, 5, -2147483648, -7].forEach((x, i) => dv.setInt32(8 + 4 * i, x, true));
+        dv.setFloat64(24, 1e10, true);
+        new Uint8Array(buf, 32).set(head);
+        return Array.from(decodeCompact(buf).v);
+      });
+      check(esc.join() === [100, 105, 10000000105, 10000000098].join(), `escaped steps decoded (${esc.join()})`);
       check(decoded.bad.length === 0 && decoded.steps > 0 && decoded.tables > 0,
         `the compact answer decodes to the JSON answer (${decoded.steps} arrays of steps, ${decoded.tables} of names; differing: ${decoded.bad.join(' ')})`);
     }

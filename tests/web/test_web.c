@@ -4266,7 +4266,13 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen, json
     int digits = (int)json_integer_value(json_object_get(d, "digits"));
     int delta = json_integer_value(json_object_get(d, "delta")) == 1;
     int strs = json_integer_value(json_object_get(d, "strings")) == 1;
-    int64_t sum = base ? json_integer_value(base) : 0; /* delta: the running sum */
+    int64_t sum = base ? json_integer_value(base) : 0;  /* delta: the running sum */
+    json_t *xd = json_object_get(d, "esc"), *xs = NULL; /* delta: the escaped steps */
+    size_t xk = 0;
+    if (xd && (!delta || t % 2 == 0 || t > 5 || !(xs = bin_array(xd, data, dlen, strings)))) {
+        fprintf(stderr, "escaped steps without a signed delta array, or malformed\n");
+        return NULL;
+    }
     json_t *out = json_array();
     for (json_int_t i = 0; i < n; i++) {
         const unsigned char *p = data + o + (size_t)i * sizes[t];
@@ -4301,6 +4307,15 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen, json
             }
             x = json_incref(str);
         } else if (delta && is_int) {
+            if (xs && iv == -((int64_t)1 << (8 * sizes[t] - 1))) { /* the next escaped step */
+                json_t *e = json_array_get(xs, xk++);
+                if (!json_is_number(e)) {
+                    fprintf(stderr, "escaped step %zu of %zu\n", xk, json_array_size(xs));
+                    json_decref(out), json_decref(xs);
+                    return NULL;
+                }
+                iv = (int64_t)json_number_value(e);
+            }
             x = json_integer(sum += iv);
         } else if (scale) {
             x = nul && is_int && iv == json_integer_value(nul)
@@ -4314,6 +4329,12 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen, json
         }
         json_array_append_new(out, x);
     }
+    if (xs && xk != json_array_size(xs)) {
+        fprintf(stderr, "%zu escaped steps used of %zu\n", xk, json_array_size(xs));
+        json_decref(out);
+        out = NULL;
+    }
+    json_decref(xs);
     return out;
 }
 
@@ -4471,8 +4492,8 @@ int test_web_timeline_compact(void)
     char err[128];
     TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
     int64_t span = analysis_get_summary(an)->t_end - analysis_get_summary(an)->t_begin;
-    int seen[WEB_NROW_KINDS][2] = {{0}}; /* per row kind: listed, binned */
-    int deltas = 0, tables = 0;          /* descriptors with "delta" and "strings" */
+    int seen[WEB_NROW_KINDS][2] = {{0}};     /* per row kind: listed, binned */
+    int deltas = 0, tables = 0, escaped = 0; /* descriptors with "delta", "strings", "esc" */
     uint8_t *sel = malloc(r.nrows);
     srand(12);
     for (int q = 0; q < 400; q++) {
@@ -4505,6 +4526,8 @@ int test_web_timeline_compact(void)
             deltas++;
         for (const char *p = bs + h; h < bl && (p = strstr(p, "\"strings\":1")); p++)
             tables++;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"esc\":{")); p++)
+            escaped++;
         json_error_t e;
         json_t *want = json_loadb(js, jl, 0, &e), *got = bin_decode(bs, bl);
         TEST_ASSERT(want && got);
@@ -4530,12 +4553,93 @@ int test_web_timeline_compact(void)
         fprintf(stderr, "row kind %d: %d listed, %d binned\n", k, seen[k][0], seen[k][1]);
         TEST_ASSERT(seen[k][0] > 20 && seen[k][1] > 20);
     }
-    fprintf(stderr, "%d arrays of steps, %d of names\n", deltas, tables);
-    TEST_ASSERT(deltas > 100 && tables > 100);
+    fprintf(stderr, "%d arrays of steps (%d with escaped steps), %d of names\n", deltas, escaped,
+            tables);
+    TEST_ASSERT(deltas > 100 && tables > 100); /* escapes: test_web_compact_steps */
     free(sel);
     web_runix_free(&r);
     analysis_free(an);
     store_run_free(run);
+    return 0;
+}
+
+/* compact_values: n values written by web_out_times() (base: the query's t0) or web_out_ints()
+ * (is_time 0) into a compact answer {"v": [...]}, decoded as the page decodes it, compared with
+ * the values; *pDesc receives the descriptor text (for the encoding chosen). 0 when equal. */
+static int compact_values(const int64_t *v, uint32_t n, int is_time, int64_t base, char *desc,
+                          size_t desclen)
+{
+    web_buf answer = {0}, header = {0};
+    web_out o;
+    web_out_begin(&o, &answer, &header, 1);
+    web_buf_str(o.b, "{\"v\":");
+    if (is_time)
+        web_out_times(&o, v, n, base);
+    else
+        web_out_ints(&o, v, n);
+    snprintf(desc, desclen, "%.*s", (int)(header.len > 6 ? header.len - 5 : 0), header.s + 5);
+    web_buf_ch(o.b, '}');
+    int rc = web_out_finish(&o);
+    web_out_free(&o);
+    json_t *got = rc ? NULL : bin_decode(answer.s, answer.len);
+    json_t *a = json_object_get(got, "v");
+    int bad = !a || json_array_size(a) != n;
+    for (uint32_t i = 0; !bad && i < n; i++) {
+        json_t *x = json_array_get(a, i); /* an f64 array decodes to reals */
+        int64_t got = json_is_integer(x) ? json_integer_value(x) : (int64_t)json_number_value(x);
+        if (got != v[i]) {
+            fprintf(stderr, "value %u: %lld, decoded %lld (%s)\n", i, (long long)v[i],
+                    (long long)got, desc);
+            bad = 1;
+        }
+    }
+    json_decref(got);
+    free(answer.s), free(header.s);
+    return bad;
+}
+
+/* test_web_compact_steps: the compact encodings of integer arrays (web_bin.c) decode to the
+ * values: plain, as steps (delta), as steps in i32 with the large ones escaped (starts of listed
+ * records beyond 32 bits of t0 going back at each level), and not as steps where a value leaves
+ * +-2^52 (a running sum in doubles would not meet it). */
+int test_web_compact_steps(void)
+{
+    enum { N = 3000 };
+    int64_t *v = malloc(sizeof *v * N);
+    char desc[512];
+    /* starts of three levels over 100 s, each level by start: steps of ~ms, two going back */
+    for (int i = 0; i < N; i++)
+        v[i] = 5000000000LL + (int64_t)(i % 1000) * 100000000LL + i / 1000 * 7;
+    TEST_EQ_INT(compact_values(v, N, 1, 5000000000LL, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"i32\"") && strstr(desc, "\"delta\":1") &&
+                strstr(desc, "\"esc\":{\"@\":\"f64\""));
+    /* the escape mark itself, INT32_MIN, as a step: escaped too */
+    v[1] = v[0] + INT32_MIN;
+    TEST_EQ_INT(compact_values(v, N, 1, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"esc\":"));
+    /* ids rising by 16: steps in u8 */
+    for (int i = 0; i < N; i++)
+        v[i] = 123456789 + 16 * i;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"u8\"") && strstr(desc, "\"delta\":1"));
+    /* counts in u8: as they are */
+    for (int i = 0; i < N; i++)
+        v[i] = rand() % 200;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"u8\"") && !strstr(desc, "delta"));
+    /* values beyond 2^52: never as steps */
+    for (int i = 0; i < N; i++)
+        v[i] = (INT64_C(1) << 52) - 1000 + i;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(!strstr(desc, "delta"));
+    for (int i = 0; i < N; i++)
+        v[i] = -(INT64_C(1) << 62) + 3 * i;
+    TEST_EQ_INT(compact_values(v, N, 1, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(!strstr(desc, "delta"));
+    /* one value, and none */
+    TEST_EQ_INT(compact_values(v, 1, 1, 0, desc, sizeof desc), 0);
+    TEST_EQ_INT(compact_values(v, 0, 0, 0, desc, sizeof desc), 0);
+    free(v);
     return 0;
 }
 

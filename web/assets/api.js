@@ -117,7 +117,8 @@ function round4(v) {
 // binArray is the array that descriptor d ({"@": type, o: offset, n: count, ...}) describes in
 // the data section of buf (at byte `at`): the typed array itself, read in place; values that the
 // descriptor shifts (base), sums (delta: each element is the step from the value before, the
-// first from base), scales (scale, null) or rounds (digits) or NaN that means null (nulls)
+// first from base; with esc, an element that is the type's least value stands for the next
+// step of esc), scales (scale, null) or rounds (digits) or NaN that means null (nulls)
 // become the numbers (or nulls) of the JSON answer; indexes into the answer's table of strings
 // (strings) become its strings; "tuples" become arrays of arrays.
 function binArray(buf, at, d, strings) {
@@ -139,7 +140,10 @@ function binArray(buf, at, d, strings) {
   if (d.delta) { // a running sum: every partial sum is one of the values, exact in a double
     const out = new Float64Array(d.n);
     let v = d.base || 0;
-    for (let i = 0; i < d.n; i++) out[i] = v += a[i];
+    if (d.esc) { // steps that do not fit: the type's least value, the step itself next in esc
+      const x = binArray(buf, at, d.esc), mark = -(2 ** (8 * T.BYTES_PER_ELEMENT - 1));
+      for (let i = 0, k = 0; i < d.n; i++) out[i] = v += a[i] === mark ? x[k++] : a[i];
+    } else for (let i = 0; i < d.n; i++) out[i] = v += a[i];
     return out;
   }
   if (d.base != null) {
