@@ -113,22 +113,22 @@ static void json_ints(web_buf *b, const int64_t *v, uint32_t n)
 }
 
 /* ints_stats: the least and greatest of v[0..n) (n >= 1) and of its steps v[i] - v[i-1] (i >= 1,
- * with 0 for the first element of a delta array); *pWrap is set when a step leaves int64. One
- * pass, the loop kept free of branches on the values. */
+ * with 0 for the first element of a delta array); *pWrap is set when a step may leave int64 (the
+ * values span more than it). One pass, whose loop carries nothing but the four extremes: the
+ * steps are taken modulo 2^64 and are exact whenever the span fits. */
 static void ints_stats(const int64_t *v, uint32_t n, int64_t *pLo, int64_t *pHi, int64_t *pDlo,
                        int64_t *pDhi, int *pWrap)
 {
     int64_t lo = v[0], hi = v[0], dlo = 0, dhi = 0;
-    int wrap = 0;
     for (uint32_t i = 1; i < n; i++) {
-        int64_t x = v[i], d;
-        wrap |= __builtin_sub_overflow(x, v[i - 1], &d);
+        int64_t x = v[i], d = (int64_t)((uint64_t)x - (uint64_t)v[i - 1]);
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
         dlo = d < dlo ? d : dlo;
         dhi = d > dhi ? d : dhi;
     }
-    *pLo = lo, *pHi = hi, *pDlo = dlo, *pDhi = dhi, *pWrap = wrap;
+    *pLo = lo, *pHi = hi, *pDlo = dlo, *pDhi = dhi;
+    *pWrap = (__int128)hi - lo > INT64_MAX;
 }
 
 /* put_steps: v[0] - v[0] (0), then v[i] - v[i-1] into a typed array of type t (every step fits

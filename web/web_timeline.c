@@ -81,8 +81,15 @@ static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint3
         }
     }
     for (uint32_t j = 0; j < W; j++) {
-        int64_t px = q->T[j + 1] - q->T[j];
-        int64_t pm = px > 0 ? div_floor(q->c[j] * 1000 + px - 1, px, q->inv[j]) : 0;
+        int64_t px = q->T[j + 1] - q->T[j], a = q->c[j] * 1000 + px - 1, pm;
+        if (px > 0 && a >= 0 && a < (INT64_C(1) << 52)) {
+            /* a * inv is within 1 of a / px: one step either way, without branches */
+            pm = (int64_t)((double)a * q->inv[j]);
+            int64_t r = a - pm * px;
+            pm += (r >= px) - (r < 0);
+        } else {
+            pm = px > 0 ? div_floor(a, px, q->inv[j]) : 0;
+        }
         q->c[j] = pm > 1000 ? 1000 : pm;
     }
 }
