@@ -515,21 +515,22 @@ void web_out_names(web_out *o, const uint32_t *sid, uint32_t n,
         web_buf_ch(o->b, ']');
         return;
     }
-    uint32_t hi = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = str_index(o, sid[i]);
-        if (k == UINT32_MAX) {
-            o->b->failed = 1;
-            return;
-        }
-        hi = k > hi ? k : hi;
+    uint32_t hi = 0, *k = malloc(sizeof *k * (n ? n : 1)); /* their indexes in the table */
+    int ok = k != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        ok = (k[i] = str_index(o, sid[i])) != UINT32_MAX;
+        hi = k[i] > hi ? k[i] : hi;
     }
     bin_type t = int_type(0, hi);
-    unsigned char *p = array_begin(o, t, n);
-    if (!p)
+    unsigned char *p = ok ? array_begin(o, t, n) : NULL;
+    if (!p) {
+        o->b->failed = 1;
+        free(k);
         return;
-    for (uint32_t i = 0; i < n; i++) /* found again: each is there now */
-        put_le(p + TYPE_SIZE[t] * (size_t)i, str_index(o, sid[i]), TYPE_SIZE[t]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        put_le(p + TYPE_SIZE[t] * (size_t)i, k[i], TYPE_SIZE[t]);
+    free(k);
     web_buf_str(o->b, ",\"strings\":1}");
 }
 
