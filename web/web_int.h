@@ -349,6 +349,12 @@ typedef struct web_out {
     size_t start;  /* compact: where the answer starts in data (its magic) */
     size_t data0;  /* compact: where its data section starts (start + 8) */
     int compact;   /* 1: the compact answer */
+    /* compact: the answer's table of strings (web_out_names()), each distinct string id once */
+    uint32_t *sids; /* nstr: the caller's string ids, by their index in the table */
+    uint32_t nstr;  /* strings in the table */
+    uint32_t *skey; /* scap: string ids, open addressing */
+    uint32_t *sval; /* scap: the index in the table of skey's string + 1 (0: a free entry) */
+    uint32_t scap;  /* a power of two, more than twice nstr (0 before the first name) */
 } web_out;
 
 /* Starts an answer appended to *answer: JSON (compact 0) into answer itself; compact, the magic
@@ -372,6 +378,19 @@ void web_out_num4(web_out *o, const double *v, uint32_t n);
  * [one array per column]}. */
 void web_out_tuples(web_out *o, const int64_t *const *cols, const int *is_time, unsigned ncol,
                     uint32_t n, int64_t base);
+/* Names (a row's "names"): JSON, an array of the strings text(ctx, sid[i]); compact, an integer
+ * array with "strings": 1 whose elements index the answer's table of strings, which holds each
+ * distinct string id once (a name repeated in many rows is sent once), written by
+ * web_out_strings(). On allocation failure the buffer is marked failed. */
+void web_out_names(web_out *o, const uint32_t *sid, uint32_t n,
+                   const char *(*text)(const void *ctx, uint32_t sid), const void *ctx);
+/* Compact, when names were written: appends ,"strings":[...] (the table, text(ctx, sid) each) to
+ * the header, where the caller's top-level object is still open; JSON: nothing. */
+void web_out_strings(web_out *o, const char *(*text)(const void *ctx, uint32_t sid),
+                     const void *ctx);
+/* Frees what the answer's writer holds besides its buffers (the table of strings); after
+ * web_out_finish() or instead of it. */
+void web_out_free(web_out *o);
 /* Finishes the answer: JSON, nothing to do; compact, appends the header after the data section
  * (at a multiple of 8 bytes from the answer's start, zeros between) and writes its offset after
  * the magic. Returns 0, or WEB_ENOMEM when a buffer failed. */

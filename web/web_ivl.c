@@ -172,12 +172,11 @@ static uint32_t lower_in(const web_ivl *v, uint32_t lo, uint32_t hi, int64_t T, 
     return lo;
 }
 
-web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
+/* at_in: web_ivl_at(v, T) for T > v->t0 in bucket b (bucket_of(v, T)). */
+static inline web_ivl_pt at_in(const web_ivl *v, uint32_t b, int64_t T)
 {
     web_ivl_pt p = {0, 0, 0};
-    if (v->n == 0 || T <= v->t0)
-        return p;
-    uint32_t b = bucket_of(v, T), fb = v->first[b];
+    uint32_t fb = v->first[b];
     int64_t bs = v->t0 + (int64_t)b * v->bw;
     p.pos = lower_in(v, fb, v->first[b + 1], T, bs);
     p.busy = v->busy[b];
@@ -195,6 +194,13 @@ web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
             p.running++;
     }
     return p;
+}
+
+web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
+{
+    if (v->n == 0 || T <= v->t0)
+        return (web_ivl_pt){0, 0, 0};
+    return at_in(v, bucket_of(v, T), T);
 }
 
 web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
@@ -222,6 +228,38 @@ static uint32_t edge_bucket(const web_ivl *v, int64_t T, int snap)
     return bucket_of(v, T);
 }
 
+/* at_off: web_ivl_at(v, T) for T > v->t0 in bucket b (bucket_of(v, T)) of a list with offsets: the
+ * bucket's intervals read whole, in 32 bits, without a branch on T (those starting at or after T
+ * add nothing to the sums); a start's offset always fits (the grid covers every start), an end's
+ * that does not (OFF_NONE) is read from its record. */
+static inline web_ivl_pt at_off(const web_ivl *v, uint32_t b, int64_t T)
+{
+    uint32_t fb = v->first[b], fe = v->first[b + 1];
+    int64_t bs = v->t0 + (int64_t)b * v->bw;
+    if ((uint64_t)(T - bs) >= OFF_NONE) /* beyond the last bucket */
+        return at_in(v, b, T);
+    uint32_t x = (uint32_t)(T - bs), pos = fb, running = 0;
+    int64_t busy = v->busy[b];
+    for (uint32_t i = v->carry[b]; i < fb; i++) { /* earlier buckets' (started before bs) */
+        int64_t e = end_early(v, i, b);
+        busy += clip_overlap(bs - 1, e, bs, T);
+        running += e > T;
+    }
+    const uint32_t *off = v->off + 2 * (size_t)fb;
+    for (uint32_t i = 0; i < fe - fb; i++) {
+        uint32_t s = off[2 * i], e = off[2 * i + 1];
+        if (__builtin_expect(e == OFF_NONE, 0)) { /* far after bs, or before it (no length) */
+            int64_t ea = web_ivl_end(v, fb + i);
+            e = ea >= T ? x + (ea > T) : ea <= bs + s ? s : (uint32_t)(ea - bs);
+        }
+        uint32_t y = e < x ? e : x;
+        pos += s < x;
+        busy += y > s ? y - s : 0;
+        running += (s < x) & (e > x);
+    }
+    return (web_ivl_pt){pos, running, busy};
+}
+
 void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out)
 {
     enum { GRID_AHEAD = 24, IDX_AHEAD = 12, REC_AHEAD = 6, REC_MAX = 16 };
@@ -229,9 +267,13 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
         memset(out, 0, sizeof *out * n);
         return;
     }
+    /* each instant's bucket, once (a division each), kept in out[j].pos until out[j] is written:
+     * the lookups and the requests ahead of them read it */
+    for (uint32_t j = 0; j < n; j++)
+        out[j].pos = edge_bucket(v, T[j], snap);
     for (uint32_t j = 0; j < n; j++) {
         if (j + GRID_AHEAD < n) {
-            uint32_t b = edge_bucket(v, T[j + GRID_AHEAD], snap);
+            uint32_t b = out[j + GRID_AHEAD].pos;
             __builtin_prefetch(&v->first[b]);
             __builtin_prefetch(&v->first[b + 1]);
             __builtin_prefetch(&v->carry[b]);
@@ -241,7 +283,7 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
          * bucket start, web_ivl_at() also the bucket's own intervals: their offsets, else their
          * records */
         if (j + IDX_AHEAD < n) {
-            uint32_t b = edge_bucket(v, T[j + IDX_AHEAD], snap);
+            uint32_t b = out[j + IDX_AHEAD].pos;
             if (v->off) {
                 __builtin_prefetch(&v->off[2 * (size_t)v->carry[b]]);
                 if (!snap) {
@@ -253,14 +295,19 @@ void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, w
             }
         }
         if (!v->off && j + REC_AHEAD < n) {
-            uint32_t b = edge_bucket(v, T[j + REC_AHEAD], snap);
+            uint32_t b = out[j + REC_AHEAD].pos;
             uint32_t lo = v->carry[b], hi = snap ? v->first[b] : v->first[b + 1];
             if (hi - lo > REC_MAX)
                 hi = lo + REC_MAX;
             for (uint32_t i = lo; i < hi; i++)
                 __builtin_prefetch(v->base + (size_t)web_ivl_item(v, i) * v->stride);
         }
-        out[j] = snap ? web_ivl_at_grid(v, T[j]) : web_ivl_at(v, T[j]);
+        if (snap)
+            out[j] = web_ivl_at_grid(v, T[j]);
+        else if (T[j] <= v->t0)
+            out[j] = (web_ivl_pt){0, 0, 0};
+        else
+            out[j] = v->off ? at_off(v, out[j].pos, T[j]) : at_in(v, out[j].pos, T[j]);
     }
 }
 

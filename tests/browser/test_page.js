@@ -149,6 +149,48 @@ async function main() {
     check(timelineAsked.length > 0 && compact.length === timelineAsked.length, `every viewport query asks for format=bin (${compact.length} of ${timelineAsked.length})`);
     const typed = await page.evaluate(() => window.tlview.data.every((d) => [...d.rows.values()].every((R) => ArrayBuffer.isView(R.mode === 'bins' ? (R.count || R.levels[0].count) : R.s))));
     check(typed, 'the rows\' arrays are typed arrays');
+    if (CASE === 'page') { // after the count above: these queries ask for JSON too
+      // the page's decoder (decodeCompact) gives the JSON answer's values for views at every zoom,
+      // every row: arrays sent as steps (delta) and names through the answer's table of strings
+      const decoded = await page.evaluate(async ([t0, t1]) => {
+        const same = (a, b) => {
+          if (a === null || typeof a === 'number') return (a === null && (b === null || Number.isNaN(b))) || a === b;
+          if (typeof a !== 'object') return a === b;
+          if (Array.isArray(a)) return b != null && a.length === b.length && a.every((x, i) => same(x, b[i]));
+          const k = Object.keys(a);
+          return b != null && k.length === Object.keys(b).length && k.every((x) => same(a[x], b[x]));
+        };
+        const bad = [];
+        let steps = 0, tables = 0;
+        for (let k = 0; k < 18; k++) {
+          const w = Math.max(1, Math.floor((t1 - t0) / 10 ** (k % 6))), a = t0 + Math.floor(((t1 - t0) - w) * ((k * 7919) % 101) / 100);
+          const q = `api/timeline?run=0&t0=${a}&t1=${a + w}&width=${[1600, 97, 5][k % 3]}&kmax=${[1600, 20, 0][k % 3]}`;
+          const rj = await fetch(q), rb = await fetch(`${q}&format=bin`);
+          if (!rj.ok || !rb.ok) { bad.push(`${q}: ${rj.status} ${await rj.text()}`); continue; }
+          const j = await rj.json(), buf = await rb.arrayBuffer();
+          const head = new TextDecoder().decode(new Uint8Array(buf, new DataView(buf).getUint32(4, true)));
+          steps += head.split('"delta":1').length - 1;
+          tables += head.split('"strings":1').length - 1;
+          if (!same(j, decodeCompact(buf))) bad.push(q);
+        }
+        return { bad, steps, tables };
+      }, [Math.floor(S.t0), Math.ceil(S.t1)]);
+      // escaped steps (starts beyond 32 bits of t0, which the fixture's run does not reach): a
+      // hand-made answer, i32 steps [0, 5, escaped, -7] from 100, the escaped one 1e10 in f64
+      const esc = await page.evaluate(() => {
+        const head = new TextEncoder().encode(JSON.stringify({ v: { '@': 'i32', o: 0, n: 4, delta: 1, base: 100, esc: { '@': 'f64', o: 16, n: 1 } } }));
+        const buf = new ArrayBuffer(8 + 24 + head.length), dv = new DataView(buf);
+        new Uint8Array(buf).set([84, 76, 86, 66]); // TLVB
+        dv.setUint32(4, 32, true);
+        [0, 5, -2147483648, -7].forEach((x, i) => dv.setInt32(8 + 4 * i, x, true));
+        dv.setFloat64(24, 1e10, true);
+        new Uint8Array(buf, 32).set(head);
+        return Array.from(decodeCompact(buf).v);
+      });
+      check(esc.join() === [100, 105, 10000000105, 10000000098].join(), `escaped steps decoded (${esc.join()})`);
+      check(decoded.bad.length === 0 && decoded.steps > 0 && decoded.tables > 0,
+        `the compact answer decodes to the JSON answer (${decoded.steps} arrays of steps, ${decoded.tables} of names; differing: ${decoded.bad.join(' ')})`);
+    }
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
     check(external.length === 0, `nothing fetched from elsewhere (${external.join(' ')})`);
   } finally {

@@ -1532,6 +1532,9 @@ int test_web_ivl_bruteforce(void)
         iv[i][1] = t + (rand() % 10 == 0 ? 0 : rand() % (i % 100 == 0 ? 5000 : 80));
         if (i % 700 == 5) /* an end 5 s after its bucket's start: its offset does not fit */
             iv[i][1] = t + 5000000000LL;
+        /* an end before its start (2026-12-02: the lookups read a bucket whole) */
+        if (i % 500 == 3)
+            iv[i][1] = t - 1 - rand() % 40;
     }
     web_ivl v;
     TEST_EQ_INT(web_ivl_build(&v, iv, sizeof *iv, NULL, N), 0);
@@ -1547,7 +1550,8 @@ int test_web_ivl_bruteforce(void)
             if (iv[i][0] < T) {
                 pos++;
                 running += iv[i][1] > T;
-                busy += (iv[i][1] < T ? iv[i][1] : T) - iv[i][0];
+                int64_t y = iv[i][1] < T ? iv[i][1] : T;
+                busy += y > iv[i][0] ? y - iv[i][0] : 0;
             }
         }
         TEST_EQ_INT(p.pos, pos);
@@ -1818,7 +1822,7 @@ int test_web_rows_bins(void)
     json_t *rows = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "rows");
     int64_t count[97], busy[97];
     static const int64_t ranges[][2] = {{-5000, 700000}, {390000, 410000}, {1000, 2000}};
-    /* 97 pixels: one pass over the records; 20: more than 8 per pixel (but fewer than 8 buckets,
+    /* 97 pixels: one pass over the records; 20: more than 4 per pixel (but fewer than 8 buckets,
      * which would read the grid), a lookup per pixel edge */
     for (size_t q = 0; q < 2 * sizeof ranges / sizeof *ranges; q++) {
         int W = q < sizeof ranges / sizeof *ranges ? 97 : 20;
@@ -4216,9 +4220,9 @@ static double round4(double v)
 }
 
 /* bin_array: the array that descriptor d ({"@": type, "o": offset, "n": count, ...}) describes in
- * data (dlen bytes), as the page's binArray() (api.js) reads it, as JSON; NULL and a message when
- * the descriptor is malformed or out of the data. */
-static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
+ * data (dlen bytes), as the page's binArray() (api.js) reads it, as JSON (strings: the answer's
+ * table of strings); NULL and a message when the descriptor is malformed or out of the data. */
+static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen, json_t *strings)
 {
     static const char *const types[] = {"u8",  "i8",  "u16", "i16", "u32",
                                         "i32", "f32", "f64", "i64"};
@@ -4231,7 +4235,7 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
         if (nc == 0 || nc > 8)
             return NULL;
         for (size_t c = 0; c < nc; c++)
-            if (!(dec[c] = bin_array(json_array_get(cols, c), data, dlen)) ||
+            if (!(dec[c] = bin_array(json_array_get(cols, c), data, dlen, strings)) ||
                 (json_int_t)json_array_size(dec[c]) != n)
                 return NULL;
         for (json_int_t i = 0; i < n; i++) {
@@ -4260,6 +4264,15 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
     int nulls = json_is_true(json_object_get(d, "nulls")) ||
                 json_integer_value(json_object_get(d, "nulls")) == 1;
     int digits = (int)json_integer_value(json_object_get(d, "digits"));
+    int delta = json_integer_value(json_object_get(d, "delta")) == 1;
+    int strs = json_integer_value(json_object_get(d, "strings")) == 1;
+    int64_t sum = base ? json_integer_value(base) : 0;  /* delta: the running sum */
+    json_t *xd = json_object_get(d, "esc"), *xs = NULL; /* delta: the escaped steps */
+    size_t xk = 0;
+    if (xd && (!delta || t % 2 == 0 || t > 5 || !(xs = bin_array(xd, data, dlen, strings)))) {
+        fprintf(stderr, "escaped steps without a signed delta array, or malformed\n");
+        return NULL;
+    }
     json_t *out = json_array();
     for (json_int_t i = 0; i < n; i++) {
         const unsigned char *p = data + o + (size_t)i * sizes[t];
@@ -4285,7 +4298,26 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
         default: iv = (int64_t)u; break;
         }
         json_t *x;
-        if (scale) {
+        if (strs) { /* an index into the table of strings */
+            json_t *str = is_int ? json_array_get(strings, (size_t)iv) : NULL;
+            if (!str) {
+                fprintf(stderr, "string %lld of %zu\n", (long long)iv, json_array_size(strings));
+                json_decref(out);
+                return NULL;
+            }
+            x = json_incref(str);
+        } else if (delta && is_int) {
+            if (xs && iv == -((int64_t)1 << (8 * sizes[t] - 1))) { /* the next escaped step */
+                json_t *e = json_array_get(xs, xk++);
+                if (!json_is_number(e)) {
+                    fprintf(stderr, "escaped step %zu of %zu\n", xk, json_array_size(xs));
+                    json_decref(out), json_decref(xs);
+                    return NULL;
+                }
+                iv = (int64_t)json_number_value(e);
+            }
+            x = json_integer(sum += iv);
+        } else if (scale) {
             x = nul && is_int && iv == json_integer_value(nul)
                     ? json_null()
                     : json_real((is_int ? (double)iv : dv) / json_number_value(scale));
@@ -4297,21 +4329,27 @@ static json_t *bin_array(json_t *d, const unsigned char *data, size_t dlen)
         }
         json_array_append_new(out, x);
     }
+    if (xs && xk != json_array_size(xs)) {
+        fprintf(stderr, "%zu escaped steps used of %zu\n", xk, json_array_size(xs));
+        json_decref(out);
+        out = NULL;
+    }
+    json_decref(xs);
     return out;
 }
 
 /* bin_walk: the header x with each descriptor replaced by its array (x is consumed); NULL when a
  * descriptor is malformed. */
-static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
+static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen, json_t *strings)
 {
     if (json_is_object(x) && json_object_get(x, "@")) {
-        json_t *a = bin_array(x, data, dlen);
+        json_t *a = bin_array(x, data, dlen, strings);
         json_decref(x);
         return a;
     }
     if (json_is_array(x)) {
         for (size_t i = 0; i < json_array_size(x); i++) {
-            json_t *e = bin_walk(json_incref(json_array_get(x, i)), data, dlen);
+            json_t *e = bin_walk(json_incref(json_array_get(x, i)), data, dlen, strings);
             if (!e || json_array_set_new(x, i, e)) {
                 json_decref(x);
                 return NULL;
@@ -4323,7 +4361,7 @@ static json_t *bin_walk(json_t *x, const unsigned char *data, size_t dlen)
         void *tmp;
         json_object_foreach_safe(x, tmp, k, v)
         {
-            json_t *e = bin_walk(json_incref(v), data, dlen);
+            json_t *e = bin_walk(json_incref(v), data, dlen, strings);
             if (!e || json_object_set_new(x, k, e)) {
                 json_decref(x);
                 return NULL;
@@ -4353,7 +4391,12 @@ static json_t *bin_decode(const char *s, size_t len)
         fprintf(stderr, "header: %s\n", e.text);
         return NULL;
     }
-    return bin_walk(head, u + 8, h - 8);
+    /* the table of strings that names index, taken out of the answer */
+    json_t *strings = json_incref(json_object_get(head, "strings"));
+    json_object_del(head, "strings");
+    json_t *out = bin_walk(head, u + 8, h - 8, strings);
+    json_decref(strings);
+    return out;
 }
 
 /* same_values: 1 when `got` holds the values of `want` (numbers compared by value, exactly);
@@ -4449,7 +4492,8 @@ int test_web_timeline_compact(void)
     char err[128];
     TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
     int64_t span = analysis_get_summary(an)->t_end - analysis_get_summary(an)->t_begin;
-    int seen[WEB_NROW_KINDS][2] = {{0}}; /* per row kind: listed, binned */
+    int seen[WEB_NROW_KINDS][2] = {{0}};     /* per row kind: listed, binned */
+    int deltas = 0, tables = 0, escaped = 0; /* descriptors with "delta", "strings", "esc" */
     uint8_t *sel = malloc(r.nrows);
     srand(12);
     for (int q = 0; q < 400; q++) {
@@ -4476,6 +4520,14 @@ int test_web_timeline_compact(void)
         char *bs2 = timeline_answer(&r, t0, t0 + len, w, kmax, some ? sel : NULL, 1, &bl2);
         TEST_ASSERT(js && bs && bs2);
         TEST_ASSERT(bl == bl2 && memcmp(bs, bs2, bl) == 0); /* the same, cached or not */
+        /* arrays sent as steps, and names through the answer's table of strings */
+        size_t h = bl >= 8 ? (size_t)le((const unsigned char *)bs + 4, 4) : bl;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"delta\":1")); p++)
+            deltas++;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"strings\":1")); p++)
+            tables++;
+        for (const char *p = bs + h; h < bl && (p = strstr(p, "\"esc\":{")); p++)
+            escaped++;
         json_error_t e;
         json_t *want = json_loadb(js, jl, 0, &e), *got = bin_decode(bs, bl);
         TEST_ASSERT(want && got);
@@ -4484,7 +4536,7 @@ int test_web_timeline_compact(void)
                  (long long)len, w, kmax);
         if (!same_values(want, got, at))
             TEST_ASSERT(0);
-        /* a few pixels: more than 8 windows per pixel, read by a lookup per pixel edge */
+        /* a few pixels: more than 4 windows per pixel, read by a lookup per pixel edge */
         if (w <= 4 && lane_verdicts_brute(json_array_get(json_object_get(want, "lanes"), 0), an,
                                           r.origin + t0, r.origin + t0 + len, (int)w) < 0)
             TEST_ASSERT(0);
@@ -4501,10 +4553,93 @@ int test_web_timeline_compact(void)
         fprintf(stderr, "row kind %d: %d listed, %d binned\n", k, seen[k][0], seen[k][1]);
         TEST_ASSERT(seen[k][0] > 20 && seen[k][1] > 20);
     }
+    fprintf(stderr, "%d arrays of steps (%d with escaped steps), %d of names\n", deltas, escaped,
+            tables);
+    TEST_ASSERT(deltas > 100 && tables > 100); /* escapes: test_web_compact_steps */
     free(sel);
     web_runix_free(&r);
     analysis_free(an);
     store_run_free(run);
+    return 0;
+}
+
+/* compact_values: n values written by web_out_times() (base: the query's t0) or web_out_ints()
+ * (is_time 0) into a compact answer {"v": [...]}, decoded as the page decodes it, compared with
+ * the values; *pDesc receives the descriptor text (for the encoding chosen). 0 when equal. */
+static int compact_values(const int64_t *v, uint32_t n, int is_time, int64_t base, char *desc,
+                          size_t desclen)
+{
+    web_buf answer = {0}, header = {0};
+    web_out o;
+    web_out_begin(&o, &answer, &header, 1);
+    web_buf_str(o.b, "{\"v\":");
+    if (is_time)
+        web_out_times(&o, v, n, base);
+    else
+        web_out_ints(&o, v, n);
+    snprintf(desc, desclen, "%.*s", (int)(header.len > 6 ? header.len - 5 : 0), header.s + 5);
+    web_buf_ch(o.b, '}');
+    int rc = web_out_finish(&o);
+    web_out_free(&o);
+    json_t *got = rc ? NULL : bin_decode(answer.s, answer.len);
+    json_t *a = json_object_get(got, "v");
+    int bad = !a || json_array_size(a) != n;
+    for (uint32_t i = 0; !bad && i < n; i++) {
+        json_t *x = json_array_get(a, i); /* an f64 array decodes to reals */
+        int64_t got = json_is_integer(x) ? json_integer_value(x) : (int64_t)json_number_value(x);
+        if (got != v[i]) {
+            fprintf(stderr, "value %u: %lld, decoded %lld (%s)\n", i, (long long)v[i],
+                    (long long)got, desc);
+            bad = 1;
+        }
+    }
+    json_decref(got);
+    free(answer.s), free(header.s);
+    return bad;
+}
+
+/* test_web_compact_steps: the compact encodings of integer arrays (web_bin.c) decode to the
+ * values: plain, as steps (delta), as steps in i32 with the large ones escaped (starts of listed
+ * records beyond 32 bits of t0 going back at each level), and not as steps where a value leaves
+ * +-2^52 (a running sum in doubles would not meet it). */
+int test_web_compact_steps(void)
+{
+    enum { N = 3000 };
+    int64_t *v = malloc(sizeof *v * N);
+    char desc[512];
+    /* starts of three levels over 100 s, each level by start: steps of ~ms, two going back */
+    for (int i = 0; i < N; i++)
+        v[i] = 5000000000LL + (int64_t)(i % 1000) * 100000000LL + i / 1000 * 7;
+    TEST_EQ_INT(compact_values(v, N, 1, 5000000000LL, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"i32\"") && strstr(desc, "\"delta\":1") &&
+                strstr(desc, "\"esc\":{\"@\":\"f64\""));
+    /* the escape mark itself, INT32_MIN, as a step: escaped too */
+    v[1] = v[0] + INT32_MIN;
+    TEST_EQ_INT(compact_values(v, N, 1, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"esc\":"));
+    /* ids rising by 16: steps in u8 */
+    for (int i = 0; i < N; i++)
+        v[i] = 123456789 + 16 * i;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"u8\"") && strstr(desc, "\"delta\":1"));
+    /* counts in u8: as they are */
+    for (int i = 0; i < N; i++)
+        v[i] = rand() % 200;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(strstr(desc, "\"@\":\"u8\"") && !strstr(desc, "delta"));
+    /* values beyond 2^52: never as steps */
+    for (int i = 0; i < N; i++)
+        v[i] = (INT64_C(1) << 52) - 1000 + i;
+    TEST_EQ_INT(compact_values(v, N, 0, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(!strstr(desc, "delta"));
+    for (int i = 0; i < N; i++)
+        v[i] = -(INT64_C(1) << 62) + 3 * i;
+    TEST_EQ_INT(compact_values(v, N, 1, 0, desc, sizeof desc), 0);
+    TEST_ASSERT(!strstr(desc, "delta"));
+    /* one value, and none */
+    TEST_EQ_INT(compact_values(v, 1, 1, 0, desc, sizeof desc), 0);
+    TEST_EQ_INT(compact_values(v, 0, 0, 0, desc, sizeof desc), 0);
+    free(v);
     return 0;
 }
 

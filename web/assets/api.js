@@ -116,11 +116,14 @@ function round4(v) {
 
 // binArray is the array that descriptor d ({"@": type, o: offset, n: count, ...}) describes in
 // the data section of buf (at byte `at`): the typed array itself, read in place; values that the
-// descriptor shifts (base), scales (scale, null) or rounds (digits) or NaN that means null (nulls)
-// become the numbers (or nulls) of the JSON answer; "tuples" become arrays of arrays.
-function binArray(buf, at, d) {
+// descriptor shifts (base), sums (delta: each element is the step from the value before, the
+// first from base; with esc, an element that is the type's least value stands for the next
+// step of esc), scales (scale, null) or rounds (digits) or NaN that means null (nulls)
+// become the numbers (or nulls) of the JSON answer; indexes into the answer's table of strings
+// (strings) become its strings; "tuples" become arrays of arrays.
+function binArray(buf, at, d, strings) {
   if (d['@'] === 'tuples') {
-    const cols = d.cols.map((c) => binArray(buf, at, c));
+    const cols = d.cols.map((c) => binArray(buf, at, c, strings));
     return Array.from({ length: d.n }, (_, i) => cols.map((c) => c[i]));
   }
   const T = BIN_TYPES[d['@']];
@@ -133,6 +136,16 @@ function binArray(buf, at, d) {
     for (let i = 0; i < d.n; i++) a[i] = size === 1 ? dv[get](i) : dv[get](i * size, true);
   }
   if (T === BigInt64Array) a = Float64Array.from(a, Number);
+  if (d.strings) return Array.from(a, (i) => strings[i]);
+  if (d.delta) { // a running sum: every partial sum is one of the values, exact in a double
+    const out = new Float64Array(d.n);
+    let v = d.base || 0;
+    if (d.esc) { // steps that do not fit: the type's least value, the step itself next in esc
+      const x = binArray(buf, at, d.esc), mark = -(2 ** (8 * T.BYTES_PER_ELEMENT - 1));
+      for (let i = 0, k = 0; i < d.n; i++) out[i] = v += a[i] === mark ? x[k++] : a[i];
+    } else for (let i = 0; i < d.n; i++) out[i] = v += a[i];
+    return out;
+  }
   if (d.base != null) {
     const out = new Float64Array(d.n);
     for (let i = 0; i < d.n; i++) out[i] = a[i] + d.base;
@@ -146,16 +159,19 @@ function binArray(buf, at, d) {
 
 // decodeCompact reads a compact answer (GET /api/timeline?format=bin, web/API.md): the magic
 // "TLVB", the header's offset (u32, little-endian), the data section from byte 8, then the JSON
-// header; every descriptor in the header is replaced by its array, giving the JSON answer's object.
+// header; every descriptor in the header is replaced by its array, giving the JSON answer's object
+// (the header's table of strings, "strings", which the descriptors of names index, taken out).
 function decodeCompact(buf) {
   const b = new Uint8Array(buf, 0, Math.min(8, buf.byteLength));
   if (buf.byteLength < 8 || String.fromCharCode(b[0], b[1], b[2], b[3]) !== 'TLVB') throw new Error('not a compact answer');
   const h = new DataView(buf).getUint32(4, true);
   const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, h)));
+  const strings = head.strings || [];
+  delete head.strings;
   const walk = (x) => {
     if (Array.isArray(x)) return x.map(walk);
     if (x === null || typeof x !== 'object') return x;
-    if ('@' in x) return binArray(buf, 8, x);
+    if ('@' in x) return binArray(buf, 8, x, strings);
     for (const k of Object.keys(x)) x[k] = walk(x[k]);
     return x;
   };
