@@ -251,6 +251,24 @@ static int out_steps(web_out *o, const int64_t *v, uint32_t n, bin_type t, int64
     return 1;
 }
 
+/* out_values: v (its ints_stats() lo, hi, dlo, dhi, wrap) as the values themselves in the
+ * narrowest type that holds them, or as their steps where those are narrower (escaped ones no
+ * narrower than `esc`: out_steps()). */
+static void out_values(web_out *o, const int64_t *v, uint32_t n, int64_t lo, int64_t hi,
+                       int64_t dlo, int64_t dhi, int wrap, bin_type esc)
+{
+    bin_type t = int_type(lo, hi);
+    if (t == T_I64)
+        t = wide_type(lo, hi);
+    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap, esc))
+        return;
+    unsigned char *p = array_begin(o, t, n);
+    if (!p)
+        return;
+    put_ints(p, t, v, n, 0);
+    web_buf_ch(o->b, '}');
+}
+
 void web_out_ints(web_out *o, const int64_t *v, uint32_t n)
 {
     if (!o->compact) {
@@ -261,16 +279,7 @@ void web_out_ints(web_out *o, const int64_t *v, uint32_t n)
     int wrap = 0;
     if (n)
         ints_stats(v, n, &lo, &hi, &dlo, &dhi, &wrap);
-    bin_type t = int_type(lo, hi);
-    if (t == T_I64)
-        t = wide_type(lo, hi);
-    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap, T_U8))
-        return;
-    unsigned char *p = array_begin(o, t, n);
-    if (!p)
-        return;
-    put_ints(p, t, v, n, 0);
-    web_buf_ch(o->b, '}');
+    out_values(o, v, n, lo, hi, dlo, dhi, wrap, T_U8);
 }
 
 void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
@@ -286,16 +295,7 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
     /* v[i] - base may overflow int64 (|t| <= 4e18 on both sides) */
     __int128 rlo = (__int128)lo - base, rhi = (__int128)hi - base;
     if (rlo < INT32_MIN || rhi > INT32_MAX) { /* the values themselves, or their steps */
-        bin_type t = int_type(lo, hi);
-        if (t == T_I64)
-            t = wide_type(lo, hi);
-        if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap, T_I32))
-            return;
-        unsigned char *p = array_begin(o, t, n);
-        if (p) {
-            put_ints(p, t, v, n, 0);
-            web_buf_ch(o->b, '}');
-        }
+        out_values(o, v, n, lo, hi, dlo, dhi, wrap, T_I32);
         return;
     }
     bin_type t = int_type((int64_t)rlo, (int64_t)rhi);
