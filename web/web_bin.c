@@ -112,13 +112,19 @@ static void json_ints(web_buf *b, const int64_t *v, uint32_t n)
     web_buf_ch(b, ']');
 }
 
-/* ints_stats: the least and greatest of v[0..n) (n >= 1) and of its steps v[i] - v[i-1] (i >= 1,
- * with 0 for the first element of a delta array); *pWrap is set when a step may leave int64 (the
- * values span more than it). One pass, whose loop carries nothing but the four extremes: the
- * steps are taken modulo 2^64 and are exact whenever the span fits. */
-static void ints_stats(const int64_t *v, uint32_t n, int64_t *pLo, int64_t *pHi, int64_t *pDlo,
-                       int64_t *pDhi, int *pWrap)
+/* The extremes of an integer array (ints_stats()). */
+typedef struct int_span {
+    int64_t lo, hi;   /* of the values */
+    int64_t dlo, dhi; /* of the steps v[i] - v[i-1], and 0 (the first element of a delta array) */
+    int wrap;         /* a step may leave int64: the values span more than it */
+} int_span;
+
+/* ints_stats: the int_span of v[0..n) (all 0 when n is 0). One pass, whose loop carries nothing
+ * but the four extremes: the steps are taken modulo 2^64 and are exact whenever the span fits. */
+static int_span ints_stats(const int64_t *v, uint32_t n)
 {
+    if (!n)
+        return (int_span){0};
     int64_t lo = v[0], hi = v[0], dlo = 0, dhi = 0;
     for (uint32_t i = 1; i < n; i++) {
         int64_t x = v[i], d = (int64_t)((uint64_t)x - (uint64_t)v[i - 1]);
@@ -127,8 +133,7 @@ static void ints_stats(const int64_t *v, uint32_t n, int64_t *pLo, int64_t *pHi,
         dlo = d < dlo ? d : dlo;
         dhi = d > dhi ? d : dhi;
     }
-    *pLo = lo, *pHi = hi, *pDlo = dlo, *pDhi = dhi;
-    *pWrap = (__int128)hi - lo > INT64_MAX;
+    return (int_span){lo, hi, dlo, dhi, (__int128)hi - lo > INT64_MAX};
 }
 
 /* put_steps: v[0] - v[0] (0), then v[i] - v[i-1] into a typed array of type t (every step fits
@@ -224,12 +229,12 @@ static void out_escaped(web_out *o, const int64_t *v, uint32_t n, bin_type t, ui
  * fewer bytes for <1% more CPU. Only when every
  * value is within +-2^52: the page's running sum in doubles then meets each value exactly and
  * every step is exact in a double. Returns 1 when written. */
-static int out_steps(web_out *o, const int64_t *v, uint32_t n, bin_type t, int64_t lo, int64_t hi,
-                     int64_t dlo, int64_t dhi, int wrap, bin_type esc)
+static int out_steps(web_out *o, const int64_t *v, uint32_t n, bin_type t, const int_span *sp,
+                     bin_type esc)
 {
-    if (n < 2 || wrap || lo < -(INT64_C(1) << 52) || hi > (INT64_C(1) << 52))
+    if (n < 2 || sp->wrap || sp->lo < -(INT64_C(1) << 52) || sp->hi > (INT64_C(1) << 52))
         return 0;
-    bin_type td = int_type(dlo, dhi);
+    bin_type td = int_type(sp->dlo, sp->dhi);
     if (TYPE_SIZE[td] < TYPE_SIZE[t]) {
         unsigned char *p = array_begin(o, td, n);
         if (p) {
@@ -251,16 +256,15 @@ static int out_steps(web_out *o, const int64_t *v, uint32_t n, bin_type t, int64
     return 1;
 }
 
-/* out_values: v (its ints_stats() lo, hi, dlo, dhi, wrap) as the values themselves in the
- * narrowest type that holds them, or as their steps where those are narrower (escaped ones no
- * narrower than `esc`: out_steps()). */
-static void out_values(web_out *o, const int64_t *v, uint32_t n, int64_t lo, int64_t hi,
-                       int64_t dlo, int64_t dhi, int wrap, bin_type esc)
+/* out_values: v (of int_span *sp) as the values themselves in the narrowest type that holds them,
+ * or as their steps where those are narrower (escaped ones no narrower than `esc`:
+ * out_steps()). */
+static void out_values(web_out *o, const int64_t *v, uint32_t n, const int_span *sp, bin_type esc)
 {
-    bin_type t = int_type(lo, hi);
+    bin_type t = int_type(sp->lo, sp->hi);
     if (t == T_I64)
-        t = wide_type(lo, hi);
-    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap, esc))
+        t = wide_type(sp->lo, sp->hi);
+    if (out_steps(o, v, n, t, sp, esc))
         return;
     unsigned char *p = array_begin(o, t, n);
     if (!p)
@@ -275,11 +279,8 @@ void web_out_ints(web_out *o, const int64_t *v, uint32_t n)
         json_ints(o->b, v, n);
         return;
     }
-    int64_t lo = 0, hi = 0, dlo = 0, dhi = 0;
-    int wrap = 0;
-    if (n)
-        ints_stats(v, n, &lo, &hi, &dlo, &dhi, &wrap);
-    out_values(o, v, n, lo, hi, dlo, dhi, wrap, T_U8);
+    int_span sp = ints_stats(v, n);
+    out_values(o, v, n, &sp, T_U8);
 }
 
 void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
@@ -288,18 +289,15 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
         json_ints(o->b, v, n);
         return;
     }
-    int64_t lo = 0, hi = 0, dlo = 0, dhi = 0;
-    int wrap = 0;
-    if (n)
-        ints_stats(v, n, &lo, &hi, &dlo, &dhi, &wrap);
+    int_span sp = ints_stats(v, n);
     /* v[i] - base may overflow int64 (|t| <= 4e18 on both sides) */
-    __int128 rlo = (__int128)lo - base, rhi = (__int128)hi - base;
+    __int128 rlo = (__int128)sp.lo - base, rhi = (__int128)sp.hi - base;
     if (rlo < INT32_MIN || rhi > INT32_MAX) { /* the values themselves, or their steps */
-        out_values(o, v, n, lo, hi, dlo, dhi, wrap, T_I32);
+        out_values(o, v, n, &sp, T_I32);
         return;
     }
     bin_type t = int_type((int64_t)rlo, (int64_t)rhi);
-    if (out_steps(o, v, n, t, lo, hi, dlo, dhi, wrap, T_U8))
+    if (out_steps(o, v, n, t, &sp, T_U8))
         return;
     unsigned char *p = array_begin(o, t, n);
     if (!p)

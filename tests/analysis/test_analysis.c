@@ -1272,15 +1272,25 @@ static void wide_kernel(store_run *run, store_idx stream, uint32_t blocks, int64
     store_run_add_kernel(run, &k);
 }
 
-/* Predicted gain of 4-way time-slicing of kernels of `blocks` blocks on a 132-SM device, each
- * taking 1000 ns alone (baseline) and 4000 ns sliced. */
-static double gain_for_blocks(uint32_t blocks)
+/* A kernel of `blocks` blocks taking 1000 ns alone (*pBase, the baseline) and `n` processes
+ * time-slicing it, each over n x 1000 ns (*pRun). */
+static void sliced_blocks(uint32_t blocks, int n, store_run **pBase, store_run **pRun)
 {
     store_run *base = store_run_new(), *run = store_run_new();
     wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), blocks, 0, 1000);
     store_run_finish(base);
-    for (int p = 0; p < 4; p++)
-        wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks, 0, 4000);
+    for (int p = 0; p < n; p++)
+        wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks, 0, n * 1000);
+    *pBase = base;
+    *pRun = run;
+}
+
+/* Predicted gain of 4-way time-slicing of kernels of `blocks` blocks on a 132-SM device, each
+ * taking 1000 ns alone (baseline) and 4000 ns sliced. */
+static double gain_for_blocks(uint32_t blocks)
+{
+    store_run *base, *run;
+    sliced_blocks(blocks, 4, &base, &run);
     analysis *a = analyse(run, base);
     double gain = a && overlap_window(a, 0)->verdict == ANALYSIS_TIME_SLICED
                       ? analysis_get_summary(a)->predicted_gain
@@ -1882,11 +1892,8 @@ int test_analysis_gain_interval(void)
 int test_analysis_gain_worst_sms(void)
 {
     for (uint32_t blocks = 66; blocks <= 96; blocks += 30) {
-        store_run *base = store_run_new(), *run = store_run_new();
-        wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), blocks, 0, 1000);
-        store_run_finish(base);
-        for (int p = 0; p < 2; p++)
-            wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks, 0, 2000);
+        store_run *base, *run;
+        sliced_blocks(blocks, 2, &base, &run);
         analysis *a = analyse(run, base);
         TEST_ASSERT(a);
         const analysis_window *w = overlap_window(a, 0);
