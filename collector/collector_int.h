@@ -54,6 +54,9 @@ void collector_log(const char *prefix, int debug, const char *fmt, ...)
 #define COLLECTOR_DEFAULT_EXIT_TIMEOUT_MS 30000u
 #define COLLECTOR_SIGNAL_TIMEOUT_MS 2000u /* bounded wait in SIGINT/SIGTERM handlers */
 
+/* What TLVIEW_API records (collector_config api). */
+enum { COLLECTOR_API_CALLS = 1, COLLECTOR_API_ALL = 2 };
+
 /* TLVIEW_CAPTURE: what opens capture ranges (outside them the launch activity kinds are off). */
 typedef enum {
     COLLECTOR_CAPTURE_ALL = 0,      /* "all": one range from the start (or TLVIEW_CAPTURE_DELAY) */
@@ -67,7 +70,9 @@ typedef struct collector_config {
     uint32_t buffer_count;    /* TLVIEW_BUFFER_COUNT: completed buffers the queue may hold */
     uint32_t flush_ms;        /* TLVIEW_FLUSH_MS: periodic flush, 0 = CUPTI's heuristics only */
     uint32_t exit_timeout_ms; /* TLVIEW_EXIT_TIMEOUT_MS: longest wait for the drain at exit */
-    int api;                  /* TLVIEW_API=1: runtime and driver API records */
+    int api;                  /* TLVIEW_API: 0 none; COLLECTOR_API_CALLS runtime and driver API
+                                 records but the queries (collector_quiet_api()); COLLECTOR_API_ALL
+                                 every one */
     int nvtx;                 /* TLVIEW_NVTX=1: NVTX markers, paired into ranges */
     int callbacks;            /* TLVIEW_CALLBACKS=1: hold the CUPTI subscription (fatal-error and
                                  cudaDeviceReset callbacks); blocks the app's own CUPTI use */

@@ -225,7 +225,10 @@ int collector_startup(collector_config *cfg)
     env_uint("TLVIEW_EXIT_TIMEOUT_MS", 100, 3600000, 0, &v);
     cfg->exit_timeout_ms = (uint32_t)v;
 
-    cfg->api = env_bool("TLVIEW_API");
+    const char *api = getenv("TLVIEW_API");
+    cfg->api = api && !strcasecmp(api, "all") ? COLLECTOR_API_ALL
+               : env_bool("TLVIEW_API")       ? COLLECTOR_API_CALLS
+                                              : 0;
     cfg->nvtx = env_bool("TLVIEW_NVTX");
     cfg->callbacks = env_bool("TLVIEW_CALLBACKS");
 

@@ -167,6 +167,71 @@ static size_t launch_kinds(CUpti_ActivityKind *kinds)
     return n;
 }
 
+/* The API calls TLVIEW_API=1 leaves out: queries that launch, copy, allocate, synchronise and
+ * wait for nothing, which PyTorch makes by the dozen per kernel (111112 cudaGetDevice records
+ * for 6933 kernels of BERT, at 391 ns each traced: tests/gpu/RESULTS.md, 2026-12-02 03:05).
+ * TLVIEW_API=all keeps them. */
+static const CUpti_CallbackId quiet_runtime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+};
+static const CUpti_CallbackId quiet_driver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetApiVersion,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
+};
+
+/* With TLVIEW_API=1, once the API kinds are on: their records off for the queries above
+ * (cuptiActivityEnableRuntimeApi/DriverApi, CUPTI 12.x and later; an older CUPTI records them
+ * all, said once). Returns 0, or -1 when CUPTI refused. */
+static int quiet_api(void)
+{
+    typedef CUptiResult (*enable_fn)(CUpti_CallbackId, uint8_t);
+    static int said;
+    enable_fn rt = NULL, drv = NULL;
+    if (cfg.api != COLLECTOR_API_CALLS)
+        return 0;
+    *(void **)&rt = dlsym(RTLD_DEFAULT, "cuptiActivityEnableRuntimeApi");
+    *(void **)&drv = dlsym(RTLD_DEFAULT, "cuptiActivityEnableDriverApi");
+    if (!rt || !drv) {
+        if (!said++)
+            log_dbg("this CUPTI cannot leave API calls out: every one is recorded");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof quiet_runtime / sizeof *quiet_runtime; i++)
+        if (CUPTI_CALL(rt(quiet_runtime[i], 0)) != CUPTI_SUCCESS)
+            return -1;
+    for (size_t i = 0; i < sizeof quiet_driver / sizeof *quiet_driver; i++)
+        if (CUPTI_CALL(drv(quiet_driver[i], 0)) != CUPTI_SUCCESS)
+            return -1;
+    return 0;
+}
+
 /* A capture range's boundary: the launch kinds on or off (outside ranges the application runs
  * at full speed). Refused (-1) once tracing stopped or tlview stepped aside for another client. */
 static int set_tracing(int on)
@@ -179,7 +244,8 @@ static int set_tracing(int on)
         if (CUPTI_CALL(on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i])) !=
             CUPTI_SUCCESS)
             return -1;
-    return 0;
+    /* enabling a kind turns every call of it on again: the queries go after */
+    return on ? quiet_api() : 0;
 }
 
 static const collector_hooks hooks = {

@@ -1049,11 +1049,15 @@ int test_collector_config(void)
     TEST_EQ_INT(cfg.buffer_size, 32 << 20);
     TEST_EQ_INT(cfg.buffer_count, 8);
     TEST_EQ_INT(cfg.flush_ms, 0);
-    TEST_EQ_INT(cfg.api, 1);
+    TEST_EQ_INT(cfg.api, COLLECTOR_API_CALLS);
     TEST_EQ_INT(cfg.nvtx, 1);
     TEST_EQ_INT(cfg.callbacks, 1);
     TEST_EQ_INT(collector_log_level, 2);
     TEST_EQ_STR(cfg.run_id, "abc");
+    setenv("TLVIEW_API", "ALL", 1); /* the queries too */
+    TEST_EQ_INT(collector_startup(&cfg), 0);
+    TEST_EQ_INT(cfg.api, COLLECTOR_API_ALL);
+    setenv("TLVIEW_API", "1", 1);
 
     /* Malformed values: one warning each, defaults kept. */
     char errpath[4096], line[2048];
