@@ -14,8 +14,10 @@
 # exited 0 and no nvidia-cuda-mps process is left, 1 otherwise, 77 without a GPU, 2 usage.
 # --mixes "A+B ...": also N = 2, 4, 8 clients of which half run A and half B (both among --ops,
 # whose solo runs are their references): whether different kinds (a GEMM beside a softmax) share
-# the GPU better than one kind beside itself. Their rows: effective parallelism = the clients'
-# solo time per operation times their operations, summed, over the span of their loops.
+# the GPU better than one kind beside itself. Each side runs as many operations as take the longer
+# side's ITERS alone (from the solo runs), so both loops are as long and the two can overlap
+# throughout. Their rows: effective parallelism = the clients' solo time per operation times their
+# operations, summed, over the span of their loops.
 # Usage: bench/gemm_corun.sh [--iters K] [--ops "mm:MxKxN conv:NxCxHxWxKxR sm:RxC ln:RxC gelu:RxC ..."]
 #                            [--mixes "A+B ..."] BUILD_DIR OUTDIR
 set -u
@@ -56,11 +58,26 @@ mps_guard
 : >"$OUTD/raw.txt"
 BAD=0
 
+# solo_us OP: OP's solo time per operation in microseconds (its N = 1 line of raw.txt)
+solo_us() {
+    awk -v op="$1" '$1 == op && $2 == "off" && $3 == 1 { sub(/.*us_per_op=/, ""); print; exit }' \
+        "$OUTD/raw.txt"
+}
+
 # run OP MODE N: N clients started together (MODE on: MPS clients; N = 1 off: recorded); OP
-# A+B: the odd clients run A, the even ones B
+# A+B: the odd clients run A, the even ones B, each as many operations as the longer side's ITERS
+# take alone
 run() {
-    local shape=$1 mode=$2 n=$3 i go=$W/go env=() ops
+    local shape=$1 mode=$2 n=$3 i go=$W/go env=() ops iters=() a b
     IFS=+ read -r -a ops <<<"$shape"
+    iters=("$ITERS" "$ITERS")
+    if [ ${#ops[@]} = 2 ]; then
+        a=$(solo_us "${ops[0]}") b=$(solo_us "${ops[1]}")
+        if [ -n "$a" ] && [ -n "$b" ]; then
+            read -r -a iters < <(awk -v a="$a" -v b="$b" -v k="$ITERS" \
+                'BEGIN { m = a > b ? a : b; printf "%d %d\n", k * m / a + 0.5, k * m / b + 0.5 }')
+        fi
+    fi
     rm -rf "$go" && mkdir -p "$go"
     if [ "$n" = 1 ]; then
         env=("CUDA_INJECTION64_PATH=$LIB" "TLVIEW_OUTPUT=$OUTD/solo-${shape/:/-}/p.%p.db")
@@ -69,7 +86,7 @@ run() {
     PIDS=()
     for i in $(seq "$n"); do
         timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --op "${ops[$(((i - 1) % ${#ops[@]}))]}" \
-            --iters "$ITERS" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
+            --iters "${iters[$(((i - 1) % ${#ops[@]}))]}" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
         PIDS+=($!)
     done
     local t=0

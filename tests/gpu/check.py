@@ -8,6 +8,9 @@ compares that with what was recorded, and appends one row to the results file:
   --source bare  the `bare_inject: pid=.. kernels=.. dropped=..` lines that bench/bare_inject prints
                  on stderr: a reference count taken with a bare CUPTI injection, to check the
                  scenario programs themselves.
+--api calls   also: every kernel's launch call is recorded in its file (an API record with the
+                 kernel's correlation id), and none of the queries TLVIEW_API=1 leaves out
+                 (collector/inject.c, quiet_runtime and quiet_driver; --api all: some are recorded).
 --print-table RESULTS prints the table and exits 1 when a row failed. Needs only python3's sqlite3.
 """
 import argparse
@@ -32,6 +35,35 @@ def launched_by_pid(logs):
                 if m:
                     want[int(m.group(1))] = int(m.group(2))
     return want
+
+
+# The queries TLVIEW_API=1 leaves out (collector/inject.c), by the names CUPTI gives them.
+QUIET = ("cudaGetDevice", "cudaGetDeviceCount", "cudaGetLastError", "cudaPeekAtLastError",
+         "cudaDeviceGetAttribute", "cudaGetDeviceProperties", "cudaStreamIsCapturing",
+         "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaFuncGetAttributes",
+         "cudaPointerGetAttributes", "cuCtxGetCurrent", "cuCtxGetDevice", "cuCtxGetApiVersion",
+         "cuCtxGetFlags", "cuDevicePrimaryCtxGetState", "cuDeviceGet", "cuDeviceGetAttribute",
+         "cuDeviceGetCount", "cuDriverGetVersion", "cuKernelGetAttribute", "cuKernelGetName",
+         "cuFuncGetAttribute", "cuFuncGetName", "cuGetErrorString", "cuGetErrorName",
+         "cuGetProcAddress", "cuStreamIsCapturing")
+
+
+def quiet_name(name):
+    """Whether an API record's name is one of QUIET (CUPTI may add a version suffix: _v2, _v3020)."""
+    return re.sub(r"_v\d+$", "", name or "") in QUIET
+
+
+def read_api(path):
+    """(API records, kernels without a launch call in the file, queries among the records)."""
+    db = sqlite3.connect(path)
+    try:
+        names = [r[0] for r in db.execute(
+            "SELECT s.text FROM api a LEFT JOIN strings s ON s.id = a.name_id")]
+        orphans = db.execute("SELECT count(*) FROM kernel k WHERE NOT EXISTS (SELECT 1 FROM api a"
+                             " WHERE a.correlation_id = k.correlation_id)").fetchone()[0]
+        return len(names), orphans, sum(1 for n in names if quiet_name(n))
+    finally:
+        db.close()
 
 
 def read_db(path):
@@ -104,6 +136,16 @@ def judge_db(args, want, fails):
             fails.append(f"{name}: complete = {r['complete']}, expected {args.complete}")
         if args.api_kind is not None and r["kinds"] != [args.api_kind]:
             fails.append(f"{name}: compute_api_kind {r['kinds']}, expected [{args.api_kind}]")
+        if args.api:
+            calls, orphans, quiet = read_api(path)
+            print(f"  {name}: API records {calls}, of them queries {quiet};"
+                  f" kernels without their launch call {orphans}")
+            if orphans:
+                fails.append(f"{name}: {orphans} kernels without their launch call's API record")
+            if args.api == "calls" and quiet:
+                fails.append(f"{name}: {quiet} query records, which TLVIEW_API=1 leaves out")
+            if args.api == "all" and not quiet:
+                fails.append(f"{name}: no query records, which TLVIEW_API=all keeps")
         if args.streams is not None and r["streams"] != args.streams:
             fails.append(f"{name}: kernels on {r['streams']} streams, expected {args.streams}")
     if args.stepaside:
@@ -169,6 +211,8 @@ def main():
     ap.add_argument("--procs", type=int, required=False, help="CUDA processes the scenario ran")
     ap.add_argument("--complete", type=int, default=1, help="the expected complete flag")
     ap.add_argument("--api-kind", type=int, help="the expected context.compute_api_kind")
+    ap.add_argument("--api", choices=["calls", "all"],
+                    help="the API records as TLVIEW_API=1 (calls) or TLVIEW_API=all left them")
     ap.add_argument("--streams", type=int, help="the expected number of streams with kernels")
     ap.add_argument("--launched", type=int, help="kernels launched, when no pid line says it")
     ap.add_argument("--stepaside", action="store_true",

@@ -145,6 +145,13 @@ inject "$S/torch-spawn" python3 "$here/torch_spawn.py" 4 1000
 rcfail 0
 check torch-spawn "$S/torch-spawn" --procs 4 --api-kind 1 "${RCF[@]}"
 
+echo "== torch spawn with API records: TLVIEW_API=1 (launches, not queries), then TLVIEW_API=all"
+for a in 1:calls all:all; do
+    TLVIEW_API=${a%%:*} inject "$S/torch-api-${a#*:}" python3 "$here/torch_spawn.py" 2 1000
+    rcfail 0
+    check "torch-api-${a#*:}" "$S/torch-api-${a#*:}" --procs 2 --api-kind 1 --api "${a#*:}" "${RCF[@]}"
+done
+
 echo "== exit modes"
 for m in exit:0 return:0 reset:0 sigterm:143 sigint:130 sigterm-handler:7; do
     mode=${m%%:*}
