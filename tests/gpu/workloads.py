@@ -4,7 +4,7 @@ the truth that tlview's "what MPS would gain" is checked against (tests/gpu/work
 with MPS off and on, under the collector).
 
 WORKLOAD (random weights from a fixed seed, eval mode, inference_mode, nothing downloaded):
-  resnet18, resnet50, mobilenet_v2, vit_b_16, convnext_tiny, swin_t
+  resnet18, resnet50, mobilenet_v2, vit_b_16, convnext_tiny, swin_t, densenet121, efficientnet_b0
                       torchvision.models.<name>(weights=None), BATCH images of 3x224x224
   gpt2                transformers GPT2LMHeadModel(GPT2Config(n_layer=6)), BATCH sequences of SEQ
                       tokens, the logits computed (use_cache=False: no key/value cache kept)
@@ -49,12 +49,15 @@ WORKLOADS = {
     "vit_b_16": {"iters": 30, "warmup": 5, "unit": "images"},
     "convnext_tiny": {"iters": 40, "warmup": 5, "unit": "images"},
     "swin_t": {"iters": 40, "warmup": 5, "unit": "images"},
+    "densenet121": {"iters": 40, "warmup": 5, "unit": "images"},
+    "efficientnet_b0": {"iters": 60, "warmup": 5, "unit": "images"},
     "gpt2": {"iters": 50, "warmup": 5, "unit": "sequences"},
     "bert": {"iters": 40, "warmup": 5, "unit": "sequences"},
     "gemm": {"iters": 12, "warmup": 2, "unit": "sweeps"},
 }
 GEMM_SIZES = (512, 1024, 2048, 4096, 8192)
-VISION = ("resnet18", "resnet50", "mobilenet_v2", "vit_b_16", "convnext_tiny", "swin_t")  # torchvision models on images
+VISION = ("resnet18", "resnet50", "mobilenet_v2", "vit_b_16", "convnext_tiny", "swin_t",
+          "densenet121", "efficientnet_b0")  # torchvision models on images
 BARRIER_TIMEOUT_S = 300  # the parent breaks the barrier sooner when a worker dies
 CHECK_RTOL = 1e-3
 

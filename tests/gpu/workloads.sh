@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # workloads.sh: real PyTorch inference (tests/gpu/workloads.py: resnet18, gpt2, resnet50, bert,
-# gemm, mobilenet_v2, vit_b_16, convnext_tiny, swin_t; batch 16, random weights, N spawn workers behind a barrier) run under the collector with
+# gemm, mobilenet_v2, vit_b_16, convnext_tiny, swin_t, densenet121, efficientnet_b0; batch 16, random weights, N spawn workers behind a barrier) run under the collector with
 # MPS off and on, so that tlview's MPS prediction from the time-sliced run can be checked against
 # the applications' own throughput. Per workload, in this order: N = 1 alone (the solo reference),
 # then each N of the plan without MPS, then the same N as clients of a private MPS daemon (pipe and
@@ -21,6 +21,8 @@
 #          convolutions; attention over image patches)
 #   more2  convnext_tiny and swin_t at N = 2 4 8 (held out from every rule: 7x7 depthwise
 #          convolutions beside large MLP products; shifted-window attention)
+#   more3  densenet121 and efficientnet_b0 at N = 4 8 (held out: concatenated feature maps;
+#          squeeze-and-excitation's tiny kernels)
 # --api records the CUDA API calls (TLVIEW_API=1) in every run: the MPS-off runs' launch times show
 # how long kernels waited behind other contexts' time slices. Both sides are recorded alike
 # because the records cost the host time: on the H200 (2026-12-02 03:05) a solo BERT loop in
@@ -33,7 +35,7 @@
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
-# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2] [--only "NAME..."] [--budget S]
+# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2|more3] [--only "NAME..."] [--budget S]
 #                               [--scale F] [--batch B] [--dtype T] [--api] [--tar FILE]
 #                               [--no-collector]
 #                               BUILD_DIR OUTDIR
@@ -83,19 +85,20 @@ full) PLAN_RUNS=("resnet18:2 4 8" "gpt2:2 4 8" "resnet50:2 4 8" "bert:2 4 8" "ge
 n2) PLAN_RUNS=("resnet18:2" "resnet50:2") ;;
 more) PLAN_RUNS=("mobilenet_v2:2 4 8" "vit_b_16:2 4 8") ;;
 more2) PLAN_RUNS=("convnext_tiny:2 4 8" "swin_t:2 4 8") ;;
-*) echo "workloads.sh: --plan small, full, n2, more or more2, not '$PLAN'" >&2; exit 2 ;;
+more3) PLAN_RUNS=("densenet121:4 8" "efficientnet_b0:4 8") ;;
+*) echo "workloads.sh: --plan small, full, n2, more, more2 or more3, not '$PLAN'" >&2; exit 2 ;;
 esac
 declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12 [mobilenet_v2]=100
-    [vit_b_16]=30 [convnext_tiny]=40 [swin_t]=40)
+    [vit_b_16]=30 [convnext_tiny]=40 [swin_t]=40 [densenet121]=40 [efficientnet_b0]=60)
 for w in "${!ITERS[@]}"; do ITERS[$w]=$((ITERS[$w] * SCALE)); done
 declare -A WARM=([resnet18]=10 [resnet50]=5 [gpt2]=5 [bert]=5 [gemm]=2 [mobilenet_v2]=10 [vit_b_16]=5
-    [convnext_tiny]=5 [swin_t]=5)
+    [convnext_tiny]=5 [swin_t]=5 [densenet121]=5 [efficientnet_b0]=5)
 # Estimates for the budget: seconds to start (python, spawn, torch and model imports, CUDA and
 # the collector, model build, warm-up) and ms per timed iteration alone (H200, float32, batch 16).
 declare -A START_S=([resnet18]=10 [resnet50]=11 [gpt2]=14 [bert]=14 [gemm]=9 [mobilenet_v2]=10
-    [vit_b_16]=11 [convnext_tiny]=11 [swin_t]=11)
+    [vit_b_16]=11 [convnext_tiny]=11 [swin_t]=11 [densenet121]=12 [efficientnet_b0]=11)
 declare -A ITER_MS=([resnet18]=3 [resnet50]=6 [gpt2]=8 [bert]=10 [gemm]=30 [mobilenet_v2]=4
-    [vit_b_16]=12 [convnext_tiny]=8 [swin_t]=9)
+    [vit_b_16]=12 [convnext_tiny]=8 [swin_t]=9 [densenet121]=12 [efficientnet_b0]=6)
 for w in $ONLY; do
     [[ " ${PLAN_RUNS[*]} " == *" $w:"* ]] || { echo "workloads.sh: --only: no '$w' in the $PLAN plan" >&2; exit 2; }
 done
