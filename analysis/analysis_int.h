@@ -14,6 +14,9 @@ typedef struct analysis_calibration {
     double launch_ns;   /* extra time per kernel launched through the MPS server */
     double slowdown[4]; /* the worst measured slowdown of kernels that fit the GPU together, side
                            by side under MPS, for 2, 4, 8 and 16 clients */
+    double packing[4];  /* the lowest effective parallelism measured in MPS runs' overlapped
+                           windows (real workloads), for 2, 4, 8 and 16 clients, at most 1: how
+                           slowly kernels that do not fit the GPU together may run side by side */
     double tail_ns;     /* the drain of a kernel's last wave that another client's kernel fills
                            under MPS: fixed ns */
     double tail_share;  /* and its share of the kernel's solo duration (tail_ns + tail_share x d) */
@@ -31,6 +34,10 @@ const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExac
  * to a whole number (x.5 down), 16's beyond 16. Pessimistic between measured counts, as the bound
  * it feeds: 3 clients take the 4-client figure, 5 the 8-client one. */
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients);
+
+/* The calibration's packing for `clients` clients side by side, picked as
+ * analysis_calibration_slowdown() picks its figure (the lower between measured counts). */
+double analysis_calibration_packing(const analysis_calibration *c, double clients);
 
 /* What the kernels of one window did while a single context ran and other contexts' ready
  * kernels waited for it (wait.c): the time; the solo work done in it as if the waiting contexts'

@@ -24,9 +24,21 @@
  * - launch latency (2026-12-01 23:36 UTC, tests/gpu/workloads.sh --api, GPT-2 at batch 4 alone,
  *   5842 of its 6438 kernels starting after their launch call returned and their stream's
  *   previous kernel ended): 1.5 us from the later of the two to the start at the median, 2.6 us
- *   at the 99th percentile; 3 us is the most a ready kernel waits on a free GPU. */
+ *   at the 99th percentile; 3 us is the most a ready kernel waits on a free GPU;
+ * - packing (2026-12-02 05:42 UTC, tlview report --baseline on the 87 MPS runs of
+ *   tests/gpu/workloads.sh recorded 2026-12-01/02): the effective parallelism of MPS clients'
+ *   overlapped windows was never below 1.02 at 2 and 4 clients; at 8, 0.794 (GPT-2 in float16),
+ *   0.887, 0.934, 0.964 (convnext_tiny, whose 8 clients gained 1.065x where one after another at
+ *   solo speed said at least 1.126x). 16 clients were not measured: the 8-client figure. */
 static const analysis_calibration h200 = {
-    "NVIDIA H200", 877.0, {1.0, 1.0, 2.58, 2.9}, 210.0, 0.0155, 0.029, 3000.0,
+    .gpu = "NVIDIA H200",
+    .launch_ns = 877.0,
+    .slowdown = {1.0, 1.0, 2.58, 2.9},
+    .packing = {1.0, 1.0, 0.794, 0.794},
+    .tail_ns = 210.0,
+    .tail_share = 0.0155,
+    .tail_max = 0.029,
+    .wait_latency_ns = 3000.0,
 };
 
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact)
@@ -37,11 +49,18 @@ const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExac
     return &h200; /* the only GPU measured so far stands in for the others */
 }
 
+/* The index of the first measured count (2, 4, 8, 16) at or above `clients` (x.5 down). */
+static int clients_index(double clients)
+{
+    return clients <= 2.5 ? 0 : clients <= 4.5 ? 1 : clients <= 8.5 ? 2 : 3;
+}
+
 double analysis_calibration_slowdown(const analysis_calibration *c, double clients)
 {
-    if (clients <= 2.5)
-        return c->slowdown[0];
-    if (clients <= 4.5)
-        return c->slowdown[1];
-    return clients <= 8.5 ? c->slowdown[2] : c->slowdown[3];
+    return c->slowdown[clients_index(clients)];
+}
+
+double analysis_calibration_packing(const analysis_calibration *c, double clients)
+{
+    return c->packing[clients_index(clients)];
 }

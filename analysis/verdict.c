@@ -532,8 +532,9 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
     double best = fmax(packed + aw->packed, sm - tail * extra + aw->sm - aw->tail);
-    double worst =
-        packed >= smh * extra ? packed * analysis_calibration_slowdown(cal, w->groups) : work;
+    double worst = packed >= smh * extra
+                       ? packed * analysis_calibration_slowdown(cal, w->groups)
+                       : work / fmin(1, analysis_calibration_packing(cal, w->groups));
     /* at worst the waited time stays: the waiting kernels ran after it at solo speed */
     worst = fmax(worst + (double)w->nkernels * cal->launch_ns + aw->ns, best);
     w->mps_best_ns = (int64_t)(alone - aw->ns + best);
