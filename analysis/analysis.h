@@ -173,6 +173,13 @@ const char *analysis_rule_text(analysis_rule r);
 /* "none", "reference", "turns", "shortest"; "?" for other values. Static. */
 const char *analysis_basis_name(analysis_basis b);
 
+/* What bounds the predicted gain, in English, with the figures of the calibration that stands
+ * for the GPU named `gpu` (NULL: the H200's; analysis_calibration_for): the assumptions of its
+ * best case (`worst` 0: predicted_gain) or of its worst case (`worst` 1: predicted_gain_low).
+ * One definition for the report, its JSON and the page (analysis/README.md, Gains, says why each
+ * holds). Written into buf (n bytes, truncated); returns buf. */
+const char *analysis_gain_bound_text(const char *gpu, int worst, char *buf, size_t n);
+
 /* "all", "together", "range", "capture", "span"; "?" for other values. Static. */
 const char *analysis_measure_name(analysis_measure m);
 

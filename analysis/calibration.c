@@ -1,6 +1,7 @@
 /* calibration.c: what MPS costs and how much its clients slow each other, per GPU model, as
  * measured by bench/mps_costs.sh (bench/RESULTS.md has the runs). The predicted gain's
  * pessimistic bound reads them (verdict.c); analysis/README.md says how. */
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis_int.h"
@@ -63,4 +64,33 @@ double analysis_calibration_slowdown(const analysis_calibration *c, double clien
 double analysis_calibration_packing(const analysis_calibration *c, double clients)
 {
     return c->packing[clients_index(clients)];
+}
+
+const char *analysis_gain_bound_text(const char *gpu, int worst, char *buf, size_t n)
+{
+    int exact;
+    const analysis_calibration *c = analysis_calibration_for(gpu, &exact);
+    char from[96];
+    snprintf(from, sizeof from, exact ? "measured on the %s" : "measured on the %s, not this GPU",
+             c->gpu);
+    if (!worst)
+        snprintf(buf, n,
+                 "at best: no context switches (their idle gaps gone), every kernel at its solo "
+                 "speed, as many side by side as were in flight or waiting behind another "
+                 "context's slice (the idle in one context's slice filled by them) but no more "
+                 "than the SMs hold by their occupancy limits, and each kernel's last wave "
+                 "drained into by another client's blocks (%.2f us + %.2f%% of its duration, at "
+                 "most %.1f%%; %s)",
+                 c->tail_ns / 1e3, 100 * c->tail_share, 100 * c->tail_max, from);
+    else
+        snprintf(buf, n,
+                 "at worst: kernels that fit the GPU together on SMs of their own side by side, "
+                 "slowed as much as MPS clients were ever measured to slow each other (%.2gx at 2 "
+                 "clients, %.2gx at 4, %.3gx at 8, %.2gx at 16); the others side by side at the "
+                 "lowest parallelism measured of MPS clients (%.3g at 2, %.3g at 4, %.3g at 8, "
+                 "%.3g at 16; 1: one after another at solo speed); every kernel %.0f ns later for "
+                 "the MPS server's launch path; idle gaps and kernels' waits as they were (%s)",
+                 c->slowdown[0], c->slowdown[1], c->slowdown[2], c->slowdown[3], c->packing[0],
+                 c->packing[1], c->packing[2], c->packing[3], c->launch_ns, from);
+    return buf;
 }

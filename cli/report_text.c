@@ -321,6 +321,12 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, const cli_ra
         text_devices(out, a, color);
         text_windows(out, a, color);
     }
+    char bound[768];
+    if (view_gain_bound(a, 0, bound, sizeof bound)) {
+        section(out, "What bounds the predicted gain", color);
+        fprintf(out, "  %s\n", bound);
+        fprintf(out, "  %s\n", view_gain_bound(a, 1, bound, sizeof bound));
+    }
     text_processes(out, a, color);
     if (run->ncaptures)
         text_captures(out, a, r->origin, color);

@@ -108,6 +108,18 @@ const char *view_device_name(const analysis *a, uint32_t slot)
                : "unknown device";
 }
 
+const char *view_gain_bound(const analysis *a, int worst, char *buf, size_t n)
+{
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++)
+        if (analysis_get_device(a, i)->gain_basis != ANALYSIS_BASIS_NONE) {
+            const store_run *run = analysis_get_run(a);
+            const analysis_device *d = analysis_get_device(a, i);
+            return analysis_gain_bound_text(
+                d->device != STORE_NONE ? run->devices[d->device].name : NULL, worst, buf, n);
+        }
+    return NULL;
+}
+
 /* The share of a device's busy time with >= 2 contexts in flight (0..1); NaN when never busy. The
  * headline's "overlapped N% of busy time" and the JSON's `overlap_of_busy`. */
 static double overlap_of_busy(const analysis_device *d)
@@ -397,6 +409,13 @@ json_t *view_summary_json(const analysis *a)
     view_put(o, "idle_in_ns", json_integer(s->idle_in_ns), &bad);
     view_put(o, "idle_share", view_number(s->idle_share), &bad);
     view_put(o, "host_paced", json_boolean(s->host_paced), &bad);
+    char best[768], worst[768];
+    view_put(o, "gain_bounds",
+             view_gain_bound(a, 0, best, sizeof best)
+                 ? json_pack("{s:s,s:s}", "best", best, "worst",
+                             view_gain_bound(a, 1, worst, sizeof worst))
+                 : json_null(),
+             &bad);
     return view_done(o, bad);
 }
 

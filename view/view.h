@@ -68,6 +68,12 @@ const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n)
  * run. */
 const char *view_device_name(const analysis *a, uint32_t slot);
 
+/* What bounds the run's predicted gain (analysis_gain_bound_text, for the first device with a
+ * predicted gain): its best case (`worst` 0) or its worst case (1), into buf (size n). Returns
+ * buf, or NULL when no device has a predicted gain. The summary's `gain_bounds` and the report's
+ * "What bounds the predicted gain". */
+const char *view_gain_bound(const analysis *a, int worst, char *buf, size_t n);
+
 /* The name of a copy as Kineto and `tlview export` write it, from its type and CUPTI kind:
  * "Memcpy HtoD", "Memcpy DtoD", "Memset (Device)"; "Memcpy" / "Memset" for a kind not known.
  * Written into buf (size n); returns buf. */

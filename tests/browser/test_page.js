@@ -488,6 +488,13 @@ async function testKernel(page, box, rows) {
     return { pct: fmtPct(s.idle_share), paced: s.host_paced };
   });
   check(/GPU idle, measured/i.test(stats) && stats.includes(`${idle.pct}${idle.paced ? ' · host-paced' : ''}`), `stats show the GPU idle of the measured interval (${idle.pct}, host-paced ${idle.paced})`);
+  const gb = await page.evaluate(() => window.tlview.runs[0].summary.gain_bounds);
+  if (gb) {
+    await page.locator('#stats details.gain-bounds summary').first().click();
+    const said = (await page.locator('#stats details.gain-bounds').first().innerText()).replace(/\s+/g, ' ');
+    check(said.includes(gb.best.replace(/\s+/g, ' ')) && said.includes(gb.worst.replace(/\s+/g, ' ')),
+      'stats: "What bounds the predicted gain" opens to the summary\'s two sentences');
+  }
   const procRows = await page.locator('#stats table').first().locator('tr').count();
   check(procRows === run.procs + 1, `processes table: a row per process of api/runs (${procRows - 1} of ${run.procs})`);
 }
@@ -506,6 +513,12 @@ async function testHelp(page) {
   check(rules.length === 0, `help lists every rule with its sentence (${rules.map((r) => r[0]).join(', ')})`);
   check(/no-mps: contexts that cannot share the GPU/.test(flat), 'help says which rule decided time-sliced here');
   check(/ctrl \+ wheel/.test(flat) && /drag on the timeline/.test(flat) && /Esc/.test(flat), 'help lists the keys');
+  // what bounds the predicted gain: each run's two sentences, as the summary (and the report) word them
+  const bounds = meta.runs.filter((r) => r.summary.gain_bounds);
+  const unsaid = bounds.filter((r) => !flat.includes(r.summary.gain_bounds.best.replace(/\s+/g, ' ')) ||
+    !flat.includes(r.summary.gain_bounds.worst.replace(/\s+/g, ' ')));
+  check(bounds.length > 0 && unsaid.length === 0 && /at worst: .*0\.794 at 8/.test(flat),
+    `help says what bounds the predicted gain of each run that has one (${bounds.length} runs, ${unsaid.length} unsaid)`);
   await page.screenshot({ path: path.join(DIR, 'help.png') });
   await page.keyboard.press('Escape');
   check(await page.evaluate(() => document.getElementById('help').hidden), 'Esc closes the help');

@@ -265,7 +265,14 @@ function renderHelp() {
   })));
   v.append(el('h4', null, 'Rules (the first that applies decides an overlap window)'));
   v.append(table(['rule', 'what it found'], Object.entries(S.rules).map(([r, txt]) => [r, txt])));
-  box.append(k, d, v);
+  const g = el('div', 'blk wide');
+  const bounded = S.runs.filter((run) => run.summary.gain_bounds);
+  if (bounded.length) {
+    g.append(el('h4', null, 'What MPS would gain: the interval\'s bounds'));
+    g.append(table(['', 'run', 'assumes'], bounded.flatMap((run) => [
+      ['low', run.label, run.summary.gain_bounds.worst], ['high', run.label, run.summary.gain_bounds.best]])));
+  }
+  box.append(k, d, v, g);
 }
 
 function toggleHelp() {
@@ -523,6 +530,12 @@ function renderStats(stats) {
       kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'every process running' }[s.measure] || 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
+    if (s.gain_bounds) { // what bounds "MPS would gain": the report's section of the same name
+      const gb = el('details', 'gain-bounds');
+      gb.append(el('summary', null, 'What bounds the predicted gain'),
+        el('div', 'kv', s.gain_bounds.best), el('div', 'kv', s.gain_bounds.worst));
+      card.append(gb);
+    }
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
     const ranked = run.processes.some((p) => p.rank != null); // a rank column only for a job's ranks
