@@ -35,12 +35,13 @@
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
-# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2|more3] [--only "NAME..."] [--budget S]
+# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2|more3] [--only "NAME..."] [--ns "N..."] [--budget S]
 #                               [--scale F] [--batch B] [--dtype T] [--api] [--tar FILE]
 #                               [--no-collector]
 #                               BUILD_DIR OUTDIR
 #   --dry-run       print the runs (commands, estimated seconds, what the budget skips); no GPU
 #   --only          only these workloads (of the plan's)
+#   --ns "N..."     these numbers of workers instead of the plan's (each with its solo run)
 #   --budget S      seconds (default 400)
 #   --scale F       timed iterations x F (default 1)
 #   --batch B       the batch size (default 16)
@@ -51,7 +52,7 @@
 # Environment: WORKLOADS_PYTHON (default python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-DRY=0 PLAN=small ONLY='' BUDGET=400 SCALE=1 BATCH=16 DTYPE=float32 API=0 TAR='' COLLECT=1 args=()
+DRY=0 PLAN=small ONLY='' NS='' BUDGET=400 SCALE=1 BATCH=16 DTYPE=float32 API=0 TAR='' COLLECT=1 args=()
 CMD_TIMEOUT=150 GRACE=50
 PY=${WORKLOADS_PYTHON:-python3}
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
@@ -60,6 +61,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY=1 ;;
     --plan) [ $# -ge 2 ] || usage; PLAN=$2; shift ;;
     --only) [ $# -ge 2 ] || usage; ONLY=" $2 "; shift ;;
+    --ns) [ $# -ge 2 ] || usage; NS=$2; shift ;;
     --budget) [ $# -ge 2 ] || usage; BUDGET=$2; shift ;;
     --scale) [ $# -ge 2 ] || usage; SCALE=$2; shift ;;
     --batch) [ $# -ge 2 ] || usage; BATCH=$2; shift ;;
@@ -99,6 +101,9 @@ declare -A START_S=([resnet18]=10 [resnet50]=11 [gpt2]=14 [bert]=14 [gemm]=9 [mo
     [vit_b_16]=11 [convnext_tiny]=11 [swin_t]=11 [densenet121]=12 [efficientnet_b0]=11)
 declare -A ITER_MS=([resnet18]=3 [resnet50]=6 [gpt2]=8 [bert]=10 [gemm]=30 [mobilenet_v2]=4
     [vit_b_16]=12 [convnext_tiny]=8 [swin_t]=9 [densenet121]=12 [efficientnet_b0]=6)
+for n in $NS; do
+    case $n in '' | 0 | 1 | *[!0-9]*) echo "workloads.sh: --ns wants numbers of 2 or more, not '$n'" >&2; exit 2 ;; esac
+done
 for w in $ONLY; do
     [[ " ${PLAN_RUNS[*]} " == *" $w:"* ]] || { echo "workloads.sh: --only: no '$w' in the $PLAN plan" >&2; exit 2; }
 done
@@ -208,6 +213,7 @@ tee_summary() { if [ $DRY = 1 ]; then cat; else tee -a "$OUTD/summary.txt"; fi; 
 
 for spec in "${PLAN_RUNS[@]}"; do
     w=${spec%%:*}
+    [ -z "$NS" ] || spec="$w:$NS"
     [[ -z $ONLY || $ONLY == *" $w "* ]] || continue
     run_one "$w" off 1
     for n in ${spec#*:}; do run_one "$w" off "$n"; done
