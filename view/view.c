@@ -110,13 +110,13 @@ const char *view_device_name(const analysis *a, uint32_t slot)
 
 const char *view_gain_bound(const analysis *a, int worst, char *buf, size_t n)
 {
-    for (uint32_t i = 0; i < analysis_ndevices(a); i++)
-        if (analysis_get_device(a, i)->gain_basis != ANALYSIS_BASIS_NONE) {
-            const store_run *run = analysis_get_run(a);
-            const analysis_device *d = analysis_get_device(a, i);
+    const store_run *run = analysis_get_run(a);
+    for (uint32_t i = 0; i < analysis_ndevices(a); i++) {
+        const analysis_device *d = analysis_get_device(a, i);
+        if (d->gain_basis != ANALYSIS_BASIS_NONE)
             return analysis_gain_bound_text(
                 d->device != STORE_NONE ? run->devices[d->device].name : NULL, worst, buf, n);
-        }
+    }
     return NULL;
 }
 
