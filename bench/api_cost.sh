@@ -8,8 +8,8 @@
 # (tests/gpu/check.py's list). No MPS, no card setting changed.
 # Usage: bench/api_cost.sh [--rounds R] BUILD_DIR OUTDIR WORKLOAD [workloads.py options]
 #   e.g. bench/api_cost.sh build-gpu /tmp/ac gpt2 --iters 200 --batch 1
-# Writes OUTDIR/raw.txt (each run's RESULT line, prefixed "ROUND ARM") and OUTDIR/ARM.ROUND/ (the
-# traced runs' files). Exit status: 0, 1 when a run failed, 77 without a GPU, 2 usage.
+# Writes OUTDIR/raw.txt (each run's RESULT line, prefixed "ROUND ARM"), OUTDIR/ARM.ROUND/ (the
+# traced runs' files) and OUTDIR/table.md (bench/api_cost_table.py, also printed). Exit status: 0, 1 when a run failed, 77 without a GPU, 2 usage.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 ROUNDS=3 args=()
@@ -53,33 +53,6 @@ for r in $(seq "$ROUNDS"); do
         grep '^RESULT ' "$d/out.log" | sed "s/^/$r $arm /" >>"$OUTD/raw.txt"
     done
 done
-python3 - "$OUTD" "$here/../tests/gpu" <<'EOF' || BAD=1
-import glob, json, os, sqlite3, statistics, sys
-sys.path.insert(0, sys.argv[2])
-from check import quiet_name
-out = sys.argv[1]
-secs = {}
-for line in open(os.path.join(out, "raw.txt")):
-    r, arm, _, js = line.split(" ", 3)
-    secs.setdefault(arm, []).append(json.loads(js)["seconds"])
-print("| arm | loop s per round | median s | over untraced | kernels | API records | of them queries |")
-print("|---|---|---|---|---|---|---|")
-base = statistics.median(secs["untraced"]) if secs.get("untraced") else None
-for arm in ("untraced", "collector", "api", "api-all"):
-    s = secs.get(arm, [])
-    k = a = q = "-"
-    dbs = sorted(glob.glob(os.path.join(out, arm + ".1", "*.db")))
-    if dbs:
-        db = sqlite3.connect(dbs[0])
-        k = db.execute("SELECT count(*) FROM kernel").fetchone()[0]
-        names = [t for (t,) in db.execute(
-            "SELECT s.text FROM api a LEFT JOIN strings s ON s.id = a.name_id")]
-        a = len(names)
-        q = sum(1 for n in names if quiet_name(n))
-        db.close()
-    med = statistics.median(s) if s else None
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (
-        arm, ", ".join("%.3f" % x for x in s) or "-", "%.3f" % med if med else "-",
-        "%.2fx" % (med / base) if med and base else "-", k, a, q))
-EOF
+python3 "$here/api_cost_table.py" "$OUTD" >"$OUTD/table.md" || BAD=1
+cat "$OUTD/table.md"
 exit $BAD
