@@ -392,14 +392,22 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
 /* num4: the value of "%.4g" of a finite v, as strtod() reads the text back: the decimal rounded to
  * 4 significant digits (half to even on v's exact binary value, as printf does). A product of
  * exact integers and powers of ten is correctly rounded, so m / 10^k is that very double; when
- * v * 10^k lies too near a rounding tie to tell, or outside the fast range, printf decides. */
+ * v * 10^k lies too near a rounding tie to tell, or outside the fast range, printf decides. From 1
+ * on, the power of ten is found by comparisons (a stretch is most often between 1 and 100: one
+ * or two), not by log10(), which cost as much as the rest of writing the stretches. */
 static double num4(double v)
 {
     static const double P10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
                                  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
     double a = fabs(v);
     if (a >= 1e-12 && a < 1e15) {
-        int k = 3 - (int)floor(log10(a)); /* a * 10^k in [1000, 10000), when log10 is right */
+        int e = 0; /* floor(log10(a)): the powers of ten up to 10^18 are exact doubles */
+        if (a >= 1)
+            while (a >= P10[e + 1])
+                e++;
+        else
+            e = (int)floor(log10(a));
+        int k = 3 - e; /* a * 10^k in [1000, 10000), when e is right */
         double p = k >= 0 ? a * P10[k] : a / P10[-k];
         double m = nearbyint(p);
         if (k >= -15 && k <= 18 && p >= 1000 && p < 10000 && fabs(fabs(p - m) - 0.5) > 1e-6) {
