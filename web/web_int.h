@@ -307,6 +307,10 @@ int web_lane_work_build(const web_runix *r, web_lane *l);
  * where windows without a parallelism figure hold half the range or more, or without l->work.
  * Two binary searches over the lane's windows. */
 double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b);
+/* web_lane_parallelism() of each pixel [T[j], T[j + 1]) of W (T: W + 1 instants in order) into
+ * out[0 .. W): the same values, each edge's work read once, by a search forward from the last. */
+void web_lane_parallelism_many(const web_runix *r, uint32_t slot, const int64_t *T, uint32_t W,
+                               double *out);
 
 /* ---------------------------------------------------------------- JSON text */
 

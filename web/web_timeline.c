@@ -246,8 +246,7 @@ static void emit_lane(const tl_query *q, uint32_t slot)
     }
     /* effective parallelism per pixel (web_range.c) */
     web_buf_str(b, ",\"par\":");
-    for (uint32_t j = 0; j < W; j++)
-        q->f[j] = web_lane_parallelism(q->r, slot, q->T[j], q->T[j + 1]);
+    web_lane_parallelism_many(q->r, slot, q->T, W, q->f);
     web_out_fixed2(o, q->f, W);
     /* overlap windows in range, listed with their evidence when few enough */
     uint64_t nover = 0;
