@@ -308,6 +308,14 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
     web_buf_ch(o->b, '}');
 }
 
+/* round_pos: llround(x) for 0 <= x <= 1e17 (x - trunc(x) is exact below 2^52; above, a double
+ * is an integer), inline: the lanes' arrays round two values per pixel, twice each. */
+static inline int64_t round_pos(double x)
+{
+    int64_t r = (int64_t)x;
+    return x < 4503599627370496.0 ? r + (x - (double)r >= 0.5) : r;
+}
+
 /* fixed2_ok: v is written by web_buf_fixed2() as a multiple of 0.01 (else as web_buf_num()). */
 static int fixed2_ok(double v)
 {
@@ -361,7 +369,7 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
             put_doubles(o, v, n, web_buf_fixed2);
             return;
         }
-        int64_t c = (int64_t)llround(v[i] * 100); /* as web_buf_fixed2() rounds it */
+        int64_t c = round_pos(v[i] * 100); /* as web_buf_fixed2() rounds it */
         if (c > hi)
             hi = c;
     }
@@ -373,7 +381,7 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
         return;
     unsigned size = TYPE_SIZE[t];
     for (uint32_t i = 0; i < n; i++) {
-        int64_t c = isnan(v[i]) ? -1 : (int64_t)llround(v[i] * 100);
+        int64_t c = isnan(v[i]) ? -1 : round_pos(v[i] * 100);
         if (t == T_F64) {
             double d = (double)c;
             uint64_t u;

@@ -196,13 +196,6 @@ static inline web_ivl_pt at_in(const web_ivl *v, uint32_t b, int64_t T)
     return p;
 }
 
-web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
-{
-    if (v->n == 0 || T <= v->t0)
-        return (web_ivl_pt){0, 0, 0};
-    return at_in(v, bucket_of(v, T), T);
-}
-
 web_ivl_pt web_ivl_at_grid(const web_ivl *v, int64_t T)
 {
     if (v->n == 0 || T <= v->t0)
@@ -316,6 +309,14 @@ static inline web_ivl_pt at_off(const web_ivl *v, uint32_t b, int64_t T)
         running += (s < x) & (e > x);
     }
     return (web_ivl_pt){pos, running, busy};
+}
+
+web_ivl_pt web_ivl_at(const web_ivl *v, int64_t T)
+{
+    if (v->n == 0 || T <= v->t0)
+        return (web_ivl_pt){0, 0, 0};
+    uint32_t b = bucket_of(v, T);
+    return v->off ? at_off(v, b, T) : at_in(v, b, T);
 }
 
 void web_ivl_at_many(const web_ivl *v, const int64_t *T, uint32_t n, int snap, web_ivl_pt *out)
