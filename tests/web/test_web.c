@@ -3721,6 +3721,49 @@ int test_web_range(void)
     return 0;
 }
 
+/* web_lane_parallelism_many() against web_lane_parallelism() pixel by pixel, bit for bit, on
+ * random edges in order (some repeated: pixels of no length; some before and after the run) of a
+ * time-sliced and an MPS run (2026-12-02: each edge's work read once). */
+int test_web_parallelism_many(void)
+{
+    enum { W = 400 };
+    int64_t T[W + 1];
+    double many[W];
+    for (int mps = 0; mps < 2; mps++) {
+        bench_gen_opts o = {
+            .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = 5};
+        store_run *run = bench_gen_run(&o);
+        TEST_ASSERT(run);
+        analysis *an;
+        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+        web_run src = {"par", run, an};
+        web_runix r;
+        char err[128];
+        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        const analysis_device *d = analysis_get_device(an, 0);
+        int64_t span = d->t_end - d->t_begin;
+        srand(21 + mps);
+        for (int q = 0; q < 40; q++) {
+            int64_t a = d->t_begin - span / 20 + (int64_t)((double)rand() / RAND_MAX * span);
+            int64_t step =
+                1 + (int64_t)((double)rand() / RAND_MAX * (double)(span / W / (q % 4 + 1)));
+            T[0] = a;
+            for (int j = 1; j <= W; j++)
+                T[j] = T[j - 1] + (rand() % 5 == 0 ? 0 : step);
+            web_lane_parallelism_many(&r, 0, T, W, many);
+            for (int j = 0; j < W; j++) {
+                double one = web_lane_parallelism(&r, 0, T[j], T[j + 1]);
+                TEST_ASSERT(memcmp(&one, &many[j], sizeof one) == 0 ||
+                            (isnan(one) && isnan(many[j])));
+            }
+        }
+        web_runix_free(&r);
+        analysis_free(an);
+        store_run_free(run);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- following growing files */
 
 /* Clients that hammer the API while the runs are replaced under them (update_under_load). */
