@@ -348,15 +348,16 @@ static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
         get_int(p, out, "kmax", 0, KMAX_MAX, 0, width, &kmax, NULL) ||
         get_rows(p, out, r->nrows, &sel))
         return;
-    web_buf b = {0};
-    web_blob *hit;
-    int rc = web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, compact, &b, &hit);
+    web_buf b = {0}; /* stays empty: the answer comes as a blob */
+    web_blob *answer;
+    int rc =
+        web_timeline(r, id, t0, t1, (uint32_t)width, (uint32_t)kmax, sel, compact, &b, &answer);
     free(sel);
     if (rc)
         b.failed = 1;
-    if (hit) {
-        reply_blob(out, hit);
-        web_blob_release(hit); /* the reply holds it now */
+    if (answer) {
+        reply_blob(out, answer);
+        web_blob_release(answer); /* the reply holds it now */
     } else {
         reply_buf(out, &b);
     }

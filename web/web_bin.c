@@ -308,6 +308,14 @@ void web_out_times(web_out *o, const int64_t *v, uint32_t n, int64_t base)
     web_buf_ch(o->b, '}');
 }
 
+/* round_pos: llround(x) for 0 <= x <= 1e17 (x - trunc(x) is exact below 2^52; above, a double
+ * is an integer), inline: the lanes' arrays round two values per pixel, twice each. */
+static inline int64_t round_pos(double x)
+{
+    int64_t r = (int64_t)x;
+    return x < 4503599627370496.0 ? r + (x - (double)r >= 0.5) : r;
+}
+
 /* fixed2_ok: v is written by web_buf_fixed2() as a multiple of 0.01 (else as web_buf_num()). */
 static int fixed2_ok(double v)
 {
@@ -361,7 +369,7 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
             put_doubles(o, v, n, web_buf_fixed2);
             return;
         }
-        int64_t c = (int64_t)llround(v[i] * 100); /* as web_buf_fixed2() rounds it */
+        int64_t c = round_pos(v[i] * 100); /* as web_buf_fixed2() rounds it */
         if (c > hi)
             hi = c;
     }
@@ -373,7 +381,7 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
         return;
     unsigned size = TYPE_SIZE[t];
     for (uint32_t i = 0; i < n; i++) {
-        int64_t c = isnan(v[i]) ? -1 : (int64_t)llround(v[i] * 100);
+        int64_t c = isnan(v[i]) ? -1 : round_pos(v[i] * 100);
         if (t == T_F64) {
             double d = (double)c;
             uint64_t u;
@@ -392,14 +400,22 @@ void web_out_fixed2(web_out *o, const double *v, uint32_t n)
 /* num4: the value of "%.4g" of a finite v, as strtod() reads the text back: the decimal rounded to
  * 4 significant digits (half to even on v's exact binary value, as printf does). A product of
  * exact integers and powers of ten is correctly rounded, so m / 10^k is that very double; when
- * v * 10^k lies too near a rounding tie to tell, or outside the fast range, printf decides. */
+ * v * 10^k lies too near a rounding tie to tell, or outside the fast range, printf decides. From 1
+ * on, the power of ten is found by comparisons (a stretch is most often between 1 and 100: one
+ * or two), not by log10(), which cost as much as the rest of writing the stretches. */
 static double num4(double v)
 {
     static const double P10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
                                  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
     double a = fabs(v);
     if (a >= 1e-12 && a < 1e15) {
-        int k = 3 - (int)floor(log10(a)); /* a * 10^k in [1000, 10000), when log10 is right */
+        int e = 0; /* floor(log10(a)): the powers of ten up to 10^18 are exact doubles */
+        if (a >= 1)
+            while (a >= P10[e + 1])
+                e++;
+        else
+            e = (int)floor(log10(a));
+        int k = 3 - e; /* a * 10^k in [1000, 10000), when e is right */
         double p = k >= 0 ? a * P10[k] : a / P10[-k];
         double m = nearbyint(p);
         if (k >= -15 && k <= 18 && p >= 1000 && p < 10000 && fabs(fabs(p - m) - 0.5) > 1e-6) {

@@ -123,6 +123,22 @@ web_blob *web_blob_new(const char *s, size_t len)
     return b;
 }
 
+web_blob *web_blob_from_buf(web_buf *b)
+{
+    web_blob *blob = NULL;
+    if (!b->failed && b->len >= WEB_BLOB_HEAD) {
+        /* its room beyond the text given back (shrinking keeps the place: no copy) */
+        char *s = b->len + 1 < b->cap ? realloc(b->s, b->len + 1) : NULL;
+        blob = (web_blob *)(s ? s : b->s); /* malloc'd: aligned for it; s[len] is its NUL */
+        blob->refs = 1;
+        blob->len = b->len - WEB_BLOB_HEAD;
+    } else {
+        free(b->s);
+    }
+    *b = (web_buf){0};
+    return blob;
+}
+
 void web_blob_hold(web_blob *b)
 {
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);

@@ -6,6 +6,7 @@
 #define WEB_INT_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "web.h"
@@ -306,6 +307,10 @@ int web_lane_work_build(const web_runix *r, web_lane *l);
  * where windows without a parallelism figure hold half the range or more, or without l->work.
  * Two binary searches over the lane's windows. */
 double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b);
+/* web_lane_parallelism() of each pixel [T[j], T[j + 1]) of W (T: W + 1 instants in order) into
+ * out[0 .. W): the same values, each edge's work read once, by a search forward from the last. */
+void web_lane_parallelism_many(const web_runix *r, uint32_t slot, const int64_t *T, uint32_t W,
+                               double *out);
 
 /* ---------------------------------------------------------------- JSON text */
 
@@ -334,6 +339,13 @@ char *web_buf_reserve(web_buf *b, size_t n);
 /* Makes room for n more bytes (one allocation for an answer whose size is foreseen, instead of a
  * copy at each doubling); `failed` set when out of memory. */
 void web_buf_room(web_buf *b, size_t n);
+/* The bytes a web_buf's text starts after when it is to become a blob (web_blob_from_buf()): the
+ * blob's header, reserved first with web_buf_reserve(). */
+#define WEB_BLOB_HEAD offsetof(web_blob, data)
+/* The blob of what b holds after its first WEB_BLOB_HEAD bytes, without a copy: b's buffer becomes
+ * the blob (one reference, the caller's) and b is left empty. NULL when b failed (b then freed and
+ * left empty). */
+web_blob *web_blob_from_buf(web_buf *b);
 
 /* ---------------------------------------------------------------- compact answers (web_bin.c) */
 
@@ -584,12 +596,13 @@ uint64_t web_tl_cache_computed(web_tl_cache *c);
 /* Writes the GET /api/timeline body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin), `width` pixels, listing kernels one by one in rows holding at most kmax in range;
  * rowsel (nrows flags) picks rows, NULL for all; compact: the compact answer (format=bin) instead
- * of JSON. From r->cache when it holds the same query (it keeps a copy of the answer): then, when
- * pHit is not NULL, *pHit receives the cached answer, held (web_blob_release() it), and b is left
- * as it was; else the answer is appended to b (*pHit NULL). Returns 0 or WEB_ENOMEM. */
+ * of JSON. From r->cache when it holds the same query, else computed (and kept there: the cache
+ * and the replies share the one blob). When pAnswer is not NULL, *pAnswer receives the answer as
+ * a blob, held (web_blob_release() it; NULL on failure), and b is left as it was; else the answer
+ * is appended to b (a copy). Returns 0 or WEB_ENOMEM. */
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
                  uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b,
-                 web_blob **pHit /* OUT */);
+                 web_blob **pAnswer /* OUT */);
 
 /* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
  * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max

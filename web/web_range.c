@@ -47,19 +47,32 @@ int web_lane_work_build(const web_runix *r, web_lane *l)
     return WEB_OK;
 }
 
-/* work_at: the lane's solo work and undefined overlap time before instant T (absolute ns), each
- * window's spread evenly over its length. */
-static double work_at(const web_runix *r, const web_lane *l, int64_t T, double *undef)
+/* windows_before: how many of the n windows w (sorted by start) start before T, knowing that the
+ * first lo do: steps forward from lo that double, then halving (O(log) of how far it goes, so
+ * that instants in order cost little more than their count). */
+static uint64_t windows_before(const analysis_window *w, uint64_t n, uint64_t lo, int64_t T)
 {
-    const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
-    uint64_t lo = 0, hi = l->dev->nwindows; /* windows with t0 < T: [0, lo) */
-    while (lo < hi) {
+    uint64_t hi = lo, step = 1; /* w[k].t0 < T for every k < lo */
+    while (hi < n && w[hi].t0 < T) {
+        lo = hi + 1;
+        hi = lo + step < n ? lo + step : n;
+        step *= 2;
+    }
+    while (lo < hi) { /* hi is n, or w[hi].t0 >= T */
         uint64_t mid = lo + (hi - lo) / 2;
         if (w[mid].t0 < T)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* work_at: the lane's solo work and undefined overlap time before instant T (absolute ns), each
+ * window's spread evenly over its length; lo: windows_before(w, ..., T), w the lane's windows. */
+static double work_at(const web_lane *l, const analysis_window *w, uint64_t lo, int64_t T,
+                      double *undef)
+{
     if (lo == 0) {
         *undef = 0;
         return 0;
@@ -70,6 +83,15 @@ static double work_at(const web_runix *r, const web_lane *l, int64_t T, double *
     return l->work[lo - 1] + f * (l->work[lo] - l->work[lo - 1]);
 }
 
+/* parallelism: of a range `len` ns long, from the work and undefined time before its ends. */
+static double parallelism(double wa, double ua, double wb, double ub, int64_t len)
+{
+    double u = ub - ua;
+    if (2 * u >= (double)len)
+        return NAN;
+    return (wb - wa) / ((double)len - u);
+}
+
 double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_t b)
 {
     const web_lane *l = &r->lanes[slot];
@@ -77,12 +99,34 @@ double web_lane_parallelism(const web_runix *r, uint32_t slot, int64_t a, int64_
         return NAN;
     if (b <= a)
         b = a + 1;
+    const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
+    uint64_t n = l->dev->nwindows, la = windows_before(w, n, 0, a);
     double ua, ub;
-    double wa = work_at(r, l, a, &ua), wb = work_at(r, l, b, &ub);
-    double len = (double)(b - a), u = ub - ua;
-    if (2 * u >= len)
-        return NAN;
-    return (wb - wa) / (len - u);
+    double wa = work_at(l, w, la, a, &ua), wb = work_at(l, w, windows_before(w, n, la, b), b, &ub);
+    return parallelism(wa, ua, wb, ub, b - a);
+}
+
+void web_lane_parallelism_many(const web_runix *r, uint32_t slot, const int64_t *T, uint32_t W,
+                               double *out)
+{
+    const web_lane *l = &r->lanes[slot];
+    for (uint32_t j = 0; !l->work && j < W; j++)
+        out[j] = NAN;
+    if (!l->work || !W)
+        return;
+    const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
+    uint64_t n = l->dev->nwindows, lo = windows_before(w, n, 0, T[0]);
+    double ua, wa = work_at(l, w, lo, T[0], &ua);
+    for (uint32_t j = 0; j < W; j++) {
+        if (T[j + 1] <= T[j]) { /* a pixel of no length: [T[j], T[j] + 1), the next edge T[j] */
+            out[j] = web_lane_parallelism(r, slot, T[j], T[j + 1]);
+            continue;
+        }
+        lo = windows_before(w, n, lo, T[j + 1]);
+        double ub, wb = work_at(l, w, lo, T[j + 1], &ub);
+        out[j] = parallelism(wa, ua, wb, ub, T[j + 1] - T[j]);
+        wa = wb, ua = ub;
+    }
 }
 
 /* ---------------------------------------------------------------- GET /api/range */

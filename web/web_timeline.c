@@ -246,8 +246,7 @@ static void emit_lane(const tl_query *q, uint32_t slot)
     }
     /* effective parallelism per pixel (web_range.c) */
     web_buf_str(b, ",\"par\":");
-    for (uint32_t j = 0; j < W; j++)
-        q->f[j] = web_lane_parallelism(q->r, slot, q->T[j], q->T[j + 1]);
+    web_lane_parallelism_many(q->r, slot, q->T, W, q->f);
     web_out_fixed2(o, q->f, W);
     /* overlap windows in range, listed with their evidence when few enough */
     uint64_t nover = 0;
@@ -741,20 +740,18 @@ static void cache_drop_lru(web_tl_cache *c)
     c->e[lru].rowsel = NULL;
 }
 
-/* cache_put: keeps a copy of the answer s (len bytes) of key k, dropping the least recently used
- * answers to make room (nothing when out of memory, too large, or already there). */
-static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, const char *s,
-                      size_t len)
+/* cache_put: keeps the answer `answer` of key k (one more reference on it), dropping the least
+ * recently used answers to make room (nothing when out of memory, too large, or already there). */
+static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, web_blob *answer)
 {
+    size_t len = answer->len;
     if (len > CACHE_ONE)
         return;
-    web_blob *body = web_blob_new(s, len);
     uint8_t *sel = k->nrows ? malloc(k->nrows) : NULL;
-    if (!body || (k->nrows && !sel)) {
-        web_blob_release(body);
-        free(sel);
+    if (k->nrows && !sel)
         return;
-    }
+    web_blob *body = answer;
+    web_blob_hold(body);
     if (k->nrows)
         memcpy(sel, rowsel, k->nrows);
     pthread_mutex_lock(&c->lock);
@@ -781,8 +778,21 @@ static void cache_put(web_tl_cache *c, const tl_key *k, const uint8_t *rowsel, c
     pthread_mutex_unlock(&c->lock);
 }
 
+/* hand_over: web_timeline()'s answer (held) to its caller: as is into *pAnswer, else appended to b
+ * and let go. 0 or WEB_ENOMEM. */
+static int hand_over(web_blob *answer, web_buf *b, web_blob **pAnswer)
+{
+    if (pAnswer) {
+        *pAnswer = answer;
+        return WEB_OK;
+    }
+    web_buf_raw(b, answer->data, answer->len);
+    web_blob_release(answer);
+    return b->failed ? WEB_ENOMEM : WEB_OK;
+}
+
 int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint32_t width,
-                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b, web_blob **pHit)
+                 uint32_t kmax, const uint8_t *rowsel, int compact, web_buf *b, web_blob **pAnswer)
 {
     /* answers are kept once every lane's concurrency grid is settled (before, a wide range may
      * be pending or profiled otherwise) */
@@ -791,25 +801,22 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
         cacheable = __atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) != 0;
     tl_key key = make_key(run_id, t0, t1, width, kmax, rowsel, r->nrows, compact);
     int pending = -1; /* the cache's note that this request computes the answer */
-    web_blob *hit = cacheable ? cache_claim(r->cache, &key, rowsel, &pending) : NULL;
-    if (pHit)
-        *pHit = hit;
-    if (hit && pHit)
-        return WEB_OK;
-    if (hit) {
-        web_buf_raw(b, hit->data, hit->len);
-        web_blob_release(hit);
-        return b->failed ? WEB_ENOMEM : WEB_OK;
-    }
-    size_t start = b->len, nsel = 0;
+    web_blob *answer = cacheable ? cache_claim(r->cache, &key, rowsel, &pending) : NULL;
+    if (answer)
+        return hand_over(answer, b, pAnswer);
+    size_t nsel = 0;
     for (uint32_t i = 0; i < r->nrows; i++)
         nsel += !rowsel || rowsel[i];
-    /* about what a binned row and a lane take (a listed row takes less at kmax = width) */
-    web_buf_room(b, 4096 + (size_t)width *
-                               (nsel * (compact ? 6 : 14) + r->nlanes * (compact ? 12 : 36)));
-    web_buf header = {0};
+    /* written after room for a blob's header, so that the answer becomes the blob the cache and
+     * the reply share without a copy (of ~300 KiB); about what a binned row and a lane take (a
+     * listed row takes less at kmax = width) */
+    web_buf body = {0}, header = {0};
+    web_buf_room(&body,
+                 WEB_BLOB_HEAD + 4096 +
+                     (size_t)width * (nsel * (compact ? 6 : 14) + r->nlanes * (compact ? 12 : 36)));
+    web_buf_reserve(&body, WEB_BLOB_HEAD);
     web_out o;
-    web_out_begin(&o, b, &header, compact);
+    web_out_begin(&o, &body, &header, compact);
     tl_query q = {.r = r,
                   .t0 = r->origin + t0,
                   .t1 = r->origin + t1,
@@ -871,11 +878,14 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     web_out_strings(&o, name_text, r->run);
     web_buf_ch(o.b, '}');
     rc = web_out_finish(&o);
-    if (rc == WEB_OK && cacheable)
-        cache_put(r->cache, &key, rowsel, b->s + start, b->len - start);
+    if (rc == WEB_OK && !(answer = web_blob_from_buf(&body)))
+        rc = WEB_ENOMEM;
+    if (answer && cacheable)
+        cache_put(r->cache, &key, rowsel, answer);
 out:
     if (cacheable)
         cache_done(r->cache, pending);
+    free(body.s); /* when not made a blob */
     free(q.T);
     free(q.lane_verdict);
     free(q.a);
@@ -888,5 +898,10 @@ out:
     free(q.inv);
     web_out_free(&o);
     free(header.s);
-    return rc;
+    if (rc != WEB_OK) {
+        if (pAnswer)
+            *pAnswer = NULL;
+        return rc;
+    }
+    return hand_over(answer, b, pAnswer);
 }
