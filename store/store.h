@@ -393,7 +393,8 @@ typedef struct store_capture {
 
 typedef struct store_string {
     const char *text;      /* as recorded (mangled) */
-    const char *demangled; /* readable form; == text when not mangled */
+    const char *demangled; /* readable form; == text when not mangled: never NULL, what
+                              people read (the report, the page) */
 } store_string;
 
 typedef struct store_run {

@@ -442,8 +442,7 @@ static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_r
                   (int)r->stream_row[WEB_ROW_KERNELS][k->stream], "lane", (int)lane, "process",
                   (int)cx->process, "pid", (json_int_t)run->processes[cx->process].pid, "context",
                   (json_int_t)cx->context_id, "stream", (json_int_t)st->stream_id, "correlation",
-                  (json_int_t)k->correlation_id, "name",
-                  view_string(name->demangled ? name->demangled : name->text), "mangled",
+                  (json_int_t)k->correlation_id, "name", view_string(name->demangled), "mangled",
                   view_string(name->text), "start", (json_int_t)(k->start - r->origin), "end",
                   (json_int_t)(k->end - r->origin), "dur",
                   (json_int_t)(k->end > k->start ? k->end - k->start : 0), "grid", (int)l->grid[0],
@@ -546,7 +545,7 @@ static const char *string_of(const store_run *run, store_idx i)
 {
     if (i >= run->nstrings)
         return NULL;
-    return run->strings[i].demangled ? run->strings[i].demangled : run->strings[i].text;
+    return run->strings[i].demangled;
 }
 
 /* api_item: GET /api/item?run&kind&id: one kernel (as /api/kernel), copy, API call or NVTX range.
@@ -707,7 +706,7 @@ static void api_find(const web_gen *g, const web_params *p, web_reply *out)
         store_idx n = run->launches[i].name;
         if (!name_match[n]) { /* demangled is the text itself when the name is not mangled */
             const store_string *s = &run->strings[n];
-            const char *dm = s->demangled ? s->demangled : s->text;
+            const char *dm = s->demangled;
             name_match[n] =
                 ci_contains(dm, q) || (s->text != dm && ci_contains(s->text, q)) ? 2 : 1;
         }
@@ -748,8 +747,7 @@ static void api_find(const web_gen *g, const web_params *p, web_reply *out)
             continue;
         web_buf_str(&o, first ? "{\"name\":" : ",{\"name\":");
         first = 0;
-        web_buf_json_str(&o, run->strings[i].demangled ? run->strings[i].demangled
-                                                       : run->strings[i].text);
+        web_buf_json_str(&o, run->strings[i].demangled);
         web_buf_str(&o, ",\"count\":");
         web_buf_i64(&o, (int64_t)count[i]);
         web_buf_ch(&o, '}');

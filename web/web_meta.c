@@ -63,7 +63,7 @@ static json_t *run_entry(const web_runix *r, unsigned id)
         if (name_of[l->name] == UINT32_MAX) {
             name_of[l->name] = nnames++;
             const store_string *s = &run->strings[l->name];
-            view_append(names, view_string(s->demangled ? s->demangled : s->text), &bad);
+            view_append(names, view_string(s->demangled), &bad);
         }
         view_append(launches,
                     json_pack("[i,i,i,i,i,i,i,i,i]", (int)name_of[l->name], (int)l->grid[0],

@@ -298,7 +298,7 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint6
     for (uint32_t i = 0; i < nnames && i < RANGE_NAMES_MAX; i++) {
         const store_string *s = &run->strings[rank[i].name];
         web_buf_str(b, i ? ",{\"name\":" : "{\"name\":");
-        web_buf_json_str(b, s->demangled ? s->demangled : s->text);
+        web_buf_json_str(b, s->demangled);
         emit_acc(b, &name[rank[i].name], min_cov, 1);
         web_buf_ch(b, '}');
     }

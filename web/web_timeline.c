@@ -440,7 +440,7 @@ static const char *name_text(const void *ctx, uint32_t sid)
 {
     const store_run *run = ctx;
     const store_string *str = sid < run->nstrings ? &run->strings[sid] : NULL;
-    return str ? (str->demangled ? str->demangled : str->text) : "";
+    return str ? str->demangled : "";
 }
 
 /* emit_items: the row's records in range one by one (list positions from[l] to to[l] of each

@@ -3603,9 +3603,7 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
     {
         const char *n = json_string_value(json_object_get(o, "name"));
         uint32_t s = 0;
-        while (s < run->nstrings &&
-               strcmp(run->strings[s].demangled ? run->strings[s].demangled : run->strings[s].text,
-                      n) != 0)
+        while (s < run->nstrings && strcmp(run->strings[s].demangled, n) != 0)
             s++;
         TEST_ASSERT(s < run->nstrings);
         TEST_EQ_INT(jint(o, "kernels"), name[s].kernels);
