@@ -3636,6 +3636,26 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
     return 0;
 }
 
+/* gen_indexed: a generated run of 20000 kernels (4 processes of 2 streams, time-sliced, or MPS
+ * with `mps`), analysed and indexed as the server indexes it (*pRun, *pAn, *r: the caller frees
+ * them). 0, or 1 when a step failed. */
+static int gen_indexed(int mps, unsigned seed, const char *label, store_run **pRun, analysis **pAn,
+                       web_runix *r)
+{
+    bench_gen_opts o = {
+        .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = seed};
+    store_run *run = bench_gen_run(&o);
+    TEST_ASSERT(run);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run src = {label, run, an};
+    char err[128];
+    TEST_EQ_INT(web_runix_build(r, &src, err, sizeof err), 0);
+    *pRun = run;
+    *pAn = an;
+    return 0;
+}
+
 /* test_web_range: GET /api/range and the per-pixel parallelism of GET /api/timeline against brute
  * force over random ranges of a time-sliced and an MPS run (4 processes, 2 streams each), the
  * cut-off above scan_max kernels, and the endpoint's parameters over HTTP. */
@@ -3643,16 +3663,10 @@ int test_web_range(void)
 {
     double max_par[2] = {0, 0}, max_mean[2] = {0, 0};
     for (int mps = 0; mps < 2; mps++) {
-        bench_gen_opts o = {
-            .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = 3};
-        store_run *run = bench_gen_run(&o);
-        TEST_ASSERT(run);
+        store_run *run;
         analysis *an;
-        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
-        web_run src = {"range", run, an};
         web_runix r;
-        char err[128];
-        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        TEST_EQ_INT(gen_indexed(mps, 3, "range", &run, &an, &r), 0);
         TEST_EQ_INT(web_runix_build_grids(&r), 0);
         const analysis_device *d = analysis_get_device(an, 0);
         int64_t span = d->t_end - d->t_begin;
@@ -3728,16 +3742,10 @@ int test_web_parallelism_many(void)
     int64_t T[W + 1];
     double many[W];
     for (int mps = 0; mps < 2; mps++) {
-        bench_gen_opts o = {
-            .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = 5};
-        store_run *run = bench_gen_run(&o);
-        TEST_ASSERT(run);
+        store_run *run;
         analysis *an;
-        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
-        web_run src = {"par", run, an};
         web_runix r;
-        char err[128];
-        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        TEST_EQ_INT(gen_indexed(mps, 5, "par", &run, &an, &r), 0);
         const analysis_device *d = analysis_get_device(an, 0);
         int64_t span = d->t_end - d->t_begin;
         srand(21 + mps);
