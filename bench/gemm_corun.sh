@@ -18,16 +18,20 @@
 # side's ITERS alone (from the solo runs), so both loops are as long and the two can overlap
 # throughout. Their rows: effective parallelism = the clients' solo time per operation times their
 # operations, summed, over the span of their loops.
-# Usage: bench/gemm_corun.sh [--iters K] [--ops "mm:MxKxN conv:NxCxHxWxKxR sm:RxC ln:RxC gelu:RxC ..."]
+# --graph K: each client replays its operations K at a time from a CUDA graph (ITERS, and a mix's
+# operation counts, rounded to multiples of K), so loops of small operations (softmax, layer norm)
+# are paced by the GPU rather than by Python's launches.
+# Usage: bench/gemm_corun.sh [--iters K] [--graph K] [--ops "mm:MxKxN conv:NxCxHxWxKxR sm:RxC ln:RxC gelu:RxC ..."]
 #                            [--mixes "A+B ..."] BUILD_DIR OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-ITERS=2000 OPS="mm:512x768x768 mm:512x768x3072 mm:512x3072x768 mm:512x768x2304" MIXES='' args=()
+ITERS=2000 GRAPH=0 OPS="mm:512x768x768 mm:512x768x3072 mm:512x3072x768 mm:512x768x2304" MIXES='' args=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --iters) [ $# -ge 2 ] || usage; ITERS=$2; shift ;;
     --ops) [ $# -ge 2 ] || usage; OPS=$2; shift ;;
+    --graph) [ $# -ge 2 ] || usage; GRAPH=$2; shift ;;
     --mixes) [ $# -ge 2 ] || usage; MIXES=$2; shift ;;
     -h | --help) usage ;;
     -*) echo "gemm_corun.sh: unknown option $1" >&2; exit 2 ;;
@@ -37,6 +41,9 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} = 2 ] || usage
 case $ITERS in '' | 0 | *[!0-9]*) echo "gemm_corun.sh: --iters wants a positive integer" >&2; exit 2 ;; esac
+case $GRAPH in '' | *[!0-9]*) echo "gemm_corun.sh: --graph wants an integer >= 0" >&2; exit 2 ;; esac
+[ "$GRAPH" = 0 ] || [ $((ITERS % GRAPH)) = 0 ] ||
+    { echo "gemm_corun.sh: --iters must be a multiple of --graph" >&2; exit 2; }
 for s in $OPS; do
     [[ $s =~ ^mm:[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ || $s =~ ^conv:[1-9][0-9]*(x[1-9][0-9]*){5}$ ||
         $s =~ ^(sm|ln|gelu):[1-9][0-9]*x[1-9][0-9]*$ ]] ||
@@ -74,8 +81,9 @@ run() {
     if [ ${#ops[@]} = 2 ]; then
         a=$(solo_us "${ops[0]}") b=$(solo_us "${ops[1]}")
         if [ -n "$a" ] && [ -n "$b" ]; then
-            read -r -a iters < <(awk -v a="$a" -v b="$b" -v k="$ITERS" \
-                'BEGIN { m = a > b ? a : b; printf "%d %d\n", k * m / a + 0.5, k * m / b + 0.5 }')
+            read -r -a iters < <(awk -v a="$a" -v b="$b" -v k="$ITERS" -v g="$GRAPH" \
+                'function r(x) { if (g < 1) return int(x + 0.5); x = int(x / g + 0.5) * g; return x < g ? g : x }
+                 BEGIN { m = a > b ? a : b; printf "%d %d\n", r(k * m / a), r(k * m / b) }')
         fi
     fi
     rm -rf "$go" && mkdir -p "$go"
@@ -86,7 +94,7 @@ run() {
     PIDS=()
     for i in $(seq "$n"); do
         timeout -k 5 150 env "${env[@]}" python3 "$here/gemm_corun.py" --op "${ops[$(((i - 1) % ${#ops[@]}))]}" \
-            --iters "${iters[$(((i - 1) % ${#ops[@]}))]}" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
+            --iters "${iters[$(((i - 1) % ${#ops[@]}))]}" --graph "$GRAPH" --go "$go" >"$W/out.$i" 2>"$W/err.$i" &
         PIDS+=($!)
     done
     local t=0

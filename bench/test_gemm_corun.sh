@@ -24,6 +24,12 @@ bash "$here/gemm_corun.sh" --iters 0 b o >/dev/null 2>&1
 [ $? = 2 ] || fail "--iters 0 is a usage error"
 bash "$here/gemm_corun.sh" b >/dev/null 2>&1
 [ $? = 2 ] || fail "one argument is a usage error"
+bash "$here/gemm_corun.sh" --iters 2000 --graph 300 b o >/dev/null 2>&1
+[ $? = 2 ] || fail "--iters that is not a multiple of --graph is a usage error"
+bash "$here/gemm_corun.sh" --graph x b o >/dev/null 2>&1
+[ $? = 2 ] || fail "--graph that is not an integer is a usage error"
+python3 "$here/gemm_corun.py" --op mm:4x4x4 --iters 100 --graph 30 --go "$t" >/dev/null 2>&1
+[ $? = 2 ] || fail "the client refuses --iters that is not a multiple of --graph"
 # solo 100 us per product (2000 in 0.2 s); MPS N = 2 span 0.25 s (2 x 0.2 / 0.25 = 1.6); off N = 2
 # span 0.44 s (0.91)
 s=mm:512x768x2304
