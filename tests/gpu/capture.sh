@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # capture.sh: capture ranges and the flight recorder on a real GPU (issue 14). A server-like
 # workload (capture_server: N worker processes looping requests of short kernels, each request
-# logged) runs under libcollect.so in five scenarios, each judged by capture_judge.py (every
+# logged) runs under libcollect.so in six scenarios, each judged by capture_judge.py (every
 # request inside a range has all its kernels in the file, none outside it has any):
 #   launch     launch cost: bench/launch with no injection, under libcollect outside any range
 #              (TLVIEW_CAPTURE=control, never started) and inside one; medians of 3 rounds
@@ -9,6 +9,9 @@
 #              twice, 10 s each
 #   profiler   2 workers, TLVIEW_CAPTURE=cudaProfilerApi; ranges = the workers' own
 #              cudaProfilerStart/Stop around requests 200-1199 and 2000-2999 (exact counts)
+#   api        1 worker, as profiler with TLVIEW_API=1: each range (the second reopens CUPTI's API
+#              kinds) holds every kernel's launch call and none of the queries TLVIEW_API=1 leaves
+#              out (the worker's cudaGetLastError per request); judged with the real CUPTI only
 #   delay      2 workers, TLVIEW_CAPTURE_DELAY=2s TLVIEW_CAPTURE_DURATION=3s
 #   flight     4 workers, TLVIEW_FLIGHT=30s for 44 s; `tlview capture dump` at 40 s: the dump and
 #              the files left at exit each hold the last 30 s, whole
@@ -225,6 +228,18 @@ wait_workers "$D"
 [ $dry = 1 ] || [ "$RC" = 0 ] || verdict profiler-exit 1 "a worker exited with status $RC"
 judge profiler --dir "$D" --files 2 --ranges 2 --profiler-stdout "$D/stdout.log" \
     --reasons cudaProfilerStart-cudaProfilerStop,cudaProfilerStart-cudaProfilerStop
+
+# ---- the same with the API calls (TLVIEW_API=1): the queries stay out when a range reopens
+echo "== api: 1 worker, TLVIEW_CAPTURE=cudaProfilerApi TLVIEW_API=1, ranges around requests 200-1199 and 2000-2999"
+D=$O/api
+start_workers 1 "$D" TLVIEW_CAPTURE=cudaProfilerApi TLVIEW_API=1
+wait_workers "$D"
+[ $dry = 1 ] || [ "$RC" = 0 ] || verdict api-exit 1 "a worker exited with status $RC"
+# the stand-in's simulated CUPTI records no API calls: its ranges are judged, not the calls
+API_JUDGE=()
+[ $standin = 1 ] || API_JUDGE=(--api-calls)
+judge api --dir "$D" --files 1 --ranges 2 --profiler-stdout "$D/stdout.log" \
+    --reasons cudaProfilerStart-cudaProfilerStop,cudaProfilerStart-cudaProfilerStop ${API_JUDGE[@]+"${API_JUDGE[@]}"}
 
 # ---- delay and duration
 echo "== delay: 2 workers, TLVIEW_CAPTURE_DELAY=$(sec 2)s TLVIEW_CAPTURE_DURATION=$(sec 3)s"

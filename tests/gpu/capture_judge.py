@@ -18,7 +18,11 @@ For every file (one per worker process; its pid names its log req.<pid>.log):
   - --flight W: one range, W s long (+- --tol-s), the rest as above, except that rows older
     than the window may stay (the rotation goes by flush periods): nothing is judged before it;
   - --profiler-stdout FILE: range K holds exactly the kernels the worker says it launched between
-    cudaProfilerStart and cudaProfilerStop ("pid=P profiler range K: ... launched X").
+    cudaProfilerStart and cudaProfilerStop ("pid=P profiler range K: ... launched X");
+  - --api-calls (a run with TLVIEW_API=1): every kernel's launch call is in the file (an API
+    record with its correlation id), each range holds launch calls, and no range holds a query
+    (tests/gpu/check.py's QUIET, e.g. the worker's cudaGetLastError per request): the collector
+    leaves the queries out again each time a range reopens the API kinds.
 Prints one line per file and range, PASS or FAIL and why, one "clock" line per file (the pairs'
 brackets and offsets, the tolerance, how close kernels came to their request's edges, the strays
 and how far from a request the farthest lies), a "summary" line over the files, and exits 0 when
@@ -32,6 +36,9 @@ import os
 import re
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check import quiet_name  # noqa: E402  (the queries TLVIEW_API=1 leaves out)
 
 # the kernels' timestamps against cuptiGetTimestamp's clock: both were within ~0.2 us of
 # CLOCK_REALTIME on the H200 (shared/GPU.md); 20 us leaves a hundredfold room
@@ -77,8 +84,14 @@ def read_file(path):
     ranges = [(clock.real(t0 + s), clock.real(t0 + s + d), sr, er, name) for (s, d, sr, er, name)
               in db.execute("SELECT start, dur, start_reason, end_reason, name FROM capture"
                             " ORDER BY id")]
+    # API records: (start on CLOCK_REALTIME, is a kernel's launch call, is a query)
+    launches = {c for (c,) in db.execute("SELECT correlation_id FROM kernel")}
+    api = [(clock.real(t0 + s), c in launches, quiet_name(n)) for (s, c, n) in db.execute(
+        "SELECT a.start, a.correlation_id, st.text FROM api a LEFT JOIN strings st"
+        " ON st.id = a.name_id")]
+    orphans = len(launches - {c for (c,) in db.execute("SELECT correlation_id FROM api")})
     db.close()
-    return pid, kernels, ranges, pmeta, clock
+    return pid, kernels, ranges, pmeta, clock, (api, orphans)
 
 
 def us(ns):
@@ -115,7 +128,7 @@ def profiler_counts(path, pid):
 def judge(args, path, logdir):
     """Returns (ok, lines, the clock's figures for the summary)."""
     out = []
-    pid, kernels, ranges, pmeta, clock = read_file(path)
+    pid, kernels, ranges, pmeta, clock, (api, orphans) = read_file(path)
     name = f"{args.name} pid={pid}"
     log = os.path.join(logdir, f"req.{pid}.log")
     if not os.path.exists(log):
@@ -186,6 +199,14 @@ def judge(args, path, logdir):
             rf.append(f"{secs:.2f} s long, {length} +- {args.tol_s} expected")
         if k <= len(reasons) and reasons[k - 1] != f"{sr}-{er}":
             rf.append(f"reasons {sr}-{er}, {reasons[k - 1]} expected")
+        if args.api_calls:
+            calls = [(lc, q) for t, lc, q in api if cs - tol <= t <= ce + tol]
+            nl, nq = sum(lc for lc, _ in calls), sum(q for _, q in calls)
+            line += f"; API records {len(calls)}, of them launch calls {nl}, queries {nq}"
+            if nl == 0:
+                rf.append("no launch call recorded in it")
+            if nq:
+                rf.append(f"{nq} queries recorded in it (TLVIEW_API=1 leaves them out)")
         if prof:
             if k not in prof:
                 rf.append("the worker names no such profiler range")
@@ -210,6 +231,10 @@ def judge(args, path, logdir):
             f" {sum(reqs[j][2] for j in outside)}, recorded {rec_out}")
     if rec_out:
         fails.append(f"recorded outside the ranges (requests {bad})")
+    if args.api_calls:
+        line += f"; kernels without their launch call in the file: {orphans}"
+        if orphans:
+            fails.append(f"{orphans} kernels without their launch call")
     out.append(("FAIL " if fails else "PASS ") + line + "".join("; " + x for x in fails))
     out.append(f"clock {name}: brackets {'/'.join(us(b) for b in clock.brackets) or 'unknown'} us"
                f" (start/end pair), end pair {clock.drift / 1e3:+.1f} us off the start pair,"
@@ -234,6 +259,8 @@ def main():
     ap.add_argument("--flight", type=float, help="the flight recorder's window, s")
     ap.add_argument("--outside-ms", type=float, default=5.0)
     ap.add_argument("--profiler-stdout")
+    ap.add_argument("--api-calls", action="store_true",
+                    help="TLVIEW_API=1: launch calls in every range, no query, no kernel without")
     args = ap.parse_args()
     files = sorted(glob.glob(os.path.join(args.dir, "*.db")))
     ok = bool(files)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_capture.sh: the CPU half of tests/gpu/capture.sh (CTest gpu__capture_scripts):
-#   the dry run lists the five scenarios in order with their settings, the capture commands in
+#   the dry run lists the six scenarios in order with their settings, the capture commands in
 #   order (start, stop, start, stop; dump), within 4 minutes of GPU time, and creates nothing;
 #   bad arguments exit 2, a non-empty output folder too, no GPU exits 77;
 #   a whole run on the stand-in (capture_standin: the workers' loop with the collector's real
@@ -23,7 +23,7 @@ command -v python3 >/dev/null || fail "no python3"
 # ---- the dry run
 out=$(bash "$here/capture.sh" --dry-run "$B" "$W/never") || fail "dry run exit $?"
 got=$(echo "$out" | sed -n 's/^== \([a-z]*\):.*/\1/p' | tr '\n' ' ')
-[ "$got" = "launch control profiler delay flight " ] || fail "scenarios: '$got'"
+[ "$got" = "launch control profiler api delay flight " ] || fail "scenarios: '$got'"
 [ -e "$W/never" ] && fail "the dry run created $W/never"
 est=$(echo "$out" | sed -n 's/^capture.sh: about \([0-9]*\) s of GPU time$/\1/p')
 [ -n "$est" ] && [ "$est" -le 240 ] || fail "GPU time estimate '$est' s, at most 240 wanted"
@@ -64,10 +64,10 @@ bash "$here/capture.sh" --standin --scale 0.1 "$B" "$S" >"$W/standin.log" 2>&1
 rc=$?
 tail -n 8 "$W/standin.log"
 [ $rc = 0 ] || { cat "$W/standin.log"; fail "the stand-in run exits $rc"; }
-for n in control profiler delay flight-dump flight-exit; do
+for n in control profiler api delay flight-dump flight-exit; do
     grep -q "^PASS $n: [1-9][0-9]* checks passed, 0 failed$" "$S/results.txt" || fail "$n did not pass"
 done
-grep -q '^capture.sh: 5 passed, 0 failed: PASS$' "$W/standin.log" || fail "the summary line"
+grep -q '^capture.sh: 6 passed, 0 failed: PASS$' "$W/standin.log" || fail "the summary line"
 [ "$(ls "$S"/flight/dump/*.db | wc -l)" = 4 ] || fail "4 dumps wanted in $S/flight/dump"
 echo "stand-in run: PASS"
 
@@ -154,5 +154,36 @@ sed 's/launched \([0-9]*\)$/launched 1\1/' "$S/profiler/stdout.log" >"$P/stdout.
 judge --dir "$P" --name badprof --profiler-stdout "$P/stdout.log" && fail "a wrong profiler count passed"
 grep -q "the worker launched 1[0-9]* between cudaProfilerStart and cudaProfilerStop" "$W/judge.out" ||
     { cat "$W/judge.out"; fail "the profiler count's message"; }
+# --api-calls: the stand-in records no API calls, so its file fails; with a launch call per
+# kernel it passes; with one query (cudaGetLastError) in range 2 it fails again
+A=$W/api
+mkdir -p "$A"
+cp "$S"/api/*.db "$S"/api/req.*.log "$A/"
+judge --dir "$A" --name api --ranges 2 --api-calls && fail "a range without launch calls passed --api-calls"
+grep -q "no launch call recorded in it" "$W/judge.out" || { cat "$W/judge.out"; fail "the no-call message"; }
+grep -q "[1-9][0-9]* kernels without their launch call" "$W/judge.out" || { cat "$W/judge.out"; fail "the orphans' message"; }
+python3 - "$A"/*.db <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO strings(text, demangled) VALUES ('cudaLaunchKernel', 'cudaLaunchKernel')")
+sid = db.execute("SELECT max(id) FROM strings").fetchone()[0]
+db.execute("INSERT INTO api(start, dur, process_id, thread_id, correlation_id, domain, cbid, name_id)"
+           " SELECT start - 2000, 1000, 1, 1, correlation_id, 1, 211, ? FROM kernel", (sid,))
+db.commit()
+EOF
+judge --dir "$A" --name api --ranges 2 --api-calls || { cat "$W/judge.out"; fail "a launch call per kernel failed --api-calls"; }
+grep -q "^PASS api pid=.* range 2 .*queries 0" "$W/judge.out" || { cat "$W/judge.out"; fail "range 2's API line"; }
+python3 - "$A"/*.db <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO strings(text, demangled) VALUES ('cudaGetLastError_v3020', 'cudaGetLastError_v3020')")
+sid = db.execute("SELECT max(id) FROM strings").fetchone()[0]
+s, d = db.execute("SELECT start, dur FROM capture WHERE id = 2").fetchone()
+db.execute("INSERT INTO api(start, dur, process_id, thread_id, correlation_id, domain, cbid, name_id)"
+           " VALUES (?, 100, 1, 1, 999999999, 1, 10, ?)", (s + d // 2, sid))
+db.commit()
+EOF
+judge --dir "$A" --name api --ranges 2 --api-calls && fail "a query inside range 2 passed --api-calls"
+grep -q "^FAIL api pid=.* range 2 .*1 queries recorded in it" "$W/judge.out" || { cat "$W/judge.out"; fail "the query's message"; }
 echo "judge: PASS"
 echo "test_capture.sh: PASS"
