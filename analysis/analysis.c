@@ -400,6 +400,61 @@ void analysis_measure_interval(analysis *a)
     }
 }
 
+void analysis_process_spans(analysis *a)
+{
+    const store_run *run = a->run;
+    analysis_summary *sm = &a->sum;
+    int64_t *t0 = malloc((run->nprocesses + 1) * sizeof *t0);
+    int64_t *t1 = malloc((run->nprocesses + 1) * sizeof *t1);
+    sm->nproc_spans = 0;
+    sm->proc_span_min_ns = sm->proc_span_max_ns = 0;
+    if (!t0 || !t1) { /* advisory figures: out of memory leaves them out */
+        free(t0);
+        free(t1);
+        return;
+    }
+    for (uint32_t p = 0; p < run->nprocesses; p++) {
+        t0[p] = INT64_MAX;
+        t1[p] = INT64_MIN;
+    }
+    if (sm->measure == ANALYSIS_MEASURE_RANGE || sm->measure == ANALYSIS_MEASURE_CAPTURE) {
+        int capture = sm->measure == ANALYSIS_MEASURE_CAPTURE;
+        uint64_t n = capture ? run->ncaptures : run->nranges;
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t s = capture ? run->captures[i].start : run->ranges[i].start;
+            int64_t e = capture ? run->captures[i].end : run->ranges[i].end;
+            store_idx p = capture ? run->captures[i].process : run->ranges[i].process;
+            store_idx nm = capture ? STORE_NONE : run->ranges[i].name;
+            const char *name = capture              ? run->captures[i].name
+                               : nm < run->nstrings ? run->strings[nm].text
+                                                    : NULL;
+            /* the ranges analysis_measure_interval() took */
+            if (!name || strcmp(name, a->opt.measure_range) || e <= s || s < sm->measure_t0 ||
+                e > sm->measure_t1 || p >= run->nprocesses)
+                continue;
+            t0[p] = s < t0[p] ? s : t0[p];
+            t1[p] = e > t1[p] ? e : t1[p];
+        }
+    } else {
+        for (uint32_t p = 0; p < run->nprocesses; p++)
+            if (a->procs[p].nkernels) {
+                t0[p] = a->proc_first[p] > sm->measure_t0 ? a->proc_first[p] : sm->measure_t0;
+                t1[p] = a->proc_last[p] < sm->measure_t1 ? a->proc_last[p] : sm->measure_t1;
+            }
+    }
+    for (uint32_t p = 0; p < run->nprocesses; p++) {
+        if (t1[p] <= t0[p])
+            continue;
+        int64_t d = t1[p] - t0[p];
+        if (!sm->nproc_spans++ || d < sm->proc_span_min_ns)
+            sm->proc_span_min_ns = d;
+        if (d > sm->proc_span_max_ns)
+            sm->proc_span_max_ns = d;
+    }
+    free(t0);
+    free(t1);
+}
+
 const char *analysis_measure_name(analysis_measure m)
 {
     static const char *const names[] = {"all", "together", "range", "capture", "span"};

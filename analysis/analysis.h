@@ -459,6 +459,12 @@ typedef struct analysis_summary {
     double idle_share;              /* idle_in_ns / the measured interval's length (0..1) */
     uint8_t host_paced;             /* idle_share >= ANALYSIS_HOST_PACED_IDLE: the prediction
                                        assumes the hosts keep the pace they had */
+    /* The processes' own spans: each process's part of the measured interval, from its first
+     * start to its last end (RANGE and CAPTURE: its own ranges of that name; otherwise its
+     * kernels inside the measured interval). The measured gain counts the interval, i.e. the
+     * process that ends last; the spread says how far apart the processes finished. */
+    uint32_t nproc_spans;                       /* processes with a span (0 when none) */
+    int64_t proc_span_min_ns, proc_span_max_ns; /* the shortest and the longest; 0 when none */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);

@@ -230,6 +230,11 @@ int analysis_references(analysis *a);
  * processes' first and last kernels (a->proc_first, proc_last). */
 void analysis_measure_interval(analysis *a);
 
+/* Sets a->sum.nproc_spans, proc_span_min_ns and proc_span_max_ns (analysis.c): each process's
+ * own part of the measured interval; needs the interval and the processes' first and last
+ * kernels. Out of memory leaves them 0 (advisory figures). */
+void analysis_process_spans(analysis *a);
+
 /* Stretch of every kernel, window evidence and verdicts, process and device figures (verdict.c). */
 int analysis_judge(analysis *a);
 

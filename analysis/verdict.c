@@ -966,6 +966,7 @@ int analysis_judge(analysis *a)
     int estimated = 0;
     if (!early)
         analysis_measure_interval(a);
+    analysis_process_spans(a);
     if (!(a->switch_in = calloc(a->ndevs ? a->ndevs : 1, sizeof *a->switch_in)))
         goto out; /* rc is ANALYSIS_ENOMEM until the end */
     for (uint32_t s = 0; s < a->ndevs; s++)

@@ -271,6 +271,18 @@ static void text_compare(FILE *out, const analysis *a, const analysis *cmp, int 
             measure_text(analysis_get_summary(a)), cli_fmt_ns((double)c.span_a, b1, sizeof b1),
             cli_fmt_ns((double)c.span_b, b2, sizeof b2), fmt_x(c.measured_gain, b3, sizeof b3),
             view_gain_text(c.predicted_gain_low, c.predicted_gain, 0, b4, sizeof b4));
+    const analysis_summary *sa = analysis_get_summary(a), *sb = analysis_get_summary(cmp);
+    if (sa->nproc_spans > 1 && sb->nproc_spans > 1) {
+        char b5[32];
+        fprintf(out,
+                "  processes' own spans %s to %s -> %s to %s: in the compared run the longest is "
+                "%s the shortest (the measured gain counts the process that ends last)\n",
+                cli_fmt_ns((double)sa->proc_span_min_ns, b1, sizeof b1),
+                cli_fmt_ns((double)sa->proc_span_max_ns, b2, sizeof b2),
+                cli_fmt_ns((double)sb->proc_span_min_ns, b3, sizeof b3),
+                cli_fmt_ns((double)sb->proc_span_max_ns, b4, sizeof b4),
+                fmt_x((double)sb->proc_span_max_ns / (double)sb->proc_span_min_ns, b5, sizeof b5));
+    }
     fprintf(out, "  stretch %s -> %s; ", fmt_x(c.stretch_a, b1, sizeof b1),
             fmt_x(c.stretch_b, b2, sizeof b2));
     fprintf(out, "%u kernel signatures in common, median duration ratio %s\n", c.common_signatures,

@@ -409,6 +409,9 @@ json_t *view_summary_json(const analysis *a)
     view_put(o, "idle_in_ns", json_integer(s->idle_in_ns), &bad);
     view_put(o, "idle_share", view_number(s->idle_share), &bad);
     view_put(o, "host_paced", json_boolean(s->host_paced), &bad);
+    view_put(o, "process_spans", json_integer(s->nproc_spans), &bad);
+    view_put(o, "process_span_min_ns", json_integer(s->proc_span_min_ns), &bad);
+    view_put(o, "process_span_max_ns", json_integer(s->proc_span_max_ns), &bad);
     char best[768], worst[768];
     view_put(o, "gain_bounds",
              view_gain_bound(a, 0, best, sizeof best)

@@ -1735,6 +1735,11 @@ int test_analysis_measure_interval(void)
     TEST_EQ_INT(sm->measure_t1 - sm->measure_t0, 300 * MS + 10000);
     double whole = sm->predicted_gain; /* 10 us saved over 300 ms */
     TEST_NEAR(whole, (300.0 * MS + 10000) / (300.0 * MS), 1e-9);
+    /* the processes' own spans: P1 from its set-up to its last timed kernel, P2 from its first
+     * timed kernel to its tear-down */
+    TEST_EQ_INT(sm->nproc_spans, 2);
+    TEST_EQ_INT(sm->proc_span_min_ns, 100 * MS + 20000);
+    TEST_EQ_INT(sm->proc_span_max_ns, 200 * MS + 10000);
     analysis_free(a);
     o.measure = ANALYSIS_MEASURE_RANGE;
     o.measure_range = "timed";
@@ -1746,6 +1751,9 @@ int test_analysis_measure_interval(void)
     TEST_NEAR(sm->predicted_gain, 2.0, 1e-9); /* 20 us of 2-way slicing would take 10 us */
     TEST_NEAR(analysis_get_device(a, 0)->predicted_gain, 2.0, 1e-9);
     TEST_EQ_INT(analysis_nwarnings(a), 0);
+    TEST_EQ_INT(sm->nproc_spans, 2); /* each its own range */
+    TEST_EQ_INT(sm->proc_span_min_ns, 20000);
+    TEST_EQ_INT(sm->proc_span_max_ns, 20000);
     analysis_free(a);
     o.measure = ANALYSIS_MEASURE_TOGETHER;
     TEST_EQ_INT(analysis_run(run, &o, &a), 0);
@@ -1753,6 +1761,8 @@ int test_analysis_measure_interval(void)
     TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_TOGETHER);
     TEST_EQ_INT(sm->measure_t0, 100 * MS);         /* P2's first kernel */
     TEST_EQ_INT(sm->measure_t1, 100 * MS + 20000); /* P1's last */
+    TEST_EQ_INT(sm->proc_span_min_ns, 20000);      /* both cut to the interval */
+    TEST_EQ_INT(sm->proc_span_max_ns, 20000);
     analysis_free(a);
     o.measure = ANALYSIS_MEASURE_RANGE;
     o.measure_range = "nowhere";
@@ -1802,6 +1812,10 @@ int test_analysis_measure_capture_span(void)
     /* 22 us of which 20 us 2-way slicing would take 10 us */
     TEST_NEAR(sm->predicted_gain, 22000.0 / 12000.0, 1e-9);
     TEST_EQ_INT(analysis_nwarnings(a), 0);
+    /* each process's own "peak" (the unnamed range and "calm" are not taken) */
+    TEST_EQ_INT(sm->nproc_spans, 2);
+    TEST_EQ_INT(sm->proc_span_min_ns, 20000);
+    TEST_EQ_INT(sm->proc_span_max_ns, 22000);
     analysis_free(a);
     /* nothing time-sliced in it: nothing to gain, however long the idle tail after the last
      * kernel, which stays what it was (2026-12-01: it was counted as saved, 10000x for nothing) */

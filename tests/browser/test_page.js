@@ -702,6 +702,11 @@ async function testCompare(page, S, rows) {
   check(b.counts[0] > 300, `B (MPS on) shows concurrent windows (${b.counts[0]} px)`);
   const head = await page.locator('#runinfo').innerText();
   check(/faster than A/.test(head), `header shows the measured gain (${head.replace(/\n/g, ' ')})`);
+  // the comparison card: both runs' spreads of the processes' own spans, from their summaries
+  const spans = await page.evaluate(() => [...document.querySelectorAll('#stats .kv')]
+    .map((e) => e.textContent).find((t) => t.startsWith("processes' own spans")));
+  check(spans && /^processes' own spans: A .+ to .+ · B .+ to .+; in B the longest over the shortest ×1\.0[01] /.test(spans),
+    `the comparison card shows the processes' own spans (${spans})`);
   // the parallelism in each lane tells time-sliced from side by side: A ~1 with ~4 in flight,
   // B about as many as in flight; drawn as the dark area of the concurrency track
   const par = await page.evaluate(() => window.tlview.data.map((d) => {

@@ -512,6 +512,9 @@ function renderStats(stats) {
       kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
     card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
+    const [sa, sb] = S.runs.map((run) => run.summary);
+    if (sa.process_spans > 1 && sb.process_spans > 1)
+      card.append(el('div', 'kv', `processes' own spans: A ${fmtTime(sa.process_span_min_ns)} to ${fmtTime(sa.process_span_max_ns)} · B ${fmtTime(sb.process_span_min_ns)} to ${fmtTime(sb.process_span_max_ns)}; in B the longest over the shortest ${fmtX(sb.process_span_max_ns / sb.process_span_min_ns)} (the measured gain counts the process that ends last)`));
     if (c.compare_stretch != null)
       card.append(el('div', 'kv', `B's kernels took ${fmtX(c.compare_stretch)} their solo time; the prediction from A assumed solo speed side by side, ${fmtX(c.predicted_gain_at_compare_stretch)} at B's`));
     box.append(card);
