@@ -3,9 +3,10 @@
 tests/gpu/workloads.sh.
 
 For every pair OUTDIR/<workload>-off-n<N> and OUTDIR/<workload>-on-n<N> (N > 1) with a solo run
-OUTDIR/<workload>-off-n1, the truth is the workers' own throughput (their RESULT lines: items over
-the makespan of the timed regions, first start to last end) with MPS over without; tlview's
-prediction comes from the MPS-off recording alone:
+OUTDIR/<workload>-off-n1 (a mix A+B: the solo runs of A and of B, both taken as --baseline), the
+truth is the workers' own throughput (their RESULT lines: items over the makespan of the timed
+regions, first start to last end) with MPS over without; tlview's prediction comes from the
+MPS-off recording alone:
     TLVIEW report --format json --measure range:timed --baseline <solo> <off>
 (summary predicted_gain_low and predicted_gain: the interval), and tlview's own measurement from
 the two recordings (--compare <on>: comparison measured_gain over the same NVTX ranges).
@@ -53,11 +54,12 @@ def main():
     for off in sorted(glob.glob(os.path.join(outdir, "*-off-n*"))):
         m = re.match(r"(.*)-off-n(\d+)$", os.path.basename(off))
         w, n = m.group(1), int(m.group(2))
-        on, solo = off.replace("-off-", "-on-"), os.path.join(outdir, f"{w}-off-n1")
-        if n < 2 or not os.path.isdir(solo) or not (blind or os.path.isdir(on)):
+        on = off.replace("-off-", "-on-")
+        solos = [os.path.join(outdir, f"{p}-off-n1") for p in w.split("+")]
+        if n < 2 or not all(map(os.path.isdir, solos)) or not (blind or os.path.isdir(on)):
             continue
         db = lambda d: sorted(glob.glob(os.path.join(d, "*.db")))
-        base = [a for f in db(solo) for a in ("--baseline", f)]
+        base = [a for solo in solos for f in db(solo) for a in ("--baseline", f)]
         rep = report(tlview, ["--measure", "range:timed"] + base + db(off))
         lo, hi = rep["summary"]["predicted_gain_low"], rep["summary"]["predicted_gain"]
         mid = (lo + hi) / 2

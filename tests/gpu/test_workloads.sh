@@ -6,7 +6,8 @@
 #   started and stopped around each workload's MPS runs, within the budget; a small --budget
 #   skips (and names) the last runs; --only, --plan full and n2, --scale, --batch,
 #   --no-collector; bad arguments exit 2;
-#   workloads.py's argument checks and --dry-run (no torch needed);
+#   the mix plan (each part's solo run once, then A+B); workloads.py's argument checks and
+#   --dry-run, a mix's too (no torch needed);
 #   a whole run of the gemm workload on a stand-in GPU (fake_gpu.sh as nvidia-smi and
 #   nvidia-cuda-mps-control) with the torch stand-in (stand_in/torch): the spawn workers, their
 #   barrier, the NVTX range "timed", one RESULT line each, the table, the tar; a worker that dies
@@ -65,6 +66,15 @@ out=$(bash "$here/workloads.sh" --dry-run --plan n2 --scale 10 "$W/build" "$W/ne
 out=$(bash "$here/workloads.sh" --dry-run --plan n2 --batch 64 "$W/build" "$W/never")
 [ "$(echo "$out" | grep -c -- '--batch 64 > ')" = 6 ] || fail "--batch 64: 6 runs wanted with it"
 echo "$out" | grep -q '^== resnet18-off-n2 (~[0-9]* s)$' || fail "--batch 64: no resnet18 N = 2"
+# the mix plan: each part's solo run once, before the mix's runs; the mix's workers split by part
+out=$(bash "$here/workloads.sh" --dry-run --plan mix --ns "2 4" "$W/build" "$W/never")
+got=$(echo "$out" | sed -n 's/^== \([^ ]*\) .*/\1/p' | tr '\n' ' ')
+[ "$got" = "resnet50-off-n1 bert-off-n1 resnet50+bert-off-n2 resnet50+bert-off-n4 resnet50+bert-on-n2 resnet50+bert-on-n4 swin_t-off-n1 gpt2-off-n1 swin_t+gpt2-off-n2 swin_t+gpt2-off-n4 swin_t+gpt2-on-n2 swin_t+gpt2-on-n4 " ] ||
+    fail "--plan mix ran '$got'"
+echo "$out" | grep -q -- "workloads.py resnet50+bert --workers 4 --iters 60+40 --warmup 5+5 --batch 16 > $W/never/resnet50+bert-on-n4/log\$" ||
+    fail "--plan mix: the mix's command"
+bash "$here/workloads.sh" --dry-run --plan mix --ns 3 "$W/build" "$W/never" >/dev/null 2>&1
+[ $? = 2 ] || fail "--plan mix --ns 3: exit 2 wanted"
 for bad in "--plan big" "--only nope" "--budget soon" "--scale 0" "--scale 1.5" "--batch 0"; do
     # shellcheck disable=SC2086 # the option and its value are two words
     bash "$here/workloads.sh" --dry-run $bad "$W/build" "$W/never" >/dev/null 2>&1
@@ -75,8 +85,13 @@ py() { PYTHONPATH='' python3 "$here/workloads.py" "$@"; }
 out=$(py gpt2 --workers 4 --dry-run) || fail "workloads.py --dry-run exit $?"
 echo "$out" | grep -q '^workloads: gpt2, 4 worker(s): GPT-2 with 6 layers (LM head) on 16 x 128 tokens, float32, seed 0: 5 warm-up + 50 timed iterations, 800 sequences per worker$' ||
     fail "workloads.py --dry-run: $out"
+out=$(py resnet50+bert --workers 2 --iters 6+4 --dry-run) || fail "workloads.py a mix --dry-run exit $?"
+echo "$out" | grep -q '^workloads: resnet50+bert, 2 worker(s): worker r with r mod 2 = 0: torchvision resnet50(weights=None) on 16 x 3x224x224, float32, seed 0: 5 warm-up + 6 timed iterations, 96 images per worker; worker r with r mod 2 = 1: BERT base (12 layers) on 16 x 128 tokens, float32, seed 0: 5 warm-up + 4 timed iterations, 64 sequences per worker$' ||
+    fail "workloads.py a mix --dry-run: $out"
 for bad in "resnet34 --workers 2" "gemm --workers 0" "gemm" "bert --workers 1 --seq 600" \
-    "gemm --workers 1 --warmup -1" "gemm --workers 1 --dtype int8"; do
+    "gemm --workers 1 --warmup -1" "gemm --workers 1 --dtype int8" "resnet50+bert --workers 3" \
+    "resnet50+resnet50 --workers 2" "resnet50+bert --workers 2 --iters 1+2+3" \
+    "resnet50+bert --workers 2 --iters 0" "resnet50+bert --workers 2 --warmup x"; do
     # shellcheck disable=SC2086
     py $bad --dry-run >/dev/null 2>&1
     [ $? = 2 ] || fail "workloads.py $bad: exit 2 wanted"

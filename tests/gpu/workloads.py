@@ -26,7 +26,11 @@ but never imports torch nor touches CUDA: only the workers are CUDA processes, a
 sooner. Self-check: every worker reports, the checksums are finite and agree (relative 1e-3);
 the parent then prints the throughput and `Test PASSED` (`Test FAILED`, exit 1, otherwise).
 --dry-run prints what each worker would do, without torch.
-Usage: workloads.py WORKLOAD --workers N [--iters K] [--warmup W] [--batch B] [--seq S]
+A mix A+B (e.g. resnet50+bert: different applications sharing the GPU): worker r runs the
+(r mod parts)-th workload, with its own defaults; --iters and --warmup then take one value for
+all or one per part (K1+K2), and the checksums are compared within each workload. The parent's
+line then counts items of every kind together: the truth for a mix is its makespan.
+Usage: workloads.py WORKLOAD[+WORKLOAD...] --workers N [--iters K] [--warmup W] [--batch B] [--seq S]
                     [--dtype float32|float16|bfloat16] [--impl auto|transformers|builtin]
                     [--seed S] [--dry-run]
 """
@@ -69,14 +73,46 @@ def positive(text):
     return v
 
 
+def workload_spec(text):
+    """WORKLOAD or a mix A+B+...: the text, checked."""
+    parts = text.split("+")
+    bad = [w for w in parts if w not in WORKLOADS]
+    if bad or len(parts) != len(set(parts)):
+        raise argparse.ArgumentTypeError(
+            f"{text}: one of {', '.join(WORKLOADS)} or a mix of different ones (A+B)")
+    return text
+
+
+def per_part(text, parts, name, least):
+    """--iters/--warmup of a mix: one value for every part or one per part (K1+K2); a list."""
+    try:
+        vals = [int(x) for x in text.split("+")]
+    except ValueError:
+        vals = []
+    if len(vals) == 1:
+        vals *= len(parts)
+    if len(vals) != len(parts) or min(vals) < least:
+        raise argparse.ArgumentTypeError(
+            f"{name} {text}: {least} or more, once or once per workload of {'+'.join(parts)}")
+    return vals
+
+
+def part_args(args, rank):
+    """The arguments of worker `rank`: its own workload of the mix, its iterations."""
+    i = rank % len(args.parts)
+    return argparse.Namespace(**{**vars(args), "workload": args.parts[i], "parts": [args.parts[i]],
+                                 "iters": args.iters_of[i], "warmup": args.warmup_of[i],
+                                 "iters_of": [args.iters_of[i]], "warmup_of": [args.warmup_of[i]]})
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="workloads.py", description=__doc__.split("\n")[0],
         epilog="WORKLOAD: " + ", ".join(WORKLOADS))
-    p.add_argument("workload", choices=sorted(WORKLOADS))
+    p.add_argument("workload", type=workload_spec, help="WORKLOAD or a mix A+B")
     p.add_argument("--workers", type=positive, required=True)
-    p.add_argument("--iters", type=positive, help="timed iterations (default per workload)")
-    p.add_argument("--warmup", type=int, help="warm-up iterations (default per workload)")
+    p.add_argument("--iters", help="timed iterations (default per workload; a mix: K or K1+K2)")
+    p.add_argument("--warmup", help="warm-up iterations (default per workload; a mix: W or W1+W2)")
     p.add_argument("--batch", type=positive, default=16)
     p.add_argument("--seq", type=positive, default=128, help="tokens per sequence (gpt2, bert)")
     p.add_argument("--dtype", choices=("float32", "float16", "bfloat16"), default="float32")
@@ -85,16 +121,20 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dry-run", action="store_true", help="print the plan; no torch, no GPU")
     args = p.parse_args(argv)
-    spec = WORKLOADS[args.workload]
-    if args.iters is None:
-        args.iters = spec["iters"]
-    if args.warmup is None:
-        args.warmup = spec["warmup"]
-    if args.warmup < 0:
-        p.error("--warmup: 0 or more wanted")
-    if args.seq > 1024 and args.workload == "gpt2":
+    args.parts = args.workload.split("+")
+    if len(args.parts) > 1 and args.workers % len(args.parts):
+        p.error(f"--workers: a multiple of {len(args.parts)} for the mix {args.workload}")
+    try:
+        args.iters_of = (per_part(args.iters, args.parts, "--iters", 1) if args.iters is not None
+                         else [WORKLOADS[w]["iters"] for w in args.parts])
+        args.warmup_of = (per_part(args.warmup, args.parts, "--warmup", 0)
+                          if args.warmup is not None else [WORKLOADS[w]["warmup"] for w in args.parts])
+    except argparse.ArgumentTypeError as e:
+        p.error(str(e))
+    args.iters, args.warmup = args.iters_of[0], args.warmup_of[0]
+    if args.seq > 1024 and "gpt2" in args.parts:
         p.error("--seq: GPT-2 holds at most 1024 positions")
-    if args.seq > 512 and args.workload == "bert":
+    if args.seq > 512 and "bert" in args.parts:
         p.error("--seq: BERT holds at most 512 positions")
     return args
 
@@ -104,7 +144,10 @@ def items_per_iter(args):
 
 
 def describe(args):
-    """One line: what each worker runs."""
+    """One line: what each worker runs (a mix: each workload's, joined)."""
+    if len(args.parts) > 1:
+        return "; ".join(f"worker r with r mod {len(args.parts)} = {i}: " + describe(part_args(args, i))
+                         for i in range(len(args.parts)))
     w = args.workload
     if w in VISION:
         what = f"torchvision {w}(weights=None) on {args.batch} x 3x224x224"
@@ -223,6 +266,7 @@ def emit(fields):
 
 
 def worker(rank, args, barrier, results):
+    args = part_args(args, rank)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded, ever
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
@@ -280,11 +324,12 @@ def check(args, procs, got):
     problems = [f"worker {r} exited {p.exitcode}" for r, p in enumerate(procs) if p.exitcode]
     if len(got) != args.workers:
         problems.append(f"{len(got)} results of {args.workers} workers")
-    sums = [r["checksum"] for r in got]
-    if any(not math.isfinite(s) for s in sums):
-        problems.append(f"checksums not finite: {sums}")
-    elif sums and max(sums) - min(sums) > CHECK_RTOL * max(abs(s) for s in sums):
-        problems.append(f"the workers' outputs differ: checksums {sums}")
+    for w in args.parts:  # the same model and input give the same output, within a workload
+        sums = [r["checksum"] for r in got if r["workload"] == w]
+        if any(not math.isfinite(s) for s in sums):
+            problems.append(f"{w}: checksums not finite: {sums}")
+        elif sums and max(sums) - min(sums) > CHECK_RTOL * max(abs(s) for s in sums):
+            problems.append(f"{w}: the workers' outputs differ: checksums {sums}")
     return problems
 
 
@@ -307,7 +352,8 @@ def main(argv=None):
         items = sum(r["items"] for r in got)
         rate = sum(r["items"] / r["seconds"] for r in got if r["seconds"] > 0)
         span = (max(r["t_end_ns"] for r in got) - min(r["t_start_ns"] for r in got)) / 1e9
-        print(f"workloads: {args.workload} x {len(got)}: {rate:.1f} {WORKLOADS[args.workload]['unit']}"
+        unit = WORKLOADS[args.workload]["unit"] if len(args.parts) == 1 else "items"
+        print(f"workloads: {args.workload} x {len(got)}: {rate:.1f} {unit}"
               f"/s (sum over workers), {items / span if span > 0 else float('nan'):.1f}/s over the "
               f"makespan of {span:.3f} s; impl {got[0]['impl']}", flush=True)
     for msg in problems:

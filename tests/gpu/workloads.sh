@@ -23,6 +23,9 @@
 #          convolutions beside large MLP products; shifted-window attention)
 #   more3  densenet121 and efficientnet_b0 at N = 4 8 (held out: concatenated feature maps;
 #          squeeze-and-excitation's tiny kernels)
+#   mix    different applications sharing the GPU: resnet50+bert and swin_t+gpt2 at N = 2 4 8
+#          (half the workers run each; workloads.py A+B), after each part's solo run (the
+#          references: gains_judge.py passes both as --baseline)
 # --api records the CUDA API calls (TLVIEW_API=1) in every run: the MPS-off runs' launch times show
 # how long kernels waited behind other contexts' time slices. Both sides are recorded alike
 # because the records cost the host time: on the H200 (2026-12-02 03:05) a solo BERT loop in
@@ -35,7 +38,7 @@
 # skipped runs are listed. Each run is killed after min(150, budget + 50 - elapsed) seconds.
 # Exit status: 0 when every run exited 0 and no nvidia-cuda-mps process is left, 1 otherwise,
 # 77 without a GPU, 2 usage.
-# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2|more3] [--only "NAME..."] [--ns "N..."] [--budget S]
+# Usage: tests/gpu/workloads.sh [--dry-run] [--plan small|full|n2|more|more2|more3|mix] [--only "NAME..."] [--ns "N..."] [--budget S]
 #                               [--scale F] [--batch B] [--dtype T] [--api] [--tar FILE]
 #                               [--no-collector]
 #                               BUILD_DIR OUTDIR
@@ -88,7 +91,8 @@ n2) PLAN_RUNS=("resnet18:2" "resnet50:2") ;;
 more) PLAN_RUNS=("mobilenet_v2:2 4 8" "vit_b_16:2 4 8") ;;
 more2) PLAN_RUNS=("convnext_tiny:2 4 8" "swin_t:2 4 8") ;;
 more3) PLAN_RUNS=("densenet121:4 8" "efficientnet_b0:4 8") ;;
-*) echo "workloads.sh: --plan small, full, n2, more, more2 or more3, not '$PLAN'" >&2; exit 2 ;;
+mix) PLAN_RUNS=("resnet50+bert:2 4 8" "swin_t+gpt2:2 4 8") ;;
+*) echo "workloads.sh: --plan small, full, n2, more, more2, more3 or mix, not '$PLAN'" >&2; exit 2 ;;
 esac
 declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12 [mobilenet_v2]=100
     [vit_b_16]=30 [convnext_tiny]=40 [swin_t]=40 [densenet121]=40 [efficientnet_b0]=60)
@@ -103,7 +107,17 @@ declare -A ITER_MS=([resnet18]=3 [resnet50]=6 [gpt2]=8 [bert]=10 [gemm]=30 [mobi
     [vit_b_16]=12 [convnext_tiny]=8 [swin_t]=9 [densenet121]=12 [efficientnet_b0]=6)
 for n in $NS; do
     case $n in '' | 0 | 1 | *[!0-9]*) echo "workloads.sh: --ns wants numbers of 2 or more, not '$n'" >&2; exit 2 ;; esac
+    [ "$PLAN" != mix ] || [ $((n % 2)) = 0 ] || { echo "workloads.sh: --ns of a mix of two wants even numbers, not '$n'" >&2; exit 2; }
 done
+# each workload's part of a mix A+B (a single workload: itself), one per line
+parts() { tr '+' '\n' <<<"$1"; }
+# joined WORKLOAD ARRAY: the array's values for the parts of WORKLOAD, joined by '+' (workloads.py)
+joined() {
+    local -n arr=$2
+    local p out=()
+    for p in $(parts "$1"); do out+=("${arr[$p]}"); done
+    (IFS=+; echo "${out[*]}")
+}
 for w in $ONLY; do
     [[ " ${PLAN_RUNS[*]} " == *" $w:"* ]] || { echo "workloads.sh: --only: no '$w' in the $PLAN plan" >&2; exit 2; }
 done
@@ -141,7 +155,7 @@ else
 fi
 [ -n "$TAR" ] || TAR=$OUTD.tar.gz
 T0=$(date +%s)
-CLOCK=0 BAD=0 RUNS=0 SKIPPED=()
+CLOCK=0 BAD=0 RUNS=0 SKIPPED=() SOLOS=()
 
 # ---- MPS: one private control daemon per workload's MPS runs (../../../shared/GPU.md); on exit
 # the run still going (PIDS) is killed first.
@@ -149,10 +163,18 @@ MPS_LOG=$OUTD/mps-control-end.log # each workload keeps its own: mps-control-NAM
 mps_guard
 
 # est WORKLOAD N: the estimated seconds of one run (its timed loop as if time-sliced: N x; an
-# iteration's time grown with the batch beyond 16)
+# iteration's time grown with the batch beyond 16; a mix: the slowest part's start, the parts'
+# loops each run by their share of the N workers)
 est() {
-    awk -v s="${START_S[$1]}" -v n="$2" -v k="${ITERS[$1]}" -v ms="${ITER_MS[$1]}" -v b="$BATCH" \
-        'BEGIN { if (b > 16) ms *= b / 16; printf "%.0f", s + 0.5 * n + k * ms * n / 1000 + 1 }'
+    local p s=0 loop=0 np
+    np=$(parts "$1" | wc -l)
+    for p in $(parts "$1"); do
+        [ "${START_S[$p]}" -le $s ] || s=${START_S[$p]}
+        loop=$(awk -v l="$loop" -v k="${ITERS[$p]}" -v ms="${ITER_MS[$p]}" -v np="$np" \
+            'BEGIN { print l + k * ms / np }')
+    done
+    awk -v s="$s" -v n="$2" -v l="$loop" -v b="$BATCH" \
+        'BEGIN { if (b > 16) l *= b / 16; printf "%.0f", s + 0.5 * n + l * n / 1000 + 1 }'
 }
 # run_one WORKLOAD MODE N: one run into OUTD/WORKLOAD-MODE-nN, unless the budget is spent (MODE
 # on: the daemon is started first when it is not up).
@@ -180,7 +202,7 @@ run_one() {
         "TLVIEW_OUTPUT=$d/p.%p.db" "TLVIEW_RUN_ID=$name")
     [ $COLLECT = 0 ] || [ $API = 0 ] || env+=(TLVIEW_API=1)
     local cmd=(timeout -k 5 "$t" env "${env[@]}" "$PY" "$here/workloads.py" "$w" --workers "$n"
-        --iters "${ITERS[$w]}" --warmup "${WARM[$w]}" --batch "$BATCH")
+        --iters "$(joined "$w" ITERS)" --warmup "$(joined "$w" WARM)" --batch "$BATCH")
     [ "$DTYPE" = float32 ] || cmd+=(--dtype "$DTYPE")
     RUNS=$((RUNS + 1))
     CLOCK=$((CLOCK + e))
@@ -215,7 +237,11 @@ for spec in "${PLAN_RUNS[@]}"; do
     w=${spec%%:*}
     [ -z "$NS" ] || spec="$w:$NS"
     [[ -z $ONLY || $ONLY == *" $w "* ]] || continue
-    run_one "$w" off 1
+    for p in $(parts "$w"); do # the solo references (a mix: each part's, once)
+        [[ " ${SOLOS[*]} " == *" $p "* ]] && continue
+        SOLOS+=("$p")
+        run_one "$p" off 1
+    done
     for n in ${spec#*:}; do run_one "$w" off "$n"; done
     for n in ${spec#*:}; do run_one "$w" on "$n"; done
     mps_stop "$OUTD/mps-control-$w.log"

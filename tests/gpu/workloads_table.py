@@ -19,7 +19,7 @@ import re
 import sys
 
 ORDER = ["resnet18", "gpt2", "resnet50", "bert", "gemm", "mobilenet_v2", "vit_b_16"]
-RUN = re.compile(r"^(?P<w>[a-z0-9_]+)-(?P<mode>off|on)-n(?P<n>[0-9]+)$")
+RUN = re.compile(r"^(?P<w>[a-z0-9_+]+)-(?P<mode>off|on)-n(?P<n>[0-9]+)$")  # A+B: a mix
 
 
 def results(log):
