@@ -12,6 +12,18 @@
 
 #include "web_int.h"
 
+/* SIMD_CLONES before a function: built twice, for AVX2 and for the baseline, the one to run chosen
+ * once at load (GCC/Clang target_clones, an ifunc): the passes over whole arrays compare and
+ * narrow four 64-bit values at a time where the CPU can. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SIMD_CLONES
+#define SIMD_CLONES
+#endif
+
 #define MAX_SAFE 9007199254740992.0 /* 2^53: integers up to this are exact in a double */
 
 typedef enum bin_type { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_F64, T_I64 } bin_type;
@@ -69,7 +81,8 @@ static unsigned char *array_begin(web_out *o, bin_type t, uint32_t n)
 }
 
 /* put_ints: v[i] - base into a typed array of type t (every difference fits t). */
-static void put_ints(unsigned char *p, bin_type t, const int64_t *v, uint32_t n, int64_t base)
+SIMD_CLONES static void put_ints(unsigned char *p, bin_type t, const int64_t *v, uint32_t n,
+                                 int64_t base)
 {
     unsigned size = TYPE_SIZE[t];
     if (t == T_F64) {
@@ -121,7 +134,7 @@ typedef struct int_span {
 
 /* ints_stats: the int_span of v[0..n) (all 0 when n is 0). One pass, whose loop carries nothing
  * but the four extremes: the steps are taken modulo 2^64 and are exact whenever the span fits. */
-static int_span ints_stats(const int64_t *v, uint32_t n)
+SIMD_CLONES static int_span ints_stats(const int64_t *v, uint32_t n)
 {
     if (!n)
         return (int_span){0};
@@ -138,7 +151,7 @@ static int_span ints_stats(const int64_t *v, uint32_t n)
 
 /* put_steps: v[0] - v[0] (0), then v[i] - v[i-1] into a typed array of type t (every step fits
  * it). */
-static void put_steps(unsigned char *p, bin_type t, const int64_t *v, uint32_t n)
+SIMD_CLONES static void put_steps(unsigned char *p, bin_type t, const int64_t *v, uint32_t n)
 {
     unsigned size = TYPE_SIZE[t];
     if (n)
@@ -166,7 +179,7 @@ static int64_t esc_max(unsigned size)
 }
 
 /* big_steps: how many steps of v[0..n) leave [-m, m]. */
-static uint32_t big_steps(const int64_t *v, uint32_t n, int64_t m)
+SIMD_CLONES static uint32_t big_steps(const int64_t *v, uint32_t n, int64_t m)
 {
     uint32_t big = 0;
     for (uint32_t i = 1; i < n; i++)
