@@ -69,7 +69,7 @@ echo "$out" | grep -q '^== resnet18-off-n2 (~[0-9]* s)$' || fail "--batch 64: no
 # the mix plan: each part's solo run once, before the mix's runs; the mix's workers split by part
 out=$(bash "$here/workloads.sh" --dry-run --plan mix --ns "2 4" "$W/build" "$W/never")
 got=$(echo "$out" | sed -n 's/^== \([^ ]*\) .*/\1/p' | tr '\n' ' ')
-[ "$got" = "resnet50-off-n1 bert-off-n1 resnet50+bert-off-n2 resnet50+bert-off-n4 resnet50+bert-on-n2 resnet50+bert-on-n4 swin_t-off-n1 gpt2-off-n1 swin_t+gpt2-off-n2 swin_t+gpt2-off-n4 swin_t+gpt2-on-n2 swin_t+gpt2-on-n4 " ] ||
+[ "$got" = "resnet50-off-n1 bert-off-n1 resnet50+bert-off-n2 resnet50+bert-off-n4 resnet50+bert-on-n2 resnet50+bert-on-n4 swin_t-off-n1 gpt2-off-n1 swin_t+gpt2-off-n2 swin_t+gpt2-off-n4 swin_t+gpt2-on-n2 swin_t+gpt2-on-n4 convnext_tiny-off-n1 convnext_tiny+bert-off-n2 convnext_tiny+bert-off-n4 convnext_tiny+bert-on-n2 convnext_tiny+bert-on-n4 " ] ||
     fail "--plan mix ran '$got'"
 echo "$out" | grep -q -- "workloads.py resnet50+bert --workers 4 --iters 60+40 --warmup 5+5 --batch 16 > $W/never/resnet50+bert-on-n4/log\$" ||
     fail "--plan mix: the mix's command"

@@ -23,7 +23,8 @@
 #          convolutions beside large MLP products; shifted-window attention)
 #   more3  densenet121 and efficientnet_b0 at N = 4 8 (held out: concatenated feature maps;
 #          squeeze-and-excitation's tiny kernels)
-#   mix    different applications sharing the GPU: resnet50+bert and swin_t+gpt2 at N = 2 4 8
+#   mix    different applications sharing the GPU: resnet50+bert, swin_t+gpt2, convnext_tiny+bert
+#          at N = 2 4 8
 #          (half the workers run each; workloads.py A+B), after each part's solo run (the
 #          references: gains_judge.py passes both as --baseline)
 # --api records the CUDA API calls (TLVIEW_API=1) in every run: the MPS-off runs' launch times show
@@ -91,7 +92,7 @@ n2) PLAN_RUNS=("resnet18:2" "resnet50:2") ;;
 more) PLAN_RUNS=("mobilenet_v2:2 4 8" "vit_b_16:2 4 8") ;;
 more2) PLAN_RUNS=("convnext_tiny:2 4 8" "swin_t:2 4 8") ;;
 more3) PLAN_RUNS=("densenet121:4 8" "efficientnet_b0:4 8") ;;
-mix) PLAN_RUNS=("resnet50+bert:2 4 8" "swin_t+gpt2:2 4 8") ;;
+mix) PLAN_RUNS=("resnet50+bert:2 4 8" "swin_t+gpt2:2 4 8" "convnext_tiny+bert:2 4 8") ;;
 *) echo "workloads.sh: --plan small, full, n2, more, more2, more3 or mix, not '$PLAN'" >&2; exit 2 ;;
 esac
 declare -A ITERS=([resnet18]=100 [resnet50]=60 [gpt2]=50 [bert]=40 [gemm]=12 [mobilenet_v2]=100
