@@ -30,12 +30,15 @@
  *   tests/gpu/workloads.sh recorded 2026-12-01/02): the effective parallelism of MPS clients'
  *   overlapped windows was never below 1.02 at 2 and 4 clients; at 8, 0.794 (GPT-2 in float16),
  *   0.887, 0.934, 0.964 (convnext_tiny, whose 8 clients gained 1.065x where one after another at
- *   solo speed said at least 1.126x). 16 clients were not measured: the 8-client figure. */
+ *   solo speed said at least 1.126x). 16 clients were not measured: the 8-client figure. Since
+ *   2026-12-02 09:25 UTC, different applications sharing the GPU (workloads.sh --plan mix): at 4
+ *   clients 0.988 (convnext_tiny beside BERT) and 0.995 (resnet50 beside BERT); at 2, 1.09-1.22;
+ *   at 8, 0.916-1.21. */
 static const analysis_calibration h200 = {
     .gpu = "NVIDIA H200",
     .launch_ns = 877.0,
     .slowdown = {1.0, 1.0, 2.58, 2.9},
-    .packing = {1.0, 1.0, 0.794, 0.794},
+    .packing = {1.0, 0.988, 0.794, 0.794},
     .tail_ns = 210.0,
     .tail_share = 0.0155,
     .tail_max = 0.029,
