@@ -340,32 +340,48 @@ out:
     return rc;
 }
 
-void analysis_measure_interval(analysis *a)
+/* Range i of the kind --measure names (captured ranges for CAPTURE, NVTX ranges for RANGE):
+ * whether it is one the interval is measured over (named measure_range, not empty, on the time
+ * axis), and then its start, end and process. */
+static int measured_range(const analysis *a, uint64_t i, int64_t *pS, int64_t *pE, store_idx *pP)
 {
     const store_run *run = a->run;
+    const char *name;
+    if (a->opt.measure == ANALYSIS_MEASURE_CAPTURE) {
+        *pS = run->captures[i].start;
+        *pE = run->captures[i].end;
+        *pP = run->captures[i].process;
+        name = run->captures[i].name;
+    } else {
+        const store_range *r = &run->ranges[i];
+        *pS = r->start;
+        *pE = r->end;
+        *pP = r->process;
+        name = r->name < run->nstrings ? run->strings[r->name].text : NULL;
+    }
+    return name && !strcmp(name, a->opt.measure_range) && *pE > *pS && *pS >= -STORE_TIME_MAX &&
+           *pE <= STORE_TIME_MAX;
+}
+
+/* How many ranges measured_range() looks through. */
+static uint64_t measured_ranges(const analysis *a)
+{
+    return a->opt.measure == ANALYSIS_MEASURE_CAPTURE ? a->run->ncaptures : a->run->nranges;
+}
+
+void analysis_measure_interval(analysis *a)
+{
     analysis_summary *sm = &a->sum;
     sm->measure = ANALYSIS_MEASURE_ALL;
     sm->measure_t0 = sm->t_begin;
     sm->measure_t1 = sm->t_end;
+    const store_run *run = a->run;
     if (a->opt.measure == ANALYSIS_MEASURE_RANGE || a->opt.measure == ANALYSIS_MEASURE_CAPTURE) {
         int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-        int capture = a->opt.measure == ANALYSIS_MEASURE_CAPTURE;
-        uint64_t n = capture ? run->ncaptures : run->nranges;
-        for (uint64_t i = 0; i < n; i++) {
+        for (uint64_t i = 0, n = measured_ranges(a); i < n; i++) {
             int64_t s, e;
-            const char *name;
-            if (capture) {
-                s = run->captures[i].start;
-                e = run->captures[i].end;
-                name = run->captures[i].name;
-            } else {
-                const store_range *r = &run->ranges[i];
-                s = r->start;
-                e = r->end;
-                name = r->name < run->nstrings ? run->strings[r->name].text : NULL;
-            }
-            if (!name || strcmp(name, a->opt.measure_range) || e <= s || s < -STORE_TIME_MAX ||
-                e > STORE_TIME_MAX)
+            store_idx p;
+            if (!measured_range(a, i, &s, &e, &p))
                 continue;
             t0 = s < t0 ? s : t0;
             t1 = e > t1 ? e : t1;
@@ -418,19 +434,10 @@ void analysis_process_spans(analysis *a)
         t1[p] = INT64_MIN;
     }
     if (sm->measure == ANALYSIS_MEASURE_RANGE || sm->measure == ANALYSIS_MEASURE_CAPTURE) {
-        int capture = sm->measure == ANALYSIS_MEASURE_CAPTURE;
-        uint64_t n = capture ? run->ncaptures : run->nranges;
-        for (uint64_t i = 0; i < n; i++) {
-            int64_t s = capture ? run->captures[i].start : run->ranges[i].start;
-            int64_t e = capture ? run->captures[i].end : run->ranges[i].end;
-            store_idx p = capture ? run->captures[i].process : run->ranges[i].process;
-            store_idx nm = capture ? STORE_NONE : run->ranges[i].name;
-            const char *name = capture              ? run->captures[i].name
-                               : nm < run->nstrings ? run->strings[nm].text
-                                                    : NULL;
-            /* the ranges analysis_measure_interval() took */
-            if (!name || strcmp(name, a->opt.measure_range) || e <= s || s < sm->measure_t0 ||
-                e > sm->measure_t1 || p >= run->nprocesses)
+        for (uint64_t i = 0, n = measured_ranges(a); i < n; i++) { /* those the interval took */
+            int64_t s, e;
+            store_idx p;
+            if (!measured_range(a, i, &s, &e, &p) || p >= run->nprocesses)
                 continue;
             t0[p] = s < t0[p] ? s : t0[p];
             t1[p] = e > t1[p] ? e : t1[p];
