@@ -69,39 +69,69 @@ static int cmp_pend(const void *x, const void *y)
 /* heap_push(), heap_pop(): the walk's events, by time */
 ANALYSIS_MINHEAP(heap, analysis_waitwalk, wevent, t, 64)
 
+/* The slot of a (process, correlation id) key in a table of mask + 1 entries, and its tag: the
+ * hash's top tagbits bits, kept in an entry beside the kernel index so that a probe passes other
+ * keys' entries without reading their kernels (scattered records: each a cache miss). */
+static uint64_t corr_hash(uint32_t process, uint32_t correlation_id)
+{
+    return ((uint64_t)process * 0x9e3779b97f4a7c15ULL) ^ (correlation_id * 0xc2b2ae3d27d4eb4fULL);
+}
+
+static uint32_t corr_tag(uint64_t h, unsigned tagbits)
+{
+    return tagbits ? (uint32_t)(h >> (64 - tagbits)) : 0u;
+}
+
 /* The launch call's return of every kernel with a matched API record (INT64_MIN: none), by
- * (process, correlation id) over an open-addressing table of the kernels, into ret[]. Returns
+ * (process, correlation id) over an open-addressing table of the kernels, into ret[]. An entry is
+ * the kernel's index + 1 in its low ibits bits (0: empty) and its key's tag above them. Returns
  * whether any kernel matched, or -1 when out of memory. */
 static int launch_returns(const store_run *run, int64_t *ret)
 {
+    enum { AHEAD = 16 }; /* table slots asked for this many keys ahead: their misses overlap */
     uint64_t n = run->nkernels, size = 16;
     while (size < n + n / 3) /* load <= 3/4 */
         size *= 2;
-    uint32_t *tab = calloc(size, sizeof *tab); /* kernel index + 1; 0 empty */
+    uint32_t *tab = calloc(size, sizeof *tab);
     if (!tab)
         return -1;
+    unsigned ibits = 1;
+    while (ibits < 32 && (1ULL << ibits) <= n) /* index + 1 <= n fits in ibits bits */
+        ibits++;
+    unsigned tagbits = 32 - ibits; /* 0 (no tag) only past 2^31 kernels */
+    uint32_t imask = ibits == 32 ? UINT32_MAX : (1u << ibits) - 1;
     uint64_t mask = size - 1;
     for (uint64_t i = 0; i < n; i++) {
+        if (i + AHEAD < n && run->kernels[i + AHEAD].correlation_id) {
+            const store_kernel *f = &run->kernels[i + AHEAD];
+            __builtin_prefetch(
+                &tab[corr_hash(store_kernel_process(run, f), f->correlation_id) & mask], 1);
+        }
         const store_kernel *k = &run->kernels[i];
         ret[i] = INT64_MIN;
         if (!k->correlation_id)
             continue;
-        uint64_t h = ((uint64_t)store_kernel_process(run, k) * 0x9e3779b97f4a7c15ULL) ^
-                     (k->correlation_id * 0xc2b2ae3d27d4eb4fULL);
-        for (h &= mask; tab[h]; h = (h + 1) & mask)
+        uint64_t h = corr_hash(store_kernel_process(run, k), k->correlation_id), j;
+        for (j = h & mask; tab[j]; j = (j + 1) & mask)
             ;
-        tab[h] = (uint32_t)(i + 1);
+        tab[j] = (corr_tag(h, tagbits) << (ibits & 31)) | (uint32_t)(i + 1);
     }
     int any = 0;
-    for (uint64_t j = 0; j < run->napis; j++) {
-        const store_api *api = &run->apis[j];
+    for (uint64_t a = 0; a < run->napis; a++) {
+        if (a + AHEAD < run->napis) {
+            const store_api *f = &run->apis[a + AHEAD];
+            __builtin_prefetch(&tab[corr_hash(f->process, f->correlation_id) & mask]);
+        }
+        const store_api *api = &run->apis[a];
         if (!api->correlation_id || api->end < -STORE_TIME_MAX || api->end > STORE_TIME_MAX)
             continue;
-        uint64_t h = ((uint64_t)api->process * 0x9e3779b97f4a7c15ULL) ^
-                     (api->correlation_id * 0xc2b2ae3d27d4eb4fULL);
+        uint64_t h = corr_hash(api->process, api->correlation_id);
+        uint32_t tag = corr_tag(h, tagbits);
         /* a graph launch's kernels share its correlation id: every one of them matches */
-        for (h &= mask; tab[h]; h = (h + 1) & mask) {
-            uint64_t i = tab[h] - 1;
+        for (uint64_t j = h & mask; tab[j]; j = (j + 1) & mask) {
+            if (tagbits && tab[j] >> ibits != tag)
+                continue; /* another key's kernel */
+            uint64_t i = (tab[j] & imask) - 1;
             const store_kernel *k = &run->kernels[i];
             if (k->correlation_id == api->correlation_id &&
                 store_kernel_process(run, k) == api->process && api->end > ret[i]) {
