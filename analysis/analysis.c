@@ -369,13 +369,71 @@ static uint64_t measured_ranges(const analysis *a)
     return a->opt.measure == ANALYSIS_MEASURE_CAPTURE ? a->run->ncaptures : a->run->nranges;
 }
 
+/* A process's first kernel start (+1) or last kernel end (-1), for together_interval(). */
+typedef struct span_edge {
+    int64_t t;
+    int step;
+    store_idx p;
+} span_edge;
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const span_edge *e = x, *f = y;
+    /* an end before a start at the same instant: spans that only touch did not run together */
+    return e->t < f->t ? -1 : e->t > f->t ? 1 : e->step - f->step;
+}
+
+/* --measure together: the time every process with kernels was running them, from the last one's
+ * first kernel to the first one's last; where no such time exists, the longest time the most of
+ * them were (at least two), the others left out (a process that only set up before the rest
+ * began, or one that started after they ended: a->measure_out). Where no two ever ran at once,
+ * the whole recording stays (a->measure_missing). Out of memory: the whole recording. */
+static void together_interval(analysis *a)
+{
+    const store_run *run = a->run;
+    analysis_summary *sm = &a->sum;
+    span_edge *ev = malloc((2 * (uint64_t)run->nprocesses + 1) * sizeof *ev);
+    if (!ev)
+        return;
+    uint64_t n = 0;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > a->proc_first[p]) {
+            ev[n++] = (span_edge){a->proc_first[p], 1, p};
+            ev[n++] = (span_edge){a->proc_last[p], -1, p};
+        }
+    qsort(ev, n, sizeof *ev, cmp_edge);
+    int64_t t0 = n ? ev[0].t : 0, t1 = n ? ev[n - 1].t : 0; /* one process: its span */
+    uint32_t depth = 0, best = n == 2;
+    for (uint64_t i = 0; i + 1 < n; i++) { /* [ev[i].t, ev[i + 1].t) has `depth` processes */
+        depth += (uint32_t)ev[i].step;
+        int64_t len = ev[i + 1].t - ev[i].t;
+        if (len > 0 && depth >= 2 && (depth > best || (depth == best && len > t1 - t0))) {
+            best = depth;
+            t0 = ev[i].t;
+            t1 = ev[i + 1].t;
+        }
+    }
+    free(ev);
+    if (!best) {
+        a->measure_missing = n > 2; /* one process alone: nothing to say */
+        return;
+    }
+    sm->measure = ANALYSIS_MEASURE_TOGETHER;
+    sm->measure_t0 = t0;
+    sm->measure_t1 = t1;
+    a->measure_in = best;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > a->proc_first[p] &&
+            !(a->proc_first[p] <= t0 && a->proc_last[p] >= t1) && !a->measure_out++)
+            a->measure_out_first = p;
+}
+
 void analysis_measure_interval(analysis *a)
 {
     analysis_summary *sm = &a->sum;
     sm->measure = ANALYSIS_MEASURE_ALL;
     sm->measure_t0 = sm->t_begin;
     sm->measure_t1 = sm->t_end;
-    const store_run *run = a->run;
     if (a->opt.measure == ANALYSIS_MEASURE_RANGE || a->opt.measure == ANALYSIS_MEASURE_CAPTURE) {
         int64_t t0 = INT64_MAX, t1 = INT64_MIN;
         for (uint64_t i = 0, n = measured_ranges(a); i < n; i++) {
@@ -402,17 +460,7 @@ void analysis_measure_interval(analysis *a)
             sm->measure_t1 = t1;
         }
     } else if (a->opt.measure == ANALYSIS_MEASURE_TOGETHER) {
-        int64_t t0 = INT64_MIN, t1 = INT64_MAX;
-        for (uint32_t p = 0; p < run->nprocesses; p++)
-            if (a->procs[p].kernel_ns > 0) {
-                t0 = a->proc_first[p] > t0 ? a->proc_first[p] : t0;
-                t1 = a->proc_last[p] < t1 ? a->proc_last[p] : t1;
-            }
-        if (t1 > t0) { /* else the processes never ran at once: the whole recording */
-            sm->measure = ANALYSIS_MEASURE_TOGETHER;
-            sm->measure_t0 = t0;
-            sm->measure_t1 = t1;
-        }
+        together_interval(a);
     }
 }
 
@@ -627,11 +675,23 @@ static int check_run(analysis *a)
              "no capture range named '%s' in the recording: the gains are measured over the "
              "whole recording",
              a->opt.measure_range);
+    else if (a->measure_missing && a->opt.measure == ANALYSIS_MEASURE_TOGETHER)
+        warn(a, "no two processes ran kernels at the same time: the gains are measured over the "
+                "whole recording, not while the processes ran together");
     else if (a->measure_missing)
         warn(a,
              "no NVTX range named '%s' in the recording: the gains are measured over the whole "
              "recording (record with TLVIEW_NVTX=1 for the ranges)",
              a->opt.measure_range);
+    if (a->measure_out) {
+        const store_process *op = &run->processes[a->measure_out_first];
+        warn(a,
+             "the gains are measured while %u processes ran kernels together; %u other%s (pid "
+             "%lld%s) ran %s apart from them, before or after, and %s left out",
+             a->measure_in, a->measure_out, a->measure_out > 1 ? "s" : "", (long long)op->pid,
+             a->measure_out > 1 ? ", ..." : "", a->measure_out > 1 ? "theirs" : "its",
+             a->measure_out > 1 ? "are" : "is");
+    }
     for (uint32_t s = 0; s < a->ndevs; s++) {
         store_idx dv = a->devs[s].device;
         const char *name = dv != STORE_NONE ? run->devices[dv].name : NULL;

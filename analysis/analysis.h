@@ -101,7 +101,9 @@ typedef enum analysis_measure {
     ANALYSIS_MEASURE_ALL = 0,      /* the whole recording: first kernel start to last kernel end */
     ANALYSIS_MEASURE_TOGETHER = 1, /* while every process with kernels was running them: from
                                       the last process's first kernel to the first process's last
-                                      one (staggered start-up and tails left out) */
+                                      one (staggered start-up and tails left out); where they
+                                      never all ran at once, the longest time the most of them
+                                      (at least two) did, the others left out (a warning) */
     ANALYSIS_MEASURE_RANGE = 2,    /* the NVTX ranges named measure_range, first start to last
                                       end over every process: the work the application timed */
     ANALYSIS_MEASURE_CAPTURE = 3,  /* the capture ranges named measure_range (run->captures:

@@ -181,8 +181,14 @@ struct analysis {
     analysis_process *procs;         /* run->nprocesses */
     int64_t *proc_first, *proc_last; /* run->nprocesses: first kernel start, last kernel end */
     analysis_summary sum;
-    uint64_t nout;       /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
-    int measure_missing; /* the NVTX or capture range to measure over was not in the run */
+    uint64_t nout;               /* kernels beyond +-STORE_TIME_MAX (analysis_kernel_in_range()) */
+    int measure_missing;         /* the NVTX or capture range to measure over was not in the
+                                    run; --measure together: no two processes ran kernels at
+                                    once */
+    uint32_t measure_in;         /* --measure together: the processes that ran kernels together
+                                    over the whole interval */
+    uint32_t measure_out;        /* ... and those with kernels left out (never beside them) */
+    store_idx measure_out_first; /* the first of those left out */
     char **warnings;
     uint32_t nwarnings;
 };

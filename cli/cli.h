@@ -127,7 +127,9 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
 #define CLI_MEASURE_HELP                                                                           \
     "      --measure WHAT   what the gains are measured and predicted over: all (default: the\n"   \
     "                       whole recording, or the range asked), together (while every\n"         \
-    "                       process ran kernels: staggered start-up and tails left out),\n"        \
+    "                       process ran kernels: staggered start-up and tails left out; a\n"       \
+    "                       process whose kernels never ran beside the others', a parent\n"        \
+    "                       that only set up, is left out, with a warning),\n"                     \
     "                       range:NAME (the NVTX ranges NAME, first start to last end: the\n"      \
     "                       work the application timed; record with TLVIEW_NVTX=1) or\n"           \
     "                       capture:NAME (the captured ranges NAME: tlview capture --name)\n"

@@ -255,7 +255,7 @@ static const char *measure_text(const analysis_summary *s)
 {
     switch (s->measure) {
     case ANALYSIS_MEASURE_RANGE: return "timed range";
-    case ANALYSIS_MEASURE_TOGETHER: return "span with every process running";
+    case ANALYSIS_MEASURE_TOGETHER: return "span with the processes running together";
     default: return "span";
     }
 }

@@ -1776,6 +1776,67 @@ int test_analysis_measure_interval(void)
     return 0;
 }
 
+/* --measure together where the processes never all ran at once: a parent that only set up (the
+ * seed's form: its check runs before its spawn workers exist) is left out, with a warning, and
+ * the workers' time together measured; where no two ran at once, the whole recording, said. */
+int test_analysis_measure_together_apart(void)
+{
+    store_run *run = store_run_new();
+    store_idx s0 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s1 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    store_idx s2 = synth_process(run, 3, "h", "r", SYNTH_PLAIN, NULL);
+    synth_train(run, s0, "k", 0, 10, 1000, 0);        /* the parent: 0-10 us, then nothing */
+    synth_train(run, s1, "k", 100 * MS, 10, 1000, 0); /* worker 1 alone first: references */
+    synth_train(run, s1, "k", 200 * MS, 10, 2000, 0); /* both workers: 200 ms to +20 us */
+    synth_train(run, s2, "k", 200 * MS, 10, 2000, 0);
+    synth_train(run, s2, "k", 300 * MS, 10, 1000, 0); /* worker 2 ends alone */
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis_options o;
+    analysis_options_default(&o);
+    o.measure = ANALYSIS_MEASURE_TOGETHER;
+    analysis *a = NULL;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    const analysis_summary *sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_TOGETHER);
+    TEST_EQ_INT(sm->measure_t0, 200 * MS);         /* worker 2's first kernel */
+    TEST_EQ_INT(sm->measure_t1, 200 * MS + 20000); /* worker 1's last */
+    TEST_NEAR(sm->predicted_gain, 2.0, 1e-9);      /* 20 us of 2-way slicing: 10 us */
+    TEST_ASSERT(has_warning(a, "while 2 processes ran kernels together; 1 other (pid 1) ran its "
+                               "apart from them, before or after, and is left out"));
+    TEST_EQ_INT(sm->nproc_spans, 2); /* the parent's is outside the interval */
+    analysis_free(a);
+    store_run_free(run);
+
+    /* one after another: nothing ran together */
+    run = store_run_new();
+    s0 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    s1 = synth_process(run, 2, "h", "r", SYNTH_PLAIN, NULL);
+    synth_train(run, s0, "k", 0, 10, 1000, 0);
+    synth_train(run, s1, "k", 10000, 10, 1000, 0); /* starts as the first ends: touching only */
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_ALL);
+    TEST_EQ_INT(sm->measure_t1 - sm->measure_t0, 20000);
+    TEST_ASSERT(has_warning(a, "no two processes ran kernels at the same time"));
+    analysis_free(a);
+    store_run_free(run);
+
+    /* one process: its own span, nothing to warn of */
+    run = store_run_new();
+    s0 = synth_process(run, 1, "h", "r", SYNTH_PLAIN, NULL);
+    synth_train(run, s0, "k", 0, 10, 1000, 500);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure, ANALYSIS_MEASURE_TOGETHER);
+    TEST_EQ_INT(sm->measure_t1 - sm->measure_t0, 14500);
+    TEST_EQ_INT(analysis_nwarnings(a), 0);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
 /* The gains over a captured range (`--measure capture:NAME`, the capture table's rows of that
  * name in every process) and over a given time span (a report on --from/--to: the span cut to
  * the kernels' extent). */

@@ -530,7 +530,7 @@ function renderStats(stats) {
       kpi('stretch', fmtX(s.stretch)),
       kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
       kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : '')), // the headline's note
-      kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'every process running' }[s.measure] || 'the whole recording'));
+      kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'the processes running together' }[s.measure] || 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
     if (s.gain_bounds) { // what bounds "MPS would gain": the report's section of the same name
