@@ -90,11 +90,12 @@ cleanup() {
 mps_guard cleanup
 
 # rec DEMO MPS N CMD...: one `tlview record` run into OUT/DEMO/mps-MPS/nN (log next to it, exit
-# status in .rc); the N=1 MPS-off run of the demo is the baseline of the others.
+# status in .rc); the N=1 MPS-off run of the demo is the baseline of the others (the seed's form:
+# the one-process Triton run's, the same kernel alone).
 rec() {
     local demo=$1 mps=$2 n=$3
     shift 3
-    local d=$OUT/$demo/mps-$mps/n$n base=$OUT/$demo/mps-off/n1 args=()
+    local d=$OUT/$demo/mps-$mps/n$n base=$OUT/${demo%_seed}/mps-off/n1 args=()
     rm -rf "$d" "$d".* # a re-run replaces the old recording rather than mixing with it
     mkdir -p "$(dirname "$d")"
     args=(-o "$d" --procs "$n" --label "$demo")
@@ -107,10 +108,14 @@ rec() {
     report "$d" "$base"
     [ "$mps" = on ] && compare "$d" "$OUT/$demo/mps-off/n$n" "$base"
 }
+# measure DIR: the seed's form is measured while its processes ran together: its parent's
+# arithmetic check runs before the spawn workers exist, and its throughput counts the workers'
+# timed requests (between the barriers) only.
+measure() { case $1 in */triton_seed/*) echo --measure together ;; esac; }
 # compare ON OFF BASE: tlview report --format json of OFF against --compare ON (the measured gain
 # and the prediction redone at ON's slowdown) into ON.compare.json.
 compare() {
-    local on=$1 off=$2 base=$3 rep=(--format json) f
+    local on=$1 off=$2 base=$3 rep=(--format json $(measure "$1")) f
     [ -d "$off" ] || return 0
     for f in "$base"/*.db; do rep+=(--baseline "$f"); done
     for f in "$on"/*.db; do rep+=(--compare "$f"); done
@@ -119,7 +124,7 @@ compare() {
 # report DIR BASE: tlview report --format json of DIR's trace files (not the folder: its
 # manifest.json is JSON too) with BASE's as the baseline, into DIR.report.json.
 report() {
-    local d=$1 base=$2 rep=(--format json) f
+    local d=$1 base=$2 rep=(--format json $(measure "$1")) f
     if [ "$d" != "$base" ] && [ -d "$base" ]; then
         for f in "$base"/*.db; do rep+=(--baseline "$f"); done
     fi
@@ -267,7 +272,7 @@ def truth(demo, run_dir):
     """What the copies themselves measured, for the gain: the Triton requests' throughput, or
     1 / the makespan (the latest copy's wall time) of the C demos; NaN when a copy's is missing."""
     n = int(os.path.basename(run_dir)[1:])
-    if demo == "triton":
+    if demo in ("triton", "triton_seed"):
         res = results(run_dir + ".log")
         return throughput(res) if len(res) == n else float("nan")
     w = walls(run_dir + ".log")
@@ -346,7 +351,8 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
         share = dev.get("overlap_of_busy")
         if share is None or share > 0.25:
             problems.append(f"overlap share {fmt(share)}: the kernels shared the GPU")
-    if demo in ("spin", "svp", "sat", "triton") and n >= 2 and mps == "on":
+    if mps == "on" and (demo in ("spin", "svp", "sat", "triton") and n >= 2 or
+                        demo == "triton_seed"):
         off_dir = runs.get((demo, "off", n))
         off_sum = ((load(off_dir + ".report.json") if off_dir else None) or {}).get("summary") or {}
         lo, hi = off_sum.get("predicted_gain_low"), off_sum.get("predicted_gain")
@@ -370,9 +376,6 @@ for (demo, mps, n), d in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1]
         if len(res) != want_results or not all(r.get("ok") for r in res):
             problems.append(f"{len(res)} RESULT lines, {want_results} wanted, or a copy's "
                             "self-check failed")
-        if demo == "triton_seed" and mps == "on":
-            thr_off = throughput(results(runs.get((demo, "off", n), "") + ".log"))
-            meas = throughput(res) / thr_off if thr_off else float("nan")
     ok = not problems
     failed += not ok
     rows.append((demo, mps, n, rc, files, verdict, fmt(tl_stretch), fmt(sw_stretch),
