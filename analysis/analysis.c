@@ -383,18 +383,18 @@ static int cmp_edge(const void *x, const void *y)
     return e->t < f->t ? -1 : e->t > f->t ? 1 : e->step - f->step;
 }
 
-/* --measure together: the time every process with kernels was running them, from the last one's
- * first kernel to the first one's last; where no such time exists, the longest time the most of
- * them were (at least two), the others left out (a process that only set up before the rest
- * began, or one that started after they ended: a->measure_out). Where no two ever ran at once,
- * the whole recording stays (a->measure_missing). Out of memory: the whole recording. */
-static void together_interval(analysis *a)
+/* The time the most processes ran kernels together (between each one's first kernel start and
+ * last kernel end): every process's when all ran at once (from the last one's first kernel to the
+ * first one's last), else the longest time the most of them (at least two) did; one process: its
+ * own span. Returns how many processes that is (0: no two ran at once, or out of memory), the
+ * time in *pT0, *pT1, and in *pN the processes with kernels. */
+static uint32_t together_span(const analysis *a, int64_t *pT0, int64_t *pT1, uint32_t *pN)
 {
     const store_run *run = a->run;
-    analysis_summary *sm = &a->sum;
     span_edge *ev = malloc((2 * (uint64_t)run->nprocesses + 1) * sizeof *ev);
+    *pN = 0;
     if (!ev)
-        return;
+        return 0;
     uint64_t n = 0;
     for (uint32_t p = 0; p < run->nprocesses; p++)
         if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > a->proc_first[p]) {
@@ -402,20 +402,34 @@ static void together_interval(analysis *a)
             ev[n++] = (span_edge){a->proc_last[p], -1, p};
         }
     qsort(ev, n, sizeof *ev, cmp_edge);
-    int64_t t0 = n ? ev[0].t : 0, t1 = n ? ev[n - 1].t : 0; /* one process: its span */
+    *pN = (uint32_t)(n / 2);
+    *pT0 = n ? ev[0].t : 0; /* one process: its span */
+    *pT1 = n ? ev[n - 1].t : 0;
     uint32_t depth = 0, best = n == 2;
     for (uint64_t i = 0; i + 1 < n; i++) { /* [ev[i].t, ev[i + 1].t) has `depth` processes */
         depth += (uint32_t)ev[i].step;
         int64_t len = ev[i + 1].t - ev[i].t;
-        if (len > 0 && depth >= 2 && (depth > best || (depth == best && len > t1 - t0))) {
+        if (len > 0 && depth >= 2 && (depth > best || (depth == best && len > *pT1 - *pT0))) {
             best = depth;
-            t0 = ev[i].t;
-            t1 = ev[i + 1].t;
+            *pT0 = ev[i].t;
+            *pT1 = ev[i + 1].t;
         }
     }
     free(ev);
+    return best;
+}
+
+/* --measure together: together_span(), the processes left out of it counted (a process that only
+ * set up before the rest began, or one that started after they ended: a->measure_out). Where no
+ * two processes ever ran at once, the whole recording stays (a->measure_missing). */
+static void together_interval(analysis *a)
+{
+    const store_run *run = a->run;
+    analysis_summary *sm = &a->sum;
+    int64_t t0, t1;
+    uint32_t np, best = together_span(a, &t0, &t1, &np);
     if (!best) {
-        a->measure_missing = n > 2; /* one process alone: nothing to say */
+        a->measure_missing = np > 1; /* one process alone: nothing to say */
         return;
     }
     sm->measure = ANALYSIS_MEASURE_TOGETHER;
@@ -472,6 +486,9 @@ void analysis_process_spans(analysis *a)
     int64_t *t1 = malloc((run->nprocesses + 1) * sizeof *t1);
     sm->nproc_spans = 0;
     sm->proc_span_min_ns = sm->proc_span_max_ns = 0;
+    int64_t g0, g1;
+    uint32_t np;
+    sm->together_ns = together_span(a, &g0, &g1, &np) ? g1 - g0 : 0;
     if (!t0 || !t1) { /* advisory figures: out of memory leaves them out */
         free(t0);
         free(t1);

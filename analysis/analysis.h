@@ -467,6 +467,9 @@ typedef struct analysis_summary {
      * process that ends last; the spread says how far apart the processes finished. */
     uint32_t nproc_spans;                       /* processes with a span (0 when none) */
     int64_t proc_span_min_ns, proc_span_max_ns; /* the shortest and the longest; 0 when none */
+    int64_t together_ns; /* the time `--measure together` measures over (ANALYSIS_MEASURE_TOGETHER):
+                            the most processes running kernels together, at least two (one
+                            process: its span); 0 when no two ever ran at once */
 } analysis_summary;
 
 const analysis_summary *analysis_get_summary(const analysis *a);

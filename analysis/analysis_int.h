@@ -237,8 +237,8 @@ int analysis_references(analysis *a);
 void analysis_measure_interval(analysis *a);
 
 /* Sets a->sum.nproc_spans, proc_span_min_ns and proc_span_max_ns (analysis.c): each process's
- * own part of the measured interval; needs the interval and the processes' first and last
- * kernels. Out of memory leaves them 0 (advisory figures). */
+ * own part of the measured interval; and a->sum.together_ns. Needs the interval and the
+ * processes' first and last kernels. Out of memory leaves them 0 (advisory figures). */
 void analysis_process_spans(analysis *a);
 
 /* Stretch of every kernel, window evidence and verdicts, process and device figures (verdict.c). */

@@ -215,9 +215,13 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, 
 
 /* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
  * "(estimated)" when an estimated stretch went into it, and the host-paced note when the GPU
- * idled ANALYSIS_HOST_PACED_IDLE or more of the measured interval (`span` ns long). */
-static void gain_text(const analysis_device *d, int64_t span, char *buf, size_t n)
+ * idled ANALYSIS_HOST_PACED_IDLE or more of sm's measured interval; over the whole recording,
+ * where the processes ran kernels together for less than VIEW_TOGETHER_SHARE of it (start-up
+ * apart, a parent that only set up), the note says so and names --measure together. */
+#define VIEW_TOGETHER_SHARE 0.9
+static void gain_text(const analysis_device *d, const analysis_summary *sm, char *buf, size_t n)
 {
+    int64_t span = sm->measure_t1 - sm->measure_t0;
     char g[40];
     snprintf(buf, n, "; MPS would gain %s%s",
              view_gain_text(d->predicted_gain_low, d->predicted_gain, 1, g, sizeof g),
@@ -229,6 +233,12 @@ static void gain_text(const analysis_device *d, int64_t span, char *buf, size_t 
                "with no kernel to run, so the processes' CPUs set the pace, which a GPU trace "
                "does not time)",
                100 * idle);
+    if (idle >= ANALYSIS_HOST_PACED_IDLE && sm->measure == ANALYSIS_MEASURE_ALL && span > 0 &&
+        sm->together_ns > 0 && (double)sm->together_ns < VIEW_TOGETHER_SHARE * (double)span)
+        append(buf, n,
+               "; the processes ran kernels together for %.0f%% of it (--measure together "
+               "measures that time)",
+               100.0 * (double)sm->together_ns / (double)span);
 }
 
 const char *view_no_kernels_text(const analysis *a, char *buf, size_t n)
@@ -266,7 +276,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         if (d->waiting_ns > 0 && d->predicted_gain >= 1.005) {
             const analysis_summary *sm = analysis_get_summary(a);
             size_t n = strlen(h->head);
-            gain_text(d, sm->measure_t1 - sm->measure_t0, h->head + n, sizeof h->head - n);
+            gain_text(d, sm, h->head + n, sizeof h->head - n);
         }
         return;
     }
@@ -301,7 +311,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         if (d->predicted_gain >= 1.005) {
             const analysis_summary *sm = analysis_get_summary(a);
             size_t n = strlen(h->tail);
-            gain_text(d, sm->measure_t1 - sm->measure_t0, h->tail + n, sizeof h->tail - n);
+            gain_text(d, sm, h->tail + n, sizeof h->tail - n);
         }
         break;
     }
@@ -412,6 +422,7 @@ json_t *view_summary_json(const analysis *a)
     view_put(o, "process_spans", json_integer(s->nproc_spans), &bad);
     view_put(o, "process_span_min_ns", json_integer(s->proc_span_min_ns), &bad);
     view_put(o, "process_span_max_ns", json_integer(s->proc_span_max_ns), &bad);
+    view_put(o, "together_ns", json_integer(s->together_ns), &bad);
     char best[768], worst[768];
     view_put(o, "gain_bounds",
              view_gain_bound(a, 0, best, sizeof best)
