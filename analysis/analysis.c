@@ -396,11 +396,14 @@ static uint32_t together_span(const analysis *a, int64_t *pT0, int64_t *pT1, uin
     if (!ev)
         return 0;
     uint64_t n = 0;
-    for (uint32_t p = 0; p < run->nprocesses; p++)
-        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > a->proc_first[p]) {
-            ev[n++] = (span_edge){a->proc_first[p], 1, p};
-            ev[n++] = (span_edge){a->proc_last[p], -1, p};
+    for (uint32_t p = 0; p < run->nprocesses; p++) { /* each cut to the times analysed */
+        int64_t f = a->proc_first[p] > a->sum.t_begin ? a->proc_first[p] : a->sum.t_begin;
+        int64_t l = a->proc_last[p] < a->sum.t_end ? a->proc_last[p] : a->sum.t_end;
+        if (a->procs[p].kernel_ns > 0 && l > f) {
+            ev[n++] = (span_edge){f, 1, p};
+            ev[n++] = (span_edge){l, -1, p};
         }
+    }
     qsort(ev, n, sizeof *ev, cmp_edge);
     *pN = (uint32_t)(n / 2);
     *pT0 = n ? ev[0].t : 0; /* one process: its span */
@@ -408,8 +411,10 @@ static uint32_t together_span(const analysis *a, int64_t *pT0, int64_t *pT1, uin
     uint32_t depth = 0, best = n == 2;
     for (uint64_t i = 0; i + 1 < n; i++) { /* [ev[i].t, ev[i + 1].t) has `depth` processes */
         depth += (uint32_t)ev[i].step;
-        int64_t len = ev[i + 1].t - ev[i].t;
-        if (len > 0 && depth >= 2 && (depth > best || (depth == best && len > *pT1 - *pT0))) {
+        /* lengths in unsigned arithmetic: times may lie anywhere in int64 (a hostile file) */
+        uint64_t len = (uint64_t)ev[i + 1].t - (uint64_t)ev[i].t;
+        if (len > 0 && depth >= 2 &&
+            (depth > best || (depth == best && len > (uint64_t)*pT1 - (uint64_t)*pT0))) {
             best = depth;
             *pT0 = ev[i].t;
             *pT1 = ev[i + 1].t;
@@ -436,9 +441,10 @@ static void together_interval(analysis *a)
     sm->measure_t0 = t0;
     sm->measure_t1 = t1;
     a->measure_in = best;
-    for (uint32_t p = 0; p < run->nprocesses; p++)
-        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > a->proc_first[p] &&
-            !(a->proc_first[p] <= t0 && a->proc_last[p] >= t1) && !a->measure_out++)
+    for (uint32_t p = 0; p < run->nprocesses; p++) /* with kernels, not running all along */
+        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > sm->t_begin &&
+            a->proc_first[p] < sm->t_end && !(a->proc_first[p] <= t0 && a->proc_last[p] >= t1) &&
+            !a->measure_out++)
             a->measure_out_first = p;
 }
 
@@ -488,7 +494,8 @@ void analysis_process_spans(analysis *a)
     sm->proc_span_min_ns = sm->proc_span_max_ns = 0;
     int64_t g0, g1;
     uint32_t np;
-    sm->together_ns = together_span(a, &g0, &g1, &np) ? g1 - g0 : 0;
+    uint64_t together = together_span(a, &g0, &g1, &np) ? (uint64_t)g1 - (uint64_t)g0 : 0;
+    sm->together_ns = together > INT64_MAX ? INT64_MAX : (int64_t)together;
     if (!t0 || !t1) { /* advisory figures: out of memory leaves them out */
         free(t0);
         free(t1);

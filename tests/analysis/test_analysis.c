@@ -1642,6 +1642,15 @@ int test_analysis_extreme_times(void)
     size_t n;
     TEST_EQ_INT(analysis_profile(a, 0, 0, 3000, seg, 4, &n), 0);
     TEST_EQ_INT(n, 3);
+    TEST_EQ_INT(sm->together_ns, 1000); /* P1's span cut to the times analysed */
+    analysis_free(a);
+    analysis_options o;
+    analysis_options_default(&o);
+    o.measure = ANALYSIS_MEASURE_TOGETHER;
+    TEST_EQ_INT(analysis_run(run, &o, &a), 0);
+    sm = analysis_get_summary(a);
+    TEST_EQ_INT(sm->measure_t0, 1000);
+    TEST_EQ_INT(sm->measure_t1, 2000);
     analysis_free(a);
     store_run_free(run);
     return 0;
