@@ -711,9 +711,9 @@ static int check_run(analysis *a)
         const store_process *op = &run->processes[a->measure_out_first];
         warn(a,
              "the gains are measured while %u processes ran kernels together; %u other%s (pid "
-             "%lld%s) ran %s apart from them, before or after, and %s left out",
+             "%lld%s) ran %s kernels at other times (before or after) and %s left out",
              a->measure_in, a->measure_out, a->measure_out > 1 ? "s" : "", (long long)op->pid,
-             a->measure_out > 1 ? ", ..." : "", a->measure_out > 1 ? "theirs" : "its",
+             a->measure_out > 1 ? ", ..." : "", a->measure_out > 1 ? "their" : "its",
              a->measure_out > 1 ? "are" : "is");
     }
     for (uint32_t s = 0; s < a->ndevs; s++) {

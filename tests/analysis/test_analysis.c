@@ -1810,8 +1810,9 @@ int test_analysis_measure_together_apart(void)
     TEST_EQ_INT(sm->measure_t0, 200 * MS);         /* worker 2's first kernel */
     TEST_EQ_INT(sm->measure_t1, 200 * MS + 20000); /* worker 1's last */
     TEST_NEAR(sm->predicted_gain, 2.0, 1e-9);      /* 20 us of 2-way slicing: 10 us */
-    TEST_ASSERT(has_warning(a, "while 2 processes ran kernels together; 1 other (pid 1) ran its "
-                               "apart from them, before or after, and is left out"));
+    TEST_ASSERT(
+        has_warning(a, "while 2 processes ran kernels together; 1 other (pid 1) ran its kernels "
+                       "at other times (before or after) and is left out"));
     TEST_EQ_INT(sm->nproc_spans, 2); /* the parent's is outside the interval */
     analysis_free(a);
     store_run_free(run);
