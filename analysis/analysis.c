@@ -383,6 +383,15 @@ static int cmp_edge(const void *x, const void *y)
     return e->t < f->t ? -1 : e->t > f->t ? 1 : e->step - f->step;
 }
 
+/* Process p's first kernel start and last kernel end, cut to the times analysed (kernels beyond
+ * them are not analysed); 0 when it ran no kernel there. */
+static int kernel_span(const analysis *a, uint32_t p, int64_t *pF, int64_t *pL)
+{
+    *pF = a->proc_first[p] > a->sum.t_begin ? a->proc_first[p] : a->sum.t_begin;
+    *pL = a->proc_last[p] < a->sum.t_end ? a->proc_last[p] : a->sum.t_end;
+    return a->procs[p].kernel_ns > 0 && *pL > *pF;
+}
+
 /* The time the most processes ran kernels together (between each one's first kernel start and
  * last kernel end): every process's when all ran at once (from the last one's first kernel to the
  * first one's last), else the longest time the most of them (at least two) did; one process: its
@@ -396,14 +405,12 @@ static uint32_t together_span(const analysis *a, int64_t *pT0, int64_t *pT1, uin
     if (!ev)
         return 0;
     uint64_t n = 0;
-    for (uint32_t p = 0; p < run->nprocesses; p++) { /* each cut to the times analysed */
-        int64_t f = a->proc_first[p] > a->sum.t_begin ? a->proc_first[p] : a->sum.t_begin;
-        int64_t l = a->proc_last[p] < a->sum.t_end ? a->proc_last[p] : a->sum.t_end;
-        if (a->procs[p].kernel_ns > 0 && l > f) {
+    int64_t f, l;
+    for (uint32_t p = 0; p < run->nprocesses; p++)
+        if (kernel_span(a, p, &f, &l)) {
             ev[n++] = (span_edge){f, 1, p};
             ev[n++] = (span_edge){l, -1, p};
         }
-    }
     qsort(ev, n, sizeof *ev, cmp_edge);
     *pN = (uint32_t)(n / 2);
     *pT0 = n ? ev[0].t : 0; /* one process: its span */
@@ -441,11 +448,13 @@ static void together_interval(analysis *a)
     sm->measure_t0 = t0;
     sm->measure_t1 = t1;
     a->measure_in = best;
-    for (uint32_t p = 0; p < run->nprocesses; p++) /* with kernels, not running all along */
-        if (a->procs[p].kernel_ns > 0 && a->proc_last[p] > sm->t_begin &&
-            a->proc_first[p] < sm->t_end && !(a->proc_first[p] <= t0 && a->proc_last[p] >= t1) &&
-            !a->measure_out++)
-            a->measure_out_first = p;
+    a->measure_out = np - best;
+    int64_t f, l;
+    for (uint32_t p = 0; a->measure_out && p < run->nprocesses; p++)
+        if (kernel_span(a, p, &f, &l) && !(f <= t0 && l >= t1)) {
+            a->measure_out_first = p; /* the first not running all along */
+            break;
+        }
 }
 
 void analysis_measure_interval(analysis *a)
