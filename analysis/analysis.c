@@ -835,6 +835,7 @@ void analysis_free(analysis *a)
     free_switches(a);
     free(a->switch_in);
     free(a->waits);
+    free(a->folds);
     free(a->stretch);
     free(a->ovl_start);
     free(a->ctx_slot);

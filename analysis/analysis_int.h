@@ -23,6 +23,8 @@ typedef struct analysis_calibration {
     double tail_max;    /* never more than this share of d (the shortest kernel measured's) */
     double wait_latency_ns; /* from a launch call's return to its kernel's start on a free GPU
                                (at most, but for outliers): a longer delay is a wait (wait.c) */
+    double slice_ns;        /* the longest time slice measured without MPS: a context with a
+                               ready kernel waits at most this long behind each other context */
 } analysis_calibration;
 
 /* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was
@@ -123,6 +125,20 @@ typedef struct analysis_winx {
     int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
 } analysis_winx;
 
+/* The ends of a time-sliced stretch folded together at best (verdict.c, analysis/README.md,
+ * Gains): contexts whose first kernel started, or whose last ended, up to one slice per other
+ * context away from the stretch's edge taken as in flight all through window w (the packed term
+ * scaled by pk); the single-kernel solo windows h before and t after it (UINT64_MAX: none) run
+ * beside w's kernels, as far as their SM share lets them; never shorter than the longest solo
+ * duration of a kernel so moved. */
+typedef struct analysis_fold {
+    uint64_t w, h, t;
+    double pk;    /* the factor on w's packed term: kernel time over kernel time and stagger */
+    double floor; /* w's side-by-side time by the SMs alone (unchanged by the fold) */
+    double cap;   /* h's and t's time times their kernels' SM share */
+    double chain; /* the longest solo duration of a kernel the fold moves */
+} analysis_fold;
+
 /* A context switch the sweep saw (analysis_device.switches): when the next context's kernel
  * started, and the idle gap before it. Kept from the sweep to the judge, which counts those
  * inside the measured interval. */
@@ -171,6 +187,8 @@ struct analysis {
     analysis_waitsum *waits;  /* nwindows, or NULL when no kernel has a launch record: what
                                  each window's kernels did while others waited (wait.c) */
     uint64_t nwindows;
+    analysis_fold *folds; /* the folded stretch ends, at most two per slot, by window (judge) */
+    uint64_t nfolds;
     analysis_signature *sigs;
     uint32_t nsigs;
     uint32_t *launch_sig; /* run->nlaunches: signature of each launch */

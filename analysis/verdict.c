@@ -400,6 +400,14 @@ typedef struct winsum {
     double tail_short; /* the same with the shortest instance standing in for a reference */
     double dur;        /* the whole durations of the kernels with time inside */
     double k, w;       /* the window's kernel time and solo work on its basis (judge_window) */
+    double floor;      /* its side-by-side time by the SMs alone (window_evidence) */
+    /* for the stretch's folded ends (analysis_fold): over share groups, the time from the
+     * window's start to each one's first kernel start in it and from each one's last kernel end
+     * to the window's end, each at most one slice per other context in flight, and the
+     * longest solo work of one group's kernels starting inside, one after another */
+    double stag0, stag1, chain;
+    const store_kernel *last;     /* the last kernel added: a solo window's one kernel */
+    double last_solo, last_share; /* its solo duration (0: unknown) and SM share */
 } winsum;
 
 /* Sums per process and over the run: durations and references of referenced kernels. */
@@ -532,6 +540,7 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     double alone = (double)(w->busy_ns - w->overlap_ns), packed = ovl / w->stretch;
     double sm = smw * extra, work = ws->w * extra;
     double best = fmax(packed + aw->packed, sm - tail * extra + aw->sm - aw->tail);
+    ws->floor = alone - aw->ns + sm - tail * extra + aw->sm - aw->tail;
     double worst = packed >= smh * extra
                        ? packed * analysis_calibration_slowdown(cal, w->groups)
                        : work / fmin(1, analysis_calibration_packing(cal, w->groups));
@@ -594,11 +603,67 @@ typedef struct kin {
     double hold;       /* the SMs it may hold (gpu_hold()) */
     double tail;       /* its tail (analysis_calibration) per ns of its life, on its reference or
                           its shortest instance (as pO) */
+    double solo;       /* its solo reference; 0 when it has none */
 } kin;
+
+/* Each share group's kernels in the last window they had time in, for the stretch's folded ends
+ * (winsum stag0, stag1, chain): the window (+ 1; 0: none yet), the latest end there, and the solo
+ * work of its kernels that started there. */
+typedef struct stagger {
+    uint64_t *win;
+    int64_t *end;
+    double *work;
+    double slice; /* the calibration's slice_ns */
+} stagger;
+
+/* The most a group's kernel start or end counts as stagger in window w: one slice per other
+ * context in flight. */
+static double stagger_cap(const stagger *st, const analysis_window *w)
+{
+    return w->max_contexts > 1 ? (w->max_contexts - 1) * st->slice : 0;
+}
+
+/* Closes group g's time in its last window: the stagger from its last end to the window's end
+ * and its solo work there. */
+static void stagger_flush(stagger *st, const analysis *a, winsum *ws, uint32_t g)
+{
+    if (!st->win[g])
+        return;
+    uint64_t w = st->win[g] - 1;
+    const analysis_window *win = &a->windows[w];
+    if (st->end[g] < win->t1)
+        ws[w].stag1 += fmin((double)(win->t1 - st->end[g]), stagger_cap(st, win));
+    ws[w].chain = fmax(ws[w].chain, st->work[g]);
+    st->win[g] = 0;
+}
+
+/* Kernel q has time in overlap window w: counts its group's stagger from the window's start if it
+ * is the group's first kernel there, its latest end and its solo work (when it starts there). */
+static void stagger_kernel(stagger *st, const analysis *a, winsum *ws, uint64_t w, const kin *q)
+{
+    const analysis_window *win = &a->windows[w];
+    const store_kernel *k = q->k;
+    uint32_t g = a->ctx_group[a->run->streams[k->stream].context];
+    if (st->win[g] > w + 1)
+        return; /* a later window of the group's was seen first (a kernel ran on into it) */
+    if (st->win[g] != w + 1) {
+        stagger_flush(st, a, ws, g);
+        st->win[g] = w + 1;
+        st->end[g] = k->end;
+        st->work[g] = 0;
+        if (k->start > win->t0)
+            ws[w].stag0 += fmin((double)(k->start - win->t0), stagger_cap(st, win));
+    } else if (k->end > st->end[g]) {
+        st->end[g] = k->end;
+    }
+    if (k->start >= win->t0)
+        st->work[g] += q->solo;
+}
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
  * window that may still hold a kernel (starts only grow, so it only moves forward). */
-static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, const kin *q)
+static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, stagger *st,
+                           const kin *q)
 {
     const analysis_device *ad = &a->devs[s];
     const store_kernel *k = q->k;
@@ -618,6 +683,11 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
         winsum *m = &ws[w];
         win->nkernels++;
+        m->last = k;
+        m->last_solo = q->solo;
+        m->last_share = q->share;
+        if (win->verdict >= ANALYSIS_CONCURRENT)
+            stagger_kernel(st, a, ws, w, q);
         m->ovl += ovl;
         m->sm_ovl += ovl * q->share;
         m->smh_ovl += ovl * q->hold;
@@ -646,6 +716,30 @@ static double inside(const analysis *a, const analysis_window *w)
     return t1 > t0 && w->t1 > w->t0 ? (double)(t1 - t0) / (double)(w->t1 - w->t0) : 0;
 }
 
+/* Window w's time at best side by side (at most its busy time): a time-sliced window's kernels
+ * at `slowdown` times their solo speed, as many at once as were in flight (the packed term times
+ * `pk`, a fold's, 1 for the window alone) or, with `floor` not NaN, as many as the SMs hold (a
+ * fold's; else the window's own bound, mps_best_ns); in any window, the time a context ran while
+ * others' kernels waited (wait.c) side by side. */
+static double best_time(const analysis *a, uint64_t w, double slowdown, double pk, double floor)
+{
+    const analysis_window *win = &a->windows[w];
+    double busy = (double)win->busy_ns, waited = (double)win->waiting_ns;
+    double wpacked = a->waits ? a->waits[w].packed * slowdown : 0;
+    double side_by_side;
+    if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE) {
+        if (!(waited > 0))
+            return busy;
+        side_by_side = fmax((double)win->mps_best_ns, busy - waited + wpacked);
+    } else {
+        double alone = (double)(win->busy_ns - win->overlap_ns);
+        side_by_side =
+            fmax(isnan(floor) ? (double)win->mps_best_ns : floor,
+                 alone - waited + (double)win->overlap_ns / win->stretch * pk * slowdown + wpacked);
+    }
+    return side_by_side < busy ? side_by_side : busy;
+}
+
 /* The time a device's time-sliced windows would save inside the measured interval if their
  * overlapped kernels ran side by side, and its context turns without their switches: at best
  * (`worst` 0: mps_best_ns, with each kernel `slowdown` (>= 1) times its solo duration where they
@@ -669,30 +763,38 @@ static double device_saved(const analysis *a, const analysis_device *ad, double 
         if (worst && win->switches &&
             (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE))
             saved -= (double)win->nkernels * cal->launch_ns * frac;
-        double busy = (double)win->busy_ns, alone = (double)(win->busy_ns - win->overlap_ns);
+        double busy = (double)win->busy_ns;
         /* at best the kernels that waited fill the gaps between another context's kernels in
          * its slice (wait.c); at worst those gaps stay */
         if (!worst && a->waits)
             saved += a->waits[w].gap * frac;
-        /* time a context ran while others' kernels waited (wait.c): side by side at best */
-        double waited = (double)win->waiting_ns;
-        double wpacked = a->waits ? a->waits[w].packed * slowdown : 0;
-        if (win->verdict != ANALYSIS_TIME_SLICED || win->basis == ANALYSIS_BASIS_NONE) {
-            double side_by_side = fmax((double)win->mps_best_ns, busy - waited + wpacked);
-            if (!worst && waited > 0 && side_by_side < busy)
-                saved += (busy - side_by_side) * frac;
-            continue;
-        }
-        double side_by_side =
-            worst ? (double)win->mps_worst_ns
-                  : fmax((double)win->mps_best_ns,
-                         alone - waited + (double)win->overlap_ns / win->stretch * slowdown +
-                             wpacked);
-        if (side_by_side < busy || worst) { /* at worst MPS may cost more than it saves */
+        if (!worst) {
+            double side_by_side = best_time(a, w, slowdown, 1, NAN);
             saved += (busy - side_by_side) * frac;
-            if (pEstimated && win->basis != ANALYSIS_BASIS_REFERENCE)
+            if (pEstimated && side_by_side < busy && win->verdict == ANALYSIS_TIME_SLICED &&
+                win->basis != ANALYSIS_BASIS_REFERENCE && win->basis != ANALYSIS_BASIS_NONE)
                 *pEstimated = 1;
+        } else if (win->verdict == ANALYSIS_TIME_SLICED && win->basis != ANALYSIS_BASIS_NONE) {
+            saved += (busy - (double)win->mps_worst_ns) * frac; /* MPS may cost more */
         }
+    }
+    /* at best the stretches' ends fold together (analysis_fold) */
+    for (uint64_t f = 0; !worst && f < a->nfolds; f++) {
+        const analysis_fold *fd = &a->folds[f];
+        if (fd->w < ad->first_window || fd->w >= ad->first_window + ad->nwindows ||
+            inside(a, &a->windows[fd->w]) < 1 ||
+            (fd->h != UINT64_MAX && inside(a, &a->windows[fd->h]) < 1) ||
+            (fd->t != UINT64_MAX && inside(a, &a->windows[fd->t]) < 1))
+            continue;
+        double before = best_time(a, fd->w, slowdown, 1, NAN), sides = 0;
+        if (fd->h != UINT64_MAX)
+            sides += best_time(a, fd->h, slowdown, 1, NAN);
+        if (fd->t != UINT64_MAX)
+            sides += best_time(a, fd->t, slowdown, 1, NAN);
+        double folded = fmax(best_time(a, fd->w, slowdown, fd->pk, fd->floor) + fd->cap * slowdown,
+                             fd->chain * slowdown);
+        if (folded < before + sides)
+            saved += before + sides - folded;
     }
     return saved;
 }
@@ -809,6 +911,90 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
     *pSavedLow = saved_low;
 }
 
+/* Whether window w of slot ad is a stretch's edge: the slot's first window (`dir` -1) or last
+ * (+1), one beside idle time, or one beside a solo window that is. */
+static int stretch_edge(const analysis *a, const analysis_device *ad, uint64_t w, int dir)
+{
+    uint64_t end = ad->first_window + ad->nwindows;
+    for (int step = 0; step < 2; step++) {
+        if (dir < 0 ? w == ad->first_window : w + 1 == end)
+            return 1;
+        w = dir < 0 ? w - 1 : w + 1;
+        if (a->windows[w].verdict == ANALYSIS_IDLE)
+            return 1;
+        if (a->windows[w].verdict != ANALYSIS_SOLO)
+            return 0;
+    }
+    return 0;
+}
+
+/* Whether solo window x beside time-sliced window w folds into it at best (analysis_fold): one
+ * kernel with a solo reference, its whole life beside w (from x's start for a head, to x's end
+ * for a tail); a head lasting no more than one slice where no launch record says more (the other
+ * contexts' first kernels may have waited for it), or one while whose time others' ready kernels
+ * waited (wait.c). */
+static int folds_in(const analysis *a, const winsum *ws, uint64_t x, uint64_t w, double slice)
+{
+    const analysis_window *xw = &a->windows[x], *win = &a->windows[w];
+    const store_kernel *k = ws[x].last;
+    if (xw->verdict != ANALYSIS_SOLO || xw->nkernels != 1 || !k || !(ws[x].last_solo > 0))
+        return 0;
+    if (x < w) /* a head */
+        return k->start >= xw->t0 && k->end > win->t0 &&
+               (a->waits ? xw->waiting_ns > 0 : (double)(xw->t1 - xw->t0) <= slice);
+    return k->start < win->t1 && k->end <= xw->t1;
+}
+
+/* Finds the time-sliced stretch ends that fold together at best (analysis_fold) into a->folds:
+ * on each device slot, its first time-sliced window with solo references where it starts a
+ * stretch, and its last where it ends one: where processes started together and where they
+ * finished, not every idle gap of a host-paced run (whose kernels' late starts are the hosts').
+ * 0, or ANALYSIS_ENOMEM. */
+static int find_folds(analysis *a, const winsum *ws, const stagger *st)
+{
+    if (!(a->folds = malloc(2 * (a->ndevs + 1) * sizeof *a->folds)))
+        return ANALYSIS_ENOMEM;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        const analysis_device *ad = &a->devs[s];
+        uint64_t first = UINT64_MAX, last = UINT64_MAX;
+        for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++)
+            if (a->windows[w].verdict == ANALYSIS_TIME_SLICED &&
+                a->windows[w].basis == ANALYSIS_BASIS_REFERENCE) {
+                first = first == UINT64_MAX ? w : first;
+                last = w;
+            }
+        for (uint64_t w = first; w != UINT64_MAX; w = w == last ? UINT64_MAX : last) {
+            const analysis_window *win = &a->windows[w];
+            int start = w == first && stretch_edge(a, ad, w, -1);
+            int end = w == last && stretch_edge(a, ad, w, 1);
+            analysis_fold f = {w, UINT64_MAX, UINT64_MAX, 1, ws[w].floor, 0, ws[w].chain};
+            double stag = (start ? ws[w].stag0 : 0) + (end ? ws[w].stag1 : 0);
+            f.pk = ws[w].ovl > 0 ? ws[w].ovl / (ws[w].ovl + stag) : 1;
+            int64_t t0 = win->t0; /* where the folded stretch starts */
+            if (start && w > ad->first_window && folds_in(a, ws, w - 1, w, st->slice)) {
+                const analysis_window *h = &a->windows[w - 1];
+                f.h = w - 1;
+                f.cap += (double)(h->t1 - h->t0) * ws[w - 1].last_share;
+                f.chain = fmax(f.chain, ws[w - 1].last_solo);
+                t0 = h->t0;
+            }
+            if (end && w + 1 < ad->first_window + ad->nwindows &&
+                folds_in(a, ws, w + 1, w, st->slice)) {
+                const analysis_window *t = &a->windows[w + 1];
+                const store_kernel *k = ws[w + 1].last;
+                f.t = w + 1;
+                f.cap += (double)(t->t1 - t->t0) * ws[w + 1].last_share;
+                /* it started no earlier than one slice per other context before its start */
+                double late = (double)(k->start - t0) - stagger_cap(st, win);
+                f.chain = fmax(f.chain, (late > 0 ? late : 0) + ws[w + 1].last_solo);
+            }
+            if (f.pk < 1 || f.h != UINT64_MAX || f.t != UINT64_MAX)
+                a->folds[a->nfolds++] = f;
+        }
+    }
+    return 0;
+}
+
 /* a + b for durations (>= 0), saturated at INT64_MAX. */
 static int64_t sat_add(int64_t a, int64_t b)
 {
@@ -851,9 +1037,12 @@ int analysis_judge(analysis *a)
     sharehold *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     analysis_waitwalk *walk = NULL;
+    stagger stg = {
+        calloc(a->ngroups + 1, sizeof(uint64_t)), malloc((a->ngroups + 1) * sizeof(int64_t)),
+        malloc((a->ngroups + 1) * sizeof(double)), analysis_calibration_for(NULL, NULL)->slice_ns};
     int rc = ANALYSIS_ENOMEM;
-    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || sitewalk_init(&sw, a) ||
-        analysis_waitwalk_init(a, &walk))
+    if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || !stg.win || !stg.end ||
+        !stg.work || sitewalk_init(&sw, a) || analysis_waitwalk_init(a, &walk))
         goto out;
     /* the measured interval, known before the kernels are walked unless it is where every
      * process ran kernels (their first and last kernels come from the walk) */
@@ -918,7 +1107,8 @@ int analysis_judge(analysis *a)
                  0,
                  share[(size_t)k->launch * a->ndevs + s].share,
                  share[(size_t)k->launch * a->ndevs + s].hold,
-                 0};
+                 0,
+                 r > 0 ? r : 0};
         o = o < q.dur ? o : q.dur;
         double d = q.ref ? r : (double)sg->shortest_ns; /* its solo duration, where known */
         if (q.prov) /* its tail (analysis_calibration): the drain of its last wave */
@@ -928,13 +1118,15 @@ int analysis_judge(analysis *a)
             q.pO = q.rO = overlap_rate(q.dur, r, o);
         else if (o > 0 && q.prov)
             q.pO = overlap_rate(q.dur, (double)sg->shortest_ns, o);
-        add_to_windows(a, s, &cur[s], ws, &q);
+        add_to_windows(a, s, &cur[s], ws, &stg, &q);
         if (walk && analysis_waitwalk_kernel(walk, k, q.prov ? alone_rate(q.dur, d, o) : 1, q.share,
                                              q.tail))
             goto out;
     }
     if (walk && analysis_waitwalk_finish(walk))
         goto out;
+    for (uint32_t g = 0; g < a->ngroups; g++)
+        stagger_flush(&stg, a, ws, g);
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         analysis_process *ap = &a->procs[p];
         ap->stretch = set_stretch(ps[p].dur_ref, ps[p].ref, (double)ap->kernel_ns,
@@ -959,6 +1151,8 @@ int analysis_judge(analysis *a)
             }
         }
     }
+    if (find_folds(a, ws, &stg))
+        goto out;
     /* run level (t_begin and t_end are set by assign_slots()): over the measured interval, the
      * device that would finish last decides the predicted span */
     analysis_summary *sm = &a->sum;
@@ -1014,6 +1208,9 @@ int analysis_judge(analysis *a)
                          : ANALYSIS_BASIS_NONE;
     rc = ANALYSIS_OK;
 out:
+    free(stg.win);
+    free(stg.end);
+    free(stg.work);
     analysis_waitwalk_free(walk);
     free(ws);
     free(cur);

@@ -1926,6 +1926,54 @@ int test_analysis_measure_capture_span(void)
     return 0;
 }
 
+/* A one-block kernel of 448 ms alone per process, 8 processes without MPS started together and
+ * no launch records, the way the H200 time-slices them (tests/gpu/RESULTS.md, 2026-12-02): the
+ * first kernels start one slice (2.248 ms) apart, so the first runs alone for a slice; the
+ * kernels end one slice apart, the last alone for its last slice. Side by side all eight would
+ * take 448 ms: at best the stretch's ends fold (the staggered starts and ends taken as waiting
+ * for a slice; the lone head and tail beside the others), and the best case is the longest
+ * kernel's solo time. A head of three slices cannot be waiting for the others (they would have
+ * had a slice by then) and stays; full-GPU kernels cannot run beside one another: one after
+ * another, all the time they took (the stagger is the synthetic run's, not work) less the drains
+ * of their last waves (analysis_calibration). */
+int test_analysis_gain_stretch_ends(void)
+{
+    const int64_t solo = 448 * MS, slice = 2248000;
+    for (int c = 0; c < 3; c++) {
+        uint32_t blocks = c == 2 ? 132 * 8 : 1; /* full-GPU kernels: 8 of these blocks an SM */
+        int64_t head = c == 1 ? 3 * slice : slice;
+        store_run *base = store_run_new(), *run = store_run_new();
+        wide_kernel(base, synth_process(base, 1, "h", "base", 0, NULL), blocks, 0, solo);
+        store_run_finish(base);
+        int64_t last = head + 6 * slice + 8 * solo; /* round robin: the last one's end */
+        for (int p = 0; p < 8; p++)
+            wide_kernel(run, synth_process(run, 10 + p, "h", "r", 0, NULL), blocks,
+                        p ? head + (p - 1) * slice : 0, last - (7 - p) * slice);
+        analysis *a = analyse(run, base);
+        TEST_ASSERT(a);
+        const analysis_summary *sm = analysis_get_summary(a);
+        TEST_EQ_INT(overlap_window(a, 0)->verdict, ANALYSIS_TIME_SLICED);
+        double span = (double)last, gain = sm->predicted_gain;
+        if (c == 0) {
+            TEST_NEAR(gain, span / solo, 1e-9 * span / solo);
+        } else if (c == 1) { /* only the head stays */
+            TEST_NEAR(gain, span / (solo + head), 1e-9 * span / solo);
+        } else { /* one after another at best, less the last waves' drains */
+            /* each kernel's drain counted for the share of its life beside others */
+            double tail = fmin(210 + 0.0155 * solo, 0.029 * solo);
+            double d0 = (double)(last - 7 * slice), d7 = (double)(last - head - 6 * slice);
+            double drains = tail * (8 - head / d0 - slice / d7);
+            /* to the window's coverage, a float */
+            TEST_NEAR(gain, span / (8 * solo - drains), 1e-7 * span / solo);
+        }
+        TEST_ASSERT(sm->predicted_gain_low <= gain);
+        analysis_free(a);
+        store_run_free(run);
+        store_run_free(base);
+    }
+    return 0;
+}
+
 /* The predicted gain is an interval. One-thread kernels of 8 processes fit the GPU together:
  * at best 8x, at worst as slow as the H200's MPS clients ever ran side by side at 8 (2.58x);
  * at 4 clients no slowdown was ever measured, so the interval closes. Microsecond kernels pay
