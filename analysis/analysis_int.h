@@ -25,6 +25,8 @@ typedef struct analysis_calibration {
                                (at most, but for outliers): a longer delay is a wait (wait.c) */
     double slice_ns;        /* the longest time slice measured without MPS: a context with a
                                ready kernel waits at most this long behind each other context */
+    double first_rounds;    /* a context's first kernel may wait this many rounds of the other
+                               contexts' slices (its module loaded in one, itself run in the next) */
 } analysis_calibration;
 
 /* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was

@@ -25,7 +25,11 @@
  * - time slice (tests/gpu/record_demos.sh, 2026-12-02 10:59 UTC, no MPS): N processes started
  *   together, their first kernels starting one slice apart: 2.248 ms beside one-block kernels
  *   (spin, N = 8: 0, 2.247, 4.495, ... 15.740 ms), 2.30 ms beside kernels filling the GPU
- *   (saturating); the longer is the bound;
+ *   (saturating); the longer is the bound. A context's first kernel waited up to 1.53 rounds of
+ *   the others' slices (14:39, spin: 10.55 ms at N = 4, 24.48 ms at N = 8, where one round is
+ *   6.9 and 16.1 ms; svp and sat at most 1.04 rounds): the first launch of a module loads it
+ *   (CUDA's lazy loading), which waits for a slice of its own; two rounds are the bound. The
+ *   contexts' last kernels ended at most 0.6 rounds apart;
  * - launch latency (2026-12-01 23:36 UTC, tests/gpu/workloads.sh --api, GPT-2 at batch 4 alone,
  *   5842 of its 6438 kernels starting after their launch call returned and their stream's
  *   previous kernel ended): 1.5 us from the later of the two to the start at the median, 2.6 us
@@ -48,6 +52,7 @@ static const analysis_calibration h200 = {
     .tail_max = 0.029,
     .wait_latency_ns = 3000.0,
     .slice_ns = 2.30e6,
+    .first_rounds = 2.0,
 };
 
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact)
@@ -85,12 +90,14 @@ const char *analysis_gain_bound_text(const char *gpu, int worst, char *buf, size
         snprintf(buf, n,
                  "at best: no context switches (their idle gaps gone), every kernel at its solo "
                  "speed, as many side by side as were in flight or waiting behind another "
-                 "context's slice (the idle in one context's slice filled by them; at a "
-                 "time-sliced stretch's start and end, contexts up to one %.2f ms slice apart "
-                 "per other context taken as waiting) but no more than the SMs hold by their "
-                 "occupancy limits, and each kernel's last wave drained into by another "
-                 "client's blocks (%.2f us + %.2f%% of its duration, at most %.1f%%; %s)",
-                 c->slice_ns / 1e6, c->tail_ns / 1e3, 100 * c->tail_share, 100 * c->tail_max, from);
+                 "context's slice (the idle in one context's slice filled by them; at the "
+                 "time-sliced stretch's start and end, a context's first kernel up to %.3g "
+                 "rounds of the others' %.2f ms slices late and its last up to one round early "
+                 "taken as waiting) but no more than the SMs hold by their occupancy limits, "
+                 "and each kernel's last wave drained into by another client's blocks (%.2f us "
+                 "+ %.2f%% of its duration, at most %.1f%%; %s)",
+                 c->first_rounds, c->slice_ns / 1e6, c->tail_ns / 1e3, 100 * c->tail_share,
+                 100 * c->tail_max, from);
     else
         snprintf(buf, n,
                  "at worst: kernels that fit the GPU together on SMs of their own side by side, "

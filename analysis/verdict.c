@@ -613,14 +613,15 @@ typedef struct stagger {
     uint64_t *win;
     int64_t *end;
     double *work;
-    double slice; /* the calibration's slice_ns */
+    double slice, rounds; /* the calibration's slice_ns and first_rounds */
 } stagger;
 
-/* The most a group's kernel start or end counts as stagger in window w: one slice per other
- * context in flight. */
-static double stagger_cap(const stagger *st, const analysis_window *w)
+/* The most a group's first kernel start (`first` 1) or last kernel end counts as stagger in
+ * window w: `rounds` slices per other context in flight (analysis_calibration first_rounds for a
+ * start, one round for an end). */
+static double stagger_cap(const stagger *st, const analysis_window *w, int first)
 {
-    return w->max_contexts > 1 ? (w->max_contexts - 1) * st->slice : 0;
+    return w->max_contexts > 1 ? (w->max_contexts - 1) * st->slice * (first ? st->rounds : 1) : 0;
 }
 
 /* Closes group g's time in its last window: the stagger from its last end to the window's end
@@ -632,7 +633,7 @@ static void stagger_flush(stagger *st, const analysis *a, winsum *ws, uint32_t g
     uint64_t w = st->win[g] - 1;
     const analysis_window *win = &a->windows[w];
     if (st->end[g] < win->t1)
-        ws[w].stag1 += fmin((double)(win->t1 - st->end[g]), stagger_cap(st, win));
+        ws[w].stag1 += fmin((double)(win->t1 - st->end[g]), stagger_cap(st, win, 0));
     ws[w].chain = fmax(ws[w].chain, st->work[g]);
     st->win[g] = 0;
 }
@@ -652,7 +653,7 @@ static void stagger_kernel(stagger *st, const analysis *a, winsum *ws, uint64_t 
         st->end[g] = k->end;
         st->work[g] = 0;
         if (k->start > win->t0)
-            ws[w].stag0 += fmin((double)(k->start - win->t0), stagger_cap(st, win));
+            ws[w].stag0 += fmin((double)(k->start - win->t0), stagger_cap(st, win, 1));
     } else if (k->end > st->end[g]) {
         st->end[g] = k->end;
     }
@@ -930,10 +931,10 @@ static int stretch_edge(const analysis *a, const analysis_device *ad, uint64_t w
 
 /* Whether solo window x beside time-sliced window w folds into it at best (analysis_fold): one
  * kernel with a solo reference, its whole life beside w (from x's start for a head, to x's end
- * for a tail); a head lasting no more than one slice where no launch record says more (the other
- * contexts' first kernels may have waited for it), or one while whose time others' ready kernels
- * waited (wait.c). */
-static int folds_in(const analysis *a, const winsum *ws, uint64_t x, uint64_t w, double slice)
+ * for a tail); a head no longer than the next context's first kernel may wait behind it (`wait`:
+ * first_rounds slices) where no launch record says more, or one while whose time others' ready
+ * kernels waited (wait.c). */
+static int folds_in(const analysis *a, const winsum *ws, uint64_t x, uint64_t w, double wait)
 {
     const analysis_window *xw = &a->windows[x], *win = &a->windows[w];
     const store_kernel *k = ws[x].last;
@@ -941,7 +942,7 @@ static int folds_in(const analysis *a, const winsum *ws, uint64_t x, uint64_t w,
         return 0;
     if (x < w) /* a head */
         return k->start >= xw->t0 && k->end > win->t0 &&
-               (a->waits ? xw->waiting_ns > 0 : (double)(xw->t1 - xw->t0) <= slice);
+               (a->waits ? xw->waiting_ns > 0 : (double)(xw->t1 - xw->t0) <= wait);
     return k->start < win->t1 && k->end <= xw->t1;
 }
 
@@ -970,22 +971,22 @@ static int find_folds(analysis *a, const winsum *ws, const stagger *st)
             analysis_fold f = {w, UINT64_MAX, UINT64_MAX, 1, ws[w].floor, 0, ws[w].chain};
             double stag = (start ? ws[w].stag0 : 0) + (end ? ws[w].stag1 : 0);
             f.pk = ws[w].ovl > 0 ? ws[w].ovl / (ws[w].ovl + stag) : 1;
-            int64_t t0 = win->t0; /* where the folded stretch starts */
-            if (start && w > ad->first_window && folds_in(a, ws, w - 1, w, st->slice)) {
+            int64_t t0 = win->t0;                 /* where the folded stretch starts */
+            double wait = st->slice * st->rounds; /* behind one context */
+            if (start && w > ad->first_window && folds_in(a, ws, w - 1, w, wait)) {
                 const analysis_window *h = &a->windows[w - 1];
                 f.h = w - 1;
                 f.cap += (double)(h->t1 - h->t0) * ws[w - 1].last_share;
                 f.chain = fmax(f.chain, ws[w - 1].last_solo);
                 t0 = h->t0;
             }
-            if (end && w + 1 < ad->first_window + ad->nwindows &&
-                folds_in(a, ws, w + 1, w, st->slice)) {
+            if (end && w + 1 < ad->first_window + ad->nwindows && folds_in(a, ws, w + 1, w, wait)) {
                 const analysis_window *t = &a->windows[w + 1];
                 const store_kernel *k = ws[w + 1].last;
                 f.t = w + 1;
                 f.cap += (double)(t->t1 - t->t0) * ws[w + 1].last_share;
-                /* it started no earlier than one slice per other context before its start */
-                double late = (double)(k->start - t0) - stagger_cap(st, win);
+                /* it started no earlier than its first kernel's wait before its start */
+                double late = (double)(k->start - t0) - stagger_cap(st, win, 1);
                 f.chain = fmax(f.chain, (late > 0 ? late : 0) + ws[w + 1].last_solo);
             }
             if (f.pk < 1 || f.h != UINT64_MAX || f.t != UINT64_MAX)
@@ -1037,9 +1038,10 @@ int analysis_judge(analysis *a)
     sharehold *share = malloc(((size_t)run->nlaunches * a->ndevs + 1) * sizeof *share);
     const analysis_calibration **cals = malloc((a->ndevs + 1) * sizeof *cals); /* per slot */
     analysis_waitwalk *walk = NULL;
-    stagger stg = {
-        calloc(a->ngroups + 1, sizeof(uint64_t)), malloc((a->ngroups + 1) * sizeof(int64_t)),
-        malloc((a->ngroups + 1) * sizeof(double)), analysis_calibration_for(NULL, NULL)->slice_ns};
+    const analysis_calibration *cal0 = analysis_calibration_for(NULL, NULL); /* the H200's */
+    stagger stg = {calloc(a->ngroups + 1, sizeof(uint64_t)),
+                   malloc((a->ngroups + 1) * sizeof(int64_t)),
+                   malloc((a->ngroups + 1) * sizeof(double)), cal0->slice_ns, cal0->first_rounds};
     int rc = ANALYSIS_ENOMEM;
     if (!ws || !cur || !ps || !sigref || !share || !cals || !covered || !stg.win || !stg.end ||
         !stg.work || sitewalk_init(&sw, a) || analysis_waitwalk_init(a, &walk))
