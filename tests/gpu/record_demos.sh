@@ -17,7 +17,10 @@
 # Prints the results table last; exits 0 when every row passed, 1 otherwise, 77 without a GPU.
 # Usage: tests/gpu/record_demos.sh [-o OUT] [--procs "1 2 4 8"] [--demos "spin svp sat triton"]
 #                                  [--requests R] [BUILD_DIR (default ./build)]
-#        tests/gpu/record_demos.sh --judge OUT     (only judge recordings made before; no GPU)
+#        tests/gpu/record_demos.sh --judge OUT [--tlview PATH]
+#                                  (only judge recordings made before, no GPU; with --tlview,
+#                                  their reports are made again by that tlview first: an
+#                                  analysis changed since they were recorded)
 #   --traces-tar FILE  also pack the recordings of streams_vs_processes, saturating and
 #                      triton_single_sm (trace files + manifest.json, which holds the command) as
 #                      samples/<demo>/traces/mps-{off,on}/nN/ into FILE, to commit them
@@ -36,15 +39,17 @@ demos="spin svp sat triton"
 requests=5
 judge_only=
 traces_tar=
+retl=
 while [ $# -gt 0 ]; do
     case $1 in
     --judge) judge_only=1; out=$2; shift ;;
+    --tlview) retl=$2; shift ;;
     -o) out=$2; shift ;;
     --procs) procs=$2; shift ;;
     --demos) demos=$2; shift ;;
     --requests) requests=$2; shift ;;
     --traces-tar) traces_tar=$2; shift ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     -*) echo "record_demos.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
     esac
@@ -52,9 +57,46 @@ while [ $# -gt 0 ]; do
 done
 
 source "$here/mps_procs.sh"
+# measure DIR: the seed's form is measured while its processes ran together: its parent's
+# arithmetic check runs before the spawn workers exist, and its throughput counts the workers'
+# timed requests (between the barriers) only.
+measure() { case $1 in */triton_seed/*) echo --measure together ;; esac; }
+# compare ON OFF BASE: tlview report --format json of OFF against --compare ON (the measured gain
+# and the prediction redone at ON's slowdown) into ON.compare.json.
+compare() {
+    local on=$1 off=$2 base=$3 rep=(--format json $(measure "$1")) f
+    [ -d "$off" ] || return 0
+    for f in "$base"/*.db; do rep+=(--baseline "$f"); done
+    for f in "$on"/*.db; do rep+=(--compare "$f"); done
+    "$TL" report "${rep[@]}" "$off"/*.db >"$on.compare.json" 2>"$on.compare.err"
+}
+# report DIR BASE: tlview report --format json of DIR's trace files (not the folder: its
+# manifest.json is JSON too) with BASE's as the baseline, into DIR.report.json.
+report() {
+    local d=$1 base=$2 rep=(--format json $(measure "$1")) f
+    if [ "$d" != "$base" ] && [ -d "$base" ]; then
+        for f in "$base"/*.db; do rep+=(--baseline "$f"); done
+    fi
+    "$TL" report "${rep[@]}" "$d"/*.db >"$d.report.json" 2>"$d.report.err"
+}
 if [ -n "$judge_only" ]; then
     [ -d "$out" ] || { echo "record_demos.sh: --judge $out: no such folder" >&2; exit 2; }
     OUT=$(cd "$out" && pwd)
+    if [ -n "$retl" ]; then # every run's reports made again, as recording made them
+        [ -x "$retl" ] || { echo "record_demos.sh: --tlview $retl: not an executable" >&2; exit 2; }
+        TL=$retl
+        for d in "$OUT"/*/mps-*/n*/; do
+            d=${d%/}
+            demo=${d#"$OUT"/}
+            demo=${demo%%/*}
+            base=$OUT/${demo%_seed}/mps-off/n1
+            report "$d" "$base"
+            case $d in */mps-on/*) compare "$d" "$OUT/$demo/mps-off/${d##*/}" "$base" ;; esac
+        done
+    fi
+elif [ -n "$retl" ]; then
+    echo "record_demos.sh: --tlview goes with --judge" >&2
+    exit 2
 else # ---- recording (skipped by --judge), then the judge below
 need_gpu record_demos.sh
 if ! B=$(cd "$build" 2>/dev/null && pwd); then
@@ -107,28 +149,6 @@ rec() {
     sed -n '/^GPU /p' "$d.log" | head -n 2 | sed 's/^/   /'
     report "$d" "$base"
     [ "$mps" = on ] && compare "$d" "$OUT/$demo/mps-off/n$n" "$base"
-}
-# measure DIR: the seed's form is measured while its processes ran together: its parent's
-# arithmetic check runs before the spawn workers exist, and its throughput counts the workers'
-# timed requests (between the barriers) only.
-measure() { case $1 in */triton_seed/*) echo --measure together ;; esac; }
-# compare ON OFF BASE: tlview report --format json of OFF against --compare ON (the measured gain
-# and the prediction redone at ON's slowdown) into ON.compare.json.
-compare() {
-    local on=$1 off=$2 base=$3 rep=(--format json $(measure "$1")) f
-    [ -d "$off" ] || return 0
-    for f in "$base"/*.db; do rep+=(--baseline "$f"); done
-    for f in "$on"/*.db; do rep+=(--compare "$f"); done
-    "$TL" report "${rep[@]}" "$off"/*.db >"$on.compare.json" 2>"$on.compare.err"
-}
-# report DIR BASE: tlview report --format json of DIR's trace files (not the folder: its
-# manifest.json is JSON too) with BASE's as the baseline, into DIR.report.json.
-report() {
-    local d=$1 base=$2 rep=(--format json $(measure "$1")) f
-    if [ "$d" != "$base" ] && [ -d "$base" ]; then
-        for f in "$base"/*.db; do rep+=(--baseline "$f"); done
-    fi
-    "$TL" report "${rep[@]}" "$d"/*.db >"$d.report.json" 2>"$d.report.err"
 }
 start_at() { echo $(($(date +%s%N) + 5000000000)); } # spin's common start, 5 s ahead
 

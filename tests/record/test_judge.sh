@@ -5,7 +5,10 @@
 # interval tlview predicts, must pass; the same under MPS stretched 1.6x must fail with both
 # reasons named, and a copy's missing wall time too; Triton's gain from RESULT lines (their
 # throughput) inside the predicted interval passes, outside it (MPS clients slower than alone, the
-# slowdown printed beside it) fails, and so does a copy without its RESULT line.
+# slowdown printed beside it) fails, and so does a copy without its RESULT line. Last, every
+# report is removed and --judge --tlview makes them again, as recording does: the same rows, and
+# the seed's form (a parent whose kernel ran before its 8 workers', measured while the workers
+# ran together, against the one-copy Triton run) inside its interval.
 # Usage: test_judge.sh TLVIEW MAKE_TRACE RECORD_DEMOS_SH. Fails without python3.
 set -u
 TL=$1 MK=$2 SCRIPT=$3
@@ -132,4 +135,43 @@ out=$(bash "$SCRIPT" --judge "$W")
 echo "$out"
 echo "$out" | grep -q '^| triton | on | 2 | .* | FAIL: no gain: .*; 1 RESULT lines, 2 wanted' ||
     fail "a missing RESULT record"
+results "$W/triton/mps-on/n2" 1800 2
+
+# The seed's form, one run of 9 processes each way: a parent with a 1 ms check kernel, then 8
+# workers from 1 s with 4 requests each, 8-way time-sliced (3600 ms a request) or under MPS at
+# solo speed (450 ms): 8.000x by their throughput; --measure together leaves the parent out
+# (over the whole recording, its kernel 1 s before theirs, the top would be ~5.5x).
+seed() { # seed MPS REQUEST_MS
+    local d=$W/triton_seed/mps-$1/n1 kind=1 i r k files=()
+    [ "$1" = on ] && kind=2
+    mkdir -p "$d"
+    "$MK" "$d/p.100.db" 100 $kind "0:1:$T:1" || fail "make_trace"
+    files+=("\"$d/p.100.db\"")
+    for i in $(seq 8); do
+        k=()
+        for r in 0 1 2 3; do k+=("$((1000 + r * $2)):$2:$T:1"); done
+        "$MK" "$d/p.$((100 + i)).db" $((100 + i)) $kind "${k[@]}" || fail "make_trace"
+        files+=("\"$d/p.$((100 + i)).db\"")
+    done
+    local started=false
+    [ "$1" = on ] && started=true
+    printf '{"files": [%s], "mps": {"enabled": %s, "started": %s, "stopped": %s}}\n' \
+        "$(IFS=,; echo "${files[*]}")" "$started" "$started" "$started" >"$d/manifest.json"
+    echo 0 >"$d.rc"
+    echo "RESULT {\"requests\": 32, \"start_ns\": 1000000000, \"end_ns\": $(((1000 + 4 * $2) * 1000000)), \"ok\": true}" >"$d.log"
+}
+seed off 3600
+seed on 450
+rm -f "$W"/*/mps-*/n*.report.json "$W"/*/mps-*/n*.compare.json
+bash "$SCRIPT" --judge "$W" >/dev/null && fail "judge passed without reports"
+out=$(bash "$SCRIPT" --judge "$W" --tlview "$TL")
+echo "$out"
+for want in '^| spin | on | 2 | 0 | 2 | contended | .* | FAIL: MPS stretch 1.61 (contended)' \
+    '^| triton | on | 2 | 0 | 2 | concurrent | 1.00 | 1.00 | 2.000-2.000 | 2.000 | 2.000 | PASS |$' \
+    '^| triton | on | 4 | 0 | 4 | contended | 1.50 | 1.50 | 4.000-4.000 | 2.667 | 2.667 | FAIL' \
+    '^| triton_seed | on | 1 | 0 | 9 | concurrent | 1.00 | 0.97 | 3.101-8.000 | 8.000 | 8.000 | PASS |$'; do
+    echo "$out" | grep -q "$want" || fail "after --tlview, no row $want"
+done
+bash "$SCRIPT" --tlview "$TL" >/dev/null 2>&1
+[ $? = 2 ] || fail "--tlview without --judge not refused"
 echo "PASS"
