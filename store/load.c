@@ -1,7 +1,7 @@
 /* load.c: store_run_load() and store_run_load_files(): load one or many tlview files into a run,
- * scanning the kernel tables on one thread per CPU, all or nothing (a failed load rolls the run
- * back); store_run_load_meta(), the same checks for an index that reads no records; and
- * store_probe(), which recognises a tlview file. */
+ * scanning the kernel tables (and the big API and range tables) on one thread per CPU, all or
+ * nothing (a failed load rolls the run back); store_run_load_meta(), the same checks for an index
+ * that reads no records; and store_probe(), which recognises a tlview file. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,8 @@
 
 #include "store_int.h"
 
-/* Phase 2: worker threads take shares of the kernel tables in turn. */
+/* Phase 2: worker threads take shares of the kernel tables (and of big API and range tables) in
+ * turn. */
 typedef struct scan_pool {
     scan_part *part;
     uint32_t n;
@@ -25,7 +26,7 @@ static void *scan_worker(void *arg)
             return NULL;
         scan_part *s = &pool->part[i];
         s->rc = store_load_scan(s);
-        /* A file's own connection serves its first share only: its pages can go now. */
+        /* A file's own connection serves its first kernel share only: its pages can go now. */
         if (!s->own_db && s->rc == STORE_OK)
             store_load_close_db(s->L);
     }
@@ -51,84 +52,121 @@ static void scan_all(scan_part *part, uint32_t n)
         pthread_join(th[t], NULL);
 }
 
-#define MIN_SHARE ((uint64_t)1 << 18) /* rows: smaller shares are not worth a connection */
-
-/* Cuts each file's kernel table into shares: one per file when there are files enough to keep
- * every CPU busy, else rowid ranges so that one big file is read by every CPU. Returns the
- * number of shares written to part (room for n * 16), slices laid out from `at` on. */
-static uint32_t make_parts(loader *L, uint32_t n, store_kernel *at, scan_part *part)
+/* Cuts each file's kernel table, and the API and range tables phase 1 left (rows[].late), into
+ * shares: one per table when there are files enough to keep every CPU busy, else rowid ranges,
+ * so that one big file is read by every CPU. Shares go in the order the threads take them: the
+ * kernels first (a file's connection closes after its first kernel share, freeing its cache),
+ * the smaller range tables last; each file after the one before. The slices of each array are
+ * laid out from at[kind] on. Returns the number of shares written to part (room for n * 48). */
+static uint32_t make_parts(loader *L, uint32_t n, char *at[4], scan_part *part)
 {
+    static const store_rec kinds[3] = {STORE_REC_KERNEL, STORE_REC_API, STORE_REC_RANGE};
     uint32_t nt = threads(), np = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t shares = 1;
-        if (n < nt && L[i].kmin == 1 && L[i].kcap >= 2 * MIN_SHARE) {
-            shares = (nt + n - 1) / n;
-            if (shares > L[i].kcap / MIN_SHARE)
-                shares = (uint32_t)(L[i].kcap / MIN_SHARE);
-        }
-        uint64_t chunk = shares > 1 ? L[i].kcap / shares : 0;
-        for (uint32_t p = 0; p < shares; p++) {
-            scan_part *s = &part[np++];
-            memset(s, 0, sizeof *s);
-            s->L = &L[i];
-            s->own_db = p > 0;
-            if (shares == 1) {
-                s->lo = INT64_MIN;
-                s->cap = L[i].kcap;
-            } else {
-                s->lo = 1 + (int64_t)(p * chunk);
-                /* The last share takes every row above: a file that grew keeps none back. */
-                s->hi = p + 1 < shares ? s->lo + (int64_t)chunk : INT64_MAX;
-                s->cap = p + 1 < shares ? chunk : L[i].kcap - p * chunk;
+    for (int k = 0; k < 3; k++) {
+        store_rec kind = kinds[k];
+        size_t size = store_run_recs(L[0].run, kind).size;
+        for (uint32_t i = 0; i < n; i++) {
+            const store_rowids *r = &L[i].rows[kind];
+            if (kind != STORE_REC_KERNEL && !r->late)
+                continue;
+            /* Split only where rowids are dense from 1, so no share can hold more rows than
+             * its range of rowids. */
+            uint32_t shares = 1;
+            if (n < nt && r->min == 1 && r->cap == (uint64_t)r->max &&
+                r->cap >= 2 * STORE_MIN_SHARE) {
+                shares = (nt + n - 1) / n;
+                if (shares > r->cap / STORE_MIN_SHARE)
+                    shares = (uint32_t)(r->cap / STORE_MIN_SHARE);
             }
-            s->out = at;
-            at += s->cap;
+            uint64_t chunk = r->cap / shares;
+            for (uint32_t p = 0; p < shares; p++) {
+                scan_part *s = &part[np++];
+                memset(s, 0, sizeof *s);
+                s->L = &L[i];
+                s->kind = kind;
+                /* The file's connection serves its first kernel share; the rest open their own. */
+                s->own_db = kind != STORE_REC_KERNEL || p > 0;
+                s->cap = p + 1 < shares ? chunk : r->cap - p * chunk;
+                if (!s->own_db && shares == 1) {
+                    s->lo = INT64_MIN;
+                } else {
+                    s->lo = r->min + (int64_t)(p * chunk);
+                    /* The last share takes every row above: a kernel table that grew keeps none
+                     * back. API and range rows stop where the file's read saw them end, as the
+                     * strings and processes they name did. */
+                    s->hi = p + 1 < shares             ? s->lo + (int64_t)chunk - 1
+                            : kind == STORE_REC_KERNEL ? INT64_MAX
+                                                       : r->max;
+                }
+                s->out = at[kind];
+                at[kind] += s->cap * size;
+            }
         }
     }
     return np;
 }
 
 /* Loads paths[0..n) (n <= GROUP) into the run: metadata one file after the other, then the kernel
- * scans side by side. On error the message is left in `err`; the caller rolls back. */
+ * scans, and the API and range scans of big tables, side by side. On error the message is left
+ * in `err`; the caller rolls back. */
 static int load_group(store_run *run, const char *const *paths, uint32_t n, loader *L,
                       scan_part *part, char *err, size_t errlen)
 {
     int rc = STORE_OK;
     uint32_t bad = 0;
-    uint64_t total = 0;
+    uint64_t total[4] = {0};
     memset(L, 0, n * sizeof *L); /* the ones never opened are closed too */
     for (uint32_t i = 0; i < n && rc == STORE_OK; i++) {
         L[i] = (loader){.run = run, .path = paths[i]};
+        /* Once one file's API or range table is left to phase 2, the next files' are too, so
+         * that the records stay in file order. */
+        for (int k = 0; i && k < 4; k++)
+            L[i].rows[k].late = L[i - 1].rows[k].late;
         rc = store_load_open(&L[i]);
-        total += L[i].kcap;
+        for (int k = 0; k < 4; k++)
+            if (k == STORE_REC_KERNEL || L[i].rows[k].late)
+                total[k] += L[i].rows[k].cap;
         bad = i;
     }
-    /* Every share gets its slice of one array, so the scans can run side by side. */
-    /* At least one slot, so the slices below never offset a null array (files with no kernels). */
-    if (rc == STORE_OK && store_run_reserve_kernels(run, total ? total : 1))
-        rc = STORE_ENOMEM;
+    /* Every share gets its slice of one array, so the scans can run side by side. At least one
+     * kernel slot, so the slices below never offset a null array (files with no kernels). */
+    total[STORE_REC_KERNEL] += !total[STORE_REC_KERNEL];
+    for (int k = 0; k < 4 && rc == STORE_OK; k++)
+        if (total[k] && store_run_reserve(run, (store_rec)k, total[k], 1))
+            rc = STORE_ENOMEM;
     if (rc == STORE_ENOMEM)
         store_fmt(err, errlen, "%s: out of memory while loading", L[bad].path);
     else if (rc != STORE_OK)
         store_fmt(err, errlen, "%s", L[bad].err);
     if (rc == STORE_OK) {
-        uint32_t np = make_parts(L, n, run->kernels + run->nkernels, part);
+        char *at[4];
+        for (int k = 0; k < 4; k++) {
+            store_recs a = store_run_recs(run, (store_rec)k);
+            at[k] = total[k] ? (char *)*a.arr + *a.n * a.size : NULL; /* NULL: no shares */
+        }
+        uint32_t np = make_parts(L, n, at, part);
         scan_all(part, np);
-        /* Close the gaps that shares with fewer rows than row ids left, in order. */
-        store_segs *segs = &STORE_PRIV(run)->segs[0];
+        /* The first error in the order the tables were always read: the API calls, the ranges,
+         * then the kernels (each file's shares in file and rowid order). */
+        static const store_rec told[3] = {STORE_REC_API, STORE_REC_RANGE, STORE_REC_KERNEL};
+        for (int k = 0; k < 3 && rc == STORE_OK; k++)
+            for (uint32_t i = 0; i < np && rc == STORE_OK; i++)
+                if (part[i].kind == told[k] && (rc = part[i].rc) != STORE_OK)
+                    store_fmt(err, errlen, "%s", part[i].err);
+        /* Close the gaps that shares with fewer rows than row ids left, in order; each share
+         * starts a sort segment. */
         for (uint32_t i = 0; i < np && rc == STORE_OK; i++) {
             scan_part *s = &part[i];
-            if ((rc = s->rc) != STORE_OK) {
-                store_fmt(err, errlen, "%s", s->err);
-                break;
-            }
-            if (run->kernels + run->nkernels != s->out)
-                memmove(run->kernels + run->nkernels, s->out, s->n * sizeof *s->out);
+            store_recs a = store_run_recs(run, s->kind);
+            store_segs *segs = &STORE_PRIV(run)->segs[s->kind];
+            char *end = (char *)*a.arr + *a.n * a.size;
+            if (end != s->out)
+                memmove(end, s->out, s->n * a.size);
             if (store_grow((void **)&segs->start, &segs->cap, segs->n + 1, sizeof *segs->start) ==
                     STORE_OK &&
-                (!segs->n || segs->start[segs->n - 1] < run->nkernels))
-                segs->start[segs->n++] = run->nkernels;
-            run->nkernels += s->n;
+                (!segs->n || segs->start[segs->n - 1] < *a.n))
+                segs->start[segs->n++] = *a.n;
+            *a.n += s->n;
         }
     }
     for (uint32_t i = 0; i < n; i++)
@@ -147,7 +185,7 @@ int store_run_load_files(store_run *run, const char *const *paths, uint32_t npat
         if (!paths[i])
             return STORE_EINVAL;
     loader *L = calloc(GROUP, sizeof *L);
-    scan_part *part = calloc((size_t)GROUP * 16, sizeof *part);
+    scan_part *part = calloc((size_t)GROUP * 48, sizeof *part);
     if (!L || !part) {
         free(L);
         free(part);
@@ -190,7 +228,7 @@ int store_run_load_meta(store_run *run, const char *const *paths, uint32_t npath
         else if (rc != STORE_OK)
             store_fmt(p->errmsg, sizeof p->errmsg, "%s", L.err);
         else if (kernels)
-            kernels[i] = L.kcap;
+            kernels[i] = L.rows[STORE_REC_KERNEL].cap;
         store_load_close(&L);
     }
     if (rc != STORE_OK)

@@ -1,29 +1,37 @@
 /* load_file.c: reads one tlview file into a run (load.c runs several at once). The metadata
- * tables are read first and turned into arrays indexed by the file's row ids, so the kernel scan
- * (the hot path: one prepared statement, tens of millions of rows) resolves each row with array
- * lookups only. Every check that a file is whole and consistent is here; files come from anyone,
- * so each connection is guarded (store_guard_*: no views, a time limit, plain tables only) and
- * every time is computed with checked arithmetic: a record whose time overflows is refused and
- * counted in its process's rows_refused. */
+ * tables are read first and turned into arrays indexed by the file's row ids, so the record scans
+ * (the hot path: one prepared statement per share of the kernel, API or range table, tens of
+ * millions of rows, run side by side by load.c) resolve each row with array lookups only. Every
+ * check that a file is whole and consistent is here; files come from anyone, so each connection
+ * is guarded (store_guard_*: no views, a time limit, plain tables only) and every time is
+ * computed with checked arithmetic: a record whose time overflows is refused and counted in its
+ * process's rows_refused. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
 
-static int lerr(loader *L, int code, const char *what)
+/* The error of a read of `path` through db that failed while doing `what`, into err (a scan
+ * share's or the loader's): STORE_EFORMAT when SQLite found the file damaged, else `code`. */
+static int lerr_in(sqlite3 *db, const char *path, int code, const char *what, char *err)
 {
-    int ec = sqlite3_extended_errcode(L->db) & 0xff;
+    int ec = sqlite3_extended_errcode(db) & 0xff;
     if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_FORMAT) {
-        store_fmt(L->err, sizeof L->err, "%s: truncated or corrupt (%s: %s)", L->path, what,
-                  sqlite3_errmsg(L->db));
+        store_fmt(err, STORE_ERRLEN, "%s: truncated or corrupt (%s: %s)", path, what,
+                  sqlite3_errmsg(db));
         return STORE_EFORMAT;
     }
-    if (code == STORE_EFORMAT && strstr(sqlite3_errmsg(L->db), "no such"))
-        store_fmt(L->err, sizeof L->err, "%s: not a complete tlview file (%s: %s)", L->path, what,
-                  sqlite3_errmsg(L->db));
+    if (code == STORE_EFORMAT && strstr(sqlite3_errmsg(db), "no such"))
+        store_fmt(err, STORE_ERRLEN, "%s: not a complete tlview file (%s: %s)", path, what,
+                  sqlite3_errmsg(db));
     else
-        store_fmt(L->err, sizeof L->err, "%s: %s: %s", L->path, what, sqlite3_errmsg(L->db));
+        store_fmt(err, STORE_ERRLEN, "%s: %s: %s", path, what, sqlite3_errmsg(db));
     return code;
+}
+
+static int lerr(loader *L, int code, const char *what)
+{
+    return lerr_in(L->db, L->path, code, what, L->err);
 }
 
 /* rc of a read that failed (or not) on db, guarded by g: when the guard caused the failure, err
@@ -94,24 +102,35 @@ static const char *col_text(sqlite3_stmt *st, int i)
     return (const char *)sqlite3_column_text(st, i);
 }
 
-static int bad_ref(loader *L, const char *table, const char *col, int64_t v)
+/* STORE_EFORMAT, saying in err (a scan share's or the loader's) that a row of `table` of the
+ * file at `path` names a `col` that the file lacks. */
+static int bad_ref_in(const char *path, const char *table, const char *col, int64_t v, char *err)
 {
-    store_fmt(L->err, sizeof L->err, "%s: table %s refers to %s %lld, which does not exist",
-              L->path, table, col, (long long)v);
+    store_fmt(err, STORE_ERRLEN, "%s: table %s refers to %s %lld, which does not exist", path,
+              table, col, (long long)v);
     return STORE_EFORMAT;
 }
 
-/* The duration in column 1 of a copy, API or range row, into *pDur; STORE_EFORMAT naming `what`
- * (e.g. "a memcpy") when it is negative (SCHEMA.md: dur >= 0). */
+static int bad_ref(loader *L, const char *table, const char *col, int64_t v)
+{
+    return bad_ref_in(L->path, table, col, v, L->err);
+}
+
+/* STORE_EFORMAT, saying in err that a record (`what`: "a memcpy"...) of the file at `path` has
+ * a negative duration (SCHEMA.md: dur >= 0). */
+static int neg_dur(const char *path, const char *what, int64_t dur, char *err)
+{
+    store_fmt(err, STORE_ERRLEN, "%s: truncated or corrupt (%s with a negative duration, %lld ns)",
+              path, what, (long long)dur);
+    return STORE_EFORMAT;
+}
+
+/* The duration in column 1 of a copy or capture row, into *pDur; STORE_EFORMAT naming `what`
+ * when it is negative. */
 static int row_dur(loader *L, sqlite3_stmt *st, const char *what, int64_t *pDur)
 {
     *pDur = sqlite3_column_int64(st, 1);
-    if (*pDur >= 0)
-        return STORE_OK;
-    store_fmt(L->err, sizeof L->err,
-              "%s: truncated or corrupt (%s with a negative duration, %lld ns)", L->path, what,
-              (long long)*pDur);
-    return STORE_EFORMAT;
+    return *pDur >= 0 ? STORE_OK : neg_dur(L->path, what, *pDur, L->err);
 }
 
 /* Whether `id` is a process row of the file that was loaded. */
@@ -428,13 +447,39 @@ static int load_launch_streams(loader *L)
     return done(L, st, rc, "reading launches");
 }
 
-/* How many kernel rows the file can hold: max(rowid), bounded by what its size allows. */
-static int count_kernels(loader *L)
+/* What the scan of each record table reads and how its messages name it. */
+#define KERNEL_SQL "SELECT start, dur, launch_id, correlation_id FROM kernel"
+#define API_SQL                                                                                    \
+    "SELECT start, dur, process_id, thread_id, correlation_id, domain, name_id, status FROM api"
+#define RANGE_SQL "SELECT start, dur, process_id, thread_id, domain_id, name_id FROM \"range\""
+#define IN_SHARE " WHERE rowid >= ?1 AND rowid <= ?2"
+static const struct scan_table {
+    const char *table;      /* as SQL names it */
+    const char *all, *part; /* every row; the rows lo <= rowid <= hi */
+    const char *items;      /* "kernels" */
+    const char *rows;       /* "kernel rows" */
+    const char *what;       /* "reading kernels" */
+    size_t size;            /* bytes of one record in the run */
+} scan_tables[4] = {
+    [STORE_REC_KERNEL] = {"kernel", KERNEL_SQL, KERNEL_SQL IN_SHARE, "kernels", "kernel rows",
+                          "reading kernels", sizeof(store_kernel)},
+    [STORE_REC_API] = {"api", API_SQL, API_SQL IN_SHARE, "API calls", "api rows", "reading api",
+                       sizeof(store_api)},
+    [STORE_REC_RANGE] = {"\"range\"", RANGE_SQL, RANGE_SQL IN_SHARE, "ranges", "range rows",
+                         "reading ranges", sizeof(store_range)},
+};
+
+/* Sizes a record table for its scan (L->rows[which]): its smallest and largest rowid, and the
+ * room its rows can need, the span of rowids bounded by what the file's size allows. */
+static int count_rows(loader *L, store_rec which)
 {
+    char sql[160];
     sqlite3_stmt *st;
+    const char *t = scan_tables[which].table;
     /* Two subqueries: min and max together in one SELECT would scan the whole table. */
-    int rc =
-        prep(L, "SELECT (SELECT min(rowid) FROM kernel), (SELECT max(rowid) FROM kernel)", &st);
+    store_fmt(sql, sizeof sql, "SELECT (SELECT min(rowid) FROM %s), (SELECT max(rowid) FROM %s)", t,
+              t);
+    int rc = prep(L, sql, &st);
     if (rc)
         return rc;
     int64_t mn = 1, mx = 0;
@@ -453,21 +498,147 @@ static int count_kernels(loader *L)
         sqlite3_finalize(st);
     }
     /* A flight recorder's file (TLVIEW_FLIGHT) deleted its oldest rows: its rowids begin far
-     * above 1, and the rows are at most as many as the span of rowids. */
-    int64_t span = mn > 1 && mx >= mn ? mx - mn + 1 : mx;
-    if (span > bytes / 6 + 1024)
-        span = bytes / 6 + 1024;
-    L->kcap = span > 0 ? (uint64_t)span : 0;
-    L->kmin = mn;
+     * above 1, and the rows are at most as many as the span of rowids (counted unsigned: a
+     * hostile file's rowids may span all of int64). */
+    uint64_t most = (uint64_t)(bytes > 0 ? bytes : 0) / 6 + 1024;
+    uint64_t span = mx < mn ? 0 : (uint64_t)mx - (uint64_t)mn;
+    store_rowids *r = &L->rows[which];
+    r->cap = mx < mn ? 0 : span < most ? span + 1 : most;
+    r->min = mn;
+    r->max = mx;
     return STORE_OK;
 }
 
-/* The hot path: scans a share of the kernel table into s->out, then puts the rows in order with
- * a bounded insertion sort (files are nearly sorted). Runs on a worker thread: it touches only
- * the share, its loader's read-only maps and its own slice of the run's kernel array. */
+/* Places a record of run process p that starts `start` after the process's base (t0 + its
+ * clock offset) and lasts `dur`; 0 when that overflows (the record is then counted as refused;
+ * shares of a file run side by side, so the count is shared). */
+static int place(loader *L, store_idx p, int64_t start /* relative to t0 */, int64_t dur,
+                 int64_t *pStart /* OUT */, int64_t *pEnd /* OUT */)
+{
+    int64_t base;
+    if (!__builtin_add_overflow(L->t0, L->run->processes[p].clock_offset, &base) &&
+        store_time_add(base, start, pStart) && store_time_add(*pStart, dur, pEnd))
+        return 1;
+    __atomic_fetch_add(&L->run->processes[p].rows_refused, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* STORE_EFORMAT: the share holds more rows than its rowids allow (a damaged file). */
+static int too_many(scan_part *s)
+{
+    store_fmt(s->err, sizeof s->err,
+              "%s: truncated or corrupt (more %s than the table's row ids allow)", s->L->path,
+              scan_tables[s->kind].rows);
+    return STORE_EFORMAT;
+}
+
+/* The hot path: kernel rows into s->out, each resolved through its launch row. */
+static int scan_kernels(scan_part *s, sqlite3_stmt *st, int *pStep /* OUT: the last step */)
+{
+    const loader *L = s->L;
+    const launch_ref *lr = L->launch;
+    const uint64_t nl = L->nlaunch, cap = s->cap;
+    store_kernel *out = s->out;
+    uint64_t n = 0;
+    int rc = STORE_OK;
+    while (rc == STORE_OK && (*pStep = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t start = sqlite3_column_int64(st, 0);
+        int64_t dur = sqlite3_column_int64(st, 1);
+        uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
+        int64_t ks, ke;
+        if (lid >= nl || !lr[lid].valid) {
+            rc = bad_ref_in(L->path, "kernel", "launch", (int64_t)lid, s->err);
+        } else if (dur < 0) {
+            rc = neg_dur(L->path, "a kernel", dur, s->err);
+        } else if (n == cap) {
+            rc = too_many(s);
+        } else if (lr[lid].valid != 1 || !store_time_add(lr[lid].base, start, &ks) ||
+                   !store_time_add(ks, dur, &ke)) {
+            __atomic_fetch_add(&L->run->processes[lr[lid].process].rows_refused, 1,
+                               __ATOMIC_RELAXED);
+        } else {
+            store_kernel *k = &out[n++];
+            k->start = ks;
+            k->end = ke;
+            k->stream = lr[lid].stream;
+            k->launch = lr[lid].launch;
+            k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
+            k->flags = 0;
+        }
+    }
+    s->n = n;
+    return rc;
+}
+
+/* API call rows into s->out. */
+static int scan_apis(scan_part *s, sqlite3_stmt *st, int *pStep /* OUT: the last step */)
+{
+    loader *L = s->L;
+    store_api *out = s->out;
+    uint64_t n = 0;
+    int rc = STORE_OK;
+    while (rc == STORE_OK && (*pStep = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 1);
+        store_api a = {0};
+        if (!proc_ok(L, pid))
+            rc = bad_ref_in(L->path, "api", "process", pid, s->err);
+        else if (string_ref(L, st, 6, &a.name))
+            rc = bad_ref_in(L->path, "api", "string", sqlite3_column_int64(st, 6), s->err);
+        else if (dur < 0)
+            rc = neg_dur(L->path, "an API call", dur, s->err);
+        else if (n == s->cap)
+            rc = too_many(s);
+        else if (place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &a.start, &a.end)) {
+            a.process = L->proc[pid];
+            a.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+            a.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
+            a.domain = (uint16_t)sqlite3_column_int64(st, 5);
+            a.status = (int32_t)sqlite3_column_int64(st, 7);
+            out[n++] = a;
+        }
+    }
+    s->n = n;
+    return rc;
+}
+
+/* NVTX range rows into s->out. */
+static int scan_ranges(scan_part *s, sqlite3_stmt *st, int *pStep /* OUT: the last step */)
+{
+    loader *L = s->L;
+    store_range *out = s->out;
+    uint64_t n = 0;
+    int rc = STORE_OK;
+    while (rc == STORE_OK && (*pStep = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 1);
+        store_range r = {0};
+        int bad = string_ref(L, st, 4, &r.domain) ? 4 : string_ref(L, st, 5, &r.name) ? 5 : 0;
+        if (!proc_ok(L, pid))
+            rc = bad_ref_in(L->path, "range", "process", pid, s->err);
+        else if (bad)
+            rc = bad_ref_in(L->path, "range", "string", sqlite3_column_int64(st, bad), s->err);
+        else if (dur < 0)
+            rc = neg_dur(L->path, "a range", dur, s->err);
+        else if (n == s->cap)
+            rc = too_many(s);
+        else if (place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &r.start, &r.end)) {
+            r.process = L->proc[pid];
+            r.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+            out[n++] = r;
+        }
+    }
+    s->n = n;
+    return rc;
+}
+
+/* Scans a share of the kernel, API or range table into s->out, then puts the rows in order with
+ * a bounded insertion sort (files are nearly sorted). Runs on a worker thread in phase 2 (and on
+ * the loader's in phase 1, for small API and range tables): it touches only the share, its
+ * loader's read-only maps, its own slice of the run's array and (atomically) the refused
+ * counts. */
 int store_load_scan(scan_part *s)
 {
     loader *L = s->L;
+    const struct scan_table *t = &scan_tables[s->kind];
     sqlite3 *db = L->db;
     sqlite3_stmt *st = NULL;
     int rc = STORE_OK;
@@ -483,75 +654,26 @@ int store_load_scan(scan_part *s)
         if (rc == STORE_OK && sqlite3_exec(db, "BEGIN", 0, 0, NULL) != SQLITE_OK)
             rc = STORE_EIO;
     }
-    const char *sql = s->lo == INT64_MIN
-                          ? "SELECT start, dur, launch_id, correlation_id FROM kernel"
-                          : "SELECT start, dur, launch_id, correlation_id FROM kernel"
-                            " WHERE rowid >= ?1 AND rowid < ?2";
-    if (rc == STORE_OK && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        rc = STORE_EIO;
+    if (rc == STORE_OK &&
+        sqlite3_prepare_v2(db, s->lo == INT64_MIN ? t->all : t->part, -1, &st, NULL) != SQLITE_OK)
+        /* API and range tables say it as the reader of phase 1 always did */
+        rc = s->kind == STORE_REC_KERNEL
+                 ? STORE_EIO
+                 : lerr_in(db, L->path, STORE_EFORMAT, "cannot read the tables", s->err);
     if (rc == STORE_OK && s->lo != INT64_MIN) {
         sqlite3_bind_int64(st, 1, s->lo);
         sqlite3_bind_int64(st, 2, s->hi);
     }
-    const launch_ref *lr = L->launch;
-    const uint64_t nl = L->nlaunch, cap = s->cap;
-    store_kernel *out = s->out;
-    uint64_t n = 0;
     int step = SQLITE_DONE;
-    while (rc == STORE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t start = sqlite3_column_int64(st, 0);
-        int64_t dur = sqlite3_column_int64(st, 1);
-        uint64_t lid = (uint64_t)sqlite3_column_int64(st, 2);
-        int64_t ks, ke;
-        if (lid >= nl || !lr[lid].valid) {
-            store_fmt(s->err, sizeof s->err,
-                      "%s: table kernel refers to launch %lld, which does "
-                      "not exist",
-                      L->path, (long long)lid);
-            rc = STORE_EFORMAT;
-        } else if (dur < 0) {
-            store_fmt(s->err, sizeof s->err,
-                      "%s: truncated or corrupt (a kernel with a negative "
-                      "duration, %lld ns)",
-                      L->path, (long long)dur);
-            rc = STORE_EFORMAT;
-        } else if (n == cap) {
-            store_fmt(s->err, sizeof s->err,
-                      "%s: truncated or corrupt (more kernel rows than "
-                      "the table's row ids allow)",
-                      L->path);
-            rc = STORE_EFORMAT;
-        } else if (lr[lid].valid != 1 || !store_time_add(lr[lid].base, start, &ks) ||
-                   !store_time_add(ks, dur, &ke)) {
-            /* shares of one file run side by side: the count is shared */
-            __atomic_fetch_add(&L->run->processes[lr[lid].process].rows_refused, 1,
-                               __ATOMIC_RELAXED);
-        } else {
-            store_kernel *k = &out[n++];
-            k->start = ks;
-            k->end = ke;
-            k->stream = lr[lid].stream;
-            k->launch = lr[lid].launch;
-            k->correlation_id = (uint32_t)sqlite3_column_int64(st, 3);
-            k->flags = 0;
-        }
-    }
-    s->n = n;
-    if (rc == STORE_OK && step != SQLITE_DONE) {
-        int ec = sqlite3_extended_errcode(db) & 0xff;
-        if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_FORMAT) {
-            store_fmt(s->err, sizeof s->err, "%s: truncated or corrupt (reading kernels: %s)",
-                      L->path, sqlite3_errmsg(db));
-            rc = STORE_EFORMAT;
-        } else {
-            store_fmt(s->err, sizeof s->err, "%s: reading kernels: %s", L->path,
-                      sqlite3_errmsg(db));
-            rc = STORE_EIO;
-        }
-    } else if (rc == STORE_EIO && !s->err[0]) {
-        store_fmt(s->err, sizeof s->err, "%s: cannot read the kernels: %s", L->path,
+    if (rc == STORE_OK)
+        rc = s->kind == STORE_REC_KERNEL ? scan_kernels(s, st, &step)
+             : s->kind == STORE_REC_API  ? scan_apis(s, st, &step)
+                                         : scan_ranges(s, st, &step);
+    if (rc == STORE_OK && step != SQLITE_DONE)
+        rc = lerr_in(db, L->path, STORE_EIO, t->what, s->err);
+    else if (rc == STORE_EIO && !s->err[0])
+        store_fmt(s->err, sizeof s->err, "%s: cannot read the %s: %s", L->path, t->items,
                   db ? sqlite3_errmsg(db) : "cannot open");
-    }
     rc = guarded_rc(guard, db, L->path, rc, s->err, sizeof s->err);
     sqlite3_finalize(st);
     if (s->own_db && db) {
@@ -559,7 +681,7 @@ int store_load_scan(scan_part *s)
         sqlite3_close(db);
     }
     if (rc == STORE_OK)
-        store_sort_nearly(out, n, sizeof *out);
+        store_sort_nearly(s->out, s->n, t->size);
     return rc;
 }
 
@@ -570,19 +692,6 @@ static int copy_stream(loader *L, int64_t crow, uint32_t sid, store_idx *out)
         return bad_ref(L, "memcpy/memset", "context row", crow);
     *out = store_run_stream(L->run, L->ctx[crow], sid);
     return *out == STORE_NONE ? STORE_ENOMEM : STORE_OK;
-}
-
-/* Places a record of run process p that starts `start` after the process's base (t0 + its
- * clock offset) and lasts `dur`; 0 when that overflows (the record is then counted as refused). */
-static int place(loader *L, store_idx p, int64_t start /* relative to t0 */, int64_t dur,
-                 int64_t *pStart /* OUT */, int64_t *pEnd /* OUT */)
-{
-    int64_t base;
-    if (!__builtin_add_overflow(L->t0, L->run->processes[p].clock_offset, &base) &&
-        store_time_add(base, start, pStart) && store_time_add(*pStart, dur, pEnd))
-        return 1;
-    L->run->processes[p].rows_refused++;
-    return 0;
 }
 
 static int load_copies(loader *L)
@@ -620,69 +729,27 @@ static int load_copies(loader *L)
     return STORE_OK;
 }
 
-static int load_apis_ranges(loader *L)
+/* Phase 1's part of the API or range table: sizes it, and reads it here, through the file's own
+ * connection, when it is too small to be worth a connection of its own; a bigger one, or any
+ * when the caller set L->rows[which].late, is left to phase 2, which reads it in shares beside
+ * the kernels. */
+static int load_records(loader *L, store_rec which)
 {
-    sqlite3_stmt *st;
-    int rc = prep(L,
-                  "SELECT start, dur, process_id, thread_id, correlation_id, domain, name_id,"
-                  " status FROM api",
-                  &st);
-    if (rc)
+    int rc = count_rows(L, which);
+    store_rowids *r = &L->rows[which];
+    if (rc != STORE_OK || (r->late = r->late || r->cap >= STORE_MIN_SHARE))
         return rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(st, 2);
-        if (!proc_ok(L, pid)) {
-            rc = bad_ref(L, "api", "process", pid);
-            break;
-        }
-        store_api a = {0};
-        if (string_ref(L, st, 6, &a.name)) {
-            rc = bad_ref(L, "api", "string", sqlite3_column_int64(st, 6));
-            break;
-        }
-        int64_t dur;
-        if ((rc = row_dur(L, st, "an API call", &dur)))
-            break;
-        if (!place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &a.start, &a.end))
-            continue;
-        a.process = L->proc[pid];
-        a.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
-        a.correlation_id = (uint32_t)sqlite3_column_int64(st, 4);
-        a.domain = (uint16_t)sqlite3_column_int64(st, 5);
-        a.status = (int32_t)sqlite3_column_int64(st, 7);
-        if ((rc = store_run_add_api(L->run, &a)))
-            break;
+    if (store_run_reserve(L->run, which, r->cap, 0))
+        return STORE_ENOMEM;
+    store_recs a = store_run_recs(L->run, which);
+    scan_part s = {.L = L, .kind = which, .lo = INT64_MIN, .cap = r->cap};
+    s.out = *a.arr ? (char *)*a.arr + *a.n * a.size : NULL; /* NULL: an empty table, no room */
+    if ((rc = store_load_scan(&s)) != STORE_OK) {
+        memcpy(L->err, s.err, sizeof L->err);
+        return rc;
     }
-    if ((rc = done(L, st, rc, "reading api")))
-        return rc;
-    if ((rc = prep(L,
-                   "SELECT start, dur, process_id, thread_id, domain_id, name_id"
-                   " FROM \"range\"",
-                   &st)))
-        return rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(st, 2);
-        if (!proc_ok(L, pid)) {
-            rc = bad_ref(L, "range", "process", pid);
-            break;
-        }
-        store_range r = {0};
-        int bad = string_ref(L, st, 4, &r.domain) ? 4 : string_ref(L, st, 5, &r.name) ? 5 : 0;
-        if (bad) {
-            rc = bad_ref(L, "range", "string", sqlite3_column_int64(st, bad));
-            break;
-        }
-        int64_t dur;
-        if ((rc = row_dur(L, st, "a range", &dur)))
-            break;
-        if (!place(L, L->proc[pid], sqlite3_column_int64(st, 0), dur, &r.start, &r.end))
-            continue;
-        r.process = L->proc[pid];
-        r.thread_id = (uint64_t)sqlite3_column_int64(st, 3);
-        if ((rc = store_run_add_range(L->run, &r)))
-            break;
-    }
-    return done(L, st, rc, "reading ranges");
+    *a.n += s.n;
+    return STORE_OK;
 }
 
 /* Capture ranges (schema 3; a file without them holds its whole run). */
@@ -755,7 +822,7 @@ int store_load_open(loader *L)
         if (rc == STORE_OK)
             rc = load_launch_streams(L);
         if (rc == STORE_OK)
-            rc = count_kernels(L);
+            rc = count_rows(L, STORE_REC_KERNEL);
         return guarded_rc(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
     }
     if (rc == STORE_OK)
@@ -765,11 +832,13 @@ int store_load_open(loader *L)
     if (rc == STORE_OK)
         rc = load_copies(L);
     if (rc == STORE_OK)
-        rc = load_apis_ranges(L);
+        rc = load_records(L, STORE_REC_API);
+    if (rc == STORE_OK)
+        rc = load_records(L, STORE_REC_RANGE);
     if (rc == STORE_OK)
         rc = load_captures(L);
     if (rc == STORE_OK)
-        rc = count_kernels(L);
+        rc = count_rows(L, STORE_REC_KERNEL);
     return guarded_rc(&L->guard, L->db, L->path, rc, L->err, sizeof L->err);
 }
 

@@ -530,18 +530,37 @@ store_idx store_run_launch(store_run *run, const store_launch *l)
 
 /* ---------------------------------------------------------------- records */
 
-int store_run_reserve_kernels(store_run *run, uint64_t n)
+store_recs store_run_recs(store_run *run, store_rec which)
 {
     store_run_priv *p = STORE_PRIV(run);
-    uint64_t need = run->nkernels + n;
-    if (need <= p->cap_kernels)
+    switch (which) {
+    case STORE_REC_KERNEL:
+        return (store_recs){(void **)&run->kernels, &run->nkernels, &p->cap_kernels,
+                            sizeof *run->kernels};
+    case STORE_REC_COPY:
+        return (store_recs){(void **)&run->copies, &run->ncopies, &p->cap_copies,
+                            sizeof *run->copies};
+    case STORE_REC_API:
+        return (store_recs){(void **)&run->apis, &run->napis, &p->cap_apis, sizeof *run->apis};
+    default:
+        return (store_recs){(void **)&run->ranges, &run->nranges, &p->cap_ranges,
+                            sizeof *run->ranges};
+    }
+}
+
+int store_run_reserve(store_run *run, store_rec which, uint64_t n, int exact)
+{
+    store_recs r = store_run_recs(run, which);
+    uint64_t need = *r.n + n;
+    if (need <= *r.cap)
         return STORE_OK;
-    /* Exactly what is needed when reserving, doubling otherwise (store_grow). */
-    void *k = realloc(run->kernels, need * sizeof *run->kernels);
-    if (!k)
+    if (!exact)
+        return store_grow(r.arr, r.cap, need, r.size);
+    void *a = realloc(*r.arr, need * r.size);
+    if (!a)
         return STORE_ENOMEM;
-    run->kernels = k;
-    p->cap_kernels = need;
+    *r.arr = a;
+    *r.cap = need;
     return STORE_OK;
 }
 
@@ -688,30 +707,21 @@ void store_run_reindex(store_run *run)
 int store_run_finish(store_run *run)
 {
     store_run_priv *p = STORE_PRIV(run);
-    struct {
-        void **arr;
-        uint64_t n, *cap;
-        size_t size;
-    } a[4] = {
-        {(void **)&run->kernels, run->nkernels, &p->cap_kernels, sizeof *run->kernels},
-        {(void **)&run->copies, run->ncopies, &p->cap_copies, sizeof *run->copies},
-        {(void **)&run->apis, run->napis, &p->cap_apis, sizeof *run->apis},
-        {(void **)&run->ranges, run->nranges, &p->cap_ranges, sizeof *run->ranges},
-    };
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < 4; i++) {
-        void *before = *a[i].arr;
-        if (store_sort_records(a[i].arr, a[i].n, a[i].size, &p->segs[i]))
+        store_recs a = store_run_recs(run, (store_rec)i);
+        void *before = *a.arr;
+        if (store_sort_records(a.arr, *a.n, a.size, &p->segs[i]))
             return store_run_error(run, STORE_ENOMEM, "out of memory sorting %llu records",
-                                   (unsigned long long)a[i].n);
-        if (*a[i].arr != before)
-            *a[i].cap = a[i].n;
+                                   (unsigned long long)*a.n);
+        if (*a.arr != before)
+            *a.cap = *a.n;
         p->segs[i].n = 0; /* all one sorted segment now */
-        const char *base = *a[i].arr;
-        for (uint64_t j = 0; j < a[i].n; j++) {
+        const char *base = *a.arr;
+        for (uint64_t j = 0; j < *a.n; j++) {
             int64_t s, e;
-            memcpy(&s, base + j * a[i].size, sizeof s);
-            memcpy(&e, base + j * a[i].size + sizeof s, sizeof e);
+            memcpy(&s, base + j * a.size, sizeof s);
+            memcpy(&e, base + j * a.size + sizeof s, sizeof e);
             if (j == 0 && s < lo)
                 lo = s;
             if (e > hi)

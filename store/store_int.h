@@ -91,6 +91,14 @@ typedef struct store_run_mark {
     uint32_t ncaptures;
 } store_run_mark;
 
+/* A run's four record arrays, in the order of store_run_priv.segs. */
+typedef enum store_rec {
+    STORE_REC_KERNEL,
+    STORE_REC_COPY,
+    STORE_REC_API,
+    STORE_REC_RANGE
+} store_rec;
+
 /* Where each batch of appended records begins, so finish can sort batches then merge them. */
 typedef struct store_segs {
     uint64_t *start; /* first index of each segment, ascending */
@@ -112,7 +120,7 @@ typedef struct store_run_priv {
     /* over procdevs: by (process, device); by (process, ordinal) of uuid-less devices; by
      * (ordinal, host) of uuid-less devices, where GPU inference looks */
     store_htab h_pd_device, h_pd_ordinal, h_pd_host;
-    store_segs segs[4]; /* kernels, copies, apis, ranges */
+    store_segs segs[4]; /* by store_rec: kernels, copies, apis, ranges */
 } store_run_priv;
 
 #define STORE_PRIV(run) ((store_run_priv *)(run)->priv)
@@ -128,8 +136,17 @@ void store_run_rollback(store_run *run, const store_run_mark *m);
  * pairs) from the arrays, and the devices' inferred marks: after a rollback, or after the arrays
  * were filled directly (store_run_restrict). */
 void store_run_reindex(store_run *run);
-/* Reserves room for `n` more kernels (one allocation instead of repeated doubling). */
-int store_run_reserve_kernels(store_run *run, uint64_t n);
+/* One record array of a run, for code that fills it directly (the loader, finish). */
+typedef struct store_recs {
+    void **arr;    /* &run->kernels, ... */
+    uint64_t *n;   /* records in it */
+    uint64_t *cap; /* room */
+    size_t size;   /* bytes a record */
+} store_recs;
+store_recs store_run_recs(store_run *run, store_rec which);
+/* Reserves room for `n` more records of `which`: exactly that when `exact` (one allocation for a
+ * known count), else by doubling (store_grow). Returns 0 or STORE_ENOMEM (nothing changed). */
+int store_run_reserve(store_run *run, store_rec which, uint64_t n, int exact);
 
 /* Sorts n records of `size` bytes (int64 start at offset 0) in place when they are nearly
  * sorted; gives up (leaving a permutation) when they are not. Returns 1 when sorted. */
@@ -149,13 +166,26 @@ typedef struct launch_ref {
     store_idx process; /* the run process, which counts refused kernels */
 } launch_ref;
 
+#define STORE_ERRLEN 1024 /* bytes of a loader's or a scan share's message */
+
+/* Rows: a table smaller than this is not worth a connection of its own. */
+#define STORE_MIN_SHARE ((uint64_t)1 << 18)
+
+/* The row ids of one record table as the file's read transaction saw them. */
+typedef struct store_rowids {
+    uint64_t cap;     /* room for its rows: the span of row ids, bounded by the file's size */
+    int64_t min, max; /* the smallest (1 in files tlview wrote) and the largest row id */
+    int late;         /* API and range tables: 1 = read in phase 2, in shares beside the kernels
+                         (those of STORE_MIN_SHARE rows or more, and any the caller sets) */
+} store_rowids;
+
 /* The state of one file being loaded (load_file.c; load.c drives it). */
 typedef struct loader {
     store_run *run;
     const char *path;
     sqlite3 *db;
     store_guard guard; /* the file's time limit, for every connection to it */
-    char err[1024];
+    char err[STORE_ERRLEN];
     int64_t t0;
     store_clock clock;
     int64_t schema; /* the file's schema_version */
@@ -176,28 +206,30 @@ typedef struct loader {
         store_idx device;
     } * devs;
     uint64_t ndevs, cap_devs;
-    uint64_t kcap; /* room for its kernels: the kernel table's largest rowid */
-    int64_t kmin;  /* the smallest rowid (1 in files tlview wrote) */
+    store_rowids rows[4]; /* by store_rec: the kernel, API and range tables (copies: unused) */
     int meta_only; /* store_run_load_meta(): processes, devices, contexts and the streams of the
                       launch rows only; no strings, launches or records */
 } loader;
 
-/* A share of one file's kernel table: the rows with lo <= rowid < hi (all rows when lo is
- * INT64_MIN), written to out[0 .. cap). The first share of a file reads through the file's own
- * connection; the others open their own, so shares of one file can be read side by side. */
+/* A share of one file's kernel, API or range table: the rows with lo <= rowid <= hi (all rows
+ * when lo is INT64_MIN), written to out[0 .. cap). A file's first kernel share reads through the
+ * file's own connection; the others open their own, so shares of one file can be read side by
+ * side. */
 typedef struct scan_part {
     loader *L;
+    store_rec kind; /* STORE_REC_KERNEL, _API or _RANGE */
     int64_t lo, hi;
-    int own_db; /* 1: open a connection of its own */
-    store_kernel *out;
+    int own_db;      /* 1: open a connection of its own */
+    void *out;       /* store_kernel, store_api or store_range by kind */
     uint64_t cap, n; /* room, rows read */
     int rc;
-    char err[1024];
+    char err[STORE_ERRLEN];
 } scan_part;
 
-/* Phase 1, serial: checks the file, reads everything but the kernels into the run and sizes the
- * kernel slice (L->kcap); with L->meta_only set, only what store_run_load_meta() reads. Phase 2, on
- * any thread: scans a share of the kernels, in start order when they were nearly so. */
+/* Phase 1, serial: checks the file, reads everything but the kernels and the big API and range
+ * tables into the run, and sizes what phase 2 reads (L->rows); with L->meta_only set, only what
+ * store_run_load_meta() reads. Phase 2, on any thread: scans a share of one of those tables, in
+ * start order when its rows were nearly so. */
 int store_load_open(loader *L);
 int store_load_scan(scan_part *s);
 /* Ends the read transaction and closes the database; store_load_close() also frees L's maps. */

@@ -1274,6 +1274,116 @@ int test_store_one_file_in_shares(void)
     return 0;
 }
 
+/* Fills the api and range tables of write_sample()'s file with n rows each (rowids 1..n, their
+ * one row's values, start 10 ns apart); row i has correlation id and thread id i. */
+static int fill_records(const char *path, int n)
+{
+    char sql[2048];
+    snprintf(
+        sql, sizeof sql,
+        "CREATE TEMP TABLE a AS SELECT * FROM api; CREATE TEMP TABLE r AS SELECT * FROM \"range\";"
+        " DELETE FROM api; DELETE FROM \"range\";"
+        " WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d)"
+        " INSERT INTO api SELECT start + 10 * i, dur, process_id, i, i, domain, cbid,"
+        " name_id, status FROM a, c;"
+        " WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d)"
+        " INSERT INTO \"range\" SELECT start + 10 * i, dur, process_id, i, domain_id, name_id"
+        " FROM r, c;",
+        n, n);
+    return exec_sql(path, sql);
+}
+
+/* Big API and range tables are read in shares beside the kernels: every row once, in file order
+ * across the shares' boundaries, those whose times overflow refused and counted; the first bad row
+ * in file order is the one told, whichever share reads it; and with another file, the records
+ * stay in file order whichever of the two has the big tables. */
+int test_store_records_in_shares(void)
+{
+    const char *big = path_in("big.db"), *small = path_in("small.db");
+    const int n = 3 * (int)STORE_MIN_SHARE; /* 2 shares or more with 2 CPUs or more */
+    TEST_EQ_INT(write_sample(big, 1234, 0, 3), STORE_OK);
+    TEST_EQ_INT(write_sample(small, 4321, 0, 3), STORE_OK);
+    TEST_EQ_INT(fill_records(big, n), SQLITE_OK);
+    /* one refused in the first third, one at the second share's first row, one at the last */
+    TEST_EQ_INT(exec_sql(big,
+                         "UPDATE api SET start = 9223372036854775000 WHERE rowid IN"
+                         " (5, 393217, 786432);"
+                         " UPDATE \"range\" SET dur = 9223372036854775000 WHERE rowid = 262145"),
+                SQLITE_OK);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, big), STORE_OK);
+    TEST_EQ_INT(run->napis, n - 3);
+    TEST_EQ_INT(run->nranges, n - 1);
+    TEST_EQ_INT(run->processes[0].rows_refused, 4);
+    /* Before finish the records are in file order. */
+    for (uint64_t i = 0, want = 1; i < run->napis; i++, want++) {
+        want += want == 5 || want == 393217;
+        TEST_EQ_INT(run->apis[i].correlation_id, want);
+        TEST_EQ_INT(run->apis[i].thread_id, want);
+        TEST_EQ_INT(run->apis[i].process, 0);
+        TEST_EQ_STR(run->strings[run->apis[i].name].text, "cudaLaunchKernel");
+    }
+    for (uint64_t i = 0, want = 1; i < run->nranges; i++, want++) {
+        want += want == 262145;
+        TEST_EQ_INT(run->ranges[i].thread_id, want);
+        TEST_EQ_STR(run->strings[run->ranges[i].name].text, "epoch 1");
+    }
+    TEST_EQ_INT(store_run_finish(run), STORE_OK);
+    TEST_EQ_INT(run->apis[run->napis - 1].correlation_id, n - 1);
+    store_run_free(run);
+
+    /* Two files: the small one's records before or after the big one's, as the files are given. */
+    for (int big_first = 0; big_first < 2; big_first++) {
+        const char *paths[2] = {big_first ? big : small, big_first ? small : big};
+        run = store_run_new();
+        TEST_EQ_INT(store_run_load_files(run, paths, 2), STORE_OK);
+        TEST_EQ_INT(run->napis, n - 2);
+        TEST_EQ_INT(run->nranges, n);
+        uint64_t at_small = big_first ? run->napis - 1 : 0, at_big = big_first ? 0 : 1;
+        TEST_EQ_INT(run->apis[at_small].correlation_id, 10);
+        TEST_EQ_INT(run->apis[at_small].process, big_first);
+        TEST_EQ_INT(run->apis[at_big].correlation_id, 1);
+        TEST_EQ_INT(run->apis[at_big + n - 4].correlation_id, n - 1);
+        TEST_EQ_INT(run->ranges[big_first ? run->nranges - 1 : 0].thread_id, 1234);
+        TEST_EQ_INT(run->ranges[big_first ? 0 : 1].thread_id, 1);
+        store_run_free(run);
+    }
+
+    /* A bad row in each share: the first in file order is told, and nothing is kept. */
+    TEST_EQ_INT(exec_sql(big, "UPDATE api SET name_id = 999 WHERE rowid = 100;"
+                              " UPDATE api SET process_id = 99 WHERE rowid = 700000"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, big), STORE_EFORMAT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: table api refers to string 999, which does not exist", big);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    TEST_EQ_INT(run->napis, 0);
+    TEST_EQ_INT(run->nprocesses, 0);
+    store_run_free(run);
+    TEST_EQ_INT(exec_sql(big, "UPDATE api SET name_id = (SELECT name_id FROM api WHERE rowid = 1)"
+                              " WHERE rowid = 100;"
+                              " UPDATE \"range\" SET dur = -5 WHERE rowid = 786000"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, big), STORE_EFORMAT);
+    snprintf(want, sizeof want, "%s: table api refers to process 99, which does not exist", big);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    store_run_free(run);
+    TEST_EQ_INT(exec_sql(big,
+                         "UPDATE api SET process_id = (SELECT process_id FROM api WHERE rowid = 1)"
+                         " WHERE rowid = 700000"),
+                SQLITE_OK);
+    run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, big), STORE_EFORMAT);
+    snprintf(want, sizeof want,
+             "%s: truncated or corrupt (a range with a negative duration, -5 ns)", big);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    TEST_EQ_INT(run->nranges, 0);
+    store_run_free(run);
+    return 0;
+}
+
 /* Devices merge by uuid. Without one, the same (process, ordinal) is the same device; across
  * processes a uuid-less device is matched by (host, ordinal, name, memory) and marked inferred:
  * another ordinal, name, memory or host, or no name at all, keeps it apart. */
