@@ -17,6 +17,16 @@ trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 
+# manifest DIR MPS FILE...: the run's manifest.json (its files, quoted; MPS on or off) and exit
+# status, as `tlview record` leaves them
+manifest() {
+    local d=$1 started=false
+    [ "$2" = on ] && started=true
+    shift 2
+    printf '{"files": [%s], "mps": {"enabled": %s, "started": %s, "stopped": %s}}\n' \
+        "$(IFS=,; echo "$*")" "$started" "$started" "$started" >"$d/manifest.json"
+    echo 0 >"$d.rc"
+}
 # run DEMO MPS N KIND KERNELS_PER_COPY...: one made-up recording (every copy gets the same kernels)
 run() {
     local demo=$1 mps=$2 n=$3 kind=$4 d files=() i
@@ -27,11 +37,7 @@ run() {
         "$MK" "$d/$demo.$((100 + i)).db" $((100 + i)) "$kind" "$@" || fail "make_trace"
         files+=("\"$d/$demo.$((100 + i)).db\"")
     done
-    local started=false
-    [ "$mps" = on ] && started=true
-    printf '{"files": [%s], "mps": {"enabled": %s, "started": %s, "stopped": %s}}\n' \
-        "$(IFS=,; echo "${files[*]}")" "$started" "$started" "$started" >"$d/manifest.json"
-    echo 0 >"$d.rc"
+    manifest "$d" "$mps" "${files[@]}"
     : >"$d.log"
     local base=()
     [ "$demo/$mps/$n" != "$demo/off/1" ] && base=(--baseline "$W/$demo/mps-off/n1/$demo.101.db")
@@ -153,11 +159,7 @@ seed() { # seed MPS REQUEST_MS
         "$MK" "$d/p.$((100 + i)).db" $((100 + i)) $kind "${k[@]}" || fail "make_trace"
         files+=("\"$d/p.$((100 + i)).db\"")
     done
-    local started=false
-    [ "$1" = on ] && started=true
-    printf '{"files": [%s], "mps": {"enabled": %s, "started": %s, "stopped": %s}}\n' \
-        "$(IFS=,; echo "${files[*]}")" "$started" "$started" "$started" >"$d/manifest.json"
-    echo 0 >"$d.rc"
+    manifest "$d" "$1" "${files[@]}"
     echo "RESULT {\"requests\": 32, \"start_ns\": 1000000000, \"end_ns\": $(((1000 + 4 * $2) * 1000000)), \"ok\": true}" >"$d.log"
 }
 seed off 3600
