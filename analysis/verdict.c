@@ -403,8 +403,8 @@ typedef struct winsum {
     double floor;      /* its side-by-side time by the SMs alone (window_evidence) */
     /* for the stretch's folded ends (analysis_fold): over share groups, the time from the
      * window's start to each one's first kernel start in it and from each one's last kernel end
-     * to the window's end, each at most one slice per other context in flight, and the
-     * longest solo work of one group's kernels starting inside, one after another */
+     * to the window's end, each at most its longest wait (stagger_cap()), and the longest chain
+     * of one group (stagger) */
     double stag0, stag1, chain;
     const store_kernel *last;     /* the last kernel added: a solo window's one kernel */
     double last_solo, last_share; /* its solo duration (0: unknown) and SM share */
@@ -607,8 +607,9 @@ typedef struct kin {
 } kin;
 
 /* Each share group's kernels in the last window they had time in, for the stretch's folded ends
- * (winsum stag0, stag1, chain): the window (+ 1; 0: none yet), the latest end there, and the solo
- * work of its kernels that started there. */
+ * (winsum stag0, stag1, chain): the window (+ 1; 0: none yet), the latest end there, and its chain
+ * there: the solo work of its kernels with time in it, one after another, from no earlier than its
+ * first kernel's longest wait before that kernel's start. */
 typedef struct stagger {
     uint64_t *win;
     int64_t *end;
@@ -639,7 +640,7 @@ static void stagger_flush(stagger *st, const analysis *a, winsum *ws, uint32_t g
 }
 
 /* Kernel q has time in overlap window w: counts its group's stagger from the window's start if it
- * is the group's first kernel there, its latest end and its solo work (when it starts there). */
+ * is the group's first kernel there, its latest end and its solo work. */
 static void stagger_kernel(stagger *st, const analysis *a, winsum *ws, uint64_t w, const kin *q)
 {
     const analysis_window *win = &a->windows[w];
@@ -652,13 +653,15 @@ static void stagger_kernel(stagger *st, const analysis *a, winsum *ws, uint64_t 
         st->win[g] = w + 1;
         st->end[g] = k->end;
         st->work[g] = 0;
-        if (k->start > win->t0)
-            ws[w].stag0 += fmin((double)(k->start - win->t0), stagger_cap(st, win, 1));
+        if (k->start > win->t0) {
+            double late = (double)(k->start - win->t0), cap = stagger_cap(st, win, 1);
+            ws[w].stag0 += fmin(late, cap);
+            st->work[g] = late > cap ? late - cap : 0; /* it could not start earlier */
+        }
     } else if (k->end > st->end[g]) {
         st->end[g] = k->end;
     }
-    if (k->start >= win->t0)
-        st->work[g] += q->solo;
+    st->work[g] += q->solo;
 }
 
 /* Adds kernel q's time inside the windows of slot s to their sums; *pCur is the slot's first
@@ -965,29 +968,22 @@ static int find_folds(analysis *a, const winsum *ws, const stagger *st)
                 last = w;
             }
         for (uint64_t w = first; w != UINT64_MAX; w = w == last ? UINT64_MAX : last) {
-            const analysis_window *win = &a->windows[w];
             int start = w == first && stretch_edge(a, ad, w, -1);
             int end = w == last && stretch_edge(a, ad, w, 1);
             analysis_fold f = {w, UINT64_MAX, UINT64_MAX, 1, ws[w].floor, 0, ws[w].chain};
             double stag = (start ? ws[w].stag0 : 0) + (end ? ws[w].stag1 : 0);
             f.pk = ws[w].ovl > 0 ? ws[w].ovl / (ws[w].ovl + stag) : 1;
-            int64_t t0 = win->t0;                 /* where the folded stretch starts */
             double wait = st->slice * st->rounds; /* behind one context */
+            /* the head's and the tail's kernels ran in w too: their groups' chains hold them */
             if (start && w > ad->first_window && folds_in(a, ws, w - 1, w, wait)) {
                 const analysis_window *h = &a->windows[w - 1];
                 f.h = w - 1;
                 f.cap += (double)(h->t1 - h->t0) * ws[w - 1].last_share;
-                f.chain = fmax(f.chain, ws[w - 1].last_solo);
-                t0 = h->t0;
             }
             if (end && w + 1 < ad->first_window + ad->nwindows && folds_in(a, ws, w + 1, w, wait)) {
                 const analysis_window *t = &a->windows[w + 1];
-                const store_kernel *k = ws[w + 1].last;
                 f.t = w + 1;
                 f.cap += (double)(t->t1 - t->t0) * ws[w + 1].last_share;
-                /* it started no earlier than its first kernel's wait before its start */
-                double late = (double)(k->start - t0) - stagger_cap(st, win, 1);
-                f.chain = fmax(f.chain, (late > 0 ? late : 0) + ws[w + 1].last_solo);
             }
             if (f.pk < 1 || f.h != UINT64_MAX || f.t != UINT64_MAX)
                 a->folds[a->nfolds++] = f;
