@@ -404,10 +404,11 @@ typedef struct winsum {
     /* for the stretch's folded ends (analysis_fold): over share groups, the time from the
      * window's start to each one's first kernel start in it and from each one's last kernel end
      * to the window's end, each at most its longest wait (stagger_cap()), and the longest chain
-     * of one group (stagger) */
-    double stag0, stag1, chain;
-    const store_kernel *last;     /* the last kernel added: a solo window's one kernel */
-    double last_solo, last_share; /* its solo duration (0: unknown) and SM share */
+     * of one group (stagger); floats, to keep a window's sums small (ns to 1e-7) */
+    float stag0, stag1, chain;
+    float last_solo, last_share; /* the last kernel added (a solo window's one kernel): its solo
+                                    duration (0: unknown) and SM share */
+    const store_kernel *last;
 } winsum;
 
 /* Sums per process and over the run: durations and references of referenced kernels. */
@@ -634,8 +635,8 @@ static void stagger_flush(stagger *st, const analysis *a, winsum *ws, uint32_t g
     uint64_t w = st->win[g] - 1;
     const analysis_window *win = &a->windows[w];
     if (st->end[g] < win->t1)
-        ws[w].stag1 += fmin((double)(win->t1 - st->end[g]), stagger_cap(st, win, 0));
-    ws[w].chain = fmax(ws[w].chain, st->work[g]);
+        ws[w].stag1 += (float)fmin((double)(win->t1 - st->end[g]), stagger_cap(st, win, 0));
+    ws[w].chain = (float)fmax(ws[w].chain, st->work[g]);
     st->win[g] = 0;
 }
 
@@ -655,7 +656,7 @@ static void stagger_kernel(stagger *st, const analysis *a, winsum *ws, uint64_t 
         st->work[g] = 0;
         if (k->start > win->t0) {
             double late = (double)(k->start - win->t0), cap = stagger_cap(st, win, 1);
-            ws[w].stag0 += fmin(late, cap);
+            ws[w].stag0 += (float)fmin(late, cap);
             st->work[g] = late > cap ? late - cap : 0; /* it could not start earlier */
         }
     } else if (k->end > st->end[g]) {
@@ -688,8 +689,8 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         winsum *m = &ws[w];
         win->nkernels++;
         m->last = k;
-        m->last_solo = q->solo;
-        m->last_share = q->share;
+        m->last_solo = (float)q->solo;
+        m->last_share = (float)q->share;
         if (win->verdict >= ANALYSIS_CONCURRENT)
             stagger_kernel(st, a, ws, w, q);
         m->ovl += ovl;
