@@ -143,6 +143,8 @@ typedef struct store_recs {
     uint64_t *cap; /* room */
     size_t size;   /* bytes a record */
 } store_recs;
+/* The record array `which` of run: pointers into the run and its private part, valid until the
+ * run is freed (the array itself moves when it grows). */
 store_recs store_run_recs(store_run *run, store_rec which);
 /* Reserves room for `n` more records of `which`: exactly that when `exact` (one allocation for a
  * known count), else by doubling (store_grow). Returns 0 or STORE_ENOMEM (nothing changed). */
