@@ -57,6 +57,9 @@ while [ $# -gt 0 ]; do
 done
 
 source "$here/mps_procs.sh"
+# baseline DEMO: the run whose kernels are DEMO's solo references, the N=1 MPS-off run (the
+# seed's form: the one-process Triton run's, the same kernel alone).
+baseline() { echo "$OUT/${1%_seed}/mps-off/n1"; }
 # measure DIR: the seed's form is measured while its processes ran together: its parent's
 # arithmetic check runs before the spawn workers exist, and its throughput counts the workers'
 # timed requests (between the barriers) only.
@@ -89,7 +92,7 @@ if [ -n "$judge_only" ]; then
             d=${d%/}
             demo=${d#"$OUT"/}
             demo=${demo%%/*}
-            base=$OUT/${demo%_seed}/mps-off/n1
+            base=$(baseline "$demo")
             report "$d" "$base"
             case $d in */mps-on/*) compare "$d" "$OUT/$demo/mps-off/${d##*/}" "$base" ;; esac
         done
@@ -137,7 +140,8 @@ mps_guard cleanup
 rec() {
     local demo=$1 mps=$2 n=$3
     shift 3
-    local d=$OUT/$demo/mps-$mps/n$n base=$OUT/${demo%_seed}/mps-off/n1 args=()
+    local d=$OUT/$demo/mps-$mps/n$n base args=()
+    base=$(baseline "$demo")
     rm -rf "$d" "$d".* # a re-run replaces the old recording rather than mixing with it
     mkdir -p "$(dirname "$d")"
     args=(-o "$d" --procs "$n" --label "$demo")
