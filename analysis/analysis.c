@@ -809,6 +809,8 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
     a->proc_last = calloc(run->nprocesses + 1, sizeof(int64_t));
     if (!a->stretch || !a->ovl_start || !a->procs || !a->proc_first || !a->proc_last)
         goto fail;
+    store_hint_huge(a->stretch);
+    store_hint_huge(a->ovl_start);
     for (uint32_t p = 0; p < run->nprocesses; p++)
         a->procs[p].process = p;
     if ((rc = assign_slots(a)) != 0 || (rc = analysis_sweep(a)) != 0 ||

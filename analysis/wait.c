@@ -9,6 +9,7 @@
  * kernels waited, which MPS would have filled (analysis/README.md, Gains). Runs without launch
  * API records have neither. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis_int.h"
 
@@ -69,78 +70,129 @@ static int cmp_pend(const void *x, const void *y)
 /* heap_push(), heap_pop(): the walk's events, by time */
 ANALYSIS_MINHEAP(heap, analysis_waitwalk, wevent, t, 64)
 
-/* The slot of a (process, correlation id) key in a table of mask + 1 entries, and its tag: the
- * hash's top tagbits bits, kept in an entry beside the kernel index so that a probe passes other
- * keys' entries without reading their kernels (scattered records: each a cache miss). */
-static uint64_t corr_hash(uint32_t process, uint32_t correlation_id)
+#define KEY_ID(key) ((uint32_t)((key) >> 32)) /* keys: correlation id << 32 | position */
+
+/* api_keys: the keys of the API calls with a correlation id and a return time in range, grouped
+ * by process (process p's at (*pKeys)[off[p] .. off[p + 1]), off of nprocesses + 1), each group
+ * sorted by id (a process's calls take their ids in order, so most groups come sorted: those
+ * that do not, calls of several threads crossing, are radix-sorted). At most UINT32_MAX calls
+ * (positions in 32 bits). Returns 0, or -1 when out of memory. */
+static int api_keys(const store_run *run, uint64_t **pKeys, uint64_t *off)
 {
-    return ((uint64_t)process * 0x9e3779b97f4a7c15ULL) ^ (correlation_id * 0xc2b2ae3d27d4eb4fULL);
+    uint32_t np = run->nprocesses;
+    uint64_t na = run->napis < UINT32_MAX ? run->napis : UINT32_MAX, most = 0;
+    *pKeys = NULL;
+    memset(off, 0, sizeof *off * ((size_t)np + 1));
+    for (uint64_t i = 0; i < na; i++) {
+        const store_api *api = &run->apis[i];
+        if (api->correlation_id && api->process < np && api->end >= -STORE_TIME_MAX &&
+            api->end <= STORE_TIME_MAX)
+            off[api->process + 1]++;
+    }
+    for (uint32_t p = 0; p < np; p++)
+        off[p + 1] += off[p];
+    uint64_t *fill = malloc(sizeof *fill * ((size_t)np + 1));
+    uint64_t *keys = malloc(sizeof *keys * (off[np] ? off[np] : 1));
+    if (!fill || !keys) {
+        free(fill);
+        free(keys);
+        return -1;
+    }
+    store_hint_huge(keys);
+    memcpy(fill, off, sizeof *fill * np);
+    for (uint64_t i = 0; i < na; i++) {
+        const store_api *api = &run->apis[i];
+        if (api->correlation_id && api->process < np && api->end >= -STORE_TIME_MAX &&
+            api->end <= STORE_TIME_MAX)
+            keys[fill[api->process]++] = (uint64_t)api->correlation_id << 32 | (uint32_t)i;
+    }
+    free(fill);
+    for (uint32_t p = 0; p < np; p++)
+        for (uint64_t j = off[p] + 1; j < off[p + 1]; j++)
+            if (KEY_ID(keys[j]) < KEY_ID(keys[j - 1])) { /* out of order: sorted below */
+                if (off[p + 1] - off[p] > most)
+                    most = off[p + 1] - off[p];
+                break;
+            }
+    uint64_t *tmp = most ? malloc(sizeof *tmp * most) : NULL;
+    if (most && !tmp) {
+        free(keys);
+        return -1;
+    }
+    for (uint32_t p = 0; most && p < np; p++)
+        store_sort_hi32(keys + off[p], tmp, off[p + 1] - off[p]); /* a pass when sorted */
+    free(tmp);
+    *pKeys = keys;
+    return 0;
 }
 
-static uint32_t corr_tag(uint64_t h, unsigned tagbits)
+/* seek_id: the first j in [lo, hi) whose key has an id >= id (hi when none), in keys sorted by
+ * id, searched from j = c outward in steps that double (near c costs a few reads). */
+static uint64_t seek_id(const uint64_t *keys, uint64_t lo, uint64_t hi, uint64_t c, uint32_t id)
 {
-    return tagbits ? (uint32_t)(h >> (64 - tagbits)) : 0u;
+    uint64_t a, b, step = 1; /* the answer is in [a, b] */
+    if (c < hi && KEY_ID(keys[c]) < id) {
+        a = c + 1;
+        while (step < hi - c && KEY_ID(keys[c + step]) < id) {
+            a = c + step + 1;
+            step *= 2;
+        }
+        b = step < hi - c ? c + step : hi;
+    } else {
+        b = c < hi ? c : hi;
+        while (step <= b - lo && KEY_ID(keys[b - step]) >= id) {
+            b -= step;
+            step *= 2;
+        }
+        a = step <= b - lo ? b - step + 1 : lo;
+    }
+    while (a < b) {
+        uint64_t m = a + (b - a) / 2;
+        if (KEY_ID(keys[m]) < id)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
 }
 
-/* The launch call's return of every kernel with a matched API record (INT64_MIN: none), by
- * (process, correlation id) over an open-addressing table of the kernels, into ret[]. An entry is
- * the kernel's index + 1 in its low ibits bits (0: empty) and its key's tag above them. Returns
- * whether any kernel matched, or -1 when out of memory. */
+/* The launch call's return of every kernel with a matched API record (INT64_MIN: none) into
+ * ret[], matched by (process, correlation id): the kernels walked in start order, each process's
+ * API calls sorted by id, a cursor per process moved to each kernel's id. A process's kernels
+ * run in the order it launched them (on each stream), so the cursor mostly steps forward and the
+ * calls are read nearly in order; no table of every kernel. Every kernel with an id matches
+ * every call with it (a graph launch's kernels share its id, as the runtime and driver records
+ * of one launch do) and takes the latest return. Returns whether any kernel matched, or -1 when
+ * out of memory. */
 static int launch_returns(const store_run *run, int64_t *ret)
 {
-    enum { AHEAD = 16 }; /* table slots asked for this many keys ahead: their misses overlap */
-    uint64_t n = run->nkernels, size = 16;
-    while (size < n + n / 3) /* load <= 3/4 */
-        size *= 2;
-    uint32_t *tab = calloc(size, sizeof *tab);
-    if (!tab)
-        return -1;
-    unsigned ibits = 1;
-    while (ibits < 32 && (1ULL << ibits) <= n) /* index + 1 <= n fits in ibits bits */
-        ibits++;
-    unsigned tagbits = 32 - ibits; /* 0 (no tag) only past 2^31 kernels */
-    uint32_t imask = ibits == 32 ? UINT32_MAX : (1u << ibits) - 1;
-    uint64_t mask = size - 1;
-    for (uint64_t i = 0; i < n; i++) {
-        if (i + AHEAD < n && run->kernels[i + AHEAD].correlation_id) {
-            const store_kernel *f = &run->kernels[i + AHEAD];
-            __builtin_prefetch(
-                &tab[corr_hash(store_kernel_process(run, f), f->correlation_id) & mask], 1);
-        }
+    uint32_t np = run->nprocesses;
+    uint64_t *off = malloc(sizeof *off * ((size_t)np + 1)), *keys = NULL;
+    uint64_t *cur = malloc(sizeof *cur * ((size_t)np + 1));
+    int any = -1;
+    if (!off || !cur || api_keys(run, &keys, off))
+        goto out;
+    memcpy(cur, off, sizeof *cur * np);
+    any = 0;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         ret[i] = INT64_MIN;
-        if (!k->correlation_id)
+        store_idx p = k->correlation_id ? store_kernel_process(run, k) : STORE_NONE;
+        if (p >= np || off[p] == off[p + 1])
             continue;
-        uint64_t h = corr_hash(store_kernel_process(run, k), k->correlation_id), j;
-        for (j = h & mask; tab[j]; j = (j + 1) & mask)
-            ;
-        tab[j] = (corr_tag(h, tagbits) << (ibits & 31)) | (uint32_t)(i + 1);
-    }
-    int any = 0;
-    for (uint64_t a = 0; a < run->napis; a++) {
-        if (a + AHEAD < run->napis) {
-            const store_api *f = &run->apis[a + AHEAD];
-            __builtin_prefetch(&tab[corr_hash(f->process, f->correlation_id) & mask]);
-        }
-        const store_api *api = &run->apis[a];
-        if (!api->correlation_id || api->end < -STORE_TIME_MAX || api->end > STORE_TIME_MAX)
-            continue;
-        uint64_t h = corr_hash(api->process, api->correlation_id);
-        uint32_t tag = corr_tag(h, tagbits);
-        /* a graph launch's kernels share its correlation id: every one of them matches */
-        for (uint64_t j = h & mask; tab[j]; j = (j + 1) & mask) {
-            if (tagbits && tab[j] >> ibits != tag)
-                continue; /* another key's kernel */
-            uint64_t i = (tab[j] & imask) - 1;
-            const store_kernel *k = &run->kernels[i];
-            if (k->correlation_id == api->correlation_id &&
-                store_kernel_process(run, k) == api->process && api->end > ret[i]) {
-                ret[i] = api->end; /* the latest return of the calls that share the id */
-                any = 1;
-            }
+        uint64_t j = seek_id(keys, off[p], off[p + 1], cur[p], k->correlation_id);
+        cur[p] = j;
+        for (; j < off[p + 1] && KEY_ID(keys[j]) == k->correlation_id; j++) {
+            int64_t end = run->apis[(uint32_t)keys[j]].end;
+            if (end > ret[i])
+                ret[i] = end;
+            any = 1;
         }
     }
-    free(tab);
+out:
+    free(off);
+    free(cur);
+    free(keys);
     return any;
 }
 
@@ -159,6 +211,7 @@ int analysis_waitwalk_init(analysis *a, analysis_waitwalk **pOut)
         analysis_waitwalk_free(w);
         return ANALYSIS_ENOMEM;
     }
+    store_hint_huge(w->wait_t);
     int any = launch_returns(run, w->wait_t);
     if (any > 0) {
         w->sums = calloc(a->nwindows + 1, sizeof *w->sums);

@@ -559,6 +559,7 @@ int store_run_reserve(store_run *run, store_rec which, uint64_t n, int exact)
     void *a = realloc(*r.arr, need * r.size);
     if (!a)
         return STORE_ENOMEM;
+    store_hint_huge(a);
     *r.arr = a;
     *r.cap = need;
     return STORE_OK;

@@ -3,7 +3,8 @@
  * insertion sort, or by an LSD radix sort in 1M-record pieces when it is too disordered. The
  * sorted segments are then merged (a loser tree) into a new array, split by key ranges across
  * one thread per CPU, while the consumed pages of the old array are handed back to the OS, so
- * the peak stays near one copy of the records. */
+ * the peak stays near one copy of the records. Also the radix sort of 64-bit keys by their upper
+ * half that joins by correlation id use (store_sort_hi32). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,7 @@ static int merge_segments(char **pBase, uint64_t n, size_t size, const uint64_t 
         free(arr);
         return STORE_ENOMEM;
     }
+    store_hint_huge(dst);
     uint64_t *lo = arr, *hi = arr + nseg;
     int64_t kmin = INT64_MAX, kmax = INT64_MIN;
     for (uint32_t s = 0; s < nseg; s++) {
@@ -376,4 +378,30 @@ int store_sort_records(void **pBase, uint64_t n, size_t size, const store_segs *
     case 48: return sort_records(pBase, n, 48, segs);
     default: return size <= 64 ? sort_records(pBase, n, size, segs) : STORE_EINVAL;
     }
+}
+
+void store_sort_hi32(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t cnt[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[(src[i] >> shift) & 255]++;
+        if (cnt[(src[0] >> shift) & 255] == n)
+            continue;
+        size_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, sizeof *a * n);
 }

@@ -599,6 +599,20 @@ static inline store_idx store_kernel_device(const store_run *run, const store_ke
     return run->contexts[run->streams[k->stream].context].device;
 }
 
+/* Asks the kernel to back block p (from malloc, calloc or realloc; NULL is ignored) with huge
+ * pages when it is large (32 MiB or more: glibc then holds it in a mapping of its own, which the
+ * advice covers whole, so that realloc can still move it by remapping and the advice moves with
+ * it). The big record, analysis and index arrays then fault 2 MiB at a time instead of 4 KiB (a
+ * page fault cost 17 us on the virtual machine of bench/bench_serve.md) and miss the TLB less.
+ * Only a hint: nothing changes where transparent huge pages are off or the block is elsewhere. */
+void store_hint_huge(void *p);
+
+/* Sorts a[0..n) by their upper 32 bits, stably, with tmp holding n more: keys made as
+ * `id << 32 | position` come out by id, ties in position order. An LSD radix sort, a byte at a
+ * time, that skips the bytes all keys share (O(n) per byte that differs). Joins by correlation id
+ * use it (the launch records in analysis/, the flow index in web/). */
+void store_sort_hi32(uint64_t *a, uint64_t *tmp, size_t n);
+
 /* The length of the valid UTF-8 sequence that starts at s (1 to 4 bytes) with its code point in
  * *pCp, or 0 when the byte at s does not start one (RFC 3629: no overlong forms, no surrogates,
  * nothing above U+10FFFF). Strings from files are kept as their bytes; every output checks them

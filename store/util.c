@@ -1,9 +1,12 @@
 /* util.c: small containers shared by the writer and the run builder: the index hash table
  * (open addressing, linear probing, keys kept in the caller's arrays), the string arena and
- * geometric array growth. */
+ * geometric array growth, with huge pages asked for the big arrays. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -149,6 +152,25 @@ int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size)
     *pArr = p;
     *pCap = ncap;
     return STORE_OK;
+}
+
+#define HUGE_MIN                                                                                   \
+    ((size_t)32 << 20) /* glibc's largest mmap threshold: blocks this big are mappings */
+
+void store_hint_huge(void *p)
+{
+#ifdef MADV_HUGEPAGE
+    size_t n = p ? malloc_usable_size(p) : 0;
+    if (n < HUGE_MIN)
+        return;
+    /* the whole pages of the block: a mapping's first page holds glibc's header, and the usable
+     * size reaches its end, so the advice covers the mapping exactly and does not split it */
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(pg - 1);
+    uintptr_t b = ((uintptr_t)p + n + pg - 1) & ~(pg - 1);
+    (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint: its failure changes nothing */
+#else
+    (void)p;
+#endif
 }
 
 void store_fmt(char *buf, size_t len, const char *fmt, ...)

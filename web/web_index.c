@@ -6,8 +6,9 @@
  * correlation ids (kernels, copies, API calls), the positions sorted by (process, correlation)
  * for the flows. Per lane, the analysis windows split by verdict with a grid each, and a cached
  * concurrency profile at fine resolution for zoomed-out views. Memory: 4 B per record for the
- * row arrays, ~1 B of grids, 4 B of flow index (kernels, copies, API calls) and 1 B of depth
- * (API calls, NVTX ranges). */
+ * row arrays and 8 B for their offsets (web_ivl; one allocation of each per kind, in huge pages
+ * where Linux gives them), ~1 B of grids, 4 B of flow index (kernels, copies, API calls), and
+ * while building 1 B of depth and 4 B of group (API calls, NVTX ranges). */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,7 +421,7 @@ static int make_rows(kind_build *kb, uint32_t *nstates)
         uint32_t loff = row->off;
         for (uint32_t l = 0; l < row->nlev; l++) {
             if (web_ivl_begin(&row->lev[l], it->base, it->stride, it->idx + loff, g->lev[l].n,
-                              g->lev[l].lo, g->lev[l].hi))
+                              g->lev[l].lo, g->lev[l].hi, it->off + 2 * (size_t)loff))
                 return WEB_ENOMEM;
             loff += g->lev[l].n;
         }
@@ -431,32 +432,6 @@ static int make_rows(kind_build *kb, uint32_t *nstates)
 
 /* ---------------------------------------------------------------- flows */
 
-/* radix_hi32: sorts a[0..n) by their upper 32 bits, stably (LSD, a byte at a time, skipping the
- * bytes all keys share); tmp holds n more. */
-static void radix_hi32(uint64_t *a, uint64_t *tmp, size_t n)
-{
-    uint64_t *src = a, *dst = tmp;
-    for (int shift = 32; shift < 64; shift += 8) {
-        size_t cnt[256] = {0};
-        for (size_t i = 0; i < n; i++)
-            cnt[(src[i] >> shift) & 255]++;
-        if (cnt[(src[0] >> shift) & 255] == n)
-            continue;
-        size_t sum = 0;
-        for (int b = 0; b < 256; b++) {
-            size_t c = cnt[b];
-            cnt[b] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[cnt[(src[i] >> shift) & 255]++] = src[i];
-        uint64_t *t = src;
-        src = dst, dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, sizeof *a * n);
-}
-
 /* corr_begin: after pass A, the flow index's slices: process p's records with a correlation id
  * go to by_corr[corr_off[p] ..), in position order as pass B meets them (corr_put). */
 static int corr_begin(kind_build *kb)
@@ -466,6 +441,7 @@ static int corr_begin(kind_build *kb)
     for (uint32_t p = 0; p < np; p++)
         it->corr_off[p + 1] += it->corr_off[p];
     it->by_corr = malloc(sizeof *it->by_corr * (it->corr_off[np] ? it->corr_off[np] : 1));
+    store_hint_huge(it->by_corr);
     kb->cfill = malloc(sizeof *kb->cfill * (np ? np : 1));
     kb->clast = calloc(np ? np : 1, sizeof *kb->clast);
     kb->cunsorted = calloc(np ? np : 1, 1);
@@ -507,7 +483,7 @@ static int corr_end(kind_build *kb)
         uint32_t *a = it->by_corr + it->corr_off[p], n = it->corr_off[p + 1] - it->corr_off[p];
         for (uint32_t j = 0; j < n; j++)
             key[j] = (uint64_t)web_item_correlation(kb->r, kb->kind, a[j]) << 32 | a[j];
-        radix_hi32(key, tmp, n);
+        store_sort_hi32(key, tmp, n);
         for (uint32_t j = 0; j < n; j++)
             a[j] = (uint32_t)key[j];
     }
@@ -539,11 +515,15 @@ static int build_kind(web_runix *r, int kind, web_row **pRows /* OUT */)
     web_ivl_build_state *st = NULL;
     int rc = WEB_ENOMEM;
     it->idx = malloc(sizeof *it->idx * it->n);
-    if (!it->idx)
+    it->off = malloc(sizeof *it->off * 2 * it->n);
+    if (!it->idx || !it->off)
         goto out;
+    store_hint_huge(it->idx);
+    store_hint_huge(it->off);
     if (web_kind_threaded(kind)) {
         if (!(it->depth = malloc(it->n)) || !(kb.rec_grp = malloc(sizeof *kb.rec_grp * it->n)))
             goto out;
+        store_hint_huge(kb.rec_grp);
     } else {
         size_t ns = run->nstreams ? run->nstreams : 1;
         kb.stream_grp = malloc(sizeof *kb.stream_grp * ns);
@@ -870,6 +850,7 @@ void web_runix_free(web_runix *r)
     }
     for (int k = 0; k < WEB_NROW_KINDS; k++) {
         free(r->items[k].idx);
+        free(r->items[k].off);
         free(r->items[k].depth);
         free(r->items[k].by_corr);
         free(r->items[k].corr_off);

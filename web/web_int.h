@@ -33,6 +33,7 @@ typedef struct web_ivl {
     uint32_t *off;       /* 2n: start and end of each interval minus its bucket's start, by position
                             (UINT32_MAX where that does not fit: read the record); NULL when bw does not
                             fit 32 bits */
+    int off_lent;        /* off is the caller's (web_ivl_begin()): not freed with the grid */
 } web_ivl;
 
 /* What web_ivl_at() tells about an instant T. */
@@ -47,7 +48,9 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
 
 /* The same in steps, so that many lists can be built in one pass over interleaved data:
  * web_ivl_begin() with the first and last start, then web_ivl_push() once per interval in order
- * (idx[pos] must be set by then), then web_ivl_end_build(). */
+ * (idx[pos] must be set by then), then web_ivl_end_build(). `off`, when not NULL, is where the
+ * list keeps its 2n offsets (the caller's: a slice of one allocation for many lists), else the
+ * list allocates its own. */
 typedef struct web_ivl_build_state {
     uint32_t pos;   /* intervals pushed */
     uint32_t next;  /* first bucket not filled yet */
@@ -55,10 +58,10 @@ typedef struct web_ivl_build_state {
     int64_t durs;   /* sum of the pushed intervals' lengths */
 } web_ivl_build_state;
 int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n,
-                  int64_t lo, int64_t hi);
+                  int64_t lo, int64_t hi, uint32_t *off);
 void web_ivl_push(web_ivl *v, web_ivl_build_state *b);
 void web_ivl_end_build(web_ivl *v, web_ivl_build_state *b);
-/* Frees the grid (not the intervals, which belong to the caller). */
+/* Frees the grid (not the intervals, nor lent offsets, which belong to the caller). */
 void web_ivl_free(web_ivl *v);
 /* Start, end and array position of the interval at list position i. */
 static inline int64_t web_ivl_start(const web_ivl *v, uint32_t i)
@@ -160,6 +163,7 @@ typedef struct web_items {
     uint64_t n;            /* records */
     uint32_t first, nrows; /* its rows: rows[first .. first + nrows) */
     uint32_t *idx;         /* n: positions grouped by row, level by level, by start within */
+    uint32_t *off;         /* 2n: the offsets of those lists (web_ivl), in the same order */
     uint8_t *depth;        /* thread kinds, while the index is built: n levels (< WEB_DEPTH_MAX);
                               NULL after (web_item_depth() finds a record's level in its row) */
     uint32_t *by_corr;     /* positions of records with a correlation id other than 0, sorted by

@@ -34,7 +34,7 @@ static int64_t clip_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
 }
 
 int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *idx, uint32_t n,
-                  int64_t lo, int64_t hi)
+                  int64_t lo, int64_t hi, uint32_t *off)
 {
     *v = (web_ivl){.base = base, .stride = stride, .idx = idx, .n = n, .bw = 1};
     if (n == 0)
@@ -46,8 +46,10 @@ int web_ivl_begin(web_ivl *v, const void *base, size_t stride, const uint32_t *i
     v->first = malloc(sizeof *v->first * (nb + 1));
     v->carry = malloc(sizeof *v->carry * nb);
     v->busy = malloc(sizeof *v->busy * nb);
-    if ((uint64_t)v->bw < OFF_NONE) /* else offsets within a bucket may not fit: none */
-        v->off = malloc(sizeof *v->off * 2 * (size_t)n);
+    if ((uint64_t)v->bw < OFF_NONE) { /* else offsets within a bucket may not fit: none */
+        v->off = off ? off : malloc(sizeof *v->off * 2 * (size_t)n);
+        v->off_lent = off != NULL;
+    }
     if (!v->first || !v->carry || !v->busy || ((uint64_t)v->bw < OFF_NONE && !v->off)) {
         web_ivl_free(v);
         return WEB_ENOMEM;
@@ -108,7 +110,7 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
 {
     web_ivl tmp = {.base = base, .stride = stride, .idx = idx, .n = n};
     int64_t lo = n ? web_ivl_start(&tmp, 0) : 0, hi = n ? web_ivl_start(&tmp, n - 1) : 0;
-    if (web_ivl_begin(v, base, stride, idx, n, lo, hi))
+    if (web_ivl_begin(v, base, stride, idx, n, lo, hi, NULL))
         return WEB_ENOMEM;
     web_ivl_build_state b = {0, 0, 0, 0};
     for (uint32_t i = 0; i < n; i++)
@@ -122,7 +124,8 @@ void web_ivl_free(web_ivl *v)
     free(v->first);
     free(v->carry);
     free(v->busy);
-    free(v->off);
+    if (!v->off_lent)
+        free(v->off);
     v->first = v->carry = v->off = NULL;
     v->busy = NULL;
     v->nb = 0;

@@ -2337,3 +2337,40 @@ int test_analysis_waiting_graph(void)
     store_run_free(run);
     return 0;
 }
+
+/* Launch records matched to kernels by (process, correlation id) whatever order either side comes
+ * in: B's kernels start in the other order than their ids (two streams), its calls are not in id
+ * order either (a driver record of the first launch returned before its runtime record), and A
+ * uses one of B's ids. A runs 0-10 ms and 12-22 ms. B's kernel of id 30 (stream 8), launched
+ * by 0.1 ms (the later of its two records), runs at 10 ms: it waited 0.103-10 ms; its kernel of
+ * id 20 (stream 7), launched by 13 ms, runs at 22 ms: it waited 13.003-22 ms. A's kernel of id 20
+ * has a return of 14 ms that is not B's. */
+int test_analysis_waiting_join(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx a0 = synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL);
+    store_idx b0 = synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL);
+    store_idx b1 = store_run_stream(run, run->streams[b0].context, 8);
+    TEST_EQ_INT(synth_launched(run, a0, "ka", 1, 0, 0, 10 * MS), 0);
+    TEST_EQ_INT(synth_launched(run, b1, "kb", 30, MS / 10, 10 * MS, 11 * MS), 0);
+    TEST_EQ_INT(synth_launched(run, a0, "ka", 20, 14 * MS, 12 * MS, 22 * MS), 0);
+    TEST_EQ_INT(synth_launched(run, b0, "kb", 20, 13 * MS, 22 * MS, 23 * MS), 0);
+    store_api drv = {MS / 10 - 12000,
+                     MS / 10 - 10000,
+                     run->contexts[run->streams[b0].context].process,
+                     30,
+                     1,
+                     store_run_intern(run, "cuLaunchKernel"),
+                     STORE_API_DRIVER,
+                     0};
+    TEST_EQ_INT(store_run_add_api(run, &drv), 0);
+    TEST_EQ_INT(store_run_finish(run), 0);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_get_device(a, 0)->waiting_ns,
+                (10 * MS - MS / 10 - 3000) + (22 * MS - 13 * MS - 3000));
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -2595,5 +2596,45 @@ int test_store_read_while_writing(void)
     TEST_EQ_INT(store_run_finish(run), STORE_OK);
     TEST_EQ_INT(run->nkernels, 20000);
     store_run_free(run);
+    return 0;
+}
+
+/* store_hint_huge() is only advice: a block it was given keeps its bytes when written, grown by
+ * realloc (moved by remapping, the advice with it) and freed; small blocks and NULL are left as
+ * they are. store_sort_hi32() sorts by the upper half, ties in their order. */
+int test_store_huge_and_keys(void)
+{
+    size_t n = ((size_t)40 << 20) / sizeof(uint64_t), m = 2 * n, bad = 0;
+    uint64_t *a = malloc(n * sizeof *a);
+    TEST_ASSERT(a);
+    store_hint_huge(a);
+    store_hint_huge(NULL);
+    for (size_t i = 0; i < n; i++)
+        a[i] = i * 2654435761u;
+    uint64_t *b = realloc(a, m * sizeof *b);
+    TEST_ASSERT(b);
+    store_hint_huge(b);
+    for (size_t i = n; i < m; i++)
+        b[i] = i * 2654435761u;
+    for (size_t i = 0; i < m; i++)
+        bad += b[i] != i * 2654435761u;
+    TEST_EQ_INT(bad, 0);
+    free(b);
+    char *s = malloc(100);
+    TEST_ASSERT(s);
+    strcpy(s, "small");
+    store_hint_huge(s);
+    TEST_EQ_STR(s, "small");
+    free(s);
+
+    uint64_t k[] = {5ull << 32 | 0, 1ull << 32 | 1,          5ull << 32 | 2, 0x1234ull << 32 | 3,
+                    1ull << 32 | 4, 0xffffffffull << 32 | 5, 0ull << 32 | 6};
+    uint64_t want[] = {0ull << 32 | 6, 1ull << 32 | 1,      1ull << 32 | 4,         5ull << 32 | 0,
+                       5ull << 32 | 2, 0x1234ull << 32 | 3, 0xffffffffull << 32 | 5};
+    uint64_t tmp[7];
+    store_sort_hi32(k, tmp, 7);
+    for (int i = 0; i < 7; i++)
+        TEST_EQ_INT((long long)k[i], (long long)want[i]);
+    store_sort_hi32(k, tmp, 0); /* nothing to read */
     return 0;
 }
