@@ -72,6 +72,14 @@ ANALYSIS_MINHEAP(heap, analysis_waitwalk, wevent, t, 64)
 
 #define KEY_ID(key) ((uint32_t)((key) >> 32)) /* keys: correlation id << 32 | position */
 
+/* joinable: whether an API call can be a kernel's launch: a correlation id, a process of the run
+ * (np of them) and a return time in range. */
+static int joinable(const store_api *api, uint32_t np)
+{
+    return api->correlation_id && api->process < np && api->end >= -STORE_TIME_MAX &&
+           api->end <= STORE_TIME_MAX;
+}
+
 /* api_keys: the keys of the API calls with a correlation id and a return time in range, grouped
  * by process (process p's at (*pKeys)[off[p] .. off[p + 1]), off of nprocesses + 1), each group
  * sorted by id (a process's calls take their ids in order, so most groups come sorted: those
@@ -85,8 +93,7 @@ static int api_keys(const store_run *run, uint64_t **pKeys, uint64_t *off)
     memset(off, 0, sizeof *off * ((size_t)np + 1));
     for (uint64_t i = 0; i < na; i++) {
         const store_api *api = &run->apis[i];
-        if (api->correlation_id && api->process < np && api->end >= -STORE_TIME_MAX &&
-            api->end <= STORE_TIME_MAX)
+        if (joinable(api, np))
             off[api->process + 1]++;
     }
     for (uint32_t p = 0; p < np; p++)
@@ -102,8 +109,7 @@ static int api_keys(const store_run *run, uint64_t **pKeys, uint64_t *off)
     memcpy(fill, off, sizeof *fill * np);
     for (uint64_t i = 0; i < na; i++) {
         const store_api *api = &run->apis[i];
-        if (api->correlation_id && api->process < np && api->end >= -STORE_TIME_MAX &&
-            api->end <= STORE_TIME_MAX)
+        if (joinable(api, np))
             keys[fill[api->process]++] = (uint64_t)api->correlation_id << 32 | (uint32_t)i;
     }
     free(fill);
