@@ -618,10 +618,20 @@ typedef struct kind_job {
     int rc;
 } kind_job;
 
-static void *kind_thread(void *arg)
+/* The kinds to build, most records first, taken in turn by two workers. */
+typedef struct kind_queue {
+    kind_job *job;                /* WEB_NROW_KINDS, by kind */
+    int order[WEB_NROW_KINDS], n; /* the kinds to build, most records first */
+    int next;                     /* the next to take (atomic) */
+} kind_queue;
+
+static void *kind_worker(void *arg)
 {
-    kind_job *j = arg;
-    j->rc = build_kind(j->r, j->kind, &j->rows);
+    kind_queue *q = arg;
+    for (int i; (i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED)) < q->n;) {
+        kind_job *j = &q->job[q->order[i]];
+        j->rc = build_kind(j->r, j->kind, &j->rows);
+    }
     return NULL;
 }
 
@@ -654,23 +664,31 @@ static int process_lanes(web_runix *r)
     return WEB_OK;
 }
 
-/* build_rows: every kind's rows, kernel rows on a thread of their own while this one builds the
- * copies, API calls and NVTX ranges (each kind with its flow index but NVTX), then all of them
- * put together in kind order (web_row_kind) with their ids made global. A run without kernels has
- * no lane, and shows no other kind either. */
+/* build_rows: every kind's rows (each kind with its flow index but NVTX), built by this thread and
+ * one more, each taking the next kind with the most records (at 22.9M records: the API calls on
+ * one, the kernels, NVTX ranges and copies on the other), then all of them put together in kind
+ * order (web_row_kind) with their ids made global. A run without kernels has no lane, and shows
+ * no other kind either. */
 static int build_rows(web_runix *r)
 {
+    const store_run *run = r->run;
+    uint64_t count[WEB_NROW_KINDS] = {run->nkernels, run->ncopies, run->napis, run->nranges};
     kind_job job[WEB_NROW_KINDS];
-    for (int k = 0; k < WEB_NROW_KINDS; k++)
+    kind_queue q = {.job = job};
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
         job[k] = (kind_job){.r = r, .kind = k, .rc = WEB_OK};
+        if (k == WEB_ROW_KERNELS || r->nlanes) { /* insertion, most records first */
+            int i = q.n++;
+            for (; i > 0 && count[q.order[i - 1]] < count[k]; i--)
+                q.order[i] = q.order[i - 1];
+            q.order[i] = k;
+        }
+    }
     if (process_lanes(r))
         return WEB_ENOMEM;
     pthread_t t;
-    int threaded = pthread_create(&t, NULL, kind_thread, &job[WEB_ROW_KERNELS]) == 0;
-    if (!threaded)
-        kind_thread(&job[WEB_ROW_KERNELS]);
-    for (int k = WEB_ROW_COPIES; k < WEB_NROW_KINDS && r->nlanes; k++)
-        job[k].rc = build_kind(r, k, &job[k].rows);
+    int threaded = pthread_create(&t, NULL, kind_worker, &q) == 0;
+    kind_worker(&q);
     if (threaded)
         pthread_join(t, NULL);
     int rc = WEB_OK;
