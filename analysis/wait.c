@@ -80,6 +80,15 @@ static int joinable(const store_api *api, uint32_t np)
            api->end <= STORE_TIME_MAX;
 }
 
+/* by_id: whether keys[0..n) are in id order (a pass). */
+static int by_id(const uint64_t *keys, uint64_t n)
+{
+    for (uint64_t j = 1; j < n; j++)
+        if (KEY_ID(keys[j]) < KEY_ID(keys[j - 1]))
+            return 0;
+    return 1;
+}
+
 /* api_keys: the keys of the API calls with a correlation id and a return time in range, grouped
  * by process (process p's at (*pKeys)[off[p] .. off[p + 1]), off of nprocesses + 1), each group
  * sorted by id (a process's calls take their ids in order, so most groups come sorted: those
@@ -114,19 +123,16 @@ static int api_keys(const store_run *run, uint64_t **pKeys, uint64_t *off)
     }
     free(fill);
     for (uint32_t p = 0; p < np; p++)
-        for (uint64_t j = off[p] + 1; j < off[p + 1]; j++)
-            if (KEY_ID(keys[j]) < KEY_ID(keys[j - 1])) { /* out of order: sorted below */
-                if (off[p + 1] - off[p] > most)
-                    most = off[p + 1] - off[p];
-                break;
-            }
+        if (!by_id(keys + off[p], off[p + 1] - off[p]) && off[p + 1] - off[p] > most)
+            most = off[p + 1] - off[p];
     uint64_t *tmp = most ? malloc(sizeof *tmp * most) : NULL;
     if (most && !tmp) {
         free(keys);
         return -1;
     }
     for (uint32_t p = 0; most && p < np; p++)
-        store_sort_hi32(keys + off[p], tmp, off[p + 1] - off[p]); /* a pass when sorted */
+        if (!by_id(keys + off[p], off[p + 1] - off[p]))
+            store_sort_hi32(keys + off[p], tmp, off[p + 1] - off[p]);
     free(tmp);
     *pKeys = keys;
     return 0;
