@@ -141,12 +141,12 @@ static int cmp_famkey(const void *x, const void *y)
 }
 
 /* Gives every context its share group (a->ctx_group, a->group_plain): the MPS clients of a slot
- * form one group; the green contexts of a process on a slot form one with their parent (the
- * context whose id is their parent id); every other context is a group of its own. A group is
- * plain (known not to be MPS: it takes turns with every other group) when the file of every
- * context in it says it is not an MPS client (or --assume-mps off stands in), so that green
- * contexts imported without an MPS state (nsys) stay unknown, like the other contexts of their
- * file. */
+ * form one group (those of devices without a slot, whose contexts ran no kernel, one more); the
+ * green contexts of a process on a slot form one with their parent (the context whose id is their
+ * parent id); every other context is a group of its own. A group is plain (known not to be MPS: it
+ * takes turns with every other group) when the file of every context in it says it is not an MPS
+ * client (or --assume-mps off stands in), so that green contexts imported without an MPS state
+ * (nsys) stay unknown, like the other contexts of their file. */
 static int assign_groups(analysis *a)
 {
     const store_run *run = a->run;
@@ -187,11 +187,12 @@ static int assign_groups(analysis *a)
             a->ctx_group[c] = f->group;
             a->group_plain[f->group] &= kind == 1;
         } else if (kind == 2) {
-            if (mps_group[s] == UINT32_MAX) {
-                mps_group[s] = a->ngroups;
+            uint32_t *m = &mps_group[s < a->ndevs ? s : a->ndevs]; /* no slot: no kernel */
+            if (*m == UINT32_MAX) {
+                *m = a->ngroups;
                 a->group_plain[a->ngroups++] = 0;
             }
-            a->ctx_group[c] = mps_group[s];
+            a->ctx_group[c] = *m;
         } else {
             a->ctx_group[c] = a->ngroups;
             a->group_plain[a->ngroups++] = kind == 1;
@@ -656,6 +657,29 @@ static int warn_disjoint(analysis *a)
     return ANALYSIS_OK;
 }
 
+/* The records of process sp that its importer left out for want of a time (process_meta
+ * import.unmapped.* keys naming "without_time": no start, no end, or an end before the start),
+ * counted, with the first such key's kind in *kind (NULL when none) and the number of kinds in
+ * *nkinds. */
+static uint64_t untimed(const store_process *sp, const char **kind, uint32_t *nkinds)
+{
+    static const char prefix[] = "import.unmapped.";
+    uint64_t n = 0;
+    *kind = NULL;
+    *nkinds = 0;
+    for (uint32_t i = 0; i < sp->nmeta; i++) {
+        int64_t v;
+        const char *k = sp->meta_keys[i];
+        if (strncmp(k, prefix, sizeof prefix - 1) || !strstr(k, "without_time") ||
+            !store_parse_count(sp->meta_values[i], &v))
+            continue;
+        if (!(*nkinds)++)
+            *kind = k + sizeof prefix - 1;
+        n += (uint64_t)v;
+    }
+    return n;
+}
+
 /* The run-consistency checks; see analysis_warning(). */
 static int check_run(analysis *a)
 {
@@ -696,6 +720,15 @@ static int check_run(analysis *a)
                  "process %lld (%s): %llu records were refused: their times lie beyond +-146 "
                  "years around 1970 (a damaged or hostile file?)",
                  (long long)sp->pid, file, (unsigned long long)sp->rows_refused);
+        const char *kind;
+        uint32_t nkinds;
+        uint64_t nu = untimed(sp, &kind, &nkinds);
+        if (nu)
+            warn(a,
+                 "process %lld (%s): %llu record%s left out: no time, or an end before the "
+                 "start (%s%s)",
+                 (long long)sp->pid, file, (unsigned long long)nu, nu > 1 ? "s were" : " was", kind,
+                 nkinds > 1 ? ", ..." : "");
         if (!a->procs[p].nkernels && nempty++ < 5)
             warn(a, "process %lld (%s) ran no kernels", (long long)sp->pid, file);
     }

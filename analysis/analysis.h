@@ -423,7 +423,7 @@ typedef struct analysis_process {
     uint64_t nreferenced; /* kernels with a stretch */
     uint32_t ncontexts;   /* contexts with kernels */
     int64_t kernel_ns;    /* sum of kernel durations */
-    int64_t busy_ns;      /* union of its kernels' intervals (all devices) */
+    int64_t busy_ns;      /* union of its kernels' intervals on each device, summed over devices */
     int64_t overlap_ns;   /* time one of its kernels was in flight with another context's (its
                              own other contexts included) */
     double stretch;       /* its referenced kernels' durations / their solo references: how much

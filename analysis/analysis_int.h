@@ -235,6 +235,18 @@ static inline int analysis_kernel_in_range(const store_kernel *k)
     return k->start >= -STORE_TIME_MAX && k->end <= STORE_TIME_MAX;
 }
 
+/* A time in ns computed in double (a prediction: a window's time at best or at worst) as an
+ * int64: rounded toward 0, held within +-STORE_TIME_MAX (a window of a run 73 years wide
+ * slowed 4x at worst is beyond any int64 ns), NaN as 0. */
+static inline int64_t analysis_ns(double v)
+{
+    if (!(v == v))
+        return 0;
+    return v >= (double)STORE_TIME_MAX    ? STORE_TIME_MAX
+           : v <= -(double)STORE_TIME_MAX ? -STORE_TIME_MAX
+                                          : (int64_t)v;
+}
+
 /* A kernel's duration; an end before its start, and a kernel out of range, read as zero length. */
 static inline int64_t analysis_kernel_dur(const store_kernel *k)
 {

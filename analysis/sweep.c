@@ -21,7 +21,9 @@ typedef struct inflight {
 
 /* A window under construction, or the clocks at one instant of it. */
 typedef struct clocks {
-    int64_t busy, ovl, ctxint, grpint; /* see sweepdev */
+    int64_t busy, ovl;     /* see sweepdev */
+    double ctxint, grpint; /* in double: contexts x ns overflow an int64 in a run 73 years wide
+                              (exact to 2^53, 13 days of 8 contexts overlapped) */
     int64_t phys[ANALYSIS_NPHYSICS];
 } clocks;
 
@@ -81,8 +83,8 @@ static void advance(sweepdev *d, int64_t t)
         d->c.busy += dt;
     if (d->nctx >= 2) {
         d->c.ovl += dt;
-        d->c.ctxint += (int64_t)d->nctx * dt;
-        d->c.grpint += (int64_t)d->ngrp * dt;
+        d->c.ctxint += (double)d->nctx * (double)dt;
+        d->c.grpint += (double)d->ngrp * (double)dt;
         d->c.phys[physics_now(d)] += dt;
     }
     d->now = t;
@@ -194,8 +196,8 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     take_switches(a, s, d->drop_t, &w, &i0, &i1);
     w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
-        w.contexts = (float)((double)(e->ctxint - o->ctxint) / (double)w.overlap_ns);
-        w.groups = (float)((double)(e->grpint - o->grpint) / (double)w.overlap_ns);
+        w.contexts = (float)((e->ctxint - o->ctxint) / (double)w.overlap_ns);
+        w.groups = (float)((e->grpint - o->grpint) / (double)w.overlap_ns);
     }
     int64_t most = -1; /* the physics holding the most overlap time inside */
     for (int p = ANALYSIS_PHYS_SLICED; p < ANALYSIS_NPHYSICS; p++) {

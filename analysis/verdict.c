@@ -500,7 +500,7 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
      * once as were in flight or waiting, not beyond the SMs, less the tails the others fill */
     double waited = aw->ns > 0 ? fmax(aw->packed, aw->sm - aw->tail) : 0;
     if (aw->ns > 0) { /* until the overlap (if measured) says more: at worst it all stays */
-        w->mps_best_ns = (int64_t)((double)w->busy_ns - aw->ns + waited);
+        w->mps_best_ns = analysis_ns((double)w->busy_ns - aw->ns + waited);
         w->mps_worst_ns = w->busy_ns;
     }
     if (w->verdict < ANALYSIS_CONCURRENT || !(ovl > 0) || !(ws->ovl > 0))
@@ -547,8 +547,8 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
                        : work / fmin(1, analysis_calibration_packing(cal, w->groups));
     /* at worst the waited time stays: the waiting kernels ran after it at solo speed */
     worst = fmax(worst + (double)w->nkernels * cal->launch_ns + aw->ns, best);
-    w->mps_best_ns = (int64_t)(alone - aw->ns + best);
-    w->mps_worst_ns = (int64_t)(alone - aw->ns + worst);
+    w->mps_best_ns = analysis_ns(alone - aw->ns + best);
+    w->mps_worst_ns = analysis_ns(alone - aw->ns + worst);
 }
 
 /* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics

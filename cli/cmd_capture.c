@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,10 +74,12 @@ static int list(const char *dir)
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
             continue;
-        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st;
         if (fd >= 0) {
+            if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_uid == geteuid())
+                pids[n++] = pid;
             close(fd);
-            pids[n++] = pid;
         } else if (errno == ENXIO && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
             unlink(path); /* its process ended without removing it (killed) */
         }
@@ -133,6 +136,12 @@ int cmd_capture(int argc, char **argv)
                                               "one with --dir)");
         if (rc < 0)
             return cli_usage_error("capture", "TLVIEW_CONTROL_DIR is too long");
+    }
+    char why[PATH_MAX + 128];
+    if (collector_control_check_dir(dir, why, sizeof why) != 0) {
+        /* another user's FIFOs, or links to anything: neither listed nor written to */
+        cli_msg(stderr, "tlview capture: %s: refused (name a folder of yours with --dir)\n", why);
+        return 1;
     }
     if (!strcmp(verb, "list")) {
         if (optind < argc)

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "record.h"
+#include "store.h"
 
 #define MAX_PROCS 1024
 
@@ -211,10 +212,20 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         snprintf(err, REC_ERR_MAX, "%s: not a folder", dir);
         return -1;
     }
+    /* A folder someone else made or may write is refused: what they left in it (a link named
+     * like a log) would be written through. A link to a folder counts only when this user (or
+     * root) made the link. */
+    if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode) && sb.st_uid != geteuid() && sb.st_uid != 0) {
+        snprintf(err, REC_ERR_MAX, "%s: a link another user (uid %u) made: refused", dir,
+                 (unsigned)sb.st_uid);
+        return -1;
+    }
     if (!realpath(dir, st->dir)) {
         snprintf(err, REC_ERR_MAX, "%s: %s", dir, strerror(errno));
         return -1;
     }
+    if (store_fs_check_dir(st->dir, 0, err, REC_ERR_MAX) != 0)
+        return -1;
     char manifest[PATH_MAX + 32];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
     if (file_exists(manifest) && !st->force) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "importers.h"
@@ -183,10 +184,13 @@ fail:
 }
 
 /* Adds the *.db files of folder `dir` to l, in name order (those being written included: the
- * folder of a run that goes on). */
-static int live_dir(pathlist *l, const char *dir)
+ * folder of a run that goes on): those this user or the folder's owner made, no file or link
+ * another user dropped into a shared folder (store_fs_trusted()); the first such is named in
+ * `skipped` (n bytes) when it is empty. */
+static int live_dir(pathlist *l, const char *dir, char *skipped, size_t n_skipped)
 {
-    DIR *d = opendir(dir);
+    struct stat ds;
+    DIR *d = stat(dir, &ds) == 0 ? opendir(dir) : NULL;
     if (!d)
         return 0; /* gone, or not there yet: nothing to show from it */
     pathlist found = {0};
@@ -199,8 +203,16 @@ static int live_dir(pathlist *l, const char *dir)
         if (e->d_name[0] == '.' || n < 4 || strcmp(e->d_name + n - 3, ".db") != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        if (store_fs_trusted(path, (long)ds.st_uid))
             rc = push(&found, path);
+        else if (!skipped[0] && lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            if (st.st_uid != geteuid() && st.st_uid != ds.st_uid)
+                snprintf(skipped, n_skipped,
+                         "%.900s: not followed: %s another user (uid %u) put there", path,
+                         S_ISLNK(st.st_mode) ? "a link" : "a file", (unsigned)st.st_uid);
+            else
+                snprintf(skipped, n_skipped, "%.900s: not followed: not a regular file", path);
+        }
     }
     closedir(d);
     if (found.n)
@@ -224,7 +236,8 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
     for (int i = 0; !rc && i < nfiles; i++) {
         struct stat st;
         if (stat(files[i], &st) == 0)
-            rc = S_ISDIR(st.st_mode) ? live_dir(&all, files[i]) : push(&all, files[i]);
+            rc = S_ISDIR(st.st_mode) ? live_dir(&all, files[i], first, sizeof first)
+                                     : push(&all, files[i]);
     }
     /* native files together (fast), foreign ones through the importers' hook */
     for (size_t i = 0; !rc && i < all.n; i++) {
@@ -244,12 +257,15 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
             if (store_run_load(run, native.v[i]) != 0 && !first[0])
                 snprintf(first, sizeof first, "%s", store_run_errmsg(run));
     }
-    if (!rc && store_run_finish(run) != 0)
-        rc = 1;
+    if (!rc && store_run_finish(run) != 0) {
+        cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
+        rc = -1;
+    }
     pathlist_free(&all);
     pathlist_free(&native);
     if (rc) {
-        fprintf(stderr, "tlview: out of memory\n");
+        if (rc > 0)
+            fprintf(stderr, "tlview: out of memory\n");
         store_run_free(run);
         return 1;
     }

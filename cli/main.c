@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_commands.h"
+#include "store.h"
 
 /* put_summary: a command's summary after its name ("  %-10s ": 13 columns), wrapped at word
  * boundaries to 80 columns, the lines that go on indented by 13 (docs/man/help2man.sh joins
@@ -63,6 +64,11 @@ int main(int argc, char **argv)
         printf("tlview %s\n", CLI_VERSION);
         return 0;
     }
+    /* every file SQLite opens for tlview: regular, never a blocking FIFO, never a link written
+     * through (store/fs.c) */
+    if (store_fs_harden_sqlite() != 0)
+        fprintf(stderr, "tlview: warning: this SQLite lets tlview check none of the files it "
+                        "opens (no unix VFS)\n");
     for (const cli_command *c = cli_commands; c->name; c++)
         if (!strcmp(c->name, name))
             return c->fn(argc - 1, argv + 1);

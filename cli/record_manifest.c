@@ -5,9 +5,12 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "view.h"
@@ -45,10 +48,9 @@ static json_t *child_json(const rec_child *k, const char *dir, const char *label
      * which cannot happen in a folder whose trace files are all new (see cmd_record.c). */
     char file[4400];
     snprintf(file, sizeof file, "%s/%s.%d.db", dir, label, (int)k->pid);
-    FILE *f = fopen(file, "r");
-    view_put(o, "file", f ? view_string(file) : json_null(), bad);
-    if (f)
-        fclose(f);
+    struct stat st;
+    view_put(o, "file",
+             stat(file, &st) == 0 && S_ISREG(st.st_mode) ? view_string(file) : json_null(), bad);
     return o;
 }
 
@@ -105,12 +107,25 @@ int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
         return -1;
     }
 
+    /* a new file of a name nobody could plant (mkstemp: O_EXCL, never through a link), then
+     * renamed over the old manifest */
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, REC_ERR_MAX, "%s: cannot create: %s", tmp, strerror(errno));
+        json_decref(root);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    int rc = fchmod(fd, 0666 & ~mask) != 0 ||
+             json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
+    int e = errno;
+    rc |= close(fd) != 0;
     json_decref(root);
     if (rc != 0) {
-        snprintf(err, REC_ERR_MAX, "%s: cannot write: %s", tmp, strerror(errno));
+        snprintf(err, REC_ERR_MAX, "%s: cannot write: %s", tmp, strerror(e ? e : errno));
         remove(tmp);
         return -1;
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "store.h"
 
 #define QUIT_WAIT_MS 10000 /* the daemon stops its server first: allow it time */
 #define START_WAIT_MS 5000 /* for the control pipe to appear after `control -d` */
@@ -114,13 +115,15 @@ static int make_dir(const char *path, char *err)
         snprintf(err, REC_ERR_MAX, "%s: %s", path, strerror(errno));
         return -1;
     }
-    return 0;
+    /* one that was there already is used only when it is this user's alone: the daemon writes
+     * its logs and sockets there, and follows any link another user left in it */
+    return store_fs_check_dir(path, 1, err, REC_ERR_MAX);
 }
 
 /* Appends the last lines of `path` (the daemon's own words) to err, if any. */
 static void append_file_tail(char *err, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = store_fs_fopen_read(path, NULL, 0);
     if (!f)
         return;
     char buf[512];

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "store.h"
 
 /* pipe() with both ends closed on exec (pipe2 needs _GNU_SOURCE). */
 static int cloexec_pipe(int fds[2])
@@ -268,6 +269,15 @@ int rec_run(char *const argv[], const char *input, const char *outfile, int time
         snprintf(err, REC_ERR_MAX, "pipe: %s", strerror(errno));
         return -1;
     }
+    /* the output file: in the record folder, never through a link, never another user's */
+    int out = outfile ? store_fs_open_append(outfile, 0644, err, REC_ERR_MAX) : -1;
+    if (outfile && out < 0) {
+        if (input) {
+            close(in[0]);
+            close(in[1]);
+        }
+        return -1;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -276,24 +286,25 @@ int rec_run(char *const argv[], const char *input, const char *outfile, int time
             close(in[0]);
             close(in[1]);
         }
+        if (out >= 0)
+            close(out);
         return -1;
     }
     if (pid == 0) {
         int fd = input ? in[0] : open("/dev/null", O_RDONLY);
         if (fd >= 0)
             dup2(fd, 0);
-        if (outfile) {
-            int out = open(outfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
-            if (out >= 0) {
-                dup2(out, 1);
-                dup2(out, 2);
-            }
+        if (out >= 0) {
+            dup2(out, 1);
+            dup2(out, 2);
         }
         child_restore_signals();
         execv(argv[0], argv);
         fprintf(stderr, "tlview record: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    if (out >= 0)
+        close(out);
     if (input) {
         close(in[0]);
         size_t len = strlen(input);

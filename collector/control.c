@@ -124,11 +124,12 @@ struct collector_control {
     int skipping;    /* inside an over-long line: drop bytes up to its '\n' */
 };
 
-/* Checks that `dir` is a folder of this user that nobody else may write. */
-static int private_dir(const char *dir, char *err, size_t errlen)
+/* Checks that `dir` is a folder of this user that nobody else may write; `create`: makes it
+ * first when absent (the collector; a client never makes it). */
+static int private_dir(const char *dir, int create, char *err, size_t errlen)
 {
     struct stat st;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create the control folder %s: %s", dir, strerror(errno));
         return -1;
     }
@@ -143,6 +144,14 @@ static int private_dir(const char *dir, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int collector_control_check_dir(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0 && errno == ENOENT)
+        return 0;
+    return private_dir(dir, 0, err, errlen);
 }
 
 int collector_control_open(const char *dir, long pid, collector_control **ppC, char *err,
@@ -162,7 +171,7 @@ int collector_control_open(const char *dir, long pid, collector_control **ppC, c
         free(c);
         return -1;
     }
-    if (private_dir(dir, err, errlen) != 0) {
+    if (private_dir(dir, 1, err, errlen) != 0) {
         free(c);
         return -1;
     }
@@ -182,9 +191,13 @@ int collector_control_open(const char *dir, long pid, collector_control **ppC, c
         free(c);
         return -1;
     }
-    c->fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (c->fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", c->path, strerror(errno));
+    c->fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (c->fd < 0 || fstat(c->fd, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid()) {
+        snprintf(err, errlen, "cannot open %s: %s", c->path,
+                 c->fd < 0 ? strerror(errno) : "not a FIFO of this user");
+        if (c->fd >= 0)
+            close(c->fd);
         unlink(c->path);
         free(c);
         return -1;
@@ -305,7 +318,9 @@ int collector_control_send(const char *dir, long pid, collector_control_cmd cmd,
         snprintf(err, errlen, "bad command or control folder");
         return -1;
     }
-    int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (collector_control_check_dir(dir, err, errlen) != 0)
+        return -1; /* a folder another user may write: its FIFOs may be anybody's */
+    int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         int e = errno, alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
         if (e == ENOENT)
@@ -324,8 +339,8 @@ int collector_control_send(const char *dir, long pid, collector_control_cmd cmd,
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-        snprintf(err, errlen, "%s is not a FIFO: not a collector's", fifo);
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid()) {
+        snprintf(err, errlen, "%s is not a FIFO of this user: not a collector's", fifo);
         close(fd);
         return -1;
     }
@@ -342,7 +357,7 @@ int collector_control_send(const char *dir, long pid, collector_control_cmd cmd,
     call->fd = -1;
     if (reply_path(dir, pid, token, call->path, sizeof call->path) != 0 ||
         mkfifo(call->path, 0600) != 0 ||
-        (call->fd = open(call->path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        (call->fd = open(call->path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) < 0) {
         snprintf(err, errlen, "cannot make the reply FIFO %s: %s", call->path, strerror(errno));
         collector_control_call_free(call);
         close(fd);

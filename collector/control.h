@@ -76,6 +76,11 @@ void collector_control_close(collector_control *c);
 
 typedef struct collector_control_call collector_control_call;
 
+/* Checks the control folder `dir` before a client trusts its FIFOs: a folder of this user that
+ * no other user may write (an absent one passes: nothing listens there). 0, or -1 with "control
+ * folder DIR is not a folder of this user that only it may write" in err. */
+int collector_control_check_dir(const char *dir, char *err, size_t errlen);
+
 /* Sends `cmd` with `arg` (NULL or "": none) to the collector of `pid` in `dir`: makes the reply
  * FIFO, then writes the request. Returns 0 and *ppCall (free with collector_control_call_free);
  * or -1 with why in err, e.g. "no collector listening (DIR/PID.ctl does not exist: ...)". The

@@ -622,12 +622,19 @@ int collector_session_open(const collector_config *cfg, const collector_hooks *h
         char err[512];
         if (collector_control_open(cfg->control_dir, (long)getpid(), &s->control, err,
                                    sizeof err) != 0) {
+            /* With TLVIEW_CAPTURE=control nothing opens a range now: the process runs untraced,
+             * as it would until a `capture start`. Never the whole run instead: a server traced
+             * in full costs it for days (a folder another user made must not turn that on). */
             log_warn("no control channel (%s): `tlview capture` cannot reach this process%s", err,
                      cfg->capture == COLLECTOR_CAPTURE_CONTROL
-                         ? "; TLVIEW_CAPTURE=control is replaced by all"
+                         ? "; with TLVIEW_CAPTURE=control nothing is traced (set "
+                           "TLVIEW_CONTROL_DIR to a folder of yours)"
                          : "");
             if (s->cfg.capture == COLLECTOR_CAPTURE_CONTROL)
-                s->cfg.capture = COLLECTOR_CAPTURE_ALL;
+                note_error(s,
+                           "TLVIEW_CAPTURE=control without a control channel (%s): nothing "
+                           "traced",
+                           err);
         }
     }
     if (collector_capture_new(&s->cfg, &s->hooks, session_wake, s, &s->capture) != 0) {

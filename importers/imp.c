@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "imp_int.h"
@@ -192,32 +193,50 @@ store_idx imp_intern(imp_reader *r, const char *text)
     return s;
 }
 
+int imp_open(imp_reader *r, int *pFd)
+{
+    char e[4400];
+    if ((*pFd = store_fs_open_read(r->path, e, sizeof e)) >= 0)
+        return 0;
+    size_t pl = strlen(r->path); /* the message names the file already: set_error() does */
+    return imp_fail(r, STORE_EIO, "%s", strncmp(e, r->path, pl) == 0 ? e + pl + 2 : e);
+}
+
 /* Reads up to cap bytes of the file's content, gunzipped when it is gzip. Returns the count, -1
- * (errno set) or -2 (why set: broken gzip). *gz tells whether it was compressed. */
+ * (errno set) or -2 (why set: not a regular file, broken gzip). *gz tells whether it was
+ * compressed. */
 static long read_head(const char *path, unsigned char *buf, size_t cap, int *gz, char *why,
                       size_t whycap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, cap, f);
-    int bad = ferror(f), e = errno; /* EISDIR for a folder */
-    fclose(f);
-    if (bad) {
-        errno = e ? e : EIO;
+    char e[4400];
+    int fd = store_fs_open_read(path, e, sizeof e); /* a FIFO never blocks the probe */
+    if (fd < 0) {
+        size_t pl = strlen(path);
+        snprintf(why, whycap, "%.290s", strncmp(e, path, pl) == 0 ? e + pl + 2 : e);
+        return -2;
+    }
+    size_t n = 0;
+    ssize_t got = 1;
+    while (n < cap && (got = read(fd, buf + n, cap - n)) > 0)
+        n += (size_t)got;
+    if (got < 0) {
+        int e2 = errno;
+        close(fd);
+        errno = e2 ? e2 : EIO;
         return -1;
     }
     *gz = n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
-    if (!*gz)
+    gzFile g = *gz && lseek(fd, 0, SEEK_SET) == 0 ? gzdopen(fd, "rb") : NULL;
+    if (!g) {
+        close(fd);
+        if (*gz)
+            return -1;
         return (long)n;
-    gzFile g = gzopen(path, "rb");
-    if (!g)
-        return -1;
+    }
     int m = gzread(g, buf, (unsigned)cap), zerr = Z_OK;
-    const char *msg = m <= 0 ? gzerror(g, &zerr) : "";
-    size_t pl = strlen(path); /* zlib's message starts with the path */
-    if (strncmp(msg, path, pl) == 0 && msg[pl] == ':')
-        msg += pl + (msg[pl + 1] == ' ' ? 2 : 1);
+    const char *msg = m <= 0 ? gzerror(g, &zerr) : "", *colon = strstr(msg, ": ");
+    if (!strncmp(msg, "<fd:", 4) && colon) /* zlib's message starts with "<fd:N>: " */
+        msg = colon + 2;
     if (m <= 0 && zerr != Z_OK && zerr != Z_BUF_ERROR)
         snprintf(why, whycap, "corrupt gzip data: %s", msg);
     gzclose(g);

@@ -46,6 +46,10 @@ int imp_charge(imp_reader *r, uint64_t bytes);
 
 /* Records the first error (printf-style) with the reader's current row; returns `code`. */
 int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Opens the reader's file for reading (store_fs_open_read(): a regular file, never blocking on
+ * a FIFO): 0 with the descriptor in *pFd (the caller closes it), or imp_fail()'s STORE_EIO with
+ * why ("not a regular file (a FIFO)", "cannot open: ..."). */
+int imp_open(imp_reader *r, int *pFd /* OUT */);
 
 /* Counts `n` records of `kind` that could not be mapped (file-level; written to process_meta by
  * imp_flush_meta()). */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "imp_int.h"
@@ -161,8 +162,13 @@ int imp_json_open(imp_reader *r, imp_json **pj)
         return imp_fail(r, STORE_ENOMEM, "out of memory");
     j->r = r;
     r->row = 1;
-    if (!(j->f = fopen(r->path, "rb")))
+    int fd, rc = imp_open(r, &fd);
+    if (rc)
+        return rc;
+    if (!(j->f = fdopen(fd, "rb"))) {
+        close(fd);
         return imp_fail(r, STORE_EIO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+    }
     struct stat sb;
     if (fstat(fileno(j->f), &sb) == 0)
         j->size = (uint64_t)sb.st_size;

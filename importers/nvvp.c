@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "imp_int.h"
@@ -118,9 +119,14 @@ static int vp_open(imp_reader *r)
     struct stat st;
     if (stat(r->path, &st) == 0)
         v->size = (uint64_t)st.st_size;
+    int fd;
+    if ((rc = imp_open(r, &fd)) != 0)
+        return rc;
     errno = 0;
-    if (!(v->f = gzopen(r->path, "rb")))
+    if (!(v->f = gzdopen(fd, "rb"))) {
+        close(fd);
         return imp_fail(r, STORE_EIO, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+    }
     gzbuffer(v->f, 1 << 17);
     return 0;
 }

@@ -4,7 +4,6 @@
  * ranks read files side by side while one run receives them in file order, through store/'s
  * builder calls, so the devices are matched by store/'s identity rules exactly as when the files
  * are read into it directly. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +70,7 @@ static void record_process(job_wire *w, const store_run *run, store_idx p, const
 static int sqlite_header(const char *path)
 {
     char head[16];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = store_fs_open_read(path, NULL, 0); /* a regular file: a FIFO never blocks */
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, head, sizeof head);

@@ -705,10 +705,49 @@ void store_run_reindex(store_run *run)
 
 /* ---------------------------------------------------------------- finish */
 
+/* The process of record j of kind `which` (the process of its stream's context for kernels and
+ * copies). */
+static store_idx rec_process(const store_run *run, store_rec which, uint64_t j)
+{
+    switch (which) {
+    case STORE_REC_KERNEL:
+        return run->contexts[run->streams[run->kernels[j].stream].context].process;
+    case STORE_REC_COPY: return run->contexts[run->streams[run->copies[j].stream].context].process;
+    case STORE_REC_API: return run->apis[j].process;
+    default: return run->ranges[j].process;
+    }
+}
+
+/* Refuses a run whose times (starts and ends of its records and capture ranges) lie further
+ * apart than STORE_SPAN_MAX, naming the files at both ends. t: the earliest and the latest time,
+ * kind and at: the kind (store_rec; 4 a capture range) and index of their records. */
+static int check_span(store_run *run, const int64_t *t, const int *kind, const uint64_t *at)
+{
+    uint64_t span = (uint64_t)t[1] - (uint64_t)t[0];
+    if (t[1] < t[0] || span <= (uint64_t)STORE_SPAN_MAX)
+        return STORE_OK;
+    store_idx p[2];
+    for (int i = 0; i < 2; i++)
+        p[i] = kind[i] == 4 ? run->captures[at[i]].process
+                            : rec_process(run, (store_rec)kind[i], at[i]);
+    const store_process *a = &run->processes[p[0]], *b = &run->processes[p[1]];
+    return store_run_error(run, STORE_EFORMAT,
+                           "%s: the records span %.1f years (pid %lld at %.6g s, to pid %lld of "
+                           "%s at %.6g s on the common axis): more than the %.0f years one time "
+                           "axis holds; a file's clock is wrong",
+                           a->file ? a->file : "?", (double)span / 1e9 / 86400 / 365.25,
+                           (long long)a->pid, (double)t[0] / 1e9, (long long)b->pid,
+                           b->file ? b->file : "?", (double)t[1] / 1e9,
+                           (double)STORE_SPAN_MAX / 1e9 / 86400 / 365.25);
+}
+
 int store_run_finish(store_run *run)
 {
     store_run_priv *p = STORE_PRIV(run);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int64_t t[2] = {INT64_MAX, INT64_MIN}; /* every start and end, for the span */
+    int kind[2] = {0, 0};
+    uint64_t at[2] = {0, 0};
     for (int i = 0; i < 4; i++) {
         store_recs a = store_run_recs(run, (store_rec)i);
         void *before = *a.arr;
@@ -727,9 +766,39 @@ int store_run_finish(store_run *run)
                 lo = s;
             if (e > hi)
                 hi = e;
+            /* an end may come before its start; a time beyond +-STORE_TIME_MAX (a builder's
+             * that does not check: readers refuse them) is never on the time axis */
+            int64_t x = s < e ? s : e, y = s < e ? e : s;
+            if (x < -STORE_TIME_MAX || y > STORE_TIME_MAX)
+                continue;
+            if (x < t[0]) {
+                t[0] = x;
+                kind[0] = i;
+                at[0] = j;
+            }
+            if (y > t[1]) {
+                t[1] = y;
+                kind[1] = i;
+                at[1] = j;
+            }
+        }
+    }
+    for (uint32_t j = 0; j < run->ncaptures; j++) {
+        const store_capture *c = &run->captures[j];
+        if (c->start < -STORE_TIME_MAX || c->end > STORE_TIME_MAX)
+            continue;
+        if (c->start < t[0]) {
+            t[0] = c->start;
+            kind[0] = 4;
+            at[0] = j;
+        }
+        if (c->end > t[1]) {
+            t[1] = c->end;
+            kind[1] = 4;
+            at[1] = j;
         }
     }
     run->t_begin = lo == INT64_MAX ? 0 : lo;
     run->t_end = hi == INT64_MIN ? 0 : hi;
-    return STORE_OK;
+    return check_span(run, t, kind, at);
 }

@@ -177,21 +177,16 @@ static uint32_t be32(const unsigned char *b)
 
 int store_file_check(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        store_fmt(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return STORE_EIO;
-    }
     struct stat sb;
+    int fd = store_fs_open_read(path, err, errlen); /* a regular file, never blocking */
+    if (fd < 0) /* a folder or a FIFO is no tlview file; a file that cannot be opened, an error */
+        return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) ? STORE_EFORMAT : STORE_EIO;
     unsigned char hdr[100];
     ssize_t got = 0;
     int rc = STORE_OK;
     if (fstat(fd, &sb) != 0) {
         store_fmt(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
         rc = STORE_EIO;
-    } else if (S_ISDIR(sb.st_mode)) {
-        store_fmt(err, errlen, "%s: is a directory, not a tlview file", path);
-        rc = STORE_EFORMAT;
     } else if (sb.st_size == 0) {
         store_fmt(err, errlen, "%s: empty file, not a tlview file", path);
         rc = STORE_EFORMAT;

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define STORE_SCHEMA_VERSION 3     /* written into new files */
 #define STORE_MIN_READER_VERSION 1 /* written into new files: v2 and v3 only added to v1 */
@@ -248,6 +249,14 @@ typedef uint32_t store_idx;
  * [-STORE_TIME_MAX, STORE_TIME_MAX] ns (+-146 years around 1970), so the difference of any two
  * fits in an int64; a record outside is refused and counted (store_process.rows_refused). */
 #define STORE_TIME_MAX ((int64_t)1 << 62)
+
+/* The most a run's times may lie apart (first to last start or end of its records and capture
+ * ranges, those within +-STORE_TIME_MAX): 2^61 ns, 73 years. Each time fits +-STORE_TIME_MAX, but
+ * two at opposite ends would lie 2^63 apart; within one span, a difference of two times and the sum
+ * of three differences fit in an int64, so a merged run of a relative clock (Kineto's ~0) and an
+ * epoch one (~1.8e18) still fits until 2043. store_run_finish() refuses a wider run
+ * (STORE_EFORMAT). */
+#define STORE_SPAN_MAX ((int64_t)1 << 61)
 
 /* *out = a + b when the sum fits in [-STORE_TIME_MAX, STORE_TIME_MAX]; 0 (and *out untouched)
  * otherwise: files carry any value, and such a record has no place on the time axis (its reader
@@ -490,7 +499,9 @@ int store_probe(const char *path);
 /* Sorts records by start and computes t_begin/t_end. Call once after the last load/add (calling it
  * again after more adds is allowed). The record arrays may be reallocated: pointers into
  * run->kernels/copies/apis/ranges taken before are invalid after it. Uses one thread per CPU
- * for large runs. STORE_ENOMEM when out of memory (the records are then unsorted). */
+ * for large runs. STORE_ENOMEM when out of memory (the records are then unsorted);
+ * STORE_EFORMAT, with the files at both ends named, when the run's times lie more than
+ * STORE_SPAN_MAX apart (sorted, but not to be analysed or shown). */
 int store_run_finish(store_run *run);
 
 /* A copy of the finished run `src` restricted to [t0, t1) (common axis, ns): the same processes,
@@ -622,7 +633,50 @@ size_t store_utf8_decode(const char *s, uint32_t *pCp /* OUT */);
 /* Demangles an Itanium C++ name into a malloc'd string; NULL if `name` is not mangled. */
 char *store_demangle(const char *name);
 
-/* ---------------------------------------------------------------- files from others */
+/* ---------------------------------------------------------------- files and folders
+ *
+ * Traces live in folders others may write (a shared scratch space, /tmp, a job's folder), so
+ * every command opens files one way (fs.c): what it reads must be a regular file, opened without
+ * blocking (a FIFO in place of a trace never hangs a command, even when swapped in between a
+ * check and the open: the check is made on the opened descriptor); what it writes is never
+ * written through a link nor over a file someone else made; a folder it writes into or reads
+ * control FIFOs from is checked for owner and mode. The calls return a descriptor (or 0) on
+ * success, -1 with "PATH: why" in err (errlen bytes; err may be NULL) otherwise. */
+
+/* Opens `path` for reading when it is a regular file (a link to one is followed): a FIFO, device
+ * or socket is refused without blocking ("PATH: not a regular file (a FIFO)"). The descriptor
+ * is close-on-exec and blocking; the caller closes it. */
+int store_fs_open_read(const char *path, char *err, size_t errlen);
+
+/* store_fs_open_read() as a stdio stream ("rb"), NULL on error. The caller fcloses it. */
+FILE *store_fs_fopen_read(const char *path, char *err, size_t errlen);
+
+/* Creates `path` as a new file for writing with `mode`, refusing any existing name: a file, or a
+ * link (dangling or not; "PATH: a symbolic link is in the way"). Close-on-exec. */
+int store_fs_create(const char *path, int mode, char *err, size_t errlen);
+
+/* Opens `path` for appending, creating it with `mode` when absent: never through a link, and only
+ * a regular file of this user (a log another user left in a shared folder is refused). */
+int store_fs_open_append(const char *path, int mode, char *err, size_t errlen);
+
+/* Checks that folder `dir` is safe to write into or read commands from: a folder (not a link to
+ * one) of this user that no other user may write (`private` 0: not writable by every user;
+ * `private` 1: no access at all for others, mode 0700 or less). */
+int store_fs_check_dir(const char *dir, int private, char *err, size_t errlen);
+
+/* 1 when `path`, found in a folder (not named by the user), may be read: by lstat() a file or a
+ * link that this user made or the folder's owner `dir_uid` made (-1: none but this user), and by
+ * stat() a regular file; 0 otherwise (a link another user dropped into a shared folder). */
+int store_fs_trusted(const char *path, long dir_uid);
+
+/* Puts every file SQLite opens in this process through the same checks: regular files and
+ * folders only, opened without blocking; the journals and WAL files it creates never through a
+ * link. Process-wide (SQLite's unix VFS): for tlview's own commands, never for libcollect, which
+ * lives in other people's processes. Call before the first connection. 0, or -1 when SQLite
+ * lacks the hook. */
+int store_fs_harden_sqlite(void);
+
+/* ---------------------------------------------------------------- SQLite files from others */
 
 /* A SQLite file may come from anyone, and SQLite runs what a file's schema says: a `kernel` that
  * is a view over an endless recursive CTE hangs the reader, a view of randomblob(1e9) takes 2 GB.

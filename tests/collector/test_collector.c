@@ -2005,8 +2005,10 @@ int test_collector_capture_open_and_refused(void)
     return 0;
 }
 
-/* A control folder others may write: said once, no channel, TLVIEW_CAPTURE=control falls back
- * to all (the run is recorded rather than nothing). */
+/* A control folder others may write: said once, no channel. TLVIEW_CAPTURE=control then traces
+ * nothing, and the file says why. 2026-12-07 (issue 28): it fell back to all, so a folder another
+ * user pre-created (/tmp/tlview-UID) turned a server's capture-on-demand into full tracing, at
+ * full cost, for as long as it ran. */
 int test_collector_capture_bad_control_dir(void)
 {
     char dir[4200], errpath[4200], line[2048];
@@ -2019,23 +2021,30 @@ int test_collector_capture_bad_control_dir(void)
     collector_config cfg;
     int saved = stderr_to(errpath);
     collector_session *s = sim_session("bad.db", &cfg);
-    stderr_back(saved);
     TEST_ASSERT(s);
-    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1);
+    collector_session_begin_capture(s);
+    TEST_EQ_INT(atomic_load(&sim_on), 0); /* nothing traced */
+    TEST_EQ_INT(sim_launch(s, 10, 1000), 0);
+    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
+    stderr_back(saved);
+    TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1); /* said once, at the start */
     char want[8192];
     snprintf(want, sizeof want,
              "tlview: no control channel (control folder %s is not a folder of this user that "
-             "only it may write): `tlview capture` cannot reach this process; "
-             "TLVIEW_CAPTURE=control is replaced by all\n",
+             "only it may write): `tlview capture` cannot reach this process; with "
+             "TLVIEW_CAPTURE=control nothing is traced (set TLVIEW_CONTROL_DIR to a folder of "
+             "yours)\n",
              dir);
     TEST_EQ_STR(line, want);
-    collector_session_begin_capture(s);
-    TEST_EQ_INT(atomic_load(&sim_on), 1);
-    TEST_EQ_INT(collector_session_finish(s, 0, 10000), 0);
     char path[4096];
     snprintf(path, sizeof path, "%s", collector_session_path(s));
     collector_session_free(s);
-    TEST_EQ_STR(meta_text(path, "capture"), "all");
+    TEST_EQ_STR(meta_text(path, "capture"), "control");
+    TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT complete FROM process"), 0);
+    TEST_EQ_INT(sql_int(path, "SELECT error LIKE 'TLVIEW_CAPTURE=control without a control "
+                              "channel (control folder %: nothing traced' FROM process"),
+                1);
     unsetenv("TLVIEW_CAPTURE");
     unsetenv("TLVIEW_CONTROL_DIR");
     return 0;

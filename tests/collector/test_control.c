@@ -220,7 +220,7 @@ int test_control_nobody_listens(void)
     TEST_EQ_INT(collector_control_send(ctl_dir(), getpid(), COLLECTOR_CONTROL_STOP, NULL, &call,
                                        err, sizeof err),
                 -1);
-    snprintf(want, sizeof want, "%s is not a FIFO: not a collector's", fifo);
+    snprintf(want, sizeof want, "%s is not a FIFO of this user: not a collector's", fifo);
     TEST_EQ_STR(err, want);
     struct stat st;
     TEST_EQ_INT(stat(fifo, &st), 0);
@@ -284,6 +284,79 @@ int test_control_server_guards(void)
     TEST_EQ_STR(err, "a request without its end of line (skipped)");
     TEST_EQ_INT(collector_control_poll(srv, &req, err, sizeof err), 0);
     collector_control_close(srv);
+    return 0;
+}
+
+static int run_tlview(char *out, size_t on, char *err, size_t en, const char *const *args);
+
+/* 2026-12-07 (issue 28): the client trusted the control folder: in a folder other users may
+ * write, or through a link, or to a FIFO of another user, `tlview capture` wrote its request
+ * (and `list` listed their FIFOs). Each is refused now, the folder before anything else. */
+int test_control_client_guards(void)
+{
+    char err[1024] = "", dir[4300], fifo[4400], want[5000];
+    collector_control_call *call = NULL;
+    snprintf(dir, sizeof dir, "%s/open", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0700), 0);
+    snprintf(fifo, sizeof fifo, "%s/%ld.ctl", dir, (long)getpid());
+    TEST_EQ_INT(mkfifo(fifo, 0600), 0);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* someone listens: only the folder refuses */
+    TEST_ASSERT(rd >= 0);
+    TEST_EQ_INT(chmod(dir, 0777), 0);
+    TEST_EQ_INT(collector_control_send(dir, getpid(), COLLECTOR_CONTROL_STATUS, NULL, &call, err,
+                                       sizeof err),
+                -1);
+    snprintf(want, sizeof want,
+             "control folder %s is not a folder of this user that only it may write", dir);
+    TEST_EQ_STR(err, want);
+    char buf[64];
+    TEST_ASSERT(read(rd, buf, sizeof buf) <= 0); /* nothing was written */
+    char out[4096], e2[4096], pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    const char *a1[] = {"list", "--dir", dir, NULL}, *a2[] = {"status", "--dir", dir, pid, NULL};
+    for (int i = 0; i < 2; i++) {
+        TEST_EQ_INT(run_tlview(out, sizeof out, e2, sizeof e2, i ? a2 : a1), 1);
+        TEST_EQ_STR(out, "");
+        snprintf(want, sizeof want,
+                 "tlview capture: control folder %s is not a folder of this user that only it "
+                 "may write: refused (name a folder of yours with --dir)\n",
+                 dir);
+        TEST_EQ_STR(e2, want);
+    }
+    close(rd);
+
+    /* in the private folder: a link to a FIFO elsewhere is not followed */
+    TEST_EQ_INT(chmod(dir, 0700), 0);
+    TEST_EQ_INT(mkdir(ctl_dir(), 0700), 0);
+    char link[4400];
+    snprintf(link, sizeof link, "%s/%ld.ctl", ctl_dir(), (long)getpid() + 1);
+    TEST_EQ_INT(symlink(fifo, link), 0);
+    rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    TEST_EQ_INT(collector_control_send(ctl_dir(), getpid() + 1, COLLECTOR_CONTROL_STATUS, NULL,
+                                       &call, err, sizeof err),
+                -1);
+    TEST_ASSERT(strstr(err, "Too many levels of symbolic links"));
+    TEST_ASSERT(read(rd, buf, sizeof buf) <= 0);
+    const char *a3[] = {"list", NULL};
+    TEST_EQ_INT(run_tlview(out, sizeof out, e2, sizeof e2, a3), 0);
+    TEST_EQ_STR(out, ""); /* the link is no collector */
+    close(rd);
+    unlink(link);
+
+    /* a FIFO of another user (root can make one) */
+    if (geteuid() == 0) {
+        snprintf(link, sizeof link, "%s/%ld.ctl", ctl_dir(), (long)getpid() + 2);
+        TEST_EQ_INT(mkfifo(link, 0666), 0);
+        TEST_EQ_INT(chown(link, 65534, 65534), 0);
+        rd = open(link, O_RDONLY | O_NONBLOCK);
+        TEST_EQ_INT(collector_control_send(ctl_dir(), getpid() + 2, COLLECTOR_CONTROL_STATUS, NULL,
+                                           &call, err, sizeof err),
+                    -1);
+        snprintf(want, sizeof want, "%s is not a FIFO of this user: not a collector's", link);
+        TEST_EQ_STR(err, want);
+        TEST_ASSERT(read(rd, buf, sizeof buf) <= 0);
+        close(rd);
+    }
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #ifdef TLVIEW_HAVE_JANSSON
@@ -369,8 +370,34 @@ int test_importers_missing_file(void)
     TEST_EQ_INT(run->nprocesses, 0);
     memset(&err, 0, sizeof err);
     TEST_EQ_INT(imp_load(run, test_tmpdir(), &err), STORE_EFORMAT);
-    TEST_EQ_STR(err.text, "cannot open: Is a directory");
+    TEST_EQ_STR(err.text, "not a regular file (a folder)");
     store_run_free(run);
+    return 0;
+}
+
+/* 2026-12-07 (issue 28): a FIFO named as a trace hung every command in open() (for ever when
+ * nobody writes it); it is refused at once, by the probe and by each reader. */
+int test_importers_fifo(void)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/trace.json", test_tmpdir());
+    TEST_EQ_INT(mkfifo(p, 0600), 0);
+    alarm(10); /* a hang fails the case */
+    imp_error err;
+    memset(&err, 0, sizeof err);
+    TEST_ASSERT(imp_detect(p, &err) == NULL);
+    TEST_EQ_STR(err.text, "not a regular file (a FIFO)");
+    store_run *run = store_run_new();
+    memset(&err, 0, sizeof err);
+    TEST_EQ_INT(imp_load(run, p, &err), STORE_EFORMAT);
+    TEST_EQ_STR(err.text, "not a regular file (a FIFO)");
+    TEST_EQ_INT(store_probe(p), 0);
+    TEST_EQ_INT(store_run_load(run, p), STORE_EFORMAT);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", p);
+    TEST_EQ_STR(store_run_errmsg(run), want);
+    store_run_free(run);
+    alarm(0);
     return 0;
 }
 

@@ -353,6 +353,68 @@ int test_record_existing_dir(void)
     return 0;
 }
 
+/* The content of `path` ("" when unreadable), for checking that a file was not written. */
+static const char *content(const char *path)
+{
+    static char buf[4096];
+    slurp(path, buf, sizeof buf);
+    return buf;
+}
+
+/* 2026-12-07 (issue 28): `tlview record` wrote through links planted in its folder (the
+ * manifest's temporary file, opened with fopen "w"; the MPS daemon's output, O_APPEND without
+ * O_NOFOLLOW) and took any existing folder, whoever owned it. A folder other users may write (or
+ * another user's) is refused before anything runs; no file is written through a link. */
+int test_record_untrusted_places(void)
+{
+    const char *tmp = setup();
+    char dir[4096], victim[4200], link[4200];
+    snprintf(victim, sizeof victim, "%s/victim.txt", tmp);
+    FILE *f = fopen(victim, "w");
+    TEST_ASSERT(f);
+    fputs("precious\n", f);
+    fclose(f);
+
+    snprintf(dir, sizeof dir, "%s/shared", tmp);
+    TEST_EQ_INT(mkdir(dir, 0700), 0);
+    TEST_EQ_INT(chmod(dir, 01777), 0); /* a scratch folder everyone writes */
+    const char *a1[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(a1), 1);
+    TEST_CONTAINS(err_text, "every user may write into the folder (mode 1777)");
+    TEST_EQ_STR(rank_value(0, "pid"), ""); /* the command never ran */
+    if (geteuid() == 0) {                  /* a folder of another user */
+        snprintf(dir, sizeof dir, "%s/theirs", tmp);
+        TEST_EQ_INT(mkdir(dir, 0755), 0);
+        TEST_EQ_INT(chown(dir, 65534, 65534), 0);
+        const char *a2[] = {"-o", dir, "--", STANDIN, NULL};
+        TEST_EQ_INT(run_record(a2), 1);
+        TEST_CONTAINS(err_text, "the folder belongs to another user (uid 65534)");
+    }
+
+    /* links left in a folder of ours: the manifest is written beside them, never through them */
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    snprintf(link, sizeof link, "%s/manifest.json.tmp", dir);
+    TEST_EQ_INT(symlink(victim, link), 0);
+    const char *a3[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(a3), 1); /* runs; fails only for want of a trace */
+    TEST_EQ_STR(content(victim), "precious\n");
+    json_t *m = load_manifest(dir);
+    TEST_ASSERT(m && json_object_get(m, "run_id"));
+    json_decref(m);
+    /* ... and the MPS daemon's output file is not opened through one */
+    snprintf(link, sizeof link, "%s/mps-log", dir);
+    TEST_EQ_INT(mkdir(link, 0700), 0);
+    snprintf(link, sizeof link, "%s/mps-log/control-d.out", dir);
+    TEST_EQ_INT(symlink(victim, link), 0);
+    const char *a4[] = {"-o", dir, "--force", "-n", "2", "--mps", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(a4), 1);
+    TEST_CONTAINS(err_text, "control-d.out: cannot open: ");
+    TEST_CONTAINS(err_text, "(a symbolic link: nothing written through it)");
+    TEST_EQ_STR(content(victim), "precious\n");
+    return 0;
+}
+
 int test_record_collector_missing(void)
 {
     const char *tmp = setup();
