@@ -99,9 +99,14 @@ int store_fs_open_append(const char *path, int mode, char *err, size_t errlen)
 {
     int fd = open(
         path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
-    if (fd < 0)
-        return say(err, errlen, "%s: cannot open: %s%s", path, strerror(errno),
-                   errno == ELOOP ? " (a symbolic link: nothing written through it)" : "");
+    if (fd < 0) {
+        int e = errno;
+        struct stat ls; /* a FIFO nobody reads fails with ENXIO: say what it is */
+        if (e != ELOOP && lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISLNK(ls.st_mode))
+            return say(err, errlen, "%s: not a regular file (%s)", path, kind_of(ls.st_mode));
+        return say(err, errlen, "%s: cannot open: %s%s", path, strerror(e),
+                   e == ELOOP ? " (a symbolic link: nothing written through it)" : "");
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;

@@ -2638,3 +2638,115 @@ int test_store_huge_and_keys(void)
     store_sort_hi32(k, tmp, 0); /* nothing to read */
     return 0;
 }
+
+/* 2026-12-07 (issue 28): files in folders others may write. Reading takes regular files only and
+ * never blocks on a FIFO (not even one SQLite opens: the check is made on its own descriptor, so
+ * a FIFO swapped in after a check is refused too); writing never follows a link nor reuses a name;
+ * folders are checked for owner and mode. */
+int test_store_fs_guards(void)
+{
+    char dir[4200], fifo[4300], reg[4300], link[4300], err[8192];
+    snprintf(dir, sizeof dir, "%s/fs", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0700), 0);
+    snprintf(fifo, sizeof fifo, "%s/x.db", dir);
+    snprintf(reg, sizeof reg, "%s/r.db", dir);
+    snprintf(link, sizeof link, "%s/l.db", dir);
+    TEST_EQ_INT(mkfifo(fifo, 0600), 0);
+    TEST_EQ_INT(write_sample(reg, 1, 0, 2), STORE_OK);
+    alarm(20); /* a hang fails the case */
+
+    char want[8192];
+    TEST_EQ_INT(store_fs_open_read(fifo, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", fifo);
+    TEST_EQ_STR(err, want);
+    TEST_EQ_INT(store_fs_open_read(dir, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: not a regular file (a folder)", dir);
+    TEST_EQ_STR(err, want);
+    int fd = store_fs_open_read(reg, err, sizeof err);
+    TEST_ASSERT(fd >= 0);
+    TEST_EQ_INT(fcntl(fd, F_GETFL) & O_NONBLOCK, 0); /* blocking again */
+    close(fd);
+
+    /* SQLite's own open of a FIFO (read-only, as serve --follow reads): refused, not hung */
+    TEST_EQ_INT(store_fs_harden_sqlite(), 0);
+    TEST_EQ_INT(store_fs_harden_sqlite(), 0); /* twice is once */
+    sqlite3 *db = NULL;
+    TEST_ASSERT(sqlite3_open_v2(fifo, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+                sqlite3_exec(db, "SELECT * FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK);
+    sqlite3_close(db);
+    store_set_read_only(1);
+    store_run *run = store_run_new();
+    TEST_EQ_INT(store_run_load(run, fifo), STORE_EFORMAT);
+    TEST_EQ_INT(store_run_load(run, reg), STORE_OK);
+    store_run_free(run);
+    store_set_read_only(0);
+    /* a journal SQLite creates is never written through a link planted in its name */
+    char journal[4400], victim[4300];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    FILE *v = fopen(victim, "w");
+    TEST_ASSERT(v && fputs("precious", v) >= 0);
+    fclose(v);
+    snprintf(journal, sizeof journal, "%s-journal", reg);
+    TEST_EQ_INT(symlink(victim, journal), 0);
+    TEST_EQ_INT(sqlite3_open_v2(reg, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    TEST_ASSERT(sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL, NULL, NULL) !=
+                SQLITE_OK);
+    sqlite3_close(db);
+    struct stat st;
+    TEST_EQ_INT(stat(victim, &st), 0);
+    TEST_EQ_INT(st.st_size, 8);
+
+    /* writing: a new name only, never through a link (dangling or not) */
+    TEST_EQ_INT(symlink(victim, link), 0);
+    TEST_EQ_INT(store_fs_create(link, 0644, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: a symbolic link is in the way (nothing written through it)",
+             link);
+    TEST_EQ_STR(err, want);
+    TEST_EQ_INT(store_fs_create(reg, 0644, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "cannot create: File exists"));
+    TEST_EQ_INT(store_fs_open_append(link, 0644, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "(a symbolic link: nothing written through it)"));
+    TEST_EQ_INT(store_fs_open_append(fifo, 0644, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", fifo);
+    TEST_EQ_STR(err, want);
+    char made[4300];
+    snprintf(made, sizeof made, "%s/new.log", dir);
+    fd = store_fs_open_append(made, 0644, err, sizeof err);
+    TEST_ASSERT(fd >= 0);
+    close(fd);
+    TEST_EQ_INT(stat(victim, &st), 0);
+    TEST_EQ_INT(st.st_size, 8);
+
+    /* folders: a link, or one others may write, is refused */
+    TEST_EQ_INT(store_fs_check_dir(dir, 1, err, sizeof err), 0);
+    snprintf(link, sizeof link, "%s/fs-link", test_tmpdir());
+    TEST_EQ_INT(symlink(dir, link), 0);
+    TEST_EQ_INT(store_fs_check_dir(link, 0, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: not a folder (a symbolic link)", link);
+    TEST_EQ_STR(err, want);
+    TEST_EQ_INT(chmod(dir, 0750), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, 0, err, sizeof err), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, 1, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: other users may write into the folder (mode 0750)", dir);
+    TEST_EQ_STR(err, want);
+    TEST_EQ_INT(chmod(dir, 01777), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, 0, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: every user may write into the folder (mode 1777)", dir);
+    TEST_EQ_STR(err, want);
+
+    /* what a folder may hold for a reader: files of this user or of the folder's owner */
+    TEST_EQ_INT(store_fs_trusted(reg, -1), 1);
+    TEST_EQ_INT(store_fs_trusted(fifo, -1), 0);
+    TEST_EQ_INT(store_fs_trusted(made, -1), 1);
+    if (geteuid() == 0) {
+        TEST_EQ_INT(lchown(made, 65534, 65534), 0);
+        TEST_EQ_INT(store_fs_trusted(made, -1), 0);
+        TEST_EQ_INT(store_fs_trusted(made, 65534), 1); /* the folder's owner made it */
+        snprintf(link, sizeof link, "%s/theirs.db", dir);
+        TEST_EQ_INT(symlink(reg, link), 0);
+        TEST_EQ_INT(lchown(link, 65534, 65534), 0);
+        TEST_EQ_INT(store_fs_trusted(link, 0), 0); /* their link to our file */
+    }
+    alarm(0);
+    return 0;
+}
