@@ -1569,10 +1569,14 @@ int test_cli_output_full_disk(void)
             tmp("old.orig"), res, res);
     fclose(f);
     int rc = sh("unshare -rm sh '%s'", tmp("full.sh"));
-    if (rc == 1 || rc == 99 || rc == 127) /* unshare refused or missing, mount refused */
-        return test_cannot_run("cannot mount a small tmpfs here (unshare -rm + mount exit %d: %s); "
-                               "the full disk is not tested",
-                               rc, slurp(err_path));
+    if (rc == 1 || rc == 99 || rc == 127) { /* unshare refused or missing, mount refused */
+        char why[512];
+        snprintf(why, sizeof why, "%s", slurp(err_path));
+        why[strcspn(why, "\n")] = 0; /* its first line: the reason is one sentence */
+        return test_cannot_run("cannot mount a small tmpfs here (unshare -rm + mount exit %d: %s), "
+                               "so the full disk is not tested",
+                               rc, why);
+    }
     TEST_EQ_INT(rc, 0);
     char p[4300];
     snprintf(p, sizeof p, "%s/rc", res);

@@ -370,7 +370,8 @@ int test_record_no_gpu(void)
 {
     const char *tmp = setup();
     if (access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0)
-        return TEST_SKIP; /* this machine has a GPU: the message cannot show */
+        return test_skip("this machine has a GPU, so record's message for a machine without one "
+                         "cannot show");
     unsetenv("TLVIEW_GPU_CHECK");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/run", tmp);
@@ -389,7 +390,8 @@ int test_record_mps_control_missing(void)
     setenv("PATH", "/usr/bin:/bin", 1); /* no stand-in, and no driver utilities here */
     const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
     if (access("/usr/bin/nvidia-cuda-mps-control", F_OK) == 0)
-        return TEST_SKIP;
+        return test_skip("/usr/bin/nvidia-cuda-mps-control is installed, so record's message for "
+                         "a machine without it cannot show");
     TEST_EQ_INT(run_record(args), 1);
     TEST_CONTAINS(err_text, "--mps needs nvidia-cuda-mps-control");
     setenv("TLVIEW_MPS_CONTROL", "/nonexistent/mps-control", 1);
@@ -695,7 +697,9 @@ int test_record_collector_build_tree(void)
     const char *tmp = setup();
     char dir[4096], want[4096];
     if (!realpath(TLVIEW_BINARY_DIR "/collector/libcollect.so", want))
-        return TEST_SKIP; /* built without CUDA: no collector in this tree */
+        return test_skip("tlview was built without CUDA (no %s/collector/libcollect.so), so the "
+                         "build tree's collector is not tested",
+                         TLVIEW_BINARY_DIR);
     unsetenv("TLVIEW_COLLECTOR");
     snprintf(dir, sizeof dir, "%s/run", tmp);
     const char *args[] = {"-o", dir, "--", STANDIN, NULL};
