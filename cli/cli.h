@@ -19,7 +19,10 @@
  * cli/load.c). separate_gpus (--separate-gpus): GPUs without a uuid stay one per process
  * instead of being matched across processes (store_run_set_gpu_identity). On failure prints
  * one error naming the file and the problem on stderr, sets *ppRun to NULL and returns
- * non-zero; nfiles == 0 is an error too ("no trace files given"). */
+ * non-zero; nfiles == 0 is an error too ("no trace files given"). A folder without trace files
+ * is an error that names the runs below it, if any (subfolders holding trace files, up to 4
+ * levels down, symbolic links not followed, 20000 entries looked at at most): "DIR: the folder
+ * holds no trace file; its subfolders hold 6 runs: mps-off/n1, ...: name one". */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
 /* cli_load() for files that are still being written (tlview serve --follow): files[0..nfiles)

@@ -461,6 +461,59 @@ int test_cli_bad_input(void)
     return 0;
 }
 
+/* A folder that holds no trace file but whose subfolders hold runs (samples/spin/traces): the
+ * error names the runs below, those up to 4 levels down, not below a run, not through a
+ * symbolic link, not hidden; at most 10 of them by name; the search stops after 20000 entries.
+ * (2026-12, issue 28: it said only "the folder holds no trace file".) */
+int test_cli_folder_of_runs(void)
+{
+    char top[4200], want[9000];
+    snprintf(top, sizeof top, "%s", tmp("top"));
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,10,1000,0", TRACEGEN, tmp("one.db")), 0);
+    TEST_EQ_INT(sh("cd '%s' && mkdir -p top/a/x top/b/sub top/c top/d/e/f/g top/k/l/m/n/o "
+                   "top/.hidden top/j top/many && cp one.db top/a/x/t.db && cp one.db "
+                   "top/b/t.db && cp one.db top/b/sub/t.db && cp one.db top/d/e/f/g/t.db && "
+                   "cp one.db top/k/l/m/n/o/t.db && cp one.db top/.hidden/t.db && echo '{}' "
+                   ">top/j/trace.json && echo log >top/c/spin.log && ln -s b top/link && for i in "
+                   "00 01 02 03 04 05 06 07 08 09 10 11; do mkdir top/many/r$i && cp one.db "
+                   "top/many/r$i/t.db; done",
+                   test_tmpdir()),
+                0);
+    snprintf(want, sizeof want,
+             "tlview: %s/many: the folder holds no trace file; its subfolders hold 12 runs: r00, "
+             "r01, r02, r03, r04, r05, r06, r07, r08, r09 and 2 more: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s/many'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_STR(slurp(out_path), "");
+    TEST_EQ_INT(sh("cd '%s' && rm -r many/r0[1-9] many/r1[01]", top), 0);
+    snprintf(want, sizeof want,
+             "tlview: %s/many: the folder holds no trace file; its subfolder r00 holds a run: "
+             "name it\n",
+             top);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s/many'", TLVIEW, tmp("x.json"), top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_INT(sh("rm -r '%s/many'", top), 0);
+    snprintf(want, sizeof want,
+             "tlview: %s: the folder holds no trace file; its subfolders hold 4 runs: a/x, b, "
+             "d/e/f/g, j: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    /* a huge tree: the search stops, and says so */
+    TEST_EQ_INT(sh("cd '%s' && mkdir -p huge/a huge/b && cp ../one.db huge/a/t.db && cd huge/b && "
+                   "seq -f d%%05g 0 20000 | xargs mkdir",
+                   top),
+                0);
+    snprintf(want, sizeof want,
+             "tlview: %s/huge: the folder holds no trace file; its subfolders hold at least 1 run "
+             "(the search stopped after 20000 entries): a: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s/huge'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    return 0;
+}
+
 int test_cli_help_and_usage(void)
 {
     const char *cmds[] = {"report", "merge", "export"};
