@@ -179,6 +179,12 @@ int cli_color(const char *mode, FILE *out);
 const char *cli_verdict_color(analysis_verdict v, int color);
 const char *cli_color_reset(int color);
 
+/* The progress bar of an import, an imp_progress_fn (importers.h) for imp_options.progress: one
+ * line on stderr redrawn in place, the file's base name (escaped as by cli_put_text(), cut or
+ * padded to 32 columns), a bar and the share done; drawn only when stderr is a terminal; ctx is
+ * unused. Clears its line when done == total. (cli/progress.c) */
+void cli_progress_tty(void *ctx, const char *path, uint64_t done, uint64_t total);
+
 /* Formats a duration in ns as "12.3 ms" style text into buf (size n); returns buf. */
 const char *cli_fmt_ns(double ns, char *buf, size_t n);
 

@@ -50,7 +50,8 @@ typedef struct imp_stats {
 } imp_stats;
 
 /* Progress callback: `done` of `total` units (bytes or rows) of `path` have been read. Called a
- * few times per second at most; total may be 0 when unknown. */
+ * few times per second at most; total may be 0 when unknown; done == total at the end. Drawing it
+ * is the caller's (tlview's bar: cli/progress.c). */
 typedef void (*imp_progress_fn)(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 /* The limits of a Chrome JSON import, the one format that can grow far beyond its file (a 6 MB
@@ -117,9 +118,5 @@ int imp_load(store_run *run, const char *path, imp_error *err);
 /* imp_load with options (NULL: defaults) and statistics (NULL: not wanted). */
 int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,
                 imp_error *err);
-
-/* A progress callback drawing a one-line bar on stderr, only when stderr is a terminal; ctx is
- * unused. Clears its line when done == total. */
-void imp_progress_tty(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 #endif

@@ -560,6 +560,32 @@ int test_cli_report_table_checked_first(void)
     return 0;
 }
 
+/* The progress bar of `tlview import` (drawn on a terminal: the command runs under script(1))
+ * shows a file name with terminal escapes in it escaped, as every other name from files is.
+ * (2026-12, issue 28: it wrote the name raw, so a file name could drive the terminal.) */
+int test_cli_import_progress_escaped(void)
+{
+    if (sh("script --version") != 0)
+        return test_cannot_run("script (util-linux) is not installed, so the progress bar cannot "
+                               "be drawn on a terminal");
+    mkdir(tmp("evil"), 0755);
+    FILE *f = fopen(tmp("evil/a\033]0;owned\007\033[31m.json"), "w");
+    TEST_ASSERT(f);
+    fputs("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+          "\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"device\": 0, "
+          "\"stream\": 7}}]}\n",
+          f);
+    fclose(f);
+    TEST_EQ_INT(sh("script -qec \"'%s' import -o '%s' '%s'/a* >/dev/null\" /dev/null", TLVIEW,
+                   tmp("evil.db"), tmp("evil")),
+                0);
+    const char *tty = slurp(out_path);
+    TEST_ASSERT(strstr(tty, "%"));                                         /* a bar was drawn */
+    TEST_ASSERT(!strstr(tty, "\033]0;owned") && !strstr(tty, "\033[31m")); /* no raw escape */
+    TEST_ASSERT(strstr(tty, "a\\x1b]0;owned\\x07\\x1b[31m.json"));         /* the name, escaped */
+    return 0;
+}
+
 /* `tlview import` words its usage errors as every command does (cli_usage_error()): one line and
  * where help is. Found 2026-12-02: it printed its whole usage text on stderr instead. */
 int test_cli_import_usage_errors(void)
