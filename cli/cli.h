@@ -163,7 +163,8 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
 #define CLI_IMPORT_LIMITS_HELP                                                                     \
     "Environment: TLVIEW_MAX_EVENTS (default 10000000) and TLVIEW_MAX_MEMORY (MiB, default "       \
     "2048)\n"                                                                                      \
-    "bound what one Chrome/Kineto JSON file may add to the run; 0 lifts a limit.\n\n"
+    "bound what the Chrome/Kineto JSON files of the run may add to it, all the files given\n"      \
+    "together; 0 lifts a limit.\n\n"
 
 /* Writes the headline of every device (view_headline_of(), one line each) to `out`, e.g.
  * "GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 98% of busy time;

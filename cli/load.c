@@ -20,8 +20,10 @@
 #define RUNS_ENTRIES 20000 /* entries that search looks at, at most: what bounds its time */
 #define RUNS_NAMED 10      /* runs named in the message */
 
-/* Appends one file to the run. Returns 0 or a STORE_E* code with the message on the run. */
-static int load_one(store_run *run, const char *path)
+/* Appends one file to the run; `total` holds what the run's earlier imports took, which the
+ * import limits bound together (TLVIEW_MAX_EVENTS, TLVIEW_MAX_MEMORY hold for the run). Returns 0
+ * or a STORE_E* code with the message on the run. */
+static int load_one(store_run *run, const char *path, imp_total *total)
 {
     /* ==== IMPORTERS HOOK (issue 5) ==========================================================
      * The one place where foreign formats enter. Files that are not native tlview files go to
@@ -29,8 +31,10 @@ static int load_one(store_run *run, const char *path)
      * through the store_run_add_* builder calls and report through store_run_error() with a
      * message naming the file, like store_run_load() does.
      * ======================================================================================= */
-    if (!store_probe(path))
-        return imp_load(run, path, NULL);
+    if (!store_probe(path)) {
+        imp_options opt = {.total = total};
+        return imp_load_ex(run, path, &opt, NULL, NULL);
+    }
     return store_run_load(run, path);
 }
 
@@ -220,6 +224,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
         return 1;
     }
     pathlist all = {0}, native = {0};
+    imp_total total = {0};
     store_run *run = store_run_new();
     if (!run) {
         fprintf(stderr, "tlview: out of memory\n");
@@ -244,7 +249,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
                 fprintf(stderr, "tlview: out of memory\n");
                 goto fail;
             }
-        } else if (load_one(run, all.v[i]) != 0) {
+        } else if (load_one(run, all.v[i], &total) != 0) {
             cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;
         }
@@ -308,6 +313,7 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
 {
     *ppRun = NULL;
     pathlist all = {0}, native = {0};
+    imp_total total = {0};
     char first[1024] = "";
     store_run *run = store_run_new();
     int rc = !run;
@@ -325,7 +331,7 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
         } else if (imp_detect(all.v[i], NULL) == NULL) { /* a file being created, say */
             if (!first[0])
                 snprintf(first, sizeof first, "%s: not a trace file (yet)", all.v[i]);
-        } else if (load_one(run, all.v[i]) != 0 && !first[0]) {
+        } else if (load_one(run, all.v[i], &total) != 0 && !first[0]) {
             snprintf(first, sizeof first, "%s", store_run_errmsg(run));
         }
     }
