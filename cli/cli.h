@@ -172,9 +172,40 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
  * the verdicts. */
 void cli_headline(FILE *out, const analysis *a, int color);
 
-/* Decides whether to colour: `mode` is "auto" (a TTY, TERM not "dumb", NO_COLOR unset), "always"
- * or "never". Returns 1 or 0, or -1 for another mode. */
+/* ---- colours (cli/color.c) ---- */
+
+/* Decides whether to colour what goes to `out` (stdout): `mode` is "always", "never" or "auto":
+ * NO_COLOR unset and TERM not "dumb", and `out` a terminal; under an MPI launcher (a rank:
+ * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID set) `out` a
+ * terminal or a pipe and the launcher's own stdout a terminal (cli_launcher_tty()). Returns 1 or
+ * 0, or -1 for another mode. */
 int cli_color(const char *mode, FILE *out);
+
+/* What cli_color() looks at, gathered by it; apart so that tests can state them. */
+typedef struct cli_color_facts {
+    int out_tty;          /* the output is a terminal */
+    int out_relayed;      /* the output is a pipe or a socket (a launcher may relay it) */
+    int launched;         /* started by an MPI launcher (one of its variables is set) */
+    int launcher_tty;     /* that launcher's stdout is a terminal (0: not, or not found) */
+    const char *no_color; /* $NO_COLOR, NULL when unset */
+    const char *term;     /* $TERM, NULL when unset */
+} cli_color_facts;
+
+/* The decision of cli_color() for `mode` on the facts *f: 1, 0, or -1 for an unknown mode. */
+int cli_color_decide(const char *mode, const cli_color_facts *f);
+
+/* Whether the stdout of the MPI launcher above this process is a terminal: the nearest of up to
+ * 64 ancestors named mpirun, mpiexec, mpiexec.hydra, orterun, prterun, prun or srun, its
+ * /proc/<pid>/fd/1 read without opening it (a character device /dev/pts/N, /dev/ttyN,
+ * /dev/console). 0 when it is not, when no such ancestor is found (srun on another host) or when
+ * /proc does not say (another user's process). */
+int cli_launcher_tty(void);
+
+/* The help line of --color, shared by the commands that colour (report, job). */
+#define CLI_COLOR_HELP                                                                             \
+    "      --color WHEN     colour the text: auto (default: when stdout is a terminal; under\n"    \
+    "                       mpirun or srun when the launcher's stdout is; never with NO_COLOR\n"   \
+    "                       set or TERM=dumb), always, never\n"
 
 /* ANSI colour sequence for a verdict, "" when color is 0. */
 const char *cli_verdict_color(analysis_verdict v, int color);

@@ -303,6 +303,9 @@ int test_record_usage_errors(void)
     const char *base[] = {"--baseline", "/nonexistent/base", "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(base), 1);
     TEST_CONTAINS(err_text, "--baseline /nonexistent/base: No such file or directory");
+    const char *color[] = {"--color", "sometimes", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(color), 2);
+    TEST_CONTAINS(err_text, "tlview record: --color wants auto, always or never, not 'sometimes'");
     const char *help[] = {"--help", NULL};
     TEST_EQ_INT(run_record(help), 0);
     TEST_CONTAINS(out_text, "usage: tlview record");
@@ -620,6 +623,7 @@ int test_record_headline(void)
     TEST_CONTAINS(out_text, "1.50x"); /* 30 ms of kernels over 20 ms of solo reference */
     TEST_CONTAINS(out_text, "s from the start barrier to the last copy's exit (2 copies, 2 trace "
                             "files)");
+    TEST_ASSERT(!strchr(out_text, '\033')); /* --color auto: stdout is a file */
     json_t *m = load_manifest(dir);
     TEST_ASSERT(m);
     TEST_EQ_INT(json_array_size(json_object_get(m, "files")), 2);
@@ -642,6 +646,11 @@ int test_record_headline(void)
     const char *nobase[] = {"-o", dir2, "-n", "2", "-b", empty, "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(nobase), 1);
     TEST_CONTAINS(err_text, "no trace files (*.db) there");
+    /* --color always colours the headline's verdict */
+    snprintf(dir2, sizeof dir2, "%s/coloured", tmp);
+    const char *always[] = {"-o", dir2, "-n", "2", "--color=always", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(always), 0);
+    TEST_CONTAINS(out_text, "\033[1;31mTIME-SLICED\033[0m (no MPS): stretch 2.00x");
     return 0;
 }
 
