@@ -104,11 +104,15 @@ static int file_exists(const char *path)
 #ifndef TLVIEW_COLLECTOR_RELDIR /* set by cli/cmd_record.cmake */
 #define TLVIEW_COLLECTOR_RELDIR "../lib/tlview"
 #endif
+#ifndef TLVIEW_COLLECTOR_BUILT /* set by cli/cmd_record.cmake: 0 when built without CUDA */
+#error "TLVIEW_COLLECTOR_BUILT: say whether this build made libcollect.so (cli/cmd_record.cmake)"
+#endif
 
 /* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
  * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install tree around it
  * (<prefix>/bin/tlview -> <prefix>/lib/tlview/libcollect.so). Both are found from the binary's
- * own location, so an install tree works under any prefix, and after it is moved. */
+ * own location, so an install tree works under any prefix, and after it is moved. A tlview built
+ * without CUDA has no collector of its own: the error says so. */
 static int find_collector(char *out, char *err)
 {
     const char *env = getenv("TLVIEW_COLLECTOR");
@@ -132,9 +136,16 @@ static int find_collector(char *out, char *err)
         if (file_exists(tried[i]) && realpath(tried[i], out))
             return 0;
     }
-    snprintf(err, REC_ERR_MAX,
-             "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
-             tried[0], tried[1]);
+    if (!TLVIEW_COLLECTOR_BUILT)
+        snprintf(err, REC_ERR_MAX,
+                 "libcollect.so not found: this tlview was built without CUDA/CUPTI, so it has "
+                 "no collector of its own (looked at %s and %s); set TLVIEW_COLLECTOR to the "
+                 "libcollect.so of a tlview built with CUDA",
+                 tried[0], tried[1]);
+    else
+        snprintf(err, REC_ERR_MAX,
+                 "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
+                 tried[0], tried[1]);
     return -1;
 }
 

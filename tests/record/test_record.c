@@ -67,13 +67,16 @@ static const char *setup(void)
     return tmp;
 }
 
+/* The tlview binary start_record() runs: the build's, or a copy elsewhere. */
+static const char *record_bin = TLVIEW_BIN;
+
 /* Starts `tlview record ARGS...` with stdout/stderr to files in tmpdir; returns its pid. */
 static pid_t start_record(const char *const *args)
 {
     char outp[4096], errp[4096];
     snprintf(outp, sizeof outp, "%s/record.out", test_tmpdir());
     snprintf(errp, sizeof errp, "%s/record.err", test_tmpdir());
-    const char *argv[64] = {TLVIEW_BIN, "record"};
+    const char *argv[64] = {record_bin, "record"};
     int n = 2;
     for (; args[n - 2] && n < 63; n++)
         argv[n] = args[n - 2];
@@ -85,7 +88,7 @@ static pid_t start_record(const char *const *args)
         int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
-        execv(TLVIEW_BIN, (char **)argv);
+        execv(record_bin, (char **)argv);
         _exit(99);
     }
     return pid;
@@ -714,6 +717,45 @@ int test_record_collector_build_tree(void)
     const char *args[] = {"-o", dir, "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(args), 1); /* no trace from the stand-in */
     TEST_EQ_STR(rank_value(0, "CUDA_INJECTION64_PATH"), want);
+    return 0;
+}
+
+/* Where no libcollect.so is found (a copy of tlview in a folder of its own, no
+ * TLVIEW_COLLECTOR), record says where it looked; a tlview built without CUDA says first that it
+ * has no collector of its own. (2026-12, issue 28: such a build said only "libcollect.so not
+ * found ... set TLVIEW_COLLECTOR", as if its collector had gone missing.) */
+int test_record_collector_not_found(void)
+{
+    const char *tmp = setup();
+    char bin[4200], dir[4200], want[9000];
+    unsetenv("TLVIEW_COLLECTOR");
+    snprintf(bin, sizeof bin, "%s/bin", tmp);
+    mkdir(bin, 0755);
+    snprintf(bin, sizeof bin, "%s/bin/tlview", tmp);
+    snprintf(want, sizeof want, "cp '%s' '%s'", TLVIEW_BIN, bin);
+    TEST_EQ_INT(system(want), 0);
+    record_bin = bin;
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    if (TLVIEW_COLLECTOR_BUILT) {
+        snprintf(want, sizeof want,
+                 "tlview record: libcollect.so not found (looked at %s/bin/../collector/"
+                 "libcollect.so and ",
+                 tmp);
+        TEST_CONTAINS(err_text, want);
+        TEST_CONTAINS(err_text, "/libcollect.so); set TLVIEW_COLLECTOR to its path\n");
+    } else {
+        snprintf(want, sizeof want,
+                 "tlview record: libcollect.so not found: this tlview was built without "
+                 "CUDA/CUPTI, so it has no collector of its own (looked at %s/bin/../collector/"
+                 "libcollect.so and ",
+                 tmp);
+        TEST_CONTAINS(err_text, want);
+        TEST_CONTAINS(err_text, "/libcollect.so); set TLVIEW_COLLECTOR to the libcollect.so of a "
+                                "tlview built with CUDA\n");
+    }
+    TEST_EQ_STR(rank_value(0, "pid"), ""); /* nothing started */
     return 0;
 }
 
