@@ -176,15 +176,14 @@ void cli_headline(FILE *out, const analysis *a, int color);
 
 /* Decides whether to colour what goes to `out` (stdout): `mode` is "always", "never" or "auto":
  * NO_COLOR unset and TERM not "dumb", and `out` a terminal; under an MPI launcher (a rank:
- * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID set) `out` a
- * terminal or a pipe and the launcher's own stdout a terminal (cli_launcher_tty()). Returns 1 or
- * 0, or -1 for another mode. */
+ * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID set) the
+ * launcher's own stdout a terminal too (cli_launcher_tty()). Returns 1 or 0, or -1 for another
+ * mode. */
 int cli_color(const char *mode, FILE *out);
 
 /* What cli_color() looks at, gathered by it; apart so that tests can state them. */
 typedef struct cli_color_facts {
     int out_tty;          /* the output is a terminal */
-    int out_relayed;      /* the output is a pipe or a socket (a launcher may relay it) */
     int launched;         /* started by an MPI launcher (one of its variables is set) */
     int launcher_tty;     /* that launcher's stdout is a terminal (0: not, or not found) */
     const char *no_color; /* $NO_COLOR, NULL when unset */

@@ -3,7 +3,9 @@
  * stdout: Open MPI gives each rank a pty, so `mpirun -n 2 tlview job DIR > file` would colour the
  * file. Under a launcher the answer is the launcher's own stdout, found as /proc/<pid>/fd/1 of the
  * nearest ancestor named mpirun, mpiexec, prterun, srun, ...; none found (srun on another host),
- * or not readable: no colour. */
+ * or not readable: no colour. The rank's own stdout must be a terminal too: a pipe may lead
+ * anywhere (`mpirun sh -c 'tlview job DIR | cat > file'`), so a launcher that relays its ranks'
+ * output through pipes (MPICH's hydra) gets no colour unless --color always. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,9 +35,7 @@ int cli_color_decide(const char *mode, const cli_color_facts *f)
         return -1;
     if (f->no_color || (f->term && !strcmp(f->term, "dumb")))
         return 0;
-    if (f->launched) /* the rank's output goes on to the launcher's (a pty or a pipe) */
-        return (f->out_tty || f->out_relayed) && f->launcher_tty;
-    return f->out_tty;
+    return f->out_tty && (!f->launched || f->launcher_tty);
 }
 
 /* Reads /proc/<pid>/stat: the process's name (its comm, into name, n bytes) and its parent.
@@ -89,14 +89,11 @@ int cli_launcher_tty(void)
 int cli_color(const char *mode, FILE *out)
 {
     cli_color_facts f = {.no_color = getenv("NO_COLOR"), .term = getenv("TERM")};
-    struct stat st;
-    int fd = fileno(out);
-    f.out_tty = isatty(fd);
-    f.out_relayed = fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    f.out_tty = isatty(fileno(out));
     for (size_t i = 0; i < sizeof launch_vars / sizeof *launch_vars; i++)
         f.launched |= getenv(launch_vars[i]) != NULL;
     /* the ancestors are looked at only when they decide */
-    if (f.launched && !strcmp(mode, "auto") && (f.out_tty || f.out_relayed))
+    if (f.launched && !strcmp(mode, "auto") && f.out_tty)
         f.launcher_tty = cli_launcher_tty();
     return cli_color_decide(mode, &f);
 }

@@ -21,9 +21,7 @@ int test_cli_color_modes(void)
     TEST_EQ_INT(cli_color_decide("sometimes", &tty), -1);
     TEST_EQ_INT(cli_color_decide("", &tty), -1);
     TEST_EQ_INT(cli_color_decide("auto", &tty), 1);
-    TEST_EQ_INT(cli_color_decide("auto", &none), 0);
-    cli_color_facts pipe_out = {.out_relayed = 1};
-    TEST_EQ_INT(cli_color_decide("auto", &pipe_out), 0); /* `tlview report | less` */
+    TEST_EQ_INT(cli_color_decide("auto", &none), 0); /* a file, a pipe */
     return 0;
 }
 
@@ -42,17 +40,14 @@ int test_cli_color_environment(void)
     return 0;
 }
 
-/* A rank decides by the launcher's stdout, not by its own pty or pipe. */
+/* A rank decides by the launcher's stdout as well as its own: Open MPI's pty says nothing. */
 int test_cli_color_under_launcher(void)
 {
     cli_color_facts rank = {.launched = 1, .out_tty = 1}; /* Open MPI's pty, output to a file */
     TEST_EQ_INT(cli_color_decide("auto", &rank), 0);
     rank.launcher_tty = 1; /* mpirun on a terminal */
     TEST_EQ_INT(cli_color_decide("auto", &rank), 1);
-    rank.out_tty = 0;
-    rank.out_relayed = 1; /* a launcher that relays through pipes (hydra, srun) */
-    TEST_EQ_INT(cli_color_decide("auto", &rank), 1);
-    rank.out_relayed = 0; /* the rank's own output to a file: never coloured */
+    rank.out_tty = 0; /* a pipe (hydra's, or `| cat > file` in the rank) or a file */
     TEST_EQ_INT(cli_color_decide("auto", &rank), 0);
     rank.out_tty = 1;
     rank.no_color = "1";
