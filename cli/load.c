@@ -116,7 +116,8 @@ static void scan_runs(const char *path, const char *rel, int depth, runscan *s)
             s->stopped = 1;
             break;
         }
-        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (snprintf(child, sizeof child, "%s/%s", path, e->d_name) >= (int)sizeof child)
+            continue; /* a path too long to name: not looked at */
         if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
             s->oom |= depth < RUNS_DEPTH && push(&subs, e->d_name) != 0;
         else if (stat(child, &st) == 0 && S_ISREG(st.st_mode))
@@ -129,9 +130,10 @@ static void scan_runs(const char *path, const char *rel, int depth, runscan *s)
         qsort(subs.v, subs.n, sizeof *subs.v, cmp_str);
     for (size_t i = 0; !holds && !s->stopped && !s->oom && i < subs.n; i++) {
         char below[8192];
-        snprintf(child, sizeof child, "%s/%s", path, subs.v[i]);
-        snprintf(below, sizeof below, "%s%s%s", rel, rel[0] ? "/" : "", subs.v[i]);
-        scan_runs(child, below, depth + 1, s);
+        if (snprintf(child, sizeof child, "%s/%s", path, subs.v[i]) < (int)sizeof child &&
+            snprintf(below, sizeof below, "%s%s%s", rel, rel[0] ? "/" : "", subs.v[i]) <
+                (int)sizeof below)
+            scan_runs(child, below, depth + 1, s);
     }
     pathlist_free(&subs);
 }
