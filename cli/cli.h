@@ -19,7 +19,10 @@
  * cli/load.c). separate_gpus (--separate-gpus): GPUs without a uuid stay one per process
  * instead of being matched across processes (store_run_set_gpu_identity). On failure prints
  * one error naming the file and the problem on stderr, sets *ppRun to NULL and returns
- * non-zero; nfiles == 0 is an error too ("no trace files given"). */
+ * non-zero; nfiles == 0 is an error too ("no trace files given"). A folder without trace files
+ * is an error that names the runs below it, if any (subfolders holding trace files, up to 4
+ * levels down, symbolic links not followed, 20000 entries looked at at most): "DIR: the folder
+ * holds no trace file; its subfolders hold 6 runs: mps-off/n1, ...: name one". */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
 /* cli_load() for files that are still being written (tlview serve --follow): files[0..nfiles)
@@ -160,7 +163,8 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
 #define CLI_IMPORT_LIMITS_HELP                                                                     \
     "Environment: TLVIEW_MAX_EVENTS (default 10000000) and TLVIEW_MAX_MEMORY (MiB, default "       \
     "2048)\n"                                                                                      \
-    "bound what one Chrome/Kineto JSON file may add to the run; 0 lifts a limit.\n\n"
+    "bound what the Chrome/Kineto JSON files of the run may add to it, all the files given\n"      \
+    "together; 0 lifts a limit.\n\n"
 
 /* Writes the headline of every device (view_headline_of(), one line each) to `out`, e.g.
  * "GPU 0 (NVIDIA H200): 4 processes (4 contexts, no MPS) overlapped 98% of busy time;
@@ -168,13 +172,49 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
  * the verdicts. */
 void cli_headline(FILE *out, const analysis *a, int color);
 
-/* Decides whether to colour: `mode` is "auto" (a TTY, TERM not "dumb", NO_COLOR unset), "always"
- * or "never". Returns 1 or 0, or -1 for another mode. */
+/* ---- colours (cli/color.c) ---- */
+
+/* Decides whether to colour what goes to `out` (stdout): `mode` is "always", "never" or "auto":
+ * NO_COLOR unset and TERM not "dumb", and `out` a terminal; under an MPI launcher (a rank:
+ * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID set) the
+ * launcher's own stdout a terminal too (cli_launcher_tty()). Returns 1 or 0, or -1 for another
+ * mode. */
 int cli_color(const char *mode, FILE *out);
+
+/* What cli_color() looks at, gathered by it; apart so that tests can state them. */
+typedef struct cli_color_facts {
+    int out_tty;          /* the output is a terminal */
+    int launched;         /* started by an MPI launcher (one of its variables is set) */
+    int launcher_tty;     /* that launcher's stdout is a terminal (0: not, or not found) */
+    const char *no_color; /* $NO_COLOR, NULL when unset */
+    const char *term;     /* $TERM, NULL when unset */
+} cli_color_facts;
+
+/* The decision of cli_color() for `mode` on the facts *f: 1, 0, or -1 for an unknown mode. */
+int cli_color_decide(const char *mode, const cli_color_facts *f);
+
+/* Whether the stdout of the MPI launcher above this process is a terminal: the nearest of up to
+ * 64 ancestors named mpirun, mpiexec, mpiexec.hydra, orterun, prterun, prun or srun, its
+ * /proc/<pid>/fd/1 read without opening it (a character device /dev/pts/N, /dev/ttyN,
+ * /dev/console). 0 when it is not, when no such ancestor is found (srun on another host) or when
+ * /proc does not say (another user's process). */
+int cli_launcher_tty(void);
+
+/* The help line of --color, shared by the commands that colour (report, job). */
+#define CLI_COLOR_HELP                                                                             \
+    "      --color WHEN     colour the text: auto (default: when stdout is a terminal; under\n"    \
+    "                       mpirun or srun when the launcher's stdout is; never with NO_COLOR\n"   \
+    "                       set or TERM=dumb), always, never\n"
 
 /* ANSI colour sequence for a verdict, "" when color is 0. */
 const char *cli_verdict_color(analysis_verdict v, int color);
 const char *cli_color_reset(int color);
+
+/* The progress bar of an import, an imp_progress_fn (importers.h) for imp_options.progress: one
+ * line on stderr redrawn in place, the file's base name (escaped as by cli_put_text(), cut or
+ * padded to 32 columns), a bar and the share done; drawn only when stderr is a terminal; ctx is
+ * unused. Clears its line when done == total. (cli/progress.c) */
+void cli_progress_tty(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 /* Formats a duration in ns as "12.3 ms" style text into buf (size n); returns buf. */
 const char *cli_fmt_ns(double ns, char *buf, size_t n);

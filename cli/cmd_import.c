@@ -116,7 +116,8 @@ int cmd_import(int argc, char **argv)
         return 1;
     }
     store_run_set_gpu_identity(run, separate); /* cannot fail: the run has no device yet */
-    imp_options opt = {.progress = quiet ? NULL : imp_progress_tty};
+    imp_total total = {0};                     /* the limits hold for all the files together */
+    imp_options opt = {.progress = quiet ? NULL : cli_progress_tty, .total = &total};
     char formats[64] = "";
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) {

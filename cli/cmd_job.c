@@ -59,8 +59,7 @@ static const char usage_text[] =
     "  -b, --baseline FILE  solo references for every GPU from this run (e.g. one rank\n"
     "                       alone); repeat for several files, or give a "
     "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP CLI_SEPARATE_GPUS_HELP
-    "      --color WHEN     colour the text: auto (default: only on a terminal), always, never\n"
-    "  -t, --table NAME     with --group and --format csv: the report's table\n"
+        CLI_COLOR_HELP "  -t, --table NAME     with --group and --format csv: the report's table\n"
     "  -n, --top N          with --group: kernels listed in the text report (default 10)\n"
     "  -h, --help           this text\n"
     "\n"

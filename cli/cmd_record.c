@@ -26,7 +26,7 @@
 
 static const char usage_text[] =
     "usage: tlview record [-o DIR] [-n N] [--mps] [-l NAME] [-b DIR] [-f] [--serve [--port N]]\n"
-    "                     -- CMD [ARGS...]\n"
+    "                     [--color WHEN] -- CMD [ARGS...]\n"
     "\n"
     "Runs N copies of CMD at once under the tlview collector and keeps one trace file per\n"
     "CUDA process in DIR, with DIR/manifest.json describing the run; then prints the\n"
@@ -52,6 +52,9 @@ static const char usage_text[] =
     "                     recording (its URL is printed), shows the traces as they are written\n"
     "                     and stays until Ctrl-C once the recording is done\n"
     "      --port N       the port of --serve (default 8080; 0 picks a free one)\n"
+    "      --color WHEN   colour the headline: auto (default: when stdout is a terminal; under\n"
+    "                     mpirun or srun when the launcher's stdout is; never with NO_COLOR\n"
+    "                     set or TERM=dumb), always, never\n"
     "  -h, --help         this text\n"
     "\n"
     "Environment: TLVIEW_COLLECTOR (libcollect.so to use), TLVIEW_MPS_CONTROL (control program,\n"
@@ -73,6 +76,7 @@ typedef struct rec_run_state {
     unsigned port;        /* --port of --serve */
     pid_t server;         /* its pid, 0 when none */
     const char *baseline; /* --baseline DIR or NULL */
+    const char *color;    /* --color WHEN: auto (the default), always, never */
     rec_mps mps;
     rec_child *kids;
     char **before;
@@ -101,11 +105,15 @@ static int file_exists(const char *path)
 #ifndef TLVIEW_COLLECTOR_RELDIR /* set by cli/cmd_record.cmake */
 #define TLVIEW_COLLECTOR_RELDIR "../lib/tlview"
 #endif
+#ifndef TLVIEW_COLLECTOR_BUILT /* set by cli/cmd_record.cmake: 0 when built without CUDA */
+#error "TLVIEW_COLLECTOR_BUILT: say whether this build made libcollect.so (cli/cmd_record.cmake)"
+#endif
 
 /* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
  * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install tree around it
  * (<prefix>/bin/tlview -> <prefix>/lib/tlview/libcollect.so). Both are found from the binary's
- * own location, so an install tree works under any prefix, and after it is moved. */
+ * own location, so an install tree works under any prefix, and after it is moved. A tlview built
+ * without CUDA has no collector of its own: the error says so. */
 static int find_collector(char *out, char *err)
 {
     const char *env = getenv("TLVIEW_COLLECTOR");
@@ -129,9 +137,16 @@ static int find_collector(char *out, char *err)
         if (file_exists(tried[i]) && realpath(tried[i], out))
             return 0;
     }
-    snprintf(err, REC_ERR_MAX,
-             "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
-             tried[0], tried[1]);
+    if (!TLVIEW_COLLECTOR_BUILT)
+        snprintf(err, REC_ERR_MAX,
+                 "libcollect.so not found: this tlview was built without CUDA/CUPTI, so it has "
+                 "no collector of its own (looked at %s and %s); set TLVIEW_COLLECTOR to the "
+                 "libcollect.so of a tlview built with CUDA",
+                 tried[0], tried[1]);
+    else
+        snprintf(err, REC_ERR_MAX,
+                 "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
+                 tried[0], tried[1]);
     return -1;
 }
 
@@ -306,7 +321,7 @@ static int print_headline(rec_run_state *st)
         store_run_free(base);
         return -1;
     }
-    int color = cli_color("auto", stdout) == 1;
+    int color = cli_color(st->color, stdout) == 1;
     printf("\n");
     cli_headline(stdout, a, color);
     uint32_t np = analysis_nprocesses(a);
@@ -370,6 +385,7 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
                                          {"baseline", required_argument, 0, 'b'},
                                          {"serve", no_argument, 0, 'S'},
                                          {"port", required_argument, 0, 'P'},
+                                         {"color", required_argument, 0, 'C'},
                                          {0, 0, 0, 0}};
     const char *label = NULL;
     int c, port_given = 0;
@@ -399,6 +415,12 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
             port_given = 1;
             break;
         }
+        case 'C':
+            if (cli_color(optarg, stdout) < 0)
+                return cli_usage_error("record", "--color wants auto, always or never, not '%s'",
+                                       optarg);
+            st->color = optarg;
+            break;
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("record", "%s needs an argument", argv[optind - 1]);
         default: return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -570,6 +592,7 @@ int cmd_record(int argc, char **argv)
     memset(&st, 0, sizeof st);
     st.nprocs = 1;
     st.port = 8080;
+    st.color = "auto";
     char **cmd = NULL;
     const char *dir = NULL;
     int rc = parse_args(&st, argc, argv, &cmd, &dir);

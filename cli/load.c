@@ -5,6 +5,7 @@
  * formats (nvprof, Nsight Systems, Chrome JSON) enter at the one hook in load_one(). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -14,10 +15,15 @@
 #include "cli.h"
 #include "importers.h"
 
-#define LOAD_BATCH 128 /* native files loaded together at most */
+#define LOAD_BATCH 128     /* native files loaded together at most */
+#define RUNS_DEPTH 4       /* folder levels searched for runs below a folder without trace files */
+#define RUNS_ENTRIES 20000 /* entries that search looks at, at most: what bounds its time */
+#define RUNS_NAMED 10      /* runs named in the message */
 
-/* Appends one file to the run. Returns 0 or a STORE_E* code with the message on the run. */
-static int load_one(store_run *run, const char *path)
+/* Appends one file to the run; `total` holds what the run's earlier imports took, which the
+ * import limits bound together (TLVIEW_MAX_EVENTS, TLVIEW_MAX_MEMORY hold for the run). Returns 0
+ * or a STORE_E* code with the message on the run. */
+static int load_one(store_run *run, const char *path, imp_total *total)
 {
     /* ==== IMPORTERS HOOK (issue 5) ==========================================================
      * The one place where foreign formats enter. Files that are not native tlview files go to
@@ -25,8 +31,10 @@ static int load_one(store_run *run, const char *path)
      * through the store_run_add_* builder calls and report through store_run_error() with a
      * message naming the file, like store_run_load() does.
      * ======================================================================================= */
-    if (!store_probe(path))
-        return imp_load(run, path, NULL);
+    if (!store_probe(path)) {
+        imp_options opt = {.total = total};
+        return imp_load_ex(run, path, &opt, NULL, NULL);
+    }
     return store_run_load(run, path);
 }
 
@@ -75,6 +83,95 @@ static size_t load_batch(void)
     return n < 1 ? 1 : n > LOAD_BATCH ? LOAD_BATCH : n;
 }
 
+/* The search for runs below a folder that holds no trace file itself. */
+typedef struct runscan {
+    pathlist runs;  /* subfolders holding trace files, as paths below the folder searched */
+    size_t entries; /* entries looked at so far */
+    int stopped;    /* RUNS_ENTRIES reached: there may be more runs */
+    int oom;        /* out of memory: the search is incomplete */
+} runscan;
+
+/* Adds to s->runs the folder `path` (`rel` below the folder searched, `depth` levels down) when
+ * it holds a file tlview reads, else looks in its subfolders while depth < RUNS_DEPTH. A
+ * subfolder reached through a symbolic link is not entered (O_NOFOLLOW), nor a hidden one; the
+ * folder named (depth 0) is, as the user named it. */
+static void scan_runs(const char *path, const char *rel, int depth, runscan *s)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (depth ? O_NOFOLLOW : 0));
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    pathlist subs = {0};
+    int holds = 0;
+    struct dirent *e;
+    char child[8192];
+    while (!holds && !s->oom && (e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        if (++s->entries > RUNS_ENTRIES) {
+            s->stopped = 1;
+            break;
+        }
+        if (snprintf(child, sizeof child, "%s/%s", path, e->d_name) >= (int)sizeof child)
+            continue; /* a path too long to name: not looked at */
+        if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+            s->oom |= depth < RUNS_DEPTH && push(&subs, e->d_name) != 0;
+        else if (stat(child, &st) == 0 && S_ISREG(st.st_mode))
+            holds = store_probe(child) || imp_detect(child, NULL) != NULL;
+    }
+    closedir(d);
+    if (holds)
+        s->oom |= push(&s->runs, rel) != 0;
+    else if (subs.n) /* in name order, so that where a long search stops does not vary */
+        qsort(subs.v, subs.n, sizeof *subs.v, cmp_str);
+    for (size_t i = 0; !holds && !s->stopped && !s->oom && i < subs.n; i++) {
+        char below[8192];
+        if (snprintf(child, sizeof child, "%s/%s", path, subs.v[i]) < (int)sizeof child &&
+            snprintf(below, sizeof below, "%s%s%s", rel, rel[0] ? "/" : "", subs.v[i]) <
+                (int)sizeof below)
+            scan_runs(child, below, depth + 1, s);
+    }
+    pathlist_free(&subs);
+}
+
+/* The error for folder `dir`, which holds no trace file: when its subfolders hold runs (a folder
+ * of recordings, such as samples/spin/traces), it names them (RUNS_NAMED at most), so that the
+ * user can name one. */
+static void say_no_trace(const char *dir)
+{
+    runscan s = {0};
+    scan_runs(dir, "", 0, &s);
+    if (s.oom || !s.runs.n) {
+        cli_msg(stderr, "tlview: %s: the folder holds no trace file\n", dir);
+        pathlist_free(&s.runs);
+        return;
+    }
+    qsort(s.runs.v, s.runs.n, sizeof *s.runs.v, cmp_str);
+    char list[4096] = "", count[64] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < s.runs.n && i < RUNS_NAMED && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", s.runs.v[i]);
+    if (s.runs.n > RUNS_NAMED && len < sizeof list)
+        snprintf(list + len, sizeof list - len, " and %zu more", s.runs.n - RUNS_NAMED);
+    if (s.stopped)
+        snprintf(count, sizeof count, " (the search stopped after %d entries)", RUNS_ENTRIES);
+    if (s.runs.n == 1 && !s.stopped)
+        cli_msg(stderr,
+                "tlview: %s: the folder holds no trace file; its subfolder %s holds a run: name "
+                "it\n",
+                dir, list);
+    else
+        cli_msg(stderr,
+                "tlview: %s: the folder holds no trace file; its subfolders hold %s%zu run%s%s: "
+                "%s: name one\n",
+                dir, s.stopped ? "at least " : "", s.runs.n, s.runs.n == 1 ? "" : "s", count, list);
+    pathlist_free(&s.runs);
+}
+
 /* Adds the trace files of folder `dir` to l, in name order. When the folder holds native tlview
  * files (a `tlview record` folder: traces beside manifest.json and MPS logs), those are the run;
  * otherwise every file the importers recognise (a folder of nvprof or PyTorch traces). */
@@ -106,7 +203,7 @@ static int expand_dir(pathlist *l, const char *dir)
     if (rc)
         cli_msg(stderr, "tlview: %s: out of memory\n", dir);
     else if (!use->n) {
-        cli_msg(stderr, "tlview: %s: the folder holds no trace file\n", dir);
+        say_no_trace(dir);
         rc = 1;
     }
     if (use->n)
@@ -129,6 +226,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
         return 1;
     }
     pathlist all = {0}, native = {0};
+    imp_total total = {0};
     store_run *run = store_run_new();
     if (!run) {
         fprintf(stderr, "tlview: out of memory\n");
@@ -153,7 +251,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
                 fprintf(stderr, "tlview: out of memory\n");
                 goto fail;
             }
-        } else if (load_one(run, all.v[i]) != 0) {
+        } else if (load_one(run, all.v[i], &total) != 0) {
             cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;
         }
@@ -228,6 +326,7 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
 {
     *ppRun = NULL;
     pathlist all = {0}, native = {0};
+    imp_total total = {0};
     char first[1024] = "";
     store_run *run = store_run_new();
     int rc = !run;
@@ -246,7 +345,7 @@ int cli_load_live(int nfiles, char **files, int separate_gpus, char *note, size_
         } else if (imp_detect(all.v[i], NULL) == NULL) { /* a file being created, say */
             if (!first[0])
                 snprintf(first, sizeof first, "%s: not a trace file (yet)", all.v[i]);
-        } else if (load_one(run, all.v[i]) != 0 && !first[0]) {
+        } else if (load_one(run, all.v[i], &total) != 0 && !first[0]) {
             snprintf(first, sizeof first, "%s", store_run_errmsg(run));
         }
     }

@@ -1,6 +1,6 @@
-/* util.c: small helpers the subcommands share: colours, durations, device names, the per-device
- * headline, number arguments, paths beside the binary. (Output files: output.c; safe text and
- * usage errors: text.c.) */
+/* util.c: small helpers the subcommands share: durations, device names, the per-device headline,
+ * number arguments, paths beside the binary. (Colours: color.c; output files: output.c; safe text
+ * and usage errors: text.c.) */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,30 +10,6 @@
 
 #include "cli.h"
 #include "view.h"
-
-int cli_color(const char *mode, FILE *out)
-{
-    if (!strcmp(mode, "always"))
-        return 1;
-    if (!strcmp(mode, "never"))
-        return 0;
-    if (strcmp(mode, "auto"))
-        return -1;
-    const char *term = getenv("TERM");
-    return isatty(fileno(out)) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
-}
-
-const char *cli_verdict_color(analysis_verdict v, int color)
-{
-    static const char *const c[ANALYSIS_NVERDICTS] = {
-        "\033[2m", "", "\033[1;32m", "\033[1;31m", "\033[1;33m", "\033[1;36m", "\033[1;35m"};
-    return color && (unsigned)v < ANALYSIS_NVERDICTS ? c[v] : "";
-}
-
-const char *cli_color_reset(int color)
-{
-    return color ? "\033[0m" : "";
-}
 
 const char *cli_fmt_ns(double ns, char *buf, size_t n)
 {

@@ -146,6 +146,9 @@ static void ch_close(imp_reader *r)
     chrome *ch = r->state;
     if (!ch)
         return;
+    /* what only the reading held goes back: the JSON buffers and each record's staging (its
+     * ch_rec and its place in finish()'s order); the run keeps its rows, strings and the rest */
+    r->memory -= imp_json_charged(ch->j) + ch->nrecs * (uint64_t)(sizeof(ch_rec) + sizeof(size_t));
     imp_json_close(ch->j);
     free(ch->recs);
     for (size_t i = 0; i < ch->ndevs; i++)
@@ -175,13 +178,7 @@ static uint64_t rec_cost(rec_type type)
 /* A new zeroed record of `type`, within the import's limits; NULL with the error set. */
 static ch_rec *new_rec(imp_reader *r, chrome *ch, rec_type type)
 {
-    if (ch->nrecs >= r->max_events) {
-        imp_fail(r, STORE_ENOMEM,
-                 "more than %llu events (the limit; TLVIEW_MAX_EVENTS=N raises it)",
-                 (unsigned long long)r->max_events);
-        return NULL;
-    }
-    if (imp_charge(r, rec_cost(type)) ||
+    if (imp_count_event(r) || imp_charge(r, rec_cost(type)) ||
         imp_grow(r, (void **)&ch->recs, ch->nrecs, &ch->caprecs, sizeof *ch->recs))
         return NULL;
     ch_rec *c = &ch->recs[ch->nrecs++];

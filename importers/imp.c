@@ -119,10 +119,32 @@ int imp_charge(imp_reader *r, uint64_t bytes)
         snprintf(size, sizeof size, "%llu MiB", (unsigned long long)(m >> 20));
     else
         snprintf(size, sizeof size, "%llu bytes", (unsigned long long)m);
+    if (r->memory_before)
+        return imp_fail(r, STORE_ENOMEM,
+                        "the import would hold more than %s in the run (%.1f MiB of it for the "
+                        "files before this one; the limit holds for the run's total; "
+                        "TLVIEW_MAX_MEMORY=N (MiB) raises it)",
+                        size, (double)r->memory_before / (1 << 20));
     return imp_fail(
         r, STORE_ENOMEM,
         "the import would hold more than %s (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises it)",
         size);
+}
+
+int imp_count_event(imp_reader *r)
+{
+    if (r->events < r->max_events) {
+        r->events++;
+        return 0;
+    }
+    if (r->events_before)
+        return imp_fail(r, STORE_ENOMEM,
+                        "more than %llu events in the run (%llu of them in the files before this "
+                        "one; the limit holds for the run's total; TLVIEW_MAX_EVENTS=N raises it)",
+                        (unsigned long long)r->max_events, (unsigned long long)r->events_before);
+    return imp_fail(r, STORE_ENOMEM,
+                    "more than %llu events (the limit; TLVIEW_MAX_EVENTS=N raises it)",
+                    (unsigned long long)r->max_events);
 }
 
 store_idx imp_device(imp_reader *r, store_idx process, const store_device_info *d)
@@ -403,20 +425,29 @@ int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_st
         return STORE_EFORMAT;
     }
 
+    imp_total *total = opt ? opt->total : NULL;
     imp_reader r = {.ops = ops,
                     .path = path,
                     .run = run,
                     .err = err,
                     .stats = stats,
-                    .opt = opt ? opt : &no_options};
+                    .opt = opt ? opt : &no_options,
+                    .events = total ? total->events : 0,
+                    .memory = total ? total->memory : 0};
+    r.events_before = r.events;
+    r.memory_before = r.memory;
     stats->format = ops->name;
     int rc = ops->open(&r);
     if (rc == 0)
         rc = ops->load(&r);
-    ops->close(&r);
+    ops->close(&r); /* gives back what the import held only while it read */
     count_added(stats, run, &before);
     if (rc == 0 && run->nprocesses > before.processes)
         rc = imp_flush_meta(&r, before.processes);
+    if (rc == 0 && total) {
+        total->events = r.events;
+        total->memory = r.memory;
+    }
     if (rc) {
         if (!err->message[0])
             imp_fail(&r, rc, "import failed (code %d)", rc);

@@ -23,9 +23,12 @@ struct imp_reader {
     uint64_t rows_done;     /* SQLite: record rows read so far, of */
     uint64_t rows_total;    /* the rows of every table to read (0: unknown), for progress */
     store_guard guard;      /* SQLite: the file's time limit (imp_sql_open), for every query */
-    uint64_t max_events;    /* Chrome: records one file may keep (imp_options.max_events) */
-    uint64_t max_memory;    /* Chrome: bytes the import may hold (imp_options.max_memory) */
-    uint64_t memory;        /* Chrome: bytes held so far, as counted by imp_charge() */
+    uint64_t max_events;    /* Chrome: records the run may keep (imp_options.max_events) */
+    uint64_t max_memory;    /* Chrome: bytes the run's imports may hold (imp_options.max_memory) */
+    uint64_t events;        /* Chrome: records kept so far, the run's earlier files' included */
+    uint64_t memory;        /* bytes held so far, as counted by imp_charge(), the same way */
+    uint64_t events_before; /* of events, the run's earlier files' (imp_options.total) */
+    uint64_t memory_before; /* of memory, the run's earlier files' (imp_options.total) */
     /* SQLite: a database held in memory (from sqlite3_malloc64()), which imp_sql_open() opens
      * instead of path and hands to SQLite (an NVVP session's embedded nvprof database); NULL
      * for a file */
@@ -41,8 +44,16 @@ int imp_limits(imp_reader *r);
 /* Counts `bytes` more held by this import (an estimate of what grows with the file: the JSON
  * arena, kept records, new strings, declarations). 0, or STORE_ENOMEM with the error "the
  * import would hold more than N MiB (the limit; TLVIEW_MAX_MEMORY=N (MiB) raises it)" once the
- * total passes r->max_memory. */
+ * total passes r->max_memory ("... more than N MiB in the run (M MiB of it for the files before
+ * this one; the limit holds for the run's total; ...)" when earlier files hold some). What is
+ * freed before the import ends is given back by subtracting it from r->memory. */
 int imp_charge(imp_reader *r, uint64_t bytes);
+
+/* Counts one more record kept toward r->max_events. 0, or STORE_ENOMEM with the error "more than
+ * N events (the limit; TLVIEW_MAX_EVENTS=N raises it)" ("... more than N events in the run (M of
+ * them in the files before this one; the limit holds for the run's total; ...)" when earlier
+ * files kept some) once the run's records would pass the limit. */
+int imp_count_event(imp_reader *r);
 
 /* Records the first error (printf-style) with the reader's current row; returns `code`. */
 int imp_fail(imp_reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -219,6 +230,9 @@ int imp_json_skip(imp_json *j);
 /* Bytes of the file read so far (compressed bytes for gzip) and the file size. */
 uint64_t imp_json_offset(imp_json *j);
 uint64_t imp_json_size(imp_json *j);
+/* Bytes of its arena (values and text) the reader counted toward the memory limit (imp_charge),
+ * to give back when it is closed; 0 for NULL. */
+uint64_t imp_json_charged(const imp_json *j);
 
 imp_jtype imp_json_type(const imp_json *j, imp_jref v);
 /* Member of an object by key (exact), or IMP_JNONE. */

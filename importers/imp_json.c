@@ -201,6 +201,11 @@ void imp_json_close(imp_json *j)
     free(j);
 }
 
+uint64_t imp_json_charged(const imp_json *j)
+{
+    return j ? j->cappool + (uint64_t)j->capnodes * sizeof(jnode) : 0;
+}
+
 uint64_t imp_json_offset(imp_json *j)
 {
     return j->offset;

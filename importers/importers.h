@@ -50,7 +50,8 @@ typedef struct imp_stats {
 } imp_stats;
 
 /* Progress callback: `done` of `total` units (bytes or rows) of `path` have been read. Called a
- * few times per second at most; total may be 0 when unknown. */
+ * few times per second at most; total may be 0 when unknown; done == total at the end. Drawing it
+ * is the caller's (tlview's bar: cli/progress.c). */
 typedef void (*imp_progress_fn)(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 /* The limits of a Chrome JSON import, the one format that can grow far beyond its file (a 6 MB
@@ -59,13 +60,28 @@ typedef void (*imp_progress_fn)(void *ctx, const char *path, uint64_t done, uint
  * to raise it: "FILE:LINE: more than 10000000 events (the limit; TLVIEW_MAX_EVENTS=N raises it)".
  * IMP_MAX_EVENTS: events kept as records (kernels, copies, API calls, ranges, and those refused
  * for their times); IMP_MAX_MEMORY: bytes the import may hold (an estimate: the JSON arena, the
- * kept records, new strings, declarations). */
+ * kept records, new strings, declarations; an NVVP session's database while it is inflated).
+ * With imp_options.total the limits hold for the run, every file of it together: a file that
+ * takes the total past one fails with "FILE:LINE: more than 10000000 events in the run (9999990
+ * of them in the files before this one; the limit holds for the run's total; ...)". */
 #define IMP_MAX_EVENTS 10000000ull
 #define IMP_MAX_MEMORY (2048ull << 20)
+
+/* What the imports of one run have taken so far, which the limits bound when it is handed to
+ * each imp_load_ex() of the run (imp_options.total). Zero it before the run's first file; each
+ * import that succeeds adds to it, one that fails leaves it as it was. */
+typedef struct imp_total {
+    uint64_t events; /* events kept as records by the run's Chrome imports */
+    uint64_t memory; /* bytes those imports left held in the run (estimate, as counted for
+                        IMP_MAX_MEMORY: records, strings, declarations; not what was freed) */
+} imp_total;
 
 typedef struct imp_options {
     imp_progress_fn progress; /* NULL: no progress reports */
     void *progress_ctx;       /* handed to progress */
+    /* the run's totals so far, counted toward the limits and updated by a successful import;
+     * NULL: the limits hold for this file alone */
+    imp_total *total;
     /* 0: $TLVIEW_MAX_EVENTS when set (a whole number; 0 there: no limit), else IMP_MAX_EVENTS;
      * UINT64_MAX: no limit */
     uint64_t max_events;
@@ -117,9 +133,5 @@ int imp_load(store_run *run, const char *path, imp_error *err);
 /* imp_load with options (NULL: defaults) and statistics (NULL: not wanted). */
 int imp_load_ex(store_run *run, const char *path, const imp_options *opt, imp_stats *stats,
                 imp_error *err);
-
-/* A progress callback drawing a one-line bar on stderr, only when stderr is a terminal; ctx is
- * unused. Clears its line when done == total. */
-void imp_progress_tty(void *ctx, const char *path, uint64_t done, uint64_t total);
 
 #endif

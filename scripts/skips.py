@@ -3,10 +3,21 @@
 
 Usage: skips.py JUNIT.xml [LABEL]   (the file of `ctest --output-junit`; LABEL names the build in
 the lines). One line per skipped test: "skipped (LABEL): NAME: REASON", the reason being the last
-line the test printed; then a count. Exit status 0, or 2 when the file cannot be read.
+line the test printed that says it skips ("skip: ...", "SKIP: ...", "...: skipped"; the tests
+print their reason so, on one line), else its last line; then a count. Exit status 0, or 2 when
+the file cannot be read.
 """
+import re
 import sys
 import xml.etree.ElementTree as ET
+
+SKIP_LINE = re.compile(r"\bskip", re.IGNORECASE)
+
+
+def reason(lines):
+    """The line of `lines` (stripped, none empty) that gives the reason of a skip."""
+    said = [line for line in lines if SKIP_LINE.search(line)]
+    return (said or lines or ["(no output)"])[-1]
 
 
 def main():
@@ -23,9 +34,9 @@ def main():
     for case in root.iter("testcase"):
         if case.find("skipped") is None:
             continue
-        out = (case.findtext("system-out") or "").strip().splitlines()
-        reason = out[-1].strip() if out else "(no output)"
-        print(f"skipped ({label}): {case.get('name')}: {reason}")
+        out = (case.findtext("system-out") or "").splitlines()
+        why = reason([line.strip() for line in out if line.strip()])
+        print(f"skipped ({label}): {case.get('name')}: {why}")
         n += 1
     print(f"{label}: {n} test(s) skipped")
     return 0

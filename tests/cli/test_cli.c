@@ -461,6 +461,59 @@ int test_cli_bad_input(void)
     return 0;
 }
 
+/* A folder that holds no trace file but whose subfolders hold runs (samples/spin/traces): the
+ * error names the runs below, those up to 4 levels down, not below a run, not through a
+ * symbolic link, not hidden; at most 10 of them by name; the search stops after 20000 entries.
+ * (2026-12, issue 28: it said only "the folder holds no trace file".) */
+int test_cli_folder_of_runs(void)
+{
+    char top[4200], want[9000];
+    snprintf(top, sizeof top, "%s", tmp("top"));
+    TEST_EQ_INT(sh("'%s' '%s' --train 0,10,1000,0", TRACEGEN, tmp("one.db")), 0);
+    TEST_EQ_INT(sh("cd '%s' && mkdir -p top/a/x top/b/sub top/c top/d/e/f/g top/k/l/m/n/o "
+                   "top/.hidden top/j top/many && cp one.db top/a/x/t.db && cp one.db "
+                   "top/b/t.db && cp one.db top/b/sub/t.db && cp one.db top/d/e/f/g/t.db && "
+                   "cp one.db top/k/l/m/n/o/t.db && cp one.db top/.hidden/t.db && echo '{}' "
+                   ">top/j/trace.json && echo log >top/c/spin.log && ln -s b top/link && for i in "
+                   "00 01 02 03 04 05 06 07 08 09 10 11; do mkdir top/many/r$i && cp one.db "
+                   "top/many/r$i/t.db; done",
+                   test_tmpdir()),
+                0);
+    snprintf(want, sizeof want,
+             "tlview: %s/many: the folder holds no trace file; its subfolders hold 12 runs: r00, "
+             "r01, r02, r03, r04, r05, r06, r07, r08, r09 and 2 more: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s/many'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_STR(slurp(out_path), "");
+    TEST_EQ_INT(sh("cd '%s' && rm -r many/r0[1-9] many/r1[01]", top), 0);
+    snprintf(want, sizeof want,
+             "tlview: %s/many: the folder holds no trace file; its subfolder r00 holds a run: "
+             "name it\n",
+             top);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s' '%s/many'", TLVIEW, tmp("x.json"), top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_INT(sh("rm -r '%s/many'", top), 0);
+    snprintf(want, sizeof want,
+             "tlview: %s: the folder holds no trace file; its subfolders hold 4 runs: a/x, b, "
+             "d/e/f/g, j: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    /* a huge tree: the search stops, and says so */
+    TEST_EQ_INT(sh("cd '%s' && mkdir -p huge/a huge/b && cp ../one.db huge/a/t.db && cd huge/b && "
+                   "seq -f d%%05g 0 20000 | xargs mkdir",
+                   top),
+                0);
+    snprintf(want, sizeof want,
+             "tlview: %s/huge: the folder holds no trace file; its subfolders hold at least 1 run "
+             "(the search stopped after 20000 entries): a: name one\n",
+             top);
+    TEST_EQ_INT(sh("'%s' report '%s/huge'", TLVIEW, top), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    return 0;
+}
+
 int test_cli_help_and_usage(void)
 {
     const char *cmds[] = {"report", "merge", "export"};
@@ -504,6 +557,96 @@ int test_cli_report_table_checked_first(void)
     TEST_EQ_INT(sh("'%s' report --format csv --table bogus '%s'", TLVIEW, tmp("missing.db")), 2);
     TEST_EQ_STR(slurp(err_path),
                 "tlview report: unknown table 'bogus'\nTry 'tlview report --help'.\n");
+    return 0;
+}
+
+/* The progress bar of `tlview import` (drawn on a terminal: the command runs under script(1))
+ * shows a file name with terminal escapes in it escaped, as every other name from files is.
+ * (2026-12, issue 28: it wrote the name raw, so a file name could drive the terminal.) */
+int test_cli_import_progress_escaped(void)
+{
+    if (sh("script --version") != 0)
+        return test_cannot_run("script (util-linux) is not installed, so the progress bar cannot "
+                               "be drawn on a terminal");
+    mkdir(tmp("evil"), 0755);
+    FILE *f = fopen(tmp("evil/a\033]0;owned\007\033[31m.json"), "w");
+    TEST_ASSERT(f);
+    fputs("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+          "\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"device\": 0, "
+          "\"stream\": 7}}]}\n",
+          f);
+    fclose(f);
+    TEST_EQ_INT(sh("script -qec \"'%s' import -o '%s' '%s'/a* >/dev/null\" /dev/null", TLVIEW,
+                   tmp("evil.db"), tmp("evil")),
+                0);
+    const char *tty = slurp(out_path);
+    TEST_ASSERT(strstr(tty, "%"));                                         /* a bar was drawn */
+    TEST_ASSERT(!strstr(tty, "\033]0;owned") && !strstr(tty, "\033[31m")); /* no raw escape */
+    TEST_ASSERT(strstr(tty, "a\\x1b]0;owned\\x07\\x1b[31m.json"));         /* the name, escaped */
+    return 0;
+}
+
+/* Writes a Chrome trace of n kernels (one event a line after line 1) at `path`. */
+static int write_kernels(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("{\"traceEvents\": [\n", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+                "\"ts\": %d, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}%s\n",
+                1000 + 10 * i, i + 1 < n ? "," : "");
+    fputs("]}\n", f);
+    return fclose(f);
+}
+
+/* The limits of Chrome imports (TLVIEW_MAX_EVENTS, TLVIEW_MAX_MEMORY) hold for the run, all the
+ * files of one command together: three files of 40 events each fit a limit of 100, together they
+ * do not; the error names the file where the total passed the limit, its line, and the earlier
+ * files' share. (2026-12, issue 28: the limits held per file, so three files of 9.99M events took
+ * 2.2 GB.) */
+int test_cli_import_limits_per_run(void)
+{
+    char want[9000];
+    mkdir(tmp("lim"), 0755);
+    TEST_EQ_INT(write_kernels(tmp("lim/a.json"), 40), 0);
+    TEST_EQ_INT(write_kernels(tmp("lim/b.json"), 40), 0);
+    TEST_EQ_INT(write_kernels(tmp("lim/c.json"), 40), 0);
+    /* each alone fits, and so do two */
+    TEST_EQ_INT(sh("TLVIEW_MAX_EVENTS=100 '%s' report '%s' '%s'", TLVIEW, tmp("lim/a.json"),
+                   tmp("lim/c.json")),
+                0);
+    snprintf(want, sizeof want,
+             "tlview: %s:22: more than 100 events in the run (80 of them in the files before "
+             "this one; the limit holds for the run's total; TLVIEW_MAX_EVENTS=N raises it)\n",
+             tmp("lim/c.json"));
+    TEST_EQ_INT(sh("TLVIEW_MAX_EVENTS=100 '%s' report '%s' '%s' '%s'", TLVIEW, tmp("lim/a.json"),
+                   tmp("lim/b.json"), tmp("lim/c.json")),
+                1);
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_EQ_STR(slurp(out_path), "");
+    /* a folder of them: the same, in name order */
+    TEST_EQ_INT(sh("TLVIEW_MAX_EVENTS=100 '%s' report '%s'", TLVIEW, tmp("lim")), 1);
+    TEST_EQ_STR(slurp(err_path), want);
+    /* tlview import */
+    TEST_EQ_INT(sh("TLVIEW_MAX_EVENTS=100 '%s' import -q -o '%s' '%s' '%s' '%s'", TLVIEW,
+                   tmp("lim.db"), tmp("lim/a.json"), tmp("lim/b.json"), tmp("lim/c.json")),
+                1);
+    snprintf(want, sizeof want,
+             "tlview import: %s:22: more than 100 events in the run (80 of them in the files "
+             "before this one; the limit holds for the run's total; TLVIEW_MAX_EVENTS=N raises "
+             "it)\n",
+             tmp("lim/c.json"));
+    TEST_EQ_STR(slurp(err_path), want);
+    TEST_ASSERT(access(tmp("lim.db"), F_OK) != 0);
+    /* one file past the limit alone says it as before */
+    TEST_EQ_INT(sh("TLVIEW_MAX_EVENTS=30 '%s' report '%s'", TLVIEW, tmp("lim/a.json")), 1);
+    snprintf(want, sizeof want,
+             "tlview: %s:32: more than 30 events (the limit; TLVIEW_MAX_EVENTS=N raises it)\n",
+             tmp("lim/a.json"));
+    TEST_EQ_STR(slurp(err_path), want);
     return 0;
 }
 
@@ -1569,10 +1712,14 @@ int test_cli_output_full_disk(void)
             tmp("old.orig"), res, res);
     fclose(f);
     int rc = sh("unshare -rm sh '%s'", tmp("full.sh"));
-    if (rc == 1 || rc == 99 || rc == 127) /* unshare refused or missing, mount refused */
-        return test_cannot_run("cannot mount a small tmpfs here (unshare -rm + mount exit %d: %s); "
-                               "the full disk is not tested",
-                               rc, slurp(err_path));
+    if (rc == 1 || rc == 99 || rc == 127) { /* unshare refused or missing, mount refused */
+        char why[512];
+        snprintf(why, sizeof why, "%s", slurp(err_path));
+        why[strcspn(why, "\n")] = 0; /* its first line: the reason is one sentence */
+        return test_cannot_run("cannot mount a small tmpfs here (unshare -rm + mount exit %d: %s), "
+                               "so the full disk is not tested",
+                               rc, why);
+    }
     TEST_EQ_INT(rc, 0);
     char p[4300];
     snprintf(p, sizeof p, "%s/rc", res);

@@ -1086,7 +1086,8 @@ int test_collector_runtime_version(void)
     snprintf(lib, sizeof lib, "%s/libcudart.so.13", CUDA_LIBRARY_DIR);
     void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (!h)
-        return TEST_SKIP;
+        return test_skip("%s cannot be loaded (%s), so the runtime version is not tested", lib,
+                         dlerror());
     int (*get)(int *) = NULL;
     *(void **)&get = dlsym(h, "cudaRuntimeGetVersion");
     int v = 0;
@@ -1201,6 +1202,13 @@ static int have_gpu(void)
     return access("/dev/nvidiactl", F_OK) == 0;
 }
 
+/* The skip of a case that injects the real collector where CUPTI cannot start. */
+static int skip_with_gpu(void)
+{
+    return test_skip("this machine has a GPU (/dev/nvidiactl), and the case needs one without: "
+                     "the collector's start where CUPTI cannot start is not tested here");
+}
+
 static int read_text(const char *name, char *text, size_t size)
 {
     char path[4096];
@@ -1218,7 +1226,7 @@ static int read_text(const char *name, char *text, size_t size)
 int test_collector_inject_exit(void)
 {
     if (have_gpu())
-        return TEST_SKIP;
+        return skip_with_gpu();
     pid_t child;
     int status = run_injected("exit", &child);
     char out[256], err[4096], path[4096];
@@ -1249,7 +1257,7 @@ int test_collector_inject_exit(void)
 int test_collector_inject_sigterm(void)
 {
     if (have_gpu())
-        return TEST_SKIP;
+        return skip_with_gpu();
     pid_t child;
     int status = run_injected("sigterm", &child);
     TEST_ASSERT(WIFSIGNALED(status));
@@ -1267,7 +1275,7 @@ int test_collector_inject_sigterm(void)
 int test_collector_inject_sigint_chained(void)
 {
     if (have_gpu())
-        return TEST_SKIP;
+        return skip_with_gpu();
     pid_t child;
     int status = run_injected("sigint-app", &child);
     char out[256];
@@ -1286,7 +1294,7 @@ int test_collector_inject_sigint_chained(void)
 int test_collector_inject_fork(void)
 {
     if (have_gpu())
-        return TEST_SKIP;
+        return skip_with_gpu();
     pid_t child;
     int status = run_injected("fork", &child);
     char out[256], err[4096];
@@ -2153,7 +2161,7 @@ int test_collector_flight_size(void)
 int test_collector_inject_control(void)
 {
     if (have_gpu())
-        return TEST_SKIP;
+        return skip_with_gpu();
     char go[4200];
     snprintf(go, sizeof go, "%s/go", test_tmpdir());
     setenv("TLVIEW_TEST_GO", go, 1);

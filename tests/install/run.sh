@@ -2,7 +2,8 @@
 # run.sh BUILD SRC [CMAKE]: installs the build into a temporary prefix (cmake --install BUILD
 # --prefix P) and uses tlview from there, with no help from the build or source tree: --help (the
 # command table, every summary whole), the man pages and tlview.pc, `record` finding the installed
-# libcollect.so (a stand-in command reports the CUDA_INJECTION64_PATH it got), `report` on the
+# libcollect.so (a stand-in command reports the CUDA_INJECTION64_PATH it got; without CUDA,
+# tlview.pc and record say the collector was not built), `report` on the
 # installed demo traces (the output of tests/golden/spin-off-n4), and `serve --port 0` with no
 # files answering /api/runs with the installed demo. Then the tree is moved to a deeper path and
 # everything is checked again: nothing may depend on the prefix it was installed to.
@@ -101,6 +102,10 @@ check() {
             expect_eq "pkg-config --variable=collector tlview" \
                 "$(realpath "$(find "$p" -name libcollect.so)")" \
                 "$(realpath -m "$(pkg-config --variable=collector tlview)")"
+        else
+            expect_eq "pkg-config --variable=collector tlview" \
+                "none: tlview was built without CUDA/CUPTI, so libcollect.so was not built" \
+                "$(pkg-config --variable=collector tlview)"
         fi
         unset PKG_CONFIG_PATH
     fi
@@ -120,6 +125,11 @@ check() {
             fail "tlview record: $(cat "$tmp/record.out")"
         fi
         expect_eq "CUDA_INJECTION64_PATH that record gave" "$lib" "$(cat "$tmp/injected" 2>&1)"
+    else # without CUDA: record says the build has no collector
+        TLVIEW_GPU_CHECK=0 "$tl" record -o "$tmp/rec" -- /bin/true >"$tmp/record.out" 2>&1
+        expect_eq "tlview record's exit status (no collector)" 1 "$?"
+        grep -q 'this tlview was built without CUDA/CUPTI, so it has no collector of its own' \
+            "$tmp/record.out" || fail "tlview record: $(cat "$tmp/record.out")"
     fi
 
     # report on the installed demo traces: the output of the golden case spin-off-n4

@@ -6,7 +6,9 @@
 # (rank 0 answers alone) too, and --group N on a range is `tlview report` on it. A file
 # that breaks only when its group is loaded (the index reads no kernel), and a file the index
 # refuses (read by another rank than 0), give the same error and exit status 1 from any number
-# of ranks.
+# of ranks. Colour (--color auto, the default): none in a report written to a file, though Open
+# MPI gives each rank a pty (2026-12, issue 28), and colour when mpirun's own stdout is a terminal
+# (under script(1), where it is installed).
 # MPIEXEC "none": tlview was built without MPI; skipped (77), or failed under CI=true.
 set -u
 tl=$1 gen=$2 mpiexec=$3 ranks=$4 work=$5
@@ -39,6 +41,21 @@ same() { # same NAME ARGS...: one process and RANKS ranks print the same bytes, 
     echo "same: $name ($(wc -c <"$work/$name.one") bytes)"
 }
 same text --color never "$work/job"
+same text_auto "$work/job" # --color auto, the default: stdout is a file
+esc=$(printf '\033')
+if grep -q "$esc" "$work/text_auto.mpi"; then
+    echo "FAILED text_auto: $ranks ranks wrote colour codes into a file"; fail=1
+fi
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$mpiexec' --oversubscribe -n $ranks '$tl' job '$work/job'" /dev/null \
+        >"$work/text_tty.mpi" 2>&1
+    if grep -q "$esc\[1mGPUs by time-sliced share" "$work/text_tty.mpi"; then
+        echo "same: text_tty (coloured: mpirun's stdout is a terminal)"
+    else
+        echo "FAILED text_tty: no colour though mpirun's stdout is a terminal:"
+        head -5 "$work/text_tty.mpi"; fail=1
+    fi
+fi
 same json --format json "$work/job"
 same csv --format csv "$work/job"
 same baseline --format json --baseline "$work/job/node000.00000.db" "$work/job"

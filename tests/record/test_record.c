@@ -67,13 +67,16 @@ static const char *setup(void)
     return tmp;
 }
 
+/* The tlview binary start_record() runs: the build's, or a copy elsewhere. */
+static const char *record_bin = TLVIEW_BIN;
+
 /* Starts `tlview record ARGS...` with stdout/stderr to files in tmpdir; returns its pid. */
 static pid_t start_record(const char *const *args)
 {
     char outp[4096], errp[4096];
     snprintf(outp, sizeof outp, "%s/record.out", test_tmpdir());
     snprintf(errp, sizeof errp, "%s/record.err", test_tmpdir());
-    const char *argv[64] = {TLVIEW_BIN, "record"};
+    const char *argv[64] = {record_bin, "record"};
     int n = 2;
     for (; args[n - 2] && n < 63; n++)
         argv[n] = args[n - 2];
@@ -85,7 +88,7 @@ static pid_t start_record(const char *const *args)
         int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
-        execv(TLVIEW_BIN, (char **)argv);
+        execv(record_bin, (char **)argv);
         _exit(99);
     }
     return pid;
@@ -303,6 +306,9 @@ int test_record_usage_errors(void)
     const char *base[] = {"--baseline", "/nonexistent/base", "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(base), 1);
     TEST_CONTAINS(err_text, "--baseline /nonexistent/base: No such file or directory");
+    const char *color[] = {"--color", "sometimes", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(color), 2);
+    TEST_CONTAINS(err_text, "tlview record: --color wants auto, always or never, not 'sometimes'");
     const char *help[] = {"--help", NULL};
     TEST_EQ_INT(run_record(help), 0);
     TEST_CONTAINS(out_text, "usage: tlview record");
@@ -432,7 +438,8 @@ int test_record_no_gpu(void)
 {
     const char *tmp = setup();
     if (access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0)
-        return TEST_SKIP; /* this machine has a GPU: the message cannot show */
+        return test_skip("this machine has a GPU, so record's message for a machine without one "
+                         "cannot show");
     unsetenv("TLVIEW_GPU_CHECK");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/run", tmp);
@@ -451,7 +458,8 @@ int test_record_mps_control_missing(void)
     setenv("PATH", "/usr/bin:/bin", 1); /* no stand-in, and no driver utilities here */
     const char *args[] = {"-o", dir, "--mps", "--", STANDIN, NULL};
     if (access("/usr/bin/nvidia-cuda-mps-control", F_OK) == 0)
-        return TEST_SKIP;
+        return test_skip("/usr/bin/nvidia-cuda-mps-control is installed, so record's message for "
+                         "a machine without it cannot show");
     TEST_EQ_INT(run_record(args), 1);
     TEST_CONTAINS(err_text, "--mps needs nvidia-cuda-mps-control");
     setenv("TLVIEW_MPS_CONTROL", "/nonexistent/mps-control", 1);
@@ -680,6 +688,7 @@ int test_record_headline(void)
     TEST_CONTAINS(out_text, "1.50x"); /* 30 ms of kernels over 20 ms of solo reference */
     TEST_CONTAINS(out_text, "s from the start barrier to the last copy's exit (2 copies, 2 trace "
                             "files)");
+    TEST_ASSERT(!strchr(out_text, '\033')); /* --color auto: stdout is a file */
     json_t *m = load_manifest(dir);
     TEST_ASSERT(m);
     TEST_EQ_INT(json_array_size(json_object_get(m, "files")), 2);
@@ -702,6 +711,11 @@ int test_record_headline(void)
     const char *nobase[] = {"-o", dir2, "-n", "2", "-b", empty, "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(nobase), 1);
     TEST_CONTAINS(err_text, "no trace files (*.db) there");
+    /* --color always colours the headline's verdict */
+    snprintf(dir2, sizeof dir2, "%s/coloured", tmp);
+    const char *always[] = {"-o", dir2, "-n", "2", "--color=always", "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(always), 0);
+    TEST_CONTAINS(out_text, "\033[1;31mTIME-SLICED\033[0m (no MPS): stretch 2.00x");
     return 0;
 }
 
@@ -757,12 +771,53 @@ int test_record_collector_build_tree(void)
     const char *tmp = setup();
     char dir[4096], want[4096];
     if (!realpath(TLVIEW_BINARY_DIR "/collector/libcollect.so", want))
-        return TEST_SKIP; /* built without CUDA: no collector in this tree */
+        return test_skip("tlview was built without CUDA (no %s/collector/libcollect.so), so the "
+                         "build tree's collector is not tested",
+                         TLVIEW_BINARY_DIR);
     unsetenv("TLVIEW_COLLECTOR");
     snprintf(dir, sizeof dir, "%s/run", tmp);
     const char *args[] = {"-o", dir, "--", STANDIN, NULL};
     TEST_EQ_INT(run_record(args), 1); /* no trace from the stand-in */
     TEST_EQ_STR(rank_value(0, "CUDA_INJECTION64_PATH"), want);
+    return 0;
+}
+
+/* Where no libcollect.so is found (a copy of tlview in a folder of its own, no
+ * TLVIEW_COLLECTOR), record says where it looked; a tlview built without CUDA says first that it
+ * has no collector of its own. (2026-12, issue 28: such a build said only "libcollect.so not
+ * found ... set TLVIEW_COLLECTOR", as if its collector had gone missing.) */
+int test_record_collector_not_found(void)
+{
+    const char *tmp = setup();
+    char bin[4200], dir[4200], want[9000];
+    unsetenv("TLVIEW_COLLECTOR");
+    snprintf(bin, sizeof bin, "%s/bin", tmp);
+    mkdir(bin, 0755);
+    snprintf(bin, sizeof bin, "%s/bin/tlview", tmp);
+    snprintf(want, sizeof want, "cp '%s' '%s'", TLVIEW_BIN, bin);
+    TEST_EQ_INT(system(want), 0);
+    record_bin = bin;
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    const char *args[] = {"-o", dir, "--", STANDIN, NULL};
+    TEST_EQ_INT(run_record(args), 1);
+    if (TLVIEW_COLLECTOR_BUILT) {
+        snprintf(want, sizeof want,
+                 "tlview record: libcollect.so not found (looked at %s/bin/../collector/"
+                 "libcollect.so and ",
+                 tmp);
+        TEST_CONTAINS(err_text, want);
+        TEST_CONTAINS(err_text, "/libcollect.so); set TLVIEW_COLLECTOR to its path\n");
+    } else {
+        snprintf(want, sizeof want,
+                 "tlview record: libcollect.so not found: this tlview was built without "
+                 "CUDA/CUPTI, so it has no collector of its own (looked at %s/bin/../collector/"
+                 "libcollect.so and ",
+                 tmp);
+        TEST_CONTAINS(err_text, want);
+        TEST_CONTAINS(err_text, "/libcollect.so); set TLVIEW_COLLECTOR to the libcollect.so of a "
+                                "tlview built with CUDA\n");
+    }
+    TEST_EQ_STR(rank_value(0, "pid"), ""); /* nothing started */
     return 0;
 }
 

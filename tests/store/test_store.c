@@ -1251,7 +1251,8 @@ int test_store_sort_many_segments(void)
 int test_store_one_file_in_shares(void)
 {
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        return TEST_SKIP; /* a single CPU reads a file in one range */
+        return test_skip("one CPU here, and a single CPU reads a file in one range: the shared "
+                         "read is not tested");
     const char *path = path_in("big.db");
     const int n = 700000;
     TEST_EQ_INT(write_many(path, n, 50000, 0), STORE_OK);

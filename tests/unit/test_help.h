@@ -61,8 +61,14 @@ struct test_case {
 const char *test_tmpdir(void);
 
 /* What a case returns when it cannot run here (a tool, a permission or a corpus missing): prints
- * the reason (printf-style) as its last line, then returns TEST_SKIP, or 1 under CI=true, where
- * every test must run. */
+ * "skip: <why>" (printf-style; line breaks in what is formatted become "; ", so the reason is one
+ * line, which scripts/skips.py shows) as its last line, then returns TEST_SKIP, or 1 under
+ * CI=true, where every test must run. */
 __attribute__((format(printf, 1, 2))) int test_cannot_run(const char *why, ...);
+
+/* What a case returns when it has nothing to test on this machine or build, CI included (a GPU
+ * present hides the no-GPU path; a build without CUDA has no collector): prints "skip: <why>" as
+ * test_cannot_run() does and returns TEST_SKIP. */
+__attribute__((format(printf, 1, 2))) int test_skip(const char *why, ...);
 
 #endif

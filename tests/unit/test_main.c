@@ -29,17 +29,45 @@ const char *test_tmpdir(void)
     return tmpdir;
 }
 
+/* Prints `lead` and the formatted reason on one line of stderr: each line break of the text (the
+ * output of a command quoted in it, say) becomes "; ", and breaks at its end are dropped. */
+static void say_why(const char *lead, const char *why, va_list ap)
+{
+    char text[2048];
+    vsnprintf(text, sizeof text, why, ap);
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+        text[--n] = 0;
+    fputs(lead, stderr);
+    for (const char *s = text; *s; s++) {
+        if (*s == '\r')
+            continue;
+        if (*s == '\n')
+            fputs("; ", stderr);
+        else
+            fputc(*s, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 int test_cannot_run(const char *why, ...)
 {
     const char *ci = getenv("CI");
     int fail = ci && strcmp(ci, "true") == 0;
     va_list ap;
     va_start(ap, why);
-    fputs(fail ? "FAILED (CI=true, where every test must run): " : "skip: ", stderr);
-    vfprintf(stderr, why, ap);
-    fputc('\n', stderr);
+    say_why(fail ? "FAILED (CI=true, where every test must run): " : "skip: ", why, ap);
     va_end(ap);
     return fail ? 1 : TEST_SKIP;
+}
+
+int test_skip(const char *why, ...)
+{
+    va_list ap;
+    va_start(ap, why);
+    say_why("skip: ", why, ap);
+    va_end(ap);
+    return TEST_SKIP;
 }
 
 static int run_case(const struct test_case *tc)

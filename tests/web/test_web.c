@@ -2292,8 +2292,11 @@ static int wait_exit(pid_t pid)
 
 static int save_run(const char *dir, const char *name, double scale, int mps, char *path, size_t n)
 {
+    if (snprintf(path, n, "%s/%s", dir, name) >= (int)n) {
+        fprintf(stderr, "save_run: %s/%s: path too long\n", dir, name);
+        return -1;
+    }
     store_run *run = make_run(scale, mps);
-    snprintf(path, n, "%s/%s", dir, name);
     int rc = store_run_save(run, path, "test_web");
     if (rc)
         fprintf(stderr, "store_run_save %s: %s\n", path, store_run_errmsg(run));
