@@ -536,12 +536,21 @@ static int64_t pixel_edge(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
     return t0 + (int64_t)((unsigned __int128)(uint64_t)(t1 - t0) * j / w);
 }
 
+/* pixel_end: where pixel j is measured to: its next edge, or for a pixel of no width (more pixels
+ * than ns) one ns after its start (web/API.md: it shows the instant it starts at, that is what
+ * [start, start + 1) holds) */
+static int64_t pixel_end(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
+{
+    int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
+    return b > a ? b : a + 1;
+}
+
 /* brute-force expectations over row `p` (0: A, 1: B) of the synthetic run */
 static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w,
                           int64_t *count, int64_t *busy_pm)
 {
     for (int j = 0; j < w; j++) {
-        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
+        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_end(t0, t1, w, j);
         int64_t n = 0, busy = 0;
         for (uint64_t i = 0; i < run->nkernels; i++) {
             const store_kernel *k = &run->kernels[i];
@@ -571,7 +580,7 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
     int noverlap = 0;
     for (int px = 0; px < w; px++) {
         int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
-        int64_t b = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
+        int64_t b = pixel_end(t0, t1, (uint32_t)w, (uint32_t)px);
         int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
@@ -641,6 +650,171 @@ int test_web_timeline_bins(void)
     TEST_ASSERT(noverlap > 10 && noverlap < w - 10);
     json_decref(j);
     teardown(&f);
+    return 0;
+}
+
+static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn);
+
+/* timeline_json: web_timeline() of r over [t0, t1) (relative ns), every row, parsed; NULL (and a
+ * message) on failure. */
+static json_t *timeline_json(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             uint32_t kmax)
+{
+    web_buf b = {0};
+    json_error_t e;
+    json_t *j = web_timeline(r, 0, t0, t1, width, kmax, NULL, 0, &b, NULL) == WEB_OK
+                    ? json_loadb(b.s, b.len, 0, &e)
+                    : NULL;
+    if (!j)
+        fprintf(stderr, "web_timeline [%lld, %lld) over %u pixels failed\n", (long long)t0,
+                (long long)t1, width);
+    free(b.s);
+    return j;
+}
+
+/* same_as_next: every per-pixel array of `o` (a lane, a binned row or one of its levels: the
+ * arrays of `w` values) holds in each pixel of no width (next edge == its edge) the value of
+ * the pixel after it, which covers the instant it shows. The pixels that differ, each printed. */
+static int same_as_next(json_t *o, const char *what, int64_t t0, int64_t t1, uint32_t w)
+{
+    const char *key;
+    json_t *v;
+    int bad = 0;
+    json_object_foreach(o, key, v)
+    {
+        if (!json_is_array(v) || json_array_size(v) != w || json_is_object(json_array_get(v, 0)))
+            continue; /* not per pixel (a row's levels are checked one by one) */
+        for (uint32_t j = 0; j + 1 < w; j++) {
+            if (pixel_edge(t0, t1, w, j) != pixel_edge(t0, t1, w, j + 1) ||
+                json_equal(json_array_get(v, j), json_array_get(v, j + 1)))
+                continue;
+            char *a = json_dumps(json_array_get(v, j), JSON_ENCODE_ANY);
+            char *b = json_dumps(json_array_get(v, j + 1), JSON_ENCODE_ANY);
+            fprintf(stderr, "[%lld, %lld) over %u: %s %s: pixel %u (of no width) %s, pixel %u %s\n",
+                    (long long)t0, (long long)t1, w, what, key, j, a, j + 1, b);
+            free(a), free(b);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Pixels narrower than 1 ns (more pixels than ns) show the instant they start at (web/API.md),
+ * in every per-pixel field: the lane's verdict and overlap, each binned row's count, busy and
+ * verdict, as the concurrency profile always did. Found 2026-12-08 by the second adversarial pass
+ * (issue 28): on mps-off/n4, 100 ns over 200 pixels (one in two of no width) gave verdict -1 and
+ * overlap 0 in every other pixel, 3 and 1000 in the rest, while busy was 1000 in all. */
+int test_web_timeline_instants(void)
+{
+    /* the reproducer: four processes time-sliced from 6.8 ms to 1.92 s, so every pixel of
+     * [1 s, 1 s + 100 ns) is inside one time-sliced window with its four kernels in flight */
+    store_run *run;
+    analysis *an;
+    TEST_EQ_INT(load_demo("mps-off/n4", &run, &an), 0);
+    web_run src = {"demo", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    json_t *j = timeline_json(&r, 1000000000, 1000000100, 200, 0);
+    TEST_ASSERT(j);
+    json_t *lane = json_array_get(json_object_get(j, "lanes"), 0);
+    TEST_EQ_INT(json_array_size(json_object_get(lane, "verdict")), 200);
+    for (size_t px = 0; px < 200; px++) {
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "verdict"), px)),
+                    ANALYSIS_TIME_SLICED);
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "overlap"), px)), 1000);
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "busy"), px)), 1000);
+    }
+    /* each process's kernel, and the cudaDeviceSynchronize each waits in: binned (kmax 0), in
+     * flight in every pixel; its copies are before */
+    json_t *rows = json_object_get(j, "rows");
+    int binned = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i), *levels = json_object_get(row, "levels");
+        if (!json_object_get(row, "count") && !levels)
+            continue;
+        json_t *bins = levels ? json_array_get(levels, 0) : row;
+        binned++;
+        for (size_t px = 0; px < 200; px++) {
+            TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(bins, "count"), px)), 1);
+            TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(bins, "busy"), px)),
+                        1000);
+            if (!levels)
+                TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(row, "verdict"), px)),
+                            ANALYSIS_TIME_SLICED);
+        }
+    }
+    TEST_EQ_INT(binned, 12); /* 4 processes: kernels, API calls, NVTX ranges */
+    json_decref(j);
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    /* the synthetic run about 1 ns per pixel, across window edges: A alone until 399 us, idle,
+     * A and B side by side [400 us, 402 us), idle [402 us, 402.1 us), side by side again. Lane
+     * and kernel rows against brute force; with copies, API calls and NVTX ranges (rich), every
+     * per-pixel array of no width equal to its neighbour's */
+    static const struct {
+        int64_t t0, t1;
+        uint32_t w;
+    } zooms[] = {
+        {401900, 402200, 600},  /* half a ns per pixel */
+        {401950, 402150, 8192}, /* 1/41 ns: pixels of no width in runs of 40 */
+        {401800, 402199, 400},  /* one pixel of no width */
+        {401800, 402200, 400},  /* 1 ns each */
+        {401800, 402201, 400},  /* one pixel of 2 ns */
+        {401999, 402001, 7},    /* 2 ns over 7 pixels, the window's end between */
+        {399999, 400000, 5},    /* 1 ns over 5 pixels: idle */
+        {400000, 400001, 3},    /* 1 ns over 3 pixels: the window's first ns */
+        {398990, 399010, 31},   /* A's last kernel ends at 399 us */
+    };
+    for (int rich = 0; rich < 2; rich++) {
+        run = make_run_x(1.0, 0, rich);
+        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+        src = (web_run){"x", run, an};
+        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        for (size_t z = 0; z < sizeof zooms / sizeof *zooms; z++) {
+            int64_t t0 = zooms[z].t0, t1 = zooms[z].t1;
+            uint32_t w = zooms[z].w;
+            TEST_ASSERT((j = timeline_json(&r, t0, t1, w, 0)) != NULL);
+            lane = json_array_get(json_object_get(j, "lanes"), 0);
+            int bad = same_as_next(lane, "lane", t0, t1, w);
+            if (!rich && lane_verdicts_brute(lane, an, BASE + t0, BASE + t1, (int)w) < 0)
+                bad++;
+            rows = json_object_get(j, "rows");
+            for (size_t i = 0; i < json_array_size(rows); i++) {
+                json_t *row = json_array_get(rows, i), *levels = json_object_get(row, "levels");
+                char what[32];
+                snprintf(what, sizeof what, "row %zu", i);
+                bad += same_as_next(row, what, t0, t1, w);
+                for (size_t l = 0; l < json_array_size(levels); l++)
+                    bad += same_as_next(json_array_get(levels, l), what, t0, t1, w);
+                if (rich)
+                    continue;
+                int64_t *count = malloc(sizeof *count * w), *busy = malloc(sizeof *busy * w);
+                expect_pixels(run, (int)i, BASE + t0, BASE + t1, (int)w, count, busy);
+                for (uint32_t px = 0; px < w; px++) {
+                    int64_t c =
+                        json_integer_value(json_array_get(json_object_get(row, "count"), px));
+                    int64_t b =
+                        json_integer_value(json_array_get(json_object_get(row, "busy"), px));
+                    if (c != count[px] || b != busy[px]) {
+                        fprintf(stderr,
+                                "[%lld, %lld) over %u: row %zu pixel %u: count %lld busy %lld, "
+                                "want %lld %lld\n",
+                                (long long)t0, (long long)t1, w, i, px, (long long)c, (long long)b,
+                                (long long)count[px], (long long)busy[px]);
+                        bad++;
+                    }
+                }
+                free(count), free(busy);
+            }
+            json_decref(j);
+            TEST_EQ_INT(bad, 0);
+        }
+        web_runix_free(&r);
+        analysis_free(an);
+        store_run_free(run);
+    }
     return 0;
 }
 
