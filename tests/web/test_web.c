@@ -2,7 +2,9 @@
  * HTTP/1.0 client over sockets (with timeouts) checks every endpoint against numbers computed
  * here by brute force, the 400/404/405 answers, path traversal attempts, huge ranges and many
  * concurrent clients; the interval index is checked against brute force on random data; and
- * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). */
+ * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). The servers
+ * started here require no token (web_options.no_token) but in the token's own cases; those of
+ * `tlview serve` are asked with the token of the URL they print. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
