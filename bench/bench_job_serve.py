@@ -14,8 +14,11 @@ import time
 import urllib.request
 
 
-def get(port, path):
-    return urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60).read()
+def get(port, token, path):
+    """The body of GET path, with the token the server printed (Authorization: Bearer)."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                 headers={"Authorization": f"Bearer {token}"})
+    return urllib.request.urlopen(req, timeout=60).read()
 
 
 def measure(tl, job):
@@ -25,13 +28,13 @@ def measure(tl, job):
     try:
         line = p.stdout.readline()
         t_url = time.monotonic() - t0
-        m = re.search(r"127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"127\.0\.0\.1:(\d+)/\?token=([0-9a-f]+)", line)
         if not m:
             raise SystemExit(f"bench_job_serve: {job}: no URL from tlview serve --job ({line!r})")
-        port = m.group(1)
-        size = len(get(port, "/api/job"))
+        port, token = m.group(1), m.group(2)
+        size = len(get(port, token, "/api/job"))
         t_api = time.monotonic() - t0
-        while json.loads(get(port, "/api/job?index=0"))["report"] is None:
+        while json.loads(get(port, token, "/api/job?index=0"))["report"] is None:
             time.sleep(0.05)
         t_done = time.monotonic() - t0
         with open(f"/proc/{p.pid}/status") as f:

@@ -62,6 +62,9 @@ static long rss_kb(const char *key)
     return v;
 }
 
+/* The token the server requires (web_token()): every request carries it, as the page's do. */
+static const char *token = "";
+
 /* http_get: one GET over a new loopback connection; returns the status (or -1) and body size. */
 static int http_get(unsigned port, const char *path, size_t *len)
 {
@@ -75,7 +78,8 @@ static int http_get(unsigned port, const char *path, size_t *len)
         return -1;
     }
     char req[512], buf[65536];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\n\r\n", path);
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", path,
+                     token);
     if (write(fd, req, (size_t)n) != n) {
         close(fd);
         return -1;
@@ -141,8 +145,9 @@ static int run_wrk(unsigned port, int64_t span, int seconds, const char *rows, i
     fclose(f);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "wrk -t2 -c64 -d%ds --timeout 10s --latency -s %s http://127.0.0.1:%u/ 2>&1", seconds,
-             lua, port);
+             "wrk -t2 -c64 -d%ds --timeout 10s --latency -H 'Authorization: Bearer %s' -s %s "
+             "http://127.0.0.1:%u/ 2>&1",
+             seconds, token, lua, port);
     double la[3] = {0};
     load_average(la);
     printf("wrk, %s, %s (load average %.2f): %s\n", compact ? "compact (format=bin)" : "JSON",
@@ -280,6 +285,7 @@ int main(int argc, char **argv)
     }
     double t_idx = now_s() - t, c_idx = cpu_s() - c, t_started = now_s();
     unsigned port = web_port(w);
+    token = web_token(w);
     const analysis_summary *sum = analysis_get_summary(an);
     int64_t span = sum->t_end - sum->t_begin;
     char url[1024];

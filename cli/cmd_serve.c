@@ -27,10 +27,10 @@
 #endif
 
 static const char usage_text[] =
-    "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--compare FILE]...\n"
-    "                    [--baseline FILE]... [--threads N] [--separate-gpus]\n"
-    "                    [--assume-mps on|off] [--measure WHAT] [--from T] [--to T]\n"
-    "                    [--range NAME] [--follow] [FILES...]\n"
+    "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--no-token]\n"
+    "                    [--compare FILE]... [--baseline FILE]... [--threads N]\n"
+    "                    [--separate-gpus] [--assume-mps on|off] [--measure WHAT] [--from T]\n"
+    "                    [--to T] [--range NAME] [--follow] [FILES...]\n"
     "       tlview serve --job [options] FILES|FOLDERS...\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
@@ -39,6 +39,12 @@ static const char usage_text[] =
     "process and stream with its kernels, hover and click for details, find by name, and the\n"
     "analysis tables. Everything is in the binary: the browser fetches nothing from elsewhere.\n"
     "The server is read-only and only answers for its page and its API (web/API.md).\n"
+    "\n"
+    "Each start makes a new random token, and every request must carry it, on loopback too (on\n"
+    "a shared machine, such as a cluster's login node, every user can reach 127.0.0.1): the URL\n"
+    "printed carries it (http://ADDR:PORT/?token=...), and the page opened with it keeps it in a\n"
+    "cookie. Without it the page, its files and the API answer 403. --no-token serves without\n"
+    "one, on a loopback address only.\n"
     "\n"
     "With --follow the FILES may still be written (a program being recorded, a server traced\n"
     "for days): they are read again whenever they change, and so are the folders given, where\n"
@@ -57,13 +63,16 @@ static const char usage_text[] =
     "\n"
     "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
     "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
-    "                       share the view on the network: then a random token is required,\n"
-    "                       and the printed URL carries it)\n"
+    "                       share the view on the network: a warning says so, and the token\n"
+    "                       is then all that keeps out whoever can reach the port)\n"
     "  -H, --allow-host NAME\n"
     "                       one more host name the browser may use to reach the server (a DNS\n"
     "                       alias, a proxy); repeatable. Others are refused (421), which stops\n"
     "                       DNS-rebinding pages; 127.0.0.1, localhost, [::1], the bound address\n"
     "                       and, bound beyond loopback, this machine's name are always accepted\n"
+    "      --no-token       require no token: any user of this machine may then read the\n"
+    "                       page and the API (host names, paths, command lines); refused with\n"
+    "                       a --bind beyond loopback (usage error)\n"
     "  -c, --compare FILE   a second run of the same work (e.g. with MPS), drawn below the first\n"
     "                       on a common time axis relative to each run's first kernel;\n"
     "                       repeatable, or a folder\n"
@@ -112,6 +121,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"range", required_argument, 0, 'R'},
         {"follow", no_argument, 0, 'W'},
         {"job", no_argument, 0, 'j'},
+        {"no-token", no_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -145,6 +155,7 @@ static int parse(int argc, char **argv, serve_opts *o)
             break;
         case 'W': o->follow = 1; break;
         case 'j': o->job = 1; break;
+        case 'N': o->web.no_token = 1; break;
         case 'h': fputs(usage_text, stdout); return -1;
         default: return cli_usage_error("serve", "unknown option");
         }
@@ -155,6 +166,13 @@ static int parse(int argc, char **argv, serve_opts *o)
         return cli_usage_error("serve", "--follow needs the FILES (or folders) to follow");
     if (o->job && optind >= argc)
         return cli_usage_error("serve", "--job needs the job's FILES (or folders)");
+    /* refused before the files are read (minutes for a big job), not by web_start() after */
+    if (o->web.no_token && web_loopback(o->web.bind) == 0)
+        return cli_usage_error("serve",
+                               "--no-token is refused beyond loopback (--bind %s): anyone who "
+                               "can reach the port would read the traces' host names, paths "
+                               "and command lines",
+                               o->web.bind);
     if (o->job && (o->an.ncompare || o->follow || o->an.from || o->an.to || o->an.range))
         return cli_usage_error("serve", "--job does not go with --compare, --follow, --from, --to "
                                         "or --range");
@@ -211,14 +229,17 @@ static int find_demo(char *off, char *on, size_t n)
 }
 
 /* print_url: the line that says where to point the browser (on stdout; tests read it), after
- * `what` it shows ("1200 kernels"). Beyond
- * loopback, a warning on stderr first, and the URL carries the token. The host is web/'s, which
- * knows what the address it bound means (::0 is every interface too) and which names it answers
- * to. */
+ * `what` it shows ("1200 kernels"), with the token (none with --no-token, which a warning on
+ * stderr recalls). Beyond loopback, a warning on stderr first. The host is web/'s, which knows
+ * what the address it bound means (::0 is every interface too) and which names it answers to. */
 static void print_url(const web_options *o, const web *w, const char *what)
 {
     const char *token = web_token(w);
-    if (token)
+    if (!token)
+        fprintf(stderr, "tlview serve: warning: --no-token: any user of this machine can read the "
+                        "page and the API, with the traces' host names, paths and command "
+                        "lines\n");
+    else if (web_loopback(o->bind) == 0)
         fprintf(stderr,
                 "tlview serve: warning: listening on %s%s, beyond loopback: anyone who can reach "
                 "port %u can ask; the page and the API answer only with the token of the URL "

@@ -2,7 +2,9 @@
  * HTTP request as text (request line, header lines, a blank line; the request target may hold
  * any byte), handed to web_request() (method, Host, Origin and token checks, path and query
  * parsing, routing, every API endpoint) of two servers over a small synthetic run: one on
- * loopback without a token, one requiring the token "fuzz-token-0123456789". Besides crashes,
+ * loopback that requires no token (web_options.no_token, tlview serve --no-token: every input
+ * reaches the handlers past the token check), one requiring the token "fuzz-token-0123456789"
+ * (the seeds token_*.txt carry it, as the dictionary does). Besides crashes,
  * leaks and ASan/UBSan reports, a bug is: a status outside the expected set (a 500, say), or an
  * API answer whose body is not JSON (or, format=bin, not the compact form's framing with a JSON
  * header). Seeds: fuzz/http_seeds/; dictionary: fuzz/http.dict. */
@@ -23,7 +25,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static web *servers[2]; /* [0] loopback, no token; [1] token required */
+static web *servers[2]; /* [0] loopback, no token required; [1] token required */
 
 /* make_run: two processes on one GPU, alone then side by side (as tests/web makes it, smaller). */
 static store_run *make_run(void)
@@ -130,6 +132,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         o.port = 0;
         o.threads = 1;
         o.token = s ? TOKEN : NULL;
+        o.no_token = !s;
         char err[256];
         if (web_start(&o, &wr, 1, &servers[s], err, sizeof err) != WEB_OK) {
             fprintf(stderr, "fuzz_http: web_start: %s\n", err);

@@ -39,16 +39,19 @@ typedef struct web_run {
  * bound address, the machine's host name, when bound to a wildcard (0.0.0.0, ::) any address of
  * its interfaces, or one of allow_hosts (any port: SSH tunnels change it); else 421. An Origin
  * header, when sent, must be that same origin; else 403 (DNS rebinding and cross-site requests
- * fail both ways). Bound beyond loopback, the server also requires a token (web_token()): in a
- * `token` query parameter (which sets a cookie, so the page's own requests carry it), an
- * `Authorization: Bearer TOKEN` header or that cookie; else 403. */
+ * fail both ways). Then every request (the page, its assets, the API) must carry the server's
+ * token (web_token()), on loopback too, as Jupyter's does (on a shared machine every local user
+ * can reach loopback): in a `token` query parameter (which sets a cookie, so the page's own
+ * requests carry it), an `Authorization: Bearer TOKEN` header or that cookie; else 403. */
 typedef struct web_options {
     const char *bind;  /* numeric IPv4 or IPv6 address to listen on ("127.0.0.1") */
     unsigned port;     /* TCP port; 0 picks a free one (read it with web_port) (8080) */
     unsigned threads;  /* requests answered at once (0: one per CPU online) */
     const char *token; /* the token to require (16 to 64 characters of [A-Za-z0-9_-]);
-                          NULL: a random one when bind is not a loopback address, none
-                          on loopback (NULL) */
+                          NULL: a random one, new at each start (NULL) */
+    int no_token;      /* 1: require no token, anyone who can connect may ask (tlview serve
+                          --no-token); web_start() refuses it beyond loopback and beside a
+                          token (WEB_EINVAL) (0) */
     const char *const *allow_hosts; /* more Host names to accept, NULL-terminated (NULL) */
     unsigned max_connections;       /* connections open at once, at most (4096, and never more
                                        than the open-file limit allows: raise it to have them) */
@@ -60,6 +63,10 @@ typedef struct web_options {
 /* Sets every field of *o to its documented default. */
 void web_options_default(web_options *o);
 
+/* 1 when addr, a numeric IPv4 or IPv6 address as web_options.bind takes it, is a loopback one
+ * (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104); 0 when it is another; -1 when it is no address. */
+int web_loopback(const char *addr);
+
 /* Indexes the runs for viewport queries, binds the socket and starts serving. On success returns
  * WEB_OK and *ppW owns the server (stop it with web_stop()). On error returns a WEB_E* code, sets
  * *ppW to NULL and writes one line naming the problem ("bind 127.0.0.1:8080: Address already in
@@ -70,8 +77,8 @@ int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **p
 /* The TCP port the server listens on (the one picked when 0 was asked). */
 unsigned web_port(const web *w);
 
-/* The token the server requires (web_options.token), or NULL when it requires none. Owned by the
- * server: valid until web_stop(). */
+/* The token the server requires (web_options.token, or the one made at start), or NULL when it
+ * requires none (web_options.no_token). Owned by the server: valid until web_stop(). */
 const char *web_token(const web *w);
 
 /* The host to name in a URL that reaches the server (what `tlview serve` prints): bound to a

@@ -5,8 +5,8 @@
  * request waits behind those that came before it, not behind its connection's thread's other
  * clients; a slow client holds a thread but no turn), and decides every request
  * in web_request(), which knows nothing of libmicrohttpd (the fuzzer drives it directly): method,
- * Host and Origin against the names the server answers to (DNS rebinding), the token when bound
- * beyond loopback, then the path and the query, then an embedded asset or the JSON API.
+ * Host and Origin against the names the server answers to (DNS rebinding), the token (on
+ * loopback too), then the path and the query, then an embedded asset or the JSON API.
  * Read-only by construction: nothing is ever read from the disk; paths with "..", "//", "\", any
  * percent-encoding (checked on the raw target) or control characters, and absolute-form targets
  * are refused with 400 before any lookup; anything else unknown is a 404. */
@@ -51,6 +51,7 @@ void web_options_default(web_options *o)
     o->port = 8080;
     o->threads = 0; /* one per CPU online: more would only share the cores */
     o->token = NULL;
+    o->no_token = 0;
     o->allow_hosts = NULL;
     o->max_connections = 4096;
     o->max_per_ip = 128;
@@ -611,6 +612,20 @@ static int is_loopback(const struct sockaddr_storage *ss)
     return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 }
 
+int web_loopback(const char *addr)
+{
+    struct sockaddr_storage ss = {0};
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+    if (addr && inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
+        ss.ss_family = AF_INET;
+    else if (addr && inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
+        ss.ss_family = AF_INET6;
+    else
+        return -1;
+    return is_loopback(&ss);
+}
+
 static int is_wildcard(const struct sockaddr_storage *ss)
 {
     if (ss->ss_family == AF_INET)
@@ -695,11 +710,26 @@ static int build_hosts(web *w, const web_options *o, const struct sockaddr_stora
     return rc;
 }
 
-/* make_token: the token to require: the given one when valid, else (NULL) a random one beyond
- * loopback. 0, WEB_EINVAL (malformed token, message in err) or WEB_ENOMEM. */
+/* make_token: the token to require: none when asked for none (on loopback only), else the given
+ * one when valid, else a random one. 0, WEB_EINVAL (malformed token, no token asked beyond
+ * loopback or beside one; the message in err), WEB_ESOCKET (no random bytes) or WEB_ENOMEM. */
 static int make_token(web *w, const web_options *o, const struct sockaddr_storage *ss, char *err,
                       size_t errlen)
 {
+    if (o->no_token) {
+        if (o->token) {
+            snprintf(err, errlen, "web_start: a token and no token at once");
+            return WEB_EINVAL;
+        }
+        if (!is_loopback(ss)) {
+            snprintf(err, errlen,
+                     "--no-token is refused beyond loopback (--bind %s): anyone who can reach "
+                     "the port would read the traces' host names, paths and command lines",
+                     o->bind);
+            return WEB_EINVAL;
+        }
+        return WEB_OK;
+    }
     if (o->token) {
         size_t n = strlen(o->token);
         if (n < 16 || n > 64 ||
@@ -710,8 +740,6 @@ static int make_token(web *w, const web_options *o, const struct sockaddr_storag
         }
         return (w->token = strdup(o->token)) ? WEB_OK : WEB_ENOMEM;
     }
-    if (is_loopback(ss))
-        return WEB_OK;
     unsigned char r[TOKEN_BYTES];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
         snprintf(err, errlen, "getrandom: %s", strerror(errno));

@@ -54,6 +54,16 @@ static inline int64_t div_floor(int64_t a, int64_t b, double inv)
     return d;
 }
 
+/* instant: 1 when pixel j is narrower than 1 ns (T[j] == T[j + 1]: more pixels than ns), else 0.
+ * Such a pixel shows the instant T[j] (web/API.md), as analysis_profile_bins() has it: what is in
+ * flight at T[j] is what overlaps [T[j], T[j] + 1), and that is the next pixel (pixels are then 0
+ * or 1 ns wide, and T[j] < t1, so one of 1 ns starts at T[j]): an aggregate measured over the
+ * pixel's own length (no ns at all) is taken from there instead, last pixel to first. */
+static inline int instant(const tl_query *q, uint32_t j)
+{
+    return q->T[j + 1] == q->T[j];
+}
+
 /* level_points: what level v of a row holds before each pixel edge. When a pixel spans
  * SNAP_BUCKETS buckets or more, its edges are read at the nearest bucket start (moved by at most
  * 1/(2 * SNAP_BUCKETS) pixel): no scan, a few cache misses per edge. */
@@ -80,15 +90,20 @@ static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint3
             q->c[j] = q->pts[j + 1].busy - q->pts[j].busy;
         }
     }
-    for (uint32_t j = 0; j < W; j++) {
+    for (uint32_t j = W; j-- > 0;) { /* last to first: an instant takes the next pixel's */
+        if (instant(q, j)) {
+            q->a[j] = q->a[j + 1];
+            q->c[j] = q->c[j + 1];
+            continue;
+        }
         int64_t px = q->T[j + 1] - q->T[j], a = q->c[j] * 1000 + px - 1, pm;
-        if (px > 0 && a >= 0 && a < (INT64_C(1) << 52)) {
+        if (a >= 0 && a < (INT64_C(1) << 52)) {
             /* a * inv is within 1 of a / px: one step either way, without branches */
             pm = (int64_t)((double)a * q->inv[j]);
             int64_t r = a - pm * px;
             pm += (r >= px) - (r < 0);
         } else {
-            pm = px > 0 ? div_floor(a, px, q->inv[j]) : 0;
+            pm = div_floor(a, px, q->inv[j]);
         }
         q->c[j] = pm > 1000 ? 1000 : pm;
     }
@@ -118,7 +133,12 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
         for (uint32_t j = 0; j < W; j++)
             t[j] = q->pts[j + 1].busy - q->pts[j].busy;
     }
-    for (uint32_t j = 0; j < W; j++) {
+    for (uint32_t j = W; j-- > 0;) { /* last to first: an instant takes the next pixel's */
+        if (instant(q, j)) {
+            verdict[j] = verdict[j + 1];
+            q->a[j] = q->a[j + 1];
+            continue;
+        }
         int best = -1;
         int64_t best_ns = 0, ov = 0;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
@@ -135,7 +155,7 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
                                                                : -1;
         int64_t px = q->T[j + 1] - q->T[j];
         verdict[j] = (int8_t)best;
-        q->a[j] = px > 0 ? div_floor(ov * 1000 + px / 2, px, q->inv[j]) : 0;
+        q->a[j] = div_floor(ov * 1000 + px / 2, px, q->inv[j]);
     }
 }
 

@@ -1,8 +1,8 @@
 /* serve_fixture: serves generated runs (bench/bench_serve_gen.c: kernels, a cudaLaunchKernel per
  * kernel, a copy or memset per 50 kernels, NVTX ranges) on 127.0.0.1 port 0 for the browser
  * tests, so they check the page against known data without trace files or the CLI.
- * Usage: serve_fixture [--compare] [--kernels N] [--procs N]; prints the URL on one line and
- * serves until SIGTERM or SIGINT. */
+ * Usage: serve_fixture [--compare] [--kernels N] [--procs N]; prints the URL on one line, with
+ * the token the server requires as `tlview serve` prints it, and serves until SIGTERM or SIGINT. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "serve_fixture: %s\n", err);
         return 1;
     }
-    printf("http://127.0.0.1:%u/\n", web_port(w));
+    printf("http://127.0.0.1:%u/?token=%s\n", web_port(w), web_token(w));
     fflush(stdout);
     sigset_t set;
     sigemptyset(&set);

@@ -14,7 +14,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const { DIR, chromium, FLAGS, state, check, start } = require('./harness');
+const { DIR, chromium, FLAGS, state, check, start, checkToken } = require('./harness');
 const VERDICT_RGB = { 'time-sliced': 'rgb(214, 69, 65)', concurrent: 'rgb(46, 158, 79)' };
 const startServer = (args) => start(args, 'tlview serve');
 
@@ -54,7 +54,7 @@ async function main() {
       j.report = null;
       return route.fulfill({ response: r, json: j });
     });
-    await page.goto(server.url);
+    await page.goto(server.open);
     await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.ready, null, { timeout: 20000 });
     const early = await page.evaluate(() => ({ analysed: window.tlviewJob.analysed, pending: document.querySelectorAll('.jcell.pending').length, text: document.querySelector('.jcell.pending .jverdict')?.textContent }));
     check(early.analysed === 1 && early.pending === 5 && early.text === 'not analysed yet', `the overview shown ${Date.now() - t0} ms after the server started (Chromium start included), before the summaries: ${early.analysed} of 6 analysed, ${early.pending} cells "${early.text}"`);
@@ -71,6 +71,7 @@ async function main() {
     }
     check(await page.textContent('#note') === want.job.note, 'the note: times compared only within one GPU');
     check(/every GPU analysed/.test(await page.textContent('#progress')), 'the progress says every GPU is analysed');
+    await checkToken(page, server, 'api/job?index=0');
     await page.screenshot({ path: path.join(DIR, 'job.png'), fullPage: true });
     // a GPU's timeline
     await page.click('.jcell[data-group="2"]');

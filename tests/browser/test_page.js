@@ -20,7 +20,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const { DIR, chromium, FLAGS, state, check, start } = require('./harness');
+const { DIR, chromium, FLAGS, state, check, start, checkToken } = require('./harness');
 const CASE = process.argv[2] || 'page';
 const startFixture = (args) => start(args, 'serve_fixture');
 
@@ -113,7 +113,7 @@ async function main() {
   page.on('request', (r) => { if (/\/api\/timeline\?/.test(r.url())) timelineAsked.push(r.url()); });
   try {
     if (CASE === 'bench') {
-      await benchPage(page, fixture.url);
+      await benchPage(page, fixture.open);
       return;
     }
     // the first api/stats request of the page case gets the server's "statistics pending" answer,
@@ -126,9 +126,10 @@ async function main() {
         return route.fulfill({ status: 503, headers: { 'Retry-After': '1', 'Content-Type': 'application/json' }, body: '{"error":"statistics pending"}' });
       });
     }
-    await page.goto(fixture.url);
+    await page.goto(fixture.open);
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
     await page.waitForSelector('.card table', { timeout: 20000 });
+    await checkToken(page, fixture, 'api/runs');
     if (CASE === 'page') {
       check(statsAsked.length === 2 && statsAsked[1] - statsAsked[0] >= 900, `stats asked again ${statsAsked.length > 1 ? statsAsked[1] - statsAsked[0] : '-'} ms after a 503 with Retry-After: 1`);
       check(await page.locator('#error').isHidden(), 'no error shown for the pending statistics');

@@ -156,15 +156,17 @@ $(head -40 "$tmp/report.diff")"
     if [ $have_serve = 1 ]; then
         "$tl" serve --port 0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
         serve_pid=$!
-        local port="" i
+        local port="" token="" i
         for i in $(seq 1 300); do # up to 30 s: the demo is loaded and analysed first
             port=$(sed -n 's#.*http://127\.0\.0\.1:\([0-9]*\)/.*#\1#p' "$tmp/serve.out")
+            token=$(sed -n 's#.*http://127\.0\.0\.1:[0-9]*/?token=\([0-9a-f]*\) .*#\1#p' \
+                "$tmp/serve.out")
             [ -n "$port" ] && break
             kill -0 "$serve_pid" 2>/dev/null || break
             sleep 0.1
         done
-        if [ -z "$port" ]; then
-            fail "tlview serve --port 0 printed no URL: $(cat "$tmp/serve.out" "$tmp/serve.err")"
+        if [ -z "$port" ] || [ ${#token} -ne 48 ]; then
+            fail "tlview serve --port 0 printed no URL with a token: $(cat "$tmp/serve.out" "$tmp/serve.err")"
         else
             local demo_at="$p/bin/$(realpath -m --relative-to="$p/bin" "$traces")"
             grep -q "showing the demo traces $demo_at/mps-off/n4 and $demo_at/mps-on/n4" \
@@ -172,10 +174,10 @@ $(head -40 "$tmp/report.diff")"
                 fail "tlview serve did not open the installed demo ($demo_at): $(cat "$tmp/serve.err")"
             local runs
             if command -v python3 >/dev/null 2>&1; then
-                runs=$(python3 - "$port" <<'EOF'
+                runs=$(python3 - "$port" "$token" <<'EOF'
 import http.client, json, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
-c.request("GET", "/api/runs")
+c.request("GET", "/api/runs", headers={"Authorization": "Bearer " + sys.argv[2]})
 r = c.getresponse()
 body = r.read()
 if r.status != 200:
@@ -185,7 +187,7 @@ else:
 EOF
                 )
             else
-                runs=$(curl -s --max-time 30 "http://127.0.0.1:$port/api/runs" |
+                runs=$(curl -s --max-time 30 "http://127.0.0.1:$port/api/runs?token=$token" |
                     grep -o '"label": *"[^"]*"' | sed 's/"label": *"\([^"]*\)"/\1/' | paste -sd'|')
             fi
             case $runs in

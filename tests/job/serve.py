@@ -6,7 +6,8 @@ summary absent or final) and once every group is analysed (its report = `tlview 
 json`, field for field; each summary's GPU = the report's); a group opened (GET /api/job/open,
 then /g/N/api/runs) = `tlview job --group N --format json` (`tlview report` of its files): kernels,
 every device's verdict and figures; the third group opened lets the least recently used go
-(WEB_JOB_OPEN_MAX = 2); bad groups are 400 or 404; the run API outside a group is 404."""
+(WEB_JOB_OPEN_MAX = 2); bad groups are 400 or 404; the run API outside a group is 404; the URL
+printed carries a token, without which the overview, the API and a group's page are 403."""
 import json
 import math
 import re
@@ -27,13 +28,23 @@ def check(cond, what):
         failures += 1
 
 
-def get(port, path):
-    """(status, parsed JSON body) of GET path."""
+TOKEN = None  # the token of the URL the server printed, sent with every get()
+
+
+def get(port, path, token=True):
+    """(status, parsed JSON body) of GET path, with the server's token (Authorization: Bearer)
+    unless token is False; the body None when it is not JSON."""
+    headers = {"Authorization": f"Bearer {TOKEN}"} if token else {}
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
-            return r.status, json.loads(r.read())
+        with urllib.request.urlopen(req, timeout=30) as r:
+            status, body = r.status, r.read()
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+        status, body = e.code, e.read()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, None
 
 
 def same(a, b, path="", tol=1e-9):
@@ -78,9 +89,13 @@ srv = subprocess.Popen([tl, "serve", "--job", "--port", "0", job], stdout=subpro
                        stderr=subprocess.PIPE, text=True)
 try:
     line = srv.stdout.readline()
-    m = re.search(r"a job of (\d+) files, (\d+) GPU groups, (\d+) kernels at http://127\.0\.0\.1:(\d+)/", line)
-    check(m is not None, f"the URL line: {line.strip()!r}")
-    port = int(m.group(4))
+    m = re.search(r"a job of (\d+) files, (\d+) GPU groups, (\d+) kernels at "
+                  r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{48}) ", line)
+    check(m is not None, f"the URL line, with the token: {line.strip()!r}")
+    port, TOKEN = int(m.group(4)), m.group(5)
+    for path in ("/", "/api/job", "/g/0/", "/main.js"):
+        st, body = get(port, path, token=False)
+        check(st == 403 and "token" in body["error"], f"{path} without the token: {st} {body}")
     check((int(m.group(1)), int(m.group(2)), int(m.group(3))) ==
           (want_index["files"], len(want_index["groups"]), want_index["kernels"]),
           "the URL line counts the index's files, groups and kernels")

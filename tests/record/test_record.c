@@ -834,11 +834,15 @@ static int wait_text(const char *file, const char *needle)
     return -1;
 }
 
-/* GET path from 127.0.0.1:port with curl (the body into out, empty on failure). */
-static void curl_get(unsigned port, const char *path, char *out, size_t n)
+/* GET path from 127.0.0.1:port with curl, with `token` (Authorization: Bearer) when not NULL:
+ * the body into out, empty on failure; with `status`, the HTTP status after it. */
+static void curl_get(unsigned port, const char *token, const char *path, int status, char *out,
+                     size_t n)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "curl -s --max-time 5 http://127.0.0.1:%u%s", port, path);
+    snprintf(cmd, sizeof cmd, "curl -s --max-time 5 %s%s%s%s http://127.0.0.1:%u%s",
+             status ? "-w ' %{http_code}' " : "", token ? "-H 'Authorization: Bearer " : "",
+             token ? token : "", token ? "'" : "", port, path);
     out[0] = 0;
     FILE *p = popen(cmd, "r");
     if (!p)
@@ -849,8 +853,9 @@ static void curl_get(unsigned port, const char *path, char *out, size_t n)
 }
 
 /* record --serve: tlview serve --follow DIR runs beside the recording (its URL on record's
- * stdout), shows the copies' trace files while they run, stays once the recording is done, and
- * stops with record (SIGTERM), which then exits with the recording's status. */
+ * stdout, with the token it requires: issue 28), shows the copies' trace files while they run,
+ * stays once the recording is done, and stops with record (SIGTERM), which then exits with the
+ * recording's status. */
 int test_record_serve(void)
 {
     if (system("curl --version >/dev/null 2>&1") != 0) {
@@ -874,11 +879,18 @@ int test_record_serve(void)
     pid_t pid = start_record(args);
     TEST_EQ_INT(wait_text(outp, "(Ctrl-C stops)"), 0);
     unsigned port = 0;
+    char token[65] = "";
     char *at = strstr(out_text, "http://127.0.0.1:");
-    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    if (!at || sscanf(at, "http://127.0.0.1:%u/?token=%64[0-9a-f]", &port, token) != 2)
+        fprintf(stderr, "record's stdout: %s\n", out_text);
+    TEST_ASSERT(at && port > 0);
+    TEST_EQ_INT(strlen(token), 48);
+    curl_get(port, NULL, "/api/runs", 1, body, sizeof body); /* without it: refused */
+    TEST_CONTAINS(body, "needs its token");
+    TEST_CONTAINS(body, " 403");
     int seen = 0; /* both copies' files while they still run (they sleep 8 s) */
     for (int i = 0; i < 140 && !seen; i++, sleep_ms(50)) {
-        curl_get(port, "/api/runs", body, sizeof body);
+        curl_get(port, token, "/api/runs", 0, body, sizeof body);
         seen = strstr(body, "\"follow\":true") && strstr(body, "\"pid\":4000") &&
                strstr(body, "\"pid\":4001");
     }
@@ -890,12 +902,13 @@ int test_record_serve(void)
     TEST_ASSERT(!strstr(out_text, "stopwatch:")); /* still recording */
     TEST_EQ_INT(wait_text(outp, "stopwatch:"), 0);
     TEST_CONTAINS(out_text, "TIME-SLICED");
-    curl_get(port, "/api/generation", body, sizeof body); /* the recording is done: still served */
+    /* the recording is done: still served */
+    curl_get(port, token, "/api/generation", 0, body, sizeof body);
     TEST_CONTAINS(body, "\"follow\":true");
     kill(pid, SIGTERM);
     TEST_EQ_INT(finish_record(pid), 0);
     TEST_CONTAINS(err_text, "the page goes on showing");
-    curl_get(port, "/api/generation", body, sizeof body);
+    curl_get(port, token, "/api/generation", 0, body, sizeof body);
     TEST_EQ_STR(body, ""); /* the server is gone with record */
     unsetenv("STANDIN_SLEEP");
     return 0;

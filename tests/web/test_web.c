@@ -2,7 +2,9 @@
  * HTTP/1.0 client over sockets (with timeouts) checks every endpoint against numbers computed
  * here by brute force, the 400/404/405 answers, path traversal attempts, huge ranges and many
  * concurrent clients; the interval index is checked against brute force on random data; and
- * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). */
+ * `tlview serve` end to end (saved files, --compare, the demo traces, bad files). The servers
+ * started here require no token (web_options.no_token) but in the token's own cases; those of
+ * `tlview serve` are asked with the token of the URL they print. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -221,6 +223,7 @@ static int setup_x(fixture *f, int nruns, int rich)
     web_options o;
     web_options_default(&o);
     o.port = 0;
+    o.no_token = 1; /* these cases are the API's; the token's are test_web_token*'s */
     char err[256];
     if (web_start(&o, runs, (unsigned)nruns, &f->w, err, sizeof err) != WEB_OK) {
         fprintf(stderr, "web_start: %s\n", err);
@@ -297,10 +300,16 @@ static int http_raw(unsigned port, const char *request, response *r)
     return http_raw_t(port, request, r, 10);
 }
 
+/* The token http_get() sends (Authorization: Bearer): the one of the URL `tlview serve` printed
+ * (serve_port()); empty: none (the servers the cases start in process require none). */
+static char http_token[65];
+
 static int http_get(unsigned port, const char *path, response *r)
 {
     char req[4096];
-    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n", path,
+             http_token[0] ? "Authorization: Bearer " : "", http_token,
+             http_token[0] ? "\r\n" : "");
     return http_raw(port, req, r);
 }
 
@@ -536,12 +545,21 @@ static int64_t pixel_edge(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
     return t0 + (int64_t)((unsigned __int128)(uint64_t)(t1 - t0) * j / w);
 }
 
+/* pixel_end: where pixel j is measured to: its next edge, or for a pixel of no width (more pixels
+ * than ns) one ns after its start (web/API.md: it shows the instant it starts at, that is what
+ * [start, start + 1) holds) */
+static int64_t pixel_end(int64_t t0, int64_t t1, uint32_t w, uint32_t j)
+{
+    int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
+    return b > a ? b : a + 1;
+}
+
 /* brute-force expectations over row `p` (0: A, 1: B) of the synthetic run */
 static void expect_pixels(const store_run *run, int p, int64_t t0, int64_t t1, int w,
                           int64_t *count, int64_t *busy_pm)
 {
     for (int j = 0; j < w; j++) {
-        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_edge(t0, t1, w, j + 1);
+        int64_t a = pixel_edge(t0, t1, w, j), b = pixel_end(t0, t1, w, j);
         int64_t n = 0, busy = 0;
         for (uint64_t i = 0; i < run->nkernels; i++) {
             const store_kernel *k = &run->kernels[i];
@@ -571,7 +589,7 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
     int noverlap = 0;
     for (int px = 0; px < w; px++) {
         int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
-        int64_t b = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px + 1);
+        int64_t b = pixel_end(t0, t1, (uint32_t)w, (uint32_t)px);
         int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
@@ -641,6 +659,171 @@ int test_web_timeline_bins(void)
     TEST_ASSERT(noverlap > 10 && noverlap < w - 10);
     json_decref(j);
     teardown(&f);
+    return 0;
+}
+
+static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn);
+
+/* timeline_json: web_timeline() of r over [t0, t1) (relative ns), every row, parsed; NULL (and a
+ * message) on failure. */
+static json_t *timeline_json(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             uint32_t kmax)
+{
+    web_buf b = {0};
+    json_error_t e;
+    json_t *j = web_timeline(r, 0, t0, t1, width, kmax, NULL, 0, &b, NULL) == WEB_OK
+                    ? json_loadb(b.s, b.len, 0, &e)
+                    : NULL;
+    if (!j)
+        fprintf(stderr, "web_timeline [%lld, %lld) over %u pixels failed\n", (long long)t0,
+                (long long)t1, width);
+    free(b.s);
+    return j;
+}
+
+/* same_as_next: every per-pixel array of `o` (a lane, a binned row or one of its levels: the
+ * arrays of `w` values) holds in each pixel of no width (next edge == its edge) the value of
+ * the pixel after it, which covers the instant it shows. The pixels that differ, each printed. */
+static int same_as_next(json_t *o, const char *what, int64_t t0, int64_t t1, uint32_t w)
+{
+    const char *key;
+    json_t *v;
+    int bad = 0;
+    json_object_foreach(o, key, v)
+    {
+        if (!json_is_array(v) || json_array_size(v) != w || json_is_object(json_array_get(v, 0)))
+            continue; /* not per pixel (a row's levels are checked one by one) */
+        for (uint32_t j = 0; j + 1 < w; j++) {
+            if (pixel_edge(t0, t1, w, j) != pixel_edge(t0, t1, w, j + 1) ||
+                json_equal(json_array_get(v, j), json_array_get(v, j + 1)))
+                continue;
+            char *a = json_dumps(json_array_get(v, j), JSON_ENCODE_ANY);
+            char *b = json_dumps(json_array_get(v, j + 1), JSON_ENCODE_ANY);
+            fprintf(stderr, "[%lld, %lld) over %u: %s %s: pixel %u (of no width) %s, pixel %u %s\n",
+                    (long long)t0, (long long)t1, w, what, key, j, a, j + 1, b);
+            free(a), free(b);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Pixels narrower than 1 ns (more pixels than ns) show the instant they start at (web/API.md),
+ * in every per-pixel field: the lane's verdict and overlap, each binned row's count, busy and
+ * verdict, as the concurrency profile always did. Found 2026-12-08 by the second adversarial pass
+ * (issue 28): on mps-off/n4, 100 ns over 200 pixels (one in two of no width) gave verdict -1 and
+ * overlap 0 in every other pixel, 3 and 1000 in the rest, while busy was 1000 in all. */
+int test_web_timeline_instants(void)
+{
+    /* the reproducer: four processes time-sliced from 6.8 ms to 1.92 s, so every pixel of
+     * [1 s, 1 s + 100 ns) is inside one time-sliced window with its four kernels in flight */
+    store_run *run;
+    analysis *an;
+    TEST_EQ_INT(load_demo("mps-off/n4", &run, &an), 0);
+    web_run src = {"demo", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    json_t *j = timeline_json(&r, 1000000000, 1000000100, 200, 0);
+    TEST_ASSERT(j);
+    json_t *lane = json_array_get(json_object_get(j, "lanes"), 0);
+    TEST_EQ_INT(json_array_size(json_object_get(lane, "verdict")), 200);
+    for (size_t px = 0; px < 200; px++) {
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "verdict"), px)),
+                    ANALYSIS_TIME_SLICED);
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "overlap"), px)), 1000);
+        TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(lane, "busy"), px)), 1000);
+    }
+    /* each process's kernel, and the cudaDeviceSynchronize each waits in: binned (kmax 0), in
+     * flight in every pixel; its copies are before */
+    json_t *rows = json_object_get(j, "rows");
+    int binned = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i), *levels = json_object_get(row, "levels");
+        if (!json_object_get(row, "count") && !levels)
+            continue;
+        json_t *bins = levels ? json_array_get(levels, 0) : row;
+        binned++;
+        for (size_t px = 0; px < 200; px++) {
+            TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(bins, "count"), px)), 1);
+            TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(bins, "busy"), px)),
+                        1000);
+            if (!levels)
+                TEST_EQ_INT(json_integer_value(json_array_get(json_object_get(row, "verdict"), px)),
+                            ANALYSIS_TIME_SLICED);
+        }
+    }
+    TEST_EQ_INT(binned, 12); /* 4 processes: kernels, API calls, NVTX ranges */
+    json_decref(j);
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    /* the synthetic run about 1 ns per pixel, across window edges: A alone until 399 us, idle,
+     * A and B side by side [400 us, 402 us), idle [402 us, 402.1 us), side by side again. Lane
+     * and kernel rows against brute force; with copies, API calls and NVTX ranges (rich), every
+     * per-pixel array of no width equal to its neighbour's */
+    static const struct {
+        int64_t t0, t1;
+        uint32_t w;
+    } zooms[] = {
+        {401900, 402200, 600},  /* half a ns per pixel */
+        {401950, 402150, 8192}, /* 1/41 ns: pixels of no width in runs of 40 */
+        {401800, 402199, 400},  /* one pixel of no width */
+        {401800, 402200, 400},  /* 1 ns each */
+        {401800, 402201, 400},  /* one pixel of 2 ns */
+        {401999, 402001, 7},    /* 2 ns over 7 pixels, the window's end between */
+        {399999, 400000, 5},    /* 1 ns over 5 pixels: idle */
+        {400000, 400001, 3},    /* 1 ns over 3 pixels: the window's first ns */
+        {398990, 399010, 31},   /* A's last kernel ends at 399 us */
+    };
+    for (int rich = 0; rich < 2; rich++) {
+        run = make_run_x(1.0, 0, rich);
+        TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+        src = (web_run){"x", run, an};
+        TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+        for (size_t z = 0; z < sizeof zooms / sizeof *zooms; z++) {
+            int64_t t0 = zooms[z].t0, t1 = zooms[z].t1;
+            uint32_t w = zooms[z].w;
+            TEST_ASSERT((j = timeline_json(&r, t0, t1, w, 0)) != NULL);
+            lane = json_array_get(json_object_get(j, "lanes"), 0);
+            int bad = same_as_next(lane, "lane", t0, t1, w);
+            if (!rich && lane_verdicts_brute(lane, an, BASE + t0, BASE + t1, (int)w) < 0)
+                bad++;
+            rows = json_object_get(j, "rows");
+            for (size_t i = 0; i < json_array_size(rows); i++) {
+                json_t *row = json_array_get(rows, i), *levels = json_object_get(row, "levels");
+                char what[32];
+                snprintf(what, sizeof what, "row %zu", i);
+                bad += same_as_next(row, what, t0, t1, w);
+                for (size_t l = 0; l < json_array_size(levels); l++)
+                    bad += same_as_next(json_array_get(levels, l), what, t0, t1, w);
+                if (rich)
+                    continue;
+                int64_t *count = malloc(sizeof *count * w), *busy = malloc(sizeof *busy * w);
+                expect_pixels(run, (int)i, BASE + t0, BASE + t1, (int)w, count, busy);
+                for (uint32_t px = 0; px < w; px++) {
+                    int64_t c =
+                        json_integer_value(json_array_get(json_object_get(row, "count"), px));
+                    int64_t b =
+                        json_integer_value(json_array_get(json_object_get(row, "busy"), px));
+                    if (c != count[px] || b != busy[px]) {
+                        fprintf(stderr,
+                                "[%lld, %lld) over %u: row %zu pixel %u: count %lld busy %lld, "
+                                "want %lld %lld\n",
+                                (long long)t0, (long long)t1, w, i, px, (long long)c, (long long)b,
+                                (long long)count[px], (long long)busy[px]);
+                        bad++;
+                    }
+                }
+                free(count), free(busy);
+            }
+            json_decref(j);
+            TEST_EQ_INT(bad, 0);
+        }
+        web_runix_free(&r);
+        analysis_free(an);
+        store_run_free(run);
+    }
     return 0;
 }
 
@@ -1331,6 +1514,7 @@ static int setup_threads(fixture *f, unsigned threads)
     web_options_default(&o);
     o.port = 0;
     o.threads = threads;
+    o.no_token = 1; /* as setup_x() */
     char err[256];
     if (web_start(&o, &run, 1, &f->w, err, sizeof err) != WEB_OK) {
         fprintf(stderr, "web_start: %s\n", err);
@@ -2277,6 +2461,24 @@ static int read_line(int fd, char *buf, size_t n)
     return (int)len;
 }
 
+/* serve_port: the port of the URL on the line `tlview serve` printed on loopback,
+ * http://127.0.0.1:PORT/?token=TOKEN, whose token (48 hex digits) http_get() sends from then on;
+ * 0 (and the line printed) when the line holds no such URL. */
+static unsigned serve_port(const char *line)
+{
+    unsigned port = 0;
+    char token[65] = "";
+    int end = 0;
+    const char *at = strstr(line, "http://127.0.0.1:");
+    if (!at || sscanf(at, "http://127.0.0.1:%u/?token=%64[0-9a-f]%n", &port, token, &end) != 2 ||
+        strlen(token) != 48 || at[end] != ' ') {
+        fprintf(stderr, "no http://127.0.0.1:PORT/?token=(48 hex digits) in: %s", line);
+        return 0;
+    }
+    snprintf(http_token, sizeof http_token, "%s", token);
+    return port;
+}
+
 static int wait_exit(pid_t pid)
 {
     int status = 0;
@@ -2318,9 +2520,8 @@ int test_web_serve_cli(void)
     pid_t pid = spawn_serve(args, &out, &err, NULL);
     TEST_ASSERT(pid > 0);
     TEST_ASSERT(read_line(out, line, sizeof line) > 0);
-    unsigned port = 0;
-    char *at = strstr(line, "http://127.0.0.1:");
-    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    unsigned port = serve_port(line);
+    TEST_ASSERT(port > 0);
     json_t *j = get_json(port, "/api/runs", 200);
     kill(pid, SIGTERM);
     TEST_EQ_INT(wait_exit(pid), 0);
@@ -2377,9 +2578,8 @@ int test_web_serve_demo_and_errors(void)
     TEST_EQ_INT(save_run(dir, "output.2.db", 0.5, 1, p, sizeof p), 0);
     pid = spawn_serve(none, &out, &err, tmp);
     TEST_ASSERT(read_line(out, line, sizeof line) > 0);
-    unsigned port = 0;
-    char *at = strstr(line, "http://127.0.0.1:");
-    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1);
+    unsigned port = serve_port(line);
+    TEST_ASSERT(port > 0);
     json_t *j = get_json(port, "/api/runs", 200);
     kill(pid, SIGTERM);
     TEST_EQ_INT(wait_exit(pid), 0);
@@ -2514,6 +2714,7 @@ int test_web_empty_run(void)
     web_options o;
     web_options_default(&o);
     o.port = 0;
+    o.no_token = 1; /* as the fixture's */
     web *w;
     char err[128];
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
@@ -2996,6 +3197,7 @@ int test_web_host_origin(void)
     web_options o;
     web_options_default(&o);
     o.port = 0;
+    o.no_token = 1; /* as the fixture's */
     o.allow_hosts = more;
     web *w2;
     char err[128];
@@ -3015,8 +3217,182 @@ int test_web_host_origin(void)
     return 0;
 }
 
-/* The token: refused without it; a right one in the query sets the cookie the page's requests
- * carry; a Bearer header or the cookie also do; a wrong one never. */
+/* token_refused: the requests that must get 403 from a server requiring `token` (on `port`) for
+ * `path`: none, a wrong one in the query, a cookie one character short, the right one in the
+ * cookie of another port, a wrong Bearer; the checks that failed (each printed). */
+static int token_refused(unsigned port, const char *token, const char *path)
+{
+    char req[512], wrong[80];
+    snprintf(wrong, sizeof wrong, "%s", token);
+    char *last = wrong + strlen(wrong) - 1;
+    *last = *last == '0' ? '1' : '0'; /* another token of the same length */
+    int fails = 0;
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    fails += expect_status(port, req, 403, NULL);
+    snprintf(req, sizeof req, "GET %s?token=%s HTTP/1.0\r\n\r\n", path, wrong);
+    fails += expect_status(port, req, 403, NULL);
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nCookie: tlview_token_%u=%.*s\r\n\r\n", path, port,
+             (int)strlen(token) - 1, token);
+    fails += expect_status(port, req, 403, NULL);
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nCookie: tlview_token_%u=%s\r\n\r\n", path,
+             port == 1 ? 2 : 1, token);
+    fails += expect_status(port, req, 403, NULL);
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", path, wrong);
+    fails += expect_status(port, req, 403, NULL);
+    return fails;
+}
+
+/* token_taken: the requests a server requiring `token` (on `port`) must answer for `path`: the
+ * right one in the query (which sets the cookie), in the cookie alone, in a Bearer header; the
+ * checks that failed (each printed). */
+static int token_taken(unsigned port, const char *token, const char *path)
+{
+    char req[512], want[160];
+    response r;
+    int fails = 0;
+    snprintf(req, sizeof req, "GET %s?token=%s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path, token);
+    if (expect_status(port, req, 200, &r) == 0) {
+        snprintf(want, sizeof want,
+                 "Set-Cookie: tlview_token_%u=%s; Path=/; HttpOnly; SameSite=Strict\r\n", port,
+                 token);
+        if (!strstr(r.head, want)) {
+            fprintf(stderr, "GET %s?token=%s: no '%s' in:\n%s\n", path, token, want, r.head);
+            fails++;
+        }
+        free(r.head);
+    } else {
+        fails++;
+    }
+    snprintf(req, sizeof req,
+             "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\nCookie: a=b; tlview_token_%u=%s; c=d\r\n\r\n",
+             path, port, token);
+    fails += expect_status(port, req, 200, NULL);
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", path, token);
+    fails += expect_status(port, req, 200, NULL);
+    return fails;
+}
+
+/* The paths token_refused() and token_taken() are asked: the page, the API, an asset. */
+static const char *const token_paths[] = {"/", "/api/runs", "/main.js"};
+
+/* A token on loopback too, a new one at each start, as Jupyter's: on a shared machine (a cluster's
+ * login node) every user can reach 127.0.0.1, and the API shows every process's argv. Without
+ * it, or with a wrong one, the page, the API and the assets answer 403; with it in the query 200
+ * and the cookie the page's own requests carry; with the cookie alone 200. Found 2026-12-08 by
+ * the second adversarial pass (issue 28): on loopback there was no token at all. */
+int test_web_token_loopback(void)
+{
+    store_run *run = make_run(1.0, 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"x", run, an};
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    web *w, *w2;
+    char err[128];
+    TEST_EQ_STR(o.bind, "127.0.0.1");
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w2, err, sizeof err), WEB_OK);
+    int fails = 0;
+    for (size_t i = 0; i < sizeof token_paths / sizeof *token_paths; i++) {
+        char req[256];
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+                 token_paths[i], web_port(w));
+        fails += expect_status(web_port(w), req, 403, NULL);
+    }
+    TEST_EQ_INT(fails, 0);
+    const char *t = web_token(w);
+    TEST_ASSERT(t != NULL);
+    TEST_EQ_INT(strlen(t), 48);
+    TEST_EQ_INT(strspn(t, "0123456789abcdef"), 48);
+    TEST_ASSERT(strcmp(t, web_token(w2)) != 0); /* a new one at each start */
+    for (size_t i = 0; i < sizeof token_paths / sizeof *token_paths; i++) {
+        fails += token_refused(web_port(w), t, token_paths[i]);
+        fails += token_taken(web_port(w), t, token_paths[i]);
+        /* the other server's token is not this one's */
+        char req[256];
+        snprintf(req, sizeof req, "GET %s?token=%s HTTP/1.0\r\n\r\n", token_paths[i],
+                 web_token(w2));
+        fails += expect_status(web_port(w), req, 403, NULL);
+    }
+    web_stop(w2);
+    web_stop(w);
+    analysis_free(an);
+    store_run_free(run);
+    TEST_EQ_INT(fails, 0);
+    return 0;
+}
+
+/* web_options.no_token (tlview serve --no-token): on loopback, every path answered without a
+ * token and no cookie set; refused beyond loopback and beside a token. web_loopback() tells the
+ * addresses apart. */
+int test_web_token_opt_out(void)
+{
+    store_run *run = make_run(1.0, 0);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"x", run, an};
+    web_options o;
+    web_options_default(&o);
+    TEST_EQ_INT(o.no_token, 0);
+    o.port = 0;
+    o.no_token = 1;
+    web *w;
+    char err[256], req[256];
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+    TEST_ASSERT(web_token(w) == NULL);
+    int fails = 0;
+    for (size_t i = 0; i < sizeof token_paths / sizeof *token_paths; i++) {
+        response r;
+        snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", token_paths[i]);
+        if (expect_status(web_port(w), req, 200, &r) == 0) {
+            if (strstr(r.head, "Set-Cookie")) {
+                fprintf(stderr, "%s: a cookie without a token:\n%s\n", token_paths[i], r.head);
+                fails++;
+            }
+            free(r.head);
+        } else {
+            fails++;
+        }
+    }
+    web_stop(w);
+    TEST_EQ_INT(fails, 0);
+    /* beyond loopback: refused, and why */
+    o.bind = "0.0.0.0";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_EINVAL);
+    TEST_ASSERT(w == NULL);
+    TEST_EQ_STR(err, "--no-token is refused beyond loopback (--bind 0.0.0.0): anyone who can "
+                     "reach the port would read the traces' host names, paths and command lines");
+    /* beside a token */
+    o.bind = "127.0.0.1";
+    o.token = "0123456789abcdef-TOKEN";
+    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_EINVAL);
+    TEST_EQ_STR(err, "web_start: a token and no token at once");
+    const struct {
+        const char *addr;
+        int loopback;
+    } addrs[] = {{"127.0.0.1", 1}, {"127.1.2.3", 1},        {"::1", 1},
+                 {"0:0::1", 1},    {"::ffff:127.0.0.1", 1}, {"0.0.0.0", 0},
+                 {"::", 0},        {"10.0.0.1", 0},         {"::ffff:10.0.0.1", 0},
+                 {"128.0.0.1", 0}, {"localhost", -1},       {"127.0.0.1:80", -1},
+                 {"", -1}};
+    for (size_t i = 0; i < sizeof addrs / sizeof *addrs; i++) {
+        if (web_loopback(addrs[i].addr) != addrs[i].loopback)
+            fprintf(stderr, "web_loopback(\"%s\") = %d, want %d\n", addrs[i].addr,
+                    web_loopback(addrs[i].addr), addrs[i].loopback);
+        TEST_EQ_INT(web_loopback(addrs[i].addr), addrs[i].loopback);
+    }
+    TEST_EQ_INT(web_loopback(NULL), -1);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* The token given (web_options.token): malformed ones refused; refused without it; a right one in
+ * the query sets the cookie the page's requests carry; a Bearer header or the cookie also do; a
+ * wrong one never. Beyond loopback, a random one. */
 int test_web_token(void)
 {
     store_run *run = make_run(1.0, 0);
@@ -3028,10 +3404,6 @@ int test_web_token(void)
     o.port = 0;
     web *w;
     char err[128], req[512];
-    /* loopback: none by default; a malformed one is refused */
-    TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
-    TEST_ASSERT(web_token(w) == NULL);
-    web_stop(w);
     o.token = "short";
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_EINVAL);
     o.token = "0123456789abcdef/";
@@ -3040,52 +3412,27 @@ int test_web_token(void)
     TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
     TEST_EQ_STR(web_token(w), "0123456789abcdef-TOKEN");
     unsigned port = web_port(w);
-    const char *paths[] = {"/", "/api/runs", "/main.js"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", paths[i]);
-        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
-        snprintf(req, sizeof req, "GET %s?token=0123456789abcdef-TOKEX HTTP/1.0\r\n\r\n", paths[i]);
-        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
-        snprintf(req, sizeof req,
-                 "GET %s HTTP/1.0\r\nCookie: tlview_token_%u=0123456789abcdef-TOKE\r\n\r\n",
-                 paths[i], port);
-        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
-        snprintf(req, sizeof req,
-                 "GET %s HTTP/1.0\r\nCookie: tlview_token_1=0123456789abcdef-TOKEN\r\n\r\n",
-                 paths[i]);
-        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
-        snprintf(req, sizeof req,
-                 "GET %s HTTP/1.0\r\nAuthorization: Bearer 0123456789abcdef-TOKEn\r\n\r\n",
-                 paths[i]);
-        TEST_EQ_INT(expect_status(port, req, 403, NULL), 0);
+    int fails = 0;
+    for (size_t i = 0; i < sizeof token_paths / sizeof *token_paths; i++) {
+        fails += token_refused(port, "0123456789abcdef-TOKEN", token_paths[i]);
+        fails += token_taken(port, "0123456789abcdef-TOKEN", token_paths[i]);
     }
+    TEST_EQ_INT(fails, 0);
     response r;
     TEST_EQ_INT(expect_status(port, "GET /?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n", 200, &r),
                 0);
-    char want[128];
-    snprintf(want, sizeof want,
-             "Set-Cookie: tlview_token_%u=0123456789abcdef-TOKEN; Path=/; HttpOnly; "
-             "SameSite=Strict\r\n",
-             port);
-    if (!strstr(r.head, want))
-        fprintf(stderr, "no '%s' in:\n%s\n", want, r.head);
-    TEST_ASSERT(strstr(r.head, want) != NULL);
     TEST_ASSERT(strstr(r.body, "main.js") != NULL);
     free(r.head);
     /* the token parameter is not one of the API's: it is taken before */
-    TEST_EQ_INT(expect_status(port, "GET /api/runs?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n",
-                              200, NULL),
-                0);
+    snprintf(req, sizeof req,
+             "GET /api/timeline?run=0&t0=0&t1=1000&width=10&token=0123456789abcdef-TOKEN "
+             "HTTP/1.0\r\n\r\n");
+    TEST_EQ_INT(expect_status(port, req, 200, NULL), 0);
     snprintf(req, sizeof req,
              "GET /api/timeline?run=0&t0=0&t1=1000&width=10 HTTP/1.0\r\nCookie: a=b; "
              "tlview_token_%u=0123456789abcdef-TOKEN; c=d\r\n\r\n",
              port);
     TEST_EQ_INT(expect_status(port, req, 200, NULL), 0);
-    TEST_EQ_INT(expect_status(port,
-                              "GET /api/runs HTTP/1.0\r\nAuthorization: Bearer "
-                              "0123456789abcdef-TOKEN\r\n\r\n",
-                              200, NULL),
-                0);
     web_stop(w);
     /* beyond loopback (every interface): a random token, required */
     o.token = NULL;
@@ -3332,14 +3679,101 @@ int test_web_serve_bind_all(void)
     TEST_EQ_INT(wait_exit(pid), 0);
     TEST_EQ_INT(fails, 0);
     close(out), close(err);
-    /* on loopback: no warning, no token, the URL as before */
+    /* on loopback: no warning, a token all the same (test_web_serve_token) */
     char *lo[] = {"tlview", "serve", "--port", "0", a, NULL};
     pid = spawn_serve(lo, &out, &err, NULL);
     TEST_ASSERT(read_line(out, line, sizeof line) > 0);
     kill(pid, SIGTERM);
     TEST_EQ_INT(wait_exit(pid), 0);
-    TEST_ASSERT(strstr(line, "http://127.0.0.1:") && !strstr(line, "token"));
+    TEST_ASSERT(serve_port(line) > 0);
     TEST_EQ_INT(read_line(err, warn, sizeof warn) > 0 && strstr(warn, "warning"), 0);
+    close(out), close(err);
+    return 0;
+}
+
+/* `tlview serve` on loopback prints a URL with a token (a new one each start) and requires it:
+ * without it, or with a wrong one, the page, the API and an asset answer 403; with it in the
+ * query 200 and the cookie; with the cookie alone 200. --no-token serves without one (the URL
+ * without, a warning on stderr), and only on loopback (a usage error beyond, before any file is
+ * read). Found 2026-12-08 by the second adversarial pass (issue 28): on loopback there was no
+ * token, so on a shared machine every user could read every other's /api/runs, argv included. */
+int test_web_serve_token(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char a[1024], line[1024], warn[1024], first[65];
+    TEST_EQ_INT(save_run(test_tmpdir(), "a.db", 1.0, 0, a, sizeof a), 0);
+    char *args[] = {"tlview", "serve", "--port", "0", a, NULL};
+    int out, err, fails = 0;
+    first[0] = 0;
+    for (int start = 0; start < 2; start++) {
+        pid_t pid = spawn_serve(args, &out, &err, NULL);
+        TEST_ASSERT(pid > 0);
+        TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+        unsigned port = serve_port(line);
+        for (size_t i = 0; port && i < sizeof token_paths / sizeof *token_paths; i++) {
+            char req[256];
+            snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                     token_paths[i], port);
+            fails += expect_status(port, req, 403, NULL);
+            fails += token_refused(port, http_token, token_paths[i]);
+            fails += token_taken(port, http_token, token_paths[i]);
+        }
+        json_t *j = port ? get_json(port, "/api/runs", 200) : NULL; /* http_get: the token */
+        kill(pid, SIGTERM);
+        TEST_EQ_INT(wait_exit(pid), 0);
+        TEST_ASSERT(port > 0);
+        TEST_EQ_INT(fails, 0);
+        TEST_ASSERT(j);
+        TEST_EQ_INT(jint(json_object_get(json_array_get(json_object_get(j, "runs"), 0), "summary"),
+                         "kernels"),
+                    NA + NB);
+        json_decref(j);
+        TEST_EQ_INT(read_line(err, warn, sizeof warn) > 0 && strstr(warn, "warning"), 0);
+        close(out), close(err);
+        if (start)
+            TEST_ASSERT(strcmp(first, http_token) != 0); /* a new one at each start */
+        snprintf(first, sizeof first, "%s", http_token);
+    }
+    /* --no-token: none in the URL, a warning, answered without */
+    http_token[0] = 0;
+    char *none[] = {"tlview", "serve", "--no-token", "--port", "0", a, NULL};
+    pid_t pid = spawn_serve(none, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    unsigned port = 0;
+    char *at = strstr(line, "http://127.0.0.1:");
+    if (at)
+        sscanf(at, "http://127.0.0.1:%u/", &port);
+    for (size_t i = 0; port && i < sizeof token_paths / sizeof *token_paths; i++) {
+        char req[256];
+        snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n\r\n", token_paths[i],
+                 port);
+        fails += expect_status(port, req, 200, NULL);
+    }
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    close(out), close(err);
+    TEST_ASSERT(port > 0);
+    TEST_EQ_INT(fails, 0);
+    if (strstr(line, "token"))
+        fprintf(stderr, "URL line: %s", line);
+    TEST_ASSERT(strstr(line, "token") == NULL);
+    TEST_EQ_STR(warn, "tlview serve: warning: --no-token: any user of this machine can read the "
+                      "page and the API, with the traces' host names, paths and command lines\n");
+    /* --no-token beyond loopback: a usage error, nothing served */
+    char *beyond[] = {"tlview", "serve", "--no-token", "--bind", "0.0.0.0", "--port", "0", a, NULL};
+    pid = spawn_serve(beyond, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 2);
+    TEST_ASSERT(read_line(err, warn, sizeof warn) > 0);
+    TEST_EQ_STR(warn,
+                "tlview serve: --no-token is refused beyond loopback (--bind 0.0.0.0): anyone "
+                "who can reach the port would read the traces' host names, paths and "
+                "command lines\n");
+    TEST_EQ_INT(read_line(out, line, sizeof line), 0);
     close(out), close(err);
     return 0;
 }
@@ -3828,6 +4262,7 @@ int test_web_update_generation(void)
     web_options_default(&o);
     o.port = 0;
     o.follow = 1;
+    o.no_token = 1; /* as the fixture's */
     web *w = NULL;
     char err[256];
     web_run wr = {"gen", run[0], an[0]};
@@ -3965,6 +4400,7 @@ int test_web_reply_lifetime(void)
     web_options_default(&o);
     o.port = 0;
     o.follow = 1;
+    o.no_token = 1; /* as the fixture's */
     web *w = NULL;
     char err[256];
     web_run wr = {"life", run[0], an[0]};
@@ -4188,9 +4624,8 @@ int test_web_serve_follow(void)
     pid_t pid = spawn_serve(args, &out, &err, NULL);
     TEST_ASSERT(pid > 0);
     TEST_ASSERT(read_line(out, line, sizeof line) > 0);
-    unsigned port = 0;
-    char *at = strstr(line, "http://127.0.0.1:");
-    TEST_ASSERT(at && sscanf(at, "http://127.0.0.1:%u/", &port) == 1 && port > 0);
+    unsigned port = serve_port(line);
+    TEST_ASSERT(port > 0);
     TEST_EQ_INT(follow_until(port, 0, 0), 1); /* an empty folder: an empty run */
     writer_proc w1, w2;
     TEST_EQ_INT(writer_start(&w1, a, 101), 0);
