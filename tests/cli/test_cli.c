@@ -4,6 +4,7 @@
  * truncated, newer schema, empty, missing) must give one error line naming the file and exit 1.
  * The real-data cases read the H200 recordings committed under samples/<demo>/traces; one missing
  * fails the case. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -2033,5 +2034,50 @@ int test_cli_output_target_appearing_meanwhile(void)
     TEST_EQ_STR(slurp(err), want);
     TEST_EQ_STR(slurp(target), "mine\n");
     TEST_EQ_STR(listing(out), "m.db\n");
+    return 0;
+}
+
+/* 2026-12-07 (issue 28): an MPS context with no kernel in range crashed every command (SEGV,
+ * exit 139): `report --from 600ms --to 900ms` on the H200 MPS pair (their kernels end at 448 ms),
+ * and report, export and job on an MPS recording whose kernel table is empty (a server traced
+ * with TLVIEW_CAPTURE=control before its first capture). Each now answers. */
+int test_cli_mps_without_kernels(void)
+{
+    char n2[4200], dir[4200];
+    snprintf(n2, sizeof n2, "%s/samples/spin/traces/mps-on/n2", TLVIEW_SOURCE_DIR);
+    static const char *const fmts[] = {"text", "json", "csv"};
+    for (int i = 0; i < 3; i++) {
+        TEST_EQ_INT(sh("'%s' report --format %s --from 600ms --to 900ms '%s'", TLVIEW, fmts[i], n2),
+                    0);
+        TEST_ASSERT(strstr(slurp(err_path), "no kernel ran in the range 0.6s to 0.9s"));
+    }
+    snprintf(dir, sizeof dir, "%s/empty", test_tmpdir());
+    TEST_EQ_INT(sh("mkdir '%s' && cp '%s'/*.db '%s'/", dir, n2, dir), 0);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char f[4500];
+        snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+        sqlite3 *db = NULL;
+        TEST_EQ_INT(sqlite3_open(f, &db), SQLITE_OK);
+        TEST_EQ_INT(sqlite3_exec(db, "DELETE FROM kernel", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+        n++;
+    }
+    if (d)
+        closedir(d);
+    TEST_EQ_INT(n, 2);
+    json_t *j = report_json(dir);
+    TEST_ASSERT(j);
+    TEST_NEAR(jnum(j, "summary.kernels"), 0, 0);
+    TEST_NEAR(jnum(j, "summary.processes"), 2, 0);
+    json_decref(j);
+    TEST_EQ_INT(sh("'%s' report '%s'", TLVIEW, dir), 0);
+    TEST_EQ_INT(sh("'%s' export --chrome '%s/x.json' '%s'", TLVIEW, test_tmpdir(), dir), 0);
+    TEST_EQ_INT(sh("'%s' job '%s'", TLVIEW, dir), 0);
+    TEST_EQ_INT(sh("'%s' job --format json '%s'", TLVIEW, dir), 0);
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -4676,6 +4677,149 @@ int test_web_serve_follow(void)
     TEST_EQ_INT(wait_exit(pid), 0);
     close(out), close(err);
     close(w1.cmd), close(w1.ack), close(w2.cmd), close(w2.ack);
+    return 0;
+}
+
+/* 2026-12-07 (issue 28): serve --follow on a folder where a file is swapped between a regular
+ * file and a FIFO blocked its main thread in open() within seconds (the page stopped updating,
+ * SIGTERM no longer stopped it). Now the swaps go by, the run stays served, and SIGTERM ends it.
+ * A link another user drops into the folder is not followed (as root: the link is chowned). */
+int test_web_serve_follow_fifo(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[1024], a[1100], x[1100], lnk[1100], line[512];
+    snprintf(dir, sizeof dir, "%s/traces", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    snprintf(a, sizeof a, "%s/w1.db", dir);
+    snprintf(x, sizeof x, "%s/x.db", dir);
+    snprintf(lnk, sizeof lnk, "%s/theirs.db", dir);
+    writer_proc w1;
+    TEST_EQ_INT(writer_start(&w1, a, 101), 0);
+    TEST_EQ_INT(writer_say(&w1, "200\n"), 0);
+    TEST_EQ_INT(write(w1.cmd, "q\n", 2), 2);
+    int status;
+    TEST_EQ_INT(waitpid(w1.pid, &status, 0), w1.pid);
+    close(w1.cmd), close(w1.ack);
+    if (geteuid() == 0) { /* another user's link to a trace: not followed */
+        char other[1100];
+        snprintf(other, sizeof other, "%s/other.db", test_tmpdir());
+        TEST_EQ_INT(writer_start(&w1, other, 102), 0);
+        TEST_EQ_INT(writer_say(&w1, "50\n"), 0);
+        TEST_EQ_INT(write(w1.cmd, "q\n", 2), 2);
+        TEST_EQ_INT(waitpid(w1.pid, &status, 0), w1.pid);
+        close(w1.cmd), close(w1.ack);
+        TEST_EQ_INT(symlink(other, lnk), 0);
+        TEST_EQ_INT(lchown(lnk, 65534, 65534), 0);
+    }
+    char *args[] = {"tlview", "serve", "--follow", "--port", "0", dir, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    unsigned port = serve_port(line);
+    TEST_ASSERT(port > 0);
+    TEST_ASSERT(follow_until(port, 200, 1) > 0);
+    /* 5 s of swaps by rename (x.db is never absent: a trace, then a FIFO, ...), so that the
+     * follower meets a file at its look and a FIFO at its open (the old code then blocked in
+     * open(): a race, which this case met in 1 or 2 of 3 runs with the old opens put back; the
+     * deterministic checks are test_store fs_guards and test_importers fifo) */
+    char rtmp[1100], ftmp[1100];
+    snprintf(rtmp, sizeof rtmp, "%s/r.tmp", dir);
+    snprintf(ftmp, sizeof ftmp, "%s/f.tmp", dir);
+    static char bytes[1 << 20];
+    int fd = open(a, O_RDONLY);
+    ssize_t nb = fd >= 0 ? read(fd, bytes, sizeof bytes) : -1;
+    close(fd);
+    TEST_ASSERT(nb > 0 && nb < (ssize_t)sizeof bytes);
+    struct timeval t0, t1;
+    gettimeofday(&t0, NULL);
+    int swaps = 0;
+    for (double ms = 0; ms < 5000; swaps++) { /* x0.db ... x15.db: 16 chances at each look */
+        snprintf(x, sizeof x, "%s/x%d.db", dir, swaps % 16);
+        fd = open(rtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        TEST_ASSERT(fd >= 0 && write(fd, bytes, (size_t)nb) == nb);
+        close(fd);
+        TEST_EQ_INT(rename(rtmp, x), 0);
+        TEST_EQ_INT(mkfifo(ftmp, 0600), 0);
+        TEST_EQ_INT(rename(ftmp, x), 0);
+        gettimeofday(&t1, NULL);
+        ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3;
+    }
+    fprintf(stderr, "%d swaps in 5 s\n", swaps);
+    TEST_ASSERT(swaps > 1000);
+    for (int i = 0; i < 16; i++) {
+        snprintf(x, sizeof x, "%s/x%d.db", dir, i);
+        TEST_EQ_INT(unlink(x), 0);
+    }
+    TEST_ASSERT(follow_until(port, 200, 1) > 0); /* still served and following, w1 alone */
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    if (geteuid() == 0) {
+        char text[8192] = "";
+        ssize_t n = read(err, text, sizeof text - 1);
+        text[n > 0 ? n : 0] = 0;
+        TEST_ASSERT(strstr(text, "theirs.db: not followed: a link another user (uid 65534) put "
+                                 "there"));
+    }
+    close(out), close(err);
+    return 0;
+}
+
+/* 2026-12-07 (issue 28): serve --job on a folder holding an MPS recording whose kernel table is
+ * empty (a server traced with TLVIEW_CAPTURE=control before its first capture) died in its
+ * background thread (the analysis indexed the MPS group array with UINT32_MAX). Now every group
+ * gets its summary and the job its report; the group's timeline opens. */
+int test_web_serve_job_mps_without_kernels(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[1024], src[2048], dst[2048], line[512];
+    snprintf(dir, sizeof dir, "%s/job", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    static const char *const files[] = {"output.2934.db", "output.2935.db"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(src, sizeof src, "%s/samples/spin/traces/mps-on/n2/%s", TLVIEW_SOURCE_DIR,
+                 files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+        TEST_EQ_INT(system(cmd), 0);
+        sqlite3 *db = NULL;
+        TEST_EQ_INT(sqlite3_open(dst, &db), SQLITE_OK);
+        TEST_EQ_INT(sqlite3_exec(db, "DELETE FROM kernel", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+    }
+    char *args[] = {"tlview", "serve", "--job", "--port", "0", dir, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    TEST_ASSERT(pid > 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    unsigned port = serve_port(line);
+    TEST_ASSERT(port > 0);
+    json_t *j = NULL;
+    for (int i = 0; i < 200; i++) { /* until the report is made (10 s at most) */
+        json_decref(j);
+        j = get_json(port, "/api/job", 200);
+        TEST_ASSERT(j);
+        if (json_is_object(json_object_get(j, "report")))
+            break;
+        usleep(50000);
+    }
+    TEST_ASSERT(json_is_object(json_object_get(j, "report")));
+    TEST_EQ_INT(jint(j, "analysed"), jint(j, "groups"));
+    json_decref(j);
+    TEST_EQ_INT(kill(pid, 0), 0); /* alive */
+    j = get_json(port, "/api/job/open?group=0", 200);
+    TEST_ASSERT(j);
+    json_decref(j);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    close(out), close(err);
     return 0;
 }
 
