@@ -2081,3 +2081,78 @@ int test_cli_mps_without_kernels(void)
     TEST_EQ_INT(sh("'%s' job --format json '%s'", TLVIEW, dir), 0);
     return 0;
 }
+
+/* 2026-12-07 (issue 28): kernels at -2^62 and +2^62 (each time within the axis, the span 2^63 ns
+ * beyond any int64) made report, export and job abort under UBSan and the release build print
+ * "over -9.22e+09 s": refused now, with one error naming both ends. A run as wide as the axis
+ * holds (2^61 ns from -2^62) is reported, exported and read back whole. */
+int test_cli_edge_of_time(void)
+{
+    const long long lo = -4611686018427387904LL, span = 2305843009213693952LL;
+    TEST_EQ_INT(sh("'%s' '%s' --pid 1 --train %lld,2,1000,0 && "
+                   "'%s' '%s' --pid 2 --train %lld,1,1000,0",
+                   TRACEGEN, tmp("q1.db"), lo, TRACEGEN, tmp("q2.db"), -lo - 1000),
+                0);
+    static const char *const cmds[] = {"report", "report --format json", "job", "merge -o"};
+    for (int i = 0; i < 4; i++) {
+        TEST_EQ_INT(sh("'%s' %s %s '%s' '%s'", TLVIEW, cmds[i], i == 3 ? tmp("m.db") : "",
+                       tmp("q1.db"), tmp("q2.db")),
+                    1);
+        char want[9000];
+        snprintf(want, sizeof want,
+                 "%s: the records span 292.3 years (pid 1 at -4.61169e+09 s, to pid 2 of %s at "
+                 "4.61169e+09 s on the common axis): more than the 73 years one time axis holds; "
+                 "a file's clock is wrong\n",
+                 tmp("q1.db"), tmp("q2.db"));
+        TEST_ASSERT(strstr(slurp(err_path), want));
+    }
+    /* the widest run: two processes, time-sliced at both ends */
+    char d[4200];
+    snprintf(d, sizeof d, "%s/edge", test_tmpdir());
+    mkdir(d, 0755);
+    TEST_EQ_INT(sh("'%s' '%s/p1.db' --pid 1 --train %lld,3,1000000,0 --train %lld,3,1000000,0 "
+                   "--api %lld,100,1,1,1,0,cudaLaunchKernel --range %lld,5000000,1,step "
+                   "--capture %lld,%lld,calm && "
+                   "'%s' '%s/p2.db' --pid 2 --train %lld,3,1000000,0 --train %lld,3,1000000,0",
+                   TRACEGEN, d, lo, lo + span - 5000000, lo, lo, lo, lo + 10, TRACEGEN, d,
+                   lo + 500000, lo + span - 3000000),
+                0);
+    TEST_EQ_INT(sh("'%s' report '%s'", TLVIEW, d), 0);
+    TEST_ASSERT(strstr(slurp(out_path), "12 kernels (12 with a solo reference) over 2.31e+09 s"));
+    TEST_EQ_INT(sh("'%s' report --format csv '%s'", TLVIEW, d), 0);
+    TEST_EQ_INT(sh("'%s' job '%s'", TLVIEW, d), 0);
+    TEST_EQ_INT(round_trip(d, tmp("edge")), 0);
+    int counts[sizeof record_queries / sizeof *record_queries];
+    TEST_ASSERT(same_records(tmp("edge.orig.db"), tmp("edge.db"), counts));
+    char args[9000];
+    snprintf(args, sizeof args, "'%s'", d);
+    json_t *orig = report_json_of_run(args);
+    snprintf(args, sizeof args, "'%s'", tmp("edge.json"));
+    json_t *back = report_json_of_run(args);
+    TEST_ASSERT(same_report(orig, back, "report on the exported JSON at the edge of time"));
+    TEST_NEAR(jnum(back, "summary.processes"), 2, 0);
+    json_decref(orig);
+    json_decref(back);
+    return 0;
+}
+
+/* 2026-12-07 (issue 28): `tlview report x.db` where x.db is a FIFO blocked for ever (nobody
+ * writes it); every command names it and fails at once. */
+int test_cli_fifo_named(void)
+{
+    TEST_EQ_INT(mkfifo(tmp("x.db"), 0600), 0);
+    TEST_EQ_INT(mkfifo(tmp("y.json"), 0600), 0);
+    static const char *const cmds[] = {"report", "export --chrome", "job", "import -o"};
+    for (int i = 0; i < 4; i++)
+        for (int f = 0; f < 2; f++) {
+            const char *in = tmp(f ? "y.json" : "x.db");
+            const char *out = i == 3 ? tmp("out.db") : i == 1 ? tmp("out.json") : "";
+            TEST_EQ_INT(sh("timeout 20 '%s' %s %s '%s'", TLVIEW, cmds[i], out, in), 1);
+            char want[4400];
+            snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", in);
+            if (!strstr(slurp(err_path), want))
+                fprintf(stderr, "%s: %s", cmds[i], slurp(err_path));
+            TEST_ASSERT(strstr(slurp(err_path), want));
+        }
+    return 0;
+}
