@@ -140,7 +140,7 @@ int cmd_capture(int argc, char **argv)
     char why[PATH_MAX + 128];
     if (collector_control_check_dir(dir, why, sizeof why) != 0) {
         /* another user's FIFOs, or links to anything: neither listed nor written to */
-        cli_msg(stderr, "tlview capture: %s: refused (name a folder of yours with --dir)\n", why);
+        cli_msg(stderr, "tlview capture: %s (name a folder of yours with --dir)\n", why);
         return 1;
     }
     if (!strcmp(verb, "list")) {

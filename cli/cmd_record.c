@@ -240,7 +240,7 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         snprintf(err, REC_ERR_MAX, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    if (store_fs_check_dir(st->dir, 0, err, REC_ERR_MAX) != 0)
+    if (store_fs_check_dir(st->dir, STORE_FS_SHARED, err, REC_ERR_MAX) != 0)
         return -1;
     char manifest[PATH_MAX + 32];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);

@@ -117,7 +117,7 @@ static int make_dir(const char *path, char *err)
     }
     /* one that was there already is used only when it is this user's alone: the daemon writes
      * its logs and sockets there, and follows any link another user left in it */
-    return store_fs_check_dir(path, 1, err, REC_ERR_MAX);
+    return store_fs_check_dir(path, STORE_FS_PRIVATE, err, REC_ERR_MAX);
 }
 
 /* Appends the last lines of `path` (the daemon's own words) to err, if any. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "store.h"
 
 static const char *const cmd_names[] = {"start", "stop", "dump", "status"};
 
@@ -124,23 +125,17 @@ struct collector_control {
     int skipping;    /* inside an over-long line: drop bytes up to its '\n' */
 };
 
-/* Checks that `dir` is a folder of this user that nobody else may write; `create`: makes it
- * first when absent (the collector; a client never makes it). */
+/* Checks that `dir` is a folder of this user that nobody else may write (store_fs_check_dir());
+ * `create`: makes it first when absent (the collector; a client never makes it). */
 static int private_dir(const char *dir, int create, char *err, size_t errlen)
 {
-    struct stat st;
     if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create the control folder %s: %s", dir, strerror(errno));
         return -1;
     }
-    if (lstat(dir, &st) != 0) {
-        snprintf(err, errlen, "control folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-        snprintf(err, errlen,
-                 "control folder %s is not a folder of this user that only it may write%s", dir,
-                 S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+    char why[4400];
+    if (store_fs_check_dir(dir, STORE_FS_WRITABLE, why, sizeof why) != 0) {
+        snprintf(err, errlen, "control folder refused: %s", why);
         return -1;
     }
     return 0;

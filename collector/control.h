@@ -78,7 +78,8 @@ typedef struct collector_control_call collector_control_call;
 
 /* Checks the control folder `dir` before a client trusts its FIFOs: a folder of this user that
  * no other user may write (an absent one passes: nothing listens there). 0, or -1 with "control
- * folder DIR is not a folder of this user that only it may write" in err. */
+ * folder refused: DIR: other users may write into the folder (mode 0777)" (store_fs_check_dir())
+ * in err. */
 int collector_control_check_dir(const char *dir, char *err, size_t errlen);
 
 /* Sends `cmd` with `arg` (NULL or "": none) to the collector of `pid` in `dir`: makes the reply

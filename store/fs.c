@@ -124,7 +124,7 @@ int store_fs_open_append(const char *path, int mode, char *err, size_t errlen)
     return fd;
 }
 
-int store_fs_check_dir(const char *dir, int private, char *err, size_t errlen)
+int store_fs_check_dir(const char *dir, unsigned forbidden, char *err, size_t errlen)
 {
     struct stat st;
     if (lstat(dir, &st) != 0)
@@ -134,9 +134,11 @@ int store_fs_check_dir(const char *dir, int private, char *err, size_t errlen)
     if (st.st_uid != geteuid())
         return say(err, errlen, "%s: the folder belongs to another user (uid %u)", dir,
                    (unsigned)st.st_uid);
-    if (st.st_mode & (private ? 077 : 002))
-        return say(err, errlen, "%s: %s may write into the folder (mode %04o)", dir,
-                   st.st_mode & 002 ? "every user" : "other users", (unsigned)(st.st_mode & 07777));
+    if (st.st_mode & forbidden & 07777)
+        return say(err, errlen, "%s: %s may %s the folder (mode %04o)", dir,
+                   st.st_mode & forbidden & 007 ? "every user" : "other users",
+                   st.st_mode & forbidden & 022 ? "write into" : "look into",
+                   (unsigned)(st.st_mode & 07777));
     return 0;
 }
 

@@ -660,9 +660,14 @@ int store_fs_create(const char *path, int mode, char *err, size_t errlen);
 int store_fs_open_append(const char *path, int mode, char *err, size_t errlen);
 
 /* Checks that folder `dir` is safe to write into or read commands from: a folder (not a link to
- * one) of this user that no other user may write (`private` 0: not writable by every user;
- * `private` 1: no access at all for others, mode 0700 or less). */
-int store_fs_check_dir(const char *dir, int private, char *err, size_t errlen);
+ * one) of this user whose mode has none of the bits of `forbidden` (STORE_FS_SHARED: every user
+ * may write it; STORE_FS_WRITABLE: another user may; STORE_FS_PRIVATE: another user may do
+ * anything with it). "DIR: every user may write into the folder (mode 1777)", "DIR: the folder
+ * belongs to another user (uid 1001)", "DIR: not a folder (a symbolic link)". */
+#define STORE_FS_SHARED 0002u
+#define STORE_FS_WRITABLE 0022u
+#define STORE_FS_PRIVATE 0077u
+int store_fs_check_dir(const char *dir, unsigned forbidden, char *err, size_t errlen);
 
 /* 1 when `path`, found in a folder (not named by the user), may be read: by lstat() a file or a
  * link that this user made or the folder's owner `dir_uid` made (-1: none but this user), and by

@@ -2038,8 +2038,8 @@ int test_collector_capture_bad_control_dir(void)
     TEST_EQ_INT(count_lines(errpath, line, sizeof line), 1); /* said once, at the start */
     char want[8192];
     snprintf(want, sizeof want,
-             "tlview: no control channel (control folder %s is not a folder of this user that "
-             "only it may write): `tlview capture` cannot reach this process; with "
+             "tlview: no control channel (control folder refused: %s: every user may write into "
+             "the folder (mode 0777)): `tlview capture` cannot reach this process; with "
              "TLVIEW_CAPTURE=control nothing is traced (set TLVIEW_CONTROL_DIR to a folder of "
              "yours)\n",
              dir);
@@ -2051,7 +2051,7 @@ int test_collector_capture_bad_control_dir(void)
     TEST_EQ_INT(sql_int(path, "SELECT count(*) FROM kernel"), 0);
     TEST_EQ_INT(sql_int(path, "SELECT complete FROM process"), 0);
     TEST_EQ_INT(sql_int(path, "SELECT error LIKE 'TLVIEW_CAPTURE=control without a control "
-                              "channel (control folder %: nothing traced' FROM process"),
+                              "channel (control folder refused: %): nothing traced' FROM process"),
                 1);
     unsetenv("TLVIEW_CAPTURE");
     unsetenv("TLVIEW_CONTROL_DIR");

@@ -240,7 +240,7 @@ int test_control_server_guards(void)
     TEST_EQ_INT(collector_control_open(dir, 7, &srv, err, sizeof err), -1);
     char want[5000];
     snprintf(want, sizeof want,
-             "control folder %s is not a folder of this user that only it may write", dir);
+             "control folder refused: %s: every user may write into the folder (mode 0777)", dir);
     TEST_EQ_STR(err, want);
     TEST_ASSERT(srv == NULL);
     snprintf(link, sizeof link, "%s/link", test_tmpdir());
@@ -307,7 +307,7 @@ int test_control_client_guards(void)
                                        sizeof err),
                 -1);
     snprintf(want, sizeof want,
-             "control folder %s is not a folder of this user that only it may write", dir);
+             "control folder refused: %s: every user may write into the folder (mode 0777)", dir);
     TEST_EQ_STR(err, want);
     char buf[64];
     TEST_ASSERT(read(rd, buf, sizeof buf) <= 0); /* nothing was written */
@@ -318,8 +318,8 @@ int test_control_client_guards(void)
         TEST_EQ_INT(run_tlview(out, sizeof out, e2, sizeof e2, i ? a2 : a1), 1);
         TEST_EQ_STR(out, "");
         snprintf(want, sizeof want,
-                 "tlview capture: control folder %s is not a folder of this user that only it "
-                 "may write: refused (name a folder of yours with --dir)\n",
+                 "tlview capture: control folder refused: %s: every user may write into the "
+                 "folder (mode 0777) (name a folder of yours with --dir)\n",
                  dir);
         TEST_EQ_STR(e2, want);
     }

@@ -2719,19 +2719,24 @@ int test_store_fs_guards(void)
     TEST_EQ_INT(st.st_size, 8);
 
     /* folders: a link, or one others may write, is refused */
-    TEST_EQ_INT(store_fs_check_dir(dir, 1, err, sizeof err), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_PRIVATE, err, sizeof err), 0);
     snprintf(link, sizeof link, "%s/fs-link", test_tmpdir());
     TEST_EQ_INT(symlink(dir, link), 0);
-    TEST_EQ_INT(store_fs_check_dir(link, 0, err, sizeof err), -1);
+    TEST_EQ_INT(store_fs_check_dir(link, STORE_FS_SHARED, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: not a folder (a symbolic link)", link);
     TEST_EQ_STR(err, want);
     TEST_EQ_INT(chmod(dir, 0750), 0);
-    TEST_EQ_INT(store_fs_check_dir(dir, 0, err, sizeof err), 0);
-    TEST_EQ_INT(store_fs_check_dir(dir, 1, err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s: other users may write into the folder (mode 0750)", dir);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_WRITABLE, err, sizeof err), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_PRIVATE, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: other users may look into the folder (mode 0750)", dir);
+    TEST_EQ_STR(err, want);
+    TEST_EQ_INT(chmod(dir, 0770), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_SHARED, err, sizeof err), 0);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_WRITABLE, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: other users may write into the folder (mode 0770)", dir);
     TEST_EQ_STR(err, want);
     TEST_EQ_INT(chmod(dir, 01777), 0);
-    TEST_EQ_INT(store_fs_check_dir(dir, 0, err, sizeof err), -1);
+    TEST_EQ_INT(store_fs_check_dir(dir, STORE_FS_SHARED, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: every user may write into the folder (mode 1777)", dir);
     TEST_EQ_STR(err, want);
 
