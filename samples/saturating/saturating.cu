@@ -13,31 +13,9 @@
 #include <string.h>
 
 #include "tlsample.h"
+#include "tlsat.cuh"
 
-#define THREADS 256
-#define A 0.999f /* x <- x*A + b stays finite for any number of steps */
-
-/* Thread g's work, run by the kernel and replayed by the CPU check. Four independent chains per
- * thread keep the FMA pipes full (one chain would leave them waiting on each result). fmaf rounds
- * once on both sides and nothing else is fused or reordered, so the CPU gets the GPU's bits. */
-static __host__ __device__ inline float chains(unsigned g, int iters)
-{
-    float b = 1e-4f * (float)(g % 13);
-    float x0 = 1.0f, x1 = 2.0f, x2 = 3.0f, x3 = 4.0f;
-    for (int i = 0; i < iters; i++) {
-        x0 = fmaf(x0, A, b);
-        x1 = fmaf(x1, A, b);
-        x2 = fmaf(x2, A, b);
-        x3 = fmaf(x3, A, b);
-    }
-    return (x0 + x1) + (x2 + x3);
-}
-
-__global__ void fill_sms(float *out, int iters)
-{
-    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-    out[g] = chains(g, iters);
-}
+#define THREADS TLS_SAT_THREADS
 
 static void usage(void)
 {
@@ -132,7 +110,7 @@ int main(int argc, char **argv)
     for (long long blk = 0; blk < blocks; blk += step)
         for (int t = 0; t < THREADS; t += THREADS - 1) {
             size_t g = (size_t)blk * THREADS + (size_t)t;
-            float want = chains((unsigned)g, iters);
+            float want = tls_sat_chains((unsigned)g, iters);
             if (memcmp(&h_out[g], &want, sizeof want) != 0 && bad++ < 5)
                 fprintf(stderr, "saturating: thread %zu computed %.9g, the CPU replay %.9g\n", g,
                         h_out[g], want);
