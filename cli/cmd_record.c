@@ -97,60 +97,6 @@ static int valid_label(const char *s)
     return 1;
 }
 
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-#ifndef TLVIEW_COLLECTOR_RELDIR /* set by cli/cmd_record.cmake */
-#define TLVIEW_COLLECTOR_RELDIR "../lib/tlview"
-#endif
-#ifndef TLVIEW_COLLECTOR_BUILT /* set by cli/cmd_record.cmake: 0 when built without CUDA */
-#error "TLVIEW_COLLECTOR_BUILT: say whether this build made libcollect.so (cli/cmd_record.cmake)"
-#endif
-
-/* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
- * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install tree around it
- * (<prefix>/bin/tlview -> <prefix>/lib/tlview/libcollect.so). Both are found from the binary's
- * own location, so an install tree works under any prefix, and after it is moved. A tlview built
- * without CUDA has no collector of its own: the error says so. */
-static int find_collector(char *out, char *err)
-{
-    const char *env = getenv("TLVIEW_COLLECTOR");
-    if (env && *env) {
-        if (!file_exists(env) || !realpath(env, out)) {
-            snprintf(err, REC_ERR_MAX, "TLVIEW_COLLECTOR=%s: no such file", env);
-            return -1;
-        }
-        return 0;
-    }
-    char tried[2][PATH_MAX];
-    static const char *const rel[2] = {"../collector/libcollect.so",
-                                       TLVIEW_COLLECTOR_RELDIR "/libcollect.so"};
-    for (int i = 0; i < 2; i++) {
-        if (cli_exe_relative(rel[i], tried[i], sizeof tried[i]) != 0) {
-            snprintf(err, REC_ERR_MAX,
-                     "libcollect.so not found: cannot tell where tlview is (/proc/self/exe); set "
-                     "TLVIEW_COLLECTOR to its path");
-            return -1;
-        }
-        if (file_exists(tried[i]) && realpath(tried[i], out))
-            return 0;
-    }
-    if (!TLVIEW_COLLECTOR_BUILT)
-        snprintf(err, REC_ERR_MAX,
-                 "libcollect.so not found: this tlview was built without CUDA/CUPTI, so it has "
-                 "no collector of its own (looked at %s and %s); set TLVIEW_COLLECTOR to the "
-                 "libcollect.so of a tlview built with CUDA",
-                 tried[0], tried[1]);
-    else
-        snprintf(err, REC_ERR_MAX,
-                 "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
-                 tried[0], tried[1]);
-    return -1;
-}
-
 /* Trace files (*.db) in dir, as a malloc'd array of malloc'd full paths, sorted. */
 static int list_db_files(const char *dir, char ***pOut)
 {
@@ -244,7 +190,7 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         return -1;
     char manifest[PATH_MAX + 32];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
-    if (file_exists(manifest) && !st->force) {
+    if (rec_regular_file(manifest) && !st->force) {
         snprintf(err, REC_ERR_MAX,
                  "%s already holds a recorded run (%s); choose another folder "
                  "with -o or add --force",
@@ -445,12 +391,6 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
     return -1;
 }
 
-/* Whether the NVIDIA driver shows a device: its control node (Linux), or WSL's GPU node. */
-static int have_gpu(void)
-{
-    return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
-}
-
 /* Everything that can be refused before anything is started or created: the command, the
  * collector, a GPU, the baseline, the MPS control program. Returns 0 or the exit status. */
 static int check_inputs(rec_run_state *st, const char *cmd)
@@ -462,11 +402,11 @@ static int check_inputs(rec_run_state *st, const char *cmd)
         cli_msg(stderr, "tlview record: %s\n", err);
         return 127;
     }
-    if (find_collector(st->collector, err) != 0) {
+    if (rec_find_collector(st->collector, err) != 0) {
         cli_msg(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !have_gpu()) {
+    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !rec_have_gpu()) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
                         "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
         return 1;
