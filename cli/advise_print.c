@@ -212,23 +212,17 @@ void adv_print_text(FILE *out, const json_t *r, int color)
         char pt[40], gain[16], ci[64];
         double lo = num(o, "predicted_gain_low"), hi = num(o, "predicted_gain");
         const char *cover = str(o, "coverage");
-        fprintf(out, "prediction at N=%lld: ", integer(o, "procs"));
-        if (isnan(lo))
-            fputs("no prediction (no time-sliced run left traces)", out);
-        else
-            fprintf(out,
-                    "`tlview report` predicted an MPS gain of %s from the time-sliced runs' "
-                    "traces",
-                    view_gain_text(lo, hi, 0, pt, sizeof pt));
-        fprintf(out, "; measured %s, interval %s",
+        fprintf(out, "MPS gain at N=%lld: measured %s, interval %s; ", integer(o, "procs"),
                 number_text(num(o, "measured_gain"), "%.2fx", gain, sizeof gain),
                 interval_text(o, "measured", "x", ci, sizeof ci));
-        if (*cover)
-            fprintf(out, ": %s the predicted interval",
-                    !strcmp(cover, "inside")  ? "inside"
-                    : !strcmp(cover, "below") ? "below"
-                                              : "above");
-        fputc('\n', out);
+        if (!json_is_true(json_object_get(r, "trace")))
+            fputs("no prediction: measured without traces (--no-trace)\n", out);
+        else if (isnan(lo))
+            fputs("no prediction: no time-sliced run left a trace\n", out);
+        else
+            fprintf(out, "`tlview report` predicted %s from the time-sliced runs' traces%s%s%s\n",
+                    view_gain_text(lo, hi, 0, pt, sizeof pt), *cover ? ": " : "", cover,
+                    *cover ? " the predicted interval" : "");
     }
     json_t *notes = json_object_get(r, "notes");
     json_array_foreach(notes, i, o)

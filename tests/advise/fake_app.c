@@ -7,14 +7,18 @@
  * each (the GPU's throughput stays 1 / work); under MPS the GPU does FAKE_GAIN_MPS times as much
  * (under mps:P, FAKE_GAIN_MPS_<P> when set); times 1 + FAKE_NOISE * z, z a standard normal drawn
  * from FAKE_SEED and the run's folder (TLVIEW_RECORD_DIR: the same in every copy of a run, so
- * the results are reproducible); times 1 + FAKE_DRIFT * (seconds since FAKE_T0_NS): a machine
- * that speeds up. It sleeps that long and prints "items_per_s=R", R = 1000 items over the time
- * of the model (so that --metric is exact), after a line saying what it saw.
+ * the results are reproducible). It sleeps that long and prints "items_per_s=R", R = 1000 items
+ * over the time of the model (so that --metric is exact), after a line saying what it saw.
  * FAKE_FAIL=CONFIG/rK:RANK:HOW[,...] makes copy RANK of that run fail: segv (killed by SIGSEGV),
- * exit3 (exit status 3), nometric (no items_per_s line), nan (items_per_s=abc), hang (sleeps
+ * exit3 (exit status 3), nometric (no items_per_s line), nan (items_per_s=1.2.3), hang (sleeps
  * 60 s; SIGINT/SIGTERM end it), deaf (60 s, ignoring SIGINT and SIGTERM).
- * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels back to back over
- * its time, its context an MPS client under MPS, so that advise has GPU figures to read. */
+ * FAKE_FIRST_SLOW=S: the first run of each round (no other configuration has a folder for this
+ * round yet) is S slower (0.3: 30%): a GPU that starts each round cold, a position effect.
+ * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels over its time, each
+ * busy FAKE_TRACE_BUSY of its tenth (default 1: back to back; less leaves the GPU idle between
+ * them, as a program whose CPU sets the pace), its context an MPS client under MPS, so that
+ * advise has GPU figures to read. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -81,6 +85,32 @@ static const char *run_name(void)
     return *p == '/' ? p + 1 : p;
 }
 
+/* 1 when this run is the first of its round: no other configuration's folder holds rK yet. */
+static int first_of_round(void)
+{
+    const char *dir = getenv("TLVIEW_RECORD_DIR"), *round = strrchr(dir ? dir : "", '/');
+    char exp[4096], path[8192];
+    struct stat st;
+    if (!dir || !round)
+        return 0;
+    snprintf(exp, sizeof exp, "%.*s", (int)(round - dir), dir);
+    char *cfg = strrchr(exp, '/');
+    if (!cfg)
+        return 0;
+    *cfg = 0; /* exp is the experiment's folder now */
+    DIR *d = opendir(exp);
+    int others = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' && strcmp(e->d_name, cfg + 1)) {
+            snprintf(path, sizeof path, "%s/%s%s", exp, e->d_name, round);
+            others += stat(path, &st) == 0;
+        }
+    if (d)
+        closedir(d);
+    return d && !others;
+}
+
 /* How this copy is asked to fail ("" when not): FAKE_FAIL entries RUN:RANK:HOW. */
 static const char *failure(int rank)
 {
@@ -121,9 +151,10 @@ static void output_path(char *out, size_t n)
     out[o] = 0;
 }
 
-/* The trace a collector would have left: 10 kernels back to back over [t0, t1). */
+/* The trace a collector would have left: 10 kernels over [t0, t1), one in each tenth. */
 static int write_trace(int64_t t0, int64_t t1, int mps)
 {
+    double busy = env_num("FAKE_TRACE_BUSY", 1);
     char path[4096];
     output_path(path, sizeof path);
     if (!path[0])
@@ -143,8 +174,9 @@ static int write_trace(int64_t t0, int64_t t1, int mps)
     rc = rc ? rc : store_writer_context(w, proc, &ci);
     rc = rc ? rc : store_writer_begin(w);
     for (int i = 0; i < 10 && !rc; i++) {
-        store_kernel_info k = {.start = t0 + (t1 - t0) * i / 10,
-                               .end = t0 + (t1 - t0) * (i + 1) / 10,
+        int64_t slot = (t1 - t0) / 10, at = t0 + slot * i;
+        store_kernel_info k = {.start = at,
+                               .end = at + (int64_t)(slot * busy),
                                .context_id = 1,
                                .stream_id = 7,
                                .correlation_id = (uint32_t)i + 1,
@@ -181,13 +213,12 @@ int main(void)
     double u1 = uniform(&state), u2 = uniform(&state);
     double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
     double speed = gain * (1 + env_num("FAKE_NOISE", 0) * z);
-    const char *t0 = getenv("FAKE_T0_NS");
-    if (t0)
-        speed *= 1 + env_num("FAKE_DRIFT", 0) * (double)(start - atoll(t0)) / 1e9;
+    if (first_of_round())
+        speed *= 1 - env_num("FAKE_FIRST_SLOW", 0);
     double seconds = n * env_num("FAKE_WORK_MS", 100) / 1e3 / (speed > 0.01 ? speed : 0.01);
     const char *how = failure(rank);
-    printf("fake_app: mps=%d percentage=%s nprocs=%d rank=%d run=%s\n", mps, pct ? pct : "-", n,
-           rank, run_name());
+    printf("fake_app: mps=%d percentage=%s nprocs=%d rank=%d run=%s pipe=%s\n", mps,
+           pct ? pct : "-", n, rank, run_name(), pipe ? pipe : "-");
     fflush(stdout);
     if (!strcmp(how, "hang") || !strcmp(how, "deaf")) {
         if (!strcmp(how, "deaf")) {
@@ -204,7 +235,7 @@ int main(void)
     if (!strcmp(how, "exit3"))
         return 3;
     if (!strcmp(how, "nan"))
-        printf("items_per_s=abc\n");
+        printf("items_per_s=1.2.3\n");
     else if (strcmp(how, "nometric"))
         printf("items_per_s=%.9g\n", 1000 / seconds);
     return 0;
