@@ -124,9 +124,13 @@ typedef struct adv_decision {
     int best;        /* the compared candidate with the highest median; -1 when none */
     enum adv_reason reason;
     int ncompared;      /* comparisons with the default (the k of Holm) */
-    double p_simpler;   /* ADV_R_SIMPLER: best against the recommended, Holm over the simpler
-                           alternatives tried; NaN otherwise */
-    int nsimpler;       /* those alternatives */
+    int simpler;        /* the most preferred configuration simpler than the best and also
+                           significantly better than the default, tried against the best: the
+                           recommended one with ADV_R_SIMPLER; with ADV_R_BETTER the one the
+                           best beat significantly; -1 when none */
+    double p_simpler;   /* the best against `simpler`, Holm over the nsimpler tried; NaN when
+                           none */
+    int nsimpler;       /* the simpler alternatives tried */
     int repeats_needed; /* runs per configuration from which the most extreme result could be
                            significant with ncompared comparisons (0: no comparison) */
 } adv_decision;

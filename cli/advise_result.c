@@ -259,6 +259,12 @@ static void recommendation_text(const adv_exp *e, const adv_stat *st, const adv_
                      "; the best measured, %s (%.2fx), is not significantly better than it "
                      "(p = %s, Holm over %d): the simpler setup is as good",
                      best, st[b].ratio, p_text(d->p_simpler, p2, sizeof p2), d->nsimpler);
+        else if (d->simpler >= 0 && len > 0 && (size_t)len < n)
+            snprintf(buf + len, n - (size_t)len,
+                     "; it beat the simpler %s too: %.2fx its median, p = %s (Holm over %d)",
+                     config_words(&e->configs[d->simpler], best, sizeof best),
+                     st[r].median / st[d->simpler].median, p_text(d->p_simpler, p2, sizeof p2),
+                     d->nsimpler);
         return;
     }
     case ADV_R_DEFAULT_BEST:
@@ -409,7 +415,7 @@ static int find_config(const adv_exp *e, int kind, int procs)
 
 /* Per N with both: what `report` predicted from the time-sliced runs' traces against what MPS
  * measured (median mps / median sliced, with its interval): the prediction's coverage. Adds the
- * host-paced note to notes. */
+ * host-paced note to notes where half of the time-sliced runs or more were host-paced. */
 static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *notes, int *bad)
 {
     json_t *arr = json_array();
@@ -439,7 +445,7 @@ static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *no
         view_put(o, "coverage", cover ? json_string(cover) : json_null(), bad);
         view_put(o, "host_paced_runs", json_integer(s->host_paced), bad);
         view_append(arr, o, bad);
-        if (s->host_paced) {
+        if (s->host_paced && 2 * s->host_paced >= s->ntraced) { /* half of them or more */
             char note[512];
             snprintf(note, sizeof note,
                      "N=%d: the GPU was idle %.0f%% of the time-sliced runs (host-paced in %d of "
@@ -576,6 +582,8 @@ json_t *adv_result_json(const adv_exp *e, const char *version)
             interval_put(rec, "ratio", st[r].ratio_ci, &bad);
         view_put(rec, "p_holm", r >= 0 ? view_number(st[r].p_holm) : json_null(), &bad);
         view_put(rec, "comparisons", json_integer(d.ncompared), &bad);
+        view_put(rec, "simpler",
+                 d.simpler >= 0 ? json_string(e->configs[d.simpler].id) : json_null(), &bad);
         view_put(rec, "p_simpler", view_number(d.p_simpler), &bad);
         view_put(rec, "simpler_tried", json_integer(d.nsimpler), &bad);
         view_put(rec, "repeats_needed", json_integer(d.repeats_needed), &bad);

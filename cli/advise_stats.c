@@ -335,7 +335,7 @@ int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decisi
     int dir[ADV_MAX_CONFIGS] = {0};
     const adv_arm *D = &arms[def];
     memset(d, 0, sizeof *d);
-    d->recommended = d->best = -1;
+    d->recommended = d->best = d->simpler = -1;
     d->p_simpler = NAN;
     if (narms > ADV_MAX_CONFIGS)
         return -1;
@@ -415,22 +415,20 @@ int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decisi
             alt[nalt++] = i;
         }
     adv_holm(palt, nalt, padj);
-    int pick = -1;
-    double ppick = NAN;
-    for (int j = 0; j < nalt; j++)
+    int pick = -1, most = -1; /* the preferred equivalent; the preferred of all tried */
+    for (int j = 0; j < nalt; j++) {
+        if (most < 0 || adv_prefer(&arms[alt[j]], &arms[alt[most]], D->procs))
+            most = j;
         if (padj[j] >= ADV_ALPHA &&
-            (pick < 0 || adv_prefer(&arms[alt[j]], &arms[pick], D->procs))) {
-            pick = alt[j];
-            ppick = padj[j];
-        }
+            (pick < 0 || adv_prefer(&arms[alt[j]], &arms[alt[pick]], D->procs)))
+            pick = j;
+    }
     d->nsimpler = nalt;
-    if (pick >= 0) {
-        d->recommended = pick;
-        d->reason = ADV_R_SIMPLER;
-        d->p_simpler = ppick;
-    } else {
-        d->recommended = b;
-        d->reason = ADV_R_BETTER;
+    d->recommended = pick >= 0 ? alt[pick] : b;
+    d->reason = pick >= 0 ? ADV_R_SIMPLER : ADV_R_BETTER;
+    if (most >= 0) {
+        d->simpler = alt[pick >= 0 ? pick : most];
+        d->p_simpler = padj[pick >= 0 ? pick : most];
     }
     return 0;
 }

@@ -27,9 +27,9 @@
 #include "record.h"
 
 #define MAX_PROCS 1024
-#define DEFAULT_REPEAT                                                                             \
-    6 /* the least with which 4 comparisons can be significant (advise_stats)                      \
-       */
+/* DEFAULT_REPEAT: the least with which the 7 comparisons of the default configurations at two
+ * values of N can be significant: 7 x 2/C(12,6) < 0.05 (cli/advise_stats.c, adv_min_p) */
+#define DEFAULT_REPEAT 6
 #define KILL_AFTER_MS 10000 /* copies alive this long after SIGINT/SIGTERM are killed */
 #define DEFAULT_CONFIGS "sliced,mps,mps:1/N,mps:2/N"
 

@@ -308,6 +308,7 @@ int test_advise_stats_decide_simpler(void)
     TEST_EQ_INT(d.recommended, 2);
     TEST_EQ_INT(d.reason, ADV_R_SIMPLER);
     TEST_EQ_INT(d.nsimpler, 1);
+    TEST_EQ_INT(d.simpler, 2);
     TEST_NEAR(d.p_simpler, 122.0 / 924, 1e-12);
     /* 5 runs each is the least with which 2 comparisons can be significant: 2 * 2/C(10,5) =
      * 0.0159 < 0.05; with 4, 2 * 2/C(8,4) = 0.057 */
@@ -318,6 +319,8 @@ int test_advise_stats_decide_simpler(void)
     TEST_EQ_INT(adv_decide(a, 4, 1, st, &d), 0);
     TEST_EQ_INT(d.recommended, 3);
     TEST_EQ_INT(d.reason, ADV_R_BETTER);
+    TEST_EQ_INT(d.simpler, 2); /* beaten in every run: p = 2/924, one alternative */
+    TEST_NEAR(d.p_simpler, 2.0 / 924, 1e-12);
     return 0;
 }
 
