@@ -14,7 +14,8 @@
  * 60 s; SIGINT/SIGTERM end it), deaf (60 s, ignoring SIGINT and SIGTERM).
  * FAKE_FIRST_SLOW=S: the first run of each round (no other configuration has a folder for this
  * round yet) is S slower (0.3: 30%): a GPU that starts each round cold, a position effect.
- * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels over its time, each
+ * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels over the model's
+ * time (not the time it slept, which a loaded machine stretches), each
  * busy FAKE_TRACE_BUSY of its tenth (default 1: back to back; less leaves the GPU idle between
  * them, as a program whose CPU sets the pace), its context an MPS client under MPS, so that
  * advise has GPU figures to read. */
@@ -151,7 +152,8 @@ static void output_path(char *out, size_t n)
     out[o] = 0;
 }
 
-/* The trace a collector would have left: 10 kernels over [t0, t1), one in each tenth. */
+/* The trace a collector would have left: 10 kernels of (t1 - t0) / 10 each, one per slot of that
+ * length, from the first slot boundary after t0. */
 static int write_trace(int64_t t0, int64_t t1, int mps)
 {
     double busy = env_num("FAKE_TRACE_BUSY", 1);
@@ -173,8 +175,11 @@ static int write_trace(int64_t t0, int64_t t1, int mps)
         .context_id = 1, .device_id = 0, .compute_api_kind = mps ? 2 : 1, .null_stream_id = 7};
     rc = rc ? rc : store_writer_context(w, proc, &ci);
     rc = rc ? rc : store_writer_begin(w);
+    /* slots on a grid of the absolute clock: the copies of a run, of one length, put their
+     * kernels (and the gaps between) at the same instants, whatever their start skew */
+    int64_t slot = (t1 - t0) / 10 > 0 ? (t1 - t0) / 10 : 1, base = (t0 / slot + 1) * slot;
     for (int i = 0; i < 10 && !rc; i++) {
-        int64_t slot = (t1 - t0) / 10, at = t0 + slot * i;
+        int64_t at = base + slot * i;
         store_kernel_info k = {.start = at,
                                .end = at + (int64_t)(slot * busy),
                                .context_id = 1,
@@ -186,7 +191,7 @@ static int write_trace(int64_t t0, int64_t t1, int mps)
         rc = store_writer_kernel(w, proc, &k);
     }
     rc = rc ? rc : store_writer_commit(w);
-    rc = rc ? rc : store_writer_process_end(w, proc, t1, 1, NULL);
+    rc = rc ? rc : store_writer_process_end(w, proc, base + 10 * slot, 1, NULL);
     if (rc)
         fprintf(stderr, "fake_app: %s\n", w ? store_writer_errmsg(w) : "cannot write the trace");
     int rc2 = store_writer_close(w);
@@ -228,7 +233,7 @@ int main(void)
         sleep_ns(60 * 1000000000LL);
     }
     sleep_ns((int64_t)(seconds * 1e9));
-    if (env_num("FAKE_TRACE", 0) && write_trace(start, now_ns(), mps))
+    if (env_num("FAKE_TRACE", 0) && write_trace(start, start + (int64_t)(seconds * 1e9), mps))
         return 4;
     if (!strcmp(how, "segv"))
         raise(SIGSEGV);
