@@ -5,7 +5,6 @@
  * analysed (the round's solo run as the baseline) for the GPU figures that go beside the
  * measurement. The experiment's environment is this process's own: nothing of the user's shell
  * changes, and every variable a configuration needs is set (or unset) before each run. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -35,51 +34,6 @@ static int make_dir(const char *path, char *err)
         return -1;
     }
     return store_fs_check_dir(path, 0, err, REC_ERR_MAX);
-}
-
-static void free_list(char **v, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* The trace files (*.db) of a run's folder as malloc'd paths, sorted; returns how many (0 on
- * any trouble). */
-static int trace_files(const char *dir, char ***pOut)
-{
-    *pOut = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0, cap = 0;
-    char **v = NULL;
-    struct dirent *ent;
-    while ((ent = readdir(d))) {
-        size_t len = strlen(ent->d_name);
-        if (len < 4 || strcmp(ent->d_name + len - 3, ".db") != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **nv = realloc(v, sizeof *v * (size_t)cap);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        size_t size = strlen(dir) + len + 2;
-        if (!(v[n] = malloc(size)))
-            break;
-        snprintf(v[n++], size, "%s/%s", dir, ent->d_name);
-    }
-    closedir(d);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-            char *t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    *pOut = v;
-    return n;
 }
 
 /* ------------------------------------------------------------ the figure of merit */
@@ -340,7 +294,7 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
     }
     /* the run's manifest, as `tlview record` leaves one */
     char **files = NULL, manifest[4300], pattern[64];
-    int nfiles = trace_files(rundir, &files);
+    int nfiles = rec_list_traces(rundir, &files);
     snprintf(pattern, sizeof pattern, "%s.%%p.db", s->label);
     rec_manifest mf = {.tool = "tlview advise",
                        .dir = rundir,
@@ -365,7 +319,7 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
     snprintf(manifest, sizeof manifest, "%s/manifest.json", rundir);
     if (rec_manifest_write(manifest, &mf, err) != 0)
         cli_msg(stderr, "tlview advise: %s\n", err);
-    free_list(files, nfiles);
+    rec_free_list(files, nfiles);
     free(kids);
     return fatal ? -1 : sig;
 }
@@ -378,11 +332,10 @@ static int load_traces(const char *dir, store_run **ppRun)
 {
     char **files;
     *ppRun = NULL;
-    int n = trace_files(dir, &files);
-    if (n > 0 && cli_load(n, files, 0, ppRun) != 0)
-        n = -1;
-    free_list(files, n > 0 ? n : 0);
-    return n;
+    int n = rec_list_traces(dir, &files);
+    int rc = n > 0 && cli_load(n, files, 0, ppRun) != 0 ? -1 : n;
+    rec_free_list(files, n);
+    return rc;
 }
 
 /* The GPU figures of run r from its traces, the solo references from `base` (NULL: its own). */

@@ -4,7 +4,6 @@
  * then prints the report's headline. The steps live in cli/record_spawn.c (barrier, signals),
  * cli/record_mps.c (daemon) and cli/record_manifest.c (manifest).
  * tlview-summary: run N copies of a CUDA command together under the collector (MPS optional) */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -97,57 +96,11 @@ static int valid_label(const char *s)
     return 1;
 }
 
-/* Trace files (*.db) in dir, as a malloc'd array of malloc'd full paths, sorted. */
-static int list_db_files(const char *dir, char ***pOut)
-{
-    *pOut = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0, cap = 0;
-    char **v = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **nv = realloc(v, sizeof *v * (size_t)cap);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        size_t sz = strlen(dir) + len + 2;
-        v[n] = malloc(sz);
-        if (!v[n])
-            break;
-        snprintf(v[n], sz, "%s/%s", dir, e->d_name);
-        n++;
-    }
-    closedir(d);
-    for (int i = 1; i < n; i++) /* insertion sort: a run has few files */
-        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-            char *t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    *pOut = v;
-    return n;
-}
-
-static void free_list(char **v, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* The files written during the run: those in DIR now that were not there before. */
 static void collect_new_files(rec_run_state *st)
 {
     char **now;
-    int n = list_db_files(st->dir, &now);
+    int n = rec_list_traces(st->dir, &now);
     st->files = calloc((size_t)n + 1, sizeof *st->files);
     st->nfiles = 0;
     for (int i = 0; i < n; i++) {
@@ -201,7 +154,7 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         snprintf(err, REC_ERR_MAX, "%s: not writable", dir);
         return -1;
     }
-    st->nbefore = list_db_files(st->dir, &st->before);
+    st->nbefore = rec_list_traces(st->dir, &st->before);
     return 0;
 }
 
@@ -240,14 +193,14 @@ static int load_baseline(const char *path, store_run **ppRun)
     struct stat sb;
     char *one[1] = {(char *)path}, **files = one;
     int n = 1;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = list_db_files(path, &files)) == 0) {
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = rec_list_traces(path, &files)) == 0) {
         cli_msg(stderr, "tlview record: --baseline %s: no trace files (*.db) there\n", path);
         free(files);
         return -1;
     }
     int rc = cli_load(n, files, 0, ppRun);
     if (files != one)
-        free_list(files, n);
+        rec_free_list(files, n);
     return rc;
 }
 
@@ -306,8 +259,8 @@ static int print_headline(rec_run_state *st)
 static void run_free(rec_run_state *st)
 {
     free(st->kids);
-    free_list(st->before, st->nbefore);
-    free_list(st->files, st->nfiles);
+    rec_free_list(st->before, st->nbefore);
+    rec_free_list(st->files, st->nfiles);
 }
 
 static int exit_code_of(const rec_child *k)

@@ -149,6 +149,14 @@ int rec_have_gpu(void);
 /* 1 when `path` is a regular file (a link to one followed), else 0. */
 int rec_regular_file(const char *path);
 
+/* The trace files (*.db) of folder `dir` as a malloc'd array of malloc'd full paths, sorted by
+ * name, into *pOut; returns how many (0, *pOut NULL or empty, when the folder cannot be read).
+ * Free with rec_free_list(). */
+int rec_list_traces(const char *dir, char ***pOut /* OUT */);
+
+/* Frees a list of n malloc'd strings and the list. */
+void rec_free_list(char **v, int n);
+
 /* ------------------------------------------------------------ manifest (record_manifest.c) */
 
 /* Everything manifest.json says about one record run. */

@@ -1,9 +1,11 @@
 /* record_env.c: what `tlview record` and `tlview advise` check before they start anything: where
  * libcollect.so is (the variable, the build tree, the install tree) and whether this machine
- * shows an NVIDIA GPU at all. */
+ * shows an NVIDIA GPU at all; and the trace files a run left in its folder. */
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,4 +67,49 @@ int rec_find_collector(char *out, char *err)
 int rec_have_gpu(void)
 {
     return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+}
+
+int rec_list_traces(const char *dir, char ***pOut)
+{
+    *pOut = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0, cap = 0;
+    char **v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nv = realloc(v, sizeof *v * (size_t)cap);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        size_t sz = strlen(dir) + len + 2;
+        v[n] = malloc(sz);
+        if (!v[n])
+            break;
+        snprintf(v[n], sz, "%s/%s", dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    for (int i = 1; i < n; i++) /* insertion sort: a run has few files */
+        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            char *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *pOut = v;
+    return n;
+}
+
+void rec_free_list(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }
