@@ -187,6 +187,38 @@ static double runs_median(json_t *r, const char *id, int *pN)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Holm's correction recomputed here from the configurations' p: the k compared (p not null),
+ * sorted ascending, the i-th (from 0) max over j <= i of min(1, (k - j) p(j)). Returns 0 when
+ * every p_holm agrees, else 1 after saying which. */
+static int check_holm(json_t *r)
+{
+    json_t *cfg[64], *c;
+    int k = 0;
+    size_t i;
+    json_array_foreach(json_object_get(r, "configs"), i, c)
+    {
+        if (json_is_number(json_object_get(c, "p")) && k < 64)
+            cfg[k++] = c;
+    }
+    for (int a = 1; a < k; a++)
+        for (int b = a; b > 0 && num(cfg[b - 1], "p") > num(cfg[b], "p"); b--) {
+            json_t *t = cfg[b];
+            cfg[b] = cfg[b - 1];
+            cfg[b - 1] = t;
+        }
+    double run = 0;
+    for (int j = 0; j < k; j++) {
+        double v = (k - j) * num(cfg[j], "p");
+        run = fmax(run, fmin(1, v));
+        if (fabs(num(cfg[j], "p_holm") - run) > 1e-12) {
+            fprintf(stderr, "%s: p %g, p_holm %g, Holm over %d gives %g\n", str(cfg[j], "config"),
+                    num(cfg[j], "p"), num(cfg[j], "p_holm"), k, run);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Live processes named nvidia-cuda-mps* whose CUDA_MPS_PIPE_DIRECTORY lies under `dir` (or is
  * /tmp/tlview-mps.*: the pipe folders of long paths). */
 static int mps_alive_under(const char *dir)
@@ -298,6 +330,8 @@ int test_advise_simpler_recommended(void)
         TEST_EQ_STR(str(rec, "reason"), "better");
     }
     TEST_EQ_INT(json_integer_value(json_object_get(rec, "comparisons")), 2);
+    TEST_EQ_INT(check_holm(r), 0);
+    TEST_NEAR(num(config(r, "n2-mps"), "p_holm"), 2 * 2.0 / 924, 1e-12); /* both beat every run */
     json_decref(r);
     return 0;
 }
@@ -324,6 +358,7 @@ int test_advise_not_significant(void)
     TEST_EQ_STR(str(config(r, "n2-mps50"), "outcome"), "same");
     TEST_ASSERT(num(config(r, "n2-mps"), "p_holm") >= 0.05);
     TEST_NEAR(num(config(r, "n2-mps"), "ratio"), 1.02, 0.06);
+    TEST_EQ_INT(check_holm(r), 0);
     TEST_CONTAINS(out_text, "recommendation: keep the default (time-sliced, N=2): ");
     json_decref(r);
     return 0;
@@ -404,6 +439,7 @@ int test_advise_interleaved(void)
             TEST_EQ_STR(str(cfg, "outcome"), "same");
     }
     TEST_EQ_STR(str(json_object_get(r, "recommendation"), "config"), "n2-sliced");
+    TEST_EQ_INT(check_holm(r), 0);
     json_decref(r);
     return 0;
 }
