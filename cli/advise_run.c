@@ -149,9 +149,11 @@ static void copy_problem(const adv_copy *c, int i, const char *rel, char *buf, s
                  c->pid, c->exit_code, rel, i);
 }
 
-/* Spawns `n` copies (copy numbers from `base`) of the commands in `cmd_of` order and waits for
- * them; fills copies[base..base+n) and adds their span to *pSpan. Returns the signal that
- * interrupted them (0 when none), or -1 with err when they could not be started. */
+/* Spawns `n` copies (numbered from `base`) of command `cmd` (cmd < 0: of every command, copy i
+ * running the (i mod K)-th) behind one barrier and waits for them; fills kids and
+ * copies[base..base+n), sets *pRelease (CLOCK_REALTIME) when it is 0, and adds the time from the
+ * barrier to the last exit to *pSpan. Returns the signal that interrupted them (0 when none), or
+ * -1 with err when they could not be started. */
 static int spawn_wait(const adv_exp *e, const adv_setup *s, const char *rundir, int base, int n,
                       int cmd, rec_child *kids, adv_copy *copies, int64_t *pRelease, int64_t *pSpan,
                       char *err)
@@ -192,7 +194,7 @@ static int spawn_wait(const adv_exp *e, const adv_setup *s, const char *rundir, 
     return sig;
 }
 
-/* Runs configuration `ci` once as run `r` (its round and position set). Returns 0 when the run
+/* Runs configuration r->config once as run `r` (its round and position set). Returns 0 when the run
  * was made (successful or not: r->ok), the signal that interrupted it, or -1 when the experiment
  * must stop (e->stop_error: an MPS daemon that would not start or stop, a folder). */
 static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_id)
@@ -293,9 +295,8 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
         snprintf(r->error, sizeof r->error, "no figure of merit (a makespan of 0)");
     }
     /* the run's manifest, as `tlview record` leaves one */
-    char **files = NULL, manifest[4300], pattern[64];
+    char **files = NULL, manifest[4300];
     int nfiles = rec_list_traces(rundir, &files);
-    snprintf(pattern, sizeof pattern, "%s.%%p.db", s->label);
     rec_manifest mf = {.tool = "tlview advise",
                        .dir = rundir,
                        .label = s->label,
