@@ -310,9 +310,12 @@ static char http_token[65];
 static int http_get(unsigned port, const char *path, response *r)
 {
     char req[4096];
-    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n", path,
-             http_token[0] ? "Authorization: Bearer " : "", http_token,
-             http_token[0] ? "\r\n" : "");
+    if (snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n", path,
+                 http_token[0] ? "Authorization: Bearer " : "", http_token,
+                 http_token[0] ? "\r\n" : "") >= (int)sizeof req) {
+        fprintf(stderr, "http_get: a path of %zu bytes is too long\n", strlen(path));
+        return -1;
+    }
     return http_raw(port, req, r);
 }
 
