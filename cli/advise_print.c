@@ -58,7 +58,7 @@ static const char *interval_text(const json_t *o, const char *key, const char *u
         snprintf(buf, n, "%.2f-%.2fx (%.1f%%)", lo, hi, floor(level * 1000) / 10);
     else {
         char a[32], b[32];
-        snprintf(buf, n, "%s-%s (%.1f%%)", figure_text(lo, a, sizeof a),
+        snprintf(buf, n, "%.31s-%.31s (%.1f%%)", figure_text(lo, a, sizeof a),
                  figure_text(hi, b, sizeof b), floor(level * 1000) / 10);
     }
     return buf;
@@ -150,7 +150,7 @@ static void print_configs(FILE *out, const json_t *r, int color)
             "predicted");
     json_array_foreach(configs, i, c)
     {
-        char runs[24], median[32], mci[64], ratio[16], rci[64], p[16], pred[40];
+        char runs[24], median[32], mci[128], ratio[16], rci[128], p[16], pred[40];
         snprintf(runs, sizeof runs, "%lld/%lld", integer(c, "ok"), integer(c, "runs"));
         const char *outcome = str(c, "outcome");
         double lo = num(c, "predicted_gain_low"), hi = num(c, "predicted_gain");
@@ -209,7 +209,7 @@ void adv_print_text(FILE *out, const json_t *r, int color)
     size_t i;
     json_array_foreach(pred, i, o)
     {
-        char pt[40], gain[16], ci[64];
+        char pt[40], gain[16], ci[128];
         double lo = num(o, "predicted_gain_low"), hi = num(o, "predicted_gain");
         const char *cover = str(o, "coverage");
         fprintf(out, "MPS gain at N=%lld: measured %s, interval %s; ", integer(o, "procs"),

@@ -223,15 +223,15 @@ static int check_holm(json_t *r)
  * /tmp/tlview-mps.*: the pipe folders of long paths). */
 static int mps_alive_under(const char *dir)
 {
-    char cmd[4400], buf[64] = "";
-    snprintf(
-        cmd, sizeof cmd,
-        "for p in /proc/[0-9]*; do "
-        "  [ \"$(cat $p/comm 2>/dev/null)\" = nvidia-cuda-mps ] || continue; "
-        "  tr '\\0' '\\n' 2>/dev/null < $p/environ | "
-        "  grep -q -e '^CUDA_MPS_PIPE_DIRECTORY=%s/' -e '^CUDA_MPS_PIPE_DIRECTORY=/tmp/tlview-mps' "
-        "  && echo x; done | wc -l",
-        dir);
+    char cmd[8192], buf[64] = "";
+    snprintf(cmd, sizeof cmd,
+             "for p in /proc/[0-9]*; do "
+             "  [ \"$(cat $p/comm 2>/dev/null)\" = nvidia-cuda-mps ] || continue; "
+             "  tr '\\0' '\\n' 2>/dev/null < $p/environ | "
+             "  grep -q -e '^CUDA_MPS_PIPE_DIRECTORY=%.4096s/' -e "
+             "'^CUDA_MPS_PIPE_DIRECTORY=/tmp/tlview-mps' "
+             "  && echo x; done | wc -l",
+             dir);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -1089,6 +1089,13 @@ int test_advise_usage_errors(void)
     const char *full[] = {"-n", "2", "-o", tmp("full"), "--", "/bin/true", NULL};
     TEST_EQ_INT(run_advise(full), 1);
     TEST_CONTAINS(err_text, "is not empty: an experiment goes into a new or empty folder (-o DIR)");
+    /* a folder every user may write: what others left there would be written through
+     * (store_fs_check_dir) */
+    mkdir(tmp("shared"), 0700);
+    TEST_EQ_INT(chmod(tmp("shared"), 01777), 0);
+    const char *shared[] = {"-n", "2", "-o", tmp("shared"), "--", "/bin/true", NULL};
+    TEST_EQ_INT(run_advise(shared), 1);
+    TEST_CONTAINS(err_text, "shared: every user may write into the folder (mode 1777)");
     /* --show on what advise did not write */
     const char *none[] = {"--show", tmp("full"), NULL};
     TEST_EQ_INT(run_advise(none), 1);
