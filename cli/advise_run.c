@@ -89,13 +89,8 @@ static int read_metric(const char *path, const regex_t *re, double *pOut, char *
 static void set_run_env(const adv_exp *e, const adv_setup *s, const adv_config *c,
                         const char *rundir, const char *run_id)
 {
-    char pattern[PATH_MAX + 300], *o = pattern, *end = pattern + sizeof pattern - 300, pct[16];
-    for (const char *p = rundir; *p && o < end; p++) {
-        if (*p == '%')
-            *o++ = '%';
-        *o++ = *p;
-    }
-    snprintf(o, (size_t)(pattern + sizeof pattern - o), "/%s.%%p.db", s->label);
+    char pattern[PATH_MAX + 300], pct[16];
+    rec_output_pattern(rundir, s->label, pattern, sizeof pattern);
     setenv("TLVIEW_OUTPUT", pattern, 1);
     setenv("TLVIEW_RUN_ID", run_id, 1);
     setenv("TLVIEW_RECORD_DIR", rundir, 1);

@@ -158,18 +158,6 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
     return 0;
 }
 
-/* TLVIEW_OUTPUT = DIR/LABEL.%p.db, with any '%' of DIR or LABEL doubled for the pattern. */
-static void make_pattern(rec_run_state *st)
-{
-    char *o = st->pattern, *end = st->pattern + sizeof st->pattern - 16;
-    for (const char *s = st->dir; *s && o < end; s++) {
-        if (*s == '%')
-            *o++ = '%';
-        *o++ = *s;
-    }
-    snprintf(o, (size_t)(st->pattern + sizeof st->pattern - o), "/%s.%%p.db", st->label);
-}
-
 static void make_run_id(rec_run_state *st, int64_t now)
 {
     unsigned int rnd = 0;
@@ -398,7 +386,7 @@ static int prepare_run(rec_run_state *st, const char *dir, int64_t start_ns)
         return 1;
     }
     make_run_id(st, start_ns);
-    make_pattern(st);
+    rec_output_pattern(st->dir, st->label, st->pattern, sizeof st->pattern);
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, st->collector) != 0)
         cli_msg(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,

@@ -157,6 +157,10 @@ int rec_list_traces(const char *dir, char ***pOut /* OUT */);
 /* Frees a list of n malloc'd strings and the list. */
 void rec_free_list(char **v, int n);
 
+/* TLVIEW_OUTPUT for a run in folder `dir`: DIR/LABEL.%p.db, each '%' of DIR doubled (the
+ * collector expands %p, %h, %q{VAR}, %%), into out (n bytes, n > 16; a DIR too long is cut). */
+void rec_output_pattern(const char *dir, const char *label, char *out, size_t n);
+
 /* ------------------------------------------------------------ manifest (record_manifest.c) */
 
 /* Everything manifest.json says about one record run. */

@@ -1,6 +1,7 @@
 /* record_env.c: what `tlview record` and `tlview advise` check before they start anything: where
  * libcollect.so is (the variable, the build tree, the install tree) and whether this machine
- * shows an NVIDIA GPU at all; and the trace files a run left in its folder. */
+ * shows an NVIDIA GPU at all; the collector's output pattern for a run's folder, and the trace
+ * files a run left there. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -112,4 +113,15 @@ void rec_free_list(char **v, int n)
     for (int i = 0; i < n; i++)
         free(v[i]);
     free(v);
+}
+
+void rec_output_pattern(const char *dir, const char *label, char *out, size_t n)
+{
+    char *o = out, *end = out + n - 16;
+    for (const char *s = dir; *s && o < end; s++) {
+        if (*s == '%')
+            *o++ = '%';
+        *o++ = *s;
+    }
+    snprintf(o, (size_t)(out + n - o), "/%s.%%p.db", label);
 }
