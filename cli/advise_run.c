@@ -446,11 +446,12 @@ static void save(const adv_exp *e)
 int adv_run_experiment(adv_exp *e, const adv_setup *s)
 {
     int order[ADV_MAX_CONFIGS], rc = 0;
-    char none[4200], err[REC_ERR_MAX], exp_id[64];
+    char none[4200], err[REC_ERR_MAX] = "", exp_id[64];
     snprintf(none, sizeof none, "%s/.no-mps", e->dir); /* no daemon ever listens there */
-    if (mkdir(none, 0700) != 0 || store_fs_check_dir(none, 1, err, sizeof err) != 0) {
-        snprintf(e->stop_error, sizeof e->stop_error, "%.400s: cannot create: %s", none,
-                 strerror(errno));
+    if (mkdir(none, 0700) != 0)
+        snprintf(err, sizeof err, "%.400s: cannot create: %s", none, strerror(errno));
+    if (err[0] || store_fs_check_dir(none, 1, err, sizeof err) != 0) {
+        snprintf(e->stop_error, sizeof e->stop_error, "%.500s", err);
         snprintf(e->stopped_by, sizeof e->stopped_by, "error");
         return -1;
     }
