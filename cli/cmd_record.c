@@ -4,7 +4,6 @@
  * then prints the report's headline. The steps live in cli/record_spawn.c (barrier, signals),
  * cli/record_mps.c (daemon) and cli/record_manifest.c (manifest).
  * tlview-summary: run N copies of a CUDA command together under the collector (MPS optional) */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -97,111 +96,11 @@ static int valid_label(const char *s)
     return 1;
 }
 
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-#ifndef TLVIEW_COLLECTOR_RELDIR /* set by cli/cmd_record.cmake */
-#define TLVIEW_COLLECTOR_RELDIR "../lib/tlview"
-#endif
-#ifndef TLVIEW_COLLECTOR_BUILT /* set by cli/cmd_record.cmake: 0 when built without CUDA */
-#error "TLVIEW_COLLECTOR_BUILT: say whether this build made libcollect.so (cli/cmd_record.cmake)"
-#endif
-
-/* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary
- * (<build>/cli/tlview -> <build>/collector/libcollect.so), else the install tree around it
- * (<prefix>/bin/tlview -> <prefix>/lib/tlview/libcollect.so). Both are found from the binary's
- * own location, so an install tree works under any prefix, and after it is moved. A tlview built
- * without CUDA has no collector of its own: the error says so. */
-static int find_collector(char *out, char *err)
-{
-    const char *env = getenv("TLVIEW_COLLECTOR");
-    if (env && *env) {
-        if (!file_exists(env) || !realpath(env, out)) {
-            snprintf(err, REC_ERR_MAX, "TLVIEW_COLLECTOR=%s: no such file", env);
-            return -1;
-        }
-        return 0;
-    }
-    char tried[2][PATH_MAX];
-    static const char *const rel[2] = {"../collector/libcollect.so",
-                                       TLVIEW_COLLECTOR_RELDIR "/libcollect.so"};
-    for (int i = 0; i < 2; i++) {
-        if (cli_exe_relative(rel[i], tried[i], sizeof tried[i]) != 0) {
-            snprintf(err, REC_ERR_MAX,
-                     "libcollect.so not found: cannot tell where tlview is (/proc/self/exe); set "
-                     "TLVIEW_COLLECTOR to its path");
-            return -1;
-        }
-        if (file_exists(tried[i]) && realpath(tried[i], out))
-            return 0;
-    }
-    if (!TLVIEW_COLLECTOR_BUILT)
-        snprintf(err, REC_ERR_MAX,
-                 "libcollect.so not found: this tlview was built without CUDA/CUPTI, so it has "
-                 "no collector of its own (looked at %s and %s); set TLVIEW_COLLECTOR to the "
-                 "libcollect.so of a tlview built with CUDA",
-                 tried[0], tried[1]);
-    else
-        snprintf(err, REC_ERR_MAX,
-                 "libcollect.so not found (looked at %s and %s); set TLVIEW_COLLECTOR to its path",
-                 tried[0], tried[1]);
-    return -1;
-}
-
-/* Trace files (*.db) in dir, as a malloc'd array of malloc'd full paths, sorted. */
-static int list_db_files(const char *dir, char ***pOut)
-{
-    *pOut = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0, cap = 0;
-    char **v = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".db") != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **nv = realloc(v, sizeof *v * (size_t)cap);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        size_t sz = strlen(dir) + len + 2;
-        v[n] = malloc(sz);
-        if (!v[n])
-            break;
-        snprintf(v[n], sz, "%s/%s", dir, e->d_name);
-        n++;
-    }
-    closedir(d);
-    for (int i = 1; i < n; i++) /* insertion sort: a run has few files */
-        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-            char *t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    *pOut = v;
-    return n;
-}
-
-static void free_list(char **v, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* The files written during the run: those in DIR now that were not there before. */
 static void collect_new_files(rec_run_state *st)
 {
     char **now;
-    int n = list_db_files(st->dir, &now);
+    int n = rec_list_traces(st->dir, &now);
     st->files = calloc((size_t)n + 1, sizeof *st->files);
     st->nfiles = 0;
     for (int i = 0; i < n; i++) {
@@ -244,7 +143,7 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         return -1;
     char manifest[PATH_MAX + 32];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", st->dir);
-    if (file_exists(manifest) && !st->force) {
+    if (rec_regular_file(manifest) && !st->force) {
         snprintf(err, REC_ERR_MAX,
                  "%s already holds a recorded run (%s); choose another folder "
                  "with -o or add --force",
@@ -255,20 +154,8 @@ static int prepare_dir(rec_run_state *st, const char *dir, char *err)
         snprintf(err, REC_ERR_MAX, "%s: not writable", dir);
         return -1;
     }
-    st->nbefore = list_db_files(st->dir, &st->before);
+    st->nbefore = rec_list_traces(st->dir, &st->before);
     return 0;
-}
-
-/* TLVIEW_OUTPUT = DIR/LABEL.%p.db, with any '%' of DIR or LABEL doubled for the pattern. */
-static void make_pattern(rec_run_state *st)
-{
-    char *o = st->pattern, *end = st->pattern + sizeof st->pattern - 16;
-    for (const char *s = st->dir; *s && o < end; s++) {
-        if (*s == '%')
-            *o++ = '%';
-        *o++ = *s;
-    }
-    snprintf(o, (size_t)(st->pattern + sizeof st->pattern - o), "/%s.%%p.db", st->label);
 }
 
 static void make_run_id(rec_run_state *st, int64_t now)
@@ -294,14 +181,14 @@ static int load_baseline(const char *path, store_run **ppRun)
     struct stat sb;
     char *one[1] = {(char *)path}, **files = one;
     int n = 1;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = list_db_files(path, &files)) == 0) {
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (n = rec_list_traces(path, &files)) == 0) {
         cli_msg(stderr, "tlview record: --baseline %s: no trace files (*.db) there\n", path);
         free(files);
         return -1;
     }
     int rc = cli_load(n, files, 0, ppRun);
     if (files != one)
-        free_list(files, n);
+        rec_free_list(files, n);
     return rc;
 }
 
@@ -360,8 +247,8 @@ static int print_headline(rec_run_state *st)
 static void run_free(rec_run_state *st)
 {
     free(st->kids);
-    free_list(st->before, st->nbefore);
-    free_list(st->files, st->nfiles);
+    rec_free_list(st->before, st->nbefore);
+    rec_free_list(st->files, st->nfiles);
 }
 
 static int exit_code_of(const rec_child *k)
@@ -445,12 +332,6 @@ static int parse_args(rec_run_state *st, int argc, char **argv, char ***pCmd, co
     return -1;
 }
 
-/* Whether the NVIDIA driver shows a device: its control node (Linux), or WSL's GPU node. */
-static int have_gpu(void)
-{
-    return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
-}
-
 /* Everything that can be refused before anything is started or created: the command, the
  * collector, a GPU, the baseline, the MPS control program. Returns 0 or the exit status. */
 static int check_inputs(rec_run_state *st, const char *cmd)
@@ -462,11 +343,11 @@ static int check_inputs(rec_run_state *st, const char *cmd)
         cli_msg(stderr, "tlview record: %s\n", err);
         return 127;
     }
-    if (find_collector(st->collector, err) != 0) {
+    if (rec_find_collector(st->collector, err) != 0) {
         cli_msg(stderr, "tlview record: %s\n", err);
         return 1;
     }
-    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !have_gpu()) {
+    if (!(gpu_check && strcmp(gpu_check, "0") == 0) && !rec_have_gpu()) {
         fprintf(stderr, "tlview record: no NVIDIA GPU here (/dev/nvidiactl is missing): nothing "
                         "would be traced (TLVIEW_GPU_CHECK=0 skips this check)\n");
         return 1;
@@ -505,7 +386,7 @@ static int prepare_run(rec_run_state *st, const char *dir, int64_t start_ns)
         return 1;
     }
     make_run_id(st, start_ns);
-    make_pattern(st);
+    rec_output_pattern(st->dir, st->label, st->pattern, sizeof st->pattern);
     const char *old = getenv("CUDA_INJECTION64_PATH");
     if (old && *old && strcmp(old, st->collector) != 0)
         cli_msg(stderr, "tlview record: CUDA_INJECTION64_PATH=%s replaced by %s\n", old,

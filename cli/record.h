@@ -1,7 +1,9 @@
-/* record.h: the parts of `tlview record` (cli/cmd_record.c) kept in their own files:
- * cli/record_spawn.c starts N copies of a command behind a start barrier and waits for them
- * while forwarding SIGINT/SIGTERM; cli/record_mps.c starts, reuses and stops a private MPS
- * control daemon; cli/record_manifest.c writes DIR/manifest.json. Private to cli/ (prefix rec_).
+/* record.h: the parts of `tlview record` (cli/cmd_record.c) kept in their own files, which
+ * `tlview advise` (cli/cmd_advise.c) runs its experiment with too: cli/record_spawn.c starts N
+ * copies of a command (or of several) behind a start barrier and waits for them while forwarding
+ * SIGINT/SIGTERM; cli/record_mps.c starts, reuses and stops a private MPS control daemon;
+ * cli/record_manifest.c writes DIR/manifest.json; cli/record_env.c finds the collector and the
+ * GPU. Private to cli/ (prefix rec_).
  * Errors: functions return 0 or -1 and leave one line of text in the caller's `err` buffer. */
 #ifndef RECORD_H
 #define RECORD_H
@@ -15,10 +17,12 @@
 
 /* One started copy of the command. */
 typedef struct rec_child {
-    int rank;   /* 0..N-1, also in its TLVIEW_RANK */
-    pid_t pid;  /* 0 until forked */
-    int done;   /* 1 once reaped */
-    int status; /* waitpid() status, valid when done */
+    int rank;       /* 0..N-1, also in its TLVIEW_RANK */
+    int command;    /* which command it runs (rec_spawn_ex: rank mod ncmds; rec_spawn: 0) */
+    pid_t pid;      /* 0 until forked */
+    int done;       /* 1 once reaped */
+    int status;     /* waitpid() status, valid when done */
+    int64_t end_ns; /* CLOCK_MONOTONIC ns at which it was reaped (rec_wait), valid when done */
 } rec_child;
 
 /* ------------------------------------------------------------ spawning (record_spawn.c) */
@@ -28,6 +32,10 @@ const char *rec_signame(int sig);
 
 /* Returns the current CLOCK_REALTIME in ns. */
 int64_t rec_now_ns(void);
+
+/* Returns the current CLOCK_MONOTONIC in ns: for durations, which a step of the wall clock must
+ * not bend. */
+int64_t rec_mono_ns(void);
 
 /* Finds `cmd` the way execvp() would (PATH search unless it holds a '/'); writes the path into
  * `out` (size `n`). Returns 0 when an executable file was found, -1 with a message otherwise. */
@@ -48,10 +56,33 @@ int rec_signal_pending(void);
 int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n,
               int64_t *pRelease /* OUT */, char *err);
 
+/* What rec_spawn_ex() starts, beyond rec_spawn()'s one command with inherited output. */
+typedef struct rec_spawn_opts {
+    const char *const *paths;  /* ncmds programs to exec (resolved by rec_find_program) */
+    char *const *const *argvs; /* their argument vectors, each NULL-terminated */
+    int ncmds;                 /* copy i runs command i mod ncmds (>= 1) */
+    const char *out_dir;       /* NULL: the copies inherit stdout and stderr; else copy i writes
+                                  them to new files out_dir/copy<copy_base + i>.out and .err */
+    int copy_base;             /* the first copy's number in those file names */
+    const char *who;           /* "tlview advise": the prefix of a child's own error line
+                                  (NULL: "tlview record") */
+} rec_spawn_opts;
+
+/* rec_spawn() for the commands and outputs of `o`: each child creates its output files (never
+ * through a link or over a file: it exits 126 with a line on its stderr when it cannot) before
+ * it waits at the barrier. *pRelease receives the CLOCK_REALTIME and *pMono the CLOCK_MONOTONIC
+ * ns of the barrier's opening. Returns 0, or -1 with a message as rec_spawn(). */
+int rec_spawn_ex(const rec_spawn_opts *o, rec_child *kids, int n, int64_t *pRelease /* OUT */,
+                 int64_t *pMono /* OUT */, char *err);
+
 /* Waits until every child has exited. SIGINT/SIGTERM sent to this process by kill() are forwarded
  * to the children still alive; a terminal's Ctrl-C (which the kernel already delivers to the whole
  * foreground process group) is noted but not sent twice. Returns the first such signal, or 0. */
 int rec_wait(rec_child *kids, int n);
+
+/* rec_wait(), and when children are still alive `kill_after_ms` (> 0) after the first signal,
+ * they are killed (SIGKILL): a program that ignores SIGINT cannot hold the caller. 0: never. */
+int rec_wait_ex(rec_child *kids, int n, int kill_after_ms);
 
 /* Starts `tlview serve --follow --port PORT DIR` (this very binary) as a child with the original
  * signal mask, its URL line on our stdout: record --serve. Returns its pid, or -1 with the
@@ -79,6 +110,10 @@ typedef struct rec_mps {
     int stopped;         /* 1: the daemon started here was asked to quit and is gone */
     int tmp_pipe;        /* 1: pipe_dir is a /tmp folder of ours (DIR's path was too long for
                             the daemon's UNIX sockets), removed once the daemon is gone */
+    int quiet;           /* 1: rec_mps_start() says nothing on stderr (advise keeps the facts
+                            in its result file instead) */
+    int remove_pipe;     /* 1: rec_mps_stop() removes pipe_dir too once the daemon is gone,
+                            wherever it is (advise: each run's own folder) */
 } rec_mps;
 
 /* Finds the control program: $TLVIEW_MPS_CONTROL, else nvidia-cuda-mps-control on PATH. */
@@ -101,18 +136,49 @@ int rec_mps_stop(rec_mps *m, char *err);
  * CUDA_MPS_PIPE_DIRECTORY; at most `max` are stored, the number found is returned. */
 int rec_mps_leftovers(const char *pipe_dir, pid_t *pids, int max);
 
+/* ------------------------------------------------------------ setup (record_env.c) */
+
+/* libcollect.so: $TLVIEW_COLLECTOR, else the build tree next to this binary, else the install
+ * tree around it; its absolute path into out (PATH_MAX bytes). Returns 0, or -1 with a message
+ * that says where it looked (and, for a tlview built without CUDA, that it has none). */
+int rec_find_collector(char *out, char *err);
+
+/* 1 when the NVIDIA driver shows a device (its control node, or WSL's GPU node), else 0. */
+int rec_have_gpu(void);
+
+/* 1 when `path` is a regular file (a link to one followed), else 0. */
+int rec_regular_file(const char *path);
+
+/* The trace files (*.db) of folder `dir` as a malloc'd array of malloc'd full paths, sorted by
+ * name, into *pOut; returns how many (0, *pOut NULL or empty, when the folder cannot be read).
+ * Free with rec_free_list(). */
+int rec_list_traces(const char *dir, char ***pOut /* OUT */);
+
+/* Frees a list of n malloc'd strings and the list. */
+void rec_free_list(char **v, int n);
+
+/* TLVIEW_OUTPUT for a run in folder `dir`: DIR/LABEL.%p.db, each '%' of DIR doubled (the
+ * collector expands %p, %h, %q{VAR}, %%), into out (n bytes, n > 16; a DIR too long is cut). */
+void rec_output_pattern(const char *dir, const char *label, char *out, size_t n);
+
 /* ------------------------------------------------------------ manifest (record_manifest.c) */
 
 /* Everything manifest.json says about one record run. */
 typedef struct rec_manifest {
+    const char *tool;                     /* "tlview advise"; NULL: "tlview record" */
     const char *dir;                      /* the output folder, absolute */
     const char *label;                    /* file name prefix */
     const char *run_id;                   /* TLVIEW_RUN_ID given to every child */
     const char *collector;                /* absolute path of libcollect.so */
     const char *output_pattern;           /* TLVIEW_OUTPUT given to every child */
     char *const *argv;                    /* the command, NULL-terminated */
+    char *const *const *commands;         /* with ncommands > 1: every command (advise's
+                                             copies run command rank mod ncommands) */
+    int ncommands;                        /* 0 or 1: argv alone */
     int nprocs;                           /* N */
     const rec_mps *mps;                   /* NULL without --mps */
+    int percentage;                       /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of every copy,
+                                             0 when not set */
     int64_t start_ns, release_ns, end_ns; /* record start, barrier opened, all children done */
     int signal;                           /* SIGINT/SIGTERM that interrupted the run, or 0 */
     const rec_child *kids;                /* nprocs children */

@@ -1,6 +1,7 @@
-/* record_manifest.c: DIR/manifest.json of `tlview record`: what was run, how (N copies, MPS),
- * when, and what each copy left behind, so a recorded folder explains itself later. Written with
- * jansson to a temporary file, then renamed over the old one. */
+/* record_manifest.c: DIR/manifest.json of `tlview record` (and of each run of `tlview advise`):
+ * what was run, how (N copies, MPS), when, and what each copy left behind, so a recorded folder
+ * explains itself later. Written with jansson to a temporary file, then renamed over the old
+ * one. */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -29,10 +30,12 @@ static json_t *iso_time(int64_t ns)
     return json_string(out);
 }
 
-static json_t *child_json(const rec_child *k, const char *dir, const char *label, int *bad)
+static json_t *child_json(const rec_child *k, const rec_manifest *m, int *bad)
 {
     json_t *o = json_object();
     view_put(o, "rank", json_integer(k->rank), bad);
+    if (m->ncommands > 1)
+        view_put(o, "command", json_integer(k->command), bad);
     view_put(o, "pid", json_integer(k->pid), bad);
     if (!k->done) {
         view_put(o, "exit_code", json_null(), bad);
@@ -47,11 +50,20 @@ static json_t *child_json(const rec_child *k, const char *dir, const char *label
     /* The collector names the file after the pid; it picks another name only if that one exists,
      * which cannot happen in a folder whose trace files are all new (see cmd_record.c). */
     char file[4400];
-    snprintf(file, sizeof file, "%s/%s.%d.db", dir, label, (int)k->pid);
+    snprintf(file, sizeof file, "%s/%s.%d.db", m->dir, m->label, (int)k->pid);
     struct stat st;
     view_put(o, "file",
              stat(file, &st) == 0 && S_ISREG(st.st_mode) ? view_string(file) : json_null(), bad);
     return o;
+}
+
+/* A command as a JSON array of its arguments. */
+static json_t *argv_json(char *const *argv, int *bad)
+{
+    json_t *cmd = json_array();
+    for (char *const *a = argv; cmd && *a; a++)
+        view_append(cmd, view_string(*a), bad);
+    return cmd;
 }
 
 int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
@@ -59,13 +71,16 @@ int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
     int bad = 0; /* out of memory building the tree; every string from the user goes through
                     view_string(), so bytes that are not UTF-8 become U+FFFD, never a hole */
     json_t *root = json_object();
-    json_t *cmd = json_array();
-    for (char *const *a = m->argv; *a; a++)
-        view_append(cmd, view_string(*a), &bad);
-    view_put(root, "tool", json_string("tlview record"), &bad);
+    view_put(root, "tool", json_string(m->tool ? m->tool : "tlview record"), &bad);
     view_put(root, "run_id", view_string(m->run_id), &bad);
     view_put(root, "label", view_string(m->label), &bad);
-    view_put(root, "command", cmd, &bad);
+    view_put(root, "command", argv_json(m->argv, &bad), &bad);
+    if (m->ncommands > 1) {
+        json_t *cmds = json_array();
+        for (int i = 0; i < m->ncommands; i++)
+            view_append(cmds, argv_json(m->commands[i], &bad), &bad);
+        view_put(root, "commands", cmds, &bad);
+    }
     view_put(root, "procs", json_integer(m->nprocs), &bad);
     view_put(root, "dir", view_string(m->dir), &bad);
     view_put(root, "collector", view_string(m->collector), &bad);
@@ -80,6 +95,8 @@ int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
         view_put(mps, "control", view_string(m->mps->control), &bad);
         view_put(mps, "pipe_dir", view_string(m->mps->pipe_dir), &bad);
         view_put(mps, "log_dir", view_string(m->mps->log_dir), &bad);
+        if (m->percentage > 0)
+            view_put(mps, "active_thread_percentage", json_integer(m->percentage), &bad);
     }
     view_put(root, "mps", mps, &bad);
 
@@ -95,7 +112,7 @@ int rec_manifest_write(const char *path, const rec_manifest *m, char *err)
     json_t *kids = json_array();
     for (int i = 0; i < m->nprocs; i++)
         if (m->kids[i].pid > 0)
-            view_append(kids, child_json(&m->kids[i], m->dir, m->label, &bad), &bad);
+            view_append(kids, child_json(&m->kids[i], m, &bad), &bad);
     view_put(root, "children", kids, &bad);
     json_t *files = json_array();
     for (int i = 0; i < m->nfiles; i++)

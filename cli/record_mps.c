@@ -146,10 +146,11 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
         const char *log = getenv("CUDA_MPS_LOG_DIRECTORY");
         snprintf(m->log_dir, sizeof m->log_dir, "%s", log ? log : "");
         m->reused = 1;
-        fprintf(stderr,
-                "tlview record: reusing the MPS daemon already running at %s "
-                "(it is left running)\n",
-                m->pipe_dir);
+        if (!m->quiet)
+            fprintf(stderr,
+                    "tlview record: reusing the MPS daemon already running at %s "
+                    "(it is left running)\n",
+                    m->pipe_dir);
         return 0;
     }
     snprintf(m->pipe_dir, sizeof m->pipe_dir, "%s/mps-pipe", dir);
@@ -161,10 +162,11 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
             return -1;
         }
         m->tmp_pipe = 1;
-        fprintf(stderr,
-                "tlview record: %s/mps-pipe is too long a path for the MPS sockets; "
-                "using %s\n",
-                dir, m->pipe_dir);
+        if (!m->quiet)
+            fprintf(stderr,
+                    "tlview record: %s/mps-pipe is too long a path for the MPS sockets; "
+                    "using %s\n",
+                    dir, m->pipe_dir);
     }
     if (make_dir(m->pipe_dir, err) != 0 || make_dir(m->log_dir, err) != 0)
         return -1;
@@ -218,8 +220,10 @@ int rec_mps_start(rec_mps *m, const char *dir, char *err)
         }
         sleep_ms(20);
     }
-    fprintf(stderr, "tlview record: started a private MPS daemon (CUDA_MPS_PIPE_DIRECTORY=%s)\n",
-            m->pipe_dir);
+    if (!m->quiet)
+        fprintf(stderr,
+                "tlview record: started a private MPS daemon (CUDA_MPS_PIPE_DIRECTORY=%s)\n",
+                m->pipe_dir);
     return 0;
 }
 
@@ -275,7 +279,7 @@ int rec_mps_stop(rec_mps *m, char *err)
         rc = -1;
     }
     m->stopped = rec_mps_leftovers(m->pipe_dir, left, 16) == 0;
-    if (m->stopped && m->tmp_pipe)
+    if (m->stopped && (m->tmp_pipe || m->remove_pipe))
         remove_tree(m->pipe_dir);
     if (!m->stopped && rc == 0) {
         snprintf(err, REC_ERR_MAX, "the MPS daemon of %s could not be stopped", m->pipe_dir);

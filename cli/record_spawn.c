@@ -1,8 +1,8 @@
-/* record_spawn.c: process handling for `tlview record`: N copies of a command started behind a
- * start barrier (a pipe that every child reads until the parent closes it after the last fork),
- * a wait loop that takes SIGCHLD/SIGINT/SIGTERM synchronously with sigtimedwait() so that no
- * signal handler races with the bookkeeping, and a small run-to-completion helper for the MPS
- * control program. */
+/* record_spawn.c: process handling for `tlview record` and `tlview advise`: N copies of a command
+ * (or of several, copy i running command i mod K) started behind a start barrier (a pipe that
+ * every child reads until the parent closes it after the last fork), a wait loop that takes
+ * SIGCHLD/SIGINT/SIGTERM synchronously with sigtimedwait() so that no signal handler races with
+ * the bookkeeping, and a small run-to-completion helper for the MPS control program. */
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -51,6 +51,13 @@ int64_t rec_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t rec_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -122,9 +129,27 @@ static void child_restore_signals(void)
         sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
-int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int64_t *pRelease,
-              char *err)
+/* In a freshly forked child of rec_spawn_ex(): stdout and stderr to new files of out_dir, named
+ * after copy `copy`. Exits 126 with a line on the inherited stderr when they cannot be made. */
+static void child_outputs(const rec_spawn_opts *o, int copy, const char *who)
 {
+    char path[PATH_MAX], why[512];
+    for (int fd = 1; fd <= 2; fd++) {
+        snprintf(path, sizeof path, "%s/copy%d.%s", o->out_dir, copy, fd == 1 ? "out" : "err");
+        int out = store_fs_create(path, 0644, why, sizeof why);
+        if (out < 0) {
+            fprintf(stderr, "%s: copy %d: %s\n", who, copy, why);
+            _exit(126);
+        }
+        dup2(out, fd); /* the copy is close-on-exec, the standard stream is not */
+        close(out);
+    }
+}
+
+int rec_spawn_ex(const rec_spawn_opts *o, rec_child *kids, int n, int64_t *pRelease, int64_t *pMono,
+                 char *err)
+{
+    const char *who = o->who ? o->who : "tlview record";
     int gate[2];
     if (cloexec_pipe(gate) != 0) {
         snprintf(err, REC_ERR_MAX, "pipe: %s", strerror(errno));
@@ -133,8 +158,10 @@ int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int6
     fflush(NULL);
     for (int i = 0; i < n; i++) {
         kids[i].rank = i;
+        kids[i].command = i % o->ncmds;
         kids[i].done = 0;
         kids[i].status = 0;
+        kids[i].end_ns = 0;
         pid_t pid = fork();
         if (pid < 0) {
             snprintf(err, REC_ERR_MAX, "fork (copy %d of %d): %s", i + 1, n, strerror(errno));
@@ -149,6 +176,8 @@ int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int6
         }
         if (pid == 0) {
             close(gate[1]);
+            if (o->out_dir)
+                child_outputs(o, o->copy_base + i, who);
             char buf[16];
             ssize_t r;
             while ((r = read(gate[0], buf, sizeof buf)) < 0 && errno == EINTR)
@@ -160,16 +189,27 @@ int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int6
             snprintf(buf, sizeof buf, "%d", n);
             setenv("TLVIEW_NPROCS", buf, 1);
             child_restore_signals();
-            execv(path, argv);
-            fprintf(stderr, "tlview record: cannot run %s: %s\n", path, strerror(errno));
+            const char *path = o->paths[kids[i].command];
+            execv(path, o->argvs[kids[i].command]);
+            fprintf(stderr, "%s: cannot run %s: %s\n", who, path, strerror(errno));
             _exit(127);
         }
         kids[i].pid = pid;
     }
     close(gate[0]);
+    *pMono = rec_mono_ns();
     *pRelease = rec_now_ns();
     close(gate[1]); /* every child's read() returns 0 now: they exec together */
     return 0;
+}
+
+int rec_spawn(const char *path, char *const argv[], rec_child *kids, int n, int64_t *pRelease,
+              char *err)
+{
+    char *const *argvs[1] = {argv};
+    rec_spawn_opts o = {.paths = &path, .argvs = argvs, .ncmds = 1};
+    int64_t mono;
+    return rec_spawn_ex(&o, kids, n, pRelease, &mono, err);
 }
 
 /* Reaps every child that has exited; returns how many are still running. */
@@ -180,30 +220,47 @@ static int reap(rec_child *kids, int n)
         if (kids[i].done)
             continue;
         pid_t r = waitpid(kids[i].pid, &kids[i].status, WNOHANG);
-        if (r == kids[i].pid || (r < 0 && errno == ECHILD))
+        if (r == kids[i].pid || (r < 0 && errno == ECHILD)) {
             kids[i].done = 1;
-        else
+            kids[i].end_ns = rec_mono_ns();
+        } else {
             alive++;
+        }
     }
     return alive;
 }
 
 int rec_wait(rec_child *kids, int n)
 {
+    return rec_wait_ex(kids, n, 0);
+}
+
+int rec_wait_ex(rec_child *kids, int n, int kill_after_ms)
+{
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGCHLD);
-    int first = 0;
+    int first = 0, killed = 0;
+    int64_t first_at = 0; /* CLOCK_MONOTONIC ns of the first signal */
     while (reap(kids, n) > 0) {
+        if (first && kill_after_ms > 0 && !killed &&
+            rec_mono_ns() - first_at >= (int64_t)kill_after_ms * 1000000) {
+            for (int i = 0; i < n; i++)
+                if (!kids[i].done)
+                    kill(kids[i].pid, SIGKILL);
+            killed = 1;
+        }
         siginfo_t si;
         struct timespec tick = {0, 200 * 1000 * 1000}; /* re-reap even if a SIGCHLD merged */
         int sig = sigtimedwait(&set, &si, &tick);
         if (sig != SIGINT && sig != SIGTERM)
             continue;
-        if (!first)
+        if (!first) {
             first = sig;
+            first_at = rec_mono_ns();
+        }
         if (si.si_code == SI_KERNEL)
             continue; /* from the terminal: the children, in our process group, got it too */
         for (int i = 0; i < n; i++)
