@@ -33,7 +33,7 @@ static int make_dir(const char *path, char *err)
         snprintf(err, REC_ERR_MAX, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }
-    return store_fs_check_dir(path, 0, err, REC_ERR_MAX);
+    return store_fs_check_dir(path, STORE_FS_SHARED, err, REC_ERR_MAX);
 }
 
 /* ------------------------------------------------------------ the figure of merit */
@@ -450,7 +450,7 @@ int adv_run_experiment(adv_exp *e, const adv_setup *s)
     snprintf(none, sizeof none, "%s/.no-mps", e->dir); /* no daemon ever listens there */
     if (mkdir(none, 0700) != 0)
         snprintf(err, sizeof err, "%.400s: cannot create: %s", none, strerror(errno));
-    if (err[0] || store_fs_check_dir(none, 1, err, sizeof err) != 0) {
+    if (err[0] || store_fs_check_dir(none, STORE_FS_PRIVATE, err, sizeof err) != 0) {
         snprintf(e->stop_error, sizeof e->stop_error, "%.500s", err);
         snprintf(e->stopped_by, sizeof e->stopped_by, "error");
         return -1;

@@ -388,7 +388,7 @@ static int prepare_dir(const char *dir, adv_exp *e)
         cli_msg(stderr, "tlview advise: %s: %s\n", dir, strerror(errno));
         return 1;
     }
-    if (store_fs_check_dir(e->dir, 0, err, sizeof err) != 0) {
+    if (store_fs_check_dir(e->dir, STORE_FS_SHARED, err, sizeof err) != 0) {
         cli_msg(stderr, "tlview advise: %s\n", err);
         return 1;
     }
