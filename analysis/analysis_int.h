@@ -125,6 +125,8 @@ void analysis_waitwalk_free(analysis_waitwalk *w);
 /* What the sweep keeps of each window for the judge, parallel to a->windows. */
 typedef struct analysis_winx {
     int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
+    uint8_t turns;      /* a quiet window that spans a cluster of switches (sweep.c,
+                           emit_quiet()): the contexts took turns in it */
 } analysis_winx;
 
 /* The ends of a time-sliced stretch folded together at best (verdict.c, analysis/README.md,
@@ -146,7 +148,10 @@ typedef struct analysis_fold {
  * inside the measured interval. */
 typedef struct analysis_switch {
     int64_t t, gap;
-    int64_t busy; /* the device's busy clock then (and all through the gap) */
+    int64_t busy;   /* the device's busy clock then (and all through the gap) */
+    uint32_t epoch; /* idle stretches longer than ANALYSIS_SWITCH_GAP_NS on the device before it:
+                       two switches with different epochs have such a stretch between them, which
+                       no took-turns window may bridge */
 } analysis_switch;
 
 /* The switches of one device slot, in time order. */

@@ -48,6 +48,7 @@ typedef struct sweepdev {
     uint8_t mps;             /* an MPS client context ran in the open window */
     int64_t last_end;        /* when the device last went idle */
     uint32_t last_group;     /* the share group of the kernel that ended then; UINT32_MAX none */
+    uint32_t long_idles;     /* idle stretches longer than ANALYSIS_SWITCH_GAP_NS so far */
     analysis_window *win;    /* this slot's windows, in time order */
     analysis_winx *winx;     /* parallel to win */
     uint64_t nwin, capwin;
@@ -116,23 +117,20 @@ static int push_window(sweepdev *d, const analysis_window *w, const analysis_win
 }
 
 /* Takes the context switches of slot s before t that no window holds yet: their count and idle
- * gaps into *w, the first's and last's index into *pFirst, *pLast (when there are any). */
-static void take_switches(analysis *a, uint32_t s, int64_t t, analysis_window *w, uint64_t *pFirst,
-                          uint64_t *pLast)
+ * gaps into *w. */
+static void take_switches(analysis *a, uint32_t s, int64_t t, analysis_window *w)
 {
     analysis_switches *l = &a->sw[s];
-    *pFirst = l->next;
     for (; l->next < l->n && l->at[l->next].t < t; l->next++) {
         w->switches++;
         w->switch_gap_ns += l->at[l->next].gap;
     }
-    *pLast = l->next - 1;
 }
 
 /* Appends a quiet window [t0, t1) with busy time `busy` (SOLO if any, else IDLE) holding the
- * switches counted in sw (NULL: none). */
+ * switches counted in sw (NULL: none); `turns` when it spans a cluster of them. */
 static int push_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t0, int64_t t1, int64_t busy,
-                      const analysis_window *sw)
+                      const analysis_window *sw, int turns)
 {
     analysis_window w = {0};
     w.contexts = w.groups = NAN; /* no overlap to take the means over */
@@ -143,33 +141,53 @@ static int push_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t0, int64_t 
     w.switches = sw ? sw->switches : 0;
     w.switch_gap_ns = sw ? sw->switch_gap_ns : 0;
     w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-    analysis_winx x = {d->c.ovl, d->c.ovl};
+    analysis_winx x = {d->c.ovl, d->c.ovl, (uint8_t)turns};
     return push_window(d, &w, &x);
 }
 
 /* Emits the quiet window [cursor, t) of slot s (SOLO if the busy clock moved in it). Where its
- * contexts switched twice or more, the stretch from the first switch's idle gap to the last
- * switch is a window of its own holding them (the judge calls it time-sliced: they took turns),
- * between the quiet time before and after it. */
+ * contexts switched twice or more with no idle stretch longer than a switch between them (a
+ * cluster: switches of one epoch), the stretch from the cluster's first switch's idle gap to its
+ * last switch is a window of its own holding them (the judge calls it time-sliced: they took
+ * turns); the quiet time before, between and after such windows stays quiet, and holds the
+ * switches of clusters of one. A took-turns window thus never bridges an idle stretch that no
+ * switch explains: bursts of turns apart by the processes' own idle time are windows apart. */
 static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
 {
     int rc = ANALYSIS_OK;
     if (t > d->cursor) {
-        analysis_window sw = {0};
-        uint64_t i0, i1;
-        take_switches(a, s, t, &sw, &i0, &i1);
-        if (sw.switches < 2) {
-            rc = push_quiet(a, s, d, d->cursor, t, d->c.busy - d->cursor_busy, &sw);
-        } else {
-            const analysis_switch *f = &a->sw[s].at[i0], *l = &a->sw[s].at[i1];
-            int64_t a0 = f->t - f->gap > d->cursor ? f->t - f->gap : d->cursor;
-            if (a0 > d->cursor)
-                rc = push_quiet(a, s, d, d->cursor, a0, f->busy - d->cursor_busy, NULL);
+        analysis_switches *l = &a->sw[s];
+        int64_t pos = d->cursor, busy = d->cursor_busy; /* the quiet piece not emitted yet */
+        analysis_window lone = {0};                     /* its switches (clusters of one) */
+        while (!rc && l->next < l->n && l->at[l->next].t < t) {
+            uint64_t i0 = l->next, i1 = i0;
+            while (i1 + 1 < l->n && l->at[i1 + 1].t < t && l->at[i1 + 1].epoch == l->at[i0].epoch)
+                i1++;
+            l->next = i1 + 1;
+            analysis_window sw = {0};
+            for (uint64_t i = i0; i <= i1; i++) {
+                sw.switches++;
+                sw.switch_gap_ns += l->at[i].gap;
+            }
+            if (i1 == i0) { /* one switch: it stays in the quiet piece */
+                lone.switches++;
+                lone.switch_gap_ns += sw.switch_gap_ns;
+                continue;
+            }
+            const analysis_switch *f = &l->at[i0], *e = &l->at[i1];
+            int64_t a0 = f->t - f->gap > pos ? f->t - f->gap : pos;
+            if (a0 > pos)
+                rc = push_quiet(a, s, d, pos, a0, f->busy - busy, &lone, 0);
+            else /* nothing before: the cluster's window holds them */
+                sw.switches += lone.switches, sw.switch_gap_ns += lone.switch_gap_ns;
             if (!rc)
-                rc = push_quiet(a, s, d, a0, l->t, l->busy - f->busy, &sw);
-            if (!rc && t > l->t)
-                rc = push_quiet(a, s, d, l->t, t, d->c.busy - l->busy, NULL);
+                rc = push_quiet(a, s, d, a0, e->t, e->busy - f->busy, &sw, 1);
+            lone = (analysis_window){0};
+            pos = e->t;
+            busy = e->busy;
         }
+        if (!rc && t > pos)
+            rc = push_quiet(a, s, d, pos, t, d->c.busy - busy, &lone, 0);
     }
     d->cursor = t;
     d->cursor_busy = d->c.busy;
@@ -182,7 +200,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
 {
     const clocks *o = &d->at_open, *e = &d->at_drop;
     analysis_window w = {0};
-    analysis_winx x = {o->ovl, e->ovl};
+    analysis_winx x = {o->ovl, e->ovl, 0};
     w.t0 = d->win_t0;
     w.t1 = d->drop_t;
     w.device = a->devs[s].device;
@@ -192,8 +210,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
-    uint64_t i0, i1;
-    take_switches(a, s, d->drop_t, &w, &i0, &i1);
+    take_switches(a, s, d->drop_t, &w);
     w.contexts = w.groups = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((e->ctxint - o->ctxint) / (double)w.overlap_ns);
@@ -323,6 +340,9 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     uint32_t was = d->nctx;
 
     advance(d, k->start);
+    /* the processes' own idle time: no switch explains a gap this long */
+    if (was == 0 && d->last_group != UINT32_MAX && k->start - d->last_end > ANALYSIS_SWITCH_GAP_NS)
+        d->long_idles++;
     /* a context switch: from an idle GPU, another plain share group than the one that ran last */
     uint32_t g = a->ctx_group[ctx];
     if (was == 0 && d->last_group != UINT32_MAX && d->last_group != g && a->group_plain[g] &&
@@ -337,7 +357,8 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
             l->at = p;
             l->cap = cap;
         }
-        l->at[l->n++] = (analysis_switch){k->start, k->start - d->last_end, d->c.busy};
+        l->at[l->n++] =
+            (analysis_switch){k->start, k->start - d->last_end, d->c.busy, d->long_idles};
         a->devs[s].switches++;
         a->devs[s].switch_gap_ns += k->start - d->last_end;
     }

@@ -1141,7 +1141,7 @@ int analysis_judge(analysis *a)
             window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait);
             if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
                 judge_window(&a->opt, win);
-            else if (win->verdict == ANALYSIS_SOLO && win->switches >= 2) {
+            else if (win->verdict == ANALYSIS_SOLO && a->winx[w].turns) {
                 /* contexts without MPS took turns without overlapping: time-slicing with each
                  * kernel inside its slice (no stretch to measure, the switches to count) */
                 win->verdict = ANALYSIS_TIME_SLICED;

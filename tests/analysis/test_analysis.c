@@ -2133,6 +2133,55 @@ int test_analysis_context_switches(void)
     return 0;
 }
 
+/* Bursts of turns apart by the processes' own idle time are took-turns windows apart: a window
+ * never bridges an idle stretch longer than a switch can explain (ANALYSIS_SWITCH_GAP_NS), so the
+ * time by verdict counts the idle between bursts as quiet time, not as time-sliced. Until
+ * 2026-12-08 the window ran from the first switch to the last: tests/verdicts/kineto-mps-off
+ * (--assume-mps off) counted 1.76 s, 100% of the run, as time-sliced while the GPU was busy
+ * 22.7 ms. Two plain processes, three bursts of 6 kernels of 50 us alternating with 143 us switch
+ * gaps, 200 ms apart; a lone switch after a 2 ms pause stays in the quiet time. */
+int test_analysis_took_turns_bursts(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx s[2] = {synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL),
+                      synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL)};
+    int64_t burst[3] = {0, 200 * MS, 400 * MS};
+    for (int b = 0; b < 3; b++) {
+        int64_t t = burst[b];
+        for (int i = 0; i < 6; i++, t += 50000 + 143000)
+            TEST_EQ_INT(synth_kernel(run, s[i % 2], "k", t, t + 50000), 0);
+    }
+    /* a pause of 2 ms, then one switch: a cluster of one, no window of its own */
+    TEST_EQ_INT(synth_kernel(run, s[0], "k", 403 * MS, 403 * MS + 50000), 0);
+    TEST_EQ_INT(synth_kernel(run, s[1], "k", 403 * MS + 193000, 403 * MS + 243000), 0);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->switches, 16);
+    TEST_EQ_INT(d->verdict, ANALYSIS_TIME_SLICED);
+    const analysis_verdict_time *ts = &d->by_verdict[ANALYSIS_TIME_SLICED];
+    TEST_EQ_INT(ts->nwindows, 3);
+    TEST_EQ_INT(ts->rule, ANALYSIS_RULE_TOOK_TURNS);
+    /* each window: from the first switch's gap (50 us into the burst) to the last switch's kernel
+     * (5 x 193 us into it): 5 switches, 4 x 193 + 143 us long */
+    TEST_EQ_INT(ts->ns, 3 * (4 * 193000 + 143000));
+    const analysis_window *w = analysis_windows(a);
+    int seen = 0;
+    for (uint64_t i = 0; i < analysis_nwindows(a); i++) {
+        if (w[i].verdict == ANALYSIS_TIME_SLICED) {
+            TEST_EQ_INT(w[i].t0, burst[seen] + 50000);
+            TEST_EQ_INT(w[i].switches, 5);
+            seen++;
+        }
+    }
+    TEST_EQ_INT(seen, 3);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_SOLO].ns, (d->t_end - d->t_begin) - ts->ns);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
 /* The GPU's idle time inside the measured interval (idle_in_ns): kernels side by side counted
  * once, kernels and gaps outside the interval left out, idle before the interval's first kernel
  * counted; host-paced from an idle share of ANALYSIS_HOST_PACED_IDLE (2%) on. */
