@@ -259,17 +259,6 @@ static void waiting_text(const analysis_device *d, char *buf, size_t n)
                (double)d->waiting_ns / 1e6, 100.0 * (double)d->waiting_ns / (double)d->busy_ns);
 }
 
-/* Whether a window of device slot `slot` was decided by rule r. */
-static int has_rule(const analysis *a, uint32_t slot, analysis_rule r)
-{
-    const analysis_device *d = analysis_get_device(a, slot);
-    const analysis_window *w = analysis_windows(a) + d->first_window;
-    for (uint64_t i = 0; i < d->nwindows; i++)
-        if (w[i].rule == r)
-            return 1;
-    return 0;
-}
-
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -312,7 +301,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                                                              : "");
         else
             snprintf(h->tail, sizeof h->tail, " (%s):", y);
-        if (d->switches >= 2 && (d->overlap_ns == 0 || has_rule(a, slot, ANALYSIS_RULE_TOOK_TURNS)))
+        if (d->switches >= 2 && (d->overlap_ns == 0 || bv->rule == ANALYSIS_RULE_TOOK_TURNS))
             append(h->tail, sizeof h->tail,
                    "%s the GPU switched between them %llu times without their kernels overlapping "
                    "(idle %.0f us at each switch: they took turns)",
