@@ -17,6 +17,9 @@ void analysis_options_default(analysis_options *o)
     o->sliced_max_parallelism = 1.3;
     o->queued_max_overlap = 0.25;
     o->min_reference_coverage = 0.5;
+    o->quick_min_share = 0.1;
+    o->switch_min_share = 0.5;
+    o->switch_max_quick = 0.02;
     o->join_gap_ns = 1000000;
 }
 
@@ -49,8 +52,10 @@ const char *analysis_verdict_meaning(analysis_verdict v)
         "caches)",
         "kernels that could have run side by side ran one after another, overlapping only where "
         "one handed the GPU to the next",
-        "kernels of several contexts overlapped, but neither the MPS state of the contexts nor "
-        "solo references tell how"};
+        "kernels of several contexts overlapped, but the files do not say whether MPS was on "
+        "and the timing does not tell how they ran: too few solo references, or one kernel's "
+        "work at a time (time-sliced, or MPS clients each filling the GPU) with no mark of "
+        "either"};
     return (unsigned)v < ANALYSIS_NVERDICTS ? text[v] : "?";
 }
 
@@ -63,8 +68,9 @@ const char *analysis_physics_name(analysis_physics p)
 const char *analysis_rule_name(analysis_rule r)
 {
     static const char *const names[ANALYSIS_NRULES] = {
-        "none",          "no-mps",        "not-stretched", "handover",  "shared-slow",
-        "one-at-a-time", "parallel-slow", "no-reference",  "took-turns"};
+        "none",        "no-mps",        "not-stretched", "handover",
+        "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
+        "took-turns",  "switch-turns",  "quick-turns"};
     return (unsigned)r < ANALYSIS_NRULES ? names[r] : "?";
 }
 
@@ -79,15 +85,30 @@ const char *analysis_rule_text(analysis_rule r)
         "ends",
         "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
         "down",
-        "MPS state unknown: the GPU did about one kernel's solo work at a time (time-slicing, or "
-        "MPS clients that each fill the GPU: --assume-mps on|off says which)",
-        "MPS state unknown: the kernels ran side by side but slowed each other down",
-        "MPS state unknown and too few kernels with a solo reference (give --baseline FILES, or "
-        "--assume-mps on|off)",
+        "MPS state unknown: the GPU did about one kernel's solo work at a time, which is "
+        "time-slicing or MPS clients that each fill the GPU, and the timing shows neither a "
+        "context switch's marks nor turns quicker than one (a libcollect recording says which, "
+        "or --assume-mps on|off)",
+        "MPS state unknown: the kernels ran side by side (more than one kernel's solo work at a "
+        "time, which time-slicing cannot do) but slowed each other down",
+        "MPS state unknown, too few kernels with a solo reference and no signature in the timing "
+        "(give --baseline FILES, or --assume-mps on|off; a libcollect recording says)",
         "contexts that cannot share the GPU (no MPS) took turns without their kernels "
         "overlapping: each kernel fit its context's time slice, and the GPU switched between "
-        "them (an idle gap at each switch)"};
+        "them (an idle gap at each switch)",
+        "MPS state unknown: the contexts took turns the way time-slicing does: no turn quicker "
+        "than a context switch, and most of them ended by one (the GPU idle for a switch's "
+        "cost) or after a whole time slice",
+        "MPS state unknown: the GPU changed between contexts quicker than a context switch "
+        "allows, so they were not time-sliced (MPS clients); the stretch says how they shared "
+        "it"};
     return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
+}
+
+const char *analysis_signature_name(analysis_signature_kind k)
+{
+    static const char *const names[] = {"none", "switched", "quick"};
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
 const char *analysis_basis_name(analysis_basis b)
@@ -146,7 +167,8 @@ static int cmp_famkey(const void *x, const void *y)
  * parent id); every other context is a group of its own. A group is plain (known not to be MPS: it
  * takes turns with every other group) when the file of every context in it says it is not an MPS
  * client (or --assume-mps off stands in), so that green contexts imported without an MPS state
- * (nsys) stay unknown, like the other contexts of their file. */
+ * (nsys) stay unknown, like the other contexts of their file; of unknown MPS state
+ * (a->group_unknown) when the file of a context in it does not say. */
 static int assign_groups(analysis *a)
 {
     const store_run *run = a->run;
@@ -154,7 +176,8 @@ static int assign_groups(analysis *a)
     famkey *fam = malloc((run->ncontexts + 1) * sizeof *fam);
     a->ctx_group = malloc((run->ncontexts + 1) * sizeof *a->ctx_group);
     a->group_plain = malloc(run->ncontexts + 1);
-    if (!mps_group || !fam || !a->ctx_group || !a->group_plain) {
+    a->group_unknown = calloc(run->ncontexts + 1, 1);
+    if (!mps_group || !fam || !a->ctx_group || !a->group_plain || !a->group_unknown) {
         free(mps_group);
         free(fam);
         return ANALYSIS_ENOMEM;
@@ -186,6 +209,7 @@ static int assign_groups(analysis *a)
         if (f) { /* a green context, or the parent of green ones */
             a->ctx_group[c] = f->group;
             a->group_plain[f->group] &= kind == 1;
+            a->group_unknown[f->group] |= kind == 0;
         } else if (kind == 2) {
             uint32_t *m = &mps_group[s < a->ndevs ? s : a->ndevs]; /* no slot: no kernel */
             if (*m == UINT32_MAX) {
@@ -195,6 +219,7 @@ static int assign_groups(analysis *a)
             a->ctx_group[c] = *m;
         } else {
             a->ctx_group[c] = a->ngroups;
+            a->group_unknown[a->ngroups] = kind == 0;
             a->group_plain[a->ngroups++] = kind == 1;
         }
     }
@@ -832,7 +857,10 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         (a->opt.measure == ANALYSIS_MEASURE_SPAN && a->opt.measure_t1 <= a->opt.measure_t0) ||
         !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
-        !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))
+        !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1) ||
+        !(a->opt.quick_min_share >= 0 && a->opt.quick_min_share <= 1) ||
+        !(a->opt.switch_min_share >= 0 && a->opt.switch_min_share <= 1) ||
+        !(a->opt.switch_max_quick >= 0 && a->opt.switch_max_quick <= 1))
         goto fail;
     rc = ANALYSIS_ENOMEM;
     a->stretch = malloc((run->nkernels ? run->nkernels : 1) * sizeof(float));
@@ -876,6 +904,7 @@ void analysis_free(analysis *a)
     free(a->ctx_slot);
     free(a->ctx_group);
     free(a->group_plain);
+    free(a->group_unknown);
     free(a->devs);
     free(a->dev_maxdur);
     free(a->windows);

@@ -388,9 +388,11 @@ typedef struct winsum {
     double ovl;        /* kernel time inside that overlapped (another context in flight) */
     double ovl_ref;    /* of that, kernels with a solo reference */
     double work_ref;   /* the solo work those did while overlapped */
+    double own_ref;    /* of that, by kernels whose overlapped time lies mostly in the window */
     double smw_ref;    /* the same, each kernel weighted by its share of the SMs */
     double work_short; /* the solo work every kernel did while overlapped, its signature's
                           shortest instance standing in for a missing reference */
+    double own_short;  /* of that, by kernels whose overlapped time lies mostly in the window */
     double smw_short;  /* the same, weighted by SM share */
     double sm_ovl;     /* overlapped kernel time weighted by SM share */
     double smh_ref, smh_short, smh_ovl; /* smw_ref, smw_short and sm_ovl weighted by SM hold
@@ -483,16 +485,45 @@ typedef struct sharehold {
     float share, hold;
 } sharehold;
 
+analysis_signature_kind analysis_window_signature(const analysis_window *w,
+                                                  const analysis_options *o)
+{
+    analysis_options def;
+    if (!o) {
+        analysis_options_default(&def);
+        o = &def;
+    }
+    double t = (double)w->turns;
+    if (w->quick_turns >= ANALYSIS_SIGNATURE_MIN_TURNS &&
+        w->quick_turns >= o->quick_min_share * t && w->quick_turns > w->switch_turns)
+        return ANALYSIS_SIG_QUICK;
+    if (w->switch_turns >= ANALYSIS_SIGNATURE_MIN_TURNS &&
+        w->switch_turns >= o->switch_min_share * t && w->quick_turns <= o->switch_max_quick * t)
+        return ANALYSIS_SIG_SWITCHED;
+    return ANALYSIS_SIG_NONE;
+}
+
+/* The physics a window is judged by: its own, or where it is unknown and the timing's signature
+ * decides (analysis_window_signature()), sliced (switched) or shared (quick). */
+static analysis_physics judged_physics(const analysis_window *w, analysis_signature_kind sig)
+{
+    if (w->physics != ANALYSIS_PHYS_UNKNOWN || sig == ANALYSIS_SIG_NONE)
+        return w->physics;
+    return sig == ANALYSIS_SIG_SWITCHED ? ANALYSIS_PHYS_SLICED : ANALYSIS_PHYS_SHARED;
+}
+
 /* Fills a window's evidence from its sums, on its overlapped time: coverage, overlap share, and
  * stretch, parallelism and the side-by-side bound on the best basis the window has (measured from
  * references; for time-slicing without them, the share groups taking turns; side by side without
  * them, each kernel's shortest instance). Sets ws->k and ws->w, the overlapped kernel time and the
  * solo work behind the stretch, which device figures sum. */
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
-                            analysis_window *w, winsum *ws, const analysis_waitsum *aw)
+                            analysis_window *w, winsum *ws, const analysis_waitsum *aw,
+                            analysis_signature_kind sig)
 {
+    analysis_physics phys = judged_physics(w, sig);
     double ovl = (double)w->overlap_ns, smw = 0, smh = 0, extra = 1, tail = 0;
-    w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
+    w->coverage = w->overlap_share = w->stretch = w->parallelism = w->own_share = NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
@@ -515,19 +546,21 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         smh = ws->smh_ref;
         tail = ws->tail_ref;
         extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
-    } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
+        w->own_share = (float)(ws->own_ref / ws->work_ref);
+    } else if (phys == ANALYSIS_PHYS_SLICED && w->groups > 0) {
         w->basis = ANALYSIS_BASIS_TURNS;
         ws->k = ws->ovl;
         ws->w = ws->ovl / w->groups;
         smw = ws->sm_ovl / w->groups;
         smh = ws->smh_ovl / w->groups;
-    } else if (w->physics == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
+    } else if (phys == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
         w->basis = ANALYSIS_BASIS_SHORTEST;
         ws->k = ws->ovl;
         ws->w = ws->work_short;
         smw = ws->smw_short;
         smh = ws->smh_short;
         tail = ws->tail_short;
+        w->own_share = (float)(ws->own_short / ws->work_short);
     } else {
         return;
     }
@@ -551,43 +584,55 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     w->mps_worst_ns = analysis_ns(alone - aw->ns + worst);
 }
 
-/* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
- * first, the timing evidence where the physics leaves a choice. */
-static void judge_window(const analysis_options *o, analysis_window *w)
+/* The verdict of an overlap window side by side possible (one share group, or the signature's
+ * quick turns), by its stretch and overlap share, under rule `flat_rule` where not stretched
+ * and `rule` otherwise (rule NONE: the shared rules handover and shared-slow). */
+static void judge_shared(const analysis_options *o, analysis_window *w, analysis_rule rule)
 {
     int has = w->basis != ANALYSIS_BASIS_NONE;
-    int flat = has && w->stretch <= o->concurrent_max_stretch;
-    int one_at_a_time = has && w->parallelism <= o->sliced_max_parallelism;
+    if (!has || w->stretch <= o->concurrent_max_stretch) {
+        w->verdict = ANALYSIS_CONCURRENT;
+        w->rule = rule ? rule : ANALYSIS_RULE_NOT_STRETCHED;
+    } else if (w->overlap_share <= o->queued_max_overlap) {
+        w->verdict = ANALYSIS_QUEUED;
+        w->rule = rule ? rule : ANALYSIS_RULE_HANDOVER;
+    } else {
+        w->verdict = ANALYSIS_CONTENDED;
+        w->rule = rule ? rule : ANALYSIS_RULE_SHARED_SLOW;
+    }
+}
+
+/* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
+ * first, the timing evidence where the physics leaves a choice: where the files do not say, a
+ * measured stretch of about 1 (side by side), then a parallelism above one kernel's work at a
+ * time (which time-slicing cannot do), then the signature `sig` of the turns; otherwise
+ * undecided (UNKNOWN, by the rule that says why). */
+static void judge_window(const analysis_options *o, analysis_window *w, analysis_signature_kind sig)
+{
+    int measured = w->basis == ANALYSIS_BASIS_REFERENCE;
+    /* the rates are this window's own: its kernels overlapped mostly inside it */
+    int own = measured && w->own_share >= ANALYSIS_OWN_MIN_SHARE;
     switch (w->physics) {
     case ANALYSIS_PHYS_SLICED:
         w->verdict = ANALYSIS_TIME_SLICED;
         w->rule = ANALYSIS_RULE_NO_MPS;
         return;
-    case ANALYSIS_PHYS_SHARED:
-        if (!has || flat) {
-            w->verdict = ANALYSIS_CONCURRENT;
-            w->rule = ANALYSIS_RULE_NOT_STRETCHED;
-        } else if (w->overlap_share <= o->queued_max_overlap) {
-            w->verdict = ANALYSIS_QUEUED;
-            w->rule = ANALYSIS_RULE_HANDOVER;
-        } else {
-            w->verdict = ANALYSIS_CONTENDED;
-            w->rule = ANALYSIS_RULE_SHARED_SLOW;
-        }
-        return;
+    case ANALYSIS_PHYS_SHARED: judge_shared(o, w, ANALYSIS_RULE_NONE); return;
     default:
-        if (w->basis != ANALYSIS_BASIS_REFERENCE) {
-            w->verdict = ANALYSIS_UNKNOWN;
-            w->rule = ANALYSIS_RULE_NO_REFERENCE;
-        } else if (flat) {
+        if (own && w->stretch <= o->concurrent_max_stretch) {
             w->verdict = ANALYSIS_CONCURRENT;
             w->rule = ANALYSIS_RULE_NOT_STRETCHED;
-        } else if (one_at_a_time) {
-            w->verdict = ANALYSIS_TIME_SLICED;
-            w->rule = ANALYSIS_RULE_ONE_AT_A_TIME;
-        } else {
+        } else if (own && w->parallelism > o->sliced_max_parallelism * w->group_kernels) {
             w->verdict = ANALYSIS_CONTENDED;
             w->rule = ANALYSIS_RULE_PARALLEL_SLOW;
+        } else if (sig == ANALYSIS_SIG_SWITCHED) {
+            w->verdict = ANALYSIS_TIME_SLICED;
+            w->rule = ANALYSIS_RULE_SWITCH_TURNS;
+        } else if (sig == ANALYSIS_SIG_QUICK) {
+            judge_shared(o, w, ANALYSIS_RULE_QUICK_TURNS);
+        } else {
+            w->verdict = ANALYSIS_UNKNOWN;
+            w->rule = measured ? ANALYSIS_RULE_ONE_AT_A_TIME : ANALYSIS_RULE_NO_REFERENCE;
         }
     }
 }
@@ -686,6 +731,7 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double o0 = k->start >= win->t0 ? q->ovl0 : (double)x->ovl0;
         double o1 = k->end <= win->t1 ? q->ovl1 : (double)x->ovl1;
         double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
+        int own = 2 * ovl >= q->ovl1 - q->ovl0; /* most of its overlapped time is here */
         winsum *m = &ws[w];
         win->nkernels++;
         m->last = k;
@@ -700,12 +746,14 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         if (q->ref) {
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
+            m->own_ref += own ? ovl * q->rO : 0;
             m->smw_ref += ovl * q->rO * q->share;
             m->smh_ref += ovl * q->rO * q->hold;
             m->tail_ref += ovl * q->tail; /* on its reference: q->ref */
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
+            m->own_short += own ? ovl * q->pO : 0;
             m->smw_short += ovl * q->pO * q->share;
             m->smh_short += ovl * q->pO * q->hold;
             m->tail_short += ovl * q->tail;
@@ -1135,19 +1183,46 @@ int analysis_judge(analysis *a)
         a->sigs[s].stretch = sigref[s] > 0 ? (double)a->sigs[s].total_ns / sigref[s] : NAN;
     static const analysis_waitsum no_wait;
     for (uint32_t s = 0; s < a->ndevs; s++) {
-        const analysis_device *ad = &a->devs[s];
+        analysis_device *ad = &a->devs[s];
         for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
             analysis_window *win = &a->windows[w];
-            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait);
-            if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
-                judge_window(&a->opt, win);
-            else if (win->verdict == ANALYSIS_SOLO && a->winx[w].turns) {
+            const analysis_winx *x = &a->winx[w];
+            /* the signature is read where the files do not say: an overlap of unknown physics,
+             * or a quiet stretch of turns between groups of unknown MPS state */
+            analysis_signature_kind sig =
+                win->physics == ANALYSIS_PHYS_UNKNOWN || (x->turns && x->nsig)
+                    ? analysis_window_signature(win, &a->opt)
+                    : ANALYSIS_SIG_NONE;
+            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait, sig);
+            if (win->verdict >= ANALYSIS_CONCURRENT) { /* an overlap window, from the sweep */
+                judge_window(&a->opt, win, sig);
+            } else if (win->verdict == ANALYSIS_SOLO && x->turns && win->switches >= 2) {
                 /* contexts without MPS took turns without overlapping: time-slicing with each
                  * kernel inside its slice (no stretch to measure, the switches to count) */
                 win->verdict = ANALYSIS_TIME_SLICED;
                 win->physics = ANALYSIS_PHYS_SLICED;
                 win->rule = ANALYSIS_RULE_TOOK_TURNS;
+            } else if (win->verdict == ANALYSIS_SOLO && x->turns && sig == ANALYSIS_SIG_SWITCHED) {
+                /* the same where the files do not say, read from the turns' signature */
+                win->verdict = ANALYSIS_TIME_SLICED;
+                win->physics = ANALYSIS_PHYS_UNKNOWN;
+                win->rule = ANALYSIS_RULE_SWITCH_TURNS;
             }
+            /* the gaps the size of a switch between contexts of unknown MPS state are switches
+             * where the signature says time-sliced */
+            if (win->rule == ANALYSIS_RULE_SWITCH_TURNS && x->nsig) {
+                win->switches += x->nsig;
+                win->switch_gap_ns += x->siggap;
+                ad->switches += x->nsig;
+                ad->switch_gap_ns += x->siggap;
+            }
+            ad->turns += win->turns;
+            ad->quick_turns += win->quick_turns;
+            ad->switch_turns += win->switch_turns;
+        }
+        for (uint64_t i = 0; i < a->sw[s].n; i++) {
+            analysis_switch *e = &a->sw[s].at[i];
+            e->counted = !e->sig || a->windows[e->win].rule == ANALYSIS_RULE_SWITCH_TURNS;
         }
     }
     if (find_folds(a, ws, &stg))
@@ -1165,7 +1240,7 @@ int analysis_judge(analysis *a)
     for (uint32_t s = 0; s < a->ndevs; s++)
         for (uint64_t i = 0; i < a->sw[s].n; i++) {
             const analysis_switch *x = &a->sw[s].at[i];
-            if (x->t >= a->sum.measure_t0 && x->t < a->sum.measure_t1)
+            if (x->counted && x->t >= a->sum.measure_t0 && x->t < a->sum.measure_t1)
                 a->switch_in[s] +=
                     x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
         }

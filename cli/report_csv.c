@@ -54,6 +54,10 @@ static const char *const windows_cols[] = {"id",
                                            "coverage",
                                            "overlap_share",
                                            "mps",
+                                           "turns",
+                                           "quick_turns",
+                                           "switch_turns",
+                                           "signature",
                                            NULL};
 static const char *const captures_cols[] = {"pid",    "file",         "name",       "start", "end",
                                             "dur_ns", "start_reason", "end_reason", NULL};

@@ -177,7 +177,9 @@ static const char *why(const analysis_device *d, analysis_rule r)
         return d->mps == ANALYSIS_MPS_OFF ? "no MPS" : "not all under MPS";
     case ANALYSIS_RULE_ONE_AT_A_TIME:
     case ANALYSIS_RULE_PARALLEL_SLOW:
-    case ANALYSIS_RULE_NO_REFERENCE: return "MPS state unknown";
+    case ANALYSIS_RULE_NO_REFERENCE:
+    case ANALYSIS_RULE_SWITCH_TURNS:
+    case ANALYSIS_RULE_QUICK_TURNS: return "MPS state unknown";
     default:
         return d->mps == ANALYSIS_MPS_ON        ? "MPS"
                : d->ngreen                      ? "green contexts"
@@ -259,6 +261,34 @@ static void waiting_text(const analysis_device *d, char *buf, size_t n)
                (double)d->waiting_ns / 1e6, 100.0 * (double)d->waiting_ns / (double)d->busy_ns);
 }
 
+/* "; the contexts took turns the way time-slicing does: 56 of 58 turns ended by a context
+ * switch's idle gap or after a whole time slice, none quicker than a switch" (rule switch-turns)
+ * or "; the GPU changed between contexts 571 of 573 times quicker than a context switch allows
+ * (under 100 us): not time-sliced" (quick-turns), from the device's windows of that rule. */
+static void signature_text(const analysis *a, uint32_t slot, analysis_rule r, char *buf, size_t n)
+{
+    const analysis_device *d = analysis_get_device(a, slot);
+    const analysis_window *w = analysis_windows(a) + d->first_window;
+    uint64_t turns = 0, quick = 0, marked = 0;
+    for (uint64_t i = 0; i < d->nwindows; i++)
+        if (w[i].rule == r) {
+            turns += w[i].turns;
+            quick += w[i].quick_turns;
+            marked += w[i].switch_turns;
+        }
+    if (r == ANALYSIS_RULE_SWITCH_TURNS)
+        append(buf, n,
+               "; the contexts took turns the way time-slicing does: %llu of %llu turns ended by "
+               "a context switch's idle gap or after a whole time slice, %s quicker than a switch",
+               (unsigned long long)marked, (unsigned long long)turns,
+               quick ? "almost none" : "none");
+    else if (r == ANALYSIS_RULE_QUICK_TURNS)
+        append(buf, n,
+               "; the GPU changed between contexts %llu of %llu times quicker than a context "
+               "switch allows: not time-sliced",
+               (unsigned long long)quick, (unsigned long long)turns);
+}
+
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -301,6 +331,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                                                              : "");
         else
             snprintf(h->tail, sizeof h->tail, " (%s):", y);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         if (d->switches >= 2 && (d->overlap_ns == 0 || bv->rule == ANALYSIS_RULE_TOOK_TURNS))
             append(h->tail, sizeof h->tail,
                    "%s the GPU switched between them %llu times without their kernels overlapping "
@@ -315,17 +346,31 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         }
         break;
     }
-    case ANALYSIS_CONCURRENT: snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st); break;
+    case ANALYSIS_CONCURRENT:
+        snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
+        break;
     case ANALYSIS_CONTENDED:
         snprintf(h->tail, sizeof h->tail, " (%s): %s, parallelism %.3g", y, st,
                  isfinite(bv->parallelism) ? bv->parallelism : 0.0);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         break;
     case ANALYSIS_QUEUED:
         snprintf(h->tail, sizeof h->tail,
                  " (%s): one kernel after another, overlapping only at handovers; %s there", y, st);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         break;
     default:
-        snprintf(h->tail, sizeof h->tail, " (%s): no solo reference (give --baseline FILES)", y);
+        if (bv->rule == ANALYSIS_RULE_ONE_AT_A_TIME)
+            snprintf(h->tail, sizeof h->tail,
+                     " (%s): one kernel's work at a time (parallelism %.3g, %s): time-sliced, or "
+                     "MPS clients each filling the GPU; the timing shows neither a context "
+                     "switch's marks nor turns quicker than one (a libcollect recording or "
+                     "--assume-mps on|off decides)",
+                     y, isfinite(bv->parallelism) ? bv->parallelism : 0.0, st);
+        else
+            snprintf(h->tail, sizeof h->tail, " (%s): no solo reference (give --baseline FILES)",
+                     y);
         break;
     }
 }
@@ -493,6 +538,9 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
     view_put(o, "switches", json_integer((json_int_t)d->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(d->switch_gap_ns), &bad);
+    view_put(o, "turns", json_integer((json_int_t)d->turns), &bad);
+    view_put(o, "quick_turns", json_integer((json_int_t)d->quick_turns), &bad);
+    view_put(o, "switch_turns", json_integer((json_int_t)d->switch_turns), &bad);
     view_put(o, "idle_in_ns", json_integer(d->idle_in_ns), &bad);
     view_put(o, "waiting_ns", json_integer(d->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
@@ -545,6 +593,13 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
     view_put(o, "switches", json_integer(x->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(x->switch_gap_ns), &bad);
+    view_put(o, "turns", json_integer(x->turns), &bad);
+    view_put(o, "quick_turns", json_integer(x->quick_turns), &bad);
+    view_put(o, "switch_turns", json_integer(x->switch_turns), &bad);
+    view_put(
+        o, "signature",
+        json_string(analysis_signature_name(analysis_window_signature(x, analysis_get_options(a)))),
+        &bad);
     view_put(o, "waiting_ns", json_integer(x->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
     view_put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
@@ -559,6 +614,8 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "parallelism", view_number(x->parallelism), &bad);
     view_put(o, "coverage", view_number(x->coverage), &bad);
     view_put(o, "overlap_share", view_number(x->overlap_share), &bad);
+    view_put(o, "group_kernels", view_number(x->group_kernels), &bad);
+    view_put(o, "own_share", view_number(x->own_share), &bad);
     view_put(o, "mps", json_boolean(x->mps), &bad);
     view_put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
     view_put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);

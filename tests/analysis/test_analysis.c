@@ -235,13 +235,19 @@ int test_analysis_physics_before_timing(void)
     analysis_free(a);
     store_run_free(run);
 
-    /* unknown MPS state and 2x: one kernel's work at a time */
+    /* unknown MPS state and 2x: one kernel's work at a time, which the parallelism does not
+     * tell from MPS clients each filling the GPU; but the two contexts' kernels start at the
+     * same instants, 18 turns of 0 ns, quicker than any context switch: not time-sliced. Until
+     * 2026-12-08 rule one-at-a-time called this TIME-SLICED. */
     run = two_phase(SYNTH_UNKNOWN, 2000);
     a = analyse(run, NULL);
     TEST_ASSERT(a);
     w = overlap_window(a, 0);
-    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
-    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_NEAR(w->parallelism, 1.0, 1e-6);
+    TEST_EQ_INT(w->turns, 19);
+    TEST_EQ_INT(w->quick_turns, 18); /* the first turn began with P1's solo kernels at 0 */
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_QUICK_TURNS);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -262,12 +268,16 @@ static store_run *always_overlapping(int nproc, int64_t dur, int mps)
  * one follows; UNKNOWN only when nothing decides. */
 int test_analysis_without_reference(void)
 {
-    /* MPS state unknown: nothing decides */
-    store_run *run = always_overlapping(2, 2000, SYNTH_UNKNOWN);
+    /* MPS state unknown, and no signature in the timing either: one kernel each, a single turn
+     * (always_overlapping()'s ten back to back would be 19 turns of 0 ns: quick) */
+    store_run *run = always_overlapping(2, 20000, SYNTH_UNKNOWN);
+    for (uint64_t k = 0; k < run->nkernels; k++)
+        if (run->kernels[k].start > 0)
+            run->kernels[k].end = run->kernels[k].start; /* zero-length: never in flight */
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
     TEST_EQ_INT(analysis_get_signature(a, 0)->source, ANALYSIS_REF_NONE);
-    TEST_EQ_INT(analysis_get_signature(a, 0)->shortest_ns, 2000);
+    TEST_EQ_INT(analysis_get_signature(a, 0)->shortest_ns, 20000);
     TEST_ASSERT(isnan(analysis_stretch(a)[0]));
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
@@ -891,14 +901,18 @@ int test_analysis_verdict_names(void)
     }
     TEST_EQ_STR(analysis_verdict_name((analysis_verdict)42), "?");
     TEST_EQ_STR(analysis_verdict_meaning((analysis_verdict)42), "?");
-    const char *rules[] = {"none",          "no-mps",       "not-stretched",
-                           "handover",      "shared-slow",  "one-at-a-time",
-                           "parallel-slow", "no-reference", "took-turns"};
+    const char *rules[] = {"none",        "no-mps",        "not-stretched", "handover",
+                           "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
+                           "took-turns",  "switch-turns",  "quick-turns"};
     for (int r = 0; r < ANALYSIS_NRULES; r++) {
         TEST_EQ_STR(analysis_rule_name((analysis_rule)r), rules[r]);
         TEST_ASSERT(strlen(analysis_rule_text((analysis_rule)r)) > 5);
     }
     TEST_EQ_STR(analysis_rule_name((analysis_rule)99), "?");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_NONE), "none");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_SWITCHED), "switched");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_QUICK), "quick");
+    TEST_EQ_STR(analysis_signature_name((analysis_signature_kind)9), "?");
     TEST_EQ_STR(analysis_basis_name(ANALYSIS_BASIS_SHORTEST), "shortest");
     TEST_EQ_STR(analysis_mps_name(ANALYSIS_MPS_UNKNOWN), "unknown");
     TEST_EQ_STR(analysis_physics_name(ANALYSIS_PHYS_SHARED), "shared");
@@ -1122,17 +1136,37 @@ int test_analysis_random_runs_match_brute_force(void)
             /* the physics and evidence of each window, instant by instant */
             for (uint64_t i = 0; i < ad->nwindows; i++) {
                 double ovl_ref = 0, work = 0, work_short = 0, ovl_in = 0, dur = 0;
-                double ctxsum = 0, grpsum = 0;
+                double own_ref = 0, own_short = 0, ctxsum = 0, grpsum = 0, gksum = 0;
                 int64_t wbusy = 0, wovl = 0, physns[4] = {0};
                 for (int64_t t = w[i].t0; t < w[i].t1; t++) {
                     wbusy += nctx[d][t] > 0;
                     if (nctx[d][t] > 1) {
+                        int nk = 0; /* kernels in flight */
+                        for (int c = 0; c < nc; c++)
+                            nk += devof[c] == d ? inflight[t][c] : 0;
                         wovl++;
                         ctxsum += nctx[d][t];
                         grpsum += ngrp[d][t];
+                        gksum += nk - ngrp[d][t] + 1;
                     }
                     physns[phys[d][t]]++;
                 }
+                /* turns: changes of share group in the start order (kernels of positive length,
+                 * as the run holds them), counted where the start lies; every one here is quick
+                 * (the run is 460 ns long) and none marked by a switch */
+                int turns = 0, last_group = -1;
+                for (uint64_t k = 0; k < run->nkernels; k++) {
+                    const store_kernel *kk = &run->kernels[k];
+                    if (devof[cof[k]] != d || kk->end <= kk->start)
+                        continue;
+                    int g = group[cof[k]];
+                    turns += last_group >= 0 && g != last_group && kk->start >= w[i].t0 &&
+                             kk->start < w[i].t1;
+                    last_group = g;
+                }
+                TEST_EQ_INT(w[i].turns, turns);
+                TEST_EQ_INT(w[i].quick_turns, turns);
+                TEST_EQ_INT(w[i].switch_turns, 0);
                 for (uint64_t k = 0; k < run->nkernels; k++) {
                     const store_kernel *kk = &run->kernels[k];
                     int c = cof[k];
@@ -1146,15 +1180,21 @@ int test_analysis_random_runs_match_brute_force(void)
                     double ro = ovl_of[k] > 0 ? rate_overlapped(D, r, ovl_of[k]) : 0;
                     double po = ovl_of[k] > 0 ? rate_overlapped(D, pr, ovl_of[k]) : 0;
                     dur += D;
+                    double in = 0; /* its overlapped time here */
                     for (int64_t t = kk->start; t < kk->end; t++) {
                         if (t < w[i].t0 || t >= w[i].t1 || nctx[d][t] < 2)
                             continue; /* only its overlapped time counts */
+                        in += 1;
                         ovl_in += 1;
                         work_short += po;
                         if (r > 0) {
                             ovl_ref += 1;
                             work += ro;
                         }
+                    }
+                    if (2 * in >= ovl_of[k]) { /* most of its overlapped time is here */
+                        own_short += in * po;
+                        own_ref += r > 0 ? in * ro : 0;
                     }
                 }
                 TEST_EQ_INT(w[i].busy_ns, wbusy);
@@ -1174,40 +1214,50 @@ int test_analysis_random_runs_match_brute_force(void)
                 TEST_NEAR(w[i].contexts, ctxsum / (double)wovl, 1e-4 * ctxsum / wovl);
                 TEST_NEAR(w[i].groups, grpsum / (double)wovl, 1e-4 * grpsum / wovl);
                 TEST_NEAR(w[i].overlap_share, dur > 0 ? ovl_in / dur : 0, 1e-5);
-                double stretch = NAN, par = NAN;
+                double gk = gksum / (double)wovl;
+                TEST_NEAR(w[i].group_kernels, gk, 1e-4 * gk);
+                /* where the physics is unknown, the turns' signature: quick from three turns */
+                int quick = ph == 3 && turns >= ANALYSIS_SIGNATURE_MIN_TURNS;
+                double stretch = NAN, par = NAN, own = NAN;
                 int basis = ANALYSIS_BASIS_NONE;
                 if (ovl_ref > 0 && work > 0 && cov >= 0.5) {
                     basis = ANALYSIS_BASIS_REFERENCE;
                     stretch = ovl_ref / work;
                     par = work / (double)wovl / cov;
+                    own = own_ref / work;
                 } else if (ph == 1) {
                     basis = ANALYSIS_BASIS_TURNS;
                     stretch = grpsum / (double)wovl;
                     par = ovl_in / stretch / (double)wovl;
-                } else if (ph == 2 && work_short > 0) {
+                } else if ((ph == 2 || quick) && work_short > 0) {
                     basis = ANALYSIS_BASIS_SHORTEST;
                     stretch = ovl_in / work_short;
                     par = work_short / (double)wovl;
+                    own = own_short / work_short;
                 }
                 TEST_EQ_INT(w[i].basis, basis);
                 if (basis != ANALYSIS_BASIS_NONE) {
                     TEST_NEAR(w[i].stretch, stretch, 1e-4 * stretch);
                     TEST_NEAR(w[i].parallelism, par, 1e-4 * par);
                 }
+                if (!isnan(own))
+                    TEST_NEAR(w[i].own_share, own, 1e-4);
                 /* the verdict rules */
                 analysis_verdict v;
                 int flat = basis && stretch <= o.concurrent_max_stretch;
+                int shared = !basis || flat                               ? ANALYSIS_CONCURRENT
+                             : w[i].overlap_share <= o.queued_max_overlap ? ANALYSIS_QUEUED
+                                                                          : ANALYSIS_CONTENDED;
+                int mine = basis == ANALYSIS_BASIS_REFERENCE && own >= ANALYSIS_OWN_MIN_SHARE;
                 if (ph == 1)
                     v = ANALYSIS_TIME_SLICED;
                 else if (ph == 2)
-                    v = !basis || flat                               ? ANALYSIS_CONCURRENT
-                        : w[i].overlap_share <= o.queued_max_overlap ? ANALYSIS_QUEUED
-                                                                     : ANALYSIS_CONTENDED;
+                    v = shared;
                 else
-                    v = basis != ANALYSIS_BASIS_REFERENCE ? ANALYSIS_UNKNOWN
-                        : flat                            ? ANALYSIS_CONCURRENT
-                        : par <= o.sliced_max_parallelism ? ANALYSIS_TIME_SLICED
-                                                          : ANALYSIS_CONTENDED;
+                    v = mine && flat                                  ? ANALYSIS_CONCURRENT
+                        : mine && par > o.sliced_max_parallelism * gk ? ANALYSIS_CONTENDED
+                        : quick                                       ? shared
+                                                                      : ANALYSIS_UNKNOWN;
                 TEST_EQ_INT(w[i].verdict, v);
             }
             /* the exact profile (processes and contexts in flight) */
@@ -1465,11 +1515,13 @@ int test_analysis_green_contexts_unknown_mps(void)
         if (assume) {
             TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
             TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_MPS);
-        } else {
+            TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+        } else { /* one kernel's work at a time, one turn: undecided (before 2026-12-08
+                    TIME-SLICED, which the file does not support) */
             TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
             TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+            TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
         }
-        TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
         analysis_free(a);
         store_run_free(run);
     }
@@ -1682,7 +1734,7 @@ int test_analysis_assume_mps(void)
     TEST_EQ_INT(store_run_finish(run), 0);
     analysis *a = NULL;
     TEST_EQ_INT(analysis_run(run, &o, &a), 0);
-    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_QUICK_TURNS); /* the timing says */
     TEST_EQ_INT(analysis_nwarnings(a), 0);
     analysis_free(a);
     o.assume_mps = 2;
@@ -2087,8 +2139,16 @@ int test_analysis_context_switches(void)
         int one_process;        /* the second "process" is a stream of the first one's context */
         uint64_t want_switches; /* of 20 kernels alternating */
     } cases[] = {
-        {SYNTH_PLAIN, 143000, 0, 19}, {SYNTH_PLAIN, 1000000, 0, 19}, {SYNTH_PLAIN, 1000001, 0, 0},
-        {SYNTH_MPS, 143000, 0, 0},    {SYNTH_UNKNOWN, 143000, 0, 0}, {SYNTH_PLAIN, 143000, 1, 0},
+        {SYNTH_PLAIN, 143000, 0, 19},
+        {SYNTH_PLAIN, 1000000, 0, 19},
+        {SYNTH_PLAIN, 1000001, 0, 0},
+        {SYNTH_MPS, 143000, 0, 0},
+        {SYNTH_PLAIN, 143000, 1, 0},
+        /* files that do not say: gaps the size of a switch, every one of 19 turns: the timing's
+         * signature of time-slicing counts them (0 before 2026-12-08); a gap of 1 ms is no
+         * switch's size, so it says nothing */
+        {SYNTH_UNKNOWN, 143000, 0, 19},
+        {SYNTH_UNKNOWN, 1000000, 0, 0},
         {SYNTH_PLAIN, -1000, 0, 0}, /* overlapping by 1 us: a window, not a switch */
         {SYNTH_PLAIN, 999, 0, 0},   /* under 1 us: no switch a GPU can make */
         {SYNTH_PLAIN, 1000, 0, 19},
@@ -2118,7 +2178,9 @@ int test_analysis_context_switches(void)
             TEST_EQ_INT(d->verdict,
                         cases[c].want_switches >= 2 ? ANALYSIS_TIME_SLICED : ANALYSIS_SOLO);
         if (cases[c].want_switches >= 2)
-            TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, ANALYSIS_RULE_TOOK_TURNS);
+            TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, cases[c].mps == SYNTH_UNKNOWN
+                                                                      ? ANALYSIS_RULE_SWITCH_TURNS
+                                                                      : ANALYSIS_RULE_TOOK_TURNS);
         /* a switch's gap is not the processes' idle time: the other gaps are */
         int64_t idle = cases[c].want_switches || cases[c].gap < 0 ? 0 : 19 * cases[c].gap;
         TEST_EQ_INT(d->idle_in_ns, idle);
