@@ -331,13 +331,13 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                                                              : "");
         else
             snprintf(h->tail, sizeof h->tail, " (%s):", y);
-        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         if (d->switches >= 2 && (d->overlap_ns == 0 || bv->rule == ANALYSIS_RULE_TOOK_TURNS))
             append(h->tail, sizeof h->tail,
                    "%s the GPU switched between them %llu times without their kernels overlapping "
                    "(idle %.0f us at each switch: they took turns)",
                    d->overlap_ns > 0 ? "; and" : "", (unsigned long long)d->switches,
                    (double)d->switch_gap_ns / (double)d->switches / 1e3);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         waiting_text(d, h->tail, sizeof h->tail);
         if (d->predicted_gain >= 1.005) {
             const analysis_summary *sm = analysis_get_summary(a);

@@ -2195,6 +2195,175 @@ int test_analysis_context_switches(void)
     return 0;
 }
 
+/* Two processes whose files do not say whether MPS was on, each kernel alone first at `solo` ns
+ * (the references), then from 10 ms n kernels each of `dur` ns back to back on A, B's starting
+ * `lag` ns after A's each time. */
+static store_run *lagged_pair(int64_t solo, int64_t dur, int64_t lag, int n)
+{
+    store_run *run = store_run_new();
+    store_idx a = synth_process(run, 301, "h", "r", SYNTH_UNKNOWN, NULL);
+    store_idx b = synth_process(run, 302, "h", "r", SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a, "k", 0, solo);
+    synth_kernel(run, b, "k", 5 * MS, 5 * MS + solo);
+    for (int i = 0; i < n; i++) {
+        int64_t t = 10 * MS + i * dur;
+        synth_kernel(run, a, "k", t, t + dur);
+        synth_kernel(run, b, "k", t + lag, t + lag + dur);
+    }
+    return run;
+}
+
+/* Where the files do not say whether MPS was on, one kernel's work at a time (parallelism 1,
+ * stretch 2) is time-slicing or MPS clients each filling the GPU; the turns tell them apart
+ * (analysis/README.md, "When the file does not say"). Until 2026-12-08 rule one-at-a-time called
+ * every such window TIME-SLICED. */
+int test_analysis_signature(void)
+{
+    /* B's kernels start a whole time slice (2.25 ms) after A's, each turn a slice long: the
+     * signature of time-slicing (rule switch-turns) */
+    store_run *run = lagged_pair(2250000, 4500000, 2250000, 8);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_window *w = overlap_window(a, 0);
+    /* overlapped 12.25-46 ms; A's first and B's last kernel did their work alone */
+    TEST_NEAR(w->parallelism, 14 * 2.25 / 33.75, 1e-6);
+    TEST_NEAR(w->stretch, 2 * 33.75 / (14 * 2.25), 1e-6);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 0);
+    TEST_EQ_INT(w->switch_turns, 15);
+    TEST_EQ_INT(analysis_window_signature(w, NULL), ANALYSIS_SIG_SWITCHED);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_SWITCH_TURNS);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* B's kernels start 50 us after A's: a change of context quicker than any switch (the H200's
+     * takes 135-143 us), 8 of 15 turns: not time-sliced, contended (rule quick-turns) */
+    run = lagged_pair(2250000, 4500000, 50000, 8);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_NEAR(w->parallelism, 1.0, 0.02);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 8);
+    TEST_EQ_INT(w->switch_turns, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_QUICK_TURNS);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* B's kernels start 0.5 ms after A's: turns of 0.5 and 4 ms, neither quicker than a switch
+     * nor ended by one, nor a slice long: undecided (UNKNOWN, rule one-at-a-time) */
+    run = lagged_pair(2250000, 4500000, 500000, 8);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 0);
+    TEST_EQ_INT(w->switch_turns, 0);
+    TEST_EQ_INT(analysis_window_signature(w, NULL), ANALYSIS_SIG_NONE);
+    TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_EQ_INT(analysis_get_device(a, 0)->verdict, ANALYSIS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* turns of both kinds (clock error between files, or chance): no signature */
+    analysis_window x = {0};
+    x.turns = 20;
+    x.quick_turns = 5;
+    x.switch_turns = 10;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 0; /* 10 of 20 marked, none quick */
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_SWITCHED);
+    x.switch_turns = 9;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 2; /* 2 of 20 quick: 10%, but fewer than ANALYSIS_SIGNATURE_MIN_TURNS */
+    x.switch_turns = 0;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 3;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_QUICK);
+
+    /* no overlap, handovers within 5 us (MPS clients taking turns): no switch, nothing judged */
+    run = store_run_new();
+    store_idx s[2] = {synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL),
+                      synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL)};
+    for (int i = 0; i < 20; i++)
+        synth_kernel(run, s[i % 2], "k", i * 55000, i * 55000 + 50000);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->verdict, ANALYSIS_SOLO);
+    TEST_EQ_INT(d->switches, 0);
+    TEST_EQ_INT(d->turns, 19);
+    TEST_EQ_INT(d->quick_turns, 19);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Time-slicing runs one share group at a time, but a group may run several kernels at once (its
+ * streams, green contexts beside their parent): its solo work per unit of overlap is bounded by
+ * the kernels one group holds (group_kernels), not by 1. Two streams of A beside B's one kernel,
+ * each 2 ms for 1 ms of work: parallelism 1.5, which with the bound of 1 read as side by side
+ * (CONTENDED, rule parallel-slow) where the files do not say: tests/verdicts/green-proc-mps-off
+ * and streams-procs-mps-off, read as if they did not say, were judged so before 2026-12-08. */
+int test_analysis_parallelism_bound(void)
+{
+    store_run *run = store_run_new();
+    store_idx a1 = synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    store_idx a2 = store_run_stream(run, run->streams[a1].context, 99);
+    store_idx b = synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a1, "k", 0, MS); /* the solo references: 1 ms */
+    synth_kernel(run, b, "k", 2 * MS, 3 * MS);
+    synth_kernel(run, a1, "k", 10 * MS, 12 * MS);
+    synth_kernel(run, a2, "k", 10 * MS, 12 * MS);
+    synth_kernel(run, b, "k", 10 * MS, 12 * MS);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_NEAR(w->parallelism, 1.5, 1e-6);
+    TEST_NEAR(w->group_kernels, 2.0, 1e-6);
+    TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* A kernel overlapped in many windows progresses at its average rate in each: beside another
+ * context's short burst it reads as side by side though it may have been paused there. The rate
+ * rules decide only where the window's own kernels did most of its work (own_share >= 0.8).
+ * A's 100 ms kernel (95 ms of work alone) beside ten of B's 1 ms kernels at solo speed, 2 ms
+ * apart: 5 ms of A's work over its 10 ms overlapped, so each window reads parallelism 1.5, which
+ * tests/verdicts/uneven-mps-off (a 450 ms kernel beside a train of short ones), read as if its
+ * files did not say, was judged side by side for (14 windows CONTENDED before 2026-12-08). */
+int test_analysis_own_share(void)
+{
+    store_run *run = store_run_new();
+    store_idx a = synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    store_idx b = synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a, "long", 0, 95 * MS); /* the references */
+    synth_kernel(run, b, "short", 100 * MS, 101 * MS);
+    synth_kernel(run, a, "long", 200 * MS, 300 * MS);
+    for (int i = 0; i < 10; i++)
+        synth_kernel(run, b, "short", 210 * MS + i * 3 * MS, 211 * MS + i * 3 * MS);
+    analysis *an = analyse(run, NULL);
+    TEST_ASSERT(an);
+    for (int i = 0; i < 10; i++) {
+        const analysis_window *w = overlap_window(an, i);
+        TEST_ASSERT(w);
+        TEST_NEAR(w->parallelism, 1.5, 1e-6);
+        TEST_NEAR(w->own_share, 1.0 / 1.5, 1e-6); /* B's work; A's is averaged over ten */
+        TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+        TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    }
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
 /* Bursts of turns apart by the processes' own idle time are took-turns windows apart: a window
  * never bridges an idle stretch longer than a switch can explain (ANALYSIS_SWITCH_GAP_NS), so the
  * time by verdict counts the idle between bursts as quiet time, not as time-sliced. Until
