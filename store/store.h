@@ -301,7 +301,8 @@ typedef struct store_rank {
     int64_t local_rank;   /* its rank among the job's processes on its host, -1 when not known */
     int64_t world_size;   /* the job's number of ranks (> 0), -1 when not known */
     const char *launcher; /* whose variables gave the rank: "openmpi", "pmix", "pmi", "slurm",
-                             "mvapich2", "torchrun"; NULL when not known. Static. */
+                             "mvapich2", "torchrun"; "pytorch" for a PyTorch profiler trace's
+                             distributedInfo; NULL when not known. Static. */
 } store_rank;
 
 /* The launcher's rank of process p, from the variables libcollect records in process_meta
@@ -311,8 +312,10 @@ typedef struct store_rank {
  * (OMPI_COMM_WORLD_LOCAL_RANK / OMPI_COMM_WORLD_SIZE, MPI_LOCALRANKID / PMI_SIZE, SLURM_LOCALID /
  * SLURM_NTASKS, MV2_COMM_WORLD_LOCAL_RANK, LOCAL_RANK / WORLD_SIZE), else those of the first
  * later launcher in that order whose own rank variable holds the same rank (srun --mpi=pmix:
- * PMIX_RANK, then Slurm's). Returns 1 when the rank is known, 0 when not (*out then says -1 and
- * NULL throughout); the local rank and the size may be unknown (-1) with a known rank. */
+ * PMIX_RANK, then Slurm's). Without any, a PyTorch profiler trace's distributedInfo as its
+ * importer keeps it (process_meta chrome.rank, chrome.world_size; launcher "pytorch", no local
+ * rank). Returns 1 when the rank is known, 0 when not (*out then says -1 and NULL throughout);
+ * the local rank and the size may be unknown (-1) with a known rank. */
 int store_process_rank(const store_process *p, store_rank *out /* OUT */);
 
 typedef struct store_device {
