@@ -272,6 +272,40 @@ out:
     return rc;
 }
 
+/* Each slot's whole GPU in SMs (a->slot_sms) and each context's partition (a->ctx_sms): the SMs
+ * a green context, or an MPS client limited by an active thread percentage, may use, where
+ * fewer than the whole GPU's (0 otherwise). The whole GPU is its device's SM count (the most any
+ * process was shown), or, where every process saw only its partition (a run of clients all at
+ * 50% shows 66 SMs of the H200's 132), the most a client's partition and percentage imply
+ * (66 / 50%: 132). */
+static int assign_partitions(analysis *a)
+{
+    const store_run *run = a->run;
+    a->slot_sms = calloc(a->ndevs + 1, sizeof *a->slot_sms);
+    a->ctx_sms = calloc(run->ncontexts + 1, sizeof *a->ctx_sms);
+    if (!a->slot_sms || !a->ctx_sms)
+        return ANALYSIS_ENOMEM;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        store_idx d = a->devs[s].device;
+        a->slot_sms[s] = d != STORE_NONE ? run->devices[d].sm_count : 0;
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        const store_context *sc = &run->contexts[c];
+        uint32_t s = a->ctx_slot[c];
+        if (s < a->ndevs && sc->sm_count && sc->thread_pct > 0 && sc->thread_pct < 100) {
+            double whole = floor((double)sc->sm_count * 100.0 / sc->thread_pct + 0.5);
+            if (whole > a->slot_sms[s] && whole < 1e6)
+                a->slot_sms[s] = (uint32_t)whole;
+        }
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        uint32_t s = a->ctx_slot[c], k = run->contexts[c].sm_count;
+        if (s < a->ndevs && k && k < a->slot_sms[s])
+            a->ctx_sms[c] = k;
+    }
+    return ANALYSIS_OK;
+}
+
 /* Gives every device that ran kernels a slot (run->devices order, the unknown device last; so
  * every slot has >= 1 kernel), fills the slots' kernel counts and time spans and the run's span
  * (a->sum.t_begin, t_end), checks the kernels are sorted, and assigns the share groups. */
@@ -357,8 +391,8 @@ static int assign_slots(analysis *a)
             a->dev_maxdur[s] = sp[2];
         ad->nkernels += used[c];
     }
-    if ((rc = assign_groups(a)) == ANALYSIS_OK)
-        rc = count_contexts(a, used);
+    if ((rc = assign_groups(a)) == ANALYSIS_OK && (rc = count_contexts(a, used)) == ANALYSIS_OK)
+        rc = assign_partitions(a);
 out:
     free(dslot);
     free(used);
@@ -726,6 +760,14 @@ static int check_run(analysis *a)
     int rc = warn_disjoint(a);
     if (rc)
         return rc;
+    if (a->part_unmatched)
+        warn(a,
+             "%u kernel signature%s of contexts in SM partitions %s no reference in the "
+             "baseline: neither the same launch nor one of the same name, block and shared "
+             "memory whose grid is sized for the whole GPU (a client shown fewer SMs launches "
+             "fewer blocks); a solo run in the same partition gives them one",
+             a->part_unmatched, a->part_unmatched == 1 ? "" : "s",
+             a->part_unmatched == 1 ? "has" : "have");
     uint32_t nincomplete = 0, nempty = 0;
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         const store_process *sp = &run->processes[p];
@@ -905,6 +947,8 @@ void analysis_free(analysis *a)
     free(a->ctx_group);
     free(a->group_plain);
     free(a->group_unknown);
+    free(a->slot_sms);
+    free(a->ctx_sms);
     free(a->devs);
     free(a->dev_maxdur);
     free(a->windows);
@@ -946,6 +990,21 @@ const analysis_window *analysis_windows(const analysis *a)
 {
     return a->windows;
 }
+uint32_t analysis_device_sms(const analysis *a, uint32_t slot)
+{
+    return slot < a->ndevs ? a->slot_sms[slot] : 0;
+}
+
+uint32_t analysis_context_slot(const analysis *a, store_idx c)
+{
+    return c < a->run->ncontexts && a->ctx_slot[c] < a->ndevs ? a->ctx_slot[c] : UINT32_MAX;
+}
+
+uint32_t analysis_context_sms(const analysis *a, store_idx c)
+{
+    return c < a->run->ncontexts ? a->ctx_sms[c] : 0;
+}
+
 uint32_t analysis_ndevices(const analysis *a)
 {
     return a->ndevs;

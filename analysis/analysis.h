@@ -307,17 +307,26 @@ typedef struct analysis_window {
                               and waiting (analysis_device.waiting_ns) */
     /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
      * always, and stretch and parallelism also where there is no basis. */
-    float contexts;       /* mean contexts in flight over its overlap time */
-    float groups;         /* mean share groups in flight over its overlap time */
-    float group_kernels;  /* the most kernels one share group can have had in flight (those in
-                             flight less the other groups in flight), mean over its overlap
-                             time: 1 when each group ran one kernel at a time. Time-slicing runs
-                             one group at a time, so its solo work per unit of overlap cannot
-                             exceed this */
-    float own_share;      /* share of the solo work behind its stretch done by kernels whose
-                             overlapped time lies mostly (half or more) inside it: the rest is
-                             at rates averaged over other windows too (a long kernel's), which
-                             the rate rules where the files do not say need to be small */
+    float contexts;           /* mean contexts in flight over its overlap time */
+    float groups;             /* mean share groups in flight over its overlap time */
+    float group_kernels;      /* the most kernels one share group can have had in flight (those in
+                                 flight less the other groups in flight), mean over its overlap
+                                 time: 1 when each group ran one kernel at a time. Time-slicing runs
+                                 one group at a time, so its solo work per unit of overlap cannot
+                                 exceed this */
+    float partition_share;    /* share of its overlapped kernel time that ran in SM partitions
+                                 (analysis_context_sms: green contexts, MPS clients limited by
+                                 an active thread percentage); NaN without overlap */
+    float partition_slowdown; /* how much slower those kernels ran than they would on the whole
+                                 GPU, by the partitions alone: their waves on the partition's
+                                 SMs over their waves on the whole GPU's (a grid that filled the
+                                 GPU: whole / part), time-weighted; NaN when none ran in one. The
+                                 stretch is against references in the partition (contention
+                                 beyond it); times this, against the whole GPU */
+    float own_share;          /* share of the solo work behind its stretch done by kernels whose
+                                 overlapped time lies mostly (half or more) inside it: the rest is
+                                 at rates averaged over other windows too (a long kernel's), which
+                                 the rate rules where the files do not say need to be small */
     float stretch;        /* while the kernels overlapped: their time / the solo work they did in
                              it */
     float parallelism;    /* effective parallelism: solo work done while overlapped / overlap_ns */
@@ -346,16 +355,20 @@ const analysis_window *analysis_windows(const analysis *a);
 /* A device's windows of one verdict, summed (one definition for every presenter). */
 typedef struct analysis_verdict_time {
     uint64_t nwindows;
-    int64_t ns;           /* total window length */
-    double share;         /* ns / the device's span (0..1) */
-    double stretch;       /* overlapped kernel time / the solo work done in it, over these
-                             windows; NaN for idle and solo, and when no window has a basis */
-    analysis_basis basis; /* of the most window time among them */
-    double contexts;      /* mean contexts in flight over their overlap time; NaN: idle, solo */
-    double parallelism;   /* solo work done while overlapped / overlap time; NaN: idle, solo,
-                             no basis */
-    uint8_t mps;          /* an MPS client context ran in one of them */
-    analysis_rule rule;   /* the rule that decided the most window time among them */
+    int64_t ns;             /* total window length */
+    double share;           /* ns / the device's span (0..1) */
+    double stretch;         /* overlapped kernel time / the solo work done in it, over these
+                               windows; NaN for idle and solo, and when no window has a basis */
+    analysis_basis basis;   /* of the most window time among them */
+    double contexts;        /* mean contexts in flight over their overlap time; NaN: idle, solo */
+    double parallelism;     /* solo work done while overlapped / overlap time; NaN: idle, solo,
+                               no basis */
+    uint8_t mps;            /* an MPS client context ran in one of them */
+    analysis_rule rule;     /* the rule that decided the most window time among them */
+    double partition_share; /* share of their overlapped kernel time that ran in SM
+                               partitions (analysis_window); NaN: idle, solo */
+    double partition_slowdown; /* how much slower than on the whole GPU the partitions alone
+                                  made those kernels, time-weighted; NaN when none ran in one */
 } analysis_verdict_time;
 
 typedef struct analysis_device {
@@ -441,6 +454,20 @@ const char *analysis_signature_name(analysis_signature_kind k);
  * 2026-12-01) GPU-bound pairs time-sliced left the GPU idle 0-1% of their timed loops,
  * launch-bound pairs 2-27%, and those pairs' own MPS gain moved by +-20% between identical runs. */
 #define ANALYSIS_HOST_PACED_IDLE 0.02
+
+/* The SMs of device slot `slot`'s whole GPU: its device's SM count (the most any process was
+ * shown), or more where MPS clients were shown only their partitions (a client at 50% shown 66:
+ * 132); 0 when unknown or out of range. */
+uint32_t analysis_device_sms(const analysis *a, uint32_t slot);
+
+/* The device slot of context c (index into run->contexts): that of its device, where the device
+ * ran kernels; UINT32_MAX otherwise or out of range. */
+uint32_t analysis_context_slot(const analysis *a, store_idx c);
+
+/* The SM partition context c (index into run->contexts) ran in: the SMs a green context, or an
+ * MPS client limited by an active thread percentage (store_context thread_pct, sm_count), may
+ * use, where fewer than its GPU's; 0 for the whole GPU, unknown, or out of range. */
+uint32_t analysis_context_sms(const analysis *a, store_idx c);
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */
 uint32_t analysis_ndevices(const analysis *a);

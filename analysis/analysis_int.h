@@ -207,7 +207,11 @@ struct analysis {
                                (its file does not say): the timing signature is read between
                                such groups */
     uint32_t ngroups;
-    analysis_device *devs; /* device slots, ndevs */
+    uint32_t *slot_sms; /* ndevs: the whole GPU's SMs (analysis_device_sms) */
+    uint32_t *ctx_sms;  /* run->ncontexts: its SM partition, 0 the whole GPU (..._context_sms) */
+    uint32_t part_unmatched; /* signatures run in a partition that the --baseline has no
+                                reference for, not even sized for the whole GPU (verdict.c) */
+    analysis_device *devs;   /* device slots, ndevs */
     uint32_t ndevs;
     int64_t *dev_maxdur;      /* ndevs: longest kernel of each slot (profile queries) */
     analysis_window *windows; /* grouped by slot, each slot's in time order */

@@ -91,3 +91,14 @@ int store_process_rank(const store_process *p, store_rank *out)
     }
     return 1;
 }
+
+double store_thread_pct(const store_process *p)
+{
+    const char *v = store_process_meta_get(p, "env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    char *end;
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    double x = strtod(v, &end);
+    return errno || *end || !(x > 0 && x <= 100) ? 0 : x;
+}

@@ -2364,6 +2364,97 @@ int test_analysis_own_share(void)
     return 0;
 }
 
+/* A kernel `name` of `grid` blocks of 256 threads (8 to an SM) on `stream` over [start, end). */
+static int grid_kernel(store_run *run, store_idx stream, const char *name, uint32_t grid,
+                       int64_t start, int64_t end)
+{
+    store_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = store_run_intern(run, name);
+    l.grid[0] = grid;
+    l.grid[1] = l.grid[2] = l.block[1] = l.block[2] = 1;
+    l.block[0] = 256;
+    store_kernel k = {start, end, stream, store_run_launch(run, &l), 0, 0};
+    return store_run_add_kernel(run, &k);
+}
+
+/* Two MPS clients at CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 on the H200 (tests/verdicts/mps-pct50):
+ * each shown 66 of the 132 SMs, a kernel of 4224 blocks (8 waves there) alone, then both at
+ * once at 1.05x. */
+static store_run *half_clients(void)
+{
+    store_run *run = store_run_new();
+    store_idx s[2];
+    for (int p = 0; p < 2; p++) {
+        s[p] = synth_process(run, 1757 + p, "h", "r", SYNTH_MPS, NULL);
+        store_context *c = &run->contexts[run->streams[s[p]].context];
+        c->thread_pct = 50;
+        c->sm_count = 66;
+    }
+    run->devices[0].sm_count = 66; /* every process was shown its partition */
+    grid_kernel(run, s[0], "fill", 4224, 0, 8 * MS);
+    grid_kernel(run, s[1], "fill", 4224, 10 * MS, 18 * MS);
+    grid_kernel(run, s[0], "fill", 4224, 20 * MS, 20 * MS + 8400000);
+    grid_kernel(run, s[1], "fill", 4224, 20 * MS, 20 * MS + 8400000);
+    return run;
+}
+
+/* MPS clients limited by an active thread percentage, and green contexts, run side by side on
+ * a share of the SMs each: true inside the partition, and what the partition costs against the
+ * whole GPU is a figure of its own (issue 30): kernels that filled their 66 SMs 8 times fill the
+ * whole GPU's 132 only 4 times, 2x. The whole GPU is inferred where every process was shown its
+ * partition (66 at 50%: 132). Before 2026-12-08 nothing said a partition was there. */
+int test_analysis_partitions(void)
+{
+    store_run *run = half_clients();
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_device_sms(a, 0), 132);
+    TEST_EQ_INT(analysis_context_sms(a, 0), 66);
+    TEST_EQ_INT(analysis_context_sms(a, 1), 66);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT); /* 1.05x in the partition */
+    TEST_NEAR(w->stretch, 1.05, 1e-6);
+    TEST_NEAR(w->partition_share, 1.0, 1e-6);
+    TEST_NEAR(w->partition_slowdown, 2.0, 1e-6);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_NEAR(d->by_verdict[ANALYSIS_CONCURRENT].partition_slowdown, 2.0, 1e-6);
+    analysis_free(a);
+
+    /* a whole-GPU baseline: the client's grid was sized for 66 SMs, the unlimited run's for
+     * 132 (8448 blocks, 8 waves, 8 ms): taken as the same kernel, its reference as is; a run
+     * whose grid does not depend on the SMs (4224 blocks, 4 waves on 132 SMs, 4 ms): its
+     * reference twice as long in the partition; neither: none, and a warning says why */
+    static const struct {
+        const char *name;
+        uint32_t grid;
+        int64_t dur;
+        double want; /* the reference in the partition, ns; 0: none */
+    } bases[] = {{"fill", 8448, 8 * MS, 8e6}, {"fill", 4224, 4 * MS, 8e6}, {"other", 8448, MS, 0}};
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+        store_run *base = store_run_new();
+        store_idx bs = synth_process(base, 851, "h", "base", SYNTH_PLAIN, NULL);
+        grid_kernel(base, bs, bases[b].name, bases[b].grid, 0, bases[b].dur);
+        TEST_EQ_INT(store_run_finish(base), 0);
+        a = analyse(run, base);
+        TEST_ASSERT(a);
+        const analysis_signature *sg = analysis_get_signature(a, 0);
+        if (bases[b].want > 0) {
+            TEST_EQ_INT(sg->source, ANALYSIS_REF_BASELINE);
+            TEST_NEAR(sg->reference_ns, bases[b].want, 1e-6);
+            TEST_NEAR(overlap_window(a, 0)->stretch, 1.05, 1e-6);
+            TEST_EQ_INT(analysis_nwarnings(a), 0);
+        } else {
+            TEST_ASSERT(has_warning(a, "1 kernel signature of contexts in SM partitions has no "
+                                       "reference in the baseline"));
+        }
+        analysis_free(a);
+        store_run_free(base);
+    }
+    store_run_free(run);
+    return 0;
+}
+
 /* Bursts of turns apart by the processes' own idle time are took-turns windows apart: a window
  * never bridges an idle stretch longer than a switch can explain (ANALYSIS_SWITCH_GAP_NS), so the
  * time by verdict counts the idle between bursts as quiet time, not as time-sliced. Until
