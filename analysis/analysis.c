@@ -17,6 +17,9 @@ void analysis_options_default(analysis_options *o)
     o->sliced_max_parallelism = 1.3;
     o->queued_max_overlap = 0.25;
     o->min_reference_coverage = 0.5;
+    o->quick_min_share = 0.1;
+    o->switch_min_share = 0.5;
+    o->switch_max_quick = 0.02;
     o->join_gap_ns = 1000000;
 }
 
@@ -49,8 +52,10 @@ const char *analysis_verdict_meaning(analysis_verdict v)
         "caches)",
         "kernels that could have run side by side ran one after another, overlapping only where "
         "one handed the GPU to the next",
-        "kernels of several contexts overlapped, but neither the MPS state of the contexts nor "
-        "solo references tell how"};
+        "kernels of several contexts overlapped, but the files do not say whether MPS was on "
+        "and the timing does not tell how they ran: too few solo references, or one kernel's "
+        "work at a time (time-sliced, or MPS clients each filling the GPU) with no mark of "
+        "either"};
     return (unsigned)v < ANALYSIS_NVERDICTS ? text[v] : "?";
 }
 
@@ -63,8 +68,9 @@ const char *analysis_physics_name(analysis_physics p)
 const char *analysis_rule_name(analysis_rule r)
 {
     static const char *const names[ANALYSIS_NRULES] = {
-        "none",          "no-mps",        "not-stretched", "handover",  "shared-slow",
-        "one-at-a-time", "parallel-slow", "no-reference",  "took-turns"};
+        "none",        "no-mps",        "not-stretched", "handover",
+        "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
+        "took-turns",  "switch-turns",  "quick-turns"};
     return (unsigned)r < ANALYSIS_NRULES ? names[r] : "?";
 }
 
@@ -79,15 +85,30 @@ const char *analysis_rule_text(analysis_rule r)
         "ends",
         "the kernels could share the GPU (MPS or green contexts) and did, but slowed each other "
         "down",
-        "MPS state unknown: the GPU did about one kernel's solo work at a time (time-slicing, or "
-        "MPS clients that each fill the GPU: --assume-mps on|off says which)",
-        "MPS state unknown: the kernels ran side by side but slowed each other down",
-        "MPS state unknown and too few kernels with a solo reference (give --baseline FILES, or "
-        "--assume-mps on|off)",
+        "MPS state unknown: the GPU did about one kernel's solo work at a time, which is "
+        "time-slicing or MPS clients that each fill the GPU, and the timing shows neither a "
+        "context switch's marks nor turns quicker than one (a libcollect recording says which, "
+        "or --assume-mps on|off)",
+        "MPS state unknown: the kernels ran side by side (more than one kernel's solo work at a "
+        "time, which time-slicing cannot do) but slowed each other down",
+        "MPS state unknown, too few kernels with a solo reference and no signature in the timing "
+        "(give --baseline FILES, or --assume-mps on|off; a libcollect recording says)",
         "contexts that cannot share the GPU (no MPS) took turns without their kernels "
         "overlapping: each kernel fit its context's time slice, and the GPU switched between "
-        "them (an idle gap at each switch)"};
+        "them (an idle gap at each switch)",
+        "MPS state unknown: the contexts took turns the way time-slicing does: no turn quicker "
+        "than a context switch, and most of them ended by one (the GPU idle for a switch's "
+        "cost) or after a whole time slice",
+        "MPS state unknown: the GPU changed between contexts quicker than a context switch "
+        "allows, so they were not time-sliced (MPS clients); the stretch says how they shared "
+        "it"};
     return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
+}
+
+const char *analysis_signature_name(analysis_signature_kind k)
+{
+    static const char *const names[] = {"none", "switched", "quick"};
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
 const char *analysis_basis_name(analysis_basis b)
@@ -146,7 +167,8 @@ static int cmp_famkey(const void *x, const void *y)
  * parent id); every other context is a group of its own. A group is plain (known not to be MPS: it
  * takes turns with every other group) when the file of every context in it says it is not an MPS
  * client (or --assume-mps off stands in), so that green contexts imported without an MPS state
- * (nsys) stay unknown, like the other contexts of their file. */
+ * (nsys) stay unknown, like the other contexts of their file; of unknown MPS state
+ * (a->group_unknown) when the file of a context in it does not say. */
 static int assign_groups(analysis *a)
 {
     const store_run *run = a->run;
@@ -154,7 +176,8 @@ static int assign_groups(analysis *a)
     famkey *fam = malloc((run->ncontexts + 1) * sizeof *fam);
     a->ctx_group = malloc((run->ncontexts + 1) * sizeof *a->ctx_group);
     a->group_plain = malloc(run->ncontexts + 1);
-    if (!mps_group || !fam || !a->ctx_group || !a->group_plain) {
+    a->group_unknown = calloc(run->ncontexts + 1, 1);
+    if (!mps_group || !fam || !a->ctx_group || !a->group_plain || !a->group_unknown) {
         free(mps_group);
         free(fam);
         return ANALYSIS_ENOMEM;
@@ -186,6 +209,7 @@ static int assign_groups(analysis *a)
         if (f) { /* a green context, or the parent of green ones */
             a->ctx_group[c] = f->group;
             a->group_plain[f->group] &= kind == 1;
+            a->group_unknown[f->group] |= kind == 0;
         } else if (kind == 2) {
             uint32_t *m = &mps_group[s < a->ndevs ? s : a->ndevs]; /* no slot: no kernel */
             if (*m == UINT32_MAX) {
@@ -195,6 +219,7 @@ static int assign_groups(analysis *a)
             a->ctx_group[c] = *m;
         } else {
             a->ctx_group[c] = a->ngroups;
+            a->group_unknown[a->ngroups] = kind == 0;
             a->group_plain[a->ngroups++] = kind == 1;
         }
     }
@@ -245,6 +270,40 @@ out:
     free(dflags);
     free(pflags);
     return rc;
+}
+
+/* Each slot's whole GPU in SMs (a->slot_sms) and each context's partition (a->ctx_sms): the SMs
+ * a green context, or an MPS client limited by an active thread percentage, may use, where
+ * fewer than the whole GPU's (0 otherwise). The whole GPU is its device's SM count (the most any
+ * process was shown), or, where every process saw only its partition (a run of clients all at
+ * 50% shows 66 SMs of the H200's 132), the most a client's partition and percentage imply
+ * (66 / 50%: 132). */
+static int assign_partitions(analysis *a)
+{
+    const store_run *run = a->run;
+    a->slot_sms = calloc(a->ndevs + 1, sizeof *a->slot_sms);
+    a->ctx_sms = calloc(run->ncontexts + 1, sizeof *a->ctx_sms);
+    if (!a->slot_sms || !a->ctx_sms)
+        return ANALYSIS_ENOMEM;
+    for (uint32_t s = 0; s < a->ndevs; s++) {
+        store_idx d = a->devs[s].device;
+        a->slot_sms[s] = d != STORE_NONE ? run->devices[d].sm_count : 0;
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        const store_context *sc = &run->contexts[c];
+        uint32_t s = a->ctx_slot[c];
+        if (s < a->ndevs && sc->sm_count && sc->thread_pct > 0 && sc->thread_pct < 100) {
+            double whole = floor((double)sc->sm_count * 100.0 / sc->thread_pct + 0.5);
+            if (whole > a->slot_sms[s] && whole < 1e6)
+                a->slot_sms[s] = (uint32_t)whole;
+        }
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        uint32_t s = a->ctx_slot[c], k = run->contexts[c].sm_count;
+        if (s < a->ndevs && k && k < a->slot_sms[s])
+            a->ctx_sms[c] = k;
+    }
+    return ANALYSIS_OK;
 }
 
 /* Gives every device that ran kernels a slot (run->devices order, the unknown device last; so
@@ -332,8 +391,8 @@ static int assign_slots(analysis *a)
             a->dev_maxdur[s] = sp[2];
         ad->nkernels += used[c];
     }
-    if ((rc = assign_groups(a)) == ANALYSIS_OK)
-        rc = count_contexts(a, used);
+    if ((rc = assign_groups(a)) == ANALYSIS_OK && (rc = count_contexts(a, used)) == ANALYSIS_OK)
+        rc = assign_partitions(a);
 out:
     free(dslot);
     free(used);
@@ -701,6 +760,14 @@ static int check_run(analysis *a)
     int rc = warn_disjoint(a);
     if (rc)
         return rc;
+    if (a->part_unmatched)
+        warn(a,
+             "%u kernel signature%s of contexts in SM partitions %s no reference in the "
+             "baseline: neither the same launch nor one of the same name, block and shared "
+             "memory whose grid is sized for the whole GPU (a client shown fewer SMs launches "
+             "fewer blocks); a solo run in the same partition gives them one",
+             a->part_unmatched, a->part_unmatched == 1 ? "" : "s",
+             a->part_unmatched == 1 ? "has" : "have");
     uint32_t nincomplete = 0, nempty = 0;
     for (uint32_t p = 0; p < run->nprocesses; p++) {
         const store_process *sp = &run->processes[p];
@@ -832,7 +899,10 @@ int analysis_run(const store_run *run, const analysis_options *opt, analysis **p
         (a->opt.measure == ANALYSIS_MEASURE_SPAN && a->opt.measure_t1 <= a->opt.measure_t0) ||
         !(a->opt.concurrent_max_stretch >= 1.0) || !(a->opt.sliced_max_parallelism > 0) ||
         !(a->opt.queued_max_overlap >= 0 && a->opt.queued_max_overlap <= 1) ||
-        !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1))
+        !(a->opt.min_reference_coverage >= 0 && a->opt.min_reference_coverage <= 1) ||
+        !(a->opt.quick_min_share >= 0 && a->opt.quick_min_share <= 1) ||
+        !(a->opt.switch_min_share >= 0 && a->opt.switch_min_share <= 1) ||
+        !(a->opt.switch_max_quick >= 0 && a->opt.switch_max_quick <= 1))
         goto fail;
     rc = ANALYSIS_ENOMEM;
     a->stretch = malloc((run->nkernels ? run->nkernels : 1) * sizeof(float));
@@ -876,6 +946,9 @@ void analysis_free(analysis *a)
     free(a->ctx_slot);
     free(a->ctx_group);
     free(a->group_plain);
+    free(a->group_unknown);
+    free(a->slot_sms);
+    free(a->ctx_sms);
     free(a->devs);
     free(a->dev_maxdur);
     free(a->windows);
@@ -917,6 +990,21 @@ const analysis_window *analysis_windows(const analysis *a)
 {
     return a->windows;
 }
+uint32_t analysis_device_sms(const analysis *a, uint32_t slot)
+{
+    return slot < a->ndevs ? a->slot_sms[slot] : 0;
+}
+
+uint32_t analysis_context_slot(const analysis *a, store_idx c)
+{
+    return c < a->run->ncontexts && a->ctx_slot[c] < a->ndevs ? a->ctx_slot[c] : UINT32_MAX;
+}
+
+uint32_t analysis_context_sms(const analysis *a, store_idx c)
+{
+    return c < a->run->ncontexts ? a->ctx_sms[c] : 0;
+}
+
 uint32_t analysis_ndevices(const analysis *a)
 {
     return a->ndevs;

@@ -42,7 +42,11 @@ typedef enum analysis_verdict {
     ANALYSIS_CONTENDED = 4,   /* side by side, but slowing each other down */
     ANALYSIS_QUEUED = 5,      /* side by side possible, yet the kernels ran one after another:
                                  they overlapped only where one handed the GPU to the next */
-    ANALYSIS_UNKNOWN = 6,     /* overlapped; MPS state unknown and too few solo references */
+    ANALYSIS_UNKNOWN = 6,     /* overlapped; the files do not say whether MPS was on, and the
+                                 timing does not tell: too few solo references (rule
+                                 no-reference), or one kernel's work at a time with no mark of
+                                 either kind (rule one-at-a-time: time-sliced, or MPS clients each
+                                 filling the GPU) */
 } analysis_verdict;
 #define ANALYSIS_NVERDICTS 7
 
@@ -69,13 +73,31 @@ typedef enum analysis_rule {
     ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, stretched, overlap share <= queued_max_overlap:
                                         the kernels overlapped only at their ends */
     ANALYSIS_RULE_SHARED_SLOW = 4,   /* SHARED and stretched: contended */
-    ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism */
+    ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism
+                                        and no signature: undecided (verdict UNKNOWN) */
     ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */
-    ANALYSIS_RULE_NO_REFERENCE = 7,  /* UNKNOWN physics and too few solo references */
+    ANALYSIS_RULE_NO_REFERENCE = 7,  /* UNKNOWN physics, too few solo references, no signature */
     ANALYSIS_RULE_TOOK_TURNS = 8,    /* no overlap, but >= 2 context switches between share
                                         groups known not to be MPS: time-sliced */
+    ANALYSIS_RULE_SWITCH_TURNS = 9,  /* UNKNOWN physics, the signature of time-slicing
+                                        (analysis_window_signature()): no turn quicker than a
+                                        switch, most turns marked by one (its idle gap, or a
+                                        whole time slice): time-sliced */
+    ANALYSIS_RULE_QUICK_TURNS = 10,  /* UNKNOWN physics, the GPU changed between contexts quicker
+                                        than a context switch allows: not time-sliced; the stretch
+                                        and overlap share then say concurrent, queued or
+                                        contended, as for one share group */
 } analysis_rule;
-#define ANALYSIS_NRULES 9
+#define ANALYSIS_NRULES 11
+
+/* What the timing alone says of a window whose contexts' MPS state the files do not say
+ * (analysis_window_signature(); analysis/README.md, "When the file does not say"). */
+typedef enum analysis_signature_kind {
+    ANALYSIS_SIG_NONE = 0,     /* too few turns, or marks of both kinds: undecided */
+    ANALYSIS_SIG_SWITCHED = 1, /* time-slicing: every turn lasted a context switch or more, most
+                                  of them marked by one */
+    ANALYSIS_SIG_QUICK = 2,    /* side by side possible: turns quicker than any switch */
+} analysis_signature_kind;
 
 /* Where a stretch figure comes from. */
 typedef enum analysis_basis {
@@ -126,6 +148,14 @@ typedef struct analysis_options {
                                        ends (0.25) */
     double min_reference_coverage;  /* share of a set's kernel time that must have a solo
                                        reference for a measured stretch (0.5) */
+    double quick_min_share;         /* the signature of side by side (MPS): turns quicker than a
+                                       context switch are at least this share of the turns
+                                       (0.1), and at least ANALYSIS_SIGNATURE_MIN_TURNS */
+    double switch_min_share;        /* the signature of time-slicing: turns marked by a switch
+                                       (its idle gap, or a whole slice) are at least this share of
+                                       the turns (0.5), and at least ANALYSIS_SIGNATURE_MIN_TURNS,
+                                       and quick turns at most switch_max_quick of them */
+    double switch_max_quick;        /* (0.02): clock error between files, not a quick turn */
     int64_t join_gap_ns;            /* overlap windows closer than this are one window (1 ms) */
     int assume_mps;                 /* for contexts whose files do not say whether they were MPS
                                        clients (imports): 0 leave them unknown (default), 1 take
@@ -262,13 +292,41 @@ typedef struct analysis_window {
     int64_t overlap_ns;       /* time inside with >= 2 contexts in flight */
     uint32_t switches;        /* context switches inside (analysis_device.switches) */
     int64_t switch_gap_ns;    /* their idle gaps, summed */
-    int64_t waiting_ns;       /* time inside when one context ran alone while another, that
-                                 could not share the GPU with it, had a launched kernel ready
-                                 and waiting (analysis_device.waiting_ns) */
+    /* The timing signature (analysis/README.md, "When the file does not say"): a turn is a run
+     * of kernel starts of one share group in the device's start order; it ends where another
+     * group's kernel starts. Counted where that start lies. */
+    uint32_t turns;        /* changes of share group in the start order inside */
+    uint32_t quick_turns;  /* of those, less than the calibration's quick_ns (100 us on the
+                              H200) after the previous group's turn began: quicker than any
+                              context switch */
+    uint32_t switch_turns; /* of those, ended by an idle gap the size of a context switch
+                              (switch_lo_ns to switch_hi_ns after the GPU went idle) or lasting
+                              about a time slice (0.8 to 1.3 slice_ns) */
+    int64_t waiting_ns;    /* time inside when one context ran alone while another, that
+                              could not share the GPU with it, had a launched kernel ready
+                              and waiting (analysis_device.waiting_ns) */
     /* The figures of the overlap: NaN where they are not defined, in quiet windows (no overlap)
      * always, and stretch and parallelism also where there is no basis. */
-    float contexts;       /* mean contexts in flight over its overlap time */
-    float groups;         /* mean share groups in flight over its overlap time */
+    float contexts;           /* mean contexts in flight over its overlap time */
+    float groups;             /* mean share groups in flight over its overlap time */
+    float group_kernels;      /* the most kernels one share group can have had in flight (those in
+                                 flight less the other groups in flight), mean over its overlap
+                                 time: 1 when each group ran one kernel at a time. Time-slicing runs
+                                 one group at a time, so its solo work per unit of overlap cannot
+                                 exceed this */
+    float partition_share;    /* share of its overlapped kernel time that ran in SM partitions
+                                 (analysis_context_sms: green contexts, MPS clients limited by
+                                 an active thread percentage); NaN without overlap */
+    float partition_slowdown; /* how much slower those kernels ran than they would on the whole
+                                 GPU, by the partitions alone: their waves on the partition's
+                                 SMs over their waves on the whole GPU's (a grid that filled the
+                                 GPU: whole / part), time-weighted; NaN when none ran in one. The
+                                 stretch is against references in the partition (contention
+                                 beyond it); times this, against the whole GPU */
+    float own_share;          /* share of the solo work behind its stretch done by kernels whose
+                                 overlapped time lies mostly (half or more) inside it: the rest is
+                                 at rates averaged over other windows too (a long kernel's), which
+                                 the rate rules where the files do not say need to be small */
     float stretch;        /* while the kernels overlapped: their time / the solo work they did in
                              it */
     float parallelism;    /* effective parallelism: solo work done while overlapped / overlap_ns */
@@ -297,16 +355,20 @@ const analysis_window *analysis_windows(const analysis *a);
 /* A device's windows of one verdict, summed (one definition for every presenter). */
 typedef struct analysis_verdict_time {
     uint64_t nwindows;
-    int64_t ns;           /* total window length */
-    double share;         /* ns / the device's span (0..1) */
-    double stretch;       /* overlapped kernel time / the solo work done in it, over these
-                             windows; NaN for idle and solo, and when no window has a basis */
-    analysis_basis basis; /* of the most window time among them */
-    double contexts;      /* mean contexts in flight over their overlap time; NaN: idle, solo */
-    double parallelism;   /* solo work done while overlapped / overlap time; NaN: idle, solo,
-                             no basis */
-    uint8_t mps;          /* an MPS client context ran in one of them */
-    analysis_rule rule;   /* the rule that decided the most window time among them */
+    int64_t ns;             /* total window length */
+    double share;           /* ns / the device's span (0..1) */
+    double stretch;         /* overlapped kernel time / the solo work done in it, over these
+                               windows; NaN for idle and solo, and when no window has a basis */
+    analysis_basis basis;   /* of the most window time among them */
+    double contexts;        /* mean contexts in flight over their overlap time; NaN: idle, solo */
+    double parallelism;     /* solo work done while overlapped / overlap time; NaN: idle, solo,
+                               no basis */
+    uint8_t mps;            /* an MPS client context ran in one of them */
+    analysis_rule rule;     /* the rule that decided the most window time among them */
+    double partition_share; /* share of their overlapped kernel time that ran in SM
+                               partitions (analysis_window); NaN: idle, solo */
+    double partition_slowdown; /* how much slower than on the whole GPU the partitions alone
+                                  made those kernels, time-weighted; NaN when none ran in one */
 } analysis_verdict_time;
 
 typedef struct analysis_device {
@@ -340,19 +402,44 @@ typedef struct analysis_device {
                                         another such group's kernel within
                                         ANALYSIS_SWITCH_GAP_MIN_NS to ANALYSIS_SWITCH_GAP_NS: the
                                         contexts took turns without
-                                        overlapping (each kernel fit its time slice) */
+                                        overlapping (each kernel fit its time slice); and, where
+                                        the files do not say, the gaps the size of a switch
+                                        inside windows the signature judged time-sliced */
     int64_t switch_gap_ns;           /* the idle gaps of those switches, summed */
-    int64_t idle_in_ns;              /* inside the measured interval: no kernel in flight and
-                                        no context switch's gap (the processes had no work on
-                                        the GPU: their CPUs set the pace) */
-    int64_t waiting_ns;              /* time when one context ran alone while another context,
-                                        not sharing the GPU with it (no MPS between them), had a
-                                        launched kernel waiting for the GPU (ready: its launch
-                                        call had returned and its stream's kernel before it had
-                                        ended, more than a launch latency before it started).
-                                        Needs the launch API records (TLVIEW_API=1, or an
-                                        imported trace's launches); 0 without */
+    uint64_t turns, quick_turns, switch_turns; /* its windows' (analysis_window), summed */
+    int64_t idle_in_ns; /* inside the measured interval: no kernel in flight and
+                           no context switch's gap (the processes had no work on
+                           the GPU: their CPUs set the pace) */
+    int64_t waiting_ns; /* time when one context ran alone while another context,
+                           not sharing the GPU with it (no MPS between them), had a
+                           launched kernel waiting for the GPU (ready: its launch
+                           call had returned and its stream's kernel before it had
+                           ended, more than a launch latency before it started).
+                           Needs the launch API records (TLVIEW_API=1, or an
+                           imported trace's launches); 0 without */
 } analysis_device;
+
+/* The share of a window's solo work its own kernels must hold (analysis_window own_share) for
+ * its stretch and parallelism to decide where the files do not say: a long kernel overlapped in
+ * many windows progresses at its average rate in each, which in a short window beside another
+ * context's burst reads as side by side (tests/verdicts/uneven-mps-off, 1.42 in 2 ms windows
+ * under a 450 ms kernel, read as if its files did not say). */
+#define ANALYSIS_OWN_MIN_SHARE 0.8
+
+/* The fewest turns a signature is read from (analysis_window_signature()): two turns could be
+ * chance (host-paced clients), three of one kind in a row are not. */
+#define ANALYSIS_SIGNATURE_MIN_TURNS 3
+
+/* The signature of window w (analysis_signature_kind) under options o (NULL: the defaults):
+ * SWITCHED when at least ANALYSIS_SIGNATURE_MIN_TURNS and switch_min_share of its turns were
+ * marked by a context switch and at most switch_max_quick were quick; QUICK when at least
+ * ANALYSIS_SIGNATURE_MIN_TURNS and quick_min_share were quick, more than were marked; NONE
+ * otherwise. Read only where the physics is unknown; the judge's rules say how it decides. */
+analysis_signature_kind analysis_window_signature(const analysis_window *w,
+                                                  const analysis_options *o);
+
+/* "none", "switched", "quick"; "?" for other values. Static. */
+const char *analysis_signature_name(analysis_signature_kind k);
 
 /* The idle gaps between two share groups' kernels counted as a context switch: 1 us to 1 ms. On
  * the H200 a switch leaves the GPU idle 142-144 us (tests/gpu/RESULTS.md, 2026-12-01 18:20); a
@@ -367,6 +454,20 @@ typedef struct analysis_device {
  * 2026-12-01) GPU-bound pairs time-sliced left the GPU idle 0-1% of their timed loops,
  * launch-bound pairs 2-27%, and those pairs' own MPS gain moved by +-20% between identical runs. */
 #define ANALYSIS_HOST_PACED_IDLE 0.02
+
+/* The SMs of device slot `slot`'s whole GPU: its device's SM count (the most any process was
+ * shown), or more where MPS clients were shown only their partitions (a client at 50% shown 66:
+ * 132); 0 when unknown or out of range. */
+uint32_t analysis_device_sms(const analysis *a, uint32_t slot);
+
+/* The device slot of context c (index into run->contexts): that of its device, where the device
+ * ran kernels; UINT32_MAX otherwise or out of range. */
+uint32_t analysis_context_slot(const analysis *a, store_idx c);
+
+/* The SM partition context c (index into run->contexts) ran in: the SMs a green context, or an
+ * MPS client limited by an active thread percentage (store_context thread_pct, sm_count), may
+ * use, where fewer than its GPU's; 0 for the whole GPU, unknown, or out of range. */
+uint32_t analysis_context_sms(const analysis *a, store_idx c);
 
 /* Devices that ran kernels, in run->devices order (the unknown device last). */
 uint32_t analysis_ndevices(const analysis *a);

@@ -27,7 +27,17 @@ typedef struct analysis_calibration {
                                ready kernel waits at most this long behind each other context */
     double first_rounds;    /* a context's first kernel may wait this many rounds of the other
                                contexts' slices (its module loaded in one, itself run in the next) */
+    double switch_lo_ns, switch_hi_ns; /* an idle gap between two contexts' kernels the size of
+                                          a context switch (the signature's mark) */
+    double quick_ns; /* a turn shorter than this is quicker than any context switch */
 } analysis_calibration;
+
+/* A running count of turns (analysis_window turns, quick_turns, switch_turns), kept by the
+ * sweep as clocks are: a window's are the difference at its ends. uint32_t wraps: differences
+ * stay right for fewer than 2^32 turns in one window. */
+typedef struct analysis_tcount {
+    uint32_t turns, quick, marked;
+} analysis_tcount;
 
 /* The calibration for a GPU named `gpu` (may be NULL); *pExact (may be NULL) says whether it was
  * measured on that model (else the H200's stands in). */
@@ -125,6 +135,10 @@ void analysis_waitwalk_free(analysis_waitwalk *w);
 /* What the sweep keeps of each window for the judge, parallel to a->windows. */
 typedef struct analysis_winx {
     int64_t ovl0, ovl1; /* the device's overlap clock at t0 and at t1 */
+    uint8_t turns;      /* a quiet window that spans a cluster of switches (sweep.c,
+                           emit_quiet()): the contexts took turns in it */
+    uint32_t nsig;      /* the switches of unknown MPS state inside (analysis_switch sig) */
+    int64_t siggap;     /* their idle gaps, summed */
 } analysis_winx;
 
 /* The ends of a time-sliced stretch folded together at best (verdict.c, analysis/README.md,
@@ -146,7 +160,18 @@ typedef struct analysis_fold {
  * inside the measured interval. */
 typedef struct analysis_switch {
     int64_t t, gap;
-    int64_t busy; /* the device's busy clock then (and all through the gap) */
+    int64_t busy;       /* the device's busy clock then (and all through the gap) */
+    uint32_t epoch;     /* idle stretches longer than ANALYSIS_SWITCH_GAP_NS on the device before
+                           it: two switches with different epochs have such a stretch between
+                           them, which no took-turns window may bridge */
+    analysis_tcount tc; /* the device's turn counts with its own turn (below) */
+    uint8_t own;        /* its own turn: 1 a turn, 2 quick, 4 marked */
+    uint8_t sig;        /* 1: between share groups not both known to be plain (the files do not
+                           say), a gap the size of a switch: a switch only where the signature
+                           judges its window time-sliced (counted: 1, by the judge) */
+    uint8_t counted;    /* the judge counts it as a switch */
+    uint64_t win;       /* the window that holds it (index into a->windows, set by the sweep
+                           relative to its slot, made absolute when the windows are gathered) */
 } analysis_switch;
 
 /* The switches of one device slot, in time order. */
@@ -170,16 +195,23 @@ typedef struct analysis_site {
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;       /* run->nkernels: overlapped time from the sweep, then stretches */
-    int64_t *ovl_start;   /* run->nkernels: the device's overlap clock at each kernel's start
-                             (sweep to judge only) */
-    uint32_t *ctx_slot;   /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
-    uint32_t *ctx_group;  /* run->ncontexts: share group of each context */
-    uint8_t *group_plain; /* ngroups: 1 when the group is known not to be MPS (every context
-                             in it plain CUDA): it takes turns with every other group; 0 for the
-                             MPS clients and for groups with a context of unknown MPS state */
+    float *stretch;         /* run->nkernels: overlapped time from the sweep, then stretches */
+    int64_t *ovl_start;     /* run->nkernels: the device's overlap clock at each kernel's start
+                               (sweep to judge only) */
+    uint32_t *ctx_slot;     /* run->ncontexts: device slot of each context (UINT32_MAX: none) */
+    uint32_t *ctx_group;    /* run->ncontexts: share group of each context */
+    uint8_t *group_plain;   /* ngroups: 1 when the group is known not to be MPS (every context
+                               in it plain CUDA): it takes turns with every other group; 0 for the
+                               MPS clients and for groups with a context of unknown MPS state */
+    uint8_t *group_unknown; /* ngroups: 1 when a context in the group is of unknown MPS state
+                               (its file does not say): the timing signature is read between
+                               such groups */
     uint32_t ngroups;
-    analysis_device *devs; /* device slots, ndevs */
+    uint32_t *slot_sms; /* ndevs: the whole GPU's SMs (analysis_device_sms) */
+    uint32_t *ctx_sms;  /* run->ncontexts: its SM partition, 0 the whole GPU (..._context_sms) */
+    uint32_t part_unmatched; /* signatures run in a partition that the --baseline has no
+                                reference for, not even sized for the whole GPU (verdict.c) */
+    analysis_device *devs;   /* device slots, ndevs */
     uint32_t ndevs;
     int64_t *dev_maxdur;      /* ndevs: longest kernel of each slot (profile queries) */
     analysis_window *windows; /* grouped by slot, each slot's in time order */

@@ -41,7 +41,14 @@
  *   solo speed said at least 1.126x). 16 clients were not measured: the 8-client figure. Since
  *   2026-12-02 09:25 UTC, different applications sharing the GPU (workloads.sh --plan mix): at 4
  *   clients 0.988 (convnext_tiny beside BERT) and 0.995 (resnet50 beside BERT); at 2, 1.09-1.22;
- *   at 8, 0.916-1.21. */
+ *   at 8, 0.916-1.21.
+ * - context switch (the timing signature, analysis/README.md "When the file does not say"): the
+ *   GPU idle between one context's last kernel and another's first, without MPS, on the
+ *   committed recordings placed by their end calibration pairs (tests/analysis/calibrate.c):
+ *   135.1-143.2 us (kineto-mps-off, torch-mps-off, resnet18 and GPT-2 at N = 4, the heavy torch
+ *   runs: p10 135.5-142.7, median 138.3-143.2), longer only where the next context's host
+ *   launched late; no turn of one context shorter than 136 us. The mark is 110-220 us (the
+ *   switch, up to 1.5x for a late launch); a turn under 100 us is quicker than any switch. */
 static const analysis_calibration h200 = {
     .gpu = "NVIDIA H200",
     .launch_ns = 877.0,
@@ -53,6 +60,9 @@ static const analysis_calibration h200 = {
     .wait_latency_ns = 3000.0,
     .slice_ns = 2.30e6,
     .first_rounds = 2.0,
+    .switch_lo_ns = 110e3,
+    .switch_hi_ns = 220e3,
+    .quick_ns = 100e3,
 };
 
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact)

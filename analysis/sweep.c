@@ -24,7 +24,10 @@ typedef struct clocks {
     int64_t busy, ovl;     /* see sweepdev */
     double ctxint, grpint; /* in double: contexts x ns overflow an int64 in a run 73 years wide
                               (exact to 2^53, 13 days of 8 contexts overlapped) */
+    double gkint;          /* the most kernels one group can have in flight (kernels less the
+                              other groups in flight) x ns, over the overlap */
     int64_t phys[ANALYSIS_NPHYSICS];
+    analysis_tcount tc; /* turns so far (analysis_tcount) */
 } clocks;
 
 /* The state of one device slot during the sweep. */
@@ -38,18 +41,25 @@ typedef struct sweepdev {
                                    contexts and groups in flight over the overlap time, overlap
                                    time by physics: all ns since the device's first start */
     /* the overlap window being built */
-    int open;                /* a window is open (maybe pending: overlap ended < join gap ago) */
-    int64_t win_t0;          /* its start */
-    int64_t cursor;          /* end of the last emitted window */
-    int64_t drop_t;          /* when the overlap last fell below 2 contexts */
-    clocks at_open, at_drop; /* the clocks at win_t0 and drop_t */
-    int64_t cursor_busy;     /* busy clock at cursor */
-    uint16_t maxp, maxc;     /* of the open window (updated only while >= 2 in flight) */
-    uint8_t mps;             /* an MPS client context ran in the open window */
-    int64_t last_end;        /* when the device last went idle */
-    uint32_t last_group;     /* the share group of the kernel that ended then; UINT32_MAX none */
-    analysis_window *win;    /* this slot's windows, in time order */
-    analysis_winx *winx;     /* parallel to win */
+    int open;                  /* a window is open (maybe pending: overlap ended < join gap ago) */
+    int64_t win_t0;            /* its start */
+    int64_t cursor;            /* end of the last emitted window */
+    int64_t drop_t;            /* when the overlap last fell below 2 contexts */
+    clocks at_open, at_drop;   /* the clocks at win_t0 and drop_t */
+    int64_t cursor_busy;       /* busy clock at cursor */
+    analysis_tcount cursor_tc; /* turn counts at cursor */
+    analysis_tcount tc_before; /* the turn counts before the turns of instant tc_time */
+    int64_t tc_time;           /* the instant of the latest turn */
+    uint16_t maxp, maxc;       /* of the open window (updated only while >= 2 in flight) */
+    uint8_t mps;               /* an MPS client context ran in the open window */
+    int64_t last_end;          /* when the device last went idle */
+    uint32_t last_group;       /* the share group of the kernel that ended then; UINT32_MAX none */
+    uint32_t long_idles;       /* idle stretches longer than ANALYSIS_SWITCH_GAP_NS so far */
+    uint32_t turn_group;       /* the share group of the last kernel start; UINT32_MAX none */
+    int64_t turn_t0;           /* when its turn began: its first start since another group's */
+    const analysis_calibration *cal; /* the device's (switch and slice figures) */
+    analysis_window *win;            /* this slot's windows, in time order */
+    analysis_winx *winx;             /* parallel to win */
     uint64_t nwin, capwin;
 } sweepdev;
 
@@ -85,6 +95,7 @@ static void advance(sweepdev *d, int64_t t)
         d->c.ovl += dt;
         d->c.ctxint += (double)d->nctx * (double)dt;
         d->c.grpint += (double)d->ngrp * (double)dt;
+        d->c.gkint += (double)(d->n - d->ngrp + 1) * (double)dt;
         d->c.phys[physics_now(d)] += dt;
     }
     d->now = t;
@@ -115,64 +126,128 @@ static int push_window(sweepdev *d, const analysis_window *w, const analysis_win
     return ANALYSIS_OK;
 }
 
-/* Takes the context switches of slot s before t that no window holds yet: their count and idle
- * gaps into *w, the first's and last's index into *pFirst, *pLast (when there are any). */
-static void take_switches(analysis *a, uint32_t s, int64_t t, analysis_window *w, uint64_t *pFirst,
-                          uint64_t *pLast)
+/* Counts switch x into window w (known ones) or its winx x (those of unknown MPS state, which
+ * the judge counts only where the signature says time-sliced), and notes the window's index
+ * (slot-relative: the window is the slot's next). */
+static void count_switch(sweepdev *d, analysis_switch *e, analysis_window *w, analysis_winx *x)
 {
-    analysis_switches *l = &a->sw[s];
-    *pFirst = l->next;
-    for (; l->next < l->n && l->at[l->next].t < t; l->next++) {
+    if (e->sig) {
+        x->nsig++;
+        x->siggap += e->gap;
+    } else {
         w->switches++;
-        w->switch_gap_ns += l->at[l->next].gap;
+        w->switch_gap_ns += e->gap;
     }
-    *pLast = l->next - 1;
+    e->win = d->nwin;
 }
 
-/* Appends a quiet window [t0, t1) with busy time `busy` (SOLO if any, else IDLE) holding the
- * switches counted in sw (NULL: none). */
+/* Takes the context switches of slot s before t that no window holds yet into the window about
+ * to be emitted (w and x). */
+static void take_switches(analysis *a, uint32_t s, sweepdev *d, int64_t t, analysis_window *w,
+                          analysis_winx *x)
+{
+    analysis_switches *l = &a->sw[s];
+    for (; l->next < l->n && l->at[l->next].t < t; l->next++)
+        count_switch(d, &l->at[l->next], w, x);
+}
+
+/* a - b, count by count */
+static analysis_tcount tc_sub(analysis_tcount a, analysis_tcount b)
+{
+    return (analysis_tcount){a.turns - b.turns, a.quick - b.quick, a.marked - b.marked};
+}
+
+/* The turn counts before switch e's own turn */
+static analysis_tcount tc_before(const analysis_switch *e)
+{
+    return tc_sub(e->tc, (analysis_tcount){e->own & 1u, (e->own >> 1) & 1u, (e->own >> 2) & 1u});
+}
+
+/* Appends a quiet window [t0, t1) with busy time `busy` (SOLO if any, else IDLE), turn counts
+ * tc, holding the switches of sw (counted by count_switch() into it and its winx sx; NULL:
+ * none); `turns` when it spans a cluster of them. */
 static int push_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t0, int64_t t1, int64_t busy,
-                      const analysis_window *sw)
+                      analysis_tcount tc, const analysis_window *sw, const analysis_winx *sx,
+                      int turns)
 {
     analysis_window w = {0};
-    w.contexts = w.groups = NAN; /* no overlap to take the means over */
+    w.contexts = w.groups = w.group_kernels = NAN; /* no overlap to take the means over */
     w.t0 = t0;
     w.t1 = t1;
     w.device = a->devs[s].device;
     w.busy_ns = busy;
     w.switches = sw ? sw->switches : 0;
     w.switch_gap_ns = sw ? sw->switch_gap_ns : 0;
+    w.turns = tc.turns;
+    w.quick_turns = tc.quick;
+    w.switch_turns = tc.marked;
     w.verdict = w.busy_ns > 0 ? ANALYSIS_SOLO : ANALYSIS_IDLE;
-    analysis_winx x = {d->c.ovl, d->c.ovl};
+    analysis_winx x = {d->c.ovl, d->c.ovl, (uint8_t)turns, sx ? sx->nsig : 0, sx ? sx->siggap : 0};
     return push_window(d, &w, &x);
 }
 
+/* The turn counts of slot d before instant t (turns at t belong to the window from t on) */
+static analysis_tcount tc_at(const sweepdev *d, int64_t t)
+{
+    return d->tc_time == t ? d->tc_before : d->c.tc;
+}
+
 /* Emits the quiet window [cursor, t) of slot s (SOLO if the busy clock moved in it). Where its
- * contexts switched twice or more, the stretch from the first switch's idle gap to the last
- * switch is a window of its own holding them (the judge calls it time-sliced: they took turns),
- * between the quiet time before and after it. */
+ * contexts switched twice or more with no idle stretch longer than a switch between them (a
+ * cluster: switches of one epoch), the stretch from the cluster's first switch's idle gap to its
+ * last switch is a window of its own holding them (the judge calls it time-sliced when they are
+ * known switches, or when the timing's signature says so: they took turns); the quiet time
+ * before, between and after such windows stays quiet, and holds the switches of clusters of one.
+ * A took-turns window thus never bridges an idle stretch that no switch explains: bursts of turns
+ * apart by the processes' own idle time are windows apart. */
 static int emit_quiet(analysis *a, uint32_t s, sweepdev *d, int64_t t)
 {
     int rc = ANALYSIS_OK;
     if (t > d->cursor) {
-        analysis_window sw = {0};
-        uint64_t i0, i1;
-        take_switches(a, s, t, &sw, &i0, &i1);
-        if (sw.switches < 2) {
-            rc = push_quiet(a, s, d, d->cursor, t, d->c.busy - d->cursor_busy, &sw);
-        } else {
-            const analysis_switch *f = &a->sw[s].at[i0], *l = &a->sw[s].at[i1];
-            int64_t a0 = f->t - f->gap > d->cursor ? f->t - f->gap : d->cursor;
-            if (a0 > d->cursor)
-                rc = push_quiet(a, s, d, d->cursor, a0, f->busy - d->cursor_busy, NULL);
+        analysis_switches *l = &a->sw[s];
+        int64_t pos = d->cursor, busy = d->cursor_busy; /* the quiet piece not emitted yet */
+        analysis_tcount tc = d->cursor_tc;
+        uint64_t lone = l->next; /* its switches (clusters of one) start here */
+        while (!rc && l->next < l->n && l->at[l->next].t < t) {
+            uint64_t i0 = l->next, i1 = i0;
+            while (i1 + 1 < l->n && l->at[i1 + 1].t < t && l->at[i1 + 1].epoch == l->at[i0].epoch)
+                i1++;
+            l->next = i1 + 1;
+            if (i1 == i0) /* one switch: it stays in the quiet piece */
+                continue;
+            const analysis_switch *f = &l->at[i0], *e = &l->at[i1];
+            int64_t a0 = f->t - f->gap > pos ? f->t - f->gap : pos;
+            analysis_window sw = {0}, pw = {0};
+            analysis_winx sx = {0}, px = {0};
+            if (a0 > pos) {
+                for (uint64_t i = lone; i < i0; i++)
+                    count_switch(d, &l->at[i], &pw, &px);
+                rc = push_quiet(a, s, d, pos, a0, f->busy - busy, tc_sub(tc_before(f), tc), &pw,
+                                &px, 0);
+                tc = tc_before(f);
+            }
+            for (uint64_t i = a0 > pos ? i0 : lone; i <= i1; i++)
+                count_switch(d, &l->at[i], &sw, &sx);
             if (!rc)
-                rc = push_quiet(a, s, d, a0, l->t, l->busy - f->busy, &sw);
-            if (!rc && t > l->t)
-                rc = push_quiet(a, s, d, l->t, t, d->c.busy - l->busy, NULL);
+                rc = push_quiet(a, s, d, a0, e->t, e->busy - f->busy, tc_sub(e->tc, tc), &sw, &sx,
+                                1);
+            lone = i1 + 1;
+            pos = e->t;
+            busy = e->busy;
+            tc = e->tc;
+        }
+        if (!rc && t > pos) {
+            analysis_window pw = {0};
+            analysis_winx px = {0};
+            for (uint64_t i = lone; i < l->next; i++)
+                count_switch(d, &l->at[i], &pw, &px);
+            rc =
+                push_quiet(a, s, d, pos, t, d->c.busy - busy, tc_sub(tc_at(d, t), tc), &pw, &px, 0);
         }
     }
     d->cursor = t;
     d->cursor_busy = d->c.busy;
+    d->cursor_tc = tc_at(d, t);
     return rc;
 }
 
@@ -182,7 +257,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
 {
     const clocks *o = &d->at_open, *e = &d->at_drop;
     analysis_window w = {0};
-    analysis_winx x = {o->ovl, e->ovl};
+    analysis_winx x = {o->ovl, e->ovl, 0, 0, 0};
     w.t0 = d->win_t0;
     w.t1 = d->drop_t;
     w.device = a->devs[s].device;
@@ -192,12 +267,15 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     w.mps = d->mps;
     w.busy_ns = e->busy - o->busy;
     w.overlap_ns = e->ovl - o->ovl;
-    uint64_t i0, i1;
-    take_switches(a, s, d->drop_t, &w, &i0, &i1);
-    w.contexts = w.groups = NAN;
+    take_switches(a, s, d, d->drop_t, &w, &x);
+    w.turns = e->tc.turns - o->tc.turns;
+    w.quick_turns = e->tc.quick - o->tc.quick;
+    w.switch_turns = e->tc.marked - o->tc.marked;
+    w.contexts = w.groups = w.group_kernels = NAN;
     if (w.overlap_ns > 0) {
         w.contexts = (float)((e->ctxint - o->ctxint) / (double)w.overlap_ns);
         w.groups = (float)((e->grpint - o->grpint) / (double)w.overlap_ns);
+        w.group_kernels = (float)((e->gkint - o->gkint) / (double)w.overlap_ns);
     }
     int64_t most = -1; /* the physics holding the most overlap time inside */
     for (int p = ANALYSIS_PHYS_SLICED; p < ANALYSIS_NPHYSICS; p++) {
@@ -210,6 +288,7 @@ static int close_window(analysis *a, uint32_t s, sweepdev *d)
     d->open = 0;
     d->cursor = d->drop_t;
     d->cursor_busy = e->busy;
+    d->cursor_tc = e->tc;
     return push_window(d, &w, &x);
 }
 
@@ -227,6 +306,7 @@ static int window_step(analysis *a, uint32_t s, sweepdev *d, uint32_t was, int64
             d->open = 1;
             d->win_t0 = t;
             d->at_open = d->c;
+            d->at_open.tc = tc_at(d, t);
             d->maxp = d->maxc = 0;
             d->mps = 0;
         }
@@ -323,11 +403,34 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     uint32_t was = d->nctx;
 
     advance(d, k->start);
-    /* a context switch: from an idle GPU, another plain share group than the one that ran last */
+    /* the processes' own idle time: no switch explains a gap this long */
+    if (was == 0 && d->last_group != UINT32_MAX && k->start - d->last_end > ANALYSIS_SWITCH_GAP_NS)
+        d->long_idles++;
     uint32_t g = a->ctx_group[ctx];
-    if (was == 0 && d->last_group != UINT32_MAX && d->last_group != g && a->group_plain[g] &&
-        a->group_plain[d->last_group] && k->start - d->last_end >= ANALYSIS_SWITCH_GAP_MIN_NS &&
-        k->start - d->last_end <= ANALYSIS_SWITCH_GAP_NS) {
+    /* a handover: from an idle GPU to another share group than the one that ran last */
+    int64_t gap =
+        was == 0 && d->last_group != UINT32_MAX && d->last_group != g ? k->start - d->last_end : -1;
+    int switch_like = gap >= d->cal->switch_lo_ns && gap <= d->cal->switch_hi_ns;
+    /* a turn: another share group's kernel starts (analysis_window turns) */
+    unsigned own = 0;
+    if (d->turn_group != UINT32_MAX && d->turn_group != g) {
+        double len = (double)(k->start - d->turn_t0);
+        int slice = len >= 0.8 * d->cal->slice_ns && len <= 1.3 * d->cal->slice_ns;
+        own = 1u | (len < d->cal->quick_ns ? 2u : 0) | (switch_like || slice ? 4u : 0);
+    }
+    if (d->turn_group != g) {
+        d->turn_group = g;
+        d->turn_t0 = k->start;
+    }
+    analysis_tcount tc = {d->c.tc.turns + (own & 1u), d->c.tc.quick + ((own >> 1) & 1u),
+                          d->c.tc.marked + ((own >> 2) & 1u)};
+    /* a context switch: between plain share groups within 1 us to 1 ms; between groups that
+     * may share the GPU, one of them of unknown MPS state, a gap the size of one (sig: counted
+     * where the signature says time-sliced) */
+    int plain = gap >= 0 && a->group_plain[g] && a->group_plain[d->last_group];
+    int sig = gap >= 0 && !a->group_plain[g] && !a->group_plain[d->last_group] &&
+              (a->group_unknown[g] || a->group_unknown[d->last_group]) && switch_like;
+    if ((plain && gap >= ANALYSIS_SWITCH_GAP_MIN_NS && gap <= ANALYSIS_SWITCH_GAP_NS) || sig) {
         analysis_switches *l = &a->sw[s];
         if (l->n == l->cap) {
             uint64_t cap = l->cap ? 2 * l->cap : 16;
@@ -337,9 +440,12 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
             l->at = p;
             l->cap = cap;
         }
-        l->at[l->n++] = (analysis_switch){k->start, k->start - d->last_end, d->c.busy};
-        a->devs[s].switches++;
-        a->devs[s].switch_gap_ns += k->start - d->last_end;
+        l->at[l->n++] = (analysis_switch){
+            k->start, gap, d->c.busy, d->long_idles, tc, (uint8_t)own, (uint8_t)sig, 0, 0};
+        if (!sig) {
+            a->devs[s].switches++;
+            a->devs[s].switch_gap_ns += gap;
+        }
     }
     context_step(sw, d, ctx, +1);
     if (sw->pcount[ps]++ == 0) {
@@ -354,7 +460,16 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     /* if another context was in flight, the overlap clock starts moving right away, which
      * kernel_end() sees */
     device_max(&a->devs[s], d);
-    return window_step(a, s, d, was, k->start);
+    /* its turn counts after the window step: a quiet window ending at its start does not hold
+     * it, the overlap window it opens does */
+    if ((rc = window_step(a, s, d, was, k->start)) != 0)
+        return rc;
+    if (own && d->tc_time != k->start) {
+        d->tc_before = d->c.tc;
+        d->tc_time = k->start;
+    }
+    d->c.tc = tc;
+    return ANALYSIS_OK;
 }
 
 /* Finishes slot s at its last kernel end: closes windows and stores the clocks. */
@@ -393,6 +508,8 @@ static int gather_windows(analysis *a, sweep *sw)
         const sweepdev *d = &sw->dev[s];
         a->devs[s].first_window = a->nwindows;
         a->devs[s].nwindows = d->nwin;
+        for (uint64_t i = 0; i < a->sw[s].n; i++) /* their windows' absolute indices */
+            a->sw[s].at[i].win += a->nwindows;
         for (uint64_t w = 0; w < d->nwin; w++) {
             a->windows[a->nwindows] = d->win[w];
             a->winx[a->nwindows++] = d->winx[w];
@@ -418,7 +535,11 @@ int analysis_sweep(analysis *a)
         goto out;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         sw.dev[s].now = sw.dev[s].cursor = a->devs[s].t_begin;
-        sw.dev[s].last_group = UINT32_MAX;
+        sw.dev[s].last_group = sw.dev[s].turn_group = UINT32_MAX;
+        sw.dev[s].tc_time = INT64_MIN;
+        store_idx dv = a->devs[s].device;
+        sw.dev[s].cal =
+            analysis_calibration_for(dv != STORE_NONE ? run->devices[dv].name : NULL, NULL);
     }
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];

@@ -110,6 +110,8 @@ static int build_signatures(analysis *a)
 
 /* ------------------------------------------------------------ references */
 
+static double blocks_per_sm(const store_launch *l, const store_device *d);
+
 static void swapf(float *x, float *y)
 {
     float t = *x;
@@ -322,28 +324,147 @@ out:
     return rc;
 }
 
+/* Where each signature of x ran: the SMs it could use (its contexts' partition, 0 for the whole
+ * GPU, UINT32_MAX where its kernels ran in different ones), its GPU's SMs and device (of its
+ * first kernel), each an array of x->nsigs (+ 1) the caller frees. 0 or ANALYSIS_ENOMEM. */
+typedef struct sigwhere {
+    uint32_t *part, *whole;
+    store_idx *dev;
+} sigwhere;
+
+static int sig_where(const analysis *x, sigwhere *w)
+{
+    const store_run *run = x->run;
+    w->part = malloc(((size_t)x->nsigs + 1) * sizeof *w->part);
+    w->whole = calloc((size_t)x->nsigs + 1, sizeof *w->whole);
+    w->dev = malloc(((size_t)x->nsigs + 1) * sizeof *w->dev);
+    if (!w->part || !w->whole || !w->dev)
+        return ANALYSIS_ENOMEM;
+    memset(w->part, 0xfe, ((size_t)x->nsigs + 1) * sizeof *w->part); /* none seen yet */
+    for (uint32_t sg = 0; sg <= x->nsigs; sg++)
+        w->dev[sg] = STORE_NONE;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        if (analysis_kernel_dur(k) <= 0)
+            continue;
+        uint32_t sg = x->launch_sig[k->launch], c = run->streams[k->stream].context;
+        uint32_t s = x->ctx_slot[c];
+        if (w->part[sg] == 0xfefefefeu) {
+            w->part[sg] = x->ctx_sms[c];
+            w->whole[sg] = x->slot_sms[s];
+            w->dev[sg] = x->devs[s].device;
+        } else if (w->part[sg] != x->ctx_sms[c]) {
+            w->part[sg] = UINT32_MAX;
+        }
+    }
+    for (uint32_t sg = 0; sg < x->nsigs; sg++)
+        if (w->part[sg] == 0xfefefefeu) /* no kernel in flight: as on the whole GPU */
+            w->part[sg] = 0;
+    return ANALYSIS_OK;
+}
+
+static void sigwhere_free(sigwhere *w)
+{
+    free(w->part);
+    free(w->whole);
+    free(w->dev);
+}
+
+/* The waves of launch l of x on `n` SMs of its device, one at least: the time its blocks take,
+ * in units of one wave's (blocks_per_sm()); 0 when unknown. */
+static double waves_on(const analysis *x, const store_launch *l, store_idx dev, double n)
+{
+    const store_device *d = dev < x->run->ndevices ? &x->run->devices[dev] : NULL;
+    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2], per_sm = blocks_per_sm(l, d);
+    return per_sm > 0 && blocks > 0 && n > 0 ? fmax(1, blocks / (per_sm * n)) : 0;
+}
+
+/* The factor that takes b's reference of signature bs to a's signature s in a's partition: its
+ * waves there over bs's waves where b ran it (1 where both ran on the same SMs, or when unknown,
+ * or where either ran in several partitions). A kernel on 66 of 132 SMs against the same grid on
+ * the whole GPU: 2 when it fills the GPU twice; against the grid its program sized for 132 SMs
+ * (twice the blocks): 1. */
+static double partition_factor(const analysis *a, const sigwhere *wa, uint32_t s, const analysis *b,
+                               const sigwhere *wb, uint32_t bs)
+{
+    uint32_t pa = wa->part[s], pb = wb->part[bs];
+    if (pa == UINT32_MAX || pb == UINT32_MAX)
+        return 1;
+    double na = pa ? pa : wa->whole[s], nb = pb ? pb : wb->whole[bs];
+    if (na == nb && !memcmp(a->run->launches[a->sigs[s].launch].grid,
+                            b->run->launches[b->sigs[bs].launch].grid, sizeof(uint32_t[3])))
+        return 1;
+    double xa = waves_on(a, &a->run->launches[a->sigs[s].launch], wa->dev[s], na);
+    double xb = waves_on(b, &b->run->launches[b->sigs[bs].launch], wb->dev[bs], nb);
+    return xa > 0 && xb > 0 ? xa / xb : 1;
+}
+
+/* For signature s of a, which ran in a partition of `part` of its GPU's `whole` SMs and has no
+ * match in b: b's signature of the same name, block and shared memory whose grid is the one its
+ * program would size for the whole GPU (s's blocks x whole / part, within 2%: a client shown
+ * fewer SMs launches fewer blocks), the closest; UINT32_MAX none. */
+static uint32_t scaled_match(const analysis *a, uint32_t s, uint32_t part, uint32_t whole,
+                             const analysis *b)
+{
+    const store_launch *la = &a->run->launches[a->sigs[s].launch];
+    double want = (double)la->grid[0] * la->grid[1] * la->grid[2] * whole / part, best = 0.02;
+    uint32_t found = UINT32_MAX;
+    for (uint32_t bs = 0; bs < b->nsigs; bs++) {
+        const store_launch *lb = &b->run->launches[b->sigs[bs].launch];
+        if (b->sigs[bs].source == ANALYSIS_REF_NONE ||
+            memcmp(la->block, lb->block, sizeof la->block) ||
+            (uint64_t)la->static_smem + la->dynamic_smem !=
+                (uint64_t)lb->static_smem + lb->dynamic_smem ||
+            strcmp(launch_name(a->run, la), launch_name(b->run, lb)))
+            continue;
+        double off = fabs((double)lb->grid[0] * lb->grid[1] * lb->grid[2] - want) / want;
+        if (off <= best) {
+            best = off;
+            found = bs;
+        }
+    }
+    return found;
+}
+
 /* Takes references from the baseline run's own solo references, where it has the signature:
  * its call site's where the baseline has that site with solo instances, else the signature's
- * (the run's own site reference gives way to it). */
+ * (the run's own site reference gives way to it). A kernel that ran in an SM partition takes
+ * the baseline's reference rescaled to the partition (partition_factor()), and, where its grid
+ * was sized for the partition, the reference of the baseline's kernel sized for the whole GPU
+ * (scaled_match()); a->part_unmatched counts the partitioned signatures left without one. */
 static int baseline_references(analysis *a)
 {
     analysis_options o = a->opt;
     analysis *b = NULL;
     sigtab t = {0};
-    uint32_t *map = NULL; /* a's signature -> b's, UINT32_MAX none */
+    sigwhere wa = {0}, wb = {0};
+    uint32_t *map = NULL;  /* a's signature -> b's, UINT32_MAX none */
+    double *factor = NULL; /* a's signature: its reference from b's times this */
     o.baseline = NULL;
     int rc = analysis_run(a->opt.baseline, &o, &b);
     if (rc)
         return rc;
     rc = ANALYSIS_ENOMEM;
-    if (sigtab_of(&t, b) || !(map = malloc(((size_t)a->nsigs + 1) * sizeof *map)))
+    if (sigtab_of(&t, b) || !(map = malloc(((size_t)a->nsigs + 1) * sizeof *map)) ||
+        !(factor = malloc(((size_t)a->nsigs + 1) * sizeof *factor)) || sig_where(a, &wa) ||
+        sig_where(b, &wb))
         goto out;
     for (uint32_t s = 0; s < a->nsigs; s++) {
         const store_launch *l = &a->run->launches[a->sigs[s].launch];
         uint32_t bs = map[s] = sigtab_find(&t, b, a->run, l, UINT32_MAX);
+        uint32_t part = wa.part[s];
+        if ((bs == UINT32_MAX || b->sigs[bs].source == ANALYSIS_REF_NONE) && part &&
+            part != UINT32_MAX) {
+            uint32_t m = scaled_match(a, s, part, wa.whole[s], b);
+            if (m != UINT32_MAX)
+                bs = map[s] = m;
+            else
+                a->part_unmatched++;
+        }
+        factor[s] = bs != UINT32_MAX ? partition_factor(a, &wa, s, b, &wb, bs) : 1;
         if (bs != UINT32_MAX && b->sigs[bs].source != ANALYSIS_REF_NONE) {
             a->sigs[s].source = ANALYSIS_REF_BASELINE;
-            a->sigs[s].reference_ns = b->sigs[bs].reference_ns;
+            a->sigs[s].reference_ns = b->sigs[bs].reference_ns * factor[s];
             a->sigs[s].nsolo = b->sigs[bs].nsolo;
         }
     }
@@ -354,7 +475,7 @@ static int baseline_references(analysis *a)
                           ? UINT32_MAX
                           : site_find(b, bs, bp, 0);
         if (bx != UINT32_MAX && b->sites[bx].nsolo) {
-            st->reference_ns = b->sites[bx].reference_ns;
+            st->reference_ns = b->sites[bx].reference_ns * factor[st->sig];
             st->nsolo = b->sites[bx].nsolo;
         } else if (a->sigs[st->sig].source == ANALYSIS_REF_BASELINE) {
             st->reference_ns = 0;
@@ -364,7 +485,10 @@ static int baseline_references(analysis *a)
     rc = ANALYSIS_OK;
 out:
     free(map);
+    free(factor);
     free(t.slot);
+    sigwhere_free(&wa);
+    sigwhere_free(&wb);
     analysis_free(b);
     return rc;
 }
@@ -388,9 +512,11 @@ typedef struct winsum {
     double ovl;        /* kernel time inside that overlapped (another context in flight) */
     double ovl_ref;    /* of that, kernels with a solo reference */
     double work_ref;   /* the solo work those did while overlapped */
+    double own_ref;    /* of that, by kernels whose overlapped time lies mostly in the window */
     double smw_ref;    /* the same, each kernel weighted by its share of the SMs */
     double work_short; /* the solo work every kernel did while overlapped, its signature's
                           shortest instance standing in for a missing reference */
+    double own_short;  /* of that, by kernels whose overlapped time lies mostly in the window */
     double smw_short;  /* the same, weighted by SM share */
     double sm_ovl;     /* overlapped kernel time weighted by SM share */
     double smh_ref, smh_short, smh_ovl; /* smw_ref, smw_short and sm_ovl weighted by SM hold
@@ -399,6 +525,8 @@ typedef struct winsum {
                           each for the share of its life overlapped */
     double tail_short; /* the same with the shortest instance standing in for a reference */
     double dur;        /* the whole durations of the kernels with time inside */
+    double part_ovl;   /* overlapped kernel time of kernels that ran in an SM partition */
+    double part_slow;  /* the same, each times its partition_slowdown() */
     double k, w;       /* the window's kernel time and solo work on its basis (judge_window) */
     double floor;      /* its side-by-side time by the SMs alone (window_evidence) */
     /* for the stretch's folded ends (analysis_fold): over share groups, the time from the
@@ -442,11 +570,13 @@ static double alone_rate(double d, double r, double o)
  * the blocks all SMs hold at once, by the occupancy limits per SM (threads, 32 blocks, 64K
  * registers, shared memory) of compute capability 7.0 and later, its last wave counted as far as
  * it fills the GPU. 0 when the device's SM count is unknown. */
-static double gpu_share(const store_launch *l, const store_device *d)
+/* The blocks of launch l one SM of device d holds at once, by the occupancy limits per SM
+ * (threads, 32 blocks, 64K registers, shared memory) of compute capability 7.0 and later; at
+ * least 1. 0 when the block is empty. */
+static double blocks_per_sm(const store_launch *l, const store_device *d)
 {
     double threads = (double)l->block[0] * l->block[1] * l->block[2];
-    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2];
-    if (!d || !d->sm_count || threads <= 0 || blocks <= 0)
+    if (!d || threads <= 0)
         return 0;
     double max_threads = d->cc_major == 8 && d->cc_minor > 0    ? 1536
                          : d->cc_major == 7 && d->cc_minor == 5 ? 1024
@@ -459,9 +589,30 @@ static double gpu_share(const store_launch *l, const store_device *d)
     double smem = (double)l->static_smem + l->dynamic_smem;
     if (smem > 0)
         per_sm = fmin(per_sm, floor(smem_per_sm / smem));
+    return fmax(per_sm, 1);
+}
+
+/* How much slower launch l runs on `part` SMs than on `whole` (part < whole): its waves there
+ * over its waves on the whole GPU, a kernel of less than one wave counted as one (the time of its
+ * blocks does not shrink on more SMs). A grid that filled the whole GPU `w` times runs whole /
+ * part times slower (its w waves become w x whole / part). 1 when unknown. */
+static double partition_slowdown(const store_launch *l, const store_device *d, uint32_t part,
+                                 uint32_t whole)
+{
+    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2], per_sm = blocks_per_sm(l, d);
+    if (!part || part >= whole || blocks <= 0 || per_sm <= 0)
+        return 1;
+    return fmax(1, blocks / (per_sm * part)) / fmax(1, blocks / (per_sm * whole));
+}
+
+static double gpu_share(const store_launch *l, const store_device *d)
+{
+    double blocks = (double)l->grid[0] * l->grid[1] * l->grid[2], per_sm = blocks_per_sm(l, d);
+    if (!d || !d->sm_count || per_sm <= 0 || blocks <= 0)
+        return 0;
     /* a kernel of 1.3 waves holds every SM for its first wave and 30% of them for its last:
      * on average waves / ceil(waves) of the GPU, and another client's blocks can fill the rest */
-    double waves = blocks / (fmax(per_sm, 1) * d->sm_count);
+    double waves = blocks / (per_sm * d->sm_count);
     return waves < 1 ? waves : waves / ceil(waves);
 }
 
@@ -483,16 +634,47 @@ typedef struct sharehold {
     float share, hold;
 } sharehold;
 
+analysis_signature_kind analysis_window_signature(const analysis_window *w,
+                                                  const analysis_options *o)
+{
+    analysis_options def;
+    if (!o) {
+        analysis_options_default(&def);
+        o = &def;
+    }
+    double t = (double)w->turns;
+    if (w->quick_turns >= ANALYSIS_SIGNATURE_MIN_TURNS &&
+        w->quick_turns >= o->quick_min_share * t && w->quick_turns > w->switch_turns)
+        return ANALYSIS_SIG_QUICK;
+    if (w->switch_turns >= ANALYSIS_SIGNATURE_MIN_TURNS &&
+        w->switch_turns >= o->switch_min_share * t && w->quick_turns <= o->switch_max_quick * t)
+        return ANALYSIS_SIG_SWITCHED;
+    return ANALYSIS_SIG_NONE;
+}
+
+/* The physics a window is judged by: its own, or where it is unknown and the timing's signature
+ * decides (analysis_window_signature()), sliced (switched) or shared (quick). */
+static analysis_physics judged_physics(const analysis_window *w, analysis_signature_kind sig)
+{
+    if (w->physics != ANALYSIS_PHYS_UNKNOWN || sig == ANALYSIS_SIG_NONE)
+        return w->physics;
+    return sig == ANALYSIS_SIG_SWITCHED ? ANALYSIS_PHYS_SLICED : ANALYSIS_PHYS_SHARED;
+}
+
 /* Fills a window's evidence from its sums, on its overlapped time: coverage, overlap share, and
  * stretch, parallelism and the side-by-side bound on the best basis the window has (measured from
  * references; for time-slicing without them, the share groups taking turns; side by side without
  * them, each kernel's shortest instance). Sets ws->k and ws->w, the overlapped kernel time and the
  * solo work behind the stretch, which device figures sum. */
 static void window_evidence(const analysis_options *o, const analysis_calibration *cal,
-                            analysis_window *w, winsum *ws, const analysis_waitsum *aw)
+                            analysis_window *w, winsum *ws, const analysis_waitsum *aw,
+                            analysis_signature_kind sig)
 {
+    analysis_physics phys = judged_physics(w, sig);
     double ovl = (double)w->overlap_ns, smw = 0, smh = 0, extra = 1, tail = 0;
-    w->coverage = w->overlap_share = w->stretch = w->parallelism = NAN;
+    w->coverage = w->overlap_share = w->stretch = w->parallelism = w->own_share = NAN;
+    w->partition_share = ws->ovl > 0 ? (float)(ws->part_ovl / ws->ovl) : NAN;
+    w->partition_slowdown = ws->part_ovl > 0 ? (float)(ws->part_slow / ws->part_ovl) : NAN;
     w->basis = ANALYSIS_BASIS_NONE;
     w->mps_best_ns = w->mps_worst_ns = 0;
     ws->k = ws->w = 0;
@@ -515,19 +697,21 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
         smh = ws->smh_ref;
         tail = ws->tail_ref;
         extra = 1 / w->coverage; /* unreferenced kernels assumed to progress like the others */
-    } else if (w->physics == ANALYSIS_PHYS_SLICED && w->groups > 0) {
+        w->own_share = (float)(ws->own_ref / ws->work_ref);
+    } else if (phys == ANALYSIS_PHYS_SLICED && w->groups > 0) {
         w->basis = ANALYSIS_BASIS_TURNS;
         ws->k = ws->ovl;
         ws->w = ws->ovl / w->groups;
         smw = ws->sm_ovl / w->groups;
         smh = ws->smh_ovl / w->groups;
-    } else if (w->physics == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
+    } else if (phys == ANALYSIS_PHYS_SHARED && ws->work_short > 0) {
         w->basis = ANALYSIS_BASIS_SHORTEST;
         ws->k = ws->ovl;
         ws->w = ws->work_short;
         smw = ws->smw_short;
         smh = ws->smh_short;
         tail = ws->tail_short;
+        w->own_share = (float)(ws->own_short / ws->work_short);
     } else {
         return;
     }
@@ -551,43 +735,55 @@ static void window_evidence(const analysis_options *o, const analysis_calibratio
     w->mps_worst_ns = analysis_ns(alone - aw->ns + worst);
 }
 
-/* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
- * first, the timing evidence where the physics leaves a choice. */
-static void judge_window(const analysis_options *o, analysis_window *w)
+/* The verdict of an overlap window side by side possible (one share group, or the signature's
+ * quick turns), by its stretch and overlap share, under rule `flat_rule` where not stretched
+ * and `rule` otherwise (rule NONE: the shared rules handover and shared-slow). */
+static void judge_shared(const analysis_options *o, analysis_window *w, analysis_rule rule)
 {
     int has = w->basis != ANALYSIS_BASIS_NONE;
-    int flat = has && w->stretch <= o->concurrent_max_stretch;
-    int one_at_a_time = has && w->parallelism <= o->sliced_max_parallelism;
+    if (!has || w->stretch <= o->concurrent_max_stretch) {
+        w->verdict = ANALYSIS_CONCURRENT;
+        w->rule = rule ? rule : ANALYSIS_RULE_NOT_STRETCHED;
+    } else if (w->overlap_share <= o->queued_max_overlap) {
+        w->verdict = ANALYSIS_QUEUED;
+        w->rule = rule ? rule : ANALYSIS_RULE_HANDOVER;
+    } else {
+        w->verdict = ANALYSIS_CONTENDED;
+        w->rule = rule ? rule : ANALYSIS_RULE_SHARED_SLOW;
+    }
+}
+
+/* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
+ * first, the timing evidence where the physics leaves a choice: where the files do not say, a
+ * measured stretch of about 1 (side by side), then a parallelism above one kernel's work at a
+ * time (which time-slicing cannot do), then the signature `sig` of the turns; otherwise
+ * undecided (UNKNOWN, by the rule that says why). */
+static void judge_window(const analysis_options *o, analysis_window *w, analysis_signature_kind sig)
+{
+    int measured = w->basis == ANALYSIS_BASIS_REFERENCE;
+    /* the rates are this window's own: its kernels overlapped mostly inside it */
+    int own = measured && w->own_share >= ANALYSIS_OWN_MIN_SHARE;
     switch (w->physics) {
     case ANALYSIS_PHYS_SLICED:
         w->verdict = ANALYSIS_TIME_SLICED;
         w->rule = ANALYSIS_RULE_NO_MPS;
         return;
-    case ANALYSIS_PHYS_SHARED:
-        if (!has || flat) {
-            w->verdict = ANALYSIS_CONCURRENT;
-            w->rule = ANALYSIS_RULE_NOT_STRETCHED;
-        } else if (w->overlap_share <= o->queued_max_overlap) {
-            w->verdict = ANALYSIS_QUEUED;
-            w->rule = ANALYSIS_RULE_HANDOVER;
-        } else {
-            w->verdict = ANALYSIS_CONTENDED;
-            w->rule = ANALYSIS_RULE_SHARED_SLOW;
-        }
-        return;
+    case ANALYSIS_PHYS_SHARED: judge_shared(o, w, ANALYSIS_RULE_NONE); return;
     default:
-        if (w->basis != ANALYSIS_BASIS_REFERENCE) {
-            w->verdict = ANALYSIS_UNKNOWN;
-            w->rule = ANALYSIS_RULE_NO_REFERENCE;
-        } else if (flat) {
+        if (own && w->stretch <= o->concurrent_max_stretch) {
             w->verdict = ANALYSIS_CONCURRENT;
             w->rule = ANALYSIS_RULE_NOT_STRETCHED;
-        } else if (one_at_a_time) {
-            w->verdict = ANALYSIS_TIME_SLICED;
-            w->rule = ANALYSIS_RULE_ONE_AT_A_TIME;
-        } else {
+        } else if (own && w->parallelism > o->sliced_max_parallelism * w->group_kernels) {
             w->verdict = ANALYSIS_CONTENDED;
             w->rule = ANALYSIS_RULE_PARALLEL_SLOW;
+        } else if (sig == ANALYSIS_SIG_SWITCHED) {
+            w->verdict = ANALYSIS_TIME_SLICED;
+            w->rule = ANALYSIS_RULE_SWITCH_TURNS;
+        } else if (sig == ANALYSIS_SIG_QUICK) {
+            judge_shared(o, w, ANALYSIS_RULE_QUICK_TURNS);
+        } else {
+            w->verdict = ANALYSIS_UNKNOWN;
+            w->rule = measured ? ANALYSIS_RULE_ONE_AT_A_TIME : ANALYSIS_RULE_NO_REFERENCE;
         }
     }
 }
@@ -605,6 +801,8 @@ typedef struct kin {
     double tail;       /* its tail (analysis_calibration) per ns of its life, on its reference or
                           its shortest instance (as pO) */
     double solo;       /* its solo reference; 0 when it has none */
+    double pslow;      /* in an SM partition: how much slower than on the whole GPU
+                          (partition_slowdown()); 0 when on the whole GPU */
 } kin;
 
 /* Each share group's kernels in the last window they had time in, for the stretch's folded ends
@@ -686,6 +884,7 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         double o0 = k->start >= win->t0 ? q->ovl0 : (double)x->ovl0;
         double o1 = k->end <= win->t1 ? q->ovl1 : (double)x->ovl1;
         double ovl = o1 - o0 < 0 ? 0 : o1 - o0 < clip ? o1 - o0 : clip;
+        int own = 2 * ovl >= q->ovl1 - q->ovl0; /* most of its overlapped time is here */
         winsum *m = &ws[w];
         win->nkernels++;
         m->last = k;
@@ -694,18 +893,24 @@ static void add_to_windows(analysis *a, uint32_t s, uint64_t *pCur, winsum *ws, 
         if (win->verdict >= ANALYSIS_CONCURRENT)
             stagger_kernel(st, a, ws, w, q);
         m->ovl += ovl;
+        if (q->pslow > 0) {
+            m->part_ovl += ovl;
+            m->part_slow += ovl * q->pslow;
+        }
         m->sm_ovl += ovl * q->share;
         m->smh_ovl += ovl * q->hold;
         m->dur += q->dur;
         if (q->ref) {
             m->ovl_ref += ovl;
             m->work_ref += ovl * q->rO;
+            m->own_ref += own ? ovl * q->rO : 0;
             m->smw_ref += ovl * q->rO * q->share;
             m->smh_ref += ovl * q->rO * q->hold;
             m->tail_ref += ovl * q->tail; /* on its reference: q->ref */
         }
         if (q->prov) {
             m->work_short += ovl * q->pO;
+            m->own_short += own ? ovl * q->pO : 0;
             m->smw_short += ovl * q->pO * q->share;
             m->smh_short += ovl * q->pO * q->hold;
             m->tail_short += ovl * q->tail;
@@ -843,10 +1048,11 @@ static double run_gain(const analysis *a, double slowdown)
 
 /* Running sums of one verdict's windows on a device, for analysis_verdict_time. */
 typedef struct vsum {
-    double k, w;                     /* kernel time and solo work behind their stretch */
-    double ovl, ctx, par, parovl;    /* overlap time; contexts and parallelism times it */
-    double basis_ns[4];              /* window time by basis */
-    double rule_ns[ANALYSIS_NRULES]; /* window time by rule */
+    double k, w;                      /* kernel time and solo work behind their stretch */
+    double ovl, ctx, par, parovl;     /* overlap time; contexts and parallelism times it */
+    double kovl, part_ovl, part_slow; /* overlapped kernel time; of it in partitions (winsum) */
+    double basis_ns[4];               /* window time by basis */
+    double rule_ns[ANALYSIS_NRULES];  /* window time by rule */
 } vsum;
 
 /* Device figures from its judged windows: the time by verdict, the dominant verdict and the
@@ -876,6 +1082,9 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
             continue; /* contexts that took turns: no overlap to take means over */
         v->ovl += ovl;
         v->ctx += ovl * win->contexts;
+        v->kovl += ws[w].ovl;
+        v->part_ovl += ws[w].part_ovl;
+        v->part_slow += ws[w].part_slow;
         if (win->basis != ANALYSIS_BASIS_NONE) {
             v->k += ws[w].k;
             v->w += ws[w].w;
@@ -891,6 +1100,8 @@ static void judge_device(analysis *a, analysis_device *ad, const winsum *ws,
         bv->stretch = v->w > 0 ? v->k / v->w : NAN;
         bv->contexts = v->ovl > 0 ? v->ctx / v->ovl : NAN;
         bv->parallelism = v->parovl > 0 ? v->par / v->parovl : NAN;
+        bv->partition_share = v->kovl > 0 ? v->part_ovl / v->kovl : NAN;
+        bv->partition_slowdown = v->part_ovl > 0 ? v->part_slow / v->part_ovl : NAN;
         for (int b = 1; b < 4 && v->w > 0; b++)
             if (v->basis_ns[b] > (bv->basis ? v->basis_ns[bv->basis] : 0))
                 bv->basis = (analysis_basis)b;
@@ -1107,7 +1318,14 @@ int analysis_judge(analysis *a)
                  share[(size_t)k->launch * a->ndevs + s].share,
                  share[(size_t)k->launch * a->ndevs + s].hold,
                  0,
-                 r > 0 ? r : 0};
+                 r > 0 ? r : 0,
+                 0};
+        uint32_t part = a->ctx_sms[run->streams[k->stream].context];
+        if (part)
+            q.pslow = partition_slowdown(
+                &run->launches[k->launch],
+                a->devs[s].device != STORE_NONE ? &run->devices[a->devs[s].device] : NULL, part,
+                a->slot_sms[s]);
         o = o < q.dur ? o : q.dur;
         double d = q.ref ? r : (double)sg->shortest_ns; /* its solo duration, where known */
         if (q.prov) /* its tail (analysis_calibration): the drain of its last wave */
@@ -1135,19 +1353,46 @@ int analysis_judge(analysis *a)
         a->sigs[s].stretch = sigref[s] > 0 ? (double)a->sigs[s].total_ns / sigref[s] : NAN;
     static const analysis_waitsum no_wait;
     for (uint32_t s = 0; s < a->ndevs; s++) {
-        const analysis_device *ad = &a->devs[s];
+        analysis_device *ad = &a->devs[s];
         for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
             analysis_window *win = &a->windows[w];
-            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait);
-            if (win->verdict >= ANALYSIS_CONCURRENT) /* an overlap window, from the sweep */
-                judge_window(&a->opt, win);
-            else if (win->verdict == ANALYSIS_SOLO && win->switches >= 2) {
+            const analysis_winx *x = &a->winx[w];
+            /* the signature is read where the files do not say: an overlap of unknown physics,
+             * or a quiet stretch of turns between groups of unknown MPS state */
+            analysis_signature_kind sig =
+                win->physics == ANALYSIS_PHYS_UNKNOWN || (x->turns && x->nsig)
+                    ? analysis_window_signature(win, &a->opt)
+                    : ANALYSIS_SIG_NONE;
+            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait, sig);
+            if (win->verdict >= ANALYSIS_CONCURRENT) { /* an overlap window, from the sweep */
+                judge_window(&a->opt, win, sig);
+            } else if (win->verdict == ANALYSIS_SOLO && x->turns && win->switches >= 2) {
                 /* contexts without MPS took turns without overlapping: time-slicing with each
                  * kernel inside its slice (no stretch to measure, the switches to count) */
                 win->verdict = ANALYSIS_TIME_SLICED;
                 win->physics = ANALYSIS_PHYS_SLICED;
                 win->rule = ANALYSIS_RULE_TOOK_TURNS;
+            } else if (win->verdict == ANALYSIS_SOLO && x->turns && sig == ANALYSIS_SIG_SWITCHED) {
+                /* the same where the files do not say, read from the turns' signature */
+                win->verdict = ANALYSIS_TIME_SLICED;
+                win->physics = ANALYSIS_PHYS_UNKNOWN;
+                win->rule = ANALYSIS_RULE_SWITCH_TURNS;
             }
+            /* the gaps the size of a switch between contexts of unknown MPS state are switches
+             * where the signature says time-sliced */
+            if (win->rule == ANALYSIS_RULE_SWITCH_TURNS && x->nsig) {
+                win->switches += x->nsig;
+                win->switch_gap_ns += x->siggap;
+                ad->switches += x->nsig;
+                ad->switch_gap_ns += x->siggap;
+            }
+            ad->turns += win->turns;
+            ad->quick_turns += win->quick_turns;
+            ad->switch_turns += win->switch_turns;
+        }
+        for (uint64_t i = 0; i < a->sw[s].n; i++) {
+            analysis_switch *e = &a->sw[s].at[i];
+            e->counted = !e->sig || a->windows[e->win].rule == ANALYSIS_RULE_SWITCH_TURNS;
         }
     }
     if (find_folds(a, ws, &stg))
@@ -1165,7 +1410,7 @@ int analysis_judge(analysis *a)
     for (uint32_t s = 0; s < a->ndevs; s++)
         for (uint64_t i = 0; i < a->sw[s].n; i++) {
             const analysis_switch *x = &a->sw[s].at[i];
-            if (x->t >= a->sum.measure_t0 && x->t < a->sum.measure_t1)
+            if (x->counted && x->t >= a->sum.measure_t0 && x->t < a->sum.measure_t1)
                 a->switch_in[s] +=
                     x->t - x->gap >= a->sum.measure_t0 ? x->gap : x->t - a->sum.measure_t0;
         }

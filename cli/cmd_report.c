@@ -37,7 +37,8 @@ static const char usage_text[] =
     "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP
     "  -f, --format FMT     text (default), json (the whole report) or csv (one table)\n"
     "  -t, --table NAME     the table for csv: processes (default), devices, windows, signatures,\n"
-    "                       captures\n" CLI_COLOR_HELP
+    "                       captures, contexts (each one's MPS state and SM "
+    "partition)\n" CLI_COLOR_HELP
     "  -n, --top N          kernels listed in the text report (default 10)\n" CLI_SEPARATE_GPUS_HELP
     "  -h, --help           this text\n"
     "\n"

@@ -54,7 +54,14 @@ static const char *const windows_cols[] = {"id",
                                            "coverage",
                                            "overlap_share",
                                            "mps",
+                                           "turns",
+                                           "quick_turns",
+                                           "switch_turns",
+                                           "signature",
                                            NULL};
+static const char *const contexts_cols[] = {
+    "pid",      "process",  "context",           "gpu", "mps", "green", "parent",
+    "sm_count", "sm_share", "thread_percentage", NULL};
 static const char *const captures_cols[] = {"pid",    "file",         "name",       "start", "end",
                                             "dur_ns", "start_reason", "end_reason", NULL};
 static const char *const signatures_cols[] = {
@@ -133,6 +140,14 @@ static json_t *signature_at(const analysis *a, uint64_t i)
 {
     return view_signature_json(a, (uint32_t)i);
 }
+static uint64_t n_contexts(const analysis *a)
+{
+    return analysis_get_run(a)->ncontexts;
+}
+static json_t *context_at(const analysis *a, uint64_t i)
+{
+    return view_context_json(a, (uint32_t)i);
+}
 
 /* The tables: a name, its columns, its rows (the view's objects of one array). */
 static const struct csv_table {
@@ -146,6 +161,7 @@ static const struct csv_table {
     {"windows", windows_cols, analysis_nwindows, view_window_json},
     {"signatures", signatures_cols, n_signatures, signature_at},
     {"captures", captures_cols, n_captures, capture_at},
+    {"contexts", contexts_cols, n_contexts, context_at},
 };
 
 static const struct csv_table *find_table(const char *name)

@@ -137,6 +137,42 @@ static void text_processes(FILE *out, const analysis *a, int color)
     }
 }
 
+/* The contexts that ran in an SM partition (green contexts, MPS clients limited by an active
+ * thread percentage): how many of their GPU's SMs each could use. Nothing when none did. */
+static void text_partitions(FILE *out, const analysis *a, int color)
+{
+    const store_run *run = analysis_get_run(a);
+    char lbl[96], cell[4 * 32 + 1], kind[32];
+    int any = 0;
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        uint32_t part = analysis_context_sms(a, c);
+        if (!part)
+            continue;
+        uint32_t slot = view_context_slot(a, c);
+        if (slot == UINT32_MAX)
+            continue;
+        if (!any++) {
+            section(out, "Partitions (SMs each context could use)", color);
+            fprintf(out, "  %-32s %-3s %5s %-20s %12s %7s\n", "pid (file)", "GPU", "ctx", "kind",
+                    "SMs", "share");
+        }
+        const store_context *sc = &run->contexts[c];
+        if (sc->green)
+            snprintf(kind, sizeof kind, "green (of ctx %u)", sc->parent_id);
+        else if (sc->thread_pct > 0)
+            snprintf(kind, sizeof kind, "MPS client at %.3g%%", sc->thread_pct);
+        else
+            snprintf(kind, sizeof kind, "MPS client");
+        uint32_t whole = analysis_device_sms(a, slot);
+        char sms[32];
+        snprintf(sms, sizeof sms, "%u of %u", part, whole);
+        fprintf(out, "  %s %-3u %5u %-20s %12s %6.1f%%\n",
+                cli_text_cell(report_process_label(run, sc->process, lbl, sizeof lbl), 32, cell,
+                              sizeof cell),
+                slot, sc->context_id, kind, sms, 100.0 * part / whole);
+    }
+}
+
 /* 1 when capture range c is the one a default recording makes (TLVIEW_CAPTURE=all: unnamed,
  * from the first CUDA call to the exit): it says nothing the rest of the report does not. */
 static int whole_run_capture(const store_capture *c)
@@ -340,6 +376,7 @@ void report_text(FILE *out, const analysis *a, const analysis *cmp, const cli_ra
         fprintf(out, "  %s\n", view_gain_bound(a, 1, bound, sizeof bound));
     }
     text_processes(out, a, color);
+    text_partitions(out, a, color);
     if (run->ncaptures)
         text_captures(out, a, r->origin, color);
     if (analysis_nsignatures(a))

@@ -93,8 +93,8 @@ typedef struct chrome {
     } pnames[16]; /* process_name metadata, first 16 pids */
     size_t npnames;
     char *host;
-    int64_t rank;
-    int have_rank;
+    int64_t rank, world_size; /* distributedInfo's rank and world_size */
+    int have_rank, have_world;
     int64_t schema; /* schemaVersion, 0 when absent */
     uint64_t events, events_with_ph;
     ch_proc *procs; /* declared by a tlview export, in file order */
@@ -659,9 +659,10 @@ static int top_object(imp_reader *r, chrome *ch)
                 return rc;
             if (key[0] == 'd' && key[1] == 'e')
                 rc = device_properties(r, ch, v);
-            else if (key[0] == 'd')
+            else if (key[0] == 'd') {
                 ch->have_rank = imp_json_int(j, imp_json_get(j, v, "rank"), &ch->rank);
-            else if (key[0] == 'b')
+                ch->have_world = imp_json_int(j, imp_json_get(j, v, "world_size"), &ch->world_size);
+            } else if (key[0] == 'b')
                 imp_json_int(j, v, &ch->base);
             else if (key[0] == 's')
                 imp_json_int(j, v, &ch->schema);
@@ -811,6 +812,11 @@ static store_idx add_kineto_process(imp_reader *r, chrome *ch)
     if (ch->have_rank) {
         snprintf(v, sizeof v, "%lld", (long long)ch->rank);
         if (store_run_process_meta(r->run, proc, "chrome.rank", v))
+            return imp_fail(r, STORE_ENOMEM, "out of memory"), STORE_NONE;
+    }
+    if (ch->have_rank && ch->have_world) {
+        snprintf(v, sizeof v, "%lld", (long long)ch->world_size);
+        if (store_run_process_meta(r->run, proc, "chrome.world_size", v))
             return imp_fail(r, STORE_ENOMEM, "out of memory"), STORE_NONE;
     }
     return proc;

@@ -262,8 +262,24 @@ static store_idx device_of(loader *L, int64_t process, uint32_t ordinal, const s
     if (dev == STORE_NONE ||
         store_grow((void **)&L->devs, &L->cap_devs, L->ndevs + 1, sizeof *L->devs))
         return STORE_NONE;
-    L->devs[L->ndevs++] = (struct ldev){process, ordinal, dev};
+    L->devs[L->ndevs++] = (struct ldev){process, ordinal, dev, d ? d->sm_count : 0};
     return dev;
+}
+
+/* An MPS client context c of process pid on its device `ordinal`: its active thread percentage
+ * (store_context.thread_pct) from the process's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and where it
+ * limits the client and the context row gives no SM count, the SMs the device reported to the
+ * client (its device row): the partition it ran in. */
+static void mps_partition(loader *L, int64_t pid, uint32_t ordinal, store_idx c)
+{
+    store_context *sc = &L->run->contexts[c];
+    double pct = store_thread_pct(&L->run->processes[L->proc[pid]]);
+    if (!(pct > 0))
+        return;
+    sc->thread_pct = (float)pct;
+    for (uint64_t i = 0; i < L->ndevs && pct < 100 && !sc->sm_count; i++)
+        if (L->devs[i].process == pid && L->devs[i].ordinal == ordinal)
+            sc->sm_count = L->devs[i].sm_count;
 }
 
 static int load_devices_contexts(loader *L)
@@ -329,6 +345,8 @@ static int load_devices_contexts(loader *L)
         store_run_context_green(L->run, c, sqlite3_column_int64(st, 5) != 0,
                                 (uint32_t)sqlite3_column_int64(st, 6),
                                 (uint32_t)sqlite3_column_int64(st, 7));
+        if (sqlite3_column_int64(st, 4) == 2 && sqlite3_column_type(st, 2) != SQLITE_NULL)
+            mps_partition(L, pid, (uint32_t)sqlite3_column_int64(st, 2), c);
         L->ctx[id] = c;
     }
     return done(L, st, rc, "reading contexts");

@@ -1,5 +1,6 @@
 /* rank.c: which rank of which launch a process was, read from the launcher's variables that
- * libcollect records in process_meta (store/SCHEMA.md, process_meta): the one definition that
+ * libcollect records in process_meta (store/SCHEMA.md, process_meta), or from a PyTorch profiler
+ * trace's distributedInfo (chrome.rank, chrome.world_size): the one definition that
  * `tlview report`, `tlview serve` and `tlview job` show. */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +62,16 @@ int store_process_rank(const store_process *p, store_rank *out)
     while (w < NLAUNCHERS && !env_count(p, launchers[w].rank, &out->rank))
         w++;
     if (w == NLAUNCHERS) {
+        /* a PyTorch profiler trace's distributedInfo (importers/chrome.c): its rank and world
+         * size as torch.distributed knew them; no local rank */
+        if (store_parse_count(store_process_meta_get(p, "chrome.rank"), &out->rank)) {
+            out->launcher = "pytorch";
+            if (!store_parse_count(store_process_meta_get(p, "chrome.world_size"),
+                                   &out->world_size) ||
+                out->world_size <= 0)
+                out->world_size = -1;
+            return 1;
+        }
         out->rank = -1;
         return 0;
     }
@@ -79,4 +90,15 @@ int store_process_rank(const store_process *p, store_rank *out)
             out->world_size = -1;
     }
     return 1;
+}
+
+double store_thread_pct(const store_process *p)
+{
+    const char *v = store_process_meta_get(p, "env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    char *end;
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    double x = strtod(v, &end);
+    return errno || *end || !(x > 0 && x <= 100) ? 0 : x;
 }

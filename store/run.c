@@ -405,7 +405,9 @@ store_idx store_run_add_device(store_run *run, store_idx process, const store_de
     store_device *dv = &run->devices[idx];
     if (!dv->name && d->name)
         dv->name = store_arena_strdup(&p->arena, d->name);
-    if (!dv->sm_count)
+    /* the whole GPU: the most SMs any process was shown (an MPS client limited by an active
+     * thread percentage is shown its partition's) */
+    if (d->sm_count > dv->sm_count)
         dv->sm_count = d->sm_count;
     if (!dv->cc_major && !dv->cc_minor) {
         dv->cc_major = d->cc_major;

@@ -295,13 +295,20 @@ const char *store_process_meta_get(const store_process *p, const char *key);
  * otherwise (s NULL, not a number, beyond int64). */
 int store_parse_count(const char *s, int64_t *pV /* OUT */);
 
+/* The active thread percentage process p ran its MPS clients at (0 < x <= 100), from its
+ * process_meta env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (what libcollect records); 0 when not set or
+ * not a number in (0, 100]. The reader gives it to the process's MPS client contexts
+ * (store_context.thread_pct). */
+double store_thread_pct(const store_process *p);
+
 /* Which rank of which launch a process was (store_process_rank). */
 typedef struct store_rank {
     int64_t rank;         /* its rank in the job (world), -1 when not known */
     int64_t local_rank;   /* its rank among the job's processes on its host, -1 when not known */
     int64_t world_size;   /* the job's number of ranks (> 0), -1 when not known */
     const char *launcher; /* whose variables gave the rank: "openmpi", "pmix", "pmi", "slurm",
-                             "mvapich2", "torchrun"; NULL when not known. Static. */
+                             "mvapich2", "torchrun"; "pytorch" for a PyTorch profiler trace's
+                             distributedInfo; NULL when not known. Static. */
 } store_rank;
 
 /* The launcher's rank of process p, from the variables libcollect records in process_meta
@@ -311,8 +318,10 @@ typedef struct store_rank {
  * (OMPI_COMM_WORLD_LOCAL_RANK / OMPI_COMM_WORLD_SIZE, MPI_LOCALRANKID / PMI_SIZE, SLURM_LOCALID /
  * SLURM_NTASKS, MV2_COMM_WORLD_LOCAL_RANK, LOCAL_RANK / WORLD_SIZE), else those of the first
  * later launcher in that order whose own rank variable holds the same rank (srun --mpi=pmix:
- * PMIX_RANK, then Slurm's). Returns 1 when the rank is known, 0 when not (*out then says -1 and
- * NULL throughout); the local rank and the size may be unknown (-1) with a known rank. */
+ * PMIX_RANK, then Slurm's). Without any, a PyTorch profiler trace's distributedInfo as its
+ * importer keeps it (process_meta chrome.rank, chrome.world_size; launcher "pytorch", no local
+ * rank). Returns 1 when the rank is known, 0 when not (*out then says -1 and NULL throughout);
+ * the local rank and the size may be unknown (-1) with a known rank. */
 int store_process_rank(const store_process *p, store_rank *out /* OUT */);
 
 typedef struct store_device {
@@ -331,7 +340,14 @@ typedef struct store_context {
     uint32_t compute_api_kind; /* 1 CUDA, 2 MPS client, 0 unknown */
     uint8_t green;             /* 1: a green context (its own SM partition); 0 no or unknown */
     uint32_t parent_id;        /* a green context's parent CUDA context id; 0 none or unknown */
-    uint32_t sm_count;         /* SMs the context may use (green contexts); 0 unknown */
+    uint32_t sm_count;         /* SMs the context may use: a green context's partition; an MPS
+                                  client's limited by an active thread percentage (what the
+                                  device reported to the client: the context row where the
+                                  file gives it, else its process's device row); 0 unknown or
+                                  the whole device */
+    float thread_pct;          /* an MPS client's active thread percentage (0 < x <= 100), from
+                                  its process's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+                                  (store_thread_pct); 0 not limited or not known */
 } store_context;
 
 typedef struct store_stream {

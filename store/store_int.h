@@ -206,6 +206,7 @@ typedef struct loader {
         int64_t process;
         uint32_t ordinal;
         store_idx device;
+        uint32_t sm_count; /* the SMs the process's device row says it was shown */
     } * devs;
     uint64_t ndevs, cap_devs;
     store_rowids rows[4]; /* by store_rec: the kernel, API and range tables (copies: unused) */

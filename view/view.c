@@ -177,7 +177,9 @@ static const char *why(const analysis_device *d, analysis_rule r)
         return d->mps == ANALYSIS_MPS_OFF ? "no MPS" : "not all under MPS";
     case ANALYSIS_RULE_ONE_AT_A_TIME:
     case ANALYSIS_RULE_PARALLEL_SLOW:
-    case ANALYSIS_RULE_NO_REFERENCE: return "MPS state unknown";
+    case ANALYSIS_RULE_NO_REFERENCE:
+    case ANALYSIS_RULE_SWITCH_TURNS:
+    case ANALYSIS_RULE_QUICK_TURNS: return "MPS state unknown";
     default:
         return d->mps == ANALYSIS_MPS_ON        ? "MPS"
                : d->ngreen                      ? "green contexts"
@@ -259,6 +261,53 @@ static void waiting_text(const analysis_device *d, char *buf, size_t n)
                (double)d->waiting_ns / 1e6, 100.0 * (double)d->waiting_ns / (double)d->busy_ns);
 }
 
+/* "; the contexts took turns the way time-slicing does: 56 of 58 turns ended by a context
+ * switch's idle gap or after a whole time slice, none quicker than a switch" (rule switch-turns)
+ * or "; the GPU changed between contexts 571 of 573 times quicker than a context switch allows
+ * (under 100 us): not time-sliced" (quick-turns), from the device's windows of that rule. */
+static void signature_text(const analysis *a, uint32_t slot, analysis_rule r, char *buf, size_t n)
+{
+    const analysis_device *d = analysis_get_device(a, slot);
+    const analysis_window *w = analysis_windows(a) + d->first_window;
+    uint64_t turns = 0, quick = 0, marked = 0;
+    for (uint64_t i = 0; i < d->nwindows; i++)
+        if (w[i].rule == r) {
+            turns += w[i].turns;
+            quick += w[i].quick_turns;
+            marked += w[i].switch_turns;
+        }
+    if (r == ANALYSIS_RULE_SWITCH_TURNS)
+        append(buf, n,
+               "; the contexts took turns the way time-slicing does: %llu of %llu turns ended by "
+               "a context switch's idle gap or after a whole time slice, %s quicker than a switch",
+               (unsigned long long)marked, (unsigned long long)turns,
+               quick ? "almost none" : "none");
+    else if (r == ANALYSIS_RULE_QUICK_TURNS)
+        append(buf, n,
+               "; the GPU changed between contexts %llu of %llu times quicker than a context "
+               "switch allows: not time-sliced",
+               (unsigned long long)quick, (unsigned long long)turns);
+}
+
+/* "; in their SM partitions (2 MPS clients at 50% on 66 of 132 SMs each), which alone make
+ * their kernels 2x slower than on the whole GPU: 2.1x against it" when most of the verdict's
+ * overlapped kernel time ran in partitions; the stretch before it is then in the partitions
+ * (contention beyond them). */
+static void partition_text(const analysis *a, uint32_t slot, const analysis_verdict_time *bv,
+                           char *buf, size_t n)
+{
+    char parts[160];
+    if (!(bv->partition_share >= 0.5) || !view_partitions_text(a, slot, parts, sizeof parts)[0])
+        return;
+    append(buf, n, "; in their SM partitions (%s)", parts);
+    if (isfinite(bv->partition_slowdown) && bv->partition_slowdown >= 1.005) {
+        append(buf, n, ", which alone make their kernels %.3gx slower than on the whole GPU",
+               bv->partition_slowdown);
+        if (isfinite(bv->stretch) && bv->basis != ANALYSIS_BASIS_NONE)
+            append(buf, n, ": %.3gx against it", bv->stretch * bv->partition_slowdown);
+    }
+}
+
 void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -307,6 +356,7 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
                    "(idle %.0f us at each switch: they took turns)",
                    d->overlap_ns > 0 ? "; and" : "", (unsigned long long)d->switches,
                    (double)d->switch_gap_ns / (double)d->switches / 1e3);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         waiting_text(d, h->tail, sizeof h->tail);
         if (d->predicted_gain >= 1.005) {
             const analysis_summary *sm = analysis_get_summary(a);
@@ -315,19 +365,34 @@ void view_headline_of(const analysis *a, uint32_t slot, view_headline *h)
         }
         break;
     }
-    case ANALYSIS_CONCURRENT: snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st); break;
+    case ANALYSIS_CONCURRENT:
+        snprintf(h->tail, sizeof h->tail, " (%s): %s", y, st);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
+        break;
     case ANALYSIS_CONTENDED:
         snprintf(h->tail, sizeof h->tail, " (%s): %s, parallelism %.3g", y, st,
                  isfinite(bv->parallelism) ? bv->parallelism : 0.0);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         break;
     case ANALYSIS_QUEUED:
         snprintf(h->tail, sizeof h->tail,
                  " (%s): one kernel after another, overlapping only at handovers; %s there", y, st);
+        signature_text(a, slot, bv->rule, h->tail, sizeof h->tail);
         break;
     default:
-        snprintf(h->tail, sizeof h->tail, " (%s): no solo reference (give --baseline FILES)", y);
+        if (bv->rule == ANALYSIS_RULE_ONE_AT_A_TIME)
+            snprintf(h->tail, sizeof h->tail,
+                     " (%s): one kernel's work at a time (parallelism %.3g, %s): time-sliced, or "
+                     "MPS clients each filling the GPU; the timing shows neither a context "
+                     "switch's marks nor turns quicker than one (a libcollect recording or "
+                     "--assume-mps on|off decides)",
+                     y, isfinite(bv->parallelism) ? bv->parallelism : 0.0, st);
+        else
+            snprintf(h->tail, sizeof h->tail, " (%s): no solo reference (give --baseline FILES)",
+                     y);
         break;
     }
+    partition_text(a, slot, bv, h->tail, sizeof h->tail);
 }
 
 const char *view_evidence(const analysis *a, uint32_t slot, char *buf, size_t n)
@@ -449,6 +514,8 @@ static json_t *verdict_time_json(const analysis_verdict_time *bv)
     view_put(o, "parallelism", view_number(bv->parallelism), &bad);
     view_put(o, "mps", json_boolean(bv->mps), &bad);
     view_put(o, "rule", json_string(analysis_rule_name(bv->rule)), &bad);
+    view_put(o, "partition_share", view_number(bv->partition_share), &bad);
+    view_put(o, "partition_slowdown", view_number(bv->partition_slowdown), &bad);
     return view_done(o, bad);
 }
 
@@ -474,7 +541,7 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "gpu", json_integer(slot), &bad);
     view_put(o, "uuid", view_string(sd ? sd->uuid : NULL), &bad);
     view_put(o, "name", view_string(sd ? sd->name : NULL), &bad);
-    view_put(o, "sm_count", json_integer(sd ? sd->sm_count : 0), &bad);
+    view_put(o, "sm_count", json_integer(analysis_device_sms(a, slot)), &bad);
     view_put(o, "kernels", json_integer((json_int_t)d->nkernels), &bad);
     view_put(o, "processes", json_integer(d->nprocesses), &bad);
     view_put(o, "contexts", json_integer(d->ncontexts), &bad);
@@ -493,6 +560,9 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "max_kernels", json_integer(d->max_kernels), &bad);
     view_put(o, "switches", json_integer((json_int_t)d->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(d->switch_gap_ns), &bad);
+    view_put(o, "turns", json_integer((json_int_t)d->turns), &bad);
+    view_put(o, "quick_turns", json_integer((json_int_t)d->quick_turns), &bad);
+    view_put(o, "switch_turns", json_integer((json_int_t)d->switch_turns), &bad);
     view_put(o, "idle_in_ns", json_integer(d->idle_in_ns), &bad);
     view_put(o, "waiting_ns", json_integer(d->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(d->verdict)), &bad);
@@ -502,6 +572,8 @@ json_t *view_device_json(const analysis *a, uint32_t slot)
     view_put(o, "basis", json_string(analysis_basis_name(bv->basis)), &bad);
     view_put(o, "contexts_in_flight", view_number(bv->contexts), &bad);
     view_put(o, "parallelism", view_number(bv->parallelism), &bad);
+    view_put(o, "partition_share", view_number(bv->partition_share), &bad);
+    view_put(o, "partition_slowdown", view_number(bv->partition_slowdown), &bad);
     view_put(o, "predicted_gain", view_number(d->predicted_gain), &bad);
     view_put(o, "predicted_gain_low", view_number(d->predicted_gain_low), &bad);
     view_put(o, "gain_basis", json_string(analysis_basis_name(d->gain_basis)), &bad);
@@ -545,6 +617,13 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "overlap_ns", json_integer(x->overlap_ns), &bad);
     view_put(o, "switches", json_integer(x->switches), &bad);
     view_put(o, "switch_gap_ns", json_integer(x->switch_gap_ns), &bad);
+    view_put(o, "turns", json_integer(x->turns), &bad);
+    view_put(o, "quick_turns", json_integer(x->quick_turns), &bad);
+    view_put(o, "switch_turns", json_integer(x->switch_turns), &bad);
+    view_put(
+        o, "signature",
+        json_string(analysis_signature_name(analysis_window_signature(x, analysis_get_options(a)))),
+        &bad);
     view_put(o, "waiting_ns", json_integer(x->waiting_ns), &bad);
     view_put(o, "verdict", json_string(analysis_verdict_name(x->verdict)), &bad);
     view_put(o, "physics", json_string(analysis_physics_name(x->physics)), &bad);
@@ -559,6 +638,10 @@ json_t *view_window_json(const analysis *a, uint64_t w)
     view_put(o, "parallelism", view_number(x->parallelism), &bad);
     view_put(o, "coverage", view_number(x->coverage), &bad);
     view_put(o, "overlap_share", view_number(x->overlap_share), &bad);
+    view_put(o, "group_kernels", view_number(x->group_kernels), &bad);
+    view_put(o, "own_share", view_number(x->own_share), &bad);
+    view_put(o, "partition_share", view_number(x->partition_share), &bad);
+    view_put(o, "partition_slowdown", view_number(x->partition_slowdown), &bad);
     view_put(o, "mps", json_boolean(x->mps), &bad);
     view_put(o, "mps_best_ns", json_integer(x->mps_best_ns), &bad);
     view_put(o, "mps_worst_ns", json_integer(x->mps_worst_ns), &bad);
@@ -598,6 +681,73 @@ json_t *view_process_json(const analysis *a, uint32_t p)
     view_put(o, "world_size", rk.world_size > 0 ? json_integer(rk.world_size) : json_null(), &bad);
     view_put(o, "launcher", rk.launcher ? json_string(rk.launcher) : json_null(), &bad);
     return view_done(o, bad);
+}
+
+uint32_t view_context_slot(const analysis *a, store_idx c)
+{
+    return analysis_context_slot(a, c);
+}
+
+json_t *view_context_json(const analysis *a, uint32_t c)
+{
+    const store_run *run = analysis_get_run(a);
+    if (c >= run->ncontexts)
+        return NULL;
+    const store_context *sc = &run->contexts[c];
+    uint32_t slot = view_context_slot(a, c), part = analysis_context_sms(a, c);
+    uint32_t whole = slot != UINT32_MAX ? analysis_device_sms(a, slot) : 0;
+    uint32_t kind = sc->compute_api_kind;
+    json_t *o = json_object();
+    int bad = !o;
+    if (bad)
+        return NULL;
+    view_put(o, "pid", json_integer(run->processes[sc->process].pid), &bad);
+    view_put(o, "process", json_integer(sc->process), &bad);
+    view_put(o, "context", json_integer(sc->context_id), &bad);
+    view_put(o, "gpu", slot != UINT32_MAX ? json_integer(slot) : json_null(), &bad);
+    view_put(o, "mps", json_string(kind == 1 ? "off" : kind == 2 ? "on" : "unknown"), &bad);
+    view_put(o, "green", json_boolean(sc->green), &bad);
+    view_put(o, "parent", sc->green ? json_integer(sc->parent_id) : json_null(), &bad);
+    view_put(o, "sm_count", part ? json_integer(part) : json_null(), &bad);
+    view_put(o, "sm_share", part && whole ? view_number((double)part / whole) : json_null(), &bad);
+    view_put(o, "thread_percentage", sc->thread_pct > 0 ? view_number(sc->thread_pct) : json_null(),
+             &bad);
+    return view_done(o, bad);
+}
+
+const char *view_partitions_text(const analysis *a, uint32_t slot, char *buf, size_t n)
+{
+    const store_run *run = analysis_get_run(a);
+    uint32_t count = 0, k0 = 0, same = 1, whole = analysis_device_sms(a, slot);
+    float pct0 = 0;
+    int mps = 0, green = 0;
+    buf[0] = '\0';
+    for (uint32_t c = 0; c < run->ncontexts; c++) {
+        uint32_t k = analysis_context_sms(a, c);
+        if (!k || view_context_slot(a, c) != slot)
+            continue;
+        if (!count++) {
+            k0 = k;
+            pct0 = run->contexts[c].thread_pct;
+        } else if (k != k0 || run->contexts[c].thread_pct != pct0) {
+            same = 0;
+        }
+        mps |= run->contexts[c].thread_pct > 0;
+        green |= run->contexts[c].green;
+    }
+    if (!count)
+        return buf;
+    char at[32] = "";
+    if (same && pct0 > 0)
+        snprintf(at, sizeof at, " at %.3g%%", pct0);
+    const char *what = mps && green ? "contexts" : mps ? "MPS client" : "green context";
+    if (same)
+        snprintf(buf, n, "%u %s%s%s on %u of %u SMs%s", count, what,
+                 count == 1 || (mps && green) ? "" : "s", at, k0, whole, count > 1 ? " each" : "");
+    else
+        snprintf(buf, n, "%u %s%s on partitions of the %u SMs", count, what,
+                 count == 1 || (mps && green) ? "" : "s", whole);
+    return buf;
 }
 
 json_t *view_capture_json(const analysis *a, uint32_t i)
@@ -724,6 +874,10 @@ static json_t *capture_at(const analysis *a, uint64_t i)
 {
     return view_capture_json(a, (uint32_t)i);
 }
+static json_t *context_at(const analysis *a, uint64_t i)
+{
+    return view_context_json(a, (uint32_t)i);
+}
 
 json_t *view_report_json(const analysis *a, const analysis *cmp, const char *version)
 {
@@ -738,6 +892,7 @@ json_t *view_report_json(const analysis *a, const analysis *cmp, const char *ver
     view_put(o, "devices", array_of(a, analysis_ndevices(a), device_at), &bad);
     view_put(o, "windows", array_of(a, analysis_nwindows(a), view_window_json), &bad);
     view_put(o, "processes", array_of(a, analysis_nprocesses(a), process_at), &bad);
+    view_put(o, "contexts", array_of(a, analysis_get_run(a)->ncontexts, context_at), &bad);
     view_put(o, "captures", array_of(a, analysis_get_run(a)->ncaptures, capture_at), &bad);
     view_put(o, "signatures", array_of(a, analysis_nsignatures(a), signature_at), &bad);
     view_put(o, "stretch_histogram", view_histogram_json(a, UINT32_MAX), &bad);

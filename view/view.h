@@ -89,6 +89,15 @@ json_t *view_signature_json(const analysis *a, uint32_t s);
  * (absolute ns), dur_ns, start_reason, end_reason (null: never closed, the process was killed
  * inside it). */
 json_t *view_capture_json(const analysis *a, uint32_t i);
+/* The device slot (analysis_get_device) context c ran on, UINT32_MAX when none (a context
+ * without kernels, or c out of range). */
+uint32_t view_context_slot(const analysis *a, store_idx c);
+/* run->contexts[c]: its process, GPU slot, MPS state and SM partition (contexts[] in the report;
+ * view/README.md). */
+json_t *view_context_json(const analysis *a, uint32_t c);
+/* The SM partitions of device slot `slot`'s contexts, in English ("2 MPS clients at 50% on 66 of
+ * 132 SMs each"), into buf (n bytes); "" when none ran in one. Returns buf. */
+const char *view_partitions_text(const analysis *a, uint32_t slot, char *buf, size_t n);
 /* The comparison of a (e.g. MPS off) with b (MPS on); NULL when out of memory. */
 json_t *view_comparison_json(const analysis *a, const analysis *b);
 json_t *view_headline_json(const analysis *a); /* array of the devices' headline strings */

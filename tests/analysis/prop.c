@@ -321,7 +321,36 @@ static int check_window(const analysis_window *w, int state, char *why, size_t l
              w->overlap_ns, w->busy_ns);
     if (!(isnan(w->parallelism) || w->parallelism >= 0) || !(isnan(w->stretch) || w->stretch > 0))
         FAIL("window at %" PRId64 ": parallelism %g stretch %g", w->t0, w->parallelism, w->stretch);
-    int overlap = w->verdict >= ANALYSIS_CONCURRENT && w->rule != ANALYSIS_RULE_TOOK_TURNS;
+    /* turns: a turn is quick or marked by a switch, never both */
+    if (w->quick_turns > w->turns || w->switch_turns > w->turns ||
+        (uint64_t)w->quick_turns + w->switch_turns > w->turns)
+        FAIL("window at %" PRId64 ": %u turns, %u quick, %u marked", w->t0, w->turns,
+             w->quick_turns, w->switch_turns);
+    /* the timing's signature decides only where the files do not say, and only as it reads */
+    analysis_signature_kind sig = analysis_window_signature(w, NULL);
+    if ((w->rule == ANALYSIS_RULE_SWITCH_TURNS) !=
+        (w->rule == ANALYSIS_RULE_SWITCH_TURNS && sig == ANALYSIS_SIG_SWITCHED &&
+         w->verdict == ANALYSIS_TIME_SLICED && w->physics == ANALYSIS_PHYS_UNKNOWN))
+        FAIL("window at %" PRId64 ": switch-turns with signature %s, verdict %s, physics %s", w->t0,
+             analysis_signature_name(sig), analysis_verdict_name(w->verdict),
+             analysis_physics_name(w->physics));
+    if (w->rule == ANALYSIS_RULE_QUICK_TURNS &&
+        (sig != ANALYSIS_SIG_QUICK || w->physics != ANALYSIS_PHYS_UNKNOWN ||
+         w->verdict == ANALYSIS_TIME_SLICED || w->verdict == ANALYSIS_UNKNOWN))
+        FAIL("window at %" PRId64 ": quick-turns with signature %s, verdict %s", w->t0,
+             analysis_signature_name(sig), analysis_verdict_name(w->verdict));
+    /* where the files do not say, time-sliced only by the signature, undecided where neither
+     * the rates nor the signature decide */
+    if (w->physics == ANALYSIS_PHYS_UNKNOWN && w->verdict == ANALYSIS_TIME_SLICED &&
+        w->rule != ANALYSIS_RULE_SWITCH_TURNS)
+        FAIL("window at %" PRId64 " of unknown MPS state time-sliced by rule %s", w->t0,
+             analysis_rule_name(w->rule));
+    if (w->verdict == ANALYSIS_UNKNOWN && w->rule != ANALYSIS_RULE_ONE_AT_A_TIME &&
+        w->rule != ANALYSIS_RULE_NO_REFERENCE)
+        FAIL("window at %" PRId64 " unknown by rule %s", w->t0, analysis_rule_name(w->rule));
+    int quiet_turns = w->rule == ANALYSIS_RULE_TOOK_TURNS ||
+                      (w->rule == ANALYSIS_RULE_SWITCH_TURNS && w->overlap_ns == 0);
+    int overlap = w->verdict >= ANALYSIS_CONCURRENT && !quiet_turns;
     if (w->verdict == ANALYSIS_IDLE && w->busy_ns)
         FAIL("idle window at %" PRId64 " busy %" PRId64, w->t0, w->busy_ns);
     if (!overlap && w->overlap_ns)
@@ -336,7 +365,7 @@ static int check_window(const analysis_window *w, int state, char *why, size_t l
         0, 1u << ANALYSIS_TIME_SLICED,
         1u << ANALYSIS_CONCURRENT | 1u << ANALYSIS_QUEUED | 1u << ANALYSIS_CONTENDED,
         1u << ANALYSIS_UNKNOWN | 1u << ANALYSIS_CONCURRENT | 1u << ANALYSIS_TIME_SLICED |
-            1u << ANALYSIS_CONTENDED};
+            1u << ANALYSIS_CONTENDED | 1u << ANALYSIS_QUEUED};
     if (w->physics >= ANALYSIS_NPHYSICS || !(allowed[w->physics] >> w->verdict & 1))
         FAIL("window at %" PRId64 ": verdict %s under physics %s", w->t0,
              analysis_verdict_name(w->verdict), analysis_physics_name(w->physics));
@@ -371,7 +400,8 @@ static int check_device(const analysis *a, uint32_t s, char *why, size_t len)
         FAIL("device %u: waiting %" PRId64 " idle_in %" PRId64 " switch gaps %" PRId64, s,
              d->waiting_ns, d->idle_in_ns, d->switch_gap_ns);
     const analysis_window *w = analysis_windows(a) + d->first_window;
-    int64_t busy = 0, overlap = 0, at = d->t_begin;
+    int64_t busy = 0, overlap = 0, at = d->t_begin, gaps = 0;
+    uint64_t turns = 0, quick = 0, marked = 0, switches = 0;
     int state = device_state(run, dkey, analysis_get_options(a)->assume_mps);
     for (uint64_t i = 0; i < d->nwindows; i++) {
         if (w[i].t0 != at || w[i].t1 <= w[i].t0)
@@ -380,9 +410,22 @@ static int check_device(const analysis *a, uint32_t s, char *why, size_t len)
         at = w[i].t1;
         busy += w[i].busy_ns;
         overlap += w[i].overlap_ns;
+        turns += w[i].turns;
+        quick += w[i].quick_turns;
+        marked += w[i].switch_turns;
+        switches += w[i].switches;
+        gaps += w[i].switch_gap_ns;
         if (check_window(&w[i], state, why, len))
             return 1;
     }
+    /* the device's turns are its windows'; its switches too (every switch lies in one) */
+    if (turns != d->turns || quick != d->quick_turns || marked != d->switch_turns ||
+        switches != d->switches || gaps != d->switch_gap_ns)
+        FAIL("device %u: turns %" PRIu64 "/%" PRIu64 "/%" PRIu64 " switches %" PRIu64 " (%" PRId64
+             " ns) against its windows' %" PRIu64 "/%" PRIu64 "/%" PRIu64 " %" PRIu64 " (%" PRId64
+             " ns)",
+             s, d->turns, d->quick_turns, d->switch_turns, d->switches, d->switch_gap_ns, turns,
+             quick, marked, switches, gaps);
     if (d->nwindows && (at != d->t_end || busy != d->busy_ns || overlap != d->overlap_ns))
         FAIL("device %u: windows end at %" PRId64 " (span end %" PRId64 "), busy %" PRId64
              " overlap %" PRId64,

@@ -235,13 +235,19 @@ int test_analysis_physics_before_timing(void)
     analysis_free(a);
     store_run_free(run);
 
-    /* unknown MPS state and 2x: one kernel's work at a time */
+    /* unknown MPS state and 2x: one kernel's work at a time, which the parallelism does not
+     * tell from MPS clients each filling the GPU; but the two contexts' kernels start at the
+     * same instants, 18 turns of 0 ns, quicker than any context switch: not time-sliced. Until
+     * 2026-12-08 rule one-at-a-time called this TIME-SLICED. */
     run = two_phase(SYNTH_UNKNOWN, 2000);
     a = analyse(run, NULL);
     TEST_ASSERT(a);
     w = overlap_window(a, 0);
-    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
-    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_NEAR(w->parallelism, 1.0, 1e-6);
+    TEST_EQ_INT(w->turns, 19);
+    TEST_EQ_INT(w->quick_turns, 18); /* the first turn began with P1's solo kernels at 0 */
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_QUICK_TURNS);
     analysis_free(a);
     store_run_free(run);
     return 0;
@@ -262,12 +268,16 @@ static store_run *always_overlapping(int nproc, int64_t dur, int mps)
  * one follows; UNKNOWN only when nothing decides. */
 int test_analysis_without_reference(void)
 {
-    /* MPS state unknown: nothing decides */
-    store_run *run = always_overlapping(2, 2000, SYNTH_UNKNOWN);
+    /* MPS state unknown, and no signature in the timing either: one kernel each, a single turn
+     * (always_overlapping()'s ten back to back would be 19 turns of 0 ns: quick) */
+    store_run *run = always_overlapping(2, 20000, SYNTH_UNKNOWN);
+    for (uint64_t k = 0; k < run->nkernels; k++)
+        if (run->kernels[k].start > 0)
+            run->kernels[k].end = run->kernels[k].start; /* zero-length: never in flight */
     analysis *a = analyse(run, NULL);
     TEST_ASSERT(a);
     TEST_EQ_INT(analysis_get_signature(a, 0)->source, ANALYSIS_REF_NONE);
-    TEST_EQ_INT(analysis_get_signature(a, 0)->shortest_ns, 2000);
+    TEST_EQ_INT(analysis_get_signature(a, 0)->shortest_ns, 20000);
     TEST_ASSERT(isnan(analysis_stretch(a)[0]));
     const analysis_window *w = overlap_window(a, 0);
     TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
@@ -891,14 +901,18 @@ int test_analysis_verdict_names(void)
     }
     TEST_EQ_STR(analysis_verdict_name((analysis_verdict)42), "?");
     TEST_EQ_STR(analysis_verdict_meaning((analysis_verdict)42), "?");
-    const char *rules[] = {"none",          "no-mps",       "not-stretched",
-                           "handover",      "shared-slow",  "one-at-a-time",
-                           "parallel-slow", "no-reference", "took-turns"};
+    const char *rules[] = {"none",        "no-mps",        "not-stretched", "handover",
+                           "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
+                           "took-turns",  "switch-turns",  "quick-turns"};
     for (int r = 0; r < ANALYSIS_NRULES; r++) {
         TEST_EQ_STR(analysis_rule_name((analysis_rule)r), rules[r]);
         TEST_ASSERT(strlen(analysis_rule_text((analysis_rule)r)) > 5);
     }
     TEST_EQ_STR(analysis_rule_name((analysis_rule)99), "?");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_NONE), "none");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_SWITCHED), "switched");
+    TEST_EQ_STR(analysis_signature_name(ANALYSIS_SIG_QUICK), "quick");
+    TEST_EQ_STR(analysis_signature_name((analysis_signature_kind)9), "?");
     TEST_EQ_STR(analysis_basis_name(ANALYSIS_BASIS_SHORTEST), "shortest");
     TEST_EQ_STR(analysis_mps_name(ANALYSIS_MPS_UNKNOWN), "unknown");
     TEST_EQ_STR(analysis_physics_name(ANALYSIS_PHYS_SHARED), "shared");
@@ -1122,17 +1136,37 @@ int test_analysis_random_runs_match_brute_force(void)
             /* the physics and evidence of each window, instant by instant */
             for (uint64_t i = 0; i < ad->nwindows; i++) {
                 double ovl_ref = 0, work = 0, work_short = 0, ovl_in = 0, dur = 0;
-                double ctxsum = 0, grpsum = 0;
+                double own_ref = 0, own_short = 0, ctxsum = 0, grpsum = 0, gksum = 0;
                 int64_t wbusy = 0, wovl = 0, physns[4] = {0};
                 for (int64_t t = w[i].t0; t < w[i].t1; t++) {
                     wbusy += nctx[d][t] > 0;
                     if (nctx[d][t] > 1) {
+                        int nk = 0; /* kernels in flight */
+                        for (int c = 0; c < nc; c++)
+                            nk += devof[c] == d ? inflight[t][c] : 0;
                         wovl++;
                         ctxsum += nctx[d][t];
                         grpsum += ngrp[d][t];
+                        gksum += nk - ngrp[d][t] + 1;
                     }
                     physns[phys[d][t]]++;
                 }
+                /* turns: changes of share group in the start order (kernels of positive length,
+                 * as the run holds them), counted where the start lies; every one here is quick
+                 * (the run is 460 ns long) and none marked by a switch */
+                int turns = 0, last_group = -1;
+                for (uint64_t k = 0; k < run->nkernels; k++) {
+                    const store_kernel *kk = &run->kernels[k];
+                    if (devof[cof[k]] != d || kk->end <= kk->start)
+                        continue;
+                    int g = group[cof[k]];
+                    turns += last_group >= 0 && g != last_group && kk->start >= w[i].t0 &&
+                             kk->start < w[i].t1;
+                    last_group = g;
+                }
+                TEST_EQ_INT(w[i].turns, turns);
+                TEST_EQ_INT(w[i].quick_turns, turns);
+                TEST_EQ_INT(w[i].switch_turns, 0);
                 for (uint64_t k = 0; k < run->nkernels; k++) {
                     const store_kernel *kk = &run->kernels[k];
                     int c = cof[k];
@@ -1146,15 +1180,21 @@ int test_analysis_random_runs_match_brute_force(void)
                     double ro = ovl_of[k] > 0 ? rate_overlapped(D, r, ovl_of[k]) : 0;
                     double po = ovl_of[k] > 0 ? rate_overlapped(D, pr, ovl_of[k]) : 0;
                     dur += D;
+                    double in = 0; /* its overlapped time here */
                     for (int64_t t = kk->start; t < kk->end; t++) {
                         if (t < w[i].t0 || t >= w[i].t1 || nctx[d][t] < 2)
                             continue; /* only its overlapped time counts */
+                        in += 1;
                         ovl_in += 1;
                         work_short += po;
                         if (r > 0) {
                             ovl_ref += 1;
                             work += ro;
                         }
+                    }
+                    if (2 * in >= ovl_of[k]) { /* most of its overlapped time is here */
+                        own_short += in * po;
+                        own_ref += r > 0 ? in * ro : 0;
                     }
                 }
                 TEST_EQ_INT(w[i].busy_ns, wbusy);
@@ -1174,40 +1214,50 @@ int test_analysis_random_runs_match_brute_force(void)
                 TEST_NEAR(w[i].contexts, ctxsum / (double)wovl, 1e-4 * ctxsum / wovl);
                 TEST_NEAR(w[i].groups, grpsum / (double)wovl, 1e-4 * grpsum / wovl);
                 TEST_NEAR(w[i].overlap_share, dur > 0 ? ovl_in / dur : 0, 1e-5);
-                double stretch = NAN, par = NAN;
+                double gk = gksum / (double)wovl;
+                TEST_NEAR(w[i].group_kernels, gk, 1e-4 * gk);
+                /* where the physics is unknown, the turns' signature: quick from three turns */
+                int quick = ph == 3 && turns >= ANALYSIS_SIGNATURE_MIN_TURNS;
+                double stretch = NAN, par = NAN, own = NAN;
                 int basis = ANALYSIS_BASIS_NONE;
                 if (ovl_ref > 0 && work > 0 && cov >= 0.5) {
                     basis = ANALYSIS_BASIS_REFERENCE;
                     stretch = ovl_ref / work;
                     par = work / (double)wovl / cov;
+                    own = own_ref / work;
                 } else if (ph == 1) {
                     basis = ANALYSIS_BASIS_TURNS;
                     stretch = grpsum / (double)wovl;
                     par = ovl_in / stretch / (double)wovl;
-                } else if (ph == 2 && work_short > 0) {
+                } else if ((ph == 2 || quick) && work_short > 0) {
                     basis = ANALYSIS_BASIS_SHORTEST;
                     stretch = ovl_in / work_short;
                     par = work_short / (double)wovl;
+                    own = own_short / work_short;
                 }
                 TEST_EQ_INT(w[i].basis, basis);
                 if (basis != ANALYSIS_BASIS_NONE) {
                     TEST_NEAR(w[i].stretch, stretch, 1e-4 * stretch);
                     TEST_NEAR(w[i].parallelism, par, 1e-4 * par);
                 }
+                if (!isnan(own))
+                    TEST_NEAR(w[i].own_share, own, 1e-4);
                 /* the verdict rules */
                 analysis_verdict v;
                 int flat = basis && stretch <= o.concurrent_max_stretch;
+                int shared = !basis || flat                               ? ANALYSIS_CONCURRENT
+                             : w[i].overlap_share <= o.queued_max_overlap ? ANALYSIS_QUEUED
+                                                                          : ANALYSIS_CONTENDED;
+                int mine = basis == ANALYSIS_BASIS_REFERENCE && own >= ANALYSIS_OWN_MIN_SHARE;
                 if (ph == 1)
                     v = ANALYSIS_TIME_SLICED;
                 else if (ph == 2)
-                    v = !basis || flat                               ? ANALYSIS_CONCURRENT
-                        : w[i].overlap_share <= o.queued_max_overlap ? ANALYSIS_QUEUED
-                                                                     : ANALYSIS_CONTENDED;
+                    v = shared;
                 else
-                    v = basis != ANALYSIS_BASIS_REFERENCE ? ANALYSIS_UNKNOWN
-                        : flat                            ? ANALYSIS_CONCURRENT
-                        : par <= o.sliced_max_parallelism ? ANALYSIS_TIME_SLICED
-                                                          : ANALYSIS_CONTENDED;
+                    v = mine && flat                                  ? ANALYSIS_CONCURRENT
+                        : mine && par > o.sliced_max_parallelism * gk ? ANALYSIS_CONTENDED
+                        : quick                                       ? shared
+                                                                      : ANALYSIS_UNKNOWN;
                 TEST_EQ_INT(w[i].verdict, v);
             }
             /* the exact profile (processes and contexts in flight) */
@@ -1465,11 +1515,13 @@ int test_analysis_green_contexts_unknown_mps(void)
         if (assume) {
             TEST_EQ_INT(w->physics, ANALYSIS_PHYS_SLICED);
             TEST_EQ_INT(w->rule, ANALYSIS_RULE_NO_MPS);
-        } else {
+            TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+        } else { /* one kernel's work at a time, one turn: undecided (before 2026-12-08
+                    TIME-SLICED, which the file does not support) */
             TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
             TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+            TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
         }
-        TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
         analysis_free(a);
         store_run_free(run);
     }
@@ -1682,7 +1734,7 @@ int test_analysis_assume_mps(void)
     TEST_EQ_INT(store_run_finish(run), 0);
     analysis *a = NULL;
     TEST_EQ_INT(analysis_run(run, &o, &a), 0);
-    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_EQ_INT(overlap_window(a, 0)->rule, ANALYSIS_RULE_QUICK_TURNS); /* the timing says */
     TEST_EQ_INT(analysis_nwarnings(a), 0);
     analysis_free(a);
     o.assume_mps = 2;
@@ -2087,8 +2139,16 @@ int test_analysis_context_switches(void)
         int one_process;        /* the second "process" is a stream of the first one's context */
         uint64_t want_switches; /* of 20 kernels alternating */
     } cases[] = {
-        {SYNTH_PLAIN, 143000, 0, 19}, {SYNTH_PLAIN, 1000000, 0, 19}, {SYNTH_PLAIN, 1000001, 0, 0},
-        {SYNTH_MPS, 143000, 0, 0},    {SYNTH_UNKNOWN, 143000, 0, 0}, {SYNTH_PLAIN, 143000, 1, 0},
+        {SYNTH_PLAIN, 143000, 0, 19},
+        {SYNTH_PLAIN, 1000000, 0, 19},
+        {SYNTH_PLAIN, 1000001, 0, 0},
+        {SYNTH_MPS, 143000, 0, 0},
+        {SYNTH_PLAIN, 143000, 1, 0},
+        /* files that do not say: gaps the size of a switch, every one of 19 turns: the timing's
+         * signature of time-slicing counts them (0 before 2026-12-08); a gap of 1 ms is no
+         * switch's size, so it says nothing */
+        {SYNTH_UNKNOWN, 143000, 0, 19},
+        {SYNTH_UNKNOWN, 1000000, 0, 0},
         {SYNTH_PLAIN, -1000, 0, 0}, /* overlapping by 1 us: a window, not a switch */
         {SYNTH_PLAIN, 999, 0, 0},   /* under 1 us: no switch a GPU can make */
         {SYNTH_PLAIN, 1000, 0, 19},
@@ -2118,7 +2178,9 @@ int test_analysis_context_switches(void)
             TEST_EQ_INT(d->verdict,
                         cases[c].want_switches >= 2 ? ANALYSIS_TIME_SLICED : ANALYSIS_SOLO);
         if (cases[c].want_switches >= 2)
-            TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, ANALYSIS_RULE_TOOK_TURNS);
+            TEST_EQ_INT(d->by_verdict[ANALYSIS_TIME_SLICED].rule, cases[c].mps == SYNTH_UNKNOWN
+                                                                      ? ANALYSIS_RULE_SWITCH_TURNS
+                                                                      : ANALYSIS_RULE_TOOK_TURNS);
         /* a switch's gap is not the processes' idle time: the other gaps are */
         int64_t idle = cases[c].want_switches || cases[c].gap < 0 ? 0 : 19 * cases[c].gap;
         TEST_EQ_INT(d->idle_in_ns, idle);
@@ -2130,6 +2192,315 @@ int test_analysis_context_switches(void)
         analysis_free(a);
         store_run_free(run);
     }
+    return 0;
+}
+
+/* Two processes whose files do not say whether MPS was on, each kernel alone first at `solo` ns
+ * (the references), then from 10 ms n kernels each of `dur` ns back to back on A, B's starting
+ * `lag` ns after A's each time. */
+static store_run *lagged_pair(int64_t solo, int64_t dur, int64_t lag, int n)
+{
+    store_run *run = store_run_new();
+    store_idx a = synth_process(run, 301, "h", "r", SYNTH_UNKNOWN, NULL);
+    store_idx b = synth_process(run, 302, "h", "r", SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a, "k", 0, solo);
+    synth_kernel(run, b, "k", 5 * MS, 5 * MS + solo);
+    for (int i = 0; i < n; i++) {
+        int64_t t = 10 * MS + i * dur;
+        synth_kernel(run, a, "k", t, t + dur);
+        synth_kernel(run, b, "k", t + lag, t + lag + dur);
+    }
+    return run;
+}
+
+/* Where the files do not say whether MPS was on, one kernel's work at a time (parallelism 1,
+ * stretch 2) is time-slicing or MPS clients each filling the GPU; the turns tell them apart
+ * (analysis/README.md, "When the file does not say"). Until 2026-12-08 rule one-at-a-time called
+ * every such window TIME-SLICED. */
+int test_analysis_signature(void)
+{
+    /* B's kernels start a whole time slice (2.25 ms) after A's, each turn a slice long: the
+     * signature of time-slicing (rule switch-turns) */
+    store_run *run = lagged_pair(2250000, 4500000, 2250000, 8);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_window *w = overlap_window(a, 0);
+    /* overlapped 12.25-46 ms; A's first and B's last kernel did their work alone */
+    TEST_NEAR(w->parallelism, 14 * 2.25 / 33.75, 1e-6);
+    TEST_NEAR(w->stretch, 2 * 33.75 / (14 * 2.25), 1e-6);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 0);
+    TEST_EQ_INT(w->switch_turns, 15);
+    TEST_EQ_INT(analysis_window_signature(w, NULL), ANALYSIS_SIG_SWITCHED);
+    TEST_EQ_INT(w->verdict, ANALYSIS_TIME_SLICED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_SWITCH_TURNS);
+    TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* B's kernels start 50 us after A's: a change of context quicker than any switch (the H200's
+     * takes 135-143 us), 8 of 15 turns: not time-sliced, contended (rule quick-turns) */
+    run = lagged_pair(2250000, 4500000, 50000, 8);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_NEAR(w->parallelism, 1.0, 0.02);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 8);
+    TEST_EQ_INT(w->switch_turns, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONTENDED);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_QUICK_TURNS);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* B's kernels start 0.5 ms after A's: turns of 0.5 and 4 ms, neither quicker than a switch
+     * nor ended by one, nor a slice long: undecided (UNKNOWN, rule one-at-a-time) */
+    run = lagged_pair(2250000, 4500000, 500000, 8);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    w = overlap_window(a, 0);
+    TEST_EQ_INT(w->turns, 15);
+    TEST_EQ_INT(w->quick_turns, 0);
+    TEST_EQ_INT(w->switch_turns, 0);
+    TEST_EQ_INT(analysis_window_signature(w, NULL), ANALYSIS_SIG_NONE);
+    TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    TEST_EQ_INT(analysis_get_device(a, 0)->verdict, ANALYSIS_UNKNOWN);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* turns of both kinds (clock error between files, or chance): no signature */
+    analysis_window x = {0};
+    x.turns = 20;
+    x.quick_turns = 5;
+    x.switch_turns = 10;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 0; /* 10 of 20 marked, none quick */
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_SWITCHED);
+    x.switch_turns = 9;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 2; /* 2 of 20 quick: 10%, but fewer than ANALYSIS_SIGNATURE_MIN_TURNS */
+    x.switch_turns = 0;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_NONE);
+    x.quick_turns = 3;
+    TEST_EQ_INT(analysis_window_signature(&x, NULL), ANALYSIS_SIG_QUICK);
+
+    /* no overlap, handovers within 5 us (MPS clients taking turns): no switch, nothing judged */
+    run = store_run_new();
+    store_idx s[2] = {synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL),
+                      synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL)};
+    for (int i = 0; i < 20; i++)
+        synth_kernel(run, s[i % 2], "k", i * 55000, i * 55000 + 50000);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->verdict, ANALYSIS_SOLO);
+    TEST_EQ_INT(d->switches, 0);
+    TEST_EQ_INT(d->turns, 19);
+    TEST_EQ_INT(d->quick_turns, 19);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Time-slicing runs one share group at a time, but a group may run several kernels at once (its
+ * streams, green contexts beside their parent): its solo work per unit of overlap is bounded by
+ * the kernels one group holds (group_kernels), not by 1. Two streams of A beside B's one kernel,
+ * each 2 ms for 1 ms of work: parallelism 1.5, which with the bound of 1 read as side by side
+ * (CONTENDED, rule parallel-slow) where the files do not say: tests/verdicts/green-proc-mps-off
+ * and streams-procs-mps-off, read as if they did not say, were judged so before 2026-12-08. */
+int test_analysis_parallelism_bound(void)
+{
+    store_run *run = store_run_new();
+    store_idx a1 = synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    store_idx a2 = store_run_stream(run, run->streams[a1].context, 99);
+    store_idx b = synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a1, "k", 0, MS); /* the solo references: 1 ms */
+    synth_kernel(run, b, "k", 2 * MS, 3 * MS);
+    synth_kernel(run, a1, "k", 10 * MS, 12 * MS);
+    synth_kernel(run, a2, "k", 10 * MS, 12 * MS);
+    synth_kernel(run, b, "k", 10 * MS, 12 * MS);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_NEAR(w->parallelism, 1.5, 1e-6);
+    TEST_NEAR(w->group_kernels, 2.0, 1e-6);
+    TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* A kernel overlapped in many windows progresses at its average rate in each: beside another
+ * context's short burst it reads as side by side though it may have been paused there. The rate
+ * rules decide only where the window's own kernels did most of its work (own_share >= 0.8).
+ * A's 100 ms kernel (95 ms of work alone) beside ten of B's 1 ms kernels at solo speed, 2 ms
+ * apart: 5 ms of A's work over its 10 ms overlapped, so each window reads parallelism 1.5, which
+ * tests/verdicts/uneven-mps-off (a 450 ms kernel beside a train of short ones), read as if its
+ * files did not say, was judged side by side for (14 windows CONTENDED before 2026-12-08). */
+int test_analysis_own_share(void)
+{
+    store_run *run = store_run_new();
+    store_idx a = synth_process(run, 100, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    store_idx b = synth_process(run, 101, NULL, NULL, SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a, "long", 0, 95 * MS); /* the references */
+    synth_kernel(run, b, "short", 100 * MS, 101 * MS);
+    synth_kernel(run, a, "long", 200 * MS, 300 * MS);
+    for (int i = 0; i < 10; i++)
+        synth_kernel(run, b, "short", 210 * MS + i * 3 * MS, 211 * MS + i * 3 * MS);
+    analysis *an = analyse(run, NULL);
+    TEST_ASSERT(an);
+    for (int i = 0; i < 10; i++) {
+        const analysis_window *w = overlap_window(an, i);
+        TEST_ASSERT(w);
+        TEST_NEAR(w->parallelism, 1.5, 1e-6);
+        TEST_NEAR(w->own_share, 1.0 / 1.5, 1e-6); /* B's work; A's is averaged over ten */
+        TEST_EQ_INT(w->verdict, ANALYSIS_UNKNOWN);
+        TEST_EQ_INT(w->rule, ANALYSIS_RULE_ONE_AT_A_TIME);
+    }
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
+}
+
+/* A kernel `name` of `grid` blocks of 256 threads (8 to an SM) on `stream` over [start, end). */
+static int grid_kernel(store_run *run, store_idx stream, const char *name, uint32_t grid,
+                       int64_t start, int64_t end)
+{
+    store_launch l;
+    memset(&l, 0, sizeof l);
+    l.name = store_run_intern(run, name);
+    l.grid[0] = grid;
+    l.grid[1] = l.grid[2] = l.block[1] = l.block[2] = 1;
+    l.block[0] = 256;
+    store_kernel k = {start, end, stream, store_run_launch(run, &l), 0, 0};
+    return store_run_add_kernel(run, &k);
+}
+
+/* Two MPS clients at CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 on the H200 (tests/verdicts/mps-pct50):
+ * each shown 66 of the 132 SMs, a kernel of 4224 blocks (8 waves there) alone, then both at
+ * once at 1.05x. */
+static store_run *half_clients(void)
+{
+    store_run *run = store_run_new();
+    store_idx s[2];
+    for (int p = 0; p < 2; p++) {
+        s[p] = synth_process(run, 1757 + p, "h", "r", SYNTH_MPS, NULL);
+        store_context *c = &run->contexts[run->streams[s[p]].context];
+        c->thread_pct = 50;
+        c->sm_count = 66;
+    }
+    run->devices[0].sm_count = 66; /* every process was shown its partition */
+    grid_kernel(run, s[0], "fill", 4224, 0, 8 * MS);
+    grid_kernel(run, s[1], "fill", 4224, 10 * MS, 18 * MS);
+    grid_kernel(run, s[0], "fill", 4224, 20 * MS, 20 * MS + 8400000);
+    grid_kernel(run, s[1], "fill", 4224, 20 * MS, 20 * MS + 8400000);
+    return run;
+}
+
+/* MPS clients limited by an active thread percentage, and green contexts, run side by side on
+ * a share of the SMs each: true inside the partition, and what the partition costs against the
+ * whole GPU is a figure of its own (issue 30): kernels that filled their 66 SMs 8 times fill the
+ * whole GPU's 132 only 4 times, 2x. The whole GPU is inferred where every process was shown its
+ * partition (66 at 50%: 132). Before 2026-12-08 nothing said a partition was there. */
+int test_analysis_partitions(void)
+{
+    store_run *run = half_clients();
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    TEST_EQ_INT(analysis_device_sms(a, 0), 132);
+    TEST_EQ_INT(analysis_context_sms(a, 0), 66);
+    TEST_EQ_INT(analysis_context_sms(a, 1), 66);
+    const analysis_window *w = overlap_window(a, 0);
+    TEST_EQ_INT(w->verdict, ANALYSIS_CONCURRENT); /* 1.05x in the partition */
+    TEST_NEAR(w->stretch, 1.05, 1e-6);
+    TEST_NEAR(w->partition_share, 1.0, 1e-6);
+    TEST_NEAR(w->partition_slowdown, 2.0, 1e-6);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_NEAR(d->by_verdict[ANALYSIS_CONCURRENT].partition_slowdown, 2.0, 1e-6);
+    analysis_free(a);
+
+    /* a whole-GPU baseline: the client's grid was sized for 66 SMs, the unlimited run's for
+     * 132 (8448 blocks, 8 waves, 8 ms): taken as the same kernel, its reference as is; a run
+     * whose grid does not depend on the SMs (4224 blocks, 4 waves on 132 SMs, 4 ms): its
+     * reference twice as long in the partition; neither: none, and a warning says why */
+    static const struct {
+        const char *name;
+        uint32_t grid;
+        int64_t dur;
+        double want; /* the reference in the partition, ns; 0: none */
+    } bases[] = {{"fill", 8448, 8 * MS, 8e6}, {"fill", 4224, 4 * MS, 8e6}, {"other", 8448, MS, 0}};
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+        store_run *base = store_run_new();
+        store_idx bs = synth_process(base, 851, "h", "base", SYNTH_PLAIN, NULL);
+        grid_kernel(base, bs, bases[b].name, bases[b].grid, 0, bases[b].dur);
+        TEST_EQ_INT(store_run_finish(base), 0);
+        a = analyse(run, base);
+        TEST_ASSERT(a);
+        const analysis_signature *sg = analysis_get_signature(a, 0);
+        if (bases[b].want > 0) {
+            TEST_EQ_INT(sg->source, ANALYSIS_REF_BASELINE);
+            TEST_NEAR(sg->reference_ns, bases[b].want, 1e-6);
+            TEST_NEAR(overlap_window(a, 0)->stretch, 1.05, 1e-6);
+            TEST_EQ_INT(analysis_nwarnings(a), 0);
+        } else {
+            TEST_ASSERT(has_warning(a, "1 kernel signature of contexts in SM partitions has no "
+                                       "reference in the baseline"));
+        }
+        analysis_free(a);
+        store_run_free(base);
+    }
+    store_run_free(run);
+    return 0;
+}
+
+/* Bursts of turns apart by the processes' own idle time are took-turns windows apart: a window
+ * never bridges an idle stretch longer than a switch can explain (ANALYSIS_SWITCH_GAP_NS), so the
+ * time by verdict counts the idle between bursts as quiet time, not as time-sliced. Until
+ * 2026-12-08 the window ran from the first switch to the last: tests/verdicts/kineto-mps-off
+ * (--assume-mps off) counted 1.76 s, 100% of the run, as time-sliced while the GPU was busy
+ * 22.7 ms. Two plain processes, three bursts of 6 kernels of 50 us alternating with 143 us switch
+ * gaps, 200 ms apart; a lone switch after a 2 ms pause stays in the quiet time. */
+int test_analysis_took_turns_bursts(void)
+{
+    store_run *run = store_run_new();
+    TEST_ASSERT(run);
+    store_idx s[2] = {synth_process(run, 100, NULL, NULL, SYNTH_PLAIN, NULL),
+                      synth_process(run, 101, NULL, NULL, SYNTH_PLAIN, NULL)};
+    int64_t burst[3] = {0, 200 * MS, 400 * MS};
+    for (int b = 0; b < 3; b++) {
+        int64_t t = burst[b];
+        for (int i = 0; i < 6; i++, t += 50000 + 143000)
+            TEST_EQ_INT(synth_kernel(run, s[i % 2], "k", t, t + 50000), 0);
+    }
+    /* a pause of 2 ms, then one switch: a cluster of one, no window of its own */
+    TEST_EQ_INT(synth_kernel(run, s[0], "k", 403 * MS, 403 * MS + 50000), 0);
+    TEST_EQ_INT(synth_kernel(run, s[1], "k", 403 * MS + 193000, 403 * MS + 243000), 0);
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->switches, 16);
+    TEST_EQ_INT(d->verdict, ANALYSIS_TIME_SLICED);
+    const analysis_verdict_time *ts = &d->by_verdict[ANALYSIS_TIME_SLICED];
+    TEST_EQ_INT(ts->nwindows, 3);
+    TEST_EQ_INT(ts->rule, ANALYSIS_RULE_TOOK_TURNS);
+    /* each window: from the first switch's gap (50 us into the burst) to the last switch's kernel
+     * (5 x 193 us into it): 5 switches, 4 x 193 + 143 us long */
+    TEST_EQ_INT(ts->ns, 3 * (4 * 193000 + 143000));
+    const analysis_window *w = analysis_windows(a);
+    int seen = 0;
+    for (uint64_t i = 0; i < analysis_nwindows(a); i++) {
+        if (w[i].verdict == ANALYSIS_TIME_SLICED) {
+            TEST_EQ_INT(w[i].t0, burst[seen] + 50000);
+            TEST_EQ_INT(w[i].switches, 5);
+            seen++;
+        }
+    }
+    TEST_EQ_INT(seen, 3);
+    TEST_EQ_INT(d->by_verdict[ANALYSIS_SOLO].ns, (d->t_end - d->t_begin) - ts->ns);
+    analysis_free(a);
+    store_run_free(run);
     return 0;
 }
 

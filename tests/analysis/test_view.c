@@ -270,3 +270,82 @@ int test_view_waiting(void)
     store_run_free(run);
     return 0;
 }
+
+/* Where the files do not say whether MPS was on, the headline says which evidence decided, or
+ * that none did: undecided, in the verdict's name (UNKNOWN) and its reason (one kernel's work at a
+ * time: time-sliced, or MPS clients each filling the GPU) with what would decide it. Until
+ * 2026-12-08 such a window read "TIME-SLICED (MPS state unknown): stretch 2.00x, one kernel's work
+ * at a time", a claim the file does not support. A and B each alone first (the references, 1 ms),
+ * then two kernels of 2 ms, B's 0.2 ms after A's: each did 0.2 ms of its work alone and 0.8 ms in
+ * the 1.8 ms overlap (parallelism 0.889, stretch 2.25); one turn, no signature. */
+int test_view_undecided(void)
+{
+    store_run *run = store_run_new();
+    store_idx a1 = synth_process(run, 101, "h", "r", SYNTH_UNKNOWN, NULL);
+    store_idx b1 = synth_process(run, 102, "h", "r", SYNTH_UNKNOWN, NULL);
+    synth_kernel(run, a1, "k", 0, MS);
+    synth_kernel(run, b1, "k", 5 * MS, 6 * MS);
+    synth_kernel(run, a1, "k", 10 * MS, 12 * MS);
+    synth_kernel(run, b1, "k", 10200000, 12200000);
+    analysis *a = NULL;
+    TEST_ASSERT(store_run_finish(run) == 0 && analysis_run(run, NULL, &a) == 0);
+    view_headline h;
+    view_headline_of(a, 0, &h);
+    TEST_EQ_STR(h.verdict, "UNKNOWN");
+    TEST_EQ_STR(
+        h.tail,
+        " (MPS state unknown): one kernel's work at a time (parallelism 0.889, "
+        "stretch 2.25x): time-sliced, or MPS clients each filling the GPU; the timing shows "
+        "neither a context switch's marks nor turns quicker than one (a libcollect "
+        "recording or --assume-mps on|off decides)");
+    char ev[512];
+    TEST_ASSERT(strstr(view_evidence(a, 0, ev, sizeof ev), "rule one-at-a-time: "));
+    json_t *w = view_window_json(a, 1);
+    TEST_ASSERT(w);
+    TEST_EQ_STR(json_string_value(json_object_get(w, "verdict")), "unknown");
+    TEST_EQ_STR(json_string_value(json_object_get(w, "rule")), "one-at-a-time");
+    TEST_EQ_STR(json_string_value(json_object_get(w, "signature")), "none");
+    TEST_EQ_INT(json_integer_value(json_object_get(w, "turns")), 1);
+    json_decref(w);
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* The contexts of the report: each one's MPS state and SM partition, one name and meaning in the
+ * JSON (and CSV); two MPS clients at 50% of the H200 are shown 66 of its 132 SMs each. */
+int test_view_contexts(void)
+{
+    store_run *run = store_run_new();
+    for (int p = 0; p < 2; p++) {
+        store_idx s = synth_process(run, 1757 + p, "h", "r", SYNTH_MPS, NULL);
+        run->contexts[run->streams[s].context].thread_pct = 50;
+        run->contexts[run->streams[s].context].sm_count = 66;
+        synth_kernel(run, s, "k", p * MS, (p + 2) * MS);
+    }
+    run->devices[0].sm_count = 66;
+    analysis *a = NULL;
+    TEST_ASSERT(store_run_finish(run) == 0 && analysis_run(run, NULL, &a) == 0);
+    json_t *c = view_context_json(a, 1);
+    TEST_ASSERT(c);
+    TEST_EQ_INT(json_integer_value(json_object_get(c, "pid")), 1758);
+    TEST_EQ_INT(json_integer_value(json_object_get(c, "gpu")), 0);
+    TEST_EQ_STR(json_string_value(json_object_get(c, "mps")), "on");
+    TEST_EQ_INT(json_integer_value(json_object_get(c, "sm_count")), 66);
+    TEST_NEAR(json_real_value(json_object_get(c, "sm_share")), 0.5, 1e-6);
+    TEST_NEAR(json_real_value(json_object_get(c, "thread_percentage")), 50, 0);
+    json_decref(c);
+    json_t *d = view_device_json(a, 0);
+    TEST_EQ_INT(json_integer_value(json_object_get(d, "sm_count")), 132); /* the whole GPU */
+    json_decref(d);
+    char buf[160];
+    TEST_EQ_STR(view_partitions_text(a, 0, buf, sizeof buf),
+                "2 MPS clients at 50% on 66 of 132 SMs each");
+    view_headline h;
+    view_headline_of(a, 0, &h);
+    TEST_ASSERT(strstr(h.tail, "; in their SM partitions (2 MPS clients at 50% on 66 of 132 SMs "
+                               "each)"));
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}

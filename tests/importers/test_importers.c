@@ -1286,6 +1286,12 @@ int test_importers_corpus_chrome_ranks(void)
     TEST_EQ_INT(run->processes[1].pid, 4045);
     TEST_EQ_STR(meta(run, 0, "chrome.rank"), "0");
     TEST_EQ_STR(meta(run, 1, "chrome.rank"), "1");
+    TEST_EQ_STR(meta(run, 1, "chrome.world_size"), "128");
+    store_rank rk; /* distributedInfo {"backend": "nccl", "rank": 1, "world_size": 128} */
+    TEST_EQ_INT(store_process_rank(&run->processes[1], &rk), 1);
+    TEST_EQ_INT(rk.rank, 1);
+    TEST_EQ_INT(rk.world_size, 128);
+    TEST_EQ_STR(rk.launcher, "pytorch");
     TEST_EQ_INT(run->nkernels, 1154 + 1104);
     int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {0, 0};
     for (uint64_t i = 0; i < run->nkernels; i++) {

@@ -440,6 +440,22 @@ int test_job_rank_precedence(void)
     TEST_EQ_INT(r.local_rank, 0);
     TEST_EQ_INT(r.world_size, -1);
     TEST_EQ_STR(r.launcher, "pmi");
+    /* a PyTorch profiler trace's distributedInfo (importers/chrome.c): taken where no launcher
+     * variable says (before 2026-12-08 a Kineto trace had no rank in report, job or page) */
+    const char *f[] = {"chrome.rank", "3", "chrome.world_size", "8"};
+    TEST_EQ_INT(rank_of(f, 2, &r), 1);
+    TEST_EQ_INT(r.rank, 3);
+    TEST_EQ_INT(r.local_rank, -1);
+    TEST_EQ_INT(r.world_size, 8);
+    TEST_EQ_STR(r.launcher, "pytorch");
+    const char *g[] = {"chrome.rank", "3", "env.RANK", "5"}; /* the launcher's first */
+    TEST_EQ_INT(rank_of(g, 2, &r), 1);
+    TEST_EQ_INT(r.rank, 5);
+    TEST_EQ_STR(r.launcher, "torchrun");
+    const char *h[] = {"chrome.rank", "0"}; /* HTA's critical-path sample: no world size */
+    TEST_EQ_INT(rank_of(h, 1, &r), 1);
+    TEST_EQ_INT(r.rank, 0);
+    TEST_EQ_INT(r.world_size, -1);
     return 0;
 }
 

@@ -1697,6 +1697,87 @@ int test_store_green_contexts(void)
     return 0;
 }
 
+/* Writes a libcollect-like file at `path`: process `pid` with process_meta env `pct` (NULL:
+ * none), its device 0 shown `sms` SMs, and one context of compute API kind `kind` (2: an MPS
+ * client) whose row says `ctx_sms` (0: nothing, as libcollect writes for a client today). */
+static int write_client(const char *path, int64_t pid, const char *pct, uint32_t sms, uint32_t kind,
+                        uint32_t ctx_sms)
+{
+    store_writer *w;
+    int64_t proc;
+    store_process_info pi = {.pid = pid, .host = "h", .source = "libcollect"};
+    store_device_info d = {
+        0, "169599e228a1abb0f48630f3ec94d721", "NVIDIA H200", sms, 9, 0, 150109880320ULL};
+    store_context_info c = {.context_id = 1, .compute_api_kind = kind, .sm_count = ctx_sms};
+    store_kernel_info k = {
+        .start = T0 + 10, .end = T0 + 20, .context_id = 1, .stream_id = 5, .name = mangled};
+    if (store_writer_open(path, STORE_CLOCK_REALTIME, T0, &w) ||
+        store_writer_process(w, &pi, &proc) || store_writer_device(w, proc, &d) ||
+        store_writer_context(w, proc, &c) || store_writer_kernel(w, proc, &k) ||
+        (pct && store_writer_process_meta(w, proc, "env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", pct)))
+        return 1;
+    return store_writer_close(w) != STORE_OK;
+}
+
+/* MPS clients limited by CUDA_MPS_ACTIVE_THREAD_PERCENTAGE run in a partition of the SMs: the
+ * reader gives such a context its percentage (libcollect records the variable in process_meta)
+ * and the SMs its device reported to the client (the H200 shows 66 of its 132 at 50%:
+ * tests/verdicts/mps-pct50), unless the context row says; the device is the whole GPU, the most
+ * SMs any process was shown. A plain context keeps no percentage (without MPS the variable does
+ * nothing). Before 2026-12-08 the run had neither, and the GPU merged from a 50% client first
+ * counted 66 SMs. */
+int test_store_mps_partitions(void)
+{
+    const char *a = path_in("pa.db"), *b = path_in("pb.db"), *c = path_in("pc.db");
+    const char *d = path_in("pd.db"), *saved = path_in("psaved.db");
+    TEST_EQ_INT(write_client(a, 11, "50", 66, 2, 0), 0);  /* a client at 50%: shown 66 */
+    TEST_EQ_INT(write_client(b, 12, NULL, 132, 2, 0), 0); /* a client without a limit */
+    TEST_EQ_INT(write_client(c, 13, "25", 132, 1, 0), 0); /* plain: the variable does nothing */
+    TEST_EQ_INT(write_client(d, 14, "30", 40, 2, 38), 0); /* the context row says 38 */
+    for (int pass = 0; pass < 2; pass++) {
+        store_run *run = store_run_new();
+        if (pass)
+            TEST_EQ_INT(store_run_load(run, saved), STORE_OK);
+        else
+            for (const char *const *p = (const char *const[]){a, b, c, d, NULL}; *p; p++)
+                TEST_EQ_INT(store_run_load(run, *p), STORE_OK);
+        TEST_EQ_INT(store_run_finish(run), STORE_OK);
+        TEST_EQ_INT(run->ndevices, 1);
+        TEST_EQ_INT(run->devices[0].sm_count, 132); /* not the first file's 66 */
+        static const struct {
+            int64_t pid;
+            float pct;
+            uint32_t sms;
+        } want[] = {{11, 50, 66}, {12, 0, 0}, {13, 0, 0}, {14, 30, 38}};
+        TEST_EQ_INT(run->ncontexts, 4);
+        for (uint32_t i = 0; i < run->ncontexts; i++) {
+            const store_context *x = &run->contexts[i];
+            for (int j = 0; j < 4; j++)
+                if (run->processes[x->process].pid == want[j].pid) {
+                    TEST_NEAR(x->thread_pct, want[j].pct, 0);
+                    TEST_EQ_INT(x->sm_count, want[j].sms);
+                }
+        }
+        if (!pass) /* a merged file keeps them */
+            TEST_EQ_INT(store_run_save(run, saved, "tlview merge 0.1.0"), STORE_OK);
+        store_run_free(run);
+    }
+    /* the percentage as the variable holds it: a number in (0, 100] */
+    static const struct {
+        const char *v;
+        double want;
+    } pcts[] = {{"50", 50}, {"12.5", 12.5}, {"100", 100}, {"0", 0}, {"101", 0}, {"x", 0}, {"", 0}};
+    for (size_t i = 0; i < sizeof pcts / sizeof *pcts; i++) {
+        const char *keys[] = {"env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"}, *vals[] = {pcts[i].v};
+        store_process p = {0};
+        p.meta_keys = keys;
+        p.meta_values = vals;
+        p.nmeta = 1;
+        TEST_NEAR(store_thread_pct(&p), pcts[i].want, 0);
+    }
+    return 0;
+}
+
 /* The builder call: unknown (0) leaves what is known; a bad index is refused. */
 int test_store_context_green_builder(void)
 {

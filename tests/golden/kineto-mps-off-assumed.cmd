@@ -1,0 +1,1 @@
+report --color never --assume-mps off tests/verdicts/kineto-mps-off

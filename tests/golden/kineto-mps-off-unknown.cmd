@@ -1,0 +1,1 @@
+report --color never tests/verdicts/kineto-mps-off

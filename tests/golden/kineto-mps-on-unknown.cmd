@@ -1,0 +1,1 @@
+report --color never --baseline tests/verdicts/solo-kineto tests/verdicts/kineto-mps-on

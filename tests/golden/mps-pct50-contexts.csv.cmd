@@ -1,0 +1,1 @@
+report --format csv --table contexts tests/verdicts/mps-pct50

@@ -1,0 +1,1 @@
+report --color never --baseline tests/verdicts/solo-sat tests/verdicts/mps-pct50
