@@ -119,16 +119,24 @@ static void *run_part(void *arg)
     return NULL;
 }
 
-/* split: n green contexts on disjoint groups of the device's SMs, as even as the device's SM
- * granularity allows. */
+/* split: n green contexts on disjoint groups of the device's SMs, each of the SMs of an n-way
+ * split rounded down to the partition granularity (8 SMs on compute capability 9.0: 132 SMs
+ * split 2 ways give 64 each, not 66, which the split would round up to 72 and fit once). */
 static void split(CUdevice dev, part *parts, int n)
 {
     CUdevResource all, groups[MAX_GREEN];
     CHECK_CU(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
+    unsigned align = all.sm.smCoscheduledAlignment > all.sm.minSmPartitionSize
+                         ? all.sm.smCoscheduledAlignment
+                         : all.sm.minSmPartitionSize;
+    unsigned per = all.sm.smCount / (unsigned)n;
+    per -= align ? per % align : 0;
     unsigned got = (unsigned)n;
-    CHECK_CU(cuDevSmResourceSplitByCount(groups, &got, &all, NULL, 0, all.sm.smCount / n));
-    if ((int)got < n) {
-        fprintf(stderr, "partitions: the SMs split only %u ways, not %d\n", got, n);
+    if (per < all.sm.minSmPartitionSize ||
+        cuDevSmResourceSplitByCount(groups, &got, &all, NULL, 0, per) != CUDA_SUCCESS ||
+        (int)got < n) {
+        fprintf(stderr, "partitions: %u SMs do not split %d ways (%u each, at least %u)\n",
+                all.sm.smCount, n, per, all.sm.minSmPartitionSize);
         exit(EXIT_FAILURE);
     }
     for (int i = 0; i < n; i++) {
