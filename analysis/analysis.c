@@ -954,6 +954,18 @@ const analysis_process *analysis_get_process(const analysis *a, uint32_t i)
     return i < a->run->nprocesses ? &a->procs[i] : NULL;
 }
 
+uint32_t analysis_context_group(const analysis *a, store_idx ctx, int *pPlain)
+{
+    if (ctx >= a->run->ncontexts) {
+        if (pPlain)
+            *pPlain = 0;
+        return UINT32_MAX;
+    }
+    if (pPlain)
+        *pPlain = a->group_plain[a->ctx_group[ctx]];
+    return a->ctx_group[ctx];
+}
+
 const char *analysis_warning(const analysis *a, uint32_t i)
 {
     return i < a->nwarnings ? a->warnings[i] : NULL;

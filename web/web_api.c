@@ -20,6 +20,7 @@
 #define QUERY_MAX 256
 #define RANGE_SCAN_MAX 1000000 /* kernels of a range read one by one (/api/range), at most */
 #define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
+#define SWITCH_LIST 10000 /* context switches of a window listed by /api/window, at most */
 
 /* text_ok: 1 when s (n bytes, NUL-terminated after them) is valid UTF-8 (store_utf8_decode(), the
  * one check) without NUL or other control characters. */
@@ -383,18 +384,29 @@ static void api_range(const web_gen *g, const web_params *p, web_reply *out)
 }
 
 /* window_json: window w of run r as the JSON view has it (view_window_json()), with its times
- * made relative to the run's origin and its lane. */
+ * made relative to the run's origin, its lane, and the context switches whose idle gap lies in it
+ * (switch_times: when the next share group's kernel started; switch_gaps: the idle before; at most
+ * SWITCH_LIST; switches_found counts them all), found again from the run (web_lane_switches()). */
 static json_t *window_json(const web_runix *r, uint64_t w)
 {
     const analysis_window *win = &analysis_windows(r->an)[w];
     json_t *o = view_window_json(r->an, w);
-    if (o && (json_object_set_new(o, "t0", json_integer(win->t0 - r->origin)) ||
-              json_object_set_new(o, "t1", json_integer(win->t1 - r->origin)) ||
-              json_object_set_new(o, "lane", json_integer(web_device_lane(r, win->device))))) {
-        json_decref(o);
-        return NULL;
+    uint32_t lane = web_device_lane(r, win->device);
+    int bad = !o;
+    view_put(o, "t0", json_integer(win->t0 - r->origin), &bad);
+    view_put(o, "t1", json_integer(win->t1 - r->origin), &bad);
+    view_put(o, "lane", json_integer(lane), &bad);
+    uint64_t first = 0,
+             n = lane < r->nlanes ? web_lane_switches(r, lane, win->t0, win->t1, &first) : 0;
+    json_t *at = json_array(), *gap = json_array();
+    for (uint64_t i = 0; i < n && i < SWITCH_LIST && !bad; i++) {
+        view_append(at, json_integer(r->lanes[lane].sw_t[first + i] - r->origin), &bad);
+        view_append(gap, json_integer(r->lanes[lane].sw_gap[first + i]), &bad);
     }
-    return o;
+    view_put(o, "switches_found", json_integer((json_int_t)n), &bad);
+    view_put(o, "switch_times", at, &bad);
+    view_put(o, "switch_gaps", gap, &bad);
+    return view_done(o, bad);
 }
 
 /* api_window: GET /api/window?run&id: one analysis window with its evidence. */

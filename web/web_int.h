@@ -173,11 +173,21 @@ typedef struct web_items {
 
 #define WEB_CONC_LEVELS 65 /* time at 0..64 processes in flight (the last holds 64 and more) */
 
+/* web_lane.win[WEB_WIN_TURNS]: the time-sliced windows decided by the rule took-turns (contexts
+ * that switched without overlapping: no overlap, so no overlap window), apart from win[3]. */
+#define WEB_WIN_TURNS ANALYSIS_NVERDICTS
+
 typedef struct web_lane {
     const analysis_device *dev;
-    web_ivl win[ANALYSIS_NVERDICTS]; /* windows of each verdict (idx into analysis_windows) */
-    uint32_t *widx;                  /* the idx arrays of win[], one allocation */
-    analysis_bin *grid;              /* cached concurrency bins over [g0, g0 + ngrid * gw) */
+    web_ivl win[ANALYSIS_NVERDICTS + 1]; /* windows of each verdict (idx into analysis_windows),
+                                            those of took-turns in win[WEB_WIN_TURNS] */
+    uint32_t *widx;                      /* the idx arrays of win[], one allocation */
+    int64_t *sw_t;   /* nsw: the context switches the analysis counted on the lane (analysis_device
+                        .switches), found again from the run: when the next share group's kernel
+                        started (absolute ns, in order) */
+    int64_t *sw_gap; /* nsw: the idle gap before each */
+    uint64_t nsw;
+    analysis_bin *grid; /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
     int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
@@ -301,6 +311,12 @@ static inline analysis_verdict web_kernel_verdict(const web_runix *r, uint32_t l
 {
     return web_window_verdict(web_kernel_window(r, lane, k));
 }
+
+/* The context switches of lane `slot` whose idle gap [t - gap, t] meets [a, b) (t >= a and
+ * t - gap < b; absolute ns): *pFirst receives the first one's position in the lane's sw_t, and
+ * their count is returned (they follow one another: a position range). O(log n). */
+uint64_t web_lane_switches(const web_runix *r, uint32_t slot, int64_t a, int64_t b,
+                           uint64_t *pFirst /* OUT */);
 
 /* Builds l->work and l->undef (web_runix_build calls it; web_runix_free frees them). Returns 0 or
  * WEB_ENOMEM. */

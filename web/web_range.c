@@ -311,6 +311,9 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint6
         for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
             int64_t ns =
                 l->win[v].n ? web_ivl_at(&l->win[v], e).busy - web_ivl_at(&l->win[v], a).busy : 0;
+            const web_ivl *tt = &l->win[WEB_WIN_TURNS]; /* took turns: time-sliced too */
+            if (v == ANALYSIS_TIME_SLICED && tt->n)
+                ns += web_ivl_at(tt, e).busy - web_ivl_at(tt, a).busy;
             if (v)
                 web_buf_ch(b, ',');
             web_buf_i64(b, ns);

@@ -596,10 +596,13 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
     for (int px = 0; px < w; px++) {
         int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
         int64_t b = pixel_end(t0, t1, (uint32_t)w, (uint32_t)px);
-        int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
+        int64_t tv[ANALYSIS_NVERDICTS] = {0}, turns = 0, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
-            tv[win[i].verdict] += e > s ? e - s : 0;
+            if (win[i].rule == ANALYSIS_RULE_TOOK_TURNS) /* no overlap window: apart */
+                turns += e > s ? e - s : 0;
+            else
+                tv[win[i].verdict] += e > s ? e - s : 0;
         }
         int best = -1;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
@@ -608,7 +611,8 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
                 best_ns = tv[v], best = v;
         }
         if (best < 0)
-            best = tv[ANALYSIS_SOLO] > 0   ? ANALYSIS_SOLO
+            best = turns > 0               ? ANALYSIS_TIME_SLICED
+                   : tv[ANALYSIS_SOLO] > 0 ? ANALYSIS_SOLO
                    : tv[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE
                                            : -1;
         noverlap += ov > 0;
@@ -622,6 +626,123 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
         }
     }
     return noverlap;
+}
+
+static json_t *timeline_json(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             uint32_t kmax);
+
+/* test_web_turns: two processes without MPS that take turns on one GPU without overlapping (a
+ * 100 us idle gap at each handover, 12 handovers; then 5 ms idle; then 4 more): the analysis'
+ * took-turns window is no overlap window: /api/timeline lists it in `turns` with its switches
+ * (each where the next process's kernel started, its gap before) and not in `windows`, its
+ * pixels time-sliced with an overlap share of 0; /api/window lists the same switches as the
+ * analysis counts; the 5 ms gap (no switch: longer than ANALYSIS_SWITCH_GAP_NS) is not one. */
+int test_web_turns(void)
+{
+    store_run *run = store_run_new();
+    store_idx stream[2], launch[2];
+    for (int p = 0; p < 2; p++) {
+        store_process_info pi = {.pid = 300 + p,
+                                 .ppid = 1,
+                                 .host = "h",
+                                 .exe = "/bin/x",
+                                 .argv = "x",
+                                 .source = "libcollect"};
+        store_idx pr = store_run_add_process(run, &pi, p ? "b.db" : "a.db");
+        store_device_info di = {.device_id = 0,
+                                .uuid = "00112233445566778899aabbccddeeff",
+                                .name = "NVIDIA H200",
+                                .sm_count = 132,
+                                .cc_major = 9};
+        store_idx cx = store_run_context(run, pr, 1, store_run_add_device(run, pr, &di), 1);
+        stream[p] = store_run_stream(run, cx, 7);
+        store_launch l = {.name = store_run_intern(run, p ? "_Z2kBv" : "_Z2kAv"),
+                          .grid = {64, 1, 1},
+                          .block = {128, 1, 1}};
+        launch[p] = store_run_launch(run, &l);
+    }
+    int64_t t = BASE, want_t[32];
+    int nwant = 0;
+    for (int i = 0; i < 18; i++) {
+        if (i == 13)
+            t += 5000000; /* idle, no switch */
+        store_kernel k = {t, t + 20000, stream[i % 2], launch[i % 2], (uint32_t)i + 1, 0};
+        store_run_add_kernel(run, &k);
+        if (i > 0 && i != 13)
+            want_t[nwant++] = t - BASE;
+        t += 120000; /* 20 us of kernel, then 100 us idle */
+    }
+    store_run_finish(run);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"turns", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
+    TEST_EQ_INT((int)r.lanes[0].nsw, nwant);
+    TEST_EQ_INT((int)analysis_get_device(an, 0)->switches, nwant);
+    json_t *o = timeline_json(&r, -1000, t - BASE, 100, 0);
+    TEST_ASSERT(o);
+    json_t *lane = json_array_get(json_object_get(o, "lanes"), 0);
+    TEST_EQ_INT(jint(lane, "nwindows"), 0);
+    json_t *turns = json_object_get(lane, "turns"), *sw = json_object_get(lane, "switches");
+    TEST_EQ_INT(jint(lane, "nturns"), (json_int_t)json_array_size(turns));
+    TEST_ASSERT(json_array_size(turns) >= 1);
+    json_int_t in_turns = 0;
+    for (size_t i = 0; i < json_array_size(turns); i++) {
+        json_t *w = json_array_get(turns, i);
+        const analysis_window *aw = &analysis_windows(an)[json_integer_value(json_array_get(w, 0))];
+        TEST_EQ_INT(aw->rule, ANALYSIS_RULE_TOOK_TURNS);
+        TEST_EQ_INT(json_integer_value(json_array_get(w, 3)), aw->switches);
+        in_turns += aw->switches;
+    }
+    TEST_EQ_INT(jint(lane, "nswitches"), nwant);
+    TEST_EQ_INT((int)json_array_size(sw), nwant);
+    for (int i = 0; i < nwant; i++) {
+        json_t *x = json_array_get(sw, (size_t)i);
+        TEST_EQ_INT(json_integer_value(json_array_get(x, 0)), want_t[i]);
+        TEST_EQ_INT(json_integer_value(json_array_get(x, 1)), 100000);
+    }
+    json_t *ov = json_object_get(lane, "overlap"), *vd = json_object_get(lane, "verdict");
+    int sliced = 0;
+    for (size_t j = 0; j < json_array_size(ov); j++) {
+        TEST_EQ_INT(json_integer_value(json_array_get(ov, j)), 0);
+        sliced += json_integer_value(json_array_get(vd, j)) == ANALYSIS_TIME_SLICED;
+    }
+    TEST_ASSERT(sliced > 0);
+    json_decref(o);
+    web_runix_free(&r);
+    /* /api/window of each took-turns window: the switches the analysis counted, where they were */
+    fixture f = {0};
+    f.run[0] = run;
+    f.an[0] = an;
+    web_options opt;
+    web_options_default(&opt);
+    opt.port = 0;
+    opt.no_token = 1;
+    TEST_EQ_INT(web_start(&opt, &wr, 1, &f.w, err, sizeof err), WEB_OK);
+    int listed = 0;
+    for (uint64_t i = 0; i < analysis_nwindows(an); i++) {
+        const analysis_window *aw = &analysis_windows(an)[i];
+        if (aw->rule != ANALYSIS_RULE_TOOK_TURNS)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/api/window?id=%llu", (unsigned long long)i);
+        json_t *w = get_json(web_port(f.w), path, 200);
+        TEST_ASSERT(w);
+        TEST_EQ_INT(jint(w, "switches_found"), aw->switches);
+        json_t *ts = json_object_get(w, "switch_times"), *gs = json_object_get(w, "switch_gaps");
+        TEST_EQ_INT((json_int_t)json_array_size(ts), aw->switches);
+        for (size_t k = 0; k < json_array_size(ts); k++, listed++) {
+            TEST_EQ_INT(json_integer_value(json_array_get(ts, k)), want_t[listed]);
+            TEST_EQ_INT(json_integer_value(json_array_get(gs, k)), 100000);
+        }
+        json_decref(w);
+    }
+    TEST_EQ_INT(listed, in_turns);
+    TEST_ASSERT(listed >= 2);
+    teardown(&f);
+    return 0;
 }
 
 int test_web_timeline_bins(void)

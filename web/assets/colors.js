@@ -14,6 +14,7 @@ const PROCESS_MIN_DE = 22; // a process colour is at least this far (CIE76 ΔE) 
 const PAR_COLOR = '#2b3140';  // effective parallelism in the lane's track
 const CONC_COLOR = '#2f6fd0'; // processes in flight (area at 28%, peak line darker)
 const CAPTURE_COLOR = '#0f6e69'; // captured ranges, along the bottom of a lane's header
+const TURN_COLOR = '#b8322e'; // a took-turns window's handovers (context switches), darker than time-sliced
 
 function verdictColor(v) {
   return VERDICT_COLORS[S.verdicts[v]] || '#999';

@@ -237,7 +237,8 @@ function drawParallelism(L, d, yOf) {
 }
 
 // overlapSpans yields [x0, x1, verdict] of overlap windows in view: exact windows when the server
-// listed them, else runs of equal per-pixel verdicts.
+// listed them, else runs of equal per-pixel verdicts where the pixels hold overlap (a took-turns
+// window is time-sliced with an overlap share of 0: no overlap window, turnSpans draws it).
 function overlapSpans(d, L) {
   const out = [];
   if (!L) return out;
@@ -248,7 +249,7 @@ function overlapSpans(d, L) {
   let j0 = -1;
   for (let j = 0; j <= d.width; j++) {
     const v = j < d.width ? L.verdict[j] : -1;
-    const ov = v >= 2;
+    const ov = v >= 2 && L.overlap[j] > 0;
     if (j0 >= 0 && (!ov || v !== L.verdict[j0])) {
       out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], L.verdict[j0], -1]);
       j0 = -1;
@@ -258,6 +259,31 @@ function overlapSpans(d, L) {
   return out;
 }
 
+// turnSpans yields [x0, x1, window id, switches] of the took-turns windows in view (contexts
+// without MPS that switched without overlapping): the server's list, else runs of pixels that
+// are time-sliced without overlap (id -1, switches unknown).
+function turnSpans(d, L) {
+  const out = [];
+  if (!L) return out;
+  if (L.turns) {
+    for (const w of L.turns) out.push([timeToX(w[1]), timeToX(w[2]), w[0], w[3]]);
+    return out;
+  }
+  if (L.nturns === 0 || !L.overlap) return out;
+  let j0 = -1;
+  for (let j = 0; j <= d.width; j++) {
+    const tt = j < d.width && L.verdict[j] === 3 && L.overlap[j] === 0;
+    if (j0 >= 0 && !tt) { out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], -1, -1]); j0 = -1; }
+    if (tt && j0 < 0) j0 = j;
+  }
+  return out;
+}
+
+// drawVerdictStrip draws a lane's overlap windows in their verdicts' colours and its took-turns
+// windows as what they are: a dotted line along the strip's foot over the window, and at each
+// context switch a tick where the next context's kernel started, its idle gap before it a thin
+// line; the time between them is left as it was (a context alone, or idle). When the switches
+// in view are too many to list, the strip says how many.
 function drawVerdictStrip(b, d) {
   ctx.fillStyle = '#eef0f3';
   ctx.fillRect(GUTTER, b.y + 1, cssWidth - GUTTER, b.h - 2);
@@ -265,6 +291,22 @@ function drawVerdictStrip(b, d) {
   for (const [x0, x1, v] of overlapSpans(d, L)) {
     ctx.fillStyle = verdictColor(v);
     ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h - 2);
+  }
+  const turns = turnSpans(d, L);
+  ctx.fillStyle = TURN_COLOR;
+  for (const [x0, x1] of turns) {
+    for (let x = Math.max(GUTTER, x0); x < Math.min(x1, cssWidth); x += 4) ctx.fillRect(x, b.y + b.h - 3, 2, 2);
+  }
+  if (turns.length && L.switches) {
+    for (const [t, gap] of L.switches) { // the idle gap a thin line, the handover a tick
+      const xa = timeToX(t - gap), xb = timeToX(t);
+      if (xb < GUTTER - 2 || xa > cssWidth) continue;
+      if (xb - xa > 2) ctx.fillRect(Math.max(GUTTER, xa), b.y + b.h / 2 - 0.5, Math.min(xb, cssWidth) - Math.max(GUTTER, xa), 1);
+      if (xb >= GUTTER) ctx.fillRect(xb - 1, b.y + 1, 2, b.h - 2);
+    }
+  } else if (turns.length && L.nswitches) {
+    ctx.font = '9.5px system-ui, sans-serif';
+    ctx.fillText(`${L.nswitches.toLocaleString()} context switches: zoom in to place them`, Math.max(GUTTER, turns[0][0]) + 4, b.y + b.h / 2 - 1);
   }
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';

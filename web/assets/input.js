@@ -73,6 +73,9 @@ function hitTest(x, y) {
     if (L.windows) {
       for (const w of L.windows) if (t >= w[1] && t < w[2]) return { band: b, window: w, L, j };
     }
+    if (L.turns) {
+      for (const w of L.turns) if (t >= w[1] && t < w[2]) return { band: b, turn: w, L, j };
+    }
     if (j >= 0 && j < d.width) return { band: b, lanebin: j, L };
   }
   void run;
@@ -114,6 +117,7 @@ function onClick(ev) {
   else if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
   else if (h.item != null) showItem(h.band.run, ITEM_OF_KIND[h.row.kind], h.R.id[h.item]);
   else if (h.window) showWindow(h.band.run, h.window[0]);
+  else if (h.turn) showWindow(h.band.run, h.turn[0]);
   else if (h.bin != null) { // zoom onto the clicked pixel's neighbourhood
     const t = xToTime(ev.clientX - r.left);
     const span = (S.t1 - S.t0) / 8;

@@ -78,6 +78,7 @@ $('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
 $('details-close').addEventListener('click', () => { clearRange(); closeDetails(); });
+$('details-body').addEventListener('click', onPanelLink);
 $('tab-details').addEventListener('click', () => showTab('details'));
 $('tab-range').addEventListener('click', () => showTab('range'));
 $('panel-collapse').addEventListener('click', toggleCollapse);

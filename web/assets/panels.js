@@ -3,6 +3,10 @@
 // header chips, the legend, the statistics cards and the status line.
 'use strict';
 
+// ------------------------------------------------------------------ constants
+
+const SWITCHES_SHOWN = 50; // context switches of a took-turns window listed in its evidence
+
 // ------------------------------------------------------------------ tooltip, details
 
 // hideTooltip hides the tooltip and forgets what was under the mouse (the view moved).
@@ -39,6 +43,13 @@ function tooltipHTML(h) {
   if (h.window) {
     const w = h.window;
     return `<div class="kv">overlap window <b>${esc(S.verdicts[w[3]])}</b></div>` +
+      `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
+      '<div class="kv">click for the evidence</div>';
+  }
+  if (h.turn) {
+    const w = h.turn;
+    return '<div class="kv"><b>time-sliced: took turns</b>, no overlap</div>' +
+      `<div class="kv"><b>${w[3].toLocaleString()}</b> context switches (a mark at each, where the GPU sat idle handing over); one context at a time between them</div>` +
       `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
       '<div class="kv">click for the evidence</div>';
   }
@@ -86,12 +97,23 @@ async function showKernel(runIdx, id) {
   }
 }
 
+// windowTable is the evidence of an analysis window (GET /api/window, or a kernel's window): an
+// overlap window's figures; a took-turns window's switches (each a link to its handover); a quiet
+// window's kernels, one context at a time. Figures that only overlap defines are not shown for
+// windows without overlap (their peak in flight is not measured there).
 function windowTable(w) {
-  const over = S.verdicts.indexOf(w.verdict) >= 2;
+  const turns = w.rule === 'took-turns';
+  const over = S.verdicts.indexOf(w.verdict) >= 2 && !turns;
   const rows = [
     ['verdict', w.verdict], ['span', `${fmtTime(w.t0, 6)} – ${fmtTime(w.t1, 6)}`], ['length', fmtTime(w.t1 - w.t0)],
-    ['kernels', w.kernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
+    ['kernels', w.kernels],
   ];
+  if (over) rows.push(['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`]);
+  else if (w.kernels > 0) rows.push(['in flight', 'one context at a time (no overlap)']);
+  if (turns) rows.push(
+    ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', 'never: each kernel inside its context\'s time slice'],
+    ['context switches', `${w.switches.toLocaleString()} (the GPU idle ${fmtTime(w.switch_gap_ns)} at them, summed; ${fmtTime(w.switches ? w.switch_gap_ns / w.switches : 0)} each on average)`],
+    ['MPS client in window', w.mps ? 'yes' : 'no']);
   if (over) rows.push(
     ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', fmtTime(w.overlap_ns)],
     ['contexts in flight (mean)', w.contexts_in_flight == null ? '–' : w.contexts_in_flight.toFixed(2)],
@@ -99,13 +121,32 @@ function windowTable(w) {
     ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
     ['overlap share of their time', fmtPct(w.overlap_share)],
     ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no']);
-  return `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
+  let html = `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
+  if (turns && w.switch_times && w.switch_times.length) {
+    const shown = w.switch_times.slice(0, SWITCHES_SHOWN);
+    html += `<div class="blk"><h4>Context switches (handovers)</h4><table class="switches">${shown.map((t, i) =>
+      `<tr><td><a href="#" class="goto" data-t0="${t - w.switch_gaps[i]}" data-t1="${t}">${fmtTime(t, 7)}</a></td><td>idle ${fmtTime(w.switch_gaps[i])} before</td></tr>`).join('')}</table>` +
+      (w.switches_found > shown.length ? `<div class="kv">${(w.switches_found - shown.length).toLocaleString()} more</div>` : '') + '</div>';
+  }
+  return html;
+}
+
+// onPanelLink follows a link of the details panel: a time span (data-t0, data-t1, ns of run
+// data-run) shown with room around it (twenty times its length, at least 2 µs).
+function onPanelLink(ev) {
+  const a = ev.target.closest('a.goto');
+  if (!a) return;
+  ev.preventDefault();
+  const t0 = +a.dataset.t0, t1 = +a.dataset.t1;
+  const span = Math.max(20 * (t1 - t0), 2000), c = (t0 + t1) / 2;
+  setView(c - span / 2, c + span / 2);
 }
 
 async function showWindow(runIdx, id) {
   try {
     const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
-    openDetails('Overlap window', windowTable(w));
+    const title = w.rule === 'took-turns' ? 'Window: contexts took turns' : S.verdicts.indexOf(w.verdict) >= 2 ? 'Overlap window' : 'Window';
+    openDetails(title, windowTable(w));
   } catch (e) {
     showError(`Window ${id}: ${e.message}`);
   }

@@ -1,0 +1,147 @@
+// test_facts.js: the page states no wrong fact (issue 31, items 1-3 and the smaller wrong facts),
+// in headless Chromium (playwright-core) against `tlview serve` of committed recordings:
+//   turns   a took-turns window (tests/verdicts/kineto-mps-off, --assume-mps off: no overlap, 162
+//           context switches) is drawn as its switches, a tick at each handover, never as a red
+//           overlap band, and no row is tinted; its evidence lists the switches, not "peak 0".
+//   slower  a comparison whose run B is slower says so ("B finishes 1.20× slower than A"), and
+//           run B can be aligned on A: on a named NVTX range, on a kernel, by a drag.
+//   scale   the concurrency track is scaled by contexts and parallelism (two green contexts of one
+//           process at parallelism ~3 are not clipped at "1 process"), and its legend says what
+//           it counts; one stretch per name on a screen; the GPU idle said with what it measures.
+// Usage: node test_facts.js CASE (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = tlview,
+//   TLVIEW_VERDICTS = tests/verdicts, CHROMIUM). Screenshots go to TLVIEW_BROWSER_DIR.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const { DIR, chromium, FLAGS, state, check, start } = require('./harness');
+const CASE = process.argv[2] || 'turns';
+const V = process.env.TLVIEW_VERDICTS;
+const TIME_SLICED = '#d64541';
+
+// colourCounts counts canvas pixels (device pixels) of the timeline within 6 of each colour (opaque),
+// in rows [y0, y1) of CSS px and columns [xa, xb) (default: right of the label gutter).
+async function colourCounts(page, colours, y0, y1, xa, xb) {
+  return page.evaluate(([colours, y0, y1, xa, xb]) => {
+    const c = document.getElementById('timeline');
+    const x0 = xa == null ? 230 : Math.round(xa), x1 = xb == null ? c.width : Math.round(xb);
+    const img = c.getContext('2d').getImageData(x0, Math.round(y0), Math.max(1, x1 - x0), Math.max(1, Math.round(y1 - y0))).data;
+    const rgb = colours.map((h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]);
+    const counts = colours.map(() => 0);
+    let tinted = 0;
+    for (let i = 0; i < img.length; i += 4) {
+      // a translucent reddish wash over the row's background: an overlap tint
+      if (img[i + 3] > 8 && img[i + 3] < 80 && img[i] > img[i + 1] + 60) tinted++;
+      for (let k = 0; k < rgb.length; k++) {
+        if (Math.abs(img[i] - rgb[k][0]) < 6 && Math.abs(img[i + 1] - rgb[k][1]) < 6 && Math.abs(img[i + 2] - rgb[k][2]) < 6 && img[i + 3] > 250) counts[k]++;
+      }
+    }
+    return { counts, tinted, total: img.length / 4 };
+  }, [colours, y0, y1, xa, xb]);
+}
+
+// setHash moves the view to [t0, t1] through the URL hash and waits for its data to be drawn.
+async function setHash(page, t0, t1) {
+  const seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate(([a, b]) => { location.hash = `#t0=${a}&t1=${b}`; }, [t0, t1]);
+  await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data.length > 0 &&
+    window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 15000 });
+  await page.waitForTimeout(200);
+}
+
+// xOfT is the canvas x (CSS px) of time t (ns) in the current view, for run 0.
+function xOfT(page, t) {
+  return page.evaluate((t) => 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), t);
+}
+
+async function testTurns(page) {
+  const bands = await page.evaluate(() => window.tlview.bands);
+  const strip = bands.find((b) => b.type === 'vband');
+  const rows = bands.filter((b) => b.type === 'row');
+  const api = await page.evaluate(async () => (await fetch('api/runs')).json());
+  const lane = api.runs[0].lanes[0];
+  check(lane.verdict === 'time-sliced' && lane.overlap_ns === 0, `the lane: ${lane.verdict}, overlap ${lane.overlap_ns} ns`);
+  // the whole run: no red overlap band in the verdict strip, no tint on the rows
+  const whole = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1);
+  check(whole.counts[0] < 0.02 * whole.total, `no time-sliced overlap band in the verdict strip (${whole.counts[0]} of ${whole.total} px red)`);
+  const tint = await colourCounts(page, [], rows[0].y, rows[rows.length - 1].y + rows[rows.length - 1].h);
+  check(tint.tinted === 0, `no row tinted as overlapped (${tint.tinted} px tinted)`);
+  await page.screenshot({ path: path.join(DIR, 'turns.png') });
+  // zoomed onto a burst: a tick at each context switch the server lists, where it happened
+  await setHash(page, 100000, 1100000);
+  const sw = await page.evaluate(() => {
+    const L = window.tlview.data[0].lanes[0];
+    return { n: L.nswitches, list: (L.switches || []).map((s) => [s[0], s[1]]), turns: L.turns };
+  });
+  check(sw.n >= 3 && sw.list.length === sw.n, `switches in view listed by the server (${sw.n})`);
+  let marked = 0;
+  const turnColour = await page.evaluate(() => (typeof TURN_COLOR === 'string' ? TURN_COLOR : '#b8322e'));
+  for (const [t] of sw.list) {
+    const x = await xOfT(page, t);
+    const c = await colourCounts(page, [turnColour], strip.y + 1, strip.y + strip.h - 1, x - 2, x + 2);
+    if (c.counts[0] >= 4) marked++;
+  }
+  check(sw.list.length > 0 && marked === sw.list.length, `a handover tick at each switch (${marked} of ${sw.list.length})`);
+  const zoomRed = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1);
+  check(zoomRed.counts[0] === 0, `zoomed in, the idle between switches is not drawn as overlap (${zoomRed.counts[0]} red px)`);
+  await page.screenshot({ path: path.join(DIR, 'turns-zoom.png') });
+  // hover and click the strip between two switches: what the window is, and its switches
+  const box = await page.locator('#timeline').boundingBox();
+  const mid = (sw.list[0][0] + sw.list[1][0] - sw.list[1][1]) / 2;
+  await page.mouse.move(box.x + await xOfT(page, mid), box.y + strip.y + strip.h / 2);
+  await page.waitForTimeout(200);
+  const tip = await page.evaluate(() => document.getElementById('tooltip').innerText);
+  check(/took turns/.test(tip) && /no overlap/.test(tip) && /context switches/.test(tip), `the strip's tooltip: ${tip.replace(/\n/g, ' / ')}`);
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
+  await page.waitForFunction(() => /switch/.test(document.getElementById('details-body').innerText), null, { timeout: 5000 });
+  const title = await page.locator('#details-title').innerText();
+  const body = await page.locator('#details-body').innerText();
+  const win = await page.evaluate(async (id) => (await fetch(`api/window?run=0&id=${id}`)).json(), sw.turns[0][0]);
+  check(/took turns/.test(title) && !/Overlap/.test(title), `the details' title: ${title}`);
+  check(!/peak processes/.test(body) && /one context at a time/.test(body), 'the evidence says one context at a time, no peak of 0');
+  check(win.switches === 162 && win.switches_found === win.switches && body.includes(`${win.switches} (`), `the evidence counts the ${win.switches} switches (found again in the run: ${win.switches_found})`);
+  const links = await page.locator('#details-body a.goto').count();
+  check(links === Math.min(50, win.switches), `the switches listed as links (${links})`);
+  // a switch's link shows its handover
+  const target = win.switch_times[10];
+  await page.locator('#details-body a.goto').nth(10).click();
+  await page.waitForTimeout(300);
+  const v = await page.evaluate(() => [window.tlview.t0, window.tlview.t1]);
+  check(v[0] < target && v[1] > target && v[1] - v[0] < 1e7, `the 11th switch's link shows it (${target} in ${Math.round(v[0])}..${Math.round(v[1])})`);
+  await page.screenshot({ path: path.join(DIR, 'turns-evidence.png') });
+}
+
+async function main() {
+  const args = {
+    turns: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
+  };
+  const server = await start(args[CASE], 'tlview serve');
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
+    viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1,
+  });
+  const errors = [];
+  const page = browser.pages()[0] || await browser.newPage();
+  const expected = (m) => /status of 503/.test(m.text());
+  page.on('console', (m) => { if (m.type() === 'error' && !expected(m)) errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(server.open);
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
+    await page.waitForTimeout(300);
+    if (CASE === 'turns') await testTurns(page);
+    check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
+  } finally {
+    await browser.close();
+    server.proc.kill('SIGTERM');
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  console.log(`${state.failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${state.failures} failed checks`);
+  process.exit(state.failures ? 1 : 0);
+}
+
+main().catch((e) => { console.error(`FAIL: ${e.stack || e}`); process.exit(1); });
