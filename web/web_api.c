@@ -18,6 +18,8 @@
 #define KMAX_MAX 100000
 #define FIND_LIMIT_MAX 10000
 #define QUERY_MAX 256
+#define SEARCH_QUERY_MAX 4096 /* /api/search: a whole demangled name (exact=1) may be long */
+#define SEARCH_NAMES_MAX 100000
 #define RANGE_SCAN_MAX 1000000 /* kernels of a range read one by one (/api/range), at most */
 #define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
 #define SWITCH_LIST 10000 /* context switches of a window listed by /api/window, at most */
@@ -780,6 +782,59 @@ static void api_find(const web_gen *g, const web_params *p, web_reply *out)
     reply_buf(out, &o);
 }
 
+/* api_search: GET /api/search?run&q[&kinds][&exact][&t0][&t1][&from|&at][&limit][&names]: the
+ * records of every kind by name, counted and listed in one order (web_search.c). */
+static void api_search(const web_gen *g, const web_params *p, web_reply *out)
+{
+    static const char *const known[] = {"run",  "q",  "kinds", "exact", "t0", "t1",
+                                        "from", "at", "limit", "names", NULL};
+    unsigned rid;
+    const web_runix *r;
+    int64_t limit, t0, t1, from, at, exact, names;
+    int has0, has1, has_from, has_at;
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)) ||
+        get_int(p, out, "limit", 0, FIND_LIMIT_MAX, 0, 100, &limit, NULL) ||
+        get_int(p, out, "names", 0, SEARCH_NAMES_MAX, 0, 500, &names, NULL) ||
+        get_int(p, out, "exact", 0, 1, 0, 0, &exact, NULL) ||
+        get_int(p, out, "from", 0, INT64_MAX / 2, 0, 0, &from, &has_from) ||
+        get_int(p, out, "at", -TIME_ABS_MAX, TIME_ABS_MAX, 0, 0, &at, &has_at) ||
+        get_range(p, out, 0, &t0, &has0, &t1, &has1))
+        return;
+    if (has_from && has_at) {
+        web_reply_error(out, 400, "parameters 'from' and 'at' do not go together");
+        return;
+    }
+    const char *q = web_param(p, "q"); /* UTF-8 without control characters (web_params_parse) */
+    if (!q || !*q || strlen(q) > SEARCH_QUERY_MAX) {
+        web_reply_error(out, 400, "parameter 'q' must be 1 to %d bytes of text", SEARCH_QUERY_MAX);
+        return;
+    }
+    static const char *const kind_word[WEB_NROW_KINDS] = {"kernel", "copy", "api", "nvtx"};
+    unsigned kinds = 0;
+    const char *ks = web_param(p, "kinds");
+    for (const char *k = ks ? ks : "kernel,copy,api,nvtx"; *k;) {
+        size_t n = strcspn(k, ",");
+        int found = -1;
+        for (int i = 0; i < WEB_NROW_KINDS; i++)
+            if (strlen(kind_word[i]) == n && strncmp(k, kind_word[i], n) == 0)
+                found = i;
+        if (found < 0) {
+            web_reply_error(out, 400,
+                            "parameter 'kinds' must list kernel, copy, api or nvtx separated by "
+                            "',', got '%.40s'",
+                            ks);
+            return;
+        }
+        kinds |= 1u << found;
+        k += n + (k[n] == ',');
+    }
+    web_buf b = {0};
+    if (web_search(r, rid, q, (int)exact, kinds, t0, has0, t1, has1, from, at, has_at,
+                   (uint32_t)limit, (uint32_t)names, &b))
+        b.failed = 1;
+    reply_buf(out, &b);
+}
+
 void web_api(const web_gen *g, int follow, const char *what, const web_params *p, web_reply *out)
 {
     static const char *const only_run[] = {"run", NULL};
@@ -824,6 +879,8 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
         api_window(g, p, out);
     } else if (strcmp(what, "find") == 0) {
         api_find(g, p, out);
+    } else if (strcmp(what, "search") == 0) {
+        api_search(g, p, out);
     } else if (strcmp(what, "range") == 0) {
         api_range(g, p, out);
     } else if (strcmp(what, "item") == 0) {

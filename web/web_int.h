@@ -631,6 +631,16 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
 int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
               web_buf *b);
 
+/* Writes the GET /api/search body for run r (id run_id): the records of the kinds in `kinds` (a
+ * bit per web_row_kind) whose name contains q (case-insensitive for ASCII; equals it with exact),
+ * overlapping [t0, t1) where given (ns relative to the origin), counted per kind and per name (the
+ * first names_max names listed, most matches first), and listed in the order of start, kind, id
+ * from the `from`-th (or, has_at, from the first starting at or after `at`), `limit` at most
+ * (web/API.md). Two passes over the records of those kinds. Returns 0 or WEB_ENOMEM. */
+int web_search(const web_runix *r, unsigned run_id, const char *q, int exact, unsigned kinds,
+               int64_t t0, int has0, int64_t t1, int has1, int64_t from, int64_t at, int has_at,
+               uint32_t limit, uint32_t names_max, web_buf *b);
+
 /* Indexes the runs as generation `id` and starts building its statistics on a thread of its own
  * (web_server.c). NULL on failure, with the message in err. */
 web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,

@@ -114,9 +114,25 @@ async function testTurns(page) {
   await page.screenshot({ path: path.join(DIR, 'turns-evidence.png') });
 }
 
+// testSlower: A (MPS off) 2.46 s, B (MPS on) 2.97 s: the header and the comparison card say that B
+// is slower, by A's span over B's inverted; never "×0.83 faster".
+async function testSlower(page) {
+  const c = await page.evaluate(() => window.tlview.compare);
+  const want = `B finishes ${(1 / c.measured_gain).toFixed(2)}× slower than A`;
+  const head = (await page.locator('#runinfo').innerText()).replace(/\s+/g, ' ');
+  check(c.measured_gain < 1 && head.includes(want), `the header: "${head}" (want "${want}"; measured gain ${c.measured_gain})`);
+  check(!/faster/.test(head), 'the header does not call B faster');
+  await page.waitForSelector('.card', { timeout: 20000 });
+  const card = (await page.locator('#stats .card').first().innerText()).replace(/\s+/g, ' ');
+  check(card.includes(want) && !/slower than A.*faster than A|faster than A/.test(card), `the comparison card says it too`);
+  await page.screenshot({ path: path.join(DIR, 'slower.png') });
+}
+
 async function main() {
   const args = {
     turns: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
+    slower: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-torch-heavy'), path.join(V, 'torch-heavy-mps-off'),
+      '--compare', path.join(V, 'torch-heavy-mps-on')],
   };
   const server = await start(args[CASE], 'tlview serve');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
@@ -134,6 +150,7 @@ async function main() {
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
     await page.waitForTimeout(300);
     if (CASE === 'turns') await testTurns(page);
+    else if (CASE === 'slower') await testSlower(page);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
   } finally {
     await browser.close();

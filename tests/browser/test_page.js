@@ -743,6 +743,86 @@ async function testCompare(page, S, rows) {
   const labels = await page.evaluate(() => window.tlview.runs.map((r) => r.label));
   check(labels.every((l, i) => lab.titles[i] === l), `chips carry the full label in their title (${lab.titles.slice(0, 2).join(' | ')})`);
   await page.screenshot({ path: path.join(DIR, 'compare.png'), fullPage: true });
+  await testAlign(page);
+}
+
+// scrollTo scrolls the page so that canvas y (CSS px) is in the window, below the header.
+async function scrollTo(page, y) {
+  await page.evaluate((y) => {
+    const c = document.getElementById('timeline').getBoundingClientRect();
+    const at = c.top + y;
+    if (at < 200 || at > window.innerHeight - 100) window.scrollBy(0, at - window.innerHeight / 2);
+  }, y);
+  await page.waitForTimeout(100);
+}
+
+// tipAt hovers canvas point (x, y) (CSS px of the timeline) and reads the tooltip ('' if none).
+async function tipAt(page, x, y) {
+  await scrollTo(page, y);
+  const box = await page.locator('#timeline').boundingBox();
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.waitForTimeout(150);
+  return page.evaluate(() => { const t = document.getElementById('tooltip'); return t.hidden ? '' : t.innerText; });
+}
+
+// testAlign: run B aligned on A (issue 31, item 2): on a named NVTX range (its first instance
+// starts at the same place in both: what is under the pointer there is that range in both), on
+// the selected kernel (its same-numbered instance in B), by alt+drag; kept in the URL.
+async function testAlign(page) {
+  check(await page.locator('#align-group').isVisible(), 'two runs: the alignment control is shown');
+  const first = (ri, q, kinds) => page.evaluate(async ([ri, q, kinds]) => (await (await fetch(`api/search?run=${ri}&q=${encodeURIComponent(q)}&kinds=${kinds}&exact=1&limit=1`)).json()).items, [ri, q, kinds]);
+  const a = await first(0, 'iteration 5', 'nvtx'), b = await first(1, 'iteration 5', 'nvtx');
+  check(a.s[0] !== b.s[0], `iteration 5 starts at ${a.s[0]} ns in A, ${b.s[0]} ns in B`);
+  await page.selectOption('#align', 'range');
+  await page.fill('#align-range', 'iteration 5');
+  await page.press('#align-range', 'Enter');
+  await page.waitForFunction(() => window.tlview.shift[1] !== 0, null, { timeout: 5000 });
+  const sh = await page.evaluate(() => window.tlview.shift[1]);
+  check(sh === a.s[0] - b.s[0], `aligned on range "iteration 5": B shifted by ${sh} ns (A's start − B's: ${a.s[0] - b.s[0]})`);
+  check(new RegExp(`[#&]shift=${sh}(&|$)`).test(await page.evaluate(() => location.hash)), 'the shift is in the URL');
+  const seq = await page.evaluate(() => window.tlview.seq);
+  await page.evaluate((t) => { location.hash = `#t0=${t - 400000}&t1=${t + 1600000}&shift=${window.tlview.shift[1]}`; }, a.s[0]);
+  await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data.length === 2 && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 15000 });
+  await page.waitForTimeout(200);
+  const d1 = await page.evaluate(() => [window.tlview.data[1].t0, Math.floor(window.tlview.t0 - window.tlview.shift[1])]);
+  check(d1[0] === d1[1], `B's viewport query asks for its own times: t0 ${d1[0]} (the view's minus the shift: ${d1[1]})`);
+  // under the pointer just after A's start of iteration 5: that range, in A's NVTX row and in B's
+  const bands = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row' && window.tlview.runs[b.run].rows[b.row].kind === 'nvtx'));
+  const nvA = bands.find((x) => x.run === 0 && x.row === a.row[0]), nvB = bands.find((x) => x.run === 1 && x.row === b.row[0]);
+  const x = await page.evaluate((t) => 230 + (t - window.tlview.t0) * (document.getElementById('timeline').clientWidth - 230) / (window.tlview.t1 - window.tlview.t0), a.s[0]);
+  const tipA = await tipAt(page, x + 3, nvA.y + 2 + 6), tipB = await tipAt(page, x + 3, nvB.y + 2 + 6);
+  check(/iteration 5\b/.test(tipA) && /iteration 5\b/.test(tipB), `at A's start of iteration 5, A shows "${tipA.split('\n')[0]}", B "${tipB.split('\n')[0]}"`);
+  const before = await tipAt(page, x - 25, nvB.y + 2 + 6);
+  check(!/iteration 5\b/.test(before), `25 px earlier B shows something else ("${before.split('\n')[0]}")`);
+  await page.screenshot({ path: path.join(DIR, 'compare-aligned.png') });
+  // on the selected kernel: A's 1000th matmul and B's 1000th start at the same place
+  const k = await page.evaluate(async () => (await (await fetch('api/search?run=0&q=matmul&kinds=kernel&from=999&limit=1')).json()).items);
+  const kb = await page.evaluate(async () => (await (await fetch('api/search?run=1&q=matmul&kinds=kernel&from=999&limit=1')).json()).items);
+  await page.evaluate((id) => showKernel(0, id), k.id[0]);
+  await page.waitForFunction(() => window.tlview.selected && window.tlview.selected.d != null, null, { timeout: 5000 });
+  await page.selectOption('#align', 'kernel');
+  await page.waitForFunction((want) => window.tlview.shift[1] === want, k.s[0] - kb.s[0], { timeout: 5000 }).catch(() => {});
+  const sk = await page.evaluate(() => [window.tlview.shift[1], document.getElementById('align-info').textContent]);
+  check(sk[0] === k.s[0] - kb.s[0] && /matmul #1000/.test(sk[1]), `aligned on the selected kernel: shift ${sk[0]} (want ${k.s[0] - kb.s[0]}), "${sk[1]}"`);
+  // by hand: alt+drag on one of B's rows moves B by what the pointer moved
+  const rowB = (await page.evaluate(() => window.tlview.bands)).find((b) => b.type === 'row' && b.run === 1);
+  await scrollTo(page, rowB.y);
+  const box = await page.locator('#timeline').boundingBox();
+  const nsPerPx = await page.evaluate(() => (window.tlview.t1 - window.tlview.t0) / (document.getElementById('timeline').clientWidth - 230));
+  await page.keyboard.down('Alt');
+  await page.mouse.move(box.x + 600, box.y + rowB.y + 5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 650, box.y + rowB.y + 5, { steps: 3 });
+  await page.mouse.move(box.x + 700, box.y + rowB.y + 5, { steps: 3 });
+  await page.mouse.up();
+  await page.keyboard.up('Alt');
+  const sd = await page.evaluate(() => [window.tlview.shift[1], window.tlview.range]);
+  check(Math.abs(sd[0] - sk[0] - 100 * nsPerPx) <= nsPerPx && sd[1] === null, `alt+drag by 100 px moves B by ${sd[0] - sk[0]} ns (${(100 * nsPerPx).toFixed(0)} ns), selecting nothing`);
+  await page.reload();
+  await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
+  check(await page.evaluate(() => window.tlview.shift[1]) === sd[0], 'a reload keeps B where it was (the URL)');
+  await page.selectOption('#align', 'start');
+  check(await page.evaluate(() => window.tlview.shift[1]) === 0 && !/shift=/.test(await page.evaluate(() => location.hash)), 'back to the first kernels');
 }
 
 // testDemo: `tlview serve` with no files shows the bundled H200 traces (4 processes, MPS off

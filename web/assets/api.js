@@ -48,13 +48,17 @@ const S = {
   rulerLabels: [],         // the ruler's tick labels as last drawn (read by the browser tests)
   flow: null,              // Flow (tracks.js): the selected kernel, copy or API call and its partners
   collapsed: null,         // per run, the Set of processes whose copies, API and NVTX rows are hidden
-  find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
+  find: { q: '', runs: [], k: -1, launches: [], hits: [], current: null }, // search.js: the text,
+                           // SearchRun per run, the current match's position (-1: none), per run
+                           // the Set of matching launches and the kernel matches in view
   follow: false,           // the server follows growing files (tlview serve --follow): poll
   generation: 0,           // the generation of S.runs (GET /api/runs), sent with every query
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
   lastQueryMs: 0,
   drawCount: 0,
+  shift: [0, 0],           // ns added to each run's times in the view: run B aligned on A (align.js)
+  align: null,             // how B was aligned: {how: 'range' | 'kernel' | 'drag', what}, or null
 };
 
 const $ = (id) => document.getElementById(id);
@@ -212,6 +216,14 @@ function scheduleFetch() {
   fetchTimer = setTimeout(fetchView, FETCH_DEBOUNCE);
 }
 
+// runRange is the integer range [t0, t1) of run ri's own times that the view's [a, b) shows
+// (run B shifted: align.js), at least 1 ns long.
+function runRange(ri, a, b) {
+  const sh = (S.shift && S.shift[ri]) || 0;
+  const t0 = Math.floor(a - sh);
+  return [t0, Math.max(Math.ceil(b - sh), t0 + 1)];
+}
+
 // fetchView asks the server for the current viewport of every run (stale answers are dropped).
 async function fetchView() {
   if (inflight) inflight.abort();
@@ -219,11 +231,12 @@ async function fetchView() {
   inflight = ac;
   const seq = ++S.seq;
   const width = Math.round(plotWidth());
-  const t0 = Math.floor(S.t0), t1 = Math.max(Math.ceil(S.t1), Math.floor(S.t0) + 1);
   const started = performance.now();
   try {
-    const answers = await Promise.all(S.runs.map((run, ri) =>
-      getCompact(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}&format=bin`, ac.signal)));
+    const answers = await Promise.all(S.runs.map((run, ri) => {
+      const [t0, t1] = runRange(ri, S.t0, S.t1);
+      return getCompact(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}&format=bin`, ac.signal);
+    }));
     if (seq !== S.seq) return;
     S.data = answers.map((a) => {
       const rows = new Map();
@@ -235,7 +248,7 @@ async function fetchView() {
     updateStatus();
     // just after start the server may still be building its concurrency cache: ask again soon
     if (S.data.some((d) => d.lanes.some((l) => l.conc_pending))) setTimeout(scheduleFetch, 300);
-    if (S.find.q) scheduleFind();
+    if (S.find.q) findMarks();
   } catch (e) {
     if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
   } finally {
@@ -250,9 +263,11 @@ async function fetchRange() {
   const seq = ++S.rangeSeq;
   S.rangeStats = null;
   if (!sel) return;
-  const t0 = Math.floor(sel.t0), t1 = Math.max(Math.ceil(sel.t1), t0 + 1);
   try {
-    const answers = await Promise.all(S.runs.map((run, ri) => getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}`)));
+    const answers = await Promise.all(S.runs.map((run, ri) => {
+      const [t0, t1] = runRange(ri, sel.t0, sel.t1);
+      return getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}${rangeRowsParam(ri)}`);
+    }));
     if (seq !== S.rangeSeq) return;
     S.rangeStats = answers;
     renderRange();

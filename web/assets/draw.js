@@ -20,6 +20,7 @@ function binEdges(d, j) {
 }
 
 function draw() {
+  onRun(-1);
   const dpr = window.devicePixelRatio || 1;
   const W = cssWidth = canvas.clientWidth;
   if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
@@ -29,20 +30,22 @@ function draw() {
   ctx.textBaseline = 'middle';
   drawGrid();
   // overlap shading first, so that it tints the rows' background and not their kernels
-  for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
-  for (const d of S.data) { // pixel edges of each answer on the current view, once per frame
+  for (const b of S.bands) if (b.type === 'laneend') { onRun(b.run); drawOverlapShade(b, S.data[b.run]); }
+  S.data.forEach((d, ri) => { // pixel edges of each answer on the current view, once per frame
+    onRun(ri);
     const px = (d.t1 - d.t0) / d.width;
     if (!d.xs || d.xs.length !== d.width + 1) d.xs = new Float64Array(d.width + 1);
     for (let j = 0; j <= d.width; j++) d.xs[j] = timeToX(d.t0 + j * px);
-  }
+  });
   layerBegin();
-  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'bars');
+  for (const b of S.bands) if (b.type === 'row') { onRun(b.run); drawRow(b, S.runs[b.run], S.data[b.run], 'bars'); }
   layerEnd();
-  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'marks');
+  for (const b of S.bands) if (b.type === 'row') { onRun(b.run); drawRow(b, S.runs[b.run], S.data[b.run], 'marks'); }
   drawFlows();
   for (const b of S.bands) {
     const run = S.runs[b.run];
     const d = S.data[b.run];
+    onRun(b.run);
     switch (b.type) {
       case 'run': drawRunHeader(b, run); break;
       case 'lane': drawLaneHeader(b, run); break;
@@ -50,6 +53,7 @@ function draw() {
       case 'vband': drawVerdictStrip(b, d); break;
     }
   }
+  onRun(-1);
   // gutter border
   ctx.fillStyle = '#dde1e7';
   ctx.fillRect(GUTTER - 1, 0, 1, S.height);
@@ -80,7 +84,9 @@ function drawRunHeader(b, run) {
   ctx.fillText(ellipsisMiddle(run.label, GUTTER - 18 - ctx.measureText(tag).width), 10 + ctx.measureText(tag).width, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#6b7585';
-  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+  const sh = S.shift[b.run] || 0;
+  const shifted = sh ? ` · drawn ${sh > 0 ? '+' : '−'}${fmtTime(Math.abs(sh), 4)} from its first kernel${S.align ? `, aligned on ${S.align.what}` : ''}` : '';
+  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
 }
 
 function drawLaneHeader(b, run) {
@@ -281,8 +287,9 @@ function turnSpans(d, L) {
 
 // drawVerdictStrip draws a lane's overlap windows in their verdicts' colours and its took-turns
 // windows as what they are: a dotted line along the strip's foot over the window, and at each
-// context switch a tick where the next context's kernel started, its idle gap before it a thin
-// line; the time between them is left as it was (a context alone, or idle). When the switches
+// of its context switches a tick where the next context's kernel started, its idle gap before it
+// a thin line; the time between them is left as it was (a context alone, or idle). Switches
+// inside overlap windows are not marked: the window's colour says what happened there. When the switches
 // in view are too many to list, the strip says how many.
 function drawVerdictStrip(b, d) {
   ctx.fillStyle = '#eef0f3';
@@ -300,6 +307,7 @@ function drawVerdictStrip(b, d) {
   if (turns.length && L.switches) {
     for (const [t, gap] of L.switches) { // the idle gap a thin line, the handover a tick
       const xa = timeToX(t - gap), xb = timeToX(t);
+      if (!turns.some(([x0, x1]) => xb >= x0 - 0.5 && xa <= x1 + 0.5)) continue; // not a took-turns window's
       if (xb < GUTTER - 2 || xa > cssWidth) continue;
       if (xb - xa > 2) ctx.fillRect(Math.max(GUTTER, xa), b.y + b.h / 2 - 0.5, Math.min(xb, cssWidth) - Math.max(GUTTER, xa), 1);
       if (xb >= GUTTER) ctx.fillRect(xb - 1, b.y + 1, 2, b.h - 2);

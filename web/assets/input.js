@@ -16,6 +16,7 @@ function writeHash() {
   if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
   if (S.item) p.set('item', `${S.item.kind}:${S.item.run}:${S.item.id}`);
   if (S.range) p.set('range', `${Math.round(S.range.t0)},${Math.round(S.range.t1)}`);
+  if (S.shift[1]) p.set('shift', Math.round(S.shift[1]));
   history.replaceState(null, '', `#${p.toString()}`);
 }
 
@@ -30,6 +31,8 @@ function readHash() {
   const sel = /^(\d+):(\d+)$/.exec(p.get('sel') || '');
   const item = /^(copy|api|nvtx):(\d+):(\d+)$/.exec(p.get('item') || '');
   const range = /^(-?\d+),(-?\d+)$/.exec(p.get('range') || '');
+  const shift = /^-?\d+$/.exec(p.get('shift') || '');
+  if (shift) { S.shift = [0, +shift[0]]; S.align = { how: 'drag', what: 'from the URL' }; }
   return {
     t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null,
     item: item ? { kind: item[1], run: +item[2], id: +item[3] } : null,
@@ -39,9 +42,19 @@ function readHash() {
 
 // ------------------------------------------------------------------ hover, click
 
-// hitTest finds what lies under canvas point (x, y).
+// hitTest finds what lies under canvas point (x, y): in the band there, at the time of its run.
 function hitTest(x, y) {
   const b = bandAt(y);
+  onRun(b ? b.run : -1);
+  try {
+    return hitBand(b, x, y);
+  } finally {
+    onRun(-1);
+  }
+}
+
+// hitBand is hitTest's work for band b (times read with b's run's shift).
+function hitBand(b, x, y) {
   if (b && x < GUTTER && b.type === 'row' && b.first && hasTracks(b.run, S.runs[b.run].rows[b.row].process)) return { band: b, toggle: true };
   if (!b || x < GUTTER) return b ? { band: b } : null;
   const d = S.data[b.run];
@@ -137,12 +150,14 @@ let drag = null; // a press on the timeline or the ruler, until it is released
 function onDown(ev) {
   if (ev.button !== 0) return;
   const x = ev.clientX - canvas.getBoundingClientRect().left;
+  if (alignDragStart(ev, bandAt(ev.clientY - canvas.getBoundingClientRect().top))) return;
   drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, pan: ev.shiftKey, ta: xToTime(Math.max(GUTTER, x)) };
   canvas.classList.add(drag.pan ? 'dragging' : 'selecting');
 }
 
 function onDrag(ev) {
   if (!drag) return;
+  if (drag.align) { alignDragMove(ev); return; }
   if (drag.ruler) {
     drag.x1 = ev.clientX - ruler.getBoundingClientRect().left;
     requestDraw();
@@ -168,6 +183,7 @@ function onUp(ev) {
   const d = drag;
   drag = null;
   canvas.classList.remove('dragging', 'selecting');
+  if (d.align) { alignDragEnd(d); return; }
   if (d.ruler) {
     const a = Math.min(d.x0, d.x1), b = Math.max(d.x0, d.x1);
     if (b - a > 4) setView(xToTime(Math.max(GUTTER, a)), xToTime(b));
@@ -183,6 +199,14 @@ function onRulerDown(ev) {
   if (ev.button !== 0) return;
   const x = ev.clientX - ruler.getBoundingClientRect().left;
   drag = { ruler: true, x0: x, x1: x };
+}
+
+// rangeRowsParam is the rows= parameter of the range query of run ri: the rows the selected area
+// covers ('' when it is a time range over every row).
+function rangeRowsParam(ri) {
+  const rows = S.range && S.range.rows;
+  if (!rows) return '';
+  return `&rows=${rows.filter((r) => r.run === ri).map((r) => r.row).join(',') || 'none'}`;
 }
 
 // selectRange selects [t0, t1) (ns): shaded on the timeline, its statistics in the range panel.
@@ -208,7 +232,10 @@ function clearRange() {
 function fitSelection() {
   let a, b;
   if (S.range) [a, b] = [S.range.t0, S.range.t1];
-  else if (S.selected && S.selected.d != null) [a, b] = [S.selected.s, S.selected.s + S.selected.d];
+  else if (S.selected && S.selected.d != null) {
+    const sh = S.shift[S.selected.run] || 0;
+    [a, b] = [S.selected.s + sh, S.selected.s + S.selected.d + sh];
+  }
   else return;
   const pad = Math.max(b - a, MIN_SPAN) * 0.025;
   setView(a - pad, b + pad);

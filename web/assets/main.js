@@ -6,7 +6,7 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, panels, input, jobgroup, follow, main.
+// lists: format, colors, api, rows, draw, tracks, panels, search, align, input, jobgroup, follow, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -29,7 +29,9 @@ async function main() {
   S.generation = meta.generation || 0;
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
   const h = readHash();
+  if (S.runs.length < 2) S.shift = [0, 0];
   renderHeader();
+  alignSetup();
   jobHeader();
   renderLegend();
   layout();
@@ -74,13 +76,17 @@ $('zoom-out').addEventListener('click', () => zoom(2));
 $('zoom-reset').addEventListener('click', fitAll);
 $('colorby').addEventListener('change', (e) => { S.colorBy = e.target.value; renderLegend(); writeHash(); requestDraw(); });
 $('find').addEventListener('input', scheduleFind);
-$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e.shiftKey ? -1 : 1); });
+$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); findStep(e.shiftKey ? -1 : 1); } });
+$('align').addEventListener('change', onAlignChange);
+$('align-range').addEventListener('keydown', (e) => { if (e.key === 'Enter') alignOnRange(e.target.value); });
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
 $('details-close').addEventListener('click', () => { clearRange(); closeDetails(); });
 $('details-body').addEventListener('click', onPanelLink);
 $('tab-details').addEventListener('click', () => showTab('details'));
 $('tab-range').addEventListener('click', () => showTab('range'));
+$('tab-search').addEventListener('click', () => showTab('search'));
+$('search-body').addEventListener('click', onSearchLink);
 $('panel-collapse').addEventListener('click', toggleCollapse);
 $('help-open').addEventListener('click', toggleHelp);
 $('help-close').addEventListener('click', toggleHelp);

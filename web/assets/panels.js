@@ -156,21 +156,21 @@ async function showWindow(runIdx, id) {
 // One panel at the bottom of the window, as in Perfetto, so that the plot keeps its width: the
 // details of what was clicked and the statistics of the selected range, one tab each.
 
-const panel = { tab: 'details', details: false, range: false, collapsed: false };
+const panel = { tab: 'details', details: false, range: false, search: false, collapsed: false };
+const PANEL_TABS = ['details', 'range', 'search']; // each with #tab-X and #X-body
 
-// showTab shows the panel on tab `tab` ('details' or 'range'), or hides it when neither has
-// content; the page gets room at its bottom so that nothing stays under the panel.
+// showTab shows the panel on tab `tab` ('details', 'range' or 'search'), or hides it when none
+// has content; the page gets room at its bottom so that nothing stays under the panel.
 function showTab(tab) {
   if (tab) panel.tab = tab;
-  if (!panel[panel.tab]) panel.tab = panel.details ? 'details' : 'range';
-  const open = panel.details || panel.range;
+  if (!panel[panel.tab]) panel.tab = PANEL_TABS.find((t) => panel[t]) || 'details';
+  const open = PANEL_TABS.some((t) => panel[t]);
   $('details').hidden = !open;
-  $('tab-details').hidden = !panel.details;
-  $('tab-range').hidden = !panel.range;
-  $('tab-details').classList.toggle('on', panel.tab === 'details');
-  $('tab-range').classList.toggle('on', panel.tab === 'range');
-  $('details-body').hidden = panel.tab !== 'details' || panel.collapsed;
-  $('range-body').hidden = panel.tab !== 'range' || panel.collapsed;
+  for (const t of PANEL_TABS) {
+    $(`tab-${t}`).hidden = !panel[t];
+    $(`tab-${t}`).classList.toggle('on', panel.tab === t);
+    $(`${t}-body`).hidden = panel.tab !== t || panel.collapsed;
+  }
   $('details').classList.toggle('collapsed', panel.collapsed);
   $('panel-collapse').textContent = panel.collapsed ? '▴' : '▾';
   $('panel-collapse').title = panel.collapsed ? 'Expand the panel' : 'Collapse the panel';
@@ -206,6 +206,19 @@ function openRange() {
 function closeRange() {
   panel.range = false;
   $('range-body').textContent = '';
+  showTab();
+}
+
+// openSearch shows the search results' tab (search.js fills it).
+function openSearch() {
+  if (!panel.search) panel.collapsed = false;
+  panel.search = true;
+  showTab(panel.details && panel.tab === 'details' ? 'details' : 'search');
+}
+
+function closeSearch() {
+  panel.search = false;
+  $('search-body').textContent = '';
   showTab();
 }
 
@@ -322,74 +335,6 @@ function toggleHelp() {
   h.hidden = !h.hidden;
 }
 
-// ------------------------------------------------------------------ find
-
-const FIND_LIMIT = 2000;
-let findTimer = 0;
-function scheduleFind() {
-  clearTimeout(findTimer);
-  findTimer = setTimeout(runFind, 150);
-}
-
-// runFind marks the launches whose name matches (for kernels drawn one by one) and asks the
-// server where the matches lie in the view (for the aggregated rows).
-async function runFind() {
-  const q = $('find').value.trim();
-  S.find.q = q;
-  writeHash();
-  if (!q) {
-    S.find = { q: '', launches: [], hits: [], total: 0 };
-    $('find-info').textContent = '';
-    requestDraw();
-    return;
-  }
-  const ql = q.toLowerCase();
-  S.find.launches = S.runs.map((run) => {
-    const set = new Set();
-    run.launches.forEach((L, i) => { if (run.names[L[0]].toLowerCase().includes(ql)) set.add(i); });
-    return set;
-  });
-  try {
-    const t0 = Math.floor(S.t0), t1 = Math.ceil(S.t1);
-    const res = await Promise.all(S.runs.map((r, ri) =>
-      getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${FIND_LIMIT}&t0=${t0}&t1=${t1}`)));
-    if (S.find.q !== q) return;
-    S.find.hits = res.map((r) => r.kernels);
-    S.find.total = res.reduce((a, r) => a + r.total, 0);
-    const names = res.reduce((a, r) => a + r.names.length, 0);
-    $('find-info').textContent = `${S.find.total.toLocaleString()} in view · ${names} name${names === 1 ? '' : 's'}`;
-  } catch (e) {
-    showError(`Find: ${e.message}`);
-  }
-  requestDraw();
-}
-
-// findStep jumps to the next (dir 1) or previous (-1) match outside the view's centre.
-async function findStep(dir) {
-  const q = $('find').value.trim();
-  if (!q) return;
-  const mid = (S.t0 + S.t1) / 2, half = (S.t1 - S.t0) / 2;
-  let best = null;
-  for (let ri = 0; ri < S.runs.length; ri++) {
-    const range = dir > 0 ? `t0=${Math.ceil(mid + half * 0.02)}` : `t0=${Math.floor(-S.fullSpan)}&t1=${Math.floor(mid - half * 0.02)}`;
-    try {
-      const r = await getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${dir > 0 ? 1 : FIND_LIMIT}&${range}`);
-      const n = r.kernels.s.length;
-      if (!n) continue;
-      const i = dir > 0 ? 0 : n - 1;
-      const s = r.kernels.s[i];
-      if (!best || (dir > 0 ? s < best.s : s > best.s)) best = { s, d: r.kernels.d[i], run: ri, id: r.kernels.id[i] };
-    } catch (e) {
-      showError(`Find: ${e.message}`);
-      return;
-    }
-  }
-  if (!best) { $('find-info').textContent = 'no further match'; return; }
-  const span = Math.max(S.t1 - S.t0, best.d * 4);
-  setView(best.s + best.d / 2 - span / 2, best.s + best.d / 2 + span / 2);
-  showKernel(best.run, best.id);
-}
-
 // ------------------------------------------------------------------ header, legend, stats
 
 function renderHeader() {
@@ -404,9 +349,22 @@ function renderHeader() {
   });
   if (S.compare) {
     const c = el('span', 'chip');
-    c.append('B finishes ', el('b', null, fmtX(S.compare.measured_gain)), ' faster than A');
+    c.id = 'compare-chip';
+    c.append(...compareWords(S.compare.measured_gain));
+    c.title = `span of A ${fmtTime(S.compare.span_ns)}, of B ${fmtTime(S.compare.compare_span_ns)} (measured gain: A's span over B's, ${fmtX(S.compare.measured_gain)})`;
     info.append(c);
   }
+}
+
+// compareWords says how B's span compares with A's, the way round that is true: "B finishes
+// 1.20× faster than A" when the measured gain (A's span / B's) is above 1, "1.20× slower" (its
+// inverse) when below, "in the same time" when both round to 1.00×.
+function compareWords(gain) {
+  if (gain == null || !isFinite(gain) || gain <= 0) return ['B: no measured gain'];
+  const faster = fmtX(gain).replace('×', ''), slower = fmtX(1 / gain).replace('×', '');
+  if (faster === '1.00' && slower === '1.00') return ['B finishes ', el('b', null, 'in the same time'), ' as A'];
+  return gain > 1 ? ['B finishes ', el('b', null, `${faster}× faster`), ' than A']
+    : ['B finishes ', el('b', null, `${slower}× slower`), ' than A'];
 }
 
 function renderLegend() {
@@ -547,11 +505,14 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     const c = S.compare;
     k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
-      kpi('measured gain', fmtX(c.measured_gain)),
+      kpi('measured gain (A\'s span / B\'s)', fmtX(c.measured_gain)),
       kpi('predicted from A', fmtGain(c.predicted_gain_low, c.predicted_gain)),
       kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
       kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
+    const said = el('div', 'kv headline');
+    said.append(...compareWords(c.measured_gain));
+    card.append(said);
     card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
     const [sa, sb] = S.runs.map((run) => run.summary);
     if (sa.process_spans > 1 && sb.process_spans > 1)

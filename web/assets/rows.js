@@ -23,14 +23,35 @@ function plotWidth() {
   return Math.max(50, (cssWidth || canvas.clientWidth) - GUTTER);
 }
 
-// timeToX maps ns (relative) to a canvas x in CSS px.
-function timeToX(t) {
-  return GUTTER + (t - S.t0) * plotWidth() / (S.t1 - S.t0);
+// The view's axis is run A's (ns from its first kernel); run B's times are drawn shifted by
+// S.shift[1] (align.js: B aligned on A). runShift is the shift of the run being drawn or hit
+// tested, set by onRun() around each band (0 for what belongs to the view: ruler, range, hover).
+let runShift = 0;
+
+// onRun makes timeToX and xToTime map the times of run ri (-1: the view's own axis).
+function onRun(ri) {
+  runShift = ri >= 0 && S.shift ? S.shift[ri] || 0 : 0;
 }
 
-// xToTime maps a canvas x in CSS px to ns (relative).
+// timeToX maps ns (relative to the run's first kernel, see onRun) to a canvas x in CSS px.
+function timeToX(t) {
+  return GUTTER + (t + runShift - S.t0) * plotWidth() / (S.t1 - S.t0);
+}
+
+// xToTime maps a canvas x in CSS px to ns (relative, of the run set by onRun).
 function xToTime(x) {
-  return S.t0 + (x - GUTTER) * (S.t1 - S.t0) / plotWidth();
+  return S.t0 + (x - GUTTER) * (S.t1 - S.t0) / plotWidth() - runShift;
+}
+
+// viewSpan is [first, last] ns of the view's axis that some run covers (runs shifted).
+function viewSpan() {
+  let lo = 0, hi = 1;
+  S.runs.forEach((r, ri) => {
+    const sh = (S.shift && S.shift[ri]) || 0;
+    lo = Math.min(lo, sh);
+    hi = Math.max(hi, sh + r.summary.span_ns);
+  });
+  return [lo, hi];
 }
 
 // setView changes the visible range (clamped), redraws and queries the server.
@@ -40,7 +61,8 @@ function setView(t0, t1) {
   if (span > lim) span = lim;
   const c = (t0 + t1) / 2;
   t0 = c - span / 2;
-  const lo = -S.fullSpan * 0.25 - 1e3, hi = S.fullSpan * 1.25 + 1e3;
+  const [v0, v1] = viewSpan();
+  const lo = v0 - S.fullSpan * 0.25 - 1e3, hi = v1 + S.fullSpan * 0.25 + 1e3;
   if (t0 < lo) t0 = lo;
   if (t0 + span > hi) t0 = hi - span;
   S.t0 = t0;
@@ -63,8 +85,8 @@ function pan(fraction) {
 }
 
 function fitAll() {
-  const pad = S.fullSpan * 0.02;
-  setView(-pad, S.fullSpan + pad);
+  const [v0, v1] = viewSpan(), pad = (v1 - v0) * 0.02;
+  setView(v0 - pad, v1 + pad);
 }
 
 // ------------------------------------------------------------------ layout

@@ -250,6 +250,7 @@ function rowBand(ri, row) {
 function drawFlows() {
   const f = S.flow;
   if (!f) return;
+  onRun(f.run);
   const from = f.from;
   for (const p of f.partners) {
     const api = from.kind === 'api' ? from : p, gpu = from.kind === 'api' ? p : from;
