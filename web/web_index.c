@@ -866,10 +866,11 @@ uint64_t web_lane_switches(const web_runix *r, uint32_t slot, int64_t a, int64_t
     return lo - first;
 }
 
-int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at, int64_t *ns_ctx)
 {
     const web_lane *l = &r->lanes[slot];
     memset(ns_at, 0, sizeof *ns_at * WEB_CONC_LEVELS);
+    memset(ns_ctx, 0, sizeof *ns_ctx * WEB_CONC_LEVELS);
     if (l->dev->t_end <= l->dev->t_begin)
         return WEB_OK;
     analysis_segment *seg = malloc(sizeof *seg * PROFILE_CHUNK);
@@ -891,7 +892,9 @@ int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
         for (size_t i = 0; i < n; i++) {
             unsigned lv =
                 seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
+            unsigned lc = seg[i].contexts < WEB_CONC_LEVELS ? seg[i].contexts : WEB_CONC_LEVELS - 1;
             ns_at[lv] += seg[i].t1 - seg[i].t0;
+            ns_ctx[lc] += seg[i].t1 - seg[i].t0;
         }
         a = b;
         if (n < PROFILE_CHUNK / 4)

@@ -192,6 +192,9 @@ typedef struct web_lane {
     int64_t g0, gw;
     int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
     double *work;   /* dev->nwindows + 1: solo work (ns) of the windows before each (web_range.c) */
+    double par_max; /* the most solo work per ns of one window: no pixel's parallelism is above
+                       it (each window's work is spread evenly over it), the concurrency track's
+                       scale */
     int64_t *undef; /* dev->nwindows + 1: their overlap time without a parallelism figure */
 } web_lane;
 
@@ -286,9 +289,10 @@ int web_runix_build_grids(web_runix *r);
 /* Frees what web_runix_build made (the run and analysis are borrowed). */
 void web_runix_free(web_runix *r);
 /* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
- * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last
- * holding N and more). Returns 0 or WEB_ENOMEM. */
-int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at);
+ * time spent with exactly N processes in flight to ns_at[N], and with exactly N contexts in
+ * flight to ns_ctx[N] (WEB_CONC_LEVELS entries each, the last holding N and more). Returns 0 or
+ * WEB_ENOMEM. */
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at, int64_t *ns_ctx);
 /* The lane (analysis device slot) of a kernel. */
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
 /* The window of lane `lane` (the kernel's, web_kernel_lane()) holding most of kernel k, the

@@ -39,10 +39,14 @@ int web_lane_work_build(const web_runix *r, web_lane *l)
         return WEB_ENOMEM;
     l->work[0] = 0;
     l->undef[0] = 0;
+    l->par_max = 0;
     for (uint64_t i = 0; i < n; i++) {
         int64_t u;
-        l->work[i + 1] = l->work[i] + window_work(&w[i], &u);
+        double work = window_work(&w[i], &u);
+        l->work[i + 1] = l->work[i] + work;
         l->undef[i + 1] = l->undef[i] + u;
+        if (w[i].t1 > w[i].t0 && work / (double)(w[i].t1 - w[i].t0) > l->par_max)
+            l->par_max = work / (double)(w[i].t1 - w[i].t0);
     }
     return WEB_OK;
 }

@@ -128,11 +128,65 @@ async function testSlower(page) {
   await page.screenshot({ path: path.join(DIR, 'slower.png') });
 }
 
+// testScale: one process with three green contexts side by side at parallelism 2.97 (solo references
+// from the solo run): the concurrency track's scale takes the parallelism (0–3), so the peak line
+// of 1 process in flight sits at a third of the track, the parallelism's area is not clipped, and
+// the gutter and the legend say what each counts; the chart counts contexts.
+async function testScale(page) {
+  const lane = await page.evaluate(() => window.tlview.runs[0].lanes[0]);
+  check(lane.contexts === 3 && lane.processes === 1 && lane.par_max > 2.5, `the lane: ${lane.processes} process, ${lane.contexts} contexts, windows' parallelism up to ${lane.par_max}`);
+  const bands = await page.evaluate(() => window.tlview.bands);
+  const conc = bands.find((b) => b.type === 'conc');
+  const top = Math.ceil(lane.par_max);
+  // the peak line (processes in flight, colour #2f5fa8): its row on the canvas
+  const rowsOf = await page.evaluate(([y0, y1]) => {
+    const c = document.getElementById('timeline'), w = c.width - 230;
+    const d = c.getContext('2d').getImageData(230, y0, w, y1 - y0).data;
+    const line = new Array(y1 - y0).fill(0), dark = new Array(w).fill(0);
+    for (let i = 0; i < d.length; i += 4) {
+      const y = Math.floor(i / 4 / w), x = (i / 4) % w;
+      if (Math.abs(d[i] - 0x2f) < 8 && Math.abs(d[i + 1] - 0x5f) < 8 && Math.abs(d[i + 2] - 0xa8) < 8) line[y]++;
+      if (d[i] + d[i + 1] + d[i + 2] < 300 && d[i + 3] > 200) dark[x]++;
+    }
+    return { line, dark: Math.max(...dark) };
+  }, [Math.round(conc.y), Math.round(conc.y + conc.h)]);
+  const above = rowsOf.line.slice(0, conc.h - 4); // the zero line, at the track's foot, left out
+  const lineY = above.indexOf(Math.max(...above));
+  const want = conc.h - 2 - (conc.h - 4) / top; // 1 process on a 0–top scale
+  check(Math.abs(lineY - want) <= 2, `the peak of 1 process in flight is drawn at ${lineY} px of the ${conc.h} px track (want ${want.toFixed(1)} on a 0–${top} scale)`);
+  const parPx = (conc.h - 4) * 2.9 / top;
+  check(rowsOf.dark >= parPx - 2 && rowsOf.dark < conc.h - 3, `the parallelism's area is ${rowsOf.dark} px tall (parallelism ~${lane.par_max} of ${top}: not clipped)`);
+  const gutter = await page.evaluate(() => typeof concTop === 'function' ? concTop(window.tlview.runs[0].lanes[0]) : null);
+  check(gutter === top, `the track's scale is 0–${gutter}`);
+  const legend = await page.locator('#legend').innerText();
+  check(/processes with a kernel in flight/.test(legend) && /parallelism: solo work done per ns/.test(legend), `the legend says what the track counts (${legend.replace(/\s+/g, ' ').slice(0, 200)})`);
+  await page.waitForSelector('canvas.chart[data-kind=concurrency]', { timeout: 20000 });
+  const chart = await page.evaluate(() => { const c = document.querySelector('canvas.chart[data-kind=concurrency]'); return [c.dataset.unit, c.previousElementSibling.textContent]; });
+  check(chart[0] === 'contexts' && /N contexts in flight/.test(chart[1]), `the chart counts contexts (${chart[1]})`);
+  await page.screenshot({ path: path.join(DIR, 'scale.png') });
+}
+
+// testStretchesIdle (slower case): every stretch on the screen says of what it is (the summary's
+// over all kernels, the GPU's while overlapped), and the GPU idle share says its ns and interval.
+async function testStretchesIdle(page) {
+  const kpis = await page.$$eval('#stats .kpi .label', (ls) => ls.map((l) => l.textContent));
+  const heads = await page.$$eval('#stats th', (ths) => ths.map((t) => t.textContent));
+  const bare = [...kpis, ...heads].filter((t) => /^stretch$/i.test(t.trim()));
+  check(bare.length === 0 && kpis.some((t) => /stretch, all kernels/i.test(t)) && heads.some((t) => /stretch while overlapped/.test(t)),
+    `each stretch is named for what it measures (kpis: ${kpis.filter((t) => /stretch/i.test(t)).join(' | ')}; columns: ${heads.filter((t) => /stretch/i.test(t)).join(' | ')})`);
+  const s = await page.evaluate(() => window.tlview.runs[0].summary);
+  const note = await page.evaluate(() => [...document.querySelectorAll('#stats .kpi')].find((k) => /GPU idle/.test(k.textContent)).innerText);
+  const want = await page.evaluate((s) => `${fmtTime(s.idle_in_ns)} of the ${fmtTime(s.measured_span_ns)} measured`, s);
+  check(note.includes(want), `the GPU idle share says what it counts: "${note.replace(/\n/g, ' / ')}" (want "${want}")`);
+  check(heads.includes('idle (span − busy)'), 'the GPU table\'s idle says it is the span less the busy time');
+}
+
 async function main() {
   const args = {
     turns: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
     slower: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-torch-heavy'), path.join(V, 'torch-heavy-mps-off'),
       '--compare', path.join(V, 'torch-heavy-mps-on')],
+    scale: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-spin'), path.join(V, 'ctx-green-3')],
   };
   const server = await start(args[CASE], 'tlview serve');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
@@ -150,7 +204,8 @@ async function main() {
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
     await page.waitForTimeout(300);
     if (CASE === 'turns') await testTurns(page);
-    else if (CASE === 'slower') await testSlower(page);
+    else if (CASE === 'slower') { await testSlower(page); await testStretchesIdle(page); }
+    else if (CASE === 'scale') await testScale(page);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
   } finally {
     await browser.close();

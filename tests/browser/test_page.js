@@ -455,10 +455,7 @@ async function testKernel(page, box, rows) {
   await waitData(page, sq);
   const v = await view(page);
   check(Math.abs(v[0] - (k.s - 0.025 * k.d)) < 2 && Math.abs(v[1] - (k.s + 1.025 * k.d)) < 2, `F fits the selected kernel (view ${v[0].toFixed(0)}–${v[1].toFixed(0)}, kernel ${k.s}+${k.d})`);
-  // find
-  await page.fill('#find', 'softmax');
-  await page.waitForFunction(() => /in view/.test(document.getElementById('find-info').textContent), null, { timeout: 5000 });
-  check(true, `find: ${await page.locator('#find-info').innerText()}`);
+  await testSearch(page);
   await page.fill('#find', '');
   await page.locator('#find').blur();
   await page.keyboard.press('Escape');
@@ -498,6 +495,65 @@ async function testKernel(page, box, rows) {
   }
   const procRows = await page.locator('#stats table').first().locator('tr').count();
   check(procRows === run.procs + 1, `processes table: a row per process of api/runs (${procRows - 1} of ${run.procs})`);
+}
+
+// testSearch: the search over every record (issue 31, item 4): "N matches" for the whole run
+// (GET /api/search's total), Enter / Shift+Enter step through them in time order across kinds
+// ("k of N"), each selected (its details) and in view; the results list gives the counts per
+// kind and per name and the matches as links.
+async function testSearch(page) {
+  const api = (q, extra) => page.evaluate(async ([q, extra]) => (await fetch(`api/search?run=0&q=${encodeURIComponent(q)}${extra}`)).json(), [q, extra]);
+  const info = () => page.locator('#find-info').innerText();
+  await page.fill('#find', 'softmax');
+  const soft = await api('softmax', '&limit=0');
+  await page.waitForFunction((n) => document.getElementById('find-info').textContent === `${n.toLocaleString()} matches`, soft.total, { timeout: 5000 });
+  check(soft.total > 1000 && soft.by_kind.kernel === soft.total, `"softmax": ${await info()} in the run (the API: ${soft.total})`);
+  // "a": kernels, API calls and NVTX ranges; from a view in the middle of the run
+  await page.evaluate(() => { location.hash = '#t0=500000000&t1=500400000'; });
+  await page.waitForTimeout(200);
+  await page.fill('#find', 'a');
+  const all = await api('a', '&limit=0');
+  await page.waitForFunction((n) => document.getElementById('find-info').textContent === `${n.toLocaleString()} matches`, all.total, { timeout: 5000 });
+  const kinds = Object.entries(all.by_kind).filter(([, n]) => n > 0).map(([k]) => k);
+  check(kinds.length >= 3, `"a" matches ${kinds.join(', ')} (${JSON.stringify(all.by_kind)})`);
+  const mid = await page.evaluate(() => Math.round((window.tlview.t0 + window.tlview.t1) / 2));
+  const from = await api('a', `&at=${mid}&limit=12`);
+  const seen = [], titles = [];
+  await page.focus('#find');
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((k) => document.getElementById('find-info').textContent.startsWith(`${(k + 1).toLocaleString()} of `), from.first + i, { timeout: 5000 });
+    await page.waitForFunction(() => { // its details opened: the selection is the match
+      const T = window.tlview, m = T.find.current;
+      return m && (m.kind === 'kernel' ? T.selected && T.selected.id === m.id : T.item && T.item.id === m.id);
+    }, null, { timeout: 5000 });
+    const cur = await page.evaluate(() => ({ m: window.tlview.find.current, t0: window.tlview.t0, t1: window.tlview.t1, sel: window.tlview.selected, item: window.tlview.item }));
+    seen.push(cur);
+    titles.push(await page.locator('#details-title').innerText());
+  }
+  const text = await info();
+  check(text === `${(from.first + 12).toLocaleString()} of ${all.total.toLocaleString()}`, `after 12 Enter from the view's centre: "${text}"`);
+  const same = seen.every((c, i) => c.m.kind === from.items.kind[i] && c.m.id === from.items.id[i]);
+  check(same, `the matches stepped through are the API's, in its order (${seen.map((c) => `${c.m.kind} ${c.m.id}`).join(', ')})`);
+  check(new Set(seen.map((c) => c.m.kind)).size >= 2, `stepping crosses kinds (${[...new Set(seen.map((c) => c.m.kind))].join(', ')}; details ${[...new Set(titles)].join(', ')})`);
+  const shown = seen.every((c) => (c.m.kind === 'kernel' ? c.sel && c.sel.id === c.m.id : c.item && c.item.id === c.m.id && c.item.kind === c.m.kind) &&
+    c.m.s < c.t1 && c.m.s + c.m.d > c.t0);
+  check(shown, 'each match is selected and in view');
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForFunction((k) => document.getElementById('find-info').textContent.startsWith(`${(k + 1).toLocaleString()} of `), from.first + 10, { timeout: 5000 });
+  check((await page.evaluate(() => window.tlview.find.current.id)) === from.items.id[10], `Shift+Enter steps back: ${await info()}`);
+  // the results list
+  await page.click('#tab-search');
+  const list = await page.locator('#search-body').innerText();
+  const byKind = Object.entries(all.by_kind).every(([k, n]) => list.includes(n.toLocaleString()));
+  check(byKind && list.includes(`${all.total.toLocaleString()} matches`), 'the results list counts the matches per kind');
+  check(list.includes('cudaLaunchKernel') && /iteration/.test(list), 'the results list names what matched');
+  const links = await page.locator('#search-body a.match').count();
+  check(links === 200, `the results list shows 200 matches from the current one (${links})`);
+  await page.locator('#search-body a.match').nth(5).click();
+  await page.waitForFunction((k) => document.getElementById('find-info').textContent.startsWith(`${(k + 1).toLocaleString()} of `), from.first + 10 + 5, { timeout: 5000 });
+  check(true, `a match in the list is a link: ${await info()}`);
+  await page.screenshot({ path: path.join(DIR, 'search.png') });
 }
 
 // testHelp: ? opens the help: the keys, and each verdict with its meaning and rule, as /api/runs
@@ -885,10 +941,13 @@ async function testFollow(page, w1, dir) {
   await w1.say('c');
   await page.waitForFunction(() => (window.tlview.runs[0].captures || []).length === 1, null, { timeout: 15000 });
   await page.waitForTimeout(150);
-  const lane = (await page.evaluate(() => window.tlview.bands)).find((b) => b.type === 'lane');
+  const lanes = await page.evaluate(() => window.tlview.bands);
+  const lane = lanes.find((b) => b.type === 'lane'), capBand = lanes.find((b) => b.type === 'captures');
   const capColor = await page.evaluate(() => CAPTURE_COLOR);
-  const cap = await colourCounts(page, [capColor], lane.y, lane.y + lane.h);
-  check(cap.counts[0] > 100, `the captured range is marked in the lane's header (${cap.counts[0]} px)`);
+  const cap = capBand ? await colourCounts(page, [capColor], capBand.y, capBand.y + capBand.h) : { counts: [0] };
+  const over = await colourCounts(page, [capColor], lane.y, lane.y + lane.h);
+  check(cap.counts[0] > 100, `the captured range is marked in a band of its own under the lane's header (${cap.counts[0]} px)`);
+  check(over.counts[0] === 0, `nothing of it is drawn over the lane's header text (${over.counts[0]} px there)`);
   // a view of the beginning stays where it is; a view of the end moves along
   await page.evaluate(() => setView(0, 20000));
   await page.waitForTimeout(100);

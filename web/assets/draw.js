@@ -49,6 +49,7 @@ function draw() {
     switch (b.type) {
       case 'run': drawRunHeader(b, run); break;
       case 'lane': drawLaneHeader(b, run); break;
+      case 'captures': drawCaptures(b, run); break;
       case 'conc': drawConc(b, run, d); break;
       case 'vband': drawVerdictStrip(b, d); break;
     }
@@ -95,7 +96,7 @@ function drawLaneHeader(b, run) {
   ctx.font = '600 11.5px system-ui, sans-serif';
   ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
-  const txt = `${lane.processes} processes · ${lane.contexts} contexts · ${lane.kernels.toLocaleString()} kernels · ${mpsText(lane.mps)}`;
+  const txt = `${plural(lane.processes, 'process', 'processes')} · ${plural(lane.contexts, 'context', 'contexts')} · ${plural(lane.kernels, 'kernel', 'kernels')} · ${mpsText(lane.mps)}`;
   ctx.fillStyle = '#6b7585';
   ctx.fillText(txt, GUTTER + 8, b.y + b.h / 2 + 1);
   const tw = ctx.measureText(txt).width;
@@ -109,15 +110,18 @@ function drawLaneHeader(b, run) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#e3e6eb';
   ctx.fillRect(0, b.y, cssWidth, 1);
-  drawCaptures(b, run);
 }
 
 // drawCaptures marks the run's captured ranges (GET /api/runs "captures": what the collector
-// recorded with TLVIEW_CAPTURE*, TLVIEW_FLIGHT or `tlview capture`) along the bottom of a lane's
-// header: a bar from start to end with its ends ticked, and its name where it fits.
+// recorded with TLVIEW_CAPTURE*, TLVIEW_FLIGHT or `tlview capture`) in a band of their own under
+// the lane's header (so that no label is drawn over the header's text): a bar from start to end
+// with its ends ticked, and its name where it fits.
 function drawCaptures(b, run) {
   const caps = run.captures || [];
   if (!caps.length) return;
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText('captured', 22, b.y + b.h / 2);
   const y = b.y + b.h - 3;
   ctx.save();
   ctx.beginPath();
@@ -157,17 +161,26 @@ function laneData(d, b) {
   return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
 }
 
+// concTop is the scale of a lane's concurrency track: the most processes or contexts it had in
+// flight at once, or the most solo work per ns a window did (par_max, rounded up: green contexts
+// or streams side by side put it above the processes in flight), at least 1, so that neither
+// area is ever clipped.
+function concTop(lane) {
+  return Math.max(1, lane.max_processes || 0, lane.max_contexts || 0, Math.ceil((lane.par_max || 0) - 1e-9));
+}
+
 // drawConc draws the concurrency track: mean processes in flight (light area), their peak (line)
 // and the effective parallelism (dark area): solo work done per ns, so that time-slicing (4 in
-// flight, parallelism ~1) and side by side (4 and ~4) differ at a glance.
+// flight, parallelism ~1) and side by side (4 and ~4) differ at a glance. Its scale (concTop)
+// and what it counts are written in the gutter.
 function drawConc(b, run, d) {
   const lane = run.lanes[b.lane];
-  const top = Math.max(1, lane.processes);
+  const top = concTop(lane);
   ctx.fillStyle = '#6b7585';
-  ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
+  ctx.fillText(`concurrency, 0–${top}`, 22, b.y + b.h / 2 - 7);
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
-  ctx.fillText(`in flight · parallelism, 0–${top}`, 22, b.y + b.h / 2 + 6);
+  ctx.fillText('processes in flight · parallelism', 22, b.y + b.h / 2 + 6);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#fafbfc';
   ctx.fillRect(GUTTER, b.y, cssWidth - GUTTER, b.h);
@@ -209,7 +222,7 @@ function drawConc(b, run, d) {
   for (let j = 0; j < d.width; j++) {
     const [x0, x1] = binEdges(d, j);
     if (x1 < GUTTER || x0 > cssWidth) continue;
-    const y = yOf(L.conc_max[j]) + 0.5;
+    const y = Math.round(yOf(L.conc_max[j])) + 0.5; // on a pixel row: crisp
     if (!started) { ctx.moveTo(Math.max(GUTTER, x0), y); started = true; } else ctx.lineTo(Math.max(GUTTER, x0), y);
     ctx.lineTo(x1, y);
   }

@@ -80,6 +80,10 @@ function hitBand(b, x, y) {
     if (j >= 0 && j < d.width && R.count[j]) return { band: b, bin: j, R, d };
     return { band: b };
   }
+  if (b.type === 'captures') {
+    const c = (run.captures || []).find((x) => t >= x.start && t < x.end);
+    return c ? { band: b, capture: c } : { band: b };
+  }
   if (b.type === 'conc' || b.type === 'vband') {
     const L = laneData(d, b);
     if (!L) return { band: b };
@@ -91,7 +95,6 @@ function hitBand(b, x, y) {
     }
     if (j >= 0 && j < d.width) return { band: b, lanebin: j, L };
   }
-  void run;
   return { band: b };
 }
 
@@ -276,7 +279,7 @@ function onKey(ev) {
   else if (k === '/') $('find').focus();
   else if (k === 'Escape') {
     if (!$('help').hidden) toggleHelp();
-    else { clearRange(); closeDetails(); }
+    else { clearRange(); closeDetails(); closeSearch(); }
   } else return;
   ev.preventDefault();
 }

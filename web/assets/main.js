@@ -81,7 +81,7 @@ $('align').addEventListener('change', onAlignChange);
 $('align-range').addEventListener('keydown', (e) => { if (e.key === 'Enter') alignOnRange(e.target.value); });
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
-$('details-close').addEventListener('click', () => { clearRange(); closeDetails(); });
+$('details-close').addEventListener('click', () => { clearRange(); closeDetails(); closeSearch(); });
 $('details-body').addEventListener('click', onPanelLink);
 $('tab-details').addEventListener('click', () => showTab('details'));
 $('tab-range').addEventListener('click', () => showTab('range'));

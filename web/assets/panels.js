@@ -46,6 +46,11 @@ function tooltipHTML(h) {
       `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
       '<div class="kv">click for the evidence</div>';
   }
+  if (h.capture) {
+    const c = h.capture, p = run.processes[c.process];
+    return `<div class="kv">captured range <b>${esc(c.name || '(unnamed)')}</b> of ${p ? esc(pidText(p)) : 'a process'}</div>` +
+      `<div class="kv">${fmtTime(c.start, 6)} – ${fmtTime(c.end, 6)} (<b>${fmtTime(c.end - c.start)}</b>)</div>`;
+  }
   if (h.turn) {
     const w = h.turn;
     return '<div class="kv"><b>time-sliced: took turns</b>, no overlap</div>' +
@@ -396,9 +401,10 @@ function renderLegend() {
   });
   const it = el('span', 'item');
   const sw = swatch('rgba(47,111,208,0.35)');
-  it.append(sw, 'processes in flight (line: peak)');
+  it.append(sw, 'processes with a kernel in flight (mean; line: peak)');
+  it.title = 'The concurrency track\'s light area counts processes; its scale (in its label) is the most processes, contexts or parallelism the GPU reached';
   const par = el('span', 'item');
-  par.append(swatch(PAR_COLOR), 'effective parallelism');
+  par.append(swatch(PAR_COLOR), 'effective parallelism: solo work done per ns (kernels side by side in green contexts or streams count too)');
   const st = el('span', 'item');
   st.append(hatchSwatch(S.colorBy === 'verdict' ? VERDICT_COLORS['time-sliced'] : processColor(null, 0)), 'beyond the solo reference (stretch)');
   const help = el('span', 'item hint', 'press ? for help');
@@ -430,9 +436,11 @@ function table(head, rows) {
   return t;
 }
 
-function kpi(label, value) {
+// kpi is a figure of a card: its label, its value and, when given, a note saying what it counts.
+function kpi(label, value, note) {
   const k = el('div', 'kpi');
   k.append(el('div', 'label', label), el('div', 'big', value));
+  if (note) k.append(el('div', 'note', note));
   return k;
 }
 
@@ -508,7 +516,7 @@ function renderStats(stats) {
       kpi('measured gain (A\'s span / B\'s)', fmtX(c.measured_gain)),
       kpi('predicted from A', fmtGain(c.predicted_gain_low, c.predicted_gain)),
       kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
-      kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
+      kpi('stretch A · B, all kernels', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
     const said = el('div', 'kv headline');
     said.append(...compareWords(c.measured_gain));
@@ -529,9 +537,10 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap of busy', fmtPct(s.busy_ns ? s.overlap_ns / s.busy_ns : null)), // the headline's share
-      kpi('stretch', fmtX(s.stretch)),
+      kpi('stretch, all kernels', fmtX(s.stretch), 'their time over their solo time'),
       kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
-      kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : '')), // the headline's note
+      kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : ''), // the headline's note
+        `${fmtTime(s.idle_in_ns)} of the ${fmtTime(s.measured_span_ns)} measured with no kernel to run (context switches' gaps not counted)`),
       kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'the processes running together' }[s.measure] || 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
@@ -544,7 +553,7 @@ function renderStats(stats) {
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
     const ranked = run.processes.some((p) => p.rank != null); // a rank column only for a job's ranks
-    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS', ...(ranked ? ['rank'] : [])],
+    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch, its kernels', 'MPS', ...(ranked ? ['rank'] : [])],
       run.processes.map((p) => {
         const name = el('span');
         name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
@@ -557,17 +566,20 @@ function renderStats(stats) {
       const h = el('h4');
       h.append(`GPU ${sd.lane} · ${d.name || 'unknown'} `, badge(d.verdict));
       card.append(h);
-      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS would gain'],
+      card.append(table(['busy', 'overlap', 'idle (span − busy)', 'peak procs · contexts', 'stretch while overlapped', 'contexts in flight', 'parallelism', 'MPS would gain'],
         [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
           fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
           d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtGain(d.predicted_gain_low, d.predicted_gain)]]));
       if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
-      const lv = sd.ns_at_processes || [];
+      // by contexts where a process had several (green contexts): the unit the GPU shares
+      const byCtx = (d.max_contexts || 0) > (d.max_processes || 0) && sd.ns_at_contexts;
+      const lv = (byCtx ? sd.ns_at_contexts : sd.ns_at_processes) || [];
       const tot = lv.reduce((a, b) => a + b, 0) || 1;
       const c1 = el('canvas', 'chart');
       c1.dataset.kind = 'concurrency';
-      const h1 = el('h4', null, 'Concurrency: share of time with N processes in flight');
+      c1.dataset.unit = byCtx ? 'contexts' : 'processes';
+      const h1 = el('h4', null, `Concurrency: share of time with N ${byCtx ? 'contexts' : 'processes'} in flight`);
       charts.append(h1, c1);
       const c2 = el('canvas', 'chart');
       c2.dataset.kind = 'stretch';
@@ -575,7 +587,7 @@ function renderStats(stats) {
       card.append(charts);
       requestAnimationFrame(() => {
         barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
-          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
+          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: byCtx ? 'contexts' : 'processes' });
         const hs = sd.stretch_histogram;
         if (hs) {
           const step = Math.log2(hs.hi / hs.lo) / hs.bins;

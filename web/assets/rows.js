@@ -10,6 +10,7 @@ const RUN_H = 26;          // run header band
 const LANE_H = 22;         // lane (GPU) header band
 const CONC_H = 44;         // concurrency track
 const VBAND_H = 10;        // overlap-verdict strip
+const CAPTURE_H = 14;      // captured ranges (only for runs with captures)
 const ROW_H = 18;          // one stream row
 const LANE_GAP = 8;
 const MIN_SPAN = 10;       // ns: the deepest zoom
@@ -99,6 +100,7 @@ function layout() {
     if (S.runs.length > 1) { bands.push({ type: 'run', run: ri, y, h: RUN_H }); y += RUN_H; }
     run.lanes.forEach((lane, li) => {
       bands.push({ type: 'lane', run: ri, lane: li, y, h: LANE_H }); y += LANE_H;
+      if ((run.captures || []).length) { bands.push({ type: 'captures', run: ri, lane: li, y, h: CAPTURE_H }); y += CAPTURE_H; }
       bands.push({ type: 'conc', run: ri, lane: li, y, h: CONC_H }); y += CONC_H;
       bands.push({ type: 'vband', run: ri, lane: li, y, h: VBAND_H }); y += VBAND_H;
       const rowsY = y;
