@@ -368,20 +368,25 @@ static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
         out->mime = "application/octet-stream";
 }
 
-/* api_range: GET /api/range?run&t0&t1: the statistics of a selected range (web_range.c). */
+/* api_range: GET /api/range?run&t0&t1[&rows][&names]: the statistics of a selected range, or of
+ * an area (a range over some rows) (web_range.c). */
 static void api_range(const web_gen *g, const web_params *p, web_reply *out)
 {
-    static const char *const known[] = {"run", "t0", "t1", NULL};
+    static const char *const known[] = {"run", "t0", "t1", "rows", "names", NULL};
     unsigned id;
     const web_runix *r;
-    int64_t t0, t1;
+    int64_t t0, t1, names;
     int has0, has1;
+    uint8_t *sel;
     if (check_known(p, out, known) || !(r = get_run(g, p, out, &id)) ||
-        get_range(p, out, 1, &t0, &has0, &t1, &has1))
+        get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
+        get_int(p, out, "names", 0, SEARCH_NAMES_MAX, 0, SEARCH_NAMES_MAX, &names, NULL) ||
+        get_rows(p, out, r->nrows, &sel))
         return;
     web_buf b = {0};
-    if (web_range(r, id, t0, t1, RANGE_SCAN_MAX, &b))
+    if (web_range(r, id, t0, t1, sel, RANGE_SCAN_MAX, (uint32_t)names, &b))
         b.failed = 1;
+    free(sel);
     reply_buf(out, &b);
 }
 

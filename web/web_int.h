@@ -629,11 +629,13 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
                  web_blob **pAnswer /* OUT */);
 
 /* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
- * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max
- * kernels, one read of each (the per-name figures and the stretches; above, "truncated": true).
- * Returns 0 or WEB_ENOMEM. */
-int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
-              web_buf *b);
+ * origin), over the rows flagged in rowsel (nrows flags; NULL: every row): web/API.md. Costs
+ * O(rows + log windows) plus, when the range holds at most scan_max kernels, one read of each
+ * (the per-name and per-verdict figures and the stretches; above, "truncated": true), and the
+ * selected rows' other records (at most scan_max). Lists names_max names at most. Returns 0 or
+ * WEB_ENOMEM. */
+int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, const uint8_t *rowsel,
+              uint64_t scan_max, uint32_t names_max, web_buf *b);
 
 /* Writes the GET /api/search body for run r (id run_id): the records of the kinds in `kinds` (a
  * bit per web_row_kind) whose name contains q (case-insensitive for ASCII; equals it with exact),

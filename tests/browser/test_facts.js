@@ -22,9 +22,9 @@ const TIME_SLICED = '#d64541';
 
 // colourCounts counts canvas pixels (device pixels) of the timeline within 6 of each colour (opaque),
 // in rows [y0, y1) of CSS px and columns [xa, xb) (default: right of the label gutter).
-async function colourCounts(page, colours, y0, y1, xa, xb) {
-  return page.evaluate(([colours, y0, y1, xa, xb]) => {
-    const c = document.getElementById('timeline');
+async function colourCounts(page, colours, y0, y1, xa, xb, id = 'timeline') {
+  return page.evaluate(([colours, y0, y1, xa, xb, id]) => {
+    const c = document.getElementById(id);
     const x0 = xa == null ? 230 : Math.round(xa), x1 = xb == null ? c.width : Math.round(xb);
     const img = c.getContext('2d').getImageData(x0, Math.round(y0), Math.max(1, x1 - x0), Math.max(1, Math.round(y1 - y0))).data;
     const rgb = colours.map((h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]);
@@ -38,7 +38,7 @@ async function colourCounts(page, colours, y0, y1, xa, xb) {
       }
     }
     return { counts, tinted, total: img.length / 4 };
-  }, [colours, y0, y1, xa, xb]);
+  }, [colours, y0, y1, xa, xb, id]);
 }
 
 // setHash moves the view to [t0, t1] through the URL hash and waits for its data to be drawn.
@@ -56,14 +56,14 @@ function xOfT(page, t) {
 }
 
 async function testTurns(page) {
-  const bands = await page.evaluate(() => window.tlview.bands);
-  const strip = bands.find((b) => b.type === 'vband');
+  const bands = await page.evaluate(() => window.tlview.bands), pins = await page.evaluate(() => window.tlview.pinBands);
+  const strip = pins.find((b) => b.type === 'vband'); // pinned by default, on its canvas
   const rows = bands.filter((b) => b.type === 'row');
   const api = await page.evaluate(async () => (await fetch('api/runs')).json());
   const lane = api.runs[0].lanes[0];
   check(lane.verdict === 'time-sliced' && lane.overlap_ns === 0, `the lane: ${lane.verdict}, overlap ${lane.overlap_ns} ns`);
   // the whole run: no red overlap band in the verdict strip, no tint on the rows
-  const whole = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1);
+  const whole = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, 'pinned');
   check(whole.counts[0] < 0.02 * whole.total, `no time-sliced overlap band in the verdict strip (${whole.counts[0]} of ${whole.total} px red)`);
   const tint = await colourCounts(page, [], rows[0].y, rows[rows.length - 1].y + rows[rows.length - 1].h);
   check(tint.tinted === 0, `no row tinted as overlapped (${tint.tinted} px tinted)`);
@@ -79,15 +79,15 @@ async function testTurns(page) {
   const turnColour = await page.evaluate(() => (typeof TURN_COLOR === 'string' ? TURN_COLOR : '#b8322e'));
   for (const [t] of sw.list) {
     const x = await xOfT(page, t);
-    const c = await colourCounts(page, [turnColour], strip.y + 1, strip.y + strip.h - 1, x - 2, x + 2);
+    const c = await colourCounts(page, [turnColour], strip.y + 1, strip.y + strip.h - 1, x - 2, x + 2, 'pinned');
     if (c.counts[0] >= 4) marked++;
   }
   check(sw.list.length > 0 && marked === sw.list.length, `a handover tick at each switch (${marked} of ${sw.list.length})`);
-  const zoomRed = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1);
+  const zoomRed = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, 'pinned');
   check(zoomRed.counts[0] === 0, `zoomed in, the idle between switches is not drawn as overlap (${zoomRed.counts[0]} red px)`);
   await page.screenshot({ path: path.join(DIR, 'turns-zoom.png') });
   // hover and click the strip between two switches: what the window is, and its switches
-  const box = await page.locator('#timeline').boundingBox();
+  const box = await page.locator('#pinned').boundingBox();
   const mid = (sw.list[0][0] + sw.list[1][0] - sw.list[1][1]) / 2;
   await page.mouse.move(box.x + await xOfT(page, mid), box.y + strip.y + strip.h / 2);
   await page.waitForTimeout(200);
@@ -135,12 +135,11 @@ async function testSlower(page) {
 async function testScale(page) {
   const lane = await page.evaluate(() => window.tlview.runs[0].lanes[0]);
   check(lane.contexts === 3 && lane.processes === 1 && lane.par_max > 2.5, `the lane: ${lane.processes} process, ${lane.contexts} contexts, windows' parallelism up to ${lane.par_max}`);
-  const bands = await page.evaluate(() => window.tlview.bands);
-  const conc = bands.find((b) => b.type === 'conc');
+  const conc = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'conc');
   const top = Math.ceil(lane.par_max);
   // the peak line (processes in flight, colour #2f5fa8): its row on the canvas
   const rowsOf = await page.evaluate(([y0, y1]) => {
-    const c = document.getElementById('timeline'), w = c.width - 230;
+    const c = document.getElementById('pinned'), w = c.width - 230;
     const d = c.getContext('2d').getImageData(230, y0, w, y1 - y0).data;
     const line = new Array(y1 - y0).fill(0), dark = new Array(w).fill(0);
     for (let i = 0; i < d.length; i += 4) {

@@ -25,10 +25,11 @@ const CASE = process.argv[2] || 'page';
 const startFixture = (args) => start(args, 'serve_fixture');
 
 // colourCounts counts canvas pixels (device pixels) near each of the given colours, in rows
-// [y0, y1) of CSS px, right of the label gutter (or in columns [xa, xb) of CSS px).
-async function colourCounts(page, colours, y0, y1, xa, xb) {
-  return page.evaluate(([colours, y0, y1, xa, xb]) => {
-    const c = document.getElementById('timeline');
+// [y0, y1) of CSS px, right of the label gutter (or in columns [xa, xb) of CSS px), of the
+// timeline's canvas or another (id: 'pinned', where a GPU's tracks are pinned by default).
+async function colourCounts(page, colours, y0, y1, xa, xb, id = 'timeline') {
+  return page.evaluate(([colours, y0, y1, xa, xb, id]) => {
+    const c = document.getElementById(id);
     const dpr = window.devicePixelRatio || 1;
     const x0 = Math.round((xa == null ? 230 : xa) * dpr), x1 = xb == null ? c.width : Math.round(xb * dpr);
     const img = c.getContext('2d').getImageData(x0, Math.round(y0 * dpr), Math.max(1, x1 - x0), Math.max(1, Math.round((y1 - y0) * dpr))).data;
@@ -42,7 +43,7 @@ async function colourCounts(page, colours, y0, y1, xa, xb) {
       }
     }
     return { counts, painted, total: img.length / 4 };
-  }, [colours, y0, y1, xa, xb]);
+  }, [colours, y0, y1, xa, xb, id]);
 }
 
 // view reads the visible range [t0, t1] (ns).
@@ -135,7 +136,7 @@ async function main() {
       check(await page.locator('#error').isHidden(), 'no error shown for the pending statistics');
     }
     await page.waitForTimeout(300);
-    const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, t0: window.tlview.t0, t1: window.tlview.t1, kinds: window.tlview.runs.map((r) => r.rows.map((x) => x.kind)) }));
+    const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, pinBands: window.tlview.pinBands, t0: window.tlview.t0, t1: window.tlview.t1, kinds: window.tlview.runs.map((r) => r.rows.map((x) => x.kind)) }));
     // kernel rows (the copies, API and NVTX rows of each process are checked by testTracks)
     const rows = S.bands.filter((b) => b.type === 'row' && S.kinds[b.run][b.row] === 'kernels');
     if (CASE === 'page') {
@@ -214,11 +215,11 @@ async function testPage(page, S, rows) {
   const y0 = rows[0].y, y1 = rows[rows.length - 1].y + rows[rows.length - 1].h;
   const c = await colourCounts(page, procColours, y0, y1);
   procColours.forEach((col, i) => check(c.counts[i] > 200, `process colour ${col} drawn (${c.counts[i]} px)`));
-  const strip = S.bands.find((b) => b.type === 'vband');
-  const v = await colourCounts(page, ['#d64541'], strip.y, strip.y + strip.h);
+  const strip = S.pinBands.find((b) => b.type === 'vband');
+  const v = await colourCounts(page, ['#d64541'], strip.y, strip.y + strip.h, null, null, 'pinned');
   check(v.counts[0] > 300, `time-sliced windows drawn in the verdict strip (${v.counts[0]} px)`);
-  const conc = S.bands.find((b) => b.type === 'conc');
-  const cc = await colourCounts(page, ['#2f5fa8'], conc.y, conc.y + conc.h);
+  const conc = S.pinBands.find((b) => b.type === 'conc');
+  const cc = await colourCounts(page, ['#2f5fa8'], conc.y, conc.y + conc.h, null, null, 'pinned');
   check(cc.counts[0] > 100, `concurrency peak line drawn (${cc.counts[0]} px)`);
   await page.screenshot({ path: path.join(DIR, 'page.png'), fullPage: true });
   const box = await page.locator('#timeline').boundingBox();
@@ -296,6 +297,8 @@ async function testPage(page, S, rows) {
   check(Math.abs((p0[0] - p1[0]) / perPx - 200) < 2 && Math.abs((p1[1] - p1[0]) - (p0[1] - p0[0])) < 1, `shift+drag pans by 200 px (${((p0[0] - p1[0]) / perPx).toFixed(1)} px)`);
   check(await page.evaluate(() => window.tlview.range === null), 'shift+drag selects nothing');
   await testRange(page, box, rows);
+  await testArea(page);
+  await testPinned(page);
   await testRuler(page);
   await testKernel(page, box, rows);
   await testHelp(page);
@@ -327,10 +330,14 @@ async function testPalette(page) {
   check(r.again, 'a process keeps its colour');
 }
 
-// testRange: a drag on the timeline selects a range, shaded, with its duration on the ruler and
-// its statistics in the bottom panel (the numbers of /api/range); F fits it, Esc clears it.
+// testRange: a drag on the pinned tracks selects a time range, shaded, with its duration on the
+// ruler and its statistics in the bottom panel (the numbers of /api/range); F fits it, Esc
+// clears it.
 async function testRange(page, box, rows) {
-  const cy = box.y + rows[3].y + 5;
+  // a drag on the pinned tracks (the GPU's concurrency track) selects a time range, every row
+  const pin = await page.locator('#pinned').boundingBox();
+  const conc = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'conc');
+  const cy = pin.y + conc.y + 20;
   const xa = box.x + 500, xb = box.x + 900;
   const want = await page.evaluate(([a, b]) => { const S = window.tlview, w = document.getElementById('timeline').clientWidth - 230; return [S.t0 + (a - 230) * (S.t1 - S.t0) / w, S.t0 + (b - 230) * (S.t1 - S.t0) / w]; }, [xa - box.x, xb - box.x]);
   await page.mouse.move(xa, cy);
@@ -380,6 +387,128 @@ async function testRange(page, box, rows) {
   await page.keyboard.press('Escape');
   const cleared = await page.evaluate(() => ({ range: window.tlview.range, panel: document.getElementById('details').hidden, hash: location.hash }));
   check(cleared.range === null && cleared.panel && !/range=/.test(cleared.hash), 'Esc clears the range and closes the panel');
+}
+
+// testArea: a drag across two rows selects an area (issue 31, item 6): the range over those rows
+// only (shaded there, not elsewhere), whose statistics (GET /api/range with rows=) fill sortable
+// tables by process, verdict and name, every name listed, each with its CSV; kept in the URL.
+async function testArea(page) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate(() => { location.hash = '#t0=300000000&t1=600000000'; });
+  await page.waitForTimeout(400);
+  const bands = (await page.evaluate(() => window.tlview.bands)).filter((b) => b.type === 'row');
+  const box = await page.locator('#timeline').boundingBox();
+  const r0 = bands[0], r1 = bands[1], other = bands.find((b) => b.first && b !== r0);
+  await page.mouse.move(box.x + 500, box.y + r0.y + 5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 700, box.y + r1.y + 5, { steps: 4 });
+  await page.mouse.move(box.x + 900, box.y + r1.y + 5, { steps: 4 });
+  await page.mouse.up();
+  await page.waitForFunction(() => window.tlview.rangeStats && !document.getElementById('range-body').hidden, null, { timeout: 5000 });
+  await page.waitForTimeout(200);
+  const range = await page.evaluate(() => window.tlview.range);
+  check(range.rows && range.rows.length === 2 && range.rows[0].row === r0.row && range.rows[1].row === r1.row, `a drag from one row to the next selects an area of those 2 rows (${JSON.stringify(range.rows)})`);
+  check(new RegExp(`[#&]area=0(\\.|%2E)${r0.row}(,|%2C)0(\\.|%2E)${r1.row}(&|$)`).test(await page.evaluate(() => location.hash)), 'the area is in the URL');
+  const lum = (y, x) => page.evaluate(([y, x]) => { const d = document.getElementById('timeline').getContext('2d').getImageData(x, y, 1, 1).data; return d[0] + d[1] + d[2] + (255 - d[3]) * 3; }, [y, x]);
+  // the lightest pixel of a column's stretch of a row: its background
+  const bg = async (b, x) => { let m = 0; for (let y = b.y + 1; y < b.y + b.h - 1; y++) m = Math.max(m, await lum(Math.round(y), Math.round(x))); return m; };
+  const inSel = await bg(r0, 700), outSel = await bg(r0, 1000), inOther = await bg(other, 700), outOther = await bg(other, 1000);
+  check(inSel < outSel && inOther === outOther, `shaded over its rows only (selected row ${inSel} inside, ${outSel} outside; another row ${inOther}, ${outOther})`);
+  const api = await page.evaluate(async ([a, b, rows]) => (await fetch(`api/range?run=0&t0=${Math.floor(a)}&t1=${Math.ceil(b)}&rows=${rows}`)).json(), [range.t0, range.t1, `${r0.row},${r1.row}`]);
+  const text = await page.locator('#range-body').innerText();
+  check(text.includes(`over 2 rows`) && text.includes(`${api.kernels.toLocaleString()} kernels`), `the panel: the area's ${api.kernels} kernels over 2 rows`);
+  check(api.processes.length === 1 && api.rows === 2, `the area's statistics are of its rows (${api.processes.length} process, rows ${api.rows})`);
+  // every name, sortable
+  const names = page.locator('#range-body .blk.wide .dtable').first();
+  const nrows = await names.locator('tr').count();
+  check(nrows - 1 === api.nnames && api.names.length === api.nnames, `every kernel name is listed (${nrows - 1} of ${api.nnames})`);
+  const col = async (i) => names.locator(`tr td:nth-child(${i})`).allInnerTexts();
+  const num = (t) => Number(t.replace(/[^0-9.]/g, ''));
+  await names.locator('th', { hasText: 'kernels' }).click();
+  const byCount = (await col(2)).map(num);
+  check(byCount.every((v, i) => !i || byCount[i - 1] >= v), `a click on "kernels" sorts by count, most first (${byCount.join(' ')})`);
+  await names.locator('th', { hasText: 'kernels' }).click();
+  const up = (await col(2)).map(num);
+  check(up.every((v, i) => !i || up[i - 1] <= v), `a second click, fewest first (${up.join(' ')})`);
+  const verdicts = await page.locator('#range-body .dtable').nth(1).innerText();
+  check(api.by_verdict.length > 0 && api.by_verdict.every((v) => verdicts.includes(window_verdict_name(v.verdict))), `kernels by verdict (${api.by_verdict.map((v) => `${window_verdict_name(v.verdict)} ${v.kernels}`).join(', ')})`);
+  check(await page.locator('#range-body a.csv').count() >= 3, 'each table has its CSV');
+  await page.screenshot({ path: path.join(DIR, 'area.png') });
+  await page.keyboard.press('Escape');
+}
+const window_verdict_name = (v) => ['idle', 'solo', 'concurrent', 'time-sliced', 'contended', 'queued', 'unknown'][v];
+
+// testPinned: a GPU's tracks (its header, concurrency track and verdict strip) are pinned on top
+// (issue 31, item 5): after scrolling the processes' rows away they are still in sight under the
+// ruler; unpinned and pinned again by a click; a row hidden (✕) and moved (▼) by the controls its
+// label shows under the pointer, shown again from the legend; kept in the URL.
+async function testPinned(page) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const pins = await page.evaluate(() => window.tlview.pinBands.map((b) => b.type));
+  check(pins.join() === 'lane,conc,vband', `the GPU's tracks are pinned (${pins.join(', ')})`);
+  // scroll the first rows away (not the whole timeline: the pinned tracks go with it)
+  await page.evaluate(() => window.scrollTo(0, window.tlview.height - 150));
+  await page.waitForTimeout(200);
+  const at = await page.evaluate(() => {
+    const p = document.getElementById('pinned').getBoundingClientRect(), r = document.getElementById('ruler').getBoundingClientRect();
+    const strip = window.tlview.pinBands.find((b) => b.type === 'vband');
+    const e = document.elementFromPoint(600, p.top + strip.y + strip.h / 2);
+    return { top: p.top, ruler: r.bottom, hit: e && e.id, scrolled: window.scrollY, timelineTop: document.getElementById('timeline').getBoundingClientRect().top };
+  });
+  check(at.scrolled >= 300 && Math.abs(at.top - at.ruler) <= 1 && at.hit === 'pinned' && at.timelineTop < at.top, `scrolled ${at.scrolled} px: the pinned tracks stay under the ruler (top ${at.top}, ruler ${at.ruler}; at the strip: #${at.hit})`);
+  const strip = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'vband');
+  const red = await colourCounts(page, ['#d64541'], strip.y, strip.y + strip.h, null, null, 'pinned');
+  check(red.counts[0] > 300, `the pinned verdict strip is drawn (${red.counts[0]} px)`);
+  await page.screenshot({ path: path.join(DIR, 'pinned-scrolled.png') });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(100);
+  // unpin, then pin again, by the control at the right of the GPU's label
+  let pb = await page.locator('#pinned').boundingBox();
+  await page.mouse.click(pb.x + 230 - 20, pb.y + 11);
+  await page.waitForTimeout(200);
+  const un = await page.evaluate(() => ({ h: window.tlview.pinHeight, lane: window.tlview.bands.some((b) => b.type === 'vband'), hash: location.hash }));
+  check(un.h === 0 && un.lane && /[#&]unpin=0(\.|%2E)0/.test(un.hash), `a click on "unpin" puts the tracks back in the timeline (${JSON.stringify(un)})`);
+  const tb = await page.locator('#timeline').boundingBox();
+  const laneB = (await page.evaluate(() => window.tlview.bands)).find((b) => b.type === 'lane');
+  await page.mouse.click(tb.x + 230 - 20, tb.y + laneB.y + 11);
+  await page.waitForTimeout(200);
+  check(await page.evaluate(() => window.tlview.pinHeight > 0), 'a click on "pin" pins them again');
+  // hide a row, move another, by the controls of their labels
+  const rows0 = (await page.evaluate(() => window.tlview.bands)).filter((b) => b.type === 'row');
+  const box = await page.locator('#timeline').boundingBox();
+  const victim = rows0[1];
+  await page.mouse.move(box.x + 100, box.y + victim.y + 6);
+  await page.mouse.move(box.x + 218, box.y + victim.y + 6);
+  await page.waitForTimeout(150);
+  const tip = await page.evaluate(() => document.getElementById('tooltip').innerText);
+  check(/hide this row/.test(tip), `the row's ✕ says what it does (${tip})`);
+  let seq = await page.evaluate(() => window.tlview.seq);
+  await page.mouse.click(box.x + 218, box.y + victim.y + 6);
+  await page.waitForFunction((s) => window.tlview.seq > s, seq, { timeout: 5000 });
+  await page.waitForTimeout(200);
+  const rows1 = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').map((b) => b.row));
+  const asked = await page.evaluate((r) => window.tlview.data[0].rows.has(r), victim.row);
+  check(rows1.length === rows0.length - 1 && !rows1.includes(victim.row) && !asked, `✕ hides row ${victim.row} (${rows0.length} -> ${rows1.length} rows; not asked for: ${!asked})`);
+  const first = rows0[0];
+  const box2 = await page.locator('#timeline').boundingBox(); // the legend grew a line
+  await page.mouse.move(box2.x + 100, box2.y + first.y + 6);
+  await page.mouse.move(box2.x + 202, box2.y + first.y + 6);
+  await page.mouse.click(box2.x + 202, box2.y + first.y + 6);
+  await page.waitForTimeout(200);
+  const rows2 = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').map((b) => b.row));
+  check(rows2[0] === rows1[1] && rows2[1] === first.row, `▼ moves row ${first.row} below row ${rows1[1]} (${rows2.slice(0, 4).join(' ')})`);
+  const hash = await page.evaluate(() => location.hash);
+  check(/[#&]hide=0(\.|%2E)/.test(hash) && /[#&]order=0/.test(hash), 'hidden and moved rows are in the URL');
+  await page.reload();
+  await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 20000 });
+  const rows3 = await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').map((b) => b.row));
+  check(JSON.stringify(rows3) === JSON.stringify(rows2), 'a reload keeps them');
+  const legend = page.locator('#show-hidden');
+  check(/1 row hidden/.test(await legend.innerText()), `the legend: ${await legend.innerText()}`);
+  await legend.click();
+  await page.waitForTimeout(200);
+  check(await page.evaluate(() => window.tlview.bands.filter((b) => b.type === 'row').length) === rows0.length, 'the legend shows it again');
+  await page.evaluate(() => { window.tlview.arrange.order[0] = null; relayout(); });
 }
 
 // testRuler: ruler labels suit the zoom: a 200 ns view at 2.24 ms is labelled in ms, then as
@@ -588,8 +717,8 @@ async function testPanel800(page, S) {
   const seq = await page.evaluate(() => window.tlview.seq);
   await page.evaluate(() => { location.hash = '#t0=0&t1=1100000000'; });
   await waitData(page, seq);
-  const box = await page.locator('#timeline').boundingBox();
-  const strip = S.bands.find((b) => b.type === 'vband');
+  const box = await page.locator('#pinned').boundingBox();
+  const strip = S.pinBands.find((b) => b.type === 'vband');
   const w = await page.evaluate(() => window.tlview.data[0].lanes[0].windows[3]);
   await page.mouse.click(await xOf(page, box, (w[1] + w[2]) / 2), box.y + strip.y + strip.h / 2);
   await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
@@ -620,7 +749,7 @@ async function canvasX(page, t) {
 // testTracks: the rows of copies, API calls and NVTX ranges of the page case's run (4 processes,
 // each: a cudaLaunchKernel per kernel, a copy per 50 kernels, NVTX iteration > step > layer).
 async function testTracks(page, S) {
-  await page.evaluate(() => closeDetails());
+  await page.evaluate(() => { closeDetails(); window.scrollTo(0, 0); });
   const tracks = S.bands.filter((b) => b.type === 'row' && S.kinds[b.run][b.row] !== 'kernels');
   const kinds = tracks.map((b) => S.kinds[0][b.row]);
   check(tracks.length === 12 && ['copies', 'api', 'nvtx'].every((k) => kinds.filter((x) => x === k).length === 4),
@@ -752,9 +881,9 @@ async function testCompare(page, S, rows) {
     const c = await colourCounts(page, await page.evaluate(() => [0, 1].map((p) => processColor(null, p))), rs[0].y, rs[rs.length - 1].y + ROWH(rs));
     check(c.counts[0] > 100 && c.counts[1] > 100, `run ${name} rows drawn (${c.counts.join(', ')} px)`);
   }
-  const strips = S.bands.filter((b) => b.type === 'vband');
-  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h);
-  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h);
+  const strips = S.pinBands.filter((b) => b.type === 'vband');
+  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h, null, null, 'pinned');
+  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h, null, null, 'pinned');
   check(a.counts[0] > 300, `A (MPS off) shows time-sliced windows (${a.counts[0]} px)`);
   check(b.counts[0] > 300, `B (MPS on) shows concurrent windows (${b.counts[0]} px)`);
   const head = await page.locator('#runinfo').innerText();
@@ -775,11 +904,11 @@ async function testCompare(page, S, rows) {
   check(par[0][1] > 3.5 && par[0][0] < 1.3, `A: ${par[0][1].toFixed(2)} in flight, parallelism ${par[0][0].toFixed(2)}`);
   check(par[1][1] > 3.5 && par[1][0] > 3, `B: ${par[1][1].toFixed(2)} in flight, parallelism ${par[1][0].toFixed(2)}`);
   // the dark area's mean height over the columns it is drawn in
-  const concs = S.bands.filter((b) => b.type === 'conc');
+  const concs = S.pinBands.filter((b) => b.type === 'conc');
   const dark = [];
   for (const b of concs) {
     dark.push(await page.evaluate(([y0, y1]) => {
-      const c = document.getElementById('timeline'), w = c.width - 230;
+      const c = document.getElementById('pinned'), w = c.width - 230;
       const d = c.getContext('2d').getImageData(230, y0, w, y1 - y0).data;
       const col = new Array(w).fill(0);
       for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 300) col[(i / 4) % w]++;
@@ -887,9 +1016,9 @@ async function testDemo(page, S, rows) {
   check(S.runs === 2, 'two runs (MPS off, MPS on)');
   const lanes = await page.evaluate(() => window.tlview.runs.map((r) => `${r.label}: ${r.lanes[0].verdict}`));
   check(/mps-off.*time-sliced/.test(lanes[0]) && /mps-on.*concurrent/.test(lanes[1]), `verdicts ${lanes.join('; ')}`);
-  const strips = S.bands.filter((b) => b.type === 'vband');
-  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h);
-  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h);
+  const strips = S.pinBands.filter((b) => b.type === 'vband');
+  const a = await colourCounts(page, ['#d64541'], strips[0].y, strips[0].y + strips[0].h, null, null, 'pinned');
+  const b = await colourCounts(page, ['#2e9e4f'], strips[1].y, strips[1].y + strips[1].h, null, null, 'pinned');
   check(a.counts[0] > 1000 && b.counts[0] > 200, `time-sliced (${a.counts[0]} px) and concurrent (${b.counts[0]} px) strips drawn`);
   const procColours = await page.evaluate(() => [0, 1, 2, 3].map((p) => processColor(null, p)));
   const k = await colourCounts(page, procColours, rows[0].y, rows[3].y + rows[3].h);
@@ -941,11 +1070,11 @@ async function testFollow(page, w1, dir) {
   await w1.say('c');
   await page.waitForFunction(() => (window.tlview.runs[0].captures || []).length === 1, null, { timeout: 15000 });
   await page.waitForTimeout(150);
-  const lanes = await page.evaluate(() => window.tlview.bands);
+  const lanes = await page.evaluate(() => window.tlview.pinBands);
   const lane = lanes.find((b) => b.type === 'lane'), capBand = lanes.find((b) => b.type === 'captures');
   const capColor = await page.evaluate(() => CAPTURE_COLOR);
-  const cap = capBand ? await colourCounts(page, [capColor], capBand.y, capBand.y + capBand.h) : { counts: [0] };
-  const over = await colourCounts(page, [capColor], lane.y, lane.y + lane.h);
+  const cap = capBand ? await colourCounts(page, [capColor], capBand.y, capBand.y + capBand.h, null, null, 'pinned') : { counts: [0] };
+  const over = await colourCounts(page, [capColor], lane.y, lane.y + lane.h, null, null, 'pinned');
   check(cap.counts[0] > 100, `the captured range is marked in a band of its own under the lane's header (${cap.counts[0]} px)`);
   check(over.counts[0] === 0, `nothing of it is drawn over the lane's header text (${over.counts[0]} px there)`);
   // a view of the beginning stays where it is; a view of the end moves along

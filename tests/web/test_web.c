@@ -4104,24 +4104,47 @@ static double brute_parallelism(const analysis *an, uint32_t slot, int64_t a, in
     return work / ((double)(b - a) - undef);
 }
 
-/* check_range: web_range() over [t0, t1) against a count over every kernel and window. */
-static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan_max)
+/* brute_verdict: the verdict shown for kernel k (the window of its lane holding most of it, the
+ * first of equals; solo for none or an idle one), by a look at every window. */
+static int brute_verdict(const web_runix *r, const store_kernel *k)
+{
+    uint32_t lane = web_kernel_lane(r, k);
+    const analysis_device *d = analysis_get_device(r->an, lane);
+    const analysis_window *w = analysis_windows(r->an) + d->first_window, *best = NULL;
+    int64_t best_ns = -1;
+    for (uint64_t i = 0; i < d->nwindows; i++) {
+        int64_t s = w[i].t0 > k->start ? w[i].t0 : k->start,
+                e = w[i].t1 < k->end ? w[i].t1 : k->end;
+        if (w[i].t0 < k->end && w[i].t1 > k->start && e - s > best_ns)
+            best_ns = e - s, best = &w[i];
+    }
+    return !best || best->verdict == ANALYSIS_IDLE ? ANALYSIS_SOLO : (int)best->verdict;
+}
+
+/* check_range: web_range() over [t0, t1) and the rows flagged in rowsel (NULL: all) against a
+ * count over every kernel, window and record (the other kinds' records per name, by brute force
+ * too). */
+static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan_max,
+                       const uint8_t *rowsel)
 {
     const store_run *run = r->run;
     const float *x = analysis_stretch(r->an);
     int64_t a = r->origin + t0, b = r->origin + t1;
     tally *proc = calloc(run->nprocesses, sizeof *proc),
           *name = calloc(run->nstrings, sizeof *name);
-    tally all = {0};
+    tally all = {0}, verdict[ANALYSIS_NVERDICTS] = {{0}};
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         if (!(k->start < b && (k->end > a || (k->start >= a && k->end <= k->start))))
             continue;
+        if (rowsel && !rowsel[r->stream_row[WEB_ROW_KERNELS][k->stream]])
+            continue;
         int64_t s = k->start > a ? k->start : a, e = k->end < b ? k->end : b;
         int64_t ns = e > s ? e - s : 0;
-        tally *t[3] = {&proc[run->contexts[run->streams[k->stream].context].process],
-                       &name[run->launches[k->launch].name], &all};
-        for (int j = 0; j < 3; j++) {
+        tally *t[4] = {&proc[run->contexts[run->streams[k->stream].context].process],
+                       &name[run->launches[k->launch].name], &all,
+                       &verdict[all.kernels <= scan_max ? brute_verdict(r, k) : 0]};
+        for (int j = 0; j < 4; j++) {
             t[j]->kernels++;
             t[j]->ns += ns;
             if (isfinite(x[i]) && x[i] > 0)
@@ -4129,7 +4152,7 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
         }
     }
     web_buf buf = {0};
-    TEST_EQ_INT(web_range(r, 0, t0, t1, scan_max, &buf), 0);
+    TEST_EQ_INT(web_range(r, 0, t0, t1, rowsel, scan_max, 100000, &buf), 0);
     json_error_t err;
     json_t *j = json_loads(buf.s, 0, &err);
     if (!j)
@@ -4177,6 +4200,76 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
         prev = jint(o, "ns");
         TEST_ASSERT(check_num(json_object_get(o, "stretch"), tally_stretch(&name[s]), n));
     }
+    json_t *bv = json_object_get(j, "by_verdict");
+    size_t nv = 0;
+    for (int v = 0; v < ANALYSIS_NVERDICTS && scanned; v++)
+        nv += verdict[v].kernels > 0;
+    TEST_EQ_INT(json_array_size(bv), nv);
+    json_array_foreach(bv, idx, o)
+    {
+        int v = (int)jint(o, "verdict");
+        TEST_ASSERT(v >= 0 && v < ANALYSIS_NVERDICTS);
+        TEST_EQ_INT(jint(o, "kernels"), verdict[v].kernels);
+        TEST_EQ_INT(jint(o, "ns"), verdict[v].ns);
+        TEST_ASSERT(
+            check_num(json_object_get(o, "stretch"), tally_stretch(&verdict[v]), "verdict"));
+    }
+    /* the selected rows' copies, API calls and NVTX ranges, per kind and name */
+    json_t *items = json_object_get(j, "items");
+    TEST_EQ_INT(json_is_true(json_object_get(j, "items_truncated")), 0);
+    size_t nitems = 0;
+    for (int kind = WEB_ROW_COPIES; kind < WEB_NROW_KINDS; kind++) {
+        const web_items *ik = &r->items[kind];
+        static const char *const word[] = {"kernel", "copy", "api", "nvtx"};
+        enum { KEYS = 4096 };
+        static json_int_t count[KEYS], ns[KEYS];
+        static uint32_t key[KEYS];
+        uint32_t nk = 0;
+        memset(count, 0, sizeof count);
+        memset(ns, 0, sizeof ns);
+        for (uint64_t i = 0; i < ik->n && rowsel; i++) {
+            uint32_t row = web_item_row(r, kind, i);
+            int64_t s = web_item_start(ik, i), e = web_item_end(ik, i);
+            if (row == UINT32_MAX || !rowsel[row] || !(s < b && (e > a || (s >= a && e <= s))))
+                continue;
+            uint32_t kk = kind == WEB_ROW_COPIES
+                              ? (uint32_t)run->copies[i].type << 16 | run->copies[i].kind
+                          : kind == WEB_ROW_API ? run->apis[i].name
+                                                : run->ranges[i].name;
+            uint32_t m = 0;
+            while (m < nk && key[m] != kk)
+                m++;
+            TEST_ASSERT(m < KEYS);
+            if (m == nk)
+                key[nk++] = kk;
+            count[m]++;
+            ns[m] += (e < b ? e : b) - (s > a ? s : a) > 0 ? (e < b ? e : b) - (s > a ? s : a) : 0;
+        }
+        for (uint32_t m = 0; m < nk; m++) {
+            char text[48];
+            const char *want = kind == WEB_ROW_COPIES ? NULL : run->strings[key[m]].demangled;
+            int found = 0;
+            json_array_foreach(items, idx, o)
+            {
+                const char *n = json_string_value(json_object_get(o, "name"));
+                if (strcmp(json_string_value(json_object_get(o, "kind")), word[kind]) != 0)
+                    continue;
+                if (!want) { /* a copy's name, from a copy of that type and kind */
+                    for (uint64_t i = 0; i < ik->n && !want; i++)
+                        if (((uint32_t)run->copies[i].type << 16 | run->copies[i].kind) == key[m])
+                            want = view_copy_name(&run->copies[i], text, sizeof text);
+                }
+                if (strcmp(n, want) == 0) {
+                    found = 1;
+                    TEST_EQ_INT(jint(o, "count"), count[m]);
+                    TEST_EQ_INT(jint(o, "ns"), ns[m]);
+                }
+            }
+            TEST_ASSERT(found);
+            nitems++;
+        }
+    }
+    TEST_EQ_INT(json_array_size(items), nitems);
     json_t *lanes = json_object_get(j, "lanes");
     TEST_EQ_INT(json_array_size(lanes), r->nlanes);
     for (uint32_t l = 0; l < r->nlanes; l++) {
@@ -4207,8 +4300,15 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
 static int gen_indexed(int mps, unsigned seed, const char *label, store_run **pRun, analysis **pAn,
                        web_runix *r)
 {
-    bench_gen_opts o = {
-        .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = seed};
+    bench_gen_opts o = {.nkernels = 20000,
+                        .nprocs = 4,
+                        .streams = 2,
+                        .per_iter = 50,
+                        .mps = mps,
+                        .seed = seed,
+                        .api = 1,
+                        .copy_every = 40,
+                        .nvtx = 1};
     store_run *run = bench_gen_run(&o);
     TEST_ASSERT(run);
     analysis *an;
@@ -4241,11 +4341,16 @@ int test_web_range(void)
             int64_t len = q % 3 == 0
                               ? 1 + rand() % 5000
                               : (int64_t)((double)rand() / RAND_MAX * (double)span / (1 + q % 7));
-            if (check_range(&r, t0, t0 + (len > 0 ? len : 1), 1000000))
+            uint8_t sel[256];
+            TEST_ASSERT(r.nrows <= sizeof sel);
+            for (uint32_t i = 0; i < r.nrows; i++) /* an area: some rows, of every kind */
+                sel[i] = rand() % 3 == 0;
+            if (check_range(&r, t0, t0 + (len > 0 ? len : 1), 1000000, q % 2 ? sel : NULL))
                 return 1;
         }
-        TEST_EQ_INT(check_range(&r, -10, span + 10, 1000000), 0);
-        TEST_EQ_INT(check_range(&r, 0, span, 100), 0); /* above the cut-off: no names, no stretch */
+        TEST_EQ_INT(check_range(&r, -10, span + 10, 1000000, NULL), 0);
+        /* above the cut-off: no names, no stretch */
+        TEST_EQ_INT(check_range(&r, 0, span, 100, NULL), 0);
         /* the per-pixel parallelism of the timeline */
         enum { W = 300 };
         web_buf b = {0};
@@ -4287,8 +4392,10 @@ int test_web_range(void)
     TEST_ASSERT(j);
     TEST_EQ_INT(jint(j, "kernels"), 420);
     json_decref(j);
-    const char *bad[] = {"/api/range?t0=5&t1=5", "/api/range?t0=0", "/api/range?t0=0&t1=9&x=1",
-                         "/api/range?run=1&t0=0&t1=9", "/api/range?t0=0&t1=9&t1=10"};
+    const char *bad[] = {"/api/range?t0=5&t1=5",           "/api/range?t0=0",
+                         "/api/range?t0=0&t1=9&x=1",       "/api/range?run=1&t0=0&t1=9",
+                         "/api/range?t0=0&t1=9&t1=10",     "/api/range?t0=0&t1=9&rows=",
+                         "/api/range?t0=0&t1=9&rows=9999", "/api/range?t0=0&t1=9&names=-1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         j = get_json(f.port, bad[i], 400);
         TEST_ASSERT(j && json_string_value(json_object_get(j, "error")));

@@ -38,7 +38,10 @@ const S = {
   colorBy: 'process',
   data: [],                // per run: {t0, t1, width, lanes[], rows: Map(row -> RowData)}
   bands: [],               // layout: {type, run, lane?, row?, y, h}
+  pinBands: [],            // the pinned lanes' tracks, on the pinned canvas (arrange.js)
   height: 0,
+  pinHeight: 0,
+  arrange: null,           // Arrangement (arrange.js): pinned lanes, hidden and moved rows
   hover: null,             // what is under the mouse
   selected: null,          // {run, id, s, d} of the clicked kernel (s, d once its details came)
   item: null,              // {run, kind, id} of the clicked copy, API call or NVTX range
@@ -63,7 +66,11 @@ const S = {
 
 const $ = (id) => document.getElementById(id);
 const canvas = $('timeline');
-const ctx = canvas.getContext('2d');
+const mainCtx = canvas.getContext('2d');
+const pinned = $('pinned');          // the pinned lanes' tracks (arrange.js)
+const pinCtx = pinned.getContext('2d');
+let ctx = mainCtx;                   // the canvas being drawn: the timeline's, or the pinned one's
+let surfH = 0;                       // its height (CSS px)
 const ruler = $('ruler');
 const rctx = ruler.getContext('2d');
 
@@ -265,6 +272,7 @@ async function fetchRange() {
   if (!sel) return;
   try {
     const answers = await Promise.all(S.runs.map((run, ri) => {
+      if (!rangeHasRows(ri)) return null; // an area over the other run's rows only
       const [t0, t1] = runRange(ri, sel.t0, sel.t1);
       return getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}${rangeRowsParam(ri)}`);
     }));

@@ -24,6 +24,8 @@ function draw() {
   const dpr = window.devicePixelRatio || 1;
   const W = cssWidth = canvas.clientWidth;
   if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
+  ctx = mainCtx;
+  surfH = S.height;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, W, S.height);
   ctx.font = '11px system-ui, sans-serif';
@@ -52,6 +54,7 @@ function draw() {
       case 'captures': drawCaptures(b, run); break;
       case 'conc': drawConc(b, run, d); break;
       case 'vband': drawVerdictStrip(b, d); break;
+      case 'lanetag': drawLaneTag(b, run); break;
     }
   }
   onRun(-1);
@@ -59,9 +62,58 @@ function draw() {
   ctx.fillStyle = '#dde1e7';
   ctx.fillRect(GUTTER - 1, 0, 1, S.height);
   drawRange();
-  drawRuler();
   drawHover();
+  drawPinned();
+  drawRuler();
   S.drawCount++;
+}
+
+// drawPinned draws the pinned lanes' tracks (arrange.js) on their own canvas, which stays under
+// the ruler while the timeline scrolls: the same drawing as in the timeline, with the selected
+// range and the pointer's line across it.
+function drawPinned() {
+  if (!S.pinHeight) return;
+  const dpr = window.devicePixelRatio || 1;
+  if (pinned.width !== canvas.width || pinned.height !== Math.round(S.pinHeight * dpr)) resizeCanvases();
+  ctx = pinCtx;
+  surfH = S.pinHeight;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cssWidth, surfH);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  drawGrid();
+  for (const b of S.pinBands) {
+    const run = S.runs[b.run], d = S.data[b.run];
+    onRun(b.run);
+    switch (b.type) {
+      case 'lane': drawLaneHeader(b, run); break;
+      case 'captures': drawCaptures(b, run); break;
+      case 'conc': drawConc(b, run, d); break;
+      case 'vband': drawVerdictStrip(b, d); break;
+    }
+  }
+  onRun(-1);
+  ctx.fillStyle = '#dde1e7';
+  ctx.fillRect(GUTTER - 1, 0, 1, surfH);
+  drawRange();
+  drawHover();
+  ctx = mainCtx;
+  surfH = S.height;
+}
+
+// drawLaneTag stands in the timeline for a pinned lane's tracks, above its rows: which GPU the
+// rows below belong to (a click unpins its tracks).
+function drawLaneTag(b, run) {
+  const lane = run.lanes[b.lane];
+  ctx.fillStyle = '#eef1f5';
+  ctx.fillRect(0, b.y, cssWidth, b.h);
+  ctx.fillStyle = '#4b5565';
+  ctx.font = '600 10.5px system-ui, sans-serif';
+  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2);
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillStyle = '#8b94a3';
+  ctx.fillText('its tracks are pinned on top · click to unpin', GUTTER + 8, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
 }
 
 function drawGrid() {
@@ -69,10 +121,10 @@ function drawGrid() {
   ctx.fillStyle = '#f0f2f5';
   for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
     const x = Math.round(timeToX(t));
-    if (x > GUTTER) ctx.fillRect(x, 0, 1, S.height);
+    if (x > GUTTER) ctx.fillRect(x, 0, 1, surfH);
   }
   ctx.fillStyle = '#f7f8fa';
-  ctx.fillRect(0, 0, GUTTER - 1, S.height);
+  ctx.fillRect(0, 0, GUTTER - 1, surfH);
 }
 
 function drawRunHeader(b, run) {
@@ -90,11 +142,17 @@ function drawRunHeader(b, run) {
   ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
 }
 
+// drawLaneHeader draws a GPU's header: its name (with the run's letter when there are two), a
+// pin control (arrange.js), its counts and its verdict pill, whose place is kept in the band for
+// the hover and the click (the pill explains itself and opens the GPU's evidence).
 function drawLaneHeader(b, run) {
   const lane = run.lanes[b.lane];
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 11.5px system-ui, sans-serif';
-  ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillStyle = '#8b94a3';
+  ctx.fillText(isPinned(b.run, b.lane) ? 'unpin' : 'pin', GUTTER - PIN_CTL_W, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
   const txt = `${plural(lane.processes, 'process', 'processes')} · ${plural(lane.contexts, 'context', 'contexts')} · ${plural(lane.kernels, 'kernel', 'kernels')} · ${mpsText(lane.mps)}`;
   ctx.fillStyle = '#6b7585';
@@ -102,8 +160,10 @@ function drawLaneHeader(b, run) {
   const tw = ctx.measureText(txt).width;
   const vc = verdictColor(S.verdicts.indexOf(lane.verdict));
   ctx.fillStyle = vc;
-  roundRect(GUTTER + 16 + tw, b.y + 4, ctx.measureText(lane.verdict).width + 14, b.h - 8, 7);
+  const pw = ctx.measureText(lane.verdict).width + 14;
+  roundRect(GUTTER + 16 + tw, b.y + 4, pw, b.h - 8, 7);
   ctx.fill();
+  b.pill = [GUTTER + 16 + tw, GUTTER + 16 + tw + pw];
   ctx.fillStyle = '#fff';
   ctx.font = '600 10.5px system-ui, sans-serif';
   ctx.fillText(lane.verdict, GUTTER + 23 + tw, b.y + b.h / 2 + 1);
@@ -522,6 +582,7 @@ function drawRowLabel(b, run, row, pc) {
     ctx.fillStyle = '#6b7585';
     ctx.fillText(lab.sub, 30 + 60, b.y + Math.min(b.h, ROW_H) / 2);
   }
+  if (S.hover && S.hover.h && S.hover.h.band === b && S.hover.x == null) drawRowControls(b);
 }
 
 // ellipsisMiddle fits text into w px by cutting its middle (a third of what is kept from the head,
@@ -621,17 +682,39 @@ function drawRuler() {
   rctx.fillRect(GUTTER - 1, 0, 1, H);
 }
 
-// drawRange shades the selected time range over the whole timeline and marks its edges.
+// rangeSpans is what the selection covers of the canvas being drawn, as [y0, y1] spans: all of
+// it for a time range; for an area (a range over some rows: S.range.rows) its rows' bands on the
+// timeline, those next to each other joined, and nothing on the pinned canvas.
+function rangeSpans() {
+  if (!S.range.rows) return [[0, surfH]];
+  if (ctx !== mainCtx) return [];
+  const want = new Set(S.range.rows.map((r) => `${r.run}.${r.row}`)), out = [];
+  for (const b of S.bands) {
+    if (b.type !== 'row' || !want.has(`${b.run}.${b.row}`)) continue;
+    const last = out[out.length - 1];
+    if (last && Math.abs(last[1] - b.y) < 1) last[1] = b.y + b.h; else out.push([b.y, b.y + b.h]);
+  }
+  return out;
+}
+
+// drawRange shades the selection (a time range, or an area: a range over some rows) on the
+// canvas being drawn and marks its edges; an area is outlined.
 function drawRange() {
   if (!S.range) return;
   const xa = timeToX(S.range.t0), xb = timeToX(S.range.t1);
   const x0 = Math.max(GUTTER, xa), x1 = Math.min(cssWidth, xb);
   if (x1 < GUTTER || x0 > cssWidth) return;
-  ctx.fillStyle = 'rgba(43,49,64,0.10)';
-  ctx.fillRect(x0, 0, Math.max(1, x1 - x0), S.height);
-  ctx.fillStyle = PAR_COLOR;
-  if (xa >= GUTTER) ctx.fillRect(Math.round(xa), 0, 1, S.height);
-  if (xb <= cssWidth) ctx.fillRect(Math.round(xb), 0, 1, S.height);
+  for (const [y0, y1] of rangeSpans()) {
+    ctx.fillStyle = 'rgba(43,49,64,0.10)';
+    ctx.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+    ctx.fillStyle = PAR_COLOR;
+    if (xa >= GUTTER) ctx.fillRect(Math.round(xa), y0, 1, y1 - y0);
+    if (xb <= cssWidth) ctx.fillRect(Math.round(xb), y0, 1, y1 - y0);
+    if (S.range.rows) {
+      ctx.fillRect(x0, Math.round(y0), Math.max(1, x1 - x0), 1);
+      ctx.fillRect(x0, Math.round(y1) - 1, Math.max(1, x1 - x0), 1);
+    }
+  }
 }
 
 // drawRangeLabel writes the selected range's duration on the ruler, centred over it.
@@ -655,5 +738,5 @@ function drawRangeLabel(W, H) {
 function drawHover() {
   if (!S.hover || S.hover.x == null) return;
   ctx.fillStyle = 'rgba(29,36,48,0.35)';
-  ctx.fillRect(Math.round(S.hover.x), 0, 1, S.height);
+  ctx.fillRect(Math.round(S.hover.x), 0, 1, surfH);
 }

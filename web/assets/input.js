@@ -16,6 +16,8 @@ function writeHash() {
   if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
   if (S.item) p.set('item', `${S.item.kind}:${S.item.run}:${S.item.id}`);
   if (S.range) p.set('range', `${Math.round(S.range.t0)},${Math.round(S.range.t1)}`);
+  if (S.range && S.range.rows) p.set('area', S.range.rows.map((r) => `${r.run}.${r.row}`).join(','));
+  arrangeHash(p);
   if (S.shift[1]) p.set('shift', Math.round(S.shift[1]));
   history.replaceState(null, '', `#${p.toString()}`);
 }
@@ -33,18 +35,26 @@ function readHash() {
   const range = /^(-?\d+),(-?\d+)$/.exec(p.get('range') || '');
   const shift = /^-?\d+$/.exec(p.get('shift') || '');
   if (shift) { S.shift = [0, +shift[0]]; S.align = { how: 'drag', what: 'from the URL' }; }
+  const area = (p.get('area') || '').split(',').map((x) => /^(\d+)\.(\d+)$/.exec(x)).filter(Boolean).map((m) => ({ run: +m[1], row: +m[2] }));
   return {
     t0, t1, q, sel: sel ? { run: +sel[1], id: +sel[2] } : null,
     item: item ? { kind: item[1], run: +item[2], id: +item[3] } : null,
-    range: range && +range[2] > +range[1] ? { t0: +range[1], t1: +range[2] } : null,
+    range: range && +range[2] > +range[1] ? { t0: +range[1], t1: +range[2], rows: area.length ? area : null } : null,
+    ...arrangeReadHash(p),
   };
 }
 
 // ------------------------------------------------------------------ hover, click
 
-// hitTest finds what lies under canvas point (x, y): in the band there, at the time of its run.
-function hitTest(x, y) {
-  const b = bandAt(y);
+// surfaceBands is the bands of the canvas an event came from: the pinned one's, or the timeline's.
+function surfaceBands(el) {
+  return el === pinned ? S.pinBands : S.bands;
+}
+
+// hitTest finds what lies under point (x, y) of a canvas (of its bands: the timeline's by
+// default): in the band there, at the time of its run.
+function hitTest(x, y, bands = S.bands) {
+  const b = bandAt(y, bands);
   onRun(b ? b.run : -1);
   try {
     return hitBand(b, x, y);
@@ -55,7 +65,13 @@ function hitTest(x, y) {
 
 // hitBand is hitTest's work for band b (times read with b's run's shift).
 function hitBand(b, x, y) {
-  if (b && x < GUTTER && b.type === 'row' && b.first && hasTracks(b.run, S.runs[b.run].rows[b.row].process)) return { band: b, toggle: true };
+  if (b && x < GUTTER && b.type === 'row') { // the row's controls (arrange.js), its process's toggle
+    const ctl = rowControl(x);
+    if (ctl) return { band: b, rowctl: ctl };
+    if (b.first && hasTracks(b.run, S.runs[b.run].rows[b.row].process)) return { band: b, toggle: true };
+  }
+  if (b && ((b.type === 'lane' && x < GUTTER && x >= GUTTER - PIN_CTL_W - 4) || b.type === 'lanetag')) return { band: b, pin: true };
+  if (b && b.type === 'lane' && b.pill && x >= b.pill[0] && x <= b.pill[1]) return { band: b, pill: true };
   if (!b || x < GUTTER) return b ? { band: b } : null;
   const d = S.data[b.run];
   const run = S.runs[b.run];
@@ -99,10 +115,10 @@ function hitBand(b, x, y) {
 }
 
 function onMove(ev) {
-  const r = canvas.getBoundingClientRect();
+  const r = ev.currentTarget.getBoundingClientRect();
   const x = ev.clientX - r.left, y = ev.clientY - r.top;
   if (drag) return;
-  const h = hitTest(x, y);
+  const h = hitTest(x, y, surfaceBands(ev.currentTarget));
   S.hover = { x: x >= GUTTER ? x : null, h };
   const tip = $('tooltip');
   const html = h ? tooltipHTML(h) : '';
@@ -126,10 +142,13 @@ function onLeave() {
 }
 
 function onClick(ev) {
-  const r = canvas.getBoundingClientRect();
-  const h = hitTest(ev.clientX - r.left, ev.clientY - r.top);
+  const r = ev.target.getBoundingClientRect();
+  const h = hitTest(ev.clientX - r.left, ev.clientY - r.top, surfaceBands(ev.target));
   if (!h) return;
-  if (h.toggle) toggleProcess(h.band.run, S.runs[h.band.run].rows[h.band.row].process);
+  if (h.rowctl) rowAction(h.band.run, h.band.row, h.rowctl);
+  else if (h.pin) togglePin(h.band.run, h.band.lane);
+  else if (h.pill) showLane(h.band.run, h.band.lane);
+  else if (h.toggle) toggleProcess(h.band.run, S.runs[h.band.run].rows[h.band.row].process);
   else if (h.kernel != null) showKernel(h.band.run, h.R.id[h.kernel]);
   else if (h.item != null) showItem(h.band.run, ITEM_OF_KIND[h.row.kind], h.R.id[h.item]);
   else if (h.window) showWindow(h.band.run, h.window[0]);
@@ -149,13 +168,23 @@ function onClick(ev) {
 
 let drag = null; // a press on the timeline or the ruler, until it is released
 
-// onDown starts a drag on the timeline: a range selection, or a pan with shift held.
+// onDown starts a drag on the timeline or the pinned tracks: an area selection (the range and
+// the rows it crosses, when it starts on a row), a range selection (elsewhere), or a pan with
+// shift held.
 function onDown(ev) {
   if (ev.button !== 0) return;
-  const x = ev.clientX - canvas.getBoundingClientRect().left;
-  if (alignDragStart(ev, bandAt(ev.clientY - canvas.getBoundingClientRect().top))) return;
-  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, pan: ev.shiftKey, ta: xToTime(Math.max(GUTTER, x)) };
-  canvas.classList.add(drag.pan ? 'dragging' : 'selecting');
+  const surf = ev.currentTarget, r = surf.getBoundingClientRect();
+  const x = ev.clientX - r.left, b = bandAt(ev.clientY - r.top, surfaceBands(surf));
+  if (alignDragStart(ev, b)) return;
+  drag = { x: ev.clientX, t0: S.t0, t1: S.t1, moved: false, pan: ev.shiftKey, ta: xToTime(Math.max(GUTTER, x)),
+    surf, y0: ev.clientY - r.top, area: surf === canvas && b && b.type === 'row' };
+  surf.classList.add(drag.pan ? 'dragging' : 'selecting');
+}
+
+// areaRows lists the rows an area drag crosses on the timeline, from y0 to y1 (CSS px).
+function areaRows(y0, y1) {
+  const lo = Math.min(y0, y1), hi = Math.max(y0, y1);
+  return S.bands.filter((b) => b.type === 'row' && b.y + b.h > lo && b.y <= hi).map((b) => ({ run: b.run, row: b.row }));
 }
 
 function onDrag(ev) {
@@ -174,9 +203,11 @@ function onDrag(ev) {
     setView(drag.t0 - dt, drag.t1 - dt);
     return;
   }
-  const x = ev.clientX - canvas.getBoundingClientRect().left;
+  const r = drag.surf.getBoundingClientRect();
+  const x = ev.clientX - r.left;
   const tb = xToTime(Math.min(cssWidth, Math.max(GUTTER, x)));
   S.range = { t0: Math.min(drag.ta, tb), t1: Math.max(drag.ta, tb) };
+  if (drag.area) S.range.rows = areaRows(drag.y0, Math.min(S.height, Math.max(0, ev.clientY - r.top)));
   hideTooltip();
   requestDraw();
 }
@@ -186,6 +217,7 @@ function onUp(ev) {
   const d = drag;
   drag = null;
   canvas.classList.remove('dragging', 'selecting');
+  pinned.classList.remove('dragging', 'selecting');
   if (d.align) { alignDragEnd(d); return; }
   if (d.ruler) {
     const a = Math.min(d.x0, d.x1), b = Math.max(d.x0, d.x1);
@@ -193,8 +225,8 @@ function onUp(ev) {
     requestDraw();
     return;
   }
-  if (d.moved && !d.pan && S.range && S.range.t1 > S.range.t0) selectRange(S.range.t0, S.range.t1);
-  else if (!d.moved && ev.target === canvas) onClick(ev);
+  if (d.moved && !d.pan && S.range && S.range.t1 > S.range.t0) selectRange(S.range.t0, S.range.t1, S.range.rows);
+  else if (!d.moved && (ev.target === canvas || ev.target === pinned)) onClick(ev);
 }
 
 // onRulerDown starts a drag on the ruler: on release the view zooms to what it covered.
@@ -209,12 +241,19 @@ function onRulerDown(ev) {
 function rangeRowsParam(ri) {
   const rows = S.range && S.range.rows;
   if (!rows) return '';
-  return `&rows=${rows.filter((r) => r.run === ri).map((r) => r.row).join(',') || 'none'}`;
+  return `&rows=${rows.filter((r) => r.run === ri).map((r) => r.row).join(',')}`;
 }
 
-// selectRange selects [t0, t1) (ns): shaded on the timeline, its statistics in the range panel.
-function selectRange(t0, t1) {
+// rangeHasRows: whether the selection covers rows of run ri (an area may leave a run out).
+function rangeHasRows(ri) {
+  return !S.range || !S.range.rows || S.range.rows.some((r) => r.run === ri);
+}
+
+// selectRange selects [t0, t1) (ns), over the rows listed ({run, row}: an area) or every row:
+// shaded on the timeline, its statistics in the range panel.
+function selectRange(t0, t1, rows) {
   S.range = { t0, t1 };
+  if (rows) S.range.rows = rows;
   writeHash();
   requestDraw();
   openRange();

@@ -30,6 +30,7 @@ async function main() {
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
   const h = readHash();
   if (S.runs.length < 2) S.shift = [0, 0];
+  arrangeInit(h);
   renderHeader();
   alignSetup();
   jobHeader();
@@ -43,7 +44,7 @@ async function main() {
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
   else if (h.item && h.item.run < S.runs.length) showItem(h.item.run, h.item.kind, h.item.id);
-  if (h.range) selectRange(h.range.t0, h.range.t1);
+  if (h.range) selectRange(h.range.t0, h.range.t1, h.range.rows);
   await refreshStats();
   updateStatus();
   if (S.follow) setInterval(followTick, FOLLOW_POLL);
@@ -59,11 +60,13 @@ async function refreshStats() {
   }
 }
 
-canvas.addEventListener('mousemove', onMove);
-canvas.addEventListener('mouseleave', onLeave);
-canvas.addEventListener('mousedown', onDown);
-canvas.addEventListener('wheel', onWheel, { passive: false });
-canvas.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+for (const c of [canvas, pinned]) { // the timeline, and the pinned tracks over it (arrange.js)
+  c.addEventListener('mousemove', onMove);
+  c.addEventListener('mouseleave', onLeave);
+  c.addEventListener('mousedown', onDown);
+  c.addEventListener('wheel', onWheel, { passive: false });
+  c.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+}
 ruler.addEventListener('mousedown', onRulerDown);
 ruler.addEventListener('wheel', onWheel, { passive: false });
 window.addEventListener('mousemove', onDrag);

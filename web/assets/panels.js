@@ -46,6 +46,14 @@ function tooltipHTML(h) {
       `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
       '<div class="kv">click for the evidence</div>';
   }
+  if (h.pill) {
+    const t = laneVerdictText(run.lanes[b.lane]);
+    return `<div class="kv"><b>${esc(t.verdict)}</b>: ${esc(t.meaning)}</div>` +
+      (t.rule ? `<div class="kv">decided by <b>${esc(t.rule)}</b>: ${esc(t.ruleText)}</div>` : '') +
+      '<div class="kv">click for the evidence</div>';
+  }
+  if (h.pin) return `<div class="kv">click to ${isPinned(b.run, b.lane) ? 'unpin this GPU\'s tracks (they scroll with its rows)' : 'pin this GPU\'s tracks on top (they stay in sight while the rows scroll)'}</div>`;
+  if (h.rowctl) return `<div class="kv">${{ up: 'move this row up', down: 'move this row down', hide: 'hide this row (the legend shows it again)' }[h.rowctl]}</div>`;
   if (h.capture) {
     const c = h.capture, p = run.processes[c.process];
     return `<div class="kv">captured range <b>${esc(c.name || '(unnamed)')}</b> of ${p ? esc(pidText(p)) : 'a process'}</div>` +
@@ -147,6 +155,35 @@ function onPanelLink(ev) {
   setView(c - span / 2, c + span / 2);
 }
 
+// laneVerdictText is what a GPU's verdict pill says on hover: the verdict, what it means, the
+// rule that decided it and its sentence, and the GPU's evidence.
+function laneVerdictText(lane) {
+  const v = S.verdicts.indexOf(lane.verdict);
+  const bv = (lane.by_verdict || {})[lane.verdict];
+  const rule = bv && bv.rule && bv.rule !== 'none' ? bv.rule : null;
+  return { verdict: lane.verdict, meaning: S.meanings[v] || '', rule, ruleText: rule ? S.rules[rule] || '' : '', evidence: lane.evidence || '' };
+}
+
+// showLane opens a GPU's evidence in the details panel (a click on its verdict pill): the
+// verdict and its rule, the evidence sentence, and its time by verdict with each one's figures.
+function showLane(ri, li) {
+  const lane = S.runs[ri].lanes[li], t = laneVerdictText(lane);
+  const rows = [['verdict', `${t.verdict}: ${t.meaning}`]];
+  if (t.rule) rows.push(['decided by', `${t.rule}: ${t.ruleText}`]);
+  rows.push(['processes · contexts', `${lane.processes} · ${lane.contexts} (${mpsText(lane.mps)})`], ['busy · overlap', `${fmtTime(lane.busy_ns)} · ${fmtTime(lane.overlap_ns)}`],
+    ['stretch while overlapped', fmtStretch(lane.stretch, lane.basis)], ['effective parallelism', lane.parallelism == null ? '–' : lane.parallelism.toFixed(2)],
+    ['MPS would gain', lane.gain_basis === 'none' ? '–' : fmtGain(lane.predicted_gain_low, lane.predicted_gain)]);
+  let html = `<div class="blk"><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+  if (t.evidence) html += `<h4>Evidence</h4><div class="kv">${esc(t.evidence)}</div>`;
+  html += '</div>';
+  const bv = Object.entries(lane.by_verdict || {}).filter(([, x]) => x && x.windows);
+  if (bv.length) {
+    html += `<div class="blk wide"><h4>Time by verdict</h4><table><tr><th>verdict</th><th>windows</th><th>time</th><th>share</th><th>stretch</th><th>contexts</th><th>parallelism</th><th>rule</th></tr>${bv.map(([v, x]) =>
+      `<tr><td>${esc(v)}</td><td>${x.windows}</td><td>${fmtTime(x.ns)}</td><td>${fmtPct(x.share)}</td><td>${fmtStretch(x.stretch, x.basis)}</td><td>${x.contexts_in_flight == null ? '–' : x.contexts_in_flight.toFixed(2)}</td><td>${x.parallelism == null ? '–' : x.parallelism.toFixed(2)}</td><td>${esc(x.rule || '–')}</td></tr>`).join('')}</table></div>`;
+  }
+  openDetails(`${S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : ''}GPU ${lane.lane}: ${lane.verdict}`, html);
+}
+
 async function showWindow(runIdx, id) {
   try {
     const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
@@ -232,20 +269,33 @@ function toggleCollapse() {
   showTab();
 }
 
-// renderRange fills the range tab: the range, then per run its time per verdict and parallelism
-// per GPU, and its kernels per process and per name (count, time inside, stretch).
+// renderRange fills the range tab: the selection (a time range, or an area: a range over some
+// rows), then per run its time per verdict and parallelism per GPU (the GPU's, whatever the
+// rows), and over the rows selected its kernels by process, by verdict and by name (every name)
+// and the other records by name: sortable tables, each with its CSV.
 function renderRange() {
   const box = $('range-body');
   if (!S.range) return;
   box.textContent = '';
   const head = el('div', 'range-head');
-  head.append('Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
-    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}`);
+  const nrows = S.range.rows ? S.range.rows.length : 0;
+  head.append(S.range.rows ? 'Area ' : 'Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
+    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}${S.range.rows ? ` · over ${plural(nrows, 'row', 'rows')}` : ''}`);
   box.append(head);
   if (!S.rangeStats) { box.append(el('div', 'kv', 'reading the range…')); return; }
+  const num = (name, value, cell) => ({ name, value, cell, num: true });
+  const kern = (label, key) => [
+    { name: label, value: key.value, cell: key.cell },
+    num('kernels', (x) => x.kernels, (x) => x.kernels.toLocaleString()),
+    num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
+    num('mean', (x) => (x.kernels ? x.ns / x.kernels : NaN), (x) => (x.kernels ? fmtTime(x.ns / x.kernels) : '–')),
+    num('stretch', (x) => (x.stretch == null ? NaN : x.stretch), (x) => fmtX(x.stretch)),
+  ];
   S.rangeStats.forEach((st, ri) => {
+    if (!st) return; // an area without rows of this run
     const run = S.runs[ri];
     const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const file = (what) => `${tag.replace(' · ', '-').toLowerCase()}${what}.csv`;
     const g = el('div', 'blk');
     g.append(el('h4', null, `${tag}GPUs: time by verdict`));
     for (const L of st.lanes) {
@@ -257,29 +307,42 @@ function renderRange() {
       g.append(el('div', 'kv', `GPU ${lane.lane} · ${lane.name || 'unknown'}`), table(['verdict', 'time', 'share'], rows));
     }
     const p = el('div', 'blk');
-    p.append(el('h4', null, `${tag}processes`),
+    p.append(el('h4', null, `${tag}kernels by process`),
       el('div', 'kv', `${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
-    p.append(table(['process', 'kernels', 'time inside', 'stretch'], st.processes.map((q) => {
-      const name = el('span');
-      name.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`);
-      return [name, q.kernels.toLocaleString(), fmtTime(q.ns), fmtX(q.stretch)];
-    })));
+    p.append(dataTable(kern('process', {
+      value: (q) => `pid ${q.pid}`,
+      cell: (q) => { const n = el('span'); n.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`); return n; },
+    }), st.processes, 2, file('processes')));
+    const v = el('div', 'blk');
+    v.append(el('h4', null, `${tag}kernels by verdict`));
+    if (!st.truncated) v.append(dataTable(kern('verdict', { value: (x) => S.verdicts[x.verdict], cell: (x) => badge(S.verdicts[x.verdict]) }), st.by_verdict || [], 2, file('verdicts')));
     const n = el('div', 'blk wide');
-    n.append(el('h4', null, `${tag}kernel names`));
+    n.append(el('h4', null, `${tag}kernels by name (${(st.nnames || 0).toLocaleString()})`));
     if (st.truncated) {
       n.append(el('div', 'warn', `more than a million kernels in this range: per-name figures and stretches need a shorter range (counts and times above are exact)`));
     } else {
-      const shown = st.names.slice(0, 12);
-      n.append(table(['name', 'kernels', 'time inside', 'stretch'], shown.map((k) => {
-        const c = el('span', 'kname', shortName(k.name));
-        c.title = k.name;
-        return [c, k.kernels.toLocaleString(), fmtTime(k.ns), fmtX(k.stretch)];
-      })));
-      if (st.nnames > shown.length) n.append(el('div', 'kv', `${st.nnames - shown.length} more names`));
+      n.append(dataTable(kern('name', {
+        value: (k) => k.name,
+        cell: (k) => { const c = el('span', 'kname', shortName(k.name)); c.title = k.name; return c; },
+      }), st.names, 2, file('kernel-names')));
+      if (st.nnames > st.names.length) n.append(el('div', 'kv', `${(st.nnames - st.names.length).toLocaleString()} more names`));
     }
-    box.append(g, p, n);
+    box.append(g, p, v, n);
+    if ((st.items || []).length) {
+      const o = el('div', 'blk wide');
+      o.append(el('h4', null, `${tag}copies, API calls and NVTX ranges by name`));
+      if (st.items_truncated) o.append(el('div', 'warn', 'more than a million of them in this area: some rows left out, select fewer'));
+      o.append(dataTable([
+        { name: 'kind', value: (x) => ({ copy: 'copy', api: 'API call', nvtx: 'NVTX range' }[x.kind] || x.kind) },
+        { name: 'name', value: (x) => x.name, cell: (x) => { const c = el('span', 'kname', x.name); c.title = x.name; return c; } },
+        num('count', (x) => x.count, (x) => x.count.toLocaleString()),
+        num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
+        num('mean', (x) => (x.count ? x.ns / x.count : NaN), (x) => (x.count ? fmtTime(x.ns / x.count) : '–')),
+      ], st.items, 3, file('records')));
+      box.append(o);
+    }
   });
-  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track.'));
+  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams; mean: that time per kernel. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. A kernel\'s verdict: its window\'s (the one holding most of it). Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track. Click a heading to sort.'));
 }
 
 // ------------------------------------------------------------------ help
@@ -410,6 +473,7 @@ function renderLegend() {
   const help = el('span', 'item hint', 'press ? for help');
   lg.append(it, par, st, help);
   trackLegend(lg);
+  arrangeLegend(lg);
 }
 
 // hatchSwatch is a small box striped as the stretched part of a kernel is drawn.

@@ -11,6 +11,9 @@ const LANE_H = 22;         // lane (GPU) header band
 const CONC_H = 44;         // concurrency track
 const VBAND_H = 10;        // overlap-verdict strip
 const CAPTURE_H = 14;      // captured ranges (only for runs with captures)
+const LANETAG_H = 16;      // a pinned lane's tag above its rows in the timeline
+const PIN_GAP = 4;         // between two lanes' tracks on the pinned canvas
+const PIN_CTL_W = 34;      // px of the pin control at the right of a lane header's label
 const ROW_H = 18;          // one stream row
 const LANE_GAP = 8;
 const MIN_SPAN = 10;       // ns: the deepest zoom
@@ -92,20 +95,38 @@ function fitAll() {
 
 // ------------------------------------------------------------------ layout
 
-// layout computes the bands (run, lane, concurrency, verdict strip, rows) and the canvas height.
+// laneTracksH is the height of lane li of run ri's tracks (header, captures, concurrency, strip).
+function laneTracksH(ri, li) {
+  return LANE_H + ((S.runs[ri].captures || []).length ? CAPTURE_H : 0) + CONC_H + VBAND_H + PIN_GAP;
+}
+
+// layout computes the bands (run header, lane header, captures, concurrency, verdict strip, rows)
+// and the canvases' heights: a pinned lane's tracks go to the pinned canvas (S.pinBands, arrange.js),
+// a thin tag standing for them in the timeline above its rows; the rows as arrange.js orders them.
 function layout() {
-  const bands = [];
-  let y = 0;
+  if (!S.arrange) arrangeInit(null);
+  pinDefaults(laneTracksH);
+  const bands = [], pins = [];
+  let y = 0, py = 0;
   S.runs.forEach((run, ri) => {
     if (S.runs.length > 1) { bands.push({ type: 'run', run: ri, y, h: RUN_H }); y += RUN_H; }
     run.lanes.forEach((lane, li) => {
-      bands.push({ type: 'lane', run: ri, lane: li, y, h: LANE_H }); y += LANE_H;
-      if ((run.captures || []).length) { bands.push({ type: 'captures', run: ri, lane: li, y, h: CAPTURE_H }); y += CAPTURE_H; }
-      bands.push({ type: 'conc', run: ri, lane: li, y, h: CONC_H }); y += CONC_H;
-      bands.push({ type: 'vband', run: ri, lane: li, y, h: VBAND_H }); y += VBAND_H;
+      const pinned = isPinned(ri, li);
+      const put = (type, h) => {
+        if (pinned) { pins.push({ type, run: ri, lane: li, y: py, h, pinned: true }); py += h; }
+        else { bands.push({ type, run: ri, lane: li, y, h }); y += h; }
+      };
+      put('lane', LANE_H);
+      if ((run.captures || []).length) put('captures', CAPTURE_H);
+      put('conc', CONC_H);
+      put('vband', VBAND_H);
+      if (pinned) {
+        py += PIN_GAP;
+        bands.push({ type: 'lanetag', run: ri, lane: li, y, h: LANETAG_H }); y += LANETAG_H;
+      }
       const rowsY = y;
       let prevProc = -1;
-      for (const rid of laneRows(ri, li)) { // grouped by process, collapsed ones without tracks
+      for (const rid of arrangeRows(ri, laneRows(ri, li))) { // by process, collapsed ones without tracks
         const row = run.rows[rid];
         const h = rowHeight(row);
         bands.push({ type: 'row', run: ri, lane: li, row: rid, y, h, first: row.process !== prevProc });
@@ -117,24 +138,32 @@ function layout() {
     });
   });
   S.bands = bands;
+  S.pinBands = pins;
   S.height = Math.max(y, 60);
+  S.pinHeight = py;
   resizeCanvases();
 }
 
 function resizeCanvases() {
   const dpr = window.devicePixelRatio || 1;
   cssWidth = canvas.clientWidth;
-  const top = `${$('top').offsetHeight}px`; // the header may wrap: keep the ruler right below it
-  ruler.style.top = top;
+  const head = $('top').offsetHeight; // the header may wrap: keep the ruler right below it
+  ruler.style.top = `${head}px`;
+  pinned.style.top = `${head + ruler.offsetHeight}px`;
   const w = canvas.clientWidth;
   canvas.style.height = `${S.height}px`;
   canvas.width = Math.round(w * dpr);
   canvas.height = Math.round(S.height * dpr);
+  pinned.hidden = !S.pinHeight;
+  pinned.style.height = `${S.pinHeight || 0}px`;
+  pinned.width = Math.round(w * dpr);
+  pinned.height = Math.round((S.pinHeight || 1) * dpr);
   ruler.width = Math.round(ruler.clientWidth * dpr);
   ruler.height = Math.round(ruler.clientHeight * dpr);
 }
 
-function bandAt(y) {
-  for (const b of S.bands) if (b.type !== 'laneend' && y >= b.y && y < b.y + b.h) return b;
+// bandAt is the band at y (CSS px) of a canvas's bands (the timeline's by default).
+function bandAt(y, bands = S.bands) {
+  for (const b of bands) if (b.type !== 'laneend' && y >= b.y && y < b.y + b.h) return b;
   return null;
 }

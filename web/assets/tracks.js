@@ -262,7 +262,7 @@ function drawFlows() {
     if (Math.max(xa, xg) < GUTTER || Math.min(xa, xg) > cssWidth) continue;
     ctx.save();
     ctx.beginPath();
-    ctx.rect(GUTTER, 0, cssWidth - GUTTER, S.height);
+    ctx.rect(GUTTER, 0, cssWidth - GUTTER, surfH);
     ctx.clip();
     ctx.strokeStyle = '#1d2430';
     ctx.fillStyle = '#1d2430';
