@@ -622,6 +622,22 @@ static void api_item(const web_gen *g, const web_params *p, web_reply *out)
     reply_json(out, o);
 }
 
+/* item_name: the name of record i of a kind as the page shows it: a kernel's demangled name, a
+ * copy's ("Memcpy HtoD", into text, n bytes), an API call's or NVTX range's; "" when unknown. */
+static const char *item_name(const web_runix *r, int kind, uint64_t i, char *text, size_t n)
+{
+    const store_run *run = r->run;
+    store_idx s;
+    switch (kind) {
+    case WEB_ROW_KERNELS: s = run->launches[run->kernels[i].launch].name; break;
+    case WEB_ROW_COPIES: return view_copy_name(&run->copies[i], text, n);
+    case WEB_ROW_API: s = run->apis[i].name; break;
+    default: s = run->ranges[i].name; break;
+    }
+    const char *t = string_of(run, s);
+    return t ? t : "";
+}
+
 /* api_flow: GET /api/flow?run&kind&id: the records linked to a kernel, copy or API call by its
  * correlation id in its process: the API call that launched a kernel or copy, the kernels and
  * copies an API call launched. Two binary searches per kind in the flow index. */
@@ -652,6 +668,7 @@ static void api_flow(const web_gen *g, const web_params *p, web_reply *out)
     const int *pk = kind == WEB_ROW_API ? partners_of_api : partners_of_gpu;
     int npk = kind == WEB_ROW_API ? 2 : 1;
     uint32_t listed = 0, total = 0;
+    char text[64];
     for (int k = 0; k < npk; k++) {
         const web_items *it = &r->items[pk[k]];
         uint32_t first, n = web_flow_find(r, pk[k], proc, corr, &first);
@@ -674,6 +691,8 @@ static void api_flow(const web_gen *g, const web_params *p, web_reply *out)
             web_buf_i64(&b, web_item_start(it, i) - r->origin);
             web_buf_str(&b, ",\"end\":");
             web_buf_i64(&b, web_item_end(it, i) - r->origin);
+            web_buf_str(&b, ",\"name\":");
+            web_buf_json_str(&b, item_name(r, pk[k], i, text, sizeof text));
             web_buf_ch(&b, '}');
         }
     }

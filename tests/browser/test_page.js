@@ -818,6 +818,7 @@ async function testTracks(page, S) {
   await page.evaluate(() => { window.tlview.flow = null; draw(); });
   const bare = await region(f);
   check(dark > bare + 20, `flow arrow drawn from the API call to its kernel (${dark} dark px, ${bare} without it)`);
+  await testFlowSteps(page, f);
   // select a kernel: the flow goes back to its API call
   await page.evaluate((id) => showKernel(0, id), f.partners[0].id);
   await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.from.kind === 'kernel', null, { timeout: 5000 });
@@ -869,6 +870,34 @@ async function testTracks(page, S) {
   await page.evaluate(() => closeDetails());
   const hClosed = await page.evaluate(() => location.hash);
   check(!/[#&]item=/.test(hClosed), `closing the details drops the item from the hash (${hClosed})`);
+}
+
+// testFlowSteps: following a flow (issue 31, item 7), from the selected API call f.from: its
+// details link to the kernel it launched; ] selects that kernel and moves the view to it (from a
+// view far from both), [ goes back to the call; the kernel's details link back to its launch.
+async function testFlowSteps(page, f) {
+  const k = f.partners[0];
+  await page.evaluate((id) => showItem(0, 'api', id), f.from.id);
+  await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.from.kind === 'api' && document.querySelector('#details-body a.flow'), null, { timeout: 5000 });
+  const link = await page.locator('#details-body a.flow').first().innerText();
+  check(/^kernel /.test(link), `the API call's details link to what it launched ("${link}")`);
+  const away = async () => page.evaluate((t) => { const w = window.tlview.t1 - window.tlview.t0; setView(t + 50 * w, t + 51 * w); }, f.from.end);
+  const seen = (t0, t1) => page.evaluate(([a, b]) => window.tlview.t0 <= a && window.tlview.t1 >= b, [t0, t1]);
+  await away();
+  await page.keyboard.press(']');
+  await page.waitForFunction((id) => window.tlview.selected && window.tlview.selected.id === id, k.id, { timeout: 5000 });
+  check(await seen(k.start, k.end), `] selects the launched kernel ${k.id} and brings it into view`);
+  const back = await page.locator('#details-body a.flow').first().innerText();
+  check(/^API call cudaLaunchKernel/.test(back), `the kernel's details link to its launch ("${back}")`);
+  await away();
+  await page.keyboard.press('[');
+  await page.waitForFunction((id) => window.tlview.item && window.tlview.item.kind === 'api' && window.tlview.item.id === id, f.from.id, { timeout: 5000 });
+  check(await seen(f.from.start, f.from.end), `[ goes back to the API call ${f.from.id}, in view`);
+  await page.locator('#details-body a.flow').first().click();
+  await page.waitForFunction((id) => window.tlview.selected && window.tlview.selected.id === id, k.id, { timeout: 5000 });
+  check(await seen(k.start, k.end), 'a click on the link does as ] does');
+  await page.evaluate((id) => showItem(0, 'api', id), f.from.id);
+  await page.waitForFunction(() => window.tlview.flow && window.tlview.flow.from.kind === 'api', null, { timeout: 5000 });
 }
 
 async function testCompare(page, S, rows) {

@@ -315,6 +315,8 @@ function onKey(ev) {
   else if (k === '0') fitAll();
   else if (k === 'f') fitSelection();
   else if (k === '?') toggleHelp();
+  else if (k === ']') flowStep(1);
+  else if (k === '[') flowStep(-1);
   else if (k === '/') $('find').focus();
   else if (k === 'Escape') {
     if (!$('help').hidden) toggleHelp();

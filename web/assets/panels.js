@@ -105,6 +105,7 @@ async function showKernel(runIdx, id) {
     if (k.window) html += windowTable(k.window);
     openDetails('Kernel', html);
     await selectFlow(runIdx, 'kernel', id, { row: k.row, depth: 0, start: k.start, end: k.end });
+    $('details-body').insertAdjacentHTML('beforeend', flowBlock('kernel'));
   } catch (e) {
     showError(`Kernel ${id}: ${e.message}`);
   }
@@ -144,9 +145,12 @@ function windowTable(w) {
   return html;
 }
 
-// onPanelLink follows a link of the details panel: a time span (data-t0, data-t1, ns of run
-// data-run) shown with room around it (twenty times its length, at least 2 µs).
+// onPanelLink follows a link of the details panel: a flow partner (data-i: tracks.js flowGo), or
+// a time span (data-t0, data-t1, ns) shown with room around it (twenty times its length, at
+// least 2 µs).
 function onPanelLink(ev) {
+  const fl = ev.target.closest('a.flow');
+  if (fl) { ev.preventDefault(); flowGo(+fl.dataset.i); return; }
   const a = ev.target.closest('a.goto');
   if (!a) return;
   ev.preventDefault();
@@ -359,6 +363,9 @@ function renderHelp() {
     ['drag on the timeline', 'select a time range: its statistics open below'],
     ['shift + drag', 'pan'], ['drag on the ruler', 'zoom to the dragged range'],
     ['F', 'fit the view to the selected range (or the selected kernel)'], ['0', 'show everything'],
+    ['] / [', 'follow the selected record\'s flow: from an API call to what it launched / back to the launch'],
+    ['drag across rows', 'select an area: the range over those rows only'], ['alt + drag on run B', 'align B on A by hand'],
+    ['Enter / Shift + Enter in the search', 'next / previous match, every kind, in time order'],
     ['click', 'details of a kernel or an overlap window'], ['double click', 'zoom in'],
     ['/', 'find kernels by name'], ['Esc', 'clear the selection and close the panel'], ['?', 'this help'],
   ];

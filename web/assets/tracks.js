@@ -3,7 +3,8 @@
 // place in the layout (a process's rows collapse to its kernel rows, and expand again, by a
 // click on its label), drawing (items or per-pixel bars, as the server answers), hit tests,
 // tooltips, details (GET /api/item) and the flow arrows from a launching API call to the kernels
-// and copies it launched (GET /api/flow), as Nsight Systems and Perfetto draw them. Loaded after
+// and copies it launched (GET /api/flow), as Nsight Systems and Perfetto draw them, followed by a
+// link in the details or the [ and ] keys. Loaded after
 // draw.js, whose pixel layer and colours it uses. API: web/API.md.
 'use strict';
 
@@ -347,7 +348,7 @@ async function selectFlow(ri, kind, id, from) {
     S.flow = { run: ri, from: { kind, id, ...from }, partners: f.partners.filter((p) => p.row != null) };
     const c = collapsedSet(ri);
     const hidden = S.flow.partners.some((p) => !rowBand(ri, p.row));
-    for (const p of S.flow.partners) c.delete(S.runs[ri].rows[p.row].process);
+    for (const p of S.flow.partners) { c.delete(S.runs[ri].rows[p.row].process); S.arrange.hidden[ri].delete(p.row); }
     if (hidden) { layout(); scheduleFetch(); }
     requestDraw();
   } catch (e) {
@@ -377,13 +378,46 @@ async function showItem(ri, kind, id) {
     const html = `<div class="mono">${esc(it.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
     openDetails({ copy: 'Copy', api: 'CUDA API call', nvtx: 'NVTX range' }[kind], html);
     await selectFlow(ri, kind, id, { row: it.row, depth: it.depth, start: it.start, end: it.end });
-    if (S.flow && S.flow.partners.length) {
-      const list = S.flow.partners.map((p) => `<tr><td>${esc(p.kind)}</td><td>${fmtTime(p.start, 7)} · ${fmtTime(p.end - p.start, 4)}</td></tr>`).join('');
-      $('details-body').insertAdjacentHTML('beforeend', `<h4>${kind === 'api' ? 'Launched' : 'Launched by'}</h4><table>${list}</table>`);
-    }
+    $('details-body').insertAdjacentHTML('beforeend', flowBlock(kind));
   } catch (e) {
     showError(`${kind} ${id}: ${e.message}`);
   }
+}
+
+// ------------------------------------------------------------------ following a flow
+
+const FLOW_WORDS = { kernel: 'kernel', copy: 'copy', api: 'API call' };
+
+// flowBlock is the details' list of the selected record's flow partners (what an API call
+// launched, or the call that launched a kernel or copy), each a link that selects it and brings it
+// into view; ] follows a launch to what it launched, [ a kernel or copy back to its launch.
+function flowBlock(kind) {
+  const f = S.flow;
+  if (!f || !f.partners.length) return '';
+  const list = f.partners.map((p, i) => `<tr><td><a href="#" class="flow" data-i="${i}">${esc(FLOW_WORDS[p.kind] || p.kind)} ${esc(shortName(p.name || ''))}</a></td>` +
+    `<td>${fmtTime(p.start, 7)} · ${fmtTime(p.end - p.start, 4)}</td></tr>`).join('');
+  return `<div class="blk"><h4>${kind === 'api' ? 'Launched' : 'Launched by'} (key ${kind === 'api' ? ']' : '['})</h4><table class="flowlist">${list}</table></div>`;
+}
+
+// flowGo selects partner i of the selected record's flow and moves the view to it (centred, the
+// view's length kept unless the partner is longer).
+async function flowGo(i) {
+  const f = S.flow;
+  const p = f && f.partners[i];
+  if (!p) return;
+  const sh = S.shift[f.run] || 0;
+  const span = Math.max(S.t1 - S.t0, (p.end - p.start) * 1.5), c = p.start + sh + (p.end - p.start) / 2;
+  setView(c - span / 2, c + span / 2);
+  if (p.kind === 'kernel') await showKernel(f.run, p.id);
+  else await showItem(f.run, p.kind, p.id);
+}
+
+// flowStep steps along the selected record's flow: ] (dir 1) from an API call to the first
+// record it launched, [ (dir -1) from a kernel or copy to the call that launched it.
+function flowStep(dir) {
+  const f = S.flow;
+  if (!f || !f.partners.length) return;
+  if ((dir > 0) === (f.from.kind === 'api')) flowGo(0);
 }
 
 // ------------------------------------------------------------------ legend
