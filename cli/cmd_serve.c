@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "job.h"
+#include "report.h"
 #include "web.h"
 
 #ifndef TLVIEW_DEMO_RELDIR /* set by cli/cmd_serve.cmake */
@@ -427,6 +428,15 @@ static void follow(web *w, const serve_opts *o, int argc, char **argv, const sto
     }
 }
 
+/* report_plain: the text report of `tlview report` on analysis a, without colours (the page's
+ * "report as text" download: web_options.export_text). */
+static int report_plain(FILE *f, const analysis *a)
+{
+    cli_range whole = {.origin = store_run_origin(analysis_get_run(a))}; /* the run shown */
+    report_text(f, a, NULL, &whole, 0, 10);
+    return ferror(f) ? -1 : 0;
+}
+
 /* server_setup: blocks the stop signals (into *set) before the server's threads start, so they
  * are taken by the main thread only, and raises the open-file limit: every connection is an open
  * file, and the usual soft limit (1024) would hold web/'s connection limit below its 4096. */
@@ -437,6 +447,9 @@ static void server_setup(serve_opts *o, sigset_t *set)
     sigaddset(set, SIGTERM);
     sigprocmask(SIG_BLOCK, set, NULL);
     o->web.allow_hosts = (const char *const *)o->hosts;
+    o->web.export_chrome = cli_export_chrome;
+    o->web.export_text = report_plain;
+    o->web.version = CLI_VERSION;
     o->web.follow = o->follow;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis.h"
 #include "store.h"
@@ -58,6 +59,15 @@ typedef struct web_options {
     unsigned max_per_ip;            /* of those, from one client address (128) */
     int follow; /* 1: the runs may be replaced while serving (web_update(), tlview serve
                    --follow): GET /api/runs says so and the page polls GET /api/generation (0) */
+    /* Writers of a run's exports that live above web/ (GET /api/export: the Chrome trace of
+     * `tlview export`, the text of `tlview report`): each writes the whole export of analysis a
+     * (and its run) to f and returns 0, or -1 on failure (out of memory). Called on a thread of
+     * the server's own while the run is shown; f is a pipe to the client (a write fails once it
+     * has gone: the writer goes on to its end all the same). NULL: that export is not offered
+     * (404). The report's JSON, the view's, needs no writer. (NULL) */
+    int (*export_chrome)(FILE *f, const analysis *a);
+    int (*export_text)(FILE *f, const analysis *a);
+    const char *version; /* the tool's version, the JSON report's "tlview" field (copied) ("") */
 } web_options;
 
 /* Sets every field of *o to its documented default. */

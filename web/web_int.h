@@ -454,6 +454,9 @@ typedef struct web_reply {
     unsigned retry_after; /* > 0: a Retry-After header with this many seconds */
     const char *mime;     /* Content-Type; NULL: application/json */
     int set_cookie;       /* 1: a Set-Cookie header carrying the server's token */
+    int pipe_fd;          /* > 0: the body is read from this pipe as it is written (a stream of
+                             unknown length; the response closes it) instead of body */
+    const char *filename; /* a Content-Disposition: attachment with this file name (static) */
 } web_reply;
 
 #define WEB_PARAMS_MAX 16 /* query parameters of one request, at most */
@@ -534,7 +537,13 @@ typedef struct web_live {
     pthread_cond_t released; /* signalled when a generation's refs drop to 0 */
     web_gen *gen;            /* the current one */
     int follow;              /* web_options.follow: the runs may change (GET /api/runs says so) */
+    unsigned shows;          /* WEB_SHOW_*: what GET /api/runs says the server does */
+    unsigned exports;        /* export threads running (web_export.c): web_stop() waits for them */
+    pthread_cond_t exported; /* signalled when one ends */
 } web_live;
+
+/* What GET /api/runs says the server does (web_gen_new()'s `shows`). */
+enum { WEB_SHOW_FOLLOW = 1, WEB_SHOW_CHROME = 2, WEB_SHOW_TEXT = 4 };
 
 /* A job's state (tlview serve --job; web_job.c): what GET /api/job sends and the groups whose
  * timelines are held. Every field is guarded by web_live.lock. */
@@ -590,10 +599,13 @@ uint64_t web_gate_tickets(web_gate *g);
 
 struct web {
     struct MHD_Daemon *daemon;
-    web_live *live; /* a pointer, so that handlers holding a const web can lock it */
-    web_gate *gate; /* a pointer, for the same reason; NULL until started */
-    web_job *job;   /* tlview serve --job, else NULL (then live->gen is NULL) */
-    int fd;         /* listening socket (owned) */
+    int (*export_chrome)(FILE *f, const analysis *a); /* web_options' writers (NULL: none) */
+    int (*export_text)(FILE *f, const analysis *a);
+    char version[32]; /* web_options.version */
+    web_live *live;   /* a pointer, so that handlers holding a const web can lock it */
+    web_gate *gate;   /* a pointer, for the same reason; NULL until started */
+    web_job *job;     /* tlview serve --job, else NULL (then live->gen is NULL) */
+    int fd;           /* listening socket (owned) */
     unsigned port;
     char *token;          /* required token, or NULL (owned) */
     char cookie_name[32]; /* "tlview_token_<port>=", the cookie that carries the token */
@@ -649,12 +661,18 @@ int web_search(const web_runix *r, unsigned run_id, const char *q, int exact, un
 
 /* Indexes the runs as generation `id` and starts building its statistics on a thread of its own
  * (web_server.c). NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
                      size_t errlen);
 /* Frees generation g once no request holds it (its stats thread joined). NULL is a no-op. */
 void web_gen_free(web_gen *g);
 /* Lets go of a generation a request held (web_server.c; the job's groups use it too). */
 void web_gen_let_go(const web *w, web_gen *g);
+
+/* Answers GET /api/export?run=R&format=chrome|text|json from generation g (held by the caller
+ * until it returns): the JSON report at once (the view's), the Chrome trace and the text report
+ * streamed through a pipe (out->pipe_fd) by a thread of their own that holds g until it is
+ * written (web_export.c). */
+void web_export(const web *w, web_gen *g, const web_params *p, web_reply *out);
 
 /* A job's requests, before the run API (web_job.c). *pT, *pLen: the request's path. Answers
  * GET / (the overview page), GET /api/job and /api/job/open, and refuses the run API outside a
@@ -684,9 +702,10 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
  * become U+FFFD, view_string()). out->body is NULL when out of memory. */
 void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Builds g->runs_body from its runs (after web_runix_build); `follow` is said in it. Returns 0 or
+/* Builds g->runs_body from its runs (after web_runix_build); what the server does (`shows`,
+ * WEB_SHOW_*: following the files, the exports it offers) is said in it. Returns 0 or
  * WEB_ENOMEM. */
-int web_api_runs_body(web_gen *g, int follow);
+int web_api_runs_body(web_gen *g, unsigned shows);
 /* Builds every run's concurrency grids, then its stats_body (NULL when out of memory), then
  * marks g->stats done. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
 void *web_api_stats_bodies(void *g);

@@ -162,8 +162,10 @@ void *web_api_stats_bodies(void *arg)
     return NULL;
 }
 
-int web_api_runs_body(web_gen *g, int follow)
+int web_api_runs_body(web_gen *g, unsigned shows)
 {
+    int follow = (shows & WEB_SHOW_FOLLOW) != 0;
+    json_t *exports = json_array();
     json_t *o = json_object(), *runs = json_array(), *verdicts = json_array();
     json_t *meanings = json_array(), *rules = json_object();
     int bad = 0;
@@ -178,6 +180,12 @@ int web_api_runs_body(web_gen *g, int follow)
     view_put(o, "rules", rules, &bad);
     view_put(o, "generation", json_integer((json_int_t)g->id), &bad);
     view_put(o, "follow", json_boolean(follow), &bad);
+    view_append(exports, json_string("json"), &bad); /* the view's: always */
+    if (shows & WEB_SHOW_CHROME)
+        view_append(exports, json_string("chrome"), &bad);
+    if (shows & WEB_SHOW_TEXT)
+        view_append(exports, json_string("text"), &bad);
+    view_put(o, "exports", exports, &bad);
     for (unsigned i = 0; i < g->nruns && !bad; i++)
         view_append(runs, run_entry(&g->runs[i], i), &bad);
     view_put(o, "runs", runs, &bad);

@@ -56,6 +56,9 @@ void web_options_default(web_options *o)
     o->max_connections = 4096;
     o->max_per_ip = 128;
     o->follow = 0;
+    o->export_chrome = NULL;
+    o->export_text = NULL;
+    o->version = "";
 }
 
 /* ---------------------------------------------------------------- generations */
@@ -80,7 +83,7 @@ void web_gen_free(web_gen *g)
 
 /* web_gen_new: indexes the runs as generation `id` and starts building its statistics on a thread
  * of its own. NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
                      size_t errlen)
 {
     web_gen *g = calloc(1, sizeof *g);
@@ -99,7 +102,7 @@ web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follo
         }
         g->nruns = i + 1;
     }
-    if (web_api_runs_body(g, follow)) {
+    if (web_api_runs_body(g, shows)) {
         snprintf(err, errlen, "out of memory while building the API answers");
         web_gen_free(g);
         return NULL;
@@ -156,7 +159,7 @@ int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t er
             snprintf(err, errlen, "web_update: the server shows a job (web_job_show())");
         return rc;
     }
-    web_gen *g = web_gen_new(w->live->gen->id + 1, runs, nruns, w->live->follow, err, errlen);
+    web_gen *g = web_gen_new(w->live->gen->id + 1, runs, nruns, w->live->shows, err, errlen);
     if (!g)
         return WEB_ENOMEM;
     pthread_mutex_lock(&w->live->lock);
@@ -403,8 +406,12 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         } else if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
             web_gen *g = held ? held : gen_hold(w);
-            if (check_generation(g, &p, out) == 0)
-                web_api(g, w->live->follow, path, &p, out); /* g's bodies come as held blobs */
+            if (check_generation(g, &p, out) == 0) {
+                if (strcmp(path, "export") == 0)
+                    web_export(w, g, &p, out); /* a stream holds g on a thread of its own */
+                else
+                    web_api(g, w->live->follow, path, &p, out); /* g's bodies: held blobs */
+            }
             web_gen_let_go(w, g);
         } else {
             snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
@@ -424,7 +431,7 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         out->set_cookie = cookie;
     }
     web_params_free(&p);
-    if (!out->body) {
+    if (!out->body && out->pipe_fd <= 0) {
         out->status = 500;
         out->body = (char *)oom_body;
         out->len = sizeof oom_body - 1;
@@ -434,6 +441,9 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
 
 void web_reply_done(web_reply *r)
 {
+    if (r->pipe_fd > 0) /* a stream never handed to libmicrohttpd */
+        close(r->pipe_fd);
+    r->pipe_fd = 0;
     if (r->blob)
         web_blob_release(r->blob);
     else if (!r->persistent)
@@ -498,11 +508,12 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply *rep)
 {
     struct MHD_Response *r =
-        rep->blob ? MHD_create_response_from_buffer_with_free_callback_cls(
-                        rep->len, rep->body, web_blob_release, rep->blob)
-                  : MHD_create_response_from_buffer(rep->len, rep->body,
-                                                    rep->persistent ? MHD_RESPMEM_PERSISTENT
-                                                                    : MHD_RESPMEM_MUST_FREE);
+        rep->pipe_fd > 0 ? MHD_create_response_from_pipe(rep->pipe_fd) /* closes it */
+        : rep->blob      ? MHD_create_response_from_buffer_with_free_callback_cls(
+                               rep->len, rep->body, web_blob_release, rep->blob)
+                    : MHD_create_response_from_buffer(rep->len, rep->body,
+                                                      rep->persistent ? MHD_RESPMEM_PERSISTENT
+                                                                      : MHD_RESPMEM_MUST_FREE);
     if (!r) {
         web_reply_done(rep);
         return MHD_NO;
@@ -519,6 +530,11 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply
     }
     if (rep->set_cookie && w->token)
         MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, w->set_cookie);
+    if (rep->filename) {
+        char cd[160];
+        snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", rep->filename);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, cd);
+    }
     enum MHD_Result ret = MHD_queue_response(c, rep->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -785,6 +801,12 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
     pthread_mutex_init(&w->live->lock, NULL);
     pthread_cond_init(&w->live->released, NULL);
     w->live->follow = o->follow != 0;
+    pthread_cond_init(&w->live->exported, NULL);
+    w->export_chrome = o->export_chrome;
+    w->export_text = o->export_text;
+    snprintf(w->version, sizeof w->version, "%s", o->version ? o->version : "");
+    w->live->shows = (o->follow ? WEB_SHOW_FOLLOW : 0) | (o->export_chrome ? WEB_SHOW_CHROME : 0) |
+                     (o->export_text ? WEB_SHOW_TEXT : 0);
     struct sockaddr_storage ss;
     w->fd = listen_on(o->bind, o->port, &ss, &w->port, err, errlen);
     if (w->fd < 0) {
@@ -805,7 +827,7 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
         snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
                  w->cookie_name, w->token);
     if (index_json ? web_job_new(w, index_json, ngroups) != WEB_OK
-                   : !(w->live->gen = web_gen_new(1, runs, nruns, w->live->follow, err, errlen))) {
+                   : !(w->live->gen = web_gen_new(1, runs, nruns, w->live->shows, err, errlen))) {
         if (index_json)
             snprintf(err, errlen, "out of memory");
         rc = WEB_ENOMEM;
@@ -873,6 +895,13 @@ void web_stop(web *w)
         close(w->fd);
     web_gate_free(w->gate); /* every connection's thread has ended */
     if (w->live) {          /* no request runs any more */
+        /* exports still being written: their pipes' readers are gone with the connections, so
+         * each writes on to its end quickly (every write fails) and lets its generation go */
+        pthread_mutex_lock(&w->live->lock);
+        while (w->live->exports)
+            pthread_cond_wait(&w->live->exported, &w->live->lock);
+        pthread_mutex_unlock(&w->live->lock);
+        pthread_cond_destroy(&w->live->exported);
         web_gen_free(w->live->gen);
         web_job_free(w);
         pthread_cond_destroy(&w->live->released);

@@ -8,6 +8,9 @@
 //   scale   the concurrency track is scaled by contexts and parallelism (two green contexts of one
 //           process at parallelism ~3 are not clipped at "1 process"), and its legend says what
 //           it counts; one stretch per name on a screen; the GPU idle said with what it measures.
+//   export  what the page downloads (issue 31, item 8): the view and the selection as PNG, a
+//           table as CSV, the run as a Chrome trace (read back by tlview), its report as text
+//           and JSON; each downloaded and read back.
 // Usage: node test_facts.js CASE (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = tlview,
 //   TLVIEW_VERDICTS = tests/verdicts, CHROMIUM). Screenshots go to TLVIEW_BROWSER_DIR.
 'use strict';
@@ -180,18 +183,78 @@ async function testStretchesIdle(page) {
   check(heads.includes('idle (span − busy)'), 'the GPU table\'s idle says it is the span less the busy time');
 }
 
+// pngSize reads a PNG's width and height from its IHDR chunk (null when it is no PNG).
+function pngSize(buf) {
+  const sig = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (buf.length < 24 || !sig.every((b, i) => buf[i] === b) || buf.toString('latin1', 12, 16) !== 'IHDR') return null;
+  return [buf.readUInt32BE(16), buf.readUInt32BE(20)];
+}
+
+// download clicks the menu item `id` of the Export menu (or the element `sel`) and returns the
+// file it downloads, read back.
+async function downloaded(page, sel, menu = true) {
+  if (menu) await page.click('#export-open');
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.click(sel)]);
+  const file = await d.path();
+  return { name: d.suggestedFilename(), data: fs.readFileSync(file) };
+}
+
+async function testExport(page) {
+  const dims = await page.evaluate(() => ({ w: document.getElementById('timeline').width, h: ['ruler', 'pinned', 'timeline'].reduce((a, id) => a + (document.getElementById(id).hidden ? 0 : document.getElementById(id).height), 0) }));
+  const png = await downloaded(page, '#export-png');
+  const size = pngSize(png.data);
+  check(size && size[0] === dims.w && size[1] === dims.h, `the view as PNG: ${png.name}, ${size && size.join('x')} (the ruler, the pinned tracks and the timeline: ${dims.w}x${dims.h})`);
+  // a selection: a drag on the pinned concurrency track
+  const pin = await page.locator('#pinned').boundingBox();
+  const conc = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'conc');
+  await page.mouse.move(pin.x + 400, pin.y + conc.y + 20);
+  await page.mouse.down();
+  await page.mouse.move(pin.x + 600, pin.y + conc.y + 20, { steps: 4 });
+  await page.mouse.move(pin.x + 800, pin.y + conc.y + 20, { steps: 4 });
+  await page.mouse.up();
+  await page.waitForFunction(() => window.tlview.rangeStats && document.querySelector('#range-body .dtable'), null, { timeout: 10000 });
+  const sel = pngSize((await downloaded(page, '#export-sel')).data);
+  check(sel && Math.abs(sel[0] - (230 + 400)) <= 2 && sel[1] === dims.h, `the selection as PNG: ${sel && sel.join('x')} (the labels and its 400 px)`);
+  // a table as CSV: the kernels by name of the range
+  const r = await page.evaluate(() => window.tlview.rangeStats[0]);
+  const names = page.locator('#range-body .blk.wide .dtable').first();
+  const csv = (await downloaded(page, '#range-body .blk.wide .dtable >> nth=0 >> a.csv', false)).data.toString('utf8');
+  const lines = csv.trim().split('\r\n');
+  check(lines[0] === 'name,kernels,time inside,mean,stretch' && lines.length === r.nnames + 1 &&
+    r.names.every((n) => lines.some((l) => l.startsWith(`${/[",]/.test(n.name) ? `"${n.name.replace(/"/g, '""')}"` : n.name},${n.kernels},${n.ns},`))),
+  `the kernels by name as CSV: ${lines.length - 1} rows of ${r.nnames} names (${lines[0]})`);
+  void names;
+  // the run as a Chrome trace, read back by tlview
+  const sum = await page.evaluate(() => window.tlview.runs[0].summary);
+  const trace = await downloaded(page, '#export-chrome-0');
+  const t = JSON.parse(trace.data.toString('utf8'));
+  const kernels = t.traceEvents.filter((e) => e.cat === 'kernel').length;
+  check(kernels === sum.kernels && /^tlview-trace/.test(trace.name), `the run as a Chrome trace: ${trace.name}, ${kernels} kernel events of ${sum.kernels}`);
+  const tmp = path.join(os.tmpdir(), `tlview-export-${process.pid}.json`);
+  fs.writeFileSync(tmp, trace.data);
+  const back = JSON.parse(require('child_process').execFileSync(process.env.TLVIEW_FIXTURE, ['report', '--format', 'json', tmp]));
+  fs.rmSync(tmp);
+  check(back.summary.kernels === sum.kernels && back.summary.span_ns === sum.span_ns, `tlview reads it back: ${back.summary.kernels} kernels over ${back.summary.span_ns} ns`);
+  const head = await page.evaluate(() => window.tlview.runs[0].headline[0]);
+  const text = (await downloaded(page, '#export-text-0')).data.toString('utf8');
+  check(text.startsWith(head), `the report as text starts with the headline (${text.split('\n')[0].slice(0, 80)}…)`);
+  const json = JSON.parse((await downloaded(page, '#export-json-0')).data.toString('utf8'));
+  check(json.summary.kernels === sum.kernels && json.headline[0] === head, `the report as JSON: ${json.summary.kernels} kernels, the same headline`);
+}
+
 async function main() {
   const args = {
     turns: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
     slower: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-torch-heavy'), path.join(V, 'torch-heavy-mps-off'),
       '--compare', path.join(V, 'torch-heavy-mps-on')],
     scale: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-spin'), path.join(V, 'ctx-green-3')],
+    export: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
   };
   const server = await start(args[CASE], 'tlview serve');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
-    viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1,
+    viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1, acceptDownloads: true,
   });
   const errors = [];
   const page = browser.pages()[0] || await browser.newPage();
@@ -205,6 +268,7 @@ async function main() {
     if (CASE === 'turns') await testTurns(page);
     else if (CASE === 'slower') { await testSlower(page); await testStretchesIdle(page); }
     else if (CASE === 'scale') await testScale(page);
+    else if (CASE === 'export') await testExport(page);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
   } finally {
     await browser.close();

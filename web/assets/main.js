@@ -6,7 +6,8 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, panels, search, align, input, jobgroup, follow, main.
+// lists: format, colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export,
+// input, jobgroup, follow, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -33,6 +34,7 @@ async function main() {
   arrangeInit(h);
   renderHeader();
   alignSetup();
+  exportSetup(meta.exports || ['json']);
   jobHeader();
   renderLegend();
   layout();
@@ -81,6 +83,8 @@ $('colorby').addEventListener('change', (e) => { S.colorBy = e.target.value; ren
 $('find').addEventListener('input', scheduleFind);
 $('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); findStep(e.shiftKey ? -1 : 1); } });
 $('align').addEventListener('change', onAlignChange);
+$('export-open').addEventListener('click', toggleExport);
+document.addEventListener('click', (e) => { if (!e.target.closest('.menu-wrap')) $('export-menu').hidden = true; });
 $('align-range').addEventListener('keydown', (e) => { if (e.key === 'Enter') alignOnRange(e.target.value); });
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
