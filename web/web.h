@@ -84,6 +84,30 @@ int web_loopback(const char *addr);
 int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW /* OUT */,
               char *err, size_t errlen);
 
+/* Starts serving at once, before the runs are ready (a big run takes seconds to read and analyse):
+ * binds and checks as web_start() does, with no run yet. The page answers, and GET /api/status
+ * says what is being done (web_progress()); the run's endpoints answer 503 {"error": "loading:
+ * ..."} with Retry-After: 1 until web_show() hands the runs in, or 500 after web_failed(). The
+ * page polls the status and draws the timeline once the runs are shown. Whatever produces the
+ * runs (reading and analysing files, a cache of an earlier reading) reports through the same
+ * calls. WEB_OK with *ppW set, or a WEB_E* code with the message in err, as web_start(). */
+int web_start_loading(const web_options *o, web **ppW /* OUT */, char *err, size_t errlen);
+
+/* What the server is doing before its runs are shown (GET /api/status): `stage` in words
+ * ("reading 2 files (430 MB)", "analysing", copied, at most 255 bytes) and, when it can be
+ * counted, `done` of `total` (total 0: not counted). Any thread. */
+void web_progress(web *w, const char *stage, uint64_t done, uint64_t total);
+
+/* Shows the runs of a server started with web_start_loading(): indexes them (the answers come
+ * from them as soon as this returns) and makes them generation 1. As web_update() otherwise (the
+ * runs borrowed; WEB_OK, or WEB_EINVAL / WEB_ENOMEM with the message in err: the server then
+ * goes on loading, and the caller may call web_failed()). */
+int web_show(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen);
+
+/* Says that the runs will not come (GET /api/status "failed", with `why`, copied; the run's
+ * endpoints 500). */
+void web_failed(web *w, const char *why);
+
 /* The TCP port the server listens on (the one picked when 0 was asked). */
 unsigned web_port(const web *w);
 

@@ -538,6 +538,12 @@ typedef struct web_live {
     web_gen *gen;            /* the current one */
     int follow;              /* web_options.follow: the runs may change (GET /api/runs says so) */
     unsigned shows;          /* WEB_SHOW_*: what GET /api/runs says the server does */
+    /* before the runs are shown (web_start_loading()): what is being done, for GET /api/status */
+    int loading;     /* 1 until web_show(): gen is NULL meanwhile */
+    char stage[256]; /* web_progress() */
+    uint64_t done, total;
+    char *failure;           /* web_failed()'s reason (owned), or NULL */
+    int64_t started_ms;      /* CLOCK_MONOTONIC at start, for the time spent */
     unsigned exports;        /* export threads running (web_export.c): web_stop() waits for them */
     pthread_cond_t exported; /* signalled when one ends */
 } web_live;

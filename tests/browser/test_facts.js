@@ -11,8 +11,14 @@
 //   export  what the page downloads (issue 31, item 8): the view and the selection as PNG, a
 //           table as CSV, the run as a Chrome trace (read back by tlview), its report as text
 //           and JSON; each downloaded and read back.
+//   loading the first seconds (item 9) on a generated run of 2M kernels: the port answers at once,
+//           the page shows the server's progress while it reads and analyses, then the timeline
+//           and its verdicts; the verdict pill explains itself and opens the evidence; the
+//           headline above the fold; colour by verdict first where the run overlaps; a clear
+//           message once the server is gone.
 // Usage: node test_facts.js CASE (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = tlview,
-//   TLVIEW_VERDICTS = tests/verdicts, CHROMIUM). Screenshots go to TLVIEW_BROWSER_DIR.
+//   TLVIEW_VERDICTS = tests/verdicts, TLVIEW_GEN = serve_fixture, CHROMIUM). Screenshots go to
+//   TLVIEW_BROWSER_DIR.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -242,6 +248,57 @@ async function testExport(page) {
   check(json.summary.kernels === sum.kernels && json.headline[0] === head, `the report as JSON: ${json.summary.kernels} kernels, the same headline`);
 }
 
+// testLoading: the page opened as soon as the URL is printed, while the server reads 2M kernels.
+async function testLoading(page, server, t0) {
+  const token = new URL(server.open).searchParams.get('token');
+  const first = await (await fetch(`${server.url}api/status`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  const early = await fetch(`${server.url}api/runs`, { headers: { Authorization: `Bearer ${token}` } });
+  check(first.state === 'loading' && early.status === 503 && early.headers.get('retry-after') === '1',
+    `the port answers ${Date.now() - t0} ms after the start, before the run is read: ${first.state} (${first.stage}), /api/runs ${early.status} with Retry-After ${early.headers.get('retry-after')}`);
+  await page.goto(server.open);
+  await page.waitForSelector('#loading:not([hidden])', { timeout: 10000 });
+  const box = await page.locator('#loading').innerText();
+  check(/reading the run/.test(box) && /(reading|analysing|indexing)/.test(box), `the page shows the progress: ${box.replace(/\n/g, ' / ').slice(0, 160)}`);
+  await page.screenshot({ path: path.join(DIR, 'loading.png') });
+  await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 120000 });
+  const seen = await page.evaluate(() => loadingSeen.slice());
+  const ready = await (await fetch(`${server.url}api/status`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  check(ready.state === 'ready' && seen.length >= 1 && await page.locator('#loading').isHidden(), `then the timeline (after ${(ready.elapsed_ms / 1000).toFixed(1)} s; stages shown: ${seen.join(' | ')})`);
+  const run = await page.evaluate(() => window.tlview.runs[0]);
+  check(run.summary.kernels >= 2000000 && run.lanes[0].verdict === 'time-sliced', `${run.summary.kernels} kernels, GPU 0 ${run.lanes[0].verdict}`);
+  // colour by verdict first, where the run overlaps
+  const colour = await page.evaluate(() => [document.getElementById('colorby').value, document.getElementById('colorby').options[0].value, window.tlview.colorBy]);
+  check(colour.join() === 'verdict,verdict,verdict', `colour by verdict offered first and taken (${colour.join(', ')})`);
+  // the headline above the fold
+  const hl = await page.evaluate(() => { const e = document.querySelector('#headline .headline-line'); const r = e && e.getBoundingClientRect(); return e ? { text: e.textContent, bottom: r.bottom } : null; });
+  check(hl && hl.text === run.headline[0] && hl.bottom < 200, `the headline above the timeline (${hl && hl.bottom.toFixed(0)} px from the top): ${hl && hl.text.slice(0, 90)}…`);
+  // the verdict pill: what it means on hover, the evidence on click
+  await page.waitForTimeout(300);
+  const pill = await page.evaluate(() => window.tlview.pinBands.find((b) => b.type === 'lane').pill);
+  const pb = await page.locator('#pinned').boundingBox();
+  await page.mouse.move(pb.x + (pill[0] + pill[1]) / 2, pb.y + 11);
+  await page.waitForTimeout(200);
+  const tip = await page.evaluate(() => document.getElementById('tooltip').innerText);
+  const meaning = await page.evaluate(() => window.tlview.meanings[window.tlview.verdicts.indexOf('time-sliced')]);
+  const rule = run.lanes[0].by_verdict['time-sliced'].rule;
+  check(tip.includes(meaning) && tip.includes(rule), `the pill explains itself: ${tip.replace(/\n/g, ' / ')}`);
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForSelector('#details:not([hidden])', { timeout: 5000 });
+  const title = await page.locator('#details-title').innerText(), body = await page.locator('#details-body').innerText();
+  check(/GPU 0: time-sliced/.test(title) && body.includes(run.lanes[0].evidence || '~~') && /Time by verdict/i.test(body), `a click opens the GPU's evidence (${title})`);
+  await page.screenshot({ path: path.join(DIR, 'loaded.png') });
+  // the server gone: a clear message, not "Failed to fetch"
+  server.proc.kill('SIGTERM');
+  await new Promise((ok) => server.proc.on('exit', ok));
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('w');
+  await page.waitForSelector('#gone:not([hidden])', { timeout: 10000 });
+  const gone = await page.locator('#gone').innerText();
+  const err = await page.evaluate(() => (document.getElementById('error').hidden ? '' : document.getElementById('error').textContent));
+  check(/server is not answering/.test(gone) && !/Failed to fetch/.test(err), `the server gone: "${gone.slice(0, 70)}…"${err ? ` (error box: ${err})` : ''}`);
+}
+
 async function main() {
   const args = {
     turns: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
@@ -250,6 +307,13 @@ async function main() {
     scale: ['serve', '--port', '0', '--baseline', path.join(V, 'solo-spin'), path.join(V, 'ctx-green-3')],
     export: ['serve', '--port', '0', '--assume-mps', 'off', path.join(V, 'kineto-mps-off')],
   };
+  let big = null;
+  if (CASE === 'loading') { // a run big enough to take a while to read and analyse
+    big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-big-')), 'big.db');
+    require('child_process').execFileSync(process.env.TLVIEW_GEN, ['--save', big, '--kernels', '2000000', '--procs', '16']);
+    args.loading = ['serve', '--port', '0', big];
+  }
+  const t0 = Date.now();
   const server = await start(args[CASE], 'tlview serve');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
@@ -258,10 +322,15 @@ async function main() {
   });
   const errors = [];
   const page = browser.pages()[0] || await browser.newPage();
-  const expected = (m) => /status of 503/.test(m.text());
+  const expected = (m) => /status of 503/.test(m.text()) || (CASE === 'loading' && /ERR_CONNECTION_REFUSED|Failed to load resource/.test(m.text()));
   page.on('console', (m) => { if (m.type() === 'error' && !expected(m)) errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
+    if (CASE === 'loading') {
+      await testLoading(page, server, t0);
+      check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
+      return;
+    }
     await page.goto(server.open);
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
     await page.waitForTimeout(300);
@@ -274,6 +343,7 @@ async function main() {
     await browser.close();
     server.proc.kill('SIGTERM');
     fs.rmSync(profile, { recursive: true, force: true });
+    if (big) fs.rmSync(path.dirname(big), { recursive: true, force: true });
   }
   console.log(`${state.failures === 0 ? 'PASS' : 'FAIL'}: browser ${CASE}, ${state.failures} failed checks`);
   process.exit(state.failures ? 1 : 0);

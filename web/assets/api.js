@@ -35,7 +35,8 @@ const S = {
   compare: null,           // GET /api/runs "compare"
   t0: 0, t1: 1,            // view, ns relative to each run's first kernel
   fullSpan: 1,             // ns: the longest run
-  colorBy: 'process',
+  colorBy: 'process',       // kernels coloured by 'process' or by 'verdict'
+  colorDefault: 'process', // 'verdict' where the runs overlap (colorSetup)
   data: [],                // per run: {t0, t1, width, lanes[], rows: Map(row -> RowData)}
   bands: [],               // layout: {type, run, lane?, row?, y, h}
   pinBands: [],            // the pinned lanes' tracks, on the pinned canvas (arrange.js)
@@ -61,6 +62,7 @@ const S = {
   lastQueryMs: 0,
   drawCount: 0,
   shift: [0, 0],           // ns added to each run's times in the view: run B aligned on A (align.js)
+  gone: false,             // the server stopped answering (apiFetch)
   align: null,             // how B was aligned: {how: 'range' | 'kernel' | 'drag', what}, or null
 };
 
@@ -77,6 +79,7 @@ const rctx = ruler.getContext('2d');
 // ------------------------------------------------------------------ queries
 
 function showError(msg) {
+  if (serverGone()) return; // one message says it all
   const e = $('error');
   e.textContent = msg;
   e.hidden = false;
@@ -98,8 +101,34 @@ function staleError() {
   return e;
 }
 
+// apiFetch is fetch() for the page's queries: a failure of the network itself (the server
+// stopped, or the machine is gone) shows a message that stays (serverGone) instead of each
+// query's "Failed to fetch".
+async function apiFetch(url, opts) {
+  try {
+    return await fetch(url, opts);
+  } catch (e) {
+    if (e.name !== 'AbortError') {
+      S.gone = true;
+      serverGone();
+    }
+    throw e;
+  }
+}
+
+// serverGone shows, once the server stopped answering, what happened and what to do; true then.
+function serverGone() {
+  if (!S.gone) return false;
+  const g = $('gone');
+  if (g.hidden) {
+    g.textContent = 'The tlview server is not answering: it was stopped, or its machine is out of reach. Start `tlview serve` again, then reload this page (its view is kept in the URL).';
+    g.hidden = false;
+  }
+  return true;
+}
+
 async function getJSON(url, signal) {
-  const r = await fetch(/^api\/(runs|generation)$/.test(url) ? url : withGen(url), { signal });
+  const r = await apiFetch(/^api\/(runs|generation|status)$/.test(url) ? url : withGen(url), { signal });
   const j = await r.json();
   if (r.status === 409 && S.follow) throw staleError();
   if (!r.ok) throw new Error(j.error || `${r.status}`);
@@ -191,7 +220,7 @@ function decodeCompact(buf) {
 
 // getCompact asks for a compact answer and decodes it (errors are JSON, as everywhere).
 async function getCompact(url, signal) {
-  const r = await fetch(url, { signal });
+  const r = await apiFetch(url, { signal });
   if (!r.ok) {
     const j = await r.json();
     throw new Error(j.error || `${r.status}`);
@@ -203,7 +232,7 @@ async function getCompact(url, signal) {
 // answers 503 with Retry-After: ask again after that many seconds (as for conc_pending).
 async function getStats(ri) {
   for (;;) {
-    const r = await fetch(withGen(`api/stats?run=${ri}`));
+    const r = await apiFetch(withGen(`api/stats?run=${ri}`));
     const j = await r.json();
     if (r.ok) return j;
     if (r.status === 409 && S.follow) throw staleError();

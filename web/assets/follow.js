@@ -54,6 +54,7 @@ async function followApply() {
   arrangeInit(null);
   if (old) { S.arrange.unpinned = old.unpinned; if (same) { S.arrange.hidden = old.hidden; S.arrange.order = old.order; } }
   renderHeader();
+  renderHeadline();
   renderLegend();
   layout();
   if (all) fitAll();

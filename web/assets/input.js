@@ -11,7 +11,7 @@ function writeHash() {
   const p = new URLSearchParams();
   p.set('t0', Math.round(S.t0));
   p.set('t1', Math.round(S.t1));
-  if (S.colorBy !== 'process') p.set('color', S.colorBy);
+  if (S.colorBy !== S.colorDefault) p.set('color', S.colorBy);
   if (S.find.q) p.set('q', S.find.q);
   if (S.selected) p.set('sel', `${S.selected.run}:${S.selected.id}`);
   if (S.item) p.set('item', `${S.item.kind}:${S.item.run}:${S.item.id}`);

@@ -20,7 +20,7 @@ async function jobOpen() {
   if (JOB_GROUP == null) return;
   const url = new URL(`../../api/job/open?group=${JOB_GROUP}`, location.href);
   for (;;) {
-    const r = await fetch(url);
+    const r = await apiFetch(url);
     const j = await r.json();
     if (!r.ok) throw new Error(j.error || `${r.status}`);
     if (j.state === 'open') return;
@@ -42,7 +42,7 @@ function jobHeader() {
   $('runinfo').prepend(a);
   const timer = setInterval(async () => {
     try {
-      const r = await fetch('api/generation');
+      const r = await apiFetch('api/generation');
       if (r.status !== 404) return;
       clearInterval(timer);
       const e = $('error');

@@ -7,7 +7,7 @@
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
 // lists: format, colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export,
-// input, jobgroup, follow, main.
+// input, jobgroup, follow, loading, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -16,9 +16,10 @@ async function main() {
   let meta;
   try {
     await jobOpen(); // a job's GPU group (jobgroup.js): loaded first
+    await waitLoaded(); // a big run: the server answers while it reads it (loading.js)
     meta = await getJSON('api/runs');
   } catch (e) {
-    showError(`Cannot read the runs: ${e.message}`);
+    if (!serverGone()) showError(`Cannot read the runs: ${e.message}`);
     return;
   }
   S.verdicts = meta.verdicts;
@@ -29,10 +30,12 @@ async function main() {
   S.follow = !!meta.follow;
   S.generation = meta.generation || 0;
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
+  colorSetup(); // before the hash: it says only what differs from the default
   const h = readHash();
   if (S.runs.length < 2) S.shift = [0, 0];
   arrangeInit(h);
   renderHeader();
+  renderHeadline();
   alignSetup();
   exportSetup(meta.exports || ['json']);
   jobHeader();

@@ -431,6 +431,33 @@ function renderHeader() {
   }
 }
 
+// colorSetup offers colour by verdict first, and takes it by default, where a run overlapped
+// (a lane with overlap or took-turns time): the verdicts are then what there is to see.
+function colorSetup() {
+  const overlap = S.runs.some((r) => r.lanes.some((l) => l.overlap_ns > 0 || l.verdict === 'time-sliced'));
+  S.colorDefault = S.colorBy = overlap ? 'verdict' : 'process';
+  const sel = $('colorby');
+  if (overlap) sel.prepend(sel.querySelector('option[value=verdict]'));
+  sel.value = S.colorBy;
+}
+
+// renderHeadline puts each run's headline sentences (the report's first lines) right under the
+// header, above the timeline: what was found, before any scrolling.
+function renderHeadline() {
+  const box = $('headline');
+  box.textContent = '';
+  S.runs.forEach((run, ri) => {
+    for (const line of run.headline || []) {
+      const d = el('div', 'headline-line');
+      if (S.runs.length > 1) d.append(el('b', null, `${String.fromCharCode(65 + ri)}: `));
+      d.append(line);
+      d.title = line;
+      box.append(d);
+    }
+  });
+  box.hidden = !box.childNodes.length;
+}
+
 // compareWords says how B's span compares with A's, the way round that is true: "B finishes
 // 1.20× faster than A" when the measured gain (A's span / B's) is above 1, "1.20× slower" (its
 // inverse) when below, "in the same time" when both round to 1.00×.
