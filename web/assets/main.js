@@ -19,7 +19,7 @@ async function main() {
     await waitLoaded(); // a big run: the server answers while it reads it (loading.js)
     meta = await getJSON('api/runs');
   } catch (e) {
-    if (!serverGone()) showError(`Cannot read the runs: ${e.message}`);
+    if (!serverGone() && !e.shown) showError(`Cannot read the runs: ${e.message}`);
     return;
   }
   S.verdicts = meta.verdicts;
