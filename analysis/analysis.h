@@ -443,6 +443,11 @@ const analysis_process *analysis_get_process(const analysis *a, uint32_t i);
  * context out of range. For presenters that place the switches the analysis counted. */
 uint32_t analysis_context_group(const analysis *a, store_idx ctx, int *pPlain /* OUT */);
 
+/* The MPS state of run->contexts[ctx] as the analysis took it (its file's, or --assume-mps for a
+ * context whose file does not say): ANALYSIS_MPS_OFF, _ON or _UNKNOWN (also for a context out of
+ * range). */
+analysis_mps analysis_context_mps(const analysis *a, store_idx ctx);
+
 /* ------------------------------------------------------------ run level */
 
 typedef struct analysis_summary {

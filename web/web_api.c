@@ -470,6 +470,13 @@ static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_r
                   (int)l->static_smem, "dynamic_smem", (int)l->dynamic_smem, "stretch",
                   view_number(stretch), "verdict", analysis_verdict_name(web_window_verdict(win)));
     int bad = !o;
+    /* its context: MPS as the analysis took it, green (an SM partition) and its parent */
+    view_put(o, "context_mps",
+             json_string(analysis_mps_name(analysis_context_mps(r->an, st->context))), &bad);
+    view_put(o, "green", json_boolean(cx->green), &bad);
+    view_put(o, "parent_context",
+             cx->green && cx->parent_id ? json_integer(cx->parent_id) : json_null(), &bad);
+    view_put(o, "context_sms", cx->sm_count ? json_integer(cx->sm_count) : json_null(), &bad);
     if (o && sig < analysis_nsignatures(r->an) &&
         json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
         bad = 1;

@@ -172,6 +172,13 @@ async function testScale(page) {
   const chart = await page.evaluate(() => { const c = document.querySelector('canvas.chart[data-kind=concurrency]'); return [c.dataset.unit, c.previousElementSibling.textContent]; });
   check(chart[0] === 'contexts' && /N contexts in flight/.test(chart[1]), `the chart counts contexts (${chart[1]})`);
   await page.screenshot({ path: path.join(DIR, 'scale.png') });
+  // a kernel of a green context says so in its details, with its partition and parent
+  await page.evaluate(() => showKernel(0, 0));
+  await page.waitForFunction(() => /its context/.test(document.getElementById('details-body').innerText), null, { timeout: 5000 });
+  const k = await page.evaluate(async () => (await fetch('api/kernel?run=0&id=0')).json());
+  const line = (await page.locator('#details-body').innerText()).split('\n').find((l) => /its context/.test(l)) || '';
+  check(k.green === true && /green: an SM partition/.test(line) && line.includes(`context ${k.parent_context}`) && /no MPS/.test(line),
+    `a green context's kernel: "${line.trim()}" (context_mps ${k.context_mps}, ${k.context_sms} SMs, parent ${k.parent_context})`);
 }
 
 // testStretchesIdle (slower case): every stretch on the screen says of what it is (the summary's

@@ -260,12 +260,21 @@ async function testPage(page, S, rows) {
   await waitData(page, seq);
   const afterKey = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
   check(Math.abs(afterKey / after - 1 / 0.6) < 0.01, `key '-' zooms out by 1/0.6 (${after.toFixed(0)} -> ${afterKey.toFixed(0)})`);
+  // W/S zoom at the pointer (issue 31), as ctrl+wheel does; about the centre once it left
+  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
+    const a = await view(page), ta = await tAt(px);
+    await page.keyboard.press(key);
+    const b = await view(page), tb = await tAt(px);
+    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs(tb - ta) < (b[1] - b[0]) / (box.width - 230), `key ${key.toUpperCase()} zooms by ${f.toFixed(3)} at the pointer (time under it ${ta.toFixed(0)} -> ${tb.toFixed(0)} ns)`);
+  }
+  await page.mouse.move(box.x + 700, 5); // off the timeline (the header)
   for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
     const a = await view(page);
     await page.keyboard.press(key);
     const b = await view(page);
-    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs((a[0] + a[1]) / 2 - (b[0] + b[1]) / 2) < 1, `key ${key.toUpperCase()} zooms by ${f.toFixed(3)} about the centre`);
+    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs((a[0] + a[1]) / 2 - (b[0] + b[1]) / 2) < 1, `the pointer off the timeline, key ${key.toUpperCase()} zooms by ${f.toFixed(3)} about the centre`);
   }
+  await page.mouse.move(px, box.y + rows[0].y + 5);
   {
     const a = await view(page);
     await page.keyboard.press('d');
@@ -327,8 +336,9 @@ async function testPalette(page) {
     return { cols, pair, verdict, hues, again: processColor(null, 3) === cols[3] };
   });
   const banned = (h) => h < 40 || (h > 85 && h < 160) || (h > 190 && h < 275) || h > 340;
-  check(r.pair > 20, `16 process colours pairwise ΔE > 20 (min ${r.pair.toFixed(1)}): ${r.cols.join(' ')}`);
-  check(r.verdict > 20, `process colours ΔE > 20 from every verdict colour (min ${r.verdict.toFixed(1)})`);
+  // issue 31: told apart at 16 processes (the palette before it: 24.3, two pinks)
+  check(r.pair > 28, `16 process colours pairwise ΔE > 28 (min ${r.pair.toFixed(1)}): ${r.cols.join(' ')}`);
+  check(r.verdict > 24, `process colours ΔE > 24 from every verdict colour (min ${r.verdict.toFixed(1)})`);
   check(!r.hues.some(banned), `process hues outside the verdicts' families (${r.hues.join(' ')})`);
   check(r.again, 'a process keeps its colour');
 }
@@ -581,6 +591,7 @@ async function testKernel(page, box, rows) {
   await page.waitForFunction(() => /effective parallelism/.test(document.getElementById('details-body').innerText), null, { timeout: 5000 });
   const details = await page.locator('#details-body').innerText();
   check(details.includes('effective parallelism') && details.includes('_Z6matmulPKfS0_Pfi'), 'click opens the details with the window evidence');
+  check(/its context\s+no MPS · not green/.test(details), `the kernel's context: its MPS state and whether it is green (${(details.split('\n').find((l) => /its context/.test(l)) || '').trim()})`);
   // F fits the selected kernel when no range is selected
   const sq = await page.evaluate(() => window.tlview.seq);
   await page.keyboard.press('f');
@@ -737,6 +748,15 @@ async function testPanel800(page, S) {
   check(m.plotW >= m.winW - 240, `the plot keeps the window's width (${m.plotW.toFixed(0)} of ${m.winW} px)`);
   check(m.pad === `${Math.round(m.panelH)}px` || Math.abs(parseFloat(m.pad) - m.panelH) < 1, `the page makes room below for the panel (${m.pad})`);
   await page.screenshot({ path: path.join(DIR, 'panel-800.png') });
+  // the drawer is resized by its top edge (issue 31)
+  const grip = await page.locator('#panel-grip').boundingBox();
+  await page.mouse.move(grip.x + 200, grip.y + grip.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(grip.x + 200, grip.y - 75, { steps: 3 });
+  await page.mouse.move(grip.x + 200, grip.y - 150, { steps: 3 });
+  await page.mouse.up();
+  const grown = await page.evaluate(() => ({ h: document.getElementById('details').getBoundingClientRect().height, pad: document.body.style.paddingBottom }));
+  check(Math.abs(grown.h - (m.panelH + 150)) <= 3 && Math.abs(parseFloat(grown.pad) - grown.h) < 1, `a drag of its top edge by 150 px makes the drawer ${grown.h.toFixed(0)} px tall (was ${m.panelH.toFixed(0)}), and the page makes room (${grown.pad})`);
   await page.click('#panel-collapse');
   const h = await page.evaluate(() => document.getElementById('details').getBoundingClientRect().height);
   check(h < 45, `the panel collapses to its title bar (${h.toFixed(0)} px)`);

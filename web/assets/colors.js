@@ -7,10 +7,11 @@ const VERDICT_COLORS = { // by verdict name (GET /api/runs "verdicts")
   idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
   contended: '#f08c00', queued: '#1f8fb3', unknown: '#8e6cc4',
 };
-// The hues processes may take (degrees): gold to olive, cyan, violet to pink. Left out: the red,
-// orange, green, blue and purple families the verdicts and the concurrency track use.
-const PROCESS_HUES = [[44, 70], [168, 184], [280, 335]];
-const PROCESS_MIN_DE = 22; // a process colour is at least this far (CIE76 ΔE) from every verdict's
+// The hues processes may take (degrees): gold to yellow-green, cyan to teal, violet to pink: the
+// whole of what the red, orange, green, blue and purple families of the verdicts and the
+// concurrency track leave (widened for issue 31: 16 processes pairwise ΔE > 28, was 24).
+const PROCESS_HUES = [[40, 85], [160, 190], [275, 340]];
+const PROCESS_MIN_DE = 24; // a process colour is at least this far (CIE76 ΔE) from every verdict's
 const PAR_COLOR = '#2b3140';  // effective parallelism in the lane's track
 const CONC_COLOR = '#2f6fd0'; // processes in flight (area at 28%, peak line darker)
 const CAPTURE_COLOR = '#0f6e69'; // captured ranges, along the bottom of a lane's header
@@ -55,7 +56,8 @@ function deltaE(a, b) {
 
 // processPalette grows the process colours to at least n: candidates over PROCESS_HUES at six
 // lightnesses and two saturations, those near a verdict colour dropped, then picked greedily,
-// each the candidate farthest (in L*a*b*) from all picked before, starting from a mid violet.
+// each the candidate farthest (in L*a*b*) from all picked before, starting from a mid violet
+// (the first candidate when the verdicts' distance leaves it out).
 // Deterministic; ~700 candidates, so even 64 processes cost well under a millisecond each.
 const processPalette = { colors: [], cands: null, labs: null, far: null };
 function growPalette(n) {
@@ -78,7 +80,7 @@ function growPalette(n) {
   }
   while (P.colors.length < n) {
     let k = 0;
-    if (!P.colors.length) k = P.cands.indexOf(hslHex(300, 0.45, 0.44));
+    if (!P.colors.length) k = Math.max(0, P.cands.indexOf(hslHex(300, 0.45, 0.44)));
     else for (let i = 1; i < P.far.length; i++) if (P.far[i] > P.far[k]) k = i;
     const c = P.cands[k], q = P.labs[k];
     P.colors.push(c);

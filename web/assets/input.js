@@ -120,6 +120,7 @@ function onMove(ev) {
   if (drag) return;
   const h = hitTest(x, y, surfaceBands(ev.currentTarget));
   S.hover = { x: x >= GUTTER ? x : null, h };
+  pointerAt = x >= GUTTER ? x : null;
   const tip = $('tooltip');
   const html = h ? tooltipHTML(h) : '';
   if (html) {
@@ -137,6 +138,7 @@ function onMove(ev) {
 }
 
 function onLeave() {
+  pointerAt = null;
   hideTooltip();
   requestDraw();
 }
@@ -301,6 +303,13 @@ function onWheel(ev) {
   }
 }
 
+// pointerX is the pointer's canvas x when it is over the plot (W/S zoom there, as ctrl+wheel
+// does), else undefined (they zoom about the view's centre).
+let pointerAt = null; // the pointer's canvas x over the plot (onMove), null once it left
+function pointerX() {
+  return pointerAt == null ? undefined : pointerAt;
+}
+
 function onKey(ev) {
   if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') {
     if (ev.key === 'Escape') ev.target.blur();
@@ -308,8 +317,8 @@ function onKey(ev) {
   }
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return; // the browser's own shortcuts
   const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
-  if (k === '+' || k === '=' || k === 'w') zoom(0.6);
-  else if (k === '-' || k === '_' || k === 's') zoom(1 / 0.6);
+  if (k === '+' || k === '=' || k === 'w') zoom(0.6, pointerX());
+  else if (k === '-' || k === '_' || k === 's') zoom(1 / 0.6, pointerX());
   else if (k === 'ArrowLeft' || k === 'a') pan(-0.2);
   else if (k === 'ArrowRight' || k === 'd') pan(0.2);
   else if (k === '0') fitAll();

@@ -98,6 +98,7 @@ $('tab-range').addEventListener('click', () => showTab('range'));
 $('tab-search').addEventListener('click', () => showTab('search'));
 $('search-body').addEventListener('click', onSearchLink);
 $('panel-collapse').addEventListener('click', toggleCollapse);
+$('panel-grip').addEventListener('mousedown', onGripDown);
 $('help-open').addEventListener('click', toggleHelp);
 $('help-close').addEventListener('click', toggleHelp);
 $('help').addEventListener('click', (e) => { if (e.target === $('help')) toggleHelp(); });

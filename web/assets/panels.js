@@ -89,6 +89,9 @@ async function showKernel(runIdx, id) {
     const rows = [
       ['process', `pid ${k.pid}`], ...(kp && kp.rank != null ? [['rank', rankText(kp)]] : []),
       ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
+      ['its context', `${mpsText(k.context_mps)}${k.context_mps === 'on' ? ' (an MPS client)' : ''} · ${k.green
+        ? `green: an SM partition${k.context_sms ? ` of ${k.context_sms} SMs` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
+        : 'not green'}`],
       ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
       ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
       ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
@@ -202,8 +205,29 @@ async function showWindow(runIdx, id) {
 // One panel at the bottom of the window, as in Perfetto, so that the plot keeps its width: the
 // details of what was clicked and the statistics of the selected range, one tab each.
 
-const panel = { tab: 'details', details: false, range: false, search: false, collapsed: false };
+const panel = { tab: 'details', details: false, range: false, search: false, collapsed: false,
+  height: 0 }; // height: px the user dragged the drawer to (0: the style sheet's)
 const PANEL_TABS = ['details', 'range', 'search']; // each with #tab-X and #X-body
+
+// ------------------------------------------------------------------ the drawer's height
+
+const PANEL_MIN = 90; // px: the drawer's least height when dragged (its title bar and a few rows)
+
+// onGripDown starts a drag of the drawer's top edge: its height follows the pointer, between
+// PANEL_MIN and 85% of the window, and is kept for the rest of the visit.
+function onGripDown(ev) {
+  if (ev.button !== 0) return;
+  ev.preventDefault();
+  const start = ev.clientY, h0 = $('details').getBoundingClientRect().height;
+  const move = (e) => {
+    panel.height = Math.round(Math.max(PANEL_MIN, Math.min(window.innerHeight * 0.85, h0 + start - e.clientY)));
+    $('details').style.height = `${panel.height}px`;
+    document.body.style.paddingBottom = `${panel.height}px`;
+  };
+  const up = () => { window.removeEventListener('mousemove', move); window.removeEventListener('mouseup', up); showTab(); };
+  window.addEventListener('mousemove', move);
+  window.addEventListener('mouseup', up);
+}
 
 // showTab shows the panel on tab `tab` ('details', 'range' or 'search'), or hides it when none
 // has content; the page gets room at its bottom so that nothing stays under the panel.
@@ -218,6 +242,7 @@ function showTab(tab) {
     $(`${t}-body`).hidden = panel.tab !== t || panel.collapsed;
   }
   $('details').classList.toggle('collapsed', panel.collapsed);
+  $('details').style.height = panel.height && !panel.collapsed ? `${panel.height}px` : '';
   $('panel-collapse').textContent = panel.collapsed ? '▴' : '▾';
   $('panel-collapse').title = panel.collapsed ? 'Expand the panel' : 'Collapse the panel';
   document.body.style.paddingBottom = open ? `${$('details').offsetHeight}px` : '';
