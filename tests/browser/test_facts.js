@@ -50,6 +50,16 @@ async function colourCounts(page, colours, y0, y1, xa, xb, id = 'timeline') {
   }, [colours, y0, y1, xa, xb, id]);
 }
 
+// laneBand finds a GPU's track of `type` ('vband', 'conc', 'lane'): on the pinned canvas, where
+// the page draws them by default, else (unpinned, or a page without pinning) on the timeline's.
+// {band, id (the canvas)}.
+async function laneBand(page, type) {
+  return page.evaluate((type) => {
+    const pin = (window.tlview.pinBands || []).find((b) => b.type === type);
+    return pin ? { band: pin, id: 'pinned' } : { band: window.tlview.bands.find((b) => b.type === type), id: 'timeline' };
+  }, type);
+}
+
 // setHash moves the view to [t0, t1] through the URL hash and waits for its data to be drawn.
 async function setHash(page, t0, t1) {
   const seq = await page.evaluate(() => window.tlview.seq);
@@ -65,14 +75,14 @@ function xOfT(page, t) {
 }
 
 async function testTurns(page) {
-  const bands = await page.evaluate(() => window.tlview.bands), pins = await page.evaluate(() => window.tlview.pinBands);
-  const strip = pins.find((b) => b.type === 'vband'); // pinned by default, on its canvas
+  const bands = await page.evaluate(() => window.tlview.bands);
+  const { band: strip, id: stripIn } = await laneBand(page, 'vband'); // pinned by default
   const rows = bands.filter((b) => b.type === 'row');
   const api = await page.evaluate(async () => (await fetch('api/runs')).json());
   const lane = api.runs[0].lanes[0];
   check(lane.verdict === 'time-sliced' && lane.overlap_ns === 0, `the lane: ${lane.verdict}, overlap ${lane.overlap_ns} ns`);
   // the whole run: no red overlap band in the verdict strip, no tint on the rows
-  const whole = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, 'pinned');
+  const whole = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, stripIn);
   check(whole.counts[0] < 0.02 * whole.total, `no time-sliced overlap band in the verdict strip (${whole.counts[0]} of ${whole.total} px red)`);
   const tint = await colourCounts(page, [], rows[0].y, rows[rows.length - 1].y + rows[rows.length - 1].h);
   check(tint.tinted === 0, `no row tinted as overlapped (${tint.tinted} px tinted)`);
@@ -88,16 +98,16 @@ async function testTurns(page) {
   const turnColour = await page.evaluate(() => (typeof TURN_COLOR === 'string' ? TURN_COLOR : '#b8322e'));
   for (const [t] of sw.list) {
     const x = await xOfT(page, t);
-    const c = await colourCounts(page, [turnColour], strip.y + 1, strip.y + strip.h - 1, x - 2, x + 2, 'pinned');
+    const c = await colourCounts(page, [turnColour], strip.y + 1, strip.y + strip.h - 1, x - 2, x + 2, stripIn);
     if (c.counts[0] >= 4) marked++;
   }
   check(sw.list.length > 0 && marked === sw.list.length, `a handover tick at each switch (${marked} of ${sw.list.length})`);
-  const zoomRed = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, 'pinned');
+  const zoomRed = await colourCounts(page, [TIME_SLICED], strip.y + 1, strip.y + strip.h - 1, null, null, stripIn);
   check(zoomRed.counts[0] === 0, `zoomed in, the idle between switches is not drawn as overlap (${zoomRed.counts[0]} red px)`);
   await page.screenshot({ path: path.join(DIR, 'turns-zoom.png') });
   // hover and click the strip between two switches: what the window is, and its switches
-  const box = await page.locator('#pinned').boundingBox();
-  const mid = (sw.list[0][0] + sw.list[1][0] - sw.list[1][1]) / 2;
+  const box = await page.locator(`#${stripIn}`).boundingBox();
+  const mid = sw.list.length > 1 ? (sw.list[0][0] + sw.list[1][0] - sw.list[1][1]) / 2 : 150000;
   await page.mouse.move(box.x + await xOfT(page, mid), box.y + strip.y + strip.h / 2);
   await page.waitForTimeout(200);
   const tip = await page.evaluate(() => document.getElementById('tooltip').innerText);
@@ -144,11 +154,11 @@ async function testSlower(page) {
 async function testScale(page) {
   const lane = await page.evaluate(() => window.tlview.runs[0].lanes[0]);
   check(lane.contexts === 3 && lane.processes === 1 && lane.par_max > 2.5, `the lane: ${lane.processes} process, ${lane.contexts} contexts, windows' parallelism up to ${lane.par_max}`);
-  const conc = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'conc');
+  const { band: conc, id: concIn } = await laneBand(page, 'conc');
   const top = Math.ceil(lane.par_max);
   // the peak line (processes in flight, colour #2f5fa8): its row on the canvas
-  const rowsOf = await page.evaluate(([y0, y1]) => {
-    const c = document.getElementById('pinned'), w = c.width - 230;
+  const rowsOf = await page.evaluate(([y0, y1, id]) => {
+    const c = document.getElementById(id), w = c.width - 230;
     const d = c.getContext('2d').getImageData(230, y0, w, y1 - y0).data;
     const line = new Array(y1 - y0).fill(0), dark = new Array(w).fill(0);
     for (let i = 0; i < d.length; i += 4) {
@@ -157,7 +167,7 @@ async function testScale(page) {
       if (d[i] + d[i + 1] + d[i + 2] < 300 && d[i + 3] > 200) dark[x]++;
     }
     return { line, dark: Math.max(...dark) };
-  }, [Math.round(conc.y), Math.round(conc.y + conc.h)]);
+  }, [Math.round(conc.y), Math.round(conc.y + conc.h), concIn]);
   const above = rowsOf.line.slice(0, conc.h - 4); // the zero line, at the track's foot, left out
   const lineY = above.indexOf(Math.max(...above));
   const want = conc.h - 2 - (conc.h - 4) / top; // 1 process on a 0–top scale
@@ -213,13 +223,14 @@ async function downloaded(page, sel, menu = true) {
 }
 
 async function testExport(page) {
-  const dims = await page.evaluate(() => ({ w: document.getElementById('timeline').width, h: ['ruler', 'pinned', 'timeline'].reduce((a, id) => a + (document.getElementById(id).hidden ? 0 : document.getElementById(id).height), 0) }));
+  const dims = await page.evaluate(() => ({ w: document.getElementById('timeline').width,
+    h: ['ruler', 'pinned', 'timeline'].map((id) => document.getElementById(id)).reduce((a, c) => a + (!c || c.hidden ? 0 : c.height), 0) }));
   const png = await downloaded(page, '#export-png');
   const size = pngSize(png.data);
   check(size && size[0] === dims.w && size[1] === dims.h, `the view as PNG: ${png.name}, ${size && size.join('x')} (the ruler, the pinned tracks and the timeline: ${dims.w}x${dims.h})`);
   // a selection: a drag on the pinned concurrency track
   const pin = await page.locator('#pinned').boundingBox();
-  const conc = (await page.evaluate(() => window.tlview.pinBands)).find((b) => b.type === 'conc');
+  const { band: conc, id: concIn } = await laneBand(page, 'conc');
   await page.mouse.move(pin.x + 400, pin.y + conc.y + 20);
   await page.mouse.down();
   await page.mouse.move(pin.x + 600, pin.y + conc.y + 20, { steps: 4 });

@@ -22,6 +22,9 @@ const path = require('path');
 
 const { DIR, chromium, FLAGS, state, check, start, checkToken } = require('./harness');
 const CASE = process.argv[2] || 'page';
+// TLVIEW_BROWSER_ONLY=search,area,...: the page case runs only these parts, each on its own (one
+// that throws counts as failed and the next runs): to look at one, or at what an older page does
+const ONLY = (process.env.TLVIEW_BROWSER_ONLY || '').split(',').filter(Boolean);
 const startFixture = (args) => start(args, 'serve_fixture');
 
 // colourCounts counts canvas pixels (device pixels) near each of the given colours, in rows
@@ -142,7 +145,8 @@ async function main() {
     const S = await page.evaluate(() => ({ runs: window.tlview.runs.length, bands: window.tlview.bands, pinBands: window.tlview.pinBands, t0: window.tlview.t0, t1: window.tlview.t1, kinds: window.tlview.runs.map((r) => r.rows.map((x) => x.kind)) }));
     // kernel rows (the copies, API and NVTX rows of each process are checked by testTracks)
     const rows = S.bands.filter((b) => b.type === 'row' && S.kinds[b.run][b.row] === 'kernels');
-    if (CASE === 'page') {
+    if (CASE === 'page' && ONLY.length) await runOnly(page, S, rows);
+    else if (CASE === 'page') {
       await testPage(page, S, rows);
       await testTracks(page, S);
     }
@@ -209,6 +213,25 @@ async function main() {
   process.exit(state.failures ? 1 : 0);
 }
 
+// runOnly runs the parts of the page case that ONLY names, each on its own.
+async function runOnly(page, S, rows) {
+  const box = await page.locator('#timeline').boundingBox();
+  const parts = {
+    palette: () => testPalette(page), range: () => testRange(page, box, rows), area: () => testArea(page),
+    pinned: () => testPinned(page), kernel: () => testKernel(page, box, rows), search: () => testSearch(page),
+    keys: () => testZoomKeys(page, box, rows, box.x + 230 + (box.width - 230) * 0.3),
+    panel: () => testPanel800(page, S), tracks: () => testTracks(page, S),
+  };
+  for (const name of ONLY) {
+    try {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await parts[name]();
+    } catch (e) {
+      check(false, `${name}: ${String(e.message || e).split('\n')[0]}`);
+    }
+  }
+}
+
 async function testPage(page, S, rows) {
   check(S.runs === 1, 'one run');
   check(rows.length === 8, `8 stream rows (4 processes x 2 streams), got ${rows.length}`);
@@ -260,21 +283,7 @@ async function testPage(page, S, rows) {
   await waitData(page, seq);
   const afterKey = await page.evaluate(() => window.tlview.t1 - window.tlview.t0);
   check(Math.abs(afterKey / after - 1 / 0.6) < 0.01, `key '-' zooms out by 1/0.6 (${after.toFixed(0)} -> ${afterKey.toFixed(0)})`);
-  // W/S zoom at the pointer (issue 31), as ctrl+wheel does; about the centre once it left
-  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
-    const a = await view(page), ta = await tAt(px);
-    await page.keyboard.press(key);
-    const b = await view(page), tb = await tAt(px);
-    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs(tb - ta) < (b[1] - b[0]) / (box.width - 230), `key ${key.toUpperCase()} zooms by ${f.toFixed(3)} at the pointer (time under it ${ta.toFixed(0)} -> ${tb.toFixed(0)} ns)`);
-  }
-  await page.mouse.move(box.x + 700, 5); // off the timeline (the header)
-  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
-    const a = await view(page);
-    await page.keyboard.press(key);
-    const b = await view(page);
-    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs((a[0] + a[1]) / 2 - (b[0] + b[1]) / 2) < 1, `the pointer off the timeline, key ${key.toUpperCase()} zooms by ${f.toFixed(3)} about the centre`);
-  }
-  await page.mouse.move(px, box.y + rows[0].y + 5);
+  await testZoomKeys(page, box, rows, px);
   {
     const a = await view(page);
     await page.keyboard.press('d');
@@ -315,6 +324,27 @@ async function testPage(page, S, rows) {
   await testKernel(page, box, rows);
   await testHelp(page);
   await testPanel800(page, S);
+}
+
+// testZoomKeys: W/S zoom at the pointer (issue 31), as ctrl+wheel does (the time under it stays
+// there), and about the centre once it left the timeline.
+async function testZoomKeys(page, box, rows, px) {
+  await page.mouse.move(px, box.y + rows[0].y + 5);
+  const tAt = (x) => page.evaluate(([x, left]) => window.tlview.t0 + (x - left - 230) * (window.tlview.t1 - window.tlview.t0) / (document.getElementById('timeline').clientWidth - 230), [x, box.x]);
+  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
+    const a = await view(page), ta = await tAt(px);
+    await page.keyboard.press(key);
+    const b = await view(page), tb = await tAt(px);
+    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs(tb - ta) < (b[1] - b[0]) / (box.width - 230), `key ${key.toUpperCase()} zooms by ${f.toFixed(3)} at the pointer (time under it ${ta.toFixed(0)} -> ${tb.toFixed(0)} ns)`);
+  }
+  await page.mouse.move(box.x + 700, 5); // off the timeline (the header)
+  for (const [key, f] of [['w', 0.6], ['s', 1 / 0.6]]) {
+    const a = await view(page);
+    await page.keyboard.press(key);
+    const b = await view(page);
+    check(Math.abs((b[1] - b[0]) / (a[1] - a[0]) - f) < 0.01 && Math.abs((a[0] + a[1]) / 2 - (b[0] + b[1]) / 2) < 1, `the pointer off the timeline, key ${key.toUpperCase()} zooms by ${f.toFixed(3)} about the centre`);
+  }
+  await page.mouse.move(px, box.y + rows[0].y + 5);
 }
 
 // testPalette: process colours stay apart from each other past ten processes and from every
@@ -1122,11 +1152,14 @@ async function testFollow(page, w1, dir) {
   await w1.say('c');
   await page.waitForFunction(() => (window.tlview.runs[0].captures || []).length === 1, null, { timeout: 15000 });
   await page.waitForTimeout(150);
-  const lanes = await page.evaluate(() => window.tlview.pinBands);
+  // the lane's tracks: pinned by default (else, unpinned or on an older page, in the timeline)
+  const pinnedLane = await page.evaluate(() => (window.tlview.pinBands || []).length > 0);
+  const lanes = await page.evaluate((p) => (p ? window.tlview.pinBands : window.tlview.bands), pinnedLane);
+  const on = pinnedLane ? 'pinned' : 'timeline';
   const lane = lanes.find((b) => b.type === 'lane'), capBand = lanes.find((b) => b.type === 'captures');
   const capColor = await page.evaluate(() => CAPTURE_COLOR);
-  const cap = capBand ? await colourCounts(page, [capColor], capBand.y, capBand.y + capBand.h, null, null, 'pinned') : { counts: [0] };
-  const over = await colourCounts(page, [capColor], lane.y, lane.y + lane.h, null, null, 'pinned');
+  const cap = capBand ? await colourCounts(page, [capColor], capBand.y, capBand.y + capBand.h, null, null, on) : { counts: [0] };
+  const over = await colourCounts(page, [capColor], lane.y, lane.y + lane.h, null, null, on);
   check(cap.counts[0] > 100, `the captured range is marked in a band of its own under the lane's header (${cap.counts[0]} px)`);
   check(over.counts[0] === 0, `nothing of it is drawn over the lane's header text (${over.counts[0]} px there)`);
   // a view of the beginning stays where it is; a view of the end moves along
