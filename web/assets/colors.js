@@ -21,6 +21,16 @@ function verdictColor(v) {
   return VERDICT_COLORS[S.verdicts[v]] || '#999';
 }
 
+// verdictPixels is each verdict's colour as a pixel of the layer (rgba32), by verdict value, or
+// dimmed ones (find): made once, so that drawing a pixel looks up no string.
+const verdictPx = [null, null];
+function verdictPixels(dimmed) {
+  const k = dimmed ? 1 : 0;
+  if (!verdictPx[k] || verdictPx[k].length !== S.verdicts.length)
+    verdictPx[k] = S.verdicts.map((_, v) => rgba32(dimmed ? dim(verdictColor(v)) : verdictColor(v)));
+  return verdictPx[k];
+}
+
 // hexRgb reads '#rrggbb' as [r, g, b].
 function hexRgb(c) {
   const n = parseInt(c.slice(1), 16);

@@ -385,9 +385,13 @@ function drawVerdictStrip(b, d) {
       if (xb - xa > 2) ctx.fillRect(Math.max(GUTTER, xa), b.y + b.h / 2 - 0.5, Math.min(xb, cssWidth) - Math.max(GUTTER, xa), 1);
       if (xb >= GUTTER) ctx.fillRect(xb - 1, b.y + 1, 2, b.h - 2);
     }
-  } else if (turns.length && L.nswitches) {
+  } else if (turns.length && L.nswitches) { // too many to list: where there is room, how many
     ctx.font = '9.5px system-ui, sans-serif';
-    ctx.fillText(`${L.nswitches.toLocaleString()} context switches: zoom in to place them`, Math.max(GUTTER, turns[0][0]) + 4, b.y + b.h / 2 - 1);
+    for (const [x0, x1, , n] of turns) {
+      const a = Math.max(GUTTER, x0), e = Math.min(cssWidth, x1);
+      const txt = n >= 0 ? `${n.toLocaleString()} context switches here: zoom in to place them` : 'contexts took turns here: zoom in to place their switches';
+      if (e - a > ctx.measureText(txt).width + 8) ctx.fillText(txt, a + 4, b.y + b.h / 2 - 1);
+    }
   }
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
@@ -507,16 +511,17 @@ function drawRow(b, run, d, phase) {
         }
       }
     } else {
-      const xs = d.xs;
+      const xs = d.xs, dimmed = !!(hl && hl.size);
+      // the pixels' colours as layer pixels, looked up once (not a string per pixel)
+      const vp = S.colorBy === 'verdict' ? verdictPixels(dimmed) : null;
+      const ppx = rgba32(dimmed ? dim(pc) : pc);
       for (let j = 0; j < d.width; j++) {
         if (!R.count[j]) continue;
         const x0 = xs[j], x1 = xs[j + 1];
         if (x1 < GUTTER || x0 > W) continue;
         const bh = Math.max(2, h * R.busy[j] / 1000);
-        let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
-        if (hl && hl.size) c = dim(c);
         const xa = Math.max(GUTTER, x0);
-        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, rgba32(c));
+        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, vp ? vp[R.verdict[j] < 0 ? 1 : R.verdict[j]] : ppx);
       }
     }
     return;
