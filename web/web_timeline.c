@@ -237,9 +237,11 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
 }
 
 /* emit_turns: the lane's took-turns windows in range (nturns; listed as [id, t0, t1, switches]
- * when at most WINDOWS_MAX_LIST) and the context switches whose idle gap meets the range
- * (nswitches; listed as [t, gap] when at most SWITCHES_MAX_LIST): the page draws a took-turns
- * window as its handovers, not as an overlap. */
+ * when at most WINDOWS_MAX_LIST) and the context switches of those windows whose idle gap meets
+ * the range (nswitches; listed as [t, gap] when at most SWITCHES_MAX_LIST): the page draws a
+ * took-turns window as its handovers, not as an overlap. The switches of other windows (inside
+ * overlap windows) are left out: nothing is drawn of them, and a query without took-turns windows
+ * in range pays nothing. */
 static void emit_turns(const tl_query *q, uint32_t slot)
 {
     web_out *o = q->o;
@@ -247,47 +249,65 @@ static void emit_turns(const tl_query *q, uint32_t slot)
     const web_lane *l = &q->r->lanes[slot];
     const web_ivl *tt = &l->win[WEB_WIN_TURNS];
     web_ivl_pt pa = web_ivl_at(tt, q->t0), pb = web_ivl_at(tt, q->t1);
-    uint64_t nturns = tt->n ? pb.pos - pa.pos + pa.running : 0, first;
-    uint64_t nsw = web_lane_switches(q->r, slot, q->t0, q->t1, &first);
+    uint64_t nturns = tt->n ? pb.pos - pa.pos + pa.running : 0;
     web_buf_str(b, ",\"nturns\":");
     web_buf_i64(b, (int64_t)nturns);
-    uint64_t most = nturns > nsw ? nturns : nsw;
-    int64_t *col = malloc(sizeof *col * 4 * (most ? most : 1));
-    if (!col) {
+    if (nturns > WINDOWS_MAX_LIST) { /* too many to list: the switches too many to place */
+        web_buf_str(b, ",\"nswitches\":");
+        web_buf_i64(b, (int64_t)web_lane_switches(q->r, slot, q->t0, q->t1, &(uint64_t){0}));
+        return;
+    }
+    const analysis_window *all = analysis_windows(q->r->an);
+    int64_t *col = malloc(sizeof *col * 4 * (nturns ? nturns : 1));
+    uint64_t *first = malloc(sizeof *first * (nturns ? nturns : 1));
+    uint64_t *count = malloc(sizeof *count * (nturns ? nturns : 1));
+    if (!col || !first || !count) {
+        free(col), free(first), free(count);
         b->failed = 1;
         return;
     }
-    if (nturns <= WINDOWS_MAX_LIST) {
-        const analysis_window *all = analysis_windows(q->r->an);
-        uint32_t n = 0;
-        for (uint32_t i = tt->n ? web_ivl_scan_from(tt, q->t0) : 0; i < pb.pos && n < nturns; i++) {
-            uint32_t wi = web_ivl_item(tt, i);
-            const analysis_window *w = &all[l->dev->first_window + wi];
-            if (w->t1 <= q->t0)
-                continue;
-            col[n] = (int64_t)(l->dev->first_window + wi);
-            col[nturns + n] = w->t0 - q->r->origin;
-            col[2 * nturns + n] = w->t1 - q->r->origin;
-            col[3 * nturns + n++] = w->switches;
-        }
-        static const int is_time[4] = {0, 1, 1, 0};
-        const int64_t *const cols[4] = {col, col + nturns, col + 2 * nturns, col + 3 * nturns};
-        web_buf_str(b, ",\"turns\":");
-        web_out_tuples(o, cols, is_time, 4, n, q->rel0);
+    uint32_t n = 0;
+    uint64_t nsw = 0, upto = 0; /* switches counted, distinct (two windows may meet one gap) */
+    for (uint32_t i = tt->n ? web_ivl_scan_from(tt, q->t0) : 0; i < pb.pos && n < nturns; i++) {
+        uint32_t wi = web_ivl_item(tt, i);
+        const analysis_window *w = &all[l->dev->first_window + wi];
+        if (w->t1 <= q->t0)
+            continue;
+        /* its switches in range: those whose gap meets both the window and the range */
+        int64_t a = w->t0 > q->t0 ? w->t0 : q->t0, e = w->t1 < q->t1 ? w->t1 : q->t1;
+        count[n] = web_lane_switches(q->r, slot, a, e > a ? e : a + 1, &first[n]);
+        uint64_t from = first[n] > upto ? first[n] : upto, to = first[n] + count[n];
+        nsw += to > from ? to - from : 0;
+        upto = to > upto ? to : upto;
+        col[n] = (int64_t)(l->dev->first_window + wi);
+        col[nturns + n] = w->t0 - q->r->origin;
+        col[2 * nturns + n] = w->t1 - q->r->origin;
+        col[3 * nturns + n++] = w->switches;
     }
+    static const int is_time[4] = {0, 1, 1, 0};
+    const int64_t *const cols[4] = {col, col + nturns, col + 2 * nturns, col + 3 * nturns};
+    web_buf_str(b, ",\"turns\":");
+    web_out_tuples(o, cols, is_time, 4, n, q->rel0);
     web_buf_str(b, ",\"nswitches\":");
     web_buf_i64(b, (int64_t)nsw);
-    if (nsw <= SWITCHES_MAX_LIST) {
-        for (uint64_t i = 0; i < nsw; i++) {
-            col[i] = l->sw_t[first + i] - q->r->origin;
-            col[nsw + i] = l->sw_gap[first + i];
-        }
-        static const int is_time[2] = {1, 0};
-        const int64_t *const cols[2] = {col, col + nsw};
+    int64_t *sc = nsw <= SWITCHES_MAX_LIST ? malloc(sizeof *sc * 2 * (nsw ? nsw : 1)) : NULL;
+    if (nsw <= SWITCHES_MAX_LIST && !sc)
+        b->failed = 1;
+    if (sc) {
+        uint64_t k = 0, next = 0; /* a switch met by two windows listed once */
+        for (uint32_t i = 0; i < n; i++)
+            for (uint64_t j = first[i] > next ? first[i] : next; j < first[i] + count[i]; j++) {
+                sc[k] = l->sw_t[j] - q->r->origin;
+                sc[nsw + k++] = l->sw_gap[j];
+                next = j + 1;
+            }
+        static const int sw_time[2] = {1, 0};
+        const int64_t *const swc[2] = {sc, sc + nsw};
         web_buf_str(b, ",\"switches\":");
-        web_out_tuples(o, cols, is_time, 2, (uint32_t)nsw, q->rel0);
+        web_out_tuples(o, swc, sw_time, 2, (uint32_t)k, q->rel0);
+        free(sc);
     }
-    free(col);
+    free(col), free(first), free(count);
 }
 
 static void emit_lane(const tl_query *q, uint32_t slot)

@@ -5,7 +5,8 @@
 // 60 shift+wheel pans, 200 pointer moves over the rows (tooltips), 20 W/S key zooms. For each: the
 // time draw() takes (mean, p95, max, from a wrapper around the page's own draw), the frames'
 // intervals (requestAnimationFrame, p95) and the viewport queries' round trips (the page's
-// lastQueryMs of each answer). Not a test: it prints one line per interaction. It uses only what
+// lastQueryMs of each answer); then the median time of a frame at four fixed views (the whole
+// run, 2 s, 20 ms, 2 ms), which is steadier on a loaded machine. Not a test: it prints one line per interaction. It uses only what
 // every version of the page has (window.tlview: seq, data, lastQueryMs, draw()), so that the page
 // before and after a change can be measured alike.
 // Usage: node bench_page.js [KERNELS] (env: TLVIEW_BROWSER_DIR, TLVIEW_FIXTURE = serve_fixture,
@@ -80,6 +81,17 @@ async function main() {
       await page.mouse.move(box.x + 900, box.y + 150);
       for (let i = 0; i < 20; i++) { await page.keyboard.press(i < 10 ? 'w' : 's'); await page.waitForTimeout(60); }
     }));
+    // a frame at fixed views, the data there: the median of 30 draw() (no query, no pointer)
+    await page.mouse.move(box.x + 900, 5);
+    const fixed = [];
+    for (const [name, a, b] of [['whole run', null, null], ['2 s', 1e9, 3e9], ['20 ms', 1e9, 1.02e9], ['2 ms', 1e9, 1.002e9]]) {
+      const seq = await page.evaluate(() => window.tlview.seq);
+      await page.evaluate(([a, b]) => { if (a == null) fitAll(); else setView(a, b); }, [a, b]);
+      await page.waitForFunction((s) => window.tlview.seq > s && window.tlview.data[0].t0 === Math.floor(window.tlview.t0), seq, { timeout: 30000, polling: 10 });
+      await page.waitForTimeout(300);
+      fixed.push(`${name} ${await page.evaluate(() => { const ts = []; for (let i = 0; i < 30; i++) { const t = performance.now(); draw(); ts.push(performance.now() - t); } ts.sort((x, y) => x - y); return ts[15].toFixed(1); })} ms`);
+    }
+    out.push(`a frame at fixed views (median draw): ${fixed.join(', ')}`);
     const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(`bench_page: ${KERNELS} kernels, 16 processes; first timeline drawn ${first} ms after navigation; load average ${load}`);
     for (const l of out) console.log(`  ${l}`);

@@ -21,14 +21,16 @@ function verdictColor(v) {
   return VERDICT_COLORS[S.verdicts[v]] || '#999';
 }
 
-// verdictPixels is each verdict's colour as a pixel of the layer (rgba32), by verdict value, or
-// dimmed ones (find): made once, so that drawing a pixel looks up no string.
-const verdictPx = [null, null];
-function verdictPixels(dimmed) {
-  const k = dimmed ? 1 : 0;
-  if (!verdictPx[k] || verdictPx[k].length !== S.verdicts.length)
-    verdictPx[k] = S.verdicts.map((_, v) => rgba32(dimmed ? dim(verdictColor(v)) : verdictColor(v)));
-  return verdictPx[k];
+// verdictPixels is each verdict's colour as a pixel of the layer (rgba32), by verdict value: as
+// it is (shade 0), dimmed (1: not a find's match) or light (2: a kernel's stretched part). Made
+// once, so that drawing a kernel or a pixel looks up no string.
+const verdictPx = [null, null, null];
+function verdictPixels(shade) {
+  if (!verdictPx[shade] || verdictPx[shade].length !== S.verdicts.length) {
+    const f = [(c) => c, dim, light][shade];
+    verdictPx[shade] = S.verdicts.map((_, v) => rgba32(f(verdictColor(v))));
+  }
+  return verdictPx[shade];
 }
 
 // hexRgb reads '#rrggbb' as [r, g, b].

@@ -491,29 +491,34 @@ function drawRow(b, run, d, phase) {
     drawRowLabel(b, run, row, pc);
     if (!R) return;
     if (R.mode === 'kernels') {
+      // each kernel's pixels: its verdict's or its process's, plain, dimmed or light (the
+      // stretched part), looked up once per row instead of colour strings per kernel
+      const byV = S.colorBy === 'verdict';
+      const vp = byV ? verdictPixels(0) : null, vd = byV ? verdictPixels(1) : null, vl = byV ? verdictPixels(2) : null;
+      const pp = rgba32(pc), pd = rgba32(dim(pc)), pl = rgba32(light(pc));
       for (let i = 0; i < R.s.length; i++) {
         let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
         if (x1 < GUTTER || x0 > W) continue;
         x0 = Math.max(GUTTER, x0);
         x1 = Math.min(W, x1);
         const dimmed = hl && hl.size && !hl.has(R.l[i]);
-        const c = dimmed ? dim(kernelColor(R, i, pc)) : kernelColor(R, i, pc);
+        const px = byV ? (dimmed ? vd : vp)[R.v[i]] : dimmed ? pd : pp;
         // a one-pixel gap keeps back-to-back kernels apart when they are wide enough
         const w = Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0));
         // the kernel's solo reference length (duration / stretch) solid, the rest hatched
         const xr = R.x[i] > 1 && !dimmed ? timeToX(R.s[i] + R.d[i] / R.x[i]) : Infinity;
         if (xr < x0 + w - 1) {
-          if (xr > x0) layerRect(x0, y0, xr - x0, h, rgba32(c));
+          if (xr > x0) layerRect(x0, y0, xr - x0, h, px);
           const xh = Math.max(x0, xr);
-          layerHatch(xh, y0, x0 + w - xh, h, rgba32(c), rgba32(light(c)));
+          layerHatch(xh, y0, x0 + w - xh, h, px, byV ? vl[R.v[i]] : pl);
         } else {
-          layerRect(x0, y0, w, h, rgba32(c));
+          layerRect(x0, y0, w, h, px);
         }
       }
     } else {
       const xs = d.xs, dimmed = !!(hl && hl.size);
       // the pixels' colours as layer pixels, looked up once (not a string per pixel)
-      const vp = S.colorBy === 'verdict' ? verdictPixels(dimmed) : null;
+      const vp = S.colorBy === 'verdict' ? verdictPixels(dimmed ? 1 : 0) : null;
       const ppx = rgba32(dimmed ? dim(pc) : pc);
       for (let j = 0; j < d.width; j++) {
         if (!R.count[j]) continue;
