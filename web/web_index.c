@@ -806,20 +806,32 @@ static int build_switches(web_runix *r)
     uint32_t *last = malloc(sizeof *last * (r->nlanes ? r->nlanes : 1));
     uint64_t *cap = calloc(r->nlanes ? r->nlanes : 1, sizeof *cap);
     uint8_t *last_plain = calloc(r->nlanes ? r->nlanes : 1, 1);
-    int rc = end && last && cap && last_plain ? WEB_OK : WEB_ENOMEM;
+    /* per stream, once: its lane, its context's share group and whether that is plain */
+    uint32_t *st_lane = malloc(sizeof *st_lane * (run->nstreams ? run->nstreams : 1));
+    uint32_t *st_group = malloc(sizeof *st_group * (run->nstreams ? run->nstreams : 1));
+    uint8_t *st_plain = malloc(run->nstreams ? run->nstreams : 1);
+    int rc =
+        end && last && cap && last_plain && st_lane && st_group && st_plain ? WEB_OK : WEB_ENOMEM;
     for (uint32_t s = 0; s < r->nlanes && rc == WEB_OK; s++) {
         end[s] = INT64_MIN;
         last[s] = UINT32_MAX;
+    }
+    for (uint32_t st = 0; st < run->nstreams && rc == WEB_OK; st++) {
+        int plain;
+        store_idx cx = run->streams[st].context;
+        st_group[st] = analysis_context_group(r->an, cx, &plain);
+        st_plain[st] = (uint8_t)plain;
+        st_lane[st] = web_device_lane(r, run->contexts[cx].device);
     }
     for (uint64_t i = 0; i < run->nkernels && rc == WEB_OK; i++) {
         const store_kernel *k = &run->kernels[i];
         if (k->end <= k->start) /* never in flight (analysis_kernel_dur() 0) */
             continue;
-        uint32_t s = web_kernel_lane(r, k);
+        uint32_t s = st_lane[k->stream];
         if (s >= r->nlanes)
             continue;
-        int plain;
-        uint32_t g = analysis_context_group(r->an, run->streams[k->stream].context, &plain);
+        int plain = st_plain[k->stream];
+        uint32_t g = st_group[k->stream];
         int64_t gap = k->start - end[s];
         if (end[s] <= k->start && last[s] != UINT32_MAX && last[s] != g && plain && last_plain[s] &&
             gap >= ANALYSIS_SWITCH_GAP_MIN_NS && gap <= ANALYSIS_SWITCH_GAP_NS)
@@ -834,6 +846,9 @@ static int build_switches(web_runix *r)
     free(last);
     free(cap);
     free(last_plain);
+    free(st_lane);
+    free(st_group);
+    free(st_plain);
     return rc;
 }
 
