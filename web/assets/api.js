@@ -78,6 +78,8 @@ const rctx = ruler.getContext('2d');
 
 // ------------------------------------------------------------------ queries
 
+// showError shows a message at the foot of the page for a few seconds (not once the server is gone:
+// serverGone says that).
 function showError(msg) {
   if (serverGone()) return; // one message says it all
   const e = $('error');
@@ -127,6 +129,8 @@ function serverGone() {
   return true;
 }
 
+// getJSON asks the API for url (with the generation, when following) and parses the answer; throws
+// with the server's error text on a 4xx or 5xx.
 async function getJSON(url, signal) {
   const r = await apiFetch(/^api\/(runs|generation|status)$/.test(url) ? url : withGen(url), { signal });
   const j = await r.json();
@@ -247,6 +251,7 @@ async function getStats(ri) {
 let fetchTimer = 0;
 let inflight = null;
 
+// scheduleFetch asks for the viewport FETCH_DEBOUNCE ms after the last change of view.
 function scheduleFetch() {
   clearTimeout(fetchTimer);
   fetchTimer = setTimeout(fetchView, FETCH_DEBOUNCE);

@@ -17,6 +17,7 @@ const CONC_COLOR = '#2f6fd0'; // processes in flight (area at 28%, peak line dar
 const CAPTURE_COLOR = '#0f6e69'; // captured ranges, along the bottom of a lane's header
 const TURN_COLOR = '#b8322e'; // a took-turns window's handovers (context switches), darker than time-sliced
 
+// verdictColor is the colour of verdict v (an index of S.verdicts).
 function verdictColor(v) {
   return VERDICT_COLORS[S.verdicts[v]] || '#999';
 }
@@ -66,7 +67,7 @@ function deltaE(a, b) {
   return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
 }
 
-// processPalette grows the process colours to at least n: candidates over PROCESS_HUES at six
+// growPalette grows the process colours (processPalette) to at least n: candidates over PROCESS_HUES at six
 // lightnesses and two saturations, those near a verdict colour dropped, then picked greedily,
 // each the candidate farthest (in L*a*b*) from all picked before, starting from a mid violet
 // (the first candidate when the verdicts' distance leaves it out).

@@ -6,6 +6,7 @@
 
 // ------------------------------------------------------------------ drawing
 
+// requestDraw draws at the next animation frame (once, however many ask before it).
 let drawPending = false;
 function requestDraw() {
   if (drawPending) return;
@@ -13,12 +14,16 @@ function requestDraw() {
   requestAnimationFrame(() => { drawPending = false; draw(); });
 }
 
-// binX maps pixel j of an answer over [a.t0, a.t1) to canvas x (answers may lag the view).
+// binEdges maps pixel j of an answer over [a.t0, a.t1) to its canvas x edges (answers may lag the
+// view).
 function binEdges(d, j) {
   const px = (d.t1 - d.t0) / d.width;
   return [timeToX(d.t0 + j * px), timeToX(d.t0 + (j + 1) * px)];
 }
 
+// draw draws the timeline's canvas (grid, overlap shading, rows through the pixel layer, names
+// and marks, flows, lane bands), the selection, the pointer's line, then the pinned canvas and
+// the ruler.
 function draw() {
   onRun(-1);
   const dpr = window.devicePixelRatio || 1;
@@ -116,6 +121,7 @@ function drawLaneTag(b, run) {
   ctx.font = '11px system-ui, sans-serif';
 }
 
+// drawGrid draws the ruler's ticks as faint lines down the canvas being drawn, and the gutter.
 function drawGrid() {
   const { step } = tickStep();
   ctx.fillStyle = '#f0f2f5';
@@ -127,6 +133,7 @@ function drawGrid() {
   ctx.fillRect(0, 0, GUTTER - 1, surfH);
 }
 
+// drawRunHeader draws a run's header band: its letter, label, counts, and how B is placed.
 function drawRunHeader(b, run) {
   ctx.fillStyle = '#e8ecf2';
   ctx.fillRect(0, b.y, cssWidth, b.h);
@@ -207,6 +214,7 @@ function drawCaptures(b, run) {
   ctx.restore();
 }
 
+// roundRect traces a rectangle with rounded corners (radius r) as the current path.
 function roundRect(x, y, w, h, r) {
   ctx.beginPath();
   ctx.moveTo(x + r, y);
@@ -217,6 +225,7 @@ function roundRect(x, y, w, h, r) {
   ctx.closePath();
 }
 
+// laneData is the viewport answer's lane of band b (null before the answer).
 function laneData(d, b) {
   return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
 }
@@ -410,6 +419,7 @@ function drawOverlapShade(b, d) {
   ctx.globalAlpha = 1;
 }
 
+// rowLabel is a row's gutter text: its process (head) and its stream or thread (sub).
 function rowLabel(run, row) {
   const p = run.processes[row.process];
   return {
@@ -422,6 +432,8 @@ function rowLabel(run, row) {
 // Kernel bars and per-pixel bars are written into one ImageData and composited once per frame:
 // tens of thousands of canvas rectangles cost ~100 ms in a software-rendered canvas, this ~5 ms.
 const layer = { canvas: document.createElement('canvas'), img: null, u32: null, w: 0, h: 0, dpr: 1, used: false };
+
+// layerBegin readies the pixel layer for a frame: sized as the canvas, cleared when used.
 function layerBegin() {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
@@ -471,6 +483,7 @@ function layerHatch(x, y, w, h, px, bg) {
   layer.used = true;
 }
 
+// layerEnd puts the pixel layer's frame onto the canvas, in one drawImage.
 function layerEnd() {
   if (!layer.used) return;
   layer.canvas.getContext('2d').putImageData(layer.img, 0, 0);
@@ -572,6 +585,8 @@ function kernelColor(R, i, pc) {
   return S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
 }
 
+// drawRowLabel draws a row's label in the gutter: its process (with its colour) on its first
+// row, its stream or thread, and the row's controls while the pointer is over it.
 function drawRowLabel(b, run, row, pc) {
   if (b.first) {
     ctx.fillStyle = '#e3e6eb';
@@ -608,6 +623,7 @@ function ellipsisMiddle(text, w) {
   return lo > 0 ? cut(lo) : '';
 }
 
+// ellipsis fits text into w px by cutting its end (the canvas's current font).
 function ellipsis(text, w) {
   if (ctx.measureText(text).width <= w) return text;
   let lo = 0, hi = text.length;
@@ -648,6 +664,8 @@ function tickLabel(t, u, digits) {
   return `${Number(v) === 0 ? v.replace('-', '') : v} ${u[1]}`;
 }
 
+// drawRuler draws the ruler: the view's length, the ticks and their labels, a ruler drag and
+// the selection's length.
 function drawRuler() {
   const dpr = window.devicePixelRatio || 1;
   const W = ruler.clientWidth, H = ruler.clientHeight;
@@ -745,6 +763,7 @@ function drawRangeLabel(W, H) {
   rctx.font = '11px system-ui, sans-serif';
 }
 
+// drawHover draws the pointer's vertical line across the canvas being drawn.
 function drawHover() {
   if (!S.hover || S.hover.x == null) return;
   ctx.fillStyle = 'rgba(29,36,48,0.35)';

@@ -7,6 +7,8 @@
 
 // ------------------------------------------------------------------ URL state
 
+// writeHash puts the view and the selections in the URL's hash (web/API.md), without a new
+// history entry.
 function writeHash() {
   const p = new URLSearchParams();
   p.set('t0', Math.round(S.t0));
@@ -22,6 +24,8 @@ function writeHash() {
   history.replaceState(null, '', `#${p.toString()}`);
 }
 
+// readHash reads the URL's hash: the view, the colouring, the search, the selections and the
+// arrangement (colour and search are set at once, the rest returned).
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   const t0 = parseFloat(p.get('t0')), t1 = parseFloat(p.get('t1'));
@@ -114,6 +118,7 @@ function hitBand(b, x, y) {
   return { band: b };
 }
 
+// onMove follows the pointer over a canvas: what is under it (its tooltip) and the line.
 function onMove(ev) {
   const r = ev.currentTarget.getBoundingClientRect();
   const x = ev.clientX - r.left, y = ev.clientY - r.top;
@@ -137,12 +142,15 @@ function onMove(ev) {
   requestDraw();
 }
 
+// onLeave forgets the pointer when it leaves a canvas.
 function onLeave() {
   pointerAt = null;
   hideTooltip();
   requestDraw();
 }
 
+// onClick acts on what was clicked: a row's control, a pin, a verdict pill, a process's toggle,
+// a kernel, record or window (its details), an aggregated pixel (zoom onto it).
 function onClick(ev) {
   const r = ev.target.getBoundingClientRect();
   const h = hitTest(ev.clientX - r.left, ev.clientY - r.top, surfaceBands(ev.target));
@@ -189,6 +197,7 @@ function areaRows(y0, y1) {
   return S.bands.filter((b) => b.type === 'row' && b.y + b.h > lo && b.y <= hi).map((b) => ({ run: b.run, row: b.row }));
 }
 
+// onDrag follows a drag: B shifted by hand, a ruler zoom, a pan, or the selection growing.
 function onDrag(ev) {
   if (!drag) return;
   if (drag.align) { alignDragMove(ev); return; }
@@ -214,6 +223,7 @@ function onDrag(ev) {
   requestDraw();
 }
 
+// onUp ends a drag: the selection made, the ruler zoom done, or a click when it did not move.
 function onUp(ev) {
   if (!drag) return;
   const d = drag;
@@ -310,6 +320,7 @@ function pointerX() {
   return pointerAt == null ? undefined : pointerAt;
 }
 
+// onKey answers the keys (web/API.md, the help): zoom, pan, fit, flows, find, help, Esc.
 function onKey(ev) {
   if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') {
     if (ev.key === 'Escape') ev.target.blur();

@@ -35,6 +35,7 @@ const J = {
 
 const $ = (id) => document.getElementById(id);
 
+// showError shows a message at the foot of the page for a few seconds.
 function showError(msg) {
   const e = $('error');
   e.textContent = msg;

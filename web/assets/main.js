@@ -12,6 +12,8 @@
 
 // ------------------------------------------------------------------ start
 
+// main reads the runs once the server shows them, lays out and draws the first viewport, then the
+// selections of the URL and the statistics.
 async function main() {
   let meta;
   try {

@@ -15,6 +15,7 @@ function hideTooltip() {
   $('tooltip').hidden = true;
 }
 
+// tooltipHTML is the tooltip of what hitTest found (h), '' for nothing.
 function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
   if (h.item != null || h.trackBin != null) return trackTooltip(h);
@@ -191,6 +192,7 @@ function showLane(ri, li) {
   openDetails(`${S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : ''}GPU ${lane.lane}: ${lane.verdict}`, html);
 }
 
+// showWindow opens the evidence of analysis window `id` of run runIdx (GET /api/window).
 async function showWindow(runIdx, id) {
   try {
     const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
@@ -249,6 +251,7 @@ function showTab(tab) {
   requestDraw();
 }
 
+// openDetails fills the details tab (its title, its HTML) and shows it.
 function openDetails(title, html) {
   $('details-title').textContent = title;
   $('details-body').innerHTML = html;
@@ -257,6 +260,7 @@ function openDetails(title, html) {
   showTab('details');
 }
 
+// closeDetails empties the details tab and drops the selected kernel, record and flow.
 function closeDetails() {
   panel.details = false;
   $('details-body').textContent = '';
@@ -267,6 +271,7 @@ function closeDetails() {
   writeHash();
 }
 
+// openRange shows the range tab (fetchRange fills it).
 function openRange() {
   panel.range = true;
   panel.collapsed = false;
@@ -274,6 +279,7 @@ function openRange() {
   showTab('range');
 }
 
+// closeRange empties and hides the range tab.
 function closeRange() {
   panel.range = false;
   $('range-body').textContent = '';
@@ -287,12 +293,14 @@ function openSearch() {
   showTab(panel.details && panel.tab === 'details' ? 'details' : 'search');
 }
 
+// closeSearch empties and hides the search tab (the search's text stays in its box).
 function closeSearch() {
   panel.search = false;
   $('search-body').textContent = '';
   showTab();
 }
 
+// toggleCollapse collapses the bottom panel to its title bar, or opens it again.
 function toggleCollapse() {
   panel.collapsed = !panel.collapsed;
   showTab();
@@ -429,6 +437,7 @@ function renderHelp() {
   box.append(k, d, v, g);
 }
 
+// toggleHelp opens the help (filled anew) or closes it.
 function toggleHelp() {
   const h = $('help');
   if (h.hidden) renderHelp();
@@ -437,6 +446,7 @@ function toggleHelp() {
 
 // ------------------------------------------------------------------ header, legend, stats
 
+// renderHeader fills the header's chips: each run's label and counts, and the comparison.
 function renderHeader() {
   const info = $('runinfo');
   info.textContent = '';
@@ -494,6 +504,8 @@ function compareWords(gain) {
     : ['B finishes ', el('b', null, `${slower}× slower`), ' than A'];
 }
 
+// renderLegend fills the legend: the processes or the verdicts (as the kernels are coloured), the
+// overlap windows, the concurrency track, the stretch, copies and hidden rows.
 function renderLegend() {
   const lg = $('legend');
   lg.textContent = '';
@@ -542,6 +554,7 @@ function hatchSwatch(color) {
   return s;
 }
 
+// table builds a table of head (column names) and rows (cells: text or Nodes).
 function table(head, rows) {
   const t = el('table');
   const tr = el('tr');
@@ -567,6 +580,7 @@ function kpi(label, value, note) {
   return k;
 }
 
+// badge is a verdict's word on its colour.
 function badge(verdict) {
   const b = el('span', 'badge', verdict);
   b.style.background = VERDICT_COLORS[verdict] || '#999';
@@ -627,6 +641,8 @@ function barChart(cv, values, labels, color, opts = {}) {
   }
 }
 
+// renderStats fills the statistics below the timeline: the comparison, then per run its figures,
+// headline, warnings, processes and per GPU its table and charts (GET /api/stats).
 function renderStats(stats) {
   const box = $('stats');
   box.textContent = '';
@@ -731,6 +747,7 @@ function renderStats(stats) {
   });
 }
 
+// updateStatus writes the status line: the view, its scale, how rows are drawn, the last query.
 function updateStatus() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const modes = S.data.map((d) => {

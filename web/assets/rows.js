@@ -77,17 +77,20 @@ function setView(t0, t1) {
   scheduleFetch();
 }
 
+// zoom scales the view by factor about canvas x atX (the middle when not given).
 function zoom(factor, atX) {
   const x = atX == null ? GUTTER + plotWidth() / 2 : atX;
   const t = xToTime(x);
   setView(t - (t - S.t0) * factor, t + (S.t1 - t) * factor);
 }
 
+// pan moves the view by a fraction of its length.
 function pan(fraction) {
   const d = (S.t1 - S.t0) * fraction;
   setView(S.t0 + d, S.t1 + d);
 }
 
+// fitAll shows every run whole (as shifted), with a little room at both ends.
 function fitAll() {
   const [v0, v1] = viewSpan(), pad = (v1 - v0) * 0.02;
   setView(v0 - pad, v1 + pad);
@@ -144,6 +147,8 @@ function layout() {
   resizeCanvases();
 }
 
+// resizeCanvases sizes the canvases' pixels to their CSS size and the device's pixel ratio, and
+// keeps the ruler and the pinned canvas right under the header.
 function resizeCanvases() {
   const dpr = window.devicePixelRatio || 1;
   cssWidth = canvas.clientWidth;

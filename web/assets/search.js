@@ -46,6 +46,7 @@ function searchURL(ri, extra) {
 
 // ------------------------------------------------------------------ queries
 
+// scheduleFind searches SEARCH_DEBOUNCE ms after the last key typed.
 function scheduleFind() {
   clearTimeout(searchTimer);
   searchTimer = setTimeout(runFind, SEARCH_DEBOUNCE);

@@ -46,6 +46,7 @@ function isTrack(row) {
   return row.kind !== undefined && row.kind !== 'kernels';
 }
 
+// isThreadRow: whether a row is a thread's (API calls, NVTX ranges: nested, with levels).
 function isThreadRow(row) {
   return row.kind === 'api' || row.kind === 'nvtx';
 }
@@ -124,6 +125,7 @@ function processMark(ri, p) {
 
 // ------------------------------------------------------------------ colours and names
 
+// copyDirection is the colour key of a copy: its memcpy direction, or memset.
 function copyDirection(t, k) {
   if (t === 2) return 'memset';
   const n = MEMCPY_KINDS[k];
@@ -150,12 +152,14 @@ function nvtxColor(name) {
   return c;
 }
 
+// itemColor is the colour of record i of a row of this file's kinds.
 function itemColor(row, R, i) {
   if (row.kind === 'copies') return COPY_COLORS[copyDirection(R.t[i], R.k[i])];
   if (row.kind === 'api') return API_COLOR;
   return nvtxColor(R.names[R.name[i]]);
 }
 
+// fmtBytes writes a byte count in the unit that suits it.
 function fmtBytes(b) {
   if (b < 1024) return `${b} B`;
   const u = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -171,6 +175,7 @@ function levelY(b, row, z) {
   return isThreadRow(row) ? b.y + 2 + z * LEVEL_H : b.y + 2;
 }
 
+// levelH is the height of one level of band b (the row's height for stream rows).
 function levelH(b, row) {
   return isThreadRow(row) ? LEVEL_H - 2 : b.h - 4;
 }
@@ -315,6 +320,7 @@ function hitTrack(b, R, t, y, j, d) {
   return { band: b };
 }
 
+// trackTooltip is the tooltip of a record (or an aggregated pixel) of a row of this file's kinds.
 function trackTooltip(h) {
   const run = S.runs[h.band.run], row = h.row, p = run.processes[row.process];
   if (h.item != null) {
