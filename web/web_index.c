@@ -832,9 +832,10 @@ static int build_switches(web_runix *r)
             continue;
         int plain = st_plain[k->stream];
         uint32_t g = st_group[k->stream];
-        int64_t gap = k->start - end[s];
-        if (end[s] <= k->start && last[s] != UINT32_MAX && last[s] != g && plain && last_plain[s] &&
-            gap >= ANALYSIS_SWITCH_GAP_MIN_NS && gap <= ANALYSIS_SWITCH_GAP_NS)
+        /* a run's times lie at most STORE_SPAN_MAX apart: the gap fits */
+        int64_t gap = last[s] != UINT32_MAX && end[s] <= k->start ? k->start - end[s] : -1;
+        if (gap >= ANALYSIS_SWITCH_GAP_MIN_NS && gap <= ANALYSIS_SWITCH_GAP_NS && last[s] != g &&
+            plain && last_plain[s])
             rc = sw_push(&r->lanes[s], &cap[s], k->start, gap);
         if (k->end >= end[s]) { /* the kernel that ends last is the one the GPU went idle after */
             end[s] = k->end;

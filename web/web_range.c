@@ -423,7 +423,8 @@ int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, const
     int items_partial = item_tally(&t, scan_max, &items, &nitems);
     if (items_partial < 0)
         goto out;
-    qsort(items, nitems, sizeof *items, item_cmp);
+    if (nitems) /* items is NULL without any */
+        qsort(items, nitems, sizeof *items, item_cmp);
     web_buf_str(b, "{\"run\":");
     web_buf_i64(b, run_id);
     web_buf_str(b, ",\"t0\":");

@@ -49,10 +49,11 @@ async function followApply() {
   if (S.collapsed) S.collapsed = S.collapsed.map((set, ri) => (S.runs[ri] &&
     JSON.stringify(procs[ri]) === JSON.stringify(S.runs[ri].processes.map((p) => `${p.pid} ${p.file}`)) ? set : undefined));
   S.flow = null; // ids of records may have moved
-  // the arrangement: the pins kept; hidden and moved rows only while the rows are the same
-  const old = S.arrange, same = procs.length === S.runs.length && S.runs.every((r, ri) => old && old.order[ri] === null && old.hidden[ri].size === 0);
+  // the arrangement: the pins kept (lanes keep their numbers); hidden and moved rows let go, as
+  // a new stream or thread renumbers the rows after it
+  const pins = S.arrange && S.arrange.unpinned;
   arrangeInit(null);
-  if (old) { S.arrange.unpinned = old.unpinned; if (same) { S.arrange.hidden = old.hidden; S.arrange.order = old.order; } }
+  S.arrange.unpinned = pins;
   renderHeader();
   renderHeadline();
   renderLegend();
