@@ -1042,6 +1042,26 @@ const analysis_process *analysis_get_process(const analysis *a, uint32_t i)
     return i < a->run->nprocesses ? &a->procs[i] : NULL;
 }
 
+analysis_mps analysis_context_mps(const analysis *a, store_idx ctx)
+{
+    if (ctx >= a->run->ncontexts)
+        return ANALYSIS_MPS_UNKNOWN;
+    uint32_t k = analysis_ctx_kind(a, ctx);
+    return k == 1 ? ANALYSIS_MPS_OFF : k == 2 ? ANALYSIS_MPS_ON : ANALYSIS_MPS_UNKNOWN;
+}
+
+uint32_t analysis_context_group(const analysis *a, store_idx ctx, int *pPlain)
+{
+    if (ctx >= a->run->ncontexts) {
+        if (pPlain)
+            *pPlain = 0;
+        return UINT32_MAX;
+    }
+    if (pPlain)
+        *pPlain = a->group_plain[a->ctx_group[ctx]];
+    return a->ctx_group[ctx];
+}
+
 const char *analysis_warning(const analysis *a, uint32_t i)
 {
     return i < a->nwarnings ? a->warnings[i] : NULL;

@@ -537,6 +537,18 @@ typedef struct analysis_process {
 uint32_t analysis_nprocesses(const analysis *a);
 const analysis_process *analysis_get_process(const analysis *a, uint32_t i);
 
+/* The share group of run->contexts[ctx] (analysis_physics: the contexts that may run kernels side
+ * by side; two groups take turns unless both could be MPS clients), numbered from 0, and in
+ * *pPlain (may be NULL) 1 when the group is known not to be MPS (every context in it plain CUDA:
+ * a switch to or from it is a context switch, analysis_device.switches), else 0. UINT32_MAX for a
+ * context out of range. For presenters that place the switches the analysis counted. */
+uint32_t analysis_context_group(const analysis *a, store_idx ctx, int *pPlain /* OUT */);
+
+/* The MPS state of run->contexts[ctx] as the analysis took it (its file's, or --assume-mps for a
+ * context whose file does not say): ANALYSIS_MPS_OFF, _ON or _UNKNOWN (also for a context out of
+ * range). */
+analysis_mps analysis_context_mps(const analysis *a, store_idx ctx);
+
 /* ------------------------------------------------------------ run level */
 
 typedef struct analysis_summary {

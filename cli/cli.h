@@ -25,6 +25,17 @@
  * holds no trace file; its subfolders hold 6 runs: mps-off/n1, ...: name one". */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
+/* Where cli_load() says what it reads (tlview serve's page shows it while a run loads): called
+ * with each file as it starts (`path`, its index `done` of `total` files), and for an imported
+ * file as its bytes go (`path`, done of total bytes, bytes 1). NULL (the default): nobody asks.
+ * Set before cli_load() is called, from the thread that calls it. */
+typedef void (*cli_load_fn)(void *ctx, const char *path, uint64_t done, uint64_t total, int bytes);
+void cli_load_progress(cli_load_fn fn, void *ctx);
+
+/* Writes the run of analysis a as `tlview export --chrome` writes it (cmd_export.c) to f: 0, or
+ * -1 when out of memory (what was written stays). tlview serve's page downloads it. */
+int cli_export_chrome(FILE *f, const analysis *a);
+
 /* cli_load() for files that are still being written (tlview serve --follow): files[0..nfiles)
  * (files, or folders standing for the *.db files in them now, those being written included) read
  * as they are now. Call store_set_read_only(1) first, so the writers are never disturbed. A path

@@ -767,6 +767,11 @@ static int write_trace(FILE *f, const analysis *a)
     return rc;
 }
 
+int cli_export_chrome(FILE *f, const analysis *a)
+{
+    return write_trace(f, a) ? -1 : 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {

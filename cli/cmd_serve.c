@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "job.h"
+#include "report.h"
 #include "web.h"
 
 #ifndef TLVIEW_DEMO_RELDIR /* set by cli/cmd_serve.cmake */
@@ -38,7 +39,9 @@ static const char usage_text[] =
     "with the processes' concurrency and every overlap window shaded by its verdict, a row per\n"
     "process and stream with its kernels, hover and click for details, find by name, and the\n"
     "analysis tables. Everything is in the binary: the browser fetches nothing from elsewhere.\n"
-    "The server is read-only and only answers for its page and its API (web/API.md).\n"
+    "The server is read-only and only answers for its page and its API (web/API.md). It answers\n"
+    "at once: the page shows what is being done while the files are read and analysed (seconds\n"
+    "for millions of kernels), and draws the timeline as soon as they are.\n"
     "\n"
     "Each start makes a new random token, and every request must carry it, on loopback too (on\n"
     "a shared machine, such as a cluster's login node, every user can reach 127.0.0.1): the URL\n"
@@ -427,6 +430,15 @@ static void follow(web *w, const serve_opts *o, int argc, char **argv, const sto
     }
 }
 
+/* report_plain: the text report of `tlview report` on analysis a, without colours (the page's
+ * "report as text" download: web_options.export_text). */
+static int report_plain(FILE *f, const analysis *a)
+{
+    cli_range whole = {.origin = store_run_origin(analysis_get_run(a))}; /* the run shown */
+    report_text(f, a, NULL, &whole, 0, 10);
+    return ferror(f) ? -1 : 0;
+}
+
 /* server_setup: blocks the stop signals (into *set) before the server's threads start, so they
  * are taken by the main thread only, and raises the open-file limit: every connection is an open
  * file, and the usual soft limit (1024) would hold web/'s connection limit below its 4096. */
@@ -437,6 +449,9 @@ static void server_setup(serve_opts *o, sigset_t *set)
     sigaddset(set, SIGTERM);
     sigprocmask(SIG_BLOCK, set, NULL);
     o->web.allow_hosts = (const char *const *)o->hosts;
+    o->web.export_chrome = cli_export_chrome;
+    o->web.export_text = report_plain;
+    o->web.version = CLI_VERSION;
     o->web.follow = o->follow;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -705,6 +720,180 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- FILES, or the demo */
+
+/* A run being read and analysed while the server already answers: the page shows what is being
+ * done (web_progress(), GET /api/status) and draws the timeline once it is shown. */
+typedef struct loader {
+    serve_opts *o;
+    int argc;
+    char **argv;
+    char off[PATH_MAX], on[PATH_MAX]; /* the demo's folders (no FILES) */
+    web *w;
+    store_run *base; /* --baseline's run (or the demo's solo run) */
+    serve_set cur;
+    pthread_t main; /* told with SIGUSR1 when done */
+    int rc;         /* 0 shown, 1 failed (the message printed) */
+    uint64_t files; /* files read so far, for the progress */
+} loader;
+
+/* loader_progress: what cli_load() reads, said to the page (cli_load_fn). */
+static void loader_progress(void *ctx, const char *path, uint64_t done, uint64_t total, int bytes)
+{
+    loader *L = ctx;
+    char stage[256];
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (bytes)
+        snprintf(stage, sizeof stage, "importing %.180s (%llu of %llu MB)", base,
+                 (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+    else
+        snprintf(stage, sizeof stage, "reading %.180s (file %llu of %llu)", base,
+                 (unsigned long long)done + 1, (unsigned long long)total);
+    web_progress(L->w, stage, done, total);
+}
+
+/* load_runs: the runs of tlview serve FILES (and --compare), or of the demo, read into L->cur
+ * (labels set) with the baseline. 0, or 1 after printing the error. */
+static int load_runs(loader *L)
+{
+    serve_opts *o = L->o;
+    const int sep = o->an.separate_gpus;
+    serve_set *cur = &L->cur;
+    if (o->an.nbaseline) {
+        web_progress(L->w, "reading the baseline (--baseline)", 0, 0);
+        if (cli_load(o->an.nbaseline, o->an.baseline, sep, &L->base) != 0)
+            return 1;
+    }
+    if (optind < L->argc) {
+        for (int i = 0; i < (o->an.ncompare ? 2 : 1); i++) {
+            int n;
+            char **files;
+            files_of(o, L->argc, L->argv, i, &n, &files);
+            label_of(cur->labels[i], sizeof cur->labels[i], n, files, "");
+            if (cli_load(n, files, sep, &cur->runs[i]) != 0)
+                return 1;
+            cur->nruns = i + 1;
+        }
+        return 0;
+    }
+    /* one process alone (mps-off/n1) gives the solo references that the stretch needs: the
+     * demo's processes each run one long kernel, all of them overlapped */
+    char solo[PATH_MAX], *first = L->off[0] ? L->off : L->on;
+    const char *root_end = strstr(first, L->off[0] ? "/mps-off/n" : "/mps-on/n");
+    int k = root_end ? (int)(root_end - first) : 0;
+    snprintf(solo, sizeof solo, "%.*s/mps-off/n1", k, first);
+    if (!L->base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 && has_traces(solo)) {
+        char *sv[1] = {solo};
+        if (cli_load(1, sv, sep, &L->base) != 0)
+            return 1;
+        fprintf(stderr, "tlview serve: solo references from %s\n", solo);
+    }
+    char *dirs[2] = {L->off, L->on};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i][0])
+            continue;
+        const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
+        snprintf(cur->labels[cur->nruns], sizeof cur->labels[cur->nruns], "%s (demo, H200)",
+                 tail ? tail : dirs[i]);
+        if (cli_load(1, &dirs[i], sep, &cur->runs[cur->nruns]) != 0)
+            return 1;
+        cur->nruns++;
+    }
+    fprintf(stderr, "tlview serve: no files given: showing the demo traces%s%s%s%s\n",
+            L->off[0] ? " " : "", L->off, L->on[0] ? " and " : "", L->on);
+    return 0;
+}
+
+/* loader_thread: reads, analyses and shows the runs (web_show()), then tells the main thread. */
+static void *loader_thread(void *arg)
+{
+    loader *L = arg;
+    char err[512], stage[160];
+    cli_load_progress(loader_progress, L);
+    L->rc = load_runs(L);
+    cli_load_progress(NULL, NULL);
+    if (!L->rc) {
+        uint64_t n = L->cur.runs[0]->nkernels + (L->cur.runs[1] ? L->cur.runs[1]->nkernels : 0);
+        snprintf(stage, sizeof stage, "analysing %llu kernels", (unsigned long long)n);
+        web_progress(L->w, stage, 0, 0);
+        L->rc = analyse_set(L->o, L->base, &L->cur);
+    }
+    if (!L->rc) {
+        web_progress(L->w, "indexing for the timeline", 0, 0);
+        if (web_show(L->w, L->cur.wr, (unsigned)L->cur.nruns, err, sizeof err) != WEB_OK) {
+            fprintf(stderr, "tlview serve: %s\n", err);
+            L->rc = 1;
+        }
+    }
+    if (L->rc)
+        web_failed(L->w, "the files could not be read or analysed (tlview serve said why)");
+    pthread_kill(L->main, SIGUSR1);
+    return NULL;
+}
+
+/* serve_loading: tlview serve FILES (or the demo): the server answers at once, the files are read
+ * and analysed on a thread of their own meanwhile (the page shows the progress), then shown,
+ * until SIGINT or SIGTERM. A stop signal while loading stops at once. 0, or 1 after printing the
+ * error (a file that cannot be read: the server stops). */
+static int serve_loading(serve_opts *o, int argc, char **argv)
+{
+    loader *L = calloc(1, sizeof *L); /* a thread may still use it if a signal ends the wait */
+    char err[512];
+    int rc = 1, sig;
+    if (!L) {
+        fprintf(stderr, "tlview serve: out of memory\n");
+        return 1;
+    }
+    *L = (loader){.o = o, .argc = argc, .argv = argv, .main = pthread_self()};
+    if (optind >= argc && find_demo(L->off, L->on, sizeof L->off) != 0) {
+        free(L);
+        return 1;
+    }
+    sigset_t set, done;
+    server_setup(o, &set);
+    done = set;
+    sigaddset(&done, SIGUSR1); /* the loader's "done", blocked in every thread to come */
+    sigprocmask(SIG_BLOCK, &done, NULL);
+    int wrc = web_start_loading(&o->web, &L->w, err, sizeof err);
+    if (wrc != WEB_OK) {
+        start_error(o, wrc, err);
+        free(L);
+        return 1;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%s being loaded",
+             optind < argc ? (o->an.ncompare ? "2 runs" : "the run") : "the demo");
+    print_url(&o->web, L->w, what);
+    pthread_t th;
+    if (pthread_create(&th, NULL, loader_thread, L) != 0) {
+        fprintf(stderr, "tlview serve: cannot start a thread\n");
+        web_stop(L->w);
+        free(L);
+        return 1;
+    }
+    sigwait(&done, &sig);
+    if (sig != SIGUSR1) { /* stopped while loading: the loader is left to the exit */
+        fprintf(stderr, "tlview serve: stopping\n");
+        fflush(NULL);
+        _exit(0);
+    }
+    pthread_join(th, NULL);
+    if (!L->rc) {
+        uint64_t n = L->cur.runs[0]->nkernels + (L->cur.runs[1] ? L->cur.runs[1]->nkernels : 0);
+        fprintf(stderr, "tlview serve: %llu kernels%s shown\n", (unsigned long long)n,
+                L->cur.nruns == 2 ? " in 2 runs" : "");
+        sigwait(&set, &sig);
+        fprintf(stderr, "tlview serve: stopping\n");
+        rc = 0;
+    }
+    web_stop(L->w);
+    set_free(&L->cur);
+    store_run_free(L->base);
+    free(L);
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     serve_opts o = {0};
@@ -713,7 +902,7 @@ int cmd_serve(int argc, char **argv)
     serve_set cur = {0};
     web *w = NULL;
     int rc = 1;
-    char off[PATH_MAX], on[PATH_MAX], err[512], notes[2][1024] = {"", ""};
+    char err[512], notes[2][1024] = {"", ""};
     uint64_t stamp = 0; /* --follow: the files as they were before the first reading */
     if (cli_analysis_opts_init(&o.an, "serve", argc))
         return 1;
@@ -727,69 +916,28 @@ int cmd_serve(int argc, char **argv)
     }
     rc = 1;
     const int sep = o.an.separate_gpus;
+    if (!o.job && !o.follow) { /* the files (or the demo) loaded while the page answers */
+        rc = serve_loading(&o, argc, argv);
+        goto out;
+    }
     if (o.an.nbaseline && cli_load(o.an.nbaseline, o.an.baseline, sep, &base) != 0)
         goto out;
     if (o.job) {
         rc = serve_job(&o, argc, argv, base);
         goto out;
     }
-    if (o.follow) {
-        /* the files are being written: read them read-only, as they are now; what they were
-         * before this first reading, so that a change while it reads is read again */
-        store_set_read_only(1);
-        stamp = inputs_stamp(&o, argc, argv);
-        for (int i = optind; i < argc; i++) {
-            struct stat st;
-            if (stat(argv[i], &st) != 0)
-                cli_msg(stderr, "tlview serve: %s does not exist (yet): followed all the same\n",
-                        argv[i]);
-        }
-        if (load_live(&o, argc, argv, base, notes, &cur) != 0)
-            goto out;
-    } else if (optind < argc) {
-        for (int i = 0; i < (o.an.ncompare ? 2 : 1); i++) {
-            int n;
-            char **files;
-            files_of(&o, argc, argv, i, &n, &files);
-            label_of(cur.labels[i], sizeof cur.labels[i], n, files, "");
-            if (cli_load(n, files, sep, &cur.runs[i]) != 0)
-                goto out;
-            cur.nruns = i + 1;
-        }
-        if (analyse_set(&o, base, &cur) != 0)
-            goto out;
-    } else {
-        if (find_demo(off, on, sizeof off) != 0)
-            goto out;
-        /* one process alone (mps-off/n1) gives the solo references that the stretch needs: the
-         * demo's processes each run one long kernel, all of them overlapped */
-        char solo[PATH_MAX], *first = off[0] ? off : on;
-        const char *root_end = strstr(first, off[0] ? "/mps-off/n" : "/mps-on/n");
-        int k = root_end ? (int)(root_end - first) : 0;
-        snprintf(solo, sizeof solo, "%.*s/mps-off/n1", k, first);
-        if (!base && root_end && strcmp(first + strlen(first) - 3, "/n1") != 0 &&
-            has_traces(solo)) {
-            char *sv[1] = {solo};
-            if (cli_load(1, sv, sep, &base) != 0)
-                goto out;
-            fprintf(stderr, "tlview serve: solo references from %s\n", solo);
-        }
-        char *dirs[2] = {off, on};
-        for (int i = 0; i < 2; i++) {
-            if (!dirs[i][0])
-                continue;
-            const char *tail = strstr(dirs[i], i ? "mps-on/" : "mps-off/");
-            snprintf(cur.labels[cur.nruns], sizeof cur.labels[cur.nruns], "%s (demo, H200)",
-                     tail ? tail : dirs[i]);
-            if (cli_load(1, &dirs[i], sep, &cur.runs[cur.nruns]) != 0)
-                goto out;
-            cur.nruns++;
-        }
-        fprintf(stderr, "tlview serve: no files given: showing the demo traces%s%s%s%s\n",
-                off[0] ? " " : "", off, on[0] ? " and " : "", on);
-        if (analyse_set(&o, base, &cur) != 0)
-            goto out;
+    /* --follow: the files are being written: read them read-only, as they are now; what they
+     * were before this first reading, so that a change while it reads is read again */
+    store_set_read_only(1);
+    stamp = inputs_stamp(&o, argc, argv);
+    for (int i = optind; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0)
+            cli_msg(stderr, "tlview serve: %s does not exist (yet): followed all the same\n",
+                    argv[i]);
     }
+    if (load_live(&o, argc, argv, base, notes, &cur) != 0)
+        goto out;
     sigset_t set;
     server_setup(&o, &set);
     int wrc = web_start(&o.web, cur.wr, (unsigned)cur.nruns, &w, err, sizeof err);
@@ -803,13 +951,8 @@ int cmd_serve(int argc, char **argv)
         (unsigned long long)(cur.runs[0]->nkernels + (cur.runs[1] ? cur.runs[1]->nkernels : 0)),
         cur.nruns == 2 ? " in 2 runs" : "");
     print_url(&o.web, w, what);
-    if (o.follow) {
-        fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
-        follow(w, &o, argc, argv, base, &cur, &set, stamp, notes);
-    } else {
-        int sig;
-        sigwait(&set, &sig);
-    }
+    fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
+    follow(w, &o, argc, argv, base, &cur, &set, stamp, notes);
     fprintf(stderr, "tlview serve: stopping\n");
     rc = 0;
 out:

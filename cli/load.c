@@ -23,6 +23,23 @@
 /* Appends one file to the run; `total` holds what the run's earlier imports took, which the
  * import limits bound together (TLVIEW_MAX_EVENTS, TLVIEW_MAX_MEMORY hold for the run). Returns 0
  * or a STORE_E* code with the message on the run. */
+static cli_load_fn progress_fn; /* cli_load_progress() */
+static void *progress_ctx;
+
+void cli_load_progress(cli_load_fn fn, void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
+/* import_progress: an importer's progress (imp_progress_fn) handed on as bytes. */
+static void import_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    if (progress_fn)
+        progress_fn(progress_ctx, path, done, total, 1);
+}
+
 static int load_one(store_run *run, const char *path, imp_total *total)
 {
     /* ==== IMPORTERS HOOK (issue 5) ==========================================================
@@ -32,7 +49,7 @@ static int load_one(store_run *run, const char *path, imp_total *total)
      * message naming the file, like store_run_load() does.
      * ======================================================================================= */
     if (!store_probe(path)) {
-        imp_options opt = {.total = total};
+        imp_options opt = {.total = total, .progress = progress_fn ? import_progress : NULL};
         return imp_load_ex(run, path, &opt, NULL, NULL);
     }
     return store_run_load(run, path);
@@ -251,9 +268,13 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
                 fprintf(stderr, "tlview: out of memory\n");
                 goto fail;
             }
-        } else if (load_one(run, all.v[i], &total) != 0) {
-            cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
-            goto fail;
+        } else {
+            if (progress_fn)
+                progress_fn(progress_ctx, all.v[i], i, all.n, 0);
+            if (load_one(run, all.v[i], &total) != 0) {
+                cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
+                goto fail;
+            }
         }
     }
     /* store_run_load_files() holds its files open together: a run of thousands of files goes
@@ -261,6 +282,8 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
     size_t batch = load_batch();
     for (size_t i = 0; i < native.n; i += batch) {
         size_t n = native.n - i < batch ? native.n - i : batch;
+        if (progress_fn)
+            progress_fn(progress_ctx, native.v[i], all.n - native.n + i, all.n, 0);
         if (store_run_load_files(run, (const char *const *)native.v + i, (uint32_t)n) != 0) {
             cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
             goto fail;

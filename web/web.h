@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis.h"
 #include "store.h"
@@ -58,6 +59,15 @@ typedef struct web_options {
     unsigned max_per_ip;            /* of those, from one client address (128) */
     int follow; /* 1: the runs may be replaced while serving (web_update(), tlview serve
                    --follow): GET /api/runs says so and the page polls GET /api/generation (0) */
+    /* Writers of a run's exports that live above web/ (GET /api/export: the Chrome trace of
+     * `tlview export`, the text of `tlview report`): each writes the whole export of analysis a
+     * (and its run) to f and returns 0, or -1 on failure (out of memory). Called on a thread of
+     * the server's own while the run is shown; f is a pipe to the client (a write fails once it
+     * has gone: the writer goes on to its end all the same). NULL: that export is not offered
+     * (404). The report's JSON, the view's, needs no writer. (NULL) */
+    int (*export_chrome)(FILE *f, const analysis *a);
+    int (*export_text)(FILE *f, const analysis *a);
+    const char *version; /* the tool's version, the JSON report's "tlview" field (copied) ("") */
 } web_options;
 
 /* Sets every field of *o to its documented default. */
@@ -73,6 +83,30 @@ int web_loopback(const char *addr);
  * use") into err (errlen bytes, always NUL-terminated when errlen > 0; err may be NULL). */
 int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW /* OUT */,
               char *err, size_t errlen);
+
+/* Starts serving at once, before the runs are ready (a big run takes seconds to read and analyse):
+ * binds and checks as web_start() does, with no run yet. The page answers, and GET /api/status
+ * says what is being done (web_progress()); the run's endpoints answer 503 {"error": "loading:
+ * ..."} with Retry-After: 1 until web_show() hands the runs in, or 500 after web_failed(). The
+ * page polls the status and draws the timeline once the runs are shown. Whatever produces the
+ * runs (reading and analysing files, a cache of an earlier reading) reports through the same
+ * calls. WEB_OK with *ppW set, or a WEB_E* code with the message in err, as web_start(). */
+int web_start_loading(const web_options *o, web **ppW /* OUT */, char *err, size_t errlen);
+
+/* What the server is doing before its runs are shown (GET /api/status): `stage` in words
+ * ("reading 2 files (430 MB)", "analysing", copied, at most 255 bytes) and, when it can be
+ * counted, `done` of `total` (total 0: not counted). Any thread. */
+void web_progress(web *w, const char *stage, uint64_t done, uint64_t total);
+
+/* Shows the runs of a server started with web_start_loading(): indexes them (the answers come
+ * from them as soon as this returns) and makes them generation 1. As web_update() otherwise (the
+ * runs borrowed; WEB_OK, or WEB_EINVAL / WEB_ENOMEM with the message in err: the server then
+ * goes on loading, and the caller may call web_failed()). */
+int web_show(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen);
+
+/* Says that the runs will not come (GET /api/status "failed", with `why`, copied; the run's
+ * endpoints 500). */
+void web_failed(web *w, const char *why);
 
 /* The TCP port the server listens on (the one picked when 0 was asked). */
 unsigned web_port(const web *w);

@@ -18,8 +18,11 @@
 #define KMAX_MAX 100000
 #define FIND_LIMIT_MAX 10000
 #define QUERY_MAX 256
+#define SEARCH_QUERY_MAX 4096 /* /api/search: a whole demangled name (exact=1) may be long */
+#define SEARCH_NAMES_MAX 100000
 #define RANGE_SCAN_MAX 1000000 /* kernels of a range read one by one (/api/range), at most */
 #define TIME_ABS_MAX 4000000000000000000LL /* |t| bound that keeps origin + t inside int64 */
+#define SWITCH_LIST 10000 /* context switches of a window listed by /api/window, at most */
 
 /* text_ok: 1 when s (n bytes, NUL-terminated after them) is valid UTF-8 (store_utf8_decode(), the
  * one check) without NUL or other control characters. */
@@ -365,36 +368,52 @@ static void api_timeline(const web_gen *g, const web_params *p, web_reply *out)
         out->mime = "application/octet-stream";
 }
 
-/* api_range: GET /api/range?run&t0&t1: the statistics of a selected range (web_range.c). */
+/* api_range: GET /api/range?run&t0&t1[&rows][&names]: the statistics of a selected range, or of
+ * an area (a range over some rows) (web_range.c). */
 static void api_range(const web_gen *g, const web_params *p, web_reply *out)
 {
-    static const char *const known[] = {"run", "t0", "t1", NULL};
+    static const char *const known[] = {"run", "t0", "t1", "rows", "names", NULL};
     unsigned id;
     const web_runix *r;
-    int64_t t0, t1;
+    int64_t t0, t1, names;
     int has0, has1;
+    uint8_t *sel;
     if (check_known(p, out, known) || !(r = get_run(g, p, out, &id)) ||
-        get_range(p, out, 1, &t0, &has0, &t1, &has1))
+        get_range(p, out, 1, &t0, &has0, &t1, &has1) ||
+        get_int(p, out, "names", 0, SEARCH_NAMES_MAX, 0, SEARCH_NAMES_MAX, &names, NULL) ||
+        get_rows(p, out, r->nrows, &sel))
         return;
     web_buf b = {0};
-    if (web_range(r, id, t0, t1, RANGE_SCAN_MAX, &b))
+    if (web_range(r, id, t0, t1, sel, RANGE_SCAN_MAX, (uint32_t)names, &b))
         b.failed = 1;
+    free(sel);
     reply_buf(out, &b);
 }
 
 /* window_json: window w of run r as the JSON view has it (view_window_json()), with its times
- * made relative to the run's origin and its lane. */
+ * made relative to the run's origin, its lane, and the context switches whose idle gap lies in it
+ * (switch_times: when the next share group's kernel started; switch_gaps: the idle before; at most
+ * SWITCH_LIST; switches_found counts them all), found again from the run (web_lane_switches()). */
 static json_t *window_json(const web_runix *r, uint64_t w)
 {
     const analysis_window *win = &analysis_windows(r->an)[w];
     json_t *o = view_window_json(r->an, w);
-    if (o && (json_object_set_new(o, "t0", json_integer(win->t0 - r->origin)) ||
-              json_object_set_new(o, "t1", json_integer(win->t1 - r->origin)) ||
-              json_object_set_new(o, "lane", json_integer(web_device_lane(r, win->device))))) {
-        json_decref(o);
-        return NULL;
+    uint32_t lane = web_device_lane(r, win->device);
+    int bad = !o;
+    view_put(o, "t0", json_integer(win->t0 - r->origin), &bad);
+    view_put(o, "t1", json_integer(win->t1 - r->origin), &bad);
+    view_put(o, "lane", json_integer(lane), &bad);
+    uint64_t first = 0,
+             n = lane < r->nlanes ? web_lane_switches(r, lane, win->t0, win->t1, &first) : 0;
+    json_t *at = json_array(), *gap = json_array();
+    for (uint64_t i = 0; i < n && i < SWITCH_LIST && !bad; i++) {
+        view_append(at, json_integer(r->lanes[lane].sw_t[first + i] - r->origin), &bad);
+        view_append(gap, json_integer(r->lanes[lane].sw_gap[first + i]), &bad);
     }
-    return o;
+    view_put(o, "switches_found", json_integer((json_int_t)n), &bad);
+    view_put(o, "switch_times", at, &bad);
+    view_put(o, "switch_gaps", gap, &bad);
+    return view_done(o, bad);
 }
 
 /* api_window: GET /api/window?run&id: one analysis window with its evidence. */
@@ -451,6 +470,13 @@ static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_r
                   (int)l->static_smem, "dynamic_smem", (int)l->dynamic_smem, "stretch",
                   view_number(stretch), "verdict", analysis_verdict_name(web_window_verdict(win)));
     int bad = !o;
+    /* its context: MPS as the analysis took it, green (an SM partition) and its parent */
+    view_put(o, "context_mps",
+             json_string(analysis_mps_name(analysis_context_mps(r->an, st->context))), &bad);
+    view_put(o, "green", json_boolean(cx->green), &bad);
+    view_put(o, "parent_context",
+             cx->green && cx->parent_id ? json_integer(cx->parent_id) : json_null(), &bad);
+    view_put(o, "context_sms", cx->sm_count ? json_integer(cx->sm_count) : json_null(), &bad);
     if (o && sig < analysis_nsignatures(r->an) &&
         json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
         bad = 1;
@@ -603,6 +629,22 @@ static void api_item(const web_gen *g, const web_params *p, web_reply *out)
     reply_json(out, o);
 }
 
+/* item_name: the name of record i of a kind as the page shows it: a kernel's demangled name, a
+ * copy's ("Memcpy HtoD", into text, n bytes), an API call's or NVTX range's; "" when unknown. */
+static const char *item_name(const web_runix *r, int kind, uint64_t i, char *text, size_t n)
+{
+    const store_run *run = r->run;
+    store_idx s;
+    switch (kind) {
+    case WEB_ROW_KERNELS: s = run->launches[run->kernels[i].launch].name; break;
+    case WEB_ROW_COPIES: return view_copy_name(&run->copies[i], text, n);
+    case WEB_ROW_API: s = run->apis[i].name; break;
+    default: s = run->ranges[i].name; break;
+    }
+    const char *t = string_of(run, s);
+    return t ? t : "";
+}
+
 /* api_flow: GET /api/flow?run&kind&id: the records linked to a kernel, copy or API call by its
  * correlation id in its process: the API call that launched a kernel or copy, the kernels and
  * copies an API call launched. Two binary searches per kind in the flow index. */
@@ -633,6 +675,7 @@ static void api_flow(const web_gen *g, const web_params *p, web_reply *out)
     const int *pk = kind == WEB_ROW_API ? partners_of_api : partners_of_gpu;
     int npk = kind == WEB_ROW_API ? 2 : 1;
     uint32_t listed = 0, total = 0;
+    char text[64];
     for (int k = 0; k < npk; k++) {
         const web_items *it = &r->items[pk[k]];
         uint32_t first, n = web_flow_find(r, pk[k], proc, corr, &first);
@@ -655,6 +698,8 @@ static void api_flow(const web_gen *g, const web_params *p, web_reply *out)
             web_buf_i64(&b, web_item_start(it, i) - r->origin);
             web_buf_str(&b, ",\"end\":");
             web_buf_i64(&b, web_item_end(it, i) - r->origin);
+            web_buf_str(&b, ",\"name\":");
+            web_buf_json_str(&b, item_name(r, pk[k], i, text, sizeof text));
             web_buf_ch(&b, '}');
         }
     }
@@ -768,6 +813,59 @@ static void api_find(const web_gen *g, const web_params *p, web_reply *out)
     reply_buf(out, &o);
 }
 
+/* api_search: GET /api/search?run&q[&kinds][&exact][&t0][&t1][&from|&at][&limit][&names]: the
+ * records of every kind by name, counted and listed in one order (web_search.c). */
+static void api_search(const web_gen *g, const web_params *p, web_reply *out)
+{
+    static const char *const known[] = {"run",  "q",  "kinds", "exact", "t0", "t1",
+                                        "from", "at", "limit", "names", NULL};
+    unsigned rid;
+    const web_runix *r;
+    int64_t limit, t0, t1, from, at, exact, names;
+    int has0, has1, has_from, has_at;
+    if (check_known(p, out, known) || !(r = get_run(g, p, out, &rid)) ||
+        get_int(p, out, "limit", 0, FIND_LIMIT_MAX, 0, 100, &limit, NULL) ||
+        get_int(p, out, "names", 0, SEARCH_NAMES_MAX, 0, 500, &names, NULL) ||
+        get_int(p, out, "exact", 0, 1, 0, 0, &exact, NULL) ||
+        get_int(p, out, "from", 0, INT64_MAX / 2, 0, 0, &from, &has_from) ||
+        get_int(p, out, "at", -TIME_ABS_MAX, TIME_ABS_MAX, 0, 0, &at, &has_at) ||
+        get_range(p, out, 0, &t0, &has0, &t1, &has1))
+        return;
+    if (has_from && has_at) {
+        web_reply_error(out, 400, "parameters 'from' and 'at' do not go together");
+        return;
+    }
+    const char *q = web_param(p, "q"); /* UTF-8 without control characters (web_params_parse) */
+    if (!q || !*q || strlen(q) > SEARCH_QUERY_MAX) {
+        web_reply_error(out, 400, "parameter 'q' must be 1 to %d bytes of text", SEARCH_QUERY_MAX);
+        return;
+    }
+    static const char *const kind_word[WEB_NROW_KINDS] = {"kernel", "copy", "api", "nvtx"};
+    unsigned kinds = 0;
+    const char *ks = web_param(p, "kinds");
+    for (const char *k = ks ? ks : "kernel,copy,api,nvtx"; *k;) {
+        size_t n = strcspn(k, ",");
+        int found = -1;
+        for (int i = 0; i < WEB_NROW_KINDS; i++)
+            if (strlen(kind_word[i]) == n && strncmp(k, kind_word[i], n) == 0)
+                found = i;
+        if (found < 0) {
+            web_reply_error(out, 400,
+                            "parameter 'kinds' must list kernel, copy, api or nvtx separated by "
+                            "',', got '%.40s'",
+                            ks);
+            return;
+        }
+        kinds |= 1u << found;
+        k += n + (k[n] == ',');
+    }
+    web_buf b = {0};
+    if (web_search(r, rid, q, (int)exact, kinds, t0, has0, t1, has1, from, at, has_at,
+                   (uint32_t)limit, (uint32_t)names, &b))
+        b.failed = 1;
+    reply_buf(out, &b);
+}
+
 void web_api(const web_gen *g, int follow, const char *what, const web_params *p, web_reply *out)
 {
     static const char *const only_run[] = {"run", NULL};
@@ -812,6 +910,8 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
         api_window(g, p, out);
     } else if (strcmp(what, "find") == 0) {
         api_find(g, p, out);
+    } else if (strcmp(what, "search") == 0) {
+        api_search(g, p, out);
     } else if (strcmp(what, "range") == 0) {
         api_range(g, p, out);
     } else if (strcmp(what, "item") == 0) {

@@ -746,32 +746,147 @@ static int build_grid(web_runix *r, web_lane *l)
     return WEB_OK;
 }
 
-/* build_lane: the lane's windows split by verdict, each with its interval grid. */
+/* win_list: where window w goes in a lane's lists: its verdict's, the took-turns windows apart. */
+static int win_list(const analysis_window *w)
+{
+    return w->rule == ANALYSIS_RULE_TOOK_TURNS ? WEB_WIN_TURNS : (int)w->verdict;
+}
+
+/* build_lane: the lane's windows split by verdict (took-turns apart), each with its interval
+ * grid. */
 static int build_lane(web_runix *r, web_lane *l)
 {
     const analysis_window *w = analysis_windows(r->an) + l->dev->first_window;
-    uint32_t nw = (uint32_t)l->dev->nwindows, off[ANALYSIS_NVERDICTS + 1] = {0};
+    uint32_t nw = (uint32_t)l->dev->nwindows, off[ANALYSIS_NVERDICTS + 2] = {0};
     l->widx = malloc(sizeof *l->widx * (nw ? nw : 1));
     if (!l->widx)
         return WEB_ENOMEM;
     for (uint32_t i = 0; i < nw; i++)
-        off[w[i].verdict + 1]++;
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+        off[win_list(&w[i]) + 1]++;
+    for (int v = 0; v <= ANALYSIS_NVERDICTS; v++)
         off[v + 1] += off[v];
-    uint32_t fill[ANALYSIS_NVERDICTS];
+    uint32_t fill[ANALYSIS_NVERDICTS + 1];
     memcpy(fill, off, sizeof fill);
     for (uint32_t i = 0; i < nw; i++)
-        l->widx[fill[w[i].verdict]++] = i;
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+        l->widx[fill[win_list(&w[i])]++] = i;
+    for (int v = 0; v <= ANALYSIS_NVERDICTS; v++)
         if (web_ivl_build(&l->win[v], w, sizeof *w, l->widx + off[v], off[v + 1] - off[v]))
             return WEB_ENOMEM;
     return WEB_OK;
 }
 
-int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
+/* sw_push: one more switch on lane l. 0 or WEB_ENOMEM. */
+static int sw_push(web_lane *l, uint64_t *cap, int64_t t, int64_t gap)
+{
+    if (l->nsw == *cap) {
+        uint64_t c = *cap ? 2 * *cap : 64;
+        int64_t *a = realloc(l->sw_t, sizeof *a * c),
+                *g = a ? realloc(l->sw_gap, sizeof *g * c) : NULL;
+        if (a)
+            l->sw_t = a;
+        if (!g)
+            return WEB_ENOMEM;
+        l->sw_gap = g;
+        *cap = c;
+    }
+    l->sw_t[l->nsw] = t;
+    l->sw_gap[l->nsw++] = gap;
+    return WEB_OK;
+}
+
+/* build_switches: the context switches of every lane, found again in the run as the analysis'
+ * sweep counts them (analysis_device.switches): a kernel (of positive length) that starts on an
+ * idle GPU, of another share group than the kernel that ended last, both groups known not to be
+ * MPS, after an idle gap of ANALYSIS_SWITCH_GAP_MIN_NS to ANALYSIS_SWITCH_GAP_NS. One pass over
+ * the kernels in start order: the page draws each handover of a took-turns window where it was. */
+static int build_switches(web_runix *r)
+{
+    const store_run *run = r->run;
+    int64_t *end = malloc(sizeof *end * (r->nlanes ? r->nlanes : 1));
+    uint32_t *last = malloc(sizeof *last * (r->nlanes ? r->nlanes : 1));
+    uint64_t *cap = calloc(r->nlanes ? r->nlanes : 1, sizeof *cap);
+    uint8_t *last_plain = calloc(r->nlanes ? r->nlanes : 1, 1);
+    /* per stream, once: its lane, its context's share group and whether that is plain */
+    uint32_t *st_lane = malloc(sizeof *st_lane * (run->nstreams ? run->nstreams : 1));
+    uint32_t *st_group = malloc(sizeof *st_group * (run->nstreams ? run->nstreams : 1));
+    uint8_t *st_plain = malloc(run->nstreams ? run->nstreams : 1);
+    int rc =
+        end && last && cap && last_plain && st_lane && st_group && st_plain ? WEB_OK : WEB_ENOMEM;
+    for (uint32_t s = 0; s < r->nlanes && rc == WEB_OK; s++) {
+        end[s] = INT64_MIN;
+        last[s] = UINT32_MAX;
+    }
+    for (uint32_t st = 0; st < run->nstreams && rc == WEB_OK; st++) {
+        int plain;
+        store_idx cx = run->streams[st].context;
+        st_group[st] = analysis_context_group(r->an, cx, &plain);
+        st_plain[st] = (uint8_t)plain;
+        st_lane[st] = web_device_lane(r, run->contexts[cx].device);
+    }
+    for (uint64_t i = 0; i < run->nkernels && rc == WEB_OK; i++) {
+        const store_kernel *k = &run->kernels[i];
+        if (k->end <= k->start) /* never in flight (analysis_kernel_dur() 0) */
+            continue;
+        uint32_t s = st_lane[k->stream];
+        if (s >= r->nlanes)
+            continue;
+        int plain = st_plain[k->stream];
+        uint32_t g = st_group[k->stream];
+        /* a run's times lie at most STORE_SPAN_MAX apart: the gap fits */
+        int64_t gap = last[s] != UINT32_MAX && end[s] <= k->start ? k->start - end[s] : -1;
+        if (gap >= ANALYSIS_SWITCH_GAP_MIN_NS && gap <= ANALYSIS_SWITCH_GAP_NS && last[s] != g &&
+            plain && last_plain[s])
+            rc = sw_push(&r->lanes[s], &cap[s], k->start, gap);
+        if (k->end >= end[s]) { /* the kernel that ends last is the one the GPU went idle after */
+            end[s] = k->end;
+            last[s] = g;
+            last_plain[s] = (uint8_t)plain;
+        }
+    }
+    free(end);
+    free(last);
+    free(cap);
+    free(last_plain);
+    free(st_lane);
+    free(st_group);
+    free(st_plain);
+    return rc;
+}
+
+uint64_t web_lane_switches(const web_runix *r, uint32_t slot, int64_t a, int64_t b,
+                           uint64_t *pFirst)
+{
+    const web_lane *l = &r->lanes[slot];
+    uint64_t lo = 0, hi = l->nsw;
+    while (lo < hi) { /* the first with t >= a */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (l->sw_t[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *pFirst = lo;
+    uint64_t first = lo;
+    hi = l->nsw;
+    while (lo < hi) { /* the first with t >= b */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (l->sw_t[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* the gaps are disjoint (the GPU runs a kernel between two): one at most starts before b
+     * and ends after it */
+    if (lo < l->nsw && l->sw_t[lo] - l->sw_gap[lo] < b)
+        lo++;
+    return lo - first;
+}
+
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at, int64_t *ns_ctx)
 {
     const web_lane *l = &r->lanes[slot];
     memset(ns_at, 0, sizeof *ns_at * WEB_CONC_LEVELS);
+    memset(ns_ctx, 0, sizeof *ns_ctx * WEB_CONC_LEVELS);
     if (l->dev->t_end <= l->dev->t_begin)
         return WEB_OK;
     analysis_segment *seg = malloc(sizeof *seg * PROFILE_CHUNK);
@@ -793,7 +908,9 @@ int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at)
         for (size_t i = 0; i < n; i++) {
             unsigned lv =
                 seg[i].processes < WEB_CONC_LEVELS ? seg[i].processes : WEB_CONC_LEVELS - 1;
+            unsigned lc = seg[i].contexts < WEB_CONC_LEVELS ? seg[i].contexts : WEB_CONC_LEVELS - 1;
             ns_at[lv] += seg[i].t1 - seg[i].t0;
+            ns_ctx[lc] += seg[i].t1 - seg[i].t0;
         }
         a = b;
         if (n < PROFILE_CHUNK / 4)
@@ -841,7 +958,7 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
     for (uint32_t i = 0; i < r->nlanes; i++)
         if (build_lane(r, &r->lanes[i]) || web_lane_work_build(r, &r->lanes[i]))
             goto nomem;
-    if (build_rows(r))
+    if (build_rows(r) || build_switches(r))
         goto nomem;
     r->cache = web_tl_cache_new(); /* NULL: answers are not cached */
     return WEB_OK;                 /* the concurrency grids come later: web_runix_build_grids() */
@@ -859,9 +976,11 @@ void web_runix_free(web_runix *r)
         free(r->rows[i].lev);
     }
     for (uint32_t i = 0; r->lanes && i < r->nlanes; i++) {
-        for (int v = 0; v < ANALYSIS_NVERDICTS; v++)
+        for (int v = 0; v <= ANALYSIS_NVERDICTS; v++)
             web_ivl_free(&r->lanes[i].win[v]);
         free(r->lanes[i].widx);
+        free(r->lanes[i].sw_t);
+        free(r->lanes[i].sw_gap);
         free(r->lanes[i].grid);
         free(r->lanes[i].work);
         free(r->lanes[i].undef);

@@ -173,15 +173,28 @@ typedef struct web_items {
 
 #define WEB_CONC_LEVELS 65 /* time at 0..64 processes in flight (the last holds 64 and more) */
 
+/* web_lane.win[WEB_WIN_TURNS]: the time-sliced windows decided by the rule took-turns (contexts
+ * that switched without overlapping: no overlap, so no overlap window), apart from win[3]. */
+#define WEB_WIN_TURNS ANALYSIS_NVERDICTS
+
 typedef struct web_lane {
     const analysis_device *dev;
-    web_ivl win[ANALYSIS_NVERDICTS]; /* windows of each verdict (idx into analysis_windows) */
-    uint32_t *widx;                  /* the idx arrays of win[], one allocation */
-    analysis_bin *grid;              /* cached concurrency bins over [g0, g0 + ngrid * gw) */
+    web_ivl win[ANALYSIS_NVERDICTS + 1]; /* windows of each verdict (idx into analysis_windows),
+                                            those of took-turns in win[WEB_WIN_TURNS] */
+    uint32_t *widx;                      /* the idx arrays of win[], one allocation */
+    int64_t *sw_t;   /* nsw: the context switches the analysis counted on the lane (analysis_device
+                        .switches), found again from the run: when the next share group's kernel
+                        started (absolute ns, in order) */
+    int64_t *sw_gap; /* nsw: the idle gap before each */
+    uint64_t nsw;
+    analysis_bin *grid; /* cached concurrency bins over [g0, g0 + ngrid * gw) */
     uint32_t ngrid;
     int64_t g0, gw;
     int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
     double *work;   /* dev->nwindows + 1: solo work (ns) of the windows before each (web_range.c) */
+    double par_max; /* the most solo work per ns of one window: no pixel's parallelism is above
+                       it (each window's work is spread evenly over it), the concurrency track's
+                       scale */
     int64_t *undef; /* dev->nwindows + 1: their overlap time without a parallelism figure */
 } web_lane;
 
@@ -276,9 +289,10 @@ int web_runix_build_grids(web_runix *r);
 /* Frees what web_runix_build made (the run and analysis are borrowed). */
 void web_runix_free(web_runix *r);
 /* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
- * time spent with exactly N processes in flight to ns_at[N] (WEB_CONC_LEVELS entries, the last
- * holding N and more). Returns 0 or WEB_ENOMEM. */
-int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at);
+ * time spent with exactly N processes in flight to ns_at[N], and with exactly N contexts in
+ * flight to ns_ctx[N] (WEB_CONC_LEVELS entries each, the last holding N and more). Returns 0 or
+ * WEB_ENOMEM. */
+int web_lane_levels(const web_runix *r, uint32_t slot, int64_t *ns_at, int64_t *ns_ctx);
 /* The lane (analysis device slot) of a kernel. */
 uint32_t web_kernel_lane(const web_runix *r, const store_kernel *k);
 /* The window of lane `lane` (the kernel's, web_kernel_lane()) holding most of kernel k, the
@@ -301,6 +315,12 @@ static inline analysis_verdict web_kernel_verdict(const web_runix *r, uint32_t l
 {
     return web_window_verdict(web_kernel_window(r, lane, k));
 }
+
+/* The context switches of lane `slot` whose idle gap [t - gap, t] meets [a, b) (t >= a and
+ * t - gap < b; absolute ns): *pFirst receives the first one's position in the lane's sw_t, and
+ * their count is returned (they follow one another: a position range). O(log n). */
+uint64_t web_lane_switches(const web_runix *r, uint32_t slot, int64_t a, int64_t b,
+                           uint64_t *pFirst /* OUT */);
 
 /* Builds l->work and l->undef (web_runix_build calls it; web_runix_free frees them). Returns 0 or
  * WEB_ENOMEM. */
@@ -434,6 +454,9 @@ typedef struct web_reply {
     unsigned retry_after; /* > 0: a Retry-After header with this many seconds */
     const char *mime;     /* Content-Type; NULL: application/json */
     int set_cookie;       /* 1: a Set-Cookie header carrying the server's token */
+    int pipe_fd;          /* > 0: the body is read from this pipe as it is written (a stream of
+                             unknown length; the response closes it) instead of body */
+    const char *filename; /* a Content-Disposition: attachment with this file name (static) */
 } web_reply;
 
 #define WEB_PARAMS_MAX 16 /* query parameters of one request, at most */
@@ -514,7 +537,19 @@ typedef struct web_live {
     pthread_cond_t released; /* signalled when a generation's refs drop to 0 */
     web_gen *gen;            /* the current one */
     int follow;              /* web_options.follow: the runs may change (GET /api/runs says so) */
+    unsigned shows;          /* WEB_SHOW_*: what GET /api/runs says the server does */
+    /* before the runs are shown (web_start_loading()): what is being done, for GET /api/status */
+    int loading;     /* 1 until web_show(): gen is NULL meanwhile */
+    char stage[256]; /* web_progress() */
+    uint64_t done, total;
+    char *failure;           /* web_failed()'s reason (owned), or NULL */
+    int64_t started_ms;      /* CLOCK_MONOTONIC at start, for the time spent */
+    unsigned exports;        /* export threads running (web_export.c): web_stop() waits for them */
+    pthread_cond_t exported; /* signalled when one ends */
 } web_live;
+
+/* What GET /api/runs says the server does (web_gen_new()'s `shows`). */
+enum { WEB_SHOW_FOLLOW = 1, WEB_SHOW_CHROME = 2, WEB_SHOW_TEXT = 4 };
 
 /* A job's state (tlview serve --job; web_job.c): what GET /api/job sends and the groups whose
  * timelines are held. Every field is guarded by web_live.lock. */
@@ -570,10 +605,13 @@ uint64_t web_gate_tickets(web_gate *g);
 
 struct web {
     struct MHD_Daemon *daemon;
-    web_live *live; /* a pointer, so that handlers holding a const web can lock it */
-    web_gate *gate; /* a pointer, for the same reason; NULL until started */
-    web_job *job;   /* tlview serve --job, else NULL (then live->gen is NULL) */
-    int fd;         /* listening socket (owned) */
+    int (*export_chrome)(FILE *f, const analysis *a); /* web_options' writers (NULL: none) */
+    int (*export_text)(FILE *f, const analysis *a);
+    char version[32]; /* web_options.version */
+    web_live *live;   /* a pointer, so that handlers holding a const web can lock it */
+    web_gate *gate;   /* a pointer, for the same reason; NULL until started */
+    web_job *job;     /* tlview serve --job, else NULL (then live->gen is NULL) */
+    int fd;           /* listening socket (owned) */
     unsigned port;
     char *token;          /* required token, or NULL (owned) */
     char cookie_name[32]; /* "tlview_token_<port>=", the cookie that carries the token */
@@ -609,20 +647,38 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
                  web_blob **pAnswer /* OUT */);
 
 /* Writes the GET /api/range body for run r (id run_id) over [t0, t1) (ns relative to the run's
- * origin): web/API.md. Costs O(rows + log windows) plus, when the range holds at most scan_max
- * kernels, one read of each (the per-name figures and the stretches; above, "truncated": true).
- * Returns 0 or WEB_ENOMEM. */
-int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, uint64_t scan_max,
-              web_buf *b);
+ * origin), over the rows flagged in rowsel (nrows flags; NULL: every row): web/API.md. Costs
+ * O(rows + log windows) plus, when the range holds at most scan_max kernels, one read of each
+ * (the per-name and per-verdict figures and the stretches; above, "truncated": true), and the
+ * selected rows' other records (at most scan_max). Lists names_max names at most. Returns 0 or
+ * WEB_ENOMEM. */
+int web_range(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, const uint8_t *rowsel,
+              uint64_t scan_max, uint32_t names_max, web_buf *b);
+
+/* Writes the GET /api/search body for run r (id run_id): the records of the kinds in `kinds` (a
+ * bit per web_row_kind) whose name contains q (case-insensitive for ASCII; equals it with exact),
+ * overlapping [t0, t1) where given (ns relative to the origin), counted per kind and per name (the
+ * first names_max names listed, most matches first), and listed in the order of start, kind, id
+ * from the `from`-th (or, has_at, from the first starting at or after `at`), `limit` at most
+ * (web/API.md). Two passes over the records of those kinds. Returns 0 or WEB_ENOMEM. */
+int web_search(const web_runix *r, unsigned run_id, const char *q, int exact, unsigned kinds,
+               int64_t t0, int has0, int64_t t1, int has1, int64_t from, int64_t at, int has_at,
+               uint32_t limit, uint32_t names_max, web_buf *b);
 
 /* Indexes the runs as generation `id` and starts building its statistics on a thread of its own
  * (web_server.c). NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
                      size_t errlen);
 /* Frees generation g once no request holds it (its stats thread joined). NULL is a no-op. */
 void web_gen_free(web_gen *g);
 /* Lets go of a generation a request held (web_server.c; the job's groups use it too). */
 void web_gen_let_go(const web *w, web_gen *g);
+
+/* Answers GET /api/export?run=R&format=chrome|text|json from generation g (held by the caller
+ * until it returns): the JSON report at once (the view's), the Chrome trace and the text report
+ * streamed through a pipe (out->pipe_fd) by a thread of their own that holds g until it is
+ * written (web_export.c). */
+void web_export(const web *w, web_gen *g, const web_params *p, web_reply *out);
 
 /* A job's requests, before the run API (web_job.c). *pT, *pLen: the request's path. Answers
  * GET / (the overview page), GET /api/job and /api/job/open, and refuses the run API outside a
@@ -652,9 +708,10 @@ void web_api(const web_gen *g, int follow, const char *what, const web_params *p
  * become U+FFFD, view_string()). out->body is NULL when out of memory. */
 void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Builds g->runs_body from its runs (after web_runix_build); `follow` is said in it. Returns 0 or
+/* Builds g->runs_body from its runs (after web_runix_build); what the server does (`shows`,
+ * WEB_SHOW_*: following the files, the exports it offers) is said in it. Returns 0 or
  * WEB_ENOMEM. */
-int web_api_runs_body(web_gen *g, int follow);
+int web_api_runs_body(web_gen *g, unsigned shows);
 /* Builds every run's concurrency grids, then its stats_body (NULL when out of memory), then
  * marks g->stats done. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
 void *web_api_stats_bodies(void *g);

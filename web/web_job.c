@@ -3,6 +3,7 @@
  * group's timeline), the routes /g/N/... that show group N's timeline with the page and the run
  * API unchanged, and the groups held (at most WEB_JOB_OPEN_MAX, least recently asked out).
  * web/ knows nothing of job/: the caller hands in JSON texts and analysed runs (web.h). */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,8 @@ int web_job_show(web *w, uint32_t g, const web_run *runs, unsigned nruns, uint32
     uint64_t id = ++j->next_id;
     pthread_mutex_unlock(&w->live->lock);
     /* indexing takes a while: outside the lock, requests go on meanwhile */
-    web_gen *gen = web_gen_new(id, runs, nruns, 0, err, errlen);
+    web_gen *gen =
+        web_gen_new(id, runs, nruns, w->live->shows & ~(unsigned)WEB_SHOW_FOLLOW, err, errlen);
     if (!gen) {
         web_job_failed(w, g, err);
         return WEB_ENOMEM;
@@ -306,6 +308,14 @@ static web_gen *hold_group(const web *w, uint32_t g)
     return gen;
 }
 
+/* The answer to a path under /g/ that names no group's page (/g/x/, /g/007/): HTML, so that a
+ * person who typed it reads where to go, not raw JSON. */
+static const char no_group_page[] =
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tlview: no such "
+    "page</title></head><body><h1>No such page</h1><p>A GPU group's timeline is at "
+    "<code>/g/N/</code>, N its number (plain decimal) as the job's overview lists it.</p><p><a "
+    "href=\"/\">&#9664; The job's overview</a></p></body></html>";
+
 /* asset: *out = the embedded asset at `path`; 0, or -1 when there is none. */
 static int asset(const char *path, web_reply *out)
 {
@@ -360,14 +370,25 @@ int web_job_route(const web *w, const char **pT, size_t *pLen, const web_params 
     while (i < n && t[i] >= '0' && t[i] <= '9' && i < 3 + 10)
         g = g * 10 + (uint64_t)(t[i++] - '0');
     if (i == 3 || i >= n || t[i] != '/' || (t[3] == '0' && i > 4)) {
-        web_reply_error(out, 404, "not found (a group's timeline is /g/N/)");
+        if (memmem(t, n, "/api/", 5)) { /* a program asked: JSON */
+            web_reply_error(out, 404, "not found (a group's timeline is /g/N/)");
+            return 1;
+        }
+        /* a person's typo: a page (that needs none of the page's files) with the way back */
+        *out = (web_reply){.status = 404,
+                           .body = (char *)no_group_page,
+                           .len = sizeof no_group_page - 1,
+                           .persistent = 1,
+                           .mime = "text/html; charset=utf-8"};
         return 1;
     }
-    if (g >= w->job->ngroups) {
-        web_reply_error(out, 404, "no group %llu (the job has %u)", (unsigned long long)g,
-                        w->job->ngroups);
+    if (g >= w->job->ngroups && *pLen - i > 5 && memcmp(t + i, "/api/", 5) == 0) {
+        web_reply_error(out, 404, "no group %llu (the job has %u: 0 to %u)", (unsigned long long)g,
+                        w->job->ngroups, w->job->ngroups ? w->job->ngroups - 1 : 0);
         return 1;
     }
+    /* a group out of range still gets the page and its files: the page asks for its group
+     * (/api/job/open, 404) and says that the job has none of that number, with the way back */
     *pT = t + i;
     *pLen = n - i;
     if (*pLen > 5 && memcmp(*pT, "/api/", 5) == 0 && !(*pHeld = hold_group(w, (uint32_t)g))) {

@@ -28,6 +28,8 @@ static json_t *run_entry(const web_runix *r, unsigned id)
     for (uint32_t i = 0; i < r->nlanes && !bad; i++) {
         json_t *d = view_device_json(r->an, i);
         view_put(d, "lane", json_integer(i), &bad);
+        /* to 2 decimals, rounded up: the track's `par` (2 decimals) never passes it */
+        view_put(d, "par_max", json_real(ceil(r->lanes[i].par_max * 100 - 1e-9) / 100), &bad);
         view_append(lanes, d, &bad);
     }
     for (uint32_t i = 0; i < run->nprocesses && !bad; i++) {
@@ -90,13 +92,9 @@ static json_t *run_entry(const web_runix *r, unsigned id)
     return view_done(o, bad);
 }
 
-/* conc_levels: time spent at each number of processes in flight on lane `slot`, up to the
- * highest level reached (one more walk over the profile: this runs on the stats thread). */
-static json_t *conc_levels(const web_runix *r, uint32_t slot)
+/* levels_json: ns[0 .. the highest level reached] as a JSON array. */
+static json_t *levels_json(const int64_t *ns)
 {
-    int64_t ns[WEB_CONC_LEVELS];
-    if (web_lane_levels(r, slot, ns))
-        return NULL;
     unsigned top = 0;
     for (unsigned i = 0; i < WEB_CONC_LEVELS; i++)
         if (ns[i])
@@ -107,6 +105,20 @@ static json_t *conc_levels(const web_runix *r, uint32_t slot)
     return arr;
 }
 
+/* conc_levels: time spent at each number of processes (*procs) and of contexts (*ctxs) in flight
+ * on lane `slot`, up to the highest level reached (one more walk over the profile: this runs on
+ * the stats thread). 0, or -1 when out of memory (both NULL). */
+static int conc_levels(const web_runix *r, uint32_t slot, json_t **procs, json_t **ctxs)
+{
+    int64_t ns[WEB_CONC_LEVELS], nc[WEB_CONC_LEVELS];
+    *procs = *ctxs = NULL;
+    if (web_lane_levels(r, slot, ns, nc))
+        return -1;
+    *procs = levels_json(ns);
+    *ctxs = levels_json(nc);
+    return 0;
+}
+
 /* stats_body: GET /api/stats of run r: what /api/runs does not carry (it has the summary, the
  * devices and the processes): per lane the time at each number of processes in flight and the
  * stretch histogram, the run's histogram and its warnings. */
@@ -115,9 +127,11 @@ static char *stats_body(const web_runix *r, unsigned id)
     json_t *o = json_object(), *devs = json_array();
     int bad = 0;
     for (uint32_t i = 0; i < r->nlanes && !bad; i++) {
-        json_t *d = json_object(), *lv = conc_levels(r, i);
+        json_t *d = json_object(), *lv, *lc;
+        conc_levels(r, i, &lv, &lc);
         view_put(d, "lane", json_integer(i), &bad);
         view_put(d, "ns_at_processes", lv ? lv : json_null(), &bad);
+        view_put(d, "ns_at_contexts", lc ? lc : json_null(), &bad);
         view_put(d, "stretch_histogram", view_histogram_json(r->an, i), &bad);
         view_append(devs, d, &bad);
     }
@@ -148,8 +162,10 @@ void *web_api_stats_bodies(void *arg)
     return NULL;
 }
 
-int web_api_runs_body(web_gen *g, int follow)
+int web_api_runs_body(web_gen *g, unsigned shows)
 {
+    int follow = (shows & WEB_SHOW_FOLLOW) != 0;
+    json_t *exports = json_array();
     json_t *o = json_object(), *runs = json_array(), *verdicts = json_array();
     json_t *meanings = json_array(), *rules = json_object();
     int bad = 0;
@@ -164,6 +180,12 @@ int web_api_runs_body(web_gen *g, int follow)
     view_put(o, "rules", rules, &bad);
     view_put(o, "generation", json_integer((json_int_t)g->id), &bad);
     view_put(o, "follow", json_boolean(follow), &bad);
+    view_append(exports, json_string("json"), &bad); /* the view's: always */
+    if (shows & WEB_SHOW_CHROME)
+        view_append(exports, json_string("chrome"), &bad);
+    if (shows & WEB_SHOW_TEXT)
+        view_append(exports, json_string("text"), &bad);
+    view_put(o, "exports", exports, &bad);
     for (unsigned i = 0; i < g->nruns && !bad; i++)
         view_append(runs, run_entry(&g->runs[i], i), &bad);
     view_put(o, "runs", runs, &bad);

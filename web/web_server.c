@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -56,6 +57,9 @@ void web_options_default(web_options *o)
     o->max_connections = 4096;
     o->max_per_ip = 128;
     o->follow = 0;
+    o->export_chrome = NULL;
+    o->export_text = NULL;
+    o->version = "";
 }
 
 /* ---------------------------------------------------------------- generations */
@@ -80,7 +84,7 @@ void web_gen_free(web_gen *g)
 
 /* web_gen_new: indexes the runs as generation `id` and starts building its statistics on a thread
  * of its own. NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follow, char *err,
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
                      size_t errlen)
 {
     web_gen *g = calloc(1, sizeof *g);
@@ -99,7 +103,7 @@ web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follo
         }
         g->nruns = i + 1;
     }
-    if (web_api_runs_body(g, follow)) {
+    if (web_api_runs_body(g, shows)) {
         snprintf(err, errlen, "out of memory while building the API answers");
         web_gen_free(g);
         return NULL;
@@ -111,12 +115,14 @@ web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, int follo
     return g;
 }
 
-/* gen_hold: the current generation, held until web_gen_let_go(). */
+/* gen_hold: the current generation, held until web_gen_let_go(); NULL before the runs are shown
+ * (web_start_loading()). */
 static web_gen *gen_hold(const web *w)
 {
     pthread_mutex_lock(&w->live->lock);
     web_gen *g = w->live->gen;
-    g->refs++;
+    if (g)
+        g->refs++;
     pthread_mutex_unlock(&w->live->lock);
     return g;
 }
@@ -144,30 +150,124 @@ static int check_runs(const char *fn, const web_run *runs, unsigned nruns, char 
     return WEB_OK;
 }
 
-int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen)
+/* replace: makes `runs` the current generation (the first one when `first`, from
+ * web_start_loading()'s server), freeing the previous one once no request holds it. */
+static int replace(web *w, const char *fn, int first, const web_run *runs, unsigned nruns,
+                   char *err, size_t errlen)
 {
     char dummy[8];
     if (!err || errlen == 0)
         err = dummy, errlen = sizeof dummy;
     err[0] = 0;
-    int rc = w->job ? WEB_EINVAL : check_runs("web_update", runs, nruns, err, errlen);
+    int rc = w->job ? WEB_EINVAL : check_runs(fn, runs, nruns, err, errlen);
     if (rc) {
         if (w->job)
-            snprintf(err, errlen, "web_update: the server shows a job (web_job_show())");
+            snprintf(err, errlen, "%s: the server shows a job (web_job_show())", fn);
         return rc;
     }
-    web_gen *g = web_gen_new(w->live->gen->id + 1, runs, nruns, w->live->follow, err, errlen);
+    pthread_mutex_lock(&w->live->lock);
+    int loading = w->live->loading;
+    pthread_mutex_unlock(&w->live->lock);
+    if (loading != first) {
+        snprintf(err, errlen, "%s: %s", fn,
+                 first ? "the server shows its runs already (web_update())"
+                       : "the server has no runs yet (web_show())");
+        return WEB_EINVAL;
+    }
+    web_gen *g =
+        web_gen_new(first ? 1 : w->live->gen->id + 1, runs, nruns, w->live->shows, err, errlen);
     if (!g)
         return WEB_ENOMEM;
     pthread_mutex_lock(&w->live->lock);
     web_gen *old = w->live->gen;
     w->live->gen = g;
-    old->refs--; /* no longer current: freed once the requests holding it are answered */
-    while (old->refs > 0)
-        pthread_cond_wait(&w->live->released, &w->live->lock);
+    w->live->loading = 0;
+    if (old) {
+        old->refs--; /* no longer current: freed once the requests holding it are answered */
+        while (old->refs > 0)
+            pthread_cond_wait(&w->live->released, &w->live->lock);
+    }
     pthread_mutex_unlock(&w->live->lock);
     web_gen_free(old);
     return WEB_OK;
+}
+
+int web_update(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen)
+{
+    return replace(w, "web_update", 0, runs, nruns, err, errlen);
+}
+
+int web_show(web *w, const web_run *runs, unsigned nruns, char *err, size_t errlen)
+{
+    return replace(w, "web_show", 1, runs, nruns, err, errlen);
+}
+
+void web_progress(web *w, const char *stage, uint64_t done, uint64_t total)
+{
+    pthread_mutex_lock(&w->live->lock);
+    snprintf(w->live->stage, sizeof w->live->stage, "%s", stage ? stage : "");
+    w->live->done = done;
+    w->live->total = total;
+    pthread_mutex_unlock(&w->live->lock);
+}
+
+void web_failed(web *w, const char *why)
+{
+    char *s = strdup(why ? why : "failed");
+    pthread_mutex_lock(&w->live->lock);
+    free(w->live->failure);
+    w->live->failure = s;
+    pthread_mutex_unlock(&w->live->lock);
+}
+
+/* now_ms: CLOCK_MONOTONIC in ms. */
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* api_status: GET /api/status: what the server is doing (web/API.md): loading its runs (the stage
+ * and its progress, the time since the start), ready (the generation), failed (why), or serving a
+ * job. Answered whatever the state, without holding a generation. */
+static void api_status(const web *w, const web_params *p, web_reply *out)
+{
+    static const char *const none[] = {NULL};
+    if (web_api_check_known(p, out, none))
+        return;
+    pthread_mutex_lock(&w->live->lock);
+    const char *state = w->job             ? "job"
+                        : w->live->failure ? "failed"
+                        : w->live->loading ? "loading"
+                                           : "ready";
+    json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:I}", "state", state, "stage", w->live->stage,
+                          "done", (json_int_t)w->live->done, "total", (json_int_t)w->live->total,
+                          "elapsed_ms", (json_int_t)(now_ms() - w->live->started_ms), "failure",
+                          w->live->failure ? json_string(w->live->failure) : json_null(),
+                          "generation", (json_int_t)(w->live->gen ? w->live->gen->id : 0));
+    pthread_mutex_unlock(&w->live->lock);
+    char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!body) {
+        web_reply_error(out, 500, "out of memory");
+        return;
+    }
+    *out = (web_reply){.status = 200, .body = body, .len = strlen(body)};
+}
+
+/* not_shown: the answer to a run's endpoint before the runs are shown: 503 while they are being
+ * loaded (ask again: Retry-After), 500 when they will not come. */
+static void not_shown(const web *w, web_reply *out)
+{
+    pthread_mutex_lock(&w->live->lock);
+    if (w->live->failure) {
+        web_reply_error(out, 500, "the runs could not be loaded: %.300s", w->live->failure);
+    } else {
+        web_reply_error(out, 503, "loading: %.200s", w->live->stage);
+        out->retry_after = 1;
+    }
+    pthread_mutex_unlock(&w->live->lock);
 }
 
 uint64_t web_generation(const web *w)
@@ -402,10 +502,20 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
             /* answered: the job's own page and endpoints, or a group not open */
         } else if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
-            web_gen *g = held ? held : gen_hold(w);
-            if (check_generation(g, &p, out) == 0)
-                web_api(g, w->live->follow, path, &p, out); /* g's bodies come as held blobs */
-            web_gen_let_go(w, g);
+            int status = strcmp(path, "status") == 0; /* answered with or without runs */
+            web_gen *g = held ? held : status ? NULL : gen_hold(w);
+            if (status)
+                api_status(w, &p, out);
+            else if (!g)
+                not_shown(w, out);
+            else if (check_generation(g, &p, out) == 0) {
+                if (strcmp(path, "export") == 0)
+                    web_export(w, g, &p, out); /* a stream holds g on a thread of its own */
+                else
+                    web_api(g, w->live->follow, path, &p, out); /* g's bodies: held blobs */
+            }
+            if (g)
+                web_gen_let_go(w, g);
         } else {
             snprintf(path, sizeof path, "%.*s", (int)(plen < 100 ? plen : 100), t);
             const web_asset *a = web_assets;
@@ -424,7 +534,7 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
         out->set_cookie = cookie;
     }
     web_params_free(&p);
-    if (!out->body) {
+    if (!out->body && out->pipe_fd <= 0) {
         out->status = 500;
         out->body = (char *)oom_body;
         out->len = sizeof oom_body - 1;
@@ -434,6 +544,9 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
 
 void web_reply_done(web_reply *r)
 {
+    if (r->pipe_fd > 0) /* a stream never handed to libmicrohttpd */
+        close(r->pipe_fd);
+    r->pipe_fd = 0;
     if (r->blob)
         web_blob_release(r->blob);
     else if (!r->persistent)
@@ -498,11 +611,12 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply *rep)
 {
     struct MHD_Response *r =
-        rep->blob ? MHD_create_response_from_buffer_with_free_callback_cls(
-                        rep->len, rep->body, web_blob_release, rep->blob)
-                  : MHD_create_response_from_buffer(rep->len, rep->body,
-                                                    rep->persistent ? MHD_RESPMEM_PERSISTENT
-                                                                    : MHD_RESPMEM_MUST_FREE);
+        rep->pipe_fd > 0 ? MHD_create_response_from_pipe(rep->pipe_fd) /* closes it */
+        : rep->blob      ? MHD_create_response_from_buffer_with_free_callback_cls(
+                               rep->len, rep->body, web_blob_release, rep->blob)
+                    : MHD_create_response_from_buffer(rep->len, rep->body,
+                                                      rep->persistent ? MHD_RESPMEM_PERSISTENT
+                                                                      : MHD_RESPMEM_MUST_FREE);
     if (!r) {
         web_reply_done(rep);
         return MHD_NO;
@@ -519,6 +633,11 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply
     }
     if (rep->set_cookie && w->token)
         MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, w->set_cookie);
+    if (rep->filename) {
+        char cd[160];
+        snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", rep->filename);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, cd);
+    }
     enum MHD_Result ret = MHD_queue_response(c, rep->status, r);
     MHD_destroy_response(r);
     return ret;
@@ -754,7 +873,7 @@ static int make_token(web *w, const web_options *o, const struct sockaddr_storag
 
 /* start_server: web_start(), or web_start_job() when index_json is not NULL (no run then). */
 static int start_server(const web_options *o, const web_run *runs, unsigned nruns,
-                        const char *index_json, uint32_t ngroups, web **ppW, char *err,
+                        const char *index_json, uint32_t ngroups, int loading, web **ppW, char *err,
                         size_t errlen)
 {
     char dummy[8];
@@ -772,7 +891,7 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
                  o->max_connections, o->max_per_ip);
         return WEB_EINVAL;
     }
-    int rc = index_json ? WEB_OK : check_runs("web_start", runs, nruns, err, errlen);
+    int rc = index_json || loading ? WEB_OK : check_runs("web_start", runs, nruns, err, errlen);
     if (rc)
         return rc;
     web *w = calloc(1, sizeof *w);
@@ -785,6 +904,15 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
     pthread_mutex_init(&w->live->lock, NULL);
     pthread_cond_init(&w->live->released, NULL);
     w->live->follow = o->follow != 0;
+    w->live->loading = loading;
+    w->live->started_ms = now_ms();
+    snprintf(w->live->stage, sizeof w->live->stage, "%s", loading ? "starting" : "");
+    pthread_cond_init(&w->live->exported, NULL);
+    w->export_chrome = o->export_chrome;
+    w->export_text = o->export_text;
+    snprintf(w->version, sizeof w->version, "%s", o->version ? o->version : "");
+    w->live->shows = (o->follow ? WEB_SHOW_FOLLOW : 0) | (o->export_chrome ? WEB_SHOW_CHROME : 0) |
+                     (o->export_text ? WEB_SHOW_TEXT : 0);
     struct sockaddr_storage ss;
     w->fd = listen_on(o->bind, o->port, &ss, &w->port, err, errlen);
     if (w->fd < 0) {
@@ -805,7 +933,8 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
         snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
                  w->cookie_name, w->token);
     if (index_json ? web_job_new(w, index_json, ngroups) != WEB_OK
-                   : !(w->live->gen = web_gen_new(1, runs, nruns, w->live->follow, err, errlen))) {
+        : !loading ? !(w->live->gen = web_gen_new(1, runs, nruns, w->live->shows, err, errlen))
+                   : 0) {
         if (index_json)
             snprintf(err, errlen, "out of memory");
         rc = WEB_ENOMEM;
@@ -844,7 +973,12 @@ fail:
 int web_start(const web_options *o, const web_run *runs, unsigned nruns, web **ppW, char *err,
               size_t errlen)
 {
-    return start_server(o, runs, nruns, NULL, 0, ppW, err, errlen);
+    return start_server(o, runs, nruns, NULL, 0, 0, ppW, err, errlen);
+}
+
+int web_start_loading(const web_options *o, web **ppW, char *err, size_t errlen)
+{
+    return start_server(o, NULL, 0, NULL, 0, 1, ppW, err, errlen);
 }
 
 int web_start_job(const web_options *o, const char *index_json, uint32_t ngroups, web **ppW,
@@ -857,7 +991,7 @@ int web_start_job(const web_options *o, const char *index_json, uint32_t ngroups
             *ppW = NULL;
         return WEB_EINVAL;
     }
-    return start_server(o, NULL, 0, index_json, ngroups, ppW, err, errlen);
+    return start_server(o, NULL, 0, index_json, ngroups, 0, ppW, err, errlen);
 }
 
 void web_stop(web *w)
@@ -873,6 +1007,14 @@ void web_stop(web *w)
         close(w->fd);
     web_gate_free(w->gate); /* every connection's thread has ended */
     if (w->live) {          /* no request runs any more */
+        /* exports still being written: their pipes' readers are gone with the connections, so
+         * each writes on to its end quickly (every write fails) and lets its generation go */
+        pthread_mutex_lock(&w->live->lock);
+        while (w->live->exports)
+            pthread_cond_wait(&w->live->exported, &w->live->lock);
+        pthread_mutex_unlock(&w->live->lock);
+        pthread_cond_destroy(&w->live->exported);
+        free(w->live->failure);
         web_gen_free(w->live->gen);
         web_job_free(w);
         pthread_cond_destroy(&w->live->released);

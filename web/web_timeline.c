@@ -11,9 +11,10 @@
 
 #include "web_int.h"
 
-#define WINDOWS_MAX_LIST 4000 /* overlap windows listed one by one up to this many per lane */
-#define DIRECT_MAX 300000     /* kernels profiled directly per query without the grid */
-#define DIRECT_CHEAP 20000    /* kernels profiled directly per query when the grid is coarse */
+#define WINDOWS_MAX_LIST 4000  /* overlap windows listed one by one up to this many per lane */
+#define SWITCHES_MAX_LIST 4000 /* context switches listed one by one up to this many per lane */
+#define DIRECT_MAX 300000      /* kernels profiled directly per query without the grid */
+#define DIRECT_CHEAP 20000     /* kernels profiled directly per query when the grid is coarse */
 #define SNAP_BUCKETS 8 /* pixel edges snap to the row grid when a pixel spans this many buckets */
 /* Exact aggregates by one pass over the records in range while they are at most this many per
  * pixel, else by a lookup per pixel edge. Measured at 10M kernels (bench_serve's run, 2026-12-02):
@@ -32,7 +33,8 @@ typedef struct tl_query {
     web_out *o;           /* where the answer goes */
     int64_t *a, *c;       /* width + 1 each: per-pixel integers (counts, busy shares) */
     int64_t *cover;       /* width + 1: web_ivl_sweep()'s scratch */
-    int64_t *vns;         /* ANALYSIS_NVERDICTS x width: ns of each verdict per pixel */
+    int64_t *vns;         /* (ANALYSIS_NVERDICTS + 1) x width: ns of each verdict per pixel, the
+                             took-turns windows' last (WEB_WIN_TURNS) */
     double *f;            /* width: per-pixel reals */
     analysis_bin *bins;   /* width: the concurrency profile */
     web_ivl_pt *pts;      /* width + 1: a level at the pixel edges */
@@ -113,11 +115,13 @@ static void level_bins(const tl_query *q, const web_ivl *v, uint32_t from, uint3
  * win over SOLO/IDLE whenever any overlap is there, so short overlaps stay visible when zoomed
  * out); also the overlap share in permille (into q->a). The time of verdict v in pixel j is its
  * windows' time inside the pixel: by web_ivl_sweep() over the windows in range, or, when they are
- * many per pixel, as the difference of their busy time before both edges. */
+ * many per pixel, as the difference of their busy time before both edges. A took-turns window
+ * (time-sliced without overlap) is no overlap window: its pixels are time-sliced where no overlap
+ * window is, with an overlap share of 0. */
 static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
 {
     uint32_t W = q->width;
-    for (int v = 0; v < ANALYSIS_NVERDICTS; v++) {
+    for (int v = 0; v <= ANALYSIS_NVERDICTS; v++) {
         const web_ivl *w = &l->win[v];
         int64_t *t = q->vns + (size_t)v * W;
         if (!w->n) {
@@ -150,7 +154,8 @@ static void lane_verdicts(const tl_query *q, const web_lane *l, int8_t *verdict)
             }
         }
         if (best < 0)
-            best = q->vns[(size_t)ANALYSIS_SOLO * W + j] > 0   ? ANALYSIS_SOLO
+            best = q->vns[(size_t)WEB_WIN_TURNS * W + j] > 0   ? ANALYSIS_TIME_SLICED
+                   : q->vns[(size_t)ANALYSIS_SOLO * W + j] > 0 ? ANALYSIS_SOLO
                    : q->vns[(size_t)ANALYSIS_IDLE * W + j] > 0 ? ANALYSIS_IDLE
                                                                : -1;
         int64_t px = q->T[j + 1] - q->T[j];
@@ -231,6 +236,80 @@ static int lane_concurrency(const tl_query *q, const web_lane *l, uint32_t slot,
     return 0;
 }
 
+/* emit_turns: the lane's took-turns windows in range (nturns; listed as [id, t0, t1, switches]
+ * when at most WINDOWS_MAX_LIST) and the context switches of those windows whose idle gap meets
+ * the range (nswitches; listed as [t, gap] when at most SWITCHES_MAX_LIST): the page draws a
+ * took-turns window as its handovers, not as an overlap. The switches of other windows (inside
+ * overlap windows) are left out: nothing is drawn of them, and a query without took-turns windows
+ * in range pays nothing. */
+static void emit_turns(const tl_query *q, uint32_t slot)
+{
+    web_out *o = q->o;
+    web_buf *b = o->b;
+    const web_lane *l = &q->r->lanes[slot];
+    const web_ivl *tt = &l->win[WEB_WIN_TURNS];
+    web_ivl_pt pa = web_ivl_at(tt, q->t0), pb = web_ivl_at(tt, q->t1);
+    uint64_t nturns = tt->n ? pb.pos - pa.pos + pa.running : 0;
+    web_buf_str(b, ",\"nturns\":");
+    web_buf_i64(b, (int64_t)nturns);
+    if (nturns > WINDOWS_MAX_LIST) { /* too many to list: the switches too many to place */
+        web_buf_str(b, ",\"nswitches\":");
+        web_buf_i64(b, (int64_t)web_lane_switches(q->r, slot, q->t0, q->t1, &(uint64_t){0}));
+        return;
+    }
+    const analysis_window *all = analysis_windows(q->r->an);
+    int64_t *col = malloc(sizeof *col * 4 * (nturns ? nturns : 1));
+    uint64_t *first = malloc(sizeof *first * (nturns ? nturns : 1));
+    uint64_t *count = malloc(sizeof *count * (nturns ? nturns : 1));
+    if (!col || !first || !count) {
+        free(col), free(first), free(count);
+        b->failed = 1;
+        return;
+    }
+    uint32_t n = 0;
+    uint64_t nsw = 0, upto = 0; /* switches counted, distinct (two windows may meet one gap) */
+    for (uint32_t i = tt->n ? web_ivl_scan_from(tt, q->t0) : 0; i < pb.pos && n < nturns; i++) {
+        uint32_t wi = web_ivl_item(tt, i);
+        const analysis_window *w = &all[l->dev->first_window + wi];
+        if (w->t1 <= q->t0)
+            continue;
+        /* its switches in range: those whose gap meets both the window and the range */
+        int64_t a = w->t0 > q->t0 ? w->t0 : q->t0, e = w->t1 < q->t1 ? w->t1 : q->t1;
+        count[n] = web_lane_switches(q->r, slot, a, e > a ? e : a + 1, &first[n]);
+        uint64_t from = first[n] > upto ? first[n] : upto, to = first[n] + count[n];
+        nsw += to > from ? to - from : 0;
+        upto = to > upto ? to : upto;
+        col[n] = (int64_t)(l->dev->first_window + wi);
+        col[nturns + n] = w->t0 - q->r->origin;
+        col[2 * nturns + n] = w->t1 - q->r->origin;
+        col[3 * nturns + n++] = w->switches;
+    }
+    static const int is_time[4] = {0, 1, 1, 0};
+    const int64_t *const cols[4] = {col, col + nturns, col + 2 * nturns, col + 3 * nturns};
+    web_buf_str(b, ",\"turns\":");
+    web_out_tuples(o, cols, is_time, 4, n, q->rel0);
+    web_buf_str(b, ",\"nswitches\":");
+    web_buf_i64(b, (int64_t)nsw);
+    int64_t *sc = nsw <= SWITCHES_MAX_LIST ? malloc(sizeof *sc * 2 * (nsw ? nsw : 1)) : NULL;
+    if (nsw <= SWITCHES_MAX_LIST && !sc)
+        b->failed = 1;
+    if (sc) {
+        uint64_t k = 0, next = 0; /* a switch met by two windows listed once */
+        for (uint32_t i = 0; i < n; i++)
+            for (uint64_t j = first[i] > next ? first[i] : next; j < first[i] + count[i]; j++) {
+                sc[k] = l->sw_t[j] - q->r->origin;
+                sc[nsw + k++] = l->sw_gap[j];
+                next = j + 1;
+            }
+        static const int sw_time[2] = {1, 0};
+        const int64_t *const swc[2] = {sc, sc + nsw};
+        web_buf_str(b, ",\"switches\":");
+        web_out_tuples(o, swc, sw_time, 2, (uint32_t)k, q->rel0);
+        free(sc);
+    }
+    free(col), free(first), free(count);
+}
+
 static void emit_lane(const tl_query *q, uint32_t slot)
 {
     web_out *o = q->o;
@@ -308,6 +387,7 @@ static void emit_lane(const tl_query *q, uint32_t slot)
         web_out_tuples(o, cols, is_time, 4, n, q->rel0);
         free(col[0]);
     }
+    emit_turns(q, slot);
     web_buf_ch(b, '}');
 }
 
@@ -850,7 +930,7 @@ int web_timeline(const web_runix *r, unsigned run_id, int64_t t0, int64_t t1, ui
     q.a = malloc(sizeof *q.a * w1);
     q.c = malloc(sizeof *q.c * w1);
     q.cover = malloc(sizeof *q.cover * w1);
-    q.vns = malloc(sizeof *q.vns * ANALYSIS_NVERDICTS * width);
+    q.vns = malloc(sizeof *q.vns * (ANALYSIS_NVERDICTS + 1) * width);
     q.f = malloc(sizeof *q.f * width);
     q.bins = malloc(sizeof *q.bins * width);
     q.pts = malloc(sizeof *q.pts * w1);

@@ -2,7 +2,9 @@
  * kernel, a copy or memset per 50 kernels, NVTX ranges) on 127.0.0.1 port 0 for the browser
  * tests, so they check the page against known data without trace files or the CLI.
  * Usage: serve_fixture [--compare] [--kernels N] [--procs N]; prints the URL on one line, with
- * the token the server requires as `tlview serve` prints it, and serves until SIGTERM or SIGINT. */
+ * the token the server requires as `tlview serve` prints it, and serves until SIGTERM or SIGINT.
+ * serve_fixture --save FILE [--kernels N] [--procs N] writes the first run to FILE instead (a
+ * tlview file, for the tests of `tlview serve` on a big run) and exits. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +19,19 @@ int main(int argc, char **argv)
     int compare = 0;
     uint64_t nk = 20000;
     unsigned procs = 4;
+    const char *save = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--compare") == 0)
             compare = 1;
+        else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
+            save = argv[++i];
         else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--procs") == 0 && i + 1 < argc)
             procs = (unsigned)strtoul(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: %s [--compare] [--kernels N] [--procs N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--compare] [--kernels N] [--procs N] [--save FILE]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -45,6 +51,13 @@ int main(int argc, char **argv)
                             .copy_every = 50,
                             .nvtx = 1};
         runs[i] = bench_gen_run(&o);
+        if (save) {
+            int rc = !runs[i] || store_run_save(runs[i], save, "serve_fixture") != 0;
+            if (rc)
+                fprintf(stderr, "serve_fixture: cannot write %s\n", save);
+            store_run_free(runs[i]);
+            return rc;
+        }
         if (!runs[i] || analysis_run(runs[i], NULL, &an[i]) != ANALYSIS_OK) {
             fprintf(stderr, "serve_fixture: cannot generate or analyse run %u\n", i);
             return 1;

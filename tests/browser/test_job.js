@@ -18,7 +18,98 @@ const { DIR, chromium, FLAGS, state, check, start, checkToken } = require('./har
 const VERDICT_RGB = { 'time-sliced': 'rgb(214, 69, 65)', concurrent: 'rgb(46, 158, 79)' };
 const startServer = (args) => start(args, 'tlview serve');
 
+// heat: a job of 512 GPUs (64 hosts x 8 GPUs x 2 ranks, every third GPU under MPS) on one
+// screen of 1600x1000 (issue 31, item 10): a cell per GPU group in the heat map, every one inside
+// the window without scrolling; the verdicts counted as the summaries have them; the hosts sorted
+// by time-sliced share; filters by host, rank and verdict; a GPU's page opened from its cell; a
+// group number the job does not have, and a malformed one, give a page that says so and leads
+// back.
+async function heat() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-job-'));
+  const job = path.join(work, 'job');
+  fs.mkdirSync(job);
+  execFileSync(process.env.TLVIEW_JOB_GEN, [job, '-H', '64', '-g', '8', '-r', '2', '-k', '40', '-m', '3'], { stdio: 'ignore' });
+  const server = await startServer(['serve', '--job', '--port', '0', job]);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
+    viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1,
+  });
+  const errors = [];
+  const page = browser.pages()[0] || await browser.newPage();
+  const expected = (m) => /status of (503|404)/.test(m.text());
+  page.on('console', (m) => { if (m.type() === 'error' && !expected(m)) errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(server.open);
+    await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.done, null, { timeout: 150000 });
+    await page.waitForTimeout(200);
+    const fit = await page.evaluate(() => {
+      const cells = [...document.querySelectorAll('.hcell')];
+      const out = cells.filter((c) => { const r = c.getBoundingClientRect(); return r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth || r.width < 10; });
+      return { n: cells.length, out: out.length, groups: new Set(cells.map((c) => c.dataset.group)).size, scroll: document.documentElement.scrollHeight > window.innerHeight };
+    });
+    check(fit.n === 512 && fit.groups === 512 && fit.out === 0, `512 GPU groups on one screen of 1600x1000: ${fit.n} cells, ${fit.out} outside the window`);
+    await page.screenshot({ path: path.join(DIR, 'job-512.png') });
+    // the verdict counts, as the summaries have them
+    const j = await page.evaluate(async () => (await fetch('api/job?index=0')).json());
+    const want = {};
+    for (const s of j.summaries) {
+      const d = s.gpus.reduce((best, x) => (!best || ((x.by_verdict['time-sliced'] || {}).share || 0) > ((best.by_verdict['time-sliced'] || {}).share || 0) ? x : best), null);
+      want[d.verdict] = (want[d.verdict] || 0) + 1;
+    }
+    const counts = await page.$$eval('#legend button.vcount', (bs) => Object.fromEntries(bs.map((b) => [b.dataset.verdict, +b.querySelector('b').textContent.replace(/,/g, '')])));
+    check(Object.keys(want).length >= 2 && Object.entries(want).every(([v, n]) => counts[v] === n), `the verdicts counted: ${JSON.stringify(counts)} (the summaries: ${JSON.stringify(want)})`);
+    const map = await page.$$eval('.hcell', (cs) => cs.map((c) => [c.dataset.verdict, getComputedStyle(c).borderColor]));
+    check(map.every(([v, c]) => (v === 'time-sliced' ? c === VERDICT_RGB['time-sliced'] : v === 'concurrent' ? c === VERDICT_RGB.concurrent : true)), 'each cell in its verdict\'s colour');
+    // sort by time-sliced share: the hosts' largest shares, most first
+    await page.selectOption('#sort', 'share');
+    const shares = await page.evaluate(() => [...document.querySelectorAll('.hrow')].map((r) => Math.max(...[...r.querySelectorAll('.hcell')].map((c) => groupShare(+c.dataset.group)))));
+    check(shares.length === 64 && shares.every((v, i) => !i || shares[i - 1] >= v) && shares[0] > shares[63], `hosts sorted by time-sliced share (${shares[0].toFixed(3)} first, ${shares[63].toFixed(3)} last)`);
+    // filters: a host, ranks, a verdict
+    const ix = (await page.evaluate(async () => (await fetch('api/job')).json())).index;
+    await page.fill('#fhost', 'node013');
+    let cells = await page.$$eval('.hcell', (cs) => cs.map((c) => +c.dataset.group));
+    check(cells.length === 8 && cells.every((g) => ix.groups[g].host === 'node013'), `host "node013": its ${cells.length} GPUs`);
+    await page.fill('#fhost', '');
+    await page.fill('#franks', '32-47');
+    cells = await page.$$eval('.hcell', (cs) => cs.map((c) => +c.dataset.group));
+    const inRanks = ix.groups.map((g, i) => [i, g.ranks]).filter(([, r]) => r.some((x) => x >= 32 && x <= 47)).map(([i]) => i);
+    check(cells.length === inRanks.length && cells.length === 8 && cells.every((g) => inRanks.includes(g)), `ranks 32-47: the ${cells.length} GPUs that ran them`);
+    await page.fill('#franks', '');
+    await page.click('#legend button.vcount[data-verdict="concurrent"]');
+    cells = await page.$$eval('.hcell', (cs) => cs.map((c) => c.dataset.verdict));
+    check(cells.length === want.concurrent && cells.every((v) => v === 'concurrent'), `a click on "concurrent" shows its ${cells.length} GPUs only`);
+    check(/of 512 GPU groups shown/.test(await page.locator('#shown').innerText()), `the map says how many it shows (${await page.locator('#shown').innerText()})`);
+    await page.click('#legend button.vcount[data-verdict="concurrent"]');
+    // a cell opens its GPU's timeline
+    await page.click('.hcell[data-group="100"]');
+    await page.waitForURL(/\/g\/100\/$/, { timeout: 10000 });
+    await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
+    check(/^group 100:/.test(await page.evaluate(() => window.tlview.runs[0].label)), 'a cell opens its GPU\'s timeline');
+    // no such group: a page, not JSON
+    const bad = await page.goto(new URL('/g/9999/', server.url).href);
+    await page.waitForSelector('#loading:not([hidden])', { timeout: 10000 });
+    const text = await page.locator('#loading').innerText();
+    check(bad.headers()['content-type'].startsWith('text/html') && /No GPU group 9999/.test(text) && /the job has 512/.test(text), `/g/9999/: a page (${bad.headers()['content-type']}): ${text.replace(/\n/g, ' / ')}`);
+    await page.click('#job-back');
+    await page.waitForFunction(() => window.tlviewJob && window.tlviewJob.ready, null, { timeout: 20000 });
+    check(true, 'its link leads back to the overview');
+    const typo = await page.goto(new URL('/g/x1/', server.url).href);
+    check(typo.status() === 404 && typo.headers()['content-type'].startsWith('text/html') && /No such page/.test(await page.textContent('body')), `/g/x1/: a page too (${typo.status()}, ${typo.headers()['content-type']})`);
+    check(errors.length === 0, `no console errors (${errors.join(' | ')})`);
+  } finally {
+    await browser.close();
+    server.proc.kill('SIGTERM');
+    fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`${state.failures} failed`);
+  process.exit(state.failures ? 1 : 0);
+}
+
 async function main() {
+  if (process.argv[2] === 'heat') return heat();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-job-'));
   const job = path.join(work, 'job');
   fs.mkdirSync(job);

@@ -157,7 +157,7 @@ $(head -40 "$tmp/report.diff")"
         "$tl" serve --port 0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
         serve_pid=$!
         local port="" token="" i
-        for i in $(seq 1 300); do # up to 30 s: the demo is loaded and analysed first
+        for i in $(seq 1 300); do # up to 30 s: its URL, printed before the demo is read
             port=$(sed -n 's#.*http://127\.0\.0\.1:\([0-9]*\)/.*#\1#p' "$tmp/serve.out")
             token=$(sed -n 's#.*http://127\.0\.0\.1:[0-9]*/?token=\([0-9a-f]*\) .*#\1#p' \
                 "$tmp/serve.out")
@@ -168,6 +168,17 @@ $(head -40 "$tmp/report.diff")"
         if [ -z "$port" ] || [ ${#token} -ne 48 ]; then
             fail "tlview serve --port 0 printed no URL with a token: $(cat "$tmp/serve.out" "$tmp/serve.err")"
         else
+            # it answers at once and reads the demo meanwhile: wait until it shows it (30 s)
+            for i in $(seq 1 300); do
+                if command -v python3 >/dev/null 2>&1; then
+                    python3 -c 'import sys, urllib.request as u; sys.exit(b"\"state\":\"loading\"" not in u.urlopen("http://127.0.0.1:%s/api/status?token=%s" % (sys.argv[1], sys.argv[2]), timeout=5).read())' \
+                        "$port" "$token" 2>/dev/null || break
+                else
+                    curl -s --max-time 5 "http://127.0.0.1:$port/api/status?token=$token" |
+                        grep -q '"state":"loading"' || break
+                fi
+                sleep 0.1
+            done
             local demo_at="$p/bin/$(realpath -m --relative-to="$p/bin" "$traces")"
             grep -q "showing the demo traces $demo_at/mps-off/n4 and $demo_at/mps-on/n4" \
                 "$tmp/serve.err" ||

@@ -489,11 +489,27 @@ int test_web_runs(void)
             fprintf(stderr, "runs[0] still carries '%s' beside its summary\n", copied[i]);
             TEST_ASSERT(0);
         }
-    const char *lane_added[] = {"lane", NULL}, *proc_added[] = {"id", "exe", "argv", NULL};
+    const char *lane_added[] = {"lane", "par_max", NULL},
+               *proc_added[] = {"id", "exe", "argv", NULL};
     TEST_EQ_INT(json_array_size(json_object_get(r0, "lanes")), 1);
     TEST_EQ_INT(jint(json_array_get(json_object_get(r0, "lanes"), 0), "lane"), 0);
     TEST_ASSERT(same_view(json_array_get(json_object_get(r0, "lanes"), 0),
                           view_device_json(f.an[0], 0), lane_added));
+    /* par_max: the most solo work per ns of a window (the concurrency track's scale) */
+    double most = 0;
+    const analysis_device *d0 = analysis_get_device(f.an[0], 0);
+    for (uint64_t i = 0; i < d0->nwindows; i++) {
+        const analysis_window *w = &analysis_windows(f.an[0])[d0->first_window + i];
+        double alone = (double)(w->busy_ns - w->overlap_ns), work = (double)w->busy_ns;
+        if (w->overlap_ns > 0)
+            work = isnan(w->parallelism) ? alone : w->parallelism * (double)w->overlap_ns + alone;
+        if (w->t1 > w->t0 && work / (double)(w->t1 - w->t0) > most)
+            most = work / (double)(w->t1 - w->t0);
+    }
+    TEST_NEAR(json_number_value(
+                  json_object_get(json_array_get(json_object_get(r0, "lanes"), 0), "par_max")),
+              ceil(most * 100 - 1e-9) / 100, 1e-9);
+    TEST_ASSERT(most > 0.5);
     json_t *procs = json_object_get(r0, "processes");
     TEST_EQ_INT(json_array_size(procs), 2);
     for (uint32_t i = 0; i < 2; i++) {
@@ -596,10 +612,13 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
     for (int px = 0; px < w; px++) {
         int64_t a = pixel_edge(t0, t1, (uint32_t)w, (uint32_t)px);
         int64_t b = pixel_end(t0, t1, (uint32_t)w, (uint32_t)px);
-        int64_t tv[ANALYSIS_NVERDICTS] = {0}, ov = 0, best_ns = 0;
+        int64_t tv[ANALYSIS_NVERDICTS] = {0}, turns = 0, ov = 0, best_ns = 0;
         for (uint64_t i = 0; i < nw; i++) {
             int64_t s = win[i].t0 > a ? win[i].t0 : a, e = win[i].t1 < b ? win[i].t1 : b;
-            tv[win[i].verdict] += e > s ? e - s : 0;
+            if (win[i].rule == ANALYSIS_RULE_TOOK_TURNS) /* no overlap window: apart */
+                turns += e > s ? e - s : 0;
+            else
+                tv[win[i].verdict] += e > s ? e - s : 0;
         }
         int best = -1;
         for (int v = ANALYSIS_CONCURRENT; v < ANALYSIS_NVERDICTS; v++) {
@@ -608,7 +627,8 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
                 best_ns = tv[v], best = v;
         }
         if (best < 0)
-            best = tv[ANALYSIS_SOLO] > 0   ? ANALYSIS_SOLO
+            best = turns > 0               ? ANALYSIS_TIME_SLICED
+                   : tv[ANALYSIS_SOLO] > 0 ? ANALYSIS_SOLO
                    : tv[ANALYSIS_IDLE] > 0 ? ANALYSIS_IDLE
                                            : -1;
         noverlap += ov > 0;
@@ -622,6 +642,123 @@ static int lane_verdicts_brute(json_t *lane, const analysis *an, int64_t t0, int
         }
     }
     return noverlap;
+}
+
+static json_t *timeline_json(const web_runix *r, int64_t t0, int64_t t1, uint32_t width,
+                             uint32_t kmax);
+
+/* test_web_turns: two processes without MPS that take turns on one GPU without overlapping (a
+ * 100 us idle gap at each handover, 12 handovers; then 5 ms idle; then 4 more): the analysis'
+ * took-turns window is no overlap window: /api/timeline lists it in `turns` with its switches
+ * (each where the next process's kernel started, its gap before) and not in `windows`, its
+ * pixels time-sliced with an overlap share of 0; /api/window lists the same switches as the
+ * analysis counts; the 5 ms gap (no switch: longer than ANALYSIS_SWITCH_GAP_NS) is not one. */
+int test_web_turns(void)
+{
+    store_run *run = store_run_new();
+    store_idx stream[2], launch[2];
+    for (int p = 0; p < 2; p++) {
+        store_process_info pi = {.pid = 300 + p,
+                                 .ppid = 1,
+                                 .host = "h",
+                                 .exe = "/bin/x",
+                                 .argv = "x",
+                                 .source = "libcollect"};
+        store_idx pr = store_run_add_process(run, &pi, p ? "b.db" : "a.db");
+        store_device_info di = {.device_id = 0,
+                                .uuid = "00112233445566778899aabbccddeeff",
+                                .name = "NVIDIA H200",
+                                .sm_count = 132,
+                                .cc_major = 9};
+        store_idx cx = store_run_context(run, pr, 1, store_run_add_device(run, pr, &di), 1);
+        stream[p] = store_run_stream(run, cx, 7);
+        store_launch l = {.name = store_run_intern(run, p ? "_Z2kBv" : "_Z2kAv"),
+                          .grid = {64, 1, 1},
+                          .block = {128, 1, 1}};
+        launch[p] = store_run_launch(run, &l);
+    }
+    int64_t t = BASE, want_t[32];
+    int nwant = 0;
+    for (int i = 0; i < 18; i++) {
+        if (i == 13)
+            t += 5000000; /* idle, no switch */
+        store_kernel k = {t, t + 20000, stream[i % 2], launch[i % 2], (uint32_t)i + 1, 0};
+        store_run_add_kernel(run, &k);
+        if (i > 0 && i != 13)
+            want_t[nwant++] = t - BASE;
+        t += 120000; /* 20 us of kernel, then 100 us idle */
+    }
+    store_run_finish(run);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run wr = {"turns", run, an};
+    web_runix r;
+    char err[128];
+    TEST_EQ_INT(web_runix_build(&r, &wr, err, sizeof err), WEB_OK);
+    TEST_EQ_INT((int)r.lanes[0].nsw, nwant);
+    TEST_EQ_INT((int)analysis_get_device(an, 0)->switches, nwant);
+    json_t *o = timeline_json(&r, -1000, t - BASE, 100, 0);
+    TEST_ASSERT(o);
+    json_t *lane = json_array_get(json_object_get(o, "lanes"), 0);
+    TEST_EQ_INT(jint(lane, "nwindows"), 0);
+    json_t *turns = json_object_get(lane, "turns"), *sw = json_object_get(lane, "switches");
+    TEST_EQ_INT(jint(lane, "nturns"), (json_int_t)json_array_size(turns));
+    TEST_ASSERT(json_array_size(turns) >= 1);
+    json_int_t in_turns = 0;
+    for (size_t i = 0; i < json_array_size(turns); i++) {
+        json_t *w = json_array_get(turns, i);
+        const analysis_window *aw = &analysis_windows(an)[json_integer_value(json_array_get(w, 0))];
+        TEST_EQ_INT(aw->rule, ANALYSIS_RULE_TOOK_TURNS);
+        TEST_EQ_INT(json_integer_value(json_array_get(w, 3)), aw->switches);
+        in_turns += aw->switches;
+    }
+    TEST_EQ_INT(jint(lane, "nswitches"), nwant);
+    TEST_EQ_INT((int)json_array_size(sw), nwant);
+    for (int i = 0; i < nwant; i++) {
+        json_t *x = json_array_get(sw, (size_t)i);
+        TEST_EQ_INT(json_integer_value(json_array_get(x, 0)), want_t[i]);
+        TEST_EQ_INT(json_integer_value(json_array_get(x, 1)), 100000);
+    }
+    json_t *ov = json_object_get(lane, "overlap"), *vd = json_object_get(lane, "verdict");
+    int sliced = 0;
+    for (size_t j = 0; j < json_array_size(ov); j++) {
+        TEST_EQ_INT(json_integer_value(json_array_get(ov, j)), 0);
+        sliced += json_integer_value(json_array_get(vd, j)) == ANALYSIS_TIME_SLICED;
+    }
+    TEST_ASSERT(sliced > 0);
+    json_decref(o);
+    web_runix_free(&r);
+    /* /api/window of each took-turns window: the switches the analysis counted, where they were */
+    fixture f = {0};
+    f.run[0] = run;
+    f.an[0] = an;
+    web_options opt;
+    web_options_default(&opt);
+    opt.port = 0;
+    opt.no_token = 1;
+    TEST_EQ_INT(web_start(&opt, &wr, 1, &f.w, err, sizeof err), WEB_OK);
+    int listed = 0;
+    for (uint64_t i = 0; i < analysis_nwindows(an); i++) {
+        const analysis_window *aw = &analysis_windows(an)[i];
+        if (aw->rule != ANALYSIS_RULE_TOOK_TURNS)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/api/window?id=%llu", (unsigned long long)i);
+        json_t *w = get_json(web_port(f.w), path, 200);
+        TEST_ASSERT(w);
+        TEST_EQ_INT(jint(w, "switches_found"), aw->switches);
+        json_t *ts = json_object_get(w, "switch_times"), *gs = json_object_get(w, "switch_gaps");
+        TEST_EQ_INT((json_int_t)json_array_size(ts), aw->switches);
+        for (size_t k = 0; k < json_array_size(ts); k++, listed++) {
+            TEST_EQ_INT(json_integer_value(json_array_get(ts, k)), want_t[listed]);
+            TEST_EQ_INT(json_integer_value(json_array_get(gs, k)), 100000);
+        }
+        json_decref(w);
+    }
+    TEST_EQ_INT(listed, in_turns);
+    TEST_ASSERT(listed >= 2);
+    teardown(&f);
+    return 0;
 }
 
 int test_web_timeline_bins(void)
@@ -955,7 +1092,7 @@ int test_web_kernel_window_find_stats(void)
         TEST_ASSERT(json_object_get(j, stats_keys[i]));
     TEST_EQ_INT(json_array_size(json_object_get(j, "devices")), 1);
     json_t *dev = json_array_get(json_object_get(j, "devices"), 0);
-    TEST_EQ_INT(json_object_size(dev), 3);
+    TEST_EQ_INT(json_object_size(dev), 4);
     TEST_EQ_INT(jint(dev, "lane"), 0);
     const char *none[] = {NULL};
     TEST_ASSERT(same_view(json_object_get(dev, "stretch_histogram"),
@@ -963,6 +1100,8 @@ int test_web_kernel_window_find_stats(void)
     json_t *lv = json_object_get(dev, "ns_at_processes");
     TEST_EQ_INT(json_array_size(lv), 3);
     TEST_EQ_INT(json_integer_value(json_array_get(lv, 2)), 100 * 2000); /* both in flight */
+    json_t *lc = json_object_get(dev, "ns_at_contexts"); /* one context a process: the same */
+    TEST_ASSERT(json_equal(lc, lv));
     json_t *h = json_object_get(j, "stretch_histogram");
     json_int_t total = jint(h, "no_reference");
     for (size_t i = 0; i < json_array_size(json_object_get(h, "counts")); i++)
@@ -2467,9 +2606,31 @@ static int read_line(int fd, char *buf, size_t n)
     return (int)len;
 }
 
+/* wait_shown: tlview serve FILES answers at once and reads its runs meanwhile (GET /api/status
+ * says "loading"): the cases that spawn it ask about the runs, so wait for them (30 s at most),
+ * asking 127.0.0.1:port with `token` ("" for none). Returns when they are shown, or the server
+ * stopped (a file it could not read: the case looks at that). */
+static void wait_shown(unsigned port, const char *token)
+{
+    char req[256];
+    snprintf(req, sizeof req, "GET /api/status%s%s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n",
+             token[0] ? "?token=" : "", token);
+    for (int i = 0; i < 600; i++) {
+        response r;
+        if (http_raw(port, req, &r))
+            break;
+        int loading = r.status == 200 && r.body && strstr(r.body, "\"state\":\"loading\"");
+        free(r.head);
+        if (!loading)
+            break;
+        usleep(50000);
+    }
+}
+
 /* serve_port: the port of the URL on the line `tlview serve` printed on loopback,
- * http://127.0.0.1:PORT/?token=TOKEN, whose token (48 hex digits) http_get() sends from then on;
- * 0 (and the line printed) when the line holds no such URL. */
+ * http://127.0.0.1:PORT/?token=TOKEN, whose token (48 hex digits) http_get() sends from then on,
+ * once the server shows its runs (GET /api/status no longer "loading"); 0 (and the line printed)
+ * when the line holds no such URL. */
 static unsigned serve_port(const char *line)
 {
     unsigned port = 0;
@@ -2482,6 +2643,7 @@ static unsigned serve_port(const char *line)
         return 0;
     }
     snprintf(http_token, sizeof http_token, "%s", token);
+    wait_shown(port, token);
     return port;
 }
 
@@ -2559,7 +2721,8 @@ int test_web_serve_demo_and_errors(void)
     TEST_ASSERT(read_line(err, line, sizeof line) > 0);
     TEST_ASSERT(strstr(line, "no demo traces found") != NULL);
     close(out), close(err);
-    /* a bad file: named in the error, exit 1, nothing served */
+    /* a bad file: the server answered at once (its URL printed) while it read it; then the
+     * error names it and the server stops, exit 1 */
     snprintf(p, sizeof p, "%s/bad.db", tmp);
     FILE *f = fopen(p, "w");
     fputs("not a trace\n", f);
@@ -2569,7 +2732,9 @@ int test_web_serve_demo_and_errors(void)
     TEST_EQ_INT(wait_exit(pid), 1);
     TEST_ASSERT(read_line(err, line, sizeof line) > 0);
     TEST_ASSERT(strstr(line, "bad.db") != NULL);
-    TEST_EQ_INT(read_line(out, line, sizeof line), 0);
+    TEST_ASSERT(read_line(out, line, sizeof line) > 0);
+    TEST_ASSERT(strstr(line, "being loaded at http://127.0.0.1:") != NULL);
+    TEST_EQ_INT(read_line(out, line, sizeof line), 0); /* and nothing after */
     close(out), close(err);
     /* demo traces with MPS off and on for 2 processes: served as a comparison */
     snprintf(dir, sizeof dir, "%s/mps-off", tmp);
@@ -3664,6 +3829,7 @@ int test_web_serve_bind_all(void)
     if (!strstr(warn, "warning: listening on 0.0.0.0 (every interface)"))
         fprintf(stderr, "stderr: %s", warn);
     TEST_ASSERT(strstr(warn, "warning: listening on 0.0.0.0 (every interface)") != NULL);
+    wait_shown(port, token);
     int fails = 0;
     fails += expect_status(port, "GET /api/runs HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", 403, NULL);
     snprintf(req, sizeof req,
@@ -3754,6 +3920,8 @@ int test_web_serve_token(void)
     char *at = strstr(line, "http://127.0.0.1:");
     if (at)
         sscanf(at, "http://127.0.0.1:%u/", &port);
+    if (port)
+        wait_shown(port, "");
     for (size_t i = 0; port && i < sizeof token_paths / sizeof *token_paths; i++) {
         char req[256];
         snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n\r\n", token_paths[i],
@@ -3825,6 +3993,7 @@ int test_web_serve_bind_any6(void)
     if (!strstr(warn, "warning: listening on ::0 (every interface)"))
         fprintf(stderr, "stderr: %s", warn);
     TEST_ASSERT(strstr(warn, "warning: listening on ::0 (every interface)") != NULL);
+    wait_shown(port, token);
     /* what a browser sends for the printed URL */
     snprintf(req, sizeof req,
              "GET /api/runs?token=%s HTTP/1.1\r\nHost: %s:%u\r\nConnection: close\r\n\r\n", token,
@@ -3983,24 +4152,47 @@ static double brute_parallelism(const analysis *an, uint32_t slot, int64_t a, in
     return work / ((double)(b - a) - undef);
 }
 
-/* check_range: web_range() over [t0, t1) against a count over every kernel and window. */
-static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan_max)
+/* brute_verdict: the verdict shown for kernel k (the window of its lane holding most of it, the
+ * first of equals; solo for none or an idle one), by a look at every window. */
+static int brute_verdict(const web_runix *r, const store_kernel *k)
+{
+    uint32_t lane = web_kernel_lane(r, k);
+    const analysis_device *d = analysis_get_device(r->an, lane);
+    const analysis_window *w = analysis_windows(r->an) + d->first_window, *best = NULL;
+    int64_t best_ns = -1;
+    for (uint64_t i = 0; i < d->nwindows; i++) {
+        int64_t s = w[i].t0 > k->start ? w[i].t0 : k->start,
+                e = w[i].t1 < k->end ? w[i].t1 : k->end;
+        if (w[i].t0 < k->end && w[i].t1 > k->start && e - s > best_ns)
+            best_ns = e - s, best = &w[i];
+    }
+    return !best || best->verdict == ANALYSIS_IDLE ? ANALYSIS_SOLO : (int)best->verdict;
+}
+
+/* check_range: web_range() over [t0, t1) and the rows flagged in rowsel (NULL: all) against a
+ * count over every kernel, window and record (the other kinds' records per name, by brute force
+ * too). */
+static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan_max,
+                       const uint8_t *rowsel)
 {
     const store_run *run = r->run;
     const float *x = analysis_stretch(r->an);
     int64_t a = r->origin + t0, b = r->origin + t1;
     tally *proc = calloc(run->nprocesses, sizeof *proc),
           *name = calloc(run->nstrings, sizeof *name);
-    tally all = {0};
+    tally all = {0}, verdict[ANALYSIS_NVERDICTS] = {{0}};
     for (uint64_t i = 0; i < run->nkernels; i++) {
         const store_kernel *k = &run->kernels[i];
         if (!(k->start < b && (k->end > a || (k->start >= a && k->end <= k->start))))
             continue;
+        if (rowsel && !rowsel[r->stream_row[WEB_ROW_KERNELS][k->stream]])
+            continue;
         int64_t s = k->start > a ? k->start : a, e = k->end < b ? k->end : b;
         int64_t ns = e > s ? e - s : 0;
-        tally *t[3] = {&proc[run->contexts[run->streams[k->stream].context].process],
-                       &name[run->launches[k->launch].name], &all};
-        for (int j = 0; j < 3; j++) {
+        tally *t[4] = {&proc[run->contexts[run->streams[k->stream].context].process],
+                       &name[run->launches[k->launch].name], &all,
+                       &verdict[all.kernels <= scan_max ? brute_verdict(r, k) : 0]};
+        for (int j = 0; j < 4; j++) {
             t[j]->kernels++;
             t[j]->ns += ns;
             if (isfinite(x[i]) && x[i] > 0)
@@ -4008,7 +4200,7 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
         }
     }
     web_buf buf = {0};
-    TEST_EQ_INT(web_range(r, 0, t0, t1, scan_max, &buf), 0);
+    TEST_EQ_INT(web_range(r, 0, t0, t1, rowsel, scan_max, 100000, &buf), 0);
     json_error_t err;
     json_t *j = json_loads(buf.s, 0, &err);
     if (!j)
@@ -4056,6 +4248,76 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
         prev = jint(o, "ns");
         TEST_ASSERT(check_num(json_object_get(o, "stretch"), tally_stretch(&name[s]), n));
     }
+    json_t *bv = json_object_get(j, "by_verdict");
+    size_t nv = 0;
+    for (int v = 0; v < ANALYSIS_NVERDICTS && scanned; v++)
+        nv += verdict[v].kernels > 0;
+    TEST_EQ_INT(json_array_size(bv), nv);
+    json_array_foreach(bv, idx, o)
+    {
+        int v = (int)jint(o, "verdict");
+        TEST_ASSERT(v >= 0 && v < ANALYSIS_NVERDICTS);
+        TEST_EQ_INT(jint(o, "kernels"), verdict[v].kernels);
+        TEST_EQ_INT(jint(o, "ns"), verdict[v].ns);
+        TEST_ASSERT(
+            check_num(json_object_get(o, "stretch"), tally_stretch(&verdict[v]), "verdict"));
+    }
+    /* the selected rows' copies, API calls and NVTX ranges, per kind and name */
+    json_t *items = json_object_get(j, "items");
+    TEST_EQ_INT(json_is_true(json_object_get(j, "items_truncated")), 0);
+    size_t nitems = 0;
+    for (int kind = WEB_ROW_COPIES; kind < WEB_NROW_KINDS; kind++) {
+        const web_items *ik = &r->items[kind];
+        static const char *const word[] = {"kernel", "copy", "api", "nvtx"};
+        enum { KEYS = 4096 };
+        static json_int_t count[KEYS], ns[KEYS];
+        static uint32_t key[KEYS];
+        uint32_t nk = 0;
+        memset(count, 0, sizeof count);
+        memset(ns, 0, sizeof ns);
+        for (uint64_t i = 0; i < ik->n && rowsel; i++) {
+            uint32_t row = web_item_row(r, kind, i);
+            int64_t s = web_item_start(ik, i), e = web_item_end(ik, i);
+            if (row == UINT32_MAX || !rowsel[row] || !(s < b && (e > a || (s >= a && e <= s))))
+                continue;
+            uint32_t kk = kind == WEB_ROW_COPIES
+                              ? (uint32_t)run->copies[i].type << 16 | run->copies[i].kind
+                          : kind == WEB_ROW_API ? run->apis[i].name
+                                                : run->ranges[i].name;
+            uint32_t m = 0;
+            while (m < nk && key[m] != kk)
+                m++;
+            TEST_ASSERT(m < KEYS);
+            if (m == nk)
+                key[nk++] = kk;
+            count[m]++;
+            ns[m] += (e < b ? e : b) - (s > a ? s : a) > 0 ? (e < b ? e : b) - (s > a ? s : a) : 0;
+        }
+        for (uint32_t m = 0; m < nk; m++) {
+            char text[48];
+            const char *want = kind == WEB_ROW_COPIES ? NULL : run->strings[key[m]].demangled;
+            int found = 0;
+            json_array_foreach(items, idx, o)
+            {
+                const char *n = json_string_value(json_object_get(o, "name"));
+                if (strcmp(json_string_value(json_object_get(o, "kind")), word[kind]) != 0)
+                    continue;
+                if (!want) { /* a copy's name, from a copy of that type and kind */
+                    for (uint64_t i = 0; i < ik->n && !want; i++)
+                        if (((uint32_t)run->copies[i].type << 16 | run->copies[i].kind) == key[m])
+                            want = view_copy_name(&run->copies[i], text, sizeof text);
+                }
+                if (strcmp(n, want) == 0) {
+                    found = 1;
+                    TEST_EQ_INT(jint(o, "count"), count[m]);
+                    TEST_EQ_INT(jint(o, "ns"), ns[m]);
+                }
+            }
+            TEST_ASSERT(found);
+            nitems++;
+        }
+    }
+    TEST_EQ_INT(json_array_size(items), nitems);
     json_t *lanes = json_object_get(j, "lanes");
     TEST_EQ_INT(json_array_size(lanes), r->nlanes);
     for (uint32_t l = 0; l < r->nlanes; l++) {
@@ -4086,8 +4348,15 @@ static int check_range(const web_runix *r, int64_t t0, int64_t t1, uint64_t scan
 static int gen_indexed(int mps, unsigned seed, const char *label, store_run **pRun, analysis **pAn,
                        web_runix *r)
 {
-    bench_gen_opts o = {
-        .nkernels = 20000, .nprocs = 4, .streams = 2, .per_iter = 50, .mps = mps, .seed = seed};
+    bench_gen_opts o = {.nkernels = 20000,
+                        .nprocs = 4,
+                        .streams = 2,
+                        .per_iter = 50,
+                        .mps = mps,
+                        .seed = seed,
+                        .api = 1,
+                        .copy_every = 40,
+                        .nvtx = 1};
     store_run *run = bench_gen_run(&o);
     TEST_ASSERT(run);
     analysis *an;
@@ -4120,11 +4389,16 @@ int test_web_range(void)
             int64_t len = q % 3 == 0
                               ? 1 + rand() % 5000
                               : (int64_t)((double)rand() / RAND_MAX * (double)span / (1 + q % 7));
-            if (check_range(&r, t0, t0 + (len > 0 ? len : 1), 1000000))
+            uint8_t sel[256];
+            TEST_ASSERT(r.nrows <= sizeof sel);
+            for (uint32_t i = 0; i < r.nrows; i++) /* an area: some rows, of every kind */
+                sel[i] = rand() % 3 == 0;
+            if (check_range(&r, t0, t0 + (len > 0 ? len : 1), 1000000, q % 2 ? sel : NULL))
                 return 1;
         }
-        TEST_EQ_INT(check_range(&r, -10, span + 10, 1000000), 0);
-        TEST_EQ_INT(check_range(&r, 0, span, 100), 0); /* above the cut-off: no names, no stretch */
+        TEST_EQ_INT(check_range(&r, -10, span + 10, 1000000, NULL), 0);
+        /* above the cut-off: no names, no stretch */
+        TEST_EQ_INT(check_range(&r, 0, span, 100, NULL), 0);
         /* the per-pixel parallelism of the timeline */
         enum { W = 300 };
         web_buf b = {0};
@@ -4166,8 +4440,10 @@ int test_web_range(void)
     TEST_ASSERT(j);
     TEST_EQ_INT(jint(j, "kernels"), 420);
     json_decref(j);
-    const char *bad[] = {"/api/range?t0=5&t1=5", "/api/range?t0=0", "/api/range?t0=0&t1=9&x=1",
-                         "/api/range?run=1&t0=0&t1=9", "/api/range?t0=0&t1=9&t1=10"};
+    const char *bad[] = {"/api/range?t0=5&t1=5",           "/api/range?t0=0",
+                         "/api/range?t0=0&t1=9&x=1",       "/api/range?run=1&t0=0&t1=9",
+                         "/api/range?t0=0&t1=9&t1=10",     "/api/range?t0=0&t1=9&rows=",
+                         "/api/range?t0=0&t1=9&rows=9999", "/api/range?t0=0&t1=9&names=-1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         j = get_json(f.port, bad[i], 400);
         TEST_ASSERT(j && json_string_value(json_object_get(j, "error")));
@@ -4886,6 +5162,12 @@ int test_web_edge_of_time(void)
     snprintf(q[n++], 200, "/api/flow?run=0&kind=api&id=0");
     for (int i = 0; i < n; i++) {
         response r;
+        if (strncmp(q[i], "/api/stats", 10) == 0) { /* built after start: 503 until then */
+            json_t *st = get_stats(f.port, q[i]);
+            TEST_ASSERT(st);
+            json_decref(st);
+            continue;
+        }
         TEST_EQ_INT(http_get(f.port, q[i], &r), 0);
         /* the statistics are built on a thread of their own after start: 503 until then (under
          * ASan on a loaded machine, not yet at the first request) */

@@ -35,10 +35,14 @@ const S = {
   compare: null,           // GET /api/runs "compare"
   t0: 0, t1: 1,            // view, ns relative to each run's first kernel
   fullSpan: 1,             // ns: the longest run
-  colorBy: 'process',
+  colorBy: 'process',       // kernels coloured by 'process' or by 'verdict'
+  colorDefault: 'process', // 'verdict' where the runs overlap (colorSetup)
   data: [],                // per run: {t0, t1, width, lanes[], rows: Map(row -> RowData)}
   bands: [],               // layout: {type, run, lane?, row?, y, h}
+  pinBands: [],            // the pinned lanes' tracks, on the pinned canvas (arrange.js)
   height: 0,
+  pinHeight: 0,
+  arrange: null,           // Arrangement (arrange.js): pinned lanes, hidden and moved rows
   hover: null,             // what is under the mouse
   selected: null,          // {run, id, s, d} of the clicked kernel (s, d once its details came)
   item: null,              // {run, kind, id} of the clicked copy, API call or NVTX range
@@ -48,24 +52,36 @@ const S = {
   rulerLabels: [],         // the ruler's tick labels as last drawn (read by the browser tests)
   flow: null,              // Flow (tracks.js): the selected kernel, copy or API call and its partners
   collapsed: null,         // per run, the Set of processes whose copies, API and NVTX rows are hidden
-  find: { q: '', launches: [], hits: [], total: 0 }, // per run: Set of launch ids; hits per run
+  find: { q: '', runs: [], k: -1, launches: [], hits: [], current: null }, // search.js: the text,
+                           // SearchRun per run, the current match's position (-1: none), per run
+                           // the Set of matching launches and the kernel matches in view
   follow: false,           // the server follows growing files (tlview serve --follow): poll
   generation: 0,           // the generation of S.runs (GET /api/runs), sent with every query
   seq: 0,                  // query sequence, to drop stale answers
   ready: false,            // first viewport drawn (read by the browser tests)
   lastQueryMs: 0,
   drawCount: 0,
+  shift: [0, 0],           // ns added to each run's times in the view: run B aligned on A (align.js)
+  gone: false,             // the server stopped answering (apiFetch)
+  align: null,             // how B was aligned: {how: 'range' | 'kernel' | 'drag', what}, or null
 };
 
 const $ = (id) => document.getElementById(id);
 const canvas = $('timeline');
-const ctx = canvas.getContext('2d');
+const mainCtx = canvas.getContext('2d');
+const pinned = $('pinned');          // the pinned lanes' tracks (arrange.js)
+const pinCtx = pinned.getContext('2d');
+let ctx = mainCtx;                   // the canvas being drawn: the timeline's, or the pinned one's
+let surfH = 0;                       // its height (CSS px)
 const ruler = $('ruler');
 const rctx = ruler.getContext('2d');
 
 // ------------------------------------------------------------------ queries
 
+// showError shows a message at the foot of the page for a few seconds (not once the server is gone:
+// serverGone says that).
 function showError(msg) {
+  if (serverGone()) return; // one message says it all
   const e = $('error');
   e.textContent = msg;
   e.hidden = false;
@@ -87,8 +103,36 @@ function staleError() {
   return e;
 }
 
+// apiFetch is fetch() for the page's queries: a failure of the network itself (the server
+// stopped, or the machine is gone) shows a message that stays (serverGone) instead of each
+// query's "Failed to fetch".
+async function apiFetch(url, opts) {
+  try {
+    return await fetch(url, opts);
+  } catch (e) {
+    if (e.name !== 'AbortError') {
+      S.gone = true;
+      serverGone();
+    }
+    throw e;
+  }
+}
+
+// serverGone shows, once the server stopped answering, what happened and what to do; true then.
+function serverGone() {
+  if (!S.gone) return false;
+  const g = $('gone');
+  if (g.hidden) {
+    g.textContent = 'The tlview server is not answering: it was stopped, or its machine is out of reach. Start `tlview serve` again, then reload this page (its view is kept in the URL).';
+    g.hidden = false;
+  }
+  return true;
+}
+
+// getJSON asks the API for url (with the generation, when following) and parses the answer; throws
+// with the server's error text on a 4xx or 5xx.
 async function getJSON(url, signal) {
-  const r = await fetch(/^api\/(runs|generation)$/.test(url) ? url : withGen(url), { signal });
+  const r = await apiFetch(/^api\/(runs|generation|status)$/.test(url) ? url : withGen(url), { signal });
   const j = await r.json();
   if (r.status === 409 && S.follow) throw staleError();
   if (!r.ok) throw new Error(j.error || `${r.status}`);
@@ -180,7 +224,7 @@ function decodeCompact(buf) {
 
 // getCompact asks for a compact answer and decodes it (errors are JSON, as everywhere).
 async function getCompact(url, signal) {
-  const r = await fetch(url, { signal });
+  const r = await apiFetch(url, { signal });
   if (!r.ok) {
     const j = await r.json();
     throw new Error(j.error || `${r.status}`);
@@ -192,7 +236,7 @@ async function getCompact(url, signal) {
 // answers 503 with Retry-After: ask again after that many seconds (as for conc_pending).
 async function getStats(ri) {
   for (;;) {
-    const r = await fetch(withGen(`api/stats?run=${ri}`));
+    const r = await apiFetch(withGen(`api/stats?run=${ri}`));
     const j = await r.json();
     if (r.ok) return j;
     if (r.status === 409 && S.follow) throw staleError();
@@ -207,9 +251,18 @@ async function getStats(ri) {
 let fetchTimer = 0;
 let inflight = null;
 
+// scheduleFetch asks for the viewport FETCH_DEBOUNCE ms after the last change of view.
 function scheduleFetch() {
   clearTimeout(fetchTimer);
   fetchTimer = setTimeout(fetchView, FETCH_DEBOUNCE);
+}
+
+// runRange is the integer range [t0, t1) of run ri's own times that the view's [a, b) shows
+// (run B shifted: align.js), at least 1 ns long.
+function runRange(ri, a, b) {
+  const sh = (S.shift && S.shift[ri]) || 0;
+  const t0 = Math.floor(a - sh);
+  return [t0, Math.max(Math.ceil(b - sh), t0 + 1)];
 }
 
 // fetchView asks the server for the current viewport of every run (stale answers are dropped).
@@ -219,11 +272,12 @@ async function fetchView() {
   inflight = ac;
   const seq = ++S.seq;
   const width = Math.round(plotWidth());
-  const t0 = Math.floor(S.t0), t1 = Math.max(Math.ceil(S.t1), Math.floor(S.t0) + 1);
   const started = performance.now();
   try {
-    const answers = await Promise.all(S.runs.map((run, ri) =>
-      getCompact(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}&format=bin`, ac.signal)));
+    const answers = await Promise.all(S.runs.map((run, ri) => {
+      const [t0, t1] = runRange(ri, S.t0, S.t1);
+      return getCompact(`api/timeline?run=${ri}&t0=${t0}&t1=${t1}&width=${width}&kmax=${Math.max(200, width)}${rowsParam(ri)}&format=bin`, ac.signal);
+    }));
     if (seq !== S.seq) return;
     S.data = answers.map((a) => {
       const rows = new Map();
@@ -235,7 +289,7 @@ async function fetchView() {
     updateStatus();
     // just after start the server may still be building its concurrency cache: ask again soon
     if (S.data.some((d) => d.lanes.some((l) => l.conc_pending))) setTimeout(scheduleFetch, 300);
-    if (S.find.q) scheduleFind();
+    if (S.find.q) findMarks();
   } catch (e) {
     if (e.name !== 'AbortError') showError(`Query failed: ${e.message}`);
   } finally {
@@ -250,9 +304,12 @@ async function fetchRange() {
   const seq = ++S.rangeSeq;
   S.rangeStats = null;
   if (!sel) return;
-  const t0 = Math.floor(sel.t0), t1 = Math.max(Math.ceil(sel.t1), t0 + 1);
   try {
-    const answers = await Promise.all(S.runs.map((run, ri) => getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}`)));
+    const answers = await Promise.all(S.runs.map((run, ri) => {
+      if (!rangeHasRows(ri)) return null; // an area over the other run's rows only
+      const [t0, t1] = runRange(ri, sel.t0, sel.t1);
+      return getJSON(`api/range?run=${ri}&t0=${t0}&t1=${t1}${rangeRowsParam(ri)}`);
+    }));
     if (seq !== S.rangeSeq) return;
     S.rangeStats = answers;
     renderRange();

@@ -7,16 +7,31 @@ const VERDICT_COLORS = { // by verdict name (GET /api/runs "verdicts")
   idle: '#d9dde3', solo: '#8d99ab', concurrent: '#2e9e4f', 'time-sliced': '#d64541',
   contended: '#f08c00', queued: '#1f8fb3', unknown: '#8e6cc4',
 };
-// The hues processes may take (degrees): gold to olive, cyan, violet to pink. Left out: the red,
-// orange, green, blue and purple families the verdicts and the concurrency track use.
-const PROCESS_HUES = [[44, 70], [168, 184], [280, 335]];
-const PROCESS_MIN_DE = 22; // a process colour is at least this far (CIE76 ΔE) from every verdict's
+// The hues processes may take (degrees): gold to yellow-green, cyan to teal, violet to pink: the
+// whole of what the red, orange, green, blue and purple families of the verdicts and the
+// concurrency track leave (widened for issue 31: 16 processes pairwise ΔE > 28, was 24).
+const PROCESS_HUES = [[40, 85], [160, 190], [275, 340]];
+const PROCESS_MIN_DE = 24; // a process colour is at least this far (CIE76 ΔE) from every verdict's
 const PAR_COLOR = '#2b3140';  // effective parallelism in the lane's track
 const CONC_COLOR = '#2f6fd0'; // processes in flight (area at 28%, peak line darker)
 const CAPTURE_COLOR = '#0f6e69'; // captured ranges, along the bottom of a lane's header
+const TURN_COLOR = '#b8322e'; // a took-turns window's handovers (context switches), darker than time-sliced
 
+// verdictColor is the colour of verdict v (an index of S.verdicts).
 function verdictColor(v) {
   return VERDICT_COLORS[S.verdicts[v]] || '#999';
+}
+
+// verdictPixels is each verdict's colour as a pixel of the layer (rgba32), by verdict value: as
+// it is (shade 0), dimmed (1: not a find's match) or light (2: a kernel's stretched part). Made
+// once, so that drawing a kernel or a pixel looks up no string.
+const verdictPx = [null, null, null];
+function verdictPixels(shade) {
+  if (!verdictPx[shade] || verdictPx[shade].length !== S.verdicts.length) {
+    const f = [(c) => c, dim, light][shade];
+    verdictPx[shade] = S.verdicts.map((_, v) => rgba32(f(verdictColor(v))));
+  }
+  return verdictPx[shade];
 }
 
 // hexRgb reads '#rrggbb' as [r, g, b].
@@ -52,9 +67,10 @@ function deltaE(a, b) {
   return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
 }
 
-// processPalette grows the process colours to at least n: candidates over PROCESS_HUES at six
+// growPalette grows the process colours (processPalette) to at least n: candidates over PROCESS_HUES at six
 // lightnesses and two saturations, those near a verdict colour dropped, then picked greedily,
-// each the candidate farthest (in L*a*b*) from all picked before, starting from a mid violet.
+// each the candidate farthest (in L*a*b*) from all picked before, starting from a mid violet
+// (the first candidate when the verdicts' distance leaves it out).
 // Deterministic; ~700 candidates, so even 64 processes cost well under a millisecond each.
 const processPalette = { colors: [], cands: null, labs: null, far: null };
 function growPalette(n) {
@@ -77,7 +93,7 @@ function growPalette(n) {
   }
   while (P.colors.length < n) {
     let k = 0;
-    if (!P.colors.length) k = P.cands.indexOf(hslHex(300, 0.45, 0.44));
+    if (!P.colors.length) k = Math.max(0, P.cands.indexOf(hslHex(300, 0.45, 0.44)));
     else for (let i = 1; i < P.far.length; i++) if (P.far[i] > P.far[k]) k = i;
     const c = P.cands[k], q = P.labs[k];
     P.colors.push(c);

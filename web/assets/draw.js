@@ -6,6 +6,7 @@
 
 // ------------------------------------------------------------------ drawing
 
+// requestDraw draws at the next animation frame (once, however many ask before it).
 let drawPending = false;
 function requestDraw() {
   if (drawPending) return;
@@ -13,63 +14,126 @@ function requestDraw() {
   requestAnimationFrame(() => { drawPending = false; draw(); });
 }
 
-// binX maps pixel j of an answer over [a.t0, a.t1) to canvas x (answers may lag the view).
+// binEdges maps pixel j of an answer over [a.t0, a.t1) to its canvas x edges (answers may lag the
+// view).
 function binEdges(d, j) {
   const px = (d.t1 - d.t0) / d.width;
   return [timeToX(d.t0 + j * px), timeToX(d.t0 + (j + 1) * px)];
 }
 
+// draw draws the timeline's canvas (grid, overlap shading, rows through the pixel layer, names
+// and marks, flows, lane bands), the selection, the pointer's line, then the pinned canvas and
+// the ruler.
 function draw() {
+  onRun(-1);
   const dpr = window.devicePixelRatio || 1;
   const W = cssWidth = canvas.clientWidth;
   if (Math.round(W * dpr) !== canvas.width) resizeCanvases();
+  ctx = mainCtx;
+  surfH = S.height;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, W, S.height);
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   drawGrid();
   // overlap shading first, so that it tints the rows' background and not their kernels
-  for (const b of S.bands) if (b.type === 'laneend') drawOverlapShade(b, S.data[b.run]);
-  for (const d of S.data) { // pixel edges of each answer on the current view, once per frame
+  for (const b of S.bands) if (b.type === 'laneend') { onRun(b.run); drawOverlapShade(b, S.data[b.run]); }
+  S.data.forEach((d, ri) => { // pixel edges of each answer on the current view, once per frame
+    onRun(ri);
     const px = (d.t1 - d.t0) / d.width;
     if (!d.xs || d.xs.length !== d.width + 1) d.xs = new Float64Array(d.width + 1);
     for (let j = 0; j <= d.width; j++) d.xs[j] = timeToX(d.t0 + j * px);
-  }
+  });
   layerBegin();
-  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'bars');
+  for (const b of S.bands) if (b.type === 'row') { onRun(b.run); drawRow(b, S.runs[b.run], S.data[b.run], 'bars'); }
   layerEnd();
-  for (const b of S.bands) if (b.type === 'row') drawRow(b, S.runs[b.run], S.data[b.run], 'marks');
+  for (const b of S.bands) if (b.type === 'row') { onRun(b.run); drawRow(b, S.runs[b.run], S.data[b.run], 'marks'); }
   drawFlows();
   for (const b of S.bands) {
     const run = S.runs[b.run];
     const d = S.data[b.run];
+    onRun(b.run);
     switch (b.type) {
       case 'run': drawRunHeader(b, run); break;
       case 'lane': drawLaneHeader(b, run); break;
+      case 'captures': drawCaptures(b, run); break;
       case 'conc': drawConc(b, run, d); break;
       case 'vband': drawVerdictStrip(b, d); break;
+      case 'lanetag': drawLaneTag(b, run); break;
     }
   }
+  onRun(-1);
   // gutter border
   ctx.fillStyle = '#dde1e7';
   ctx.fillRect(GUTTER - 1, 0, 1, S.height);
   drawRange();
-  drawRuler();
   drawHover();
+  drawPinned();
+  drawRuler();
   S.drawCount++;
 }
 
+// drawPinned draws the pinned lanes' tracks (arrange.js) on their own canvas, which stays under
+// the ruler while the timeline scrolls: the same drawing as in the timeline, with the selected
+// range and the pointer's line across it.
+function drawPinned() {
+  if (!S.pinHeight) return;
+  const dpr = window.devicePixelRatio || 1;
+  if (pinned.width !== canvas.width || pinned.height !== Math.round(S.pinHeight * dpr)) resizeCanvases();
+  ctx = pinCtx;
+  surfH = S.pinHeight;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cssWidth, surfH);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  drawGrid();
+  for (const b of S.pinBands) {
+    const run = S.runs[b.run], d = S.data[b.run];
+    onRun(b.run);
+    switch (b.type) {
+      case 'lane': drawLaneHeader(b, run); break;
+      case 'captures': drawCaptures(b, run); break;
+      case 'conc': drawConc(b, run, d); break;
+      case 'vband': drawVerdictStrip(b, d); break;
+    }
+  }
+  onRun(-1);
+  ctx.fillStyle = '#dde1e7';
+  ctx.fillRect(GUTTER - 1, 0, 1, surfH);
+  drawRange();
+  drawHover();
+  ctx = mainCtx;
+  surfH = S.height;
+}
+
+// drawLaneTag stands in the timeline for a pinned lane's tracks, above its rows: which GPU the
+// rows below belong to (a click unpins its tracks).
+function drawLaneTag(b, run) {
+  const lane = run.lanes[b.lane];
+  ctx.fillStyle = '#eef1f5';
+  ctx.fillRect(0, b.y, cssWidth, b.h);
+  ctx.fillStyle = '#4b5565';
+  ctx.font = '600 10.5px system-ui, sans-serif';
+  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2);
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillStyle = '#8b94a3';
+  ctx.fillText('its tracks are pinned on top · click to unpin', GUTTER + 8, b.y + b.h / 2);
+  ctx.font = '11px system-ui, sans-serif';
+}
+
+// drawGrid draws the ruler's ticks as faint lines down the canvas being drawn, and the gutter.
 function drawGrid() {
   const { step } = tickStep();
   ctx.fillStyle = '#f0f2f5';
   for (let t = Math.ceil(S.t0 / step) * step; t < S.t1; t += step) {
     const x = Math.round(timeToX(t));
-    if (x > GUTTER) ctx.fillRect(x, 0, 1, S.height);
+    if (x > GUTTER) ctx.fillRect(x, 0, 1, surfH);
   }
   ctx.fillStyle = '#f7f8fa';
-  ctx.fillRect(0, 0, GUTTER - 1, S.height);
+  ctx.fillRect(0, 0, GUTTER - 1, surfH);
 }
 
+// drawRunHeader draws a run's header band: its letter, label, counts, and how B is placed.
 function drawRunHeader(b, run) {
   ctx.fillStyle = '#e8ecf2';
   ctx.fillRect(0, b.y, cssWidth, b.h);
@@ -80,38 +144,51 @@ function drawRunHeader(b, run) {
   ctx.fillText(ellipsisMiddle(run.label, GUTTER - 18 - ctx.measureText(tag).width), 10 + ctx.measureText(tag).width, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#6b7585';
-  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}`, GUTTER + 8, b.y + b.h / 2);
+  const sh = S.shift[b.run] || 0;
+  const shifted = sh ? ` · drawn ${sh > 0 ? '+' : '−'}${fmtTime(Math.abs(sh), 4)} from its first kernel${S.align ? `, aligned on ${S.align.what}` : ''}` : '';
+  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
 }
 
+// drawLaneHeader draws a GPU's header: its name (with the run's letter when there are two), a
+// pin control (arrange.js), its counts and its verdict pill, whose place is kept in the band for
+// the hover and the click (the pill explains itself and opens the GPU's evidence).
 function drawLaneHeader(b, run) {
   const lane = run.lanes[b.lane];
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 11.5px system-ui, sans-serif';
-  ctx.fillText(`GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillStyle = '#8b94a3';
+  ctx.fillText(isPinned(b.run, b.lane) ? 'unpin' : 'pin', GUTTER - PIN_CTL_W, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
-  const txt = `${lane.processes} processes · ${lane.contexts} contexts · ${lane.kernels.toLocaleString()} kernels · ${mpsText(lane.mps)}`;
+  const txt = `${plural(lane.processes, 'process', 'processes')} · ${plural(lane.contexts, 'context', 'contexts')} · ${plural(lane.kernels, 'kernel', 'kernels')} · ${mpsText(lane.mps)}`;
   ctx.fillStyle = '#6b7585';
   ctx.fillText(txt, GUTTER + 8, b.y + b.h / 2 + 1);
   const tw = ctx.measureText(txt).width;
   const vc = verdictColor(S.verdicts.indexOf(lane.verdict));
   ctx.fillStyle = vc;
-  roundRect(GUTTER + 16 + tw, b.y + 4, ctx.measureText(lane.verdict).width + 14, b.h - 8, 7);
+  const pw = ctx.measureText(lane.verdict).width + 14;
+  roundRect(GUTTER + 16 + tw, b.y + 4, pw, b.h - 8, 7);
   ctx.fill();
+  b.pill = [GUTTER + 16 + tw, GUTTER + 16 + tw + pw];
   ctx.fillStyle = '#fff';
   ctx.font = '600 10.5px system-ui, sans-serif';
   ctx.fillText(lane.verdict, GUTTER + 23 + tw, b.y + b.h / 2 + 1);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#e3e6eb';
   ctx.fillRect(0, b.y, cssWidth, 1);
-  drawCaptures(b, run);
 }
 
 // drawCaptures marks the run's captured ranges (GET /api/runs "captures": what the collector
-// recorded with TLVIEW_CAPTURE*, TLVIEW_FLIGHT or `tlview capture`) along the bottom of a lane's
-// header: a bar from start to end with its ends ticked, and its name where it fits.
+// recorded with TLVIEW_CAPTURE*, TLVIEW_FLIGHT or `tlview capture`) in a band of their own under
+// the lane's header (so that no label is drawn over the header's text): a bar from start to end
+// with its ends ticked, and its name where it fits.
 function drawCaptures(b, run) {
   const caps = run.captures || [];
   if (!caps.length) return;
+  ctx.fillStyle = '#9aa3b0';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.fillText('captured', 22, b.y + b.h / 2);
   const y = b.y + b.h - 3;
   ctx.save();
   ctx.beginPath();
@@ -137,6 +214,7 @@ function drawCaptures(b, run) {
   ctx.restore();
 }
 
+// roundRect traces a rectangle with rounded corners (radius r) as the current path.
 function roundRect(x, y, w, h, r) {
   ctx.beginPath();
   ctx.moveTo(x + r, y);
@@ -147,21 +225,31 @@ function roundRect(x, y, w, h, r) {
   ctx.closePath();
 }
 
+// laneData is the viewport answer's lane of band b (null before the answer).
 function laneData(d, b) {
   return d && d.lanes ? d.lanes.find((l) => l.lane === b.lane) : null;
 }
 
+// concTop is the scale of a lane's concurrency track: the most processes or contexts it had in
+// flight at once, or the most solo work per ns a window did (par_max, rounded up: green contexts
+// or streams side by side put it above the processes in flight), at least 1, so that neither
+// area is ever clipped.
+function concTop(lane) {
+  return Math.max(1, lane.max_processes || 0, lane.max_contexts || 0, Math.ceil((lane.par_max || 0) - 1e-9));
+}
+
 // drawConc draws the concurrency track: mean processes in flight (light area), their peak (line)
 // and the effective parallelism (dark area): solo work done per ns, so that time-slicing (4 in
-// flight, parallelism ~1) and side by side (4 and ~4) differ at a glance.
+// flight, parallelism ~1) and side by side (4 and ~4) differ at a glance. Its scale (concTop)
+// and what it counts are written in the gutter.
 function drawConc(b, run, d) {
   const lane = run.lanes[b.lane];
-  const top = Math.max(1, lane.processes);
+  const top = concTop(lane);
   ctx.fillStyle = '#6b7585';
-  ctx.fillText('concurrency', 22, b.y + b.h / 2 - 7);
+  ctx.fillText(`concurrency, 0–${top}`, 22, b.y + b.h / 2 - 7);
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
-  ctx.fillText(`in flight · parallelism, 0–${top}`, 22, b.y + b.h / 2 + 6);
+  ctx.fillText('processes in flight · parallelism', 22, b.y + b.h / 2 + 6);
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#fafbfc';
   ctx.fillRect(GUTTER, b.y, cssWidth - GUTTER, b.h);
@@ -203,7 +291,7 @@ function drawConc(b, run, d) {
   for (let j = 0; j < d.width; j++) {
     const [x0, x1] = binEdges(d, j);
     if (x1 < GUTTER || x0 > cssWidth) continue;
-    const y = yOf(L.conc_max[j]) + 0.5;
+    const y = Math.round(yOf(L.conc_max[j])) + 0.5; // on a pixel row: crisp
     if (!started) { ctx.moveTo(Math.max(GUTTER, x0), y); started = true; } else ctx.lineTo(Math.max(GUTTER, x0), y);
     ctx.lineTo(x1, y);
   }
@@ -237,7 +325,8 @@ function drawParallelism(L, d, yOf) {
 }
 
 // overlapSpans yields [x0, x1, verdict] of overlap windows in view: exact windows when the server
-// listed them, else runs of equal per-pixel verdicts.
+// listed them, else runs of equal per-pixel verdicts where the pixels hold overlap (a took-turns
+// window is time-sliced with an overlap share of 0: no overlap window, turnSpans draws it).
 function overlapSpans(d, L) {
   const out = [];
   if (!L) return out;
@@ -248,7 +337,7 @@ function overlapSpans(d, L) {
   let j0 = -1;
   for (let j = 0; j <= d.width; j++) {
     const v = j < d.width ? L.verdict[j] : -1;
-    const ov = v >= 2;
+    const ov = v >= 2 && L.overlap[j] > 0;
     if (j0 >= 0 && (!ov || v !== L.verdict[j0])) {
       out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], L.verdict[j0], -1]);
       j0 = -1;
@@ -258,6 +347,32 @@ function overlapSpans(d, L) {
   return out;
 }
 
+// turnSpans yields [x0, x1, window id, switches] of the took-turns windows in view (contexts
+// without MPS that switched without overlapping): the server's list, else runs of pixels that
+// are time-sliced without overlap (id -1, switches unknown).
+function turnSpans(d, L) {
+  const out = [];
+  if (!L) return out;
+  if (L.turns) {
+    for (const w of L.turns) out.push([timeToX(w[1]), timeToX(w[2]), w[0], w[3]]);
+    return out;
+  }
+  if (L.nturns === 0 || !L.overlap) return out;
+  let j0 = -1;
+  for (let j = 0; j <= d.width; j++) {
+    const tt = j < d.width && L.verdict[j] === 3 && L.overlap[j] === 0;
+    if (j0 >= 0 && !tt) { out.push([binEdges(d, j0)[0], binEdges(d, j - 1)[1], -1, -1]); j0 = -1; }
+    if (tt && j0 < 0) j0 = j;
+  }
+  return out;
+}
+
+// drawVerdictStrip draws a lane's overlap windows in their verdicts' colours and its took-turns
+// windows as what they are: a dotted line along the strip's foot over the window, and at each
+// of its context switches a tick where the next context's kernel started, its idle gap before it
+// a thin line; the time between them is left as it was (a context alone, or idle). Switches
+// inside overlap windows are not marked: the window's colour says what happened there. When the switches
+// in view are too many to list, the strip says how many.
 function drawVerdictStrip(b, d) {
   ctx.fillStyle = '#eef0f3';
   ctx.fillRect(GUTTER, b.y + 1, cssWidth - GUTTER, b.h - 2);
@@ -265,6 +380,27 @@ function drawVerdictStrip(b, d) {
   for (const [x0, x1, v] of overlapSpans(d, L)) {
     ctx.fillStyle = verdictColor(v);
     ctx.fillRect(Math.max(GUTTER, x0), b.y + 1, Math.max(1.5, Math.min(x1, cssWidth) - Math.max(GUTTER, x0)), b.h - 2);
+  }
+  const turns = turnSpans(d, L);
+  ctx.fillStyle = TURN_COLOR;
+  for (const [x0, x1] of turns) {
+    for (let x = Math.max(GUTTER, x0); x < Math.min(x1, cssWidth); x += 4) ctx.fillRect(x, b.y + b.h - 3, 2, 2);
+  }
+  if (turns.length && L.switches) {
+    for (const [t, gap] of L.switches) { // the idle gap a thin line, the handover a tick
+      const xa = timeToX(t - gap), xb = timeToX(t);
+      if (!turns.some(([x0, x1]) => xb >= x0 - 0.5 && xa <= x1 + 0.5)) continue; // not a took-turns window's
+      if (xb < GUTTER - 2 || xa > cssWidth) continue;
+      if (xb - xa > 2) ctx.fillRect(Math.max(GUTTER, xa), b.y + b.h / 2 - 0.5, Math.min(xb, cssWidth) - Math.max(GUTTER, xa), 1);
+      if (xb >= GUTTER) ctx.fillRect(xb - 1, b.y + 1, 2, b.h - 2);
+    }
+  } else if (turns.length && L.nswitches) { // too many to list: where there is room, how many
+    ctx.font = '9.5px system-ui, sans-serif';
+    for (const [x0, x1, , n] of turns) {
+      const a = Math.max(GUTTER, x0), e = Math.min(cssWidth, x1);
+      const txt = n >= 0 ? `${n.toLocaleString()} context switches here: zoom in to place them` : 'contexts took turns here: zoom in to place their switches';
+      if (e - a > ctx.measureText(txt).width + 8) ctx.fillText(txt, a + 4, b.y + b.h / 2 - 1);
+    }
   }
   ctx.fillStyle = '#9aa3b0';
   ctx.font = '10px system-ui, sans-serif';
@@ -283,6 +419,7 @@ function drawOverlapShade(b, d) {
   ctx.globalAlpha = 1;
 }
 
+// rowLabel is a row's gutter text: its process (head) and its stream or thread (sub).
 function rowLabel(run, row) {
   const p = run.processes[row.process];
   return {
@@ -295,6 +432,8 @@ function rowLabel(run, row) {
 // Kernel bars and per-pixel bars are written into one ImageData and composited once per frame:
 // tens of thousands of canvas rectangles cost ~100 ms in a software-rendered canvas, this ~5 ms.
 const layer = { canvas: document.createElement('canvas'), img: null, u32: null, w: 0, h: 0, dpr: 1, used: false };
+
+// layerBegin readies the pixel layer for a frame: sized as the canvas, cleared when used.
 function layerBegin() {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
@@ -344,6 +483,7 @@ function layerHatch(x, y, w, h, px, bg) {
   layer.used = true;
 }
 
+// layerEnd puts the pixel layer's frame onto the canvas, in one drawImage.
 function layerEnd() {
   if (!layer.used) return;
   layer.canvas.getContext('2d').putImageData(layer.img, 0, 0);
@@ -364,36 +504,42 @@ function drawRow(b, run, d, phase) {
     drawRowLabel(b, run, row, pc);
     if (!R) return;
     if (R.mode === 'kernels') {
+      // each kernel's pixels: its verdict's or its process's, plain, dimmed or light (the
+      // stretched part), looked up once per row instead of colour strings per kernel
+      const byV = S.colorBy === 'verdict';
+      const vp = byV ? verdictPixels(0) : null, vd = byV ? verdictPixels(1) : null, vl = byV ? verdictPixels(2) : null;
+      const pp = rgba32(pc), pd = rgba32(dim(pc)), pl = rgba32(light(pc));
       for (let i = 0; i < R.s.length; i++) {
         let x0 = timeToX(R.s[i]), x1 = timeToX(R.s[i] + R.d[i]);
         if (x1 < GUTTER || x0 > W) continue;
         x0 = Math.max(GUTTER, x0);
         x1 = Math.min(W, x1);
         const dimmed = hl && hl.size && !hl.has(R.l[i]);
-        const c = dimmed ? dim(kernelColor(R, i, pc)) : kernelColor(R, i, pc);
+        const px = byV ? (dimmed ? vd : vp)[R.v[i]] : dimmed ? pd : pp;
         // a one-pixel gap keeps back-to-back kernels apart when they are wide enough
         const w = Math.max(1 / layer.dpr, x1 - x0 - (x1 - x0 > 4 ? 1 : 0));
         // the kernel's solo reference length (duration / stretch) solid, the rest hatched
         const xr = R.x[i] > 1 && !dimmed ? timeToX(R.s[i] + R.d[i] / R.x[i]) : Infinity;
         if (xr < x0 + w - 1) {
-          if (xr > x0) layerRect(x0, y0, xr - x0, h, rgba32(c));
+          if (xr > x0) layerRect(x0, y0, xr - x0, h, px);
           const xh = Math.max(x0, xr);
-          layerHatch(xh, y0, x0 + w - xh, h, rgba32(c), rgba32(light(c)));
+          layerHatch(xh, y0, x0 + w - xh, h, px, byV ? vl[R.v[i]] : pl);
         } else {
-          layerRect(x0, y0, w, h, rgba32(c));
+          layerRect(x0, y0, w, h, px);
         }
       }
     } else {
-      const xs = d.xs;
+      const xs = d.xs, dimmed = !!(hl && hl.size);
+      // the pixels' colours as layer pixels, looked up once (not a string per pixel)
+      const vp = S.colorBy === 'verdict' ? verdictPixels(dimmed ? 1 : 0) : null;
+      const ppx = rgba32(dimmed ? dim(pc) : pc);
       for (let j = 0; j < d.width; j++) {
         if (!R.count[j]) continue;
         const x0 = xs[j], x1 = xs[j + 1];
         if (x1 < GUTTER || x0 > W) continue;
         const bh = Math.max(2, h * R.busy[j] / 1000);
-        let c = S.colorBy === 'verdict' ? verdictColor(R.verdict[j] < 0 ? 1 : R.verdict[j]) : pc;
-        if (hl && hl.size) c = dim(c);
         const xa = Math.max(GUTTER, x0);
-        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, rgba32(c));
+        layerRect(xa, y0 + h - bh, Math.max(1 / layer.dpr, x1 - xa), bh, vp ? vp[R.verdict[j] < 0 ? 1 : R.verdict[j]] : ppx);
       }
     }
     return;
@@ -439,6 +585,8 @@ function kernelColor(R, i, pc) {
   return S.colorBy === 'verdict' ? verdictColor(R.v[i]) : pc;
 }
 
+// drawRowLabel draws a row's label in the gutter: its process (with its colour) on its first
+// row, its stream or thread, and the row's controls while the pointer is over it.
 function drawRowLabel(b, run, row, pc) {
   if (b.first) {
     ctx.fillStyle = '#e3e6eb';
@@ -459,6 +607,7 @@ function drawRowLabel(b, run, row, pc) {
     ctx.fillStyle = '#6b7585';
     ctx.fillText(lab.sub, 30 + 60, b.y + Math.min(b.h, ROW_H) / 2);
   }
+  if (S.hover && S.hover.h && S.hover.h.band === b && S.hover.x == null) drawRowControls(b);
 }
 
 // ellipsisMiddle fits text into w px by cutting its middle (a third of what is kept from the head,
@@ -474,6 +623,7 @@ function ellipsisMiddle(text, w) {
   return lo > 0 ? cut(lo) : '';
 }
 
+// ellipsis fits text into w px by cutting its end (the canvas's current font).
 function ellipsis(text, w) {
   if (ctx.measureText(text).width <= w) return text;
   let lo = 0, hi = text.length;
@@ -514,6 +664,8 @@ function tickLabel(t, u, digits) {
   return `${Number(v) === 0 ? v.replace('-', '') : v} ${u[1]}`;
 }
 
+// drawRuler draws the ruler: the view's length, the ticks and their labels, a ruler drag and
+// the selection's length.
 function drawRuler() {
   const dpr = window.devicePixelRatio || 1;
   const W = ruler.clientWidth, H = ruler.clientHeight;
@@ -558,17 +710,39 @@ function drawRuler() {
   rctx.fillRect(GUTTER - 1, 0, 1, H);
 }
 
-// drawRange shades the selected time range over the whole timeline and marks its edges.
+// rangeSpans is what the selection covers of the canvas being drawn, as [y0, y1] spans: all of
+// it for a time range; for an area (a range over some rows: S.range.rows) its rows' bands on the
+// timeline, those next to each other joined, and nothing on the pinned canvas.
+function rangeSpans() {
+  if (!S.range.rows) return [[0, surfH]];
+  if (ctx !== mainCtx) return [];
+  const want = new Set(S.range.rows.map((r) => `${r.run}.${r.row}`)), out = [];
+  for (const b of S.bands) {
+    if (b.type !== 'row' || !want.has(`${b.run}.${b.row}`)) continue;
+    const last = out[out.length - 1];
+    if (last && Math.abs(last[1] - b.y) < 1) last[1] = b.y + b.h; else out.push([b.y, b.y + b.h]);
+  }
+  return out;
+}
+
+// drawRange shades the selection (a time range, or an area: a range over some rows) on the
+// canvas being drawn and marks its edges; an area is outlined.
 function drawRange() {
   if (!S.range) return;
   const xa = timeToX(S.range.t0), xb = timeToX(S.range.t1);
   const x0 = Math.max(GUTTER, xa), x1 = Math.min(cssWidth, xb);
   if (x1 < GUTTER || x0 > cssWidth) return;
-  ctx.fillStyle = 'rgba(43,49,64,0.10)';
-  ctx.fillRect(x0, 0, Math.max(1, x1 - x0), S.height);
-  ctx.fillStyle = PAR_COLOR;
-  if (xa >= GUTTER) ctx.fillRect(Math.round(xa), 0, 1, S.height);
-  if (xb <= cssWidth) ctx.fillRect(Math.round(xb), 0, 1, S.height);
+  for (const [y0, y1] of rangeSpans()) {
+    ctx.fillStyle = 'rgba(43,49,64,0.10)';
+    ctx.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+    ctx.fillStyle = PAR_COLOR;
+    if (xa >= GUTTER) ctx.fillRect(Math.round(xa), y0, 1, y1 - y0);
+    if (xb <= cssWidth) ctx.fillRect(Math.round(xb), y0, 1, y1 - y0);
+    if (S.range.rows) {
+      ctx.fillRect(x0, Math.round(y0), Math.max(1, x1 - x0), 1);
+      ctx.fillRect(x0, Math.round(y1) - 1, Math.max(1, x1 - x0), 1);
+    }
+  }
 }
 
 // drawRangeLabel writes the selected range's duration on the ruler, centred over it.
@@ -589,8 +763,9 @@ function drawRangeLabel(W, H) {
   rctx.font = '11px system-ui, sans-serif';
 }
 
+// drawHover draws the pointer's vertical line across the canvas being drawn.
 function drawHover() {
   if (!S.hover || S.hover.x == null) return;
   ctx.fillStyle = 'rgba(29,36,48,0.35)';
-  ctx.fillRect(Math.round(S.hover.x), 0, 1, S.height);
+  ctx.fillRect(Math.round(S.hover.x), 0, 1, surfH);
 }

@@ -49,7 +49,13 @@ async function followApply() {
   if (S.collapsed) S.collapsed = S.collapsed.map((set, ri) => (S.runs[ri] &&
     JSON.stringify(procs[ri]) === JSON.stringify(S.runs[ri].processes.map((p) => `${p.pid} ${p.file}`)) ? set : undefined));
   S.flow = null; // ids of records may have moved
+  // the arrangement: the pins kept (lanes keep their numbers); hidden and moved rows let go, as
+  // a new stream or thread renumbers the rows after it
+  const pins = S.arrange && S.arrange.unpinned;
+  arrangeInit(null);
+  S.arrange.unpinned = pins;
   renderHeader();
+  renderHeadline();
   renderLegend();
   layout();
   if (all) fitAll();

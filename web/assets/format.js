@@ -85,3 +85,8 @@ function rankText(p) {
 function pidText(p) {
   return `pid ${p.pid}${p.rank != null ? ` · rank ${p.rank}` : ''}`;
 }
+
+// plural writes a count with its noun: "1 process", "4 processes", "20,016 kernels".
+function plural(n, one, many) {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}

@@ -20,14 +20,31 @@ async function jobOpen() {
   if (JOB_GROUP == null) return;
   const url = new URL(`../../api/job/open?group=${JOB_GROUP}`, location.href);
   for (;;) {
-    const r = await fetch(url);
+    const r = await apiFetch(url);
     const j = await r.json();
+    if (r.status === 404) throw jobMissing(j.error);
     if (!r.ok) throw new Error(j.error || `${r.status}`);
     if (j.state === 'open') return;
     if (j.state === 'failed') throw new Error(`group ${JOB_GROUP} cannot be opened: ${j.failure}`);
     $('status').textContent = `Loading GPU group ${JOB_GROUP} (${j.state})…`;
     await new Promise((ok) => setTimeout(ok, JOB_OPEN_POLL));
   }
+}
+
+// jobMissing shows, instead of the timeline, that the job has no such group (the server's words)
+// and the way back to the overview; returns the error for jobOpen to throw (already shown).
+function jobMissing(why) {
+  const box = $('loading');
+  box.textContent = '';
+  const back = el('a', null, '◀ Back to the job: every host and GPU');
+  back.href = '../../';
+  back.id = 'job-back';
+  box.append(el('div', 'load-title', `No GPU group ${JOB_GROUP} here`), el('div', 'load-stage', why || ''), back);
+  box.hidden = false;
+  document.body.classList.add('is-loading');
+  const e = new Error(why);
+  e.shown = true;
+  return e;
 }
 
 // jobHeader puts the link back to the overview first in the header, and looks every few seconds
@@ -42,7 +59,7 @@ function jobHeader() {
   $('runinfo').prepend(a);
   const timer = setInterval(async () => {
     try {
-      const r = await fetch('api/generation');
+      const r = await apiFetch('api/generation');
       if (r.status !== 404) return;
       clearInterval(timer);
       const e = $('error');

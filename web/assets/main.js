@@ -6,18 +6,22 @@
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, panels, input, jobgroup, follow, main.
+// lists: format, colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export,
+// input, jobgroup, follow, loading, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
 
+// main reads the runs once the server shows them, lays out and draws the first viewport, then the
+// selections of the URL and the statistics.
 async function main() {
   let meta;
   try {
     await jobOpen(); // a job's GPU group (jobgroup.js): loaded first
+    await waitLoaded(); // a big run: the server answers while it reads it (loading.js)
     meta = await getJSON('api/runs');
   } catch (e) {
-    showError(`Cannot read the runs: ${e.message}`);
+    if (!serverGone() && !e.shown) showError(`Cannot read the runs: ${e.message}`);
     return;
   }
   S.verdicts = meta.verdicts;
@@ -28,8 +32,14 @@ async function main() {
   S.follow = !!meta.follow;
   S.generation = meta.generation || 0;
   S.fullSpan = Math.max(1, ...S.runs.map((r) => r.summary.span_ns));
+  colorSetup(); // before the hash: it says only what differs from the default
   const h = readHash();
+  if (S.runs.length < 2) S.shift = [0, 0];
+  arrangeInit(h);
   renderHeader();
+  renderHeadline();
+  alignSetup();
+  exportSetup(meta.exports || ['json']);
   jobHeader();
   renderLegend();
   layout();
@@ -41,7 +51,7 @@ async function main() {
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);
   else if (h.item && h.item.run < S.runs.length) showItem(h.item.run, h.item.kind, h.item.id);
-  if (h.range) selectRange(h.range.t0, h.range.t1);
+  if (h.range) selectRange(h.range.t0, h.range.t1, h.range.rows);
   await refreshStats();
   updateStatus();
   if (S.follow) setInterval(followTick, FOLLOW_POLL);
@@ -57,11 +67,13 @@ async function refreshStats() {
   }
 }
 
-canvas.addEventListener('mousemove', onMove);
-canvas.addEventListener('mouseleave', onLeave);
-canvas.addEventListener('mousedown', onDown);
-canvas.addEventListener('wheel', onWheel, { passive: false });
-canvas.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+for (const c of [canvas, pinned]) { // the timeline, and the pinned tracks over it (arrange.js)
+  c.addEventListener('mousemove', onMove);
+  c.addEventListener('mouseleave', onLeave);
+  c.addEventListener('mousedown', onDown);
+  c.addEventListener('wheel', onWheel, { passive: false });
+  c.addEventListener('dblclick', (ev) => zoom(0.5, ev.clientX - canvas.getBoundingClientRect().left));
+}
 ruler.addEventListener('mousedown', onRulerDown);
 ruler.addEventListener('wheel', onWheel, { passive: false });
 window.addEventListener('mousemove', onDrag);
@@ -74,13 +86,21 @@ $('zoom-out').addEventListener('click', () => zoom(2));
 $('zoom-reset').addEventListener('click', fitAll);
 $('colorby').addEventListener('change', (e) => { S.colorBy = e.target.value; renderLegend(); writeHash(); requestDraw(); });
 $('find').addEventListener('input', scheduleFind);
-$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') findStep(e.shiftKey ? -1 : 1); });
+$('find').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); findStep(e.shiftKey ? -1 : 1); } });
+$('align').addEventListener('change', onAlignChange);
+$('export-open').addEventListener('click', toggleExport);
+document.addEventListener('click', (e) => { if (!e.target.closest('.menu-wrap')) $('export-menu').hidden = true; });
+$('align-range').addEventListener('keydown', (e) => { if (e.key === 'Enter') alignOnRange(e.target.value); });
 $('find-next').addEventListener('click', () => findStep(1));
 $('find-prev').addEventListener('click', () => findStep(-1));
-$('details-close').addEventListener('click', () => { clearRange(); closeDetails(); });
+$('details-close').addEventListener('click', () => { clearRange(); closeDetails(); closeSearch(); });
+$('details-body').addEventListener('click', onPanelLink);
 $('tab-details').addEventListener('click', () => showTab('details'));
 $('tab-range').addEventListener('click', () => showTab('range'));
+$('tab-search').addEventListener('click', () => showTab('search'));
+$('search-body').addEventListener('click', onSearchLink);
 $('panel-collapse').addEventListener('click', toggleCollapse);
+$('panel-grip').addEventListener('mousedown', onGripDown);
 $('help-open').addEventListener('click', toggleHelp);
 $('help-close').addEventListener('click', toggleHelp);
 $('help').addEventListener('click', (e) => { if (e.target === $('help')) toggleHelp(); });

@@ -3,6 +3,10 @@
 // header chips, the legend, the statistics cards and the status line.
 'use strict';
 
+// ------------------------------------------------------------------ constants
+
+const SWITCHES_SHOWN = 50; // context switches of a took-turns window listed in its evidence
+
 // ------------------------------------------------------------------ tooltip, details
 
 // hideTooltip hides the tooltip and forgets what was under the mouse (the view moved).
@@ -11,6 +15,7 @@ function hideTooltip() {
   $('tooltip').hidden = true;
 }
 
+// tooltipHTML is the tooltip of what hitTest found (h), '' for nothing.
 function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
   if (h.item != null || h.trackBin != null) return trackTooltip(h);
@@ -42,6 +47,26 @@ function tooltipHTML(h) {
       `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
       '<div class="kv">click for the evidence</div>';
   }
+  if (h.pill) {
+    const t = laneVerdictText(run.lanes[b.lane]);
+    return `<div class="kv"><b>${esc(t.verdict)}</b>: ${esc(t.meaning)}</div>` +
+      (t.rule ? `<div class="kv">decided by <b>${esc(t.rule)}</b>: ${esc(t.ruleText)}</div>` : '') +
+      '<div class="kv">click for the evidence</div>';
+  }
+  if (h.pin) return `<div class="kv">click to ${isPinned(b.run, b.lane) ? 'unpin this GPU\'s tracks (they scroll with its rows)' : 'pin this GPU\'s tracks on top (they stay in sight while the rows scroll)'}</div>`;
+  if (h.rowctl) return `<div class="kv">${{ up: 'move this row up', down: 'move this row down', hide: 'hide this row (the legend shows it again)' }[h.rowctl]}</div>`;
+  if (h.capture) {
+    const c = h.capture, p = run.processes[c.process];
+    return `<div class="kv">captured range <b>${esc(c.name || '(unnamed)')}</b> of ${p ? esc(pidText(p)) : 'a process'}</div>` +
+      `<div class="kv">${fmtTime(c.start, 6)} – ${fmtTime(c.end, 6)} (<b>${fmtTime(c.end - c.start)}</b>)</div>`;
+  }
+  if (h.turn) {
+    const w = h.turn;
+    return '<div class="kv"><b>time-sliced: took turns</b>, no overlap</div>' +
+      `<div class="kv"><b>${w[3].toLocaleString()}</b> context switches (a mark at each, where the GPU sat idle handing over); one context at a time between them</div>` +
+      `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
+      '<div class="kv">click for the evidence</div>';
+  }
   if (h.lanebin != null) {
     const L = h.L, j = h.lanebin;
     const v = L.verdict[j] >= 0 ? S.verdicts[L.verdict[j]] : 'idle';
@@ -65,6 +90,9 @@ async function showKernel(runIdx, id) {
     const rows = [
       ['process', `pid ${k.pid}`], ...(kp && kp.rank != null ? [['rank', rankText(kp)]] : []),
       ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
+      ['its context', `${mpsText(k.context_mps)}${k.context_mps === 'on' ? ' (an MPS client)' : ''} · ${k.green
+        ? `green: an SM partition${k.context_sms ? ` of ${k.context_sms} SMs` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
+        : 'not green'}`],
       ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
       ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
       ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
@@ -81,17 +109,29 @@ async function showKernel(runIdx, id) {
     if (k.window) html += windowTable(k.window);
     openDetails('Kernel', html);
     await selectFlow(runIdx, 'kernel', id, { row: k.row, depth: 0, start: k.start, end: k.end });
+    $('details-body').insertAdjacentHTML('beforeend', flowBlock('kernel'));
   } catch (e) {
     showError(`Kernel ${id}: ${e.message}`);
   }
 }
 
+// windowTable is the evidence of an analysis window (GET /api/window, or a kernel's window): an
+// overlap window's figures; a took-turns window's switches (each a link to its handover); a quiet
+// window's kernels, one context at a time. Figures that only overlap defines are not shown for
+// windows without overlap (their peak in flight is not measured there).
 function windowTable(w) {
-  const over = S.verdicts.indexOf(w.verdict) >= 2;
+  const turns = w.rule === 'took-turns';
+  const over = S.verdicts.indexOf(w.verdict) >= 2 && !turns;
   const rows = [
     ['verdict', w.verdict], ['span', `${fmtTime(w.t0, 6)} – ${fmtTime(w.t1, 6)}`], ['length', fmtTime(w.t1 - w.t0)],
-    ['kernels', w.kernels], ['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`],
+    ['kernels', w.kernels],
   ];
+  if (over) rows.push(['peak processes · contexts', `${w.max_processes} · ${w.max_contexts}`]);
+  else if (w.kernels > 0) rows.push(['in flight', 'one context at a time (no overlap)']);
+  if (turns) rows.push(
+    ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', 'never: each kernel inside its context\'s time slice'],
+    ['context switches', `${w.switches.toLocaleString()} (the GPU idle ${fmtTime(w.switch_gap_ns)} at them, summed; ${fmtTime(w.switches ? w.switch_gap_ns / w.switches : 0)} each on average)`],
+    ['MPS client in window', w.mps ? 'yes' : 'no']);
   if (over) rows.push(
     ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', fmtTime(w.overlap_ns)],
     ['contexts in flight (mean)', w.contexts_in_flight == null ? '–' : w.contexts_in_flight.toFixed(2)],
@@ -99,13 +139,65 @@ function windowTable(w) {
     ['effective parallelism', w.parallelism == null ? '–' : w.parallelism.toFixed(2)],
     ['overlap share of their time', fmtPct(w.overlap_share)],
     ['reference coverage', fmtPct(w.coverage)], ['MPS client in window', w.mps ? 'yes' : 'no']);
-  return `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
+  let html = `<div class="blk"><h4>Window · evidence</h4><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table></div>`;
+  if (turns && w.switch_times && w.switch_times.length) {
+    const shown = w.switch_times.slice(0, SWITCHES_SHOWN);
+    html += `<div class="blk"><h4>Context switches (handovers)</h4><table class="switches">${shown.map((t, i) =>
+      `<tr><td><a href="#" class="goto" data-t0="${t - w.switch_gaps[i]}" data-t1="${t}">${fmtTime(t, 7)}</a></td><td>idle ${fmtTime(w.switch_gaps[i])} before</td></tr>`).join('')}</table>` +
+      (w.switches_found > shown.length ? `<div class="kv">${(w.switches_found - shown.length).toLocaleString()} more</div>` : '') + '</div>';
+  }
+  return html;
 }
 
+// onPanelLink follows a link of the details panel: a flow partner (data-i: tracks.js flowGo), or
+// a time span (data-t0, data-t1, ns) shown with room around it (twenty times its length, at
+// least 2 µs).
+function onPanelLink(ev) {
+  const fl = ev.target.closest('a.flow');
+  if (fl) { ev.preventDefault(); flowGo(+fl.dataset.i); return; }
+  const a = ev.target.closest('a.goto');
+  if (!a) return;
+  ev.preventDefault();
+  const t0 = +a.dataset.t0, t1 = +a.dataset.t1;
+  const span = Math.max(20 * (t1 - t0), 2000), c = (t0 + t1) / 2;
+  setView(c - span / 2, c + span / 2);
+}
+
+// laneVerdictText is what a GPU's verdict pill says on hover: the verdict, what it means, the
+// rule that decided it and its sentence, and the GPU's evidence.
+function laneVerdictText(lane) {
+  const v = S.verdicts.indexOf(lane.verdict);
+  const bv = (lane.by_verdict || {})[lane.verdict];
+  const rule = bv && bv.rule && bv.rule !== 'none' ? bv.rule : null;
+  return { verdict: lane.verdict, meaning: S.meanings[v] || '', rule, ruleText: rule ? S.rules[rule] || '' : '', evidence: lane.evidence || '' };
+}
+
+// showLane opens a GPU's evidence in the details panel (a click on its verdict pill): the
+// verdict and its rule, the evidence sentence, and its time by verdict with each one's figures.
+function showLane(ri, li) {
+  const lane = S.runs[ri].lanes[li], t = laneVerdictText(lane);
+  const rows = [['verdict', `${t.verdict}: ${t.meaning}`]];
+  if (t.rule) rows.push(['decided by', `${t.rule}: ${t.ruleText}`]);
+  rows.push(['processes · contexts', `${lane.processes} · ${lane.contexts} (${mpsText(lane.mps)})`], ['busy · overlap', `${fmtTime(lane.busy_ns)} · ${fmtTime(lane.overlap_ns)}`],
+    ['stretch while overlapped', fmtStretch(lane.stretch, lane.basis)], ['effective parallelism', lane.parallelism == null ? '–' : lane.parallelism.toFixed(2)],
+    ['MPS would gain', lane.gain_basis === 'none' ? '–' : fmtGain(lane.predicted_gain_low, lane.predicted_gain)]);
+  let html = `<div class="blk"><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
+  if (t.evidence) html += `<h4>Evidence</h4><div class="kv">${esc(t.evidence)}</div>`;
+  html += '</div>';
+  const bv = Object.entries(lane.by_verdict || {}).filter(([, x]) => x && x.windows);
+  if (bv.length) {
+    html += `<div class="blk wide"><h4>Time by verdict</h4><table><tr><th>verdict</th><th>windows</th><th>time</th><th>share</th><th>stretch</th><th>contexts</th><th>parallelism</th><th>rule</th></tr>${bv.map(([v, x]) =>
+      `<tr><td>${esc(v)}</td><td>${x.windows}</td><td>${fmtTime(x.ns)}</td><td>${fmtPct(x.share)}</td><td>${fmtStretch(x.stretch, x.basis)}</td><td>${x.contexts_in_flight == null ? '–' : x.contexts_in_flight.toFixed(2)}</td><td>${x.parallelism == null ? '–' : x.parallelism.toFixed(2)}</td><td>${esc(x.rule || '–')}</td></tr>`).join('')}</table></div>`;
+  }
+  openDetails(`${S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : ''}GPU ${lane.lane}: ${lane.verdict}`, html);
+}
+
+// showWindow opens the evidence of analysis window `id` of run runIdx (GET /api/window).
 async function showWindow(runIdx, id) {
   try {
     const w = await getJSON(`api/window?run=${runIdx}&id=${id}`);
-    openDetails('Overlap window', windowTable(w));
+    const title = w.rule === 'took-turns' ? 'Window: contexts took turns' : S.verdicts.indexOf(w.verdict) >= 2 ? 'Overlap window' : 'Window';
+    openDetails(title, windowTable(w));
   } catch (e) {
     showError(`Window ${id}: ${e.message}`);
   }
@@ -115,28 +207,51 @@ async function showWindow(runIdx, id) {
 // One panel at the bottom of the window, as in Perfetto, so that the plot keeps its width: the
 // details of what was clicked and the statistics of the selected range, one tab each.
 
-const panel = { tab: 'details', details: false, range: false, collapsed: false };
+const panel = { tab: 'details', details: false, range: false, search: false, collapsed: false,
+  height: 0 }; // height: px the user dragged the drawer to (0: the style sheet's)
+const PANEL_TABS = ['details', 'range', 'search']; // each with #tab-X and #X-body
 
-// showTab shows the panel on tab `tab` ('details' or 'range'), or hides it when neither has
-// content; the page gets room at its bottom so that nothing stays under the panel.
+// ------------------------------------------------------------------ the drawer's height
+
+const PANEL_MIN = 90; // px: the drawer's least height when dragged (its title bar and a few rows)
+
+// onGripDown starts a drag of the drawer's top edge: its height follows the pointer, between
+// PANEL_MIN and 85% of the window, and is kept for the rest of the visit.
+function onGripDown(ev) {
+  if (ev.button !== 0) return;
+  ev.preventDefault();
+  const start = ev.clientY, h0 = $('details').getBoundingClientRect().height;
+  const move = (e) => {
+    panel.height = Math.round(Math.max(PANEL_MIN, Math.min(window.innerHeight * 0.85, h0 + start - e.clientY)));
+    $('details').style.height = `${panel.height}px`;
+    document.body.style.paddingBottom = `${panel.height}px`;
+  };
+  const up = () => { window.removeEventListener('mousemove', move); window.removeEventListener('mouseup', up); showTab(); };
+  window.addEventListener('mousemove', move);
+  window.addEventListener('mouseup', up);
+}
+
+// showTab shows the panel on tab `tab` ('details', 'range' or 'search'), or hides it when none
+// has content; the page gets room at its bottom so that nothing stays under the panel.
 function showTab(tab) {
   if (tab) panel.tab = tab;
-  if (!panel[panel.tab]) panel.tab = panel.details ? 'details' : 'range';
-  const open = panel.details || panel.range;
+  if (!panel[panel.tab]) panel.tab = PANEL_TABS.find((t) => panel[t]) || 'details';
+  const open = PANEL_TABS.some((t) => panel[t]);
   $('details').hidden = !open;
-  $('tab-details').hidden = !panel.details;
-  $('tab-range').hidden = !panel.range;
-  $('tab-details').classList.toggle('on', panel.tab === 'details');
-  $('tab-range').classList.toggle('on', panel.tab === 'range');
-  $('details-body').hidden = panel.tab !== 'details' || panel.collapsed;
-  $('range-body').hidden = panel.tab !== 'range' || panel.collapsed;
+  for (const t of PANEL_TABS) {
+    $(`tab-${t}`).hidden = !panel[t];
+    $(`tab-${t}`).classList.toggle('on', panel.tab === t);
+    $(`${t}-body`).hidden = panel.tab !== t || panel.collapsed;
+  }
   $('details').classList.toggle('collapsed', panel.collapsed);
+  $('details').style.height = panel.height && !panel.collapsed ? `${panel.height}px` : '';
   $('panel-collapse').textContent = panel.collapsed ? '▴' : '▾';
   $('panel-collapse').title = panel.collapsed ? 'Expand the panel' : 'Collapse the panel';
   document.body.style.paddingBottom = open ? `${$('details').offsetHeight}px` : '';
   requestDraw();
 }
 
+// openDetails fills the details tab (its title, its HTML) and shows it.
 function openDetails(title, html) {
   $('details-title').textContent = title;
   $('details-body').innerHTML = html;
@@ -145,6 +260,7 @@ function openDetails(title, html) {
   showTab('details');
 }
 
+// closeDetails empties the details tab and drops the selected kernel, record and flow.
 function closeDetails() {
   panel.details = false;
   $('details-body').textContent = '';
@@ -155,6 +271,7 @@ function closeDetails() {
   writeHash();
 }
 
+// openRange shows the range tab (fetchRange fills it).
 function openRange() {
   panel.range = true;
   panel.collapsed = false;
@@ -162,31 +279,60 @@ function openRange() {
   showTab('range');
 }
 
+// closeRange empties and hides the range tab.
 function closeRange() {
   panel.range = false;
   $('range-body').textContent = '';
   showTab();
 }
 
+// openSearch shows the search results' tab (search.js fills it).
+function openSearch() {
+  if (!panel.search) panel.collapsed = false;
+  panel.search = true;
+  showTab(panel.details && panel.tab === 'details' ? 'details' : 'search');
+}
+
+// closeSearch empties and hides the search tab (the search's text stays in its box).
+function closeSearch() {
+  panel.search = false;
+  $('search-body').textContent = '';
+  showTab();
+}
+
+// toggleCollapse collapses the bottom panel to its title bar, or opens it again.
 function toggleCollapse() {
   panel.collapsed = !panel.collapsed;
   showTab();
 }
 
-// renderRange fills the range tab: the range, then per run its time per verdict and parallelism
-// per GPU, and its kernels per process and per name (count, time inside, stretch).
+// renderRange fills the range tab: the selection (a time range, or an area: a range over some
+// rows), then per run its time per verdict and parallelism per GPU (the GPU's, whatever the
+// rows), and over the rows selected its kernels by process, by verdict and by name (every name)
+// and the other records by name: sortable tables, each with its CSV.
 function renderRange() {
   const box = $('range-body');
   if (!S.range) return;
   box.textContent = '';
   const head = el('div', 'range-head');
-  head.append('Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
-    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}`);
+  const nrows = S.range.rows ? S.range.rows.length : 0;
+  head.append(S.range.rows ? 'Area ' : 'Range ', el('b', null, fmtTime(S.range.t1 - S.range.t0, 4)),
+    ` · ${fmtTime(S.range.t0, 6)} – ${fmtTime(S.range.t1, 6)}${S.range.rows ? ` · over ${plural(nrows, 'row', 'rows')}` : ''}`);
   box.append(head);
   if (!S.rangeStats) { box.append(el('div', 'kv', 'reading the range…')); return; }
+  const num = (name, value, cell) => ({ name, value, cell, num: true });
+  const kern = (label, key) => [
+    { name: label, value: key.value, cell: key.cell },
+    num('kernels', (x) => x.kernels, (x) => x.kernels.toLocaleString()),
+    num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
+    num('mean', (x) => (x.kernels ? x.ns / x.kernels : NaN), (x) => (x.kernels ? fmtTime(x.ns / x.kernels) : '–')),
+    num('stretch', (x) => (x.stretch == null ? NaN : x.stretch), (x) => fmtX(x.stretch)),
+  ];
   S.rangeStats.forEach((st, ri) => {
+    if (!st) return; // an area without rows of this run
     const run = S.runs[ri];
     const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const file = (what) => `${tag.replace(' · ', '-').toLowerCase()}${what}.csv`;
     const g = el('div', 'blk');
     g.append(el('h4', null, `${tag}GPUs: time by verdict`));
     for (const L of st.lanes) {
@@ -198,29 +344,42 @@ function renderRange() {
       g.append(el('div', 'kv', `GPU ${lane.lane} · ${lane.name || 'unknown'}`), table(['verdict', 'time', 'share'], rows));
     }
     const p = el('div', 'blk');
-    p.append(el('h4', null, `${tag}processes`),
+    p.append(el('h4', null, `${tag}kernels by process`),
       el('div', 'kv', `${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
-    p.append(table(['process', 'kernels', 'time inside', 'stretch'], st.processes.map((q) => {
-      const name = el('span');
-      name.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`);
-      return [name, q.kernels.toLocaleString(), fmtTime(q.ns), fmtX(q.stretch)];
-    })));
+    p.append(dataTable(kern('process', {
+      value: (q) => `pid ${q.pid}`,
+      cell: (q) => { const n = el('span'); n.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`); return n; },
+    }), st.processes, 2, file('processes')));
+    const v = el('div', 'blk');
+    v.append(el('h4', null, `${tag}kernels by verdict`));
+    if (!st.truncated) v.append(dataTable(kern('verdict', { value: (x) => S.verdicts[x.verdict], cell: (x) => badge(S.verdicts[x.verdict]) }), st.by_verdict || [], 2, file('verdicts')));
     const n = el('div', 'blk wide');
-    n.append(el('h4', null, `${tag}kernel names`));
+    n.append(el('h4', null, `${tag}kernels by name (${(st.nnames || 0).toLocaleString()})`));
     if (st.truncated) {
       n.append(el('div', 'warn', `more than a million kernels in this range: per-name figures and stretches need a shorter range (counts and times above are exact)`));
     } else {
-      const shown = st.names.slice(0, 12);
-      n.append(table(['name', 'kernels', 'time inside', 'stretch'], shown.map((k) => {
-        const c = el('span', 'kname', shortName(k.name));
-        c.title = k.name;
-        return [c, k.kernels.toLocaleString(), fmtTime(k.ns), fmtX(k.stretch)];
-      })));
-      if (st.nnames > shown.length) n.append(el('div', 'kv', `${st.nnames - shown.length} more names`));
+      n.append(dataTable(kern('name', {
+        value: (k) => k.name,
+        cell: (k) => { const c = el('span', 'kname', shortName(k.name)); c.title = k.name; return c; },
+      }), st.names, 2, file('kernel-names')));
+      if (st.nnames > st.names.length) n.append(el('div', 'kv', `${(st.nnames - st.names.length).toLocaleString()} more names`));
     }
-    box.append(g, p, n);
+    box.append(g, p, v, n);
+    if ((st.items || []).length) {
+      const o = el('div', 'blk wide');
+      o.append(el('h4', null, `${tag}copies, API calls and NVTX ranges by name`));
+      if (st.items_truncated) o.append(el('div', 'warn', 'more than a million of them in this area: some rows left out, select fewer'));
+      o.append(dataTable([
+        { name: 'kind', value: (x) => ({ copy: 'copy', api: 'API call', nvtx: 'NVTX range' }[x.kind] || x.kind) },
+        { name: 'name', value: (x) => x.name, cell: (x) => { const c = el('span', 'kname', x.name); c.title = x.name; return c; } },
+        num('count', (x) => x.count, (x) => x.count.toLocaleString()),
+        num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
+        num('mean', (x) => (x.count ? x.ns / x.count : NaN), (x) => (x.count ? fmtTime(x.ns / x.count) : '–')),
+      ], st.items, 3, file('records')));
+      box.append(o);
+    }
   });
-  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track.'));
+  box.append(el('div', 'kv note', 'time inside: the kernels\' time within the range, summed over streams; mean: that time per kernel. Stretch: that time over the solo work done in it (each kernel\'s time / its solo reference), summed over the kernels with a solo reference — the one ratio of sums tlview uses everywhere (view/README.md); – when those hold less than half of the time. A kernel\'s verdict: its window\'s (the one holding most of it). Effective parallelism: solo work done per ns of the range (idle counts 0), the dark area of the concurrency track. Click a heading to sort.'));
 }
 
 // ------------------------------------------------------------------ help
@@ -237,6 +396,9 @@ function renderHelp() {
     ['drag on the timeline', 'select a time range: its statistics open below'],
     ['shift + drag', 'pan'], ['drag on the ruler', 'zoom to the dragged range'],
     ['F', 'fit the view to the selected range (or the selected kernel)'], ['0', 'show everything'],
+    ['] / [', 'follow the selected record\'s flow: from an API call to what it launched / back to the launch'],
+    ['drag across rows', 'select an area: the range over those rows only'], ['alt + drag on run B', 'align B on A by hand'],
+    ['Enter / Shift + Enter in the search', 'next / previous match, every kind, in time order'],
     ['click', 'details of a kernel or an overlap window'], ['double click', 'zoom in'],
     ['/', 'find kernels by name'], ['Esc', 'clear the selection and close the panel'], ['?', 'this help'],
   ];
@@ -275,82 +437,16 @@ function renderHelp() {
   box.append(k, d, v, g);
 }
 
+// toggleHelp opens the help (filled anew) or closes it.
 function toggleHelp() {
   const h = $('help');
   if (h.hidden) renderHelp();
   h.hidden = !h.hidden;
 }
 
-// ------------------------------------------------------------------ find
-
-const FIND_LIMIT = 2000;
-let findTimer = 0;
-function scheduleFind() {
-  clearTimeout(findTimer);
-  findTimer = setTimeout(runFind, 150);
-}
-
-// runFind marks the launches whose name matches (for kernels drawn one by one) and asks the
-// server where the matches lie in the view (for the aggregated rows).
-async function runFind() {
-  const q = $('find').value.trim();
-  S.find.q = q;
-  writeHash();
-  if (!q) {
-    S.find = { q: '', launches: [], hits: [], total: 0 };
-    $('find-info').textContent = '';
-    requestDraw();
-    return;
-  }
-  const ql = q.toLowerCase();
-  S.find.launches = S.runs.map((run) => {
-    const set = new Set();
-    run.launches.forEach((L, i) => { if (run.names[L[0]].toLowerCase().includes(ql)) set.add(i); });
-    return set;
-  });
-  try {
-    const t0 = Math.floor(S.t0), t1 = Math.ceil(S.t1);
-    const res = await Promise.all(S.runs.map((r, ri) =>
-      getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${FIND_LIMIT}&t0=${t0}&t1=${t1}`)));
-    if (S.find.q !== q) return;
-    S.find.hits = res.map((r) => r.kernels);
-    S.find.total = res.reduce((a, r) => a + r.total, 0);
-    const names = res.reduce((a, r) => a + r.names.length, 0);
-    $('find-info').textContent = `${S.find.total.toLocaleString()} in view · ${names} name${names === 1 ? '' : 's'}`;
-  } catch (e) {
-    showError(`Find: ${e.message}`);
-  }
-  requestDraw();
-}
-
-// findStep jumps to the next (dir 1) or previous (-1) match outside the view's centre.
-async function findStep(dir) {
-  const q = $('find').value.trim();
-  if (!q) return;
-  const mid = (S.t0 + S.t1) / 2, half = (S.t1 - S.t0) / 2;
-  let best = null;
-  for (let ri = 0; ri < S.runs.length; ri++) {
-    const range = dir > 0 ? `t0=${Math.ceil(mid + half * 0.02)}` : `t0=${Math.floor(-S.fullSpan)}&t1=${Math.floor(mid - half * 0.02)}`;
-    try {
-      const r = await getJSON(`api/find?run=${ri}&q=${encodeURIComponent(q)}&limit=${dir > 0 ? 1 : FIND_LIMIT}&${range}`);
-      const n = r.kernels.s.length;
-      if (!n) continue;
-      const i = dir > 0 ? 0 : n - 1;
-      const s = r.kernels.s[i];
-      if (!best || (dir > 0 ? s < best.s : s > best.s)) best = { s, d: r.kernels.d[i], run: ri, id: r.kernels.id[i] };
-    } catch (e) {
-      showError(`Find: ${e.message}`);
-      return;
-    }
-  }
-  if (!best) { $('find-info').textContent = 'no further match'; return; }
-  const span = Math.max(S.t1 - S.t0, best.d * 4);
-  setView(best.s + best.d / 2 - span / 2, best.s + best.d / 2 + span / 2);
-  showKernel(best.run, best.id);
-}
-
 // ------------------------------------------------------------------ header, legend, stats
 
+// renderHeader fills the header's chips: each run's label and counts, and the comparison.
 function renderHeader() {
   const info = $('runinfo');
   info.textContent = '';
@@ -363,11 +459,53 @@ function renderHeader() {
   });
   if (S.compare) {
     const c = el('span', 'chip');
-    c.append('B finishes ', el('b', null, fmtX(S.compare.measured_gain)), ' faster than A');
+    c.id = 'compare-chip';
+    c.append(...compareWords(S.compare.measured_gain));
+    c.title = `span of A ${fmtTime(S.compare.span_ns)}, of B ${fmtTime(S.compare.compare_span_ns)} (measured gain: A's span over B's, ${fmtX(S.compare.measured_gain)})`;
     info.append(c);
   }
 }
 
+// colorSetup offers colour by verdict first, and takes it by default, where a run overlapped
+// (a lane with overlap or took-turns time): the verdicts are then what there is to see.
+function colorSetup() {
+  const overlap = S.runs.some((r) => r.lanes.some((l) => l.overlap_ns > 0 || l.verdict === 'time-sliced'));
+  S.colorDefault = S.colorBy = overlap ? 'verdict' : 'process';
+  const sel = $('colorby');
+  if (overlap) sel.prepend(sel.querySelector('option[value=verdict]'));
+  sel.value = S.colorBy;
+}
+
+// renderHeadline puts each run's headline sentences (the report's first lines) right under the
+// header, above the timeline: what was found, before any scrolling.
+function renderHeadline() {
+  const box = $('headline');
+  box.textContent = '';
+  S.runs.forEach((run, ri) => {
+    for (const line of run.headline || []) {
+      const d = el('div', 'headline-line');
+      if (S.runs.length > 1) d.append(el('b', null, `${String.fromCharCode(65 + ri)}: `));
+      d.append(line);
+      d.title = line;
+      box.append(d);
+    }
+  });
+  box.hidden = !box.childNodes.length;
+}
+
+// compareWords says how B's span compares with A's, the way round that is true: "B finishes
+// 1.20× faster than A" when the measured gain (A's span / B's) is above 1, "1.20× slower" (its
+// inverse) when below, "in the same time" when both round to 1.00×.
+function compareWords(gain) {
+  if (gain == null || !isFinite(gain) || gain <= 0) return ['B: no measured gain'];
+  const faster = fmtX(gain).replace('×', ''), slower = fmtX(1 / gain).replace('×', '');
+  if (faster === '1.00' && slower === '1.00') return ['B finishes ', el('b', null, 'in the same time'), ' as A'];
+  return gain > 1 ? ['B finishes ', el('b', null, `${faster}× faster`), ' than A']
+    : ['B finishes ', el('b', null, `${slower}× slower`), ' than A'];
+}
+
+// renderLegend fills the legend: the processes or the verdicts (as the kernels are coloured), the
+// overlap windows, the concurrency track, the stretch, copies and hidden rows.
 function renderLegend() {
   const lg = $('legend');
   lg.textContent = '';
@@ -397,14 +535,16 @@ function renderLegend() {
   });
   const it = el('span', 'item');
   const sw = swatch('rgba(47,111,208,0.35)');
-  it.append(sw, 'processes in flight (line: peak)');
+  it.append(sw, 'processes with a kernel in flight (mean; line: peak)');
+  it.title = 'The concurrency track\'s light area counts processes; its scale (in its label) is the most processes, contexts or parallelism the GPU reached';
   const par = el('span', 'item');
-  par.append(swatch(PAR_COLOR), 'effective parallelism');
+  par.append(swatch(PAR_COLOR), 'effective parallelism: solo work done per ns (kernels side by side in green contexts or streams count too)');
   const st = el('span', 'item');
   st.append(hatchSwatch(S.colorBy === 'verdict' ? VERDICT_COLORS['time-sliced'] : processColor(null, 0)), 'beyond the solo reference (stretch)');
   const help = el('span', 'item hint', 'press ? for help');
   lg.append(it, par, st, help);
   trackLegend(lg);
+  arrangeLegend(lg);
 }
 
 // hatchSwatch is a small box striped as the stretched part of a kernel is drawn.
@@ -414,6 +554,7 @@ function hatchSwatch(color) {
   return s;
 }
 
+// table builds a table of head (column names) and rows (cells: text or Nodes).
 function table(head, rows) {
   const t = el('table');
   const tr = el('tr');
@@ -431,12 +572,15 @@ function table(head, rows) {
   return t;
 }
 
-function kpi(label, value) {
+// kpi is a figure of a card: its label, its value and, when given, a note saying what it counts.
+function kpi(label, value, note) {
   const k = el('div', 'kpi');
   k.append(el('div', 'label', label), el('div', 'big', value));
+  if (note) k.append(el('div', 'note', note));
   return k;
 }
 
+// badge is a verdict's word on its colour.
 function badge(verdict) {
   const b = el('span', 'badge', verdict);
   b.style.background = VERDICT_COLORS[verdict] || '#999';
@@ -497,6 +641,8 @@ function barChart(cv, values, labels, color, opts = {}) {
   }
 }
 
+// renderStats fills the statistics below the timeline: the comparison, then per run its figures,
+// headline, warnings, processes and per GPU its table and charts (GET /api/stats).
 function renderStats(stats) {
   const box = $('stats');
   box.textContent = '';
@@ -506,11 +652,14 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     const c = S.compare;
     k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
-      kpi('measured gain', fmtX(c.measured_gain)),
+      kpi('measured gain (A\'s span / B\'s)', fmtX(c.measured_gain)),
       kpi('predicted from A', fmtGain(c.predicted_gain_low, c.predicted_gain)),
       kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
-      kpi('stretch A · B', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
+      kpi('stretch A · B, all kernels', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
+    const said = el('div', 'kv headline');
+    said.append(...compareWords(c.measured_gain));
+    card.append(said);
     card.append(el('div', 'kv', `${c.common_signatures} kernel signatures in common; median duration ratio A/B ${fmtX(c.duration_ratio)}`));
     const [sa, sb] = S.runs.map((run) => run.summary);
     if (sa.process_spans > 1 && sb.process_spans > 1)
@@ -527,9 +676,10 @@ function renderStats(stats) {
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap of busy', fmtPct(s.busy_ns ? s.overlap_ns / s.busy_ns : null)), // the headline's share
-      kpi('stretch', fmtX(s.stretch)),
+      kpi('stretch, all kernels', fmtX(s.stretch), 'their time over their solo time'),
       kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
-      kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : '')), // the headline's note
+      kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : ''), // the headline's note
+        `${fmtTime(s.idle_in_ns)} of the ${fmtTime(s.measured_span_ns)} measured with no kernel to run (context switches' gaps not counted)`),
       kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'the processes running together' }[s.measure] || 'the whole recording'));
     card.append(k);
     for (const line of run.headline || []) card.append(el('div', 'kv headline', line));
@@ -542,7 +692,7 @@ function renderStats(stats) {
     for (const w of st.warnings) card.append(el('div', 'warn', w));
     card.append(el('h4', null, 'Processes'));
     const ranked = run.processes.some((p) => p.rank != null); // a rank column only for a job's ranks
-    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch', 'MPS', ...(ranked ? ['rank'] : [])],
+    card.append(table(['process', 'kernels', 'contexts', 'kernel time', 'busy', 'in overlap', 'stretch, its kernels', 'MPS', ...(ranked ? ['rank'] : [])],
       run.processes.map((p) => {
         const name = el('span');
         name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
@@ -555,17 +705,20 @@ function renderStats(stats) {
       const h = el('h4');
       h.append(`GPU ${sd.lane} · ${d.name || 'unknown'} `, badge(d.verdict));
       card.append(h);
-      card.append(table(['busy', 'overlap', 'idle', 'peak procs · contexts', 'stretch', 'contexts in flight', 'parallelism', 'MPS would gain'],
+      card.append(table(['busy', 'overlap', 'idle (span − busy)', 'peak procs · contexts', 'stretch while overlapped', 'contexts in flight', 'parallelism', 'MPS would gain'],
         [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
           fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
           d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : fmtGain(d.predicted_gain_low, d.predicted_gain)]]));
       if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
-      const lv = sd.ns_at_processes || [];
+      // by contexts where a process had several (green contexts): the unit the GPU shares
+      const byCtx = (d.max_contexts || 0) > (d.max_processes || 0) && sd.ns_at_contexts;
+      const lv = (byCtx ? sd.ns_at_contexts : sd.ns_at_processes) || [];
       const tot = lv.reduce((a, b) => a + b, 0) || 1;
       const c1 = el('canvas', 'chart');
       c1.dataset.kind = 'concurrency';
-      const h1 = el('h4', null, 'Concurrency: share of time with N processes in flight');
+      c1.dataset.unit = byCtx ? 'contexts' : 'processes';
+      const h1 = el('h4', null, `Concurrency: share of time with N ${byCtx ? 'contexts' : 'processes'} in flight`);
       charts.append(h1, c1);
       const c2 = el('canvas', 'chart');
       c2.dataset.kind = 'stretch';
@@ -573,7 +726,7 @@ function renderStats(stats) {
       card.append(charts);
       requestAnimationFrame(() => {
         barChart(c1, lv.map((x) => x / tot), lv.map((_, i) => `${i}`), (i) => (i >= 2 ? '#2f6fd0' : i === 1 ? '#8fb3e8' : '#c5ccd6'),
-          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: 'processes' });
+          { fmt: (v) => `${Math.round(v * 100)}%`, xlabel: byCtx ? 'contexts' : 'processes' });
         const hs = sd.stretch_histogram;
         if (hs) {
           const step = Math.log2(hs.hi / hs.lo) / hs.bins;
@@ -594,6 +747,7 @@ function renderStats(stats) {
   });
 }
 
+// updateStatus writes the status line: the view, its scale, how rows are drawn, the last query.
 function updateStatus() {
   const nsPerPx = (S.t1 - S.t0) / plotWidth();
   const modes = S.data.map((d) => {

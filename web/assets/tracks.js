@@ -3,7 +3,8 @@
 // place in the layout (a process's rows collapse to its kernel rows, and expand again, by a
 // click on its label), drawing (items or per-pixel bars, as the server answers), hit tests,
 // tooltips, details (GET /api/item) and the flow arrows from a launching API call to the kernels
-// and copies it launched (GET /api/flow), as Nsight Systems and Perfetto draw them. Loaded after
+// and copies it launched (GET /api/flow), as Nsight Systems and Perfetto draw them, followed by a
+// link in the details or the [ and ] keys. Loaded after
 // draw.js, whose pixel layer and colours it uses. API: web/API.md.
 'use strict';
 
@@ -45,6 +46,7 @@ function isTrack(row) {
   return row.kind !== undefined && row.kind !== 'kernels';
 }
 
+// isThreadRow: whether a row is a thread's (API calls, NVTX ranges: nested, with levels).
 function isThreadRow(row) {
   return row.kind === 'api' || row.kind === 'nvtx';
 }
@@ -123,6 +125,7 @@ function processMark(ri, p) {
 
 // ------------------------------------------------------------------ colours and names
 
+// copyDirection is the colour key of a copy: its memcpy direction, or memset.
 function copyDirection(t, k) {
   if (t === 2) return 'memset';
   const n = MEMCPY_KINDS[k];
@@ -149,12 +152,14 @@ function nvtxColor(name) {
   return c;
 }
 
+// itemColor is the colour of record i of a row of this file's kinds.
 function itemColor(row, R, i) {
   if (row.kind === 'copies') return COPY_COLORS[copyDirection(R.t[i], R.k[i])];
   if (row.kind === 'api') return API_COLOR;
   return nvtxColor(R.names[R.name[i]]);
 }
 
+// fmtBytes writes a byte count in the unit that suits it.
 function fmtBytes(b) {
   if (b < 1024) return `${b} B`;
   const u = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -170,6 +175,7 @@ function levelY(b, row, z) {
   return isThreadRow(row) ? b.y + 2 + z * LEVEL_H : b.y + 2;
 }
 
+// levelH is the height of one level of band b (the row's height for stream rows).
 function levelH(b, row) {
   return isThreadRow(row) ? LEVEL_H - 2 : b.h - 4;
 }
@@ -250,6 +256,7 @@ function rowBand(ri, row) {
 function drawFlows() {
   const f = S.flow;
   if (!f) return;
+  onRun(f.run);
   const from = f.from;
   for (const p of f.partners) {
     const api = from.kind === 'api' ? from : p, gpu = from.kind === 'api' ? p : from;
@@ -261,7 +268,7 @@ function drawFlows() {
     if (Math.max(xa, xg) < GUTTER || Math.min(xa, xg) > cssWidth) continue;
     ctx.save();
     ctx.beginPath();
-    ctx.rect(GUTTER, 0, cssWidth - GUTTER, S.height);
+    ctx.rect(GUTTER, 0, cssWidth - GUTTER, surfH);
     ctx.clip();
     ctx.strokeStyle = '#1d2430';
     ctx.fillStyle = '#1d2430';
@@ -313,6 +320,7 @@ function hitTrack(b, R, t, y, j, d) {
   return { band: b };
 }
 
+// trackTooltip is the tooltip of a record (or an aggregated pixel) of a row of this file's kinds.
 function trackTooltip(h) {
   const run = S.runs[h.band.run], row = h.row, p = run.processes[row.process];
   if (h.item != null) {
@@ -346,7 +354,7 @@ async function selectFlow(ri, kind, id, from) {
     S.flow = { run: ri, from: { kind, id, ...from }, partners: f.partners.filter((p) => p.row != null) };
     const c = collapsedSet(ri);
     const hidden = S.flow.partners.some((p) => !rowBand(ri, p.row));
-    for (const p of S.flow.partners) c.delete(S.runs[ri].rows[p.row].process);
+    for (const p of S.flow.partners) { c.delete(S.runs[ri].rows[p.row].process); S.arrange.hidden[ri].delete(p.row); }
     if (hidden) { layout(); scheduleFetch(); }
     requestDraw();
   } catch (e) {
@@ -376,13 +384,46 @@ async function showItem(ri, kind, id) {
     const html = `<div class="mono">${esc(it.name)}</div><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
     openDetails({ copy: 'Copy', api: 'CUDA API call', nvtx: 'NVTX range' }[kind], html);
     await selectFlow(ri, kind, id, { row: it.row, depth: it.depth, start: it.start, end: it.end });
-    if (S.flow && S.flow.partners.length) {
-      const list = S.flow.partners.map((p) => `<tr><td>${esc(p.kind)}</td><td>${fmtTime(p.start, 7)} · ${fmtTime(p.end - p.start, 4)}</td></tr>`).join('');
-      $('details-body').insertAdjacentHTML('beforeend', `<h4>${kind === 'api' ? 'Launched' : 'Launched by'}</h4><table>${list}</table>`);
-    }
+    $('details-body').insertAdjacentHTML('beforeend', flowBlock(kind));
   } catch (e) {
     showError(`${kind} ${id}: ${e.message}`);
   }
+}
+
+// ------------------------------------------------------------------ following a flow
+
+const FLOW_WORDS = { kernel: 'kernel', copy: 'copy', api: 'API call' };
+
+// flowBlock is the details' list of the selected record's flow partners (what an API call
+// launched, or the call that launched a kernel or copy), each a link that selects it and brings it
+// into view; ] follows a launch to what it launched, [ a kernel or copy back to its launch.
+function flowBlock(kind) {
+  const f = S.flow;
+  if (!f || !f.partners.length) return '';
+  const list = f.partners.map((p, i) => `<tr><td><a href="#" class="flow" data-i="${i}">${esc(FLOW_WORDS[p.kind] || p.kind)} ${esc(shortName(p.name || ''))}</a></td>` +
+    `<td>${fmtTime(p.start, 7)} · ${fmtTime(p.end - p.start, 4)}</td></tr>`).join('');
+  return `<div class="blk"><h4>${kind === 'api' ? 'Launched' : 'Launched by'} (key ${kind === 'api' ? ']' : '['})</h4><table class="flowlist">${list}</table></div>`;
+}
+
+// flowGo selects partner i of the selected record's flow and moves the view to it (centred, the
+// view's length kept unless the partner is longer).
+async function flowGo(i) {
+  const f = S.flow;
+  const p = f && f.partners[i];
+  if (!p) return;
+  const sh = S.shift[f.run] || 0;
+  const span = Math.max(S.t1 - S.t0, (p.end - p.start) * 1.5), c = p.start + sh + (p.end - p.start) / 2;
+  setView(c - span / 2, c + span / 2);
+  if (p.kind === 'kernel') await showKernel(f.run, p.id);
+  else await showItem(f.run, p.kind, p.id);
+}
+
+// flowStep steps along the selected record's flow: ] (dir 1) from an API call to the first
+// record it launched, [ (dir -1) from a kernel or copy to the call that launched it.
+function flowStep(dir) {
+  const f = S.flow;
+  if (!f || !f.partners.length) return;
+  if ((dir > 0) === (f.from.kind === 'api')) flowGo(0);
 }
 
 // ------------------------------------------------------------------ legend
