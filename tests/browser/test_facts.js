@@ -121,7 +121,7 @@ async function testTurns(page) {
   const win = await page.evaluate(async (id) => (await fetch(`api/window?run=0&id=${id}`)).json(), sw.turns[0][0]);
   check(/took turns/.test(title) && !/Overlap/.test(title), `the details' title: ${title}`);
   check(!/peak processes/.test(body) && /one context at a time/.test(body), 'the evidence says one context at a time, no peak of 0');
-  check(win.switches === 162 && win.switches_found === win.switches && body.includes(`${win.switches} (`), `the evidence counts the ${win.switches} switches (found again in the run: ${win.switches_found})`);
+  check(win.switches > 1 && win.switches_found === win.switches && body.includes(`${win.switches} (`), `the evidence counts the ${win.switches} switches (found again in the run: ${win.switches_found})`);
   const links = await page.locator('#details-body a.goto').count();
   check(links === Math.min(50, win.switches), `the switches listed as links (${links})`);
   // a switch's link shows its handover
