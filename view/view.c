@@ -217,7 +217,8 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, 
 
 /* "; MPS would gain 1.16-1.49x" (or "~4.3x" when both bounds agree to 3 digits), with
  * "(estimated)" when an estimated stretch went into it, and the host-paced note when the GPU
- * idled ANALYSIS_HOST_PACED_IDLE or more of sm's measured interval; over the whole recording,
+ * idled ANALYSIS_HOST_PACED_IDLE or more of sm's measured interval (which names `tlview advise`:
+ * identical host-paced runs moved 0.87-1.42x, tests/gpu/RESULTS.md); over the whole recording,
  * where the processes ran kernels together for less than VIEW_TOGETHER_SHARE of it (start-up
  * apart, a parent that only set up), the note says so and names --measure together. */
 #define VIEW_TOGETHER_SHARE 0.9
@@ -233,7 +234,7 @@ static void gain_text(const analysis_device *d, const analysis_summary *sm, char
         append(buf, n,
                " at the hosts' pace (host-paced: the GPU idled %.0f%% of the measured interval "
                "with no kernel to run, so the processes' CPUs set the pace, which a GPU trace "
-               "does not time)",
+               "cannot time: `tlview advise` measures the gain instead)",
                100 * idle);
     if (idle >= ANALYSIS_HOST_PACED_IDLE && sm->measure == ANALYSIS_MEASURE_ALL && span > 0 &&
         sm->together_ns > 0 && (double)sm->together_ns < VIEW_TOGETHER_SHARE * (double)span)

@@ -145,8 +145,9 @@ int test_cli_report_json_time_sliced(void)
         "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 67% of busy time; "
         "TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x at the hosts' pace "
         "(host-paced: the GPU idled 45% of the measured interval with no kernel to run, so the "
-        "processes' CPUs set the pace, which a GPU trace does not time); the processes ran "
-        "kernels together for 36% of it (--measure together measures that time)");
+        "processes' CPUs set the pace, which a GPU trace cannot time: `tlview advise` measures "
+        "the gain instead); the processes ran kernels together for 36% of it (--measure "
+        "together measures that time)");
     /* P2's first kernel (20 ms) to P1's last (40 ms): what --measure together would take */
     TEST_NEAR(jnum(j, "summary.together_ns"), 20.0 * MS, 0);
     /* idle 5-20 ms and 40-50 ms of 0-55 ms: gaps of over 1 ms are no context switches */
@@ -192,8 +193,9 @@ int test_cli_report_text_and_color(void)
                        "busy time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain ~1.22x at "
                        "the hosts' pace (host-paced: the GPU idled 45% of the measured interval "
                        "with no kernel to run, so the processes' CPUs set the pace, which a GPU "
-                       "trace does not time); the processes ran kernels together for 36% of it "
-                       "(--measure together measures that time)\n"
+                       "trace cannot time: `tlview advise` measures the gain instead); the "
+                       "processes ran kernels together for 36% of it (--measure together "
+                       "measures that time)\n"
                        "  GPU 0 rule no-mps: contexts that cannot share the GPU (no MPS) "
                        "were in flight together: the GPU time-sliced them\n";
     TEST_ASSERT(!strncmp(out, head, strlen(head)));

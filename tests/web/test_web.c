@@ -549,9 +549,9 @@ int test_web_runs(void)
                 "GPU 0 (NVIDIA H200): 2 processes (2 contexts, no MPS) overlapped 48% of busy "
                 "time; TIME-SLICED (no MPS): stretch 2.00x; MPS would gain 0.896-1.18x at the "
                 "hosts' pace (host-paced: the GPU idled 35% of the measured interval with no "
-                "kernel to run, so the processes' CPUs set the pace, which a GPU trace does not "
-                "time); the processes ran kernels together for 32% of it (--measure together "
-                "measures that time)");
+                "kernel to run, so the processes' CPUs set the pace, which a GPU trace cannot "
+                "time: `tlview advise` measures the gain instead); the processes ran kernels "
+                "together for 32% of it (--measure together measures that time)");
     /* the page's "GPU idle, measured" figure: the view's summary, as the report has it */
     TEST_ASSERT(json_is_true(json_object_get(json_object_get(r0, "summary"), "host_paced")));
     TEST_ASSERT(json_is_null(json_object_get(j, "compare")));
