@@ -331,8 +331,8 @@ async function main() {
     require('child_process').execFileSync(process.env.TLVIEW_GEN, ['--save', big, '--kernels', '2000000', '--procs', '16']);
     args.loading = ['serve', '--port', '0', big];
   }
-  const t0 = Date.now();
-  const server = await start(args[CASE], 'tlview serve');
+  // the browser first, so that the loading case opens the page the moment the URL is printed
+  // (launching Chromium takes seconds on a loaded machine, and the run could be read meanwhile)
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tlview-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM, headless: true, args: FLAGS,
@@ -340,6 +340,8 @@ async function main() {
   });
   const errors = [];
   const page = browser.pages()[0] || await browser.newPage();
+  const t0 = Date.now();
+  const server = await start(args[CASE], 'tlview serve');
   const expected = (m) => /status of 503/.test(m.text()) || (CASE === 'loading' && /ERR_CONNECTION_REFUSED|Failed to load resource/.test(m.text()));
   page.on('console', (m) => { if (m.type() === 'error' && !expected(m)) errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
