@@ -112,17 +112,6 @@ static int split_path(const char *path, char *parent, const char **pBase)
     return 0;
 }
 
-/* What a file that is not a regular one is, for the error. */
-static const char *kind_of(mode_t m)
-{
-    return S_ISDIR(m)    ? "folder"
-           : S_ISCHR(m)  ? "character device"
-           : S_ISBLK(m)  ? "block device"
-           : S_ISFIFO(m) ? "fifo"
-           : S_ISSOCK(m) ? "socket"
-                         : "special file";
-}
-
 /* 0 when the target may be written: absent, or a regular file and force. Otherwise prints why
  * and returns 1. */
 static int check_target(const char *cmd, const char *path, int force)
@@ -137,8 +126,8 @@ static int check_target(const char *cmd, const char *path, int force)
                 cmd, path);
     else if (!S_ISREG(st.st_mode))
         cli_msg(stderr,
-                "tlview %s: %s is a %s, not a regular file: tlview only writes regular files\n",
-                cmd, path, kind_of(st.st_mode));
+                "tlview %s: %s is %s, not a regular file: tlview only writes regular files\n", cmd,
+                path, store_fs_kind(st.st_mode));
     else if (!force)
         cli_msg(stderr, "tlview %s: %s already exists (use --force to overwrite)\n", cmd, path);
     else

@@ -27,16 +27,17 @@ __attribute__((format(printf, 3, 4))) static int say(char *err, size_t errlen, c
     return -1;
 }
 
-/* What a file of mode m is, for messages ("a FIFO"). */
-static const char *kind_of(mode_t m)
+const char *store_fs_kind(unsigned mode)
 {
+    mode_t m = (mode_t)mode;
     return S_ISFIFO(m)   ? "a FIFO"
            : S_ISCHR(m)  ? "a character device"
            : S_ISBLK(m)  ? "a block device"
            : S_ISSOCK(m) ? "a socket"
            : S_ISDIR(m)  ? "a folder"
            : S_ISLNK(m)  ? "a symbolic link"
-                         : "not a plain file";
+           : S_ISREG(m)  ? "a regular file"
+                         : "a special file";
 }
 
 /* Makes fd blocking again (a regular file ignores O_NONBLOCK, but whoever reads it next may
@@ -61,7 +62,7 @@ int store_fs_open_read(const char *path, char *err, size_t errlen)
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return say(err, errlen, "%s: not a regular file (%s)", path, kind_of(st.st_mode));
+        return say(err, errlen, "%s: not a regular file (%s)", path, store_fs_kind(st.st_mode));
     }
     blocking(fd);
     return fd;
@@ -103,7 +104,7 @@ int store_fs_open_append(const char *path, int mode, char *err, size_t errlen)
         int e = errno;
         struct stat ls; /* a FIFO nobody reads fails with ENXIO: say what it is */
         if (e != ELOOP && lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISLNK(ls.st_mode))
-            return say(err, errlen, "%s: not a regular file (%s)", path, kind_of(ls.st_mode));
+            return say(err, errlen, "%s: not a regular file (%s)", path, store_fs_kind(ls.st_mode));
         return say(err, errlen, "%s: cannot open: %s%s", path, strerror(e),
                    e == ELOOP ? " (a symbolic link: nothing written through it)" : "");
     }
@@ -116,7 +117,7 @@ int store_fs_open_append(const char *path, int mode, char *err, size_t errlen)
     if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
         close(fd);
         if (!S_ISREG(st.st_mode))
-            return say(err, errlen, "%s: not a regular file (%s)", path, kind_of(st.st_mode));
+            return say(err, errlen, "%s: not a regular file (%s)", path, store_fs_kind(st.st_mode));
         return say(err, errlen, "%s: the file belongs to another user (uid %u)", path,
                    (unsigned)st.st_uid);
     }
@@ -130,7 +131,7 @@ int store_fs_check_dir(const char *dir, unsigned forbidden, char *err, size_t er
     if (lstat(dir, &st) != 0)
         return say(err, errlen, "%s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return say(err, errlen, "%s: not a folder (%s)", dir, kind_of(st.st_mode));
+        return say(err, errlen, "%s: not a folder (%s)", dir, store_fs_kind(st.st_mode));
     if (st.st_uid != geteuid())
         return say(err, errlen, "%s: the folder belongs to another user (uid %u)", dir,
                    (unsigned)st.st_uid);

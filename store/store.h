@@ -659,6 +659,11 @@ char *store_demangle(const char *name);
  * control FIFOs from is checked for owner and mode. The calls return a descriptor (or 0) on
  * success, -1 with "PATH: why" in err (errlen bytes; err may be NULL) otherwise. */
 
+/* What a file of mode `mode` (st_mode) is, for messages: "a FIFO", "a character device", "a
+ * block device", "a socket", "a folder", "a symbolic link", "a regular file", "a special file".
+ * Static. */
+const char *store_fs_kind(unsigned mode);
+
 /* Opens `path` for reading when it is a regular file (a link to one is followed): a FIFO, device
  * or socket is refused without blocking ("PATH: not a regular file (a FIFO)"). The descriptor
  * is close-on-exec and blocking; the caller closes it. */

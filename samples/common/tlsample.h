@@ -1,5 +1,6 @@
 /* tlsample.h: small helpers shared by the tlview samples, GPU test scenarios and benchmarks.
- * CHECK_CUDA() aborts the program with the failing call, file and line; tls_now_ns() reads a
+ * CHECK_CUDA() (and CHECK_CU() for the driver API, where cuda.h came first) aborts the program
+ * with the failing call, file and line; tls_now_ns() reads a
  * clock in ns; tls_parse_count() reads a count option; tls_start_barrier() makes several processes
  * start their GPU work together: each one announces itself ready (PATH.ready.<pid>) and spins until
  * PATH exists, or until a given CLOCK_REALTIME instant; tls_rank_barrier() does the same for the
@@ -28,6 +29,21 @@
             exit(EXIT_FAILURE);                                                                    \
         }                                                                                          \
     } while (0)
+
+#ifdef __cuda_cuda_h__ /* cuda.h came first: the driver API's check too */
+/* CHECK_CU: CHECK_CUDA for a driver API call (cuCtxCreate, green contexts). */
+#define CHECK_CU(call)                                                                             \
+    do {                                                                                           \
+        CUresult cu_err_ = (call);                                                                 \
+        if (cu_err_ != CUDA_SUCCESS) {                                                             \
+            const char *cu_msg_ = NULL;                                                            \
+            cuGetErrorString(cu_err_, &cu_msg_);                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
+                    cu_msg_ ? cu_msg_ : "unknown error");                                          \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
+    } while (0)
+#endif
 
 /* tls_now_ns: the clock `clk` (CLOCK_MONOTONIC, CLOCK_REALTIME) in nanoseconds. */
 static inline int64_t tls_now_ns(clockid_t clk)

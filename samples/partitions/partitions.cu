@@ -25,28 +25,16 @@
 
 #define MAX_GREEN 8
 
-#define CHECK_CU(call)                                                                             \
-    do {                                                                                           \
-        CUresult cu_err_ = (call);                                                                 \
-        if (cu_err_ != CUDA_SUCCESS) {                                                             \
-            const char *cu_msg_ = NULL;                                                            \
-            cuGetErrorString(cu_err_, &cu_msg_);                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
-                    cu_msg_ ? cu_msg_ : "unknown error");                                          \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
-
 /* One context (the process's own, or a green one) and its launch. */
 typedef struct part {
     int index;
     CUgreenCtx green; /* NULL: the process's primary context */
     CUcontext ctx;
-    unsigned sms;      /* SMs the context may use */
-    long long blocks;  /* its grid: waves x sms x resident blocks per SM */
-    float ms;          /* the launch's cudaEvent time */
-    double wall_ms;    /* from the start line to its end */
-    int bad;           /* threads whose result differs from the CPU replay */
+    unsigned sms;     /* SMs the context may use */
+    long long blocks; /* its grid: waves x sms x resident blocks per SM */
+    float ms;         /* the launch's cudaEvent time */
+    double wall_ms;   /* from the start line to its end */
+    int bad;          /* threads whose result differs from the CPU replay */
 } part;
 
 static struct {
@@ -59,7 +47,8 @@ static struct {
 static void launch(part *p)
 {
     int per_sm = 0;
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill_sms, TLS_SAT_THREADS, 0));
+    CHECK_CUDA(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill_sms, TLS_SAT_THREADS, 0));
     p->blocks = (long long)g.waves * p->sms * per_sm;
     if (per_sm < 1 || p->blocks > INT_MAX / TLS_SAT_THREADS) {
         fprintf(stderr, "partitions: %d blocks per SM, %lld blocks: cannot launch\n", per_sm,
@@ -150,15 +139,16 @@ static void split(CUdevice dev, part *parts, int n)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: partitions [--green N [--only K]] [--iters N] [--waves W] [--barrier DIR]\n"
-            "  --green N    N green contexts of the SMs split N ways (2 to %d), one launch in each\n"
-            "  --only K     launch in the first K green contexts only (their solo run)\n"
-            "  --iters N    FMA steps per chain (default 900000: about 0.25 s on an H200)\n"
-            "  --waves W    full waves of blocks per launch (default 8)\n"
-            "  --barrier D  wait in folder D for all TLVIEW_NPROCS copies before launching\n"
-            "               (default under tlview record: TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n",
-            MAX_GREEN);
+    fprintf(
+        stderr,
+        "usage: partitions [--green N [--only K]] [--iters N] [--waves W] [--barrier DIR]\n"
+        "  --green N    N green contexts of the SMs split N ways (2 to %d), one launch in each\n"
+        "  --only K     launch in the first K green contexts only (their solo run)\n"
+        "  --iters N    FMA steps per chain (default 900000: about 0.25 s on an H200)\n"
+        "  --waves W    full waves of blocks per launch (default 8)\n"
+        "  --barrier D  wait in folder D for all TLVIEW_NPROCS copies before launching\n"
+        "               (default under tlview record: TLVIEW_RECORD_DIR/barrier-TLVIEW_RUN_ID)\n",
+        MAX_GREEN);
     exit(2);
 }
 

@@ -1848,7 +1848,7 @@ int test_cli_output_refuses_links_and_special_files(void)
     TEST_EQ_INT(
         sh("timeout 30 '%s' export -f --chrome '%s' '%s'", TLVIEW, tmp("fifo"), tmp("mine.db")), 1);
     snprintf(want, sizeof want,
-             "tlview export: %s is a fifo, not a regular file: tlview only writes regular files\n",
+             "tlview export: %s is a FIFO, not a regular file: tlview only writes regular files\n",
              tmp("fifo"));
     TEST_EQ_STR(slurp(err_path), want);
     TEST_EQ_INT(lstat(tmp("fifo"), &st), 0);

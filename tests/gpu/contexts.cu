@@ -30,18 +30,6 @@
 
 #define MAX_CTX 16
 
-#define CHECK_CU(call)                                                                             \
-    do {                                                                                           \
-        CUresult cu_err_ = (call);                                                                 \
-        if (cu_err_ != CUDA_SUCCESS) {                                                             \
-            const char *cu_msg_ = NULL;                                                            \
-            cuGetErrorString(cu_err_, &cu_msg_);                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
-                    cu_msg_ ? cu_msg_ : "unknown error");                                          \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
-
 static const float V1 = 10.0f, V2 = 9.9899f, INIT = 1.0f; /* as in samples/spin */
 
 typedef enum { CTX_PLAIN, CTX_GREEN, CTX_PRIMARY } ctx_kind;
