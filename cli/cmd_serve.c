@@ -33,6 +33,7 @@
  * (the first is always drawn): about 100 B a kernel on disk, as much again in memory with the
  * page's index, so some 4 GB of memory. */
 #define SERVE_EXPERIMENT_MAX_BYTES ((int64_t)4 << 30)
+_Static_assert(ADV_MAX_CONFIGS <= WEB_MAX_RUNS, "a page draws every configuration advise makes");
 
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--no-token]\n"

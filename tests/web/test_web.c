@@ -2928,8 +2928,9 @@ static json_t *config_of(json_t *o, const char *list, const char *id)
 
 /* test_web_serve_advise: `tlview serve DIR` of an experiment of 4 configurations: a run per
  * configuration one above the other, labelled by it, each the run of its configuration whose
- * figure is nearest the median (recomputed here from advise.json's runs); GET /api/experiment
- * holds advise.json's figures, names and recommendation exactly (one definition: advise's). */
+ * figure is nearest the median (recomputed here from advise.json's runs), with the verdict
+ * advise.json gives that run; GET /api/experiment holds advise.json's figures, names and
+ * recommendation exactly (one definition: advise's). */
 int test_web_serve_advise(void)
 {
     if (access(TLVIEW_BIN, X_OK) != 0 || access(ADVISE_FAKE_APP, X_OK) != 0) {
@@ -2977,7 +2978,7 @@ int test_web_serve_advise(void)
         double median = json_number_value(json_object_get(file_c, "median")), best = INFINITY;
         int round = -1;
         size_t i;
-        json_t *r;
+        json_t *r = NULL;
         json_array_foreach(json_object_get(file, "runs"), i, r)
         {
             if (strcmp(json_string_value(json_object_get(r, "config")), ids[c]) ||
@@ -2990,6 +2991,20 @@ int test_web_serve_advise(void)
             }
         }
         TEST_EQ_INT(jint(s, "round"), round);
+        /* analysed as advise analysed it (the same solo references): the same verdict */
+        json_array_foreach(json_object_get(file, "runs"), i, r)
+        {
+            if (!strcmp(json_string_value(json_object_get(r, "config")), ids[c]) &&
+                jint(r, "round") == round)
+                break;
+        }
+        json_t *lane =
+            json_array_get(json_object_get(json_array_get(pages, (size_t)c), "lanes"), 0);
+        TEST_ASSERT(r && lane);
+        TEST_EQ_STR(json_string_value(json_object_get(lane, "verdict")),
+                    json_string_value(json_object_get(r, "verdict")));
+        TEST_NEAR(json_number_value(json_object_get(s, "figure")),
+                  json_number_value(json_object_get(r, "figure")), 0);
     }
     TEST_ASSERT(json_equal(json_object_get(result, "recommendation"),
                            json_object_get(file, "recommendation")));
