@@ -80,6 +80,7 @@ async function main() {
         head: Array.from(t.querySelectorAll('th')).map((th) => th.textContent),
         rows: Array.from(t.querySelectorAll('tr')).filter((tr) => tr.querySelector('td')).map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)),
         rec: document.getElementById('experiment-recommendation').textContent,
+        pred: Array.from(document.querySelectorAll('#experiment .exp-pred')).map((n) => n.textContent),
         notes: Array.from(document.querySelectorAll('#experiment .exp-note')).map((n) => n.textContent),
       };
     });
@@ -95,6 +96,14 @@ async function main() {
     check(same, `the table's names, runs, medians, ratios and outcomes are advise.json's: ${table.rows.map((r) => r.slice(0, 4).join(' ')).join(' | ')}`);
     check(table.rows.every((r, i) => r[r.length - 1].startsWith(String.fromCharCode(65 + i))), `each configuration names the run drawn for it (${table.rows.map((r) => r[r.length - 1]).join(', ')})`);
     check(table.rec === `recommendation: ${result.recommendation.text}`, `the recommendation line is advise's (${table.rec.slice(0, 80)}…)`);
+    // and the text advise prints: each row of its table, cell by cell, and its prediction line
+    const shown = spawnSync(process.env.TLVIEW_FIXTURE, ['advise', '--show', dir], { encoding: 'utf8' }).stdout.split('\n');
+    const words = (s) => s.trim().split(/\s+/).join(' ');
+    const at = shown.findIndex((l) => /^config +N +runs +median/.test(l));
+    const text = shown.slice(at + 1, at + 5).map(words), mine = table.rows.map((r) => words(r.slice(0, -1).join(' ')));
+    check(at >= 0 && text.every((l, i) => l === mine[i]), `the table reads as \`tlview advise --show\` prints it:\n  ${mine.join('\n  ')}\n  vs\n  ${text.join('\n  ')}`);
+    const predLine = shown.find((l) => l.startsWith('MPS gain at N=2: '));
+    check(predLine && table.pred.length === 1 && table.pred[0] === predLine, `the prediction's line is advise's (${table.pred[0]})`);
     check(table.notes.some((n) => /median run/.test(n) && /nearest the configuration's median/.test(n)), 'the page says which run of each configuration is drawn, and why');
     await page.screenshot({ path: path.join(DIR, 'advise.png'), fullPage: true });
     check(errors.length === 0, `no console errors${errors.length ? `: ${errors.join(' | ')}` : ''}`);

@@ -1,9 +1,10 @@
 // experiment.js: the table of the experiment whose runs the page draws one above the other
 // (`tlview serve DIR` of a `tlview advise` folder: one run per configuration). Above the
 // timeline: the recommendation line, per configuration advise's figures under the names its text
-// output gives them (GET /api/experiment "result": the object `tlview advise --show DIR --format
-// json` prints; the page formats, it never computes a figure), which run of it is drawn and how
-// that run was chosen, and the notes. A click on a drawn configuration scrolls to its run.
+// output gives them, the prediction's coverage (GET /api/experiment "result": the object `tlview
+// advise --show DIR --format json` prints; the page formats as the text does, it never computes a
+// figure), which run of it is drawn and how that run was chosen, and the notes. A click on a drawn
+// configuration scrolls to its run.
 // API: web/API.md.
 'use strict';
 
@@ -14,12 +15,29 @@
  *   result {configs[], recommendation {text, ...}, notes[], figure_of_merit, metric, ...}
  * } */
 
+// gText writes v with p significant digits as C's printf("%.{p}g") does (0.013, 1.2e-05, 2),
+// the way advise's text writes p-values and gains.
+function gText(v, p) {
+  if (v === 0) return '0';
+  const [m, ex] = v.toExponential(p - 1).split('e');
+  const x = +ex;
+  if (x < -4 || x >= p) return `${m.replace(/\.?0+$/, '')}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
+  return v.toFixed(Math.max(0, p - 1 - x)).replace(/\.0+$|(\.\d*?)0+$/, '$1');
+}
+
 // figText writes a figure with 4 significant digits, as advise's text does (19630, 1.963).
 function figText(v) {
   if (v == null || !isFinite(v)) return '-';
   const a = Math.abs(v);
   if (a >= 1e-3 && a < 1e9) return v.toFixed(Math.max(0, 3 - Math.floor(Math.log10(a))));
-  return v.toPrecision(4);
+  return gText(v, 4);
+}
+
+// gainText writes a predicted gain's interval as `tlview report` does: "1.65-1.99x", "2x".
+function gainText(lo, hi) {
+  if (lo == null || hi == null) return '-';
+  const l = gText(lo, 3), h = gText(hi, 3);
+  return l === h ? `${h}x` : `${l}-${h}x`;
 }
 
 // intervalText writes o's KEY_lo, KEY_hi and KEY_level as advise's text does: "9.94-10.2
@@ -33,7 +51,15 @@ function intervalText(o, key, ratio) {
 
 // pText writes a p-value with 2 significant digits ('-' when not compared).
 function pText(p) {
-  return p == null ? '-' : String(Number(p.toPrecision(2)));
+  return p == null ? '-' : gText(p, 2);
+}
+
+// predictionText is advise's line on the prediction's coverage at one N (a "prediction" entry).
+function predictionText(o, traced) {
+  const head = `MPS gain at N=${o.procs}: measured ${o.measured_gain == null ? '-' : `${o.measured_gain.toFixed(2)}x`}, interval ${intervalText(o, 'measured', true)}; `;
+  if (!traced) return `${head}no prediction: measured without traces (--no-trace)`;
+  if (o.predicted_gain_low == null) return `${head}no prediction: no time-sliced run left a trace`;
+  return `${head}\`tlview report\` predicted ${gainText(o.predicted_gain_low, o.predicted_gain)} from the time-sliced runs' traces${o.coverage ? `: ${o.coverage} the predicted interval` : ''}`;
 }
 
 // experimentSetup reads GET /api/experiment when the server shows one (GET /api/runs
@@ -81,6 +107,7 @@ function renderExperiment(x) {
     { name: 'p(Holm)', value: (c) => c.p_holm, cell: (c) => pText(c.p_holm), num: true },
     { name: 'outcome', value: (c) => c.outcome, cell: (c) => el('span', `outcome-${c.outcome}`, c.outcome) },
     { name: 'verdict', value: (c) => c.verdict || '-' },
+    { name: 'predicted', value: (c) => (c.kind === 'sliced' ? gainText(c.predicted_gain_low, c.predicted_gain) : '-') },
     {
       name: 'drawn',
       value: (c) => (drawn(c).run == null ? '' : runLetter(drawn(c).run)),
@@ -98,6 +125,8 @@ function renderExperiment(x) {
   const tbl = dataTable(cols, r.configs || [], -1, 'advise-configs.csv');
   tbl.id = 'experiment-table';
   const how = el('div', 'exp-note', `Drawn below, one above the other: ${x.representative}.`);
-  box.append(head, rec, tbl, how);
+  box.append(head, rec, tbl);
+  for (const o of r.prediction || []) box.append(el('div', 'exp-pred', predictionText(o, r.trace)));
+  box.append(how);
   for (const n of [...(x.shown || []).filter((s) => s.note).map((s) => s.note), ...(r.notes || [])]) box.append(el('div', 'exp-note', n));
 }
