@@ -139,7 +139,12 @@ void web_gen_let_go(const web *w, web_gen *g)
 /* check_runs: args of web_start/web_update. 0, or WEB_EINVAL with the message in err. */
 static int check_runs(const char *fn, const web_run *runs, unsigned nruns, char *err, size_t errlen)
 {
-    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS) {
+    if (nruns > WEB_MAX_RUNS) {
+        snprintf(err, errlen, "%s: %u runs: one page shows %d at most, one above the other", fn,
+                 nruns, WEB_MAX_RUNS);
+        return WEB_EINVAL;
+    }
+    if (!runs || nruns == 0) {
         snprintf(err, errlen, "%s: bad arguments (%u runs)", fn, nruns);
         return WEB_EINVAL;
     }

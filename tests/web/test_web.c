@@ -1805,7 +1805,7 @@ int test_web_many_runs(void)
     char err[256];
     web *w = NULL;
     TEST_EQ_INT(web_start(&o, runs, WEB_MAX_RUNS + 1, &w, err, sizeof err), WEB_EINVAL);
-    TEST_ASSERT(strstr(err, "65 runs") != NULL);
+    TEST_EQ_STR(err, "web_start: 65 runs: one page shows 64 at most, one above the other");
     o.experiment = "[1, 2]";
     TEST_EQ_INT(web_start(&o, runs, N, &w, err, sizeof err), WEB_EINVAL);
     TEST_EQ_STR(err, "web_start: the experiment is not one JSON object (another value)");
