@@ -294,7 +294,7 @@ typedef struct adv_shown {
     int run;             /* index into adv_exp.runs of its representative run; -1: none drawn */
     int page;            /* its index among the runs drawn (from 0, in the order of the
                             configurations); -1: not drawn */
-    char label[96];      /* the run's label on the page: "MPS 50% n=2 · r1, median of 3" */
+    char label[96];      /* the run's label on the page: "MPS 50% n=2 (r1)": round 1 */
     char dir[4200];      /* the representative run's folder, DIR/CONFIG/rROUND */
     char base_dir[4200]; /* the folder of the solo run that gives its solo references, as advise
                             took them (the round's solo run, else the latest earlier); "": none */

@@ -168,7 +168,7 @@ json_t *adv_serve_plan(const adv_exp *e, int64_t max_bytes, adv_shown *shown, in
         s->page = drawn++;
         base_of(e, r, s->base_dir, sizeof s->base_dir);
         size_t len = strlen(s->label);
-        snprintf(s->label + len, sizeof s->label - len, " · r%d, median of %d", r->round, ok);
+        snprintf(s->label + len, sizeof s->label - len, " (r%d)", r->round);
     }
     view_put(o, "tool", json_string("tlview advise"), &bad);
     view_put(o, "dir", view_string(e->dir), &bad);

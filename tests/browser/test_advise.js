@@ -55,7 +55,7 @@ async function main() {
       bands: window.tlview.bands.map((b) => ({ type: b.type, run: b.run, y: b.y, h: b.h })),
     }));
     check(S.labels.length === 4, `4 runs drawn (${S.labels.length})`);
-    check(LABELS.every((l, i) => (S.labels[i] || '').startsWith(`${l} · r`)), `each labelled by its configuration, in advise's order: ${S.labels.join(' | ')}`);
+    check(LABELS.every((l, i) => (S.labels[i] || '').startsWith(`${l} (r`)), `each labelled by its configuration, in advise's order: ${S.labels.join(' | ')}`);
     // one above the other: each run's header, then its own bands, then the next run's header
     const heads = S.bands.filter((b) => b.type === 'run');
     let ordered = heads.length === 4 && heads.every((b, i) => b.run === i && (i === 0 || b.y > heads[i - 1].y));
@@ -106,6 +106,16 @@ async function main() {
     check(predLine && table.pred.length === 1 && table.pred[0] === predLine, `the prediction's line is advise's (${table.pred[0]})`);
     check(table.notes.some((n) => /median run/.test(n) && /nearest the configuration's median/.test(n)), 'the page says which run of each configuration is drawn, and why');
     await page.screenshot({ path: path.join(DIR, 'advise.png'), fullPage: true });
+    // a click on the run drawn of the last configuration scrolls its header into view
+    await page.click('#experiment-table a.exp-run >> nth=3');
+    await page.waitForTimeout(300);
+    const seen = await page.evaluate(() => {
+      const b = window.tlview.bands.find((x) => x.type === 'run' && x.run === 3);
+      const y = document.getElementById('timeline').getBoundingClientRect().top + b.y;
+      const below = Math.max(...['top', 'ruler', 'pinned'].filter((id) => !document.getElementById(id).hidden).map((id) => document.getElementById(id).getBoundingClientRect().bottom));
+      return { y, below, h: window.innerHeight, scrolled: window.scrollY };
+    });
+    check(seen.scrolled > 0 && seen.y >= seen.below && seen.y < seen.h / 2, `a click on D in the table brings run D's header into view, below the header, ruler and pinned tracks (at y ${Math.round(seen.y)}, they end at ${Math.round(seen.below)}, scrolled ${Math.round(seen.scrolled)})`);
     check(errors.length === 0, `no console errors${errors.length ? `: ${errors.join(' | ')}` : ''}`);
   } finally {
     await browser.close();

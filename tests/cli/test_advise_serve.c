@@ -110,9 +110,9 @@ int test_cli_advise_serve_median_run(void)
     TEST_EQ_INT(s[1].page, 1);
     TEST_EQ_INT(s[2].page, 2);
     TEST_EQ_INT(s[3].page, -1);
-    TEST_EQ_STR(s[0].label, "solo · r2, median of 3");
-    TEST_EQ_STR(s[1].label, "time-sliced n=2 · r1, median of 4");
-    TEST_EQ_STR(s[2].label, "MPS n=2 · r1, median of 3");
+    TEST_EQ_STR(s[0].label, "solo (r2)");
+    TEST_EQ_STR(s[1].label, "time-sliced n=2 (r1)");
+    TEST_EQ_STR(s[2].label, "MPS n=2 (r1)");
     TEST_EQ_STR(s[3].label, "MPS 50% n=2");
     TEST_EQ_STR(s[3].note, "n2-mps50: not drawn: no successful run left a trace file");
     /* the solo references: the latest successful solo run by the end of the run's round */

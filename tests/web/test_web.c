@@ -2965,7 +2965,7 @@ int test_web_serve_advise(void)
         TEST_EQ_INT(jint(s, "run"), c);
         const char *label = json_string_value(json_object_get(s, "label"));
         char want[96];
-        snprintf(want, sizeof want, "%s · r%d, median of 3", labels[c], (int)jint(s, "round"));
+        snprintf(want, sizeof want, "%s (r%d)", labels[c], (int)jint(s, "round"));
         TEST_EQ_STR(label, want);
         TEST_EQ_STR(json_string_value(json_object_get(json_array_get(pages, (size_t)c), "label")),
                     want);

@@ -77,10 +77,12 @@ async function experimentSetup(has) {
   renderExperiment(S.experiment);
 }
 
-// scrollToRun brings run ri's header band into view.
+// scrollToRun brings run ri's header band into view, below what sticks at the top of the window
+// (the page's header, the ruler, the pinned tracks).
 function scrollToRun(ri) {
   const b = S.bands.find((x) => x.type === 'run' && x.run === ri);
-  if (b) window.scrollTo({ top: canvas.getBoundingClientRect().top + window.scrollY + b.y - 60 });
+  const over = ['top', 'ruler', 'pinned'].reduce((h, id) => h + ($(id).hidden ? 0 : $(id).getBoundingClientRect().height), 8);
+  if (b) window.scrollTo({ top: canvas.getBoundingClientRect().top + window.scrollY + b.y - over });
 }
 
 // renderExperiment fills the experiment's box: its head, the recommendation, the table and the

@@ -450,6 +450,13 @@ function toggleHelp() {
 function renderHeader() {
   const info = $('runinfo');
   info.textContent = '';
+  if (S.runs.length > 2) { // an experiment's: one chip (its table names them), not a line each
+    const c = el('span', 'chip');
+    c.append(el('b', null, `${S.runs.length} runs`), ` one above the other · ${S.runs.reduce((n, r) => n + r.summary.kernels, 0).toLocaleString()} kernels`);
+    c.title = S.runs.map((r, ri) => `${runLetter(ri)}: ${r.label}`).join('\n');
+    info.append(c);
+    return;
+  }
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
     const tag = S.runs.length > 1 ? `${runLetter(ri)}: ` : '';
@@ -491,6 +498,7 @@ function renderHeadline() {
     }
   });
   box.hidden = !box.childNodes.length;
+  box.classList.toggle('many', box.childNodes.length > 4); // scrolls within: the page's stays
 }
 
 // compareWords says how B's span compares with A's, the way round that is true: "B finishes
