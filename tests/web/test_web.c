@@ -3316,12 +3316,21 @@ int test_web_empty_run(void)
 
 /* ---------------------------------------------------------------- concurrency profile per pixel */
 
+static int load_traces(const char *dir, store_run **ppRun, analysis **ppAn);
+
 /* load_demo: the bundled H200 recording samples/spin/traces/<sub> (every *.db there), finished
  * and analysed. 0, or -1 with a message. */
 static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn)
 {
-    char dir[1024], path[2048];
+    char dir[1024];
     snprintf(dir, sizeof dir, "%s/samples/spin/traces/%s", TLVIEW_SOURCE_DIR, sub);
+    return load_traces(dir, ppRun, ppAn);
+}
+
+/* load_traces: every *.db of the folder `dir`, finished and analysed (load_demo()). */
+static int load_traces(const char *dir, store_run **ppRun, analysis **ppAn)
+{
+    char path[2048];
     store_run *run = store_run_new();
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -6081,5 +6090,52 @@ int test_web_timeline_format(void)
     json_decref(want), json_decref(got);
     free(rd.head), free(rj.head), free(rb.head), free(rx.head);
     teardown(&f);
+    return 0;
+}
+
+/* /api/kernel names a kernel's partition against the whole GPU (issue 30): the H100 recordings of
+ * samples/partitions, two MPS clients at 50% (each shown 66 of the 132 SMs) and two green
+ * contexts of 64 SMs; whole-GPU clients (no CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) have none. */
+int test_web_kernel_partition(void)
+{
+    static const struct {
+        const char *sub;
+        double pct; /* 0: null */
+        int sms;    /* 0: null */
+        int green;
+    } cases[] = {{"mps50-n2", 50, 66, 0}, {"green2", 0, 64, 1}, {"mps-n2", 0, 0, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char dir[1024], err[256];
+        snprintf(dir, sizeof dir, "%s/samples/partitions/traces/%s", TLVIEW_SOURCE_DIR,
+                 cases[c].sub);
+        store_run *run;
+        analysis *an;
+        TEST_EQ_INT(load_traces(dir, &run, &an), 0);
+        web_run wr = {cases[c].sub, run, an};
+        web_options o;
+        web_options_default(&o);
+        o.port = 0;
+        o.no_token = 1;
+        web *w = NULL;
+        TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+        json_t *k = get_json(web_port(w), "/api/kernel?run=0&id=0", 200);
+        TEST_ASSERT(k);
+        json_t *pct = json_object_get(k, "context_thread_percentage");
+        json_t *sms = json_object_get(k, "context_sms");
+        if (cases[c].pct > 0)
+            TEST_NEAR(json_number_value(pct), cases[c].pct, 1e-9);
+        else
+            TEST_ASSERT(json_is_null(pct));
+        if (cases[c].sms)
+            TEST_EQ_INT(json_integer_value(sms), cases[c].sms);
+        else
+            TEST_ASSERT(json_is_null(sms));
+        TEST_EQ_INT(json_integer_value(json_object_get(k, "device_sms")), 132);
+        TEST_EQ_INT(json_is_true(json_object_get(k, "green")), cases[c].green);
+        json_decref(k);
+        web_stop(w);
+        analysis_free(an);
+        store_run_free(run);
+    }
     return 0;
 }

@@ -78,6 +78,20 @@ function tooltipHTML(h) {
 }
 
 
+// contextText: a kernel's context in words: its MPS state and its partition of the GPU (an MPS
+// client's thread limit, a green context's SMs), of the GPU's SMs where known.
+function contextText(k) {
+  const of = (n) => `${n}${k.device_sms ? ` of ${k.device_sms}` : ''} SMs`;
+  const limited = k.context_thread_percentage != null && k.context_thread_percentage < 100;
+  const mps = k.context_mps !== 'on' ? ''
+    : limited ? ` (an MPS client at ${k.context_thread_percentage}% of the threads${k.context_sms ? `: ${of(k.context_sms)}` : ''})`
+      : ' (an MPS client)';
+  const green = k.green
+    ? `green: an SM partition${k.context_sms ? ` of ${of(k.context_sms)}` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
+    : 'not green';
+  return `${mpsText(k.context_mps)}${mps} · ${green}`;
+}
+
 // showKernel opens the details with one kernel's full record and its window's evidence.
 async function showKernel(runIdx, id) {
   try {
@@ -90,9 +104,7 @@ async function showKernel(runIdx, id) {
     const rows = [
       ['process', `pid ${k.pid}`], ...(kp && kp.rank != null ? [['rank', rankText(kp)]] : []),
       ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
-      ['its context', `${mpsText(k.context_mps)}${k.context_mps === 'on' ? ' (an MPS client)' : ''} · ${k.green
-        ? `green: an SM partition${k.context_sms ? ` of ${k.context_sms} SMs` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
-        : 'not green'}`],
+      ['its context', contextText(k)],
       ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
       ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
       ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
