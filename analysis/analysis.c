@@ -70,7 +70,7 @@ const char *analysis_rule_name(analysis_rule r)
     static const char *const names[ANALYSIS_NRULES] = {
         "none",        "no-mps",        "not-stretched", "handover",
         "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
-        "took-turns",  "switch-turns",  "quick-turns"};
+        "took-turns",  "switch-turns",  "quick-turns",   "quick-handovers"};
     return (unsigned)r < ANALYSIS_NRULES ? names[r] : "?";
 }
 
@@ -101,7 +101,11 @@ const char *analysis_rule_text(analysis_rule r)
         "cost) or after a whole time slice",
         "MPS state unknown: the GPU changed between contexts quicker than a context switch "
         "allows, so they were not time-sliced (MPS clients); the stretch says how they shared "
-        "it"};
+        "it",
+        "MPS state unknown: on this GPU one context's kernel started or ended within "
+        "microseconds of another context's kernel, again and again, which a context switch "
+        "does not allow, so they were not time-sliced (MPS clients); the stretch says how they "
+        "shared it"};
     return (unsigned)r < ANALYSIS_NRULES ? text[r] : "?";
 }
 

@@ -67,28 +67,32 @@ typedef enum analysis_physics {
 
 /* The rule that decided a window's verdict (analysis/README.md has the table). */
 typedef enum analysis_rule {
-    ANALYSIS_RULE_NONE = 0,          /* idle and solo windows */
-    ANALYSIS_RULE_NO_MPS = 1,        /* SLICED physics: time-sliced by construction */
-    ANALYSIS_RULE_NOT_STRETCHED = 2, /* stretch <= concurrent_max_stretch: concurrent */
-    ANALYSIS_RULE_HANDOVER = 3,      /* SHARED, stretched, overlap share <= queued_max_overlap:
-                                        the kernels overlapped only at their ends */
-    ANALYSIS_RULE_SHARED_SLOW = 4,   /* SHARED and stretched: contended */
-    ANALYSIS_RULE_ONE_AT_A_TIME = 5, /* UNKNOWN physics, parallelism <= sliced_max_parallelism
-                                        and no signature: undecided (verdict UNKNOWN) */
-    ANALYSIS_RULE_PARALLEL_SLOW = 6, /* UNKNOWN physics, stretched with parallelism: contended */
-    ANALYSIS_RULE_NO_REFERENCE = 7,  /* UNKNOWN physics, too few solo references, no signature */
-    ANALYSIS_RULE_TOOK_TURNS = 8,    /* no overlap, but >= 2 context switches between share
-                                        groups known not to be MPS: time-sliced */
-    ANALYSIS_RULE_SWITCH_TURNS = 9,  /* UNKNOWN physics, the signature of time-slicing
-                                        (analysis_window_signature()): no turn quicker than a
-                                        switch, most turns marked by one (its idle gap, or a
-                                        whole time slice): time-sliced */
-    ANALYSIS_RULE_QUICK_TURNS = 10,  /* UNKNOWN physics, the GPU changed between contexts quicker
-                                        than a context switch allows: not time-sliced; the stretch
-                                        and overlap share then say concurrent, queued or
-                                        contended, as for one share group */
+    ANALYSIS_RULE_NONE = 0,             /* idle and solo windows */
+    ANALYSIS_RULE_NO_MPS = 1,           /* SLICED physics: time-sliced by construction */
+    ANALYSIS_RULE_NOT_STRETCHED = 2,    /* stretch <= concurrent_max_stretch: concurrent */
+    ANALYSIS_RULE_HANDOVER = 3,         /* SHARED, stretched, overlap share <= queued_max_overlap:
+                                           the kernels overlapped only at their ends */
+    ANALYSIS_RULE_SHARED_SLOW = 4,      /* SHARED and stretched: contended */
+    ANALYSIS_RULE_ONE_AT_A_TIME = 5,    /* UNKNOWN physics, parallelism <= sliced_max_parallelism
+                                           and no signature: undecided (verdict UNKNOWN) */
+    ANALYSIS_RULE_PARALLEL_SLOW = 6,    /* UNKNOWN physics, stretched with parallelism: contended */
+    ANALYSIS_RULE_NO_REFERENCE = 7,     /* UNKNOWN physics, too few solo references, no signature */
+    ANALYSIS_RULE_TOOK_TURNS = 8,       /* no overlap, but >= 2 context switches between share
+                                           groups known not to be MPS: time-sliced */
+    ANALYSIS_RULE_SWITCH_TURNS = 9,     /* UNKNOWN physics, the signature of time-slicing
+                                           (analysis_window_signature()): no turn quicker than a
+                                           switch, most turns marked by one (its idle gap, or a
+                                           whole time slice): time-sliced */
+    ANALYSIS_RULE_QUICK_TURNS = 10,     /* UNKNOWN physics, the GPU changed between contexts
+                                           quicker than a context switch allows: not time-sliced;
+                                           the stretch and overlap share then say concurrent,
+                                           queued or contended, as for one share group */
+    ANALYSIS_RULE_QUICK_HANDOVERS = 11, /* UNKNOWN physics, no signature in the window's own
+                                           turns, but the device's quick handovers
+                                           (analysis_device) say not time-sliced: judged as
+                                           quick-turns */
 } analysis_rule;
-#define ANALYSIS_NRULES 11
+#define ANALYSIS_NRULES 12
 
 /* What the timing alone says of a window whose contexts' MPS state the files do not say
  * (analysis_window_signature(); analysis/README.md, "When the file does not say"). */
@@ -407,16 +411,22 @@ typedef struct analysis_device {
                                         inside windows the signature judged time-sliced */
     int64_t switch_gap_ns;           /* the idle gaps of those switches, summed */
     uint64_t turns, quick_turns, switch_turns; /* its windows' (analysis_window), summed */
-    int64_t idle_in_ns; /* inside the measured interval: no kernel in flight and
-                           no context switch's gap (the processes had no work on
-                           the GPU: their CPUs set the pace) */
-    int64_t waiting_ns; /* time when one context ran alone while another context,
-                           not sharing the GPU with it (no MPS between them), had a
-                           launched kernel waiting for the GPU (ready: its launch
-                           call had returned and its stream's kernel before it had
-                           ended, more than a launch latency before it started).
-                           Needs the launch API records (TLVIEW_API=1, or an
-                           imported trace's launches); 0 without */
+    uint64_t quick_handovers; /* between share groups that may share the GPU, one of them of
+                                 unknown MPS state: kernel starts less than the calibration's
+                                 handover_ns (20 us) after another group's kernel end, and ends
+                                 as close after another group's start. Time-slicing puts a
+                                 context switch (135 us or more) between any two contexts'
+                                 work: these say it was not (ANALYSIS_RULE_QUICK_HANDOVERS) */
+    int64_t idle_in_ns;       /* inside the measured interval: no kernel in flight and
+                                 no context switch's gap (the processes had no work on
+                                 the GPU: their CPUs set the pace) */
+    int64_t waiting_ns;       /* time when one context ran alone while another context,
+                                 not sharing the GPU with it (no MPS between them), had a
+                                 launched kernel waiting for the GPU (ready: its launch
+                                 call had returned and its stream's kernel before it had
+                                 ended, more than a launch latency before it started).
+                                 Needs the launch API records (TLVIEW_API=1, or an
+                                 imported trace's launches); 0 without */
 } analysis_device;
 
 /* The share of a window's solo work its own kernels must hold (analysis_window own_share) for

@@ -29,7 +29,10 @@ typedef struct analysis_calibration {
                                contexts' slices (its module loaded in one, itself run in the next) */
     double switch_lo_ns, switch_hi_ns; /* an idle gap between two contexts' kernels the size of
                                           a context switch (the signature's mark) */
-    double quick_ns; /* a turn shorter than this is quicker than any context switch */
+    double quick_ns;    /* a turn shorter than this is quicker than any context switch */
+    double handover_ns; /* a kernel start this close after another share group's kernel end, or
+                           an end this close after another group's start, is quicker than any
+                           context switch (analysis_device quick_handovers) */
 } analysis_calibration;
 
 /* A running count of turns (analysis_window turns, quick_turns, switch_turns), kept by the

@@ -48,7 +48,16 @@
  *   135.1-143.2 us (kineto-mps-off, torch-mps-off, resnet18 and GPT-2 at N = 4, the heavy torch
  *   runs: p10 135.5-142.7, median 138.3-143.2), longer only where the next context's host
  *   launched late; no turn of one context shorter than 136 us. The mark is 110-220 us (the
- *   switch, up to 1.5x for a late launch); a turn under 100 us is quicker than any switch. */
+ *   switch, up to 1.5x for a late launch); a turn under 100 us is quicker than any switch.
+ * - handover (2026-12-07, `calibrate -g` over tests/analysis/signature.list: the 56 H200
+ *   recordings and the 18 H100 Kineto ones of tests/gpu/kineto_matrix.sh): from a kernel end to
+ *   the next start of another context, and from a start to the next end of another context.
+ *   Without MPS (37 recordings, 253,148 such events) never under 135.1 us (kineto-mps-off;
+ *   torch-mps-off 135.3, the H100's 137.6-148.0), none under 100 us: a switch lies between any
+ *   two contexts' work. With MPS most are within microseconds (resnet18 at N = 4 on the H200:
+ *   85,768 of 103,224 under 20 us), and the GEMM sweeps whose clients each fill the H100, one at
+ *   a time, whose turns are neither quick nor marked: 29 of 292 (N = 2), 115 of 592 (N = 4),
+ *   265 of 1196 (N = 8) under 20 us. The bound is 20 us, 6.7x under the fastest switch. */
 static const analysis_calibration h200 = {
     .gpu = "NVIDIA H200",
     .launch_ns = 877.0,
@@ -63,6 +72,7 @@ static const analysis_calibration h200 = {
     .switch_lo_ns = 110e3,
     .switch_hi_ns = 220e3,
     .quick_ns = 100e3,
+    .handover_ns = 20e3,
 };
 
 const analysis_calibration *analysis_calibration_for(const char *gpu, int *pExact)

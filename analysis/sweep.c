@@ -30,6 +30,39 @@ typedef struct clocks {
     analysis_tcount tc; /* turns so far (analysis_tcount) */
 } clocks;
 
+/* The latest events of one kind (kernel starts, or ends) of a device's share groups that may share
+ * the GPU: the latest one's time and group, and the latest of another group than that (INT64_MIN:
+ * none yet). Events come in time order. */
+typedef struct handtrack {
+    int64_t t, t2;
+    uint32_t g;
+} handtrack;
+
+/* Notes an event of group g at t. */
+static void handtrack_note(handtrack *h, uint32_t g, int64_t t)
+{
+    if (h->g != g) {
+        h->t2 = h->t;
+        h->g = g;
+    }
+    h->t = t;
+}
+
+/* The time of the latest event of another group than g (INT64_MIN: none). */
+static int64_t handtrack_other(const handtrack *h, uint32_t g)
+{
+    return h->g != g ? h->t : h->t2;
+}
+
+/* Whether an event of group g at t (a start where `other` holds the ends, an end where it holds
+ * the starts) is a quick handover: another group's opposite event less than the calibration's
+ * handover_ns before it (analysis_device quick_handovers). */
+static int quick_handover(const handtrack *other, uint32_t g, int64_t t, double handover_ns)
+{
+    int64_t o = handtrack_other(other, g);
+    return o != INT64_MIN && (double)(t - o) < handover_ns;
+}
+
 /* The state of one device slot during the sweep. */
 typedef struct sweepdev {
     inflight *heap; /* min-heap on end */
@@ -57,6 +90,8 @@ typedef struct sweepdev {
     uint32_t long_idles;       /* idle stretches longer than ANALYSIS_SWITCH_GAP_NS so far */
     uint32_t turn_group;       /* the share group of the last kernel start; UINT32_MAX none */
     int64_t turn_t0;           /* when its turn began: its first start since another group's */
+    handtrack ends, starts;    /* the latest kernel ends and starts of groups that may share the
+                                  GPU (not plain), for the quick handovers */
     const analysis_calibration *cal; /* the device's (switch and slice figures) */
     analysis_window *win;            /* this slot's windows, in time order */
     analysis_winx *winx;             /* parallel to win */
@@ -364,10 +399,15 @@ static int kernel_end(sweep *sw, uint32_t s, inflight e)
 
     a->stretch[e.k] = (float)(d->c.ovl - e.ovl);
     a->ovl_start[e.k] = e.ovl;
+    uint32_t g = a->ctx_group[e.ctx];
+    if (!a->group_plain[g]) {
+        a->devs[s].quick_handovers += quick_handover(&d->starts, g, e.end, d->cal->handover_ns);
+        handtrack_note(&d->ends, g, e.end);
+    }
     context_step(sw, d, e.ctx, -1);
     if (d->nctx == 0) {
         d->last_end = e.end;
-        d->last_group = a->ctx_group[e.ctx];
+        d->last_group = g;
     }
     if (--sw->pcount[ps] == 0) {
         d->nproc--;
@@ -407,6 +447,10 @@ static int kernel_start(sweep *sw, uint32_t s, uint64_t i)
     if (was == 0 && d->last_group != UINT32_MAX && k->start - d->last_end > ANALYSIS_SWITCH_GAP_NS)
         d->long_idles++;
     uint32_t g = a->ctx_group[ctx];
+    if (!a->group_plain[g]) {
+        a->devs[s].quick_handovers += quick_handover(&d->ends, g, k->start, d->cal->handover_ns);
+        handtrack_note(&d->starts, g, k->start);
+    }
     /* a handover: from an idle GPU to another share group than the one that ran last */
     int64_t gap =
         was == 0 && d->last_group != UINT32_MAX && d->last_group != g ? k->start - d->last_end : -1;
@@ -537,6 +581,7 @@ int analysis_sweep(analysis *a)
         sw.dev[s].now = sw.dev[s].cursor = a->devs[s].t_begin;
         sw.dev[s].last_group = sw.dev[s].turn_group = UINT32_MAX;
         sw.dev[s].tc_time = INT64_MIN;
+        sw.dev[s].ends = sw.dev[s].starts = (handtrack){INT64_MIN, INT64_MIN, UINT32_MAX};
         store_idx dv = a->devs[s].device;
         sw.dev[s].cal =
             analysis_calibration_for(dv != STORE_NONE ? run->devices[dv].name : NULL, NULL);

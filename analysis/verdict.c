@@ -756,9 +756,11 @@ static void judge_shared(const analysis_options *o, analysis_window *w, analysis
 /* The verdict of an overlap window and the rule that decided it (analysis/README.md): physics
  * first, the timing evidence where the physics leaves a choice: where the files do not say, a
  * measured stretch of about 1 (side by side), then a parallelism above one kernel's work at a
- * time (which time-slicing cannot do), then the signature `sig` of the turns; otherwise
- * undecided (UNKNOWN, by the rule that says why). */
-static void judge_window(const analysis_options *o, analysis_window *w, analysis_signature_kind sig)
+ * time (which time-slicing cannot do), then the signature `sig` of the turns, then where it is
+ * none the device's quick handovers (`handovers`: device_handovers()); otherwise undecided
+ * (UNKNOWN, by the rule that says why). */
+static void judge_window(const analysis_options *o, analysis_window *w, analysis_signature_kind sig,
+                         int handovers)
 {
     int measured = w->basis == ANALYSIS_BASIS_REFERENCE;
     /* the rates are this window's own: its kernels overlapped mostly inside it */
@@ -781,11 +783,30 @@ static void judge_window(const analysis_options *o, analysis_window *w, analysis
             w->rule = ANALYSIS_RULE_SWITCH_TURNS;
         } else if (sig == ANALYSIS_SIG_QUICK) {
             judge_shared(o, w, ANALYSIS_RULE_QUICK_TURNS);
+        } else if (handovers) {
+            judge_shared(o, w, ANALYSIS_RULE_QUICK_HANDOVERS);
         } else {
             w->verdict = ANALYSIS_UNKNOWN;
             w->rule = measured ? ANALYSIS_RULE_ONE_AT_A_TIME : ANALYSIS_RULE_NO_REFERENCE;
         }
     }
+}
+
+/* Whether device ad's quick handovers say it was not time-sliced, for its windows whose own
+ * turns have no signature (ANALYSIS_RULE_QUICK_HANDOVERS): at least ANALYSIS_SIGNATURE_MIN_TURNS
+ * of them, at least quick_min_share of its windows' turns and more than the turns a switch
+ * marked. A quick handover is impossible under time-slicing anywhere on the device, so the
+ * device's speak for all its windows; a switch's mark (an idle gap a host's pace can leave under
+ * MPS too) speaks only for its own window. */
+static int device_handovers(const analysis *a, const analysis_device *ad)
+{
+    uint64_t turns = 0, marked = 0;
+    for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
+        turns += a->windows[w].turns;
+        marked += a->windows[w].switch_turns;
+    }
+    return ad->quick_handovers >= ANALYSIS_SIGNATURE_MIN_TURNS && ad->quick_handovers > marked &&
+           (double)ad->quick_handovers >= a->opt.quick_min_share * (double)turns;
 }
 
 /* What the judge knows of one kernel while it adds it to its windows. */
@@ -1354,6 +1375,7 @@ int analysis_judge(analysis *a)
     static const analysis_waitsum no_wait;
     for (uint32_t s = 0; s < a->ndevs; s++) {
         analysis_device *ad = &a->devs[s];
+        int handovers = device_handovers(a, ad);
         for (uint64_t w = ad->first_window; w < ad->first_window + ad->nwindows; w++) {
             analysis_window *win = &a->windows[w];
             const analysis_winx *x = &a->winx[w];
@@ -1363,9 +1385,13 @@ int analysis_judge(analysis *a)
                 win->physics == ANALYSIS_PHYS_UNKNOWN || (x->turns && x->nsig)
                     ? analysis_window_signature(win, &a->opt)
                     : ANALYSIS_SIG_NONE;
-            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait, sig);
+            /* where its own turns say nothing, the device's quick handovers: side by side */
+            int quick =
+                handovers && sig == ANALYSIS_SIG_NONE && win->physics == ANALYSIS_PHYS_UNKNOWN;
+            window_evidence(&a->opt, cals[s], win, &ws[w], a->waits ? &a->waits[w] : &no_wait,
+                            quick ? ANALYSIS_SIG_QUICK : sig);
             if (win->verdict >= ANALYSIS_CONCURRENT) { /* an overlap window, from the sweep */
-                judge_window(&a->opt, win, sig);
+                judge_window(&a->opt, win, sig, quick);
             } else if (win->verdict == ANALYSIS_SOLO && x->turns && win->switches >= 2) {
                 /* contexts without MPS took turns without overlapping: time-slicing with each
                  * kernel inside its slice (no stretch to measure, the switches to count) */

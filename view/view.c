@@ -179,7 +179,8 @@ static const char *why(const analysis_device *d, analysis_rule r)
     case ANALYSIS_RULE_PARALLEL_SLOW:
     case ANALYSIS_RULE_NO_REFERENCE:
     case ANALYSIS_RULE_SWITCH_TURNS:
-    case ANALYSIS_RULE_QUICK_TURNS: return "MPS state unknown";
+    case ANALYSIS_RULE_QUICK_TURNS:
+    case ANALYSIS_RULE_QUICK_HANDOVERS: return "MPS state unknown";
     default:
         return d->mps == ANALYSIS_MPS_ON        ? "MPS"
                : d->ngreen                      ? "green contexts"
@@ -265,7 +266,10 @@ static void waiting_text(const analysis_device *d, char *buf, size_t n)
 /* "; the contexts took turns the way time-slicing does: 56 of 58 turns ended by a context
  * switch's idle gap or after a whole time slice, none quicker than a switch" (rule switch-turns)
  * or "; the GPU changed between contexts 571 of 573 times quicker than a context switch allows
- * (under 100 us): not time-sliced" (quick-turns), from the device's windows of that rule. */
+ * (under 100 us): not time-sliced" (quick-turns), from the device's windows of that rule; or
+ * "; one context's kernel started or ended within microseconds of another context's kernel 78
+ * times, quicker than a context switch allows: not time-sliced" (quick-handovers), from the
+ * device's quick handovers. */
 static void signature_text(const analysis *a, uint32_t slot, analysis_rule r, char *buf, size_t n)
 {
     const analysis_device *d = analysis_get_device(a, slot);
@@ -288,6 +292,11 @@ static void signature_text(const analysis *a, uint32_t slot, analysis_rule r, ch
                "; the GPU changed between contexts %llu of %llu times quicker than a context "
                "switch allows: not time-sliced",
                (unsigned long long)quick, (unsigned long long)turns);
+    else if (r == ANALYSIS_RULE_QUICK_HANDOVERS)
+        append(buf, n,
+               "; one context's kernel started or ended within microseconds of another context's "
+               "kernel %llu times, quicker than a context switch allows: not time-sliced",
+               (unsigned long long)d->quick_handovers);
 }
 
 /* "; in their SM partitions (2 MPS clients at 50% on 66 of 132 SMs each), which alone make

@@ -4,9 +4,11 @@
  * as tlview would such a file, and counts the windows whose verdict is right, wrong or undecided
  * against the truth the recording does know. Test-only: it changes the run after loading it.
  *
- *   calibrate [-v] [-s] LIST
+ *   calibrate [-v] [-s] [-g] LIST
  *
- * -v prints every window judged; -s places the kernels as tlview does (start pairs) instead.
+ * -v prints every window judged; -s places the kernels as tlview does (start pairs) instead; -g
+ * prints instead each recording's handovers (the data behind analysis_calibration handover_ns:
+ * print_handovers()).
  * LIST holds one recording a line (# starts a comment): `on|off|green FOLDER [BASELINE_FOLDER]`,
  * the folders relative to the LIST file's folder's grandparent (the source tree for
  * tests/analysis/signature.list). `on`: every context was an MPS client; `off`: none was;
@@ -121,6 +123,96 @@ static store_run *load_forgotten(const char *dir, int as_files)
     return run;
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The share group a context of run has as read with its MPS state forgotten (the analysis's
+ * share groups): a process with green contexts is one group, every other context one of its own. */
+static uint64_t group_of(const store_run *run, const unsigned char *green_proc, store_idx c)
+{
+    store_idx p = run->contexts[c].process;
+    return green_proc[p] ? (uint64_t)run->ncontexts + p : c;
+}
+
+/* A kernel start or end for print_handovers(): its time, share group, and whether an end. */
+typedef struct hevent {
+    int64_t t;
+    uint64_t g;
+    int end;
+} hevent;
+
+/* By time, ends before starts at one instant (as the sweep visits them). */
+static int cmp_hevent(const void *x, const void *y)
+{
+    const hevent *a = x, *b = y;
+    return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : b->end - a->end;
+}
+
+/* Prints the handovers of run's first device (-g), as the sweep counts its quick handovers
+ * (analysis_device quick_handovers): for each kernel start, the time since the latest kernel end
+ * of another share group; for each end, since the latest start of another group. Their count
+ * (events with such an event before them), the smallest and the 1st and 10th percentiles in us,
+ * and how many are under 5, 10, 20, 50 and 100 us. */
+static void print_handovers(const store_run *run, const char *truth, const char *dir)
+{
+    unsigned char *green_proc = calloc(run->nprocesses + 1, 1);
+    hevent *ev = malloc((2 * run->nkernels + 1) * sizeof *ev);
+    int64_t *gap = malloc((2 * run->nkernels + 1) * sizeof *gap);
+    uint64_t m = 0, n = 0;
+    if (!green_proc || !ev || !gap) {
+        free(green_proc);
+        free(ev);
+        free(gap);
+        return;
+    }
+    for (uint32_t c = 0; c < run->ncontexts; c++)
+        green_proc[run->contexts[c].process] |= run->contexts[c].green;
+    store_idx dev = run->ncontexts ? run->contexts[0].device : STORE_NONE;
+    for (uint64_t i = 0; i < run->nkernels; i++) {
+        const store_kernel *k = &run->kernels[i];
+        store_idx c = run->streams[k->stream].context;
+        if (k->end <= k->start || run->contexts[c].device != dev)
+            continue;
+        uint64_t g = group_of(run, green_proc, c);
+        ev[m++] = (hevent){k->start, g, 0};
+        ev[m++] = (hevent){k->end, g, 1};
+    }
+    qsort(ev, m, sizeof *ev, cmp_hevent);
+    /* per kind (0 starts, 1 ends): the latest one's time and group, the latest of another group */
+    int64_t t[2] = {INT64_MIN, INT64_MIN}, t2[2] = {INT64_MIN, INT64_MIN};
+    uint64_t g[2] = {UINT64_MAX, UINT64_MAX};
+    for (uint64_t i = 0; i < m; i++) {
+        int o = !ev[i].end; /* the opposite kind */
+        int64_t before = g[o] != ev[i].g ? t[o] : t2[o];
+        if (before != INT64_MIN)
+            gap[n++] = ev[i].t - before;
+        int e = ev[i].end;
+        if (g[e] != ev[i].g) {
+            t2[e] = t[e];
+            g[e] = ev[i].g;
+        }
+        t[e] = ev[i].t;
+    }
+    qsort(gap, n, sizeof *gap, cmp_i64);
+    uint64_t under[5] = {0};
+    static const int64_t bound[5] = {5000, 10000, 20000, 50000, 100000};
+    for (uint64_t i = 0; i < n; i++)
+        for (int b = 0; b < 5; b++)
+            under[b] += gap[i] < bound[b];
+#define Q(p) (n ? (double)gap[(uint64_t)((p) * (double)(n - 1) + 0.5)] / 1e3 : 0.0)
+    printf("| %s | %s | %llu | %.1f | %.1f | %.1f | %llu | %llu | %llu | %llu | %llu |\n", truth,
+           dir, (unsigned long long)n, Q(0), Q(0.01), Q(0.1), (unsigned long long)under[0],
+           (unsigned long long)under[1], (unsigned long long)under[2], (unsigned long long)under[3],
+           (unsigned long long)under[4]);
+#undef Q
+    free(green_proc);
+    free(ev);
+    free(gap);
+}
+
 /* Whether verdict v is allowed by the truth (`on` 1: MPS clients; 0: plain contexts):
  * 1 right, -1 wrong, 0 undecided. */
 static int judge(analysis_verdict v, int on /* 1: MPS clients or green contexts */)
@@ -154,13 +246,14 @@ static analysis_verdict old_verdict(const analysis_window *w)
 
 int main(int argc, char **argv)
 {
-    int verbose = 0, as_files = 0, arg = 1;
+    int verbose = 0, as_files = 0, gaps = 0, arg = 1;
     for (; arg < argc && argv[arg][0] == '-'; arg++) {
         verbose |= !strcmp(argv[arg], "-v");
         as_files |= !strcmp(argv[arg], "-s");
+        gaps |= !strcmp(argv[arg], "-g");
     }
     if (argc != arg + 1) {
-        fprintf(stderr, "usage: calibrate [-v] [-s] LIST\n");
+        fprintf(stderr, "usage: calibrate [-v] [-s] [-g] LIST\n");
         return 2;
     }
     const char *list = argv[arg];
@@ -183,9 +276,14 @@ int main(int argc, char **argv)
     char line[4096];
     tally all = {0}, runs = {0}, old = {0};
     int bad = 0;
-    printf("| truth | recording | windows right | wrong | undecided | GPU verdict | rule | before: "
-           "right / wrong / undecided |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+    if (gaps)
+        printf("| truth | recording | events | min us | p1 | p10 | < 5 us | < 10 us | < 20 us | "
+               "< 50 us | < 100 us |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    else
+        printf("| truth | recording | windows right | wrong | undecided | GPU verdict | rule | "
+               "before: "
+               "right / wrong / undecided |\n|---|---|---|---|---|---|---|---|\n");
+    char prev[1024] = "";
     while (fgets(line, sizeof line, f)) {
         char *hash = strchr(line, '#');
         if (hash)
@@ -195,6 +293,16 @@ int main(int argc, char **argv)
         if (n < 2)
             continue;
         int on = !strcmp(truth, "on") || !strcmp(truth, "green");
+        if (gaps) { /* each recording once (its lines with and without a baseline are adjacent) */
+            char gpath[5200];
+            snprintf(gpath, sizeof gpath, "%s/%s", root, dir);
+            store_run *run = strcmp(dir, prev) ? load_forgotten(gpath, as_files) : NULL;
+            if (run)
+                print_handovers(run, truth, dir);
+            store_run_free(run);
+            snprintf(prev, sizeof prev, "%s", dir);
+            continue;
+        }
         char path[5200], bpath[5200];
         snprintf(path, sizeof path, "%s/%s", root, dir);
         snprintf(bpath, sizeof bpath, "%s/%s", root, base);
@@ -257,6 +365,8 @@ int main(int argc, char **argv)
         store_run_free(brun);
     }
     fclose(f);
+    if (gaps)
+        return 0;
     printf("calibrate: windows %u right, %u wrong, %u undecided (before the signature: %u, %u, "
            "%u); recordings %u right, %u wrong, %u undecided or without overlap\n",
            all.right, all.wrong, all.undecided, old.right, old.wrong, old.undecided, runs.right,

@@ -314,7 +314,8 @@ static int device_state(const store_run *run, uint32_t dkey, int assume)
     return state < 0 ? 0 : state;
 }
 
-static int check_window(const analysis_window *w, int state, char *why, size_t len)
+static int check_window(const analysis_window *w, const analysis_device *d, int state, char *why,
+                        size_t len)
 {
     if (!(w->overlap_ns >= 0 && w->overlap_ns <= w->busy_ns && w->busy_ns <= w->t1 - w->t0))
         FAIL("window [%" PRId64 ", %" PRId64 "): overlap %" PRId64 " busy %" PRId64, w->t0, w->t1,
@@ -339,6 +340,18 @@ static int check_window(const analysis_window *w, int state, char *why, size_t l
          w->verdict == ANALYSIS_TIME_SLICED || w->verdict == ANALYSIS_UNKNOWN))
         FAIL("window at %" PRId64 ": quick-turns with signature %s, verdict %s", w->t0,
              analysis_signature_name(sig), analysis_verdict_name(w->verdict));
+    /* the device's quick handovers decide only where the window's own turns say nothing, and
+     * only when they outnumber the turns a switch marked (analysis_device quick_handovers) */
+    if (w->rule == ANALYSIS_RULE_QUICK_HANDOVERS &&
+        (sig != ANALYSIS_SIG_NONE || w->physics != ANALYSIS_PHYS_UNKNOWN ||
+         w->verdict == ANALYSIS_TIME_SLICED || w->verdict == ANALYSIS_UNKNOWN ||
+         d->quick_handovers < ANALYSIS_SIGNATURE_MIN_TURNS ||
+         d->quick_handovers <= d->switch_turns ||
+         (double)d->quick_handovers < 0.1 * (double)d->turns)) /* the default quick_min_share */
+        FAIL("window at %" PRId64 ": quick-handovers with signature %s, verdict %s, %" PRIu64
+             " quick handovers, %" PRIu64 " turns (%" PRIu64 " marked)",
+             w->t0, analysis_signature_name(sig), analysis_verdict_name(w->verdict),
+             d->quick_handovers, d->turns, d->switch_turns);
     /* where the files do not say, time-sliced only by the signature, undecided where neither
      * the rates nor the signature decide */
     if (w->physics == ANALYSIS_PHYS_UNKNOWN && w->verdict == ANALYSIS_TIME_SLICED &&
@@ -415,7 +428,7 @@ static int check_device(const analysis *a, uint32_t s, char *why, size_t len)
         marked += w[i].switch_turns;
         switches += w[i].switches;
         gaps += w[i].switch_gap_ns;
-        if (check_window(&w[i], state, why, len))
+        if (check_window(&w[i], d, state, why, len))
             return 1;
     }
     /* the device's turns are its windows'; its switches too (every switch lies in one) */

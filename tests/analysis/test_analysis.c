@@ -903,7 +903,7 @@ int test_analysis_verdict_names(void)
     TEST_EQ_STR(analysis_verdict_meaning((analysis_verdict)42), "?");
     const char *rules[] = {"none",        "no-mps",        "not-stretched", "handover",
                            "shared-slow", "one-at-a-time", "parallel-slow", "no-reference",
-                           "took-turns",  "switch-turns",  "quick-turns"};
+                           "took-turns",  "switch-turns",  "quick-turns",   "quick-handovers"};
     for (int r = 0; r < ANALYSIS_NRULES; r++) {
         TEST_EQ_STR(analysis_rule_name((analysis_rule)r), rules[r]);
         TEST_ASSERT(strlen(analysis_rule_text((analysis_rule)r)) > 5);
@@ -1133,6 +1133,30 @@ int test_analysis_random_runs_match_brute_force(void)
                     TEST_EQ_INT(nctx[d][t] > 1, w[i].verdict >= ANALYSIS_CONCURRENT);
             }
             TEST_EQ_INT(at, ad->t_end);
+            /* quick handovers: between groups that may share the GPU, a start after another
+             * group's end (ends first at one instant), an end after another group's start
+             * (starts at that instant come after it); all within 20 us here. The device's decide
+             * where a window's turns have no signature: from 3, none marked */
+            uint64_t qh = 0;
+            for (uint64_t k = 0; k < run->nkernels; k++) {
+                const store_kernel *kk = &run->kernels[k];
+                int g = group[cof[k]];
+                if (devof[cof[k]] != d || kk->end <= kk->start || (gplain[g] && !gother[g]))
+                    continue;
+                int after_end = 0, after_start = 0;
+                for (uint64_t j = 0; j < run->nkernels; j++) {
+                    const store_kernel *kj = &run->kernels[j];
+                    int h = group[cof[j]];
+                    if (devof[cof[j]] != d || kj->end <= kj->start || h == g ||
+                        (gplain[h] && !gother[h]))
+                        continue;
+                    after_end |= kj->end <= kk->start;
+                    after_start |= kj->start < kk->end;
+                }
+                qh += (uint64_t)after_end + (uint64_t)after_start;
+            }
+            TEST_EQ_INT(ad->quick_handovers, qh);
+            int handovers = qh >= ANALYSIS_SIGNATURE_MIN_TURNS && qh >= 0.1 * (double)ad->turns;
             /* the physics and evidence of each window, instant by instant */
             for (uint64_t i = 0; i < ad->nwindows; i++) {
                 double ovl_ref = 0, work = 0, work_short = 0, ovl_in = 0, dur = 0;
@@ -1218,6 +1242,7 @@ int test_analysis_random_runs_match_brute_force(void)
                 TEST_NEAR(w[i].group_kernels, gk, 1e-4 * gk);
                 /* where the physics is unknown, the turns' signature: quick from three turns */
                 int quick = ph == 3 && turns >= ANALYSIS_SIGNATURE_MIN_TURNS;
+                int byhand = ph == 3 && !quick && handovers; /* rule quick-handovers */
                 double stretch = NAN, par = NAN, own = NAN;
                 int basis = ANALYSIS_BASIS_NONE;
                 if (ovl_ref > 0 && work > 0 && cov >= 0.5) {
@@ -1229,7 +1254,7 @@ int test_analysis_random_runs_match_brute_force(void)
                     basis = ANALYSIS_BASIS_TURNS;
                     stretch = grpsum / (double)wovl;
                     par = ovl_in / stretch / (double)wovl;
-                } else if ((ph == 2 || quick) && work_short > 0) {
+                } else if ((ph == 2 || quick || byhand) && work_short > 0) {
                     basis = ANALYSIS_BASIS_SHORTEST;
                     stretch = ovl_in / work_short;
                     par = work_short / (double)wovl;
@@ -1256,7 +1281,7 @@ int test_analysis_random_runs_match_brute_force(void)
                 else
                     v = mine && flat                                  ? ANALYSIS_CONCURRENT
                         : mine && par > o.sliced_max_parallelism * gk ? ANALYSIS_CONTENDED
-                        : quick                                       ? shared
+                        : quick || byhand                             ? shared
                                                                       : ANALYSIS_UNKNOWN;
                 TEST_EQ_INT(w[i].verdict, v);
             }
@@ -2298,6 +2323,85 @@ int test_analysis_signature(void)
     TEST_EQ_INT(d->switches, 0);
     TEST_EQ_INT(d->turns, 19);
     TEST_EQ_INT(d->quick_turns, 19);
+    TEST_EQ_INT(d->quick_handovers, 19); /* each start 5 us after the other's end */
+    analysis_free(a);
+    store_run_free(run);
+    return 0;
+}
+
+/* Two processes whose files say `mps` (SYNTH_*), 5 ms kernels one at a time, the GPU handed from
+ * one to the other `gap` ns before the previous kernel's end (the next kernel's start overlapping
+ * its drain) and, every other time, `gap` ns after it: every kernel overlapped, so none is a solo
+ * reference. */
+static store_run *handed_over(int64_t gap, int n, int mps)
+{
+    store_run *run = store_run_new();
+    store_idx s[2] = {synth_process(run, 401, "h", "r", mps, NULL),
+                      synth_process(run, 402, "h", "r", mps, NULL)};
+    int64_t t = 0;
+    for (int i = 0; i < n; i++) {
+        synth_kernel(run, s[i % 2], "k", t, t + 5 * MS);
+        t += 5 * MS + (i % 2 ? gap : -gap);
+    }
+    return run;
+}
+
+/* MPS clients that each fill the GPU run one at a time, and the GPU goes from one to the next
+ * within microseconds (tests/verdicts/kineto-gemm-n*-mps-on): their turns are long (not quick
+ * turns), their gaps no switch's, so no window's own turns decide; but time-slicing puts a
+ * context switch (135 us or more) between two contexts' work, so the device's quick handovers
+ * say not time-sliced (rule quick-handovers). Until 2026-12-07 such windows read UNKNOWN. */
+int test_analysis_quick_handovers(void)
+{
+    store_run *run =
+        handed_over(2000, 8, SYNTH_UNKNOWN); /* 2 us: 7 handovers, 4 overlapping by 2 us */
+    analysis *a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    const analysis_device *d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->quick_handovers, 7);
+    TEST_EQ_INT(d->turns, 7);
+    TEST_EQ_INT(d->quick_turns, 0);
+    TEST_EQ_INT(d->switch_turns, 0);
+    for (int i = 0; i < 4; i++) {
+        const analysis_window *w = overlap_window(a, i);
+        TEST_ASSERT(w);
+        TEST_EQ_INT(w->physics, ANALYSIS_PHYS_UNKNOWN);
+        TEST_EQ_INT(analysis_window_signature(w, NULL), ANALYSIS_SIG_NONE);
+        TEST_EQ_INT(w->rule, ANALYSIS_RULE_QUICK_HANDOVERS);
+        TEST_ASSERT(w->verdict == ANALYSIS_CONCURRENT || w->verdict == ANALYSIS_QUEUED ||
+                    w->verdict == ANALYSIS_CONTENDED);
+    }
+    TEST_ASSERT(!overlap_window(a, 4));
+    TEST_ASSERT(d->verdict != ANALYSIS_TIME_SLICED && d->verdict != ANALYSIS_UNKNOWN);
+    TEST_EQ_INT(d->by_verdict[d->verdict].rule, ANALYSIS_RULE_QUICK_HANDOVERS);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* 150 us: a context switch's gap, which time-slicing leaves: no quick handover, never MPS */
+    run = handed_over(150000, 8, SYNTH_UNKNOWN);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->quick_handovers, 0);
+    TEST_EQ_INT(d->switch_turns, 3); /* the idle handovers */
+    for (int i = 0; i < 4; i++) {
+        const analysis_window *w = overlap_window(a, i);
+        TEST_ASSERT(w);
+        TEST_ASSERT(w->verdict == ANALYSIS_UNKNOWN || w->verdict == ANALYSIS_TIME_SLICED);
+        TEST_ASSERT(w->rule != ANALYSIS_RULE_QUICK_HANDOVERS);
+    }
+    TEST_ASSERT(d->verdict == ANALYSIS_UNKNOWN || d->verdict == ANALYSIS_TIME_SLICED);
+    analysis_free(a);
+    store_run_free(run);
+
+    /* 2 us, but the files say the contexts were plain CUDA: physics decides, time-sliced (the
+     * timing is not read where the files say; such handovers come of clocks that disagree) */
+    run = handed_over(2000, 8, SYNTH_PLAIN);
+    a = analyse(run, NULL);
+    TEST_ASSERT(a);
+    d = analysis_get_device(a, 0);
+    TEST_EQ_INT(d->quick_handovers, 0);
+    TEST_EQ_INT(d->verdict, ANALYSIS_TIME_SLICED);
     analysis_free(a);
     store_run_free(run);
     return 0;
