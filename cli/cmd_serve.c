@@ -86,7 +86,8 @@ static const char usage_text[] =
     "                       demand\n"
     "      --follow         read the FILES again as they grow (and new *.db files in the\n"
     "                       folders given); the page follows\n" CLI_SEPARATE_GPUS_HELP
-        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP "  -h, --help           this text\n"
+        CLI_NO_CACHE_HELP CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP
+    "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -117,6 +118,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"baseline", required_argument, 0, 'b'},
         {"threads", required_argument, 0, 't'},
         {"separate-gpus", no_argument, 0, 'G'},
+        {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
         {"from", required_argument, 0, 'F'},
@@ -142,6 +144,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'H': o->hosts[o->nhosts++] = optarg; break;
         case 'c':
         case 'b':
+        case CLI_OPT_NO_CACHE:
         case 'G':
         case 'M':
         case 'm':
