@@ -5686,3 +5686,129 @@ int test_web_timeline_format(void)
     teardown(&f);
     return 0;
 }
+
+/* The bodies of the API answers of a `tlview serve DIR` started with `opt` (NULL: none) and
+ * TLVIEW_CACHE=verbose, XDG_CACHE_HOME in the test folder: each answer's status and body, one
+ * after another, into *pOut (malloc'd); its stderr into err (n bytes). 0, or -1. */
+static int served_answers(const char *dir, const char *opt, char **pOut, char *err, size_t n)
+{
+    static const char *const paths[] = {
+        "/api/runs",
+        "/api/timeline?run=0&t0=0&t1=2000000000&width=800",
+        "/api/timeline?run=0&t0=0&t1=2000000000&width=800&format=bin",
+        "/api/timeline?run=0&t0=1500&t1=10500&width=800&rows=0",
+        "/api/kernel?run=0&id=3",
+        "/api/item?run=0&kind=api&id=1",
+        "/api/item?run=0&kind=nvtx&id=0",
+        "/api/item?run=0&kind=copy&id=0",
+        "/api/flow?run=0&kind=kernel&id=2",
+        "/api/window?run=0&id=0",
+        "/api/window?run=0&id=1",
+        "/api/find?run=0&q=k",
+        "/api/search?run=0&q=k",
+        "/api/export?run=0&format=json",
+        "/api/export?run=0&format=text",
+        "/api/export?run=0&format=chrome",
+    };
+    char xdg[4200], line[512];
+    snprintf(xdg, sizeof xdg, "%s/xdg", test_tmpdir());
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    setenv("TLVIEW_CACHE", "verbose", 1);
+    char *args[] = {
+        "tlview", "serve", "--port", "0", (char *)(opt ? opt : dir), opt ? (char *)dir : NULL,
+        NULL};
+    int out, efd;
+    pid_t pid = spawn_serve(args, &out, &efd, NULL);
+    unsetenv("TLVIEW_CACHE");
+    unsetenv("XDG_CACHE_HOME");
+    if (pid <= 0)
+        return -1;
+    unsigned port = read_line(out, line, sizeof line) > 0 ? serve_port(line) : 0;
+    size_t len = 0, cap = 1 << 16;
+    char *b = malloc(cap);
+    int rc = port && b ? 0 : -1;
+    json_t *st = rc ? NULL : get_stats(port, "/api/stats?run=0"); /* once built */
+    char *s = st ? json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    rc |= !s;
+    for (size_t i = 0; !rc && i <= sizeof paths / sizeof *paths; i++) {
+        response r = {0};
+        const char *body = s;
+        size_t blen = s ? strlen(s) : 0;
+        if (i < sizeof paths / sizeof *paths) {
+            if (http_get(port, paths[i], &r)) {
+                rc = -1;
+                break;
+            }
+            body = r.body;
+            blen = r.len;
+        }
+        while (len + blen + 64 > cap && (b = realloc(b, cap *= 2)))
+            ;
+        if (!b) {
+            free(r.head);
+            rc = -1;
+            break;
+        }
+        len += (size_t)snprintf(b + len, cap - len, "\n%d %zu\n",
+                                i < sizeof paths / sizeof *paths ? r.status : 200, blen);
+        memcpy(b + len, body, blen);
+        len += blen;
+        free(r.head);
+    }
+    free(s);
+    json_decref(st);
+    kill(pid, SIGTERM);
+    wait_exit(pid);
+    ssize_t k = read(efd, err, n - 1); /* what it said of its cache (it has ended) */
+    err[k > 0 ? k : 0] = 0;
+    close(out);
+    close(efd);
+    if (rc) {
+        free(b);
+        return -1;
+    }
+    b[len] = 0;
+    *pOut = b;
+    return 0;
+}
+
+/* test_web_serve_cache_same_answers: `tlview serve` answers the API byte for byte the same with a
+ * cold cache (it writes it), a warm one (it reads the run and the analysis from it) and
+ * --no-cache (issue 32); `serve --follow` never reads nor writes one. */
+int test_web_serve_cache_same_answers(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[4200], path[4300], err[8192];
+    snprintf(dir, sizeof dir, "%s/run", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/a.db", dir);
+    store_run *run = make_run_x(1.0, 0, 1);
+    TEST_EQ_INT(store_run_save(run, path, "test_web"), 0);
+    store_run_free(run);
+    char *none = NULL, *cold = NULL, *warm = NULL;
+    TEST_EQ_INT(served_answers(dir, "--no-cache", &none, err, sizeof err), 0);
+    TEST_ASSERT(!strstr(err, "cache:"));
+    snprintf(path, sizeof path, "%s/.tlview-cache", dir);
+    TEST_ASSERT(access(path, F_OK) != 0);
+    TEST_EQ_INT(served_answers(dir, NULL, &cold, err, sizeof err), 0);
+    TEST_ASSERT(strstr(err, "cache: wrote run ") && strstr(err, "cache: wrote analysis "));
+    TEST_EQ_INT(served_answers(dir, NULL, &warm, err, sizeof err), 0);
+    TEST_ASSERT(strstr(err, "cache: read ") && strstr(err, ".analysis\n"));
+    TEST_ASSERT(strstr(none, "\n200 ") && strstr(none, "cudaLaunchKernel"));
+    TEST_EQ_STR(cold, none);
+    TEST_EQ_STR(warm, none);
+    free(none), free(cold), free(warm);
+    /* --follow: the files as they are, never a cache */
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    TEST_EQ_INT(system(cmd), 0);
+    char *follow = NULL;
+    TEST_EQ_INT(served_answers(dir, "--follow", &follow, err, sizeof err), 0);
+    TEST_ASSERT(!strstr(err, "cache:"));
+    TEST_ASSERT(access(path, F_OK) != 0);
+    free(follow);
+    return 0;
+}
