@@ -15,6 +15,7 @@
 #include "cli.h"
 
 static int cache_mode = -1; /* -1 not yet read; 0 off; 1 on; 2 on and said */
+static int deferred;        /* cli_cache_defer(): nothing written until cli_cache_keep() */
 
 /* The mode: cli_cache_disable()'s, else TLVIEW_CACHE's (off, 0, no: off; verbose: said). */
 static int mode(void)
@@ -77,40 +78,50 @@ static void build_id(char *buf, size_t n)
              (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
-/* A run's cache tag, kept on the run (store_run_set_key): "<len of dir> <dir><name>\n<key>". */
+/* A run's cache tag, kept on the run (store_run_set_key):
+ * "<len of dir> <dir><len of first> <first><name>\n<key>". */
 typedef struct tag {
-    char dir[4096];  /* the cache folder it was read from or written to ("" none yet) */
-    char name[64];   /* the file's name in it */
-    const char *key; /* the key text */
+    char dir[4096];   /* the cache folder it was read from or written to ("" none yet) */
+    char first[4096]; /* the first input, whose folder the cache goes beside */
+    char name[64];    /* the file's name in it */
+    const char *key;  /* the key text */
 } tag;
+
+/* Reads "<len> <text>" at *s into buf (n bytes) and moves *s past it; -1 when malformed. */
+static int counted(const char **s, char *buf, size_t n)
+{
+    char *end;
+    unsigned long len = strtoul(*s, &end, 10);
+    if (*end != ' ' || len >= n || strnlen(end + 1, len) < len)
+        return -1;
+    memcpy(buf, end + 1, len);
+    buf[len] = 0;
+    *s = end + 1 + len;
+    return 0;
+}
 
 /* Splits the run's tag; 0, or -1 when the run has none. */
 static int tag_of(const store_run *run, tag *t)
 {
     const char *s = run ? store_run_key(run) : NULL;
-    char *end;
-    if (!s)
+    if (!s || counted(&s, t->dir, sizeof t->dir) || counted(&s, t->first, sizeof t->first))
         return -1;
-    unsigned long n = strtoul(s, &end, 10);
-    if (*end != ' ' || n >= sizeof t->dir)
+    const char *nl = strchr(s, '\n');
+    if (!nl || (size_t)(nl - s) >= sizeof t->name)
         return -1;
-    memcpy(t->dir, end + 1, n);
-    t->dir[n] = 0;
-    const char *nl = strchr(end + 1 + n, '\n');
-    if (!nl || (size_t)(nl - (end + 1 + n)) >= sizeof t->name)
-        return -1;
-    snprintf(t->name, sizeof t->name, "%.*s", (int)(nl - (end + 1 + n)), end + 1 + n);
+    snprintf(t->name, sizeof t->name, "%.*s", (int)(nl - s), s);
     t->key = nl + 1;
     return 0;
 }
 
-/* Sets the run's tag; a failure only loses the analysis's cache. */
+/* Sets the run's tag; a failure only loses the run's cache. */
 static void set_tag(store_run *run, const tag *t)
 {
-    size_t n = strlen(t->dir) + strlen(t->name) + strlen(t->key) + 64;
+    size_t n = strlen(t->dir) + strlen(t->first) + strlen(t->name) + strlen(t->key) + 64;
     char *s = malloc(n);
     if (s) {
-        snprintf(s, n, "%zu %s%s\n%s", strlen(t->dir), t->dir, t->name, t->key);
+        snprintf(s, n, "%zu %s%zu %s%s\n%s", strlen(t->dir), t->dir, strlen(t->first), t->first,
+                 t->name, t->key);
         store_run_set_key(run, s);
     }
     free(s);
@@ -148,6 +159,7 @@ int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_ru
     snprintf(name_src, sizeof name_src, "%016llx.run", (unsigned long long)h);
     tag t = {.key = key};
     snprintf(t.name, sizeof t.name, "%s", name_src);
+    snprintf(t.first, sizeof t.first, "%s", paths[0]);
     char dirs[2][4000];
     cache_dirs(paths[0], 0, dirs);
     for (int i = 0; i < 2 && !*ppRun; i++) {
@@ -178,12 +190,11 @@ int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_ru
     return 1;
 }
 
-/* Writes the sections through `save` into the first usable cache folder for `first` (beside the
- * traces, else the user's); a ".tlview-cache" made here and left empty is removed again. */
-static void write_cache(const char *first, const char *name, const char *what,
-                        int (*save)(const void *obj, const char *dir, const char *name, char *err,
-                                    size_t errlen),
-                        const void *obj, char *used, size_t usedlen)
+/* Writes the run's cache (key `key`, file `name`) into the first usable cache folder for
+ * `first` (beside the traces, else the user's), that folder into used (usedlen bytes); a
+ * ".tlview-cache" made here and left empty is removed again. */
+static void write_run(const store_run *run, const char *first, const char *name, const char *key,
+                      char *used, size_t usedlen)
 {
     char tdir[4096], dir[4096], err[1024] = "";
     folder_of(first, tdir, sizeof tdir);
@@ -197,8 +208,8 @@ static void write_cache(const char *first, const char *name, const char *what,
         }
         if (store_cache_dir(i == 0 ? tdir : NULL, 1, dir, sizeof dir) != 0)
             continue;
-        if (save(obj, dir, name, err, sizeof err) == 0) {
-            note("wrote %s %s/%s", what, dir, name);
+        if (store_run_cache_save(run, dir, name, key, err, sizeof err) == 0) {
+            note("wrote run %s/%s", dir, name);
             snprintf(used, usedlen, "%s", dir);
             return;
         }
@@ -208,22 +219,29 @@ static void write_cache(const char *first, const char *name, const char *what,
     }
 }
 
-static int save_run(const void *obj, const char *dir, const char *name, char *err, size_t errlen)
+void cli_cache_defer(int on)
 {
-    const store_run *run = obj;
-    tag t;
-    if (tag_of(run, &t) != 0)
-        return -1;
-    return store_run_cache_save(run, dir, name, t.key, err, errlen);
+    deferred = on;
 }
 
-void cli_cache_save_run(store_run *run, const char *first)
+/* Writes the run's cache when it was neither read from one nor written yet; 0 when the run has
+ * one now (its tag names the folder), else -1. */
+static int keep_run(store_run *run, tag *t)
+{
+    if (!mode() || tag_of(run, t) != 0)
+        return -1;
+    if (!t->dir[0]) {
+        write_run(run, t->first, t->name, t->key, t->dir, sizeof t->dir);
+        set_tag(run, t); /* with the folder it went to, where its analyses go */
+    }
+    return t->dir[0] ? 0 : -1;
+}
+
+void cli_cache_save_run(store_run *run)
 {
     tag t;
-    if (!mode() || tag_of(run, &t) != 0)
-        return;
-    write_cache(first, t.name, "run", save_run, run, t.dir, sizeof t.dir);
-    set_tag(run, &t); /* with the folder it went to, where its analyses go */
+    if (!deferred)
+        keep_run(run, &t);
 }
 
 /* The analysis's key and file name for run tag `t`, options `o` and baseline `base` (NULL, or a
@@ -268,6 +286,22 @@ static int save_analysis(const void *obj, const char *dir, const char *name, cha
     return store_cache_write(dir, name, f->key, &part, 1, err, errlen);
 }
 
+/* Writes a's block under key `key` as "<dir>/<name>" (said under verbose). */
+static void keep_analysis(const analysis *a, const char *dir, const char *name, const char *key)
+{
+    void *blob = NULL;
+    size_t len = 0;
+    char err[1024];
+    if (analysis_freeze(a, &blob, &len) != ANALYSIS_OK)
+        return;
+    frozen f = {blob, len, key};
+    if (save_analysis(&f, dir, name, err, sizeof err) == 0)
+        note("wrote analysis %s/%s", dir, name);
+    else
+        note("not written: %s", err);
+    free(blob);
+}
+
 int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis **ppOut)
 {
     *ppOut = NULL;
@@ -297,16 +331,24 @@ int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis 
         note("not used: %s", err);
     }
     int rc = analysis_run(run, o, ppOut);
-    void *blob = NULL;
-    size_t len = 0;
-    if (rc == ANALYSIS_OK && analysis_freeze(*ppOut, &blob, &len) == ANALYSIS_OK) {
-        frozen f = {blob, len, key};
-        if (save_analysis(&f, t.dir, name, err, sizeof err) == 0)
-            note("wrote analysis %s", path);
-        else
-            note("not written: %s", err);
-    }
-    free(blob);
+    if (rc == ANALYSIS_OK && !deferred)
+        keep_analysis(*ppOut, t.dir, name, key);
     free(key);
     return rc;
+}
+
+void cli_cache_keep(store_run *run, const analysis *a)
+{
+    tag t;
+    char name[128], path[4300];
+    char *key = NULL;
+    if (keep_run(run, &t) != 0 || !a || analysis_get_run(a) != run)
+        return;
+    const analysis_options *o = analysis_get_options(a);
+    if (analysis_key(&t, o, o->baseline, &key, name, sizeof name) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/%s", t.dir, name);
+    if (access(path, F_OK) != 0) /* not there yet (one there that did not hold was rewritten) */
+        keep_analysis(a, t.dir, name, key);
+    free(key);
 }

@@ -40,9 +40,21 @@ void cli_cache_disable(void);
 int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_run **ppRun);
 
 /* Writes the finished run (read into the run cli_cache_load_run() gave) to the cache of the
- * folder of `first` (the first input), else to the per-user one; a failure (read-only folder,
- * full disk) leaves no cache and says nothing (but under TLVIEW_CACHE=verbose). */
-void cli_cache_save_run(store_run *run, const char *first);
+ * folder of its first input, else to the per-user one, unless writing is deferred; a failure
+ * (read-only folder, full disk) leaves no cache and says nothing (but under
+ * TLVIEW_CACHE=verbose). */
+void cli_cache_save_run(store_run *run);
+
+/* With `on`, cli_load() and cli_analyse() only read caches, and write nothing until
+ * cli_cache_keep() (tlview serve: the page's first paint does not wait for the cache to be
+ * written); 0 (the default) writes as they go. */
+void cli_cache_defer(int on);
+
+/* Writes what the cache lacks of `run` (one cli_load() read) and of its analysis `a` (may be
+ * NULL; made of this run by cli_analyse()): the run's cache when it was neither read from one nor
+ * written yet, then the analysis's when none is kept for its options. Says nothing (but under
+ * TLVIEW_CACHE=verbose). A run without a cache key (cut to a range, live) is left alone. */
+void cli_cache_keep(store_run *run, const analysis *a);
 
 /* analysis_run(run, o) through the cache: for a run read or written through the cache (and a
  * baseline likewise, when o->baseline is set) the analysis kept beside it under the same key and

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -305,7 +306,8 @@ static int analyse_set(const serve_opts *o, const store_run *base, serve_set *s)
                          cli_range_text(&range, what, sizeof what));
         }
         int rc = cli_analyse(s->runs[i], base ? base : whole, &opt, &s->an[i]);
-        store_run_free(whole); /* a baseline is read during the analysis only */
+        cli_cache_keep(whole, NULL); /* (NULL: nothing) a range's whole run, freed here */
+        store_run_free(whole);       /* a baseline is read during the analysis only */
         if (rc != 0)
             return 1;
         s->wr[i] = (web_run){s->labels[i], s->runs[i], s->an[i]};
@@ -735,9 +737,11 @@ typedef struct loader {
     web *w;
     store_run *base; /* --baseline's run (or the demo's solo run) */
     serve_set cur;
-    pthread_t main; /* told with SIGUSR1 when done */
-    int rc;         /* 0 shown, 1 failed (the message printed) */
-    uint64_t files; /* files read so far, for the progress */
+    pthread_t main;  /* told with SIGUSR1 when done */
+    int rc;          /* 0 shown, 1 failed (the message printed) */
+    uint64_t files;  /* files read so far, for the progress */
+    atomic_int kept; /* 1 once the loader has written what the cache lacked (after the first
+                        paint: cli_cache_keep) and ended */
 } loader;
 
 /* loader_progress: what cli_load() reads, said to the page (cli_load_fn). */
@@ -832,6 +836,13 @@ static void *loader_thread(void *arg)
     if (L->rc)
         web_failed(L->w, "the files could not be read or analysed (tlview serve said why)");
     pthread_kill(L->main, SIGUSR1);
+    /* the page is drawn: now what the cache lacks (a stop meanwhile ends the process: what was
+     * being written is a temporary file, which a later write of that cache removes) */
+    for (int i = 0; !L->rc && i < L->cur.nruns; i++)
+        cli_cache_keep(L->cur.runs[i], L->cur.an[i]);
+    if (!L->rc && L->base)
+        cli_cache_keep(L->base, NULL);
+    atomic_store(&L->kept, 1);
     return NULL;
 }
 
@@ -849,6 +860,9 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         return 1;
     }
     *L = (loader){.o = o, .argc = argc, .argv = argv, .main = pthread_self()};
+    atomic_init(&L->kept, 0);
+    cli_cache_defer(
+        1); /* the first paint does not wait for the cache: the loader writes it after */
     if (optind >= argc && find_demo(L->off, L->on, sizeof L->off) != 0) {
         free(L);
         return 1;
@@ -881,15 +895,19 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         fflush(NULL);
         _exit(0);
     }
-    pthread_join(th, NULL);
     if (!L->rc) {
         uint64_t n = L->cur.runs[0]->nkernels + (L->cur.runs[1] ? L->cur.runs[1]->nkernels : 0);
         fprintf(stderr, "tlview serve: %llu kernels%s shown\n", (unsigned long long)n,
                 L->cur.nruns == 2 ? " in 2 runs" : "");
         sigwait(&set, &sig);
         fprintf(stderr, "tlview serve: stopping\n");
+        if (!atomic_load(&L->kept)) { /* still writing the cache: not waited for */
+            fflush(NULL);
+            _exit(0);
+        }
         rc = 0;
     }
+    pthread_join(th, NULL);
     web_stop(L->w);
     set_free(&L->cur);
     store_run_free(L->base);

@@ -302,7 +302,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
         goto fail;
     }
     if (cached == 1)
-        cli_cache_save_run(run, all.v[0]);
+        cli_cache_save_run(run);
     pathlist_free(&all);
     pathlist_free(&native);
     *ppRun = run;

@@ -6,6 +6,7 @@
  * lie inside the file and whose checksums hold. Anything else is "no cache" (the caller rebuilds).
  */
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -287,6 +288,33 @@ static uint64_t pad_to(int fd, uint64_t at)
     return to == at || write_all(fd, zero, to - at) == 0 ? to : 0;
 }
 
+/* Removes the temporary files of `name` in dir that a process no longer alive left (one stopped
+ * while writing: `tlview serve` ends without waiting for its cache); those of live writers, and
+ * anything not a regular file of this user, are left alone. */
+static void remove_stale(const char *dir, const char *name)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = strlen(name);
+    while (d && (e = readdir(d)) != NULL) {
+        const char *s = e->d_name;
+        size_t len = strlen(s);
+        char *end;
+        struct stat st;
+        if (s[0] != '.' || strncmp(s + 1, name, n) != 0 || s[1 + n] != '.' || len < n + 6 ||
+            strcmp(s + len - 4, ".tmp") != 0)
+            continue;
+        long pid = strtol(s + 2 + n, &end, 10);
+        if (pid <= 0 || *end != '.' || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+            continue;
+        if (fstatat(dirfd(d), s, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid())
+            unlinkat(dirfd(d), s, 0);
+    }
+    if (d)
+        closedir(d);
+}
+
 int store_cache_write(const char *dir, const char *name, const char *key,
                       const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen)
 {
@@ -299,6 +327,7 @@ int store_cache_write(const char *dir, const char *name, const char *key,
         snprintf(err, errlen, "%s/%s: name too long or too many sections", dir, name);
         return -1;
     }
+    remove_stale(dir, name);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%09ld.tmp", dir, name, (long)getpid(), ts.tv_nsec);

@@ -762,7 +762,9 @@ int store_cache_dir(const char *trace_dir, int create, char *out, size_t n);
 /* Writes "<dir>/<name>" with the key and the sections: into a new temporary file in `dir`
  * (store_fs_create, mode 0600), synced, then renamed over the old one, so that a reader sees
  * the old cache or the new one, never a part. A write failure (disk full, a file size limit:
- * SIGXFSZ is ignored meanwhile) removes the temporary file. 0, or -1 with the reason in err. */
+ * SIGXFSZ is ignored meanwhile) removes the temporary file; one a process that has ended left
+ * (stopped while writing) is removed by the next write of that name. 0, or -1 with the reason in
+ * err. */
 int store_cache_write(const char *dir, const char *name, const char *key,
                       const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen);
 

@@ -565,3 +565,32 @@ int test_cache_disk_full(void)
     free(e);
     return 0;
 }
+
+/* A temporary file that a writer stopped midway left (tlview serve does not wait for its cache
+ * when stopped) is removed by the next write of that cache; one of a live writer is not. */
+int test_cache_stale_temporary(void)
+{
+    char c[4400], dead[4600], live[4600];
+    TEST_EQ_INT(make_run("r", 0), 0);
+    TEST_EQ_INT(sh("cold.json", "'%s' report --format json r", TLVIEW), 0);
+    TEST_EQ_INT(run_cache("r", c, sizeof c), 0);
+    const char *name = strrchr(c, '/') + 1;
+    pid_t gone = fork(); /* a pid that has ended */
+    if (gone == 0)
+        _exit(0);
+    waitpid(gone, NULL, 0);
+    snprintf(dead, sizeof dead, "%s/r/.tlview-cache/.%s.%d.123.tmp", test_tmpdir(), name,
+             (int)gone);
+    snprintf(live, sizeof live, "%s/r/.tlview-cache/.%s.%d.456.tmp", test_tmpdir(), name,
+             (int)getpid());
+    FILE *f = fopen(dead, "w");
+    TEST_ASSERT(f);
+    fclose(f);
+    TEST_ASSERT((f = fopen(live, "w")));
+    fclose(f);
+    TEST_EQ_INT(sh("again.json", "touch r/b.db && '%s' report --format json r", TLVIEW), 0);
+    TEST_ASSERT(said("cache: wrote run"));
+    TEST_ASSERT(access(dead, F_OK) != 0);
+    TEST_ASSERT(access(live, F_OK) == 0);
+    return 0;
+}

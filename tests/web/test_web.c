@@ -5757,6 +5757,12 @@ static int served_answers(const char *dir, const char *opt, char **pOut, char *e
     }
     free(s);
     json_decref(st);
+    /* the cache is written after the first paint: wait for it (its last file, the analysis's)
+     * before the stop, which would not wait */
+    char cdir[4300];
+    snprintf(cdir, sizeof cdir, "ls '%s/.tlview-cache' 2>/dev/null | grep -q analysis", dir);
+    for (int i = 0; !opt && i < 500 && system(cdir) != 0; i++)
+        usleep(20000);
     kill(pid, SIGTERM);
     wait_exit(pid);
     ssize_t k = read(efd, err, n - 1); /* what it said of its cache (it has ended) */
