@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -47,6 +48,14 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     cli_msg(stderr, "tlview: cache: %s\n", buf);
+}
+
+/* CLOCK_MONOTONIC in seconds, for the notes. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The folder of `path` (a file or a folder given on the command line) into dir (n bytes). */
@@ -169,8 +178,9 @@ int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_ru
         snprintf(path, sizeof path, "%.3999s/%s", dirs[i], t.name);
         if (access(path, F_OK) != 0 && errno == ENOENT)
             continue;
+        double t0 = now_s();
         if (store_run_cache_load(path, key, ppRun, err, sizeof err) == 0) {
-            note("read %s", path);
+            note("read %s in %.3f s", path, now_s() - t0);
             snprintf(t.dir, sizeof t.dir, "%.3999s", dirs[i]);
         } else
             note("not used: %s", err);
@@ -208,8 +218,9 @@ static void write_run(const store_run *run, const char *first, const char *name,
         }
         if (store_cache_dir(i == 0 ? tdir : NULL, 1, dir, sizeof dir) != 0)
             continue;
+        double t0 = now_s();
         if (store_run_cache_save(run, dir, name, key, err, sizeof err) == 0) {
-            note("wrote run %s/%s", dir, name);
+            note("wrote run %s/%s in %.3f s", dir, name, now_s() - t0);
             snprintf(used, usedlen, "%s", dir);
             return;
         }
@@ -313,13 +324,14 @@ int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis 
         return analysis_run(run, o, ppOut);
     snprintf(path, sizeof path, "%s/%s", t.dir, name);
     store_cache *c = NULL;
+    double t0 = now_s();
     if (access(path, F_OK) == 0 || errno != ENOENT) {
         if (store_cache_open(path, key, &c, err, sizeof err) == 0) {
             void *blob;
             uint64_t len;
             int rc = store_cache_section(c, 1, 1, NULL, NULL, &blob, &len, err, sizeof err);
             if (rc == 0 && analysis_thaw(run, o, blob, len, ppOut) == ANALYSIS_OK) {
-                note("read %s", path);
+                note("read %s in %.3f s", path, now_s() - t0);
                 store_cache_close(c);
                 free(key);
                 return ANALYSIS_OK;
