@@ -364,3 +364,77 @@ void cli_cache_keep(store_run *run, const analysis *a)
         keep_analysis(a, t.dir, name, key);
     free(key);
 }
+
+/* The index file's path and key for run `run` (read or written through the cache, with its
+ * folder) and its analysis a: the analysis's, with ".index" and one more line. -1 when there is
+ * none (a run without a cache, an analysis not of that run or against a baseline read otherwise).
+ */
+static int index_key(const store_run *run, const analysis *a, char *path, size_t n, char **pKey)
+{
+    tag t;
+    char name[128];
+    char *key = NULL;
+    if (!mode() || !a || analysis_get_run(a) != run || tag_of(run, &t) != 0 || !t.dir[0])
+        return -1;
+    const analysis_options *o = analysis_get_options(a);
+    if (analysis_key(&t, o, o->baseline, &key, name, sizeof name) != 0)
+        return -1;
+    size_t len = strlen(key);
+    char *k = realloc(key, len + 32);
+    if (!k) {
+        free(key);
+        return -1;
+    }
+    snprintf(k + len, 32, "web index\n");
+    snprintf(path, n, "%s/%.*s.index", t.dir, (int)(strlen(name) - strlen(".analysis")), name);
+    *pKey = k;
+    return 0;
+}
+
+int cli_cache_index_open(const store_run *run, const analysis *a, store_cache **ppC,
+                         const void **ppBlob, size_t *pLen)
+{
+    char path[4400], err[1024];
+    char *key = NULL;
+    void *blob;
+    uint64_t len;
+    *ppC = NULL;
+    *ppBlob = NULL;
+    *pLen = 0;
+    if (index_key(run, a, path, sizeof path, &key) != 0)
+        return -1;
+    double t0 = now_s();
+    int rc = -1;
+    if (access(path, F_OK) == 0 || errno != ENOENT) {
+        if (store_cache_open(path, key, ppC, err, sizeof err) == 0 &&
+            store_cache_section(*ppC, 1, 1, NULL, NULL, &blob, &len, err, sizeof err) == 0) {
+            note("read %s in %.3f s", path, now_s() - t0);
+            *ppBlob = blob;
+            *pLen = (size_t)len;
+            rc = 0;
+        } else {
+            note("not used: %s", err);
+            store_cache_close(*ppC);
+            *ppC = NULL;
+        }
+    }
+    free(key);
+    return rc;
+}
+
+void cli_cache_index_keep(const store_run *run, const analysis *a, const void *blob, size_t len)
+{
+    char path[4400], err[1024];
+    char *key = NULL;
+    if (!blob || index_key(run, a, path, sizeof path, &key) != 0)
+        return;
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    double t0 = now_s();
+    store_cache_part part = {1, 1, blob, len};
+    if (store_cache_write(path, slash + 1, key, &part, 1, err, sizeof err) == 0)
+        note("wrote index %s/%s in %.3f s", path, slash + 1, now_s() - t0);
+    else
+        note("not written: %s", err);
+    free(key);
+}

@@ -56,6 +56,17 @@ void cli_cache_defer(int on);
  * TLVIEW_CACHE=verbose). A run without a cache key (cut to a range, live) is left alone. */
 void cli_cache_keep(store_run *run, const analysis *a);
 
+/* The viewport index kept beside `run` and its analysis `a` (tlview serve's web_lend_index()): 0
+ * with the block in *ppBlob (*pLen bytes, checksummed; its content is checked by web/ when used)
+ * inside the mapped cache *ppC, which the caller closes (store_cache_close()) once the run is no
+ * longer shown; -1 when there is none to use (said under TLVIEW_CACHE=verbose), *ppC NULL. */
+int cli_cache_index_open(const store_run *run, const analysis *a, store_cache **ppC /* OUT */,
+                         const void **ppBlob /* OUT */, size_t *pLen /* OUT */);
+
+/* Keeps the viewport index of `run` and `a` (blob, len bytes: web_index_freeze()) beside them,
+ * when the run has a cache (cli_cache_keep() first). Says nothing (but under verbose). */
+void cli_cache_index_keep(const store_run *run, const analysis *a, const void *blob, size_t len);
+
 /* analysis_run(run, o) through the cache: for a run read or written through the cache (and a
  * baseline likewise, when o->baseline is set) the analysis kept beside it under the same key and
  * these options is thawed; otherwise it is made and, for such a run, kept. Returns

@@ -274,6 +274,7 @@ typedef struct serve_set {
     analysis *an[2];
     char labels[2][512]; /* the run's label, with its range */
     web_run wr[2];
+    store_cache *index[2]; /* the cache holding run i's lent index (web_lend_index), or NULL */
 } serve_set;
 
 static void set_free(serve_set *s)
@@ -281,8 +282,10 @@ static void set_free(serve_set *s)
     for (int i = 0; i < 2; i++) {
         analysis_free(s->an[i]);
         store_run_free(s->runs[i]);
+        store_cache_close(s->index[i]);
         s->an[i] = NULL;
         s->runs[i] = NULL;
+        s->index[i] = NULL;
     }
     s->nruns = 0;
 }
@@ -826,6 +829,12 @@ static void *loader_thread(void *arg)
         web_progress(L->w, stage, 0, 0);
         L->rc = analyse_set(L->o, L->base, &L->cur);
     }
+    for (int i = 0; !L->rc && i < L->cur.nruns; i++) { /* an index kept beside the run */
+        const void *blob;
+        size_t len;
+        if (cli_cache_index_open(L->cur.runs[i], L->cur.an[i], &L->cur.index[i], &blob, &len) == 0)
+            web_lend_index(L->w, (unsigned)i, blob, len);
+    }
     if (!L->rc) {
         web_progress(L->w, "indexing for the timeline", 0, 0);
         if (web_show(L->w, L->cur.wr, (unsigned)L->cur.nruns, err, sizeof err) != WEB_OK) {
@@ -838,8 +847,15 @@ static void *loader_thread(void *arg)
     pthread_kill(L->main, SIGUSR1);
     /* the page is drawn: now what the cache lacks (a stop meanwhile ends the process: what was
      * being written is a temporary file, which a later write of that cache removes) */
-    for (int i = 0; !L->rc && i < L->cur.nruns; i++)
+    for (int i = 0; !L->rc && i < L->cur.nruns; i++) {
+        void *blob = NULL;
+        size_t len = 0;
         cli_cache_keep(L->cur.runs[i], L->cur.an[i]);
+        if (!web_index_thawed(L->w, (unsigned)i) &&
+            web_index_freeze(L->w, (unsigned)i, &blob, &len) == WEB_OK)
+            cli_cache_index_keep(L->cur.runs[i], L->cur.an[i], blob, len);
+        free(blob);
+    }
     if (!L->rc && L->base)
         cli_cache_keep(L->base, NULL);
     atomic_store(&L->kept, 1);
