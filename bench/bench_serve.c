@@ -244,7 +244,7 @@ static long long cache_bytes(const char *dir)
 /* One start of `tlview serve FILE` (opt: "--no-cache" or NULL), timed from the start to the
  * first full-view timeline answer: *pPaint s, the server's RSS then in *pRss KiB; with cdir, the
  * server is stopped only once it has written its cache there (written after the first paint: an
- * .analysis file appears last), *pKept s after its start (-1 without). 0, or -1. */
+ * .index file appears last), *pKept s after its start (-1 without). 0, or -1. */
 static int serve_once(const char *tlview, const char *file, const char *opt, const char *cdir,
                       double *pPaint, long *pRss, double *pKept)
 {
@@ -305,7 +305,7 @@ static int serve_once(const char *tlview, const char *file, const char *opt, con
         DIR *d = opendir(cdir);
         struct dirent *e;
         while (d && (e = readdir(d)) != NULL)
-            if (strstr(e->d_name, ".analysis") && e->d_name[0] != '.')
+            if (strstr(e->d_name, ".index") && e->d_name[0] != '.')
                 *pKept = now_s() - t0;
         if (d)
             closedir(d);
