@@ -243,7 +243,9 @@ static int keep_run(store_run *run, tag *t)
         return -1;
     if (!t->dir[0]) {
         write_run(run, t->first, t->name, t->key, t->dir, sizeof t->dir);
-        set_tag(run, t); /* with the folder it went to, where its analyses go */
+        set_tag(run, t);         /* with the folder it went to, where its analyses go */
+        if (tag_of(run, t) != 0) /* t->key pointed into the tag set_tag() replaced */
+            return -1;
     }
     return t->dir[0] ? 0 : -1;
 }

@@ -281,7 +281,7 @@ int web_runix_thaw(web_runix *r, const void *blob, size_t len)
         h.ncontexts != run->ncontexts)
         return WEB_EINVAL;
     for (int k = 0; k < WEB_NROW_KINDS; k++)
-        if (h.n[k] != n[k] || n[k] > UINT32_MAX || h.ncorr[k] > n[k] ||
+        if (h.n[k] != n[k] || n[k] > UINT32_MAX || h.ncorr[k] > n[k] || h.nrows[k] > n[k] ||
             (h.has_corr[k] && k == WEB_ROW_NVTX) || (!n[k] && h.nrows[k]))
             return WEB_EINVAL;
     frz f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
