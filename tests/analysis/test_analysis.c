@@ -2794,6 +2794,42 @@ int test_analysis_freeze_thaw(void)
         b = NULL;
         free(c);
     }
+    /* each word set to a large value in turn: refused, or (a value no index) every accessor that
+     * indexes with the block's values still reads inside its arrays */
+    unsigned char *c = malloc(len);
+    TEST_ASSERT(c);
+    for (size_t at = 0; at + 4 <= len; at += 4) {
+        memcpy(c, blob, len);
+        uint32_t big = 0x7ffffff0u;
+        memcpy(c + at, &big, 4);
+        if (analysis_thaw(run, NULL, c, len, &b) != ANALYSIS_OK)
+            continue;
+        uint64_t sum = 0;
+        for (store_idx x = 0; x < run->ncontexts; x++) {
+            int plain;
+            sum += analysis_context_group(b, x, &plain) + (uint32_t)plain;
+            sum += analysis_context_slot(b, x);
+        }
+        for (store_idx l = 0; l < run->nlaunches; l++) {
+            uint32_t sg = analysis_launch_signature(b, l);
+            if (sg != UINT32_MAX)
+                sum += strlen(run->strings[analysis_get_signature(b, sg)->name].text) +
+                       analysis_get_signature(b, sg)->launch;
+        }
+        for (uint32_t d = 0; d < analysis_ndevices(b); d++) {
+            const analysis_device *dv = analysis_get_device(b, d);
+            for (uint64_t w = dv->first_window; w < dv->first_window + dv->nwindows; w++)
+                sum += analysis_windows(b)[w].verdict + analysis_verdict_name(dv->verdict)[0];
+        }
+        for (uint32_t i = 0; i < analysis_nwarnings(b); i++)
+            sum += strlen(analysis_warning(b, i));
+        analysis_comparison cc;
+        TEST_EQ_INT(analysis_compare(b, b, &cc), ANALYSIS_OK);
+        TEST_ASSERT(sum > 0);
+        analysis_free(b);
+        b = NULL;
+    }
+    free(c);
     free(blob);
     analysis_free(a);
     store_run_free(run);

@@ -527,6 +527,9 @@ int test_cache_disk_full(void)
     TEST_EQ_INT(sh("cold.json", "'%s' report --format json r", TLVIEW), 0);
     char c[4400];
     TEST_EQ_INT(run_cache("r", c, sizeof c), 0);
+    char keep[4600];
+    snprintf(keep, sizeof keep, "cp '%s' '%s/old.run'", c, test_tmpdir());
+    TEST_EQ_INT(system(keep), 0);
     TEST_EQ_INT(make_run("r", 3), 0);
     TEST_EQ_INT(answers("nocache3", "--no-cache", "r"), 0);
     sh("limited.json",
@@ -534,6 +537,8 @@ int test_cache_disk_full(void)
        TLVIEW);
     TEST_ASSERT(said("cache: not written"));
     TEST_ASSERT(same_file("limited.json", "nocache3.json"));
+    snprintf(keep, sizeof keep, "cmp -s '%s' '%s/old.run'", c, test_tmpdir());
+    TEST_EQ_INT(system(keep), 0); /* the old cache as it was: replaced only by a whole one */
     char cmd[4400];
     snprintf(cmd, sizeof cmd, "ls -A '%s/r/.tlview-cache' | grep -c tmp", test_tmpdir());
     TEST_ASSERT(system(cmd) != 0); /* no temporary file */
