@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -846,7 +847,10 @@ static void *loader_thread(void *arg)
         web_failed(L->w, "the files could not be read or analysed (tlview serve said why)");
     pthread_kill(L->main, SIGUSR1);
     /* the page is drawn: now what the cache lacks (a stop meanwhile ends the process: what was
-     * being written is a temporary file, which a later write of that cache removes) */
+     * being written is a temporary file, which a later write of that cache removes), at a lower
+     * priority than the answers (this thread and the checksum threads it starts: Linux's nice is
+     * per thread), so that the page's first queries do not wait for it */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     for (int i = 0; !L->rc && i < L->cur.nruns; i++) {
         void *blob = NULL;
         size_t len = 0;
