@@ -4,7 +4,8 @@
  * statistics (pure functions, no I/O); cli/advise_run.c runs the rounds on record's machinery
  * (record.h); cli/advise_result.c turns the runs into the result (one JSON object: the figures'
  * names and meanings are in cli/README.md, "tlview advise") and reads and writes DIR/advise.json;
- * cli/advise_print.c prints that result as text or CSV. Private to cli/ (prefix adv_). */
+ * cli/advise_print.c prints that result as text or CSV; cli/advise_serve.c picks the runs that
+ * `tlview serve DIR` draws. Private to cli/ (prefix adv_). */
 #ifndef ADVISE_H
 #define ADVISE_H
 
@@ -285,5 +286,36 @@ int adv_print_csv(FILE *out, const json_t *r, const char *table);
 
 /* 1 when `table` names a table of adv_print_csv(), else 0. */
 int adv_csv_table(const char *table);
+
+/* ------------------------------------------------------------ serving it (advise_serve.c) */
+
+/* What `tlview serve DIR` draws of one configuration. */
+typedef struct adv_shown {
+    int run;             /* index into adv_exp.runs of its representative run; -1: none drawn */
+    int page;            /* its index among the runs drawn (from 0, in the order of the
+                            configurations); -1: not drawn */
+    char label[96];      /* the run's label on the page: "MPS 50% n=2 (r1)": round 1 */
+    char dir[4200];      /* the representative run's folder, DIR/CONFIG/rROUND */
+    char base_dir[4200]; /* the folder of the solo run that gives its solo references, as advise
+                            took them (the round's solo run, else the latest earlier); "": none */
+    int64_t bytes;       /* its trace files' size */
+    char note[1024];     /* why it is not drawn ("" when it is) */
+} adv_shown;
+
+/* How the representative run is chosen, in words (the page and cli/README.md say it). */
+extern const char adv_representative_text[];
+
+/* Picks each configuration's representative run of experiment e (adv_load()): the successful run
+ * with trace files whose figure is nearest the configuration's median (ties: the earlier round),
+ * whose folder DIR/CONFIG/rROUND is a folder (not a symbolic link, as CONFIG is not); in the order
+ * of the configurations, as long as the trace files of those picked so far stay within max_bytes
+ * together (the first is always drawn). Fills shown[0..e->nconfigs) (a note where none is drawn)
+ * and returns the experiment as the page reads it (GET /api/experiment, web/API.md): how the run
+ * is chosen ("representative"), per configuration what is drawn ("shown": its label, index on the
+ * page, round, folder and figure, or the note) and advise's own result (adv_result_json(), the
+ * object `advise --show DIR --format json` prints). *pDrawn receives the runs drawn. New
+ * reference; NULL when out of memory. */
+json_t *adv_serve_plan(const adv_exp *e, int64_t max_bytes, adv_shown *shown /* OUT: nconfigs */,
+                       int *pDrawn /* OUT */);
 
 #endif

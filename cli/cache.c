@@ -345,7 +345,9 @@ int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis 
         note("not used: %s", err);
     }
     int rc = analysis_run(run, o, ppOut);
-    if (rc == ANALYSIS_OK && !deferred)
+    /* one against a baseline is kept now, deferred or not: the baseline may be gone by
+     * cli_cache_keep() (analysis_options.baseline is read during analysis_run() only) */
+    if (rc == ANALYSIS_OK && (!deferred || o->baseline))
         keep_analysis(*ppOut, t.dir, name, key);
     free(key);
     return rc;
@@ -359,8 +361,8 @@ void cli_cache_keep(store_run *run, const analysis *a)
     if (keep_run(run, &t) != 0 || !a || analysis_get_run(a) != run)
         return;
     const analysis_options *o = analysis_get_options(a);
-    if (analysis_key(&t, o, o->baseline, &key, name, sizeof name) != 0)
-        return;
+    if (o->baseline || analysis_key(&t, o, NULL, &key, name, sizeof name) != 0)
+        return; /* one against a baseline was kept when made (cli_cache_analyse) */
     snprintf(path, sizeof path, "%s/%s", t.dir, name);
     if (access(path, F_OK) != 0) /* not there yet (one there that did not hold was rewritten) */
         keep_analysis(a, t.dir, name, key);
@@ -379,8 +381,8 @@ static int index_key(const store_run *run, const analysis *a, char *path, size_t
     if (!mode() || !a || analysis_get_run(a) != run || tag_of(run, &t) != 0 || !t.dir[0])
         return -1;
     const analysis_options *o = analysis_get_options(a);
-    if (analysis_key(&t, o, o->baseline, &key, name, sizeof name) != 0)
-        return -1;
+    if (o->baseline || analysis_key(&t, o, NULL, &key, name, sizeof name) != 0)
+        return -1; /* the baseline may be gone by now: its key cannot be read */
     size_t len = strlen(key);
     char *k = realloc(key, len + 32);
     if (!k) {

@@ -52,11 +52,13 @@ void cli_cache_defer(int on);
 
 /* Writes what the cache lacks of `run` (one cli_load() read) and of its analysis `a` (may be
  * NULL; made of this run by cli_analyse()): the run's cache when it was neither read from one nor
- * written yet, then the analysis's when none is kept for its options. Says nothing (but under
+ * written yet, then the analysis's when none is kept for its options (one made against a
+ * baseline was kept when made: its baseline may be gone by now). Says nothing (but under
  * TLVIEW_CACHE=verbose). A run without a cache key (cut to a range, live) is left alone. */
 void cli_cache_keep(store_run *run, const analysis *a);
 
-/* The viewport index kept beside `run` and its analysis `a` (tlview serve's web_lend_index()): 0
+/* The viewport index kept beside `run` and its analysis `a` (tlview serve's web_lend_index();
+ * none for an analysis against a baseline, whose key needs the baseline after it may be gone): 0
  * with the block in *ppBlob (*pLen bytes, checksummed; its content is checked by web/ when used)
  * inside the mapped cache *ppC, which the caller closes (store_cache_close()) once the run is no
  * longer shown; -1 when there is none to use (said under TLVIEW_CACHE=verbose), *ppC NULL. */

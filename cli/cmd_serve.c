@@ -1,6 +1,8 @@
 /* cmd_serve.c: `tlview serve FILES`: loads and analyses a run (and optionally a second one to
  * compare), then serves the timeline page and its JSON API (web/) until Ctrl-C. With no FILES
  * it opens the bundled H200 demo traces (samples/spin/traces/mps-{off,on}/nK) as a comparison.
+ * Given the folder of a `tlview advise` experiment, it draws one run per configuration (the
+ * median run: cli/advise_serve.c picks them) one above the other, with advise's table.
  * With --job, a job of many GPUs (job/) is served without loading it: its index at once, each
  * GPU group's summary made in the background, and a group's timeline loaded when the page asks.
  * tlview-summary: show the run in the browser: timeline per GPU, process and stream; stats */
@@ -17,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "advise.h"
 #include "cli.h"
 #include "job.h"
 #include "report.h"
@@ -28,6 +31,11 @@
 #ifndef TLVIEW_DEMO_SOURCE_DIR
 #define TLVIEW_DEMO_SOURCE_DIR ""
 #endif
+/* An experiment's runs drawn on one page hold this many bytes of trace files together, at most
+ * (the first is always drawn): about 100 B a kernel on disk, as much again in memory with the
+ * page's index, so some 4 GB of memory. */
+#define SERVE_EXPERIMENT_MAX_BYTES ((int64_t)4 << 30)
+_Static_assert(ADV_MAX_CONFIGS <= WEB_MAX_RUNS, "a page draws every configuration advise makes");
 
 static const char usage_text[] =
     "usage: tlview serve [--port N] [--bind ADDR] [--allow-host NAME]... [--no-token]\n"
@@ -35,6 +43,7 @@ static const char usage_text[] =
     "                    [--separate-gpus] [--assume-mps on|off] [--measure WHAT] [--from T]\n"
     "                    [--to T] [--range NAME] [--follow] [FILES...]\n"
     "       tlview serve --job [options] FILES|FOLDERS...\n"
+    "       tlview serve [options] DIR       (DIR: an experiment of tlview advise)\n"
     "\n"
     "Loads the trace files of one run (one per process, or folders of them), analyses them like\n"
     "`tlview report` and serves an interactive timeline on http://ADDR:PORT/: a lane per GPU\n"
@@ -65,6 +74,16 @@ static const char usage_text[] =
     "group at a time, largest first, those asked for first: memory follows the largest group),\n"
     "and opens a GPU's timeline when it is clicked, loading only that group's files (the two\n"
     "last opened are kept). --compare, --follow, --from, --to and --range do not go with it.\n"
+    "\n"
+    "Given the folder of an experiment of `tlview advise` (DIR/advise.json, checked like any\n"
+    "input), the page draws one run per configuration one above the other, each labelled by its\n"
+    "configuration (\"time-sliced n=2\", \"MPS n=2\", \"MPS 50% n=2\"): its median run, the\n"
+    "successful traced run whose figure is nearest the configuration's median (ties: the\n"
+    "earlier round), analysed with the solo references advise used; and above them advise's\n"
+    "table and recommendation, as `tlview advise --show DIR` prints them. The runs are read one\n"
+    "after the other, those of the first configurations while their trace files stay within\n"
+    "4 GiB together (the page notes any left out). --compare, --follow and --job do not go\n"
+    "with it.\n"
     "\n"
     "  -p, --port N         TCP port (default 8080); 0 picks a free one (the URL is printed)\n"
     "  -B, --bind ADDR      numeric address to listen on (default 127.0.0.1; 0.0.0.0 or :: to\n"
@@ -103,10 +122,11 @@ static const char usage_text[] =
 typedef struct serve_opts {
     char **hosts; /* --allow-host NAMEs (argv pointers), NULL-terminated */
     int nhosts;
-    int follow;           /* --follow */
-    int job;              /* --job */
-    cli_analysis_opts an; /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
-                             --from, --to, --range */
+    int follow;             /* --follow */
+    int job;                /* --job */
+    const char *experiment; /* FILES is the folder of an experiment of tlview advise */
+    cli_analysis_opts an;   /* --baseline, --compare, --separate-gpus, --assume-mps, --measure,
+                               --from, --to, --range */
     web_options web;
 } serve_opts;
 
@@ -184,6 +204,19 @@ static int parse(int argc, char **argv, serve_opts *o)
     if (o->job && (o->an.ncompare || o->follow || o->an.from || o->an.to || o->an.range))
         return cli_usage_error("serve", "--job does not go with --compare, --follow, --from, --to "
                                         "or --range");
+    for (int i = optind; i < argc && !o->job; i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/advise.json", argv[i]);
+        if (lstat(path, &st) != 0)
+            continue;
+        if (argc - optind > 1 || o->an.ncompare || o->follow)
+            return cli_usage_error("serve",
+                                   "%s is an experiment of tlview advise (it holds advise.json): "
+                                   "it is served alone, without other FILES, --compare or --follow",
+                                   argv[i]);
+        o->experiment = argv[i];
+    }
     return 0;
 }
 
@@ -271,16 +304,17 @@ static void label_of(char *buf, size_t size, int n, char **files, const char *su
 /* The runs shown, with what the server borrows from them. */
 typedef struct serve_set {
     int nruns;
-    store_run *runs[2];
-    analysis *an[2];
-    char labels[2][512]; /* the run's label, with its range */
-    web_run wr[2];
-    store_cache *index[2]; /* the cache holding run i's lent index (web_lend_index), or NULL */
+    store_run *runs[WEB_MAX_RUNS];
+    analysis *an[WEB_MAX_RUNS];
+    char labels[WEB_MAX_RUNS][512]; /* the run's label, with its range */
+    web_run wr[WEB_MAX_RUNS];
+    store_cache *index[WEB_MAX_RUNS]; /* the cache holding run i's lent index (web_lend_index),
+                                         or NULL */
 } serve_set;
 
 static void set_free(serve_set *s)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < WEB_MAX_RUNS; i++) {
         analysis_free(s->an[i]);
         store_run_free(s->runs[i]);
         store_cache_close(s->index[i]);
@@ -291,31 +325,38 @@ static void set_free(serve_set *s)
     s->nruns = 0;
 }
 
-/* analyse_set: cuts each loaded run of s to the range asked (its whole recording giving the
- * references) and analyses it; fills s->wr. labels[i] holds each run's name on entry. 0, or 1
- * after printing the error. */
+/* analyse_one: cuts run i of s to the range asked (its whole recording giving the references
+ * unless `base` does) and analyses it; fills s->wr[i]. labels[i] holds the run's name on entry.
+ * 0, or 1 after printing the error. */
+static int analyse_one(const serve_opts *o, const store_run *base, serve_set *s, int i)
+{
+    store_run *whole = NULL;
+    analysis_options opt = o->an.options;
+    cli_range range;
+    if (cli_restrict("serve", &o->an, &s->runs[i], &whole, &opt, &range) != 0)
+        return 1;
+    if (range.set) {
+        char what[256];
+        size_t len = strlen(s->labels[i]);
+        if (len + 3 < sizeof s->labels[i])
+            snprintf(s->labels[i] + len, sizeof s->labels[i] - len, ", %s",
+                     cli_range_text(&range, what, sizeof what));
+    }
+    int rc = cli_analyse(s->runs[i], base ? base : whole, &opt, &s->an[i]);
+    cli_cache_keep(whole, NULL); /* (NULL: nothing) a range's whole run, freed here */
+    store_run_free(whole);       /* a baseline is read during the analysis only */
+    if (rc != 0)
+        return 1;
+    s->wr[i] = (web_run){s->labels[i], s->runs[i], s->an[i]};
+    return 0;
+}
+
+/* analyse_set: analyse_one() of each run of s. 0, or 1 after printing the error. */
 static int analyse_set(const serve_opts *o, const store_run *base, serve_set *s)
 {
-    for (int i = 0; i < s->nruns; i++) {
-        store_run *whole = NULL;
-        analysis_options opt = o->an.options;
-        cli_range range;
-        if (cli_restrict("serve", &o->an, &s->runs[i], &whole, &opt, &range) != 0)
+    for (int i = 0; i < s->nruns; i++)
+        if (analyse_one(o, base, s, i) != 0)
             return 1;
-        if (range.set) {
-            char what[256];
-            size_t len = strlen(s->labels[i]);
-            if (len + 3 < sizeof s->labels[i])
-                snprintf(s->labels[i] + len, sizeof s->labels[i] - len, ", %s",
-                         cli_range_text(&range, what, sizeof what));
-        }
-        int rc = cli_analyse(s->runs[i], base ? base : whole, &opt, &s->an[i]);
-        cli_cache_keep(whole, NULL); /* (NULL: nothing) a range's whole run, freed here */
-        store_run_free(whole);       /* a baseline is read during the analysis only */
-        if (rc != 0)
-            return 1;
-        s->wr[i] = (web_run){s->labels[i], s->runs[i], s->an[i]};
-    }
     return 0;
 }
 
@@ -739,7 +780,9 @@ typedef struct loader {
     char **argv;
     char off[PATH_MAX], on[PATH_MAX]; /* the demo's folders (no FILES) */
     web *w;
-    store_run *base; /* --baseline's run (or the demo's solo run) */
+    store_run *base;        /* --baseline's run (or the demo's solo run) */
+    const adv_exp *exp;     /* the experiment of tlview advise served, or NULL */
+    const adv_shown *shown; /* its configurations' runs (exp->nconfigs) */
     serve_set cur;
     pthread_t main;  /* told with SIGUSR1 when done */
     int rc;          /* 0 shown, 1 failed (the message printed) */
@@ -764,8 +807,52 @@ static void loader_progress(void *ctx, const char *path, uint64_t done, uint64_t
     web_progress(L->w, stage, done, total);
 }
 
+/* load_experiment: the runs drawn of the experiment L->exp, each read and analysed before the
+ * next is read (with the solo references advise used, unless --baseline gives them) into L->cur.
+ * 0, or 1 after printing the error. */
+static int load_experiment(loader *L)
+{
+    serve_set *cur = &L->cur;
+    const int sep = L->o->an.separate_gpus;
+    int drawn = 0;
+    for (int c = 0; c < L->exp->nconfigs; c++)
+        drawn += L->shown[c].page >= 0;
+    for (int c = 0; c < L->exp->nconfigs; c++) {
+        const adv_shown *s = &L->shown[c];
+        if (s->page < 0)
+            continue;
+        int i = cur->nruns;
+        char stage[160], *dir = (char *)s->dir, *base_dir = (char *)s->base_dir;
+        store_run *base = NULL;
+        snprintf(stage, sizeof stage, "reading and analysing %.80s (run %d of %d)", s->label, i + 1,
+                 drawn);
+        web_progress(L->w, stage, (uint64_t)i, (uint64_t)drawn);
+        snprintf(cur->labels[i], sizeof cur->labels[i], "%s", s->label);
+        if (cli_load(1, &dir, sep, &cur->runs[i]) != 0)
+            return 1;
+        cur->nruns = i + 1;
+        if (!L->base && base_dir[0] && cli_load(1, &base_dir, sep, &base) != 0)
+            return 1;
+        int rc = analyse_one(L->o, L->base ? L->base : base, cur, i);
+        store_run_free(base); /* read during the analysis only */
+        if (rc != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* set_kernels: the kernels of the runs of s together. */
+static uint64_t set_kernels(const serve_set *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->nruns; i++)
+        n += s->runs[i]->nkernels;
+    return n;
+}
+
 /* load_runs: the runs of tlview serve FILES (and --compare), or of the demo, read into L->cur
- * (labels set) with the baseline. 0, or 1 after printing the error. */
+ * (labels set) with the baseline; an experiment's read and analysed (load_experiment()). 0, or 1
+ * after printing the error. */
 static int load_runs(loader *L)
 {
     serve_opts *o = L->o;
@@ -776,6 +863,8 @@ static int load_runs(loader *L)
         if (cli_load(o->an.nbaseline, o->an.baseline, sep, &L->base) != 0)
             return 1;
     }
+    if (L->exp)
+        return load_experiment(L);
     if (optind < L->argc) {
         for (int i = 0; i < (o->an.ncompare ? 2 : 1); i++) {
             int n;
@@ -824,9 +913,9 @@ static void *loader_thread(void *arg)
     cli_load_progress(loader_progress, L);
     L->rc = load_runs(L);
     cli_load_progress(NULL, NULL);
-    if (!L->rc) {
-        uint64_t n = L->cur.runs[0]->nkernels + (L->cur.runs[1] ? L->cur.runs[1]->nkernels : 0);
-        snprintf(stage, sizeof stage, "analysing %llu kernels", (unsigned long long)n);
+    if (!L->rc && !L->exp) { /* an experiment's runs were analysed as they were read */
+        snprintf(stage, sizeof stage, "analysing %llu kernels",
+                 (unsigned long long)set_kernels(&L->cur));
         web_progress(L->w, stage, 0, 0);
         L->rc = analyse_set(L->o, L->base, &L->cur);
     }
@@ -866,26 +955,74 @@ static void *loader_thread(void *arg)
     return NULL;
 }
 
-/* serve_loading: tlview serve FILES (or the demo): the server answers at once, the files are read
- * and analysed on a thread of their own meanwhile (the page shows the progress), then shown,
- * until SIGINT or SIGTERM. A stop signal while loading stops at once. 0, or 1 after printing the
- * error (a file that cannot be read: the server stops). */
+/* An experiment of tlview advise being served: what it is and what is drawn of it. */
+typedef struct serve_exp {
+    adv_exp e;
+    adv_shown shown[ADV_MAX_CONFIGS];
+    char *text; /* the page's JSON of it (GET /api/experiment) */
+    int drawn;  /* runs drawn */
+} serve_exp;
+
+/* experiment_open: reads the experiment in folder `dir` (its advise.json, checked as `tlview
+ * advise --show` checks it) into *x, picks the runs drawn and says on stderr which are not.
+ * 0, or 1 after printing the error (x freed). */
+static int experiment_open(const char *dir, serve_exp *x)
+{
+    char err[1024];
+    if (adv_load(dir, &x->e, err, sizeof err) != 0) {
+        cli_msg(stderr, "tlview serve: %s\n", err);
+        return 1;
+    }
+    json_t *plan = adv_serve_plan(&x->e, SERVE_EXPERIMENT_MAX_BYTES, x->shown, &x->drawn);
+    x->text = plan ? json_dumps(plan, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(plan);
+    if (!x->text) {
+        fprintf(stderr, "tlview serve: out of memory\n");
+        adv_exp_free(&x->e);
+        return 1;
+    }
+    for (int c = 0; c < x->e.nconfigs; c++)
+        if (x->shown[c].note[0])
+            cli_msg(stderr, "tlview serve: %s: %s\n", dir, x->shown[c].note);
+    if (x->drawn == 0) {
+        cli_msg(stderr, "tlview serve: %s: no configuration of the experiment has a run to draw\n",
+                dir);
+        free(x->text);
+        adv_exp_free(&x->e);
+        return 1;
+    }
+    return 0;
+}
+
+/* serve_loading: tlview serve FILES (or the demo, or an experiment): the server answers at once,
+ * the files are read and analysed on a thread of their own meanwhile (the page shows the
+ * progress), then shown, until SIGINT or SIGTERM. A stop signal while loading stops at once. 0,
+ * or 1 after printing the error (a file that cannot be read: the server stops). */
 static int serve_loading(serve_opts *o, int argc, char **argv)
 {
     loader *L = calloc(1, sizeof *L); /* a thread may still use it if a signal ends the wait */
+    serve_exp *x = NULL;
     char err[512];
     int rc = 1, sig;
-    if (!L) {
+    if (!L || (o->experiment && !(x = calloc(1, sizeof *x)))) {
         fprintf(stderr, "tlview serve: out of memory\n");
+        free(L);
         return 1;
     }
     *L = (loader){.o = o, .argc = argc, .argv = argv, .main = pthread_self()};
     atomic_init(&L->kept, 0);
     cli_cache_defer(
         1); /* the first paint does not wait for the cache: the loader writes it after */
-    if (optind >= argc && find_demo(L->off, L->on, sizeof L->off) != 0) {
+    if ((optind >= argc && find_demo(L->off, L->on, sizeof L->off) != 0) ||
+        (x && experiment_open(o->experiment, x) != 0)) {
+        free(x);
         free(L);
         return 1;
+    }
+    if (x) {
+        L->exp = &x->e;
+        L->shown = x->shown;
+        o->web.experiment = x->text;
     }
     sigset_t set, done;
     server_setup(o, &set);
@@ -895,19 +1032,21 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
     int wrc = web_start_loading(&o->web, &L->w, err, sizeof err);
     if (wrc != WEB_OK) {
         start_error(o, wrc, err);
-        free(L);
-        return 1;
+        goto out;
     }
     char what[160];
-    snprintf(what, sizeof what, "%s being loaded",
-             optind < argc ? (o->an.ncompare ? "2 runs" : "the run") : "the demo");
+    if (x)
+        snprintf(what, sizeof what,
+                 "an experiment of %d configurations (%d runs drawn) being loaded", x->e.nconfigs,
+                 x->drawn);
+    else
+        snprintf(what, sizeof what, "%s being loaded",
+                 optind < argc ? (o->an.ncompare ? "2 runs" : "the run") : "the demo");
     print_url(&o->web, L->w, what);
     pthread_t th;
     if (pthread_create(&th, NULL, loader_thread, L) != 0) {
         fprintf(stderr, "tlview serve: cannot start a thread\n");
-        web_stop(L->w);
-        free(L);
-        return 1;
+        goto out;
     }
     sigwait(&done, &sig);
     if (sig != SIGUSR1) { /* stopped while loading: the loader is left to the exit */
@@ -916,9 +1055,10 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         _exit(0);
     }
     if (!L->rc) {
-        uint64_t n = L->cur.runs[0]->nkernels + (L->cur.runs[1] ? L->cur.runs[1]->nkernels : 0);
-        fprintf(stderr, "tlview serve: %llu kernels%s shown\n", (unsigned long long)n,
-                L->cur.nruns == 2 ? " in 2 runs" : "");
+        fprintf(stderr, "tlview serve: %llu kernels", (unsigned long long)set_kernels(&L->cur));
+        if (L->cur.nruns > 1)
+            fprintf(stderr, " in %d runs", L->cur.nruns);
+        fprintf(stderr, " shown\n");
         sigwait(&set, &sig);
         fprintf(stderr, "tlview serve: stopping\n");
         if (!atomic_load(&L->kept)) { /* still writing the cache: not waited for */
@@ -928,9 +1068,15 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         rc = 0;
     }
     pthread_join(th, NULL);
+out:
     web_stop(L->w);
     set_free(&L->cur);
     store_run_free(L->base);
+    if (x) {
+        adv_exp_free(&x->e);
+        free(x->text);
+        free(x);
+    }
     free(L);
     return rc;
 }
@@ -987,10 +1133,8 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     char what[64];
-    snprintf(
-        what, sizeof what, "%llu kernels%s",
-        (unsigned long long)(cur.runs[0]->nkernels + (cur.runs[1] ? cur.runs[1]->nkernels : 0)),
-        cur.nruns == 2 ? " in 2 runs" : "");
+    snprintf(what, sizeof what, "%llu kernels%s", (unsigned long long)set_kernels(&cur),
+             cur.nruns == 2 ? " in 2 runs" : "");
     print_url(&o.web, w, what);
     fprintf(stderr, "tlview serve: following the files: the page updates as they grow\n");
     follow(w, &o, argc, argv, base, &cur, &set, stamp, notes);

@@ -1,6 +1,8 @@
 /* web: `tlview serve` as a library: an embedded HTTP server (libmicrohttpd) that serves the
  * single-page timeline (web/assets/, compiled into the binary) and a read-only JSON API over one
- * or two analysed runs (two = comparison mode). The API is described in web/API.md.
+ * or more analysed runs drawn one above the other (two = comparison mode; more: the runs of an
+ * experiment, such as the configurations of `tlview advise`). The API is described in
+ * web/API.md.
  *
  * Usage: fill a web_options with web_options_default(), describe each run with a web_run, call
  * web_start(); the server answers on its own threads until web_stop(). The runs and analyses are
@@ -18,14 +20,17 @@
 
 enum {
     WEB_OK = 0,
-    WEB_EINVAL = -1, /* bad argument: NULL run, no runs, more than WEB_MAX_RUNS, bad address */
+    WEB_EINVAL = -1, /* bad argument: NULL run, no runs, more than WEB_MAX_RUNS, bad address,
+                        an experiment that is not one JSON object */
     WEB_ENOMEM = -2,
     WEB_ESOCKET = -3,    /* socket(), bind() or listen() failed (address in use, no permission) */
     WEB_EHTTP = -4,      /* libmicrohttpd refused to start */
     WEB_EADDRINUSE = -5, /* bind(): the port is taken on that address (EADDRINUSE) */
 };
 
-#define WEB_MAX_RUNS 2 /* one run, or two shown one above the other */
+#define WEB_MAX_RUNS                                                                               \
+    64 /* runs shown one above the other, at most (the configurations of an                        \
+          experiment: as many as `tlview advise` makes) */
 
 typedef struct web web;
 
@@ -67,7 +72,11 @@ typedef struct web_options {
      * (404). The report's JSON, the view's, needs no writer. (NULL) */
     int (*export_chrome)(FILE *f, const analysis *a);
     int (*export_text)(FILE *f, const analysis *a);
-    const char *version; /* the tool's version, the JSON report's "tlview" field (copied) ("") */
+    const char *version;    /* the tool's version, the JSON report's "tlview" field (copied) ("") */
+    const char *experiment; /* the experiment the runs come from, as one JSON object's text
+                               (copied at start; web/ sends it as it is, knowing nothing of its
+                               fields): GET /api/experiment answers it, loading or not, and GET
+                               /api/runs says "experiment": true; NULL: none, 404 (NULL) */
 } web_options;
 
 /* Sets every field of *o to its documented default. */

@@ -477,6 +477,12 @@ static void api_kernel_reply(const web_runix *r, unsigned rid, int64_t id, web_r
     view_put(o, "parent_context",
              cx->green && cx->parent_id ? json_integer(cx->parent_id) : json_null(), &bad);
     view_put(o, "context_sms", cx->sm_count ? json_integer(cx->sm_count) : json_null(), &bad);
+    /* its partition, named against the whole GPU: an MPS client's thread limit, the GPU's SMs */
+    view_put(o, "context_thread_percentage",
+             cx->thread_pct > 0 ? view_number(cx->thread_pct) : json_null(), &bad);
+    uint32_t slot = analysis_context_slot(r->an, st->context);
+    uint32_t whole = slot != UINT32_MAX ? analysis_device_sms(r->an, slot) : 0;
+    view_put(o, "device_sms", whole ? json_integer(whole) : json_null(), &bad);
     if (o && sig < analysis_nsignatures(r->an) &&
         json_object_set_new(o, "reference", view_signature_json(r->an, sig)))
         bad = 1;

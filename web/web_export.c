@@ -106,9 +106,11 @@ void web_export(const web *w, web_gen *g, const web_params *p, web_reply *out)
         return;
     const char *format = web_param(p, "format");
     const web_runix *r = &g->runs[run];
-    static const char *const name_json[2] = {"tlview-report-A.json", "tlview-report-B.json"};
-    static const char *const name_text[2] = {"tlview-report-A.txt", "tlview-report-B.txt"};
-    static const char *const name_chrome[2] = {"tlview-trace-A.json", "tlview-trace-B.json"};
+    char tag[8]; /* the run's letter, as the page names it: A, B, ..., Z, AA, ... */
+    if (run < 26)
+        snprintf(tag, sizeof tag, "%c", 'A' + (int)run);
+    else
+        snprintf(tag, sizeof tag, "%c%c", 'A' + (int)(run / 26 - 1), 'A' + (int)(run % 26));
     if (!format || strcmp(format, "json") == 0) {
         json_t *o = view_report_json(r->an, NULL, w->version);
         char *s = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(8)) : NULL;
@@ -117,7 +119,8 @@ void web_export(const web *w, web_gen *g, const web_params *p, web_reply *out)
             web_reply_error(out, 500, "out of memory");
             return;
         }
-        *out = (web_reply){.status = 200, .body = s, .len = strlen(s), .filename = name_json[run]};
+        *out = (web_reply){.status = 200, .body = s, .len = strlen(s)};
+        snprintf(out->filename, sizeof out->filename, "tlview-report-%s.json", tag);
     } else if (strcmp(format, "text") == 0 || strcmp(format, "chrome") == 0) {
         int text = format[0] == 't';
         int (*fn)(FILE *, const analysis *) = text ? w->export_text : w->export_chrome;
@@ -128,7 +131,8 @@ void web_export(const web *w, web_gen *g, const web_params *p, web_reply *out)
         }
         if (stream(w, g, r, fn, out) == 0) {
             out->mime = text ? "text/plain; charset=utf-8" : "application/json";
-            out->filename = text ? name_text[run] : name_chrome[run];
+            snprintf(out->filename, sizeof out->filename, "tlview-%s-%s.%s",
+                     text ? "report" : "trace", tag, text ? "txt" : "json");
         }
     } else {
         web_reply_error(out, 400, "parameter 'format' must be json, text or chrome, got '%.40s'",

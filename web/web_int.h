@@ -476,7 +476,7 @@ typedef struct web_reply {
     int set_cookie;       /* 1: a Set-Cookie header carrying the server's token */
     int pipe_fd;          /* > 0: the body is read from this pipe as it is written (a stream of
                              unknown length; the response closes it) instead of body */
-    const char *filename; /* a Content-Disposition: attachment with this file name (static) */
+    char filename[32];    /* "": none; else a Content-Disposition: attachment with this name */
 } web_reply;
 
 #define WEB_PARAMS_MAX 16 /* query parameters of one request, at most */
@@ -569,7 +569,7 @@ typedef struct web_live {
 } web_live;
 
 /* What GET /api/runs says the server does (web_gen_new()'s `shows`). */
-enum { WEB_SHOW_FOLLOW = 1, WEB_SHOW_CHROME = 2, WEB_SHOW_TEXT = 4 };
+enum { WEB_SHOW_FOLLOW = 1, WEB_SHOW_CHROME = 2, WEB_SHOW_TEXT = 4, WEB_SHOW_EXPERIMENT = 8 };
 
 /* A job's state (tlview serve --job; web_job.c): what GET /api/job sends and the groups whose
  * timelines are held. Every field is guarded by web_live.lock. */
@@ -628,6 +628,7 @@ struct web {
     int (*export_chrome)(FILE *f, const analysis *a); /* web_options' writers (NULL: none) */
     int (*export_text)(FILE *f, const analysis *a);
     char version[32]; /* web_options.version */
+    char *experiment; /* web_options.experiment, compact (owned), or NULL */
     web_live *live;   /* a pointer, so that handlers holding a const web can lock it */
     web_gate *gate;   /* a pointer, for the same reason; NULL until started */
     web_job *job;     /* tlview serve --job, else NULL (then live->gen is NULL) */

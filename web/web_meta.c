@@ -180,6 +180,7 @@ int web_api_runs_body(web_gen *g, unsigned shows)
     view_put(o, "rules", rules, &bad);
     view_put(o, "generation", json_integer((json_int_t)g->id), &bad);
     view_put(o, "follow", json_boolean(follow), &bad);
+    view_put(o, "experiment", json_boolean(shows & WEB_SHOW_EXPERIMENT), &bad);
     view_append(exports, json_string("json"), &bad); /* the view's: always */
     if (shows & WEB_SHOW_CHROME)
         view_append(exports, json_string("chrome"), &bad);

@@ -60,6 +60,7 @@ void web_options_default(web_options *o)
     o->export_chrome = NULL;
     o->export_text = NULL;
     o->version = "";
+    o->experiment = NULL;
 }
 
 /* ---------------------------------------------------------------- generations */
@@ -168,7 +169,12 @@ void web_gen_let_go(const web *w, web_gen *g)
 /* check_runs: args of web_start/web_update. 0, or WEB_EINVAL with the message in err. */
 static int check_runs(const char *fn, const web_run *runs, unsigned nruns, char *err, size_t errlen)
 {
-    if (!runs || nruns == 0 || nruns > WEB_MAX_RUNS) {
+    if (nruns > WEB_MAX_RUNS) {
+        snprintf(err, errlen, "%s: %u runs: one page shows %d at most, one above the other", fn,
+                 nruns, WEB_MAX_RUNS);
+        return WEB_EINVAL;
+    }
+    if (!runs || nruns == 0) {
         snprintf(err, errlen, "%s: bad arguments (%u runs)", fn, nruns);
         return WEB_EINVAL;
     }
@@ -284,6 +290,21 @@ static void api_status(const web *w, const web_params *p, web_reply *out)
         return;
     }
     *out = (web_reply){.status = 200, .body = body, .len = strlen(body)};
+}
+
+/* api_experiment: GET /api/experiment: the experiment the runs come from (web_options.experiment),
+ * as it was given; 404 when none. Answered whatever the state, as GET /api/status. */
+static void api_experiment(const web *w, const web_params *p, web_reply *out)
+{
+    static const char *const none[] = {NULL};
+    if (web_api_check_known(p, out, none))
+        return;
+    if (!w->experiment) {
+        web_reply_error(out, 404, "no experiment: these runs were not given as one (web/API.md)");
+        return;
+    }
+    *out = (web_reply){
+        .status = 200, .body = w->experiment, .len = strlen(w->experiment), .persistent = 1};
 }
 
 /* not_shown: the answer to a run's endpoint before the runs are shown: 503 while they are being
@@ -532,10 +553,13 @@ void web_request(const web *w, const web_http_req *rq, web_reply *out)
             /* answered: the job's own page and endpoints, or a group not open */
         } else if (plen > 5 && strncmp(t, "/api/", 5) == 0) {
             snprintf(path, sizeof path, "%.*s", (int)(plen - 5 < 100 ? plen - 5 : 100), t + 5);
-            int status = strcmp(path, "status") == 0; /* answered with or without runs */
-            web_gen *g = held ? held : status ? NULL : gen_hold(w);
+            /* answered with or without runs */
+            int status = strcmp(path, "status") == 0, exp = strcmp(path, "experiment") == 0;
+            web_gen *g = held ? held : status || exp ? NULL : gen_hold(w);
             if (status)
                 api_status(w, &p, out);
+            else if (exp)
+                api_experiment(w, &p, out);
             else if (!g)
                 not_shown(w, out);
             else if (check_generation(g, &p, out) == 0) {
@@ -663,7 +687,7 @@ static enum MHD_Result respond(const web *w, struct MHD_Connection *c, web_reply
     }
     if (rep->set_cookie && w->token)
         MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, w->set_cookie);
-    if (rep->filename) {
+    if (rep->filename[0]) {
         char cd[160];
         snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", rep->filename);
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, cd);
@@ -901,6 +925,27 @@ static int make_token(web *w, const web_options *o, const struct sockaddr_storag
     return WEB_OK;
 }
 
+/* copy_experiment: w->experiment from `text` (web_options.experiment), checked to be one JSON
+ * object and made compact. WEB_OK, or WEB_EINVAL / WEB_ENOMEM with the message in err. */
+static int copy_experiment(web *w, const char *text, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "web_start: the experiment is not one JSON object (%s)",
+                 o ? "another value" : je.text);
+        json_decref(o);
+        return WEB_EINVAL;
+    }
+    w->experiment = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!w->experiment) {
+        snprintf(err, errlen, "out of memory");
+        return WEB_ENOMEM;
+    }
+    return WEB_OK;
+}
+
 /* start_server: web_start(), or web_start_job() when index_json is not NULL (no run then). */
 static int start_server(const web_options *o, const web_run *runs, unsigned nruns,
                         const char *index_json, uint32_t ngroups, int loading, web **ppW, char *err,
@@ -942,7 +987,10 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
     w->export_text = o->export_text;
     snprintf(w->version, sizeof w->version, "%s", o->version ? o->version : "");
     w->live->shows = (o->follow ? WEB_SHOW_FOLLOW : 0) | (o->export_chrome ? WEB_SHOW_CHROME : 0) |
-                     (o->export_text ? WEB_SHOW_TEXT : 0);
+                     (o->export_text ? WEB_SHOW_TEXT : 0) |
+                     (o->experiment ? WEB_SHOW_EXPERIMENT : 0);
+    if (o->experiment && (rc = copy_experiment(w, o->experiment, err, errlen)))
+        goto fail;
     struct sockaddr_storage ss;
     w->fd = listen_on(o->bind, o->port, &ss, &w->port, err, errlen);
     if (w->fd < 0) {
@@ -1056,5 +1104,6 @@ void web_stop(web *w)
         free(w->hosts[i]);
     free(w->hosts);
     free(w->token);
+    free(w->experiment);
     free(w);
 }

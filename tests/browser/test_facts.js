@@ -189,6 +189,14 @@ async function testScale(page) {
   const line = (await page.locator('#details-body').innerText()).split('\n').find((l) => /its context/.test(l)) || '';
   check(k.green === true && /green: an SM partition/.test(line) && line.includes(`context ${k.parent_context}`) && /no MPS/.test(line),
     `a green context's kernel: "${line.trim()}" (context_mps ${k.context_mps}, ${k.context_sms} SMs, parent ${k.parent_context})`);
+  // an MPS client's partition is named against the whole GPU (as /api/kernel gives it for
+  // samples/partitions' mps50-n2: tests/web kernel_partition); a whole-GPU client has none
+  const parts = await page.evaluate(() => [
+    contextText({ context_mps: 'on', context_thread_percentage: 50, context_sms: 66, device_sms: 132, green: false }),
+    contextText({ context_mps: 'on', context_thread_percentage: null, context_sms: null, device_sms: 132, green: false }),
+    contextText({ context_mps: 'off', green: true, context_sms: 64, device_sms: 132, parent_context: 1 })]);
+  check(/an MPS client at 50% of the threads: 66 of 132 SMs/.test(parts[0]) && /\(an MPS client\) · not green$/.test(parts[1]) &&
+    /green: an SM partition of 64 of 132 SMs, of context 1/.test(parts[2]), `partitions in the details: ${parts.join(' | ')}`);
 }
 
 // testStretchesIdle (slower case): every stretch on the screen says of what it is (the summary's

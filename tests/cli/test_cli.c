@@ -556,6 +556,51 @@ int test_cli_help_and_usage(void)
     return 0;
 }
 
+/* `tlview serve DIR` of a folder holding advise.json (an experiment of tlview advise): said in the
+ * help; served alone (other FILES, --compare or --follow: a usage error naming it); advise.json
+ * checked before the server starts, one line naming the file when it is not advise's result
+ * (truncated, another tool's, a folder), exit 1. */
+int test_cli_serve_experiment_checked(void)
+{
+    if (sh("'%s' serve --help", TLVIEW) != 0)
+        return TEST_SKIP; /* built without web/ */
+    TEST_ASSERT(strstr(slurp(out_path), "tlview serve [options] DIR       (DIR: an experiment of "
+                                        "tlview advise)\n"));
+    const char *dir = tmp("exp");
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    const char *json = tmp("exp/advise.json");
+    FILE *f = fopen(json, "w");
+    TEST_ASSERT(f);
+    fputs("{\"tool\": \"tlview advise\", \"format\": 1, \"configs\": [", f);
+    fclose(f);
+    const char *more[] = {"'%s' serve '%s' other.db", "'%s' serve --follow '%s'",
+                          "'%s' serve --compare other.db '%s'"};
+    for (int i = 0; i < 3; i++) {
+        TEST_EQ_INT(sh(more[i], TLVIEW, dir), 2);
+        TEST_ASSERT(strstr(slurp(err_path), "is an experiment of tlview advise (it holds "
+                                            "advise.json): it is served alone, without other "
+                                            "FILES, --compare or --follow\n"));
+    }
+    TEST_EQ_INT(sh("'%s' serve --port 0 '%s'", TLVIEW, dir), 1);
+    TEST_EQ_INT(count_lines(slurp(err_path)), 1);
+    TEST_ASSERT(strstr(slurp(err_path), "tlview serve: ") == slurp(err_path));
+    TEST_ASSERT(strstr(slurp(err_path), "exp/advise.json:1: "));
+    TEST_EQ_INT(count_lines(slurp(out_path)), 0); /* no URL: checked before the server starts */
+    f = fopen(json, "w");
+    TEST_ASSERT(f);
+    fputs("{\"tool\": \"tlview report\"}\n", f);
+    fclose(f);
+    TEST_EQ_INT(sh("'%s' serve --port 0 '%s'", TLVIEW, dir), 1);
+    TEST_EQ_INT(count_lines(slurp(err_path)), 1);
+    TEST_ASSERT(strstr(slurp(err_path), "exp/advise.json: not the result of tlview advise"));
+    TEST_EQ_INT(unlink(json), 0);
+    TEST_EQ_INT(mkdir(json, 0755), 0);
+    TEST_EQ_INT(sh("'%s' serve --port 0 '%s'", TLVIEW, dir), 1);
+    TEST_EQ_INT(count_lines(slurp(err_path)), 1);
+    TEST_ASSERT(strstr(slurp(err_path), "exp/advise.json"));
+    return 0;
+}
+
 /* `report --table NAME` is checked with the other options, before any file is read. Found
  * 2026-12-02: an unknown table was refused only after loading and analysing every file (and a
  * missing file was reported instead). */

@@ -21,7 +21,14 @@ prints, in one write() (the workers share one log), a line
   RESULT {"workload", "rank", "pid", "items", "seconds", "t_start_ns", "t_end_ns", ...}
 with items = ITERS x BATCH (gemm: ITERS), seconds = the timed loop's length (perf_counter),
 t_start_ns/t_end_ns = time.time_ns() (CLOCK_REALTIME) at its start and end, and a checksum of the
-last output (sum of |y|). The parent uses the 'spawn' start method (as torch.multiprocessing does)
+last output (sum of |y|). With --profile DIR each worker wraps its timed loop in
+torch.profiler.profile(activities=[CPU, CUDA]) (started after the warm-up, before the barrier) and
+writes DIR/trace.RANK.json.gz (gzip -9 of export_chrome_trace's file): the Kineto traces that do
+not say whether MPS was on (tests/gpu/kineto_matrix.sh). With --sync-copies the copies of one
+`tlview record`/`advise` run (TLVIEW_RECORD_DIR, TLVIEW_NPROCS, TLVIEW_RANK) start their timed
+loops together too: each worker, warmed up, leaves a file .copies-sync.COPY.RANK in the run's
+folder and waits (at most SYNC_TIMEOUT_S) until every copy's workers have: the start jitter of
+the copies' imports (~0.5 s) would otherwise decide how much short loops overlap. The parent uses the 'spawn' start method (as torch.multiprocessing does)
 but never imports torch nor touches CUDA: only the workers are CUDA processes, and a run starts
 sooner. Self-check: every worker reports, the checksums are finite and agree (relative 1e-3);
 the parent then prints the throughput and `Test PASSED` (`Test FAILED`, exit 1, otherwise).
@@ -32,9 +39,10 @@ all or one per part (K1+K2), and the checksums are compared within each workload
 line then counts items of every kind together: the truth for a mix is its makespan.
 Usage: workloads.py WORKLOAD[+WORKLOAD...] --workers N [--iters K] [--warmup W] [--batch B] [--seq S]
                     [--dtype float32|float16|bfloat16] [--impl auto|transformers|builtin]
-                    [--seed S] [--dry-run]
+                    [--seed S] [--profile DIR] [--sync-copies] [--dry-run]
 """
 import argparse
+import gzip
 import json
 import math
 import multiprocessing as mp
@@ -64,6 +72,7 @@ VISION = ("resnet18", "resnet50", "mobilenet_v2", "vit_b_16", "convnext_tiny", "
           "densenet121", "efficientnet_b0")  # torchvision models on images
 BARRIER_TIMEOUT_S = 300  # the parent breaks the barrier sooner when a worker dies
 CHECK_RTOL = 1e-3
+SYNC_TIMEOUT_S = 120  # --sync-copies: how long a worker waits for the other copies
 
 
 def positive(text):
@@ -119,6 +128,9 @@ def parse_args(argv):
     p.add_argument("--impl", choices=("auto", "transformers", "builtin"), default="auto",
                    help="gpt2 and bert: transformers' model or the built-in one")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", metavar="DIR", help="torch.profiler traces of the timed loops into DIR")
+    p.add_argument("--sync-copies", action="store_true",
+                   help="the copies of a tlview record/advise run start their timed loops together")
     p.add_argument("--dry-run", action="store_true", help="print the plan; no torch, no GPU")
     args = p.parse_args(argv)
     args.parts = args.workload.split("+")
@@ -265,16 +277,41 @@ def emit(fields):
     os.write(sys.stdout.fileno(), ("RESULT " + json.dumps(fields) + "\n").encode())
 
 
+def sync_copies(rank, workers):
+    """--sync-copies: waits until every worker of every copy of this run is ready (a file each in
+    TLVIEW_RECORD_DIR); without those variables, or after SYNC_TIMEOUT_S, goes on (saying so)."""
+    folder, copies = os.environ.get("TLVIEW_RECORD_DIR"), int(os.environ.get("TLVIEW_NPROCS", "1"))
+    if not folder or copies <= 1:
+        return
+    copy = os.environ.get("TLVIEW_RANK", "0")
+    open(os.path.join(folder, f".copies-sync.{copy}.{rank}"), "w").close()
+    deadline = time.monotonic() + SYNC_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if sum(n.startswith(".copies-sync.") for n in os.listdir(folder)) >= copies * workers:
+            return
+        time.sleep(0.001)
+    print(f"workloads: --sync-copies: not every copy was ready after {SYNC_TIMEOUT_S} s",
+          file=sys.stderr)
+
+
 def worker(rank, args, barrier, results):
     args = part_args(args, rank)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded, ever
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
     step, impl = build(args, torch)
+    prof = None
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+        prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
     with torch.inference_mode():
         for _ in range(args.warmup):
             step()
         torch.cuda.synchronize()
+        if prof:
+            prof.start()
+        if args.sync_copies:
+            sync_copies(rank, args.workers)
         barrier.wait(timeout=BARRIER_TIMEOUT_S)
         t_start, p0 = time.time_ns(), time.perf_counter_ns()
         torch.cuda.nvtx.range_push("timed")
@@ -284,6 +321,13 @@ def worker(rank, args, barrier, results):
         torch.cuda.nvtx.range_pop()
         p1, t_end = time.perf_counter_ns(), time.time_ns()
         checksum = y.double().abs().sum().item()
+    if prof:
+        prof.stop()
+        path = os.path.join(args.profile, f"trace.{rank}.json")
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as f, gzip.open(path + ".gz", "wb", compresslevel=9) as g:
+            g.write(f.read())
+        os.unlink(path)
     fields = {"workload": args.workload, "rank": rank, "pid": os.getpid(),
               "items": args.iters * items_per_iter(args), "seconds": (p1 - p0) / 1e9,
               "t_start_ns": t_start, "t_end_ns": t_end, "iters": args.iters,
@@ -340,6 +384,8 @@ def main(argv=None):
         print(f"workloads: (dry run) would spawn {args.workers} worker(s), barrier, NVTX range "
               f"'timed', one RESULT line each")
         return 0
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
     ctx = mp.get_context("spawn")
     barrier, results = ctx.Barrier(args.workers), ctx.Queue()
     procs = [ctx.Process(target=worker, args=(r, args, barrier, results))

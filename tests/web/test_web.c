@@ -1777,6 +1777,91 @@ int test_web_compare(void)
     return 0;
 }
 
+/* test_web_many_runs: the runs of an experiment, one above the other: 4 runs (a fifth of the
+ * limit would do as well) each answered by its index, no comparison beside them, the experiment's
+ * JSON at GET /api/experiment as it was given (and said by GET /api/runs), the exports named by
+ * the page's letters past B; more than WEB_MAX_RUNS runs and an experiment that is not one JSON
+ * object refused with a message; without one, GET /api/experiment is a 404. */
+int test_web_many_runs(void)
+{
+    enum { N = 4 };
+    store_run *run[N];
+    analysis *an[N];
+    web_run runs[WEB_MAX_RUNS + 1];
+    static const char *const labels[N] = {"solo", "time-sliced n=2", "MPS n=2", "MPS 50% n=2"};
+    for (int i = 0; i < N; i++) {
+        run[i] = make_run(1.0 - 0.1 * i, i >= 2);
+        TEST_ASSERT(run[i] && analysis_run(run[i], NULL, &an[i]) == ANALYSIS_OK);
+        runs[i] = (web_run){labels[i], run[i], an[i]};
+    }
+    for (int i = N; i <= WEB_MAX_RUNS; i++)
+        runs[i] = runs[i % N];
+    web_options o;
+    web_options_default(&o);
+    o.port = 0;
+    o.no_token = 1;
+    o.experiment = "{\"tool\": \"tlview advise\", \"shown\": [{\"config\": \"solo\", \"run\": 0}],"
+                   " \"result\": {\"configs\": [{\"median\": 33137.5}]}}";
+    char err[256];
+    web *w = NULL;
+    TEST_EQ_INT(web_start(&o, runs, WEB_MAX_RUNS + 1, &w, err, sizeof err), WEB_EINVAL);
+    TEST_EQ_STR(err, "web_start: 65 runs: one page shows 64 at most, one above the other");
+    o.experiment = "[1, 2]";
+    TEST_EQ_INT(web_start(&o, runs, N, &w, err, sizeof err), WEB_EINVAL);
+    TEST_EQ_STR(err, "web_start: the experiment is not one JSON object (another value)");
+    o.experiment = "{\"tool\": ";
+    TEST_EQ_INT(web_start(&o, runs, N, &w, err, sizeof err), WEB_EINVAL);
+    TEST_ASSERT(strstr(err, "web_start: the experiment is not one JSON object (") == err);
+    o.experiment = "{\"tool\": \"tlview advise\", \"shown\": [{\"config\": \"solo\", \"run\": 0}],"
+                   " \"result\": {\"configs\": [{\"median\": 33137.5}]}}";
+    TEST_EQ_INT(web_start(&o, runs, WEB_MAX_RUNS, &w, err, sizeof err), WEB_OK);
+    web_stop(w);
+    TEST_EQ_INT(web_start(&o, runs, N, &w, err, sizeof err), WEB_OK);
+    unsigned port = web_port(w);
+    json_t *j = get_json(port, "/api/runs", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(json_array_size(json_object_get(j, "runs")), N);
+    for (int i = 0; i < N; i++) {
+        json_t *r = json_array_get(json_object_get(j, "runs"), (size_t)i);
+        TEST_EQ_STR(json_string_value(json_object_get(r, "label")), labels[i]);
+        TEST_EQ_INT(jint(json_object_get(r, "summary"), "kernels"), (json_int_t)run[i]->nkernels);
+    }
+    TEST_ASSERT(json_is_null(json_object_get(j, "compare")));
+    TEST_ASSERT(json_is_true(json_object_get(j, "experiment")));
+    json_decref(j);
+    j = get_json(port, "/api/timeline?run=3&t0=0&t1=600000&width=300", 200);
+    TEST_ASSERT(j);
+    TEST_EQ_INT(jint(j, "run"), 3);
+    json_decref(j);
+    j = get_json(port, "/api/timeline?run=4&t0=0&t1=600000&width=300", 400);
+    json_decref(j);
+    j = get_json(port, "/api/experiment", 200);
+    json_t *want = json_loads(o.experiment, 0, NULL);
+    TEST_ASSERT(j && want && json_equal(j, want));
+    json_decref(want);
+    json_decref(j);
+    response r;
+    TEST_EQ_INT(http_get(port, "/api/export?run=3&format=json", &r), 0);
+    TEST_EQ_INT(r.status, 200);
+    TEST_ASSERT(strstr(r.head, "filename=\"tlview-report-D.json\"") != NULL);
+    free(r.head);
+    web_stop(w);
+    o.experiment = NULL;
+    TEST_EQ_INT(web_start(&o, runs, N, &w, err, sizeof err), WEB_OK);
+    j = get_json(web_port(w), "/api/experiment", 404);
+    TEST_ASSERT(j);
+    json_decref(j);
+    j = get_json(web_port(w), "/api/runs", 200);
+    TEST_ASSERT(json_is_false(json_object_get(j, "experiment")));
+    json_decref(j);
+    web_stop(w);
+    for (int i = 0; i < N; i++) {
+        analysis_free(an[i]);
+        store_run_free(run[i]);
+    }
+    return 0;
+}
+
 int test_web_bind_errors(void)
 {
     fixture f;
@@ -2766,6 +2851,318 @@ int test_web_serve_demo_and_errors(void)
     return 0;
 }
 
+/* ---------------------------------------------------------------- tlview serve DIR (advise) */
+
+/* make_experiment: `tlview advise` of tests/advise's stand-in program into folder `dir`: 4
+ * configurations (solo, time-sliced, MPS and MPS at 50% at N=2), 3 rounds, traced, with a known
+ * gain under MPS and some noise, beside tests/record's stand-in MPS control. Its exit status. */
+static int make_experiment(const char *dir)
+{
+    char collector[1024], log[1024], path[8192];
+    snprintf(collector, sizeof collector, "%s/libcollect.so", test_tmpdir());
+    snprintf(log, sizeof log, "%s/mps.log", test_tmpdir());
+    FILE *f = fopen(collector, "w");
+    if (f)
+        fclose(f);
+    const char *old = getenv("PATH");
+    snprintf(path, sizeof path, "%s/tests/record:%s", TLVIEW_SOURCE_DIR,
+             old ? old : "/usr/bin:/bin");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        static const char *const drop[] = {"CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_LOG_DIRECTORY",
+                                           "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                           "CUDA_INJECTION64_PATH"};
+        for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
+            unsetenv(drop[i]);
+        setenv("TLVIEW_COLLECTOR", collector, 1);
+        setenv("TLVIEW_GPU_CHECK", "0", 1);
+        setenv("STANDIN_MPS_LOG", log, 1);
+        setenv("PATH", path, 1);
+        setenv("FAKE_WORK_MS", "30", 1);
+        setenv("FAKE_SEED", "1", 1);
+        setenv("FAKE_TRACE", "1", 1);
+        setenv("FAKE_GAIN_MPS", "2", 1);
+        setenv("FAKE_NOISE", "0.05", 1);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        char *args[] = {"tlview",    "advise",
+                        "-n",        "2",
+                        "--configs", "sliced,mps,mps:50",
+                        "-r",        "3",
+                        "-m",        "items_per_s=([0-9.]+)",
+                        "-o",        (char *)dir,
+                        "--",        ADVISE_FAKE_APP,
+                        NULL};
+        execv(TLVIEW_BIN, args);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* serve_experiment: `tlview serve --port 0 DIR`, its URL line read and its runs shown; the pid
+ * (its stdout and stderr in *out, *err) and the port in *port (0: the line held no URL). */
+static pid_t serve_experiment(const char *dir, int *out, int *err, unsigned *port)
+{
+    char *args[] = {"tlview", "serve", "--port", "0", (char *)dir, NULL}, line[1024];
+    pid_t pid = spawn_serve(args, out, err, NULL);
+    *port = pid > 0 && read_line(*out, line, sizeof line) > 0 ? serve_port(line) : 0;
+    return pid;
+}
+
+/* The entry of configuration `id` in the "configs" (or "shown") list of o, or NULL. */
+static json_t *config_of(json_t *o, const char *list, const char *id)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(o, list), i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "config")), id))
+            return c;
+    }
+    return NULL;
+}
+
+/* test_web_serve_advise: `tlview serve DIR` of an experiment of 4 configurations: a run per
+ * configuration one above the other, labelled by it, each the run of its configuration whose
+ * figure is nearest the median (recomputed here from advise.json's runs), with the verdict
+ * advise.json gives that run; GET /api/experiment holds advise.json's figures, names and
+ * recommendation exactly (one definition: advise's). */
+int test_web_serve_advise(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0 || access(ADVISE_FAKE_APP, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s or %s not built\n", TLVIEW_BIN, ADVISE_FAKE_APP);
+        return TEST_SKIP;
+    }
+    char dir[1024], path[1100];
+    snprintf(dir, sizeof dir, "%s/exp", test_tmpdir());
+    TEST_EQ_INT(make_experiment(dir), 0);
+    snprintf(path, sizeof path, "%s/advise.json", dir);
+    json_t *file = json_load_file(path, 0, NULL);
+    TEST_ASSERT(file);
+    int out, err;
+    unsigned port;
+    pid_t pid = serve_experiment(dir, &out, &err, &port);
+    TEST_ASSERT(port > 0);
+    json_t *x = get_json(port, "/api/experiment", 200), *runs = get_json(port, "/api/runs", 200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    close(out), close(err);
+    TEST_ASSERT(x && runs);
+    TEST_ASSERT(json_is_true(json_object_get(runs, "experiment")));
+    TEST_ASSERT(json_is_null(json_object_get(runs, "compare")));
+    static const char *const ids[] = {"solo", "n2-sliced", "n2-mps", "n2-mps50"};
+    static const char *const labels[] = {"solo", "time-sliced n=2", "MPS n=2", "MPS 50% n=2"};
+    json_t *pages = json_object_get(runs, "runs");
+    TEST_EQ_INT(json_array_size(pages), 4);
+    json_t *result = json_object_get(x, "result");
+    for (int c = 0; c < 4; c++) {
+        json_t *s = config_of(x, "shown", ids[c]);
+        TEST_ASSERT(s);
+        TEST_EQ_INT(jint(s, "run"), c);
+        const char *label = json_string_value(json_object_get(s, "label"));
+        char want[96];
+        snprintf(want, sizeof want, "%s (r%d)", labels[c], (int)jint(s, "round"));
+        TEST_EQ_STR(label, want);
+        TEST_EQ_STR(json_string_value(json_object_get(json_array_get(pages, (size_t)c), "label")),
+                    want);
+        TEST_ASSERT(json_is_null(json_object_get(s, "note")));
+        /* the figures of the table: advise.json's, the same names and values */
+        json_t *got = config_of(result, "configs", ids[c]),
+               *file_c = config_of(file, "configs", ids[c]);
+        TEST_ASSERT(got && file_c && json_equal(got, file_c));
+        /* the run drawn: nearest the median of the configuration's runs (ties: earlier round) */
+        double median = json_number_value(json_object_get(file_c, "median")), best = INFINITY;
+        int round = -1;
+        size_t i;
+        json_t *r = NULL;
+        json_array_foreach(json_object_get(file, "runs"), i, r)
+        {
+            if (strcmp(json_string_value(json_object_get(r, "config")), ids[c]) ||
+                !json_is_true(json_object_get(r, "ok")))
+                continue;
+            double d = fabs(json_number_value(json_object_get(r, "figure")) - median);
+            if (d < best) {
+                best = d;
+                round = (int)jint(r, "round");
+            }
+        }
+        TEST_EQ_INT(jint(s, "round"), round);
+        /* analysed as advise analysed it (the same solo references): the same verdict */
+        json_array_foreach(json_object_get(file, "runs"), i, r)
+        {
+            if (!strcmp(json_string_value(json_object_get(r, "config")), ids[c]) &&
+                jint(r, "round") == round)
+                break;
+        }
+        json_t *lane =
+            json_array_get(json_object_get(json_array_get(pages, (size_t)c), "lanes"), 0);
+        TEST_ASSERT(r && lane);
+        TEST_EQ_STR(json_string_value(json_object_get(lane, "verdict")),
+                    json_string_value(json_object_get(r, "verdict")));
+        TEST_NEAR(json_number_value(json_object_get(s, "figure")),
+                  json_number_value(json_object_get(r, "figure")), 0);
+    }
+    TEST_ASSERT(json_equal(json_object_get(result, "recommendation"),
+                           json_object_get(file, "recommendation")));
+    TEST_ASSERT(
+        json_equal(json_object_get(result, "prediction"), json_object_get(file, "prediction")));
+    TEST_ASSERT(strstr(json_string_value(json_object_get(x, "representative")),
+                       "nearest the configuration's median") != NULL);
+    json_decref(x);
+    json_decref(runs);
+    json_decref(file);
+    return 0;
+}
+
+/* read_all: what is left on fd (at most n - 1 bytes, within 20 s). */
+static void read_all(int fd, char *buf, size_t n)
+{
+    size_t len = 0;
+    while (len + 1 < n && read_line(fd, buf + len, n - len) > 0)
+        len += strlen(buf + len);
+    buf[len] = 0;
+}
+
+/* serve_fails: `tlview serve --port 0 DIR` exits with `code` (within 10 s) and says `want` on
+ * stderr in one line. 0, or 1 with what it said. */
+static int serve_fails(const char *dir, int code, const char *want)
+{
+    char *args[] = {"tlview", "serve", "--port", "0", (char *)dir, NULL}, text[8192];
+    int out, err;
+    pid_t pid = spawn_serve(args, &out, &err, NULL);
+    int rc = wait_exit(pid);
+    read_all(err, text, sizeof text);
+    close(out), close(err);
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    if (rc != code || !strstr(text, want) || lines != 1) {
+        fprintf(stderr, "serve %s: exit %d (want %d), stderr (want one line with '%s'):\n%s\n", dir,
+                rc, code, want, text);
+        return 1;
+    }
+    return 0;
+}
+
+/* write_text: writes `text` to path. */
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* test_web_serve_advise_hostile: an experiment's folder others may have changed: a truncated
+ * advise.json, one of wrong types and one of 65 configurations each stop the server with one
+ * line naming the file; a run folder missing, or a symbolic link in its place, leaves its
+ * configuration in the table, not drawn, with a note (on stderr and the page); with none left to
+ * draw, one line says so; DIR with --compare is a usage error. */
+int test_web_serve_advise_hostile(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0 || access(ADVISE_FAKE_APP, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s or %s not built\n", TLVIEW_BIN, ADVISE_FAKE_APP);
+        return TEST_SKIP;
+    }
+    char dir[1024], path[1100], saved[1100], text[8192];
+    snprintf(dir, sizeof dir, "%s/exp", test_tmpdir());
+    TEST_EQ_INT(make_experiment(dir), 0);
+    snprintf(path, sizeof path, "%s/advise.json", dir);
+    snprintf(saved, sizeof saved, "%s/advise.saved", test_tmpdir());
+    json_t *file = json_load_file(path, 0, NULL);
+    TEST_ASSERT(file && json_dump_file(file, saved, JSON_INDENT(1)) == 0);
+    /* truncated */
+    char *whole = json_dumps(file, JSON_INDENT(1));
+    TEST_ASSERT(whole);
+    whole[strlen(whole) / 2] = 0;
+    TEST_EQ_INT(write_text(path, whole), 0);
+    free(whole);
+    TEST_EQ_INT(serve_fails(dir, 1, "advise.json:"), 0);
+    /* wrong types: "configs" a string, then a run's "round" a string */
+    json_t *bad = json_deep_copy(file);
+    json_object_set_new(bad, "configs", json_string("n2-mps"));
+    TEST_EQ_INT(json_dump_file(bad, path, 0), 0);
+    TEST_EQ_INT(serve_fails(dir, 1, "advise.json: \"configs\" is not a list of 1 to 64"), 0);
+    json_decref(bad);
+    bad = json_deep_copy(file);
+    json_object_set_new(json_array_get(json_object_get(bad, "runs"), 0), "round", json_string("0"));
+    TEST_EQ_INT(json_dump_file(bad, path, 0), 0);
+    TEST_EQ_INT(serve_fails(dir, 1, "advise.json: runs[0]: \"round\" is not a whole number"), 0);
+    json_decref(bad);
+    /* more configurations than a page draws */
+    bad = json_deep_copy(file);
+    json_t *cfgs = json_object_get(bad, "configs");
+    while (json_array_size(cfgs) <= 64)
+        json_array_append(cfgs, json_array_get(cfgs, 0));
+    TEST_EQ_INT(json_dump_file(bad, path, 0), 0);
+    TEST_EQ_INT(serve_fails(dir, 1, "advise.json: \"configs\" is not a list of 1 to 64"), 0);
+    json_decref(bad);
+    TEST_EQ_INT(json_dump_file(file, path, JSON_INDENT(1)), 0);
+    /* with --compare: a usage error */
+    char *cmp[] = {"tlview", "serve", "--port", "0", "--compare", path, dir, NULL};
+    int out, err;
+    pid_t pid = spawn_serve(cmp, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 2);
+    read_all(err, text, sizeof text);
+    TEST_ASSERT(strstr(text, "is an experiment of tlview advise (it holds advise.json)") != NULL);
+    close(out), close(err);
+    /* the drawn run of MPS n=2 removed, that of MPS 50% a symbolic link to another folder */
+    unsigned port;
+    pid = serve_experiment(dir, &out, &err, &port);
+    TEST_ASSERT(port > 0);
+    json_t *x = get_json(port, "/api/experiment", 200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    close(out), close(err);
+    TEST_ASSERT(x);
+    char mps[1100], lim[1100], cmd[8192];
+    snprintf(mps, sizeof mps, "%s/%s", dir,
+             json_string_value(json_object_get(config_of(x, "shown", "n2-mps"), "dir")));
+    snprintf(lim, sizeof lim, "%s/%s", dir,
+             json_string_value(json_object_get(config_of(x, "shown", "n2-mps50"), "dir")));
+    json_decref(x);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' && ln -s '%s/solo/r0' '%s'", mps, lim, dir, lim);
+    TEST_EQ_INT(system(cmd), 0);
+    pid = serve_experiment(dir, &out, &err, &port);
+    TEST_ASSERT(port > 0);
+    x = get_json(port, "/api/experiment", 200);
+    json_t *runs = get_json(port, "/api/runs", 200);
+    kill(pid, SIGTERM);
+    TEST_EQ_INT(wait_exit(pid), 0);
+    read_all(err, text, sizeof text);
+    close(out), close(err);
+    TEST_ASSERT(x && runs);
+    TEST_EQ_INT(json_array_size(json_object_get(runs, "runs")), 2);
+    json_t *m = config_of(x, "shown", "n2-mps"), *l = config_of(x, "shown", "n2-mps50");
+    TEST_ASSERT(json_is_null(json_object_get(m, "run")) && json_is_null(json_object_get(l, "run")));
+    const char *mnote = json_string_value(json_object_get(m, "note"));
+    const char *lnote = json_string_value(json_object_get(l, "note"));
+    TEST_ASSERT(mnote && strstr(mnote, "n2-mps: not drawn: n2-mps/r") &&
+                strstr(mnote, ": missing"));
+    TEST_ASSERT(lnote && strstr(lnote, "n2-mps50: not drawn: n2-mps50/r") &&
+                strstr(lnote, " is a symbolic link, not followed"));
+    TEST_ASSERT(strstr(text, mnote) && strstr(text, lnote)); /* said on stderr too */
+    TEST_EQ_INT(json_array_size(json_object_get(json_object_get(x, "result"), "configs")), 4);
+    json_decref(x);
+    json_decref(runs);
+    /* none left to draw */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/solo' '%s/n2-sliced'", dir, dir);
+    TEST_EQ_INT(system(cmd), 0);
+    char *none[] = {"tlview", "serve", "--port", "0", dir, NULL};
+    pid = spawn_serve(none, &out, &err, NULL);
+    TEST_EQ_INT(wait_exit(pid), 1);
+    read_all(err, text, sizeof text);
+    close(out), close(err);
+    TEST_ASSERT(strstr(text, "no configuration of the experiment has a run to draw") != NULL);
+    json_decref(file);
+    return 0;
+}
+
 /* The concurrency grid built after start: before it, a wide range is reported pending; after
  * it, the per-pixel peak and mean match the analysis' exact profile of the same pixels. */
 int test_web_concurrency_grid(void)
@@ -2919,12 +3316,21 @@ int test_web_empty_run(void)
 
 /* ---------------------------------------------------------------- concurrency profile per pixel */
 
+static int load_traces(const char *dir, store_run **ppRun, analysis **ppAn);
+
 /* load_demo: the bundled H200 recording samples/spin/traces/<sub> (every *.db there), finished
  * and analysed. 0, or -1 with a message. */
 static int load_demo(const char *sub, store_run **ppRun, analysis **ppAn)
 {
-    char dir[1024], path[2048];
+    char dir[1024];
     snprintf(dir, sizeof dir, "%s/samples/spin/traces/%s", TLVIEW_SOURCE_DIR, sub);
+    return load_traces(dir, ppRun, ppAn);
+}
+
+/* load_traces: every *.db of the folder `dir`, finished and analysed (load_demo()). */
+static int load_traces(const char *dir, store_run **ppRun, analysis **ppAn)
+{
+    char path[2048];
     store_run *run = store_run_new();
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -5684,6 +6090,53 @@ int test_web_timeline_format(void)
     json_decref(want), json_decref(got);
     free(rd.head), free(rj.head), free(rb.head), free(rx.head);
     teardown(&f);
+    return 0;
+}
+
+/* /api/kernel names a kernel's partition against the whole GPU (issue 30): the H100 recordings of
+ * samples/partitions, two MPS clients at 50% (each shown 66 of the 132 SMs) and two green
+ * contexts of 64 SMs; whole-GPU clients (no CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) have none. */
+int test_web_kernel_partition(void)
+{
+    static const struct {
+        const char *sub;
+        double pct; /* 0: null */
+        int sms;    /* 0: null */
+        int green;
+    } cases[] = {{"mps50-n2", 50, 66, 0}, {"green2", 0, 64, 1}, {"mps-n2", 0, 0, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char dir[1024], err[256];
+        snprintf(dir, sizeof dir, "%s/samples/partitions/traces/%s", TLVIEW_SOURCE_DIR,
+                 cases[c].sub);
+        store_run *run;
+        analysis *an;
+        TEST_EQ_INT(load_traces(dir, &run, &an), 0);
+        web_run wr = {cases[c].sub, run, an};
+        web_options o;
+        web_options_default(&o);
+        o.port = 0;
+        o.no_token = 1;
+        web *w = NULL;
+        TEST_EQ_INT(web_start(&o, &wr, 1, &w, err, sizeof err), WEB_OK);
+        json_t *k = get_json(web_port(w), "/api/kernel?run=0&id=0", 200);
+        TEST_ASSERT(k);
+        json_t *pct = json_object_get(k, "context_thread_percentage");
+        json_t *sms = json_object_get(k, "context_sms");
+        if (cases[c].pct > 0)
+            TEST_NEAR(json_number_value(pct), cases[c].pct, 1e-9);
+        else
+            TEST_ASSERT(json_is_null(pct));
+        if (cases[c].sms)
+            TEST_EQ_INT(json_integer_value(sms), cases[c].sms);
+        else
+            TEST_ASSERT(json_is_null(sms));
+        TEST_EQ_INT(json_integer_value(json_object_get(k, "device_sms")), 132);
+        TEST_EQ_INT(json_is_true(json_object_get(k, "green")), cases[c].green);
+        json_decref(k);
+        web_stop(w);
+        analysis_free(an);
+        store_run_free(run);
+    }
     return 0;
 }
 

@@ -9,9 +9,10 @@
 
 // ------------------------------------------------------------------ setup
 
-// alignSetup shows the alignment control when there are two runs.
+// alignSetup shows the alignment control when there are two runs (not with more: an experiment's
+// runs all start at their first kernels).
 function alignSetup() {
-  $('align-group').hidden = S.runs.length < 2;
+  $('align-group').hidden = S.runs.length !== 2; // B on A: a comparison's, not an experiment's
   $('align').value = S.align ? S.align.how : 'start';
   alignInfo();
 }
@@ -76,7 +77,7 @@ async function alignOnKernel() {
     const mine = await getJSON(`api/search?run=${sel.run}&${q}&at=${k.start}&limit=0`);
     const other = 1 - sel.run;
     const count = await getJSON(`api/search?run=${other}&${q}&limit=0`);
-    if (!count.total) { showError(`Run ${String.fromCharCode(65 + other)} has no kernel ${shortName(k.name)}`); return; }
+    if (!count.total) { showError(`Run ${runLetter(other)} has no kernel ${shortName(k.name)}`); return; }
     const n = Math.min(mine.first, count.total - 1);
     const twin = await getJSON(`api/search?run=${other}&${q}&from=${n}&limit=1`);
     const ta = sel.run === 0 ? k.start : twin.items.s[0], tb = sel.run === 0 ? twin.items.s[0] : k.start;
@@ -100,7 +101,7 @@ function onAlignChange() {
 
 // alignDragStart starts shifting B by hand (alt+drag on one of B's bands); true when it did.
 function alignDragStart(ev, band) {
-  if (!ev.altKey || !band || band.run !== 1 || S.runs.length < 2) return false;
+  if (!ev.altKey || !band || band.run !== 1 || S.runs.length !== 2) return false;
   drag = { align: true, x: ev.clientX, shift0: S.shift[1] || 0, moved: false };
   canvas.classList.add('dragging');
   return true;

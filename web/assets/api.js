@@ -33,6 +33,7 @@ const S = {
   rules: {},               // rule name -> the sentence that explains it
   runs: [],                // Run
   compare: null,           // GET /api/runs "compare"
+  experiment: null,        // GET /api/experiment (experiment.js), or null
   t0: 0, t1: 1,            // view, ns relative to each run's first kernel
   fullSpan: 1,             // ns: the longest run
   colorBy: 'process',       // kernels coloured by 'process' or by 'verdict'

@@ -114,7 +114,7 @@ function drawLaneTag(b, run) {
   ctx.fillRect(0, b.y, cssWidth, b.h);
   ctx.fillStyle = '#4b5565';
   ctx.font = '600 10.5px system-ui, sans-serif';
-  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2);
+  ctx.fillText(`${S.runs.length > 1 ? `${runLetter(b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2);
   ctx.font = '10px system-ui, sans-serif';
   ctx.fillStyle = '#8b94a3';
   ctx.fillText('its tracks are pinned on top · click to unpin', GUTTER + 8, b.y + b.h / 2);
@@ -139,7 +139,7 @@ function drawRunHeader(b, run) {
   ctx.fillRect(0, b.y, cssWidth, b.h);
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 12px system-ui, sans-serif';
-  const tag = `${String.fromCharCode(65 + b.run)}  `;
+  const tag = `${runLetter(b.run)}  `;
   ctx.fillText(tag, 10, b.y + b.h / 2);
   ctx.fillText(ellipsisMiddle(run.label, GUTTER - 18 - ctx.measureText(tag).width), 10 + ctx.measureText(tag).width, b.y + b.h / 2);
   ctx.font = '11px system-ui, sans-serif';
@@ -149,14 +149,14 @@ function drawRunHeader(b, run) {
   ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
 }
 
-// drawLaneHeader draws a GPU's header: its name (with the run's letter when there are two), a
+// drawLaneHeader draws a GPU's header: its name (with the run's letter when there are several), a
 // pin control (arrange.js), its counts and its verdict pill, whose place is kept in the band for
 // the hover and the click (the pill explains itself and opens the GPU's evidence).
 function drawLaneHeader(b, run) {
   const lane = run.lanes[b.lane];
   ctx.fillStyle = '#1d2430';
   ctx.font = '600 11.5px system-ui, sans-serif';
-  ctx.fillText(`${S.runs.length > 1 ? `${String.fromCharCode(65 + b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
+  ctx.fillText(`${S.runs.length > 1 ? `${runLetter(b.run)} · ` : ''}GPU ${lane.lane} · ${lane.name || 'unknown'}`, 10, b.y + b.h / 2 + 1);
   ctx.font = '10px system-ui, sans-serif';
   ctx.fillStyle = '#8b94a3';
   ctx.fillText(isPinned(b.run, b.lane) ? 'unpin' : 'pin', GUTTER - PIN_CTL_W, b.y + b.h / 2 + 1);

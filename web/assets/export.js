@@ -29,7 +29,7 @@ function exportSetup(offered) {
   item('export-png', 'The view as PNG', () => exportPNG(false));
   item('export-sel', 'The selection as PNG', () => exportPNG(true));
   S.runs.forEach((run, ri) => {
-    const tag = S.runs.length > 1 ? `Run ${String.fromCharCode(65 + ri)} ` : 'The run ';
+    const tag = S.runs.length > 1 ? `Run ${runLetter(ri)} ` : 'The run ';
     for (const [f, words] of EXPORT_FORMATS) {
       if (!offered.includes(f)) continue;
       const a = el('a', 'menu-item', `${tag}${f === 'chrome' ? words : words.replace('report', '— its report')}`);

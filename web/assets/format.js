@@ -11,6 +11,12 @@ function fmtTime(ns, digits = 3) {
   return `${+(ns / 1e9).toPrecision(digits + 1)} s`;
 }
 
+// runLetter names run ri as the page and the exports do: A, B, ..., Z, then AA, AB, ... (an
+// experiment shows up to 64 runs).
+function runLetter(ri) {
+  return ri < 26 ? String.fromCharCode(65 + ri) : String.fromCharCode(64 + Math.floor(ri / 26), 65 + ri % 26);
+}
+
 // fmtPct formats a share 0..1.
 function fmtPct(x) {
   return x == null || !isFinite(x) ? '–' : `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;

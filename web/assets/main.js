@@ -1,4 +1,5 @@
-// main.js: the page of `tlview serve`. Draws one or two analysed runs on a canvas: a lane per GPU
+// main.js: the page of `tlview serve`. Draws one or more analysed runs (two: a comparison; more:
+// the configurations of an experiment, with its table: experiment.js) on a canvas: a lane per GPU
 // with its concurrency track and overlap windows shaded by verdict, a row per process stream with
 // its kernels; zoom, pan, hover, details, find, stats. The server does the level of detail (GET
 // /api/timeline returns kernels or per-pixel aggregates), so the page only ever holds about one
@@ -7,7 +8,7 @@
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
 // scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
 // lists: format, colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export,
-// input, jobgroup, follow, loading, main.
+// experiment, input, jobgroup, follow, loading, main.
 'use strict';
 
 // ------------------------------------------------------------------ start
@@ -38,6 +39,7 @@ async function main() {
   arrangeInit(h);
   renderHeader();
   renderHeadline();
+  experimentSetup(!!meta.experiment); // its table comes when it comes: the timeline does not wait
   alignSetup();
   exportSetup(meta.exports || ['json']);
   jobHeader();

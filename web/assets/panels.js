@@ -20,7 +20,7 @@ function tooltipHTML(h) {
   const b = h.band, run = S.runs[b.run];
   if (h.item != null || h.trackBin != null) return trackTooltip(h);
   if (h.toggle) return `<div class="kv">click to ${collapsedSet(b.run).has(run.rows[b.row].process) ? 'show' : 'hide'} this process's copies, API calls and NVTX ranges</div>`;
-  if (b.type === 'run' && h.kernel == null) return `<div class="kv">${String.fromCharCode(65 + b.run)} · <b>${esc(run.label)}</b></div>`;
+  if (b.type === 'run' && h.kernel == null) return `<div class="kv">${runLetter(b.run)} · <b>${esc(run.label)}</b></div>`;
   if (h.kernel != null) {
     const R = h.R, i = h.kernel;
     const L = run.launches[R.l[i]];
@@ -78,6 +78,20 @@ function tooltipHTML(h) {
 }
 
 
+// contextText: a kernel's context in words: its MPS state and its partition of the GPU (an MPS
+// client's thread limit, a green context's SMs), of the GPU's SMs where known.
+function contextText(k) {
+  const of = (n) => `${n}${k.device_sms ? ` of ${k.device_sms}` : ''} SMs`;
+  const limited = k.context_thread_percentage != null && k.context_thread_percentage < 100;
+  const mps = k.context_mps !== 'on' ? ''
+    : limited ? ` (an MPS client at ${k.context_thread_percentage}% of the threads${k.context_sms ? `: ${of(k.context_sms)}` : ''})`
+      : ' (an MPS client)';
+  const green = k.green
+    ? `green: an SM partition${k.context_sms ? ` of ${of(k.context_sms)}` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
+    : 'not green';
+  return `${mpsText(k.context_mps)}${mps} · ${green}`;
+}
+
 // showKernel opens the details with one kernel's full record and its window's evidence.
 async function showKernel(runIdx, id) {
   try {
@@ -90,9 +104,7 @@ async function showKernel(runIdx, id) {
     const rows = [
       ['process', `pid ${k.pid}`], ...(kp && kp.rank != null ? [['rank', rankText(kp)]] : []),
       ['GPU · context · stream', `${k.lane} · ${k.context} · ${k.stream}`],
-      ['its context', `${mpsText(k.context_mps)}${k.context_mps === 'on' ? ' (an MPS client)' : ''} · ${k.green
-        ? `green: an SM partition${k.context_sms ? ` of ${k.context_sms} SMs` : ''}${k.parent_context != null ? `, of context ${k.parent_context}` : ''}`
-        : 'not green'}`],
+      ['its context', contextText(k)],
       ['start', fmtTime(k.start, 7)], ['duration', fmtTime(k.dur, 4)],
       ['grid', `(${k.grid.join(', ')})`], ['block', `(${k.block.join(', ')})`],
       ['registers', k.registers], ['shared memory', `${k.static_smem} + ${k.dynamic_smem} B`],
@@ -189,7 +201,7 @@ function showLane(ri, li) {
     html += `<div class="blk wide"><h4>Time by verdict</h4><table><tr><th>verdict</th><th>windows</th><th>time</th><th>share</th><th>stretch</th><th>contexts</th><th>parallelism</th><th>rule</th></tr>${bv.map(([v, x]) =>
       `<tr><td>${esc(v)}</td><td>${x.windows}</td><td>${fmtTime(x.ns)}</td><td>${fmtPct(x.share)}</td><td>${fmtStretch(x.stretch, x.basis)}</td><td>${x.contexts_in_flight == null ? '–' : x.contexts_in_flight.toFixed(2)}</td><td>${x.parallelism == null ? '–' : x.parallelism.toFixed(2)}</td><td>${esc(x.rule || '–')}</td></tr>`).join('')}</table></div>`;
   }
-  openDetails(`${S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : ''}GPU ${lane.lane}: ${lane.verdict}`, html);
+  openDetails(`${S.runs.length > 1 ? `${runLetter(ri)} · ` : ''}GPU ${lane.lane}: ${lane.verdict}`, html);
 }
 
 // showWindow opens the evidence of analysis window `id` of run runIdx (GET /api/window).
@@ -331,7 +343,7 @@ function renderRange() {
   S.rangeStats.forEach((st, ri) => {
     if (!st) return; // an area without rows of this run
     const run = S.runs[ri];
-    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const tag = S.runs.length > 1 ? `${runLetter(ri)} · ` : '';
     const file = (what) => `${tag.replace(' · ', '-').toLowerCase()}${what}.csv`;
     const g = el('div', 'blk');
     g.append(el('h4', null, `${tag}GPUs: time by verdict`));
@@ -450,9 +462,16 @@ function toggleHelp() {
 function renderHeader() {
   const info = $('runinfo');
   info.textContent = '';
+  if (S.runs.length > 2) { // an experiment's: one chip (its table names them), not a line each
+    const c = el('span', 'chip');
+    c.append(el('b', null, `${S.runs.length} runs`), ` one above the other · ${S.runs.reduce((n, r) => n + r.summary.kernels, 0).toLocaleString()} kernels`);
+    c.title = S.runs.map((r, ri) => `${runLetter(ri)}: ${r.label}`).join('\n');
+    info.append(c);
+    return;
+  }
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
-    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)}: ` : '';
+    const tag = S.runs.length > 1 ? `${runLetter(ri)}: ` : '';
     c.append(`${tag}`, el('b', null, midChars(run.label, 56)), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
     c.title = run.label;
     info.append(c);
@@ -484,13 +503,14 @@ function renderHeadline() {
   S.runs.forEach((run, ri) => {
     for (const line of run.headline || []) {
       const d = el('div', 'headline-line');
-      if (S.runs.length > 1) d.append(el('b', null, `${String.fromCharCode(65 + ri)}: `));
+      if (S.runs.length > 1) d.append(el('b', null, `${runLetter(ri)}: `));
       d.append(line);
       d.title = line;
       box.append(d);
     }
   });
   box.hidden = !box.childNodes.length;
+  box.classList.toggle('many', box.childNodes.length > 4); // scrolls within: the page's stays
 }
 
 // compareWords says how B's span compares with A's, the way round that is true: "B finishes
@@ -515,7 +535,7 @@ function renderLegend() {
       run.processes.forEach((p, pi) => {
         if (!p.kernels) return;
         const it = el('span', 'item');
-        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' ' : ''}${pidText(p)}${p.mps === 'on' ? ' (MPS)' : ''}`);
+        it.append(swatch(processColor(run, pi)), `${S.runs.length > 1 ? runLetter(ri) + ' ' : ''}${pidText(p)}${p.mps === 'on' ? ' (MPS)' : ''}`);
         lg.append(it);
       });
     });
@@ -671,7 +691,7 @@ function renderStats(stats) {
   stats.forEach((st, ri) => {
     const run = S.runs[ri];
     const card = el('div', 'card');
-    card.append(el('h3', null, `${S.runs.length > 1 ? String.fromCharCode(65 + ri) + ' · ' : ''}${run.label}`));
+    card.append(el('h3', null, `${S.runs.length > 1 ? runLetter(ri) + ' · ' : ''}${run.label}`));
     const s = run.summary;
     const k = el('div', 'kpis');
     k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),

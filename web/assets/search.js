@@ -174,10 +174,10 @@ async function renderSearch() {
   box.textContent = '';
   if (!S.find.q) return;
   const head = el('div', 'range-head');
-  head.append('Search ', el('b', null, S.find.q), ` · ${searchTotal().toLocaleString()} matches in ${S.runs.length > 1 ? 'both runs' : 'the run'}`);
+  head.append('Search ', el('b', null, S.find.q), ` · ${searchTotal().toLocaleString()} matches in ${S.runs.length > 2 ? `all ${S.runs.length} runs` : S.runs.length > 1 ? 'both runs' : 'the run'}`);
   box.append(head);
   S.find.runs.forEach((r, ri) => {
-    const tag = S.runs.length > 1 ? `${String.fromCharCode(65 + ri)} · ` : '';
+    const tag = S.runs.length > 1 ? `${runLetter(ri)} · ` : '';
     const kinds = el('div', 'blk');
     kinds.append(el('h4', null, `${tag}by kind`), table(['kind', 'matches'], Object.keys(KIND_WORDS).map((k) => [KIND_WORDS[k], r.by_kind[k].toLocaleString()])));
     const names = el('div', 'blk wide');
@@ -200,7 +200,7 @@ async function renderSearch() {
   try {
     const r = await getJSON(searchURL(ri, `&from=${i}&limit=${SEARCH_LIST}&names=0`));
     const it = r.items;
-    list.append(el('h4', null, `matches from ${(from + 1).toLocaleString()}${S.runs.length > 1 ? ` (run ${String.fromCharCode(65 + ri)})` : ''}`));
+    list.append(el('h4', null, `matches from ${(from + 1).toLocaleString()}${S.runs.length > 1 ? ` (run ${runLetter(ri)})` : ''}`));
     list.append(table(['#', 'kind', 'name', 'start', 'duration'], it.id.map((id, j) => {
       const a = el('a', 'match', `${(from + j + 1).toLocaleString()}`);
       a.href = '#';

@@ -1,0 +1,134 @@
+// experiment.js: the table of the experiment whose runs the page draws one above the other
+// (`tlview serve DIR` of a `tlview advise` folder: one run per configuration). Above the
+// timeline: the recommendation line, per configuration advise's figures under the names its text
+// output gives them, the prediction's coverage (GET /api/experiment "result": the object `tlview
+// advise --show DIR --format json` prints; the page formats as the text does, it never computes a
+// figure), which run of it is drawn and how that run was chosen, and the notes. A click on a drawn
+// configuration scrolls to its run.
+// API: web/API.md.
+'use strict';
+
+/* interface Experiment {   // GET /api/experiment
+ *   tool: 'tlview advise', dir, representative,   // how the run drawn was chosen, in words
+ *   shown[] {config, label, run, round, dir, figure, note},  // per configuration; run: its
+ *                                                            // index on the page, or null
+ *   result {configs[], recommendation {text, ...}, notes[], figure_of_merit, metric, ...}
+ * } */
+
+// gText writes v with p significant digits as C's printf("%.{p}g") does (0.013, 1.2e-05, 2),
+// the way advise's text writes p-values and gains.
+function gText(v, p) {
+  if (v === 0) return '0';
+  const [m, ex] = v.toExponential(p - 1).split('e');
+  const x = +ex;
+  if (x < -4 || x >= p) return `${m.replace(/\.?0+$/, '')}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
+  return v.toFixed(Math.max(0, p - 1 - x)).replace(/\.0+$|(\.\d*?)0+$/, '$1');
+}
+
+// figText writes a figure with 4 significant digits, as advise's text does (19630, 1.963).
+function figText(v) {
+  if (v == null || !isFinite(v)) return '-';
+  const a = Math.abs(v);
+  if (a >= 1e-3 && a < 1e9) return v.toFixed(Math.max(0, 3 - Math.floor(Math.log10(a))));
+  return gText(v, 4);
+}
+
+// gainText writes a predicted gain's interval as `tlview report` does: "1.65-1.99x", "2x".
+function gainText(lo, hi) {
+  if (lo == null || hi == null) return '-';
+  const l = gText(lo, 3), h = gText(hi, 3);
+  return l === h ? `${h}x` : `${l}-${h}x`;
+}
+
+// intervalText writes o's KEY_lo, KEY_hi and KEY_level as advise's text does: "9.94-10.2
+// (96.9%)", ratios "1.48-1.56x (95.0%)"; '-' when not defined.
+function intervalText(o, key, ratio) {
+  const lo = o[`${key}_lo`], hi = o[`${key}_hi`], level = o[`${key}_level`];
+  if (lo == null || hi == null || level == null) return '-';
+  const pct = `(${(Math.floor(level * 1000) / 10).toFixed(1)}%)`;
+  return ratio ? `${lo.toFixed(2)}-${hi.toFixed(2)}x ${pct}` : `${figText(lo)}-${figText(hi)} ${pct}`;
+}
+
+// pText writes a p-value with 2 significant digits ('-' when not compared).
+function pText(p) {
+  return p == null ? '-' : gText(p, 2);
+}
+
+// predictionText is advise's line on the prediction's coverage at one N (a "prediction" entry).
+function predictionText(o, traced) {
+  const head = `MPS gain at N=${o.procs}: measured ${o.measured_gain == null ? '-' : `${o.measured_gain.toFixed(2)}x`}, interval ${intervalText(o, 'measured', true)}; `;
+  if (!traced) return `${head}no prediction: measured without traces (--no-trace)`;
+  if (o.predicted_gain_low == null) return `${head}no prediction: no time-sliced run left a trace`;
+  return `${head}\`tlview report\` predicted ${gainText(o.predicted_gain_low, o.predicted_gain)} from the time-sliced runs' traces${o.coverage ? `: ${o.coverage} the predicted interval` : ''}`;
+}
+
+// experimentSetup reads GET /api/experiment when the server shows one (GET /api/runs
+// "experiment") and puts its table above the timeline.
+async function experimentSetup(has) {
+  const box = $('experiment');
+  box.hidden = !has;
+  if (!has) return;
+  try {
+    S.experiment = await getJSON('api/experiment');
+  } catch (e) {
+    showError(`Experiment: ${e.message}`);
+    return;
+  }
+  renderExperiment(S.experiment);
+}
+
+// scrollToRun brings run ri's header band into view, below what sticks at the top of the window
+// (the page's header, the ruler, the pinned tracks).
+function scrollToRun(ri) {
+  const b = S.bands.find((x) => x.type === 'run' && x.run === ri);
+  const over = ['top', 'ruler', 'pinned'].reduce((h, id) => h + ($(id).hidden ? 0 : $(id).getBoundingClientRect().height), 8);
+  if (b) window.scrollTo({ top: canvas.getBoundingClientRect().top + window.scrollY + b.y - over });
+}
+
+// renderExperiment fills the experiment's box: its head, the recommendation, the table and the
+// notes.
+function renderExperiment(x) {
+  const box = $('experiment'), r = x.result || {};
+  box.textContent = '';
+  const shown = new Map((x.shown || []).map((s) => [s.config, s]));
+  const figure = r.figure_of_merit === 'metric' ? `the metric ${r.metric} summed over the copies` : 'copies completed per second of makespan';
+  const head = el('div', 'exp-head');
+  head.append(el('b', null, 'tlview advise'), ` · ${(r.configs || []).length} configurations, ${r.rounds_run} rounds · figure of merit: ${figure} (higher is better) · ${x.dir}`);
+  const rec = el('div', 'exp-rec');
+  rec.id = 'experiment-recommendation';
+  rec.append(el('b', null, 'recommendation: '), (r.recommendation || {}).text || 'none');
+  const drawn = (c) => shown.get(c.config) || {};
+  const cols = [
+    { name: 'config', value: (c) => c.name },
+    { name: 'N', value: (c) => c.procs, num: true },
+    { name: 'runs', value: (c) => `${c.ok}/${c.runs}` },
+    { name: 'median', value: (c) => c.median, cell: (c) => figText(c.median), num: true },
+    { name: 'interval', value: (c) => intervalText(c, 'median', false) },
+    { name: 'ratio', value: (c) => c.ratio, cell: (c) => (c.ratio == null ? '-' : `${c.ratio.toFixed(2)}x`), num: true },
+    { name: 'interval', value: (c) => intervalText(c, 'ratio', true) },
+    { name: 'p(Holm)', value: (c) => c.p_holm, cell: (c) => pText(c.p_holm), num: true },
+    { name: 'outcome', value: (c) => c.outcome, cell: (c) => el('span', `outcome-${c.outcome}`, c.outcome) },
+    { name: 'verdict', value: (c) => c.verdict || '-' },
+    { name: 'predicted', value: (c) => (c.kind === 'sliced' ? gainText(c.predicted_gain_low, c.predicted_gain) : '-') },
+    {
+      name: 'drawn',
+      value: (c) => (drawn(c).run == null ? '' : runLetter(drawn(c).run)),
+      cell: (c) => {
+        const s = drawn(c);
+        if (s.run == null) return el('span', 'exp-none', 'not drawn');
+        const a = el('a', 'exp-run', `${runLetter(s.run)} · r${s.round}`);
+        a.href = '#';
+        a.title = `${s.label}: ${s.dir}, figure ${figText(s.figure)}`;
+        a.addEventListener('click', (e) => { e.preventDefault(); scrollToRun(s.run); });
+        return a;
+      },
+    },
+  ];
+  const tbl = dataTable(cols, r.configs || [], -1, 'advise-configs.csv');
+  tbl.id = 'experiment-table';
+  const how = el('div', 'exp-note', `Drawn below, one above the other: ${x.representative}.`);
+  box.append(head, rec, tbl);
+  for (const o of r.prediction || []) box.append(el('div', 'exp-pred', predictionText(o, r.trace)));
+  box.append(how);
+  for (const n of [...(x.shown || []).filter((s) => s.note).map((s) => s.note), ...(r.notes || [])]) box.append(el('div', 'exp-note', n));
+}
