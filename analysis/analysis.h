@@ -226,6 +226,22 @@ const char *analysis_mps_name(analysis_mps m);
 const store_run *analysis_get_run(const analysis *a);
 const analysis_options *analysis_get_options(const analysis *a);
 
+/* The analysis a as one block of bytes (malloc'd into *ppBlob, *pLen bytes; the caller frees
+ * it), for a cache beside the run: everything the accessors, queries and analysis_compare()
+ * read, not the options (the caller keys the block by them) nor the run. The block is tied to
+ * this build (raw structs): keep it only under a key that names the build. ANALYSIS_OK or
+ * ANALYSIS_ENOMEM. */
+int analysis_freeze(const analysis *a, void **ppBlob /* OUT */, size_t *pLen /* OUT */);
+
+/* The analysis frozen in blob (len bytes, borrowed) for `run`, which must be the run it was made
+ * of (or one equal to it, such as the same files reloaded), with the options `opt` it was made
+ * with (NULL: the defaults; copied as analysis_run() does). Every size is checked against len
+ * and the run, every index against what it indexes: a block that does not fit gives
+ * ANALYSIS_EINVAL, never a read out of bounds. On success *ppOut owns the result, as from
+ * analysis_run(); otherwise ANALYSIS_EINVAL or ANALYSIS_ENOMEM and *ppOut NULL. */
+int analysis_thaw(const store_run *run, const analysis_options *opt, const void *blob, size_t len,
+                  analysis **ppOut /* OUT */);
+
 /* ------------------------------------------------------------ per-kernel results */
 
 /* The stretch of every kernel: an array of run->nkernels floats parallel to run->kernels;

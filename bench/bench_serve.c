@@ -8,6 +8,11 @@
  * connections of random zooms for a bounded time, JSON then compact, with an error count.
  * Usage: bench_serve [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db]
  *                    [--kernels-only] [--threads N] [--untimed]
+ *        bench_serve --reopen TLVIEW --load FILE.db [--rounds N]
+ * (--reopen: the cache beside the traces, issue 32: `TLVIEW serve FILE.db` started N times (2)
+ * each way, in turns: --no-cache, a cold cache (removed first: the run and analysis are written)
+ * and a warm one, each timed from its start to the first full-view /api/timeline answer, as the
+ * page's first paint waits for it; with the server's memory then and the cache's size on disk.)
  * (--save writes the generated run, so that a later --load times the whole `tlview serve` path
  * from the file; --threads: the requests the server answers at once, `tlview serve`'s default
  * when not given).
@@ -15,13 +20,17 @@
  * 0 errors. Exit 1 when a target is missed; with --untimed (the CTest run, on shared machines) the
  * two time targets are printed but only a wrong answer, an error or the memory target fails it. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,6 +194,181 @@ static int run_wrk(unsigned port, int64_t span, int seconds, const char *rows, i
     return errors || rc != 0;
 }
 
+/* http_body: GET path over loopback, the first n - 1 bytes of the answer (head and body) into buf,
+ * NUL-terminated; returns the status, or -1. */
+static int http_body(unsigned port, const char *path, char *buf, size_t n)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    char req[512];
+    int k = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n", path,
+                     token);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || write(fd, req, (size_t)k) != k) {
+        close(fd);
+        return -1;
+    }
+    size_t len = 0;
+    ssize_t r;
+    char sink[65536];
+    while ((r = read(fd, len + 1 < n ? buf + len : sink, len + 1 < n ? n - 1 - len : sizeof sink)) >
+           0)
+        if (len + 1 < n)
+            len += (size_t)r;
+    close(fd);
+    buf[len] = 0;
+    int status = -1;
+    return sscanf(buf, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
+}
+
+/* cache_bytes: the bytes of the files in folder dir (the cache), 0 when none. */
+static long long cache_bytes(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    long long sum = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        char p[8192];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            sum += st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
+/* One start of `tlview serve FILE` (opt: "--no-cache" or NULL), timed from the start to the
+ * first full-view timeline answer: *pPaint s, the server's RSS then in *pRss KiB; with cdir, the
+ * server is stopped only once it has written its cache there (written after the first paint: an
+ * .index file appears last), *pKept s after its start (-1 without). 0, or -1. */
+static int serve_once(const char *tlview, const char *file, const char *opt, const char *cdir,
+                      double *pPaint, long *pRss, double *pKept)
+{
+    int out[2];
+    if (pipe(out))
+        return -1;
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        if (opt)
+            execl(tlview, "tlview", "serve", "--port", "0", opt, file, (char *)NULL);
+        else
+            execl(tlview, "tlview", "serve", "--port", "0", file, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[1024] = "", tok[128] = "";
+    size_t n = 0;
+    while (n + 1 < sizeof line && read(out[0], line + n, 1) == 1 && line[n] != '\n')
+        n++;
+    line[n] = 0;
+    unsigned port = 0;
+    const char *at = strstr(line, "http://127.0.0.1:");
+    int rc = at && sscanf(at, "http://127.0.0.1:%u/?token=%127[0-9a-f]", &port, tok) == 2 ? 0 : -1;
+    token = tok;
+    static char buf[1 << 20];
+    long long span = -1;
+    while (!rc) { /* 503 while loading: ask again */
+        int st = http_body(port, "/api/runs", buf, sizeof buf);
+        const char *sp = strstr(buf, "\"span_ns\":");
+        if (st == 200 && sp && sscanf(sp, "\"span_ns\":%lld", &span) == 1)
+            break;
+        if (st != 503)
+            rc = -1;
+        usleep(2000);
+    }
+    if (!rc) {
+        char url[512];
+        size_t len;
+        snprintf(url, sizeof url, "/api/timeline?run=0&t0=%lld&t1=%lld&width=%d&kmax=%d",
+                 -span / 50, span + span / 50, WIDTH, WIDTH);
+        rc = http_get(port, url, &len) == 200 ? 0 : -1;
+    }
+    *pPaint = now_s() - t0;
+    char path[64], l[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    *pRss = -1;
+    while (f && fgets(l, sizeof l, f))
+        if (!strncmp(l, "VmRSS:", 6))
+            *pRss = strtol(l + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    *pKept = -1;
+    for (int i = 0; !rc && cdir && i < 60000; i++) { /* 120 s at most */
+        DIR *d = opendir(cdir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            if (strstr(e->d_name, ".index") && e->d_name[0] != '.')
+                *pKept = now_s() - t0;
+        if (d)
+            closedir(d);
+        if (*pKept >= 0)
+            break;
+        usleep(2000);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    close(out[0]);
+    token = "";
+    return rc;
+}
+
+/* --reopen: the three ways to open FILE (no cache, cold, warm), `rounds` times in turns. */
+static int reopen(const char *tlview, const char *file, int rounds)
+{
+    char dir[4096], cdir[4200], cmd[8600];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(cdir, sizeof cdir, "%s/.tlview-cache", dir);
+    static const char *const ways[] = {"--no-cache", "cold cache", "warm cache"};
+    double la[3];
+    load_average(la);
+    printf("reopen: %s serve --port 0 [--no-cache] %s, %d rounds, machine load average %.2f on %ld "
+           "cores\n",
+           tlview, file, rounds, la[0], sysconf(_SC_NPROCESSORS_ONLN));
+    double worst_warm = 0;
+    for (int r = 0; r < rounds; r++)
+        for (int w = 0; w < 3; w++) {
+            if (w == 1) { /* cold: no cache beside the file */
+                snprintf(cmd, sizeof cmd, "rm -rf '%s'", cdir);
+                if (system(cmd) != 0)
+                    return 1;
+            }
+            double paint, kept;
+            long rss;
+            if (serve_once(tlview, file, w == 0 ? "--no-cache" : NULL, w == 1 ? cdir : NULL, &paint,
+                           &rss, &kept) != 0) {
+                fprintf(stderr, "bench_serve: %s serve %s: no first paint\n", tlview, file);
+                return 1;
+            }
+            load_average(la);
+            char written[64] = "";
+            if (kept >= 0)
+                snprintf(written, sizeof written, ", written %.1f s after the start", kept);
+            printf("  round %d, %-10s: first paint %.3f s from the start  (server RSS %ld MiB, "
+                   "cache on disk %.1f MiB%s, load %.2f)\n",
+                   r + 1, ways[w], paint, rss / 1024, cache_bytes(cdir) / 1048576.0, written,
+                   la[0]);
+            fflush(stdout);
+            if (w == 2 && paint > worst_warm)
+                worst_warm = paint;
+        }
+    printf("reopen first paint, worst warm: %.3f s  [target <= 1 s: %s]\n", worst_warm,
+           worst_warm <= 1.0 ? "met" : "MISSED");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t nk = 10000000;
@@ -192,6 +376,8 @@ int main(int argc, char **argv)
     const char *load = NULL, *save = NULL;
     int untimed = 0, kernels_only = 0;
     unsigned threads = 0; /* 0: the server's default */
+    const char *reopen_bin = NULL;
+    int rounds = 2;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
             nk = strtoull(argv[++i], NULL, 10);
@@ -207,13 +393,25 @@ int main(int argc, char **argv)
             kernels_only = 1;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             threads = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--reopen") == 0 && i + 1 < argc)
+            reopen_bin = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
         else {
             fprintf(stderr,
                     "usage: %s [--kernels N] [--wrk-seconds S] [--load FILE.db | --save FILE.db] "
-                    "[--kernels-only] [--threads N] [--untimed]\n",
-                    argv[0]);
+                    "[--kernels-only] [--threads N] [--untimed]\n"
+                    "       %s --reopen TLVIEW --load FILE.db [--rounds N]\n",
+                    argv[0], argv[0]);
             return 2;
         }
+    }
+    if (reopen_bin) {
+        if (!load) {
+            fprintf(stderr, "bench_serve: --reopen wants --load FILE.db\n");
+            return 2;
+        }
+        return reopen(reopen_bin, load, rounds > 0 ? rounds : 1);
     }
     int missed = 0;
     long rss0 = rss_kb("VmRSS:");

@@ -25,6 +25,64 @@
  * holds no trace file; its subfolders hold 6 runs: mps-off/n1, ...: name one". */
 int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun /* OUT */);
 
+/* ---- the cache beside the traces (cli/cache.c; store/SCHEMA.md, "The cache") ---- */
+
+/* Turns the cache off for this process and the tlview commands it starts (--no-cache: sets
+ * TLVIEW_CACHE=off, which does the same). */
+void cli_cache_disable(void);
+
+/* The run of the input files paths[0..n) (the files cli_load() expanded, in its order) read
+ * with separate_gpus from the cache, when one holds it under their present key: 0 with the
+ * finished run in *ppRun. Otherwise 1 with an empty run in *ppRun that carries the key (load
+ * into it, finish it, then call cli_cache_save_run()), or -1 with *ppRun NULL when there is no
+ * cache to ask (off, an input that is not a regular file, out of memory). A cache that does not
+ * hold (stale, damaged, someone else's) is passed over silently (TLVIEW_CACHE=verbose says why). */
+int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_run **ppRun);
+
+/* Writes the finished run (read into the run cli_cache_load_run() gave) to the cache of the
+ * folder of its first input, else to the per-user one, unless writing is deferred; a failure
+ * (read-only folder, full disk) leaves no cache and says nothing (but under
+ * TLVIEW_CACHE=verbose). */
+void cli_cache_save_run(store_run *run);
+
+/* With `on`, cli_load() and cli_analyse() only read caches, and write nothing until
+ * cli_cache_keep() (tlview serve: the page's first paint does not wait for the cache to be
+ * written); 0 (the default) writes as they go. */
+void cli_cache_defer(int on);
+
+/* Writes what the cache lacks of `run` (one cli_load() read) and of its analysis `a` (may be
+ * NULL; made of this run by cli_analyse()): the run's cache when it was neither read from one nor
+ * written yet, then the analysis's when none is kept for its options (one made against a
+ * baseline was kept when made: its baseline may be gone by now). Says nothing (but under
+ * TLVIEW_CACHE=verbose). A run without a cache key (cut to a range, live) is left alone. */
+void cli_cache_keep(store_run *run, const analysis *a);
+
+/* The viewport index kept beside `run` and its analysis `a` (tlview serve's web_lend_index();
+ * none for an analysis against a baseline, whose key needs the baseline after it may be gone): 0
+ * with the block in *ppBlob (*pLen bytes, checksummed; its content is checked by web/ when used)
+ * inside the mapped cache *ppC, which the caller closes (store_cache_close()) once the run is no
+ * longer shown; -1 when there is none to use (said under TLVIEW_CACHE=verbose), *ppC NULL. */
+int cli_cache_index_open(const store_run *run, const analysis *a, store_cache **ppC /* OUT */,
+                         const void **ppBlob /* OUT */, size_t *pLen /* OUT */);
+
+/* Keeps the viewport index of `run` and `a` (blob, len bytes: web_index_freeze()) beside them,
+ * when the run has a cache (cli_cache_keep() first). Says nothing (but under verbose). */
+void cli_cache_index_keep(const store_run *run, const analysis *a, const void *blob, size_t len);
+
+/* analysis_run(run, o) through the cache: for a run read or written through the cache (and a
+ * baseline likewise, when o->baseline is set) the analysis kept beside it under the same key and
+ * these options is thawed; otherwise it is made and, for such a run, kept. Returns
+ * analysis_run()'s codes. */
+int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis **ppOut);
+
+/* The help line of --no-cache, shared by the commands that load files. */
+#define CLI_NO_CACHE_HELP                                                                          \
+    "      --no-cache       read the files themselves: neither read nor write the cache beside\n"  \
+    "                       them (.tlview-cache/; TLVIEW_CACHE=off does the same)\n"
+
+/* The getopt value of --no-cache (a long option only), taken by cli_analysis_option(). */
+#define CLI_OPT_NO_CACHE 0x4e43
+
 /* Where cli_load() says what it reads (tlview serve's page shows it while a run loads): called
  * with each file as it starts (`path`, its index `done` of `total` files), and for an imported
  * file as its bytes go (`path`, done of total bytes, bytes 1). NULL (the default): nobody asks.

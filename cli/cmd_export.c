@@ -63,7 +63,8 @@ static const char usage_text[] =
     "  -b, --baseline FILE    solo references from this run (as for tlview report);\n"
     "                         repeatable, or a folder\n"
     "  -f, --force            overwrite OUT.json if it exists\n" CLI_ASSUME_MPS_HELP
-        CLI_SEPARATE_GPUS_HELP CLI_RANGE_HELP "  -h, --help             this text\n"
+        CLI_SEPARATE_GPUS_HELP CLI_NO_CACHE_HELP CLI_RANGE_HELP
+    "  -h, --help             this text\n"
     "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.json written; 2 usage error.\n";
 
@@ -775,11 +776,17 @@ int cli_export_chrome(FILE *f, const analysis *a)
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"chrome", required_argument, 0, 'c'},  {"baseline", required_argument, 0, 'b'},
-        {"force", no_argument, 0, 'f'},         {"assume-mps", required_argument, 0, 'M'},
-        {"separate-gpus", no_argument, 0, 'G'}, {"from", required_argument, 0, 'F'},
-        {"to", required_argument, 0, 'T'},      {"range", required_argument, 0, 'R'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"chrome", required_argument, 0, 'c'},
+        {"baseline", required_argument, 0, 'b'},
+        {"force", no_argument, 0, 'f'},
+        {"assume-mps", required_argument, 0, 'M'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
+        {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},
+        {"range", required_argument, 0, 'R'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *out = NULL;
     int force = 0, c, rc = 1;
@@ -796,6 +803,7 @@ int cmd_export(int argc, char **argv)
         switch (c) {
         case 'c': out = optarg; break; /* --chrome: export takes no --compare */
         case 'b':
+        case CLI_OPT_NO_CACHE:
         case 'G':
         case 'M':
         case 'F':

@@ -59,7 +59,8 @@ static const char usage_text[] =
     "  -b, --baseline FILE  solo references for every GPU from this run (e.g. one rank\n"
     "                       alone); repeat for several files, or give a "
     "folder\n" CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP CLI_SEPARATE_GPUS_HELP
-        CLI_COLOR_HELP "  -t, --table NAME     with --group and --format csv: the report's table\n"
+        CLI_NO_CACHE_HELP CLI_COLOR_HELP
+    "  -t, --table NAME     with --group and --format csv: the report's table\n"
     "  -n, --top N          with --group: kernels listed in the text report (default 10)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -82,20 +83,30 @@ typedef struct job_opts {
 static int parse(int argc, char **argv, job_opts *o)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, 0, 'f'},  {"index", no_argument, 0, 'i'},
-        {"group", required_argument, 0, 'g'},   {"baseline", required_argument, 0, 'b'},
-        {"separate-gpus", no_argument, 0, 'G'}, {"assume-mps", required_argument, 0, 'M'},
-        {"measure", required_argument, 0, 'm'}, {"from", required_argument, 0, 'F'},
-        {"to", required_argument, 0, 'T'},      {"range", required_argument, 0, 'R'},
-        {"color", required_argument, 0, 'C'},   {"colour", required_argument, 0, 'C'},
-        {"table", required_argument, 0, 't'},   {"top", required_argument, 0, 'n'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"format", required_argument, 0, 'f'},
+        {"index", no_argument, 0, 'i'},
+        {"group", required_argument, 0, 'g'},
+        {"baseline", required_argument, 0, 'b'},
+        {"separate-gpus", no_argument, 0, 'G'},
+        {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
+        {"assume-mps", required_argument, 0, 'M'},
+        {"measure", required_argument, 0, 'm'},
+        {"from", required_argument, 0, 'F'},
+        {"to", required_argument, 0, 'T'},
+        {"range", required_argument, 0, 'R'},
+        {"color", required_argument, 0, 'C'},
+        {"colour", required_argument, 0, 'C'},
+        {"table", required_argument, 0, 't'},
+        {"top", required_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:ig:b:t:n:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
+        case CLI_OPT_NO_CACHE:
         case 'G':
         case 'M':
         case 'm':

@@ -16,7 +16,7 @@ static const char usage_text[] =
     "  -f, --force          replace OUT.db if it exists (it may be one of FILES); OUT.db is\n"
     "                       replaced only once the new file is complete, and never when it is\n"
     "                       a symbolic link or not a regular file\n" CLI_SEPARATE_GPUS_HELP
-    "                       (OUT.db remembers it)\n"
+        CLI_NO_CACHE_HELP "                       (OUT.db remembers it)\n"
     "  -h, --help           this text\n"
     "\n" CLI_IMPORT_LIMITS_HELP
     "Exit status: 0 written; 1 a file could not be read or OUT.db written; 2 usage error.\n";
@@ -24,11 +24,9 @@ static const char usage_text[] =
 int cmd_merge(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'f'},
-        {"separate-gpus", no_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"output", required_argument, 0, 'o'},  {"force", no_argument, 0, 'f'},
+        {"separate-gpus", no_argument, 0, 'G'}, {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     const char *out = NULL;
     int force = 0, separate = 0, c;
@@ -38,6 +36,7 @@ int cmd_merge(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
         case 'G': separate = 1; break;
+        case CLI_OPT_NO_CACHE: cli_cache_disable(); break;
         case 'h': fputs(usage_text, stdout); return 0;
         default: return cli_usage_error("merge", "unknown option");
         }

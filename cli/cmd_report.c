@@ -40,7 +40,7 @@ static const char usage_text[] =
     "                       captures, contexts (each one's MPS state and SM "
     "partition)\n" CLI_COLOR_HELP
     "  -n, --top N          kernels listed in the text report (default 10)\n" CLI_SEPARATE_GPUS_HELP
-    "  -h, --help           this text\n"
+        CLI_NO_CACHE_HELP "  -h, --help           this text\n"
     "\n"
     "The headline reads, per GPU: who overlapped how much of the busy time, the verdict holding\n"
     "most of it with why (no MPS, MPS, green contexts, MPS state unknown) and its evidence, and,\n"
@@ -71,6 +71,7 @@ static int parse(int argc, char **argv, report_opts *o)
         {"colour", required_argument, 0, 'C'},
         {"top", required_argument, 0, 'n'},
         {"separate-gpus", no_argument, 0, 'G'},
+        {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
         {"from", required_argument, 0, 'F'},
@@ -86,6 +87,7 @@ static int parse(int argc, char **argv, report_opts *o)
         switch (c) {
         case 'b':
         case 'c':
+        case CLI_OPT_NO_CACHE:
         case 'G':
         case 'M':
         case 'm':

@@ -11,10 +11,12 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "advise.h"
@@ -105,7 +107,8 @@ static const char usage_text[] =
     "                       demand\n"
     "      --follow         read the FILES again as they grow (and new *.db files in the\n"
     "                       folders given); the page follows\n" CLI_SEPARATE_GPUS_HELP
-        CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP "  -h, --help           this text\n"
+        CLI_NO_CACHE_HELP CLI_ASSUME_MPS_HELP CLI_MEASURE_HELP CLI_RANGE_HELP
+    "  -h, --help           this text\n"
     "\n"
     "Without FILES, the bundled demo traces (four processes spinning on one H200, recorded with\n"
     "MPS off and on) are shown one above the other. They are looked for in $TLVIEW_DEMO_DIR\n"
@@ -137,6 +140,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         {"baseline", required_argument, 0, 'b'},
         {"threads", required_argument, 0, 't'},
         {"separate-gpus", no_argument, 0, 'G'},
+        {"no-cache", no_argument, 0, CLI_OPT_NO_CACHE},
         {"assume-mps", required_argument, 0, 'M'},
         {"measure", required_argument, 0, 'm'},
         {"from", required_argument, 0, 'F'},
@@ -162,6 +166,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         case 'H': o->hosts[o->nhosts++] = optarg; break;
         case 'c':
         case 'b':
+        case CLI_OPT_NO_CACHE:
         case 'G':
         case 'M':
         case 'm':
@@ -303,6 +308,8 @@ typedef struct serve_set {
     analysis *an[WEB_MAX_RUNS];
     char labels[WEB_MAX_RUNS][512]; /* the run's label, with its range */
     web_run wr[WEB_MAX_RUNS];
+    store_cache *index[WEB_MAX_RUNS]; /* the cache holding run i's lent index (web_lend_index),
+                                         or NULL */
 } serve_set;
 
 static void set_free(serve_set *s)
@@ -310,8 +317,10 @@ static void set_free(serve_set *s)
     for (int i = 0; i < WEB_MAX_RUNS; i++) {
         analysis_free(s->an[i]);
         store_run_free(s->runs[i]);
+        store_cache_close(s->index[i]);
         s->an[i] = NULL;
         s->runs[i] = NULL;
+        s->index[i] = NULL;
     }
     s->nruns = 0;
 }
@@ -334,7 +343,8 @@ static int analyse_one(const serve_opts *o, const store_run *base, serve_set *s,
                      cli_range_text(&range, what, sizeof what));
     }
     int rc = cli_analyse(s->runs[i], base ? base : whole, &opt, &s->an[i]);
-    store_run_free(whole); /* a baseline is read during the analysis only */
+    cli_cache_keep(whole, NULL); /* (NULL: nothing) a range's whole run, freed here */
+    store_run_free(whole);       /* a baseline is read during the analysis only */
     if (rc != 0)
         return 1;
     s->wr[i] = (web_run){s->labels[i], s->runs[i], s->an[i]};
@@ -774,9 +784,11 @@ typedef struct loader {
     const adv_exp *exp;     /* the experiment of tlview advise served, or NULL */
     const adv_shown *shown; /* its configurations' runs (exp->nconfigs) */
     serve_set cur;
-    pthread_t main; /* told with SIGUSR1 when done */
-    int rc;         /* 0 shown, 1 failed (the message printed) */
-    uint64_t files; /* files read so far, for the progress */
+    pthread_t main;  /* told with SIGUSR1 when done */
+    int rc;          /* 0 shown, 1 failed (the message printed) */
+    uint64_t files;  /* files read so far, for the progress */
+    atomic_int kept; /* 1 once the loader has written what the cache lacked (after the first
+                        paint: cli_cache_keep) and ended */
 } loader;
 
 /* loader_progress: what cli_load() reads, said to the page (cli_load_fn). */
@@ -907,6 +919,12 @@ static void *loader_thread(void *arg)
         web_progress(L->w, stage, 0, 0);
         L->rc = analyse_set(L->o, L->base, &L->cur);
     }
+    for (int i = 0; !L->rc && i < L->cur.nruns; i++) { /* an index kept beside the run */
+        const void *blob;
+        size_t len;
+        if (cli_cache_index_open(L->cur.runs[i], L->cur.an[i], &L->cur.index[i], &blob, &len) == 0)
+            web_lend_index(L->w, (unsigned)i, blob, len);
+    }
     if (!L->rc) {
         web_progress(L->w, "indexing for the timeline", 0, 0);
         if (web_show(L->w, L->cur.wr, (unsigned)L->cur.nruns, err, sizeof err) != WEB_OK) {
@@ -917,6 +935,23 @@ static void *loader_thread(void *arg)
     if (L->rc)
         web_failed(L->w, "the files could not be read or analysed (tlview serve said why)");
     pthread_kill(L->main, SIGUSR1);
+    /* the page is drawn: now what the cache lacks (a stop meanwhile ends the process: what was
+     * being written is a temporary file, which a later write of that cache removes), at a lower
+     * priority than the answers (this thread and the checksum threads it starts: Linux's nice is
+     * per thread), so that the page's first queries do not wait for it */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+    for (int i = 0; !L->rc && i < L->cur.nruns; i++) {
+        void *blob = NULL;
+        size_t len = 0;
+        cli_cache_keep(L->cur.runs[i], L->cur.an[i]);
+        if (!web_index_thawed(L->w, (unsigned)i) &&
+            web_index_freeze(L->w, (unsigned)i, &blob, &len) == WEB_OK)
+            cli_cache_index_keep(L->cur.runs[i], L->cur.an[i], blob, len);
+        free(blob);
+    }
+    if (!L->rc && L->base)
+        cli_cache_keep(L->base, NULL);
+    atomic_store(&L->kept, 1);
     return NULL;
 }
 
@@ -975,6 +1010,9 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         return 1;
     }
     *L = (loader){.o = o, .argc = argc, .argv = argv, .main = pthread_self()};
+    atomic_init(&L->kept, 0);
+    cli_cache_defer(
+        1); /* the first paint does not wait for the cache: the loader writes it after */
     if ((optind >= argc && find_demo(L->off, L->on, sizeof L->off) != 0) ||
         (x && experiment_open(o->experiment, x) != 0)) {
         free(x);
@@ -1016,7 +1054,6 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         fflush(NULL);
         _exit(0);
     }
-    pthread_join(th, NULL);
     if (!L->rc) {
         fprintf(stderr, "tlview serve: %llu kernels", (unsigned long long)set_kernels(&L->cur));
         if (L->cur.nruns > 1)
@@ -1024,8 +1061,13 @@ static int serve_loading(serve_opts *o, int argc, char **argv)
         fprintf(stderr, " shown\n");
         sigwait(&set, &sig);
         fprintf(stderr, "tlview serve: stopping\n");
+        if (!atomic_load(&L->kept)) { /* still writing the cache: not waited for */
+            fflush(NULL);
+            _exit(0);
+        }
         rc = 0;
     }
+    pthread_join(th, NULL);
 out:
     web_stop(L->w);
     set_free(&L->cur);

@@ -244,12 +244,7 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
     }
     pathlist all = {0}, native = {0};
     imp_total total = {0};
-    store_run *run = store_run_new();
-    if (!run) {
-        fprintf(stderr, "tlview: out of memory\n");
-        return 1;
-    }
-    store_run_set_gpu_identity(run, separate_gpus); /* cannot fail: the run has no device yet */
+    store_run *run = NULL;
     for (int i = 0; i < nfiles; i++) {
         struct stat st;
         if (stat(files[i], &st) != 0) {
@@ -262,6 +257,19 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
             goto fail;
         }
     }
+    /* the run as it was read before, when its cache holds it; otherwise an empty run that
+     * carries the cache's key (or a plain one, without a cache) */
+    int cached = cli_cache_load_run(all.v, all.n, separate_gpus, &run);
+    if (cached == 0) {
+        pathlist_free(&all);
+        *ppRun = run;
+        return 0;
+    }
+    if (!run && !(run = store_run_new())) {
+        fprintf(stderr, "tlview: out of memory\n");
+        goto fail;
+    }
+    store_run_set_gpu_identity(run, separate_gpus); /* cannot fail: the run has no device yet */
     for (size_t i = 0; i < all.n; i++) {
         if (store_probe(all.v[i])) {
             if (push(&native, all.v[i]) != 0) {
@@ -293,6 +301,8 @@ int cli_load(int nfiles, char **files, int separate_gpus, store_run **ppRun)
         cli_msg(stderr, "tlview: %s\n", store_run_errmsg(run));
         goto fail;
     }
+    if (cached == 1)
+        cli_cache_save_run(run);
     pathlist_free(&all);
     pathlist_free(&native);
     *ppRun = run;
@@ -426,6 +436,7 @@ int cli_analysis_option(const char *cmd, int c, const char *arg, cli_analysis_op
     case 'b': o->baseline[o->nbaseline++] = (char *)arg; return 0;
     case 'c': o->compare[o->ncompare++] = (char *)arg; return 0;
     case 'G': o->separate_gpus = 1; return 0;
+    case CLI_OPT_NO_CACHE: cli_cache_disable(); return 0;
     case 'M':
         if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
             o->options.assume_mps = !strcmp(arg, "on") ? 2 : 1;
@@ -482,7 +493,7 @@ int cli_analyse(const store_run *run, const store_run *baseline, const analysis_
     else
         analysis_options_default(&o);
     o.baseline = baseline;
-    int rc = analysis_run(run, &o, ppOut);
+    int rc = cli_cache_analyse(run, &o, ppOut);
     if (rc) {
         fprintf(stderr, "tlview: analysis failed: %s\n", analysis_strerror(rc));
         return 1;

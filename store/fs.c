@@ -125,6 +125,34 @@ int store_fs_open_append(const char *path, int mode, char *err, size_t errlen)
     return fd;
 }
 
+int store_fs_open_private(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return say(err, errlen, "%s: cannot open: %s%s", path, strerror(errno),
+                   errno == ELOOP ? " (a symbolic link: not followed)" : "");
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return say(err, errlen, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return say(err, errlen, "%s: not a regular file (%s)", path, store_fs_kind(st.st_mode));
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+        close(fd);
+        if (st.st_uid != geteuid())
+            return say(err, errlen, "%s: the file belongs to another user (uid %u)", path,
+                       (unsigned)st.st_uid);
+        return say(err, errlen, "%s: other users may write the file (mode %04o)", path,
+                   (unsigned)(st.st_mode & 07777));
+    }
+    blocking(fd);
+    return fd;
+}
+
 int store_fs_check_dir(const char *dir, unsigned forbidden, char *err, size_t errlen)
 {
     struct stat st;

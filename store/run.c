@@ -44,11 +44,14 @@ void store_run_free(store_run *run)
     free(run->streams);
     free(run->launches);
     free(run->strings);
-    free(run->kernels);
-    free(run->copies);
-    free(run->apis);
-    free(run->ranges);
+    for (int i = 0; i < 4; i++) {
+        store_recs r = store_run_recs(run, (store_rec)i);
+        if (!store_cache_owns(p->cache, *r.arr))
+            free(*r.arr);
+    }
     free(run->captures);
+    store_cache_close(p->cache);
+    free(p->key);
     store_arena_free(&p->arena);
     store_htab_free(&p->h_strings);
     store_htab_free(&p->h_launches);
@@ -65,6 +68,22 @@ void store_run_free(store_run *run)
         free(p->segs[i].start);
     free(p);
     free(run);
+}
+
+int store_run_set_key(store_run *run, const char *key)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    char *k = key ? strdup(key) : NULL;
+    if (key && !k)
+        return STORE_ENOMEM;
+    free(p->key);
+    p->key = k;
+    return STORE_OK;
+}
+
+const char *store_run_key(const store_run *run)
+{
+    return STORE_PRIV(run)->key;
 }
 
 const char *store_run_errmsg(const store_run *run)
@@ -550,8 +569,28 @@ store_recs store_run_recs(store_run *run, store_rec which)
     }
 }
 
+int store_run_own(store_run *run)
+{
+    store_run_priv *p = STORE_PRIV(run);
+    for (int i = 0; p->cache && i < 4; i++) {
+        store_recs r = store_run_recs(run, (store_rec)i);
+        if (!store_cache_owns(p->cache, *r.arr))
+            continue;
+        void *a = malloc(*r.n ? *r.n * r.size : 1);
+        if (!a)
+            return STORE_ENOMEM;
+        store_hint_huge(a);
+        memcpy(a, *r.arr, *r.n * r.size);
+        *r.arr = a;
+        *r.cap = *r.n;
+    }
+    return STORE_OK;
+}
+
 int store_run_reserve(store_run *run, store_rec which, uint64_t n, int exact)
 {
+    if (store_run_own(run))
+        return STORE_ENOMEM;
     store_recs r = store_run_recs(run, which);
     uint64_t need = *r.n + n;
     if (need <= *r.cap)
@@ -569,6 +608,8 @@ int store_run_reserve(store_run *run, store_rec which, uint64_t n, int exact)
 
 #define ADD_RECORD(arr, n, cap, rec)                                                               \
     do {                                                                                           \
+        if (STORE_PRIV(run)->cache && store_run_own(run))                                          \
+            return STORE_ENOMEM;                                                                   \
         if ((n) >= (cap) && store_grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)))           \
             return STORE_ENOMEM;                                                                   \
         (arr)[(n)++] = *(rec);                                                                     \
@@ -746,6 +787,8 @@ static int check_span(store_run *run, const int64_t *t, const int *kind, const u
 int store_run_finish(store_run *run)
 {
     store_run_priv *p = STORE_PRIV(run);
+    if (store_run_own(run))
+        return store_run_error(run, STORE_ENOMEM, "out of memory copying the cached records");
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     int64_t t[2] = {INT64_MAX, INT64_MIN}; /* every start and end, for the span */
     int kind[2] = {0, 0};

@@ -465,6 +465,14 @@ int store_run_set_gpu_identity(store_run *run, int separate);
 /* Frees the run and everything it owns. NULL is a no-op. */
 void store_run_free(store_run *run);
 
+/* A text that names what the run was read from, for its reader's caches (cli/: the cache key of
+ * its input files); copied, NULL clears it. A run made otherwise (store_run_restrict, a new run)
+ * has none, so nothing cached for its inputs is taken for it. 0 or STORE_ENOMEM. */
+int store_run_set_key(store_run *run, const char *key);
+
+/* The run's key (store_run_set_key), NULL when none. Owned by the run. */
+const char *store_run_key(const store_run *run);
+
 /* The last error met by a load/save on this run ("" when none); it names the file. */
 const char *store_run_errmsg(const store_run *run);
 
@@ -680,6 +688,12 @@ int store_fs_create(const char *path, int mode, char *err, size_t errlen);
  * a regular file of this user (a log another user left in a shared folder is refused). */
 int store_fs_open_append(const char *path, int mode, char *err, size_t errlen);
 
+/* Opens `path` for reading when it is a file tlview keeps for this user (a cache): a regular file,
+ * not a link (never followed: "PATH: cannot open: ... (a symbolic link: not followed)"), owned by
+ * this user ("PATH: the file belongs to another user (uid 1001)") and writable by no other ("PATH:
+ * other users may write the file (mode 0666)"). Close-on-exec, blocking; the caller closes it. */
+int store_fs_open_private(const char *path, char *err, size_t errlen);
+
 /* Checks that folder `dir` is safe to write into or read commands from: a folder (not a link to
  * one) of this user whose mode has none of the bits of `forbidden` (STORE_FS_SHARED: every user
  * may write it; STORE_FS_WRITABLE: another user may; STORE_FS_PRIVATE: another user may do
@@ -701,6 +715,90 @@ int store_fs_trusted(const char *path, long dir_uid);
  * lives in other people's processes. Call before the first connection. 0, or -1 when SQLite
  * lacks the hook. */
 int store_fs_harden_sqlite(void);
+
+/* ---------------------------------------------------------------- the cache beside the traces
+ *
+ * A file of sections (arrays of fixed-size elements) under a key text, laid out to be mapped
+ * (store/SCHEMA.md, "The cache"). The key says what the content was made from: every input
+ * file's device, inode, size, mtime and ctime (ns) and path, and the caller's `extra` (its
+ * version, options). A cache is reused only when its key matches byte for byte; it is never
+ * trusted blindly: store_cache_open() refuses a link, a file of another user or one others may
+ * write, a truncated file, a bad magic, format or checksum, sizes beyond the file; and each
+ * section's checksum (and the caller's check of its values) is verified before it is handed
+ * out. Every failure is "no cache": the caller rebuilds. Messages go to the caller's err
+ * (errlen bytes), "PATH: why". */
+
+typedef struct store_cache store_cache;
+
+/* One section to write: `count` elements of `elem` bytes at data (borrowed during the call). */
+typedef struct store_cache_part {
+    uint32_t id;      /* the caller's id of the section */
+    uint32_t elem;    /* bytes of one element, > 0 */
+    const void *data; /* count * elem bytes */
+    uint64_t count;   /* elements */
+} store_cache_part;
+
+/* Checks elements [first, first + n) of section `id` at base (called from several threads at
+ * once, for shares of the section): 0 when every value is in bounds, else non-zero. */
+typedef int (*store_cache_check)(void *ctx, uint32_t id, const void *base, uint64_t first,
+                                 uint64_t n);
+
+/* The key text of the inputs paths[0..npaths) (regular files, after stat()) and `extra` in
+ * *ppKey (malloc'd; the caller frees it). STORE_EIO when a path cannot be stat()ed or is not a
+ * regular file (no key: no cache), STORE_ENOMEM. */
+int store_cache_key(const char *const *paths, uint32_t npaths, const char *extra,
+                    char **ppKey /* OUT */);
+
+/* A 64-bit hash of `text`, for naming cache files (the key inside decides, not the name). */
+uint64_t store_cache_name_hash(const char *text);
+
+/* The cache folder into `out` (n bytes): with trace_dir, "<trace_dir>/.tlview-cache"; without,
+ * the per-user folder "$XDG_CACHE_HOME/tlview" (else "$HOME/.cache/tlview"). With `create` the
+ * folder is made (mode 0700) when absent. 0 when it is a folder of this user that no other user
+ * may write (store_fs_check_dir STORE_FS_WRITABLE); -1 otherwise (absent, unwritable, someone
+ * else's, a link): no cache there. */
+int store_cache_dir(const char *trace_dir, int create, char *out, size_t n);
+
+/* Writes "<dir>/<name>" with the key and the sections: into a new temporary file in `dir`
+ * (store_fs_create, mode 0600), synced, then renamed over the old one, so that a reader sees
+ * the old cache or the new one, never a part. A write failure (disk full, a file size limit:
+ * SIGXFSZ is ignored meanwhile) removes the temporary file; one a process that has ended left
+ * (stopped while writing) is removed by the next write of that name. 0, or -1 with the reason in
+ * err. */
+int store_cache_write(const char *dir, const char *name, const char *key,
+                      const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen);
+
+/* Opens and maps the cache at `path` (store_fs_open_private) and checks its header, section
+ * table and key against `key`. 0 with *ppC (close with store_cache_close()), or -1 with the
+ * reason in err. */
+int store_cache_open(const char *path, const char *key, store_cache **ppC /* OUT */, char *err,
+                     size_t errlen);
+
+/* Section `id` of elements of `elem` bytes: checksummed (and checked by `check`, may be NULL,
+ * on one thread per CPU) before *ppData (inside the mapping, valid until store_cache_close();
+ * writable, copy on write) and *pCount are set. 0, or -1 with the reason in err: no such section,
+ * another element size, a checksum that does not hold, a value `check` refused. */
+int store_cache_section(store_cache *c, uint32_t id, uint32_t elem, store_cache_check check,
+                        void *ctx, void **ppData /* OUT */, uint64_t *pCount /* OUT */, char *err,
+                        size_t errlen);
+
+/* 1 when p points inside c's mapping (c may be NULL: 0). */
+int store_cache_owns(const store_cache *c, const void *p);
+
+/* Unmaps and frees c (NULL is a no-op). */
+void store_cache_close(store_cache *c);
+
+/* Writes `run` (finished) as the cache "<dir>/<name>" under `key` (store_cache_write). 0, or -1
+ * with the reason in err. */
+int store_run_cache_save(const store_run *run, const char *dir, const char *name, const char *key,
+                         char *err, size_t errlen);
+
+/* Reads the run cached at `path` under `key`: a finished run (free with store_run_free()) whose
+ * records and strings stay in the mapped file, every index and string offset checked against
+ * the file's own counts first. A later builder call copies the records out of the mapping
+ * before changing them. 0 with *ppRun, or -1 with the reason in err (*ppRun NULL). */
+int store_run_cache_load(const char *path, const char *key, store_run **ppRun /* OUT */, char *err,
+                         size_t errlen);
 
 /* ---------------------------------------------------------------- SQLite files from others */
 

@@ -121,9 +121,18 @@ typedef struct store_run_priv {
      * (ordinal, host) of uuid-less devices, where GPU inference looks */
     store_htab h_pd_device, h_pd_ordinal, h_pd_host;
     store_segs segs[4]; /* by store_rec: kernels, copies, apis, ranges */
+    char *key;          /* store_run_set_key() */
+    store_cache *cache; /* a run read from the cache (cache_run.c): its mapped file, which holds
+                           its strings and, until a builder call copies them out
+                           (store_run_own), its records; NULL otherwise */
 } store_run_priv;
 
 #define STORE_PRIV(run) ((store_run_priv *)(run)->priv)
+
+/* Copies the records of a run read from the cache out of the mapped file (its strings stay
+ * there), so that a builder call may grow or sort them. 0, or STORE_ENOMEM (nothing changed).
+ * Called by every call that changes the record arrays. */
+int store_run_own(store_run *run);
 
 /* Interns text with a known demangled form (NULL: not mangled; skips store_demangle). */
 store_idx store_run_intern2(store_run *run, const char *text, const char *demangled);

@@ -195,6 +195,23 @@ void web_job_failed(web *w, uint32_t g, const char *why);
 /* Wakes web_job_wait_open() for good, before the caller joins the thread that waits in it. */
 void web_job_close(web *w);
 
+/* The viewport index of the shown run i (< the runs shown) as one block of bytes (malloc'd into
+ * *ppBlob, *pLen bytes; the caller frees it), for a cache beside the run: web_lend_index() of a
+ * later showing of the same run and analysis. Tied to this build (raw structs): keep it only under
+ * a key that names the build. WEB_OK, WEB_EINVAL (no such run shown) or WEB_ENOMEM. */
+int web_index_freeze(web *w, unsigned i, void **ppBlob /* OUT */, size_t *pLen /* OUT */);
+
+/* Lends the server the frozen index of run i of the next web_show() (blob, len bytes, as
+ * web_index_freeze() gave it for the same run and analysis: a cache of an earlier showing): that
+ * call then uses it instead of building one when it fits the run (checked), else builds. The
+ * index's arrays are used in place: keep the block unchanged while that run is shown (until
+ * web_stop(), or a web_update() that replaces it). blob NULL withdraws it. WEB_OK or WEB_EINVAL (i
+ * out of range). */
+int web_lend_index(web *w, unsigned i, const void *blob, size_t len);
+
+/* 1 when the shown run i's index was thawed from a lent one (web_lend_index()), 0 when built. */
+int web_index_thawed(web *w, unsigned i);
+
 /* Stops serving (waits for requests in progress), frees the index and the server. The runs
  * are not touched. NULL is a no-op. */
 void web_stop(web *w);

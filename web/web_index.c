@@ -938,6 +938,12 @@ int web_runix_build_grids(web_runix *r)
 
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
 {
+    return web_runix_build_lent(r, src, NULL, 0, err, errlen);
+}
+
+int web_runix_build_lent(web_runix *r, const web_run *src, const void *index, size_t index_len,
+                         char *err, size_t errlen)
+{
     memset(r, 0, sizeof *r);
     r->run = src->run;
     r->an = src->an;
@@ -958,7 +964,13 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen)
     for (uint32_t i = 0; i < r->nlanes; i++)
         if (build_lane(r, &r->lanes[i]) || web_lane_work_build(r, &r->lanes[i]))
             goto nomem;
-    if (build_rows(r) || build_switches(r))
+    if (index) { /* a frozen index of this run: used when it fits, else built */
+        r->thawed = web_runix_thaw(r, index, index_len) == WEB_OK;
+        if (!r->thawed) {
+            web_runix_free(r);
+            return web_runix_build(r, src, err, errlen);
+        }
+    } else if (build_rows(r) || build_switches(r))
         goto nomem;
     r->cache = web_tl_cache_new(); /* NULL: answers are not cached */
     return WEB_OK;                 /* the concurrency grids come later: web_runix_build_grids() */
@@ -979,23 +991,27 @@ void web_runix_free(web_runix *r)
         for (int v = 0; v <= ANALYSIS_NVERDICTS; v++)
             web_ivl_free(&r->lanes[i].win[v]);
         free(r->lanes[i].widx);
-        free(r->lanes[i].sw_t);
-        free(r->lanes[i].sw_gap);
+        if (!r->lanes[i].sw_lent) {
+            free(r->lanes[i].sw_t);
+            free(r->lanes[i].sw_gap);
+        }
         free(r->lanes[i].grid);
         free(r->lanes[i].work);
         free(r->lanes[i].undef);
     }
     for (int k = 0; k < WEB_NROW_KINDS; k++) {
-        free(r->items[k].idx);
-        free(r->items[k].off);
-        free(r->items[k].depth);
-        free(r->items[k].by_corr);
-        free(r->items[k].corr_off);
+        void *own[] = {r->items[k].idx, r->items[k].off, r->items[k].depth, r->items[k].by_corr,
+                       r->items[k].corr_off};
+        for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+            if (!web_runix_lent(r, own[i]))
+                free(own[i]);
     }
     free(r->rows);
-    free(r->stream_row[0]);
-    free(r->stream_row[1]);
-    free(r->process_lane);
+    for (int k = 0; k < 2; k++)
+        if (!web_runix_lent(r, r->stream_row[k]))
+            free(r->stream_row[k]);
+    if (!web_runix_lent(r, r->process_lane))
+        free(r->process_lane);
     free(r->lanes);
     free(r->device_lane);
     free(r->label);

@@ -34,6 +34,7 @@ typedef struct web_ivl {
                             (UINT32_MAX where that does not fit: read the record); NULL when bw does not
                             fit 32 bits */
     int off_lent;        /* off is the caller's (web_ivl_begin()): not freed with the grid */
+    int grid_lent;       /* first, carry and busy are a thawed index's block's (web_freeze.c) */
 } web_ivl;
 
 /* What web_ivl_at() tells about an instant T. */
@@ -196,6 +197,7 @@ typedef struct web_lane {
                        it (each window's work is spread evenly over it), the concurrency track's
                        scale */
     int64_t *undef; /* dev->nwindows + 1: their overlap time without a parallelism figure */
+    int sw_lent;    /* sw_t and sw_gap are a thawed index's block's (web_freeze.c) */
 } web_lane;
 
 typedef struct web_runix {
@@ -214,6 +216,10 @@ typedef struct web_runix {
     web_blob *stats_body;       /* GET /api/stats body, prebuilt (NULL until then, or when out of
                                    memory) */
     struct web_tl_cache *cache; /* the last GET /api/timeline answers (web_timeline.c) */
+    const void *lent;           /* the frozen index it was thawed from (web_lend_index()): its
+                                   arrays lie in it, borrowed; NULL when built */
+    size_t lent_len;
+    int thawed; /* 1: thawed from web_run.index (web_index_thawed()) */
 } web_runix;
 
 /* The position in device_lane of run->devices[d] (the last one for STORE_NONE or out of range). */
@@ -282,12 +288,26 @@ uint32_t web_flow_find(const web_runix *r, int kind, store_idx p, uint32_t corr,
 /* Indexes one run for the API: lanes and their windows by verdict, rows and their grids.
  * Returns 0, or WEB_ENOMEM with a message in err (r is then freed). */
 int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
+/* web_runix_build() with a frozen index (index_len bytes, web_runix_freeze()'s of this run; NULL:
+ * none): the rows thawed from it when it fits, else built. */
+int web_runix_build_lent(web_runix *r, const web_run *src, const void *index, size_t index_len,
+                         char *err, size_t errlen);
 /* Builds the lanes' concurrency grids (after web_runix_build, while the server already answers:
  * queries compute the profile directly or report it pending until a lane's grid_state is set).
  * Returns 0 or WEB_ENOMEM. */
 int web_runix_build_grids(web_runix *r);
 /* Frees what web_runix_build made (the run and analysis are borrowed). */
 void web_runix_free(web_runix *r);
+
+/* The index r as one block of bytes (web_freeze.c; malloc'd into *ppBlob, *pLen bytes), for
+ * web_index_freeze(). WEB_OK or WEB_ENOMEM. */
+int web_runix_freeze(const web_runix *r, void **ppBlob /* OUT */, size_t *pLen /* OUT */);
+/* Fills r's rows, items, stream rows, process lanes and lane switches from a frozen block (r's
+ * run, analysis and lanes set: web_runix_build does it), lending their arrays from it. WEB_OK, or
+ * WEB_EINVAL when the block does not fit the run (r then holds a part: web_runix_free it). */
+int web_runix_thaw(web_runix *r, const void *blob, size_t len);
+/* 1 when p lies in the block r was thawed from (not to be freed). */
+int web_runix_lent(const web_runix *r, const void *p);
 /* Walks the exact concurrency profile of lane `slot` in chunks (a bounded buffer) and writes the
  * time spent with exactly N processes in flight to ns_at[N], and with exactly N contexts in
  * flight to ns_ctx[N] (WEB_CONC_LEVELS entries each, the last holding N and more). Returns 0 or
@@ -620,8 +640,10 @@ struct web {
     char set_cookie[160]; /* the Set-Cookie value answering a right token in the query */
     char **hosts;         /* Host names answered to (lower case; IPv6 in brackets), owned */
     unsigned nhosts;
-    int wildcard;       /* bound to 0.0.0.0 or :: (however spelt): every interface */
-    char url_host[256]; /* the host of a printed URL (web_url_host()); one of hosts */
+    int wildcard;                   /* bound to 0.0.0.0 or :: (however spelt): every interface */
+    char url_host[256];             /* the host of a printed URL (web_url_host()); one of hosts */
+    const void *lend[WEB_MAX_RUNS]; /* web_lend_index(): frozen indexes for the next web_show() */
+    size_t lend_len[WEB_MAX_RUNS];
 };
 
 /* A cache of GET /api/timeline answers of one run by their query (run, range, width, kmax, rows,
@@ -668,8 +690,10 @@ int web_search(const web_runix *r, unsigned run_id, const char *q, int exact, un
 
 /* Indexes the runs as generation `id` and starts building its statistics on a thread of its own
  * (web_server.c). NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
-                     size_t errlen);
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows,
+                     const void *const *lend, /* NULL, or nruns frozen indexes (NULL: none) */
+                     const size_t *lend_len,  /* their lengths */
+                     char *err, size_t errlen);
 /* Frees generation g once no request holds it (its stats thread joined). NULL is a no-op. */
 void web_gen_free(web_gen *g);
 /* Lets go of a generation a request held (web_server.c; the job's groups use it too). */

@@ -121,9 +121,11 @@ int web_ivl_build(web_ivl *v, const void *base, size_t stride, const uint32_t *i
 
 void web_ivl_free(web_ivl *v)
 {
-    free(v->first);
-    free(v->carry);
-    free(v->busy);
+    if (!v->grid_lent) {
+        free(v->first);
+        free(v->carry);
+        free(v->busy);
+    }
     if (!v->off_lent)
         free(v->off);
     v->first = v->carry = v->off = NULL;

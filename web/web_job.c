@@ -144,8 +144,8 @@ int web_job_show(web *w, uint32_t g, const web_run *runs, unsigned nruns, uint32
     uint64_t id = ++j->next_id;
     pthread_mutex_unlock(&w->live->lock);
     /* indexing takes a while: outside the lock, requests go on meanwhile */
-    web_gen *gen =
-        web_gen_new(id, runs, nruns, w->live->shows & ~(unsigned)WEB_SHOW_FOLLOW, err, errlen);
+    web_gen *gen = web_gen_new(id, runs, nruns, w->live->shows & ~(unsigned)WEB_SHOW_FOLLOW, NULL,
+                               NULL, err, errlen);
     if (!gen) {
         web_job_failed(w, g, err);
         return WEB_ENOMEM;

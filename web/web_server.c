@@ -85,8 +85,8 @@ void web_gen_free(web_gen *g)
 
 /* web_gen_new: indexes the runs as generation `id` and starts building its statistics on a thread
  * of its own. NULL on failure, with the message in err. */
-web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows, char *err,
-                     size_t errlen)
+web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned shows,
+                     const void *const *lend, const size_t *lend_len, char *err, size_t errlen)
 {
     web_gen *g = calloc(1, sizeof *g);
     if (!g || !(g->stats = calloc(1, sizeof *g->stats))) {
@@ -98,7 +98,8 @@ web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned 
     g->id = id;
     g->refs = 1; /* current */
     for (unsigned i = 0; i < nruns; i++) {
-        if (web_runix_build(&g->runs[i], &runs[i], err, errlen)) {
+        if (web_runix_build_lent(&g->runs[i], &runs[i], lend ? lend[i] : NULL,
+                                 lend ? lend_len[i] : 0, err, errlen)) {
             web_gen_free(g);
             return NULL;
         }
@@ -126,6 +127,35 @@ static web_gen *gen_hold(const web *w)
         g->refs++;
     pthread_mutex_unlock(&w->live->lock);
     return g;
+}
+
+int web_index_freeze(web *w, unsigned i, void **ppBlob, size_t *pLen)
+{
+    *ppBlob = NULL;
+    *pLen = 0;
+    web_gen *g = gen_hold(w);
+    int rc = g && i < g->nruns ? web_runix_freeze(&g->runs[i], ppBlob, pLen) : WEB_EINVAL;
+    if (g)
+        web_gen_let_go(w, g);
+    return rc;
+}
+
+int web_lend_index(web *w, unsigned i, const void *blob, size_t len)
+{
+    if (i >= WEB_MAX_RUNS)
+        return WEB_EINVAL;
+    w->lend[i] = blob;
+    w->lend_len[i] = blob ? len : 0;
+    return WEB_OK;
+}
+
+int web_index_thawed(web *w, unsigned i)
+{
+    web_gen *g = gen_hold(w);
+    int thawed = g && i < g->nruns && g->runs[i].thawed;
+    if (g)
+        web_gen_let_go(w, g);
+    return thawed;
 }
 
 void web_gen_let_go(const web *w, web_gen *g)
@@ -180,8 +210,8 @@ static int replace(web *w, const char *fn, int first, const web_run *runs, unsig
                        : "the server has no runs yet (web_show())");
         return WEB_EINVAL;
     }
-    web_gen *g =
-        web_gen_new(first ? 1 : w->live->gen->id + 1, runs, nruns, w->live->shows, err, errlen);
+    web_gen *g = web_gen_new(first ? 1 : w->live->gen->id + 1, runs, nruns, w->live->shows,
+                             first ? w->lend : NULL, w->lend_len, err, errlen);
     if (!g)
         return WEB_ENOMEM;
     pthread_mutex_lock(&w->live->lock);
@@ -981,8 +1011,9 @@ static int start_server(const web_options *o, const web_run *runs, unsigned nrun
         snprintf(w->set_cookie, sizeof w->set_cookie, "%s%s; Path=/; HttpOnly; SameSite=Strict",
                  w->cookie_name, w->token);
     if (index_json ? web_job_new(w, index_json, ngroups) != WEB_OK
-        : !loading ? !(w->live->gen = web_gen_new(1, runs, nruns, w->live->shows, err, errlen))
-                   : 0) {
+        : !loading
+            ? !(w->live->gen = web_gen_new(1, runs, nruns, w->live->shows, NULL, NULL, err, errlen))
+            : 0) {
         if (index_json)
             snprintf(err, errlen, "out of memory");
         rc = WEB_ENOMEM;

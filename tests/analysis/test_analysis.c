@@ -2849,3 +2849,94 @@ int test_analysis_waiting_join(void)
     store_run_free(run);
     return 0;
 }
+
+/* analysis_freeze + analysis_thaw: the thawed analysis freezes to the same bytes and answers the
+ * same; a block cut anywhere, one with a count changed, or one thawed for another run is refused
+ * (ANALYSIS_EINVAL), never read out of bounds. */
+int test_analysis_freeze_thaw(void)
+{
+    store_run *run = two_phase(0, 3 * MS), *other = two_phase(0, 2 * MS);
+    store_kernel extra = other->kernels[0];
+    extra.start = extra.end = other->t_end + 1;
+    TEST_EQ_INT(store_run_add_kernel(other, &extra), 0);
+    TEST_EQ_INT(store_run_finish(other), 0);
+    analysis *a = analyse(run, NULL), *b = NULL;
+    TEST_ASSERT(a);
+    void *blob = NULL, *again = NULL;
+    size_t len = 0, len2 = 0;
+    TEST_EQ_INT(analysis_freeze(a, &blob, &len), ANALYSIS_OK);
+    TEST_EQ_INT(analysis_thaw(run, NULL, blob, len, &b), ANALYSIS_OK);
+    TEST_EQ_INT(analysis_freeze(b, &again, &len2), ANALYSIS_OK);
+    TEST_EQ_INT(len2, len);
+    TEST_ASSERT(!memcmp(blob, again, len));
+    TEST_EQ_INT(analysis_ndevices(b), analysis_ndevices(a));
+    TEST_EQ_INT(analysis_nwindows(b), analysis_nwindows(a));
+    TEST_EQ_INT(analysis_nwarnings(b), analysis_nwarnings(a));
+    TEST_NEAR(analysis_get_summary(b)->predicted_gain, analysis_get_summary(a)->predicted_gain, 0);
+    TEST_EQ_INT(analysis_get_device(b, 0)->verdict, analysis_get_device(a, 0)->verdict);
+    analysis_comparison ca, cb;
+    TEST_EQ_INT(analysis_compare(a, a, &ca), ANALYSIS_OK);
+    TEST_EQ_INT(analysis_compare(b, b, &cb), ANALYSIS_OK);
+    TEST_NEAR(cb.predicted_gain_at_stretch_b, ca.predicted_gain_at_stretch_b, 0);
+    analysis_free(b);
+    b = NULL;
+    free(again);
+    for (size_t n = 0; n < len; n += 3) { /* cut short */
+        TEST_EQ_INT(analysis_thaw(run, NULL, blob, n, &b), ANALYSIS_EINVAL);
+        TEST_ASSERT(!b);
+    }
+    TEST_EQ_INT(analysis_thaw(other, NULL, blob, len, &b), ANALYSIS_EINVAL); /* another run */
+    /* each count of the head made larger: refused (sizes, bounds), or never read beyond len */
+    for (size_t at = 8; at < 200 && at < len; at += 4) {
+        unsigned char *c = malloc(len);
+        TEST_ASSERT(c);
+        memcpy(c, blob, len);
+        c[at] ^= 0x40;
+        int rc = analysis_thaw(run, NULL, c, len, &b);
+        TEST_ASSERT(rc == ANALYSIS_EINVAL || rc == ANALYSIS_OK || rc == ANALYSIS_ENOMEM);
+        analysis_free(b);
+        b = NULL;
+        free(c);
+    }
+    /* each word set to a large value in turn: refused, or (a value no index) every accessor that
+     * indexes with the block's values still reads inside its arrays */
+    unsigned char *c = malloc(len);
+    TEST_ASSERT(c);
+    for (size_t at = 0; at + 4 <= len; at += 4) {
+        memcpy(c, blob, len);
+        uint32_t big = 0x7ffffff0u;
+        memcpy(c + at, &big, 4);
+        if (analysis_thaw(run, NULL, c, len, &b) != ANALYSIS_OK)
+            continue;
+        uint64_t sum = 0;
+        for (store_idx x = 0; x < run->ncontexts; x++) {
+            int plain;
+            sum += analysis_context_group(b, x, &plain) + (uint32_t)plain;
+            sum += analysis_context_slot(b, x);
+        }
+        for (store_idx l = 0; l < run->nlaunches; l++) {
+            uint32_t sg = analysis_launch_signature(b, l);
+            if (sg != UINT32_MAX)
+                sum += strlen(run->strings[analysis_get_signature(b, sg)->name].text) +
+                       analysis_get_signature(b, sg)->launch;
+        }
+        for (uint32_t d = 0; d < analysis_ndevices(b); d++) {
+            const analysis_device *dv = analysis_get_device(b, d);
+            for (uint64_t w = dv->first_window; w < dv->first_window + dv->nwindows; w++)
+                sum += analysis_windows(b)[w].verdict + analysis_verdict_name(dv->verdict)[0];
+        }
+        for (uint32_t i = 0; i < analysis_nwarnings(b); i++)
+            sum += strlen(analysis_warning(b, i));
+        analysis_comparison cc;
+        TEST_EQ_INT(analysis_compare(b, b, &cc), ANALYSIS_OK);
+        TEST_ASSERT(sum > 0);
+        analysis_free(b);
+        b = NULL;
+    }
+    free(c);
+    free(blob);
+    analysis_free(a);
+    store_run_free(run);
+    store_run_free(other);
+    return 0;
+}

@@ -1936,14 +1936,16 @@ int test_cli_merge_over_own_input(void)
     struct stat st; /* the replaced file keeps its permissions */
     TEST_EQ_INT(stat(tmp("mine.db"), &st), 0);
     TEST_EQ_INT(st.st_mode & 0777, 0600);
-    TEST_EQ_STR(listing(test_tmpdir()), "mine.db\nother.db\nstderr\nstdout\n");
+    /* 2026-12-07: the inputs' cache (.tlview-cache/, issue 32) stays, whole: no temporary file */
+    TEST_EQ_STR(listing(test_tmpdir()), ".tlview-cache\nmine.db\nother.db\nstderr\nstdout\n");
+    TEST_ASSERT(!strstr(listing(tmp(".tlview-cache")), ".tmp"));
     /* and the same for import */
     TEST_EQ_INT(sh("cd '%s' && '%s' import -q -f -o other.db other.db", test_tmpdir(), TLVIEW), 0);
     j = report_json(tmp("other.db"));
     TEST_ASSERT(j);
     TEST_NEAR(jnum(j, "summary.kernels"), 10, 0);
     json_decref(j);
-    TEST_EQ_STR(listing(test_tmpdir()), "mine.db\nother.db\nstderr\nstdout\n");
+    TEST_EQ_STR(listing(test_tmpdir()), ".tlview-cache\nmine.db\nother.db\nstderr\nstdout\n");
     return 0;
 }
 

@@ -2837,3 +2837,145 @@ int test_store_fs_guards(void)
     alarm(0);
     return 0;
 }
+
+/* ---------------------------------------------------------------- the cache (cache_run.c) */
+
+/* A run of two sample files, finished, for the cache cases; NULL on failure. */
+static store_run *cache_sample(void)
+{
+    char *a = path_in("cache_a.db"), *b = path_in("cache_b.db");
+    store_run *run = NULL;
+    if (write_sample(a, 100, 0, 9) == 0 && write_sample(b, 200, 50, 5) == 0 &&
+        (run = store_run_new()) &&
+        (store_run_load(run, a) || store_run_load(run, b) || store_run_finish(run))) {
+        store_run_free(run);
+        run = NULL;
+    }
+    return run;
+}
+
+/* The cache's folder for these cases (made, this user's, mode 0700). */
+static const char *cache_dir(void)
+{
+    static char dir[4200];
+    snprintf(dir, sizeof dir, "%s/cachedir", test_tmpdir());
+    mkdir(dir, 0700);
+    return dir;
+}
+
+/* test_store_cache_roundtrip: a run saved to the cache reads back the same, array by array and
+ * string by string, with its lookups working (a builder call finds what is there), and a builder
+ * call on it copies its records out of the mapping before changing them. */
+int test_store_cache_roundtrip(void)
+{
+    store_run *run = cache_sample(), *back = NULL;
+    TEST_ASSERT(run);
+    char err[1024] = "", path[4300];
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/r.run", cache_dir());
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), 0);
+    TEST_EQ_INT(back->nprocesses, run->nprocesses);
+    TEST_EQ_INT(back->nkernels, run->nkernels);
+    TEST_EQ_INT(back->ncopies, run->ncopies);
+    TEST_EQ_INT(back->napis, run->napis);
+    TEST_EQ_INT(back->nranges, run->nranges);
+    TEST_EQ_INT(back->nstrings, run->nstrings);
+    TEST_EQ_INT(back->ncontexts, run->ncontexts);
+    TEST_EQ_INT(back->t_begin, run->t_begin);
+    TEST_EQ_INT(back->t_end, run->t_end);
+    TEST_ASSERT(!memcmp(back->kernels, run->kernels, run->nkernels * sizeof *run->kernels));
+    TEST_ASSERT(!memcmp(back->apis, run->apis, run->napis * sizeof *run->apis));
+    TEST_ASSERT(!memcmp(back->contexts, run->contexts, run->ncontexts * sizeof *run->contexts));
+    for (uint32_t i = 0; i < run->nstrings; i++) {
+        TEST_EQ_STR(back->strings[i].text, run->strings[i].text);
+        TEST_EQ_STR(back->strings[i].demangled, run->strings[i].demangled);
+    }
+    for (uint32_t i = 0; i < run->nprocesses; i++) {
+        TEST_EQ_STR(back->processes[i].file, run->processes[i].file);
+        TEST_EQ_STR(back->processes[i].host, run->processes[i].host);
+        TEST_EQ_INT(back->processes[i].nmeta, run->processes[i].nmeta);
+        TEST_EQ_STR(store_process_meta_get(&back->processes[i], "driver_version"), "13000");
+        TEST_EQ_INT(back->processes[i].clock_offset, run->processes[i].clock_offset);
+    }
+    TEST_EQ_STR(back->devices[0].uuid, run->devices[0].uuid);
+    TEST_EQ_INT(store_run_device_ordinal(back, 1, 0), store_run_device_ordinal(run, 1, 0));
+    TEST_EQ_INT(store_run_intern(back, mangled), store_run_intern(run, mangled)); /* found */
+    TEST_EQ_INT(back->nstrings, run->nstrings);
+    /* a builder call: the records leave the mapping, and the run goes on */
+    store_kernel k = back->kernels[0];
+    k.start = k.end = back->t_end + 10;
+    TEST_EQ_INT(store_run_add_kernel(back, &k), 0);
+    TEST_EQ_INT(store_run_finish(back), 0);
+    TEST_EQ_INT(back->nkernels, run->nkernels + 1);
+    TEST_EQ_INT(back->kernels[back->nkernels - 1].start, k.start);
+    TEST_EQ_INT(back->apis[0].start, run->apis[0].start);
+    store_run_free(back);
+    store_run_free(run);
+    return 0;
+}
+
+/* test_store_cache_refused: a cache is not read under another key, cut anywhere, or when an index
+ * it holds points beyond its arrays although its checksums hold (a file written so); and never
+ * through a link. Each refusal says why. */
+int test_store_cache_refused(void)
+{
+    store_run *run = cache_sample(), *back = NULL;
+    TEST_ASSERT(run);
+    char err[1024] = "", path[4300], cut[4300];
+    snprintf(path, sizeof path, "%s/r.run", cache_dir());
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 2", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "made from other inputs") != NULL);
+    TEST_ASSERT(!back);
+    struct stat st;
+    TEST_EQ_INT(stat(path, &st), 0);
+    snprintf(cut, sizeof cut, "%s/cut.run", cache_dir());
+    for (off_t n = 0; n < st.st_size; n += n < 256 ? 7 : 509) {
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "head -c %lld '%s' >'%s'", (long long)n, path, cut);
+        TEST_EQ_INT(system(cmd), 0);
+        chmod(cut, 0600);
+        TEST_EQ_INT(store_run_cache_load(cut, "key 1", &back, err, sizeof err), -1);
+        TEST_ASSERT(!back);
+    }
+    /* indexes out of bounds, with good checksums: each array that holds one */
+    store_kernel k0 = run->kernels[0];
+    run->kernels[0].stream = run->nstreams; /* one past the last */
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "section 10: a value out of bounds") != NULL);
+    run->kernels[0] = k0;
+    run->kernels[1].start = run->kernels[0].start - 1; /* out of order */
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "section 10: a value out of bounds") != NULL);
+    run->kernels[1].start = run->kernels[0].start;
+    store_idx name = run->apis[0].name;
+    run->apis[0].name = run->nstrings;
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "section 12: a value out of bounds") != NULL);
+    run->apis[0].name = name;
+    uint32_t ctxp = run->contexts[0].process;
+    run->contexts[0].process = run->nprocesses;
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "section 6: a value out of bounds") != NULL);
+    run->contexts[0].process = ctxp;
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), 0);
+    store_run_free(back);
+    back = NULL;
+    /* a link to that good cache */
+    snprintf(cut, sizeof cut, "%s/link.run", cache_dir());
+    TEST_EQ_INT(symlink(path, cut), 0);
+    TEST_EQ_INT(store_run_cache_load(cut, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "a symbolic link: not followed") != NULL);
+    /* a folder others may write is no cache folder */
+    char dir[4300];
+    TEST_EQ_INT(store_cache_dir(test_tmpdir(), 1, dir, sizeof dir), 0);
+    TEST_EQ_INT(chmod(dir, 0777), 0);
+    TEST_EQ_INT(store_cache_dir(test_tmpdir(), 1, dir, sizeof dir), -1);
+    store_run_free(run);
+    return 0;
+}

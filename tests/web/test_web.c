@@ -6139,3 +6139,217 @@ int test_web_kernel_partition(void)
     }
     return 0;
 }
+
+/* The bodies of the API answers of a `tlview serve DIR` started with `opt` (NULL: none) and
+ * TLVIEW_CACHE=verbose, XDG_CACHE_HOME in the test folder: each answer's status and body, one
+ * after another, into *pOut (malloc'd); its stderr into err (n bytes). 0, or -1. */
+static int served_answers(const char *dir, const char *opt, char **pOut, char *err, size_t n)
+{
+    static const char *const paths[] = {
+        "/api/runs",
+        "/api/timeline?run=0&t0=0&t1=2000000000&width=800",
+        "/api/timeline?run=0&t0=0&t1=2000000000&width=800&format=bin",
+        "/api/timeline?run=0&t0=1500&t1=10500&width=800&rows=0",
+        "/api/kernel?run=0&id=3",
+        "/api/item?run=0&kind=api&id=1",
+        "/api/item?run=0&kind=nvtx&id=0",
+        "/api/item?run=0&kind=copy&id=0",
+        "/api/flow?run=0&kind=kernel&id=2",
+        "/api/window?run=0&id=0",
+        "/api/window?run=0&id=1",
+        "/api/find?run=0&q=k",
+        "/api/search?run=0&q=k",
+        "/api/export?run=0&format=json",
+        "/api/export?run=0&format=text",
+        "/api/export?run=0&format=chrome",
+    };
+    char xdg[4200], line[512];
+    snprintf(xdg, sizeof xdg, "%s/xdg", test_tmpdir());
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    setenv("TLVIEW_CACHE", "verbose", 1);
+    char *args[] = {
+        "tlview", "serve", "--port", "0", (char *)(opt ? opt : dir), opt ? (char *)dir : NULL,
+        NULL};
+    int out, efd;
+    pid_t pid = spawn_serve(args, &out, &efd, NULL);
+    unsetenv("TLVIEW_CACHE");
+    unsetenv("XDG_CACHE_HOME");
+    if (pid <= 0)
+        return -1;
+    unsigned port = read_line(out, line, sizeof line) > 0 ? serve_port(line) : 0;
+    size_t len = 0, cap = 1 << 16;
+    char *b = malloc(cap);
+    int rc = port && b ? 0 : -1;
+    json_t *st = rc ? NULL : get_stats(port, "/api/stats?run=0"); /* once built */
+    char *s = st ? json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    rc |= !s;
+    for (size_t i = 0; !rc && i <= sizeof paths / sizeof *paths; i++) {
+        response r = {0};
+        const char *body = s;
+        size_t blen = s ? strlen(s) : 0;
+        if (i < sizeof paths / sizeof *paths) {
+            if (http_get(port, paths[i], &r)) {
+                rc = -1;
+                break;
+            }
+            body = r.body;
+            blen = r.len;
+        }
+        while (len + blen + 64 > cap && (b = realloc(b, cap *= 2)))
+            ;
+        if (!b) {
+            free(r.head);
+            rc = -1;
+            break;
+        }
+        len += (size_t)snprintf(b + len, cap - len, "\n%d %zu\n",
+                                i < sizeof paths / sizeof *paths ? r.status : 200, blen);
+        memcpy(b + len, body, blen);
+        len += blen;
+        free(r.head);
+    }
+    free(s);
+    json_decref(st);
+    /* the cache is written after the first paint: wait for it (its last file, the index's)
+     * before the stop, which would not wait */
+    char cdir[4300];
+    snprintf(cdir, sizeof cdir, "ls '%s/.tlview-cache' 2>/dev/null | grep -q '\\.index$'", dir);
+    for (int i = 0; !opt && i < 500 && system(cdir) != 0; i++)
+        usleep(20000);
+    kill(pid, SIGTERM);
+    wait_exit(pid);
+    ssize_t k = read(efd, err, n - 1); /* what it said of its cache (it has ended) */
+    err[k > 0 ? k : 0] = 0;
+    close(out);
+    close(efd);
+    if (rc) {
+        free(b);
+        return -1;
+    }
+    b[len] = 0;
+    *pOut = b;
+    return 0;
+}
+
+/* test_web_serve_cache_same_answers: `tlview serve` answers the API byte for byte the same with a
+ * cold cache (it writes it), a warm one (it reads the run and the analysis from it) and
+ * --no-cache (issue 32); `serve --follow` never reads nor writes one. */
+int test_web_serve_cache_same_answers(void)
+{
+    if (access(TLVIEW_BIN, X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s not built\n", TLVIEW_BIN);
+        return TEST_SKIP;
+    }
+    char dir[4200], path[4300], err[8192];
+    snprintf(dir, sizeof dir, "%s/run", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/a.db", dir);
+    store_run *run = make_run_x(1.0, 0, 1);
+    TEST_EQ_INT(store_run_save(run, path, "test_web"), 0);
+    store_run_free(run);
+    char *none = NULL, *cold = NULL, *warm = NULL;
+    TEST_EQ_INT(served_answers(dir, "--no-cache", &none, err, sizeof err), 0);
+    TEST_ASSERT(!strstr(err, "cache:"));
+    snprintf(path, sizeof path, "%s/.tlview-cache", dir);
+    TEST_ASSERT(access(path, F_OK) != 0);
+    TEST_EQ_INT(served_answers(dir, NULL, &cold, err, sizeof err), 0);
+    TEST_ASSERT(strstr(err, "cache: wrote run ") && strstr(err, "cache: wrote analysis ") &&
+                strstr(err, "cache: wrote index "));
+    TEST_EQ_INT(served_answers(dir, NULL, &warm, err, sizeof err), 0);
+    TEST_ASSERT(strstr(err, ".run in ") && strstr(err, ".analysis in ") &&
+                strstr(err, ".index in "));
+    TEST_ASSERT(!strstr(err, "not used") && !strstr(err, "wrote"));
+    TEST_ASSERT(strstr(none, "\n200 ") && strstr(none, "cudaLaunchKernel"));
+    TEST_EQ_STR(cold, none);
+    TEST_EQ_STR(warm, none);
+    free(none), free(cold), free(warm);
+    /* --follow: the files as they are, never a cache */
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    TEST_EQ_INT(system(cmd), 0);
+    char *follow = NULL;
+    TEST_EQ_INT(served_answers(dir, "--follow", &follow, err, sizeof err), 0);
+    TEST_ASSERT(!strstr(err, "cache:"));
+    TEST_ASSERT(access(path, F_OK) != 0);
+    free(follow);
+    return 0;
+}
+
+/* The timeline answers of runix r over its whole span at a few zooms, all rows, JSON, concatenated
+ * into *pOut (malloc'd). 0 or -1. */
+static int timeline_answers(web_runix *r, int64_t span, char **pOut)
+{
+    web_buf all = {0};
+    for (int z = 1; z <= 1000; z *= 10) {
+        web_buf b = {0};
+        if (web_timeline(r, 0, span / 3, span / 3 + span / z, 500, 500, NULL, 0, &b, NULL) != 0)
+            return -1;
+        web_buf_raw(&all, b.s, b.len);
+        free(b.s);
+    }
+    web_buf_ch(&all, 0);
+    *pOut = all.s;
+    return all.s && !all.failed ? 0 : -1;
+}
+
+/* test_web_index_freeze_thaw: an index frozen and thawed (web_runix_freeze, web_runix_build_lent)
+ * answers the timeline like the one built and freezes to the same bytes; one cut short, thawed for
+ * another run, or with a count or position changed is not used (built instead), never read out of
+ * bounds (the AddressSanitizer build says so). */
+int test_web_index_freeze_thaw(void)
+{
+    store_run *run = make_run_x(1.0, 0, 1), *other = make_run_x(1.0, 0, 0); /* no API calls */
+    analysis *an, *oan;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    TEST_EQ_INT(analysis_run(other, NULL, &oan), ANALYSIS_OK);
+    web_run src = {"a", run, an}, osrc = {"b", other, oan};
+    web_runix r, t;
+    char err[128];
+    void *blob, *again;
+    size_t len, len2;
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+    TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+    TEST_EQ_INT(t.thawed, 1);
+    TEST_EQ_INT(t.nrows, r.nrows);
+    TEST_EQ_INT(web_runix_freeze(&t, &again, &len2), WEB_OK);
+    TEST_EQ_INT(len2, len);
+    TEST_ASSERT(!memcmp(blob, again, len));
+    free(again);
+    int64_t span = run->t_end - run->t_begin;
+    char *a = NULL, *b = NULL;
+    TEST_EQ_INT(timeline_answers(&r, span, &a), 0);
+    TEST_EQ_INT(timeline_answers(&t, span, &b), 0);
+    TEST_EQ_STR(b, a);
+    free(b);
+    web_runix_free(&t);
+    for (size_t n = 0; n < len; n += 8) { /* cut short */
+        TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, n, err, sizeof err), 0);
+        TEST_EQ_INT(t.thawed, 0);
+        web_runix_free(&t);
+    }
+    TEST_EQ_INT(web_runix_build_lent(&t, &osrc, blob, len, err, sizeof err), 0);
+    TEST_EQ_INT(t.thawed, 0); /* another run */
+    web_runix_free(&t);
+    unsigned char *c = malloc(len);
+    TEST_ASSERT(c);
+    for (size_t at = 8; at < len; at += at < 256 ? 4 : 92) { /* a word made larger */
+        memcpy(c, blob, len);
+        c[at + 3] ^= 0x40;
+        TEST_EQ_INT(web_runix_build_lent(&t, &src, c, len, err, sizeof err), 0);
+        if (t.thawed) { /* a value no check needs (a time): answers, never out of bounds */
+            TEST_EQ_INT(timeline_answers(&t, span, &b), 0);
+            free(b);
+        }
+        web_runix_free(&t);
+    }
+    free(c);
+    free(a);
+    free(blob);
+    web_runix_free(&r);
+    analysis_free(an);
+    analysis_free(oan);
+    store_run_free(run);
+    store_run_free(other);
+    return 0;
+}

@@ -1,0 +1,330 @@
+/* web_freeze.c: a run's viewport index as one flat block of bytes and back (web_runix_freeze,
+ * web_runix_thaw), so that a caller may keep it beside the run and its analysis (the cache of
+ * cli/cache.c) and skip the index on reopening. No I/O here. What is kept is what the index
+ * computes from the records: each kind's positions by row and level with their offsets, the flow
+ * index, the rows and their interval grids, the rows of each stream and the lane of each process,
+ * and each lane's context switches; the lanes' windows and work are made again from the analysis
+ * (a pass over the windows). A thawed index lends its arrays from the block, which must outlive
+ * it; every size is checked against the block and the run, every position against the records. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+#define FRZ_MAGIC 0x58444E4956544C54ULL /* "TLTVINDX" */
+#define FRZ_VERSION 1u
+
+/* The block's head. */
+typedef struct frz_head {
+    uint64_t magic;
+    uint32_t version, nlanes;
+    uint64_t n[WEB_NROW_KINDS];     /* records of each kind (the run's) */
+    uint32_t nrows[WEB_NROW_KINDS]; /* rows of each kind */
+    uint32_t ncorr[WEB_NROW_KINDS]; /* flow index entries (0 and no array for NVTX) */
+    uint32_t has_corr[WEB_NROW_KINDS];
+    uint32_t nprocesses, nstreams, ncontexts, has_stream_row[2];
+    uint32_t reserved;
+} frz_head;
+
+/* One row; its levels follow it (frz_lev each, with its grid). */
+typedef struct frz_row {
+    uint8_t kind, nlev;
+    uint16_t reserved;
+    uint32_t slot, process, context, stream, off, n;
+    uint32_t reserved2; /* 0: no padding left undefined */
+    uint64_t thread;
+} frz_row;
+
+/* One level of a row: the interval grid's parameters; first[nb + 1], carry[nb], busy[nb] follow. */
+typedef struct frz_lev {
+    uint32_t n, nb;
+    int64_t t0, bw;
+} frz_lev;
+
+/* The block being written or read, every piece at a multiple of 8 bytes. */
+typedef struct frz {
+    char *b;    /* written: grown; read: the caller's */
+    size_t n;   /* bytes written, or read so far */
+    size_t cap; /* room (written), length (read) */
+    int bad;    /* out of memory (written), out of bounds (read) */
+} frz;
+
+static void put(frz *f, const void *p, size_t n)
+{
+    size_t need = f->n + (n + 7) / 8 * 8;
+    if (f->bad || need < f->n)
+        return;
+    if (need > f->cap) {
+        size_t cap = f->cap ? f->cap : 1 << 16;
+        while (cap < need)
+            cap *= 2;
+        char *b = realloc(f->b, cap);
+        if (!b) {
+            f->bad = 1;
+            return;
+        }
+        if (cap >= (32u << 20))
+            store_hint_huge(b);
+        f->b = b;
+        f->cap = cap;
+    }
+    if (n)
+        memcpy(f->b + f->n, p, n);
+    memset(f->b + f->n + n, 0, need - f->n - n);
+    f->n = need;
+}
+
+int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
+{
+    *ppBlob = NULL;
+    *pLen = 0;
+    const store_run *run = r->run;
+    frz_head h = {.magic = FRZ_MAGIC,
+                  .version = FRZ_VERSION,
+                  .nlanes = r->nlanes,
+                  .nprocesses = run->nprocesses,
+                  .nstreams = run->nstreams,
+                  .ncontexts = run->ncontexts,
+                  .has_stream_row = {r->stream_row[0] != NULL, r->stream_row[1] != NULL}};
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        const web_items *it = &r->items[k];
+        h.n[k] = it->n;
+        h.nrows[k] = it->nrows;
+        h.has_corr[k] = it->by_corr != NULL;
+        h.ncorr[k] = it->by_corr ? it->corr_off[run->nprocesses] : 0;
+    }
+    frz f = {0};
+    put(&f, &h, sizeof h);
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        const web_items *it = &r->items[k];
+        if (!it->n)
+            continue;
+        put(&f, it->idx, sizeof *it->idx * it->n);
+        put(&f, it->off, sizeof *it->off * 2 * it->n);
+        if (it->by_corr) {
+            put(&f, it->corr_off, sizeof *it->corr_off * (run->nprocesses + 1));
+            put(&f, it->by_corr, sizeof *it->by_corr * h.ncorr[k]);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (r->stream_row[k])
+            put(&f, r->stream_row[k], sizeof *r->stream_row[k] * run->nstreams);
+    put(&f, r->process_lane, sizeof *r->process_lane * run->nprocesses);
+    for (uint32_t i = 0; i < r->nrows; i++) {
+        const web_row *w = &r->rows[i];
+        frz_row fr;
+        memset(&fr, 0, sizeof fr); /* no byte of it undefined */
+        fr = (frz_row){.kind = w->kind,
+                       .nlev = w->nlev,
+                       .slot = w->slot,
+                       .process = w->process,
+                       .context = w->context,
+                       .stream = w->stream,
+                       .off = w->off,
+                       .n = w->n,
+                       .thread = w->thread};
+        put(&f, &fr, sizeof fr);
+        for (uint32_t l = 0; l < w->nlev; l++) {
+            const web_ivl *v = &w->lev[l];
+            frz_lev fl = {v->n, v->nb, v->t0, v->bw};
+            put(&f, &fl, sizeof fl);
+            if (v->n) {
+                put(&f, v->first, sizeof *v->first * (v->nb + 1));
+                put(&f, v->carry, sizeof *v->carry * v->nb);
+                put(&f, v->busy, sizeof *v->busy * v->nb);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        const web_lane *l = &r->lanes[i];
+        put(&f, &l->nsw, sizeof l->nsw);
+        put(&f, l->sw_t, sizeof *l->sw_t * l->nsw);
+        put(&f, l->sw_gap, sizeof *l->sw_gap * l->nsw);
+    }
+    if (f.bad) {
+        free(f.b);
+        return WEB_ENOMEM;
+    }
+    *ppBlob = f.b;
+    *pLen = f.n;
+    return WEB_OK;
+}
+
+/* The next n elements of `size` bytes in the block (NULL, with f->bad set, beyond its end). */
+static const void *take(frz *f, uint64_t n, size_t size)
+{
+    if (f->bad || (size && n > (f->cap - f->n) / size)) {
+        f->bad = 1;
+        return NULL;
+    }
+    const void *p = f->b + f->n;
+    size_t len = (size_t)n * size, step = (len + 7) / 8 * 8;
+    f->n = step < f->cap - f->n ? f->n + step : f->cap;
+    return p;
+}
+
+/* 1 when every a[0..n) is below `lim` (or equal to `none`, when none is not 0). */
+static int below(const uint32_t *a, uint64_t n, uint32_t lim, uint32_t none)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (a[i] >= lim && !(none && a[i] == none))
+            return 0;
+    return 1;
+}
+
+/* Thaws the rows, their levels and the lanes' switches; the items are set. 1 when all fit. */
+static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
+{
+    const store_run *run = r->run;
+    uint32_t total = 0, next[WEB_NROW_KINDS] = {0};
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        total += h->nrows[k];
+    r->rows = calloc(total ? total : 1, sizeof *r->rows);
+    if (!r->rows)
+        return 0;
+    int kind_at = 0;
+    for (uint32_t i = 0; i < total; i++) {
+        const frz_row *fr = take(f, 1, sizeof *fr);
+        if (!fr)
+            return 0;
+        while (kind_at < WEB_NROW_KINDS && r->items[kind_at].first + h->nrows[kind_at] <= i)
+            kind_at++;
+        web_items *it = &r->items[kind_at];
+        if (kind_at >= WEB_NROW_KINDS || fr->kind != kind_at || fr->nlev == 0 ||
+            fr->nlev > WEB_DEPTH_MAX || fr->off != next[kind_at] || fr->n > it->n - fr->off ||
+            fr->process >= run->nprocesses || fr->slot >= (r->nlanes ? r->nlanes : 1) ||
+            (!web_kind_threaded(kind_at) &&
+             (fr->context >= run->ncontexts || fr->stream >= run->nstreams)))
+            return 0;
+        web_row *w = &r->rows[i];
+        *w = (web_row){.kind = fr->kind,
+                       .nlev = fr->nlev,
+                       .slot = fr->slot,
+                       .process = fr->process,
+                       .context = fr->context,
+                       .stream = fr->stream,
+                       .thread = fr->thread,
+                       .off = fr->off,
+                       .n = fr->n};
+        r->nrows = i + 1; /* web_runix_free frees the levels of those counted */
+        if (!(w->lev = calloc(w->nlev, sizeof *w->lev))) {
+            w->nlev = 0;
+            return 0;
+        }
+        uint32_t loff = w->off;
+        for (uint32_t l = 0; l < w->nlev; l++) {
+            const frz_lev *fl = take(f, 1, sizeof *fl);
+            if (!fl || fl->n > w->off + w->n - loff || fl->bw < 1 ||
+                (fl->n && (fl->nb == 0 || fl->nb > fl->n)))
+                return 0;
+            web_ivl *v = &w->lev[l];
+            *v = (web_ivl){.base = it->base,
+                           .stride = it->stride,
+                           .idx = it->idx + loff,
+                           .n = fl->n,
+                           .t0 = fl->t0,
+                           .bw = fl->bw,
+                           .nb = fl->nb,
+                           .off_lent = 1,
+                           .grid_lent = 1};
+            if (fl->n) {
+                v->first = (uint32_t *)take(f, (uint64_t)fl->nb + 1, sizeof *v->first);
+                v->carry = (uint32_t *)take(f, fl->nb, sizeof *v->carry);
+                v->busy = (int64_t *)take(f, fl->nb, sizeof *v->busy);
+                if (!v->first || !v->carry || !v->busy ||
+                    !below(v->first, fl->nb + 1, fl->n + 1, 0) ||
+                    !below(v->carry, fl->nb, fl->n + 1, 0))
+                    return 0;
+                if ((uint64_t)fl->bw < UINT32_MAX) /* as web_ivl_begin() lends them */
+                    v->off = it->off + 2 * (size_t)loff;
+            } else
+                v->nb = 0;
+            loff += fl->n;
+        }
+        if (loff != w->off + w->n)
+            return 0;
+        next[kind_at] += w->n;
+    }
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        if (next[k] != r->items[k].n)
+            return 0;
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        web_lane *l = &r->lanes[i];
+        const uint64_t *nsw = take(f, 1, sizeof *nsw);
+        if (!nsw)
+            return 0;
+        l->nsw = *nsw;
+        l->sw_t = (int64_t *)take(f, l->nsw, sizeof *l->sw_t);
+        l->sw_gap = (int64_t *)take(f, l->nsw, sizeof *l->sw_gap);
+        l->sw_lent = 1;
+        if (!l->sw_t || !l->sw_gap) {
+            l->nsw = 0;
+            return 0;
+        }
+    }
+    return f->n == f->cap;
+}
+
+int web_runix_thaw(web_runix *r, const void *blob, size_t len)
+{
+    const store_run *run = r->run;
+    frz_head h;
+    if (!blob || len < sizeof h)
+        return WEB_EINVAL;
+    memcpy(&h, blob, sizeof h);
+    static const size_t stride[WEB_NROW_KINDS] = {sizeof(store_kernel), sizeof(store_copy),
+                                                  sizeof(store_api), sizeof(store_range)};
+    const void *base[WEB_NROW_KINDS] = {run->kernels, run->copies, run->apis, run->ranges};
+    uint64_t n[WEB_NROW_KINDS] = {run->nkernels, run->ncopies, run->napis, run->nranges};
+    if (h.magic != FRZ_MAGIC || h.version != FRZ_VERSION || h.nlanes != r->nlanes ||
+        h.nprocesses != run->nprocesses || h.nstreams != run->nstreams ||
+        h.ncontexts != run->ncontexts)
+        return WEB_EINVAL;
+    for (int k = 0; k < WEB_NROW_KINDS; k++)
+        if (h.n[k] != n[k] || n[k] > UINT32_MAX || h.ncorr[k] > n[k] || h.nrows[k] > n[k] ||
+            (h.has_corr[k] && k == WEB_ROW_NVTX) || (!n[k] && h.nrows[k]))
+            return WEB_EINVAL;
+    frz f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
+    r->lent = blob;
+    r->lent_len = len;
+    uint32_t first = 0;
+    for (int k = 0; k < WEB_NROW_KINDS; k++) {
+        web_items *it = &r->items[k];
+        *it = (web_items){
+            .base = base[k], .stride = stride[k], .n = n[k], .first = first, .nrows = h.nrows[k]};
+        first += h.nrows[k];
+        if (!n[k])
+            continue;
+        it->idx = (uint32_t *)take(&f, n[k], sizeof *it->idx);
+        it->off = (uint32_t *)take(&f, 2 * n[k], sizeof *it->off);
+        if (!it->idx || !below(it->idx, n[k], (uint32_t)n[k], 0))
+            return WEB_EINVAL;
+        if (h.has_corr[k]) {
+            it->corr_off =
+                (uint32_t *)take(&f, (uint64_t)run->nprocesses + 1, sizeof *it->corr_off);
+            it->by_corr = (uint32_t *)take(&f, h.ncorr[k], sizeof *it->by_corr);
+            if (!it->corr_off || !it->by_corr || it->corr_off[0] != 0 ||
+                it->corr_off[run->nprocesses] != h.ncorr[k] ||
+                !below(it->by_corr, h.ncorr[k], (uint32_t)n[k], 0))
+                return WEB_EINVAL;
+            for (uint32_t p = 0; p < run->nprocesses; p++)
+                if (it->corr_off[p] > it->corr_off[p + 1])
+                    return WEB_EINVAL;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (h.has_stream_row[k] &&
+            (!(r->stream_row[k] = (uint32_t *)take(&f, run->nstreams, sizeof(uint32_t))) ||
+             !below(r->stream_row[k], run->nstreams, first, UINT32_MAX)))
+            return WEB_EINVAL;
+    r->process_lane = (uint32_t *)take(&f, run->nprocesses, sizeof *r->process_lane);
+    if (!r->process_lane || !below(r->process_lane, run->nprocesses, r->nlanes ? r->nlanes : 1, 0))
+        return WEB_EINVAL;
+    return thaw_rows(r, &f, &h) ? WEB_OK : WEB_EINVAL;
+}
+
+int web_runix_lent(const web_runix *r, const void *p)
+{
+    return r->lent && (const char *)p >= (const char *)r->lent &&
+           (const char *)p < (const char *)r->lent + r->lent_len;
+}
