@@ -189,6 +189,15 @@ static int spawn_wait(const adv_exp *e, const adv_setup *s, const char *rundir, 
     return sig;
 }
 
+/* Sets why the experiment stopped: what, then how and why (NULL: nothing), cut to the field's
+ * size (a message from below may be longer; its head names what failed). */
+static void set_stop_error(adv_exp *e, const char *what, const char *how, const char *why)
+{
+    if (snprintf(e->stop_error, sizeof e->stop_error, "%s%s%s", what, how ? how : "",
+                 why ? why : "") < 0)
+        e->stop_error[0] = '\0';
+}
+
 /* Runs configuration r->config once as run `r` (its round and position set). Returns 0 when the run
  * was made (successful or not: r->ok), the signal that interrupted it, or -1 when the experiment
  * must stop (e->stop_error: an MPS daemon that would not start or stop, a folder). */
@@ -201,8 +210,9 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
     int made = make_dir(rundir, err) == 0;
     snprintf(rundir, sizeof rundir, "%s/%s", e->dir, rel);
     if (!made || make_dir(rundir, err) != 0) {
-        snprintf(e->stop_error, sizeof e->stop_error, "%s", err);
-        snprintf(r->error, sizeof r->error, "not run: %s", err);
+        set_stop_error(e, err, NULL, NULL);
+        if (snprintf(r->error, sizeof r->error, "not run: %s", err) < 0) /* cut to its size */
+            r->error[0] = '\0';
         return -1;
     }
     snprintf(run_id, sizeof run_id, "%s-%s-r%d", exp_id, c->id, r->round);
@@ -225,7 +235,7 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
         snprintf(m.control, sizeof m.control, "%s", s->mps_control);
         m.quiet = m.remove_pipe = 1;
         if (rec_mps_start(&m, rundir, err) != 0) {
-            snprintf(e->stop_error, sizeof e->stop_error, "%s: the MPS daemon: %s", rel, err);
+            set_stop_error(e, rel, ": the MPS daemon: ", err);
             fatal = 1;
         } else {
             start_server(&m);
@@ -245,7 +255,7 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
             sig = rc > 0 ? rc : 0;
         }
         if (rc < 0) {
-            snprintf(e->stop_error, sizeof e->stop_error, "%s: %s", rel, err);
+            set_stop_error(e, rel, ": ", err);
             fatal = 1;
         }
     }
@@ -254,7 +264,7 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
         if (m.stopped) {
             cli_msg(stderr, "tlview advise: %s: %s\n", rel, mps_err);
         } else {
-            snprintf(e->stop_error, sizeof e->stop_error, "%s: %s", rel, mps_err);
+            set_stop_error(e, rel, ": ", mps_err);
             fatal = 1;
         }
     }
