@@ -26,38 +26,6 @@ typedef struct frz_head {
     analysis_summary sum;
 } frz_head;
 
-/* The block being written or read: the arrays in one order, each rounded up to 8 bytes. */
-typedef struct frz {
-    char *b;    /* the block (written: grown; read: the caller's) */
-    size_t n;   /* bytes written, or read so far */
-    size_t cap; /* room (written), length (read) */
-    int bad;    /* out of memory (written), out of bounds (read) */
-} frz;
-
-/* Appends n bytes at p (NULL: zeros), padded to 8. */
-static void put(frz *f, const void *p, size_t n)
-{
-    size_t need = f->n + (n + 7) / 8 * 8;
-    if (f->bad || need < f->n)
-        return;
-    if (need > f->cap) {
-        size_t cap = f->cap ? f->cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *b = realloc(f->b, cap);
-        if (!b) {
-            f->bad = 1;
-            return;
-        }
-        f->b = b;
-        f->cap = cap;
-    }
-    if (p && n)
-        memcpy(f->b + f->n, p, n);
-    memset(f->b + f->n + n, 0, need - f->n - n);
-    f->n = need;
-}
-
 int analysis_freeze(const analysis *a, void **ppBlob, size_t *pLen)
 {
     *ppBlob = NULL;
@@ -87,27 +55,27 @@ int analysis_freeze(const analysis *a, void **ppBlob, size_t *pLen)
                   .sum = a->sum};
     for (uint32_t i = 0; i < a->nwarnings; i++)
         h.warn_bytes += strlen(a->warnings[i]) + 1;
-    frz f = {0};
-    put(&f, &h, sizeof h);
-    put(&f, a->stretch, run->nkernels * sizeof *a->stretch);
-    put(&f, a->ctx_slot, run->ncontexts * sizeof *a->ctx_slot);
-    put(&f, a->ctx_group, run->ncontexts * sizeof *a->ctx_group);
-    put(&f, a->ctx_sms, run->ncontexts * sizeof *a->ctx_sms);
-    put(&f, a->group_plain, a->ngroups * sizeof *a->group_plain);
-    put(&f, a->group_unknown, a->ngroups * sizeof *a->group_unknown);
-    put(&f, a->slot_sms, a->ndevs * sizeof *a->slot_sms);
-    put(&f, a->devs, a->ndevs * sizeof *a->devs);
-    put(&f, a->dev_maxdur, a->ndevs * sizeof *a->dev_maxdur);
-    put(&f, a->switch_in, a->ndevs * sizeof *a->switch_in);
-    put(&f, a->windows, a->nwindows * sizeof *a->windows);
+    store_blob f = {0};
+    store_blob_put(&f, &h, sizeof h);
+    store_blob_put(&f, a->stretch, run->nkernels * sizeof *a->stretch);
+    store_blob_put(&f, a->ctx_slot, run->ncontexts * sizeof *a->ctx_slot);
+    store_blob_put(&f, a->ctx_group, run->ncontexts * sizeof *a->ctx_group);
+    store_blob_put(&f, a->ctx_sms, run->ncontexts * sizeof *a->ctx_sms);
+    store_blob_put(&f, a->group_plain, a->ngroups * sizeof *a->group_plain);
+    store_blob_put(&f, a->group_unknown, a->ngroups * sizeof *a->group_unknown);
+    store_blob_put(&f, a->slot_sms, a->ndevs * sizeof *a->slot_sms);
+    store_blob_put(&f, a->devs, a->ndevs * sizeof *a->devs);
+    store_blob_put(&f, a->dev_maxdur, a->ndevs * sizeof *a->dev_maxdur);
+    store_blob_put(&f, a->switch_in, a->ndevs * sizeof *a->switch_in);
+    store_blob_put(&f, a->windows, a->nwindows * sizeof *a->windows);
     if (a->waits)
-        put(&f, a->waits, a->nwindows * sizeof *a->waits);
-    put(&f, a->folds, a->nfolds * sizeof *a->folds);
-    put(&f, a->sigs, a->nsigs * sizeof *a->sigs);
-    put(&f, a->launch_sig, run->nlaunches * sizeof *a->launch_sig);
-    put(&f, a->procs, (run->nprocesses + 1) * sizeof *a->procs);
-    put(&f, a->proc_first, (run->nprocesses + 1) * sizeof *a->proc_first);
-    put(&f, a->proc_last, (run->nprocesses + 1) * sizeof *a->proc_last);
+        store_blob_put(&f, a->waits, a->nwindows * sizeof *a->waits);
+    store_blob_put(&f, a->folds, a->nfolds * sizeof *a->folds);
+    store_blob_put(&f, a->sigs, a->nsigs * sizeof *a->sigs);
+    store_blob_put(&f, a->launch_sig, run->nlaunches * sizeof *a->launch_sig);
+    store_blob_put(&f, a->procs, (run->nprocesses + 1) * sizeof *a->procs);
+    store_blob_put(&f, a->proc_first, (run->nprocesses + 1) * sizeof *a->proc_first);
+    store_blob_put(&f, a->proc_last, (run->nprocesses + 1) * sizeof *a->proc_last);
     char *warn = malloc(h.warn_bytes + 1); /* one after another, each with its NUL */
     size_t at = 0;
     for (uint32_t i = 0; warn && i < a->nwarnings; i++) {
@@ -116,7 +84,7 @@ int analysis_freeze(const analysis *a, void **ppBlob, size_t *pLen)
         at += len;
     }
     f.bad |= !warn;
-    put(&f, warn, h.warn_bytes);
+    store_blob_put(&f, warn, h.warn_bytes);
     free(warn);
     if (f.bad) {
         free(f.b);
@@ -127,22 +95,18 @@ int analysis_freeze(const analysis *a, void **ppBlob, size_t *pLen)
     return ANALYSIS_OK;
 }
 
-/* A malloc'd copy of the next n elements of `size` bytes (at least one element's room), or NULL
- * with f->bad set when they lie beyond the block or memory runs out. */
-static void *take(frz *f, uint64_t n, size_t size)
+/* A malloc'd copy of the next n elements of `size` bytes of the block (at least one element's
+ * room), or NULL with f->bad set when they lie beyond it or memory runs out. */
+static void *take(store_blob *f, uint64_t n, size_t size)
 {
-    if (f->bad || (size && n > (f->cap - f->n) / size)) {
-        f->bad = 1;
-        return NULL;
-    }
-    size_t len = (size_t)n * size, step = (len + 7) / 8 * 8;
-    void *p = malloc(len ? len : size);
+    const void *at = store_blob_take(f, n, size);
+    size_t len = at ? (size_t)n * size : 0;
+    void *p = at ? malloc(len ? len : size) : NULL;
     if (!p) {
         f->bad = 1;
         return NULL;
     }
-    memcpy(p, f->b + f->n, len);
-    f->n = step < f->cap - f->n ? f->n + step : f->cap;
+    memcpy(p, at, len);
     return p;
 }
 
@@ -217,7 +181,7 @@ int analysis_thaw(const store_run *run, const analysis_options *opt, const void 
     a->nfolds = h.nfolds;
     a->nout = h.nout;
     a->sum = h.sum;
-    frz f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
+    store_blob f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
     if (f.n > len)
         f.bad = 1;
     a->stretch = take(&f, run->nkernels, sizeof *a->stretch);

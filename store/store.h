@@ -642,6 +642,24 @@ static inline store_idx store_kernel_device(const store_run *run, const store_ke
  * Only a hint: nothing changes where transparent huge pages are off or the block is elsewhere. */
 void store_hint_huge(void *p);
 
+/* A flat block of bytes written or read piece by piece, each piece at a multiple of 8 bytes (the
+ * frozen analysis and viewport index of the cache: analysis/freeze.c, web/web_freeze.c).
+ * Written: b grows (malloc'd, the writer's to free), n is its length. Read: b is the caller's
+ * block of cap bytes, n where the next piece starts. bad: memory ran out (written) or a piece lay
+ * beyond the end (read); once set, the calls below do nothing. */
+typedef struct store_blob {
+    char *b;
+    size_t n, cap;
+    int bad;
+} store_blob;
+
+/* Appends n bytes at p (NULL: n zeros), padded with zeros to a multiple of 8 bytes. */
+void store_blob_put(store_blob *f, const void *p, size_t n);
+
+/* The next n elements of `size` bytes, lent from the block, and moves past them and their
+ * padding; NULL, with f->bad set, when they lie beyond the block's end. */
+const void *store_blob_take(store_blob *f, uint64_t n, size_t size);
+
 /* Sorts a[0..n) by their upper 32 bits, stably, with tmp holding n more: keys made as
  * `id << 32 | position` come out by id, ties in position order. An LSD radix sort, a byte at a
  * time, that skips the bytes all keys share (O(n) per byte that differs). Joins by correlation id

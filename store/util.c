@@ -154,6 +154,42 @@ int store_grow(void **pArr, uint64_t *pCap, uint64_t need, size_t size)
     return STORE_OK;
 }
 
+void store_blob_put(store_blob *f, const void *p, size_t n)
+{
+    size_t need = f->n + (n + 7) / 8 * 8;
+    if (f->bad || need < f->n)
+        return;
+    if (need > f->cap) {
+        size_t cap = f->cap ? f->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *b = realloc(f->b, cap);
+        if (!b) {
+            f->bad = 1;
+            return;
+        }
+        store_hint_huge(b);
+        f->b = b;
+        f->cap = cap;
+    }
+    if (p && n)
+        memcpy(f->b + f->n, p, n);
+    memset(f->b + f->n + n, 0, need - f->n - n);
+    f->n = need;
+}
+
+const void *store_blob_take(store_blob *f, uint64_t n, size_t size)
+{
+    if (f->bad || (size && n > (f->cap - f->n) / size)) {
+        f->bad = 1;
+        return NULL;
+    }
+    const void *p = f->b + f->n;
+    size_t len = (size_t)n * size, step = (len + 7) / 8 * 8;
+    f->n = step < f->cap - f->n ? f->n + step : f->cap;
+    return p;
+}
+
 #define HUGE_MIN                                                                                   \
     ((size_t)32 << 20) /* glibc's largest mmap threshold: blocks this big are mappings */
 

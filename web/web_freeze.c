@@ -41,39 +41,6 @@ typedef struct frz_lev {
     int64_t t0, bw;
 } frz_lev;
 
-/* The block being written or read, every piece at a multiple of 8 bytes. */
-typedef struct frz {
-    char *b;    /* written: grown; read: the caller's */
-    size_t n;   /* bytes written, or read so far */
-    size_t cap; /* room (written), length (read) */
-    int bad;    /* out of memory (written), out of bounds (read) */
-} frz;
-
-static void put(frz *f, const void *p, size_t n)
-{
-    size_t need = f->n + (n + 7) / 8 * 8;
-    if (f->bad || need < f->n)
-        return;
-    if (need > f->cap) {
-        size_t cap = f->cap ? f->cap : 1 << 16;
-        while (cap < need)
-            cap *= 2;
-        char *b = realloc(f->b, cap);
-        if (!b) {
-            f->bad = 1;
-            return;
-        }
-        if (cap >= (32u << 20))
-            store_hint_huge(b);
-        f->b = b;
-        f->cap = cap;
-    }
-    if (n)
-        memcpy(f->b + f->n, p, n);
-    memset(f->b + f->n + n, 0, need - f->n - n);
-    f->n = need;
-}
-
 int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
 {
     *ppBlob = NULL;
@@ -93,23 +60,23 @@ int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
         h.has_corr[k] = it->by_corr != NULL;
         h.ncorr[k] = it->by_corr ? it->corr_off[run->nprocesses] : 0;
     }
-    frz f = {0};
-    put(&f, &h, sizeof h);
+    store_blob f = {0};
+    store_blob_put(&f, &h, sizeof h);
     for (int k = 0; k < WEB_NROW_KINDS; k++) {
         const web_items *it = &r->items[k];
         if (!it->n)
             continue;
-        put(&f, it->idx, sizeof *it->idx * it->n);
-        put(&f, it->off, sizeof *it->off * 2 * it->n);
+        store_blob_put(&f, it->idx, sizeof *it->idx * it->n);
+        store_blob_put(&f, it->off, sizeof *it->off * 2 * it->n);
         if (it->by_corr) {
-            put(&f, it->corr_off, sizeof *it->corr_off * (run->nprocesses + 1));
-            put(&f, it->by_corr, sizeof *it->by_corr * h.ncorr[k]);
+            store_blob_put(&f, it->corr_off, sizeof *it->corr_off * (run->nprocesses + 1));
+            store_blob_put(&f, it->by_corr, sizeof *it->by_corr * h.ncorr[k]);
         }
     }
     for (int k = 0; k < 2; k++)
         if (r->stream_row[k])
-            put(&f, r->stream_row[k], sizeof *r->stream_row[k] * run->nstreams);
-    put(&f, r->process_lane, sizeof *r->process_lane * run->nprocesses);
+            store_blob_put(&f, r->stream_row[k], sizeof *r->stream_row[k] * run->nstreams);
+    store_blob_put(&f, r->process_lane, sizeof *r->process_lane * run->nprocesses);
     for (uint32_t i = 0; i < r->nrows; i++) {
         const web_row *w = &r->rows[i];
         frz_row fr;
@@ -123,23 +90,23 @@ int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
                        .off = w->off,
                        .n = w->n,
                        .thread = w->thread};
-        put(&f, &fr, sizeof fr);
+        store_blob_put(&f, &fr, sizeof fr);
         for (uint32_t l = 0; l < w->nlev; l++) {
             const web_ivl *v = &w->lev[l];
             frz_lev fl = {v->n, v->nb, v->t0, v->bw};
-            put(&f, &fl, sizeof fl);
+            store_blob_put(&f, &fl, sizeof fl);
             if (v->n) {
-                put(&f, v->first, sizeof *v->first * (v->nb + 1));
-                put(&f, v->carry, sizeof *v->carry * v->nb);
-                put(&f, v->busy, sizeof *v->busy * v->nb);
+                store_blob_put(&f, v->first, sizeof *v->first * (v->nb + 1));
+                store_blob_put(&f, v->carry, sizeof *v->carry * v->nb);
+                store_blob_put(&f, v->busy, sizeof *v->busy * v->nb);
             }
         }
     }
     for (uint32_t i = 0; i < r->nlanes; i++) {
         const web_lane *l = &r->lanes[i];
-        put(&f, &l->nsw, sizeof l->nsw);
-        put(&f, l->sw_t, sizeof *l->sw_t * l->nsw);
-        put(&f, l->sw_gap, sizeof *l->sw_gap * l->nsw);
+        store_blob_put(&f, &l->nsw, sizeof l->nsw);
+        store_blob_put(&f, l->sw_t, sizeof *l->sw_t * l->nsw);
+        store_blob_put(&f, l->sw_gap, sizeof *l->sw_gap * l->nsw);
     }
     if (f.bad) {
         free(f.b);
@@ -148,19 +115,6 @@ int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
     *ppBlob = f.b;
     *pLen = f.n;
     return WEB_OK;
-}
-
-/* The next n elements of `size` bytes in the block (NULL, with f->bad set, beyond its end). */
-static const void *take(frz *f, uint64_t n, size_t size)
-{
-    if (f->bad || (size && n > (f->cap - f->n) / size)) {
-        f->bad = 1;
-        return NULL;
-    }
-    const void *p = f->b + f->n;
-    size_t len = (size_t)n * size, step = (len + 7) / 8 * 8;
-    f->n = step < f->cap - f->n ? f->n + step : f->cap;
-    return p;
 }
 
 /* 1 when every a[0..n) is below `lim` (or equal to `none`, when none is not 0). */
@@ -173,7 +127,7 @@ static int below(const uint32_t *a, uint64_t n, uint32_t lim, uint32_t none)
 }
 
 /* Thaws the rows, their levels and the lanes' switches; the items are set. 1 when all fit. */
-static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
+static int thaw_rows(web_runix *r, store_blob *f, const frz_head *h)
 {
     const store_run *run = r->run;
     uint32_t total = 0, next[WEB_NROW_KINDS] = {0};
@@ -184,7 +138,7 @@ static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
         return 0;
     int kind_at = 0;
     for (uint32_t i = 0; i < total; i++) {
-        const frz_row *fr = take(f, 1, sizeof *fr);
+        const frz_row *fr = store_blob_take(f, 1, sizeof *fr);
         if (!fr)
             return 0;
         while (kind_at < WEB_NROW_KINDS && r->items[kind_at].first + h->nrows[kind_at] <= i)
@@ -213,7 +167,7 @@ static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
         }
         uint32_t loff = w->off;
         for (uint32_t l = 0; l < w->nlev; l++) {
-            const frz_lev *fl = take(f, 1, sizeof *fl);
+            const frz_lev *fl = store_blob_take(f, 1, sizeof *fl);
             if (!fl || fl->n > w->off + w->n - loff || fl->bw < 1 ||
                 (fl->n && (fl->nb == 0 || fl->nb > fl->n)))
                 return 0;
@@ -228,9 +182,9 @@ static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
                            .off_lent = 1,
                            .grid_lent = 1};
             if (fl->n) {
-                v->first = (uint32_t *)take(f, (uint64_t)fl->nb + 1, sizeof *v->first);
-                v->carry = (uint32_t *)take(f, fl->nb, sizeof *v->carry);
-                v->busy = (int64_t *)take(f, fl->nb, sizeof *v->busy);
+                v->first = (uint32_t *)store_blob_take(f, (uint64_t)fl->nb + 1, sizeof *v->first);
+                v->carry = (uint32_t *)store_blob_take(f, fl->nb, sizeof *v->carry);
+                v->busy = (int64_t *)store_blob_take(f, fl->nb, sizeof *v->busy);
                 if (!v->first || !v->carry || !v->busy ||
                     !below(v->first, fl->nb + 1, fl->n + 1, 0) ||
                     !below(v->carry, fl->nb, fl->n + 1, 0))
@@ -250,12 +204,12 @@ static int thaw_rows(web_runix *r, frz *f, const frz_head *h)
             return 0;
     for (uint32_t i = 0; i < r->nlanes; i++) {
         web_lane *l = &r->lanes[i];
-        const uint64_t *nsw = take(f, 1, sizeof *nsw);
+        const uint64_t *nsw = store_blob_take(f, 1, sizeof *nsw);
         if (!nsw)
             return 0;
         l->nsw = *nsw;
-        l->sw_t = (int64_t *)take(f, l->nsw, sizeof *l->sw_t);
-        l->sw_gap = (int64_t *)take(f, l->nsw, sizeof *l->sw_gap);
+        l->sw_t = (int64_t *)store_blob_take(f, l->nsw, sizeof *l->sw_t);
+        l->sw_gap = (int64_t *)store_blob_take(f, l->nsw, sizeof *l->sw_gap);
         l->sw_lent = 1;
         if (!l->sw_t || !l->sw_gap) {
             l->nsw = 0;
@@ -284,7 +238,7 @@ int web_runix_thaw(web_runix *r, const void *blob, size_t len)
         if (h.n[k] != n[k] || n[k] > UINT32_MAX || h.ncorr[k] > n[k] || h.nrows[k] > n[k] ||
             (h.has_corr[k] && k == WEB_ROW_NVTX) || (!n[k] && h.nrows[k]))
             return WEB_EINVAL;
-    frz f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
+    store_blob f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
     r->lent = blob;
     r->lent_len = len;
     uint32_t first = 0;
@@ -295,14 +249,14 @@ int web_runix_thaw(web_runix *r, const void *blob, size_t len)
         first += h.nrows[k];
         if (!n[k])
             continue;
-        it->idx = (uint32_t *)take(&f, n[k], sizeof *it->idx);
-        it->off = (uint32_t *)take(&f, 2 * n[k], sizeof *it->off);
+        it->idx = (uint32_t *)store_blob_take(&f, n[k], sizeof *it->idx);
+        it->off = (uint32_t *)store_blob_take(&f, 2 * n[k], sizeof *it->off);
         if (!it->idx || !below(it->idx, n[k], (uint32_t)n[k], 0))
             return WEB_EINVAL;
         if (h.has_corr[k]) {
-            it->corr_off =
-                (uint32_t *)take(&f, (uint64_t)run->nprocesses + 1, sizeof *it->corr_off);
-            it->by_corr = (uint32_t *)take(&f, h.ncorr[k], sizeof *it->by_corr);
+            it->corr_off = (uint32_t *)store_blob_take(&f, (uint64_t)run->nprocesses + 1,
+                                                       sizeof *it->corr_off);
+            it->by_corr = (uint32_t *)store_blob_take(&f, h.ncorr[k], sizeof *it->by_corr);
             if (!it->corr_off || !it->by_corr || it->corr_off[0] != 0 ||
                 it->corr_off[run->nprocesses] != h.ncorr[k] ||
                 !below(it->by_corr, h.ncorr[k], (uint32_t)n[k], 0))
@@ -313,11 +267,11 @@ int web_runix_thaw(web_runix *r, const void *blob, size_t len)
         }
     }
     for (int k = 0; k < 2; k++)
-        if (h.has_stream_row[k] &&
-            (!(r->stream_row[k] = (uint32_t *)take(&f, run->nstreams, sizeof(uint32_t))) ||
-             !below(r->stream_row[k], run->nstreams, first, UINT32_MAX)))
+        if (h.has_stream_row[k] && (!(r->stream_row[k] = (uint32_t *)store_blob_take(
+                                          &f, run->nstreams, sizeof(uint32_t))) ||
+                                    !below(r->stream_row[k], run->nstreams, first, UINT32_MAX)))
             return WEB_EINVAL;
-    r->process_lane = (uint32_t *)take(&f, run->nprocesses, sizeof *r->process_lane);
+    r->process_lane = (uint32_t *)store_blob_take(&f, run->nprocesses, sizeof *r->process_lane);
     if (!r->process_lane || !below(r->process_lane, run->nprocesses, r->nlanes ? r->nlanes : 1, 0))
         return WEB_EINVAL;
     return thaw_rows(r, &f, &h) ? WEB_OK : WEB_EINVAL;
