@@ -24,7 +24,7 @@ for spec in "$@"; do
     name=${spec%%=*}
     IFS=: read -r wl n iters budget <<<"${spec#*=}"
     t0=$SECONDS
-    "$BUILD/tlview" advise -n "$n" --configs sliced,mps --repeat 4 --budget "${budget}s" \
+    "$BUILD/cli/tlview" advise -n "$n" --configs sliced,mps --repeat 4 --budget "${budget}s" \
         -o "$W/$name" --metric "x 1: ([0-9.]+) " -- \
         python3 "$here/workloads.py" "$wl" --workers 1 --iters "$iters" --impl builtin \
         --sync-copies >"$OUT/$name.txt" 2>"$OUT/$name.log"
