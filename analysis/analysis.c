@@ -945,7 +945,9 @@ void analysis_free(analysis *a)
     free(a->switch_in);
     free(a->waits);
     free(a->folds);
-    free(a->stretch);
+    if (!store_cache_owns(a->cache, a->stretch))
+        free(a->stretch);
+    store_cache_close(a->cache);
     free(a->ovl_start);
     free(a->ctx_slot);
     free(a->ctx_group);

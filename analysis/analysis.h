@@ -238,9 +238,13 @@ int analysis_freeze(const analysis *a, void **ppBlob /* OUT */, size_t *pLen /* 
  * with (NULL: the defaults; copied as analysis_run() does). Every size is checked against len
  * and the run, every index against what it indexes: a block that does not fit gives
  * ANALYSIS_EINVAL, never a read out of bounds. On success *ppOut owns the result, as from
- * analysis_run(); otherwise ANALYSIS_EINVAL or ANALYSIS_ENOMEM and *ppOut NULL. */
+ * analysis_run(); otherwise ANALYSIS_EINVAL or ANALYSIS_ENOMEM and *ppOut NULL. With `owner` (a
+ * cache whose mapping holds blob; NULL: none) the per-kernel stretches are read in place instead
+ * of copied (tens of MB at 10M kernels, whose fresh pages cost more than the rest of the thaw),
+ * and on success the analysis takes owner, closing it with analysis_free(); on failure owner
+ * stays the caller's. */
 int analysis_thaw(const store_run *run, const analysis_options *opt, const void *blob, size_t len,
-                  analysis **ppOut /* OUT */);
+                  store_cache *owner, analysis **ppOut /* OUT */);
 
 /* ------------------------------------------------------------ per-kernel results */
 

@@ -198,7 +198,9 @@ typedef struct analysis_site {
 struct analysis {
     const store_run *run;
     analysis_options opt;
-    float *stretch;         /* run->nkernels: overlapped time from the sweep, then stretches */
+    float *stretch;         /* run->nkernels: overlapped time from the sweep, then stretches
+                               (in `cache`'s mapping when thawed from one: not freed) */
+    store_cache *cache;     /* the cache analysis_thaw() read stretch from in place, or NULL */
     int64_t *ovl_start;     /* run->nkernels: the device's overlap clock at each kernel's start
                                (sweep to judge only) */
     uint32_t *ctx_slot;     /* run->ncontexts: device slot of each context (UINT32_MAX: none) */

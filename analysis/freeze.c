@@ -106,6 +106,7 @@ static void *take(store_blob *f, uint64_t n, size_t size)
         f->bad = 1;
         return NULL;
     }
+    store_hint_huge(p); /* before the copy faults its pages in: 2 MiB at a time, not 4 KiB */
     memcpy(p, at, len);
     return p;
 }
@@ -147,7 +148,7 @@ static int in_bounds(const analysis *a, const store_run *run)
 }
 
 int analysis_thaw(const store_run *run, const analysis_options *opt, const void *blob, size_t len,
-                  analysis **ppOut)
+                  store_cache *owner, analysis **ppOut)
 {
     *ppOut = NULL;
     frz_head h;
@@ -184,8 +185,13 @@ int analysis_thaw(const store_run *run, const analysis_options *opt, const void 
     store_blob f = {.b = (char *)blob, .n = (sizeof h + 7) / 8 * 8, .cap = len};
     if (f.n > len)
         f.bad = 1;
-    a->stretch = take(&f, run->nkernels, sizeof *a->stretch);
-    store_hint_huge(a->stretch);
+    if (owner && store_cache_owns(owner, blob)) { /* read in place: a float has no bad value */
+        a->cache = owner;
+        a->stretch = (float *)store_blob_take(&f, run->nkernels, sizeof *a->stretch);
+        if (!a->stretch)
+            f.bad = 1;
+    } else
+        a->stretch = take(&f, run->nkernels, sizeof *a->stretch);
     a->ctx_slot = take(&f, run->ncontexts, sizeof *a->ctx_slot);
     a->ctx_group = take(&f, run->ncontexts, sizeof *a->ctx_group);
     a->ctx_sms = take(&f, run->ncontexts, sizeof *a->ctx_sms);
@@ -227,6 +233,9 @@ int analysis_thaw(const store_run *run, const analysis_options *opt, const void 
     if (!rc && !in_bounds(a, run))
         rc = ANALYSIS_EINVAL;
     if (rc) {
+        a->cache = NULL; /* the caller's again: not closed with a */
+        if (store_cache_owns(owner, a->stretch))
+            a->stretch = NULL;
         analysis_free(a);
         return rc;
     }

@@ -332,9 +332,8 @@ int cli_cache_analyse(const store_run *run, const analysis_options *o, analysis 
             void *blob;
             uint64_t len;
             int rc = store_cache_section(c, 1, 1, NULL, NULL, &blob, &len, err, sizeof err);
-            if (rc == 0 && analysis_thaw(run, o, blob, len, ppOut) == ANALYSIS_OK) {
-                note("read %s in %.3f s", path, now_s() - t0);
-                store_cache_close(c);
+            if (rc == 0 && analysis_thaw(run, o, blob, len, c, ppOut) == ANALYSIS_OK) {
+                note("read %s in %.3f s", path, now_s() - t0); /* c is the analysis's now */
                 free(key);
                 return ANALYSIS_OK;
             }

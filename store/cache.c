@@ -75,15 +75,19 @@ static uint64_t rotl(uint64_t x, int r)
 static uint64_t cache_hash(const void *p, uint64_t n, uint64_t seed)
 {
     const unsigned char *b = p;
-    uint64_t v[4] = {seed + P1 + P2, seed + P2, seed, seed - P1};
+    /* four lanes in four variables, so that their multiplies overlap at any optimisation level
+     * (in an array, -O2 ran them one after the other: half the speed, 8 against 17 GB/s) */
+    uint64_t v0 = seed + P1 + P2, v1 = seed + P2, v2 = seed, v3 = seed - P1;
     uint64_t left = n;
-    for (; left >= 32; left -= 32, b += 32)
-        for (int i = 0; i < 4; i++) {
-            uint64_t w;
-            memcpy(&w, b + 8 * i, 8);
-            v[i] = rotl(v[i] + w * P2, 31) * P1;
-        }
-    uint64_t h = rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18) + n;
+    for (; left >= 32; left -= 32, b += 32) {
+        uint64_t w[4];
+        memcpy(w, b, sizeof w);
+        v0 = rotl(v0 + w[0] * P2, 31) * P1;
+        v1 = rotl(v1 + w[1] * P2, 31) * P1;
+        v2 = rotl(v2 + w[2] * P2, 31) * P1;
+        v3 = rotl(v3 + w[3] * P2, 31) * P1;
+    }
+    uint64_t h = rotl(v0, 1) + rotl(v1, 7) + rotl(v2, 12) + rotl(v3, 18) + n;
     for (; left; left--, b++)
         h = (h ^ *b) * P1;
     h ^= h >> 33;

@@ -197,8 +197,10 @@ void web_job_close(web *w);
 
 /* The viewport index of the shown run i (< the runs shown) as one block of bytes (malloc'd into
  * *ppBlob, *pLen bytes; the caller frees it), for a cache beside the run: web_lend_index() of a
- * later showing of the same run and analysis. Tied to this build (raw structs): keep it only under
- * a key that names the build. WEB_OK, WEB_EINVAL (no such run shown) or WEB_ENOMEM. */
+ * later showing of the same run and analysis. It holds the concurrency grids and the statistics
+ * too, so it waits for the thread that builds them (seconds at 10M kernels: call it off the
+ * answering path). Tied to this build (raw structs): keep it only under a key that names the
+ * build. WEB_OK, WEB_EINVAL (no such run shown) or WEB_ENOMEM. */
 int web_index_freeze(web *w, unsigned i, void **ppBlob /* OUT */, size_t *pLen /* OUT */);
 
 /* Lends the server the frozen index of run i of the next web_show() (blob, len bytes, as

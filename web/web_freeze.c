@@ -3,16 +3,20 @@
  * cli/cache.c) and skip the index on reopening. No I/O here. What is kept is what the index
  * computes from the records: each kind's positions by row and level with their offsets, the flow
  * index, the rows and their interval grids, the rows of each stream and the lane of each process,
- * and each lane's context switches; the lanes' windows and work are made again from the analysis
- * (a pass over the windows). A thawed index lends its arrays from the block, which must outlive
- * it; every size is checked against the block and the run, every position against the records. */
+ * each lane's context switches and, once the stats thread has built them, each lane's concurrency
+ * grid and the GET /api/stats body (the costliest part after start: a sweep of every kernel); the
+ * lanes' windows and work are made again from the analysis (a pass over the windows). A thawed
+ * index lends its arrays from the block, which must outlive it; every size is checked against the
+ * block and the run, every position against the records, every grid bin's figures against their
+ * range, and the statistics must be a JSON object of the same run. */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
 
 #define FRZ_MAGIC 0x58444E4956544C54ULL /* "TLTVINDX" */
-#define FRZ_VERSION 1u
+#define FRZ_VERSION 2u
 
 /* The block's head. */
 typedef struct frz_head {
@@ -40,6 +44,18 @@ typedef struct frz_lev {
     uint32_t n, nb;
     int64_t t0, bw;
 } frz_lev;
+
+/* A lane's concurrency grid (after its switches): ngrid analysis_bin follow when `has`. */
+typedef struct frz_grid {
+    uint32_t has, ngrid;
+    int64_t g0, gw;
+} frz_grid;
+
+/* The GET /api/stats body (last): len bytes and a NUL follow when `has`. */
+typedef struct frz_stats {
+    uint32_t has, id; /* id: the run's position it was built for (its "run") */
+    uint64_t len;
+} frz_stats;
 
 int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
 {
@@ -108,6 +124,23 @@ int web_runix_freeze(const web_runix *r, void **ppBlob, size_t *pLen)
         store_blob_put(&f, l->sw_t, sizeof *l->sw_t * l->nsw);
         store_blob_put(&f, l->sw_gap, sizeof *l->sw_gap * l->nsw);
     }
+    for (uint32_t i = 0; i < r->nlanes; i++) {
+        const web_lane *l = &r->lanes[i];
+        int has = __atomic_load_n(&l->grid_state, __ATOMIC_ACQUIRE) == 1 && l->grid;
+        frz_grid fg = {.has = (uint32_t)has,
+                       .ngrid = has ? l->ngrid : 0,
+                       .g0 = has ? l->g0 : 0,
+                       .gw = has ? l->gw : 0};
+        store_blob_put(&f, &fg, sizeof fg);
+        if (has)
+            store_blob_put(&f, l->grid, sizeof *l->grid * l->ngrid);
+    }
+    frz_stats fs = {.has = r->stats_body != NULL,
+                    .id = r->stats_id,
+                    .len = r->stats_body ? r->stats_body->len : 0};
+    store_blob_put(&f, &fs, sizeof fs);
+    if (r->stats_body)
+        store_blob_put(&f, r->stats_body->data, r->stats_body->len + 1);
     if (f.bad) {
         free(f.b);
         return WEB_ENOMEM;
@@ -126,7 +159,61 @@ static int below(const uint32_t *a, uint64_t n, uint32_t lim, uint32_t none)
     return 1;
 }
 
-/* Thaws the rows, their levels and the lanes' switches; the items are set. 1 when all fit. */
+/* Thaws lane l's concurrency grid when the block has it: the shape build_grid() gives the lane,
+ * each bin's figures in range (at most the run's processes and contexts in flight, busy a share,
+ * the mean at most the most). 1 when it fits (or is absent: the stats thread builds it). */
+static int thaw_grid(web_runix *r, web_lane *l, store_blob *f)
+{
+    const frz_grid *fg = store_blob_take(f, 1, sizeof *fg);
+    if (!fg || fg->has > 1)
+        return 0;
+    if (!fg->has)
+        return 1;
+    int64_t g0, gw;
+    uint32_t n;
+    if (!web_lane_grid_shape(l, &g0, &gw, &n) || fg->ngrid != n || fg->g0 != g0 || fg->gw != gw)
+        return 0;
+    const analysis_bin *b = store_blob_take(f, n, sizeof *b);
+    if (!b)
+        return 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (b[j].max_processes > r->run->nprocesses || b[j].max_contexts > r->run->ncontexts ||
+            !(b[j].busy >= 0.0f && b[j].busy <= 1.0f) || !(b[j].mean_processes >= 0.0f) ||
+            b[j].mean_processes > (float)b[j].max_processes)
+            return 0;
+    l->grid = (analysis_bin *)b;
+    l->ngrid = n;
+    l->g0 = g0;
+    l->gw = gw;
+    l->grid_lent = 1;
+    __atomic_store_n(&l->grid_state, 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Thaws the statistics' body when the block has it: a JSON object whose "run" is the position it
+ * was built for (the stats thread keeps it only for that position). 1 when it fits or is absent. */
+static int thaw_stats(web_runix *r, store_blob *f)
+{
+    const frz_stats *fs = store_blob_take(f, 1, sizeof *fs);
+    if (!fs || fs->has > 1 || (!fs->has && fs->len))
+        return 0;
+    if (!fs->has)
+        return 1;
+    const char *s = fs->len < SIZE_MAX ? store_blob_take(f, fs->len + 1, 1) : NULL;
+    if (!s || s[fs->len] != 0 || memchr(s, 0, fs->len))
+        return 0;
+    json_t *o = json_loadb(s, fs->len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *id = json_object_get(o, "run");
+    int fits = json_is_object(o) && json_is_integer(id) && json_integer_value(id) == fs->id;
+    json_decref(o);
+    if (!fits || !(r->stats_body = web_blob_new(s, fs->len)))
+        return 0;
+    r->stats_id = fs->id;
+    return 1;
+}
+
+/* Thaws the rows, their levels and the lanes' switches, grids and statistics; the items are set.
+ * 1 when all fit. */
 static int thaw_rows(web_runix *r, store_blob *f, const frz_head *h)
 {
     const store_run *run = r->run;
@@ -216,7 +303,10 @@ static int thaw_rows(web_runix *r, store_blob *f, const frz_head *h)
             return 0;
         }
     }
-    return f->n == f->cap;
+    for (uint32_t i = 0; i < r->nlanes; i++)
+        if (!thaw_grid(r, &r->lanes[i], f))
+            return 0;
+    return thaw_stats(r, f) && f->n == f->cap;
 }
 
 int web_runix_thaw(web_runix *r, const void *blob, size_t len)

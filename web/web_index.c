@@ -725,17 +725,24 @@ static int build_rows(web_runix *r)
 /* build_grid: the concurrency bins cached for zoomed-out views, one sweep of the analysis'
  * profile over the lane (the costliest part of the index: it runs after start, on the stats
  * thread, so that the first paint does not wait for it). */
-static int build_grid(web_runix *r, web_lane *l)
+int web_lane_grid_shape(const web_lane *l, int64_t *pG0, int64_t *pGw, uint32_t *pN)
 {
     int64_t span = l->dev->t_end - l->dev->t_begin;
     if (span <= 0)
-        return WEB_OK;
+        return 0;
     uint64_t ng = l->dev->nkernels * 2 < GRID_MAX ? l->dev->nkernels * 2 : GRID_MAX;
     if (ng < 64)
         ng = 64;
-    l->gw = (span + (int64_t)ng - 1) / (int64_t)ng;
-    l->ngrid = (uint32_t)((span + l->gw - 1) / l->gw);
-    l->g0 = l->dev->t_begin;
+    *pGw = (span + (int64_t)ng - 1) / (int64_t)ng;
+    *pN = (uint32_t)((span + *pGw - 1) / *pGw);
+    *pG0 = l->dev->t_begin;
+    return 1;
+}
+
+static int build_grid(web_runix *r, web_lane *l)
+{
+    if (!web_lane_grid_shape(l, &l->g0, &l->gw, &l->ngrid))
+        return WEB_OK;
     l->grid = malloc(sizeof *l->grid * l->ngrid);
     if (!l->grid)
         return WEB_ENOMEM;
@@ -924,6 +931,8 @@ int web_runix_build_grids(web_runix *r)
 {
     int rc = WEB_OK;
     for (uint32_t i = 0; i < r->nlanes; i++) {
+        if (__atomic_load_n(&r->lanes[i].grid_state, __ATOMIC_ACQUIRE) == 1)
+            continue; /* thawed with the index */
         if (rc == WEB_OK)
             rc = build_grid(r, &r->lanes[i]);
         if (rc != WEB_OK) { /* no grid: queries compute the profile directly */
@@ -995,7 +1004,8 @@ void web_runix_free(web_runix *r)
             free(r->lanes[i].sw_t);
             free(r->lanes[i].sw_gap);
         }
-        free(r->lanes[i].grid);
+        if (!r->lanes[i].grid_lent)
+            free(r->lanes[i].grid);
         free(r->lanes[i].work);
         free(r->lanes[i].undef);
     }

@@ -192,6 +192,7 @@ typedef struct web_lane {
     uint32_t ngrid;
     int64_t g0, gw;
     int grid_state; /* 0 being built, 1 ready (grid NULL: empty lane), 2 failed; atomic */
+    int grid_lent;  /* grid lies in a thawed index's block (web_freeze.c): not freed */
     double *work;   /* dev->nwindows + 1: solo work (ns) of the windows before each (web_range.c) */
     double par_max; /* the most solo work per ns of one window: no pixel's parallelism is above
                        it (each window's work is spread evenly over it), the concurrency track's
@@ -214,7 +215,8 @@ typedef struct web_runix {
     web_lane *lanes;
     uint32_t *device_lane;      /* run->ndevices + 1: lane of each device (last: unknown device) */
     web_blob *stats_body;       /* GET /api/stats body, prebuilt (NULL until then, or when out of
-                                   memory) */
+                                   memory), or thawed with the index */
+    unsigned stats_id;          /* the run's position stats_body was built for (it says it) */
     struct web_tl_cache *cache; /* the last GET /api/timeline answers (web_timeline.c) */
     const void *lent;           /* the frozen index it was thawed from (web_lend_index()): its
                                    arrays lie in it, borrowed; NULL when built */
@@ -293,9 +295,12 @@ int web_runix_build(web_runix *r, const web_run *src, char *err, size_t errlen);
 int web_runix_build_lent(web_runix *r, const web_run *src, const void *index, size_t index_len,
                          char *err, size_t errlen);
 /* Builds the lanes' concurrency grids (after web_runix_build, while the server already answers:
- * queries compute the profile directly or report it pending until a lane's grid_state is set).
- * Returns 0 or WEB_ENOMEM. */
+ * queries compute the profile directly or report it pending until a lane's grid_state is set);
+ * a lane whose grid came with a thawed index keeps it. Returns 0 or WEB_ENOMEM. */
 int web_runix_build_grids(web_runix *r);
+/* The concurrency grid lane l gets (build_grid's): its origin, bin width and bins. 0 when the
+ * lane spans no time (no grid). */
+int web_lane_grid_shape(const web_lane *l, int64_t *pG0, int64_t *pGw, uint32_t *pN);
 /* Frees what web_runix_build made (the run and analysis are borrowed). */
 void web_runix_free(web_runix *r);
 
@@ -532,7 +537,8 @@ typedef struct web_stats_sync {
     pthread_t thread;
     int started; /* the thread was created (join it) */
     pthread_mutex_t lock;
-    int done; /* every run's stats_body is built (or NULL after a failure) */
+    pthread_cond_t finished; /* signalled when done is set */
+    int done;                /* every run's stats_body is built (or NULL after a failure) */
 } web_stats_sync;
 
 /* One generation of what the server shows: the runs' indexes and the answers built from them.
@@ -738,7 +744,8 @@ void web_reply_error(web_reply *out, unsigned status, const char *fmt, ...)
  * WEB_ENOMEM. */
 int web_api_runs_body(web_gen *g, unsigned shows);
 /* Builds every run's concurrency grids, then its stats_body (NULL when out of memory), then
- * marks g->stats done. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
+ * marks g->stats done; what a thawed index brought (grids, a stats_body built for the same
+ * position) is kept. Runs on the stats thread (a void *(*)(void *) taking the web_gen). */
 void *web_api_stats_bodies(void *g);
 
 #endif

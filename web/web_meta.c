@@ -152,12 +152,17 @@ void *web_api_stats_bodies(void *arg)
         web_runix_build_grids(&g->runs[i]); /* a failure leaves direct profile queries */
     for (unsigned i = 0; i < g->nruns; i++) {
         web_runix *r = &g->runs[i];
+        if (r->stats_body && r->stats_id == i)
+            continue; /* thawed with the index, built for this position */
+        web_blob_release(r->stats_body);
         char *s = stats_body(r, i);
         r->stats_body = s ? web_blob_new(s, strlen(s)) : NULL;
+        r->stats_id = i;
         free(s);
     }
     pthread_mutex_lock(&g->stats->lock);
     g->stats->done = 1;
+    pthread_cond_broadcast(&g->stats->finished);
     pthread_mutex_unlock(&g->stats->lock);
     return NULL;
 }

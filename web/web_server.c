@@ -75,6 +75,7 @@ void web_gen_free(web_gen *g)
         if (g->stats->started)
             pthread_join(g->stats->thread, NULL);
         pthread_mutex_destroy(&g->stats->lock);
+        pthread_cond_destroy(&g->stats->finished);
         free(g->stats);
     }
     for (unsigned i = 0; i < g->nruns; i++)
@@ -95,6 +96,7 @@ web_gen *web_gen_new(uint64_t id, const web_run *runs, unsigned nruns, unsigned 
         return NULL;
     }
     pthread_mutex_init(&g->stats->lock, NULL);
+    pthread_cond_init(&g->stats->finished, NULL);
     g->id = id;
     g->refs = 1; /* current */
     for (unsigned i = 0; i < nruns; i++) {
@@ -134,6 +136,12 @@ int web_index_freeze(web *w, unsigned i, void **ppBlob, size_t *pLen)
     *ppBlob = NULL;
     *pLen = 0;
     web_gen *g = gen_hold(w);
+    if (g) { /* with its grids and statistics: wait for the stats thread */
+        pthread_mutex_lock(&g->stats->lock);
+        while (!g->stats->done)
+            pthread_cond_wait(&g->stats->finished, &g->stats->lock);
+        pthread_mutex_unlock(&g->stats->lock);
+    }
     int rc = g && i < g->nruns ? web_runix_freeze(&g->runs[i], ppBlob, pLen) : WEB_EINVAL;
     if (g)
         web_gen_let_go(w, g);

@@ -2865,7 +2865,7 @@ int test_analysis_freeze_thaw(void)
     void *blob = NULL, *again = NULL;
     size_t len = 0, len2 = 0;
     TEST_EQ_INT(analysis_freeze(a, &blob, &len), ANALYSIS_OK);
-    TEST_EQ_INT(analysis_thaw(run, NULL, blob, len, &b), ANALYSIS_OK);
+    TEST_EQ_INT(analysis_thaw(run, NULL, blob, len, NULL, &b), ANALYSIS_OK);
     TEST_EQ_INT(analysis_freeze(b, &again, &len2), ANALYSIS_OK);
     TEST_EQ_INT(len2, len);
     TEST_ASSERT(!memcmp(blob, again, len));
@@ -2882,17 +2882,17 @@ int test_analysis_freeze_thaw(void)
     b = NULL;
     free(again);
     for (size_t n = 0; n < len; n += 3) { /* cut short */
-        TEST_EQ_INT(analysis_thaw(run, NULL, blob, n, &b), ANALYSIS_EINVAL);
+        TEST_EQ_INT(analysis_thaw(run, NULL, blob, n, NULL, &b), ANALYSIS_EINVAL);
         TEST_ASSERT(!b);
     }
-    TEST_EQ_INT(analysis_thaw(other, NULL, blob, len, &b), ANALYSIS_EINVAL); /* another run */
+    TEST_EQ_INT(analysis_thaw(other, NULL, blob, len, NULL, &b), ANALYSIS_EINVAL); /* another run */
     /* each count of the head made larger: refused (sizes, bounds), or never read beyond len */
     for (size_t at = 8; at < 200 && at < len; at += 4) {
         unsigned char *c = malloc(len);
         TEST_ASSERT(c);
         memcpy(c, blob, len);
         c[at] ^= 0x40;
-        int rc = analysis_thaw(run, NULL, c, len, &b);
+        int rc = analysis_thaw(run, NULL, c, len, NULL, &b);
         TEST_ASSERT(rc == ANALYSIS_EINVAL || rc == ANALYSIS_OK || rc == ANALYSIS_ENOMEM);
         analysis_free(b);
         b = NULL;
@@ -2906,7 +2906,7 @@ int test_analysis_freeze_thaw(void)
         memcpy(c, blob, len);
         uint32_t big = 0x7ffffff0u;
         memcpy(c + at, &big, 4);
-        if (analysis_thaw(run, NULL, c, len, &b) != ANALYSIS_OK)
+        if (analysis_thaw(run, NULL, c, len, NULL, &b) != ANALYSIS_OK)
             continue;
         uint64_t sum = 0;
         for (store_idx x = 0; x < run->ncontexts; x++) {

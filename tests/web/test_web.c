@@ -393,7 +393,75 @@ static json_t *get_stats(unsigned port, const char *path)
 
 /* ---------------------------------------------------------------- cases */
 
-/* test_web_assets: every file of web/assets/ is served byte for byte with its type, and the page
+/* The text of file `path` (malloc'd, NUL-terminated, *pLen bytes), or NULL. */
+static char *read_text(const char *path, long *pLen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    char *s = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    fseek(fp, 0, SEEK_SET);
+    if (s && fread(s, 1, (size_t)size, fp) != (size_t)size) {
+        free(s);
+        s = NULL;
+    }
+    fclose(fp);
+    if (s)
+        s[size] = 0;
+    *pLen = size;
+    return s;
+}
+
+/* What the page is served as (web/embed_assets.cmake): the scripts index.html lists, one tag each,
+ * as one app.js (each part after a line naming its file) into *pApp, and index.html loading it
+ * instead into *pPage (both malloc'd). 0, or -1 when index.html lists fewer than two. */
+static int page_bundle(const char *dir, char **pPage, char **pApp)
+{
+    char path[1300];
+    long n;
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    char *src = read_text(path, &n);
+    web_buf page = {0}, app = {0};
+    int nscripts = 0;
+    const char *at = src;
+    for (const char *tag; src && (tag = strstr(at, "<script src=\"")) != NULL;) {
+        const char *name = tag + strlen("<script src=\""), *end = strstr(name, "\"></script>\n");
+        if (!end)
+            break;
+        web_buf_raw(&page, at, (size_t)(tag - at));
+        if (nscripts++ == 0)
+            web_buf_str(&page, "<script src=\"app.js\"></script>\n");
+        char file[1400];
+        snprintf(file, sizeof file, "%s/%.*s", dir, (int)(end - name), name);
+        long len;
+        char *js = read_text(file, &len);
+        if (!js)
+            break;
+        char line[400];
+        int k = snprintf(line, sizeof line, "// %s %.*s\n",
+                         "----------------------------------------------------------------",
+                         (int)(end - name), name);
+        web_buf_raw(&app, line, (size_t)k);
+        web_buf_raw(&app, js, (size_t)len);
+        if (len && js[len - 1] != '\n')
+            web_buf_ch(&app, '\n');
+        free(js);
+        at = end + strlen("\"></script>\n");
+    }
+    if (src)
+        web_buf_raw(&page, at, strlen(at));
+    web_buf_ch(&page, 0);
+    web_buf_ch(&app, 0);
+    free(src);
+    *pPage = page.s;
+    *pApp = app.s;
+    return nscripts >= 2 && page.s && app.s && !page.failed && !app.failed ? 0 : -1;
+}
+
+/* test_web_assets: every file of web/assets/ is served byte for byte with its type, index.html
+ * with its scripts loaded as one app.js of their text in its order (page_bundle), and the page
  * loads each of its scripts (a file added to the folder but not to web/CMakeLists.txt, or not to
  * index.html, fails here). */
 int test_web_assets(void)
@@ -404,9 +472,25 @@ int test_web_assets(void)
     snprintf(dir, sizeof dir, "%s/web/assets", TLVIEW_SOURCE_DIR);
     DIR *dp = opendir(dir);
     TEST_ASSERT(dp);
-    response page, job_page; /* the timeline's page, and the job overview's (tlview serve --job) */
+    response page, job_page, app; /* the timeline's page, the job overview's (tlview serve --job),
+                                     the timeline page's scripts as one */
+    char *served_page, *served_app, path0[1300];
+    long nsource;
+    TEST_EQ_INT(page_bundle(dir, &served_page, &served_app), 0);
+    snprintf(path0, sizeof path0, "%s/index.html", dir);
+    char *source_page = read_text(path0, &nsource);
+    TEST_ASSERT(source_page);
     TEST_ASSERT(http_get(f.port, "/", &page) == 0);
     TEST_EQ_INT(page.status, 200);
+    TEST_EQ_STR(page.body, served_page);
+    TEST_ASSERT(strstr(page.body, "<script src=\"app.js\"></script>") &&
+                !strstr(page.body, "<script src=\"main.js\">"));
+    TEST_ASSERT(http_get(f.port, "/app.js", &app) == 0);
+    TEST_EQ_INT(app.status, 200);
+    TEST_ASSERT(strstr(app.head, "text/javascript") != NULL);
+    TEST_EQ_INT(app.len, strlen(served_app));
+    TEST_ASSERT(memcmp(app.body, served_app, app.len) == 0);
+    free(app.head);
     TEST_ASSERT(http_get(f.port, "/job.html", &job_page) == 0);
     TEST_EQ_INT(job_page.status, 200);
     int nfiles = 0, nscripts = 0;
@@ -435,6 +519,11 @@ int test_web_assets(void)
         if (r.status != 200)
             fprintf(stderr, "%s: status %d\n", url, r.status);
         TEST_EQ_INT(r.status, 200);
+        if (strcmp(name, "index.html") == 0) { /* served loading app.js */
+            free(want);
+            want = strdup(served_page);
+            size = (long)strlen(want);
+        }
         TEST_EQ_INT(r.len, size);
         TEST_ASSERT(memcmp(r.body, want, (size_t)size) == 0);
         if (!strstr(r.head, mime))
@@ -444,11 +533,11 @@ int test_web_assets(void)
         if (strcmp(dot, ".js") == 0) {
             char tag[300];
             snprintf(tag, sizeof tag, "<script src=\"%s\"></script>", name);
-            const response *in = strcmp(name, "job.js") == 0 ? &job_page : &page;
-            if (!strstr(in->body, tag))
-                fprintf(stderr, "%s does not load %s\n", in == &page ? "index.html" : "job.html",
-                        name);
-            TEST_ASSERT(strstr(in->body, tag) != NULL);
+            const char *in = strcmp(name, "job.js") == 0 ? job_page.body : source_page;
+            if (!strstr(in, tag))
+                fprintf(stderr, "%s does not load %s\n",
+                        in == source_page ? "index.html" : "job.html", name);
+            TEST_ASSERT(strstr(in, tag) != NULL);
             nscripts++;
         }
         nfiles++;
@@ -458,6 +547,9 @@ int test_web_assets(void)
     closedir(dp);
     free(page.head);
     free(job_page.head);
+    free(served_page);
+    free(served_app);
+    free(source_page);
     /* index.html, job.html, style.css and the scripts */
     TEST_ASSERT(nscripts >= 2);
     TEST_EQ_INT(nfiles, nscripts + 3);
@@ -3998,7 +4090,7 @@ int test_web_token(void)
     response r;
     TEST_EQ_INT(expect_status(port, "GET /?token=0123456789abcdef-TOKEN HTTP/1.0\r\n\r\n", 200, &r),
                 0);
-    TEST_ASSERT(strstr(r.body, "main.js") != NULL);
+    TEST_ASSERT(strstr(r.body, "<script src=\"app.js\">") != NULL);
     free(r.head);
     /* the token parameter is not one of the API's: it is taken before */
     snprintf(req, sizeof req,
@@ -6290,6 +6382,96 @@ static int timeline_answers(web_runix *r, int64_t span, char **pOut)
     web_buf_ch(&all, 0);
     *pOut = all.s;
     return all.s && !all.failed ? 0 : -1;
+}
+
+/* test_web_index_freeze_grids: an index frozen after the stats thread's work (each lane's
+ * concurrency grid, the GET /api/stats body) thaws with them, read in place, so that a reopened
+ * run has nothing left to sweep; without them it thaws as before (the stats thread builds them);
+ * a grid bin out of range, a body that is not JSON or names another run, is not used. */
+int test_web_index_freeze_grids(void)
+{
+    store_run *run = make_run_x(1.0, 0, 1);
+    analysis *an;
+    TEST_EQ_INT(analysis_run(run, NULL, &an), ANALYSIS_OK);
+    web_run src = {"a", run, an};
+    web_runix r, t;
+    char err[128];
+    void *blob;
+    size_t len;
+    TEST_EQ_INT(web_runix_build(&r, &src, err, sizeof err), 0);
+    TEST_ASSERT(r.nlanes >= 1);
+    /* before the stats thread: no grid, no body; thawed so, the stats thread has them to build */
+    TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+    TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+    TEST_EQ_INT(t.thawed, 1);
+    TEST_EQ_INT(t.lanes[0].grid_state, 0);
+    TEST_ASSERT(t.stats_body == NULL);
+    web_runix_free(&t);
+    free(blob);
+    /* after it */
+    TEST_EQ_INT(web_runix_build_grids(&r), WEB_OK);
+    TEST_ASSERT(r.lanes[0].grid && r.lanes[0].ngrid >= 64);
+    const char *body = "{\"run\":0,\"devices\":[],\"warnings\":[]}";
+    r.stats_body = web_blob_new(body, strlen(body));
+    r.stats_id = 0;
+    TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+    TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+    TEST_EQ_INT(t.thawed, 1);
+    for (uint32_t i = 0; i < r.nlanes; i++) {
+        TEST_EQ_INT(t.lanes[i].grid_state, 1);
+        TEST_EQ_INT(t.lanes[i].grid_lent, 1);
+        TEST_ASSERT(web_runix_lent(&t, t.lanes[i].grid));
+        TEST_EQ_INT(t.lanes[i].ngrid, r.lanes[i].ngrid);
+        TEST_EQ_INT(t.lanes[i].g0, r.lanes[i].g0);
+        TEST_EQ_INT(t.lanes[i].gw, r.lanes[i].gw);
+        TEST_ASSERT(
+            !memcmp(t.lanes[i].grid, r.lanes[i].grid, sizeof *r.lanes[i].grid * r.lanes[i].ngrid));
+    }
+    TEST_ASSERT(t.stats_body && t.stats_id == 0);
+    TEST_EQ_STR(t.stats_body->data, body);
+    TEST_EQ_INT(web_runix_build_grids(&t), WEB_OK); /* kept, not built again */
+    TEST_EQ_INT(t.lanes[0].grid_lent, 1);
+    int64_t span = run->t_end - run->t_begin;
+    char *a = NULL, *b = NULL;
+    TEST_EQ_INT(timeline_answers(&r, span, &a), 0);
+    TEST_EQ_INT(timeline_answers(&t, span, &b), 0);
+    TEST_EQ_STR(b, a);
+    free(a), free(b);
+    web_runix_free(&t);
+    free(blob);
+    /* damaged: each refused, the index built instead */
+    analysis_bin keep = r.lanes[0].grid[0];
+    const float busy[] = {2.0f, -0.5f, NAN};
+    for (size_t k = 0; k < sizeof busy / sizeof *busy; k++) {
+        r.lanes[0].grid[0].busy = busy[k];
+        TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+        TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+        TEST_EQ_INT(t.thawed, 0);
+        web_runix_free(&t);
+        free(blob);
+    }
+    r.lanes[0].grid[0] = keep;
+    r.lanes[0].grid[0].max_processes = (uint16_t)(run->nprocesses + 1);
+    TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+    TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+    TEST_EQ_INT(t.thawed, 0);
+    web_runix_free(&t);
+    free(blob);
+    r.lanes[0].grid[0] = keep;
+    const char *bad[] = {"{\"run\":1}", "not json", "[0]", "{\"run\":\"0\"}"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        web_blob_release(r.stats_body);
+        r.stats_body = web_blob_new(bad[k], strlen(bad[k]));
+        TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
+        TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
+        TEST_EQ_INT(t.thawed, 0);
+        web_runix_free(&t);
+        free(blob);
+    }
+    web_runix_free(&r);
+    analysis_free(an);
+    store_run_free(run);
+    return 0;
 }
 
 /* test_web_index_freeze_thaw: an index frozen and thawed (web_runix_freeze, web_runix_build_lent)

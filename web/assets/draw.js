@@ -6,10 +6,13 @@
 
 // ------------------------------------------------------------------ drawing
 
-// requestDraw draws at the next animation frame (once, however many ask before it).
+// requestDraw draws at the next animation frame (once, however many ask before it). Until main()
+// draws the first viewport (drawHeld), it does nothing: a frame drawn before the first answer
+// would only hold up the one that shows it (main.js draws then, whatever asked meanwhile).
 let drawPending = false;
+let drawHeld = true;
 function requestDraw() {
-  if (drawPending) return;
+  if (drawPending || drawHeld) return;
   drawPending = true;
   requestAnimationFrame(() => { drawPending = false; draw(); });
 }
@@ -146,7 +149,7 @@ function drawRunHeader(b, run) {
   ctx.fillStyle = '#6b7585';
   const sh = S.shift[b.run] || 0;
   const shifted = sh ? ` · drawn ${sh > 0 ? '+' : '−'}${fmtTime(Math.abs(sh), 4)} from its first kernel${S.align ? `, aligned on ${S.align.what}` : ''}` : '';
-  ctx.fillText(`${run.summary.kernels.toLocaleString()} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
+  ctx.fillText(`${fmtCount(run.summary.kernels)} kernels · span ${fmtTime(run.summary.span_ns)}${shifted}`, GUTTER + 8, b.y + b.h / 2);
 }
 
 // drawLaneHeader draws a GPU's header: its name (with the run's letter when there are several), a
@@ -398,7 +401,7 @@ function drawVerdictStrip(b, d) {
     ctx.font = '9.5px system-ui, sans-serif';
     for (const [x0, x1, , n] of turns) {
       const a = Math.max(GUTTER, x0), e = Math.min(cssWidth, x1);
-      const txt = n >= 0 ? `${n.toLocaleString()} context switches here: zoom in to place them` : 'contexts took turns here: zoom in to place their switches';
+      const txt = n >= 0 ? `${fmtCount(n)} context switches here: zoom in to place them` : 'contexts took turns here: zoom in to place their switches';
       if (e - a > ctx.measureText(txt).width + 8) ctx.fillText(txt, a + 4, b.y + b.h / 2 - 1);
     }
   }

@@ -92,7 +92,17 @@ function pidText(p) {
   return `pid ${p.pid}${p.rank != null ? ` · rank ${p.rank}` : ''}`;
 }
 
+// fmtCount writes a count with its thousands grouped: "20,016" (as en-US: one form on every
+// machine, as the report's text has one; and no Number.toLocaleString, whose first call loads the
+// browser's locale data, ~40 ms of the first paint).
+function fmtCount(n) {
+  if (!Number.isFinite(n)) return String(n);
+  const s = String(Math.round(Math.abs(n)));
+  const out = s.length > 3 && s.indexOf('e') < 0 ? s.replace(/\B(?=(\d{3})+$)/g, ',') : s;
+  return n < 0 && Math.round(n) !== 0 ? `-${out}` : out;
+}
+
 // plural writes a count with its noun: "1 process", "4 processes", "20,016 kernels".
 function plural(n, one, many) {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return `${fmtCount(n)} ${n === 1 ? one : many}`;
 }

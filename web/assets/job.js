@@ -107,7 +107,7 @@ function cellOf(g) {
   const names = [...new Set(grp.gpus.map((d) => d.name || 'unknown GPU'))].join(', ');
   a.append(el('div', 'jgpu', `GPU ${gpus}`), el('div', 'jname', names));
   a.append(el('div', 'jwho', `ranks ${idsText(grp.ranks)} · pids ${idsText(grp.pids)}`));
-  a.append(el('div', 'jwho', `${grp.kernels.toLocaleString()} kernels · ${grp.files.length} file${grp.files.length === 1 ? '' : 's'}`));
+  a.append(el('div', 'jwho', `${fmtCount(grp.kernels)} kernels · ${grp.files.length} file${grp.files.length === 1 ? '' : 's'}`));
   const v = el('div', 'jverdict');
   const d = s && !s.error ? cellDevice(s) : null;
   if (!s) {
@@ -239,7 +239,7 @@ function mapCell(g) {
     facts = [d.verdict, share > 0 ? `${fmtPct(share)} time-sliced` : null, d.stretch != null && d.basis !== 'none' ? `stretch ${fmtX(d.stretch)}` : null,
       d.gain_basis && d.gain_basis !== 'none' ? `MPS would gain ${fmtGain(d.predicted_gain_low, d.predicted_gain)}` : null].filter(Boolean).join(' · ');
   }
-  a.title = `group ${g} · ${hostOf(g)} GPU ${gpus} (${[...new Set(grp.gpus.map((x) => x.name || 'unknown GPU'))].join(', ')})\nranks ${idsText(grp.ranks)} · pids ${idsText(grp.pids)} · ${grp.kernels.toLocaleString()} kernels\n${facts}`;
+  a.title = `group ${g} · ${hostOf(g)} GPU ${gpus} (${[...new Set(grp.gpus.map((x) => x.name || 'unknown GPU'))].join(', ')})\nranks ${idsText(grp.ranks)} · pids ${idsText(grp.pids)} · ${fmtCount(grp.kernels)} kernels\n${facts}`;
   if (readGroup() === g) a.classList.add('last');
   return a;
 }
@@ -264,7 +264,7 @@ function renderMap() {
     box.append(row);
     n += groups.length;
   }
-  $('shown').textContent = `${n.toLocaleString()} of ${J.index.groups.length.toLocaleString()} GPU group${J.index.groups.length === 1 ? '' : 's'} shown`;
+  $('shown').textContent = `${fmtCount(n)} of ${fmtCount(J.index.groups.length)} GPU group${J.index.groups.length === 1 ? '' : 's'} shown`;
 }
 
 // render draws the header, the legend (the verdicts with their counts: a click shows only that
@@ -276,7 +276,7 @@ function render() {
   info.textContent = '';
   const rep = J.report && J.report.job;
   const chip = el('span', 'chip');
-  chip.append(el('b', null, 'Job'), ` · ${ix.files.toLocaleString()} files · ${ix.processes.toLocaleString()} processes${rep && rep.ranks ? ` (${rep.ranks} ranks)` : ''} · ${ix.hosts} host${ix.hosts === 1 ? '' : 's'} · ${ix.groups.length} GPU group${ix.groups.length === 1 ? '' : 's'} · ${ix.kernels.toLocaleString()} kernels`);
+  chip.append(el('b', null, 'Job'), ` · ${fmtCount(ix.files)} files · ${fmtCount(ix.processes)} processes${rep && rep.ranks ? ` (${rep.ranks} ranks)` : ''} · ${ix.hosts} host${ix.hosts === 1 ? '' : 's'} · ${ix.groups.length} GPU group${ix.groups.length === 1 ? '' : 's'} · ${fmtCount(ix.kernels)} kernels`);
   info.append(chip);
   $('progress').textContent = J.done ? `every GPU analysed` : `analysing: ${J.analysed} of ${J.groups} GPUs`;
   $('note').textContent = ix.note || '';
@@ -289,7 +289,7 @@ function render() {
     const it = el('button', `item vcount${J.filter.verdict === v ? ' on' : ''}`);
     it.dataset.verdict = v;
     it.title = J.filter.verdict === v ? 'show every verdict again' : `show only the GPUs ${v === 'not analysed yet' ? 'not analysed yet' : `judged ${v}`}`;
-    it.append(swatch(VERDICT_COLORS[v] || '#c5ccd6'), `${v} `, el('b', null, (counts[v] || 0).toLocaleString()));
+    it.append(swatch(VERDICT_COLORS[v] || '#c5ccd6'), `${v} `, el('b', null, fmtCount(counts[v] || 0)));
     lg.append(it);
   }
   lg.append(el('span', 'hint', 'click a GPU to open its timeline; time-sliced GPUs are darker the more of their time was'));

@@ -6,7 +6,12 @@
 
 // ------------------------------------------------------------------ constants
 
-const LOAD_POLL = 250; // ms between two looks at GET /api/status while loading
+// ms between two looks at GET /api/status while loading: often at first (a run reopened from the
+// cache is ready within a second, which a quarter-second poll would lengthen by up to a quarter),
+// then less often (a long load is shown with its progress: four times a second is enough)
+const LOAD_POLL_FAST = 40;
+const LOAD_FAST_FOR = 3000; // ms after the first look
+const LOAD_POLL = 250;
 
 // ------------------------------------------------------------------ state
 
@@ -32,6 +37,7 @@ function showLoading(st) {
 // waitLoaded returns once the server shows its runs (or serves a job group), showing meanwhile
 // what it does; throws with the reason when they will not come.
 async function waitLoaded() {
+  const since = performance.now();
   for (;;) {
     const st = await getJSON('api/status');
     if (st.state === 'ready' || st.state === 'job' || st.state === 'failed') {
@@ -41,6 +47,7 @@ async function waitLoaded() {
       return;
     }
     showLoading(st);
-    await new Promise((ok) => setTimeout(ok, LOAD_POLL));
+    const fast = performance.now() - since < LOAD_FAST_FOR;
+    await new Promise((ok) => setTimeout(ok, fast ? LOAD_POLL_FAST : LOAD_POLL));
   }
 }

@@ -49,6 +49,7 @@ async function main() {
   clearTimeout(fetchTimer); // query now rather than after the debounce
   await fetchView();
   draw();
+  drawHeld = false;
   S.ready = true;
   if (h.q) runFind();
   if (h.sel && h.sel.run < S.runs.length) showKernel(h.sel.run, h.sel.id);

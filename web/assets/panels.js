@@ -37,7 +37,7 @@ function tooltipHTML(h) {
     const R = h.R, j = h.bin, d = h.d;
     const px = (d.t1 - d.t0) / d.width;
     const v = R.verdict[j] >= 0 ? S.verdicts[R.verdict[j]] : '–';
-    return `<div class="kv"><b>${R.count[j].toLocaleString()}</b> kernels in ${fmtTime(px)}</div>` +
+    return `<div class="kv"><b>${fmtCount(R.count[j])}</b> kernels in ${fmtTime(px)}</div>` +
       `<div class="kv">busy <b>${(R.busy[j] / 10).toFixed(1)}%</b> · verdict <b>${esc(v)}</b></div>` +
       '<div class="kv">zoom in to see single kernels</div>';
   }
@@ -63,7 +63,7 @@ function tooltipHTML(h) {
   if (h.turn) {
     const w = h.turn;
     return '<div class="kv"><b>time-sliced: took turns</b>, no overlap</div>' +
-      `<div class="kv"><b>${w[3].toLocaleString()}</b> context switches (a mark at each, where the GPU sat idle handing over); one context at a time between them</div>` +
+      `<div class="kv"><b>${fmtCount(w[3])}</b> context switches (a mark at each, where the GPU sat idle handing over); one context at a time between them</div>` +
       `<div class="kv">${fmtTime(w[1], 6)} – ${fmtTime(w[2], 6)} (<b>${fmtTime(w[2] - w[1])}</b>)</div>` +
       '<div class="kv">click for the evidence</div>';
   }
@@ -142,7 +142,7 @@ function windowTable(w) {
   else if (w.kernels > 0) rows.push(['in flight', 'one context at a time (no overlap)']);
   if (turns) rows.push(
     ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', 'never: each kernel inside its context\'s time slice'],
-    ['context switches', `${w.switches.toLocaleString()} (the GPU idle ${fmtTime(w.switch_gap_ns)} at them, summed; ${fmtTime(w.switches ? w.switch_gap_ns / w.switches : 0)} each on average)`],
+    ['context switches', `${fmtCount(w.switches)} (the GPU idle ${fmtTime(w.switch_gap_ns)} at them, summed; ${fmtTime(w.switches ? w.switch_gap_ns / w.switches : 0)} each on average)`],
     ['MPS client in window', w.mps ? 'yes' : 'no']);
   if (over) rows.push(
     ['rule', `${w.rule}: ${S.rules[w.rule] || ''}`], ['overlapped', fmtTime(w.overlap_ns)],
@@ -156,7 +156,7 @@ function windowTable(w) {
     const shown = w.switch_times.slice(0, SWITCHES_SHOWN);
     html += `<div class="blk"><h4>Context switches (handovers)</h4><table class="switches">${shown.map((t, i) =>
       `<tr><td><a href="#" class="goto" data-t0="${t - w.switch_gaps[i]}" data-t1="${t}">${fmtTime(t, 7)}</a></td><td>idle ${fmtTime(w.switch_gaps[i])} before</td></tr>`).join('')}</table>` +
-      (w.switches_found > shown.length ? `<div class="kv">${(w.switches_found - shown.length).toLocaleString()} more</div>` : '') + '</div>';
+      (w.switches_found > shown.length ? `<div class="kv">${fmtCount(w.switches_found - shown.length)} more</div>` : '') + '</div>';
   }
   return html;
 }
@@ -335,7 +335,7 @@ function renderRange() {
   const num = (name, value, cell) => ({ name, value, cell, num: true });
   const kern = (label, key) => [
     { name: label, value: key.value, cell: key.cell },
-    num('kernels', (x) => x.kernels, (x) => x.kernels.toLocaleString()),
+    num('kernels', (x) => x.kernels, (x) => fmtCount(x.kernels)),
     num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
     num('mean', (x) => (x.kernels ? x.ns / x.kernels : NaN), (x) => (x.kernels ? fmtTime(x.ns / x.kernels) : '–')),
     num('stretch', (x) => (x.stretch == null ? NaN : x.stretch), (x) => fmtX(x.stretch)),
@@ -357,7 +357,7 @@ function renderRange() {
     }
     const p = el('div', 'blk');
     p.append(el('h4', null, `${tag}kernels by process`),
-      el('div', 'kv', `${st.kernels.toLocaleString()} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
+      el('div', 'kv', `${fmtCount(st.kernels)} kernels · ${fmtTime(st.ns)} of kernel time inside · stretch ${fmtX(st.stretch)}`));
     p.append(dataTable(kern('process', {
       value: (q) => `pid ${q.pid}`,
       cell: (q) => { const n = el('span'); n.append(swatch(processColor(run, q.process)), ` pid ${q.pid}`); return n; },
@@ -366,7 +366,7 @@ function renderRange() {
     v.append(el('h4', null, `${tag}kernels by verdict`));
     if (!st.truncated) v.append(dataTable(kern('verdict', { value: (x) => S.verdicts[x.verdict], cell: (x) => badge(S.verdicts[x.verdict]) }), st.by_verdict || [], 2, file('verdicts')));
     const n = el('div', 'blk wide');
-    n.append(el('h4', null, `${tag}kernels by name (${(st.nnames || 0).toLocaleString()})`));
+    n.append(el('h4', null, `${tag}kernels by name (${fmtCount(st.nnames || 0)})`));
     if (st.truncated) {
       n.append(el('div', 'warn', `more than a million kernels in this range: per-name figures and stretches need a shorter range (counts and times above are exact)`));
     } else {
@@ -374,7 +374,7 @@ function renderRange() {
         value: (k) => k.name,
         cell: (k) => { const c = el('span', 'kname', shortName(k.name)); c.title = k.name; return c; },
       }), st.names, 2, file('kernel-names')));
-      if (st.nnames > st.names.length) n.append(el('div', 'kv', `${(st.nnames - st.names.length).toLocaleString()} more names`));
+      if (st.nnames > st.names.length) n.append(el('div', 'kv', `${fmtCount(st.nnames - st.names.length)} more names`));
     }
     box.append(g, p, v, n);
     if ((st.items || []).length) {
@@ -384,7 +384,7 @@ function renderRange() {
       o.append(dataTable([
         { name: 'kind', value: (x) => ({ copy: 'copy', api: 'API call', nvtx: 'NVTX range' }[x.kind] || x.kind) },
         { name: 'name', value: (x) => x.name, cell: (x) => { const c = el('span', 'kname', x.name); c.title = x.name; return c; } },
-        num('count', (x) => x.count, (x) => x.count.toLocaleString()),
+        num('count', (x) => x.count, (x) => fmtCount(x.count)),
         num('time inside', (x) => x.ns, (x) => fmtTime(x.ns)),
         num('mean', (x) => (x.count ? x.ns / x.count : NaN), (x) => (x.count ? fmtTime(x.ns / x.count) : '–')),
       ], st.items, 3, file('records')));
@@ -464,7 +464,7 @@ function renderHeader() {
   info.textContent = '';
   if (S.runs.length > 2) { // an experiment's: one chip (its table names them), not a line each
     const c = el('span', 'chip');
-    c.append(el('b', null, `${S.runs.length} runs`), ` one above the other · ${S.runs.reduce((n, r) => n + r.summary.kernels, 0).toLocaleString()} kernels`);
+    c.append(el('b', null, `${S.runs.length} runs`), ` one above the other · ${fmtCount(S.runs.reduce((n, r) => n + r.summary.kernels, 0))} kernels`);
     c.title = S.runs.map((r, ri) => `${runLetter(ri)}: ${r.label}`).join('\n');
     info.append(c);
     return;
@@ -472,7 +472,7 @@ function renderHeader() {
   S.runs.forEach((run, ri) => {
     const c = el('span', 'chip');
     const tag = S.runs.length > 1 ? `${runLetter(ri)}: ` : '';
-    c.append(`${tag}`, el('b', null, midChars(run.label, 56)), ` · ${run.summary.kernels.toLocaleString()} kernels · ${fmtTime(run.summary.span_ns)}`);
+    c.append(`${tag}`, el('b', null, midChars(run.label, 56)), ` · ${fmtCount(run.summary.kernels)} kernels · ${fmtTime(run.summary.span_ns)}`);
     c.title = run.label;
     info.append(c);
   });
@@ -694,7 +694,7 @@ function renderStats(stats) {
     card.append(el('h3', null, `${S.runs.length > 1 ? runLetter(ri) + ' · ' : ''}${run.label}`));
     const s = run.summary;
     const k = el('div', 'kpis');
-    k.append(kpi('kernels', s.kernels.toLocaleString()), kpi('span', fmtTime(s.span_ns)),
+    k.append(kpi('kernels', fmtCount(s.kernels)), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap of busy', fmtPct(s.busy_ns ? s.overlap_ns / s.busy_ns : null)), // the headline's share
       kpi('stretch, all kernels', fmtX(s.stretch), 'their time over their solo time'),
       kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, fmtGain(s.predicted_gain_low, s.predicted_gain)),
@@ -716,7 +716,7 @@ function renderStats(stats) {
       run.processes.map((p) => {
         const name = el('span');
         name.append(swatch(processColor(run, p.id)), ` pid ${p.pid}`);
-        return [name, p.kernels.toLocaleString(), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
+        return [name, fmtCount(p.kernels), p.contexts, fmtTime(p.kernel_ns), fmtTime(p.busy_ns),
           fmtPct(p.busy_ns ? p.overlap_ns / p.busy_ns : null), fmtX(p.stretch), p.kernels ? mpsText(p.mps) : '–',
           ...(ranked ? [rankText(p) || '–'] : [])];
       })));

@@ -106,8 +106,8 @@ function findInfo() {
   const n = searchTotal();
   const info = $('find-info');
   if (!n) info.textContent = 'no match';
-  else if (S.find.k < 0) info.textContent = `${n.toLocaleString()} match${n === 1 ? '' : 'es'}`;
-  else info.textContent = `${(S.find.k + 1).toLocaleString()} of ${n.toLocaleString()}`;
+  else if (S.find.k < 0) info.textContent = `${fmtCount(n)} match${n === 1 ? '' : 'es'}`;
+  else info.textContent = `${fmtCount(S.find.k + 1)} of ${fmtCount(n)}`;
 }
 
 // matchAt reads match k of all (searchSpot) from its run.
@@ -174,20 +174,20 @@ async function renderSearch() {
   box.textContent = '';
   if (!S.find.q) return;
   const head = el('div', 'range-head');
-  head.append('Search ', el('b', null, S.find.q), ` · ${searchTotal().toLocaleString()} matches in ${S.runs.length > 2 ? `all ${S.runs.length} runs` : S.runs.length > 1 ? 'both runs' : 'the run'}`);
+  head.append('Search ', el('b', null, S.find.q), ` · ${fmtCount(searchTotal())} matches in ${S.runs.length > 2 ? `all ${S.runs.length} runs` : S.runs.length > 1 ? 'both runs' : 'the run'}`);
   box.append(head);
   S.find.runs.forEach((r, ri) => {
     const tag = S.runs.length > 1 ? `${runLetter(ri)} · ` : '';
     const kinds = el('div', 'blk');
-    kinds.append(el('h4', null, `${tag}by kind`), table(['kind', 'matches'], Object.keys(KIND_WORDS).map((k) => [KIND_WORDS[k], r.by_kind[k].toLocaleString()])));
+    kinds.append(el('h4', null, `${tag}by kind`), table(['kind', 'matches'], Object.keys(KIND_WORDS).map((k) => [KIND_WORDS[k], fmtCount(r.by_kind[k])])));
     const names = el('div', 'blk wide');
-    names.append(el('h4', null, `${tag}names (${r.nnames.toLocaleString()})`));
+    names.append(el('h4', null, `${tag}names (${fmtCount(r.nnames)})`));
     names.append(table(['kind', 'name', 'matches'], r.names.map((x) => {
       const c = el('span', 'kname', x.name);
       c.title = x.name;
-      return [KIND_WORDS[x.kind], c, x.count.toLocaleString()];
+      return [KIND_WORDS[x.kind], c, fmtCount(x.count)];
     })));
-    if (r.nnames > r.names.length) names.append(el('div', 'kv', `${(r.nnames - r.names.length).toLocaleString()} more names`));
+    if (r.nnames > r.names.length) names.append(el('div', 'kv', `${fmtCount(r.nnames - r.names.length)} more names`));
     box.append(kinds, names);
   });
   const list = el('div', 'blk wide');
@@ -200,9 +200,9 @@ async function renderSearch() {
   try {
     const r = await getJSON(searchURL(ri, `&from=${i}&limit=${SEARCH_LIST}&names=0`));
     const it = r.items;
-    list.append(el('h4', null, `matches from ${(from + 1).toLocaleString()}${S.runs.length > 1 ? ` (run ${runLetter(ri)})` : ''}`));
+    list.append(el('h4', null, `matches from ${fmtCount(from + 1)}${S.runs.length > 1 ? ` (run ${runLetter(ri)})` : ''}`));
     list.append(table(['#', 'kind', 'name', 'start', 'duration'], it.id.map((id, j) => {
-      const a = el('a', 'match', `${(from + j + 1).toLocaleString()}`);
+      const a = el('a', 'match', `${fmtCount(from + j + 1)}`);
       a.href = '#';
       a.dataset.k = from + j;
       const n = el('span', 'kname', it.name[j]);

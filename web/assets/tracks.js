@@ -336,7 +336,7 @@ function trackTooltip(h) {
   }
   const L = h.L, j = h.trackBin, d = h.d;
   const what = { copies: 'copies and memsets', api: 'API calls', nvtx: 'NVTX ranges' }[row.kind];
-  return `<div class="kv"><b>${L.count[j].toLocaleString()}</b> ${what}${isThreadRow(row) ? ` at level ${h.level}` : ''} in ${fmtTime((d.t1 - d.t0) / d.width)}</div>` +
+  return `<div class="kv"><b>${fmtCount(L.count[j])}</b> ${what}${isThreadRow(row) ? ` at level ${h.level}` : ''} in ${fmtTime((d.t1 - d.t0) / d.width)}</div>` +
     `<div class="kv">busy <b>${(L.busy[j] / 10).toFixed(1)}%</b> · pid <b>${p.pid}</b></div>` +
     '<div class="kv">zoom in to see them one by one</div>';
 }
@@ -372,7 +372,7 @@ async function showItem(ri, kind, id) {
     const rows = [['process', `pid ${it.pid}`]];
     if (kind === 'copy') {
       rows.push(['GPU · context · stream', `${it.lane} · ${it.context} · ${it.stream}`],
-        ['bytes', `${it.bytes.toLocaleString()} (${fmtBytes(it.bytes)})`],
+        ['bytes', `${fmtCount(it.bytes)} (${fmtBytes(it.bytes)})`],
         ['throughput', it.dur > 0 ? `${(it.bytes / it.dur).toPrecision(3)} GB/s` : '–'],
         ['correlation id', it.correlation]);
     } else {
