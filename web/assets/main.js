@@ -6,9 +6,10 @@
 // viewport's worth of data. View state lives in the URL hash. API: web/API.md.
 // This file starts it: reads GET /api/runs, lays out and draws the first viewport, then the
 // statistics, and wires the events. The page's scripts are classic scripts sharing one global
-// scope (no modules, no bundler; the CSP allows only this origin), loaded in the order index.html
-// lists: format, colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export,
-// experiment, input, jobgroup, follow, loading, main.
+// scope (no modules; the CSP allows only this origin), in the order index.html lists: format,
+// colors, api, rows, draw, tracks, tables, panels, search, align, arrange, export, experiment,
+// input, jobgroup, follow, loading, main; the server sends them as one, app.js, their text in that
+// order (web/embed_assets.cmake).
 'use strict';
 
 // ------------------------------------------------------------------ start
