@@ -803,6 +803,11 @@ int store_cache_section(store_cache *c, uint32_t id, uint32_t elem, store_cache_
 /* 1 when p points inside c's mapping (c may be NULL: 0). */
 int store_cache_owns(const store_cache *c, const void *p);
 
+/* 1 when c's stamp (".<name>.ok" beside it, written with it) names this very file, unchanged since
+ * it was written: store_cache_section() then checks every value but skips the checksums (a pass
+ * over every byte). 0 otherwise (no stamp, another file's, the file changed since), or c NULL. */
+int store_cache_vouched(const store_cache *c);
+
 /* Unmaps and frees c (NULL is a no-op). */
 void store_cache_close(store_cache *c);
 

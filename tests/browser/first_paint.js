@@ -17,12 +17,15 @@
 //            only once it has written its cache (an *.index file appears there, as bench_serve
 //            --reopen waits), so that the next warm open finds it
 //   warm     TLVIEW serve --port 0 FILE       (the cache written by the cold open before it)
+//   oldwarm  OLD serve --port 0 OLDFILE       (--old-file: a copy of FILE in a folder of its own,
+//            whose cache the old build wrote before: the two builds' caches do not replace each
+//            other's, as they would beside one FILE; the old build must have the cache)
 // --requests: for each open, also the page's requests up to the timeline (path, from when to when,
 //   ms from the server's start; the performance API's resource entries) and the loading stages it
 //   showed: where the time between the server's first answer and the drawn timeline goes; and what
 //   the server wrote to stderr by then (e.g. under TLVIEW_CACHE=verbose, what the cache cost).
 // Usage: node first_paint.js TLVIEW FILE [--rounds N] [--ways old,nocache,cold,warm] [--old OLD]
-//   [--requests]
+//   [--old-file OLDFILE] [--requests]
 //   env: TLVIEW_BROWSER_DIR (absolute: the folder with node_modules/playwright-core, the build's
 //   tests/browser once browser__npm_install ran), CHROMIUM (default /usr/bin/chromium).
 //   Put FILE in a folder of its own: its cache lands beside it and the cold way deletes it.
@@ -38,9 +41,11 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); if (i < 0) return dflt; const v = args[i + 1]; args.splice(i, 2); return v; };
 const ROUNDS = Number(opt('--rounds', '3'));
 const OLD = opt('--old', null);
+const OLD_FILE = opt('--old-file', null);
 const WAYS = opt('--ways', OLD ? 'old,nocache,cold,warm' : 'nocache,cold,warm').split(',');
 const REQUESTS = args.includes('--requests') && args.splice(args.indexOf('--requests'), 1);
 const [TLVIEW, FILE] = args;
+if (WAYS.includes('oldwarm') && !(OLD && OLD_FILE)) { console.error('first_paint: the way oldwarm needs --old and --old-file'); process.exit(2); }
 if (!TLVIEW || !FILE) { console.error('usage: node first_paint.js TLVIEW FILE [--rounds N] [--ways old,nocache,cold,warm] [--old OLD]'); process.exit(2); }
 const CDIR = path.join(path.dirname(path.resolve(FILE)), '.tlview-cache');
 const TIMEOUT = 180000;
@@ -70,8 +75,8 @@ function pageMarks() {
 // openOnce starts the server one way and returns the times (ms from its start) the page showed what.
 async function openOnce(browser, way) {
   if (way === 'cold') fs.rmSync(CDIR, { recursive: true, force: true });
-  const bin = way === 'old' ? OLD : TLVIEW;
-  const argv = ['serve', '--port', '0', ...(way === 'nocache' ? ['--no-cache'] : []), FILE];
+  const bin = way === 'old' || way === 'oldwarm' ? OLD : TLVIEW;
+  const argv = ['serve', '--port', '0', ...(way === 'nocache' ? ['--no-cache'] : []), way === 'oldwarm' ? OLD_FILE : FILE];
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
   const page = await ctx.newPage();
   await page.addInitScript(pageMarks);

@@ -2914,6 +2914,73 @@ int test_store_cache_roundtrip(void)
     return 0;
 }
 
+/* test_store_cache_stamp: a cache is written with its stamp, which vouches for that very file:
+ * its checksums are skipped while it is unchanged, and checked again once a byte of it was
+ * written (its change time moved), without the stamp, with a stamp that is a link, or with another
+ * file's stamp (a copy of the cache with its times kept). */
+int test_store_cache_stamp(void)
+{
+    store_run *run = cache_sample(), *back = NULL;
+    TEST_ASSERT(run);
+    char err[1024] = "", path[4300], stamp[4300], other[4300], ostamp[4300], cmd[24000];
+    snprintf(path, sizeof path, "%s/s.run", cache_dir());
+    snprintf(stamp, sizeof stamp, "%s/.s.run.ok", cache_dir());
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "s.run", "key 1", err, sizeof err), 0);
+    struct stat st;
+    TEST_EQ_INT(lstat(stamp, &st), 0);
+    TEST_ASSERT(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600 && st.st_uid == geteuid());
+    store_cache *c = NULL;
+    TEST_EQ_INT(store_cache_open(path, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 1);
+    store_cache_close(c);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), 0);
+    store_run_free(back);
+    back = NULL;
+    /* another file with the same bytes and times, and a copy of the stamp: not vouched */
+    snprintf(other, sizeof other, "%s/o.run", cache_dir());
+    snprintf(ostamp, sizeof ostamp, "%s/.o.run.ok", cache_dir());
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s' && cp -p '%s' '%s'", path, other, stamp, ostamp);
+    TEST_EQ_INT(system(cmd), 0);
+    TEST_EQ_INT(store_cache_open(other, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 0);
+    store_cache_close(c);
+    /* a kernel's time written in place (the last byte of the file: the last section's) */
+    TEST_EQ_INT(stat(path, &st), 0);
+    int fd = open(path, O_RDWR);
+    TEST_ASSERT(fd >= 0);
+    unsigned char b;
+    TEST_EQ_INT(pread(fd, &b, 1, st.st_size - 1), 1);
+    b ^= 0x10;
+    TEST_EQ_INT(pwrite(fd, &b, 1, st.st_size - 1), 1);
+    close(fd);
+    TEST_EQ_INT(store_cache_open(path, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 0);
+    store_cache_close(c);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "its checksum does not hold") != NULL);
+    TEST_ASSERT(!back);
+    /* written again: vouched; its stamp removed, or a link to a good stamp: checked in full */
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "s.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_open(path, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 1);
+    store_cache_close(c);
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s.keep' && rm '%s' && ln -s '%s.keep' '%s'", stamp,
+             stamp, stamp, stamp, stamp);
+    TEST_EQ_INT(system(cmd), 0);
+    TEST_EQ_INT(store_cache_open(path, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 0);
+    store_cache_close(c);
+    TEST_EQ_INT(unlink(stamp), 0);
+    TEST_EQ_INT(store_cache_open(path, "key 1", &c, err, sizeof err), 0);
+    TEST_EQ_INT(store_cache_vouched(c), 0);
+    store_cache_close(c);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), 0);
+    TEST_EQ_INT(back->nkernels, run->nkernels);
+    store_run_free(back);
+    store_run_free(run);
+    return 0;
+}
+
 /* test_store_cache_refused: a cache is not read under another key, cut anywhere, or when an index
  * it holds points beyond its arrays although its checksums hold (a file written so); and never
  * through a link. Each refusal says why. */
