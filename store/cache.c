@@ -306,7 +306,12 @@ static void stamp_write(const char *path, uint64_t sum)
     stamp_text(&st, sum, text, sizeof text);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(tmp, sizeof tmp, "%s.%ld.%09ld.tmp", sp, (long)getpid(), ts.tv_nsec);
+    /* named as the cache's own temporary files, so that remove_stale() takes it once its writer
+     * is gone */
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path + 1) : 0;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.%ld.%09ld.ok.tmp", dl, path, path + dl, (long)getpid(),
+             ts.tv_nsec);
     int fd = store_fs_create(tmp, 0600, err, sizeof err);
     if (fd < 0)
         return;
