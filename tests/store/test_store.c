@@ -251,38 +251,19 @@ int test_store_roundtrip(void)
     return 0;
 }
 
-/* Reads a whole file into memory; *pLen receives its size. */
-static char *slurp(const char *path, size_t *pLen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *pLen = (size_t)n;
-    return b;
-}
-
 int test_store_eexist(void)
 {
     const char *path = path_in("exists.db");
     TEST_EQ_INT(write_sample(path, 1, 0, 2), STORE_OK);
     size_t n1, n2;
-    char *before = slurp(path, &n1);
+    char *before = test_slurp(path, &n1);
     TEST_ASSERT(before != NULL);
     store_writer *w;
     TEST_EQ_INT(store_writer_open(path, STORE_CLOCK_CUPTI, 0, &w), STORE_EEXIST);
     TEST_ASSERT(strstr(store_writer_errmsg(w), path) != NULL);
     TEST_ASSERT(strstr(store_writer_errmsg(w), "already exists") != NULL);
     TEST_EQ_INT(store_writer_close(w), STORE_OK);
-    char *after = slurp(path, &n2);
+    char *after = test_slurp(path, &n2);
     TEST_ASSERT(after != NULL);
     TEST_EQ_INT(n1, n2);
     TEST_EQ_INT(memcmp(before, after, n1), 0);
@@ -294,7 +275,7 @@ int test_store_eexist(void)
     TEST_EQ_INT(store_run_save(run, path, "test"), STORE_EEXIST);
     TEST_ASSERT(strstr(store_run_errmsg(run), path) != NULL);
     store_run_free(run);
-    after = slurp(path, &n2);
+    after = test_slurp(path, &n2);
     TEST_EQ_INT(n1, n2);
     free(after);
     return 0;
@@ -424,7 +405,7 @@ int test_store_bad_files(void)
     /* A real file cut in half. */
     const char *cut = path_in("cut.db");
     size_t n;
-    char *bytes = slurp(good, &n);
+    char *bytes = test_slurp(good, &n);
     TEST_ASSERT(bytes != NULL && n > 8192);
     f = fopen(cut, "wb");
     TEST_EQ_INT(fwrite(bytes, 1, n / 2, f), n / 2);

@@ -60,6 +60,10 @@ struct test_case {
  * static buffer. */
 const char *test_tmpdir(void);
 
+/* The whole content of file `path`, malloc'd with a NUL after it (the caller frees it), its size in
+ * *pLen (may be NULL); NULL (and 0) when it cannot be read. */
+char *test_slurp(const char *path, size_t *pLen);
+
 /* What a case returns when it cannot run here (a tool, a permission or a corpus missing): prints
  * "skip: <why>" (printf-style; line breaks in what is formatted become "; ", so the reason is one
  * line, which scripts/skips.py shows) as its last line, then returns TEST_SKIP, or 1 under

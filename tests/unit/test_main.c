@@ -29,6 +29,39 @@ const char *test_tmpdir(void)
     return tmpdir;
 }
 
+char *test_slurp(const char *path, size_t *pLen)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *b = f ? malloc(cap) : NULL;
+    while (b) {
+        if (n + 1 == cap) {
+            char *g = realloc(b, cap *= 2);
+            if (!g) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = g;
+        }
+        size_t k = fread(b + n, 1, cap - n - 1, f);
+        if (!k)
+            break;
+        n += k;
+    }
+    if (f && ferror(f)) {
+        free(b);
+        b = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (b)
+        b[n] = 0;
+    if (pLen)
+        *pLen = b ? n : 0;
+    return b;
+}
+
 /* Prints `lead` and the formatted reason on one line of stderr: each line break of the text (the
  * output of a command quoted in it, say) becomes "; ", and breaks at its end are dropped. */
 static void say_why(const char *lead, const char *why, va_list ap)

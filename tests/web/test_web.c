@@ -393,36 +393,15 @@ static json_t *get_stats(unsigned port, const char *path)
 
 /* ---------------------------------------------------------------- cases */
 
-/* The text of file `path` (malloc'd, NUL-terminated, *pLen bytes), or NULL. */
-static char *read_text(const char *path, long *pLen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    char *s = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    fseek(fp, 0, SEEK_SET);
-    if (s && fread(s, 1, (size_t)size, fp) != (size_t)size) {
-        free(s);
-        s = NULL;
-    }
-    fclose(fp);
-    if (s)
-        s[size] = 0;
-    *pLen = size;
-    return s;
-}
-
 /* What the page is served as (web/embed_assets.cmake): the scripts index.html lists, one tag each,
  * as one app.js (each part after a line naming its file) into *pApp, and index.html loading it
  * instead into *pPage (both malloc'd). 0, or -1 when index.html lists fewer than two. */
 static int page_bundle(const char *dir, char **pPage, char **pApp)
 {
     char path[1300];
-    long n;
+    size_t n;
     snprintf(path, sizeof path, "%s/index.html", dir);
-    char *src = read_text(path, &n);
+    char *src = test_slurp(path, &n);
     web_buf page = {0}, app = {0};
     int nscripts = 0;
     const char *at = src;
@@ -435,8 +414,8 @@ static int page_bundle(const char *dir, char **pPage, char **pApp)
             web_buf_str(&page, "<script src=\"app.js\"></script>\n");
         char file[1400];
         snprintf(file, sizeof file, "%s/%.*s", dir, (int)(end - name), name);
-        long len;
-        char *js = read_text(file, &len);
+        size_t len;
+        char *js = test_slurp(file, &len);
         if (!js)
             break;
         char line[400];
@@ -475,10 +454,10 @@ int test_web_assets(void)
     response page, job_page, app; /* the timeline's page, the job overview's (tlview serve --job),
                                      the timeline page's scripts as one */
     char *served_page, *served_app, path0[1300];
-    long nsource;
+    size_t nsource;
     TEST_EQ_INT(page_bundle(dir, &served_page, &served_app), 0);
     snprintf(path0, sizeof path0, "%s/index.html", dir);
-    char *source_page = read_text(path0, &nsource);
+    char *source_page = test_slurp(path0, &nsource);
     TEST_ASSERT(source_page);
     TEST_ASSERT(http_get(f.port, "/", &page) == 0);
     TEST_EQ_INT(page.status, 200);
@@ -505,14 +484,9 @@ int test_web_assets(void)
                                                       : "";
         char path[1300], url[300];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        FILE *fp = fopen(path, "rb");
-        TEST_ASSERT(fp);
-        fseek(fp, 0, SEEK_END);
-        long size = ftell(fp);
-        char *want = malloc((size_t)size + 1);
-        fseek(fp, 0, SEEK_SET);
-        TEST_EQ_INT(fread(want, 1, (size_t)size, fp), size);
-        fclose(fp);
+        size_t size;
+        char *want = test_slurp(path, &size);
+        TEST_ASSERT(want);
         snprintf(url, sizeof url, "/%s", name);
         response r;
         TEST_ASSERT(http_get(f.port, url, &r) == 0);
@@ -522,10 +496,10 @@ int test_web_assets(void)
         if (strcmp(name, "index.html") == 0) { /* served loading app.js */
             free(want);
             want = strdup(served_page);
-            size = (long)strlen(want);
+            size = strlen(want);
         }
         TEST_EQ_INT(r.len, size);
-        TEST_ASSERT(memcmp(r.body, want, (size_t)size) == 0);
+        TEST_ASSERT(memcmp(r.body, want, size) == 0);
         if (!strstr(r.head, mime))
             fprintf(stderr, "%s: no '%s' in:\n%s\n", url, mime, r.head);
         TEST_ASSERT(mime[0] && strstr(r.head, mime) != NULL);
