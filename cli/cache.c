@@ -7,6 +7,7 @@
  * TLVIEW_CACHE=verbose says on stderr what was read, written or refused, and why. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +49,46 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     cli_msg(stderr, "tlview: cache: %s\n", buf);
+}
+
+/* The bytes the caches of one folder may hold: TLVIEW_CACHE_MAX ("20G", "500M", "4096K", bytes;
+ * "0" keeps only the cache just written), else CACHE_MAX_DEFAULT. */
+#define CACHE_MAX_DEFAULT ((uint64_t)16 << 30)
+static uint64_t max_bytes(void)
+{
+    const char *e = getenv("TLVIEW_CACHE_MAX");
+    if (!e || !*e)
+        return CACHE_MAX_DEFAULT;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    int shift = !strcmp(end, "K") || !strcmp(end, "k")   ? 10
+                : !strcmp(end, "M") || !strcmp(end, "m") ? 20
+                : !strcmp(end, "G") || !strcmp(end, "g") ? 30
+                : !strcmp(end, "T") || !strcmp(end, "t") ? 40
+                : !*end                                  ? 0
+                                                         : -1;
+    if (errno || end == e || *e == '-' || shift < 0) {
+        static int said;
+        if (!said++)
+            cli_msg(stderr, "tlview: TLVIEW_CACHE_MAX='%.64s' is not a size (20G, 500M, bytes): "
+                            "the caches keep to %llu GiB a folder\n",
+                    e, (unsigned long long)(CACHE_MAX_DEFAULT >> 30));
+        return CACHE_MAX_DEFAULT;
+    }
+    return v > (UINT64_MAX >> shift) ? UINT64_MAX : (uint64_t)v << shift;
+}
+
+/* Bounds the folder `dir` after `name` was written there (store_cache_prune: the caches no one
+ * can read again, then the least recently used beyond TLVIEW_CACHE_MAX); said under verbose. */
+static void prune(const char *dir, const char *name)
+{
+    store_cache_pruned p;
+    if (store_cache_prune(dir, max_bytes(), name, &p) == 0 && (p.dead || p.evicted))
+        note("removed from %s: %u that could not be read again, %u least recently used "
+             "(%.1f MiB); %.1f MiB left",
+             dir, p.dead, p.evicted, (double)p.freed_bytes / (1 << 20),
+             (double)p.kept_bytes / (1 << 20));
 }
 
 /* CLOCK_MONOTONIC in seconds, for the notes. */
@@ -158,13 +199,24 @@ int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_ru
     build_id(id, sizeof id);
     snprintf(extra, sizeof extra, "%s, separate_gpus %d, max_events '%.64s', max_memory '%.64s'",
              id, separate_gpus, me ? me : "", mm ? mm : "");
-    if (store_cache_key((const char *const *)paths, (uint32_t)n, extra, &key) != 0)
-        return -1; /* an input that is not a regular file: no cache */
+    /* by absolute path: the same files named from another folder find the same cache, and
+     * store_cache_prune() can tell when they are gone */
+    char **abs = calloc(n, sizeof *abs);
+    int ok = abs != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (abs[i] = realpath(paths[i], NULL)) != NULL;
+    if (ok && store_cache_key((const char *const *)abs, (uint32_t)n, extra, &key) != 0)
+        ok = 0; /* an input that is not a regular file: no cache */
     /* the name: by the inputs' paths and the option, so that a changed input (or a new build of
      * tlview) replaces its cache rather than adding one */
     uint64_t h = (uint64_t)separate_gpus + 1;
-    for (size_t i = 0; i < n; i++)
-        h = h * 31 + store_cache_name_hash(paths[i]);
+    for (size_t i = 0; ok && i < n; i++)
+        h = h * 31 + store_cache_name_hash(abs[i]);
+    for (size_t i = 0; abs && i < n; i++)
+        free(abs[i]);
+    free(abs);
+    if (!ok)
+        return -1;
     snprintf(name_src, sizeof name_src, "%016llx.run", (unsigned long long)h);
     tag t = {.key = key};
     snprintf(t.name, sizeof t.name, "%s", name_src);
@@ -222,6 +274,7 @@ static void write_run(const store_run *run, const char *first, const char *name,
         if (store_run_cache_save(run, dir, name, key, err, sizeof err) == 0) {
             note("wrote run %s/%s in %.3f s", dir, name, now_s() - t0);
             snprintf(used, usedlen, "%s", dir);
+            prune(dir, name);
             return;
         }
         note("not written: %s", err);
@@ -308,9 +361,10 @@ static void keep_analysis(const analysis *a, const char *dir, const char *name, 
     if (analysis_freeze(a, &blob, &len) != ANALYSIS_OK)
         return;
     frozen f = {blob, len, key};
-    if (save_analysis(&f, dir, name, err, sizeof err) == 0)
+    if (save_analysis(&f, dir, name, err, sizeof err) == 0) {
         note("wrote analysis %s/%s", dir, name);
-    else
+        prune(dir, name);
+    } else
         note("not written: %s", err);
     free(blob);
 }
@@ -435,9 +489,10 @@ void cli_cache_index_keep(const store_run *run, const analysis *a, const void *b
     *slash = 0;
     double t0 = now_s();
     store_cache_part part = {1, 1, blob, len};
-    if (store_cache_write(path, slash + 1, key, &part, 1, err, sizeof err) == 0)
+    if (store_cache_write(path, slash + 1, key, &part, 1, err, sizeof err) == 0) {
         note("wrote index %s/%s in %.3f s", path, slash + 1, now_s() - t0);
-    else
+        prune(path, slash + 1);
+    } else
         note("not written: %s", err);
     free(key);
 }

@@ -340,6 +340,15 @@ static int stamp_vouches(const char *path, const struct stat *st, uint64_t sum)
     return strcmp(have, want) == 0;
 }
 
+/* Marks cache `path` as used now: its stamp's modification time, which store_cache_prune() reads
+ * as the cache's last use (the cache's own times cannot move: the stamp names them). Best effort. */
+static void stamp_touch(const char *path)
+{
+    char sp[4200];
+    if (stamp_path(path, sp, sizeof sp) == 0)
+        (void)utimensat(AT_FDCWD, sp, NULL, AT_SYMLINK_NOFOLLOW);
+}
+
 /* ---------------------------------------------------------------- writing */
 
 /* Writes n bytes at the file's current end. 0, or -1 with errno. */
@@ -479,6 +488,205 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- pruning */
+
+/* One cache file of a folder being pruned. */
+typedef struct prune_file {
+    char name[256];
+    dev_t dev;
+    ino_t ino;
+    uint64_t bytes;   /* its size */
+    int64_t used_ns;  /* last use: its stamp's mtime (written after it, touched on use), else its own */
+    int dead;         /* it can never be read again */
+} prune_file;
+
+/* 1 when key text `key` names an input that is gone or changed since (a "file" line of
+ * store_cache_key() whose absolute path is no longer there, or not that file of those times):
+ * no reader can ever match that key again. A relative path, or one stat() cannot answer for
+ * (no permission), proves nothing: 0. */
+static int key_is_stale(const char *key)
+{
+    for (const char *l = key; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        unsigned long long dev, ino;
+        long long size, ms, cs;
+        long mns, cns;
+        int off = 0;
+        if (strncmp(l, "file ", 5) != 0 ||
+            sscanf(l, "file %llu:%llu %lld %lld.%ld %lld.%ld %n", &dev, &ino, &size, &ms, &mns, &cs,
+                   &cns, &off) != 7 ||
+            !off || l[off] != '/')
+            continue;
+        const char *nl = strchr(l + off, '\n');
+        size_t len = nl ? (size_t)(nl - (l + off)) : strlen(l + off);
+        char path[4096];
+        struct stat st;
+        if (len >= sizeof path)
+            continue;
+        memcpy(path, l + off, len);
+        path[len] = 0;
+        if (stat(path, &st) != 0) {
+            if (errno == ENOENT || errno == ENOTDIR)
+                return 1;
+            continue;
+        }
+        if ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino ||
+            (long long)st.st_size != size || (long long)st.st_mtim.tv_sec != ms ||
+            st.st_mtim.tv_nsec != mns || (long long)st.st_ctim.tv_sec != cs ||
+            st.st_ctim.tv_nsec != cns)
+            return 1;
+    }
+    return 0;
+}
+
+/* Reads the cache file open at fd (st its fstat): -1 when it is not a tlview cache (no magic: not
+ * ours to touch), else 0 with *dead set when it can never be read again (a broken header, or a
+ * key naming an input gone or changed). A cache of another format or byte order is left to the
+ * size bound: another tlview may read it. */
+static int prune_judge(int fd, const struct stat *st, int *dead)
+{
+    cache_header h;
+    *dead = 0;
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, CACHE_MAGIC, 8) != 0)
+        return -1;
+    if (h.format != CACHE_FORMAT || h.endian != CACHE_ENDIAN)
+        return 0;
+    uint64_t head = sizeof h + (uint64_t)h.nsections * sizeof(cache_entry);
+    if (h.size != (uint64_t)st->st_size || h.nsections > CACHE_MAX_SECTIONS ||
+        h.key_len > CACHE_MAX_KEY || head + h.key_len > h.size) {
+        *dead = 1;
+        return 0;
+    }
+    char *buf = malloc(head + h.key_len + 1);
+    if (!buf)
+        return 0; /* unjudged: kept */
+    if (pread(fd, buf, head + h.key_len, 0) != (ssize_t)(head + h.key_len)) {
+        free(buf);
+        *dead = 1;
+        return 0;
+    }
+    buf[head + h.key_len] = 0;
+    uint64_t want = h.sum;
+    cache_header z = h;
+    z.sum = 0;
+    uint64_t s = cache_hash(&z, sizeof z, 1);
+    s = cache_hash(buf + sizeof h, head - sizeof h, s);
+    *dead = cache_hash(buf + head, h.key_len, s) != want ||
+            strlen(buf + head) != h.key_len || key_is_stale(buf + head);
+    free(buf);
+    return 0;
+}
+
+/* Oldest use first. */
+static int by_use(const void *a, const void *b)
+{
+    const prune_file *x = a, *y = b;
+    return (x->used_ns > y->used_ns) - (x->used_ns < y->used_ns);
+}
+
+/* Removes cache `f` (and its stamp) from the folder open as dfd, unless the name now holds
+ * another file (replaced since it was judged). Its bytes are added to *freed. */
+static void prune_remove(int dfd, const prune_file *f, uint64_t *freed, uint32_t *count)
+{
+    struct stat st;
+    char sp[300];
+    if (fstatat(dfd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != f->dev ||
+        st.st_ino != f->ino || unlinkat(dfd, f->name, 0) != 0)
+        return;
+    snprintf(sp, sizeof sp, ".%s.ok", f->name);
+    unlinkat(dfd, sp, 0);
+    *freed += f->bytes;
+    (*count)++;
+}
+
+int store_cache_prune(const char *dir, uint64_t max_bytes, const char *keep,
+                      store_cache_pruned *out)
+{
+    memset(out, 0, sizeof *out);
+    char err[512];
+    if (store_fs_check_dir(dir, STORE_FS_WRITABLE, err, sizeof err) != 0)
+        return -1;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    prune_file *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st, ss;
+        const char *s = e->d_name;
+        size_t len = strlen(s);
+        if (s[0] == '.') {
+            /* a stamp whose cache is gone */
+            char name[256];
+            if (len > 4 && len - 4 < sizeof name && strcmp(s + len - 3, ".ok") == 0 &&
+                strchr(s + 1, '.') && fstatat(dfd, s, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+                snprintf(name, sizeof name, "%.*s", (int)(len - 4), s + 1);
+                if (fstatat(dfd, name, &ss, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+                    unlinkat(dfd, s, 0);
+            }
+            continue;
+        }
+        if (len >= sizeof v->name || fstatat(dfd, s, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        int fd = openat(dfd, s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        int dead = 0;
+        if (fd < 0)
+            continue;
+        int ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && prune_judge(fd, &st, &dead) == 0;
+        close(fd);
+        if (!ours)
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            prune_file *nv = realloc(v, nc * sizeof *v);
+            if (!nv)
+                break;
+            v = nv;
+            cap = nc;
+        }
+        prune_file *f = &v[n++];
+        snprintf(f->name, sizeof f->name, "%s", s);
+        f->dev = st.st_dev;
+        f->ino = st.st_ino;
+        f->bytes = (uint64_t)st.st_size;
+        f->used_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        f->dead = dead;
+        char sp[300];
+        snprintf(sp, sizeof sp, ".%s.ok", s);
+        if (fstatat(dfd, sp, &ss, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ss.st_mode))
+            f->used_ns = (int64_t)ss.st_mtim.tv_sec * 1000000000 + ss.st_mtim.tv_nsec;
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int kept = keep && strcmp(v[i].name, keep) == 0;
+        if (v[i].dead && !kept)
+            prune_remove(dfd, &v[i], &out->freed_bytes, &out->dead);
+        else
+            total += v[i].bytes;
+        v[i].dead = v[i].dead && !kept; /* now: gone */
+    }
+    if (total > max_bytes) {
+        qsort(v, n, sizeof *v, by_use);
+        for (size_t i = 0; i < n && total > max_bytes; i++) {
+            if (v[i].dead || (keep && strcmp(v[i].name, keep) == 0))
+                continue;
+            uint64_t before = out->freed_bytes;
+            prune_remove(dfd, &v[i], &out->freed_bytes, &out->evicted);
+            total -= out->freed_bytes - before;
+        }
+    }
+    out->kept_bytes = total;
+    free(v);
+    closedir(d);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- reading */
 
 /* Refuses the file with a message; returns -1. */
@@ -561,6 +769,8 @@ int store_cache_open(const char *path, const char *key, store_cache **ppC /* OUT
     cache_header h;
     memcpy(&h, c->map, sizeof h);
     c->vouched = stamp_vouches(path, &st, h.sum);
+    if (c->vouched)
+        stamp_touch(path);
     close(fd);
     *ppC = c;
     return 0;

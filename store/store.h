@@ -786,9 +786,29 @@ int store_cache_dir(const char *trace_dir, int create, char *out, size_t n);
 int store_cache_write(const char *dir, const char *name, const char *key,
                       const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen);
 
+/* What store_cache_prune() did. */
+typedef struct store_cache_pruned {
+    uint32_t dead;        /* caches removed that could never be read again */
+    uint32_t evicted;     /* caches removed, least recently used first, to fit max_bytes */
+    uint64_t freed_bytes; /* their bytes */
+    uint64_t kept_bytes;  /* the bytes of the caches left */
+} store_cache_pruned;
+
+/* Bounds the cache folder `dir` (one store_cache_dir() accepts; else -1 and nothing is touched).
+ * Only the tlview caches there (regular files of this user with the cache's magic) are judged;
+ * anything else is left alone. First every cache that no reader can match again is removed: a
+ * broken header, or a key that names an input file gone or changed since (by absolute path;
+ * relative paths prove nothing). Then, while the caches left hold more than max_bytes, the least
+ * recently used (its stamp's modification time, which store_cache_open() moves; without a stamp,
+ * its own) is removed. `keep` (a name in dir, may be NULL) is never removed: the cache
+ * just written. A cache's stamp goes with it, and stamps without their cache go too. A cache
+ * mapped by a running tlview stays readable to it. 0 with *out, or -1. */
+int store_cache_prune(const char *dir, uint64_t max_bytes, const char *keep,
+                      store_cache_pruned *out);
+
 /* Opens and maps the cache at `path` (store_fs_open_private) and checks its header, section
- * table and key against `key`. 0 with *ppC (close with store_cache_close()), or -1 with the
- * reason in err. */
+ * table and key against `key`; a stamp that vouches for it is touched (its last use). 0 with
+ * *ppC (close with store_cache_close()), or -1 with the reason in err. */
 int store_cache_open(const char *path, const char *key, store_cache **ppC /* OUT */, char *err,
                      size_t errlen);
 

@@ -2962,6 +2962,133 @@ int test_store_cache_stamp(void)
     return 0;
 }
 
+/* Writes a one-section cache "<dir>/<name>" under the key of input `input` (NULL: under `key`),
+ * with its stamp's times set to `used` seconds (0: left as written). 0 or -1. */
+static int prune_put(const char *dir, const char *name, const char *input, const char *key,
+                     time_t used)
+{
+    char *k = NULL, err[1024], stamp[4400];
+    static const char body[3000];
+    if (input && store_cache_key(&input, 1, "test", &k) != 0)
+        return -1;
+    store_cache_part part = {1, 1, body, sizeof body};
+    int rc = store_cache_write(dir, name, k ? k : key, &part, 1, err, sizeof err);
+    free(k);
+    snprintf(stamp, sizeof stamp, "%s/.%s.ok", dir, name);
+    struct timespec ts[2] = {{used, 0}, {used, 0}};
+    if (rc == 0 && used && utimensat(AT_FDCWD, stamp, ts, AT_SYMLINK_NOFOLLOW) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* 1 when "<dir>/<name>" exists (as a link too). */
+static int prune_has(const char *dir, const char *name)
+{
+    char p[4400];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return lstat(p, &st) == 0;
+}
+
+/* test_store_cache_prune: a cache folder is bounded. The caches no reader can match again go
+ * first: one whose input was removed, one whose input was written since, one with a broken header;
+ * then the least recently used beyond the size given (a use, store_cache_open(), makes it recent
+ * again), never the one to keep. A cache naming a relative path, anything that is not a tlview
+ * cache (a text file, a link to a cache) and the kept cache's stamp stay; a stamp whose cache is
+ * gone goes. */
+int test_store_cache_prune(void)
+{
+    char dir[4200], in1[4200], in2[4200], in3[4200], err[1024], p[4400];
+    snprintf(dir, sizeof dir, "%s/prunedir", test_tmpdir());
+    TEST_EQ_INT(mkdir(dir, 0700), 0);
+    snprintf(in1, sizeof in1, "%s/in1.db", test_tmpdir());
+    snprintf(in2, sizeof in2, "%s/in2.db", test_tmpdir());
+    snprintf(in3, sizeof in3, "%s/in3.db", test_tmpdir());
+    const char *ins[] = {in1, in2, in3};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(ins[i], "w");
+        TEST_ASSERT(f);
+        fputs("input", f);
+        fclose(f);
+    }
+    TEST_EQ_INT(prune_put(dir, "live.run", in1, NULL, 5000), 0);
+    TEST_EQ_INT(prune_put(dir, "gone.run", in2, NULL, 6000), 0);
+    TEST_EQ_INT(prune_put(dir, "changed.run", in3, NULL, 6000), 0);
+    TEST_EQ_INT(prune_put(dir, "rel.run", NULL, "file 1:2 3 4.000000005 6.000000007 rel/in.db\n",
+                          4000),
+                0);
+    TEST_EQ_INT(prune_put(dir, "broken.run", in1, NULL, 6000), 0);
+    TEST_EQ_INT(prune_put(dir, "a.run", in1, NULL, 1000), 0);
+    TEST_EQ_INT(prune_put(dir, "b.run", in1, NULL, 3000), 0);
+    TEST_EQ_INT(prune_put(dir, "c.run", in1, NULL, 2000), 0);
+    snprintf(p, sizeof p, "%s/broken.run", dir); /* a byte of its key changed */
+    int fd = open(p, O_RDWR);
+    TEST_ASSERT(fd >= 0);
+    TEST_EQ_INT(pwrite(fd, "X", 1, 48 + 32 + 2), 1);
+    close(fd);
+    snprintf(p, sizeof p, "%s/notes.txt", dir);
+    FILE *f = fopen(p, "w");
+    TEST_ASSERT(f);
+    fputs("TLVCACH not quite: someone's notes\n", f);
+    fclose(f);
+    char link[4400];
+    snprintf(link, sizeof link, "%s/link.run", dir);
+    TEST_EQ_INT(symlink("live.run", link), 0);
+    snprintf(p, sizeof p, "%s/.ghost.run.ok", dir);
+    f = fopen(p, "w");
+    TEST_ASSERT(f);
+    fclose(f);
+    TEST_EQ_INT(unlink(in2), 0);
+    f = fopen(in3, "a");
+    TEST_ASSERT(f);
+    fputs("more", f);
+    fclose(f);
+
+    /* no bound: only what can never be read again goes */
+    store_cache_pruned r;
+    TEST_EQ_INT(store_cache_prune(dir, UINT64_MAX, NULL, &r), 0);
+    TEST_EQ_INT(r.dead, 3);
+    TEST_EQ_INT(r.evicted, 0);
+    TEST_ASSERT(!prune_has(dir, "gone.run") && !prune_has(dir, ".gone.run.ok"));
+    TEST_ASSERT(!prune_has(dir, "changed.run") && !prune_has(dir, "broken.run"));
+    TEST_ASSERT(!prune_has(dir, ".ghost.run.ok"));
+    const char *left[] = {"live.run", ".live.run.ok", "rel.run", "a.run", "b.run",
+                          "c.run",    "notes.txt",    "link.run"};
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++)
+        TEST_ASSERT(prune_has(dir, left[i]));
+    uint64_t one = r.kept_bytes / 5; /* five caches of the same size */
+    TEST_EQ_INT(r.kept_bytes, 5 * one);
+
+    /* a (1000) is used: c (2000) is now the least recently used; one cache too many goes */
+    store_cache *c = NULL;
+    char *key = NULL;
+    snprintf(p, sizeof p, "%s/a.run", dir);
+    TEST_EQ_INT(store_cache_key((const char *const *)&(const char *){in1}, 1, "test", &key), 0);
+    TEST_EQ_INT(store_cache_open(p, key, &c, err, sizeof err), 0);
+    store_cache_close(c);
+    free(key);
+    TEST_EQ_INT(store_cache_prune(dir, 4 * one, NULL, &r), 0);
+    TEST_EQ_INT(r.dead, 0);
+    TEST_EQ_INT(r.evicted, 1);
+    TEST_EQ_INT(r.freed_bytes, one);
+    TEST_EQ_INT(r.kept_bytes, 4 * one);
+    TEST_ASSERT(!prune_has(dir, "c.run") && prune_has(dir, "a.run") && prune_has(dir, "b.run"));
+
+    /* nothing may stay but the one kept, which stays though it is the oldest */
+    TEST_EQ_INT(store_cache_prune(dir, 0, "rel.run", &r), 0);
+    TEST_EQ_INT(r.evicted, 3);
+    TEST_EQ_INT(r.kept_bytes, one);
+    TEST_ASSERT(prune_has(dir, "rel.run") && prune_has(dir, ".rel.run.ok"));
+    TEST_ASSERT(!prune_has(dir, "live.run") && !prune_has(dir, "a.run"));
+    TEST_ASSERT(prune_has(dir, "notes.txt") && prune_has(dir, "link.run"));
+
+    /* a folder others may write is not pruned at all */
+    TEST_EQ_INT(chmod(dir, 0777), 0);
+    TEST_EQ_INT(store_cache_prune(dir, 0, NULL, &r), -1);
+    TEST_ASSERT(prune_has(dir, "rel.run"));
+    return 0;
+}
+
 /* test_store_cache_refused: a cache is not read under another key, cut anywhere, or when an index
  * it holds points beyond its arrays although its checksums hold (a file written so); and never
  * through a link. Each refusal says why. */
