@@ -68,15 +68,21 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
-/* 1 when what the last command said on stderr holds `text`; else prints it. */
-static int said(const char *text)
+/* 1 when what the last command said on stderr holds `text`; else prints it when `loud`. */
+static int stderr_has(const char *text, int loud)
 {
     char *e = slurp(err_path, NULL);
     int yes = e && strstr(e, text) != NULL;
-    if (!yes)
+    if (!yes && loud)
         fprintf(stderr, "stderr lacks \"%s\":\n%s", text, e ? e : "");
     free(e);
     return yes;
+}
+
+/* 1 when what the last command said on stderr holds `text`; else prints it. */
+static int said(const char *text)
+{
+    return stderr_has(text, 1);
 }
 
 /* A native run of two processes in folder `dir` (made): kernels that overlap, API calls, copies
@@ -250,6 +256,59 @@ int test_cache_stale_input(void)
     TEST_ASSERT(same_file("touch.json", "nocache.json"));
     TEST_EQ_INT(sh("again.json", "'%s' report --format json r", TLVIEW), 0);
     TEST_ASSERT(said("cache: read "));
+    return 0;
+}
+
+/* The number of files (caches, not their stamps) in "<dir>/.tlview-cache". */
+static int cache_files(const char *dir)
+{
+    char cmd[4400], line[512];
+    snprintf(cmd, sizeof cmd, "ls '%s/%s/.tlview-cache/' 2>/dev/null", test_tmpdir(), dir);
+    FILE *p = popen(cmd, "r");
+    int count = 0;
+    while (p && fgets(line, sizeof line, p))
+        count++;
+    if (p)
+        pclose(p);
+    return count;
+}
+
+/* The cache folder stays bounded: the same files named from another folder find their cache;
+ * once an input is removed, the next write there removes the caches made from it; with
+ * TLVIEW_CACHE_MAX the least recently used go (never the one just written), and a value that is
+ * not a size says so once and keeps the default. Every answer stays that of --no-cache. */
+int test_cache_pruned(void)
+{
+    TEST_EQ_INT(make_run("r", 0), 0);
+    TEST_EQ_INT(sh("nocache.json", "'%s' report --no-cache --format json r/a.db", TLVIEW), 0);
+    TEST_EQ_INT(sh("whole.json", "'%s' report --format json r", TLVIEW), 0);
+    TEST_EQ_INT(sh("a.json", "'%s' report --format json r/a.db", TLVIEW), 0);
+    TEST_EQ_INT(cache_files("r"), 4); /* two runs, two analyses */
+    TEST_EQ_INT(sh("a2.json", "cd r && '%s' report --format json ./a.db", TLVIEW), 0);
+    TEST_ASSERT(said("cache: read "));
+    TEST_ASSERT(!stderr_has("cache: wrote", 0));
+    TEST_ASSERT(same_file("a2.json", "nocache.json"));
+    /* b.db removed: the caches of the run of both files cannot be read again */
+    TEST_EQ_INT(sh("mps.json", "rm r/b.db && '%s' report --assume-mps on --format json r/a.db",
+                   TLVIEW),
+                0);
+    TEST_ASSERT(said("cache: wrote analysis"));
+    TEST_ASSERT(said("2 that could not be read again, 0 least recently used"));
+    TEST_EQ_INT(cache_files("r"), 3);
+    /* bounded to 1 byte: only the analysis just written stays, then the run written next */
+    TEST_EQ_INT(sh("off.json", "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json "
+                               "r/a.db",
+                   TLVIEW),
+                0);
+    TEST_ASSERT(said("0 that could not be read again, 3 least recently used"));
+    TEST_EQ_INT(cache_files("r"), 1);
+    TEST_EQ_INT(sh("a3.json", "TLVIEW_CACHE_MAX=1 '%s' report --format json r/a.db", TLVIEW), 0);
+    TEST_ASSERT(same_file("a3.json", "nocache.json"));
+    TEST_EQ_INT(cache_files("r"), 1);
+    TEST_EQ_INT(sh("bad.json", "TLVIEW_CACHE_MAX=lots '%s' report --format json r/a.db", TLVIEW),
+                0);
+    TEST_ASSERT(said("TLVIEW_CACHE_MAX='lots' is not a size"));
+    TEST_ASSERT(same_file("bad.json", "nocache.json"));
     return 0;
 }
 
