@@ -3,8 +3,9 @@
  * reading the files and hands the run to cli_cache_save_run() after; cli_analyse() does the same
  * for the analysis of a run read so (not a run cut to a range, nor one judged against a baseline
  * read otherwise). The cache folder is ".tlview-cache" in the first input's folder, else the
- * per-user "$XDG_CACHE_HOME/tlview" (~/.cache/tlview). --no-cache or TLVIEW_CACHE=off skips it;
- * TLVIEW_CACHE=verbose says on stderr what was read, written or refused, and why. */
+ * per-user "$XDG_CACHE_HOME/tlview" (~/.cache/tlview); each write there is followed by a prune of
+ * that folder (store_cache_prune, to TLVIEW_CACHE_MAX). --no-cache or TLVIEW_CACHE=off skips it;
+ * TLVIEW_CACHE=verbose says on stderr what was read, written, refused or removed, and why. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,8 +72,9 @@ static uint64_t max_bytes(void)
     if (errno || end == e || *e == '-' || shift < 0) {
         static int said;
         if (!said++)
-            cli_msg(stderr, "tlview: TLVIEW_CACHE_MAX='%.64s' is not a size (20G, 500M, bytes): "
-                            "the caches keep to %llu GiB a folder\n",
+            cli_msg(stderr,
+                    "tlview: TLVIEW_CACHE_MAX='%.64s' is not a size (20G, 500M, bytes): "
+                    "the caches keep to %llu GiB a folder\n",
                     e, (unsigned long long)(CACHE_MAX_DEFAULT >> 30));
         return CACHE_MAX_DEFAULT;
     }

@@ -340,8 +340,8 @@ static int stamp_vouches(const char *path, const struct stat *st, uint64_t sum)
     return strcmp(have, want) == 0;
 }
 
-/* Marks cache `path` as used now: its stamp's modification time, which store_cache_prune() reads
- * as the cache's last use (the cache's own times cannot move: the stamp names them). Best effort. */
+/* Marks cache `path` as used now: its stamp's mtime, store_cache_prune()'s last use (the cache's
+ * own times cannot move: the stamp names them). Best effort. */
 static void stamp_touch(const char *path)
 {
     char sp[4200];
@@ -495,9 +495,9 @@ typedef struct prune_file {
     char name[256];
     dev_t dev;
     ino_t ino;
-    uint64_t bytes;   /* its size */
-    int64_t used_ns;  /* last use: its stamp's mtime (written after it, touched on use), else its own */
-    int dead;         /* it can never be read again */
+    uint64_t bytes;  /* its size */
+    int64_t used_ns; /* last use: its stamp's mtime (touched on use), else its own */
+    int dead;        /* it can never be read again */
 } prune_file;
 
 /* 1 when key text `key` names an input that is gone or changed since (a "file" line of
@@ -570,8 +570,8 @@ static int prune_judge(int fd, const struct stat *st, int *dead)
     z.sum = 0;
     uint64_t s = cache_hash(&z, sizeof z, 1);
     s = cache_hash(buf + sizeof h, head - sizeof h, s);
-    *dead = cache_hash(buf + head, h.key_len, s) != want ||
-            strlen(buf + head) != h.key_len || key_is_stale(buf + head);
+    *dead = cache_hash(buf + head, h.key_len, s) != want || strlen(buf + head) != h.key_len ||
+            key_is_stale(buf + head);
     free(buf);
     return 0;
 }

@@ -289,15 +289,15 @@ int test_cache_pruned(void)
     TEST_ASSERT(!stderr_has("cache: wrote", 0));
     TEST_ASSERT(same_file("a2.json", "nocache.json"));
     /* b.db removed: the caches of the run of both files cannot be read again */
-    TEST_EQ_INT(sh("mps.json", "rm r/b.db && '%s' report --assume-mps on --format json r/a.db",
-                   TLVIEW),
-                0);
+    TEST_EQ_INT(
+        sh("mps.json", "rm r/b.db && '%s' report --assume-mps on --format json r/a.db", TLVIEW), 0);
     TEST_ASSERT(said("cache: wrote analysis"));
     TEST_ASSERT(said("2 that could not be read again, 0 least recently used"));
     TEST_EQ_INT(cache_files("r"), 3);
     /* bounded to 1 byte: only the analysis just written stays, then the run written next */
-    TEST_EQ_INT(sh("off.json", "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json "
-                               "r/a.db",
+    TEST_EQ_INT(sh("off.json",
+                   "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json "
+                   "r/a.db",
                    TLVIEW),
                 0);
     TEST_ASSERT(said("0 that could not be read again, 3 least recently used"));

@@ -3014,9 +3014,8 @@ int test_store_cache_prune(void)
     TEST_EQ_INT(prune_put(dir, "live.run", in1, NULL, 5000), 0);
     TEST_EQ_INT(prune_put(dir, "gone.run", in2, NULL, 6000), 0);
     TEST_EQ_INT(prune_put(dir, "changed.run", in3, NULL, 6000), 0);
-    TEST_EQ_INT(prune_put(dir, "rel.run", NULL, "file 1:2 3 4.000000005 6.000000007 rel/in.db\n",
-                          4000),
-                0);
+    TEST_EQ_INT(
+        prune_put(dir, "rel.run", NULL, "file 1:2 3 4.000000005 6.000000007 rel/in.db\n", 4000), 0);
     TEST_EQ_INT(prune_put(dir, "broken.run", in1, NULL, 6000), 0);
     TEST_EQ_INT(prune_put(dir, "a.run", in1, NULL, 1000), 0);
     TEST_EQ_INT(prune_put(dir, "b.run", in1, NULL, 3000), 0);
@@ -3052,8 +3051,8 @@ int test_store_cache_prune(void)
     TEST_ASSERT(!prune_has(dir, "gone.run") && !prune_has(dir, ".gone.run.ok"));
     TEST_ASSERT(!prune_has(dir, "changed.run") && !prune_has(dir, "broken.run"));
     TEST_ASSERT(!prune_has(dir, ".ghost.run.ok"));
-    const char *left[] = {"live.run", ".live.run.ok", "rel.run", "a.run", "b.run",
-                          "c.run",    "notes.txt",    "link.run"};
+    const char *left[] = {"live.run", ".live.run.ok", "rel.run",   "a.run",
+                          "b.run",    "c.run",        "notes.txt", "link.run"};
     for (size_t i = 0; i < sizeof left / sizeof *left; i++)
         TEST_ASSERT(prune_has(dir, left[i]));
     uint64_t one = r.kept_bytes / 5; /* five caches of the same size */
