@@ -17,6 +17,7 @@
 #define ADV_ALPHA 0.05      /* significance level; every interval aims at 1 - ADV_ALPHA */
 #define ADV_MAX_CONFIGS 64  /* configurations of one experiment */
 #define ADV_MAX_ROUNDS 1000 /* rounds of one experiment (--repeat, or what a budget allows) */
+#define ADV_MARGIN 0.05     /* a ratio within 5% of 1 either way (0.952-1.05x) is "as good" */
 #define ADV_MAX_CMDS 64     /* different commands given with ::: */
 #define ADV_MAX_NS 16       /* values of -n */
 
@@ -134,6 +135,13 @@ typedef struct adv_decision {
     int nsimpler;       /* the simpler alternatives tried */
     int repeats_needed; /* runs per configuration from which the most extreme result could be
                            significant with ncompared comparisons (0: no comparison) */
+    /* Where no configuration was significantly better (ADV_R_NOT_SIGNIFICANT, ADV_R_DEFAULT_BEST),
+     * what the best compared one's ratio interval says of that: */
+    int within_margin;  /* 1: it lies inside 1/(1 + ADV_MARGIN)..1 + ADV_MARGIN: as good */
+    int rounds_to_tell; /* not within: about the runs per configuration at which its measured
+                           ratio, were it the truth with the same spread, would leave its interval
+                           (the interval's width on a log scale taken as 1/sqrt(runs)); 0 where
+                           the measured ratio is itself within the margin (or none) */
 } adv_decision;
 
 /* 1 when arm a is to be preferred to arm b where they are equally good: first the default's

@@ -230,6 +230,32 @@ static const char *ratio_ci_text(adv_interval ci, char *buf, size_t n)
     return buf;
 }
 
+/* Appends to buf (n bytes, holding a text) what the interval of s, the best compared where none
+ * was significantly better, says: as good within the margin, or too wide to tell and about the
+ * rounds it would take (adv_decision.within_margin, rounds_to_tell). */
+static void margin_text(const adv_decision *d, const adv_stat *s, char *buf, size_t n)
+{
+    size_t len = strlen(buf);
+    if (len >= n || isnan(s->ratio_ci.lo))
+        return;
+    double pct = ADV_MARGIN * 100;
+    if (d->within_margin)
+        snprintf(buf + len, n - len,
+                 "; its interval lies within %.0f%% of the default either way: as good as each "
+                 "other here",
+                 pct);
+    else if (d->rounds_to_tell)
+        snprintf(buf + len, n - len,
+                 "; the runs vary too much to tell (its interval %.2f-%.2fx); were the measured "
+                 "%.2fx the truth, about %d rounds would show it (--repeat %d)",
+                 s->ratio_ci.lo, s->ratio_ci.hi, s->ratio, d->rounds_to_tell, d->rounds_to_tell);
+    else
+        snprintf(buf + len, n - len,
+                 "; its measured ratio is within %.0f%% of the default, but its interval "
+                 "(%.2f-%.2fx) is too wide to rule out more",
+                 pct, s->ratio_ci.lo, s->ratio_ci.hi);
+}
+
 /* The recommendation's one line, with its evidence. */
 static void recommendation_text(const adv_exp *e, const adv_stat *st, const adv_decision *d,
                                 const adv_arm *arms, int def, char *buf, size_t n)
@@ -273,6 +299,7 @@ static void recommendation_text(const adv_exp *e, const adv_stat *st, const adv_
                  "was %.2fx (%s), p = %s (Holm, %d comparison%s)",
                  dflt, best, st[b].ratio, ratio_ci_text(st[b].ratio_ci, ci, sizeof ci),
                  p_text(st[b].p_holm, p, sizeof p), d->ncompared, d->ncompared == 1 ? "" : "s");
+        margin_text(d, &st[b], buf, n);
         return;
     case ADV_R_THIN:
         snprintf(buf, n,
@@ -295,6 +322,7 @@ static void recommendation_text(const adv_exp *e, const adv_stat *st, const adv_
                      "measured, %s, was %.2fx (%s), p = %s (Holm, %d comparison%s)",
                      dflt, best, st[b].ratio, ratio_ci_text(st[b].ratio_ci, ci, sizeof ci),
                      p_text(st[b].p_holm, p, sizeof p), d->ncompared, d->ncompared == 1 ? "" : "s");
+        margin_text(d, &st[b], buf, n);
         return;
     }
 }
@@ -587,6 +615,8 @@ json_t *adv_result_json(const adv_exp *e, const char *version)
         view_put(rec, "p_simpler", view_number(d.p_simpler), &bad);
         view_put(rec, "simpler_tried", json_integer(d.nsimpler), &bad);
         view_put(rec, "repeats_needed", json_integer(d.repeats_needed), &bad);
+        view_put(rec, "within_margin", json_boolean(d.within_margin), &bad);
+        view_put(rec, "rounds_to_tell", json_integer(d.rounds_to_tell), &bad);
         view_put(rec, "text", json_string(text), &bad);
         view_put(root, "recommendation", rec, &bad);
     }

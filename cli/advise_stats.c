@@ -329,6 +329,26 @@ int adv_prefer(const adv_arm *a, const adv_arm *b, int default_procs)
     return a->procs > b->procs;
 }
 
+/* What the ratio interval of s (n runs a side, the fewer) says where s was not significantly
+ * different from the default: within ADV_MARGIN (d->within_margin), or about the rounds its
+ * measured ratio would need to show (d->rounds_to_tell). */
+static void margin(const adv_stat *s, int n, adv_decision *d)
+{
+    adv_interval ci = s->ratio_ci;
+    if (isnan(ci.lo) || !(ci.lo > 0) || !(s->ratio > 0))
+        return;
+    if (ci.lo >= 1 / (1 + ADV_MARGIN) && ci.hi <= 1 + ADV_MARGIN) {
+        d->within_margin = 1;
+        return;
+    }
+    double effect = fabs(log(s->ratio)), half = (log(ci.hi) - log(ci.lo)) / 2;
+    if (effect < log(1 + ADV_MARGIN))
+        return;
+    double k = ceil(n * (half / effect) * (half / effect));
+    int lo = n + 1 > d->repeats_needed ? n + 1 : d->repeats_needed;
+    d->rounds_to_tell = k < lo ? lo : k > ADV_MAX_ROUNDS ? ADV_MAX_ROUNDS : (int)k;
+}
+
 int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decision *d)
 {
     double p[ADV_MAX_CONFIGS] = {0}, adj[ADV_MAX_CONFIGS];
@@ -402,6 +422,8 @@ int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decisi
             d->reason = ADV_R_THIN;
         else
             d->reason = ADV_R_NOT_SIGNIFICANT;
+        if (d->reason != ADV_R_THIN && d->best >= 0)
+            margin(&st[d->best], arms[d->best].n < D->n ? arms[d->best].n : D->n, d);
         return 0;
     }
     /* the simpler ones among those significantly better: does the best beat them? */
