@@ -360,6 +360,15 @@ int test_advise_not_significant(void)
     TEST_NEAR(num(config(r, "n2-mps"), "ratio"), 1.02, 0.06);
     TEST_EQ_INT(check_holm(r), 0);
     TEST_CONTAINS(out_text, "recommendation: keep the default (time-sliced, N=2): ");
+    /* what the interval says of it, in the line and in the JSON alike */
+    const char *line = str(rec, "text");
+    json_t *wm = json_object_get(rec, "within_margin");
+    int tell = (int)json_integer_value(json_object_get(rec, "rounds_to_tell"));
+    TEST_ASSERT(json_is_boolean(wm));
+    TEST_EQ_INT(strstr(line, "as good as each other here") != NULL, json_is_true(wm));
+    TEST_EQ_INT(strstr(line, "vary too much to tell") != NULL, tell > 0);
+    TEST_EQ_INT(strstr(line, "too wide to rule out more") != NULL, !json_is_true(wm) && !tell);
+    TEST_ASSERT(tell == 0 || tell > 6);
     json_decref(r);
     return 0;
 }
