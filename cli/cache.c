@@ -201,24 +201,14 @@ int cli_cache_load_run(char *const *paths, size_t n, int separate_gpus, store_ru
     build_id(id, sizeof id);
     snprintf(extra, sizeof extra, "%s, separate_gpus %d, max_events '%.64s', max_memory '%.64s'",
              id, separate_gpus, me ? me : "", mm ? mm : "");
-    /* by absolute path: the same files named from another folder find the same cache, and
-     * store_cache_prune() can tell when they are gone */
-    char **abs = calloc(n, sizeof *abs);
-    int ok = abs != NULL;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = (abs[i] = realpath(paths[i], NULL)) != NULL;
-    if (ok && store_cache_key((const char *const *)abs, (uint32_t)n, extra, &key) != 0)
-        ok = 0; /* an input that is not a regular file: no cache */
-    /* the name: by the inputs' paths and the option, so that a changed input (or a new build of
-     * tlview) replaces its cache rather than adding one */
+    if (store_cache_key((const char *const *)paths, (uint32_t)n, extra, &key) != 0)
+        return -1; /* an input that is not a regular file: no cache */
+    /* the name: by the inputs' paths as given (the run holds them: each process's file) and the
+     * option, so that a changed input (or a new build of tlview) replaces its cache rather than
+     * adding one */
     uint64_t h = (uint64_t)separate_gpus + 1;
-    for (size_t i = 0; ok && i < n; i++)
-        h = h * 31 + store_cache_name_hash(abs[i]);
-    for (size_t i = 0; abs && i < n; i++)
-        free(abs[i]);
-    free(abs);
-    if (!ok)
-        return -1;
+    for (size_t i = 0; i < n; i++)
+        h = h * 31 + store_cache_name_hash(paths[i]);
     snprintf(name_src, sizeof name_src, "%016llx.run", (unsigned long long)h);
     tag t = {.key = key};
     snprintf(t.name, sizeof t.name, "%s", name_src);

@@ -209,14 +209,19 @@ int store_cache_key(const char *const *paths, uint32_t npaths, const char *extra
                      STORE_SCHEMA_VERSION, extra ? extra : "");
     for (uint32_t i = 0; !rc && i < npaths; i++) {
         struct stat st;
-        if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+        char *abs = realpath(paths[i], NULL);
+        if (!abs || stat(abs, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(abs);
             free(k);
             return STORE_EIO; /* gone or not a file: no key, no cache */
         }
         rc = key_add(&k, &n, &cap, "file %llu:%llu %lld %lld.%09ld %lld.%09ld %s\n",
                      (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
                      (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                     (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, paths[i]);
+                     (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, abs);
+        if (!rc && strcmp(abs, paths[i]) != 0)
+            rc = key_add(&k, &n, &cap, "named %s\n", paths[i]);
+        free(abs);
     }
     if (rc) {
         free(k);

@@ -762,8 +762,10 @@ typedef int (*store_cache_check)(void *ctx, uint32_t id, const void *base, uint6
                                  uint64_t n);
 
 /* The key text of the inputs paths[0..npaths) (regular files, after stat()) and `extra` in
- * *ppKey (malloc'd; the caller frees it). STORE_EIO when a path cannot be stat()ed or is not a
- * regular file (no key: no cache), STORE_ENOMEM. */
+ * *ppKey (malloc'd; the caller frees it): a "file" line per input with its absolute path (so that
+ * store_cache_prune() can find it), and a "named" line with the path as given where that differs
+ * (a run holds the names it was given). STORE_EIO when a path cannot be resolved, stat()ed or is
+ * not a regular file (no key: no cache), STORE_ENOMEM. */
 int store_cache_key(const char *const *paths, uint32_t npaths, const char *extra,
                     char **ppKey /* OUT */);
 

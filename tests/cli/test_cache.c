@@ -273,10 +273,10 @@ static int cache_files(const char *dir)
     return count;
 }
 
-/* The cache folder stays bounded: the same files named from another folder find their cache;
- * once an input is removed, the next write there removes the caches made from it; with
- * TLVIEW_CACHE_MAX the least recently used go (never the one just written), and a value that is
- * not a size says so once and keeps the default. Every answer stays that of --no-cache. */
+/* The cache folder stays bounded: the same file named otherwise has a cache of its own (the
+ * run holds the name); once an input is removed, the next write there removes the caches made from
+ * it; with TLVIEW_CACHE_MAX the least recently used go (never the one just written), and a value
+ * that is not a size says so once and keeps the default. Every answer stays that of --no-cache. */
 int test_cache_pruned(void)
 {
     TEST_EQ_INT(make_run("r", 0), 0);
@@ -284,23 +284,31 @@ int test_cache_pruned(void)
     TEST_EQ_INT(sh("whole.json", "'%s' report --format json r", TLVIEW), 0);
     TEST_EQ_INT(sh("a.json", "'%s' report --format json r/a.db", TLVIEW), 0);
     TEST_EQ_INT(cache_files("r"), 4); /* two runs, two analyses */
-    TEST_EQ_INT(sh("a2.json", "cd r && '%s' report --format json ./a.db", TLVIEW), 0);
+    TEST_EQ_INT(sh("a2.json", "'%s' report --format json r/a.db", TLVIEW), 0);
     TEST_ASSERT(said("cache: read "));
     TEST_ASSERT(!stderr_has("cache: wrote", 0));
     TEST_ASSERT(same_file("a2.json", "nocache.json"));
+    /* named otherwise: a cache of its own (the run holds the name), with the same answer but
+     * for the name */
+    TEST_EQ_INT(sh("a3.json", "cd r && '%s' report --format json ./a.db", TLVIEW), 0);
+    TEST_ASSERT(said("cache: wrote run"));
+    TEST_EQ_INT(sh("a4.json", "cd r && '%s' report --format json ./a.db", TLVIEW), 0);
+    TEST_ASSERT(said("cache: read "));
+    TEST_ASSERT(same_file("a3.json", "a4.json"));
+    TEST_EQ_INT(cache_files("r"), 6); /* three runs, three analyses */
     /* b.db removed: the caches of the run of both files cannot be read again */
     TEST_EQ_INT(
         sh("mps.json", "rm r/b.db && '%s' report --assume-mps on --format json r/a.db", TLVIEW), 0);
     TEST_ASSERT(said("cache: wrote analysis"));
     TEST_ASSERT(said("2 that could not be read again, 0 least recently used"));
-    TEST_EQ_INT(cache_files("r"), 3);
+    TEST_EQ_INT(cache_files("r"), 5);
     /* bounded to 1 byte: only the analysis just written stays, then the run written next */
     TEST_EQ_INT(sh("off.json",
                    "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json "
                    "r/a.db",
                    TLVIEW),
                 0);
-    TEST_ASSERT(said("0 that could not be read again, 3 least recently used"));
+    TEST_ASSERT(said("0 that could not be read again, 5 least recently used"));
     TEST_EQ_INT(cache_files("r"), 1);
     TEST_EQ_INT(sh("a3.json", "TLVIEW_CACHE_MAX=1 '%s' report --format json r/a.db", TLVIEW), 0);
     TEST_ASSERT(same_file("a3.json", "nocache.json"));
