@@ -322,7 +322,8 @@ static void recommendation_text(const adv_exp *e, const adv_stat *st, const adv_
                      "measured, %s, was %.2fx (%s), p = %s (Holm, %d comparison%s)",
                      dflt, best, st[b].ratio, ratio_ci_text(st[b].ratio_ci, ci, sizeof ci),
                      p_text(st[b].p_holm, p, sizeof p), d->ncompared, d->ncompared == 1 ? "" : "s");
-        margin_text(d, &st[b], buf, n);
+        if (b >= 0)
+            margin_text(d, &st[b], buf, n);
         return;
     }
 }
