@@ -82,11 +82,16 @@ static uint64_t max_bytes(void)
 }
 
 /* Bounds the folder `dir` after `name` was written there (store_cache_prune: the caches no one
- * can read again, then the least recently used beyond TLVIEW_CACHE_MAX); said under verbose. */
+ * can read again, then the least recently used beyond TLVIEW_CACHE_MAX), keeping every file of
+ * its run: those whose names begin with the run's hash ("<H>.run", "<H>-<O>.analysis" and
+ * ".index"), so that a bound smaller than one run's files never removes the run its analysis
+ * was just written for; said under verbose. */
 static void prune(const char *dir, const char *name)
 {
     store_cache_pruned p;
-    if (store_cache_prune(dir, max_bytes(), name, &p) == 0 && (p.dead || p.evicted))
+    char run[64];
+    snprintf(run, sizeof run, "%.*s", (int)strcspn(name, ".-"), name);
+    if (store_cache_prune(dir, max_bytes(), run, &p) == 0 && (p.dead || p.evicted))
         note("removed from %s: %u that could not be read again, %u least recently used "
              "(%.1f MiB); %.1f MiB left",
              dir, p.dead, p.evicted, (double)p.freed_bytes / (1 << 20),

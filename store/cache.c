@@ -669,7 +669,7 @@ int store_cache_prune(const char *dir, uint64_t max_bytes, const char *keep,
     }
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        int kept = keep && strcmp(v[i].name, keep) == 0;
+        int kept = keep && strncmp(v[i].name, keep, strlen(keep)) == 0;
         if (v[i].dead && !kept)
             prune_remove(dfd, &v[i], &out->freed_bytes, &out->dead);
         else
@@ -679,7 +679,7 @@ int store_cache_prune(const char *dir, uint64_t max_bytes, const char *keep,
     if (total > max_bytes) {
         qsort(v, n, sizeof *v, by_use);
         for (size_t i = 0; i < n && total > max_bytes; i++) {
-            if (v[i].dead || (keep && strcmp(v[i].name, keep) == 0))
+            if (v[i].dead || (keep && strncmp(v[i].name, keep, strlen(keep)) == 0))
                 continue;
             uint64_t before = out->freed_bytes;
             prune_remove(dfd, &v[i], &out->freed_bytes, &out->evicted);

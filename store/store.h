@@ -802,9 +802,10 @@ typedef struct store_cache_pruned {
  * broken header, or a key that names an input file gone or changed since (by absolute path;
  * relative paths prove nothing). Then, while the caches left hold more than max_bytes, the least
  * recently used (its stamp's modification time, which store_cache_open() moves; without a stamp,
- * its own) is removed. `keep` (a name in dir, may be NULL) is never removed: the cache
- * just written. A cache's stamp goes with it, and stamps without their cache go too. A cache
- * mapped by a running tlview stays readable to it. 0 with *out, or -1. */
+ * its own) is removed. A cache whose name begins with `keep` (may be NULL) is never removed: the
+ * cache just written and those that go with it. A cache's stamp goes with it, and stamps without
+ * their cache go too. A cache mapped by a running tlview stays readable to it. 0 with *out, or -1.
+ */
 int store_cache_prune(const char *dir, uint64_t max_bytes, const char *keep,
                       store_cache_pruned *out);
 

@@ -275,8 +275,9 @@ static int cache_files(const char *dir)
 
 /* The cache folder stays bounded: the same file named otherwise has a cache of its own (the
  * run holds the name); once an input is removed, the next write there removes the caches made from
- * it; with TLVIEW_CACHE_MAX the least recently used go (never the one just written), and a value
- * that is not a size says so once and keeps the default. Every answer stays that of --no-cache. */
+ * it; with TLVIEW_CACHE_MAX the least recently used go (never the files of the run just written
+ * for), and a value that is not a size says so and keeps the default. Every answer stays that of
+ * --no-cache. */
 int test_cache_pruned(void)
 {
     TEST_EQ_INT(make_run("r", 0), 0);
@@ -302,21 +303,26 @@ int test_cache_pruned(void)
     TEST_ASSERT(said("cache: wrote analysis"));
     TEST_ASSERT(said("2 that could not be read again, 0 least recently used"));
     TEST_EQ_INT(cache_files("r"), 5);
-    /* bounded to 1 byte: only the analysis just written stays, then the run written next */
+    /* bounded to 1 byte: only the files of the run just written for stay (its run and its
+     * three analyses); those of ./a.db go */
     TEST_EQ_INT(sh("off.json",
-                   "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json "
+                   "TLVIEW_CACHE_MAX=1 '%s' report --assume-mps off --format json r/a.db", TLVIEW),
+                0);
+    TEST_ASSERT(said("0 that could not be read again, 2 least recently used"));
+    TEST_EQ_INT(cache_files("r"), 4);
+    TEST_EQ_INT(sh("a5.json", "TLVIEW_CACHE_MAX=1 '%s' report --format json r/a.db", TLVIEW), 0);
+    TEST_ASSERT(said("cache: read "));
+    TEST_ASSERT(same_file("a5.json", "nocache.json"));
+    TEST_EQ_INT(cache_files("r"), 4);
+    /* a cache written (another option: another run) with a bound that is not a size */
+    TEST_EQ_INT(sh("bad.json",
+                   "TLVIEW_CACHE_MAX=lots '%s' report --separate-gpus --format json "
                    "r/a.db",
                    TLVIEW),
                 0);
-    TEST_ASSERT(said("0 that could not be read again, 5 least recently used"));
-    TEST_EQ_INT(cache_files("r"), 1);
-    TEST_EQ_INT(sh("a3.json", "TLVIEW_CACHE_MAX=1 '%s' report --format json r/a.db", TLVIEW), 0);
-    TEST_ASSERT(same_file("a3.json", "nocache.json"));
-    TEST_EQ_INT(cache_files("r"), 1);
-    TEST_EQ_INT(sh("bad.json", "TLVIEW_CACHE_MAX=lots '%s' report --format json r/a.db", TLVIEW),
-                0);
     TEST_ASSERT(said("TLVIEW_CACHE_MAX='lots' is not a size"));
-    TEST_ASSERT(same_file("bad.json", "nocache.json"));
+    TEST_ASSERT(said("cache: wrote run"));
+    TEST_EQ_INT(cache_files("r"), 6);
     return 0;
 }
 

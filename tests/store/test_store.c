@@ -2993,9 +2993,9 @@ static int prune_has(const char *dir, const char *name)
 /* test_store_cache_prune: a cache folder is bounded. The caches no reader can match again go
  * first: one whose input was removed, one whose input was written since, one with a broken header;
  * then the least recently used beyond the size given (a use, store_cache_open(), makes it recent
- * again), never the one to keep. A cache naming a relative path, anything that is not a tlview
- * cache (a text file, a link to a cache) and the kept cache's stamp stay; a stamp whose cache is
- * gone goes. */
+ * again), never those whose names begin as the one to keep. A cache naming a relative path,
+ * anything that is not a tlview cache (a text file, a link to a cache) and the kept cache's stamp
+ * stay; a stamp whose cache is gone goes. */
 int test_store_cache_prune(void)
 {
     char dir[4200], in1[4200], in2[4200], in3[4200], err[1024], p[4400];
@@ -3073,8 +3073,8 @@ int test_store_cache_prune(void)
     TEST_EQ_INT(r.kept_bytes, 4 * one);
     TEST_ASSERT(!prune_has(dir, "c.run") && prune_has(dir, "a.run") && prune_has(dir, "b.run"));
 
-    /* nothing may stay but the one kept, which stays though it is the oldest */
-    TEST_EQ_INT(store_cache_prune(dir, 0, "rel.run", &r), 0);
+    /* nothing may stay but those kept (names beginning "rel"), though the oldest */
+    TEST_EQ_INT(store_cache_prune(dir, 0, "rel", &r), 0);
     TEST_EQ_INT(r.evicted, 3);
     TEST_EQ_INT(r.kept_bytes, one);
     TEST_ASSERT(prune_has(dir, "rel.run") && prune_has(dir, ".rel.run.ok"));
