@@ -53,7 +53,7 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
 }
 
 /* The bytes the caches of one folder may hold: TLVIEW_CACHE_MAX ("20G", "500M", "4096K", bytes;
- * "0" keeps only the cache just written), else CACHE_MAX_DEFAULT. */
+ * "0" keeps only the files of the run just written for), else CACHE_MAX_DEFAULT. */
 #define CACHE_MAX_DEFAULT ((uint64_t)16 << 30)
 static uint64_t max_bytes(void)
 {
