@@ -18,8 +18,11 @@
 #define ADV_MAX_CONFIGS 64  /* configurations of one experiment */
 #define ADV_MAX_ROUNDS 1000 /* rounds of one experiment (--repeat, or what a budget allows) */
 #define ADV_MARGIN 0.05     /* a ratio within 5% of 1 either way (0.952-1.05x) is "as good" */
-#define ADV_MAX_CMDS 64     /* different commands given with ::: */
-#define ADV_MAX_NS 16       /* values of -n */
+#define ADV_POWER 0.8       /* rounds_to_tell: the chance a new experiment shows the difference */
+#define ADV_POWER_DRAWS 400 /* resampled experiments per number of rounds tried */
+#define ADV_POWER_MAX_ROUNDS 64 /* rounds_to_tell looks no further */
+#define ADV_MAX_CMDS 64         /* different commands given with ::: */
+#define ADV_MAX_NS 16           /* values of -n */
 
 /* ------------------------------------------------------------ statistics (advise_stats.c) */
 
@@ -56,6 +59,15 @@ double adv_min_p(int n, int m);
  * 1 - 2 P(U <= c - 1) under the rank test's null distribution (no ties) is at least 1 - ADV_ALPHA,
  * else c = 1 with the coverage it has. All NaN when n or m is 0 or a value is not positive. */
 adv_interval adv_ratio_interval(const double *x, int n, const double *y, int m);
+
+/* The rounds a new experiment needs to show what x[0..n) against y[0..m) measured: the smallest R
+ * from `from` to ADV_POWER_MAX_ROUNDS at which, of ADV_POWER_DRAWS experiments resampled from the
+ * measured runs (R runs drawn with replacement from each), at least ADV_POWER find y different
+ * from x in the measured direction with the rank test at ADV_ALPHA over k comparisons (p k <
+ * ADV_ALPHA: Holm's first step). The runs' own spread, outliers included, is the noise assumed;
+ * the draws are the same every call (a fixed seed). -1 when no R up to the maximum does; 0 when
+ * n or m is 0. */
+int adv_rounds_to_tell(const double *x, int n, const double *y, int m, int k, int from);
 
 /* Holm's step-down adjustment of the k p-values p[0..k) for comparing k configurations with the
  * default: sorted ascending, the i-th (from 1) becomes max over j <= i of min(1, (k - j + 1) p(j)).
@@ -138,10 +150,10 @@ typedef struct adv_decision {
     /* Where no configuration was significantly better (ADV_R_NOT_SIGNIFICANT, ADV_R_DEFAULT_BEST),
      * what the best compared one's ratio interval says of that: */
     int within_margin;  /* 1: it lies inside 1/(1 + ADV_MARGIN)..1 + ADV_MARGIN: as good */
-    int rounds_to_tell; /* not within: about the runs per configuration at which its measured
-                           ratio, were it the truth with the same spread, would leave its interval
-                           (the interval's width on a log scale taken as 1/sqrt(runs)); 0 where
-                           the measured ratio is itself within the margin (or none) */
+    int rounds_to_tell; /* not within: the rounds a new experiment needs to show its measured
+                           difference (adv_rounds_to_tell, from one more than ran); -1: more than
+                           ADV_POWER_MAX_ROUNDS; 0 where the measured ratio is itself within the
+                           margin (or none) */
 } adv_decision;
 
 /* 1 when arm a is to be preferred to arm b where they are equally good: first the default's

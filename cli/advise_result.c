@@ -244,11 +244,21 @@ static void margin_text(const adv_decision *d, const adv_stat *s, char *buf, siz
                  "; its interval lies within %.0f%% of the default either way: as good as each "
                  "other here",
                  pct);
-    else if (d->rounds_to_tell)
-        snprintf(buf + len, n - len,
-                 "; the runs vary too much to tell (its interval %.2f-%.2fx); were the measured "
-                 "%.2fx the truth, about %d rounds would show it (--repeat %d)",
-                 s->ratio_ci.lo, s->ratio_ci.hi, s->ratio, d->rounds_to_tell, d->rounds_to_tell);
+    else if (d->rounds_to_tell > 0)
+        snprintf(
+            buf + len, n - len,
+            "; the runs vary too much to tell (its interval %.2f-%.2fx): in experiments "
+            "resampled from these runs, %.2fx against the default is significant %.0f times in 10 "
+            "with %d rounds (--repeat %d)",
+            s->ratio_ci.lo, s->ratio_ci.hi, s->ratio, ADV_POWER * 10, d->rounds_to_tell,
+            d->rounds_to_tell);
+    else if (d->rounds_to_tell < 0)
+        snprintf(
+            buf + len, n - len,
+            "; the runs vary too much to tell (its interval %.2f-%.2fx): in experiments "
+            "resampled from these runs, %.2fx against the default is significant fewer than %.0f "
+            "times in 10 even with %d rounds",
+            s->ratio_ci.lo, s->ratio_ci.hi, s->ratio, ADV_POWER * 10, ADV_POWER_MAX_ROUNDS);
     else
         snprintf(buf + len, n - len,
                  "; its measured ratio is within %.0f%% of the default, but its interval "

@@ -6,6 +6,7 @@
  * comparing several configurations with one default, the interleaved order of the rounds, and
  * the decision. Why these: cli/README.md, "tlview advise". */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,10 +330,79 @@ int adv_prefer(const adv_arm *a, const adv_arm *b, int default_procs)
     return a->procs > b->procs;
 }
 
-/* What the ratio interval of s (n runs a side, the fewer) says where s was not significantly
- * different from the default: within ADV_MARGIN (d->within_margin), or about the rounds its
- * measured ratio would need to show (d->rounds_to_tell). */
-static void margin(const adv_stat *s, int n, adv_decision *d)
+/* splitmix64: the resampling's generator (fixed seed: the same estimate every call). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The share of ADV_POWER_DRAWS experiments of r runs a side, resampled from x and y, in which the
+ * rank test (P(U <= u) in cdf, the null distribution of r against r) finds y on side `dir` of x
+ * with p k < ADV_ALPHA; -1 when out of memory. */
+static double resampled_power(const double *x, int n, const double *y, int m, int k, int dir, int r)
+{
+    double *cdf = mann_whitney_cdf(r, r), *a = malloc(sizeof *a * (size_t)r),
+           *b = malloc(sizeof *b * (size_t)r);
+    uint64_t state = 0x746C76696577ULL; /* "tlview" */
+    int hits = 0, rr = r * r;
+    if (!cdf || !a || !b) {
+        free(cdf);
+        free(a);
+        free(b);
+        return -1;
+    }
+    for (int t = 0; t < ADV_POWER_DRAWS; t++) {
+        for (int i = 0; i < r; i++) {
+            a[i] = x[next_random(&state) % (uint64_t)n];
+            b[i] = y[next_random(&state) % (uint64_t)m];
+        }
+        double u = 0; /* pairs with y above x, ties a half */
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < r; j++)
+                u += b[j] > a[i] ? 1 : b[j] == a[i] ? 0.5 : 0;
+        double tail = u < rr - u ? u : rr - u;
+        double p = 2 * cdf[(int)floor(tail)];
+        if ((dir > 0 ? u > rr / 2.0 : u < rr / 2.0) && p * k < ADV_ALPHA)
+            hits++;
+    }
+    free(cdf);
+    free(a);
+    free(b);
+    return (double)hits / ADV_POWER_DRAWS;
+}
+
+int adv_rounds_to_tell(const double *x, int n, const double *y, int m, int k, int from)
+{
+    if (n <= 0 || m <= 0)
+        return 0;
+    double mx = adv_median(x, n), my = adv_median(y, m);
+    int dir = my > mx ? 1 : -1;
+    int lo = from < 1 ? 1 : from, hi = ADV_POWER_MAX_ROUNDS;
+    if (lo > hi)
+        return -1;
+    double top = resampled_power(x, n, y, m, k < 1 ? 1 : k, dir, hi);
+    if (top < ADV_POWER)
+        return -1;    /* (out of memory too: no estimate) */
+    while (lo < hi) { /* the power grows with the rounds: the least that reaches it */
+        int mid = lo + (hi - lo) / 2;
+        double pw = resampled_power(x, n, y, m, k < 1 ? 1 : k, dir, mid);
+        if (pw < 0)
+            return -1;
+        if (pw >= ADV_POWER)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* What the ratio interval of s (arm a) says where it was not significantly different from the
+ * default D: within ADV_MARGIN (d->within_margin), or the rounds a new experiment needs to show
+ * its measured difference (d->rounds_to_tell). */
+static void margin(const adv_stat *s, const adv_arm *a, const adv_arm *D, adv_decision *d)
 {
     adv_interval ci = s->ratio_ci;
     if (isnan(ci.lo) || !(ci.lo > 0) || !(s->ratio > 0))
@@ -341,12 +411,11 @@ static void margin(const adv_stat *s, int n, adv_decision *d)
         d->within_margin = 1;
         return;
     }
-    double effect = fabs(log(s->ratio)), half = (log(ci.hi) - log(ci.lo)) / 2;
-    if (effect < log(1 + ADV_MARGIN))
+    if (fabs(log(s->ratio)) < log(1 + ADV_MARGIN))
         return;
-    double k = ceil(n * (half / effect) * (half / effect));
-    int lo = n + 1 > d->repeats_needed ? n + 1 : d->repeats_needed;
-    d->rounds_to_tell = k < lo ? lo : k > ADV_MAX_ROUNDS ? ADV_MAX_ROUNDS : (int)k;
+    int ran = a->n > D->n ? a->n : D->n;
+    int from = ran + 1 > d->repeats_needed ? ran + 1 : d->repeats_needed;
+    d->rounds_to_tell = adv_rounds_to_tell(D->x, D->n, a->x, a->n, d->ncompared, from);
 }
 
 int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decision *d)
@@ -423,7 +492,7 @@ int adv_decide(const adv_arm *arms, int narms, int def, adv_stat *st, adv_decisi
         else
             d->reason = ADV_R_NOT_SIGNIFICANT;
         if (d->reason != ADV_R_THIN && d->best >= 0)
-            margin(&st[d->best], arms[d->best].n < D->n ? arms[d->best].n : D->n, d);
+            margin(&st[d->best], &arms[d->best], D, d);
         return 0;
     }
     /* the simpler ones among those significantly better: does the best beat them? */

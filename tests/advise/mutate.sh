@@ -28,7 +28,7 @@ build() {
 
 build clean "$stats" "$@" || exit 1
 for c in median median_interval holm round_order decide_simpler decide_holm decide_thin \
-    decide_margin decide_failed prefer; do
+    decide_margin rounds_to_tell decide_failed prefer; do
     "$work/clean" "$c" >/dev/null 2>&1 || { echo "FAILED: case $c fails without a mutation"; bad=1; }
 done
 

@@ -366,9 +366,9 @@ int test_advise_not_significant(void)
     int tell = (int)json_integer_value(json_object_get(rec, "rounds_to_tell"));
     TEST_ASSERT(json_is_boolean(wm));
     TEST_EQ_INT(strstr(line, "as good as each other here") != NULL, json_is_true(wm));
-    TEST_EQ_INT(strstr(line, "vary too much to tell") != NULL, tell > 0);
+    TEST_EQ_INT(strstr(line, "vary too much to tell") != NULL, tell != 0);
     TEST_EQ_INT(strstr(line, "too wide to rule out more") != NULL, !json_is_true(wm) && !tell);
-    TEST_ASSERT(tell == 0 || tell > 6);
+    TEST_ASSERT(tell == 0 || tell == -1 || tell > 6);
     json_decref(r);
     return 0;
 }
