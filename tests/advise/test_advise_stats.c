@@ -377,6 +377,14 @@ int test_advise_stats_decide_thin(void)
     return 0;
 }
 
+/* adv_decide() of MPS (y, m runs) against the time-sliced default (x, n runs), both at 2 copies,
+ * into st[2] and *d. */
+static int decide2(const double *x, int n, const double *y, int m, adv_stat *st, adv_decision *d)
+{
+    adv_arm a[2] = {arm(x, n, 2, ADV_SLICED, 0, 1), arm(y, m, 2, ADV_MPS, 0, 1)};
+    return adv_decide(a, 2, 0, st, d);
+}
+
 /* Not significant is told apart from equal: runs within 1% of each other give an interval inside
  * 5% either way (as good); a host-paced spread like resnet18's at N=2 (4 runs each, MPS 1.22x the
  * default's median, interval [9650/11000, 14653/9000] = 0.877-1.628x at c = 1) is too wide to
@@ -387,40 +395,31 @@ int test_advise_stats_decide_margin(void)
 {
     double def[] = {100, 101, 99, 100.5, 99.5, 100.2},
            mps[] = {100.3, 100.1, 99.8, 100.6, 99.9, 100.4};
-    adv_arm a[2] = {arm(def, 6, 2, ADV_SLICED, 0, 1), arm(mps, 6, 2, ADV_MPS, 0, 1)};
     adv_stat st[2];
     adv_decision d;
-    TEST_EQ_INT(adv_decide(a, 2, 0, st, &d), 0);
+    TEST_EQ_INT(decide2(def, 6, mps, 6, st, &d), 0);
     TEST_EQ_INT(d.reason, ADV_R_NOT_SIGNIFICANT);
     TEST_EQ_INT(d.within_margin, 1);
     TEST_EQ_INT(d.rounds_to_tell, 0);
     double wdef[] = {10000, 11000, 10500, 9000}, wmps[] = {9650, 14653, 12000, 13000};
-    a[0] = arm(wdef, 4, 2, ADV_SLICED, 0, 1);
-    a[1] = arm(wmps, 4, 2, ADV_MPS, 0, 1);
-    TEST_EQ_INT(adv_decide(a, 2, 0, st, &d), 0);
+    TEST_EQ_INT(decide2(wdef, 4, wmps, 4, st, &d), 0);
     TEST_EQ_INT(d.reason, ADV_R_NOT_SIGNIFICANT);
     TEST_NEAR(st[1].ratio_ci.lo, 9650.0 / 11000, 1e-12);
     TEST_NEAR(st[1].ratio_ci.hi, 14653.0 / 9000, 1e-12);
     TEST_EQ_INT(d.within_margin, 0);
     TEST_EQ_INT(d.rounds_to_tell, 12);
     double ndef[] = {100, 80, 120, 100}, nmps[] = {102, 78, 125, 101};
-    a[0] = arm(ndef, 4, 2, ADV_SLICED, 0, 1);
-    a[1] = arm(nmps, 4, 2, ADV_MPS, 0, 1);
-    TEST_EQ_INT(adv_decide(a, 2, 0, st, &d), 0);
+    TEST_EQ_INT(decide2(ndef, 4, nmps, 4, st, &d), 0);
     TEST_EQ_INT(d.reason, ADV_R_NOT_SIGNIFICANT);
     TEST_EQ_INT(d.within_margin, 0);
     TEST_EQ_INT(d.rounds_to_tell, 0);
-    a[0] = arm(wdef, 4, 2, ADV_SLICED, 0, 1); /* the default above MPS: a loss is told alike */
-    double lmps[] = {8000, 11500, 8500, 9200};
-    a[1] = arm(lmps, 4, 2, ADV_MPS, 0, 1);
-    TEST_EQ_INT(adv_decide(a, 2, 0, st, &d), 0);
+    double lmps[] = {8000, 11500, 8500, 9200}; /* the default above MPS: a loss is told alike */
+    TEST_EQ_INT(decide2(wdef, 4, lmps, 4, st, &d), 0);
     TEST_EQ_INT(d.reason, ADV_R_DEFAULT_BEST);
     TEST_EQ_INT(d.within_margin, 0);
     TEST_ASSERT(d.rounds_to_tell > 4);
     double gdef[] = {10, 10.1, 9.9, 10.2}, gmps[] = {15, 15.2, 14.8, 15.1};
-    a[0] = arm(gdef, 4, 2, ADV_SLICED, 0, 1);
-    a[1] = arm(gmps, 4, 2, ADV_MPS, 0, 1);
-    TEST_EQ_INT(adv_decide(a, 2, 0, st, &d), 0);
+    TEST_EQ_INT(decide2(gdef, 4, gmps, 4, st, &d), 0);
     TEST_EQ_INT(d.reason, ADV_R_BETTER);
     TEST_EQ_INT(d.within_margin + d.rounds_to_tell, 0);
     return 0;

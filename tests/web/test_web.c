@@ -6358,6 +6358,23 @@ static int timeline_answers(web_runix *r, int64_t span, char **pOut)
     return all.s && !all.failed ? 0 : -1;
 }
 
+/* Freezes r and thaws the block for src into a fresh index: 1 when the thaw refused it (the index
+ * was built instead), 0 when the frozen block was used, -1 when a step failed. */
+static int thaw_refused(const web_runix *r, const web_run *src)
+{
+    web_runix t;
+    void *blob;
+    size_t len;
+    char err[128];
+    if (web_runix_freeze(r, &blob, &len) != WEB_OK)
+        return -1;
+    int rc = web_runix_build_lent(&t, src, blob, len, err, sizeof err) != 0 ? -1 : !t.thawed;
+    if (rc >= 0)
+        web_runix_free(&t);
+    free(blob);
+    return rc;
+}
+
 /* test_web_index_freeze_grids: an index frozen after the stats thread's work (each lane's
  * concurrency grid, the GET /api/stats body) thaws with them, read in place, so that a reopened
  * run has nothing left to sweep; without them it thaws as before (the stats thread builds them);
@@ -6418,29 +6435,18 @@ int test_web_index_freeze_grids(void)
     const float busy[] = {2.0f, -0.5f, NAN};
     for (size_t k = 0; k < sizeof busy / sizeof *busy; k++) {
         r.lanes[0].grid[0].busy = busy[k];
-        TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
-        TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
-        TEST_EQ_INT(t.thawed, 0);
-        web_runix_free(&t);
-        free(blob);
+        TEST_EQ_INT(thaw_refused(&r, &src), 1);
     }
     r.lanes[0].grid[0] = keep;
     r.lanes[0].grid[0].max_processes = (uint16_t)(run->nprocesses + 1);
-    TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
-    TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
-    TEST_EQ_INT(t.thawed, 0);
-    web_runix_free(&t);
-    free(blob);
+    TEST_EQ_INT(thaw_refused(&r, &src), 1);
     r.lanes[0].grid[0] = keep;
+    TEST_EQ_INT(thaw_refused(&r, &src), 0); /* restored: used again */
     const char *bad[] = {"{\"run\":1}", "not json", "[0]", "{\"run\":\"0\"}"};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         web_blob_release(r.stats_body);
         r.stats_body = web_blob_new(bad[k], strlen(bad[k]));
-        TEST_EQ_INT(web_runix_freeze(&r, &blob, &len), WEB_OK);
-        TEST_EQ_INT(web_runix_build_lent(&t, &src, blob, len, err, sizeof err), 0);
-        TEST_EQ_INT(t.thawed, 0);
-        web_runix_free(&t);
-        free(blob);
+        TEST_EQ_INT(thaw_refused(&r, &src), 1);
     }
     web_runix_free(&r);
     analysis_free(an);
