@@ -380,23 +380,16 @@ int adv_rounds_to_tell(const double *x, int n, const double *y, int m, int k, in
         return 0;
     double mx = adv_median(x, n), my = adv_median(y, m);
     int dir = my > mx ? 1 : -1;
-    int lo = from < 1 ? 1 : from, hi = ADV_POWER_MAX_ROUNDS;
-    if (lo > hi)
-        return -1;
-    double top = resampled_power(x, n, y, m, k < 1 ? 1 : k, dir, hi);
-    if (top < ADV_POWER)
-        return -1;    /* (out of memory too: no estimate) */
-    while (lo < hi) { /* the power grows with the rounds: the least that reaches it */
-        int mid = lo + (hi - lo) / 2;
-        double pw = resampled_power(x, n, y, m, k < 1 ? 1 : k, dir, mid);
+    /* upwards, one by one: the exact test's discreteness makes the power jump about between
+     * neighbouring R, so no search that assumes it grows would find the least */
+    for (int r = from < 1 ? 1 : from; r <= ADV_POWER_MAX_ROUNDS; r++) {
+        double pw = resampled_power(x, n, y, m, k < 1 ? 1 : k, dir, r);
         if (pw < 0)
-            return -1;
+            return -1; /* out of memory: no estimate */
         if (pw >= ADV_POWER)
-            hi = mid;
-        else
-            lo = mid + 1;
+            return r;
     }
-    return lo;
+    return -1;
 }
 
 /* What the ratio interval of s (arm a) says where it was not significantly different from the
