@@ -4,7 +4,8 @@
 //           context switches) is drawn as its switches, a tick at each handover, never as a red
 //           overlap band, and no row is tinted; its evidence lists the switches, not "peak 0".
 //   slower  a comparison whose run B is slower says so ("B finishes 1.20× slower than A"), and
-//           run B can be aligned on A: on a named NVTX range, on a kernel, by a drag.
+//           run B can be aligned on A: on a named NVTX range, on a kernel, by a drag; its
+//           predicted gains are written as the report writes them.
 //   scale   the concurrency track is scaled by contexts and parallelism (two green contexts of one
 //           process at parallelism ~3 are not clipped at "1 process"), and its legend says what
 //           it counts; one stretch per name on a screen; the GPU idle said with what it measures.
@@ -214,6 +215,29 @@ async function testStretchesIdle(page) {
   check(heads.includes('idle (span − busy)'), 'the GPU table\'s idle says it is the span less the busy time');
 }
 
+// testGains (slower case): a predicted gain is written as the report writes it (one definition per
+// figure): the summary's "MPS would gain", the comparison's "predicted from A" and the GPU table's
+// column say the headline's "MPS would gain 1.04-1.32x", digits and all (the page once wrote
+// "1.04–×1.32", two precisions away from the text report's "0.775-1.43x").
+async function testGains(page) {
+  const head = await page.evaluate(() => window.tlview.runs[0].headline[0]);
+  const m = /MPS would gain ~?([0-9.]+(?:-[0-9.]+)?x)/.exec(head);
+  check(m != null, `the headline predicts a gain (${head.slice(0, 160)})`);
+  if (!m) return;
+  const kpis = await page.$$eval('#stats .kpi', (ks) => ks.map((k) => [k.querySelector('.label').textContent, k.querySelector('.big').textContent]));
+  const gain = kpis.find(([l]) => /^MPS would gain/.test(l)), fromA = kpis.find(([l]) => l === 'predicted from A');
+  check(gain && gain[1] === m[1] && fromA && fromA[1] === m[1],
+    `the gains on the page are the headline's ${m[1]}: "${gain && gain[1]}" (summary), "${fromA && fromA[1]}" (comparison)`);
+  const col = await page.$$eval('#stats table', (ts) => {
+    for (const t of ts) {
+      const i = [...t.querySelectorAll('th')].findIndex((h) => h.textContent === 'MPS would gain');
+      if (i >= 0) return t.querySelector('tbody tr, tr:nth-child(2)').children[i].textContent;
+    }
+    return null;
+  });
+  check(col === m[1], `and the GPU table's column: "${col}"`);
+}
+
 // pngSize reads a PNG's width and height from its IHDR chunk (null when it is no PNG).
 function pngSize(buf) {
   const sig = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -363,7 +387,7 @@ async function main() {
     await page.waitForFunction(() => window.tlview && window.tlview.ready, null, { timeout: 30000 });
     await page.waitForTimeout(300);
     if (CASE === 'turns') await testTurns(page);
-    else if (CASE === 'slower') { await testSlower(page); await testStretchesIdle(page); }
+    else if (CASE === 'slower') { await testSlower(page); await testStretchesIdle(page); await testGains(page); }
     else if (CASE === 'scale') await testScale(page);
     else if (CASE === 'export') await testExport(page);
     check(errors.length === 0, `no console errors (${errors.join(' | ')})`);

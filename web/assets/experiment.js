@@ -15,29 +15,12 @@
  *   result {configs[], recommendation {text, ...}, notes[], figure_of_merit, metric, ...}
  * } */
 
-// gText writes v with p significant digits as C's printf("%.{p}g") does (0.013, 1.2e-05, 2),
-// the way advise's text writes p-values and gains.
-function gText(v, p) {
-  if (v === 0) return '0';
-  const [m, ex] = v.toExponential(p - 1).split('e');
-  const x = +ex;
-  if (x < -4 || x >= p) return `${m.replace(/\.?0+$/, '')}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
-  return v.toFixed(Math.max(0, p - 1 - x)).replace(/\.0+$|(\.\d*?)0+$/, '$1');
-}
-
 // figText writes a figure with 4 significant digits, as advise's text does (19630, 1.963).
 function figText(v) {
   if (v == null || !isFinite(v)) return '-';
   const a = Math.abs(v);
   if (a >= 1e-3 && a < 1e9) return v.toFixed(Math.max(0, 3 - Math.floor(Math.log10(a))));
   return gText(v, 4);
-}
-
-// gainText writes a predicted gain's interval as `tlview report` does: "1.65-1.99x", "2x".
-function gainText(lo, hi) {
-  if (lo == null || hi == null) return '-';
-  const l = gText(lo, 3), h = gText(hi, 3);
-  return l === h ? `${h}x` : `${l}-${h}x`;
 }
 
 // intervalText writes o's KEY_lo, KEY_hi and KEY_level as advise's text does: "9.94-10.2

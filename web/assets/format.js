@@ -68,11 +68,22 @@ function fmtStretch(v, basis) {
   return `~${fmtX(v)} (estimate: ${basis === 'turns' ? 'contexts taking turns' : 'shortest run as solo time'})`;
 }
 
-// fmtGain is a predicted gain interval: "1.12–1.42×", or one figure when both ends agree.
-function fmtGain(lo, hi) {
-  if (lo == null || hi == null) return '–';
-  const a = fmtX(lo), b = fmtX(hi);
-  return a === b ? b : `${a.replace('×', '')}–${b}`;
+// gText writes v with p significant digits as C's printf("%.{p}g") does (0.013, 1.2e-05, 2),
+// the way the reports write p-values and gains.
+function gText(v, p) {
+  if (v === 0) return '0';
+  const [m, ex] = v.toExponential(p - 1).split('e');
+  const x = +ex;
+  if (x < -4 || x >= p) return `${m.replace(/\.?0+$/, '')}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
+  return v.toFixed(Math.max(0, p - 1 - x)).replace(/\.0+$|(\.\d*?)0+$/, '$1');
+}
+
+// gainText writes a predicted gain's interval as `tlview report` does (view_gain_text): "0.775-1.43x",
+// "2x" when both ends agree to 3 digits, '-' when it is not defined.
+function gainText(lo, hi) {
+  if (lo == null || hi == null) return '-';
+  const l = gText(lo, 3), h = gText(hi, 3);
+  return l === h ? `${h}x` : `${l}-${h}x`;
 }
 
 // mpsText words a device's or process's MPS state.

@@ -128,7 +128,7 @@ function cellOf(g) {
     const facts = [];
     if (share > 0) facts.push(`${fmtPct(share)} time-sliced`);
     if (d.stretch != null && d.basis !== 'none') facts.push(`stretch ${fmtX(d.stretch)}`);
-    if (d.gain_basis && d.gain_basis !== 'none') facts.push(`MPS would gain ${fmtGain(d.predicted_gain_low, d.predicted_gain)}`);
+    if (d.gain_basis && d.gain_basis !== 'none') facts.push(`MPS would gain ${gainText(d.predicted_gain_low, d.predicted_gain)}`);
     v.append(el('span', 'jfacts', facts.join(' · ')));
     a.title = d.evidence || '';
   }
@@ -237,7 +237,7 @@ function mapCell(g) {
     a.style.setProperty('--vm', `${d.verdict === 'time-sliced' ? Math.round(35 + 65 * share) : 85}%`);
     a.classList.add('judged');
     facts = [d.verdict, share > 0 ? `${fmtPct(share)} time-sliced` : null, d.stretch != null && d.basis !== 'none' ? `stretch ${fmtX(d.stretch)}` : null,
-      d.gain_basis && d.gain_basis !== 'none' ? `MPS would gain ${fmtGain(d.predicted_gain_low, d.predicted_gain)}` : null].filter(Boolean).join(' · ');
+      d.gain_basis && d.gain_basis !== 'none' ? `MPS would gain ${gainText(d.predicted_gain_low, d.predicted_gain)}` : null].filter(Boolean).join(' · ');
   }
   a.title = `group ${g} · ${hostOf(g)} GPU ${gpus} (${[...new Set(grp.gpus.map((x) => x.name || 'unknown GPU'))].join(', ')})\nranks ${idsText(grp.ranks)} · pids ${idsText(grp.pids)} · ${fmtCount(grp.kernels)} kernels\n${facts}`;
   if (readGroup() === g) a.classList.add('last');
