@@ -293,6 +293,10 @@ int adv_save(const adv_exp *e, const char *version, char *err, size_t errlen);
  * statistics start from. Returns 0, or -1 with the reason in err (errlen bytes). */
 int adv_load(const char *dir, adv_exp *e, char *err, size_t errlen);
 
+/* A figure at 4 significant digits without an exponent where it fits (19630, 1.963, 0.01234; "-"
+ * for NaN), as every figure of advise's text is written; returns buf. */
+const char *adv_figure_text(double v, char *buf, size_t n);
+
 /* ------------------------------------------------------------ printing it (advise_print.c) */
 
 /* Writes the result `r` (adv_result_json()) as the text report: the table of configurations,

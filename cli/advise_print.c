@@ -27,20 +27,6 @@ static long long integer(const json_t *o, const char *key)
     return (long long)json_integer_value(json_object_get(o, key));
 }
 
-/* A figure at 4 significant digits without an exponent where it fits: 19630, 1.963, 0.01234. */
-static const char *figure_text(double v, char *buf, size_t n)
-{
-    double a = fabs(v);
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else if (a >= 1e-3 && a < 1e9) {
-        int decimals = 3 - (int)floor(log10(a));
-        snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
-    } else
-        snprintf(buf, n, "%.4g", v);
-    return buf;
-}
-
 /* "9.94-10.2 (96.9%)" for KEY_lo, KEY_hi, KEY_level of o, `unit` after the numbers; "-". */
 static const char *interval_text(const json_t *o, const char *key, const char *unit, char *buf,
                                  size_t n)
@@ -58,8 +44,8 @@ static const char *interval_text(const json_t *o, const char *key, const char *u
         snprintf(buf, n, "%.2f-%.2fx (%.1f%%)", lo, hi, floor(level * 1000) / 10);
     else {
         char a[32], b[32];
-        snprintf(buf, n, "%.31s-%.31s (%.1f%%)", figure_text(lo, a, sizeof a),
-                 figure_text(hi, b, sizeof b), floor(level * 1000) / 10);
+        snprintf(buf, n, "%.31s-%.31s (%.1f%%)", adv_figure_text(lo, a, sizeof a),
+                 adv_figure_text(hi, b, sizeof b), floor(level * 1000) / 10);
     }
     return buf;
 }
@@ -155,7 +141,7 @@ static void print_configs(FILE *out, const json_t *r, int color)
         const char *outcome = str(c, "outcome");
         double lo = num(c, "predicted_gain_low"), hi = num(c, "predicted_gain");
         fprintf(out, "%-10s %4lld %5s %10s %-24s %7s %-22s %8s %s%-9s%s %-12s %s\n", str(c, "name"),
-                integer(c, "procs"), runs, figure_text(num(c, "median"), median, sizeof median),
+                integer(c, "procs"), runs, adv_figure_text(num(c, "median"), median, sizeof median),
                 interval_text(c, "median", "", mci, sizeof mci),
                 number_text(num(c, "ratio"), "%.2fx", ratio, sizeof ratio),
                 interval_text(c, "ratio", "x", rci, sizeof rci),
@@ -175,23 +161,26 @@ static void print_gpu(FILE *out, const json_t *r)
     size_t i;
     fprintf(out,
             "\nfrom the traces (medians of the traced runs) and the clock (of the successful "
-            "runs):\n%-10s %4s %6s %8s %10s %8s %10s %6s %6s %10s %10s\n",
+            "runs):\n%-10s %4s %6s %8s %10s %8s %10s %6s %6s %10s %10s %7s %10s\n",
             "config", "N", "traced", "stretch", "busy", "overlap", "waiting", "idle", "paced",
-            "makespan", "copy wall");
+            "makespan", "copy wall", "uneven", "N slowest");
     json_array_foreach(configs, i, c)
     {
-        char stretch[16], busy[32], share[16], wait[32], idle[16], paced[16], span[32], wall[32];
+        char stretch[16], busy[32], share[16], wait[32], idle[16], paced[16], span[32], wall[32],
+            uneven[16], slowest[32];
         int traced = (int)integer(c, "traced");
         snprintf(paced, sizeof paced, "%lld/%d", integer(c, "host_paced_runs"), traced);
-        fprintf(out, "%-10s %4lld %6d %8s %10s %8s %10s %6s %6s %10s %10s\n", str(c, "name"),
-                integer(c, "procs"), traced,
+        fprintf(out, "%-10s %4lld %6d %8s %10s %8s %10s %6s %6s %10s %10s %7s %10s\n",
+                str(c, "name"), integer(c, "procs"), traced,
                 number_text(num(c, "stretch"), "%.2fx", stretch, sizeof stretch),
                 traced ? ns_text(c, "busy_ns", busy, sizeof busy) : "-",
                 number_text(100 * num(c, "overlap_of_busy"), "%.0f%%", share, sizeof share),
                 traced ? ns_text(c, "waiting_ns", wait, sizeof wait) : "-",
                 number_text(100 * num(c, "idle_share"), "%.0f%%", idle, sizeof idle),
                 traced ? paced : "-", ns_text(c, "makespan_ns", span, sizeof span),
-                ns_text(c, "copy_wall_ns", wall, sizeof wall));
+                ns_text(c, "copy_wall_ns", wall, sizeof wall),
+                number_text(num(c, "uneven"), "%.2fx", uneven, sizeof uneven),
+                adv_figure_text(num(c, "slowest_median"), slowest, sizeof slowest));
     }
 }
 
@@ -258,6 +247,10 @@ static const char *const configs_cols[] = {"config",
                                            "outcome",
                                            "makespan_ns",
                                            "copy_wall_ns",
+                                           "uneven",
+                                           "slowest_median",
+                                           "slowest_ratio",
+                                           "fastest_first_runs",
                                            "traced",
                                            "verdict",
                                            "stretch",
@@ -278,6 +271,8 @@ static const char *const runs_cols[] = {"round",
                                         "figure",
                                         "makespan_ns",
                                         "copy_wall_ns",
+                                        "uneven",
+                                        "slowest_figure",
                                         "start_ns",
                                         "dir",
                                         "trace_files",

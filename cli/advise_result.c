@@ -110,11 +110,39 @@ static double mean_wall(const adv_run *r)
     return r->ncopies ? sum / r->ncopies : NAN;
 }
 
-/* The values of one configuration's successful runs: its figures, makespans, mean copy walls,
- * and the GPU figures of those with traces. */
+/* How evenly the copies of run r shared the GPU, where their rates compare: a successful run of
+ * one command in two copies or more with --metric. *uneven: the fastest copy's rate over the
+ * slowest's; *slowest: N times the slowest rate, what the copies did together if each did the same
+ * work from a common start; *first: 1 when the fastest copy also had the shortest wall (it exited
+ * first: the signature of the same work done at different rates). Returns 0 and NaNs otherwise. */
+static int copies_spread(const adv_exp *e, const adv_run *r, double *uneven, double *slowest,
+                         int *first)
+{
+    *uneven = *slowest = NAN;
+    *first = 0;
+    if (!r->ok || !e->metric || e->ncmds != 1 || r->ncopies < 2)
+        return 0;
+    int fast = 0, slow = 0, quick = 0;
+    for (int i = 0; i < r->ncopies; i++) {
+        const adv_copy *c = &r->copies[i];
+        if (!(c->metric > 0) || !isfinite(c->metric))
+            return 0;
+        fast = c->metric > r->copies[fast].metric ? i : fast;
+        slow = c->metric < r->copies[slow].metric ? i : slow;
+        quick = c->wall_ns < r->copies[quick].wall_ns ? i : quick;
+    }
+    *uneven = r->copies[fast].metric / r->copies[slow].metric;
+    *slowest = r->ncopies * r->copies[slow].metric;
+    *first = fast == quick && fast != slow;
+    return 1;
+}
+
+/* The values of one configuration's successful runs: its figures, makespans, mean copy walls, the
+ * spread of its copies' rates (copies_spread), and the GPU figures of those with traces. */
 typedef struct cfg_values {
     double *figure, *makespan, *wall; /* nok each */
-    int nok, nruns;
+    double *uneven, *slowest;         /* nok each; NaN where copies_spread() has none */
+    int nok, nruns, nspread, first;   /* runs with a spread; those whose fastest exited first */
     double *stretch, *busy, *overlap, *share, *waiting, *idle, *low, *high; /* ntraced each */
     int ntraced, host_paced;
     const char *verdict; /* the most frequent verdict (first met on a tie); NULL when none */
@@ -125,6 +153,8 @@ static void values_free(cfg_values *v)
     free(v->figure);
     free(v->makespan);
     free(v->wall);
+    free(v->uneven);
+    free(v->slowest);
     free(v->stretch);
     free(v->busy);
     free(v->overlap);
@@ -140,8 +170,9 @@ static int values_of(const adv_exp *e, int c, cfg_values *v)
 {
     memset(v, 0, sizeof *v);
     size_t n = (size_t)(e->nruns ? e->nruns : 1);
-    double **all[] = {&v->figure, &v->makespan, &v->wall, &v->stretch, &v->busy, &v->overlap,
-                      &v->share,  &v->waiting,  &v->idle, &v->low,     &v->high};
+    double **all[] = {&v->figure,  &v->makespan, &v->wall,    &v->uneven, &v->slowest,
+                      &v->stretch, &v->busy,     &v->overlap, &v->share,  &v->waiting,
+                      &v->idle,    &v->low,      &v->high};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (!(*all[i] = malloc(sizeof(double) * n)))
             return -1;
@@ -153,6 +184,9 @@ static int values_of(const adv_exp *e, int c, cfg_values *v)
         v->nruns++;
         if (!r->ok)
             continue;
+        int first;
+        v->nspread += copies_spread(e, r, &v->uneven[v->nok], &v->slowest[v->nok], &first);
+        v->first += first;
         v->figure[v->nok] = r->figure;
         v->makespan[v->nok] = (double)r->makespan_ns;
         v->wall[v->nok++] = mean_wall(r);
@@ -199,6 +233,19 @@ static json_t *ns_or_null(double v)
 }
 
 /* ------------------------------------------------------------ texts */
+
+const char *adv_figure_text(double v, char *buf, size_t n)
+{
+    double a = fabs(v);
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (a >= 1e-3 && a < 1e9) {
+        int decimals = 3 - (int)floor(log10(a));
+        snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
+    } else
+        snprintf(buf, n, "%.4g", v);
+    return buf;
+}
 
 /* "mps:25 at N=4", "solo" */
 static const char *config_words(const adv_config *c, char *buf, size_t n)
@@ -384,6 +431,11 @@ static json_t *run_json(const adv_exp *e, const adv_run *r, int *bad)
     view_put(o, "figure", view_number(r->figure), bad);
     view_put(o, "makespan_ns", json_integer(r->makespan_ns), bad);
     view_put(o, "copy_wall_ns", ns_or_null(mean_wall(r)), bad);
+    double uneven, slowest;
+    int first;
+    copies_spread(e, r, &uneven, &slowest, &first);
+    view_put(o, "uneven", view_number(uneven), bad);
+    view_put(o, "slowest_figure", view_number(slowest), bad);
     view_put(o, "start_ns", json_integer(r->start_ns), bad);
     snprintf(dir, sizeof dir, "%s/r%d", e->configs[r->config].id, r->round);
     view_put(o, "dir", json_string(dir), bad);
@@ -405,8 +457,22 @@ static json_t *run_json(const adv_exp *e, const adv_run *r, int *bad)
     return o;
 }
 
-static json_t *config_json(const adv_exp *e, int c, const cfg_values *v, const adv_stat *s,
-                           int *bad)
+/* The median of the slowest figures of v (copies_spread), NaN without any. */
+static double slowest_median(const cfg_values *v)
+{
+    return median_finite(v->slowest, v->nok);
+}
+
+/* N times the slowest rate of configuration v over the default's (dv): the ratio on the reading
+ * where the copies did the same work (copies_spread); NaN where either has no spread. */
+static double slowest_ratio(const cfg_values *v, const cfg_values *dv)
+{
+    double a = slowest_median(v), b = slowest_median(dv);
+    return b > 0 ? a / b : NAN;
+}
+
+static json_t *config_json(const adv_exp *e, int c, const cfg_values *v, const cfg_values *dv,
+                           const adv_stat *s, int *bad)
 {
     const adv_config *k = &e->configs[c];
     json_t *o = json_object();
@@ -429,6 +495,10 @@ static json_t *config_json(const adv_exp *e, int c, const cfg_values *v, const a
     view_put(o, "outcome", json_string(adv_outcome_name(s->outcome)), bad);
     view_put(o, "makespan_ns", ns_or_null(adv_median(v->makespan, v->nok)), bad);
     view_put(o, "copy_wall_ns", ns_or_null(median_finite(v->wall, v->nok)), bad);
+    view_put(o, "uneven", view_number(median_finite(v->uneven, v->nok)), bad);
+    view_put(o, "slowest_median", view_number(slowest_median(v)), bad);
+    view_put(o, "slowest_ratio", view_number(slowest_ratio(v, dv)), bad);
+    view_put(o, "fastest_first_runs", json_integer(v->first), bad);
     view_put(o, "traced", json_integer(v->ntraced), bad);
     view_put(o, "verdict", v->verdict ? json_string(v->verdict) : json_null(), bad);
     view_put(o, "stretch", view_number(median_finite(v->stretch, v->ntraced)), bad);
@@ -497,6 +567,40 @@ static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *no
         }
     }
     return arr;
+}
+
+/* Adds a note where the copies of the recommended configuration (the best measured where that is
+ * the default) shared the GPU unevenly: their rates ADV_MARGIN or more apart (the median of the
+ * runs' copies_spread). The figure sums each copy's rate over its own time, which counts more than
+ * the copies did together when each did the same work and the fast ones finished first; the note
+ * gives the ratio on N times the slowest rate beside the summed one, and says which reading the
+ * copies' exits support. */
+static void uneven_note(const adv_exp *e, const cfg_values *v, const adv_stat *st,
+                        const adv_decision *d, int def, json_t *notes, int *bad)
+{
+    int c = d->recommended != def ? d->recommended : d->best;
+    if (c < 0 || c == def || !v[c].nspread)
+        return;
+    double uneven = median_finite(v[c].uneven, v[c].nok), ratio = slowest_ratio(&v[c], &v[def]);
+    if (!(uneven >= 1 + ADV_MARGIN) || !isfinite(ratio))
+        return;
+    char words[64], note[1024], a[32], b[32];
+    int len = snprintf(
+        note, sizeof note,
+        "%s: the copies' rates were uneven, the fastest %.2fx the slowest (median of %d runs), and "
+        "the fastest copy exited first in %d of them%s. The figure sums each copy's rate over its "
+        "own time: where each copy does the same work, that counts more than they did together, "
+        "and N times the slowest rate is the measure (%s against the default's %s: %.2fx the "
+        "default, against %.2fx summed%s); where each copy measures over the same time, the sum "
+        "is right",
+        config_words(&e->configs[c], words, sizeof words), uneven, v[c].nspread, v[c].first,
+        2 * v[c].first > v[c].nspread ? ", as copies that did the same work at different rates do"
+                                      : "",
+        adv_figure_text(slowest_median(&v[c]), a, sizeof a),
+        adv_figure_text(slowest_median(&v[def]), b, sizeof b), ratio, st[c].ratio,
+        ratio < 1 + ADV_MARGIN ? ", less than the margin of a gain" : "");
+    if (len > 0)
+        view_append(notes, json_string(note), bad);
 }
 
 /* Notes on what was measured: failed runs (each named), a stop before the end, runs without
@@ -598,7 +702,7 @@ json_t *adv_result_json(const adv_exp *e, const char *version)
     view_put(root, "order", order, &bad);
     json_t *configs = json_array(), *notes = json_array();
     for (int c = 0; !bad && c < e->nconfigs; c++)
-        view_append(configs, config_json(e, c, &v[c], &st[c], &bad), &bad);
+        view_append(configs, config_json(e, c, &v[c], &v[def], &st[c], &bad), &bad);
     view_put(root, "configs", configs, &bad);
     json_t *runs = json_array();
     for (int i = 0; i < e->nruns; i++)
@@ -631,6 +735,8 @@ json_t *adv_result_json(const adv_exp *e, const char *version)
         view_put(rec, "text", json_string(text), &bad);
         view_put(root, "recommendation", rec, &bad);
     }
+    if (!bad)
+        uneven_note(e, v, st, &d, def, notes, &bad);
     run_notes(e, notes, &bad);
     view_put(root, "notes", notes, &bad);
     for (int c = 0; c < nv; c++)

@@ -12,6 +12,9 @@
  * FAKE_FAIL=CONFIG/rK:RANK:HOW[,...] makes copy RANK of that run fail: segv (killed by SIGSEGV),
  * exit3 (exit status 3), nometric (no items_per_s line), nan (items_per_s=1.2.3), hang (sleeps
  * 60 s; SIGINT/SIGTERM end it), deaf (60 s, ignoring SIGINT and SIGTERM).
+ * FAKE_UNEVEN=U: under MPS the copies share the GPU unevenly, each doing the same work: copy
+ * RANK takes 1 / (1 + (U - 1) (N - 1 - RANK) / (N - 1)) of the model's time, so the last one
+ * the whole of it (the GPU's throughput over the run is unchanged) and the first U times less.
  * FAKE_FIRST_SLOW=S: the first run of each round (no other configuration has a folder for this
  * round yet) is S slower (0.3: 30%): a GPU that starts each round cold, a position effect.
  * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels over the model's
@@ -221,6 +224,8 @@ int main(void)
     if (first_of_round())
         speed *= 1 - env_num("FAKE_FIRST_SLOW", 0);
     double seconds = n * env_num("FAKE_WORK_MS", 100) / 1e3 / (speed > 0.01 ? speed : 0.01);
+    if (mps && n > 1)
+        seconds /= 1 + (env_num("FAKE_UNEVEN", 1) - 1) * (n - 1 - rank) / (n - 1);
     const char *how = failure(rank);
     printf("fake_app: mps=%d percentage=%s nprocs=%d rank=%d run=%s pipe=%s\n", mps,
            pct ? pct : "-", n, rank, run_name(), pipe ? pipe : "-");

@@ -332,6 +332,62 @@ int test_advise_simpler_recommended(void)
     TEST_EQ_INT(json_integer_value(json_object_get(rec, "comparisons")), 2);
     TEST_EQ_INT(check_holm(r), 0);
     TEST_NEAR(num(config(r, "n2-mps"), "p_holm"), 2 * 2.0 / 924, 1e-12); /* both beat every run */
+    TEST_ASSERT(!strstr(out_text, "rates were uneven")); /* copies that shared alike */
+    json_decref(r);
+    return 0;
+}
+
+/* Under MPS the two copies share the GPU unevenly (FAKE_UNEVEN 1.5: each does the same work, the
+ * first at 1.5 times the second's rate, and the GPU does no more than time-sliced): the summed
+ * figure reads 1.25x and decides, as the figure of merit is defined; the copies' spread says
+ * that N times the slowest rate gains nothing, in the JSON, the CSV and the note. */
+int test_advise_uneven(void)
+{
+    setup();
+    setenv("FAKE_GAIN_MPS", "1", 1);
+    setenv("FAKE_UNEVEN", "1.5", 1);
+    setenv("FAKE_NOISE", "0.01", 1);
+    setenv("FAKE_WORK_MS", "100", 1);
+    const char *dir = tmp("exp");
+    const char *args[] = {"-n",         "2",        "--configs",     "sliced,mps", "-r",
+                          "6",          "--metric", METRIC,          "-o",         dir,
+                          "--no-trace", "--",       ADVISE_FAKE_APP, NULL};
+    TEST_EQ_INT(run_advise(args), 0);
+    json_t *r = load_result(dir);
+    TEST_ASSERT(r);
+    json_t *mps = config(r, "n2-mps"), *sliced = config(r, "n2-sliced");
+    TEST_ASSERT(mps && sliced);
+    TEST_NEAR(num(mps, "ratio"), 1.25, 0.04);
+    TEST_EQ_STR(str(mps, "outcome"), "better");
+    TEST_NEAR(num(mps, "uneven"), 1.5, 1e-6);
+    TEST_NEAR(num(sliced, "uneven"), 1, 1e-9);
+    TEST_NEAR(num(mps, "slowest_ratio"), 1, 0.04);
+    TEST_NEAR(num(sliced, "slowest_ratio"), 1, 1e-12);
+    TEST_NEAR(num(mps, "slowest_median") / num(sliced, "slowest_median"), num(mps, "slowest_ratio"),
+              1e-12);
+    /* each run's figures, and the runs whose fastest copy (copy 0) exited first, counted again */
+    json_t *run;
+    size_t i;
+    int first = 0;
+    json_array_foreach(json_object_get(r, "runs"), i, run)
+    {
+        if (strcmp(str(run, "config"), "n2-mps"))
+            continue;
+        json_t *c = json_object_get(run, "copies");
+        double m0 = num(json_array_get(c, 0), "metric"), m1 = num(json_array_get(c, 1), "metric");
+        TEST_NEAR(num(run, "uneven"), m0 / m1, 1e-9);
+        TEST_NEAR(num(run, "slowest_figure"), 2 * m1, 1e-9);
+        first += num(json_array_get(c, 0), "wall_ns") < num(json_array_get(c, 1), "wall_ns");
+    }
+    TEST_EQ_INT(json_integer_value(json_object_get(mps, "fastest_first_runs")), first);
+    TEST_ASSERT(first >= 1);
+    TEST_CONTAINS(out_text, "note: mps at N=2: the copies' rates were uneven, the fastest 1.50x "
+                            "the slowest (median of 6 runs)");
+    TEST_CONTAINS(out_text, "N times the slowest rate is the measure");
+    TEST_CONTAINS(out_text, ", less than the margin of a gain)");
+    const char *csv[] = {"--show", dir, "--format", "csv", NULL};
+    TEST_EQ_INT(run_advise(csv), 0);
+    TEST_CONTAINS(out_text, ",uneven,slowest_median,slowest_ratio,fastest_first_runs,");
     json_decref(r);
     return 0;
 }
