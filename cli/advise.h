@@ -199,6 +199,8 @@ typedef struct adv_gpu {
     int host_paced;            /* summary host_paced */
     double predicted_gain_low; /* summary: what MPS would gain, at worst */
     double predicted_gain;     /* ... and at best */
+    int64_t span_ns;           /* the summary's measured interval, which the prediction is over
+                                  (measure_t1 - measure_t0); 0 where not known */
 } adv_gpu;
 
 /* One run: one configuration once, in one round. */

@@ -208,10 +208,24 @@ void adv_print_text(FILE *out, const json_t *r, int color)
             fputs("no prediction: measured without traces (--no-trace)\n", out);
         else if (isnan(lo))
             fputs("no prediction: no time-sliced run left a trace\n", out);
-        else
-            fprintf(out, "`tlview report` predicted %s from the time-sliced runs' traces%s%s%s\n",
+        else {
+            fprintf(out, "`tlview report` predicted %s from the time-sliced runs' traces%s%s%s",
                     view_gain_text(lo, hi, 0, pt, sizeof pt), *cover ? ": " : "", cover,
                     *cover ? " the predicted interval" : "");
+            double mlo = num(o, "predicted_makespan_gain_low"),
+                   mhi = num(o, "predicted_makespan_gain");
+            char span[32], make[32], mt[40];
+            if (!isnan(mlo))
+                fprintf(out,
+                        "; that is over the traces' span, %s of the %s makespan: with the rest "
+                        "as it was, %s over the makespan%s%s%s",
+                        ns_text(o, "measured_span_ns", span, sizeof span),
+                        ns_text(o, "makespan_ns", make, sizeof make),
+                        view_gain_text(mlo, mhi, 0, mt, sizeof mt),
+                        *str(o, "makespan_coverage") ? ", the measured gain " : "",
+                        str(o, "makespan_coverage"), *str(o, "makespan_coverage") ? " it" : "");
+            fputc('\n', out);
+        }
     }
     json_t *notes = json_object_get(r, "notes");
     json_array_foreach(notes, i, o)
@@ -289,10 +303,24 @@ static const char *const runs_cols[] = {"round",
 static const char *const copies_cols[] = {"round",  "config",    "copy",   "command",
                                           "pid",    "exit_code", "signal", "wall_ns",
                                           "metric", "stdout",    "stderr", NULL};
-static const char *const prediction_cols[] = {
-    "procs",          "sliced",          "mps",         "traced",      "predicted_gain_low",
-    "predicted_gain", "measured_gain",   "measured_lo", "measured_hi", "measured_level",
-    "coverage",       "host_paced_runs", NULL};
+static const char *const prediction_cols[] = {"procs",
+                                              "sliced",
+                                              "mps",
+                                              "traced",
+                                              "predicted_gain_low",
+                                              "predicted_gain",
+                                              "measured_gain",
+                                              "measured_lo",
+                                              "measured_hi",
+                                              "measured_level",
+                                              "coverage",
+                                              "measured_span_ns",
+                                              "makespan_ns",
+                                              "predicted_makespan_gain_low",
+                                              "predicted_makespan_gain",
+                                              "makespan_coverage",
+                                              "host_paced_runs",
+                                              NULL};
 
 static const char *const *table_cols(const char *table)
 {

@@ -143,7 +143,7 @@ typedef struct cfg_values {
     double *figure, *makespan, *wall; /* nok each */
     double *uneven, *slowest;         /* nok each; NaN where copies_spread() has none */
     int nok, nruns, nspread, first;   /* runs with a spread; those whose fastest exited first */
-    double *stretch, *busy, *overlap, *share, *waiting, *idle, *low, *high; /* ntraced each */
+    double *stretch, *busy, *overlap, *share, *waiting, *idle, *low, *high, *span; /* ntraced */
     int ntraced, host_paced;
     const char *verdict; /* the most frequent verdict (first met on a tie); NULL when none */
 } cfg_values;
@@ -163,6 +163,7 @@ static void values_free(cfg_values *v)
     free(v->idle);
     free(v->low);
     free(v->high);
+    free(v->span);
 }
 
 /* Fills *v for configuration c; returns 0, or -1 when out of memory. */
@@ -172,7 +173,7 @@ static int values_of(const adv_exp *e, int c, cfg_values *v)
     size_t n = (size_t)(e->nruns ? e->nruns : 1);
     double **all[] = {&v->figure,  &v->makespan, &v->wall,    &v->uneven, &v->slowest,
                       &v->stretch, &v->busy,     &v->overlap, &v->share,  &v->waiting,
-                      &v->idle,    &v->low,      &v->high};
+                      &v->idle,    &v->low,      &v->high,    &v->span};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (!(*all[i] = malloc(sizeof(double) * n)))
             return -1;
@@ -201,6 +202,7 @@ static int values_of(const adv_exp *e, int c, cfg_values *v)
         v->idle[t] = r->gpu.idle_share;
         v->low[t] = r->gpu.predicted_gain_low;
         v->high[t] = r->gpu.predicted_gain;
+        v->span[t] = r->gpu.span_ns > 0 ? (double)r->gpu.span_ns : NAN;
         v->host_paced += r->gpu.host_paced != 0;
         int count = 0; /* how often this run's verdict occurs among the traced runs so far */
         for (int j = 0; j <= i; j++)
@@ -450,6 +452,8 @@ static json_t *run_json(const adv_exp *e, const adv_run *r, int *bad)
     view_put(o, "predicted_gain_low", g->files ? view_number(g->predicted_gain_low) : json_null(),
              bad);
     view_put(o, "predicted_gain", g->files ? view_number(g->predicted_gain) : json_null(), bad);
+    view_put(o, "measured_span_ns",
+             g->files && g->span_ns > 0 ? json_integer(g->span_ns) : json_null(), bad);
     json_t *copies = json_array();
     for (int i = 0; i < r->ncopies; i++)
         view_append(copies, copy_json(e, r, i, bad), bad);
@@ -522,9 +526,20 @@ static int find_config(const adv_exp *e, int kind, int procs)
     return -1;
 }
 
+/* The gain g over the span S of a makespan M, as a gain over the makespan when the rest of it,
+ * M - S, stays as it was: M / (M - S + S / g). */
+static double over_makespan(double g, double span, double makespan)
+{
+    return makespan / (makespan - span + span / g);
+}
+
 /* Per N with both: what `report` predicted from the time-sliced runs' traces against what MPS
- * measured (median mps / median sliced, with its interval): the prediction's coverage. Adds the
- * host-paced note to notes where half of the time-sliced runs or more were host-paced. */
+ * measured (median mps / median sliced, with its interval): the prediction's coverage. The
+ * prediction is over the traces' measured span; where the figure is copies per second of
+ * makespan and the span leaves ADV_MARGIN or more of the makespan out (start-up, teardown: time
+ * no trace covers), it is also given over the makespan, the rest taken as it was, with its own
+ * coverage. Adds the host-paced note to notes where half of the time-sliced runs or more were
+ * host-paced. */
 static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *notes, int *bad)
 {
     json_t *arr = json_array();
@@ -539,9 +554,18 @@ static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *no
         double ms = adv_median(s->figure, s->nok), mm = adv_median(t->figure, t->nok);
         double gain = ms > 0 ? mm / ms : NAN;
         adv_interval ci = adv_ratio_interval(s->figure, s->nok, t->figure, t->nok);
-        const char *cover = NULL;
+        const char *cover = NULL, *mcover = NULL;
         if (isfinite(gain) && isfinite(lo) && isfinite(hi))
             cover = gain < lo ? "below" : gain > hi ? "above" : "inside";
+        double span = median_finite(s->span, s->ntraced), span_m = adv_median(s->makespan, s->nok);
+        double mlo = NAN, mhi = NAN;
+        if (!e->metric && lo > 0 && hi > 0 && span > 0 && span_m > 0 &&
+            span <= (1 - ADV_MARGIN) * span_m) {
+            mlo = over_makespan(lo, span, span_m);
+            mhi = over_makespan(hi, span, span_m);
+            if (isfinite(gain))
+                mcover = gain < mlo ? "below" : gain > mhi ? "above" : "inside";
+        }
         json_t *o = json_object();
         view_put(o, "procs", json_integer(e->configs[c].procs), bad);
         view_put(o, "sliced", json_string(e->configs[c].id), bad);
@@ -552,6 +576,11 @@ static json_t *prediction_json(const adv_exp *e, const cfg_values *v, json_t *no
         view_put(o, "measured_gain", view_number(gain), bad);
         interval_put(o, "measured", ci, bad);
         view_put(o, "coverage", cover ? json_string(cover) : json_null(), bad);
+        view_put(o, "measured_span_ns", ns_or_null(span), bad);
+        view_put(o, "makespan_ns", ns_or_null(span_m), bad);
+        view_put(o, "predicted_makespan_gain_low", view_number(mlo), bad);
+        view_put(o, "predicted_makespan_gain", view_number(mhi), bad);
+        view_put(o, "makespan_coverage", mcover ? json_string(mcover) : json_null(), bad);
         view_put(o, "host_paced_runs", json_integer(s->host_paced), bad);
         view_append(arr, o, bad);
         if (s->host_paced && 2 * s->host_paced >= s->ntraced) { /* half of them or more */
@@ -900,6 +929,8 @@ static void load_run(reader *rd, const json_t *o, size_t i, adv_exp *e)
         g->host_paced = json_is_true(json_object_get(o, "host_paced"));
         g->predicted_gain_low = get_num(rd, o, "predicted_gain_low", where);
         g->predicted_gain = get_num(rd, o, "predicted_gain", where);
+        json_t *span = json_object_get(o, "measured_span_ns"); /* absent before 2026-12-07 */
+        g->span_ns = span && !json_is_null(span) ? get_int(rd, o, "measured_span_ns", where) : 0;
     }
     json_t *copies = json_object_get(o, "copies");
     size_t n = json_array_size(copies);

@@ -371,6 +371,7 @@ static void gpu_figures(const adv_exp *e, adv_run *r, const store_run *base)
         g->host_paced = sum->host_paced;
         g->predicted_gain_low = sum->predicted_gain_low;
         g->predicted_gain = sum->predicted_gain;
+        g->span_ns = sum->measure_t1 - sum->measure_t0;
     }
     analysis_free(a);
     store_run_free(run);

@@ -15,6 +15,8 @@
  * FAKE_UNEVEN=U: under MPS the copies share the GPU unevenly, each doing the same work: copy
  * RANK takes 1 / (1 + (U - 1) (N - 1 - RANK) / (N - 1)) of the model's time, so the last one
  * the whole of it (the GPU's throughput over the run is unchanged) and the first U times less.
+ * FAKE_STARTUP_MS=T: T ms of start-up before the work (not in the trace, not in the rate), the
+ * same in every configuration, as a program that loads before it computes.
  * FAKE_FIRST_SLOW=S: the first run of each round (no other configuration has a folder for this
  * round yet) is S slower (0.3: 30%): a GPU that starts each round cold, a position effect.
  * FAKE_TRACE=1 writes a trace file to TLVIEW_OUTPUT (%p: the pid): 10 kernels over the model's
@@ -237,7 +239,10 @@ int main(void)
         }
         sleep_ns(60 * 1000000000LL);
     }
+    int64_t startup = (int64_t)(env_num("FAKE_STARTUP_MS", 0) * 1e6);
+    sleep_ns(startup);
     sleep_ns((int64_t)(seconds * 1e9));
+    start += startup;
     if (env_num("FAKE_TRACE", 0) && write_trace(start, start + (int64_t)(seconds * 1e9), mps))
         return 4;
     if (!strcmp(how, "segv")) {

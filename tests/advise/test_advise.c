@@ -1051,6 +1051,9 @@ int test_advise_gpu_figures(void)
     TEST_CONTAINS(out_text, "; `tlview report` predicted ");
     TEST_EQ_INT(json_integer_value(json_object_get(sl, "host_paced_runs")), 0);
     TEST_ASSERT(!strstr(out_text, "cannot time"));
+    /* the figure is the program's rate, not the makespan: no prediction over the makespan */
+    TEST_ASSERT(json_is_null(json_object_get(p, "predicted_makespan_gain")));
+    TEST_ASSERT(!strstr(out_text, "over the makespan"));
     json_decref(r);
 
     setenv("FAKE_TRACE_BUSY", "0.7", 1);
@@ -1062,6 +1065,59 @@ int test_advise_gpu_figures(void)
     TEST_ASSERT(r);
     TEST_EQ_INT(json_integer_value(json_object_get(config(r, "n2-sliced"), "host_paced_runs")), 1);
     TEST_CONTAINS(out_text, "which a GPU trace cannot time");
+    json_decref(r);
+    return 0;
+}
+
+/* Copies that start up for 150 ms before 60 ms of GPU work (time-sliced; 30 ms under MPS, a gain
+ * of 2 in the model), the figure copies per second of makespan: the traces' span holds the work
+ * only, so `report`'s prediction is over it, and advise gives it over the makespan too, the
+ * start-up as it was: M / (M - S + S / g), nearer the measured gain than the prediction over the
+ * span. */
+int test_advise_startup(void)
+{
+    setup();
+    setenv("FAKE_GAIN_MPS", "2", 1);
+    setenv("FAKE_TRACE", "1", 1);
+    setenv("FAKE_STARTUP_MS", "150", 1);
+    const char *dir = tmp("exp");
+    const char *args[] = {"-n", "2", "--configs", "sliced,mps",    "-r", "2",
+                          "-o", dir, "--",        ADVISE_FAKE_APP, NULL};
+    TEST_EQ_INT(run_advise(args), 0);
+    json_t *r = load_result(dir);
+    TEST_ASSERT(r);
+    json_t *p = json_array_get(json_object_get(r, "prediction"), 0);
+    TEST_ASSERT(p);
+    double S = num(p, "measured_span_ns"), M = num(p, "makespan_ns");
+    double lo = num(p, "predicted_gain_low"), hi = num(p, "predicted_gain");
+    double mlo = num(p, "predicted_makespan_gain_low"), mhi = num(p, "predicted_makespan_gain");
+    double gain = num(p, "measured_gain");
+    fprintf(stderr,
+            "span %.0f of makespan %.0f ns; predicted %.3f-%.3f, over the makespan %.3f-%.3f; "
+            "measured %.3f\n",
+            S, M, lo, hi, mlo, mhi, gain);
+    TEST_ASSERT(S > 40e6 && S < 0.5 * M);
+    TEST_NEAR(mlo, M / (M - S + S / lo), 1e-9 * mlo);
+    TEST_NEAR(mhi, M / (M - S + S / hi), 1e-9 * mhi);
+    TEST_EQ_STR(str(p, "makespan_coverage"), gain < mlo   ? "below"
+                                             : gain > mhi ? "above"
+                                                          : "inside");
+    TEST_ASSERT(fabs(mhi - gain) < fabs(hi - gain));
+    /* each traced run's span, and the median of the time-sliced ones */
+    json_t *run;
+    size_t i;
+    double spans[2];
+    int n = 0;
+    json_array_foreach(json_object_get(r, "runs"), i, run)
+    {
+        TEST_ASSERT(num(run, "measured_span_ns") > 0);
+        if (!strcmp(str(run, "config"), "n2-sliced") && n < 2)
+            spans[n++] = num(run, "measured_span_ns");
+    }
+    TEST_EQ_INT(n, 2);
+    TEST_NEAR(S, (spans[0] + spans[1]) / 2, 1);
+    TEST_CONTAINS(out_text, "; that is over the traces' span, ");
+    TEST_CONTAINS(out_text, " makespan: with the rest as it was, ");
     json_decref(r);
     return 0;
 }

@@ -37,12 +37,25 @@ function pText(p) {
   return p == null ? '-' : gText(p, 2);
 }
 
-// predictionText is advise's line on the prediction's coverage at one N (a "prediction" entry).
+// nsText writes a duration as advise's text does (cli_fmt_ns): "4.64 s", "913 ms", "12 us".
+function nsText(ns) {
+  if (ns == null) return '-';
+  const a = Math.abs(ns);
+  if (a >= 1e9) return `${gText(ns / 1e9, 3)} s`;
+  if (a >= 1e6) return `${gText(ns / 1e6, 3)} ms`;
+  if (a >= 1e3) return `${gText(ns / 1e3, 3)} us`;
+  return `${ns.toFixed(0)} ns`;
+}
+
+// predictionText is advise's line on the prediction's coverage at one N (a "prediction" entry),
+// with the prediction over the makespan where advise gives one.
 function predictionText(o, traced) {
   const head = `MPS gain at N=${o.procs}: measured ${o.measured_gain == null ? '-' : `${o.measured_gain.toFixed(2)}x`}, interval ${intervalText(o, 'measured', true)}; `;
   if (!traced) return `${head}no prediction: measured without traces (--no-trace)`;
   if (o.predicted_gain_low == null) return `${head}no prediction: no time-sliced run left a trace`;
-  return `${head}\`tlview report\` predicted ${gainText(o.predicted_gain_low, o.predicted_gain)} from the time-sliced runs' traces${o.coverage ? `: ${o.coverage} the predicted interval` : ''}`;
+  const over = o.predicted_makespan_gain_low == null ? ''
+    : `; that is over the traces' span, ${nsText(o.measured_span_ns)} of the ${nsText(o.makespan_ns)} makespan: with the rest as it was, ${gainText(o.predicted_makespan_gain_low, o.predicted_makespan_gain)} over the makespan${o.makespan_coverage ? `, the measured gain ${o.makespan_coverage} it` : ''}`;
+  return `${head}\`tlview report\` predicted ${gainText(o.predicted_gain_low, o.predicted_gain)} from the time-sliced runs' traces${o.coverage ? `: ${o.coverage} the predicted interval` : ''}${over}`;
 }
 
 // experimentSetup reads GET /api/experiment when the server shows one (GET /api/runs
