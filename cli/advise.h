@@ -236,6 +236,7 @@ typedef struct adv_exp {
     adv_config configs[ADV_MAX_CONFIGS];
     int nconfigs;
     char *metric;             /* --metric REGEX (owned) or NULL: the figure is copies per second */
+    int slowest;              /* --combine slowest: N times the slowest copy's rate, not the sum */
     int trace;                /* 1: recorded under the collector */
     int repeat;               /* --repeat; 0: as many rounds as the budget allows */
     int64_t budget_ns;        /* --budget; 0: none */
@@ -298,6 +299,15 @@ int adv_load(const char *dir, adv_exp *e, char *err, size_t errlen);
 /* A figure at 4 significant digits without an exponent where it fits (19630, 1.963, 0.01234; "-"
  * for NaN), as every figure of advise's text is written; returns buf. */
 const char *adv_figure_text(double v, char *buf, size_t n);
+
+/* The figure of merit of successful run r of e from its copies' rates (e->metric set): their sum,
+ * or with e->slowest N times the slowest (solo: their mean either way). */
+double adv_run_figure(const adv_exp *e, const adv_run *r);
+
+/* Makes e's figure of merit the sum of its copies' rates (slowest 0) or N times the slowest
+ * (slowest 1: `--combine slowest`) and figures each successful run again from its copies. Returns
+ * 0, or -1 with the reason in err: the slowest needs the rates of one command's copies. */
+int adv_combine(adv_exp *e, int slowest, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ printing it (advise_print.c) */
 

@@ -116,7 +116,11 @@ static void print_head(FILE *out, const json_t *r)
     if (!strcmp(str(r, "figure_of_merit"), "metric")) {
         fputs("figure of merit: the metric ", out);
         cli_put_text(out, str(r, "metric"));
-        fputs(" summed over the copies (solo: their mean); higher is better\n", out);
+        fputs(strcmp(str(r, "combine"), "slowest")
+                  ? " summed over the copies (solo: their mean); higher is better\n"
+                  : ", N times the slowest copy's (what copies doing the same work did together; "
+                    "solo: their mean); higher is better\n",
+              out);
     } else {
         fputs("figure of merit: copies completed per second of makespan (barrier to the last "
               "exit), per GPU; higher is better\n",

@@ -110,6 +110,37 @@ static double mean_wall(const adv_run *r)
     return r->ncopies ? sum / r->ncopies : NAN;
 }
 
+double adv_run_figure(const adv_exp *e, const adv_run *r)
+{
+    double sum = 0, least = INFINITY;
+    for (int i = 0; i < r->ncopies; i++) {
+        sum += r->copies[i].metric;
+        least = r->copies[i].metric < least ? r->copies[i].metric : least;
+    }
+    if (!r->ncopies)
+        return NAN;
+    if (e->configs[r->config].kind == ADV_SOLO)
+        return sum / r->ncopies;
+    return e->slowest ? r->ncopies * least : sum;
+}
+
+int adv_combine(adv_exp *e, int slowest, char *err, size_t errlen)
+{
+    if (slowest && (!e->metric || e->ncmds != 1)) {
+        snprintf(err, errlen,
+                 "--combine slowest takes the rates of the copies of one command (--metric, no "
+                 "':::'); %s",
+                 !e->metric ? "this experiment's figure is copies per second of makespan"
+                            : "this experiment ran several commands");
+        return -1;
+    }
+    e->slowest = slowest;
+    for (int i = 0; e->metric && i < e->nruns; i++)
+        if (e->runs[i].ok)
+            e->runs[i].figure = adv_run_figure(e, &e->runs[i]);
+    return 0;
+}
+
 /* How evenly the copies of run r shared the GPU, where their rates compare: a successful run of
  * one command in two copies or more with --metric. *uneven: the fastest copy's rate over the
  * slowest's; *slowest: N times the slowest rate, what the copies did together if each did the same
@@ -608,7 +639,7 @@ static void uneven_note(const adv_exp *e, const cfg_values *v, const adv_stat *s
                         const adv_decision *d, int def, json_t *notes, int *bad)
 {
     int c = d->recommended != def ? d->recommended : d->best;
-    if (c < 0 || c == def || !v[c].nspread)
+    if (c < 0 || c == def || !v[c].nspread || e->slowest)
         return;
     double uneven = median_finite(v[c].uneven, v[c].nok), ratio = slowest_ratio(&v[c], &v[def]);
     if (!(uneven >= 1 + ADV_MARGIN) || !isfinite(ratio))
@@ -620,8 +651,8 @@ static void uneven_note(const adv_exp *e, const cfg_values *v, const adv_stat *s
         "the fastest copy exited first in %d of them%s. The figure sums each copy's rate over its "
         "own time: where each copy does the same work, that counts more than they did together, "
         "and N times the slowest rate is the measure (%s against the default's %s: %.2fx the "
-        "default, against %.2fx summed%s); where each copy measures over the same time, the sum "
-        "is right",
+        "default, against %.2fx summed%s; `tlview advise --show DIR --combine slowest` decides on "
+        "it); where each copy measures over the same time, the sum is right",
         config_words(&e->configs[c], words, sizeof words), uneven, v[c].nspread, v[c].first,
         2 * v[c].first > v[c].nspread ? ", as copies that did the same work at different rates do"
                                       : "",
@@ -711,6 +742,8 @@ json_t *adv_result_json(const adv_exp *e, const char *version)
     view_put(root, "commands", cmds, &bad);
     view_put(root, "figure_of_merit", json_string(e->metric ? "metric" : "copies_per_s"), &bad);
     view_put(root, "metric", e->metric ? view_string(e->metric) : json_null(), &bad);
+    view_put(root, "combine", e->metric ? json_string(e->slowest ? "slowest" : "sum") : json_null(),
+             &bad);
     view_put(root, "trace", json_boolean(e->trace), &bad);
     view_put(root, "repeat", e->repeat ? json_integer(e->repeat) : json_null(), &bad);
     view_put(root, "budget_ns", e->budget_ns ? json_integer(e->budget_ns) : json_null(), &bad);
@@ -1042,6 +1075,11 @@ int adv_load(const char *dir, adv_exp *e, char *err, size_t errlen)
         json_t *metric = json_object_get(root, "metric");
         if (json_is_string(metric) && !(e->metric = strdup(json_string_value(metric))))
             bad_file(&rd, "out of memory");
+        json_t *combine = json_object_get(root, "combine"); /* absent before 2026-12-07: sum */
+        e->slowest = json_is_string(combine) && !strcmp(json_string_value(combine), "slowest");
+        if (combine && !json_is_null(combine) && !e->slowest &&
+            !(json_is_string(combine) && !strcmp(json_string_value(combine), "sum")))
+            bad_file(&rd, "\"combine\" is neither \"sum\" nor \"slowest\"");
         e->trace = json_is_true(json_object_get(root, "trace"));
         json_t *rep = json_object_get(root, "repeat"), *budget = json_object_get(root, "budget_ns");
         e->repeat = json_is_integer(rep) ? (int)json_integer_value(rep) : 0;

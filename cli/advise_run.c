@@ -274,7 +274,6 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
         snprintf(r->error, sizeof r->error, "interrupted by %s", rec_signame(sig));
     else if (fatal)
         snprintf(r->error, sizeof r->error, "not measured: %.480s", e->stop_error);
-    double sum = 0;
     for (int i = 0; r->ok && i < n; i++) {
         adv_copy *cp = &r->copies[i];
         char why[512], file[4300];
@@ -289,10 +288,9 @@ static int run_one(adv_exp *e, const adv_setup *s, adv_run *r, const char *exp_i
                      cp->pid, why, rel, i);
             r->ok = 0;
         }
-        sum += cp->metric;
     }
     if (r->ok && s->metric)
-        r->figure = c->kind == ADV_SOLO ? sum / n : sum;
+        r->figure = adv_run_figure(e, r);
     else if (r->ok)
         r->figure = r->makespan_ns > 0 ? n / (r->makespan_ns / 1e9) : NAN;
     if (r->ok && !isfinite(r->figure)) {

@@ -35,9 +35,11 @@
 
 static const char usage_text[] =
     "usage: tlview advise -n N[,N...] [-o DIR] [--configs LIST] [--repeat R] [--budget TIME]\n"
-    "                     [--metric REGEX] [--no-trace] [--format text|json|csv] [--table T]\n"
+    "                     [--metric REGEX] [--combine HOW] [--no-trace] [--format text|json|csv]\n"
+    "                     [--table T]\n"
     "                     [--color WHEN] -- CMD [ARGS...] [::: CMD2 [ARGS...] ...]\n"
-    "       tlview advise --show DIR [--format text|json|csv] [--table T] [--color WHEN]\n"
+    "       tlview advise --show DIR [--combine HOW] [--format text|json|csv] [--table T]\n"
+    "                     [--color WHEN]\n"
     "\n"
     "Should these copies share the GPU under MPS, how many per GPU, with what share of the SMs\n"
     "each? advise measures it: N copies of CMD started together behind a barrier (as `tlview\n"
@@ -74,6 +76,10 @@ static const char usage_text[] =
     "                       of makespan (the barrier to the last exit). A copy that exits\n"
     "                       non-zero, is killed or prints no match fails its run, which is\n"
     "                       reported and never counted\n"
+    "      --combine HOW    with --metric and one command: sum (default) the copies' rates, or\n"
+    "                       take N times the slowest (slowest: what copies that each do the\n"
+    "                       same work did together; a sum counts each over its own time); with\n"
+    "                       --show, figures the runs again that way\n"
     "      --no-trace       measure without the collector (no GPU figures, no prediction)\n"
     "  -o, --output DIR     the experiment's folder, new or empty (default:\n"
     "                       tlview-advise-YYYYMMDD-HHMMSS): DIR/advise.json, and per run\n"
@@ -103,6 +109,7 @@ static const char usage_text[] =
 /* What the options ask for. */
 typedef struct advise_opts {
     const char *dir, *show, *format, *table, *color, *configs, *metric;
+    const char *combine; /* --combine: "sum", "slowest"; NULL: not given */
     int procs[ADV_MAX_NS], nprocs;
     int repeat;        /* 0: not given */
     int64_t budget_ns; /* 0: none */
@@ -153,14 +160,21 @@ static int parse_budget(const char *text, int64_t *pNs)
 
 static int parse_args(int argc, char **argv, advise_opts *o)
 {
-    static const struct option longopts[] = {
-        {"procs", required_argument, 0, 'n'},   {"output", required_argument, 0, 'o'},
-        {"configs", required_argument, 0, 'c'}, {"repeat", required_argument, 0, 'r'},
-        {"budget", required_argument, 0, 'B'},  {"metric", required_argument, 0, 'm'},
-        {"no-trace", no_argument, 0, 'N'},      {"show", required_argument, 0, 'S'},
-        {"format", required_argument, 0, 'f'},  {"table", required_argument, 0, 't'},
-        {"color", required_argument, 0, 'C'},   {"colour", required_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"procs", required_argument, 0, 'n'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"configs", required_argument, 0, 'c'},
+                                             {"repeat", required_argument, 0, 'r'},
+                                             {"budget", required_argument, 0, 'B'},
+                                             {"metric", required_argument, 0, 'm'},
+                                             {"no-trace", no_argument, 0, 'N'},
+                                             {"show", required_argument, 0, 'S'},
+                                             {"format", required_argument, 0, 'f'},
+                                             {"table", required_argument, 0, 't'},
+                                             {"color", required_argument, 0, 'C'},
+                                             {"colour", required_argument, 0, 'C'},
+                                             {"combine", required_argument, 0, 'K'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     int c, table_given = 0;
     long v;
     optind = 0; /* full re-initialisation: the dispatcher may have used getopt already */
@@ -193,6 +207,12 @@ static int parse_args(int argc, char **argv, advise_opts *o)
                                        optarg);
             break;
         case 'm': o->metric = optarg; break;
+        case 'K':
+            if (strcmp(optarg, "sum") && strcmp(optarg, "slowest"))
+                return cli_usage_error("advise", "--combine wants sum or slowest, not '%s'",
+                                       optarg);
+            o->combine = optarg;
+            break;
         case 'N': o->no_trace = 1; break;
         case 'S': o->show = optarg; break;
         case 'f': o->format = optarg; break;
@@ -221,7 +241,7 @@ static int parse_args(int argc, char **argv, advise_opts *o)
         if (o->ncmd || o->nprocs || o->dir || o->configs_given || o->repeat || o->budget_ns ||
             o->metric || o->no_trace)
             return cli_usage_error("advise", "--show DIR prints a result again: it takes only "
-                                             "--format, --table and --color");
+                                             "--combine, --format, --table and --color");
         return -1;
     }
     if (!o->ncmd)
@@ -431,8 +451,10 @@ static int print_result(const advise_opts *o, const char *dir)
 {
     adv_exp e;
     char err[2048];
-    if (adv_load(dir, &e, err, sizeof err) != 0) {
+    if (adv_load(dir, &e, err, sizeof err) != 0 ||
+        (o->combine && adv_combine(&e, !strcmp(o->combine, "slowest"), err, sizeof err) != 0)) {
         cli_msg(stderr, "tlview advise: %s\n", err);
+        adv_exp_free(&e);
         return 1;
     }
     json_t *r = adv_result_json(&e, CLI_VERSION);
@@ -542,6 +564,12 @@ int cmd_advise(int argc, char **argv)
     e->trace = !o.no_trace;
     e->repeat = o.repeat ? o.repeat : o.budget_ns ? 0 : DEFAULT_REPEAT;
     e->budget_ns = o.budget_ns;
+    e->slowest = o.combine && !strcmp(o.combine, "slowest");
+    if (e->slowest && (!o.metric || e->ncmds != 1)) {
+        rc = cli_usage_error("advise", "--combine slowest takes the rates of the copies of one "
+                                       "command: it needs --metric and no ':::'");
+        goto out;
+    }
     if (o.metric && !(e->metric = strdup(o.metric))) {
         fprintf(stderr, "tlview advise: out of memory\n");
         rc = 1;

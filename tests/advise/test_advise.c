@@ -384,10 +384,31 @@ int test_advise_uneven(void)
     TEST_CONTAINS(out_text, "note: mps at N=2: the copies' rates were uneven, the fastest 1.50x "
                             "the slowest (median of 6 runs)");
     TEST_CONTAINS(out_text, "N times the slowest rate is the measure");
-    TEST_CONTAINS(out_text, ", less than the margin of a gain)");
+    TEST_CONTAINS(out_text, ", less than the margin of a gain; ");
+    TEST_CONTAINS(out_text, "--combine slowest` decides on it");
+    TEST_EQ_STR(str(r, "combine"), "sum");
     const char *csv[] = {"--show", dir, "--format", "csv", NULL};
     TEST_EQ_INT(run_advise(csv), 0);
     TEST_CONTAINS(out_text, ",uneven,slowest_median,slowest_ratio,fastest_first_runs,");
+    /* figured again on N times the slowest: no gain, as the model has none; no note then */
+    const char *slow[] = {"--show", dir, "--combine", "slowest", "--format", "json", NULL};
+    TEST_EQ_INT(run_advise(slow), 0);
+    json_t *s = json_loads(out_text, 0, NULL);
+    TEST_ASSERT(s);
+    TEST_EQ_STR(str(s, "combine"), "slowest");
+    TEST_NEAR(num(config(s, "n2-mps"), "ratio"), num(mps, "slowest_ratio"), 1e-9);
+    TEST_NEAR(num(config(s, "n2-mps"), "median"), num(mps, "slowest_median"), 1e-9);
+    TEST_EQ_INT(json_array_size(json_object_get(s, "notes")), 0);
+    json_decref(s);
+    const char *slow_text[] = {"--show", dir, "--combine", "slowest", NULL};
+    TEST_EQ_INT(run_advise(slow_text), 0);
+    TEST_CONTAINS(out_text, ", N times the slowest copy's (what copies doing the same work did");
+    TEST_ASSERT(!strstr(out_text, "rates were uneven"));
+    /* advise.json keeps the sum: --show figures again, it changes nothing on disk */
+    json_t *again = load_result(dir);
+    TEST_ASSERT(again);
+    TEST_EQ_STR(str(again, "combine"), "sum");
+    json_decref(again);
     json_decref(r);
     return 0;
 }
@@ -1180,6 +1201,16 @@ int test_advise_usage_errors(void)
          2,
          "--metric 'rate=[0-9]+' has no group: put ( ) around the number"},
         {{"-n", "2", "-f", "xml", "--", "/bin/true"}, 2, "unknown format 'xml'"},
+        {{"-n", "2", "--combine", "most", "--", "/bin/true"},
+         2,
+         "--combine wants sum or slowest, not 'most'"},
+        {{"-n", "2", "--combine", "slowest", "--", "/bin/true"},
+         2,
+         "--combine slowest takes the rates of the copies of one command: it needs --metric"},
+        {{"-n", "2", "--combine", "slowest", "-m", "r=([0-9]+)", "--", "/bin/true",
+          ":::", "/bin/true"},
+         2,
+         "--combine slowest takes the rates of the copies of one command: it needs --metric"},
         {{"-n", "2", "-t", "runs", "--", "/bin/true"}, 2, "--table is the table of --format csv"},
         {{"-n", "2", "-f", "csv", "-t", "kernels", "--", "/bin/true"},
          2,
