@@ -87,7 +87,8 @@ function renderExperiment(x) {
   const box = $('experiment'), r = x.result || {};
   box.textContent = '';
   const shown = new Map((x.shown || []).map((s) => [s.config, s]));
-  const figure = r.figure_of_merit === 'metric' ? `the metric ${r.metric} summed over the copies` : 'copies completed per second of makespan';
+  const figure = r.figure_of_merit !== 'metric' ? 'copies completed per second of makespan'
+    : r.combine === 'slowest' ? `the metric ${r.metric}, N times the slowest copy's` : `the metric ${r.metric} summed over the copies`;
   const head = el('div', 'exp-head');
   head.append(el('b', null, 'tlview advise'), ` · ${(r.configs || []).length} configurations, ${r.rounds_run} rounds · figure of merit: ${figure} (higher is better) · ${x.dir}`);
   const rec = el('div', 'exp-rec');
