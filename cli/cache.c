@@ -58,18 +58,10 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
 static uint64_t max_bytes(void)
 {
     const char *e = getenv("TLVIEW_CACHE_MAX");
+    uint64_t v;
     if (!e || !*e)
         return CACHE_MAX_DEFAULT;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(e, &end, 10);
-    int shift = !strcmp(end, "K") || !strcmp(end, "k")   ? 10
-                : !strcmp(end, "M") || !strcmp(end, "m") ? 20
-                : !strcmp(end, "G") || !strcmp(end, "g") ? 30
-                : !strcmp(end, "T") || !strcmp(end, "t") ? 40
-                : !*end                                  ? 0
-                                                         : -1;
-    if (errno || end == e || *e == '-' || shift < 0) {
+    if (store_parse_size(e, &v) != 0) {
         static int said;
         if (!said++)
             cli_msg(stderr,
@@ -78,7 +70,7 @@ static uint64_t max_bytes(void)
                     e, (unsigned long long)(CACHE_MAX_DEFAULT >> 30));
         return CACHE_MAX_DEFAULT;
     }
-    return v > (UINT64_MAX >> shift) ? UINT64_MAX : (uint64_t)v << shift;
+    return v;
 }
 
 /* Bounds the folder `dir` after `name` was written there (store_cache_prune: the caches no one

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,6 +411,59 @@ static void remove_stale(const char *dir, const char *name)
         closedir(d);
 }
 
+int store_parse_size(const char *text, uint64_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = !*end                ? 0
+                : strchr("kK", *end) ? 10
+                : strchr("mM", *end) ? 20
+                : strchr("gG", *end) ? 30
+                : strchr("tT", *end) ? 40
+                                     : -1;
+    if (errno || end == text || shift < 0 || (*end && end[1]))
+        return -1;
+    *out = v > (UINT64_MAX >> shift) ? UINT64_MAX : (uint64_t)v << shift;
+    return 0;
+}
+
+/* The bytes a cache write must leave free on its file system of `fs_bytes`: TLVIEW_CACHE_FREE
+ * (store_parse_size) when set, else the smaller of STORE_CACHE_FREE_MAX and STORE_CACHE_FREE_SHARE
+ * of the file system (the way journald keeps free space: a share, capped). A value that is not a
+ * size counts as unset. */
+#define STORE_CACHE_FREE_MAX ((uint64_t)1 << 30)
+#define STORE_CACHE_FREE_SHARE 0.05
+static uint64_t free_to_leave(uint64_t fs_bytes)
+{
+    uint64_t v;
+    if (store_parse_size(getenv("TLVIEW_CACHE_FREE"), &v) == 0)
+        return v;
+    uint64_t share = (uint64_t)((double)fs_bytes * STORE_CACHE_FREE_SHARE);
+    return share < STORE_CACHE_FREE_MAX ? share : STORE_CACHE_FREE_MAX;
+}
+
+/* 0 when writing `bytes` into `dir` leaves free_to_leave() free on its file system (or the file
+ * system does not say); else -1 with the reason in err. */
+static int room_for(const char *dir, const char *path, uint64_t bytes, char *err, size_t errlen)
+{
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0 || !v.f_frsize)
+        return 0;
+    uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize, size = (uint64_t)v.f_blocks * v.f_frsize;
+    uint64_t keep = free_to_leave(size);
+    if (avail >= bytes && avail - bytes >= keep)
+        return 0;
+    snprintf(err, errlen,
+             "%s: its %.1f MiB would leave less than %.1f MiB free of the %.1f MiB "
+             "free on that disk (a cache leaves the smaller of 1 GiB and 5%% of it free, or "
+             "TLVIEW_CACHE_FREE)",
+             path, (double)bytes / (1 << 20), (double)keep / (1 << 20), (double)avail / (1 << 20));
+    return -1;
+}
+
 int store_cache_write(const char *dir, const char *name, const char *key,
                       const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen)
 {
@@ -423,6 +477,12 @@ int store_cache_write(const char *dir, const char *name, const char *key,
         return -1;
     }
     remove_stale(dir, name);
+    uint64_t bytes =
+        sizeof(cache_header) + nparts * (sizeof(cache_entry) + CACHE_ALIGN) + strlen(key);
+    for (uint32_t i = 0; i < nparts; i++)
+        bytes += parts[i].count * parts[i].elem;
+    if (room_for(dir, path, bytes, err, errlen) != 0)
+        return -1;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%09ld.tmp", dir, name, (long)getpid(), ts.tv_nsec);

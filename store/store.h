@@ -779,11 +779,18 @@ uint64_t store_cache_name_hash(const char *text);
  * else's, a link): no cache there. */
 int store_cache_dir(const char *trace_dir, int create, char *out, size_t n);
 
+/* Reads a size: bytes, or a number with K, M, G or T (powers of 1024: "20G", "500M"); one too
+ * large for 64 bits is UINT64_MAX. 0 with *out set, or -1 for NULL, "", a sign, a fraction, or
+ * another unit. */
+int store_parse_size(const char *text, uint64_t *out);
+
 /* Writes "<dir>/<name>" with the key and the sections: into a new temporary file in `dir`
  * (store_fs_create, mode 0600), synced, then renamed over the old one, so that a reader sees
  * the old cache or the new one, never a part. A write failure (disk full, a file size limit:
  * SIGXFSZ is ignored meanwhile) removes the temporary file; one a process that has ended left
- * (stopped while writing) is removed by the next write of that name. 0, or -1 with the reason in
+ * (stopped while writing) is removed by the next write of that name. A cache is only a cache:
+ * nothing is written that would leave its file system less free than TLVIEW_CACHE_FREE
+ * (store_parse_size) or, unset, the smaller of 1 GiB and 5% of it. 0, or -1 with the reason in
  * err. */
 int store_cache_write(const char *dir, const char *name, const char *key,
                       const store_cache_part *parts, uint32_t nparts, char *err, size_t errlen);

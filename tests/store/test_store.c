@@ -3,6 +3,7 @@
  * database, empty, truncated), never overwriting, unwritable folders, size on disk per kernel,
  * a writer killed mid-run, demangling, and hostile files (views, virtual tables, generated
  * columns, huge values, a time limit, times that overflow). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -3085,6 +3087,63 @@ int test_store_cache_prune(void)
     TEST_EQ_INT(chmod(dir, 0777), 0);
     TEST_EQ_INT(store_cache_prune(dir, 0, NULL, &r), -1);
     TEST_ASSERT(prune_has(dir, "rel.run"));
+    return 0;
+}
+
+/* test_store_cache_free: a cache is only a cache: a write that would leave its disk less free than
+ * TLVIEW_CACHE_FREE (or, unset, the smaller of 1 GiB and 5% of the disk) is refused with the
+ * reason, and leaves nothing behind; sizes read as TLVIEW_CACHE_MAX's. */
+int test_store_cache_free(void)
+{
+    uint64_t v = 0;
+    TEST_EQ_INT(store_parse_size("20G", &v), 0);
+    TEST_EQ_INT(v, (uint64_t)20 << 30);
+    TEST_EQ_INT(store_parse_size("500m", &v), 0);
+    TEST_EQ_INT(v, (uint64_t)500 << 20);
+    TEST_EQ_INT(store_parse_size("4096K", &v), 0);
+    TEST_EQ_INT(v, 4096u << 10);
+    TEST_EQ_INT(store_parse_size("12", &v), 0);
+    TEST_EQ_INT(v, 12);
+    TEST_EQ_INT(store_parse_size("0", &v), 0);
+    TEST_EQ_INT(v, 0);
+    TEST_EQ_INT(store_parse_size("16777216T", &v), 0); /* 2^64: saturated */
+    TEST_ASSERT(v == UINT64_MAX);
+    const char *bad[] = {NULL, "", "-1", "+1", "1.5G", "G", "10GB", "7 M", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        TEST_EQ_INT(store_parse_size(bad[i], &v), -1);
+
+    store_run *run = cache_sample(), *back = NULL;
+    TEST_ASSERT(run);
+    char err[1024] = "", path[4300];
+    snprintf(path, sizeof path, "%s/r.run", cache_dir());
+    setenv("TLVIEW_CACHE_FREE", "1000000T", 1);
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), -1);
+    TEST_ASSERT(strstr(err, "r.run: its ") && strstr(err, "TLVIEW_CACHE_FREE"));
+    struct stat st;
+    TEST_ASSERT(stat(path, &st) != 0);
+    DIR *d = opendir(cache_dir());
+    TEST_ASSERT(d);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        files += e->d_name[0] != '.' || strstr(e->d_name, ".tmp") != NULL;
+    closedir(d);
+    TEST_EQ_INT(files, 0); /* no cache, no temporary file */
+    setenv("TLVIEW_CACHE_FREE", "0", 1);
+    TEST_EQ_INT(store_run_cache_save(run, cache_dir(), "r.run", "key 1", err, sizeof err), 0);
+    TEST_EQ_INT(store_run_cache_load(path, "key 1", &back, err, sizeof err), 0);
+    store_run_free(back);
+    /* unset: the default, against what the disk has free now */
+    unsetenv("TLVIEW_CACHE_FREE");
+    struct statvfs fs;
+    TEST_EQ_INT(statvfs(cache_dir(), &fs), 0);
+    double avail = (double)fs.f_bavail * fs.f_frsize, size = (double)fs.f_blocks * fs.f_frsize;
+    double keep = size * 0.05 < (double)(1 << 30) ? size * 0.05 : (double)(1 << 30);
+    int rc = store_run_cache_save(run, cache_dir(), "r.run", "key 2", err, sizeof err);
+    if (avail > keep + (64 << 20))
+        TEST_EQ_INT(rc, 0);
+    else if (avail < keep)
+        TEST_EQ_INT(rc, -1);
+    store_run_free(run);
     return 0;
 }
 
