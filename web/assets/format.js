@@ -79,9 +79,10 @@ function gText(v, p) {
 }
 
 // gainText writes a predicted gain's interval as `tlview report` does (view_gain_text): "0.775-1.43x",
-// "2x" when both ends agree to 3 digits, '-' when it is not defined.
-function gainText(lo, hi) {
-  if (lo == null || hi == null) return '-';
+// "2x" when both ends agree to 3 digits, `none` when it is not defined ('-', as advise's text; the
+// timeline's panels pass '–', their mark for a figure that has no value).
+function gainText(lo, hi, none = '-') {
+  if (lo == null || hi == null) return none;
   const l = gText(lo, 3), h = gText(hi, 3);
   return l === h ? `${h}x` : `${l}-${h}x`;
 }

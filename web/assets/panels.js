@@ -192,7 +192,7 @@ function showLane(ri, li) {
   if (t.rule) rows.push(['decided by', `${t.rule}: ${t.ruleText}`]);
   rows.push(['processes · contexts', `${lane.processes} · ${lane.contexts} (${mpsText(lane.mps)})`], ['busy · overlap', `${fmtTime(lane.busy_ns)} · ${fmtTime(lane.overlap_ns)}`],
     ['stretch while overlapped', fmtStretch(lane.stretch, lane.basis)], ['effective parallelism', lane.parallelism == null ? '–' : lane.parallelism.toFixed(2)],
-    ['MPS would gain', lane.gain_basis === 'none' ? '–' : gainText(lane.predicted_gain_low, lane.predicted_gain)]);
+    ['MPS would gain', lane.gain_basis === 'none' ? '–' : gainText(lane.predicted_gain_low, lane.predicted_gain, '–')]);
   let html = `<div class="blk"><table>${rows.map(([a, b]) => `<tr><td>${esc(a)}</td><td>${esc(b)}</td></tr>`).join('')}</table>`;
   if (t.evidence) html += `<h4>Evidence</h4><div class="kv">${esc(t.evidence)}</div>`;
   html += '</div>';
@@ -673,7 +673,7 @@ function renderStats(stats) {
     const c = S.compare;
     k.append(kpi('span A', fmtTime(c.span_ns)), kpi('span B', fmtTime(c.compare_span_ns)),
       kpi('measured gain (A\'s span / B\'s)', fmtX(c.measured_gain)),
-      kpi('predicted from A', gainText(c.predicted_gain_low, c.predicted_gain)),
+      kpi('predicted from A', gainText(c.predicted_gain_low, c.predicted_gain, '–')),
       kpi('predicted at B\'s stretch', fmtX(c.predicted_gain_at_compare_stretch)),
       kpi('stretch A · B, all kernels', `${fmtX(c.stretch)} · ${fmtX(c.compare_stretch)}`));
     card.append(k);
@@ -697,7 +697,7 @@ function renderStats(stats) {
     k.append(kpi('kernels', fmtCount(s.kernels)), kpi('span', fmtTime(s.span_ns)),
       kpi('overlap of busy', fmtPct(s.busy_ns ? s.overlap_ns / s.busy_ns : null)), // the headline's share
       kpi('stretch, all kernels', fmtX(s.stretch), 'their time over their solo time'),
-      kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, gainText(s.predicted_gain_low, s.predicted_gain)),
+      kpi(`MPS would gain${s.gain_basis === 'turns' ? ' (estimated)' : ''}`, gainText(s.predicted_gain_low, s.predicted_gain, '–')),
       kpi('GPU idle, measured', fmtPct(s.idle_share) + (s.host_paced ? ' · host-paced' : ''), // the headline's note
         `${fmtTime(s.idle_in_ns)} of the ${fmtTime(s.measured_span_ns)} measured with no kernel to run (context switches' gaps not counted)`),
       kpi('measured over', { range: 'the NVTX ranges', capture: 'the captured ranges', span: 'the time range', together: 'the processes running together' }[s.measure] || 'the whole recording'));
@@ -728,7 +728,7 @@ function renderStats(stats) {
       card.append(table(['busy', 'overlap', 'idle (span − busy)', 'peak procs · contexts', 'stretch while overlapped', 'contexts in flight', 'parallelism', 'MPS would gain'],
         [[fmtTime(d.busy_ns), fmtTime(d.overlap_ns), fmtTime(d.idle_ns), `${d.max_processes} · ${d.max_contexts}`,
           fmtStretch(d.stretch, d.basis), d.contexts_in_flight == null ? '–' : d.contexts_in_flight.toFixed(2),
-          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : gainText(d.predicted_gain_low, d.predicted_gain)]]));
+          d.parallelism == null ? '–' : d.parallelism.toFixed(2), d.gain_basis === 'none' ? '–' : gainText(d.predicted_gain_low, d.predicted_gain, '–')]]));
       if (d.evidence) card.append(el('div', 'kv', d.evidence));
       const charts = el('div', 'charts');
       // by contexts where a process had several (green contexts): the unit the GPU shares
