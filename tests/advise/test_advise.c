@@ -135,6 +135,18 @@ static json_t *load_result(const char *dir)
     return j;
 }
 
+/* Runs `tlview advise ARGS` into `dir` and returns the advise.json it wrote; NULL, saying why on
+ * stderr, when advise did not exit 0 or the file does not read. */
+static json_t *experiment(const char *const *args, const char *dir)
+{
+    int rc = run_advise(args);
+    if (rc != 0) {
+        fprintf(stderr, "tlview advise exited %d:\n%s%s\n", rc, out_text, err_text);
+        return NULL;
+    }
+    return load_result(dir);
+}
+
 /* The object of configuration `id` in the result. */
 static json_t *config(json_t *r, const char *id)
 {
@@ -269,8 +281,7 @@ int test_advise_recommends_faster(void)
     const char *args[] = {"-n",         "2",        "--configs",     "sliced,mps", "-r",
                           "6",          "--metric", METRIC,          "-o",         dir,
                           "--no-trace", "--",       ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *rec = json_object_get(r, "recommendation"), *mps = config(r, "n2-mps");
     json_t *sl = config(r, "n2-sliced");
@@ -312,8 +323,7 @@ int test_advise_simpler_recommended(void)
     const char *dir = tmp("exp");
     const char *args[] = {"-n", "2", "-r",         "6",  "--metric",      METRIC,
                           "-o", dir, "--no-trace", "--", ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     /* the default list at N=2: sliced, mps, mps:1/N = 50; mps:2/N = 100 is plain mps */
     TEST_EQ_INT(json_array_size(json_object_get(r, "configs")), 4);
@@ -352,8 +362,7 @@ int test_advise_uneven(void)
     const char *args[] = {"-n",         "2",        "--configs",     "sliced,mps", "-r",
                           "6",          "--metric", METRIC,          "-o",         dir,
                           "--no-trace", "--",       ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *mps = config(r, "n2-mps"), *sliced = config(r, "n2-sliced");
     TEST_ASSERT(mps && sliced);
@@ -424,8 +433,7 @@ int test_advise_not_significant(void)
     const char *dir = tmp("exp");
     const char *args[] = {"-n", "2", "-r",         "6",  "--metric",      METRIC,
                           "-o", dir, "--no-trace", "--", ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *rec = json_object_get(r, "recommendation");
     TEST_EQ_STR(str(rec, "config"), "n2-sliced");
@@ -460,8 +468,7 @@ int test_advise_thin(void)
     const char *args[] = {"-n",         "2",        "--configs",     "sliced,mps", "-r",
                           "2",          "--metric", METRIC,          "-o",         dir,
                           "--no-trace", "--",       ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *rec = json_object_get(r, "recommendation");
     TEST_EQ_STR(str(rec, "reason"), "thin");
@@ -492,8 +499,7 @@ int test_advise_interleaved(void)
     const char *args[] = {"-n",         "1,2", "--configs",     "sliced,mps", "-r",
                           "6",          "-m",  METRIC,          "-o",         dir,
                           "--no-trace", "--",  ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     static const char *const ids[3] = {"solo", "n2-sliced", "n2-mps"};
     static const int want[6][3] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0},
@@ -543,8 +549,7 @@ int test_advise_budget(void)
     const char *args[] = {
         "-n", "2", "--configs", "sliced,mps", "-r",         "50", "--budget",      "3s",
         "-o", dir, "-m",        METRIC,       "--no-trace", "--", ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     int rounds = (int)json_integer_value(json_object_get(r, "rounds_run"));
     double took = (double)(json_integer_value(json_object_get(r, "end_ns")) -
@@ -564,8 +569,7 @@ int test_advise_budget(void)
     const char *only[] = {
         "-n", "2",    "--configs",  "sliced,mps", "--budget",      "2", "-o", dir2,
         "-m", METRIC, "--no-trace", "--",         ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(only), 0);
-    json_t *r2 = load_result(dir2);
+    json_t *r2 = experiment(only, dir2);
     TEST_ASSERT(r2);
     TEST_EQ_STR(str(r2, "stopped_by"), "budget");
     TEST_ASSERT(json_is_null(json_object_get(r2, "repeat")));
@@ -791,8 +795,7 @@ int test_advise_metric(void)
     const char *args[] = {
         "-n", "2,4", "--configs",  "sliced,mps", "-r",      "1",  "-m", "rate=([0-9.e+-]+)",
         "-o", dir,   "--no-trace", "--",         "/bin/sh", "-c", prog, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     TEST_EQ_STR(str(r, "figure_of_merit"), "metric");
     TEST_NEAR(num(config(r, "solo"), "median"), 10, 0);
@@ -807,8 +810,7 @@ int test_advise_metric(void)
     const char *dir2 = tmp("exp2");
     const char *wall[] = {"-n", "2",          "--configs", "sliced,mps", "-r", "1",         "-o",
                           dir2, "--no-trace", "--",        "/bin/sh",    "-c", "sleep 0.2", NULL};
-    TEST_EQ_INT(run_advise(wall), 0);
-    json_t *r2 = load_result(dir2);
+    json_t *r2 = experiment(wall, dir2);
     TEST_ASSERT(r2);
     TEST_EQ_STR(str(r2, "figure_of_merit"), "copies_per_s");
     json_t *run;
@@ -1051,8 +1053,7 @@ int test_advise_gpu_figures(void)
     const char *dir = tmp("exp");
     const char *args[] = {"-n", "2", "--configs", "sliced,mps",    "-r", "2", "-m", METRIC,
                           "-o", dir, "--",        ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *sl = config(r, "n2-sliced"), *mps = config(r, "n2-mps");
     TEST_EQ_INT(json_integer_value(json_object_get(sl, "traced")), 2);
@@ -1081,8 +1082,7 @@ int test_advise_gpu_figures(void)
     const char *dir2 = tmp("exp2");
     const char *paced[] = {"-n", "2",  "--configs", "sliced,mps",    "-r", "1", "-m", METRIC,
                            "-o", dir2, "--",        ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(paced), 0);
-    r = load_result(dir2);
+    r = experiment(paced, dir2);
     TEST_ASSERT(r);
     TEST_EQ_INT(json_integer_value(json_object_get(config(r, "n2-sliced"), "host_paced_runs")), 1);
     TEST_CONTAINS(out_text, "which a GPU trace cannot time");
@@ -1104,8 +1104,7 @@ int test_advise_startup(void)
     const char *dir = tmp("exp");
     const char *args[] = {"-n", "2", "--configs", "sliced,mps",    "-r", "2",
                           "-o", dir, "--",        ADVISE_FAKE_APP, NULL};
-    TEST_EQ_INT(run_advise(args), 0);
-    json_t *r = load_result(dir);
+    json_t *r = experiment(args, dir);
     TEST_ASSERT(r);
     json_t *p = json_array_get(json_object_get(r, "prediction"), 0);
     TEST_ASSERT(p);
